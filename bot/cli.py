@@ -1,0 +1,54 @@
+"""The moderators' command line: ``maester ...``."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+app = typer.Typer(
+    name="maester",
+    help="maester: runs a Game of Thrones map campaign on a subreddit.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+ConfigOption = Annotated[
+    Path,
+    typer.Option("--config", "-c", help="Campaign config file (TOML).", envvar="MAESTER_CONFIG"),
+]
+
+
+@app.command("rules")
+def rules_cmd(
+    engine: Annotated[str, typer.Argument(help="Engine name, e.g. battle, muster, odds.")],
+) -> None:
+    """Run a rules engine on one JSON object from stdin; print one JSON object.
+
+    Exit code 2 and {"error": ...} for bad input. See docs/engines.md.
+    """
+    from bot.jsonapi.engines import run_engine
+
+    code, answer = run_engine(engine, sys.stdin.read())
+    sys.stdout.write(json.dumps(answer, sort_keys=False) + "\n")
+    raise typer.Exit(code)
+
+
+@app.command("engines")
+def engines_cmd() -> None:
+    """List the JSON engines that ``maester rules`` knows."""
+    from bot.jsonapi.engines import load_engines
+
+    for name, engine in sorted(load_engines().items()):
+        typer.echo(f"{name:22} {engine.summary}")
+
+
+def main() -> None:
+    """Console entry point."""
+    from bot import clicommands  # noqa: F401  (registers the campaign commands)
+
+    app()

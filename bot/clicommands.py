@@ -1,0 +1,3 @@
+"""Registers the campaign and Reddit commands on :data:`bot.cli.app`."""
+
+from __future__ import annotations

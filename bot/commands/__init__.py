@@ -1,0 +1,1 @@
+"""Bot commands (``!attack``, ``!combat`` ...) registered with :func:`command`."""

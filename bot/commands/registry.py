@@ -1,0 +1,92 @@
+"""A small command registry in the style of discord.py's ``ext.commands``.
+
+A handler is registered with :func:`command`; its docstring's first paragraph is its help, and
+``example`` is shown in help and in error replies. Names and aliases are unique: registering a
+duplicate fails at import. Handlers are synchronous (PRAW is) and return markdown.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from rules.dice import Dice
+
+
+class CommandError(Exception):
+    """A player-facing failure: what was wrong, what was expected, and an example."""
+
+    def __init__(self, problem: str, expected: str = "", example: str = "") -> None:
+        self.problem = problem
+        self.expected = expected
+        self.example = example
+        super().__init__(problem)
+
+
+@dataclass(slots=True)
+class CommandContext:
+    """What a handler may know about the call: who asked, with which dice, when."""
+
+    author: str
+    dice: Dice
+    now: datetime
+    is_moderator: bool = False
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+Handler = Callable[[CommandContext, str], str]
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    name: str
+    aliases: tuple[str, ...]
+    summary: str
+    help: str
+    example: str
+    moderator_only: bool
+    handler: Handler
+
+
+_REGISTRY: dict[str, Command] = {}
+_BY_NAME: dict[str, Command] = {}
+
+
+def command(
+    name: str,
+    *,
+    aliases: tuple[str, ...] = (),
+    example: str = "",
+    moderator_only: bool = False,
+) -> Callable[[Handler], Handler]:
+    """Register ``handler`` as ``!name`` (and ``!alias`` for each alias)."""
+
+    def register(handler: Handler) -> Handler:
+        doc = inspect.getdoc(handler) or ""
+        summary = doc.split("\n\n", 1)[0].replace("\n", " ").strip()
+        cmd = Command(name, tuple(aliases), summary, doc, example, moderator_only, handler)
+        for key in (name, *aliases):
+            key = key.lower()
+            if key in _REGISTRY:
+                raise RuntimeError(f"command name {key!r} is registered twice")
+            _REGISTRY[key] = cmd
+        _BY_NAME[name.lower()] = cmd
+        return handler
+
+    return register
+
+
+def lookup(name: str) -> Command | None:
+    """The command called ``name`` (or one of its aliases), case-insensitively."""
+    return _REGISTRY.get(name.lower().lstrip("!"))
+
+
+def all_commands() -> list[Command]:
+    """Every registered command once, sorted by name."""
+    return [
+        _BY_NAME[k]
+        for k in sorted(_BY_NAME)
+    ]

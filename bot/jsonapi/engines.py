@@ -1,0 +1,77 @@
+"""Loads every JSON engine and runs one on a payload (the core of ``maester rules ENGINE``)."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import secrets
+from typing import Any
+
+from bot.jsonapi import ENGINES, Engine
+from rules.dice import Dice, ScriptedDice, SeededDice
+from rules.errors import DiceExhausted, InvalidInput, RulesError
+
+# Modules that register engines with @json_engine; a missing one is skipped so a partial
+# checkout still serves the others.
+ENGINE_MODULES = (
+    "bot.jsonapi.campaign_battle",
+    "bot.jsonapi.campaign_world",
+    "bot.jsonapi.boardgame",
+    "bot.jsonapi.miniatures",
+    "bot.jsonapi.cardgame",
+)
+
+
+def load_engines() -> dict[str, Engine]:
+    """Import every engine module once and return the registry."""
+    for name in ENGINE_MODULES:
+        try:
+            importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name != name:
+                raise
+    return ENGINES
+
+
+def dice_for(payload: dict[str, Any]) -> Dice:
+    """Scripted dice from ``"dice"``, else seeded from ``"seed"``, else fresh randomness."""
+    if "dice" in payload and payload["dice"] is not None:
+        values = payload["dice"]
+        if not isinstance(values, list) or not all(
+            isinstance(v, int) and not isinstance(v, bool) for v in values
+        ):
+            raise InvalidInput("dice", "must be a list of whole numbers", "[7, 3]")
+        return ScriptedDice(values)
+    seed = payload.get("seed")
+    if seed is None:
+        return SeededDice(secrets.token_hex(16))
+    if isinstance(seed, bool) or not isinstance(seed, int | str):
+        raise InvalidInput("seed", "must be a whole number or a string", "42")
+    return SeededDice(seed)
+
+
+def run_engine(name: str, raw: str) -> tuple[int, dict[str, Any]]:
+    """Run engine ``name`` on the JSON text ``raw``: (exit code, answer object)."""
+    engines = load_engines()
+    engine = engines.get(name)
+    if engine is None:
+        known = ", ".join(sorted(engines))
+        return 2, {"error": f"engine: unknown engine {name!r}; known engines: {known}"}
+    try:
+        payload = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        return 2, {"error": f"input: not valid JSON ({exc.msg} at line {exc.lineno})"}
+    if not isinstance(payload, dict):
+        return 2, {"error": "input: must be one JSON object"}
+    try:
+        dice = dice_for(payload)
+        result = engine.fn(payload, dice)
+    except InvalidInput as exc:
+        return 2, {"error": str(exc), "field": exc.field}
+    except DiceExhausted as exc:
+        return 2, {"error": str(exc), "field": "dice"}
+    except RulesError as exc:
+        return 2, {"error": str(exc)}
+    if hasattr(dice, "values") and "rolls" not in result:
+        result["rolls"] = list(dice.values)
+    return 0, result

@@ -1,0 +1,148 @@
+"""Typed readers for JSON payload fields; every failure names the field (dotted path)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from decimal import Decimal, InvalidOperation
+from typing import Any, TypeVar
+
+from rules.errors import InvalidInput
+
+_MISSING: Any = object()
+T = TypeVar("T")
+_TIME_EXAMPLE = "an ISO 8601 UTC time like 2026-11-22T07:30:00Z"
+
+
+def _path(prefix: str, key: str) -> str:
+    return f"{prefix}.{key}" if prefix else key
+
+
+def get_obj(data: Mapping[str, Any], key: str, prefix: str = "", default: Any = _MISSING
+            ) -> Mapping[str, Any]:
+    """A nested JSON object."""
+    path = _path(prefix, key)
+    if key not in data:
+        if default is _MISSING:
+            raise InvalidInput(path, "is required", "a JSON object")
+        return default  # type: ignore[no-any-return]
+    value = data[key]
+    if not isinstance(value, Mapping):
+        raise InvalidInput(path, f"must be an object, not {type(value).__name__}", "{...}")
+    return value
+
+
+def get_int(data: Mapping[str, Any], key: str, prefix: str = "", default: Any = _MISSING,
+            minimum: int | None = 0, maximum: int | None = None) -> int:
+    """A whole number (JSON integers only; booleans are refused) within bounds."""
+    path = _path(prefix, key)
+    if key not in data or data[key] is None:
+        if default is _MISSING:
+            raise InvalidInput(path, "is required", "a whole number")
+        return int(default)
+    value = data[key]
+    if isinstance(value, bool) or not isinstance(value, int):
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        else:
+            raise InvalidInput(path, f"must be a whole number, not {value!r}", "e.g. 300")
+    if minimum is not None and value < minimum:
+        raise InvalidInput(path, f"must be at least {minimum}, not {value}")
+    if maximum is not None and value > maximum:
+        raise InvalidInput(path, f"must be at most {maximum}, not {value}")
+    return int(value)
+
+
+def get_decimal(data: Mapping[str, Any], key: str, prefix: str = "", default: Any = _MISSING,
+                minimum: Decimal | None = None) -> Decimal:
+    """An exact decimal; accepts JSON numbers or numeric strings ("1.4")."""
+    path = _path(prefix, key)
+    if key not in data or data[key] is None:
+        if default is _MISSING:
+            raise InvalidInput(path, "is required", "a number")
+        return Decimal(str(default))
+    value = data[key]
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        raise InvalidInput(path, f"must be a number, not {value!r}", "e.g. 1.4")
+    try:
+        result = Decimal(str(value))
+    except InvalidOperation:
+        raise InvalidInput(path, f"must be a number, not {value!r}", "e.g. 1.4") from None
+    if not result.is_finite():
+        raise InvalidInput(path, "must be a finite number", "e.g. 1.4")
+    if minimum is not None and result < minimum:
+        raise InvalidInput(path, f"must be at least {minimum}, not {result}")
+    return result
+
+
+def get_bool(data: Mapping[str, Any], key: str, prefix: str = "", default: Any = _MISSING
+             ) -> bool:
+    """A JSON boolean."""
+    path = _path(prefix, key)
+    if key not in data or data[key] is None:
+        if default is _MISSING:
+            raise InvalidInput(path, "is required", "true or false")
+        return bool(default)
+    value = data[key]
+    if not isinstance(value, bool):
+        raise InvalidInput(path, f"must be true or false, not {value!r}", "true or false")
+    return value
+
+
+def get_str(data: Mapping[str, Any], key: str, prefix: str = "", default: Any = _MISSING,
+            choices: Sequence[str] | None = None) -> str:
+    """A string, optionally one of ``choices`` (compared case-insensitively)."""
+    path = _path(prefix, key)
+    if key not in data or data[key] is None:
+        if default is _MISSING:
+            raise InvalidInput(path, "is required", "a string")
+        return str(default)
+    value = data[key]
+    if not isinstance(value, str):
+        raise InvalidInput(path, f"must be a string, not {value!r}", "a string")
+    if choices is not None:
+        folded = value.strip().lower()
+        if folded not in choices:
+            raise InvalidInput(path, f"{value!r} is not allowed", "one of " + ", ".join(choices))
+        return folded
+    return value
+
+
+def get_time(data: Mapping[str, Any], key: str, prefix: str = "", default: Any = _MISSING
+             ) -> datetime:
+    """An ISO 8601 UTC instant written with a ``Z`` (or an explicit offset)."""
+    path = _path(prefix, key)
+    if key not in data or data[key] is None:
+        if default is _MISSING:
+            raise InvalidInput(path, "is required", _TIME_EXAMPLE)
+        return default  # type: ignore[no-any-return]
+    value = data[key]
+    example = _TIME_EXAMPLE
+    if not isinstance(value, str):
+        raise InvalidInput(path, f"must be a string, not {value!r}", example)
+    try:
+        parsed = datetime.fromisoformat(value.strip().replace("z", "Z"))
+    except ValueError:
+        raise InvalidInput(path, f"{value!r} is not a time", example) from None
+    if parsed.tzinfo is None:
+        raise InvalidInput(path, f"{value!r} has no time zone", example)
+    return parsed.astimezone(UTC)
+
+
+def format_time(moment: datetime) -> str:
+    """An aware datetime as ISO 8601 UTC with a ``Z``."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def get_list(data: Mapping[str, Any], key: str, prefix: str = "", default: Any = _MISSING
+             ) -> list[Any]:
+    """A JSON array."""
+    path = _path(prefix, key)
+    if key not in data or data[key] is None:
+        if default is _MISSING:
+            raise InvalidInput(path, "is required", "a list")
+        return list(default)
+    value = data[key]
+    if not isinstance(value, list):
+        raise InvalidInput(path, f"must be a list, not {type(value).__name__}", "[...]")
+    return value
