@@ -1,0 +1,1 @@
+"""Benchmarks: ``scripts/bench`` (``python -m benchmarks``) runs every ``bench_*.py`` module."""
