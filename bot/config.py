@@ -1,0 +1,246 @@
+"""The campaign's settings: one object loaded from TOML and validated on start-up.
+
+Errors name the key (``reddit.user_agent: field required``). Secrets may come from the
+environment instead of the file: ``MAESTER_REDDIT_CLIENT_SECRET``, ``MAESTER_REDDIT_PASSWORD``,
+``MAESTER_REDDIT_REFRESH_TOKEN``, ``MAESTER_REDDIT_CLIENT_ID``, and ``MAESTER_DATABASE_URL``.
+Nothing here connects to anything: engines and clients are made by the caller.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import tomllib
+from collections.abc import Mapping
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from rules.campaign import config as rc
+
+
+class ConfigError(Exception):
+    """The config file is missing or wrong; the message names the key."""
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class CampaignSettings(_Section):
+    name: str = "Westeros campaign"
+    subreddit: str = Field(default="westeros", pattern=r"^[A-Za-z0-9_]{2,21}$")
+    database_url: str = "sqlite:///maester.db"
+    map: str = "demo"  # "demo" or a path to a map CSV file
+    moderators: list[str] = Field(default_factory=list)
+    seed: str | None = None
+
+    @field_validator("moderators")
+    @classmethod
+    def _lower(cls, value: list[str]) -> list[str]:
+        return [v.strip().lower().removeprefix("u/") for v in value if v.strip()]
+
+
+class RedditSettings(_Section):
+    client_id: str = ""
+    client_secret: str = ""
+    username: str = ""
+    password: str = ""
+    refresh_token: str = ""
+    user_agent: str = "maester/0.1 (campaign bot)"
+    oauth_url: str = "https://oauth.reddit.com"
+    reddit_url: str = "https://www.reddit.com"
+    timeout_seconds: int = Field(default=16, ge=1, le=120)
+
+
+class BotSettings(_Section):
+    poll_seconds: int = Field(default=30, ge=5, le=3600)
+    publish_seconds: int = Field(default=15, ge=1, le=3600)
+    comment_commands: bool = True
+    requests_per_minute: int = Field(default=60, ge=1, le=100)
+    max_attempts: int = Field(default=8, ge=1, le=100)
+    archive_answered: bool = False
+    lease_seconds: int = Field(default=180, ge=30, le=3600)
+
+
+class CalendarSettings(_Section):
+    epoch: datetime = datetime(2026, 1, 1, tzinfo=UTC)
+    epoch_year: int = 300
+    month_hours: int = Field(default=24, ge=6)
+    months_per_year: int = Field(default=12, ge=1, le=100)
+
+    @field_validator("epoch")
+    @classmethod
+    def _aware(cls, value: datetime) -> datetime:
+        if value.tzinfo is None:
+            raise ValueError("must be a UTC time with an offset or Z, e.g. 2026-01-01T00:00:00Z")
+        return value.astimezone(UTC)
+
+
+class PostSettings(_Section):
+    arrival_title: str = "[Arrival] {claim} arrives at {tile}"
+    battle_title: str = "[Battle] {attacker} vs {defender} at {tile}"
+    siege_title: str = "[Siege] {event}: {holdfast}"
+    scatter_title: str = "[Scatter] The armies of {claim} scatter"
+    arrival_flair: str = ""
+    battle_flair: str = ""
+    siege_flair: str = ""
+    scatter_flair: str = ""
+
+
+class Settings(_Section):
+    campaign: CampaignSettings = Field(default_factory=CampaignSettings)
+    reddit: RedditSettings = Field(default_factory=RedditSettings)
+    bot: BotSettings = Field(default_factory=BotSettings)
+    calendar: CalendarSettings = Field(default_factory=CalendarSettings)
+    rules: dict[str, Any] = Field(default_factory=dict)
+    posts: PostSettings = Field(default_factory=PostSettings)
+    catalogue: dict[str, Any] = Field(default_factory=dict)
+    characters: dict[str, Any] = Field(default_factory=dict)
+
+    def rules_config(self) -> rc.RulesConfig:
+        """The rules numbers in force: DECISIONS.md defaults, the calendar, then [rules]."""
+        base = dataclasses.replace(
+            rc.DEFAULT_RULES,
+            epoch=self.calendar.epoch,
+            epoch_year=self.calendar.epoch_year,
+            month_length=timedelta(hours=self.calendar.month_hours),
+            months_per_year=self.calendar.months_per_year,
+        )
+        return apply_rule_overrides(base, self.rules)
+
+
+_ENV = {
+    ("reddit", "client_id"): "MAESTER_REDDIT_CLIENT_ID",
+    ("reddit", "client_secret"): "MAESTER_REDDIT_CLIENT_SECRET",
+    ("reddit", "password"): "MAESTER_REDDIT_PASSWORD",
+    ("reddit", "refresh_token"): "MAESTER_REDDIT_REFRESH_TOKEN",
+    ("campaign", "database_url"): "MAESTER_DATABASE_URL",
+}
+
+
+def load_settings(path: Path | None, *, env: Mapping[str, str] | None = None) -> Settings:
+    """Read and validate ``path`` (None or a missing default file: all defaults)."""
+    env = os.environ if env is None else env
+    data: dict[str, Any] = {}
+    if path is not None:
+        if not path.exists():
+            raise ConfigError(f"{path}: no such config file (copy config.example.toml)")
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    for (section, key), var in _ENV.items():
+        if env.get(var):
+            data.setdefault(section, {})[key] = env[var]
+    return parse_settings(data, source=str(path) if path else "defaults")
+
+
+def parse_settings(data: Mapping[str, Any], source: str = "config") -> Settings:
+    """Validate a decoded TOML document."""
+    try:
+        settings = Settings.model_validate(data)
+        settings.rules_config()  # overrides are checked here too
+    except ValidationError as exc:
+        problems = []
+        for err in exc.errors():
+            key = ".".join(str(p) for p in err["loc"])
+            problems.append(f"{key}: {err['msg']}")
+        raise ConfigError(f"{source}: " + "; ".join(problems)) from None
+    return settings
+
+
+_SCALAR_TYPES = (int, Decimal, bool)
+
+
+def apply_rule_overrides(base: rc.RulesConfig, overrides: Mapping[str, Any]) -> rc.RulesConfig:
+    """Apply ``[rules]`` keys to ``base``; unknown keys and wrong types raise ConfigError.
+
+    Scalars by field name (``detection_radius = 2``, ``infantry_upkeep = "0.2"``);
+    ``terrain_cost`` and ``defender_bonus`` as tables keyed by terrain; ``[[rules.bands]]``,
+    ``[[rules.casualties]]``, ``[[rules.retreat]]``, ``[[rules.detection]]`` and
+    ``[[rules.siege_months]]`` as arrays of tables replacing the whole chart.
+    """
+    fields = {f.name: f for f in dataclasses.fields(base)}
+    changes: dict[str, Any] = {}
+    for key, value in overrides.items():
+        where = f"rules.{key}"
+        if key not in fields:
+            raise ConfigError(f"{where}: unknown rule setting; known: {', '.join(sorted(fields))}")
+        current = getattr(base, key)
+        try:
+            changes[key] = _convert(key, current, value)
+        except (TypeError, ValueError, ArithmeticError) as exc:
+            raise ConfigError(f"{where}: {exc}") from None
+    return dataclasses.replace(base, **changes)
+
+
+def _convert(key: str, current: Any, value: Any) -> Any:
+    if isinstance(current, bool):
+        if not isinstance(value, bool):
+            raise TypeError("must be true or false")
+        return value
+    if isinstance(current, int):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TypeError("must be a whole number")
+        return value
+    if isinstance(current, Decimal):
+        if isinstance(value, bool) or not isinstance(value, int | float | str):
+            raise TypeError("must be a number (write decimals as strings: \"0.1\")")
+        return Decimal(str(value))
+    if isinstance(current, timedelta):
+        return timedelta(hours=int(value))
+    if key in ("terrain_cost", "defender_bonus"):
+        if not isinstance(value, Mapping):
+            raise TypeError("must be a table keyed by terrain, e.g. {forest = 2}")
+        table = dict(current)
+        for name, amount in value.items():
+            terrain = rc.Terrain(str(name).lower())
+            table[terrain] = int(amount) if key == "terrain_cost" else Decimal(str(amount))
+        return tuple(table.items())
+    row_types: dict[str, type] = {
+        "bands": rc.BattleBand, "casualties": rc.CasualtyRow, "retreat": rc.RetreatRow,
+        "detection": rc.SizeRow, "siege_months": rc.SizeRow,
+    }
+    if key in row_types:
+        if not isinstance(value, list) or not value:
+            raise TypeError("must be a non-empty array of tables")
+        cls = row_types[key]
+        rows = []
+        for i, row in enumerate(value):
+            if not isinstance(row, Mapping):
+                raise TypeError(f"row {i} must be a table")
+            kwargs = {}
+            for f in dataclasses.fields(cls):
+                if f.name in row:
+                    raw = row[f.name]
+                    kwargs[f.name] = Decimal(str(raw)) if f.type in ("Decimal", "Decimal | None") \
+                        and raw is not None else raw
+            rows.append(cls(**kwargs))
+        return tuple(rows)
+    raise TypeError("cannot be changed from the config file")
+
+
+def rules_table(config: rc.RulesConfig) -> list[tuple[str, str]]:
+    """Every rule setting and its value in force, for ``maester rules-show``."""
+    out: list[tuple[str, str]] = []
+    for f in dataclasses.fields(config):
+        value = getattr(config, f.name)
+        if isinstance(value, tuple):
+            text = "; ".join(_row_text(v) for v in value)
+        else:
+            text = str(value)
+        out.append((f.name, text))
+    return out
+
+
+def _row_text(row: Any) -> str:
+    if isinstance(row, tuple):
+        return f"{row[0]}={row[1]}"
+    if dataclasses.is_dataclass(row):
+        return " ".join(f"{f.name}={getattr(row, f.name)}" for f in dataclasses.fields(row)
+                        if getattr(row, f.name) not in (False, None, 0) or f.name.startswith("max"))
+    return str(row)

@@ -1,0 +1,1 @@
+"""Storage: SQLModel tables, the engine with safe SQLite/PostgreSQL settings, transactions."""

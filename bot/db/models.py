@@ -1,0 +1,282 @@
+"""The campaign world as SQLModel tables.
+
+Times that game logic reads are stored by the application (never database-side ``now()``):
+ticks as integer indexes (see :mod:`rules.campaign.calendar`), instants as aware UTC text.
+Money is exact (:class:`~bot.db.types.ExactDecimal`).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from decimal import Decimal
+from enum import StrEnum
+from typing import Any
+
+from sqlalchemy import JSON, Column, Index, UniqueConstraint
+from sqlmodel import Field, SQLModel
+
+from bot.db.types import ExactDecimal, UTCDateTime
+
+
+def _json(default: Any = None) -> Any:
+    return Field(default_factory=lambda: default() if callable(default) else default,
+                 sa_column=Column(JSON, nullable=False))
+
+
+def _money(default: str = "0") -> Any:
+    return Field(default=Decimal(default), sa_column=Column(ExactDecimal(), nullable=False))
+
+
+def _when(nullable: bool = True) -> Any:
+    return Field(default=None, sa_column=Column(UTCDateTime(), nullable=nullable))
+
+
+class ArmyState(StrEnum):
+    MUSTERING = "mustering"
+    STANDING = "standing"
+    MARCHING = "marching"
+    BESIEGING = "besieging"
+    RETREATING = "retreating"
+    GARRISON = "garrison"  # inside its holdfast (sally forces, besieged defenders)
+    GONE = "gone"  # disbanded, destroyed or captured
+
+
+class ArmyKind(StrEnum):
+    LAND = "land"
+    FLEET = "fleet"
+
+
+class RelationStatus(StrEnum):
+    WAR = "war"
+    NEUTRAL = "neutral"
+    ALLIED = "allied"
+
+
+class Campaign(SQLModel, table=True):
+    id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(max_length=120)
+    subreddit: str = Field(default="", max_length=80)
+    secret: str = Field(max_length=128)
+    season: str = Field(default="summer", max_length=16)
+    last_tick: int = Field(default=0)  # index of the last applied tick
+    last_month: int = Field(default=0)  # index of the last applied in-game month
+    map_text: str = Field(default="")
+    rules_json: dict[str, Any] = _json(dict)
+    catalogue_json: dict[str, Any] = _json(dict)
+    created_at: datetime | None = _when()
+
+
+class Claim(SQLModel, table=True):
+    __table_args__ = (UniqueConstraint("campaign_id", "name"),)
+    id: int | None = Field(default=None, primary_key=True)
+    campaign_id: int = Field(foreign_key="campaign.id", index=True)
+    name: str = Field(max_length=80)
+    holdfast: str = Field(max_length=8)  # tile id
+    gold: Decimal = _money()
+    infantry: int = 0  # at home (scattered ones included)
+    cavalry: int = 0
+    ships: int = 0
+    scattered_until: datetime | None = _when()  # scattered troops are locked until then
+    scattered_infantry: int = 0  # of the troops at home, how many are locked
+    scattered_cavalry: int = 0
+    slain_json: list[Any] = _json(list)  # regeneration ledger
+    improvements_json: list[Any] = _json(list)  # built and in-progress improvements
+    garrison_infantry: int = 0  # troops inside the holdfast during a siege
+    garrison_cavalry: int = 0
+
+
+class Player(SQLModel, table=True):
+    __table_args__ = (UniqueConstraint("campaign_id", "reddit_name"),)
+    id: int | None = Field(default=None, primary_key=True)
+    campaign_id: int = Field(foreign_key="campaign.id", index=True)
+    claim_id: int = Field(foreign_key="claim.id", index=True)
+    reddit_name: str = Field(max_length=40)  # stored lower-case
+
+
+class Army(SQLModel, table=True):
+    __table_args__ = (Index("ix_army_campaign_state", "campaign_id", "state"),)
+    id: int | None = Field(default=None, primary_key=True)
+    campaign_id: int = Field(foreign_key="campaign.id")
+    claim_id: int = Field(foreign_key="claim.id", index=True)
+    kind: str = Field(default=ArmyKind.LAND.value, max_length=8)
+    state: str = Field(default=ArmyState.MUSTERING.value, max_length=16)
+    tile: str = Field(max_length=8)
+    infantry: int = 0
+    cavalry: int = 0
+    ships: int = 0
+    accepted_at: datetime | None = _when()
+    ready_tick: int | None = None  # muster completes at this tick
+    depart_tick: int | None = None  # march starts at this tick
+    path_json: list[Any] = _json(list)  # tile ids still to enter
+    costs_json: list[Any] = _json(list)  # their travel costs
+    travelled_json: list[Any] = _json(list)  # tile ids left behind, for retreats
+    saved: str = Field(default="0", max_length=40)  # unspent movement budget (a fraction)
+    arrival_tick: int | None = None
+    stationary_since: int | None = None  # tick it stopped moving (defender bonus)
+    retreat_penalty: bool = False
+    commander_id: int | None = None
+    equipment_json: list[Any] = _json(list)
+    meta_json: dict[str, Any] = _json(dict)  # detection bookkeeping of the current march
+    version: int = 0
+
+
+class Character(SQLModel, table=True):
+    id: int | None = Field(default=None, primary_key=True)
+    campaign_id: int = Field(foreign_key="campaign.id", index=True)
+    claim_id: int = Field(foreign_key="claim.id", index=True)
+    name: str = Field(max_length=120)
+    skills_json: list[Any] = _json(list)
+    army_id: int | None = None
+    status: str = Field(default="alive", max_length=16)
+
+
+class Relation(SQLModel, table=True):
+    __table_args__ = (UniqueConstraint("campaign_id", "claim_a", "claim_b"),)
+    id: int | None = Field(default=None, primary_key=True)
+    campaign_id: int = Field(foreign_key="campaign.id")
+    claim_a: int  # the lower claim id
+    claim_b: int
+    status: str = Field(default=RelationStatus.NEUTRAL.value, max_length=8)
+
+
+class Siege(SQLModel, table=True):
+    id: int | None = Field(default=None, primary_key=True)
+    campaign_id: int = Field(foreign_key="campaign.id", index=True)
+    army_id: int = Field(foreign_key="army.id")
+    besieger_claim: int
+    defender_claim: int
+    holdfast: str = Field(max_length=8)
+    started_tick: int
+    months_elapsed: int = 0
+    months_required: int = 12
+    paused: bool = False
+    status: str = Field(default="active", max_length=16)  # active, fallen, lifted, broken
+
+
+class PendingBattle(SQLModel, table=True):
+    id: int | None = Field(default=None, primary_key=True)
+    campaign_id: int = Field(foreign_key="campaign.id", index=True)
+    tile: str = Field(max_length=8)
+    kind: str = Field(default="field", max_length=12)  # field, assault, sally
+    attacker_army: int
+    defender_army: int  # 0: the holdfast's garrison
+    defender_claim: int
+    attacker_claim: int
+    created_tick: int
+    resolve_tick: int  # the reaction window closes at this tick
+    reactor_claim: int | None = None  # the side that detected first and may retreat
+    reaction: str | None = Field(default=None, max_length=12)  # retreat, stand
+    holdfast: str = Field(default="", max_length=8)  # for assaults and sallies
+    status: str = Field(default="pending", max_length=12)  # pending, resolved, avoided
+
+
+class ResourceHolder(SQLModel, table=True):
+    __table_args__ = (UniqueConstraint("campaign_id", "tile"),)
+    id: int | None = Field(default=None, primary_key=True)
+    campaign_id: int = Field(foreign_key="campaign.id")
+    tile: str = Field(max_length=8)
+    claim_id: int | None = None
+    ceded_to: int | None = None
+
+
+class Event(SQLModel, table=True):
+    """Append-only log of every change, with the dice that caused it."""
+
+    __table_args__ = (Index("ix_event_campaign_tick", "campaign_id", "tick"),)
+    id: int | None = Field(default=None, primary_key=True)
+    campaign_id: int = Field(foreign_key="campaign.id")
+    tick: int
+    kind: str = Field(max_length=32)
+    claim_id: int | None = Field(default=None, index=True)
+    public: bool = False
+    actor: str = Field(default="maester", max_length=60)
+    summary: str = Field(default="")
+    data_json: dict[str, Any] = _json(dict)
+    dice_json: list[Any] = _json(list)
+    at: datetime | None = _when()
+
+
+class InboxMessage(SQLModel, table=True):
+    """A modmail message (or comment) already processed: its id is the exactly-once key."""
+
+    __table_args__ = (UniqueConstraint("campaign_id", "message_id"),)
+    id: int | None = Field(default=None, primary_key=True)
+    campaign_id: int = Field(foreign_key="campaign.id")
+    message_id: str = Field(max_length=40)
+    conversation_id: str = Field(default="", max_length=40)
+    author: str = Field(default="", max_length=40)
+    outcome: str = Field(default="", max_length=32)
+    processed_at: datetime | None = _when()
+
+
+class ConversationCursor(SQLModel, table=True):
+    """The last ``lastUpdated`` seen for a modmail conversation (skips unchanged ones)."""
+
+    __table_args__ = (UniqueConstraint("campaign_id", "conversation_id"),)
+    id: int | None = Field(default=None, primary_key=True)
+    campaign_id: int = Field(foreign_key="campaign.id")
+    conversation_id: str = Field(max_length=40)
+    last_updated: str = Field(default="", max_length=40)
+
+
+class OutboxStatus(StrEnum):
+    PENDING = "pending"
+    DELIVERED = "delivered"
+    DEAD = "dead"
+
+
+class Outbox(SQLModel, table=True):
+    """A post, reply or private message to deliver exactly once (``key`` is unique)."""
+
+    __table_args__ = (
+        UniqueConstraint("campaign_id", "key"),
+        Index("ix_outbox_status", "campaign_id", "status", "id"),
+    )
+    id: int | None = Field(default=None, primary_key=True)
+    campaign_id: int = Field(foreign_key="campaign.id")
+    key: str = Field(max_length=120)
+    kind: str = Field(max_length=12)  # post, reply, message
+    public: bool = False
+    target: str = Field(default="", max_length=80)  # conversation id, user name or subreddit
+    claim_id: int | None = None
+    title: str = Field(default="", max_length=300)
+    body: str = Field(default="")
+    flair: str = Field(default="", max_length=64)
+    tick: int = 0  # the game tick the entry belongs to (late posts say so)
+    status: str = Field(default=OutboxStatus.PENDING.value, max_length=12)
+    attempts: int = 0
+    claimed_by: str | None = Field(default=None, max_length=64)
+    claimed_until: datetime | None = _when()
+    not_before: datetime | None = _when()
+    reddit_id: str | None = Field(default=None, max_length=40)
+    last_error: str = Field(default="")
+    created_at: datetime | None = _when()
+    delivered_at: datetime | None = _when()
+
+
+class Lease(SQLModel, table=True):
+    """Who is the active bot process for a campaign (SQLite; PostgreSQL uses advisory locks)."""
+
+    name: str = Field(primary_key=True, max_length=64)
+    holder: str = Field(max_length=120)
+    expires_at: datetime | None = _when()
+
+
+class MonthlyRun(SQLModel, table=True):
+    """A monthly job applied once: keyed by (campaign, month index)."""
+
+    __table_args__ = (UniqueConstraint("campaign_id", "month"),)
+    id: int | None = Field(default=None, primary_key=True)
+    campaign_id: int = Field(foreign_key="campaign.id")
+    month: int
+    tick: int
+
+
+class TickRun(SQLModel, table=True):
+    """A tick applied once: keyed by (campaign, tick index)."""
+
+    __table_args__ = (UniqueConstraint("campaign_id", "tick"),)
+    id: int | None = Field(default=None, primary_key=True)
+    campaign_id: int = Field(foreign_key="campaign.id")
+    tick: int
+    statements: int = 0

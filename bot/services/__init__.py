@@ -1,0 +1,1 @@
+"""Services: load state, call rules/, save state, events and the outbox in one transaction."""

@@ -1,0 +1,88 @@
+"""Public posts and private notes as readable markdown.
+
+Public text never shows a hidden modifier: when a side's strength includes one (a holdfast's
+secret defense bonus), its strength, the ratio and the multipliers are left out, and only the
+band, the rolls and the outcome are shown.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from rules.campaign.battle import BattleResult, SideResult, Winner
+from rules.campaign.characters import Fate
+
+
+def troops_text(infantry: int, cavalry: int, ships: int = 0) -> str:
+    parts = []
+    if infantry:
+        parts.append(f"{infantry} infantry")
+    if cavalry:
+        parts.append(f"{cavalry} cavalry")
+    if ships:
+        parts.append(f"{ships} ships")
+    return ", ".join(parts) or "no troops"
+
+
+def _num(value: Decimal) -> str:
+    text = f"{value.quantize(Decimal('0.01')):f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def _strength_cell(side: SideResult, hidden: bool) -> str:
+    if hidden:
+        return "hidden (holdfast defenses)"
+    labels = side.strength.public_labels()
+    text = _num(side.strength.value)
+    if labels:
+        text += f" ({side.strength.base} " + " ".join(labels) + ")"
+    return text
+
+
+def _roll_cell(side: SideResult) -> str:
+    return "auto" if side.roll is None else str(side.roll)
+
+
+def battle_post(result: BattleResult, *, attacker: str, defender: str, place: str, when: str,
+                kind: str = "field", hide_defender: bool = False) -> str:
+    """The public battle report."""
+    what = {"field": "Battle", "assault": "Assault", "sally": "Sally"}.get(kind, "Battle")
+    winner = attacker if result.winner is Winner.ATTACKER else defender
+    hidden = hide_defender or result.defender.strength.has_hidden \
+        or result.attacker.strength.has_hidden
+    lines = [f"**{what} at {place}**, {when}", "",
+             "| | " + attacker + " (attacker) | " + defender + " (defender) |",
+             "|---|---|---|",
+             f"| Troops | {troops_text(result.attacker.troops.infantry, result.attacker.troops.cavalry, result.attacker.troops.ships)}"  # noqa: E501
+             f" | {troops_text(result.defender.troops.infantry, result.defender.troops.cavalry, result.defender.troops.ships)} |",  # noqa: E501
+             f"| Strength | {_strength_cell(result.attacker, result.attacker.strength.has_hidden)}"
+             f" | {_strength_cell(result.defender, hidden and (hide_defender or result.defender.strength.has_hidden))} |",  # noqa: E501
+             f"| Roll | {_roll_cell(result.attacker)} | {_roll_cell(result.defender)} |",
+             f"| Casualties | {_num(result.attacker.casualty_pct)}%: "
+             f"{troops_text(result.attacker.losses.infantry, result.attacker.losses.cavalry, result.attacker.losses.ships)}"  # noqa: E501
+             f"{' (captured)' if result.attacker.captured else ''} | "
+             f"{_num(result.defender.casualty_pct)}%: "
+             f"{troops_text(result.defender.losses.infantry, result.defender.losses.cavalry, result.defender.losses.ships)}"  # noqa: E501
+             f"{' (captured)' if result.defender.captured else ''} |",
+             ""]
+    band = "automatic victory" if result.band == "auto" else f"band {result.band}"
+    if result.ratio is not None and not hidden:
+        band = f"ratio {_num(result.ratio)}, {band}"
+    lines.append(f"**{winner} wins** ({band}"
+                 + (f", margin {result.margin}" if result.margin is not None else "") + ").")
+    dice = ", ".join(f"d{r.sides}={r.value}" for r in result.rolls
+                     if not r.purpose.startswith("character"))
+    if dice:
+        lines.append(f"\nDice: {dice}")
+    rolls = []
+    for name, side in ((attacker, result.attacker), (defender, result.defender)):
+        for fate in side.fates:
+            if fate.fate is Fate.DEATH_ROLL:
+                rolls.append(f"- {fate.name} ({name}) must make a **death roll** "
+                             f"(d100 {fate.roll} <= {_num(fate.casualty_pct)})")
+            elif fate.fate is Fate.INJURY_ROLL:
+                rolls.append(f"- {fate.name} ({name}) must make an **injury roll** "
+                             f"(d100 {fate.roll})")
+    if rolls:
+        lines += ["", "Characters:", *rolls]
+    return "\n".join(lines)

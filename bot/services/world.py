@@ -1,0 +1,190 @@
+"""The campaign as the services see it: settings, rules numbers, the map, and state queries.
+
+A :class:`CampaignContext` is built once per process (the map is parsed once and cached by
+its text) and passed to every service call together with an open session.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from sqlmodel import Session, col, or_, select
+
+from bot.config import Settings
+from bot.db.models import Army, ArmyState, Campaign, Claim, Player, Relation, RelationStatus
+from rules.campaign import calendar
+from rules.campaign.config import RulesConfig
+from rules.campaign.worldmap import WorldMap, parse_map
+from rules.dice import SeededDice, derive_seed
+
+ACTIVE_STATES = (
+    ArmyState.MUSTERING.value,
+    ArmyState.STANDING.value,
+    ArmyState.MARCHING.value,
+    ArmyState.BESIEGING.value,
+    ArmyState.RETREATING.value,
+    ArmyState.GARRISON.value,
+)
+IN_FIELD_STATES = (
+    ArmyState.STANDING.value,
+    ArmyState.MARCHING.value,
+    ArmyState.BESIEGING.value,
+    ArmyState.RETREATING.value,
+)
+
+
+@functools.lru_cache(maxsize=8)
+def _parsed_map(text: str) -> WorldMap:
+    return parse_map(text)
+
+
+@dataclass(slots=True)
+class CampaignContext:
+    """Everything a service needs to know about the campaign besides its rows."""
+
+    campaign_id: int
+    settings: Settings
+    rules: RulesConfig
+    world: WorldMap
+    secret: str
+    moderators: frozenset[str] = field(default_factory=frozenset)
+
+    def dice(self, *parts: int | str) -> SeededDice:
+        """Dice for one event, derived from the campaign secret: replayable and auditable."""
+        return SeededDice(derive_seed(self.secret, *parts))
+
+    def is_moderator(self, name: str) -> bool:
+        return name.lower() in self.moderators
+
+    def tick_of(self, moment: datetime) -> int:
+        """Index of the latest tick at or before ``moment``."""
+        return calendar.tick_index(moment, self.rules)
+
+    def tick_at(self, index: int) -> datetime:
+        return calendar.tick_time(index, self.rules)
+
+    def when(self, moment: datetime) -> str:
+        """``2026-11-23 12:00 UTC (Month 5, 300 AC)`` for receipts and posts."""
+        date = calendar.game_date(moment, self.rules)
+        return f"{moment:%Y-%m-%d %H:%M} UTC ({calendar.format_game_date(date)})"
+
+
+def load_context(session: Session, settings: Settings, campaign_id: int | None = None
+                 ) -> CampaignContext:
+    """The context of the (only, or given) campaign in the database."""
+    query = select(Campaign)
+    if campaign_id is not None:
+        query = query.where(Campaign.id == campaign_id)
+    campaign = session.exec(query.order_by(col(Campaign.id))).first()
+    if campaign is None or campaign.id is None:
+        raise LookupError("no campaign in this database: run `maester init` first")
+    return CampaignContext(
+        campaign_id=campaign.id,
+        settings=settings,
+        rules=settings.rules_config(),
+        world=_parsed_map(campaign.map_text),
+        secret=campaign.secret,
+        moderators=frozenset(settings.campaign.moderators),
+    )
+
+
+def get_campaign(session: Session, ctx: CampaignContext, *, lock: bool = False) -> Campaign:
+    """The campaign row; ``lock`` takes a row lock (PostgreSQL) for the tick transaction."""
+    query = select(Campaign).where(Campaign.id == ctx.campaign_id)
+    if lock:
+        query = query.with_for_update()
+    campaign = session.exec(query).one()
+    return campaign
+
+
+def claim_of_user(session: Session, ctx: CampaignContext, reddit_name: str) -> Claim | None:
+    """The claim a Reddit user plays, if any."""
+    return session.exec(
+        select(Claim)
+        .join(Player, col(Player.claim_id) == col(Claim.id))
+        .where(Player.campaign_id == ctx.campaign_id,
+               Player.reddit_name == reddit_name.lower().removeprefix("u/"))
+    ).first()
+
+
+def claim_by_name(session: Session, ctx: CampaignContext, name: str) -> Claim | None:
+    """A claim by its name, case-insensitively ("stark" finds "House Stark")."""
+    wanted = " ".join(name.lower().split())
+    claims = session.exec(select(Claim).where(Claim.campaign_id == ctx.campaign_id)).all()
+    for claim in claims:
+        if claim.name.lower() == wanted:
+            return claim
+    for claim in claims:
+        if claim.name.lower().removeprefix("house ") == wanted.removeprefix("house "):
+            return claim
+    return None
+
+
+def all_claims(session: Session, ctx: CampaignContext) -> Sequence[Claim]:
+    return session.exec(
+        select(Claim).where(Claim.campaign_id == ctx.campaign_id).order_by(col(Claim.id))
+    ).all()
+
+
+def army(session: Session, ctx: CampaignContext, army_id: int) -> Army | None:
+    found = session.get(Army, army_id)
+    if found is None or found.campaign_id != ctx.campaign_id or found.state == ArmyState.GONE:
+        return None
+    return found
+
+
+def armies(session: Session, ctx: CampaignContext, *, claim_id: int | None = None,
+           states: Sequence[str] = ACTIVE_STATES) -> Sequence[Army]:
+    query = select(Army).where(Army.campaign_id == ctx.campaign_id,
+                               col(Army.state).in_(list(states)))
+    if claim_id is not None:
+        query = query.where(Army.claim_id == claim_id)
+    return session.exec(query.order_by(col(Army.id))).all()
+
+
+def relation(session: Session, ctx: CampaignContext, a: int, b: int) -> RelationStatus:
+    """How two claims stand; unrecorded pairs are neutral."""
+    if a == b:
+        return RelationStatus.ALLIED
+    lo, hi = min(a, b), max(a, b)
+    row = session.exec(
+        select(Relation).where(Relation.campaign_id == ctx.campaign_id,
+                               Relation.claim_a == lo, Relation.claim_b == hi)
+    ).first()
+    return RelationStatus(row.status) if row else RelationStatus.NEUTRAL
+
+
+def set_relation(session: Session, ctx: CampaignContext, a: int, b: int,
+                 status: RelationStatus) -> RelationStatus:
+    """Record how two claims stand; returns the previous status."""
+    lo, hi = min(a, b), max(a, b)
+    row = session.exec(
+        select(Relation).where(Relation.campaign_id == ctx.campaign_id,
+                               Relation.claim_a == lo, Relation.claim_b == hi)
+    ).first()
+    before = RelationStatus(row.status) if row else RelationStatus.NEUTRAL
+    if row is None:
+        row = Relation(campaign_id=ctx.campaign_id, claim_a=lo, claim_b=hi)
+    row.status = status.value
+    session.add(row)
+    return before
+
+
+def war_pairs(session: Session, ctx: CampaignContext) -> set[tuple[int, int]]:
+    """Every pair of claims at war, as (lower id, higher id)."""
+    rows = session.exec(
+        select(Relation).where(Relation.campaign_id == ctx.campaign_id,
+                               Relation.status == RelationStatus.WAR.value)
+    ).all()
+    return {(r.claim_a, r.claim_b) for r in rows}
+
+
+def players_named(session: Session, ctx: CampaignContext, names: Sequence[str]) -> Sequence[Player]:
+    lowered = [n.lower() for n in names]
+    return session.exec(
+        select(Player).where(Player.campaign_id == ctx.campaign_id,
+                             or_(*[col(Player.reddit_name) == n for n in lowered]))
+    ).all()
