@@ -451,8 +451,9 @@ class _TickState:
                             f"A host is sighted near {self.label(tile_id)}",
                             f"Your watchers at {self.label(tile_id)} sight an army of "
                             f"{self.claim_name(a.claim_id)} at {self.label(a.tile)}, "
-                            f"{self.ctx.when(self.at)}: {troops_text(a.infantry, a.cavalry, a.ships)}"
-                            f". Detection roll: {roll}.")
+                            f"{self.ctx.when(self.at)}: "
+                            f"{troops_text(a.infantry, a.cavalry, a.ships)}. "
+                            f"Detection roll: {roll}.")
         self._set_meta(a, rolled=sorted(rolled))
 
     def _set_meta(self, a: Army, **values: Any) -> None:
