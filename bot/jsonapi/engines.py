@@ -72,6 +72,7 @@ def run_engine(name: str, raw: str) -> tuple[int, dict[str, Any]]:
         return 2, {"error": str(exc), "field": "dice"}
     except RulesError as exc:
         return 2, {"error": str(exc)}
-    if hasattr(dice, "values") and "rolls" not in result:
-        result["rolls"] = list(dice.values)
+    rolled = list(getattr(dice, "values", []))
+    if rolled and "rolls" not in result:
+        result["rolls"] = rolled
     return 0, result

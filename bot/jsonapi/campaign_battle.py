@@ -1,0 +1,191 @@
+"""JSON engines for campaign battles: ``battle``, ``odds`` and ``retreat``.
+
+A SIDE is ``{"infantry", "cavalry", "ships" (0), "terrain" ("field"), "stationary" (false),
+"commander_bonus" (1), "retreat_penalty" (false), "modifiers" ([]), "characters" ([])}``; a
+modifier is ``{"name", "amount", "kind" ("strength"), "role" ("both"), "hidden" (false),
+"label" (""), "source" ("other")}``. Numbers come out as JSON numbers (floats rendered from the
+exact values); ``odds`` also gives the exact fractions as strings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any
+
+from bot.jsonapi import Payload, json_engine
+from bot.jsonapi.fields import get_bool, get_decimal, get_int, get_list, get_obj, get_str
+from rules.campaign.battle import BattleResult, Side, SideResult, Strength, Troops, resolve_battle
+from rules.campaign.config import Terrain
+from rules.campaign.modifiers import (
+    MULTIPLIER_KINDS,
+    Effect,
+    EffectKind,
+    Modifier,
+    Role,
+    Source,
+)
+from rules.campaign.odds import ExpectedLosses, battle_odds
+from rules.campaign.retreat import roll_retreat
+from rules.dice import Dice
+from rules.errors import InvalidInput
+
+_TERRAINS = tuple(t.value for t in Terrain)
+_KINDS = tuple(k.value for k in EffectKind)
+_ROLES = tuple(r.value for r in Role)
+_SOURCES = tuple(s.value for s in Source)
+_SIDE_KEYS = frozenset({"infantry", "cavalry", "ships", "terrain", "stationary", "commander_bonus",
+                        "retreat_penalty", "modifiers", "characters"})
+_MODIFIER_KEYS = frozenset({"name", "amount", "kind", "role", "hidden", "label", "source"})
+
+
+def _refuse_unknown(data: Mapping[str, Any], allowed: frozenset[str], prefix: str) -> None:
+    # A misspelt key ("infantery") would otherwise silently count as 0 troops.
+    for key in data:
+        if key not in allowed:
+            raise InvalidInput(f"{prefix}.{key}", "is not a known field",
+                               "one of " + ", ".join(sorted(allowed)))
+
+
+def number(value: Decimal | Fraction | int) -> int | float:
+    """A JSON number for an exact value: an int when whole, else the nearest float."""
+    if isinstance(value, int):
+        return value
+    if value == int(value):
+        return int(value)
+    return float(value)
+
+
+def _modifier(item: Any, prefix: str) -> Modifier:
+    if not isinstance(item, Mapping):
+        raise InvalidInput(prefix, f"must be an object, not {type(item).__name__}",
+                           '{"name": "...", "amount": 1.2}')
+    _refuse_unknown(item, _MODIFIER_KEYS, prefix)
+    name = get_str(item, "name", prefix).strip()
+    if not name:
+        raise InvalidInput(f"{prefix}.name", "must not be empty", "e.g. Ser Brynden's skill")
+    kind = EffectKind(get_str(item, "kind", prefix, default="strength", choices=_KINDS))
+    amount = get_decimal(item, "amount", prefix)
+    if kind in MULTIPLIER_KINDS and amount <= 0:
+        raise InvalidInput(f"{prefix}.amount", f"a multiplier must be above 0, not {amount}",
+                           "e.g. 1.2")
+    role = Role(get_str(item, "role", prefix, default="both", choices=_ROLES))
+    source = Source(get_str(item, "source", prefix, default="other", choices=_SOURCES))
+    return Modifier(name, source, (Effect(kind, amount, role),),
+                    label=get_str(item, "label", prefix, default=""),
+                    hidden=get_bool(item, "hidden", prefix, default=False))
+
+
+def read_side(payload: Payload, key: str) -> Side:
+    """The SIDE at ``payload[key]``. Raises InvalidInput naming e.g. ``attacker.infantry``."""
+    data = get_obj(payload, key)
+    _refuse_unknown(data, _SIDE_KEYS, key)
+    modifiers = tuple(_modifier(item, f"{key}.modifiers[{i}]")
+                      for i, item in enumerate(get_list(data, "modifiers", key, default=())))
+    characters: list[str] = []
+    for i, name in enumerate(get_list(data, "characters", key, default=())):
+        if not isinstance(name, str) or not name.strip():
+            raise InvalidInput(f"{key}.characters[{i}]", f"must be a name, not {name!r}",
+                               "a non-empty string")
+        characters.append(name.strip())
+    bonus = get_decimal(data, "commander_bonus", key, default=1)
+    if bonus <= 0:
+        raise InvalidInput(f"{key}.commander_bonus", f"must be above 0, not {bonus}", "e.g. 1.2")
+    return Side(
+        infantry=get_int(data, "infantry", key, default=0),
+        cavalry=get_int(data, "cavalry", key, default=0),
+        ships=get_int(data, "ships", key, default=0),
+        terrain=Terrain(get_str(data, "terrain", key, default="field", choices=_TERRAINS)),
+        stationary=get_bool(data, "stationary", key, default=False),
+        commander_bonus=bonus,
+        retreat_penalty=get_bool(data, "retreat_penalty", key, default=False),
+        modifiers=modifiers,
+        characters=tuple(characters),
+    )
+
+
+def _troops(troops: Troops) -> dict[str, int]:
+    return {"infantry": troops.infantry, "cavalry": troops.cavalry, "ships": troops.ships}
+
+
+def _strength(power: Strength) -> dict[str, Any]:
+    # The JSON interface is a moderators' tool: secret multipliers are listed, marked as such.
+    return {"strength": number(power.value), "base_strength": power.base,
+            "applied": list(power.all_labels())}
+
+
+def _side_result(res: SideResult) -> dict[str, Any]:
+    return {
+        **_strength(res.strength),
+        "roll": res.roll,
+        "casualty_pct": number(res.casualty_pct),
+        "losses": _troops(res.losses),
+        "survivors": _troops(res.survivors),
+        "captured": res.captured,
+        "characters": [{"name": f.name, "fate": f.fate.value, "roll": f.roll}
+                       for f in res.fates],
+    }
+
+
+def battle_json(result: BattleResult) -> dict[str, Any]:
+    """A battle result in the JSON interface's shape."""
+    return {
+        "winner": result.winner.value,
+        "band": result.band,
+        "ratio": None if result.ratio is None else number(result.ratio),
+        "margin": result.margin,
+        "attacker": _side_result(result.attacker),
+        "defender": _side_result(result.defender),
+        "roll_log": [{"sides": r.sides, "value": r.value, "purpose": r.purpose}
+                  for r in result.rolls],
+    }
+
+
+@json_engine("battle", "Resolve a campaign battle: winner, rolls, margin, casualties, capture.")
+def battle_engine(payload: Payload, dice: Dice) -> dict[str, Any]:
+    attacker = read_side(payload, "attacker")
+    defender = read_side(payload, "defender")
+    return battle_json(resolve_battle(attacker, defender, dice=dice))
+
+
+def _expected(losses: ExpectedLosses, exact: bool) -> dict[str, Any]:
+    values = {"infantry": losses.infantry, "cavalry": losses.cavalry, "ships": losses.ships}
+    if exact:
+        return {k: str(v) for k, v in values.items()}
+    return {k: float(v) for k, v in values.items()}
+
+
+@json_engine("odds", "Exact chances of a campaign battle and the expected losses of each side.")
+def odds_engine(payload: Payload, dice: Dice) -> dict[str, Any]:
+    odds = battle_odds(read_side(payload, "attacker"), read_side(payload, "defender"))
+    sides = {"attacker": (odds.attacker_strength, odds.attacker_losses, odds.attacker_captured),
+             "defender": (odds.defender_strength, odds.defender_losses, odds.defender_captured)}
+    return {
+        "attacker_win": float(odds.attacker_win),
+        "defender_win": float(odds.defender_win),
+        "attacker_win_exact": str(odds.attacker_win),
+        "defender_win_exact": str(odds.defender_win),
+        "band": odds.band,
+        "ratio": None if odds.ratio is None else number(odds.ratio),
+        "expected_losses": {k: _expected(v[1], False) for k, v in sides.items()},
+        "expected_losses_exact": {k: _expected(v[1], True) for k, v in sides.items()},
+        "captured_chance": {k: float(v[2]) for k, v in sides.items()},
+        "attacker": _strength(odds.attacker_strength),
+        "defender": _strength(odds.defender_strength),
+    }
+
+
+@json_engine("retreat", "Roll a retreat: success, the share that escapes, the battle penalty.")
+def retreat_engine(payload: Payload, dice: Dice) -> dict[str, Any]:
+    result = roll_retreat(get_int(payload, "infantry", default=0),
+                          get_int(payload, "cavalry", default=0),
+                          get_int(payload, "ships", default=0), dice=dice)
+    return {
+        "roll": result.roll,
+        "success": result.success,
+        "fraction": number(result.fraction),
+        "escaped": _troops(result.escaped),
+        "lost": _troops(result.lost),
+        "penalty": result.penalty,
+    }

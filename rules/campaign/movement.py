@@ -1,0 +1,266 @@
+"""Movement: travel cost, speed, departure and the tick on which each tile is entered.
+
+Travel cost
+    The cost of a path is the sum of the terrain costs of every tile entered; the start tile
+    is free. Land armies cannot enter tiles whose terrain has no cost (water, impassable).
+
+Speed
+    An army earns ``base_speed_per_day * tick_hours / 24`` travel cost per tick (1.5 by
+    default), times its speed multiplier: x2 for 20 units or fewer, x2 when it is all cavalry
+    (both: x4), x0.5 from 1001 units and x0.25 from 5001 units (the x0.25 replaces the x0.5),
+    then any SPEED modifiers. Fleets earn ``ship_speed_per_day`` instead; the size and cavalry
+    multipliers are for land armies, so fleets only take SPEED modifiers.
+
+Marching, tick by tick
+    Movement starts at the departure tick: the next tick at or after the order was accepted, or
+    at muster readiness when that is later. On every tick from the departure tick on
+    (**the departure tick itself included**) the army adds one tick's budget to what it has
+    saved, then enters as many of the next tiles as that saving covers, paying each tile's
+    cost; what is left carries over to the next tick. The army arrives on the tick it enters
+    the last tile. So a budget ``b`` reaches cumulative cost ``C`` on the ``ceil(C / b)``-th
+    tick counting the departure tick as the first: with 1.5 per tick, a single field is entered
+    on the departure tick and six fields (cost 6) on the fourth tick, 18 hours after departure.
+
+Budgets are exact fractions (:class:`fractions.Fraction`), so any speed or tick length in the
+config gives exact schedules.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime
+from decimal import Decimal
+from fractions import Fraction
+
+from rules.campaign.calendar import (
+    is_tick,
+    next_tick_at_or_after,
+    require_aware,
+    tick_index,
+    tick_time,
+)
+from rules.campaign.config import RulesConfig, Terrain
+from rules.campaign.modifiers import EffectKind, Modifier, Role, collect, product, public_labels
+from rules.errors import InvalidInput
+
+
+def tile_costs(terrains: Sequence[Terrain], rules: RulesConfig, field: str = "terrains"
+               ) -> tuple[int, ...]:
+    """The travel cost of entering each tile of a path, in order (the start tile excluded).
+
+    Raises InvalidInput naming ``terrains[i]`` when a land army cannot enter tile ``i``.
+    """
+    costs = []
+    for i, terrain in enumerate(terrains):
+        cost = rules.cost_of(terrain)
+        if cost is None:
+            raise InvalidInput(
+                f"{field}[{i}]", f"a land army cannot enter {terrain.value} tiles",
+                "a land terrain",
+            )
+        costs.append(cost)
+    return tuple(costs)
+
+
+def travel_cost(terrains: Sequence[Terrain], rules: RulesConfig) -> int:
+    """Total travel cost of a path: the sum of the costs of every tile entered."""
+    return sum(tile_costs(terrains, rules))
+
+
+def _count(value: int, field: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise InvalidInput(field, f"must be a whole number of at least 0, not {value!r}")
+    return value
+
+
+def _plain(value: Decimal) -> str:
+    return format(value.normalize(), "f")
+
+
+def speed_multiplier(
+    infantry: int,
+    cavalry: int,
+    rules: RulesConfig,
+    *,
+    modifiers: Iterable[Modifier] = (),
+    is_fleet: bool = False,
+) -> tuple[Decimal, tuple[str, ...]]:
+    """The army's speed multiplier and the public reasons for it, in the order applied.
+
+    Land armies: x``small_army_multiplier`` at ``small_army_max`` units or fewer,
+    x``all_cavalry_multiplier`` when every unit is cavalry, x``huge_army_multiplier`` from
+    ``huge_army_min`` units or else x``large_army_multiplier`` from ``large_army_min``; then
+    SPEED modifiers (stacking rule of :func:`modifiers.collect`; hidden ones count but are not
+    listed). Fleets (``is_fleet``) take only the SPEED modifiers and ignore troop counts.
+    Raises InvalidInput for negative counts or a land army of no units.
+    """
+    _count(infantry, "infantry")
+    _count(cavalry, "cavalry")
+    multiplier = Decimal(1)
+    reasons: list[str] = []
+    if not is_fleet:
+        size = infantry + cavalry
+        if size < 1:
+            raise InvalidInput("infantry", "an army needs at least one unit", "1 or more units")
+        if size <= rules.small_army_max:
+            multiplier *= rules.small_army_multiplier
+            reasons.append(
+                f"x{_plain(rules.small_army_multiplier)} small army "
+                f"({rules.small_army_max} units or fewer)"
+            )
+        if infantry == 0:
+            multiplier *= rules.all_cavalry_multiplier
+            reasons.append(f"x{_plain(rules.all_cavalry_multiplier)} all cavalry")
+        if size >= rules.huge_army_min:
+            multiplier *= rules.huge_army_multiplier
+            reasons.append(
+                f"x{_plain(rules.huge_army_multiplier)} huge army "
+                f"({rules.huge_army_min} units or more)"
+            )
+        elif size >= rules.large_army_min:
+            multiplier *= rules.large_army_multiplier
+            reasons.append(
+                f"x{_plain(rules.large_army_multiplier)} large army "
+                f"({rules.large_army_min} units or more)"
+            )
+    applied = collect(modifiers, EffectKind.SPEED, Role.BOTH)
+    multiplier *= product(applied)
+    reasons.extend(public_labels(applied))
+    return multiplier, tuple(reasons)
+
+
+def budget_per_tick(
+    infantry: int,
+    cavalry: int,
+    rules: RulesConfig,
+    *,
+    modifiers: Iterable[Modifier] = (),
+    is_fleet: bool = False,
+) -> Fraction:
+    """Travel cost the army earns per tick: speed per day / ticks per day x multiplier.
+
+    1.5 for an ordinary army under the default rules. Raises InvalidInput as
+    :func:`speed_multiplier` does, and when the configured speed is not positive.
+    """
+    per_day = rules.ship_speed_per_day if is_fleet else rules.base_speed_per_day
+    if per_day <= 0:
+        field = "ship_speed_per_day" if is_fleet else "base_speed_per_day"
+        raise InvalidInput(field, f"must be above 0, not {per_day}")
+    if rules.tick_hours < 1:
+        raise InvalidInput("tick_hours", f"must be at least 1, not {rules.tick_hours}")
+    multiplier, _ = speed_multiplier(
+        infantry, cavalry, rules, modifiers=modifiers, is_fleet=is_fleet
+    )
+    return Fraction(per_day) * Fraction(rules.tick_hours, 24) * Fraction(multiplier)
+
+
+def departure_tick(accepted_at: datetime, ready_at: datetime | None, rules: RulesConfig
+                   ) -> datetime:
+    """The tick a movement order starts: the next tick at or after acceptance, or the first
+    tick at or after muster readiness when that is later. Raises InvalidInput for naive times.
+    """
+    start = next_tick_at_or_after(require_aware(accepted_at, "accepted_at"), rules)
+    if ready_at is None:
+        return start
+    return max(start, next_tick_at_or_after(require_aware(ready_at, "ready_at"), rules))
+
+
+@dataclass(frozen=True, slots=True)
+class MarchProgress:
+    """Where a marching army is along its path.
+
+    ``costs`` are the costs of every tile of the path (start tile excluded); ``next_index`` is
+    the tile it enters next (``len(costs)`` once arrived); ``saved`` is the budget it has
+    accumulated and not spent yet.
+    """
+
+    costs: tuple[int, ...]
+    next_index: int = 0
+    saved: Fraction = Fraction(0)
+
+    def __post_init__(self) -> None:
+        for i, cost in enumerate(self.costs):
+            if isinstance(cost, bool) or not isinstance(cost, int) or cost < 1:
+                raise InvalidInput(f"costs[{i}]", f"must be a whole number above 0, not {cost!r}")
+        if not 0 <= self.next_index <= len(self.costs):
+            raise InvalidInput("next_index", f"must be within 0..{len(self.costs)}")
+        if self.saved < 0:
+            raise InvalidInput("saved", f"must not be negative, not {self.saved}")
+
+    @property
+    def arrived(self) -> bool:
+        """Whether the army has entered the last tile of its path."""
+        return self.next_index >= len(self.costs)
+
+    @property
+    def remaining_costs(self) -> tuple[int, ...]:
+        """Costs of the tiles not entered yet."""
+        return self.costs[self.next_index:]
+
+    @property
+    def remaining_cost(self) -> int:
+        """Total cost of the tiles not entered yet."""
+        return sum(self.remaining_costs)
+
+
+def _budget(budget: Fraction | Decimal | int) -> Fraction:
+    value = Fraction(budget)
+    if value <= 0:
+        raise InvalidInput("budget", f"must be above 0, not {budget}")
+    return value
+
+
+def step_march(progress: MarchProgress, budget: Fraction | Decimal | int
+               ) -> tuple[MarchProgress, int]:
+    """One tick of marching: add ``budget``, then enter every next tile the saving covers.
+
+    Returns the new progress and how many tiles were entered on this tick. The game tick
+    calls this on every tick from the departure tick on, the departure tick included. An army
+    that has arrived is returned unchanged with 0. Raises InvalidInput for a budget not above 0.
+    """
+    earned = _budget(budget)
+    if progress.arrived:
+        return progress, 0
+    saved = progress.saved + earned
+    index = progress.next_index
+    while index < len(progress.costs) and saved >= progress.costs[index]:
+        saved -= progress.costs[index]
+        index += 1
+    return replace(progress, next_index=index, saved=saved), index - progress.next_index
+
+
+@dataclass(frozen=True, slots=True)
+class MarchSchedule:
+    """When each tile of a path is entered (``entries[i]`` for tile ``i``) and the arrival."""
+
+    departure: datetime
+    entries: tuple[datetime, ...]
+    arrival: datetime
+
+
+def schedule_march(costs: Sequence[int], budget: Fraction | Decimal | int, departure: datetime,
+                   rules: RulesConfig) -> MarchSchedule:
+    """The full timetable of a march leaving on tick ``departure`` with ``budget`` per tick.
+
+    Tile ``i`` is entered on the tick when the budget earned so far (the departure tick
+    counting as the first tick) covers the cost of tiles ``0..i``; this is exactly what
+    repeated :func:`step_march` gives. Raises InvalidInput for an empty path, a tile cost
+    below 1, a budget not above 0, or a departure that is not a tick.
+    """
+    if not costs:
+        raise InvalidInput("terrains", "the path enters no tile", "at least one tile")
+    progress = MarchProgress(tuple(costs))  # validates the costs
+    earned = _budget(budget)
+    departure = require_aware(departure, "departure")
+    if not is_tick(departure, rules):
+        raise InvalidInput("departure", f"{departure.isoformat()} is not a tick")
+    first = tick_index(departure, rules)
+    entries = []
+    cumulative = 0
+    for cost in progress.costs:
+        cumulative += cost
+        ticks_needed = math.ceil(Fraction(cumulative) / earned)
+        entries.append(tick_time(first + ticks_needed - 1, rules))
+    return MarchSchedule(departure, tuple(entries), entries[-1])

@@ -1,0 +1,208 @@
+"""Mustering: when raised troops are ready, and whether a claim may raise what it asks for.
+
+A muster order accepted at any moment starts at the next tick at or after it (an order accepted
+exactly on a tick starts on that tick) and the troops are ready ``rules.muster_hours`` later
+(default 24). A claim may raise any number of its troops at home, but troops that scattered for
+want of gold cannot be raised again until the in-game year ends
+(:func:`rules.campaign.calendar.scattered_until`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from rules.campaign.calendar import next_tick_at_or_after, require_aware
+from rules.campaign.config import RulesConfig
+from rules.campaign.modifiers import Applied, EffectKind, Modifier, Role, collect, total
+from rules.errors import InvalidInput, RulesError
+
+
+def muster_ready_at(accepted_at: datetime, rules: RulesConfig) -> datetime:
+    """When troops of an order accepted at ``accepted_at`` are ready to fight and move.
+
+    The next tick at or after acceptance plus ``rules.muster_hours``: accepted
+    2026-11-22T07:30Z, ready 2026-11-23T12:00Z. Raises InvalidInput for a naive datetime.
+    """
+    if rules.muster_hours < 0:
+        raise InvalidInput("muster_hours", f"must not be negative, not {rules.muster_hours}")
+    start = next_tick_at_or_after(require_aware(accepted_at, "accepted_at"), rules)
+    return start + timedelta(hours=rules.muster_hours)
+
+
+class MusterError(RulesError):
+    """A muster order that cannot be carried out."""
+
+
+class NothingToMuster(MusterError):
+    """The order raises no troops at all."""
+
+    def __init__(self) -> None:
+        super().__init__("the muster order raises no troops; name how many to raise")
+
+
+@dataclass(frozen=True, slots=True)
+class Shortfall:
+    """One troop type asked for beyond what is available."""
+
+    kind: str
+    requested: int
+    available: int
+
+
+class NotEnoughTroops(MusterError):
+    """More troops were asked for than the claim has at home (per type in ``shortfalls``)."""
+
+    def __init__(self, shortfalls: tuple[Shortfall, ...]) -> None:
+        self.shortfalls = shortfalls
+        parts = [f"{s.requested} {s.kind} asked for, {s.available} at home" for s in shortfalls]
+        super().__init__("not enough troops at home: " + "; ".join(parts))
+
+
+class ScatteredTroops(MusterError):
+    """Troops asked for are among those that scattered and are locked until ``until``.
+
+    ``shortfalls`` gives, per type, what could be raised now.
+    """
+
+    def __init__(self, until: datetime, shortfalls: tuple[Shortfall, ...]) -> None:
+        self.until = until
+        self.shortfalls = shortfalls
+        parts = [f"{s.available} {s.kind} can be raised now" for s in shortfalls]
+        super().__init__(
+            "troops that scattered cannot be raised until the in-game year ends at "
+            f"{until.strftime('%Y-%m-%d %H:%M UTC')}: " + "; ".join(parts)
+        )
+
+
+class NoPort(MusterError):
+    """Ships can only be mustered at a port holdfast."""
+
+    def __init__(self) -> None:
+        super().__init__("ships can only be mustered at a port holdfast")
+
+
+@dataclass(frozen=True, slots=True)
+class MusterRequest:
+    """A muster order that passed :func:`check_muster`."""
+
+    infantry: int
+    cavalry: int
+    ships: int = 0
+
+
+def _count(value: int, field: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise InvalidInput(field, f"must be a whole number of at least 0, not {value!r}")
+    return value
+
+
+def check_muster(
+    infantry: int,
+    cavalry: int,
+    at_home_infantry: int,
+    at_home_cavalry: int,
+    scattered_until: datetime | None,
+    now: datetime,
+    ships: int = 0,
+    *,
+    at_home_ships: int = 0,
+    scattered_infantry: int | None = None,
+    scattered_cavalry: int | None = None,
+    scattered_ships: int | None = None,
+    home_is_port: bool = True,
+) -> MusterRequest:
+    """Check that a claim may raise ``infantry``, ``cavalry`` and ``ships`` at ``now``.
+
+    ``at_home_*`` count every troop at home, scattered ones included. While ``now`` is before
+    ``scattered_until`` the scattered troops are locked: ``scattered_*`` say how many of each
+    type scattered; left as None, every troop of that type at home is treated as locked (for
+    callers that only record a claim-wide lock). From ``scattered_until`` on nothing is locked.
+
+    Raises :class:`NothingToMuster` when nothing is raised, :class:`NotEnoughTroops` when a
+    type exceeds what is at home at all, :class:`ScatteredTroops` when it only exceeds what is
+    not locked, :class:`NoPort` for ships away from a port, and InvalidInput for negative
+    counts or a naive datetime.
+    """
+    now = require_aware(now, "now")
+    requested = {
+        "infantry": _count(infantry, "infantry"),
+        "cavalry": _count(cavalry, "cavalry"),
+        "ships": _count(ships, "ships"),
+    }
+    at_home = {
+        "infantry": _count(at_home_infantry, "at_home_infantry"),
+        "cavalry": _count(at_home_cavalry, "at_home_cavalry"),
+        "ships": _count(at_home_ships, "at_home_ships"),
+    }
+    scattered_given = {
+        "infantry": scattered_infantry,
+        "cavalry": scattered_cavalry,
+        "ships": scattered_ships,
+    }
+    if not any(requested.values()):
+        raise NothingToMuster()
+    if requested["ships"] and not home_is_port:
+        raise NoPort()
+    missing = tuple(
+        Shortfall(kind, requested[kind], at_home[kind])
+        for kind in requested
+        if requested[kind] > at_home[kind]
+    )
+    if missing:
+        raise NotEnoughTroops(missing)
+    if scattered_until is not None and now < require_aware(scattered_until, "scattered_until"):
+        locked_short: list[Shortfall] = []
+        for kind, wanted in requested.items():
+            given = scattered_given[kind]
+            locked = at_home[kind] if given is None else _count(given, f"scattered_{kind}")
+            free = max(0, at_home[kind] - locked)
+            if wanted > free:
+                locked_short.append(Shortfall(kind, wanted, free))
+        if locked_short:
+            raise ScatteredTroops(scattered_until.astimezone(now.tzinfo), tuple(locked_short))
+    return MusterRequest(requested["infantry"], requested["cavalry"], requested["ships"])
+
+
+@dataclass(frozen=True, slots=True)
+class Capacity:
+    """A claim's troops after capacity effects, with the public labels of what changed them."""
+
+    infantry: int
+    cavalry: int
+    explanation: tuple[str, ...]
+
+
+def troop_capacity(base_infantry: int, base_cavalry: int, modifiers: Iterable[Modifier] = ()
+                   ) -> Capacity:
+    """A claim's troop numbers raised (or lowered) by capacity effects of improvements,
+    skills and resource tiles, after the stacking rule of :func:`modifiers.collect`.
+
+    Raises InvalidInput for a negative base, a fractional amount or a negative result.
+    """
+    mods = tuple(modifiers)
+    inf_applied = collect(mods, EffectKind.INFANTRY_CAPACITY, Role.BOTH)
+    cav_applied = collect(mods, EffectKind.CAVALRY_CAPACITY, Role.BOTH)
+    result = []
+    for kind, base, applied in (
+        ("infantry", base_infantry, inf_applied),
+        ("cavalry", base_cavalry, cav_applied),
+    ):
+        extra = total(applied)
+        if extra != extra.to_integral_value():
+            raise InvalidInput(f"{kind}_capacity", f"must be a whole number, not {extra}")
+        value = _count(base, f"base_{kind}") + int(extra)
+        if value < 0:
+            raise InvalidInput(f"{kind}_capacity", f"leaves {value} {kind}; must be at least 0")
+        result.append(value)
+    explanation = tuple(
+        _capacity_label(a, "infantry") for a in inf_applied if not a.modifier.hidden
+    ) + tuple(_capacity_label(a, "cavalry") for a in cav_applied if not a.modifier.hidden)
+    return Capacity(result[0], result[1], explanation)
+
+
+def _capacity_label(applied: Applied, kind: str) -> str:
+    amount = applied.effect.amount
+    sign = "+" if amount >= 0 else "-"
+    return f"{sign}{abs(amount).normalize():f} {kind} {applied.modifier.shown_as}"

@@ -1,0 +1,55 @@
+"""Resource tiles: which occupying claim receives the tile's benefit.
+
+A standing army on a resource tile gains its benefit. When several claims occupy the tile, the
+one with the highest army strength receives it, unless that claim lets another occupant take
+it. Ties are broken deterministically: the claim already holding the benefit keeps it if it is
+among the tied; otherwise the tied claim listed first wins (callers list occupants in the order
+they arrived, so the earliest arrival wins). Claims with no strength do not occupy the tile.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from decimal import Decimal
+from fractions import Fraction
+from typing import TypeVar
+
+from rules.errors import InvalidInput
+
+C = TypeVar("C", bound=Hashable)
+Strength = int | Decimal | Fraction
+
+
+def benefit_holder(
+    occupants: Sequence[tuple[C, Strength]],
+    ceded_to: C | None = None,
+    *,
+    holder: C | None = None,
+) -> C | None:
+    """The claim that receives a resource tile's benefit, or None when nobody occupies it.
+
+    ``occupants`` pairs each occupying claim with its army strength (one entry per claim, its
+    armies on the tile already added up). ``ceded_to`` is the occupant the
+    strongest claim lets take the benefit. ``holder`` is the claim holding it so far (for ties).
+    Raises InvalidInput for a negative strength, a claim listed twice, or a ``ceded_to`` that
+    does not occupy the tile.
+    """
+    strengths: dict[C, Strength] = {}
+    for i, (claim, strength) in enumerate(occupants):
+        if strength < 0:
+            raise InvalidInput(f"occupants[{i}]", f"strength must not be negative, not {strength}")
+        if claim in strengths:
+            raise InvalidInput(f"occupants[{i}]", "lists a claim a second time")
+        strengths[claim] = strength
+    present = [claim for claim, strength in strengths.items() if strength > 0]
+    if ceded_to is not None:
+        if ceded_to not in present:
+            raise InvalidInput("ceded_to", "the benefit can only pass to a claim on the tile")
+        return ceded_to
+    if not present:
+        return None
+    best = max(strengths[claim] for claim in present)
+    tied = [claim for claim in present if strengths[claim] == best]
+    if holder is not None and holder in tied:
+        return holder
+    return tied[0]

@@ -1,0 +1,216 @@
+"""The JSON engines ``battle``, ``odds`` and ``retreat``: the contract of issue 2."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from bot.jsonapi import ENGINES
+from bot.jsonapi.campaign_battle import battle_engine, odds_engine, read_side, retreat_engine
+from bot.jsonapi.engines import run_engine
+from rules.campaign.battle import Side
+from rules.campaign.config import Terrain
+from rules.dice import ScriptedDice
+from rules.errors import InvalidInput
+
+
+def run(engine: str, payload: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+    code, answer = run_engine(engine, json.dumps(payload))
+    json.dumps(answer)  # everything must be plain JSON
+    return code, answer
+
+
+def test_engines_are_registered() -> None:
+    assert ENGINES["battle"].fn is battle_engine
+    assert ENGINES["odds"].fn is odds_engine
+    assert ENGINES["retreat"].fn is retreat_engine
+
+
+def test_battle_example_with_every_number_checked() -> None:
+    """320 vs 140 is 2.29 (band 2.01-2.50, d20 + 5): a 4 makes 9, one short of the flat 10."""
+    code, out = run("battle", {
+        "attacker": {"infantry": 300, "cavalry": 10},
+        "defender": {"infantry": 100, "terrain": "hill", "stationary": True},
+        "dice": [4],
+    })
+    assert code == 0
+    assert out == {
+        "winner": "defender", "band": "2.01-2.50", "ratio": 2.29, "margin": 1,
+        "attacker": {
+            "strength": 320, "base_strength": 320, "applied": [], "roll": 9,
+            "casualty_pct": 50, "losses": {"infantry": 150, "cavalry": 5, "ships": 0},
+            "survivors": {"infantry": 150, "cavalry": 5, "ships": 0}, "captured": False,
+            "characters": [],
+        },
+        "defender": {
+            "strength": 140, "base_strength": 100, "applied": ["x1.4 hill (stationary)"],
+            "roll": 10, "casualty_pct": 40, "losses": {"infantry": 40, "cavalry": 0, "ships": 0},
+            "survivors": {"infantry": 60, "cavalry": 0, "ships": 0}, "captured": False,
+            "characters": [],
+        },
+        "roll_log": [{"sides": 20, "value": 4, "purpose": "attacker d20 (2.01-2.50)"}],
+        "rolls": [4],
+    }
+
+
+def test_battle_equal_band_defaults_and_ties() -> None:
+    """Defaults: field, not stationary, commander 1, no penalty; ties re-roll."""
+    code, out = run("battle", {"attacker": {"infantry": 100, "cavalry": 0},
+                               "defender": {"infantry": 90, "cavalry": 5},
+                               "dice": [6, 6, 2, 9]})
+    assert code == 0
+    assert (out["winner"], out["band"], out["ratio"], out["margin"]) == (
+        "defender", "equal", 1, 7)
+    assert (out["attacker"]["roll"], out["defender"]["roll"]) == (2, 9)
+    assert out["attacker"]["casualty_pct"] == 62.5
+    assert out["defender"]["casualty_pct"] == 25
+
+
+def test_battle_auto_win_has_null_margin_and_rolls() -> None:
+    code, out = run("battle", {"attacker": {"infantry": 1000, "cavalry": 0},
+                               "defender": {"infantry": 10, "cavalry": 2}, "dice": []})
+    assert code == 0
+    assert (out["winner"], out["band"], out["margin"]) == ("attacker", "auto", None)
+    assert out["attacker"]["roll"] is None and out["defender"]["roll"] is None
+    assert out["defender"]["captured"] is True
+    assert out["defender"]["losses"] == {"infantry": 10, "cavalry": 2, "ships": 0}
+    assert out["attacker"]["losses"] == {"infantry": 0, "cavalry": 0, "ships": 0}
+
+
+def test_battle_retreat_penalty_commander_modifiers_and_characters() -> None:
+    payload = {
+        "attacker": {"infantry": 100, "cavalry": 0, "commander_bonus": "1.5",
+                     "characters": ["Ser Brynden"],
+                     "modifiers": [{"name": "brynden", "amount": 1.2, "role": "attack",
+                                    "label": "Ser Brynden's skill"}]},
+        "defender": {"infantry": 100, "cavalry": 0, "retreat_penalty": True,
+                     "characters": ["Lord Walder"],
+                     "modifiers": [{"name": "walls", "amount": 3, "role": "defense",
+                                    "hidden": True, "source": "holdfast"}]},
+        "dice": [5, 50, 50],
+    }
+    code, out = run("battle", payload)
+    assert code == 0
+    # 180 vs 300: defender stronger (1.67, d20 + 2); attacker's flat stays 10, defender -1.
+    assert out["band"] == "1.51-1.75"
+    assert out["attacker"]["applied"] == ["x1.5 commander bonus", "x1.2 Ser Brynden's skill"]
+    assert out["defender"]["applied"] == ["x3 walls (secret)"]
+    assert (out["defender"]["roll"], out["attacker"]["roll"]) == (6, 10)
+    assert (out["winner"], out["margin"]) == ("attacker", 4)
+    assert out["attacker"]["characters"] == [
+        {"name": "Ser Brynden", "fate": "safe", "roll": 50}]  # 50 > 1.5 x 32.5
+    assert out["defender"]["characters"] == [
+        {"name": "Lord Walder", "fate": "death_roll", "roll": 50}]
+
+
+def test_ships_fight_like_troops() -> None:
+    code, out = run("battle", {"attacker": {"infantry": 0, "cavalry": 0, "ships": 10},
+                               "defender": {"infantry": 0, "cavalry": 0, "ships": 10},
+                               "dice": [3, 1]})
+    assert code == 0
+    assert out["attacker"]["strength"] == out["defender"]["strength"] == 100
+    assert (out["winner"], out["band"], out["margin"]) == ("attacker", "equal", 2)
+    # Margin 2: loser 52.5% of 10 ships = 5.25 -> 5; winner 37.5% = 3.75 -> 4.
+    assert out["defender"]["losses"]["ships"] == 5
+    assert out["attacker"]["losses"]["ships"] == 4
+
+
+@pytest.mark.parametrize(("payload", "field"), [
+    ({"defender": {"infantry": 1}}, "attacker"),
+    ({"attacker": [], "defender": {}}, "attacker"),
+    ({"attacker": {"infantry": -5}, "defender": {}}, "attacker.infantry"),
+    ({"attacker": {"infantry": "ten"}, "defender": {}}, "attacker.infantry"),
+    ({"attacker": {}, "defender": {"cavalry": 1.5}}, "defender.cavalry"),
+    ({"attacker": {}, "defender": {"terrain": "lava"}}, "defender.terrain"),
+    ({"attacker": {}, "defender": {"stationary": "yes"}}, "defender.stationary"),
+    ({"attacker": {"commander_bonus": 0}, "defender": {}}, "attacker.commander_bonus"),
+    ({"attacker": {"retreat_penalty": 1}, "defender": {}}, "attacker.retreat_penalty"),
+    ({"attacker": {"infantery": 5}, "defender": {}}, "attacker.infantery"),
+    ({"attacker": {"modifiers": [{"amount": 2}]}, "defender": {}}, "attacker.modifiers[0].name"),
+    ({"attacker": {"modifiers": [{"name": "x", "amount": -1}]}, "defender": {}},
+     "attacker.modifiers[0].amount"),
+    ({"attacker": {"modifiers": [{"name": "x", "amount": 2, "role": "sideways"}]},
+      "defender": {}}, "attacker.modifiers[0].role"),
+    ({"attacker": {"modifiers": ["x"]}, "defender": {}}, "attacker.modifiers[0]"),
+    ({"attacker": {"characters": [""]}, "defender": {}}, "attacker.characters[0]"),
+    ({"attacker": {"infantry": 10}, "defender": {"infantry": 10}, "dice": [1]}, "dice"),
+])
+def test_bad_input_names_the_field(payload: dict[str, Any], field: str) -> None:
+    """Bad input: exit 2 and an error naming the dotted field."""
+    code, out = run("battle", payload)
+    assert code == 2
+    assert out["field"] == field
+    assert out["error"].startswith(field)
+
+
+def test_bad_die_value_is_refused() -> None:
+    code, out = run("battle", {"attacker": {"infantry": 10}, "defender": {"infantry": 10},
+                               "dice": [11, 2]})
+    assert code == 2 and "d10" in out["error"]
+
+
+def test_read_side_builds_the_side() -> None:
+    side = read_side({"a": {"infantry": 5, "cavalry": 2, "terrain": "Swamp", "stationary": True}},
+                     "a")
+    assert side == Side(5, 2, terrain=Terrain.SWAMP, stationary=True)
+    with pytest.raises(InvalidInput):
+        read_side({"a": {"ships": -1}}, "a")
+
+
+def test_odds_contract() -> None:
+    """odds: attacker_win and defender_win as numbers, exact strings, expected losses."""
+    code, out = run("odds", {"attacker": {"infantry": 150, "cavalry": 0},
+                             "defender": {"infantry": 100, "cavalry": 0}})
+    assert code == 0
+    assert (out["attacker_win"], out["defender_win"]) == (0.6, 0.4)
+    assert (out["attacker_win_exact"], out["defender_win_exact"]) == ("3/5", "2/5")
+    assert out["band"] == "1.26-1.50"
+    assert set(out["expected_losses"]) == {"attacker", "defender"}
+    assert set(out["expected_losses"]["attacker"]) >= {"infantry", "cavalry"}
+    exact = out["expected_losses_exact"]["attacker"]["infantry"]
+    assert float(eval_fraction(exact)) == out["expected_losses"]["attacker"]["infantry"]
+
+
+def eval_fraction(text: str) -> float:
+    num, _, den = text.partition("/")
+    return int(num) / int(den or 1)
+
+
+def test_odds_ignore_dice() -> None:
+    code, out = run("odds", {"attacker": {"infantry": 400}, "defender": {"infantry": 100},
+                             "dice": []})
+    assert code == 0 and out["attacker_win_exact"] == "39/40"
+
+
+def test_odds_field_errors() -> None:
+    code, out = run("odds", {"attacker": {"infantry": 1}, "defender": {"cavalry": -1}})
+    assert (code, out["field"]) == (2, "defender.cavalry")
+
+
+@pytest.mark.parametrize(("roll", "success", "fraction", "escaped"), [
+    (20, True, 1, {"infantry": 7, "cavalry": 3, "ships": 0}),
+    (15, True, 0.75, {"infantry": 5, "cavalry": 2, "ships": 0}),
+    (13, True, 0.5, {"infantry": 4, "cavalry": 2, "ships": 0}),
+    (12, False, 0, {"infantry": 0, "cavalry": 0, "ships": 0}),
+])
+def test_retreat_contract(roll: int, success: bool, fraction: float,
+                          escaped: dict[str, int]) -> None:
+    code, out = run("retreat", {"infantry": 7, "cavalry": 3, "dice": [roll]})
+    assert code == 0
+    assert (out["success"], out["fraction"], out["escaped"], out["penalty"]) == (
+        success, fraction, escaped, not success)
+    assert out["roll"] == roll
+
+
+def test_retreat_field_errors() -> None:
+    code, out = run("retreat", {"infantry": -1, "cavalry": 3, "dice": [20]})
+    assert (code, out["field"]) == (2, "infantry")
+    code, out = run("retreat", {"infantry": 1, "cavalry": 3, "dice": []})
+    assert (code, out["field"]) == (2, "dice")
+
+
+def test_engines_take_dice_directly() -> None:
+    out = retreat_engine({"infantry": 4, "cavalry": 0}, ScriptedDice([18]))
+    assert out["escaped"]["infantry"] == 4
