@@ -25,13 +25,23 @@ ConfigOption = Annotated[
 
 @app.command("rules")
 def rules_cmd(
-    engine: Annotated[str, typer.Argument(help="Engine name, e.g. battle, muster, odds.")],
+    engine: Annotated[str, typer.Argument(help="Engine name (battle, odds, muster ...) or "
+                                          "'show' for the rules settings in force.")],
+    config: Annotated[Path | None, typer.Option("--config", "-c", envvar="MAESTER_CONFIG",
+                                                help="Config file (for 'show').")] = None,
 ) -> None:
     """Run a rules engine on one JSON object from stdin; print one JSON object.
 
     Exit code 2 and {"error": ...} for bad input. See docs/engines.md.
+    `maester rules show` prints every rules number in force instead.
     """
     from bot.jsonapi.engines import run_engine
+
+    if engine == "show":
+        from bot.cli_campaign import show_rules
+
+        show_rules(config)
+        return
 
     code, answer = run_engine(engine, sys.stdin.read())
     sys.stdout.write(json.dumps(answer, sort_keys=False) + "\n")

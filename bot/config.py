@@ -150,10 +150,14 @@ def parse_settings(data: Mapping[str, Any], source: str = "config") -> Settings:
             key = ".".join(str(p) for p in err["loc"])
             problems.append(f"{key}: {err['msg']}")
         raise ConfigError(f"{source}: " + "; ".join(problems)) from None
+    except ConfigError as exc:
+        raise ConfigError(f"{source}: {exc}") from None
     return settings
 
 
 _SCALAR_TYPES = (int, Decimal, bool)
+# Whole-number settings that the clock divides by or counts in: 0 would stop the game.
+_AT_LEAST_ONE = frozenset({"tick_hours", "months_per_year"})
 
 
 def apply_rule_overrides(base: rc.RulesConfig, overrides: Mapping[str, Any]) -> rc.RulesConfig:
@@ -162,7 +166,8 @@ def apply_rule_overrides(base: rc.RulesConfig, overrides: Mapping[str, Any]) -> 
     Scalars by field name (``detection_radius = 2``, ``infantry_upkeep = "0.2"``);
     ``terrain_cost`` and ``defender_bonus`` as tables keyed by terrain; ``[[rules.bands]]``,
     ``[[rules.casualties]]``, ``[[rules.retreat]]``, ``[[rules.detection]]`` and
-    ``[[rules.siege_months]]`` as arrays of tables replacing the whole chart.
+    ``[[rules.siege_months]]`` as arrays of tables replacing the whole chart (a row without its
+    ``max_ratio``/``max_size`` is the open-ended last row; unknown row keys are refused).
     """
     fields = {f.name: f for f in dataclasses.fields(base)}
     changes: dict[str, Any] = {}
@@ -186,21 +191,33 @@ def _convert(key: str, current: Any, value: Any) -> Any:
     if isinstance(current, int):
         if isinstance(value, bool) or not isinstance(value, int):
             raise TypeError("must be a whole number")
+        if value < (1 if key in _AT_LEAST_ONE else 0):
+            raise ValueError(f"must be at least {1 if key in _AT_LEAST_ONE else 0}, not {value}")
         return value
     if isinstance(current, Decimal):
-        if isinstance(value, bool) or not isinstance(value, int | float | str):
-            raise TypeError("must be a number (write decimals as strings: \"0.1\")")
-        return Decimal(str(value))
+        number = _decimal(value)
+        if number < 0:
+            raise ValueError(f"must not be negative, not {number}")
+        return number
     if isinstance(current, timedelta):
-        return timedelta(hours=int(value))
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise TypeError("must be a whole number of hours, at least 1")
+        return timedelta(hours=value)
     if key in ("terrain_cost", "defender_bonus"):
         if not isinstance(value, Mapping):
             raise TypeError("must be a table keyed by terrain, e.g. {forest = 2}")
         table = dict(current)
         for name, amount in value.items():
             terrain = rc.Terrain(str(name).lower())
-            table[terrain] = int(amount) if key == "terrain_cost" else Decimal(str(amount))
+            if key == "defender_bonus":
+                table[terrain] = _decimal(amount)
+            elif isinstance(amount, bool) or not isinstance(amount, int) or amount < 1:
+                raise TypeError(f"{name}: must be a whole number of at least 1")
+            else:
+                table[terrain] = amount
         return tuple(table.items())
+    if isinstance(current, datetime):
+        raise TypeError("cannot be changed here; set it in [calendar]")
     row_types: dict[str, type] = {
         "bands": rc.BattleBand, "casualties": rc.CasualtyRow, "retreat": rc.RetreatRow,
         "detection": rc.SizeRow, "siege_months": rc.SizeRow,
@@ -208,20 +225,59 @@ def _convert(key: str, current: Any, value: Any) -> Any:
     if key in row_types:
         if not isinstance(value, list) or not value:
             raise TypeError("must be a non-empty array of tables")
-        cls = row_types[key]
-        rows = []
-        for i, row in enumerate(value):
-            if not isinstance(row, Mapping):
-                raise TypeError(f"row {i} must be a table")
-            kwargs = {}
-            for f in dataclasses.fields(cls):
-                if f.name in row:
-                    raw = row[f.name]
-                    kwargs[f.name] = Decimal(str(raw)) if f.type in ("Decimal", "Decimal | None") \
-                        and raw is not None else raw
-            rows.append(cls(**kwargs))
-        return tuple(rows)
+        return tuple(_row(row_types[key], i, row) for i, row in enumerate(value))
     raise TypeError("cannot be changed from the config file")
+
+
+def _decimal(value: Any) -> Decimal:
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        raise TypeError("must be a number (write decimals as strings: \"0.1\")")
+    try:
+        number = Decimal(str(value).strip())
+    except ArithmeticError:
+        raise ValueError(f"{value!r} is not a number") from None
+    if not number.is_finite():
+        raise ValueError(f"{value!r} is not a finite number")
+    return number
+
+
+def _row(cls: type, index: int, row: Any) -> Any:
+    """One chart row from a TOML table; a missing ``max_*`` bound means "and above"."""
+    if not isinstance(row, Mapping):
+        raise TypeError(f"row {index} must be a table")
+    fields = {f.name: f for f in dataclasses.fields(cls)}
+    unknown = sorted(set(row) - set(fields))
+    if unknown:
+        raise TypeError(f"row {index}: unknown key {unknown[0]!r}; known: {', '.join(fields)}")
+    kwargs: dict[str, Any] = {}
+    for name, f in fields.items():
+        kind = str(f.type)
+        if name not in row:
+            if kind.endswith("| None"):
+                kwargs[name] = None  # TOML has no null: an open-ended last row omits its bound
+            continue
+        raw = row[name]
+        try:
+            if kind.startswith("Decimal"):
+                kwargs[name] = _decimal(raw)
+            elif kind.startswith("int"):
+                if isinstance(raw, bool) or not isinstance(raw, int):
+                    raise TypeError("must be a whole number")
+                kwargs[name] = raw
+            elif kind == "bool":
+                if not isinstance(raw, bool):
+                    raise TypeError("must be true or false")
+                kwargs[name] = raw
+            else:
+                kwargs[name] = str(raw)
+        except (TypeError, ValueError) as exc:
+            raise type(exc)(f"row {index}: {name} {exc}") from None
+    try:
+        return cls(**kwargs)
+    except TypeError:
+        missing = [n for n in fields if n not in kwargs
+                   and fields[n].default is dataclasses.MISSING]
+        raise TypeError(f"row {index}: missing {', '.join(missing)}") from None
 
 
 def rules_table(config: rc.RulesConfig) -> list[tuple[str, str]]:

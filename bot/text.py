@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|>~^<])")
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]#|>~^<])")
+_LINE_START = re.compile(r"^(\s*)([-+]|\d+\.)")
 _PING = re.compile(r"(?i)(?<![\w/])(/?)([ur])/")
 
 
@@ -32,5 +33,6 @@ def escape_md(text: str, limit: int = 200) -> str:
     if len(text) > limit:
         text = text[:limit] + "…"
     text = _MD_SPECIAL.sub(r"\\\1", text)
+    text = _LINE_START.sub(lambda m: m.group(1) + "\\" + m.group(2), text)
     # u/name and r/name become u&#47;name: still readable, no longer a ping or a link.
     return _PING.sub(lambda m: f"{m.group(1)}{m.group(2)}&#47;", text)

@@ -5,39 +5,72 @@ with ``BEGIN IMMEDIATE`` (SQLAlchemy's documented recipe: the driver's own trans
 is switched off and the ``begin`` event issues the statement), so concurrent writers queue
 instead of failing with "database is locked". PostgreSQL: plain READ COMMITTED with explicit
 row locks where the services need them.
+
+PostgreSQL URLs may carry one query parameter of our own, ``?schema=NAME``: it is removed from
+the URL before connecting and becomes the connection's ``search_path``, so every table lives in
+that schema. Separate processes given the same URL therefore share one schema (the tests give
+each test its own schema in one database; a host may run several campaigns in one database).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
 from sqlalchemy import Engine, create_engine, event
-from sqlalchemy.engine import make_url
+from sqlalchemy.engine import URL, make_url
 from sqlalchemy.pool import NullPool
 from sqlmodel import Session
 
 BUSY_TIMEOUT_MS = 60_000
+SCHEMA_QUERY_KEY = "schema"
+# Unquoted PostgreSQL identifiers only: the name goes into a connection option verbatim.
+_SCHEMA_NAME = re.compile(r"[a-z_][a-z0-9_]{0,62}")
 
 
 def is_sqlite(engine: Engine) -> bool:
     return engine.dialect.name == "sqlite"
 
 
-def make_engine(url: str, *, echo: bool = False) -> Engine:
-    """An engine for ``url`` (``sqlite:///path`` or ``postgresql+psycopg://...``)."""
+def make_engine(url: str | URL, *, echo: bool = False, schema: str | None = None) -> Engine:
+    """An engine for ``url`` (``sqlite:///path`` or ``postgresql+psycopg://...[?schema=NAME]``).
+
+    ``schema`` (or the URL's ``schema`` query parameter; the argument wins) makes a PostgreSQL
+    engine use that existing schema as its ``search_path``. Raises ValueError for a schema name
+    that is not a lower-case identifier, or for a schema on any backend but PostgreSQL.
+    """
     parsed = make_url(url)
+    from_url = parsed.query.get(SCHEMA_QUERY_KEY)
+    if from_url is not None:
+        parsed = parsed.difference_update_query([SCHEMA_QUERY_KEY])
+        if schema is None:
+            schema = from_url if isinstance(from_url, str) else from_url[-1]
     if parsed.get_backend_name() == "sqlite":
+        if schema is not None:
+            raise ValueError("a schema applies to PostgreSQL URLs only, not SQLite")
         engine = create_engine(
-            url,
+            parsed,
             echo=echo,
             connect_args={"timeout": BUSY_TIMEOUT_MS / 1000, "check_same_thread": False},
             poolclass=NullPool,
         )
         _configure_sqlite(engine)
         return engine
-    return create_engine(url, echo=echo, pool_pre_ping=True)
+    connect_args: dict[str, Any] = {}
+    if schema is not None:
+        if parsed.get_backend_name() != "postgresql":
+            raise ValueError("a schema applies to PostgreSQL URLs only")
+        if not _SCHEMA_NAME.fullmatch(schema):
+            raise ValueError(
+                f"schema {schema!r}: expected a lower-case identifier (letters, digits, _)"
+            )
+        # SQLAlchemy lets connect_args replace the URL's own ``options``: keep both.
+        existing = parsed.query.get("options")
+        before = (existing if isinstance(existing, str) else " ".join(existing or ())) + " "
+        connect_args["options"] = f"{before.lstrip()}-csearch_path={schema}"
+    return create_engine(parsed, echo=echo, pool_pre_ping=True, connect_args=connect_args)
 
 
 def _configure_sqlite(engine: Engine) -> None:

@@ -17,6 +17,17 @@ from sqlmodel import Field, SQLModel
 
 from bot.db.types import ExactDecimal, UTCDateTime
 
+# Every constraint gets a predictable name on every backend (PostgreSQL would invent its own,
+# SQLite keeps none), so a later migration can drop or alter it, in SQLite batch mode too.
+# Must be set before the tables below are defined.
+SQLModel.metadata.naming_convention = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+}
+
 
 def _json(default: Any = None) -> Any:
     return Field(default_factory=lambda: default() if callable(default) else default,

@@ -12,10 +12,30 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
+from sqlalchemy import insert
 from sqlmodel import Session, col, select
 
 from bot.db.models import Event, Outbox, Player
 from rules.dice import Roll
+
+_BUFFER = "journal_buffer"
+
+
+def start_buffering(session: Session) -> None:
+    """Collect events and outbox rows in memory until :func:`flush_buffer` (a tick writes
+    them as two batched inserts instead of one statement per row)."""
+    session.info[_BUFFER] = {"event": [], "outbox": []}
+
+
+def flush_buffer(session: Session) -> None:
+    """Write the collected rows in order and stop buffering."""
+    buffer = session.info.pop(_BUFFER, None)
+    if not buffer:
+        return
+    if buffer["event"]:
+        session.execute(insert(Event), buffer["event"])
+    if buffer["outbox"]:
+        session.execute(insert(Outbox), buffer["outbox"])
 
 
 def log_event(
@@ -31,22 +51,19 @@ def log_event(
     actor: str = "maester",
     data: dict[str, Any] | None = None,
     rolls: Sequence[Roll] = (),
-) -> Event:
+) -> None:
     """Append one event (never updated afterwards)."""
-    event = Event(
-        campaign_id=campaign_id,
-        tick=tick,
-        kind=kind,
-        claim_id=claim_id,
-        public=public,
-        actor=actor,
-        summary=summary,
-        data_json=data or {},
-        dice_json=[{"sides": r.sides, "value": r.value, "purpose": r.purpose} for r in rolls],
-        at=at,
-    )
-    session.add(event)
-    return event
+    row: dict[str, Any] = {
+        "campaign_id": campaign_id, "tick": tick, "kind": kind, "claim_id": claim_id,
+        "public": public, "actor": actor, "summary": summary, "data_json": data or {},
+        "dice_json": [{"sides": r.sides, "value": r.value, "purpose": r.purpose} for r in rolls],
+        "at": at,
+    }
+    buffer = session.info.get(_BUFFER)
+    if buffer is not None:
+        buffer["event"].append(row)
+    else:
+        session.add(Event(**row))
 
 
 def queue(
@@ -65,32 +82,35 @@ def queue(
     claim_id: int | None = None,
 ) -> Outbox | None:
     """Queue one post/reply/message under ``key``; a key already queued is left alone."""
-    existing = session.exec(
-        select(col(Outbox.id)).where(Outbox.campaign_id == campaign_id, Outbox.key == key)
-    ).first()
-    if existing is not None:
+    if not session.info.get("outbox_keys_unique"):
+        existing = session.exec(
+            select(col(Outbox.id)).where(Outbox.campaign_id == campaign_id, Outbox.key == key)
+        ).first()
+        if existing is not None:
+            return None
+    row: dict[str, Any] = {
+        "campaign_id": campaign_id, "key": key, "kind": kind, "public": public,
+        "target": target, "claim_id": claim_id, "title": title[:300], "body": body,
+        "flair": flair, "tick": tick, "created_at": at,
+    }
+    buffer = session.info.get(_BUFFER)
+    if buffer is not None:
+        buffer["outbox"].append(row)
         return None
-    entry = Outbox(
-        campaign_id=campaign_id,
-        key=key,
-        kind=kind,
-        public=public,
-        target=target,
-        claim_id=claim_id,
-        title=title[:300],
-        body=body,
-        flair=flair,
-        tick=tick,
-        created_at=at,
-    )
+    entry = Outbox(**row)
     session.add(entry)
     return entry
 
 
 def players_of(session: Session, claim_id: int) -> list[str]:
     """Reddit names of a claim's players, sorted."""
-    rows = session.exec(select(col(Player.reddit_name)).where(Player.claim_id == claim_id)).all()
-    return sorted(rows)
+    cache: dict[int, list[str]] | None = session.info.get("players_by_claim")
+    if cache is None:
+        cache = {}
+        for player in session.exec(select(Player)).all():
+            cache.setdefault(player.claim_id, []).append(player.reddit_name)
+        session.info["players_by_claim"] = cache
+    return sorted(cache.get(claim_id, []))
 
 
 def notify_claim(

@@ -7,10 +7,12 @@ band, the rolls and the outcome are shown.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from decimal import Decimal
 
 from rules.campaign.battle import BattleResult, SideResult, Winner
-from rules.campaign.characters import Fate
+from rules.campaign.characters import Fate, TableRoll
+from rules.campaign.modifiers import Source
 
 
 def troops_text(infantry: int, cavalry: int, ships: int = 0) -> str:
@@ -30,9 +32,12 @@ def _num(value: Decimal) -> str:
 
 
 def _strength_cell(side: SideResult, hidden: bool) -> str:
-    if hidden:
-        return "hidden (holdfast defenses)"
     labels = side.strength.public_labels()
+    if hidden:
+        # issue 6: the value would reveal the secret multipliers; the public ones may be named.
+        secret = "holdfast defenses" if any(a.modifier.source is Source.HOLDFAST
+                                            for a in side.strength.applied) or not labels else ""
+        return "hidden (" + "; ".join(filter(None, (secret, " ".join(labels)))) + ")"
     text = _num(side.strength.value)
     if labels:
         text += f" ({side.strength.base} " + " ".join(labels) + ")"
@@ -44,8 +49,13 @@ def _roll_cell(side: SideResult) -> str:
 
 
 def battle_post(result: BattleResult, *, attacker: str, defender: str, place: str, when: str,
-                kind: str = "field", hide_defender: bool = False) -> str:
-    """The public battle report."""
+                kind: str = "field", hide_defender: bool = False,
+                settled: Mapping[tuple[str, str], TableRoll] | None = None) -> str:
+    """The public battle report.
+
+    ``settled`` holds the fate-table rolls the bot made, keyed by (``"attacker"`` or
+    ``"defender"``, character name); without it the report lists who must roll.
+    """
     what = {"field": "Battle", "assault": "Assault", "sally": "Sally"}.get(kind, "Battle")
     winner = attacker if result.winner is Winner.ATTACKER else defender
     hidden = hide_defender or result.defender.strength.has_hidden \
@@ -75,9 +85,17 @@ def battle_post(result: BattleResult, *, attacker: str, defender: str, place: st
     if dice:
         lines.append(f"\nDice: {dice}")
     rolls = []
-    for name, side in ((attacker, result.attacker), (defender, result.defender)):
+    for which, name, side in (("attacker", attacker, result.attacker),
+                              ("defender", defender, result.defender)):
         for fate in side.fates:
-            if fate.fate is Fate.DEATH_ROLL:
+            rolled = settled.get((which, fate.name)) if settled is not None else None
+            if rolled is not None:
+                table = "death" if fate.fate is Fate.DEATH_ROLL else "injury"
+                rolls.append(f"- {fate.name} ({name}) made a **{table} roll** (d100 {fate.roll}), "
+                             f"{table} table {rolled.roll}: {rolled.outcome}")
+            elif fate.fate is Fate.CAPTURED:
+                rolls.append(f"- {fate.name} ({name}) is **captured**")
+            elif fate.fate is Fate.DEATH_ROLL:
                 rolls.append(f"- {fate.name} ({name}) must make a **death roll** "
                              f"(d100 {fate.roll} <= {_num(fate.casualty_pct)})")
             elif fate.fate is Fate.INJURY_ROLL:

@@ -22,6 +22,7 @@ from fractions import Fraction
 from typing import Any
 
 from sqlalchemy import Engine
+from sqlalchemy.orm.attributes import flag_modified
 from sqlmodel import Session, col, select
 
 from bot.db.engine import transaction
@@ -38,6 +39,13 @@ from bot.db.models import (
     TickRun,
 )
 from bot.services import journal
+from bot.services.catalogue import (  # issue 6: the modifiers in force
+    ModifierBook,
+    after_battle,
+    labels_for,
+    month_for_claim,
+    tick_book,
+)
 from bot.services.render import battle_post, troops_text
 from bot.services.world import (
     ACTIVE_STATES,
@@ -110,6 +118,7 @@ def apply_tick(session: Session, ctx: CampaignContext, campaign: Campaign, index
     """Apply tick ``index`` inside the caller's transaction (the campaign row is locked)."""
     session.add(TickRun(campaign_id=ctx.campaign_id, tick=index))
     session.flush()  # the unique key: a second application fails here and rolls back
+    journal.start_buffering(session)
     at = ctx.tick_at(index)
     report = TickReport(index, at)
     state = _TickState(session, ctx, campaign, index, at, report)
@@ -118,9 +127,13 @@ def apply_tick(session: Session, ctx: CampaignContext, campaign: Campaign, index
         month = calendar.month_number_of(boundary.date, ctx.rules)
         if month > campaign.last_month:
             state.run_month(month, boundary.date)
-    state.complete_musters()
-    state.move_armies()
+    # One flush at the end: row changes go out as a few batched statements, however many
+    # armies moved (the number of statements per tick must not grow with the armies).
+    with session.no_autoflush:
+        state.complete_musters()
+        state.move_armies()
     state.resolve_battles()
+    journal.flush_buffer(session)
     campaign.last_tick = index
     session.add(campaign)
     return report
@@ -156,6 +169,13 @@ def ledger_to_json(ledger: SlainLedger) -> list[Any]:
     return out
 
 
+ARMY_TICK_COLUMNS = (
+    "state", "tile", "infantry", "cavalry", "ships", "path_json", "costs_json",
+    "travelled_json", "saved", "depart_tick", "arrival_tick", "stationary_since",
+    "retreat_penalty", "meta_json",
+)
+
+
 def secret_defense(tile_bonus: Any) -> Modifier:
     """A holdfast's secret defense bonus as a hidden strength modifier for its defenders."""
     return Modifier("holdfast defenses", Source.HOLDFAST,
@@ -176,7 +196,13 @@ class _TickState:
         self.report = report
         self.claims = {c.id: c for c in all_claims(session, ctx)}
         self.armies = list(armies(session, ctx))
+        self.by_tile: dict[str, list[Army]] = defaultdict(list)
+        for a in self.armies:
+            self.by_tile[a.tile].append(a)
         self.wars = war_pairs(session, ctx)
+        # Keys queued by a tick are unique by construction (they name the tick or the army
+        # and the tick applies once), so the outbox need not look each one up.
+        session.info["outbox_keys_unique"] = True
 
     # helpers
     def label(self, tile_id: str) -> str:
@@ -207,7 +233,17 @@ class _TickState:
 
     def save(self, *rows: Any) -> None:
         for row in rows:
+            if isinstance(row, Army):
+                # Every saved army writes the same columns, so the flush sends all of them
+                # in one executemany instead of one statement per distinct change.
+                for name in ARMY_TICK_COLUMNS:
+                    flag_modified(row, name)
             self.s.add(row)
+
+    def book(self) -> ModifierBook:
+        """The modifiers in force this tick (issue 6), loaded once per tick."""
+        return tick_book(self.s, self.ctx, armies=self.armies, claims=self.claims.values(),
+                         tick=self.t)
 
     # --- monthly jobs -------------------------------------------------------------------
     def run_month(self, month: int, date: calendar.GameDate) -> None:
@@ -215,6 +251,8 @@ class _TickState:
         self.s.flush()
         season = Season(self.campaign.season)
         for claim in self.claims.values():
+            self.report.events.extend(month_for_claim(  # issue 6: improvements, capacity
+                self.s, self.ctx, self.book(), claim, month, tick=self.t, at=self.at))
             self._upkeep(claim, season, date)
             self._regenerate(claim, date)
         self._advance_sieges(date)
@@ -226,15 +264,18 @@ class _TickState:
         inf = sum(a.infantry for a in raised)
         cav = sum(a.cavalry for a in raised)
         ships = sum(a.ships for a in raised)
-        result = apply_upkeep(claim.gold, inf, cav, season, self.ctx.rules, ships)
+        result = apply_upkeep(claim.gold, inf, cav, season, self.ctx.rules, ships,
+                              income_modifiers=self.book().claim(claim))  # issue 6
         claim.gold = result.gold_after
         self.save(claim)
         if not result.scatter:
-            if result.cost:
+            if result.cost or result.income:
+                income = f"Income: {result.income} gold ({', '.join(result.income_labels)}). " \
+                    if result.income else ""
                 self.notify(claim.id or 0, f"upkeep:{claim.id}:{date.year}:{date.month}",
                             f"Upkeep for {date}",
-                            f"Upkeep of {result.cost} gold paid for {troops_text(inf, cav, ships)}"
-                            f". Gold left: {claim.gold}.")
+                            f"{income}Upkeep of {result.cost} gold paid for "
+                            f"{troops_text(inf, cav, ships)}. Gold left: {claim.gold}.")
             return
         for a in raised:
             kept_inf = int(a.infantry * self.ctx.rules.scatter_survival)
@@ -391,14 +432,17 @@ class _TickState:
             if a.depart_tick is None or a.depart_tick > self.t or not a.path_json:
                 continue
             is_fleet = a.kind == ArmyKind.FLEET.value
-            budget = budget_per_tick(a.infantry, a.cavalry, self.ctx.rules, is_fleet=is_fleet)
+            budget = budget_per_tick(a.infantry, a.cavalry, self.ctx.rules, is_fleet=is_fleet,
+                                     modifiers=self.book().army(a))  # issue 6
             progress = MarchProgress(tuple(int(c) for c in a.costs_json), 0, Fraction(a.saved))
             progress, entered = step_march(progress, budget)
             a.saved = str(progress.saved)
             stopped = False
             for _ in range(entered):
                 a.travelled_json = [*a.travelled_json, a.tile]
+                self.by_tile[a.tile].remove(a)
                 a.tile = a.path_json[0]
+                self.by_tile[a.tile].append(a)
                 a.path_json = a.path_json[1:]
                 a.costs_json = a.costs_json[1:]
                 self._detect(a, observers)
@@ -434,19 +478,25 @@ class _TickState:
             rolled.add(key)
             size = a.infantry + a.cavalry + a.ships
             dice = self.ctx.dice("detect", self.t, a.id or 0, tile_id)
-            result = roll_detection(size, watcher[1], dice=dice, rules=self.ctx.rules)
+            watching = self.book().observer(watcher[0], tile_id)  # issue 6
+            result = roll_detection(size, watcher[1], dice=dice, rules=self.ctx.rules,
+                                    observer_modifiers=watching,
+                                    stealth_modifiers=self.book().army(a))
+            changed_by = labels_for(result.applied, watching)
             self.log("detection", f"{self.label(tile_id)} rolls to detect army {a.id}: "
                      + ("detected" if result.detected else "not detected"),
                      claim_id=watcher[0],
                      data={"army": a.id, "observer": tile_id, "detected": result.detected,
-                           "target": result.target, "roll": result.roll},
+                           "target": result.target, "roll": result.roll,
+                           "bonus": result.bonus, "modifiers": list(changed_by)},
                      rolls=dice.rolls)
             if result.detected:
                 detected_by = self._detected_by(a)
                 detected_by.add(watcher[0])
                 self._set_meta(a, detected_by=sorted(detected_by))
                 roll = "automatic" if result.automatic else \
-                    f"d20 {result.roll} + {result.bonus} = {result.total} vs {result.target}"
+                    f"d20 {result.roll} + {result.bonus} = {result.total} vs {result.target}" \
+                    + (f" ({', '.join(changed_by)})" if changed_by else "")
                 self.notify(watcher[0], f"detect:{a.id}:{self.t}:{tile_id}",
                             f"A host is sighted near {self.label(tile_id)}",
                             f"Your watchers at {self.label(tile_id)} sight an army of "
@@ -468,8 +518,8 @@ class _TickState:
         """A marching army entering a tile held by an enemy at war stops there to fight."""
         if a.state == ArmyState.RETREATING.value:
             return False
-        for other in self.armies:
-            if other is a or other.tile != a.tile or other.kind != a.kind:
+        for other in self.by_tile.get(a.tile, ()):
+            if other is a or other.kind != a.kind:
                 continue
             if other.state not in (ArmyState.STANDING.value, ArmyState.BESIEGING.value):
                 continue
@@ -483,14 +533,14 @@ class _TickState:
                 created_tick=self.t, resolve_tick=self.t + self.ctx.rules.reaction_ticks,
                 reactor_claim=reactor)
             self.s.add(battle)
-            self.s.flush()
             when = self.ctx.when(self.ctx.tick_at(battle.resolve_tick))
             self.log("encounter", f"army {a.id} meets enemy army {other.id} at {a.tile}",
-                     claim_id=a.claim_id, data={"battle": battle.id, "reactor": reactor})
+                     claim_id=a.claim_id, data={"attacker": a.id, "defender": other.id,
+                                                "reactor": reactor})
             for claim_id, own, enemy in ((a.claim_id, a, other), (other.claim_id, other, a)):
                 choice = (f" You have the first reaction: reply `retreat army {own.id}` or "
                           f"`stand army {own.id}` before then.") if claim_id == reactor else ""
-                self.notify(claim_id, f"encounter:{battle.id}",
+                self.notify(claim_id, f"encounter:{self.t}:{a.id}:{other.id}",
                             f"Battle looms at {self.label(a.tile)}",
                             f"Your army {own.id} faces army {enemy.id} of "
                             f"{self.claim_name(enemy.claim_id)} at {self.label(a.tile)}. The "
@@ -539,7 +589,7 @@ class _TickState:
                                                    Character.status == "alive")).all()
         return tuple(r.name for r in rows)
 
-    def _side(self, a: Army, *, moving: bool = False) -> Side:
+    def _side(self, a: Army, *, moving: bool = False, assault: bool = False) -> Side:
         terrain = self.ctx.world.tile(a.tile).terrain if a.tile in self.ctx.world \
             else Terrain.FIELD
         stationary = not moving and a.state in (
@@ -548,7 +598,8 @@ class _TickState:
                a.arrival_tick != self.t)
         return Side(infantry=a.infantry, cavalry=a.cavalry, ships=a.ships, terrain=terrain,
                     stationary=stationary, retreat_penalty=a.retreat_penalty,
-                    characters=self._characters(a.id or 0))
+                    characters=self._characters(a.id or 0),
+                    modifiers=self.book().army(a, equipment=assault))  # issue 6
 
     def _field_battle(self, battle: PendingBattle, by_id: dict[int | None, Army]) -> None:
         att = by_id.get(battle.attacker_army)
@@ -650,9 +701,11 @@ class _TickState:
                  rolls=result.rolls)
         title = self.ctx.settings.posts.battle_title.format(
             attacker=att_name, defender=dfd_name, tile=self.label(battle.tile))
+        settled = after_battle(self.s, self.ctx, battle, result, att, dfd, tick=self.t,
+                               at=self.at)  # issue 6: secrets to their owners, fate tables
         body = battle_post(result, attacker=att_name, defender=dfd_name,
                            place=self.label(battle.tile), when=self.ctx.when(self.at),
-                           kind=battle.kind, hide_defender=hidden_defender)
+                           kind=battle.kind, hide_defender=hidden_defender, settled=settled)
         self.post(f"battle:{battle.id}", title, body, self.ctx.settings.posts.battle_flair)
         if hidden_defender and garrison_claim is not None:
             self.notify(garrison_claim.id or 0, f"battle:{battle.id}:defenses",
@@ -668,7 +721,8 @@ class _TickState:
         tile = self.ctx.world.tile(tile_id)
         mods = (secret_defense(tile.defense_bonus),) if tile.defense_bonus != 1 else ()
         return Side(infantry=claim.infantry, cavalry=claim.cavalry, terrain=tile.terrain,
-                    stationary=True, modifiers=mods)
+                    stationary=True, modifiers=(*mods, *self.book().holdfast(claim)),
+                    characters=self.book().home_characters(claim.id or 0))  # issue 6
 
     def _assault(self, battle: PendingBattle, by_id: dict[int | None, Army]) -> None:
         att = by_id.get(battle.attacker_army)
@@ -677,7 +731,7 @@ class _TickState:
                 or att.state == ArmyState.GONE.value:
             battle.status = "void"
             return
-        result = resolve_battle(self._side(att, moving=True), self._garrison_side(
+        result = resolve_battle(self._side(att, moving=True, assault=True), self._garrison_side(
             claim, battle.holdfast), dice=self.ctx.dice("battle", battle.id or 0),
             rules=self.ctx.rules)
         battle.status = "resolved"
@@ -715,7 +769,9 @@ class _TickState:
             sally_side = self._side(sally_army, moving=True)
         else:
             sally_side = Side(infantry=claim.infantry, cavalry=claim.cavalry,
-                              terrain=self.ctx.world.tile(battle.holdfast).terrain)
+                              terrain=self.ctx.world.tile(battle.holdfast).terrain,
+                              modifiers=self.book().holdfast(claim),  # issue 6
+                              characters=self.book().home_characters(claim.id or 0))
         result = resolve_battle(sally_side, self._side(besieger),
                                 dice=self.ctx.dice("battle", battle.id or 0),
                                 rules=self.ctx.rules)

@@ -12,7 +12,8 @@ def test_pings_are_defused() -> None:
 
 
 def test_markdown_is_escaped() -> None:
-    assert escape_md("**bold** [link](http://x)") == r"\*\*bold\*\* \[link\]\(http://x\)"
+    assert escape_md("**bold** [link](http://x)") == r"\*\*bold\*\* \[link\](http://x)"
+    assert escape_md("- item") == r"\- item"
 
 
 def test_control_and_zero_width_characters_are_removed() -> None:

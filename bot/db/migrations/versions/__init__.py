@@ -1,0 +1,1 @@
+"""One module per schema revision, in order (``v0001_...``, ``v0002_...``)."""

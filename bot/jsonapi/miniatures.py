@@ -1,0 +1,259 @@
+"""``maester rules miniatures-attack``: one ASOIAF Tabletop Miniatures attack as JSON.
+
+With ``"dice"`` the attack is resolved with those dice, in this order: the attack dice, the
+active player's attack re-rolls, the other player's, one defense die per hit, the active
+player's defense re-rolls, the other player's, the panic test's two d6, and its d3 only if the
+test fails. With ``"distribution": true`` and no ``"dice"`` the reply is the exact distribution
+of total wounds instead (probabilities as exact fractions, decimal strings and floats). With
+both, the reply has both. With neither, the attack is resolved with seeded or fresh dice.
+The format is documented, with worked examples, in ``docs/engines/miniatures.md``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+from decimal import ROUND_HALF_EVEN, Decimal
+from fractions import Fraction
+from typing import Any
+
+from bot.jsonapi import Payload, json_engine
+from bot.jsonapi.fields import get_bool, get_int, get_list, get_obj, get_str
+from rules.dice import Dice
+from rules.errors import InvalidInput
+from rules.miniatures.attack import AttackProfile, AttackResult, AttackSpec, resolve_attack
+from rules.miniatures.distribution import WoundDistribution, wound_distribution
+from rules.miniatures.morale import PanicResult, PanicWounds
+from rules.miniatures.rolls import (
+    MAX_MODIFIER,
+    MAX_POOL,
+    NO_REROLL,
+    PoolRerolls,
+    PoolResult,
+    Reroll,
+    RerollFaces,
+    Side,
+    check_whole,
+)
+from rules.miniatures.units import UnitKind, UnitState, WoundReport
+
+ENGINE = "miniatures-attack"
+DECIMAL_PLACES = 15
+_FACES = tuple(f.value for f in RerollFaces)
+_SIDES = tuple(s.value for s in Side)
+_KINDS = tuple(k.value for k in UnitKind)
+_RULES = tuple(r.value for r in PanicWounds)
+
+
+def _reroll(data: Mapping[str, Any], side: Side, prefix: str) -> Reroll:
+    faces = RerollFaces(get_str(data, side.value, prefix, default="none", choices=_FACES))
+    limit_key = f"{side.value}_limit"
+    limit = None
+    if data.get(limit_key) is not None:
+        limit = get_int(data, limit_key, prefix, minimum=1, maximum=MAX_POOL)
+    if faces is RerollFaces.NONE:
+        return NO_REROLL
+    return Reroll(faces, limit)
+
+
+def _pool_rerolls(payload: Payload, key: str) -> PoolRerolls:
+    data = get_obj(payload, key, default={})
+    unknown = set(data) - {"attacker", "attacker_limit", "defender", "defender_limit"}
+    if unknown:
+        raise InvalidInput(f"{key}.{sorted(unknown)[0]}", "is not a known field",
+                           "attacker, attacker_limit, defender, defender_limit")
+    return PoolRerolls(_reroll(data, Side.ATTACKER, key), _reroll(data, Side.DEFENDER, key))
+
+
+def _attack_dice(payload: Payload, to_hit: int) -> int:
+    if "profile" in payload:
+        if "attack_dice" in payload:
+            raise InvalidInput("profile", "give either attack_dice or profile, not both")
+        prof = get_obj(payload, "profile")
+        raw = get_list(prof, "dice", "profile")
+        dice = tuple(
+            check_whole(f"profile.dice[{i}]", n, 0, MAX_POOL, f"0 to {MAX_POOL} dice")
+            for i, n in enumerate(raw)
+        )
+        profile = AttackProfile(get_str(prof, "name", "profile", default="attack"), to_hit, dice)
+        ranks = get_int(prof, "ranks", "profile", default=len(dice), minimum=1,
+                        maximum=max(len(dice), 1))
+        return profile.dice_for(ranks, highest=get_bool(prof, "highest", "profile", default=False),
+                                lowest=get_bool(prof, "lowest", "profile", default=False))
+    return get_int(payload, "attack_dice", maximum=MAX_POOL)
+
+
+def _target(payload: Payload) -> UnitState | None:
+    if payload.get("target") is None:
+        return None
+    data = get_obj(payload, "target")
+    kind = UnitKind(get_str(data, "kind", "target", default="infantry", choices=_KINDS))
+    return UnitState(
+        kind,
+        get_int(data, "models", "target", default=kind.full_models, maximum=kind.full_models),
+        get_int(data, "wounds_per_model", "target", default=1, minimum=1),
+        get_int(data, "damage", "target", default=0),
+    )
+
+
+def read_attack(payload: Payload) -> tuple[AttackSpec, UnitState | None]:
+    """The attack a payload describes, and the defending unit if one is given. Raises
+    InvalidInput naming the field."""
+    to_hit = get_int(payload, "to_hit", minimum=2, maximum=6)
+    dice = _attack_dice(payload, to_hit)
+    morale: int | None = None
+    if payload.get("morale") is not None and get_bool(payload, "panic", default=True):
+        morale = get_int(payload, "morale", minimum=2, maximum=12)
+    target = _target(payload)
+    target_wounds = None
+    if payload.get("target_wounds") is not None:
+        if target is not None:
+            raise InvalidInput("target_wounds", "give either target or target_wounds, not both")
+        target_wounds = get_int(payload, "target_wounds", minimum=1)
+
+    def modifier(key: str, bound: int = MAX_MODIFIER) -> int:
+        return get_int(payload, key, default=0, minimum=-bound, maximum=bound)
+
+    spec = AttackSpec(
+        dice=dice,
+        to_hit=to_hit,
+        defense=get_int(payload, "defense", minimum=2, maximum=6),
+        morale=morale,
+        hit_modifier=modifier("hit_modifier"),
+        defense_modifier=modifier("defense_modifier"),
+        morale_modifier=modifier("morale_modifier", 12),
+        attack_rerolls=_pool_rerolls(payload, "attack_rerolls"),
+        defense_rerolls=_pool_rerolls(payload, "defense_rerolls"),
+        active=Side(get_str(payload, "active", default="attacker", choices=_SIDES)),
+        panic_wounds=PanicWounds(get_str(payload, "panic_wounds", default="d3", choices=_RULES)),
+        target_wounds=target_wounds,
+    )
+    if get_bool(payload, "charge", default=False):
+        spec = spec.with_charge_bonus()
+    return spec, target
+
+
+def probability(p: Fraction) -> dict[str, Any]:
+    """A probability as an exact fraction, a decimal string and a float."""
+    value = (Decimal(p.numerator) / Decimal(p.denominator)).quantize(
+        Decimal(1).scaleb(-DECIMAL_PLACES), rounding=ROUND_HALF_EVEN
+    )
+    return {"fraction": f"{p.numerator}/{p.denominator}", "decimal": str(value),
+            "float": float(p)}
+
+
+def distribution_json(dist: WoundDistribution) -> dict[str, Any]:
+    """The JSON form of an exact wound distribution."""
+    rows = []
+    for wounds, p in enumerate(dist.wounds):
+        at_least = dist.at_least(wounds)
+        rows.append({
+            "wounds": wounds,
+            "probability": probability(p)["decimal"],
+            "probability_float": float(p),
+            "fraction": f"{p.numerator}/{p.denominator}",
+            "at_least": probability(at_least)["decimal"],
+            "at_least_float": float(at_least),
+        })
+    return {
+        "wounds": rows,
+        "expected_wounds": probability(dist.expected),
+        "expected_hits": probability(dist.expected_hits),
+        "panic_failure_chance": probability(dist.panic_chance),
+        "total_probability": f"{sum(dist.wounds, Fraction(0))}",
+    }
+
+
+def _pool_json(pool: PoolResult, success: str) -> list[dict[str, Any]]:
+    return [
+        {"faces": list(d.faces), "rerolled_by": [s.value for s in d.rerolled_by],
+         "modified": d.modified, success: d.success}
+        for d in pool.dice
+    ]
+
+
+def _panic_json(panic: PanicResult | None) -> dict[str, Any] | None:
+    if panic is None:
+        return None
+    test = panic.test
+    return {
+        "outcome": panic.outcome.value,
+        "taken": panic.taken,
+        "morale": panic.morale,
+        "rolls": list(test.rolls) if test else [],
+        "modifier": test.modifier if test else 0,
+        "total": test.total if test else None,
+        "d3": panic.d3,
+        "wounds": panic.wounds,
+        "rule": panic.rule.value,
+    }
+
+
+def _unit_json(unit: UnitState) -> dict[str, Any]:
+    return {"kind": unit.kind.value, "models": unit.models,
+            "wounds_per_model": unit.wounds_per_model, "damage": unit.damage,
+            "ranks": unit.ranks, "remaining_wounds": unit.remaining_wounds}
+
+
+def _damage_json(report: WoundReport) -> dict[str, Any]:
+    return {"before": _unit_json(report.before), "after": _unit_json(report.after),
+            "models_removed": report.models_removed, "ranks_lost": report.ranks_lost,
+            "destroyed": report.destroyed}
+
+
+def result_json(result: AttackResult) -> dict[str, Any]:
+    """The JSON form of a resolved attack, every die included."""
+    spec = result.spec
+    out: dict[str, Any] = {
+        "outcome": result.outcome.value,
+        "attack": {"to_hit": spec.to_hit, "modifier": spec.hit_modifier,
+                   "dice": _pool_json(result.attack, "hit"), "hits": result.hits},
+        "defense": {"defense": spec.defense, "modifier": spec.defense_modifier,
+                    "dice": _pool_json(result.defense, "save"), "saves": result.blocked},
+        "attack_wounds": result.attack_wounds,
+        "panic": _panic_json(result.panic),
+        "wounds": result.wounds,
+    }
+    if result.damage is not None:
+        out["target"] = _damage_json(result.damage)
+    return out
+
+
+def spec_json(spec: AttackSpec) -> dict[str, Any]:
+    """How the engine read the attack (after charge bonus and defaults)."""
+
+    def rerolls(pr: PoolRerolls) -> dict[str, Any]:
+        return {"attacker": pr.attacker.faces.value, "attacker_limit": pr.attacker.limit,
+                "defender": pr.defender.faces.value, "defender_limit": pr.defender.limit}
+
+    return {
+        "attack_dice": spec.dice, "to_hit": spec.to_hit, "defense": spec.defense,
+        "morale": spec.morale, "hit_modifier": spec.hit_modifier,
+        "defense_modifier": spec.defense_modifier, "morale_modifier": spec.morale_modifier,
+        "attack_rerolls": rerolls(spec.attack_rerolls),
+        "defense_rerolls": rerolls(spec.defense_rerolls), "active": spec.active.value,
+        "panic_wounds": spec.panic_wounds.value, "target_wounds": spec.target_wounds,
+    }
+
+
+@json_engine(ENGINE, "ASOIAF Tabletop Miniatures: resolve an attack with dice, or its exact "
+             "wound distribution")
+def miniatures_attack(payload: Payload, dice: Dice) -> dict[str, Any]:
+    """Resolve an attack, or give its exact wound distribution (see the module docstring)."""
+    spec, target = read_attack(payload)
+    scripted = payload.get("dice") is not None
+    want_distribution = get_bool(payload, "distribution", default=False)
+    out: dict[str, Any] = {"engine": ENGINE, "spec": spec_json(spec)}
+    if want_distribution:
+        dist_spec = spec
+        if target is not None:
+            dist_spec = replace(spec, target_wounds=target.remaining_wounds)
+        out["distribution"] = distribution_json(wound_distribution(dist_spec))
+    if scripted or not want_distribution:
+        out["result"] = result_json(resolve_attack(spec, dice=dice, target=target))
+        remaining = getattr(dice, "remaining", None)
+        if isinstance(remaining, int):
+            out["dice_unused"] = remaining
+    out["mode"] = "resolve" if "result" in out else "distribution"
+    return out
+

@@ -1,0 +1,610 @@
+"""The bot's only door to Reddit: a :class:`RedditGateway` protocol and its PRAW implementation.
+
+Everything PRAW-specific lives in this module. The rest of the bot sees plain frozen values
+(:class:`Conversation`, :class:`Thing`, :class:`Mention`, :class:`Sent`) and four kinds of
+failure, so the intake and the deliverer decide what to do without knowing prawcore:
+
+* :class:`RateLimited`: Reddit (429, ``RATELIMIT``) or our own budget says wait; nothing
+  was done.
+* :class:`TransientError`: a 5xx, a timeout, a dropped connection. For an action it may or
+  may not have been performed (``uncertain``), which is why every post carries a marker.
+* :class:`PermanentError`: 403, 404, a banned subreddit, a refused post. Retrying is useless.
+* :class:`AuthError`: Reddit refuses the bot's credentials; an operator must act.
+
+Two PRAW behaviours are changed on purpose (see ``docs/setup.md`` and ``REDDIT.md``):
+prawcore retries a POST after a timeout or a 5xx, which turns one stored-then-slow submit
+into two posts, so :class:`BudgetedRequestor` turns those failures of a POST into one
+uncertain failure instead; and praw 8.0.3 ignores its own ``timeout`` setting, so the
+requestor applies ``[reddit] timeout_seconds`` itself.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol, TypeVar
+
+import praw
+import prawcore
+import requests
+from praw.exceptions import PRAWException, RedditAPIException
+from prawcore.requestor import Requestor
+
+from bot.config import Settings
+from bot.reddit.ratelimit import BudgetExhausted, RequestBudget, parse_ratelimit_headers
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+TOKEN_PATH = "/api/v1/access_token"
+#: HTTP statuses after which prawcore would repeat the request.
+_RETRY_STATUSES = frozenset({408, 500, 502, 503, 504, 520, 522})
+_RETRY_EXCEPTIONS = (
+    requests.exceptions.ChunkedEncodingError,
+    requests.exceptions.ConnectionError,
+    requests.exceptions.ReadTimeout,
+)
+_RATELIMIT_WAIT = re.compile(r"(\d+)\s*(millisecond|second|minute|hour)", re.IGNORECASE)
+
+
+# --------------------------------------------------------------------------- values
+
+@dataclass(frozen=True, slots=True)
+class ModmailMessage:
+    """One modmail message; ``body`` is the markdown source."""
+
+    id: str
+    author: str
+    author_is_mod: bool
+    body: str
+    date: str
+    is_internal: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Conversation:
+    """A modmail conversation. From a listing it may hold only its newest message."""
+
+    id: str
+    subject: str
+    subreddit: str
+    is_auto: bool
+    is_internal: bool
+    state: int
+    num_messages: int
+    last_updated: str
+    participant: str | None
+    messages: tuple[ModmailMessage, ...]
+
+    @property
+    def complete(self) -> bool:
+        """Whether every message of the conversation is in :attr:`messages`."""
+        return len(self.messages) >= self.num_messages
+
+
+@dataclass(frozen=True, slots=True)
+class Thing:
+    """A post (``t3_``) or a comment (``t1_``) as the API reports it."""
+
+    fullname: str
+    author: str | None  # None: deleted
+    subreddit: str
+    title: str
+    body: str
+    flair: str | None
+    permalink: str
+
+    @property
+    def is_post(self) -> bool:
+        return self.fullname.startswith("t3_")
+
+
+@dataclass(frozen=True, slots=True)
+class Mention:
+    """A comment that mentions the bot, from its inbox."""
+
+    fullname: str
+    author: str | None
+    subreddit: str
+    body: str
+
+
+@dataclass(frozen=True, slots=True)
+class Sent:
+    """What one successful action created: its Reddit id, and the conversation after it."""
+
+    reddit_id: str
+    conversation: Conversation | None = None
+
+
+# --------------------------------------------------------------------------- failures
+
+class GatewayError(Exception):
+    """Reddit did not do what was asked."""
+
+
+class RateLimited(GatewayError):
+    """Reddit (or the bot's own budget) asks to wait ``wait_seconds``; nothing was done."""
+
+    def __init__(self, message: str, wait_seconds: float) -> None:
+        super().__init__(message)
+        self.wait_seconds = wait_seconds
+
+
+class TransientError(GatewayError):
+    """A failure worth retrying later; ``uncertain``: an action may have been performed."""
+
+    def __init__(self, message: str, *, uncertain: bool = False) -> None:
+        super().__init__(message)
+        self.uncertain = uncertain
+
+
+class PermanentError(GatewayError):
+    """Reddit refuses this for good (403, 404, banned subreddit, invalid post)."""
+
+
+class AuthError(GatewayError):
+    """Reddit refuses the bot's credentials or token; nothing works until an operator acts."""
+
+
+class GatewayConfigError(ValueError):
+    """The ``[reddit]`` settings cannot make a client; the message names the key."""
+
+
+class UncertainOutcome(Exception):
+    """A POST whose answer never came (or was a 5xx): it may have been performed."""
+
+
+# --------------------------------------------------------------------------- the protocol
+
+class RedditGateway(Protocol):
+    """What the bot asks of Reddit. Every method raises only :class:`GatewayError`s."""
+
+    @property
+    def username(self) -> str:
+        """The bot account's name."""
+        ...
+
+    def conversations(self, state: str) -> Iterator[Conversation]:
+        """The subreddit's modmail in folder ``state``, most recently updated first, paging
+        lazily (a page is fetched only when the previous one is used up)."""
+        ...
+
+    def conversation(self, conversation_id: str) -> Conversation:
+        """One conversation with every message, oldest first."""
+        ...
+
+    def reply(self, conversation_id: str, body: str) -> Sent:
+        """Reply in a modmail conversation as the subreddit; ``Sent.conversation`` is the
+        whole conversation afterwards."""
+        ...
+
+    def start_conversation(self, recipient: str, subject: str, body: str) -> Sent:
+        """Start a modmail conversation from the subreddit to a user (private news).
+        An empty ``recipient`` (or a moderator) makes an internal moderator discussion."""
+        ...
+
+    def archive(self, conversation_id: str) -> None:
+        """Archive a modmail conversation."""
+        ...
+
+    def submit(self, title: str, body: str, flair: str | None = None) -> Sent:
+        """A self post in the subreddit, with the link flair whose text is ``flair``."""
+        ...
+
+    def recent_submissions(self, limit: int = 100) -> list[Thing]:
+        """The bot's newest posts."""
+        ...
+
+    def recent_comments(self, limit: int = 100) -> list[Thing]:
+        """The bot's newest comments."""
+        ...
+
+    def thing(self, fullname: str) -> Thing | None:
+        """A post or comment by fullname; None if it does not exist."""
+        ...
+
+    def unread_mentions(self, limit: int = 100) -> list[Mention]:
+        """Unread comments in the inbox that mention the bot, newest first."""
+        ...
+
+    def mark_read(self, fullnames: Sequence[str]) -> None:
+        """Mark inbox items read."""
+        ...
+
+    def reply_comment(self, fullname: str, body: str) -> Sent:
+        """Reply to a comment; ``Sent.reddit_id`` is the new comment's fullname."""
+        ...
+
+
+# --------------------------------------------------------------------------- requestor
+
+class BudgetedRequestor(Requestor):
+    """A prawcore requestor that spends the request budget, applies our timeout, and makes
+    a failed POST fail once instead of letting prawcore repeat it."""
+
+    def __init__(
+        self,
+        *args: Any,
+        budget: RequestBudget | None = None,
+        request_timeout: float | None = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(*args, **kwargs)
+        self.budget = budget
+        self.request_timeout = request_timeout
+
+    def request(self, *args: Any, timeout: float | None = None, **kwargs: Any) -> Any:
+        """Issue one HTTP request (see the class docstring)."""
+        method = str(args[0] if args else kwargs.get("method", "GET")).upper()
+        url = str(args[1] if len(args) > 1 else kwargs.get("url", ""))
+        guarded = method == "POST" and not url.split("?")[0].endswith(TOKEN_PATH)
+        if self.budget is not None:
+            self.budget.acquire()
+        try:
+            response = super().request(
+                *args, timeout=self.request_timeout or timeout, **kwargs
+            )
+        except prawcore.RequestException as exc:
+            if guarded and isinstance(exc.original_exception, _RETRY_EXCEPTIONS):
+                raise prawcore.RequestException(
+                    UncertainOutcome(f"{method} {url}: {exc.original_exception!r}"),
+                    args, kwargs) from None
+            raise
+        if self.budget is not None:
+            self.budget.observe(*parse_ratelimit_headers(response.headers))
+        if guarded and response.status_code in _RETRY_STATUSES:
+            raise prawcore.RequestException(
+                UncertainOutcome(f"{method} {url}: HTTP {response.status_code}"), args, kwargs)
+        return response
+
+
+# --------------------------------------------------------------------------- translation
+
+def ratelimit_seconds(message: str, default: float = 60.0) -> float:
+    """The wait in Reddit's "try again in 9 minutes" text, in seconds (at least 1)."""
+    found = _RATELIMIT_WAIT.search(message or "")
+    if not found:
+        return default
+    amount = int(found.group(1))
+    unit = found.group(2).lower()
+    seconds = {"millisecond": amount / 1000, "second": amount, "minute": amount * 60,
+               "hour": amount * 3600}[unit]
+    return max(1.0, float(seconds))
+
+
+def _header_wait(response: Any, default: float = 60.0) -> float:
+    headers = getattr(response, "headers", None) or {}
+    for name in ("retry-after", "x-ratelimit-reset"):
+        value = headers.get(name)
+        if value is not None:
+            try:
+                return max(1.0, float(value))
+            except ValueError:
+                continue
+    return default
+
+
+def translate(exc: BaseException) -> GatewayError:
+    """The gateway failure for an exception raised by PRAW, prawcore or the budget."""
+    if isinstance(exc, GatewayError):
+        return exc
+    if isinstance(exc, BudgetExhausted):
+        return RateLimited(str(exc), exc.wait_seconds)
+    if isinstance(exc, RedditAPIException):
+        for item in exc.items:
+            if item.error_type == "RATELIMIT":
+                return RateLimited(f"RATELIMIT: {item.message}",
+                                   ratelimit_seconds(item.message or ""))
+        text = "; ".join(f"{i.error_type}: {i.message}" for i in exc.items)
+        return PermanentError(text or str(exc))
+    if isinstance(exc, prawcore.TooManyRequests):
+        return RateLimited("HTTP 429 Too Many Requests", _header_wait(exc.response))
+    if isinstance(exc, prawcore.InvalidToken | prawcore.OAuthException):
+        return AuthError(f"Reddit refused the bot's credentials: {exc}")
+    if isinstance(exc, prawcore.ServerError):
+        return TransientError(f"Reddit server error: {exc}")
+    if isinstance(exc, prawcore.RequestException):
+        original = exc.original_exception
+        if isinstance(original, BudgetExhausted):
+            return RateLimited(str(original), original.wait_seconds)
+        return TransientError(f"no answer from Reddit: {original!r}",
+                              uncertain=isinstance(original, UncertainOutcome))
+    if isinstance(exc, prawcore.Forbidden | prawcore.NotFound | prawcore.Redirect
+                  | prawcore.UnavailableForLegalReasons | prawcore.TooLarge
+                  | prawcore.URITooLong | prawcore.BadRequest | prawcore.InsufficientScope
+                  | prawcore.Conflict):
+        status = getattr(getattr(exc, "response", None), "status_code", "?")
+        return PermanentError(f"Reddit refused (HTTP {status}): {type(exc).__name__}")
+    if isinstance(exc, prawcore.ResponseException):
+        status = getattr(exc.response, "status_code", "?")
+        return TransientError(f"unexpected answer from Reddit (HTTP {status})")
+    if isinstance(exc, PRAWException | prawcore.PrawcoreException):
+        return TransientError(f"{type(exc).__name__}: {exc}")
+    return TransientError(f"{type(exc).__name__}: {exc}")
+
+
+def _translated(call: Callable[[], T]) -> T:
+    try:
+        return call()
+    except (PRAWException, prawcore.PrawcoreException, BudgetExhausted) as exc:
+        raise translate(exc) from exc
+
+
+# --------------------------------------------------------------------------- parsing
+
+def _author_name(author: Any) -> str:
+    if isinstance(author, Mapping):
+        return str(author.get("name") or "")
+    return str(getattr(author, "name", "") or "")
+
+
+def parse_message(data: Mapping[str, Any]) -> ModmailMessage:
+    """A modmail message from its JSON object."""
+    author = data.get("author") or {}
+    return ModmailMessage(
+        id=str(data["id"]),
+        author=_author_name(author),
+        author_is_mod=bool(author.get("isMod")) if isinstance(author, Mapping) else False,
+        body=str(data.get("bodyMarkdown") or ""),
+        date=str(data.get("date") or ""),
+        is_internal=bool(data.get("isInternal")),
+    )
+
+
+def parse_conversation(summary: Mapping[str, Any], messages: Mapping[str, Any]) -> Conversation:
+    """A conversation from its JSON object and the ``messages`` map next to it."""
+    found = []
+    for ref in summary.get("objIds") or ():
+        if ref.get("key") == "messages" and ref.get("id") in messages:
+            found.append(parse_message(messages[ref["id"]]))
+    owner = summary.get("owner") or {}
+    participant = summary.get("participant") or {}
+    return Conversation(
+        id=str(summary["id"]),
+        subject=str(summary.get("subject") or ""),
+        subreddit=str(owner.get("displayName") or ""),
+        is_auto=bool(summary.get("isAuto")),
+        is_internal=bool(summary.get("isInternal")),
+        state=int(summary.get("state") or 0),
+        num_messages=int(summary.get("numMessages") or len(found)),
+        last_updated=str(summary.get("lastUpdated") or ""),
+        participant=_author_name(participant) or None,
+        messages=tuple(found),
+    )
+
+
+def _api_errors(answer: Any) -> None:
+    """Raise the API errors a 200 answer may carry (raw requests skip PRAW's check)."""
+    if isinstance(answer, Mapping):
+        inner = answer.get("json")
+        errors = inner.get("errors") if isinstance(inner, Mapping) else None
+        if errors:
+            raise RedditAPIException([list(e) for e in errors])
+
+
+def _thing_from(obj: Any) -> Thing:
+    fullname = str(obj.fullname)
+    is_post = fullname.startswith("t3_")
+    author = getattr(obj, "author", None)
+    subreddit = getattr(obj, "subreddit", None)
+    return Thing(
+        fullname=fullname,
+        author=_author_name(author) or None,
+        subreddit=str(getattr(subreddit, "display_name", subreddit) or ""),
+        title=str(getattr(obj, "title", "") or getattr(obj, "link_title", "") or ""),
+        body=str((getattr(obj, "selftext", "") if is_post else getattr(obj, "body", "")) or ""),
+        flair=getattr(obj, "link_flair_text", None) if is_post else None,
+        permalink=str(getattr(obj, "permalink", "") or ""),
+    )
+
+
+# --------------------------------------------------------------------------- PRAW
+
+class PrawGateway:
+    """:class:`RedditGateway` over a ``praw.Reddit`` client for one subreddit.
+
+    The client is not shared between threads by the bot (the runner serialises Reddit work),
+    but a lock guards it anyway: PRAW itself is not thread-safe.
+    """
+
+    def __init__(self, reddit: praw.Reddit, subreddit: str, *, username: str = "",
+                 budget: RequestBudget | None = None) -> None:
+        self.reddit = reddit
+        self.subreddit = subreddit
+        self.budget = budget
+        self._username = username
+        self._flairs: dict[str, str] | None = None
+        self._lock = threading.RLock()
+
+    @property
+    def username(self) -> str:
+        """The bot's account name (asked once from ``/api/v1/me`` if not configured)."""
+        if not self._username:
+            with self._lock:
+                me = _translated(lambda: self.reddit.request(method="GET", path="api/v1/me"))
+            self._username = str(me.get("name") or "") if isinstance(me, Mapping) else ""
+            if not self._username:
+                raise AuthError("Reddit did not say who the bot is (/api/v1/me)")
+        return self._username
+
+    def _call(self, fn: Callable[[], T]) -> T:
+        with self._lock:
+            return _translated(fn)
+
+    def conversations(self, state: str) -> Iterator[Conversation]:
+        """See :meth:`RedditGateway.conversations`."""
+        after: str | None = None
+        while True:
+            params: dict[str, str | int] = {"entity": self.subreddit, "sort": "recent",
+                                            "state": state, "limit": 100}
+            if after:
+                params["after"] = after
+            page = self._call(lambda p=params: self.reddit.request(  # type: ignore[misc]
+                method="GET", path="api/mod/conversations", params=p))
+            ids = list(page.get("conversationIds") or ()) if isinstance(page, Mapping) else []
+            if not ids:
+                return
+            summaries = page.get("conversations") or {}
+            messages = page.get("messages") or {}
+            for conversation_id in ids:
+                yield parse_conversation(summaries[conversation_id], messages)
+            if len(ids) < 100:
+                return
+            after = ids[-1]
+
+    def conversation(self, conversation_id: str) -> Conversation:
+        """See :meth:`RedditGateway.conversation`."""
+        data = self._call(lambda: self.reddit.request(
+            method="GET", path=f"api/mod/conversations/{conversation_id}"))
+        return parse_conversation(data["conversation"], data.get("messages") or {})
+
+    def reply(self, conversation_id: str, body: str) -> Sent:
+        """See :meth:`RedditGateway.reply`."""
+        form = {"body": body, "isAuthorHidden": False, "isInternal": False}
+        answer = self._call(lambda: self.reddit.request(
+            method="POST", path=f"api/mod/conversations/{conversation_id}", data=form))
+        self._call(lambda: _api_errors(answer))
+        conversation = parse_conversation(answer["conversation"], answer.get("messages") or {})
+        newest = answer["conversation"]["objIds"][-1]["id"]
+        return Sent(str(newest), conversation)
+
+    def start_conversation(self, recipient: str, subject: str, body: str) -> Sent:
+        """See :meth:`RedditGateway.start_conversation`."""
+        form = {"srName": self.subreddit, "subject": subject[:100], "body": body,
+                "to": recipient, "isAuthorHidden": False}
+        answer = self._call(lambda: self.reddit.request(
+            method="POST", path="api/mod/conversations", data=form))
+        self._call(lambda: _api_errors(answer))
+        conversation = parse_conversation(answer["conversation"], answer.get("messages") or {})
+        return Sent(conversation.id, conversation)
+
+    def archive(self, conversation_id: str) -> None:
+        """See :meth:`RedditGateway.archive`."""
+        self._call(lambda: self.reddit.request(
+            method="POST", path=f"api/mod/conversations/{conversation_id}/archive"))
+
+    def _flair_id(self, text: str) -> str | None:
+        if self._flairs is None:
+            templates = self._call(lambda: self.reddit.request(
+                method="GET", path=f"r/{self.subreddit}/api/link_flair_v2"))
+            self._flairs = {str(t.get("text", "")).lower(): str(t["id"])
+                            for t in templates or () if isinstance(t, Mapping) and "id" in t}
+        return self._flairs.get(text.lower())
+
+    def submit(self, title: str, body: str, flair: str | None = None) -> Sent:
+        """See :meth:`RedditGateway.submit`. An unknown flair is left off (and logged)."""
+        flair_id = None
+        if flair:
+            flair_id = self._flair_id(flair)
+            if flair_id is None:
+                log.warning("r/%s has no link flair %r: posting without it", self.subreddit,
+                            flair)
+        post = self._call(lambda: self.reddit.subreddit(self.subreddit).submit(
+            title=title[:300], selftext=body, flair_id=flair_id, send_replies=False))
+        return Sent(f"t3_{post.id}")
+
+    def recent_submissions(self, limit: int = 100) -> list[Thing]:
+        """See :meth:`RedditGateway.recent_submissions`."""
+        name = self.username
+        return self._call(lambda: [_thing_from(p) for p in
+                                   self.reddit.redditor(name).submissions.new(limit=limit)])
+
+    def recent_comments(self, limit: int = 100) -> list[Thing]:
+        """See :meth:`RedditGateway.recent_comments`."""
+        name = self.username
+        return self._call(lambda: [_thing_from(c) for c in
+                                   self.reddit.redditor(name).comments.new(limit=limit)])
+
+    def thing(self, fullname: str) -> Thing | None:
+        """See :meth:`RedditGateway.thing`."""
+        found = self._call(lambda: [_thing_from(t) for t in
+                                    self.reddit.info(fullnames=[fullname])])
+        return found[0] if found else None
+
+    def unread_mentions(self, limit: int = 100) -> list[Mention]:
+        """See :meth:`RedditGateway.unread_mentions`."""
+
+        def read() -> list[Mention]:
+            out = []
+            for item in self.reddit.inbox.unread(limit=limit):
+                kind = getattr(item, "type", "") or ""
+                subject = str(getattr(item, "subject", "") or "")
+                if kind != "username_mention" and subject != "username mention":
+                    continue
+                subreddit = getattr(item, "subreddit", None)
+                out.append(Mention(
+                    fullname=str(item.fullname),
+                    author=_author_name(getattr(item, "author", None)) or None,
+                    subreddit=str(getattr(subreddit, "display_name", subreddit) or ""),
+                    body=str(getattr(item, "body", "") or "")))
+            return out
+
+        return self._call(read)
+
+    def mark_read(self, fullnames: Sequence[str]) -> None:
+        """See :meth:`RedditGateway.mark_read`."""
+        if fullnames:
+            form = {"id": ",".join(fullnames)}
+            self._call(lambda: self.reddit.request(method="POST", path="api/read_message",
+                                                   data=form))
+
+    def reply_comment(self, fullname: str, body: str) -> Sent:
+        """See :meth:`RedditGateway.reply_comment`."""
+        comment = self._call(lambda: self.reddit.comment(fullname.removeprefix("t1_"))
+                             .reply(body=body))
+        if comment is None:
+            raise PermanentError(f"Reddit did not create the reply to {fullname}")
+        return Sent(str(comment.fullname))
+
+
+def praw_gateway(
+    settings: Settings,
+    *,
+    budget: RequestBudget | None = None,
+    timeout: float | None = None,
+    **praw_settings: Any,
+) -> PrawGateway:
+    """A :class:`PrawGateway` made from ``[reddit]``, ``[bot]`` and ``[campaign]`` settings.
+
+    Uses a refresh token when one is configured, else the username and password (a script
+    app). ``budget`` defaults to ``[bot] requests_per_minute``; ``timeout`` (seconds) to
+    ``[reddit] timeout_seconds``. Nothing is sent to Reddit until the first call. Raises
+    :class:`GatewayConfigError` naming the missing key.
+    """
+    reddit_settings = settings.reddit
+    if not reddit_settings.client_id:
+        raise GatewayConfigError("reddit.client_id: required (the script app's id; or set "
+                                 "MAESTER_REDDIT_CLIENT_ID)")
+    credentials: dict[str, str] = {}
+    if reddit_settings.refresh_token:
+        credentials["refresh_token"] = reddit_settings.refresh_token
+    elif reddit_settings.username and reddit_settings.password:
+        credentials["username"] = reddit_settings.username
+        credentials["password"] = reddit_settings.password
+    else:
+        raise GatewayConfigError("reddit.password: required with reddit.username (or set "
+                                 "reddit.refresh_token)")
+    if budget is None:
+        budget = RequestBudget(settings.bot.requests_per_minute)
+    reddit = praw.Reddit(
+        client_id=reddit_settings.client_id,
+        client_secret=reddit_settings.client_secret or None,
+        user_agent=reddit_settings.user_agent,
+        oauth_url=reddit_settings.oauth_url.rstrip("/"),
+        reddit_url=reddit_settings.reddit_url.rstrip("/"),
+        check_for_updates=False,
+        ratelimit_seconds=0,
+        requestor_class=BudgetedRequestor,
+        requestor_kwargs={"budget": budget,
+                          "request_timeout": timeout or float(reddit_settings.timeout_seconds)},
+        **credentials,
+        **praw_settings,
+    )
+    return PrawGateway(reddit, settings.campaign.subreddit,
+                       username=reddit_settings.username if "username" in credentials else "",
+                       budget=budget)

@@ -1,0 +1,500 @@
+"""Exactly-once intake: every player message in modmail (and every comment mentioning the
+bot) is handled once, even across crashes, restarts, downtime and reopened conversations.
+
+How (``REDDIT.md`` explains why the modmail stream cannot do this):
+
+1. List the subreddit's modmail sorted by most recent update, folder by folder (``all``,
+   AutoModerator's ``notifications``, and ``archived``), paging back only as far as the
+   newest update seen by the last complete round (a per-folder watermark).
+2. Skip each conversation whose ``lastUpdated`` equals its stored cursor; fetch the others
+   (unless the listing already holds every message, as it does for a new conversation).
+3. For every message the bot should read and has not recorded: decide who really wrote it
+   (AutoModerator forwards are checked, see :func:`decide`), then in ONE transaction record
+   its id in :class:`~bot.db.models.InboxMessage` (unique per campaign), run the orders, and
+   queue the reply in the outbox under ``reply:<message id>``. A crash before the commit
+   leaves nothing; after it, the id is recorded and the message is never handled again.
+4. After a conversation's messages are handled, store its ``lastUpdated`` as the cursor;
+   after a whole folder, move the folder's watermark.
+
+Which messages the bot reads: in a conversation with a participant, the participant's own
+messages (so a moderator's reply to the player is not taken for orders); in AutoModerator's
+conversations, AutoModerator's forwards. Never internal notes, never the bot's own messages.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import StrEnum
+
+from sqlalchemy import Engine
+from sqlalchemy.exc import DBAPIError, IntegrityError
+from sqlmodel import Session, col, select
+
+from bot.clock import Clock
+from bot.db.engine import transaction
+from bot.db.models import ConversationCursor, InboxMessage
+from bot.reddit.gateway import (
+    Conversation,
+    GatewayError,
+    Mention,
+    ModmailMessage,
+    PermanentError,
+    RateLimited,
+    RedditGateway,
+)
+from bot.services import journal
+from bot.services.messages import handle_message
+from bot.services.tick import catch_up
+from bot.services.world import CampaignContext, claim_of_user
+from bot.text import escape_md
+
+log = logging.getLogger(__name__)
+
+AUTOMODERATOR = "AutoModerator"
+AUTOMOD_SUBJECT = "AutoModerator notification"
+#: Modmail folders polled each round. ``all`` leaves out AutoModerator's conversations and
+#: archived ones; a conversation a moderator archived before the bot saw it is still read.
+FOLDERS = ("all", "notifications", "archived")
+#: How deep one round may page into a folder (100 conversations a page).
+MAX_CONVERSATIONS_PER_FOLDER = 1000
+WATERMARK_PREFIX = "folder:"
+
+_PERMALINK = re.compile(
+    r"^<?(?:https?://[^/\s]+)?/r/(?P<sub>[A-Za-z0-9_]+)/comments/(?P<post>[0-9a-z]+)"
+    r"(?:/[^/\s?#]*)?(?:/(?P<comment>[0-9a-z]+))?/?(?:[?#]\S*)?>?$"
+)
+_AUTHOR_LINE = re.compile(r"^\s*\**author\**\s*:\s*\**\s*/?u/(?P<name>[A-Za-z0-9_-]+)",
+                          re.IGNORECASE | re.MULTILINE)
+
+
+class Outcome(StrEnum):
+    """What the intake did with one message (stored in ``InboxMessage.outcome``)."""
+
+    ORDERS = "orders"  # a player's own message, handled
+    FORWARD = "forward"  # a genuine AutoModerator forward, handled as its post's author
+    IMITATION = "imitation"  # claims to be a forward but is not: refused and logged
+    BAD_FORWARD = "bad_forward"  # AutoModerator forward of something unreadable
+    IGNORED = "ignored"  # AutoModerator notice that forwards nothing
+    COMMENT = "comment"  # a comment mentioning the bot (commands only)
+    SEEN = "seen"  # recorded without answering (``--mark-seen``)
+    ERROR = "error"  # handling failed unexpectedly; the player got an apology
+
+
+@dataclass(slots=True)
+class IntakeReport:
+    """What one :func:`poll_once` did."""
+
+    ticks_applied: int = 0
+    conversations_listed: int = 0
+    conversations_fetched: int = 0
+    processed: int = 0
+    already_done: int = 0
+    forwards: int = 0
+    imitations: int = 0
+    comments: int = 0
+    replies_queued: int = 0
+    rate_limited: float | None = None
+    errors: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class Inbound:
+    """A message as the bot will handle it: who wrote it (for the game) and what."""
+
+    outcome: Outcome
+    author: str
+    text: str
+    reply_kind: str  # outbox kind: reply (same conversation), message (new one to a user)
+    reply_target: str
+    reply_title: str = ""
+    note: str = ""  # why (imitations, unreadable forwards)
+
+
+def parse_permalink(url: str, subreddit: str) -> str | None:
+    """The fullname (``t3_``/``t1_``) a permalink into ``subreddit`` points at, else None."""
+    found = _PERMALINK.match(url.strip())
+    if found is None or found.group("sub").lower() != subreddit.lower():
+        return None
+    if found.group("comment"):
+        return f"t1_{found.group('comment')}"
+    return f"t3_{found.group('post')}"
+
+
+def claims_to_be_forward(conversation: Conversation, message: ModmailMessage) -> bool:
+    """Whether a message not written by AutoModerator presents itself as a forward.
+
+    True for AutoModerator's subject line, or for a body laid out like a forward (a
+    permalink first, then an ``Author: u/...`` line).
+    """
+    if conversation.subject.strip().lower().startswith(AUTOMOD_SUBJECT.lower()):
+        return True
+    first = message.body.strip().split("\n", 1)[0].strip()
+    return bool(_PERMALINK.match(first)) and bool(_AUTHOR_LINE.search(message.body))
+
+
+def should_read(conversation: Conversation, message: ModmailMessage, bot: str) -> bool:
+    """Whether the bot reads this message at all (see the module docstring)."""
+    if message.is_internal or message.author.lower() == bot.lower() or not message.author:
+        return False
+    if message.author == AUTOMODERATOR:
+        return conversation.is_auto
+    participant = conversation.participant
+    return participant is not None and message.author.lower() == participant.lower()
+
+
+def decide(gateway: RedditGateway, ctx: CampaignContext, conversation: Conversation,
+           message: ModmailMessage) -> Inbound:
+    """Who the message counts as coming from, and where the answer goes.
+
+    An AutoModerator forward is trusted only if the conversation is owned by our subreddit,
+    is automatic (``isAuto``), the author is AutoModerator and a moderator, and the first
+    line is a permalink into our subreddit; then the post or comment is fetched from the API
+    and its author and text are used, never the forwarded copy. Anything else that claims to
+    be a forward is refused as an imitation. May call Reddit (to fetch the forwarded thing);
+    raises :class:`GatewayError` only for failures worth retrying.
+    """
+    ours = ctx.settings.campaign.subreddit
+    if message.author == AUTOMODERATOR:
+        first = message.body.strip().split("\n", 1)[0].strip()
+        fullname = parse_permalink(first, ours)
+        genuine = (conversation.subreddit.lower() == ours.lower() and conversation.is_auto
+                   and message.author_is_mod)
+        if not genuine or fullname is None:
+            return Inbound(Outcome.IGNORED, AUTOMODERATOR, "", "reply", conversation.id)
+        try:
+            thing = gateway.thing(fullname)
+        except PermanentError:
+            thing = None
+        if thing is None or thing.author is None or thing.subreddit.lower() != ours.lower():
+            return Inbound(Outcome.BAD_FORWARD, AUTOMODERATOR, "", "reply", conversation.id,
+                           note=f"the forwarded {fullname} is gone or not in r/{ours}")
+        text = thing.body if thing.body.strip() or not thing.is_post else thing.title
+        title = f"Your orders: {thing.title}" if thing.title else "Your orders"
+        return Inbound(Outcome.FORWARD, thing.author, text, "message", thing.author,
+                       reply_title=title[:100], note=thing.permalink)
+    if claims_to_be_forward(conversation, message):
+        named = _AUTHOR_LINE.search(message.body)
+        claimed = named.group("name") if named else AUTOMODERATOR
+        return Inbound(Outcome.IMITATION, message.author, message.body, "reply",
+                       conversation.id,
+                       note=f"written by u/{message.author}, claims to forward u/{claimed}")
+    return Inbound(Outcome.ORDERS, message.author, message.body, "reply", conversation.id)
+
+
+def imitation_reply(inbound: Inbound) -> str:
+    """The refusal a player gets for a message dressed up as an AutoModerator forward."""
+    return (
+        "**Not done:** this message is laid out like an AutoModerator forward, but it was "
+        f"written by u/{escape_md(inbound.author, 40)}, not by AutoModerator. Nothing in it "
+        "was carried out.\n\n**Expected:** your orders sent straight to modmail from your "
+        "own account, or a post flaired *Orders* that AutoModerator forwards itself.\n\n"
+        "**Example:** `muster 300 infantry 50 cavalry`"
+    )
+
+
+# --------------------------------------------------------------------------- the round
+
+def poll_once(engine: Engine, ctx: CampaignContext, gateway: RedditGateway, clock: Clock, *,
+              mark_seen: bool = False) -> IntakeReport:
+    """One intake round: apply due ticks, then read modmail and mentions exactly once.
+
+    ``mark_seen`` records every unread message without handling or answering it (for a
+    subreddit's old modmail before the first run). Reddit failures end the round early and
+    are reported, never raised: what was committed stays committed, the rest is picked up
+    by the next round. Database errors propagate.
+    """
+    report = IntakeReport()
+    report.ticks_applied = len(catch_up(engine, ctx, clock.now()))
+    try:
+        bot = gateway.username
+        for folder in FOLDERS:
+            _poll_folder(engine, ctx, gateway, clock, folder, bot, report, mark_seen)
+        if ctx.settings.bot.comment_commands:
+            _poll_mentions(engine, ctx, gateway, clock, bot, report, mark_seen)
+    except RateLimited as exc:
+        report.rate_limited = exc.wait_seconds
+        report.errors.append(str(exc))
+        log.warning("intake paused by the rate limit: %s", exc)
+    except GatewayError as exc:
+        report.errors.append(str(exc))
+        log.warning("intake round ended early: %s", exc)
+    return report
+
+
+def _timestamp(value: str) -> datetime | None:
+    try:
+        return datetime.fromisoformat(value)
+    except ValueError:
+        return None
+
+
+def _cursor(session: Session, ctx: CampaignContext, conversation_id: str
+            ) -> ConversationCursor | None:
+    return session.exec(select(ConversationCursor).where(
+        ConversationCursor.campaign_id == ctx.campaign_id,
+        ConversationCursor.conversation_id == conversation_id)).first()
+
+
+def store_cursor(engine: Engine, ctx: CampaignContext, conversation_id: str,
+                 last_updated: str) -> None:
+    """Remember ``last_updated`` for a conversation (or a folder watermark)."""
+    try:
+        with transaction(engine) as session:
+            row = _cursor(session, ctx, conversation_id)
+            if row is None:
+                row = ConversationCursor(campaign_id=ctx.campaign_id,
+                                         conversation_id=conversation_id)
+            row.last_updated = last_updated
+            session.add(row)
+    except IntegrityError:
+        # Another process stored it first; the next round compares again.
+        log.debug("cursor of %s stored concurrently", conversation_id)
+
+
+def _known_cursors(engine: Engine, ctx: CampaignContext, ids: Sequence[str]) -> dict[str, str]:
+    known: dict[str, str] = {}
+    with transaction(engine) as session:
+        for start in range(0, len(ids), 500):
+            chunk = list(ids[start:start + 500])
+            rows = session.exec(select(ConversationCursor).where(
+                ConversationCursor.campaign_id == ctx.campaign_id,
+                col(ConversationCursor.conversation_id).in_(chunk))).all()
+            known.update({r.conversation_id: r.last_updated for r in rows})
+    return known
+
+
+def recorded_ids(engine: Engine, ctx: CampaignContext, ids: Iterable[str]) -> set[str]:
+    """Which of these message ids (or comment fullnames) are already recorded."""
+    wanted = list(dict.fromkeys(ids))
+    if not wanted:
+        return set()
+    found: set[str] = set()
+    with transaction(engine) as session:
+        for start in range(0, len(wanted), 500):
+            chunk = wanted[start:start + 500]
+            found.update(session.exec(select(col(InboxMessage.message_id)).where(
+                InboxMessage.campaign_id == ctx.campaign_id,
+                col(InboxMessage.message_id).in_(chunk))).all())
+    return found
+
+
+def _poll_folder(engine: Engine, ctx: CampaignContext, gateway: RedditGateway, clock: Clock,
+                 folder: str, bot: str, report: IntakeReport, mark_seen: bool) -> None:
+    mark_key = WATERMARK_PREFIX + folder
+    with transaction(engine) as session:
+        mark_row = _cursor(session, ctx, mark_key)
+    watermark = _timestamp(mark_row.last_updated) if mark_row else None
+    listed: list[Conversation] = []
+    newest = ""
+    complete = True
+    for conversation in gateway.conversations(folder):
+        newest = newest or conversation.last_updated
+        moment = _timestamp(conversation.last_updated)
+        if watermark is not None and moment is not None and moment < watermark:
+            break
+        listed.append(conversation)
+        if len(listed) >= MAX_CONVERSATIONS_PER_FOLDER:
+            log.warning("modmail folder %s: more than %d changed conversations; the rest "
+                        "waits for the next round", folder, MAX_CONVERSATIONS_PER_FOLDER)
+            complete = False
+            break
+    report.conversations_listed += len(listed)
+    known = _known_cursors(engine, ctx, [c.id for c in listed])
+    for conversation in reversed(listed):  # oldest first
+        if known.get(conversation.id) == conversation.last_updated:
+            continue
+        try:
+            _handle_conversation(engine, ctx, gateway, clock, conversation, bot, report,
+                                 mark_seen)
+        except RateLimited:
+            raise
+        except GatewayError as exc:
+            complete = False
+            report.errors.append(f"conversation {conversation.id}: {exc}")
+            log.warning("modmail conversation %s not read this round: %s", conversation.id,
+                        exc)
+    if complete and newest:
+        store_cursor(engine, ctx, mark_key, newest)
+
+
+def _handle_conversation(engine: Engine, ctx: CampaignContext, gateway: RedditGateway,
+                         clock: Clock, conversation: Conversation, bot: str,
+                         report: IntakeReport, mark_seen: bool) -> None:
+    ours = ctx.settings.campaign.subreddit.lower()
+    if conversation.is_internal or conversation.subreddit.lower() != ours:
+        store_cursor(engine, ctx, conversation.id, conversation.last_updated)
+        return
+    full = conversation
+    if not conversation.complete:
+        full = gateway.conversation(conversation.id)
+        report.conversations_fetched += 1
+    wanted = [m for m in full.messages if should_read(full, m, bot)]
+    done = recorded_ids(engine, ctx, (m.id for m in wanted))
+    report.already_done += len(done)
+    for message in wanted:
+        if message.id in done:
+            continue
+        if mark_seen:
+            inbound = Inbound(Outcome.SEEN, message.author, "", "reply", full.id)
+        else:
+            inbound = decide(gateway, ctx, full, message)
+        handle_inbound(engine, ctx, clock, message.id, full.id, inbound, report)
+    store_cursor(engine, ctx, full.id, full.last_updated)
+
+
+def handle_inbound(engine: Engine, ctx: CampaignContext, clock: Clock, message_id: str,
+                   conversation_id: str, inbound: Inbound, report: IntakeReport, *,
+                   orders: bool = True, reply_key: str | None = None) -> bool:
+    """Record one message and do what it asks, in one transaction; False if already done.
+
+    The order's effects, the ``InboxMessage`` row and the queued reply commit together. An
+    unexpected error in the orders rolls all of it back; the message is then recorded as an
+    error with an apology queued (a message that always fails must not block the intake).
+    Database errors propagate (the next round retries the message).
+    """
+    now = clock.now()
+    key = reply_key or f"reply:{message_id}"
+    try:
+        with transaction(engine) as session:
+            if _is_recorded(session, ctx, message_id):
+                report.already_done += 1
+                return False
+            session.add(InboxMessage(campaign_id=ctx.campaign_id, message_id=message_id,
+                                     conversation_id=conversation_id,
+                                     author=inbound.author[:40], outcome=inbound.outcome.value,
+                                     processed_at=now))
+            session.flush()  # the exactly-once key: a concurrent twin fails here
+            reply = _answer(session, ctx, inbound, message_id, now, orders)
+            if reply:
+                _queue_reply(session, ctx, inbound, key, reply, now)
+                report.replies_queued += 1
+    except IntegrityError:
+        report.already_done += 1
+        return False
+    except DBAPIError:
+        raise
+    except Exception:
+        log.exception("message %s from u/%s failed unexpectedly", message_id, inbound.author)
+        _record_failure(engine, ctx, message_id, conversation_id, inbound, key, now, report)
+        report.processed += 1
+        return True
+    report.processed += 1
+    if inbound.outcome is Outcome.FORWARD:
+        report.forwards += 1
+    elif inbound.outcome is Outcome.IMITATION:
+        report.imitations += 1
+    elif inbound.outcome is Outcome.COMMENT:
+        report.comments += 1
+    return True
+
+
+def _is_recorded(session: Session, ctx: CampaignContext, message_id: str) -> bool:
+    return session.exec(select(col(InboxMessage.id)).where(
+        InboxMessage.campaign_id == ctx.campaign_id,
+        InboxMessage.message_id == message_id)).first() is not None
+
+
+def _answer(session: Session, ctx: CampaignContext, inbound: Inbound, message_id: str,
+            now: datetime, orders: bool) -> str:
+    tick = ctx.tick_of(now)
+    if inbound.outcome is Outcome.IMITATION:
+        journal.log_event(session, ctx.campaign_id, tick, "imitation",
+                          f"imitation of an AutoModerator forward refused: {inbound.note}",
+                          at=now, actor=inbound.author[:60],
+                          data={"message": message_id, "conversation": inbound.reply_target})
+        log.warning("refused an imitation AutoModerator forward: message %s, %s", message_id,
+                    inbound.note)
+        return imitation_reply(inbound)
+    if inbound.outcome is Outcome.BAD_FORWARD:
+        journal.log_event(session, ctx.campaign_id, tick, "bad_forward",
+                          f"AutoModerator forward not handled: {inbound.note}", at=now,
+                          data={"message": message_id})
+        return (f"**Not done:** {escape_md(inbound.note, 200)}, so the orders it carried were "
+                "not read. The player can post them again or send them by modmail.")
+    if inbound.outcome in (Outcome.IGNORED, Outcome.SEEN):
+        return ""
+    return handle_message(session, ctx, author=inbound.author, text=inbound.text, now=now,
+                          ref=message_id, orders=orders)
+
+
+def _queue_reply(session: Session, ctx: CampaignContext, inbound: Inbound, key: str,
+                 reply: str, now: datetime) -> None:
+    claim = claim_of_user(session, ctx, inbound.author) \
+        if inbound.author != AUTOMODERATOR else None
+    journal.queue(session, ctx.campaign_id, key, inbound.reply_kind, body=reply, at=now,
+                  tick=ctx.tick_of(now), target=inbound.reply_target,
+                  title=inbound.reply_title, claim_id=claim.id if claim else None)
+
+
+def _record_failure(engine: Engine, ctx: CampaignContext, message_id: str,
+                    conversation_id: str, inbound: Inbound, key: str, now: datetime,
+                    report: IntakeReport) -> None:
+    apology = (f"**Not done:** something went wrong on my side while reading this message "
+               f"(reference `{escape_md(message_id, 40)}`). Nothing changed; the moderators "
+               "can look it up.")
+    try:
+        with transaction(engine) as session:
+            if _is_recorded(session, ctx, message_id):
+                return
+            session.add(InboxMessage(campaign_id=ctx.campaign_id, message_id=message_id,
+                                     conversation_id=conversation_id,
+                                     author=inbound.author[:40], outcome=Outcome.ERROR.value,
+                                     processed_at=now))
+            journal.log_event(session, ctx.campaign_id, ctx.tick_of(now), "intake_error",
+                              f"message {message_id} from u/{inbound.author} failed",
+                              at=now, actor=inbound.author[:60], data={"message": message_id})
+            _queue_reply(session, ctx, inbound, key, apology, now)
+    except IntegrityError:
+        return
+    report.errors.append(f"message {message_id} failed; recorded as an error")
+
+
+# --------------------------------------------------------------------------- mentions
+
+def _poll_mentions(engine: Engine, ctx: CampaignContext, gateway: RedditGateway, clock: Clock,
+                   bot: str, report: IntakeReport, mark_seen: bool) -> None:
+    mentions = gateway.unread_mentions()
+    if not mentions:
+        return
+    ours = ctx.settings.campaign.subreddit.lower()
+    done = recorded_ids(engine, ctx, (m.fullname for m in mentions))
+    read: list[str] = []
+    for mention in reversed(mentions):  # oldest first
+        read.append(mention.fullname)
+        if (mention.fullname in done or mention.author is None
+                or mention.author.lower() == bot.lower() or mention.subreddit.lower() != ours):
+            continue
+        handle_mention(engine, ctx, clock, mention, report, mark_seen=mark_seen)
+    gateway.mark_read(read)
+
+
+def handle_mention(engine: Engine, ctx: CampaignContext, clock: Clock, mention: Mention,
+                   report: IntakeReport, *, mark_seen: bool = False) -> bool:
+    """Run the ``!commands`` of a comment that mentions the bot and queue the public reply
+    (``comment:<id>``); campaign orders are never read from public comments."""
+    author = mention.author or ""
+    inbound = Inbound(Outcome.SEEN if mark_seen else Outcome.COMMENT, author, mention.body,
+                      "comment", mention.fullname)
+    return handle_inbound(engine, ctx, clock, mention.fullname, "", inbound, report,
+                          orders=False,
+                          reply_key=f"comment:{mention.fullname.removeprefix('t1_')}")
+
+
+# --------------------------------------------------------------------------- after a reply
+
+def note_reply(engine: Engine, ctx: CampaignContext, conversation: Conversation,
+               bot: str) -> bool:
+    """After the bot replied in a conversation, move its cursor past the bot's own message
+    if every message the bot should read in it is recorded (saves one fetch per order).
+    Returns whether the cursor moved."""
+    if not conversation.complete:
+        return False
+    wanted = [m.id for m in conversation.messages if should_read(conversation, m, bot)]
+    if len(recorded_ids(engine, ctx, wanted)) != len(set(wanted)):
+        return False
+    store_cursor(engine, ctx, conversation.id, conversation.last_updated)
+    return True

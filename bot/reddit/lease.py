@@ -1,0 +1,214 @@
+"""One active bot per campaign.
+
+PostgreSQL: ``pg_try_advisory_lock`` on a connection kept open for the process's life; the
+server drops the lock when that connection ends, however the process died. A ``Lease`` row
+is written beside it only so that a refused second instance can say who runs and since when.
+
+SQLite: the ``Lease`` row itself is the lock. It names its holder (``host:pid:token``) and
+expires ``[bot] lease_seconds`` after the last renewal; the runner renews it from a job well
+within that time. A row whose holder is a dead process on this same host is taken over at
+once (after ``kill -9`` the restart need not wait for the expiry).
+
+A second ``maester run`` (or ``poll``/``publish``) on the same database gets
+:class:`LeaseHeld`, whose message says who holds the lease and until when.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import secrets
+import socket
+from datetime import datetime, timedelta
+
+from sqlalchemy import Connection, Engine, text
+
+from bot.clock import Clock, SystemClock
+from bot.db.engine import is_sqlite, transaction
+from bot.db.models import Lease
+
+log = logging.getLogger(__name__)
+
+
+class LeaseHeld(Exception):
+    """Another process is the campaign's active bot."""
+
+    def __init__(self, name: str, holder: str, until: datetime | None) -> None:
+        self.name = name
+        self.holder = holder
+        self.until = until
+        when = f" until {until:%Y-%m-%d %H:%M:%S} UTC unless renewed" if until else ""
+        super().__init__(
+            f"another maester process is running this campaign ({name}): held by {holder}"
+            f"{when}. Stop it first; only one bot may run a campaign at a time."
+        )
+
+
+def lease_name(campaign_id: int) -> str:
+    return f"campaign:{campaign_id}"
+
+
+def new_holder() -> str:
+    """``host:pid:token`` for this process."""
+    return f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(3)}"
+
+
+def holder_is_dead(holder: str) -> bool:
+    """Whether ``holder`` names a process on this host that no longer exists."""
+    parts = holder.split(":")
+    if len(parts) < 3 or parts[0] != socket.gethostname():
+        return False
+    try:
+        pid = int(parts[1])
+    except ValueError:
+        return False
+    if pid == os.getpid():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    return _is_zombie(pid)
+
+
+def _is_zombie(pid: int) -> bool:
+    # A killed child not yet reaped by its parent still answers kill(pid, 0).
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except (OSError, IndexError):
+        return False
+
+
+def _advisory_key(name: str) -> int:
+    digest = hashlib.sha256(f"maester:{name}".encode()).digest()
+    return int.from_bytes(digest[:8], "big", signed=True)
+
+
+class CampaignLease:
+    """The lease of one campaign for this process. Use :meth:`acquire`, :meth:`renew`
+    (from a periodic job) and :meth:`release` (or the context manager)."""
+
+    def __init__(self, engine: Engine, campaign_id: int, *, seconds: int,
+                 clock: Clock | None = None, holder: str | None = None) -> None:
+        self.engine = engine
+        self.name = lease_name(campaign_id)
+        self.seconds = seconds
+        self.clock = clock or SystemClock()
+        self.holder = holder or new_holder()
+        self.held = False
+        self.expires_at: datetime | None = None
+        self._connection: Connection | None = None
+
+    def __enter__(self) -> CampaignLease:
+        self.acquire()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+
+    @property
+    def renew_every(self) -> float:
+        """Seconds between renewals: a third of the lease, so two may fail in a row."""
+        return max(5.0, self.seconds / 3)
+
+    def acquire(self) -> None:
+        """Become the campaign's active bot, or raise :class:`LeaseHeld`."""
+        if self.held:
+            return
+        if is_sqlite(self.engine):
+            self._acquire_row(takeover=True)
+        else:
+            self._acquire_advisory()
+        self.held = True
+        log.info("lease %s held by %s until %s", self.name, self.holder, self.expires_at)
+
+    def _acquire_row(self, *, takeover: bool) -> None:
+        now = self.clock.now()
+        with transaction(self.engine) as session:
+            row = session.get(Lease, self.name)
+            if row is not None and row.holder != self.holder:
+                live = row.expires_at is not None and row.expires_at > now
+                if live and not (takeover and holder_is_dead(row.holder)):
+                    raise LeaseHeld(self.name, row.holder, row.expires_at)
+                if live:
+                    log.warning("taking over lease %s from dead process %s", self.name,
+                                row.holder)
+            if row is None:
+                row = Lease(name=self.name, holder=self.holder)
+            row.holder = self.holder
+            row.expires_at = now + timedelta(seconds=self.seconds)
+            session.add(row)
+            self.expires_at = row.expires_at
+
+    def _acquire_advisory(self) -> None:
+        connection = self.engine.connect().execution_options(isolation_level="AUTOCOMMIT")
+        try:
+            got = connection.execute(text("SELECT pg_try_advisory_lock(:key)"),
+                                     {"key": _advisory_key(self.name)}).scalar()
+        except Exception:
+            connection.close()
+            raise
+        if not got:
+            connection.close()
+            with transaction(self.engine) as session:
+                row = session.get(Lease, self.name)
+            raise LeaseHeld(self.name, row.holder if row else "an unknown process",
+                            row.expires_at if row else None)
+        self._connection = connection
+        # The row only informs a refused second instance; the advisory lock decides.
+        self._refresh_row(force=True)
+
+    def renew(self) -> bool:
+        """Extend the lease; False if it was lost (then the caller must stop working)."""
+        if not self.held:
+            return False
+        if self._connection is not None:
+            try:
+                self._connection.execute(text("SELECT 1"))
+            except Exception:
+                log.error("lease %s: the connection holding the lock is gone", self.name)
+                self.held = False
+                return False
+            self._refresh_row(force=True)
+            return True
+        return self._refresh_row(force=False)
+
+    def _refresh_row(self, *, force: bool) -> bool:
+        now = self.clock.now()
+        with transaction(self.engine) as session:
+            row = session.get(Lease, self.name)
+            if row is not None and row.holder != self.holder and not force:
+                log.error("lease %s was taken over by %s", self.name, row.holder)
+                self.held = False
+                return False
+            if row is None:
+                row = Lease(name=self.name, holder=self.holder)
+            row.holder = self.holder
+            row.expires_at = now + timedelta(seconds=self.seconds)
+            session.add(row)
+            self.expires_at = row.expires_at
+        return True
+
+    def release(self) -> None:
+        """Give the lease up (idempotent)."""
+        if not self.held:
+            return
+        self.held = False
+        try:
+            with transaction(self.engine) as session:
+                row = session.get(Lease, self.name)
+                if row is not None and row.holder == self.holder:
+                    session.delete(row)
+        finally:
+            if self._connection is not None:
+                try:
+                    self._connection.execute(text("SELECT pg_advisory_unlock(:key)"),
+                                             {"key": _advisory_key(self.name)})
+                finally:
+                    self._connection.close()
+                    self._connection = None
+        log.info("lease %s released by %s", self.name, self.holder)

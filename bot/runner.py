@@ -1,0 +1,260 @@
+"""``maester run``: the listener, the game clock and the deliverer in one process.
+
+APScheduler (3.11, UTC, in-memory job store) only wakes the process; the database is the
+source of truth (``RELIABILITY.md``). A cron job at 00/06/12/18 UTC, a heartbeat every
+minute and a call at start-up all call the same idempotent ``catch_up``, so a tick missed
+while the process was down, asleep or stepped by NTP is applied at the next wake-up.
+Intake runs every ``[bot] poll_seconds`` and delivery every ``[bot] publish_seconds`` (and
+right after a poll that queued replies); the two share one Reddit client and take turns.
+
+Start-up takes the campaign lease first (a second instance refuses to run and says who
+holds it), forgets claims a dead predecessor left on the outbox, catches up, polls and
+publishes once, then starts the scheduler. SIGTERM/SIGINT stop it cleanly: running jobs
+finish, the lease is released, the exit code is 0.
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+import threading
+from collections.abc import Callable
+from datetime import UTC
+from types import FrameType
+from typing import Any
+
+from apscheduler.executors.pool import ThreadPoolExecutor
+from apscheduler.jobstores.memory import MemoryJobStore
+from apscheduler.schedulers.background import BackgroundScheduler
+from apscheduler.triggers.cron import CronTrigger
+from apscheduler.triggers.interval import IntervalTrigger
+from sqlalchemy import Engine, func
+from sqlmodel import col, select
+
+from bot.clock import Clock, SystemClock
+from bot.config import Settings
+from bot.db.engine import make_engine, transaction
+from bot.db.models import Outbox, OutboxStatus
+from bot.reddit.deliver import DeliverReport, default_worker_id, publish_once, release_claims
+from bot.reddit.gateway import RedditGateway, praw_gateway
+from bot.reddit.intake import IntakeReport, poll_once
+from bot.reddit.lease import CampaignLease
+from bot.services.tick import catch_up
+from bot.services.world import CampaignContext, get_campaign, load_context
+
+log = logging.getLogger("maester.runner")
+
+#: Wake-ups must never be dropped for being late: catch_up decides what is due anyway.
+JOB_DEFAULTS: dict[str, Any] = {"coalesce": True, "max_instances": 1,
+                                "misfire_grace_time": None}
+TICK_HOURS = "0,6,12,18"
+EXIT_OK = 0
+EXIT_LEASE_LOST = 3
+
+
+class BotRunner:
+    """The scheduled bot for one campaign. :meth:`start` and :meth:`stop`, or :func:`run`."""
+
+    def __init__(self, settings: Settings, engine: Engine, ctx: CampaignContext,
+                 gateway: RedditGateway, *, clock: Clock | None = None,
+                 lease: CampaignLease | None = None, worker_id: str | None = None,
+                 on_fatal: Callable[[int], None] | None = None) -> None:
+        self.settings = settings
+        self.engine = engine
+        self.ctx = ctx
+        self.gateway = gateway
+        self.clock = clock or SystemClock()
+        self.lease = lease
+        self.worker_id = worker_id or default_worker_id()
+        self.on_fatal = on_fatal
+        self.scheduler: BackgroundScheduler | None = None
+        self._reddit = threading.Lock()
+        self.polls = 0
+        self.publishes = 0
+
+    # --------------------------------------------------------------- jobs
+
+    def wake(self, reason: str = "wake-up") -> int:
+        """Apply every due tick (idempotent); returns how many were applied."""
+        try:
+            reports = catch_up(self.engine, self.ctx, self.clock.now())
+        except Exception:
+            log.exception("catch_up failed (%s); the next wake-up retries", reason)
+            return 0
+        if reports:
+            log.info("%s: applied ticks %d..%d", reason, reports[0].tick, reports[-1].tick)
+        return len(reports)
+
+    def heartbeat(self) -> None:
+        """The one-minute wake-up: catch up, then log one line on the bot's health."""
+        self.wake("heartbeat")
+        try:
+            with transaction(self.engine) as session:
+                campaign = get_campaign(session, self.ctx)
+                counts = dict(session.exec(
+                    select(Outbox.status, func.count(col(Outbox.id)))
+                    .where(Outbox.campaign_id == self.ctx.campaign_id)
+                    .group_by(Outbox.status)).all())
+            due = self.ctx.tick_of(self.clock.now())
+            until = self.lease.expires_at if self.lease else None
+            log.info(
+                "heartbeat: campaign %d, last tick %d (due %d), outbox %d pending / %d dead, "
+                "%d polls / %d publish rounds, lease until %s",
+                self.ctx.campaign_id, campaign.last_tick, due,
+                counts.get(OutboxStatus.PENDING.value, 0),
+                counts.get(OutboxStatus.DEAD.value, 0), self.polls, self.publishes,
+                until.isoformat() if until else "-")
+        except Exception:
+            log.exception("heartbeat could not read the database")
+
+    def renew_lease(self) -> None:
+        """Keep the lease; losing it stops the process (another bot may be running)."""
+        if self.lease is None:
+            return
+        try:
+            kept = self.lease.renew()
+        except Exception:
+            log.exception("lease renewal failed; trying again at the next renewal")
+            return
+        if not kept:
+            log.error("lease lost: stopping so that two bots never run the same campaign")
+            if self.on_fatal is not None:
+                self.on_fatal(EXIT_LEASE_LOST)
+
+    def poll(self) -> IntakeReport | None:
+        """One intake round (then a delivery round if it queued replies)."""
+        with self._reddit:
+            try:
+                report = poll_once(self.engine, self.ctx, self.gateway, self.clock)
+            except Exception:
+                log.exception("intake round failed; the next round retries")
+                return None
+            self.polls += 1
+            if report.processed:
+                log.info("intake: %d messages handled (%d forwards, %d imitations refused, "
+                         "%d comments), %d replies queued", report.processed, report.forwards,
+                         report.imitations, report.comments, report.replies_queued)
+            if report.replies_queued:
+                self._publish_locked()
+        return report
+
+    def publish(self) -> DeliverReport | None:
+        """One delivery round."""
+        with self._reddit:
+            return self._publish_locked()
+
+    def _publish_locked(self) -> DeliverReport | None:
+        try:
+            report = publish_once(self.engine, self.ctx, self.gateway, self.clock,
+                                  worker_id=self.worker_id, limit=50)
+        except Exception:
+            log.exception("delivery round failed; the next round retries")
+            return None
+        self.publishes += 1
+        if report.delivered or report.dead:
+            log.info("delivery: %d delivered (%d were already there), %d retry later, %d dead",
+                     report.delivered, report.found_existing, report.retry_later, report.dead)
+        return report
+
+    # --------------------------------------------------------------- lifecycle
+
+    def build_scheduler(self) -> BackgroundScheduler:
+        """The scheduler with its five jobs (not started)."""
+        bot = self.settings.bot
+        scheduler = BackgroundScheduler(
+            timezone=UTC,
+            jobstores={"default": MemoryJobStore()},
+            executors={"default": ThreadPoolExecutor(4)},
+            job_defaults=JOB_DEFAULTS,
+        )
+        scheduler.add_job(self.wake, CronTrigger(hour=TICK_HOURS, minute=0, timezone=UTC),
+                          args=["tick"], id="ticks", name="game ticks")
+        scheduler.add_job(self.heartbeat, IntervalTrigger(minutes=1, timezone=UTC),
+                          id="heartbeat", name="heartbeat")
+        scheduler.add_job(self.poll, IntervalTrigger(seconds=bot.poll_seconds, timezone=UTC),
+                          id="poll", name="modmail intake")
+        scheduler.add_job(self.publish,
+                          IntervalTrigger(seconds=bot.publish_seconds, timezone=UTC),
+                          id="publish", name="outbox delivery")
+        if self.lease is not None:
+            scheduler.add_job(self.renew_lease,
+                              IntervalTrigger(seconds=self.lease.renew_every, timezone=UTC),
+                              id="lease", name="lease renewal")
+        return scheduler
+
+    def start(self) -> None:
+        """Start-up wake-up, a first poll and delivery, then the scheduler."""
+        released = release_claims(self.engine, self.ctx)
+        if released:
+            log.info("forgot %d outbox claims left by a previous process", released)
+        self.wake("start-up")
+        self.poll()
+        self.publish()
+        self.scheduler = self.build_scheduler()
+        self.scheduler.start()
+        log.info("maester is running campaign %d on r/%s (poll every %d s, publish every %d s)",
+                 self.ctx.campaign_id, self.settings.campaign.subreddit,
+                 self.settings.bot.poll_seconds, self.settings.bot.publish_seconds)
+
+    def stop(self) -> None:
+        """Stop the scheduler (running jobs finish) and give up the lease."""
+        if self.scheduler is not None and self.scheduler.running:
+            self.scheduler.shutdown(wait=True)
+        if self.lease is not None:
+            self.lease.release()
+        log.info("maester stopped")
+
+
+def open_campaign(settings: Settings) -> tuple[Engine, CampaignContext]:
+    """The engine and context of the configured database's campaign.
+
+    Raises LookupError when the database holds no campaign.
+    """
+    engine = make_engine(settings.campaign.database_url)
+    with transaction(engine) as session:
+        ctx = load_context(session, settings)
+    return engine, ctx
+
+
+def install_stop_signals(stop: threading.Event) -> None:
+    """SIGTERM and SIGINT set ``stop`` (main thread only)."""
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        log.info("signal %s received: stopping", signal.Signals(signum).name)
+        stop.set()
+
+    signal.signal(signal.SIGTERM, handler)
+    signal.signal(signal.SIGINT, handler)
+
+
+def run(settings: Settings, *, gateway: RedditGateway | None = None,
+        stop: threading.Event | None = None, install_signals: bool = True) -> int:
+    """Run the bot until SIGTERM/SIGINT (or ``stop`` is set); returns the exit code.
+
+    Raises :class:`~bot.reddit.lease.LeaseHeld` if another process runs the campaign,
+    LookupError if the database holds no campaign, and
+    :class:`~bot.reddit.gateway.GatewayConfigError` for missing credentials.
+    """
+    stop = stop or threading.Event()
+    exit_code = [EXIT_OK]
+    engine, ctx = open_campaign(settings)
+    if gateway is None:
+        gateway = praw_gateway(settings)
+    lease = CampaignLease(engine, ctx.campaign_id, seconds=settings.bot.lease_seconds)
+    lease.acquire()
+
+    def fatal(code: int) -> None:
+        exit_code[0] = code
+        stop.set()
+
+    runner = BotRunner(settings, engine, ctx, gateway, lease=lease, on_fatal=fatal)
+    if install_signals:
+        install_stop_signals(stop)
+    try:
+        runner.start()
+        while not stop.wait(1.0):
+            pass
+    finally:
+        runner.stop()
+        engine.dispose()
+    return exit_code[0]

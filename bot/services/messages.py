@@ -1,0 +1,43 @@
+"""One incoming message, whatever its source (modmail, a forwarded post, a comment, the CLI).
+
+:func:`handle_message` runs the campaign orders it holds (through :mod:`bot.services.orders`)
+and its ``!commands`` (through the command registry) and returns the whole reply. The caller
+owns the transaction and records the message id in it, so the message's effects and its
+"processed" mark commit together.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlmodel import Session
+
+from bot.commands.dispatch import run_command
+from bot.commands.registry import CommandContext
+from bot.services.orders import process_message
+from bot.services.world import CampaignContext
+from bot.text import escape_md
+
+FOOTER = "\n\n*maester, the campaign's bot. Send `help` for the orders, `!help` for commands.*"
+
+
+def handle_message(session: Session, ctx: CampaignContext, *, author: str, text: str,
+                   now: datetime, ref: str, orders: bool = True) -> str:
+    """The reply to one message. With ``orders`` False (public comments) only commands run."""
+    parts: list[str] = []
+    if orders:
+        outcome = process_message(session, ctx, author=author, text=text, now=now, ref=ref)
+        if outcome.reply:
+            parts.append(outcome.reply)
+        calls = [(c.name, c.args, c.line_no) for c in outcome.commands]
+    else:
+        from rules.campaign.orders import CommandCall, parse_message
+
+        calls = [(i.result.name, i.result.args, i.line_no) for i in parse_message(text).items
+                 if isinstance(i.result, CommandCall)]
+    for name, args, line_no in calls:
+        cmd_ctx = CommandContext(author=author, dice=ctx.dice("command", ref, line_no), now=now,
+                                 is_moderator=ctx.is_moderator(author))
+        parts.append("> " + escape_md(f"!{name} {args}".rstrip(), 200) + "\n\n"
+                     + run_command(name, args, cmd_ctx, ref=f"{ref}:{line_no}"))
+    return "\n\n---\n\n".join(parts) + FOOTER if parts else ""

@@ -1,0 +1,857 @@
+"""Players' orders: validate against the world, apply, and answer with a receipt.
+
+A handler gets a parsed order (syntax already checked by :mod:`rules.campaign.orders`), checks
+it against the world (ownership, troops, muster, path, stated cost, target) and either raises
+:class:`Rejected` (nothing changes) or changes state and returns the receipt. Each order runs in
+a savepoint, so one bad order in a message leaves the good ones applied and itself changes
+nothing. The caller owns the transaction (and records the message id in it).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from fractions import Fraction
+from typing import Any, TypeVar
+
+from sqlmodel import Session, col, select
+
+from bot.db.models import (
+    Army,
+    ArmyKind,
+    ArmyState,
+    Claim,
+    PendingBattle,
+    RelationStatus,
+    Siege,
+)
+from bot.services import journal
+from bot.services.world import (
+    CampaignContext,
+    armies,
+    army,
+    claim_by_name,
+    claim_of_user,
+    set_relation,
+)
+from bot.text import escape_md
+from rules.campaign import orders as o
+from rules.campaign.battle import Side
+from rules.campaign.calendar import next_tick_at_or_after
+from rules.campaign.config import Season
+from rules.campaign.detection import ObserverKind, detection_target
+from rules.campaign.movement import budget_per_tick, departure_tick, schedule_march
+from rules.campaign.muster import check_muster, muster_ready_at
+from rules.campaign.odds import battle_odds
+from rules.campaign.paths import ArmyKind as PathKind
+from rules.campaign.paths import (
+    IllegalPath,
+    cheapest_route,
+    check_path,
+    format_path,
+    observers_along,
+)
+from rules.campaign.siege import check_siege_start
+from rules.campaign.upkeep import monthly_upkeep
+from rules.errors import RulesError
+
+log = logging.getLogger(__name__)
+
+
+class Rejected(Exception):
+    """An order that cannot be carried out: what was wrong, what was expected, an example."""
+
+    def __init__(self, problem: str, expected: str = "", example: str = "") -> None:
+        self.problem = problem
+        self.expected = expected
+        self.example = example
+        super().__init__(problem)
+
+
+@dataclass(slots=True)
+class Call:
+    """One order being handled: who sent it, for which claim, when."""
+
+    session: Session
+    ctx: CampaignContext
+    author: str
+    claim: Claim | None
+    now: datetime
+    ref: str
+    is_moderator: bool
+    refusals: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+
+    @property
+    def tick(self) -> int:
+        return self.ctx.tick_of(self.now)
+
+    def require_claim(self) -> Claim:
+        if self.claim is None:
+            raise Rejected(
+                f"u/{escape_md(self.author)} does not play a claim in this campaign",
+                "a message from a registered player (moderators may write `as House Name:` "
+                "on the first line to act for a claim)",
+                "as House Stark: status" if self.is_moderator else "status",
+            )
+        return self.claim
+
+    def own_army(self, army_id: int, what: str = "army") -> Army:
+        """The army ``army_id`` if it belongs to the sender's claim; refusals are logged."""
+        claim = self.require_claim()
+        found = army(self.session, self.ctx, army_id)
+        if found is None:
+            raise Rejected(f"there is no {what} {army_id}", f"one of your {what} numbers "
+                           "(send `status` to list them)", "status")
+        if found.claim_id != claim.id:
+            # Logged after the order's savepoint is rolled back, so the refusal is kept.
+            self.refusals.append((
+                f"u/{self.author} ({claim.name}) tried to order army {army_id} of another claim",
+                {"army": army_id, "owner": found.claim_id, "claim": claim.id},
+            ))
+            raise Rejected(f"{what} {army_id} is not yours", "one of your own armies "
+                           "(send `status` to list them)", "status")
+        return found
+
+
+Handler = Callable[[Call, Any], str]
+HANDLERS: dict[type, Handler] = {}
+T = TypeVar("T")
+
+
+def handles(kind: type[T]) -> Callable[[Callable[[Call, T], str]], Callable[[Call, T], str]]:
+    """Register the handler of one order kind (a second registration is a bug)."""
+
+    def register(fn: Callable[[Call, T], str]) -> Callable[[Call, T], str]:
+        if kind in HANDLERS:
+            raise RuntimeError(f"{kind.__name__} orders have two handlers")
+        HANDLERS[kind] = fn
+        return fn
+
+    return register
+
+
+@dataclass(slots=True)
+class Outcome:
+    """What one message did: the reply and a count of accepted and rejected orders."""
+
+    reply: str
+    accepted: int = 0
+    rejected: int = 0
+    commands: list[o.CommandCall] = field(default_factory=list)
+
+
+# --- the message ------------------------------------------------------------------------
+
+def process_message(session: Session, ctx: CampaignContext, *, author: str, text: str,
+                    now: datetime, ref: str) -> Outcome:
+    """Handle every order of one message; returns the reply (markdown) to send back.
+
+    ``ref`` is the message's unique id (keys for the outbox). Bot commands (``!odds``...) in
+    the message are returned in :attr:`Outcome.commands` for the caller to run.
+    """
+    is_mod = ctx.is_moderator(author)
+    claim = claim_of_user(session, ctx, author)
+    text, acting_for = _acting_for(text) if is_mod else (text, None)
+    sections: list[str] = []
+    outcome = Outcome(reply="")
+    if acting_for is not None:
+        claim = claim_by_name(session, ctx, acting_for)
+        if claim is None:
+            outcome.reply = _render_error(Rejected(
+                f"there is no claim called {escape_md(acting_for)}",
+                "a claim name as `maester claims` lists it", "as House Stark: status"))
+            outcome.rejected = 1
+            return outcome
+    parsed = o.parse_message(text)
+    for item in parsed.items:
+        if isinstance(item.result, o.CommandCall):
+            outcome.commands.append(item.result)
+            continue
+        quote = f"> {escape_md(item.source, 120)}\n\n"
+        if isinstance(item.result, o.OrderSyntaxError):
+            err = item.result
+            sections.append(quote + _render_error(Rejected(err.problem, err.expected,
+                                                           err.example)))
+            outcome.rejected += 1
+            continue
+        call = Call(session, ctx, author, claim, now, f"{ref}:{item.line_no}", is_mod)
+        handler = HANDLERS.get(type(item.result))
+        try:
+            if handler is None:
+                raise Rejected(f"`{type(item.result).__name__.lower()}` orders are not open in "
+                               "this campaign", "one of the orders in the players' guide",
+                               "status")
+            with session.begin_nested():
+                receipt = handler(call, item.result)
+        except Rejected as exc:
+            sections.append(quote + _render_error(exc))
+            outcome.rejected += 1
+            for summary, data in call.refusals:
+                journal.log_event(session, ctx.campaign_id, call.tick, "refused", summary,
+                                  at=now, claim_id=data.get("claim"), actor=author, data=data)
+        except RulesError as exc:
+            sections.append(quote + _render_error(_from_rules(exc, item.result)))
+            outcome.rejected += 1
+        except Exception:
+            incident = f"{call.ref}"
+            log.exception("order %s from u/%s failed unexpectedly", incident, author)
+            sections.append(quote + f"**Not done:** something went wrong on my side while "
+                            f"handling this order (reference `{escape_md(incident)}`). Nothing "
+                            "changed; the moderators can look it up.")
+            outcome.rejected += 1
+        else:
+            sections.append(quote + receipt)
+            outcome.accepted += 1
+    if parsed.text_truncated or parsed.lines_truncated:
+        sections.append("*Only the first orders of this long message were read; send the rest "
+                        "in another message.*")
+    if not sections and not outcome.commands:
+        sections.append(_render_error(Rejected(
+            "I found no order in your message",
+            "one order per line, e.g. a muster, a march, an attack, or `status`",
+            "muster 300 infantry 50 cavalry")) + "\n\n" + HELP_TEXT)
+    outcome.reply = "\n\n---\n\n".join(sections)
+    return outcome
+
+
+def _acting_for(text: str) -> tuple[str, str | None]:
+    """A moderator's ``as House Stark:`` first line: (rest of the text, claim name)."""
+    first, _, rest = text.strip().partition("\n")
+    head = first.strip()
+    if head.lower().startswith("as ") and ":" in head:
+        name, _, after = head[3:].partition(":")
+        return (after + "\n" + rest).strip(), name.strip()
+    return text, None
+
+
+def _from_rules(exc: RulesError, order: object) -> Rejected:
+    expected = getattr(exc, "expected", "") or ""
+    verb = getattr(order, "verb", "")
+    example = next((f.example for f in o._FORMS if f.verb == verb), "")
+    return Rejected(str(exc), expected or "an order that fits the rules and your claim",
+                    example)
+
+
+def _render_error(exc: Rejected) -> str:
+    lines = [f"**Not done:** {exc.problem.rstrip('.')}."]
+    if exc.expected:
+        lines.append(f"**Expected:** {exc.expected.rstrip('.')}.")
+    if exc.example:
+        lines.append(f"**Example:** `{exc.example}`")
+    return "\n\n".join(lines)
+
+
+HELP_TEXT = """**Orders** (one per line; see the players' guide for all of them):
+
+    muster 300 infantry 50 cavalry
+    move army 2: Winterfell > 0412 > 0413 (cost 4)
+    route army 2 to Riverrun
+    attack army 5 with army 2
+    siege Riverrun with army 2  /  assault Riverrun with army 2  /  sally from Riverrun with army 4
+    retreat army 2  /  stand army 2  /  cancel army 2  /  disband army 2
+    status  /  odds army 2 vs army 5"""
+
+
+# --- helpers ----------------------------------------------------------------------------
+
+def _troops(a: Army) -> str:
+    parts = []
+    if a.infantry:
+        parts.append(f"{a.infantry} infantry")
+    if a.cavalry:
+        parts.append(f"{a.cavalry} cavalry")
+    if a.ships:
+        parts.append(f"{a.ships} ships")
+    return ", ".join(parts) or "no troops"
+
+
+def _kind(a: Army) -> PathKind:
+    return PathKind.FLEET if a.kind == ArmyKind.FLEET.value else PathKind.LAND
+
+
+def _label(c: Call, tile_id: str) -> str:
+    return c.ctx.world.tile(tile_id).label
+
+
+def _season(c: Call) -> Season:
+    from bot.services.world import get_campaign
+
+    return Season(get_campaign(c.session, c.ctx).season)
+
+
+def observer_tiles(c: Call, claim_id: int) -> dict[str, ObserverKind]:
+    """Tiles that may detect a march of ``claim_id``: other claims' holdfasts, and resource
+    tiles where another claim has a standing army."""
+    result: dict[str, ObserverKind] = {}
+    others = c.session.exec(select(Claim).where(Claim.campaign_id == c.ctx.campaign_id,
+                                                Claim.id != claim_id)).all()
+    for other in others:
+        result[other.holdfast] = ObserverKind.HOLDFAST
+    for a in armies(c.session, c.ctx, states=(ArmyState.STANDING.value,)):
+        if a.claim_id != claim_id and a.tile in c.ctx.world:
+            tile = c.ctx.world.tile(a.tile)
+            if tile.resource and a.tile not in result:
+                result[a.tile] = ObserverKind.RESOURCE_TILE
+    return result
+
+
+def _pending_battle_of(c: Call, army_id: int) -> PendingBattle | None:
+    return c.session.exec(
+        select(PendingBattle).where(
+            PendingBattle.campaign_id == c.ctx.campaign_id,
+            PendingBattle.status == "pending",
+            (col(PendingBattle.attacker_army) == army_id)
+            | (col(PendingBattle.defender_army) == army_id),
+        )
+    ).first()
+
+
+def reaction_deadline(c: Call) -> int:
+    """The tick at which a battle started now is fought (the reaction window's end)."""
+    first = c.ctx.tick_of(next_tick_at_or_after(c.now, c.ctx.rules))
+    if c.ctx.tick_at(first) == c.now:
+        first += 1  # created on a tick: the window lasts until the next one
+    return first + max(0, c.ctx.rules.reaction_ticks - 1)
+
+
+# --- muster -----------------------------------------------------------------------------
+
+@handles(o.Muster)
+def _muster(c: Call, order: o.Muster) -> str:
+    claim = c.require_claim()
+    home = c.ctx.world.tile(claim.holdfast)
+    if order.at is not None and c.ctx.world.tile(order.at).id != home.id:
+        raise Rejected(f"troops muster at your holdfast, {home.label}, not at "
+                       f"{escape_md(order.at)}", "no place, or your holdfast",
+                       f"muster {order.infantry} infantry {order.cavalry} cavalry")
+    if order.ships and (order.infantry or order.cavalry):
+        raise Rejected("ships and troops muster in separate orders", "one muster for troops "
+                       "and another for ships", "muster 4 ships")
+    request = check_muster(
+        order.infantry, order.cavalry, claim.infantry, claim.cavalry, claim.scattered_until,
+        c.now, order.ships, at_home_ships=claim.ships,
+        scattered_infantry=claim.scattered_infantry, scattered_cavalry=claim.scattered_cavalry,
+        scattered_ships=0, home_is_port=home.port,
+    )
+    ready = muster_ready_at(c.now, c.ctx.rules)
+    claim.infantry -= request.infantry
+    claim.cavalry -= request.cavalry
+    claim.ships -= request.ships
+    claim.scattered_infantry = min(claim.scattered_infantry, claim.infantry)
+    claim.scattered_cavalry = min(claim.scattered_cavalry, claim.cavalry)
+    new = Army(
+        campaign_id=c.ctx.campaign_id, claim_id=claim.id or 0,
+        kind=(ArmyKind.FLEET if request.ships else ArmyKind.LAND).value,
+        state=ArmyState.MUSTERING.value, tile=home.id, infantry=request.infantry,
+        cavalry=request.cavalry, ships=request.ships, accepted_at=c.now,
+        ready_tick=c.ctx.tick_of(ready),
+    )
+    c.session.add(claim)
+    c.session.add(new)
+    c.session.flush()
+    word = "Fleet" if request.ships else "Army"
+    journal.log_event(c.session, c.ctx.campaign_id, c.tick, "muster",
+                      f"{claim.name} musters {word.lower()} {new.id}: {_troops(new)}",
+                      at=c.now, claim_id=claim.id, actor=c.author,
+                      data={"army": new.id, "infantry": new.infantry, "cavalry": new.cavalry,
+                            "ships": new.ships, "ready_tick": new.ready_tick})
+    cost = monthly_upkeep(request.infantry, request.cavalry, _season(c), c.ctx.rules,
+                          ships=request.ships)
+    return (f"**{word} {new.id}** ({_troops(new)}) is mustering at {home.label}.\n\n"
+            f"- Ready: {c.ctx.when(ready)}\n"
+            f"- Upkeep while raised: {cost} gold a month this season\n"
+            f"- Left at home: {claim.infantry} infantry, {claim.cavalry} cavalry"
+            + (f", {claim.ships} ships" if claim.ships or request.ships else "")
+            + f"\n\nYou may already order its march: `move army {new.id}: ... (cost N)`.")
+
+
+# --- movement ---------------------------------------------------------------------------
+
+def _departed(c: Call, a: Army) -> bool:
+    return a.state == ArmyState.MARCHING.value and a.depart_tick is not None \
+        and a.depart_tick <= c.tick
+
+
+@handles(o.Move)
+def _move(c: Call, order: o.Move) -> str:
+    a = c.own_army(order.army)
+    if a.state not in (ArmyState.MUSTERING.value, ArmyState.STANDING.value,
+                       ArmyState.MARCHING.value) or _departed(c, a):
+        state = "already on the march" if _departed(c, a) else a.state
+        raise Rejected(f"army {a.id} cannot take a new march now: it is {state}",
+                       "a standing or mustering army, or a march that has not departed yet "
+                       "(use `stand army N` to halt a march)", f"stand army {a.id}")
+    if _pending_battle_of(c, a.id or 0) is not None:
+        raise Rejected(f"army {a.id} is caught in a battle", "`retreat` or `stand` first",
+                       f"retreat army {a.id}")
+    kind = _kind(a)
+    try:
+        check = check_path(c.ctx.world, a.tile, order.path, kind, c.ctx.rules)
+    except IllegalPath as exc:
+        raise Rejected(str(exc), "a path of adjacent tiles starting next to the army's tile "
+                       f"({_label(c, a.tile)})", f"route army {a.id} to <destination>") from None
+    if order.stated_cost != check.total:
+        best = cheapest_route(c.ctx.world, a.tile, check.tiles[-1].id, kind, c.ctx.rules)
+        hint = ""
+        if best is not None and best.total < check.total:
+            hint = (f" The cheapest route there costs {best.total}: "
+                    f"`move army {a.id}: {format_path(t.label for t in best.tiles)} "
+                    f"(cost {best.total})`.")
+        stated = "no cost" if order.stated_cost is None else f"cost {order.stated_cost}"
+        raise Rejected(
+            f"you stated {stated}, but this path costs {check.total}: {check.breakdown()}."
+            + hint,
+            "the total travel cost at the end of the order",
+            f"move army {a.id}: {format_path(t.label for t in check.tiles)} "
+            f"(cost {check.total})")
+    ready_at = c.ctx.tick_at(a.ready_tick) if a.state == ArmyState.MUSTERING.value \
+        and a.ready_tick is not None else None
+    depart = departure_tick(c.now, ready_at, c.ctx.rules)
+    from bot.services.catalogue import march_modifiers  # issue 6: speed modifiers
+
+    speed_mods = march_modifiers(c.session, c.ctx, a)
+    budget = budget_per_tick(a.infantry, a.cavalry, c.ctx.rules, modifiers=speed_mods,
+                             is_fleet=kind is PathKind.FLEET)
+    schedule = schedule_march(check.costs, budget, depart, c.ctx.rules)
+    if a.state != ArmyState.MUSTERING.value:
+        a.state = ArmyState.MARCHING.value
+    a.path_json = list(check.ids)
+    a.costs_json = list(check.costs)
+    a.saved = "0"
+    a.depart_tick = c.ctx.tick_of(depart)
+    a.arrival_tick = c.ctx.tick_of(schedule.arrival)
+    a.version += 1
+    c.session.add(a)
+    observers = observer_tiles(c, a.claim_id)
+    sightings = observers_along(c.ctx.world, [a.tile, *check.ids], observers,
+                                c.ctx.rules.detection_radius)
+    size = a.infantry + a.cavalry + a.ships
+    watch = []
+    for s in sightings:
+        target = detection_target(size, observers[s.observer], c.ctx.rules)
+        odds = "certain" if target.automatic else f"on a d20 of {target.target}+"
+        watch.append(f"{_label(c, s.observer)} ({odds})")
+    journal.log_event(c.session, c.ctx.campaign_id, c.tick, "march",
+                      f"army {a.id} ordered to march {check.breakdown()}", at=c.now,
+                      claim_id=a.claim_id, actor=c.author,
+                      data={"army": a.id, "path": list(check.ids), "cost": check.total,
+                            "depart_tick": a.depart_tick, "arrival_tick": a.arrival_tick})
+    from rules.campaign.movement import speed_multiplier
+
+    mult, reasons = speed_multiplier(a.infantry, a.cavalry, c.ctx.rules, modifiers=speed_mods,
+                                     is_fleet=kind is PathKind.FLEET)
+    speed = f"x{mult.normalize():f}" + (f" ({', '.join(reasons)})" if reasons else "")
+    lines = [
+        f"**Army {a.id}** ({_troops(a)}) will march from {_label(c, a.tile)} to "
+        f"{check.tiles[-1].label}.",
+        "",
+        f"- Path: {check.breakdown()}",
+        f"- Speed: {Fraction(budget)} travel cost per tick, {speed}",
+        f"- Departs: {c.ctx.when(depart)}",
+        f"- Arrives: {c.ctx.when(schedule.arrival)}",
+    ]
+    if watch:
+        lines.append("- May be detected by: " + "; ".join(watch))
+    else:
+        lines.append("- Passes no holdfast or occupied resource tile that could detect it")
+    lines.append(f"\nYou may `cancel army {a.id}` until it departs.")
+    return "\n".join(lines)
+
+
+@handles(o.Route)
+def _route(c: Call, order: o.Route) -> str:
+    a = c.own_army(order.army)
+    goal = c.ctx.world.tile(order.destination)
+    route = cheapest_route(c.ctx.world, a.tile, goal.id, _kind(a), c.ctx.rules)
+    if route is None:
+        raise Rejected(f"army {a.id} cannot reach {goal.label} from {_label(c, a.tile)}",
+                       "a destination its kind can reach", f"route army {a.id} to Riverrun")
+    if not route.tiles:
+        return f"Army {a.id} is already at {goal.label}."
+    order_text = (f"move army {a.id}: {format_path(t.label for t in route.tiles)} "
+                  f"(cost {route.total})")
+    return (f"The cheapest route for army {a.id} from {_label(c, a.tile)} to {goal.label} "
+            f"costs **{route.total}**: {route.breakdown()}.\n\nTo march, send:\n\n    "
+            f"{order_text}")
+
+
+@handles(o.Cancel)
+def _cancel(c: Call, order: o.Cancel) -> str:
+    a = c.own_army(order.army)
+    claim = c.require_claim()
+    if a.state == ArmyState.MUSTERING.value:
+        claim.infantry += a.infantry
+        claim.cavalry += a.cavalry
+        claim.ships += a.ships
+        a.state = ArmyState.GONE.value
+        c.session.add(claim)
+        c.session.add(a)
+        journal.log_event(c.session, c.ctx.campaign_id, c.tick, "cancel",
+                          f"muster of army {a.id} cancelled", at=c.now, claim_id=claim.id,
+                          actor=c.author, data={"army": a.id})
+        return f"The muster of army {a.id} is cancelled; {_troops(a)} are back at home."
+    if a.state == ArmyState.MARCHING.value and not _departed(c, a):
+        a.state = ArmyState.STANDING.value
+        a.path_json, a.costs_json, a.depart_tick, a.arrival_tick = [], [], None, None
+        c.session.add(a)
+        journal.log_event(c.session, c.ctx.campaign_id, c.tick, "cancel",
+                          f"march of army {a.id} cancelled", at=c.now, claim_id=claim.id,
+                          actor=c.author, data={"army": a.id})
+        return f"The march of army {a.id} is cancelled; it stays at {_label(c, a.tile)}."
+    raise Rejected(f"army {a.id} has nothing to cancel (it is {a.state}"
+                   + (", and its march has departed" if _departed(c, a) else "") + ")",
+                   "a mustering army, or a march that has not departed yet "
+                   "(halt a departed march with `stand`)", f"stand army {a.id}")
+
+
+@handles(o.Stand)
+def _stand(c: Call, order: o.Stand) -> str:
+    a = c.own_army(order.army)
+    battle = _pending_battle_of(c, a.id or 0)
+    if battle is not None:
+        return _react(c, a, battle, "stand")
+    if a.state == ArmyState.MARCHING.value:
+        a.state = ArmyState.STANDING.value
+        a.path_json, a.costs_json, a.depart_tick, a.arrival_tick = [], [], None, None
+        a.stationary_since = c.tick
+        c.session.add(a)
+        journal.log_event(c.session, c.ctx.campaign_id, c.tick, "halt",
+                          f"army {a.id} halts at {a.tile}", at=c.now, claim_id=a.claim_id,
+                          actor=c.author, data={"army": a.id, "tile": a.tile})
+        return f"Army {a.id} halts at {_label(c, a.tile)} and stands there."
+    raise Rejected(f"army {a.id} is not marching and not facing a battle",
+                   "a marching army to halt, or an army that was attacked", "status")
+
+
+@handles(o.Retreat)
+def _retreat(c: Call, order: o.Retreat) -> str:
+    a = c.own_army(order.army)
+    battle = _pending_battle_of(c, a.id or 0)
+    if battle is None:
+        raise Rejected(f"army {a.id} faces no battle to retreat from",
+                       "an army that has been attacked and got the first reaction", "status")
+    return _react(c, a, battle, "retreat")
+
+
+def _react(c: Call, a: Army, battle: PendingBattle, reaction: str) -> str:
+    if battle.reactor_claim != a.claim_id:
+        raise Rejected(f"army {a.id} did not get the first reaction in this battle, so it "
+                       "cannot choose", "only the side that detected the other first may "
+                       "retreat or stand", "status")
+    battle.reaction = reaction
+    c.session.add(battle)
+    journal.log_event(c.session, c.ctx.campaign_id, c.tick, "reaction",
+                      f"army {a.id} chooses to {reaction}", at=c.now, claim_id=a.claim_id,
+                      actor=c.author, data={"army": a.id, "battle": battle.id,
+                                            "reaction": reaction})
+    when = c.ctx.when(c.ctx.tick_at(battle.resolve_tick))
+    if reaction == "retreat":
+        return (f"Army {a.id} will try to retreat at {when} (a d20: 18+ keeps every troop, "
+                "15+ three quarters, 13+ half; lower fails and gives -1 in the battle).")
+    return f"Army {a.id} will stand and fight at {when}."
+
+
+# --- battle and siege -------------------------------------------------------------------
+
+FIGHTING_STATES = (ArmyState.STANDING.value, ArmyState.BESIEGING.value,
+                   ArmyState.MARCHING.value, ArmyState.RETREATING.value)
+
+
+@handles(o.Attack)
+def _attack(c: Call, order: o.Attack) -> str:
+    mine = c.own_army(order.army)
+    target = army(c.session, c.ctx, order.target)
+    if target is None or target.state not in FIGHTING_STATES or target.tile != mine.tile:
+        raise Rejected(f"there is no enemy army {order.target} on {_label(c, mine.tile)} "
+                       "where your army stands", "an army on the same tile as yours",
+                       f"attack army 5 with army {mine.id}")
+    if target.claim_id == mine.claim_id:
+        raise Rejected(f"army {target.id} is your own", "an enemy army", "status")
+    if mine.state not in (ArmyState.STANDING.value, ArmyState.BESIEGING.value):
+        raise Rejected(f"army {mine.id} is {mine.state}", "a standing army", "status")
+    if mine.kind != target.kind:
+        raise Rejected("fleets fight fleets and armies fight armies",
+                       "an enemy of the same kind", "status")
+    for a in (mine, target):
+        if _pending_battle_of(c, a.id or 0) is not None:
+            raise Rejected(f"army {a.id} is already in a battle", "a battle to be fought first",
+                           "status")
+    _declare_war(c, mine.claim_id, target.claim_id)
+    battle = PendingBattle(
+        campaign_id=c.ctx.campaign_id, tile=mine.tile, kind="field",
+        attacker_army=mine.id or 0, defender_army=target.id or 0,
+        attacker_claim=mine.claim_id, defender_claim=target.claim_id,
+        created_tick=c.tick, resolve_tick=reaction_deadline(c),
+        reactor_claim=target.claim_id,  # starting a battle is always detected by the defender
+    )
+    c.session.add(battle)
+    c.session.flush()
+    when = c.ctx.when(c.ctx.tick_at(battle.resolve_tick))
+    journal.log_event(c.session, c.ctx.campaign_id, c.tick, "attack",
+                      f"army {mine.id} attacks army {target.id} at {mine.tile}", at=c.now,
+                      claim_id=mine.claim_id, actor=c.author,
+                      data={"battle": battle.id, "attacker": mine.id, "defender": target.id})
+    journal.notify_claim(
+        c.session, c.ctx.campaign_id, target.claim_id, f"attacked:{battle.id}",
+        subject=f"Army {target.id} is attacked at {_label(c, mine.tile)}",
+        body=(f"Army {mine.id} ({_troops(mine)}) attacks your army {target.id} at "
+              f"{_label(c, mine.tile)}. The battle is fought at {when}.\n\nYou have the first "
+              f"reaction: reply `retreat army {target.id}` to try to escape, or "
+              f"`stand army {target.id}` to fight."),
+        at=c.now, tick=c.tick)
+    return (f"Army {mine.id} will attack army {target.id} at {_label(c, mine.tile)}. "
+            f"The defender has the first reaction; the battle is fought at {when}.")
+
+
+def _declare_war(c: Call, a: int, b: int) -> None:
+    before = set_relation(c.session, c.ctx, a, b, RelationStatus.WAR)
+    if before is not RelationStatus.WAR:
+        journal.log_event(c.session, c.ctx.campaign_id, c.tick, "war",
+                          f"claims {a} and {b} are at war", at=c.now, claim_id=a,
+                          actor=c.author, data={"claims": [a, b], "before": before.value})
+
+
+def _holdfast_owner(c: Call, tile_id: str) -> Claim | None:
+    return c.session.exec(select(Claim).where(Claim.campaign_id == c.ctx.campaign_id,
+                                              Claim.holdfast == tile_id)).first()
+
+
+def _blockaded(c: Call, claim_id: int, tile_id: str) -> bool:
+    water = set(c.ctx.world.water_adjacent(tile_id))
+    return any(a.kind == ArmyKind.FLEET.value and a.tile in water
+               for a in armies(c.session, c.ctx, claim_id=claim_id,
+                               states=(ArmyState.STANDING.value,)))
+
+
+def active_siege(session: Session, ctx: CampaignContext, tile_id: str) -> Siege | None:
+    return session.exec(select(Siege).where(Siege.campaign_id == ctx.campaign_id,
+                                            Siege.holdfast == tile_id,
+                                            Siege.status == "active")).first()
+
+
+@handles(o.Siege)
+def _siege(c: Call, order: o.Siege) -> str:
+    a = c.own_army(order.army)
+    hold = c.ctx.world.tile(order.holdfast)
+    if a.tile != hold.id or a.state != ArmyState.STANDING.value:
+        raise Rejected(f"army {a.id} must stand on {hold.label} to besiege it (it is "
+                       f"{a.state} at {_label(c, a.tile)})", "a standing army on the holdfast",
+                       f"route army {a.id} to {hold.label}")
+    owner = _holdfast_owner(c, hold.id)
+    if owner is None or owner.id == a.claim_id:
+        raise Rejected(f"{hold.label} is not an enemy holdfast", "a holdfast of another claim",
+                       f"siege {hold.label} with army {a.id}")
+    if active_siege(c.session, c.ctx, hold.id) is not None:
+        raise Rejected(f"{hold.label} is already under siege", "a holdfast not yet besieged",
+                       "status")
+    defenders = [d for d in armies(c.session, c.ctx, states=FIGHTING_STATES)
+                 if d.tile == hold.id and d.claim_id != a.claim_id]
+    check_siege_start(holdfast=hold.holdfast, port=hold.port, special=hold.special,
+                      hostile_troops_on_tile=bool(defenders),
+                      blockaded=_blockaded(c, a.claim_id, hold.id))
+    garrison = owner.infantry + owner.cavalry
+    from bot.services.catalogue import siege_terms  # issue 6: siege modifiers of both sides
+
+    terms = siege_terms(c.session, c.ctx, a, owner, garrison)
+    length = terms.length
+    _declare_war(c, a.claim_id, owner.id or 0)
+    siege = Siege(campaign_id=c.ctx.campaign_id, army_id=a.id or 0, besieger_claim=a.claim_id,
+                  defender_claim=owner.id or 0, holdfast=hold.id, started_tick=c.tick,
+                  months_required=length.months)
+    a.state = ArmyState.BESIEGING.value
+    c.session.add(a)
+    c.session.add(siege)
+    c.session.flush()
+    claim = c.require_claim()
+    journal.log_event(c.session, c.ctx.campaign_id, c.tick, "siege_start",
+                      f"{claim.name} besieges {hold.label} with army {a.id}", at=c.now,
+                      claim_id=a.claim_id, actor=c.author, public=True,
+                      data={"siege": siege.id, "army": a.id, "months": length.months})
+    journal.queue(c.session, c.ctx.campaign_id, f"siege:{siege.id}:start", "post",
+                  title=c.ctx.settings.posts.siege_title.format(event="Siege begins",
+                                                                holdfast=hold.label),
+                  body=(f"The host of **{claim.name}** has laid siege to **{hold.label}**, seat "
+                        f"of {owner.name}, in {c.ctx.when(c.now)}."),
+                  flair=c.ctx.settings.posts.siege_flair, public=True, at=c.now, tick=c.tick,
+                  target=c.ctx.settings.campaign.subreddit)
+    journal.notify_claim(c.session, c.ctx.campaign_id, owner.id or 0, f"besieged:{siege.id}",
+                         subject=f"{hold.label} is besieged",
+                         body=(f"Army {a.id} of {claim.name} ({_troops(a)}) besieges "
+                               f"{hold.label}. Your garrison can hold for {length.months} "
+                               f"in-game months{terms.defender_note}. You may sally: `sally from "
+                               f"{hold.label}`."), at=c.now, tick=c.tick)
+    return (f"Army {a.id} besieges {hold.label}. With its garrison it falls after "
+            f"**{length.months}** in-game months{terms.besieger_note} if you hold the tile; "
+            "you may also "
+            f"`assault {hold.label} with army {a.id}`.")
+
+
+@handles(o.Assault)
+def _assault(c: Call, order: o.Assault) -> str:
+    a = c.own_army(order.army)
+    hold = c.ctx.world.tile(order.holdfast)
+    owner = _holdfast_owner(c, hold.id)
+    if owner is None or owner.id == a.claim_id:
+        raise Rejected(f"{hold.label} is not an enemy holdfast", "a holdfast of another claim",
+                       f"assault {hold.label} with army {a.id}")
+    if a.tile != hold.id or a.state not in (ArmyState.STANDING.value,
+                                            ArmyState.BESIEGING.value):
+        raise Rejected(f"army {a.id} must stand on {hold.label} to assault it",
+                       "a standing or besieging army on the holdfast",
+                       f"route army {a.id} to {hold.label}")
+    defenders = [d for d in armies(c.session, c.ctx, states=FIGHTING_STATES)
+                 if d.tile == hold.id and d.claim_id != a.claim_id]
+    if defenders:
+        raise Rejected(f"enemy army {defenders[0].id} holds the tile; defeat it first",
+                       "no enemy army on the holdfast's tile", f"attack army {defenders[0].id} "
+                       f"with army {a.id}")
+    if _pending_battle_of(c, a.id or 0) is not None:
+        raise Rejected(f"army {a.id} is already in a battle", "one battle at a time", "status")
+    _declare_war(c, a.claim_id, owner.id or 0)
+    battle = PendingBattle(
+        campaign_id=c.ctx.campaign_id, tile=hold.id, kind="assault", attacker_army=a.id or 0,
+        defender_army=0, attacker_claim=a.claim_id, defender_claim=owner.id or 0,
+        created_tick=c.tick, resolve_tick=reaction_deadline(c), reactor_claim=None,
+        holdfast=hold.id,
+    )
+    c.session.add(battle)
+    c.session.flush()
+    when = c.ctx.when(c.ctx.tick_at(battle.resolve_tick))
+    journal.log_event(c.session, c.ctx.campaign_id, c.tick, "assault",
+                      f"army {a.id} will assault {hold.label}", at=c.now, claim_id=a.claim_id,
+                      actor=c.author, data={"battle": battle.id, "army": a.id})
+    journal.notify_claim(c.session, c.ctx.campaign_id, owner.id or 0, f"assault:{battle.id}",
+                         subject=f"{hold.label} will be assaulted",
+                         body=(f"Army {a.id} ({_troops(a)}) will assault {hold.label} at "
+                               f"{when}. Your garrison defends with the holdfast's defenses."),
+                         at=c.now, tick=c.tick)
+    return f"Army {a.id} will assault {hold.label} at {when}."
+
+
+@handles(o.Sally)
+def _sally(c: Call, order: o.Sally) -> str:
+    claim = c.require_claim()
+    hold = c.ctx.world.tile(order.holdfast)
+    if hold.id != claim.holdfast:
+        raise Rejected(f"{hold.label} is not your holdfast", "your own besieged holdfast",
+                       f"sally from {_label(c, claim.holdfast)}")
+    siege = active_siege(c.session, c.ctx, hold.id)
+    if siege is None:
+        raise Rejected(f"{hold.label} is not under siege", "a besieged holdfast", "status")
+    sally_army = 0
+    if order.army is not None:
+        a = c.own_army(order.army)
+        if a.tile != hold.id or a.state not in (ArmyState.GARRISON.value,
+                                                ArmyState.MUSTERING.value):
+            raise Rejected(f"army {a.id} is not inside {hold.label}",
+                           "an army inside the walls, or no army (the whole garrison sallies)",
+                           f"sally from {hold.label}")
+        sally_army = a.id or 0
+    elif claim.infantry + claim.cavalry == 0:
+        raise Rejected("your garrison has no troops to sally with", "troops at home", "status")
+    battle = PendingBattle(
+        campaign_id=c.ctx.campaign_id, tile=hold.id, kind="sally", attacker_army=sally_army,
+        defender_army=siege.army_id, attacker_claim=claim.id or 0,
+        defender_claim=siege.besieger_claim, created_tick=c.tick,
+        resolve_tick=reaction_deadline(c), reactor_claim=None, holdfast=hold.id,
+    )
+    c.session.add(battle)
+    c.session.flush()
+    when = c.ctx.when(c.ctx.tick_at(battle.resolve_tick))
+    journal.log_event(c.session, c.ctx.campaign_id, c.tick, "sally",
+                      f"{claim.name} sallies from {hold.label}", at=c.now, claim_id=claim.id,
+                      actor=c.author, data={"battle": battle.id, "army": sally_army})
+    force = f"army {sally_army}" if sally_army else "the whole garrison"
+    return f"{force.capitalize()} will sally from {hold.label} at {when}."
+
+
+# --- information ------------------------------------------------------------------------
+
+@handles(o.Status)
+def _status(c: Call, order: o.Status) -> str:
+    claim = c.require_claim()
+    lines = [f"**{claim.name}** — {c.ctx.when(c.now)}", "",
+             f"- Gold: {claim.gold}",
+             f"- At home in {_label(c, claim.holdfast)}: {claim.infantry} infantry, "
+             f"{claim.cavalry} cavalry" + (f", {claim.ships} ships" if claim.ships else "")]
+    if claim.scattered_until is not None and claim.scattered_until > c.now:
+        lines.append(f"- Scattered (cannot be raised until {c.ctx.when(claim.scattered_until)}):"
+                     f" {claim.scattered_infantry} infantry, {claim.scattered_cavalry} cavalry")
+    mine = armies(c.session, c.ctx, claim_id=claim.id)
+    if not mine:
+        lines.append("- No armies raised")
+    for a in mine:
+        extra = ""
+        if a.state == ArmyState.MUSTERING.value and a.ready_tick is not None:
+            extra = f", ready {c.ctx.when(c.ctx.tick_at(a.ready_tick))}"
+        if a.path_json and a.arrival_tick is not None:
+            extra += (f", marching to {_label(c, a.path_json[-1])}, arrives "
+                      f"{c.ctx.when(c.ctx.tick_at(a.arrival_tick))}")
+        lines.append(f"- Army {a.id}: {_troops(a)}, {a.state} at {_label(c, a.tile)}{extra}")
+    upkeep = monthly_upkeep(sum(a.infantry for a in mine), sum(a.cavalry for a in mine),
+                            _season(c), c.ctx.rules, ships=sum(a.ships for a in mine))
+    lines.append(f"- Upkeep of raised troops: {upkeep} gold a month this season")
+    return "\n".join(lines)
+
+
+def side_of(c: Call | None, a: Army, ctx: CampaignContext, *, tick: int) -> Side:
+    """A stored army as a battle side (stationary if it stood on its tile before ``tick``)."""
+    from rules.campaign.config import Terrain
+
+    terrain = ctx.world.tile(a.tile).terrain if a.tile in ctx.world else Terrain.FIELD
+    stationary = a.state in (ArmyState.STANDING.value, ArmyState.BESIEGING.value,
+                             ArmyState.GARRISON.value) and (a.stationary_since or 0) < tick
+    return Side(infantry=a.infantry, cavalry=a.cavalry, ships=a.ships, terrain=terrain,
+                stationary=stationary, retreat_penalty=a.retreat_penalty)
+
+
+@handles(o.Odds)
+def _odds(c: Call, order: o.Odds) -> str:
+    mine = c.own_army(order.army_a)
+    other = army(c.session, c.ctx, order.army_b)
+    visible = other is not None and (other.tile == mine.tile or c.is_moderator)
+    if other is None or not visible:
+        raise Rejected(f"army {order.army_b} is not on {_label(c, mine.tile)} with your army",
+                       "an army on the same tile as yours (odds never reveal armies you "
+                       "cannot see)", f"odds army {mine.id} vs army 5")
+    from bot.services.catalogue import odds_side  # issue 6: the enemy's secrets stay secret
+
+    odds = battle_odds(odds_side(c.session, c.ctx, side_of(c, mine, c.ctx, tick=c.tick), mine,
+                                 own=True),
+                       odds_side(c.session, c.ctx, side_of(c, other, c.ctx, tick=c.tick), other,
+                                 own=other.claim_id == mine.claim_id or c.is_moderator),
+                       c.ctx.rules)
+    win = odds.attacker_win
+    return (f"If army {mine.id} attacks army {other.id} now: **{float(win) * 100:.1f}%** to win, "
+            f"{float(1 - win) * 100:.1f}% to lose (exact: {win}).")
+
+
+@handles(o.Disband)
+def _disband(c: Call, order: o.Disband) -> str:
+    a = c.own_army(order.army)
+    claim = c.require_claim()
+    if a.tile != claim.holdfast or a.state not in (ArmyState.STANDING.value,
+                                                   ArmyState.GARRISON.value):
+        raise Rejected(f"army {a.id} must stand at {_label(c, claim.holdfast)} to disband",
+                       "a standing army at your holdfast",
+                       f"route army {a.id} to {_label(c, claim.holdfast)}")
+    claim.infantry += a.infantry
+    claim.cavalry += a.cavalry
+    claim.ships += a.ships
+    a.state = ArmyState.GONE.value
+    c.session.add(claim)
+    c.session.add(a)
+    journal.log_event(c.session, c.ctx.campaign_id, c.tick, "disband",
+                      f"army {a.id} disbanded", at=c.now, claim_id=claim.id, actor=c.author,
+                      data={"army": a.id})
+    return f"Army {a.id} is disbanded; {_troops(a)} return home and cost no more upkeep."
+
+
+@handles(o.Help)
+def _help(c: Call, order: o.Help) -> str:
+    return HELP_TEXT
+
+
+from bot.services import orders_catalogue  # noqa: E402,F401  (issue 6: build, buy, assign...)

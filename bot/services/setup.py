@@ -1,0 +1,114 @@
+"""Creating a campaign: the map, the claims and their players, the secret dice seed."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from decimal import Decimal
+from typing import Any
+
+from sqlmodel import Session, select
+
+from bot.config import Settings
+from bot.db.models import Campaign, Character, Claim, Player, RelationStatus
+from bot.services import journal
+from bot.services.world import CampaignContext, load_context, set_relation
+from rules.campaign import calendar
+from rules.campaign.worldmap import parse_map
+
+DEMO_ROSTER: tuple[dict[str, Any], ...] = (
+    {"name": "House Stark", "holdfast": "Winterfell", "players": ["ned_stark"],
+     "gold": "900", "infantry": 3000, "cavalry": 600,
+     "characters": ["Eddard Stark", "Robb Stark"]},
+    {"name": "House Lannister", "holdfast": "Casterly Rock", "players": ["tywin_lannister"],
+     "gold": "5000", "infantry": 3500, "cavalry": 900,
+     "characters": ["Tywin Lannister", "Jaime Lannister"]},
+    {"name": "House Tully", "holdfast": "Riverrun", "players": ["hoster_tully"],
+     "gold": "700", "infantry": 2000, "cavalry": 400, "characters": ["Brynden Tully"]},
+    {"name": "House Frey", "holdfast": "The Twins", "players": ["walder_frey"],
+     "gold": "1200", "infantry": 1800, "cavalry": 300},
+    {"name": "House Bolton", "holdfast": "The Dreadfort", "players": ["roose_bolton"],
+     "gold": "500", "infantry": 1500, "cavalry": 250},
+    {"name": "House Greyjoy", "holdfast": "Pyke", "players": ["balon_greyjoy"],
+     "gold": "600", "infantry": 1200, "cavalry": 50, "ships": 40},
+    {"name": "House Tyrell", "holdfast": "Highgarden", "players": ["mace_tyrell"],
+     "gold": "3000", "infantry": 4000, "cavalry": 1200},
+    {"name": "House Martell", "holdfast": "Sunspear", "players": ["doran_martell"],
+     "gold": "1500", "infantry": 2200, "cavalry": 500, "ships": 10},
+    {"name": "House Baratheon", "holdfast": "Storm's End", "players": ["stannis_baratheon"],
+     "gold": "1000", "infantry": 2500, "cavalry": 700},
+    {"name": "House Arryn", "holdfast": "The Eyrie", "players": ["jon_arryn"],
+     "gold": "1400", "infantry": 2400, "cavalry": 800},
+    {"name": "House Manderly", "holdfast": "White Harbor", "players": ["wyman_manderly"],
+     "gold": "1100", "infantry": 1600, "cavalry": 200, "ships": 25},
+    {"name": "House Reed", "holdfast": "Greywater Watch", "players": ["howland_reed"],
+     "gold": "200", "infantry": 400, "cavalry": 0},
+)
+DEMO_WARS: tuple[tuple[str, str], ...] = (
+    ("House Stark", "House Lannister"),
+    ("House Tully", "House Lannister"),
+    ("House Greyjoy", "House Stark"),
+)
+
+
+def create_campaign(session: Session, settings: Settings, *, map_text: str,
+                    roster: Sequence[Mapping[str, Any]], now: datetime,
+                    seed: str | None = None,
+                    wars: Sequence[tuple[str, str]] = ()) -> CampaignContext:
+    """Create the campaign and its claims; the last applied tick is the one at ``now``.
+
+    Raises ValueError naming the roster entry for unknown holdfasts, duplicate players or
+    claims, or a holdfast claimed twice.
+    """
+    if session.exec(select(Campaign)).first() is not None:
+        raise ValueError("this database already holds a campaign")
+    world = parse_map(map_text)
+    rules = settings.rules_config()
+    campaign = Campaign(
+        name=settings.campaign.name, subreddit=settings.campaign.subreddit,
+        secret=seed or settings.campaign.seed or secrets.token_hex(32),
+        last_tick=calendar.tick_index(now, rules),
+        last_month=calendar.month_number(now, rules),
+        map_text=map_text, created_at=now,
+    )
+    session.add(campaign)
+    session.flush()
+    ctx = load_context(session, settings, campaign.id)
+    seen_players: set[str] = set()
+    seen_holdfasts: set[str] = set()
+    by_name: dict[str, Claim] = {}
+    for i, entry in enumerate(roster):
+        where = f"roster[{i}] ({entry.get('name', '?')})"
+        try:
+            tile = world.tile(str(entry["holdfast"]))
+        except Exception as exc:
+            raise ValueError(f"{where}: {exc}") from None
+        if not tile.holdfast:
+            raise ValueError(f"{where}: {tile.label} is not a holdfast")
+        if tile.id in seen_holdfasts:
+            raise ValueError(f"{where}: {tile.label} is already claimed")
+        seen_holdfasts.add(tile.id)
+        claim = Claim(campaign_id=campaign.id or 0, name=str(entry["name"]), holdfast=tile.id,
+                      gold=Decimal(str(entry.get("gold", "0"))),
+                      infantry=int(entry.get("infantry", 0)),
+                      cavalry=int(entry.get("cavalry", 0)), ships=int(entry.get("ships", 0)))
+        session.add(claim)
+        session.flush()
+        by_name[claim.name] = claim
+        for player in entry.get("players", []):
+            key = str(player).lower().removeprefix("u/")
+            if key in seen_players:
+                raise ValueError(f"{where}: u/{key} already plays another claim")
+            seen_players.add(key)
+            session.add(Player(campaign_id=campaign.id or 0, claim_id=claim.id or 0,
+                               reddit_name=key))
+        for character in entry.get("characters", []):
+            session.add(Character(campaign_id=campaign.id or 0, claim_id=claim.id or 0,
+                                  name=str(character)))
+    for a, b in wars:
+        set_relation(session, ctx, by_name[a].id or 0, by_name[b].id or 0, RelationStatus.WAR)
+    journal.log_event(session, campaign.id or 0, campaign.last_tick, "campaign_created",
+                      f"campaign {campaign.name} created with {len(roster)} claims", at=now,
+                      actor="moderator")
+    return ctx

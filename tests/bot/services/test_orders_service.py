@@ -1,0 +1,132 @@
+"""Orders against the world: only a valid order changes state; every order gets a reply."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from sqlmodel import select
+
+from bot.cli_campaign import export_world
+from bot.db.engine import transaction
+from bot.db.models import Event
+from bot.services.messages import handle_message
+from bot.services.orders import process_message
+from bot.services.world import CampaignContext
+from tests.bot.services import scenario
+
+T0 = scenario.START
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, CampaignContext]]:
+    url = f"sqlite:///{tmp_path_factory.mktemp('orders') / 'w.db'}"
+    scenario.build(url)
+    engine, ctx = scenario.context(url)
+    yield engine, ctx
+    engine.dispose()
+
+
+def _say(world: tuple[Any, CampaignContext], who: str, text: str,
+         when: timedelta = timedelta(hours=4)) -> str:
+    engine, ctx = world
+    with transaction(engine) as session:
+        return handle_message(session, ctx, author=who, text=text, now=T0 + when,
+                              ref=f"t:{who}:{hash(text)}")
+
+
+def _snapshot(world: tuple[Any, CampaignContext]) -> dict[str, Any]:
+    engine, ctx = world
+    with transaction(engine) as session:
+        data = export_world(session, ctx)
+    return data
+
+
+def test_muster_receipt_says_when_the_troops_are_ready(world: Any) -> None:
+    """Muster: ready 24 h after the next tick at or after acceptance (accepted 11:30 -> the
+    12:00 tick -> ready the next day at 12:00)."""
+    reply = _say(world, "walder_frey", "muster 100 infantry", timedelta(hours=4))
+    assert "is mustering at The Twins" in reply
+    assert "Ready: 2026-11-23 12:00 UTC" in reply
+
+
+def test_an_invalid_order_changes_nothing_and_says_what_was_expected(world: Any) -> None:
+    before = _snapshot(world)
+    reply = _say(world, "walder_frey", "muster 99999 infantry")
+    assert "**Not done:**" in reply and "**Expected:**" in reply and "**Example:**" in reply
+    assert _snapshot(world) == before
+
+
+def test_a_wrong_stated_cost_is_rejected_with_the_breakdown(world: Any) -> None:
+    """The player states the total cost; a different one is rejected with the computed cost
+    and the per-tile breakdown, and nothing changes."""
+    before = _snapshot(world)
+    reply = _say(world, "ned_stark", "move army 1: 1316 > 1317 (cost 5)",
+                 timedelta(hours=4))
+    assert "this path costs 2" in reply and "1316 (field) 1 + 1317 (field) 1 = 2" in reply
+    assert _snapshot(world) == before
+
+
+def test_orders_for_another_claims_army_are_refused_and_logged(world: Any) -> None:
+    before = _snapshot(world)
+    reply = _say(world, "walder_frey", "move army 1: 1316 (cost 1)\ncancel army 1")
+    assert reply.count("is not yours") == 2
+    assert _snapshot(world) == before
+    engine, _ = world
+    with transaction(engine) as session:
+        refused = session.exec(select(Event).where(Event.kind == "refused")).all()
+    assert any(e.actor == "walder_frey" for e in refused)
+
+
+def test_a_stranger_is_told_to_ask_the_moderators(world: Any) -> None:
+    reply = _say(world, "random_person", "muster 5 infantry")
+    assert "does not play a claim" in reply
+
+
+def test_moderators_may_act_for_any_claim(world: Any) -> None:
+    reply = _say(world, "mod_jane", "as House Reed: status")
+    assert "**House Reed**" in reply
+    reply = _say(world, "walder_frey", "as House Reed: status")
+    assert "House Reed" not in reply.split("\n")[2]
+
+
+def test_several_orders_in_one_message_each_get_an_answer(world: Any) -> None:
+    reply = _say(world, "mace_tyrell",
+                 "- status\n- **route army 4 to Horn Hill**\n- muster lots of infantry")
+    assert reply.count("---") >= 2
+    assert "cheapest route" in reply and "Not done" in reply
+
+
+def test_hostile_text_is_answered_not_crashed(world: Any) -> None:
+    before = _snapshot(world)
+    nasty = ("move army 1: '; DROP TABLE army; -- > u/spez > r/all (cost 1)\n"
+             "\u202e\u200bmuster\x00 999999 infantry\n" + "[x](javascript:alert(1)) " * 20)
+    reply = _say(world, "ned_stark", nasty)
+    assert "Not done" in reply
+    assert "u/spez" not in reply and "r/all" not in reply
+    assert _snapshot(world) == before
+    huge = _say(world, "ned_stark", "status " + "A" * 1_000_000)
+    assert len(huge) < 20_000
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                  HealthCheck.function_scoped_fixture])
+@given(text=st.text(max_size=300) | st.sampled_from([
+    "move army 1: 1316 > 9999 (cost 2)", "attack army 99 with army 1", "siege Pyke with army 2",
+    "assault Winterfell with army 3", "retreat army 2", "cancel army 77", "odds army 1 vs army 3",
+    "muster -5 infantry", "muster 1e9 cavalry", "sally from Riverrun with army 1"]))
+def test_fuzz_rejected_messages_never_change_the_world(world: Any, text: str) -> None:
+    """No input crashes the service, and a message whose orders were all rejected changes
+    nothing."""
+    engine, ctx = world
+    before = _snapshot(world)
+    with transaction(engine) as session:
+        outcome = process_message(session, ctx, author="ned_stark", text=text,
+                                  now=T0 + timedelta(hours=4), ref="fuzz")
+    assert outcome.reply
+    if outcome.accepted == 0:
+        assert _snapshot(world) == before

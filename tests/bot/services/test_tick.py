@@ -1,0 +1,138 @@
+"""The game clock: every due tick exactly once, in order, whatever happens to the process."""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from sqlmodel import col, select
+
+from bot.cli_campaign import export_world
+from bot.db.engine import transaction
+from bot.db.models import Campaign, Event, MonthlyRun, Outbox, TickRun
+from bot.services.tick import catch_up
+from tests.bot.services import scenario
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def _url(tmp_path: Path, name: str = "world.db") -> str:
+    return f"sqlite:///{tmp_path / name}"
+
+
+def _export(url: str) -> dict[str, object]:
+    engine, ctx = scenario.context(url)
+    with transaction(engine) as session:
+        data = export_world(session, ctx)
+    engine.dispose()
+    return data
+
+
+def test_catch_up_applies_each_due_tick_in_order_once(tmp_path: Path) -> None:
+    """catch_up(now) applies every tick after the last applied one, in order; called again,
+    or with an earlier time, it does nothing."""
+    url = _url(tmp_path)
+    scenario.build(url)
+    engine, ctx = scenario.context(url)
+    first = catch_up(engine, ctx, scenario.START + timedelta(days=1))
+    assert [r.tick for r in first] == list(range(first[0].tick, first[0].tick + 4))
+    assert catch_up(engine, ctx, scenario.START + timedelta(days=1)) == []
+    assert catch_up(engine, ctx, scenario.START) == []
+    with transaction(engine) as session:
+        ticks = session.exec(select(TickRun.tick).order_by(col(TickRun.tick))).all()
+    assert list(ticks) == [r.tick for r in first]
+
+
+def test_three_days_of_downtime_apply_12_ticks_and_every_month_in_order(tmp_path: Path) -> None:
+    """After 3 days down, the 12 missed ticks and the 3 in-game month boundaries between them
+    (one month per real day by default) are applied in order."""
+    url = _url(tmp_path)
+    scenario.build(url)
+    engine, ctx = scenario.context(url)
+    with transaction(engine) as session:
+        start_tick = session.exec(select(Campaign)).one().last_tick
+    reports = catch_up(engine, ctx, ctx.tick_at(start_tick + 12))
+    assert [r.tick for r in reports] == [start_tick + i for i in range(1, 13)]
+    months = [m for r in reports for m in r.months]
+    assert len(months) == 3 and months == sorted(months)
+    assert all(r.at.hour == 0 for r in reports if r.months)
+    with transaction(engine) as session:
+        runs = session.exec(select(MonthlyRun).order_by(col(MonthlyRun.month))).all()
+    assert [r.month for r in runs] == months
+
+
+def test_the_scenario_marches_arrive_and_fight(tmp_path: Path) -> None:
+    """The scripted campaign produces arrivals, a detection and upkeep within ten days."""
+    url = _url(tmp_path)
+    scenario.build(url)
+    engine, ctx = scenario.context(url)
+    catch_up(engine, ctx, scenario.START + timedelta(days=10))
+    with transaction(engine) as session:
+        kinds = {e.kind for e in session.exec(select(Event)).all()}
+        posts = session.exec(select(Outbox).where(Outbox.public == True)).all()  # noqa: E712
+    assert {"muster", "march", "muster_done", "arrival", "detection"} <= kinds
+    assert any(p.title.startswith("[Arrival]") for p in posts)
+
+
+def _reference(tmp_path: Path, until: str) -> dict[str, object]:
+    url = _url(tmp_path, "reference.db")
+    scenario.build(url)
+    engine, ctx = scenario.context(url)
+    catch_up(engine, ctx, scenario.START + timedelta(days=int(until)))
+    engine.dispose()
+    return _export(url)
+
+
+def _worker(url: str, days: int) -> subprocess.Popen[bytes]:
+    until = (scenario.START + timedelta(days=days)).isoformat()
+    return subprocess.Popen([sys.executable, "-m", "tests.bot.services.scenario", url, until],
+                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+
+@pytest.mark.slow
+def test_kill_9_twenty_times_then_resume_equals_an_uninterrupted_run(tmp_path: Path) -> None:
+    """A process applying ticks is killed with SIGKILL 20 times at random moments; resumed,
+    the world equals that of an uninterrupted run with the same seed and orders."""
+    days = 12
+    expected = _reference(tmp_path, str(days))
+    url = _url(tmp_path)
+    scenario.build(url)
+    rng = random.Random(1234)
+    kills = 0
+    while kills < 20:
+        proc = _worker(url, days)
+        time.sleep(rng.uniform(0.3, 1.2))
+        if proc.poll() is not None:
+            break  # it finished before we could kill it
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        kills += 1
+    final = _worker(url, days)
+    assert final.wait(timeout=120) == 0, final.stderr.read() if final.stderr else ""
+    assert kills >= 5, "the worker finished too fast for the kill test to mean anything"
+    assert _export(url) == expected
+
+
+@pytest.mark.slow
+def test_two_processes_applying_ticks_apply_each_tick_once(tmp_path: Path) -> None:
+    """Two processes catching up on one SQLite file at once: every tick is applied once and
+    the world equals a single process's."""
+    days = 6
+    expected = _reference(tmp_path, str(days))
+    url = _url(tmp_path)
+    scenario.build(url)
+    procs = [_worker(url, days) for _ in range(2)]
+    for proc in procs:
+        assert proc.wait(timeout=120) == 0, proc.stderr.read() if proc.stderr else ""
+    assert _export(url) == expected
+    engine, _ = scenario.context(url)
+    with transaction(engine) as session:
+        ticks = session.exec(select(TickRun.tick)).all()
+    assert len(ticks) == len(set(ticks))
