@@ -358,7 +358,7 @@ def test_a_rate_limited_listing_ends_the_round_without_loss(bot: Harness,
                                                             fast_retries: list[float]) -> None:
     """A 429 while listing stops the round (reported, not raised); the next round reads
     the message."""
-    conversation, _ = bot.send("ned_stark", "status")
+    _conversation, _ = bot.send("ned_stark", "status")
     bot.sandbox.add_fault(Fault.too_many_requests(reset_seconds=0), method="GET",
                           path="/api/mod/conversations")
     report = bot.poll()
