@@ -62,3 +62,10 @@ def main() -> None:
     from bot import clicommands  # noqa: F401  (registers the campaign commands)
 
     app()
+
+
+if __name__ == "__main__":
+    # Run through the imported module so commands register on the same app object.
+    from bot.cli import main as _main
+
+    _main()

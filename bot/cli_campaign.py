@@ -546,3 +546,11 @@ def db_upgrade_cmd(config: OptConfig = None) -> None:
     upgrade(env.engine)
     console.print("Database is up to date.")
 
+
+
+@app.command("demo")
+def demo_cmd() -> None:
+    """Play a whole demo campaign against a local Reddit sandbox (no credentials needed)."""
+    from bot.demo import main
+
+    raise typer.Exit(main(lambda text: console.print(text, markup=False)))

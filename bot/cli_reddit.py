@@ -10,17 +10,19 @@ import logging
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, TypeVar
+from typing import TYPE_CHECKING, Annotated, TypeVar
 
 import typer
-from sqlalchemy import Engine
 
 from bot.cli import app
 from bot.clock import SystemClock
 from bot.config import ConfigError, Settings, load_settings
-from bot.reddit.gateway import GatewayConfigError, RedditGateway, praw_gateway
-from bot.reddit.lease import CampaignLease, LeaseHeld
-from bot.services.world import CampaignContext
+
+if TYPE_CHECKING:  # PRAW and SQLAlchemy load only when a Reddit command runs
+    from sqlalchemy import Engine
+
+    from bot.reddit.gateway import RedditGateway
+    from bot.services.world import CampaignContext
 
 T = TypeVar("T")
 
@@ -51,6 +53,8 @@ def _settings(config: Path | None) -> Settings:
 @app.command("run")
 def run_cmd(config: ConfigOpt = None) -> None:
     """Run the bot: modmail intake, game ticks and posting, until SIGTERM/Ctrl-C."""
+    from bot.reddit.gateway import GatewayConfigError
+    from bot.reddit.lease import LeaseHeld
     from bot.runner import run
 
     _configure_logging()
@@ -68,6 +72,8 @@ def _with_lease(settings: Settings,
                 work: Callable[[Engine, CampaignContext, RedditGateway], T]) -> T:
     """Run ``work`` while holding the campaign lease (refusing if a bot is running)."""
     from bot.reddit.deliver import release_claims
+    from bot.reddit.gateway import GatewayConfigError, praw_gateway
+    from bot.reddit.lease import CampaignLease, LeaseHeld
     from bot.runner import open_campaign
 
     try:

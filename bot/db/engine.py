@@ -68,8 +68,8 @@ def make_engine(url: str | URL, *, echo: bool = False, schema: str | None = None
             )
         # SQLAlchemy lets connect_args replace the URL's own ``options``: keep both.
         existing = parsed.query.get("options")
-        before = (existing if isinstance(existing, str) else " ".join(existing or ())) + " "
-        connect_args["options"] = f"{before.lstrip()}-csearch_path={schema}"
+        options = [existing] if isinstance(existing, str) else list(existing or ())
+        connect_args["options"] = " ".join([*options, f"-csearch_path={schema}"])
     return create_engine(parsed, echo=echo, pool_pre_ping=True, connect_args=connect_args)
 
 

@@ -215,12 +215,17 @@ def publish_once(engine: Engine, ctx: CampaignContext, gateway: RedditGateway, c
             _retry_later(engine, ctx, entry, worker, clock.now(), str(exc))
             report.retry_later += 1
             continue
-        _mark_delivered(engine, ctx, entry, worker, clock.now(), sent.reddit_id)
+        replied = sent.conversation if entry.kind in ("reply", "message", "mod") else None
+        _mark_delivered(engine, ctx, entry, clock.now(), sent.reddit_id, replied,
+                        gateway.username)
         report.delivered += 1
         report.found_existing += int(existing)
         report.delivered_keys.append(entry.key)
-        if entry.kind == "reply" and sent.conversation is not None:
-            _after_reply(engine, ctx, gateway, sent.conversation)
+        if entry.kind == "reply" and replied is not None and ctx.settings.bot.archive_answered:
+            try:
+                gateway.archive(replied.id)
+            except GatewayError as exc:
+                log.info("could not archive conversation %s: %s", replied.id, exc)
     return report
 
 
@@ -293,16 +298,6 @@ def _has_tag(conversation: Conversation, tag: str, bot: str) -> bool:
     return any(m.author.lower() == bot and tag in m.body for m in conversation.messages)
 
 
-def _after_reply(engine: Engine, ctx: CampaignContext, gateway: RedditGateway,
-                 conversation: Conversation) -> None:
-    note_reply(engine, ctx, conversation, gateway.username)
-    if ctx.settings.bot.archive_answered:
-        try:
-            gateway.archive(conversation.id)
-        except GatewayError as exc:
-            log.info("could not archive conversation %s: %s", conversation.id, exc)
-
-
 # --------------------------------------------------------------------------- recording
 
 def _mine(entry: Claimed, worker: str) -> list[object]:
@@ -310,14 +305,16 @@ def _mine(entry: Claimed, worker: str) -> list[object]:
             col(Outbox.claimed_by) == worker]
 
 
-def _mark_delivered(engine: Engine, ctx: CampaignContext, entry: Claimed, worker: str,
-                    now: datetime, reddit_id: str) -> None:
+def _mark_delivered(engine: Engine, ctx: CampaignContext, entry: Claimed, now: datetime,
+                    reddit_id: str, replied: Conversation | None, bot: str) -> None:
     with transaction(engine) as session:
         session.execute(
             update(Outbox)
             .where(col(Outbox.id) == entry.id, col(Outbox.status) == OutboxStatus.PENDING.value)
             .values(status=OutboxStatus.DELIVERED.value, reddit_id=reddit_id[:40],
                     delivered_at=now, claimed_by=None, claimed_until=None, last_error=""))
+        if replied is not None:
+            note_reply(session, ctx, replied, bot)
     log.info("delivered %s %s as %s", entry.kind, entry.key, reddit_id)
 
 

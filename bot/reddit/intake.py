@@ -12,9 +12,13 @@ How (``REDDIT.md`` explains why the modmail stream cannot do this):
    (AutoModerator forwards are checked, see :func:`decide`), then in ONE transaction record
    its id in :class:`~bot.db.models.InboxMessage` (unique per campaign), run the orders, and
    queue the reply in the outbox under ``reply:<message id>``. A crash before the commit
-   leaves nothing; after it, the id is recorded and the message is never handled again.
-4. After a conversation's messages are handled, store its ``lastUpdated`` as the cursor;
-   after a whole folder, move the folder's watermark.
+   leaves nothing; after it, the id is recorded and the message is never handled again. A
+   forwarded post is recorded under its own fullname too, so the same post forwarded twice
+   is handled once.
+4. The conversation's ``lastUpdated`` becomes its cursor in the transaction of its last new
+   message; after a whole folder, the folder's watermark moves. After the bot's own reply
+   the deliverer moves the cursor past it (see :func:`note_reply`), so answering costs no
+   extra fetch.
 
 Which messages the bot reads: in a conversation with a participant, the participant's own
 messages (so a moderator's reply to the player is not taken for orders); in AutoModerator's
@@ -26,7 +30,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from enum import StrEnum
 
@@ -51,6 +55,12 @@ from bot.services.messages import handle_message
 from bot.services.tick import catch_up
 from bot.services.world import CampaignContext, claim_of_user
 from bot.text import escape_md
+
+__all__ = [
+    "FOLDERS", "Inbound", "IntakeReport", "Outcome", "claims_to_be_forward", "decide",
+    "handle_inbound", "handle_mention", "handle_message", "note_reply", "parse_permalink",
+    "poll_once", "recorded_ids", "set_cursor", "should_read", "store_cursor",
+]
 
 log = logging.getLogger(__name__)
 
@@ -79,6 +89,8 @@ class Outcome(StrEnum):
     IMITATION = "imitation"  # claims to be a forward but is not: refused and logged
     BAD_FORWARD = "bad_forward"  # AutoModerator forward of something unreadable
     IGNORED = "ignored"  # AutoModerator notice that forwards nothing
+    DUPLICATE = "duplicate"  # a second forward of a post already handled
+    FORWARDED = "forwarded"  # the key of a forwarded post or comment (handled once)
     COMMENT = "comment"  # a comment mentioning the bot (commands only)
     SEEN = "seen"  # recorded without answering (``--mark-seen``)
     ERROR = "error"  # handling failed unexpectedly; the player got an apology
@@ -112,6 +124,7 @@ class Inbound:
     reply_target: str
     reply_title: str = ""
     note: str = ""  # why (imitations, unreadable forwards)
+    source: str = ""  # a forward's post or comment fullname: its own exactly-once key
 
 
 def parse_permalink(url: str, subreddit: str) -> str | None:
@@ -175,7 +188,7 @@ def decide(gateway: RedditGateway, ctx: CampaignContext, conversation: Conversat
         text = thing.body if thing.body.strip() or not thing.is_post else thing.title
         title = f"Your orders: {thing.title}" if thing.title else "Your orders"
         return Inbound(Outcome.FORWARD, thing.author, text, "message", thing.author,
-                       reply_title=title[:100], note=thing.permalink)
+                       reply_title=title[:100], note=thing.permalink, source=thing.fullname)
     if claims_to_be_forward(conversation, message):
         named = _AUTHOR_LINE.search(message.body)
         claimed = named.group("name") if named else AUTOMODERATOR
@@ -239,17 +252,22 @@ def _cursor(session: Session, ctx: CampaignContext, conversation_id: str
         ConversationCursor.conversation_id == conversation_id)).first()
 
 
+def set_cursor(session: Session, ctx: CampaignContext, conversation_id: str,
+               last_updated: str) -> None:
+    """Remember ``last_updated`` for a conversation, in the caller's transaction."""
+    row = _cursor(session, ctx, conversation_id)
+    if row is None:
+        row = ConversationCursor(campaign_id=ctx.campaign_id, conversation_id=conversation_id)
+    row.last_updated = last_updated
+    session.add(row)
+
+
 def store_cursor(engine: Engine, ctx: CampaignContext, conversation_id: str,
                  last_updated: str) -> None:
     """Remember ``last_updated`` for a conversation (or a folder watermark)."""
     try:
         with transaction(engine) as session:
-            row = _cursor(session, ctx, conversation_id)
-            if row is None:
-                row = ConversationCursor(campaign_id=ctx.campaign_id,
-                                         conversation_id=conversation_id)
-            row.last_updated = last_updated
-            session.add(row)
+            set_cursor(session, ctx, conversation_id, last_updated)
     except IntegrityError:
         # Another process stored it first; the next round compares again.
         log.debug("cursor of %s stored concurrently", conversation_id)
@@ -291,17 +309,27 @@ def _poll_folder(engine: Engine, ctx: CampaignContext, gateway: RedditGateway, c
     listed: list[Conversation] = []
     newest = ""
     complete = True
-    for conversation in gateway.conversations(folder):
-        newest = newest or conversation.last_updated
-        moment = _timestamp(conversation.last_updated)
-        if watermark is not None and moment is not None and moment < watermark:
-            break
-        listed.append(conversation)
-        if len(listed) >= MAX_CONVERSATIONS_PER_FOLDER:
-            log.warning("modmail folder %s: more than %d changed conversations; the rest "
-                        "waits for the next round", folder, MAX_CONVERSATIONS_PER_FOLDER)
-            complete = False
-            break
+    try:
+        for conversation in gateway.conversations(folder):
+            newest = newest or conversation.last_updated
+            moment = _timestamp(conversation.last_updated)
+            if watermark is not None and moment is not None and moment < watermark:
+                break
+            listed.append(conversation)
+            if len(listed) >= MAX_CONVERSATIONS_PER_FOLDER:
+                log.warning("modmail folder %s: more than %d changed conversations; the "
+                            "rest waits for the next round", folder,
+                            MAX_CONVERSATIONS_PER_FOLDER)
+                complete = False
+                break
+    except RateLimited:
+        raise
+    except GatewayError as exc:
+        if not listed:
+            raise
+        # A later page failed: handle what was listed; the watermark stays put.
+        complete = False
+        report.errors.append(f"folder {folder}: {exc}")
     report.conversations_listed += len(listed)
     known = _known_cursors(engine, ctx, [c.id for c in listed])
     for conversation in reversed(listed):  # oldest first
@@ -335,23 +363,28 @@ def _handle_conversation(engine: Engine, ctx: CampaignContext, gateway: RedditGa
     wanted = [m for m in full.messages if should_read(full, m, bot)]
     done = recorded_ids(engine, ctx, (m.id for m in wanted))
     report.already_done += len(done)
-    for message in wanted:
-        if message.id in done:
-            continue
+    todo = [m for m in wanted if m.id not in done]
+    if not todo:
+        store_cursor(engine, ctx, full.id, full.last_updated)
+    for position, message in enumerate(todo, start=1):
         if mark_seen:
             inbound = Inbound(Outcome.SEEN, message.author, "", "reply", full.id)
         else:
             inbound = decide(gateway, ctx, full, message)
-        handle_inbound(engine, ctx, clock, message.id, full.id, inbound, report)
-    store_cursor(engine, ctx, full.id, full.last_updated)
+        # The cursor moves in the same transaction as the conversation's last message.
+        cursor = (full.id, full.last_updated) if position == len(todo) else None
+        handle_inbound(engine, ctx, clock, message.id, full.id, inbound, report,
+                       cursor=cursor)
 
 
 def handle_inbound(engine: Engine, ctx: CampaignContext, clock: Clock, message_id: str,
                    conversation_id: str, inbound: Inbound, report: IntakeReport, *,
-                   orders: bool = True, reply_key: str | None = None) -> bool:
+                   orders: bool = True, reply_key: str | None = None,
+                   cursor: tuple[str, str] | None = None) -> bool:
     """Record one message and do what it asks, in one transaction; False if already done.
 
-    The order's effects, the ``InboxMessage`` row and the queued reply commit together. An
+    The order's effects, the ``InboxMessage`` row, the queued reply and (if given) the
+    conversation's new cursor ``(conversation id, lastUpdated)`` commit together. An
     unexpected error in the orders rolls all of it back; the message is then recorded as an
     error with an apology queued (a message that always fails must not block the intake).
     Database errors propagate (the next round retries the message).
@@ -363,15 +396,26 @@ def handle_inbound(engine: Engine, ctx: CampaignContext, clock: Clock, message_i
             if _is_recorded(session, ctx, message_id):
                 report.already_done += 1
                 return False
+            if inbound.source and _is_recorded(session, ctx, inbound.source):
+                # The same post forwarded twice (flair and title rules): handled once.
+                inbound = replace(inbound, outcome=Outcome.DUPLICATE)
+            elif inbound.source:
+                session.add(InboxMessage(campaign_id=ctx.campaign_id,
+                                         message_id=inbound.source,
+                                         conversation_id=conversation_id,
+                                         author=inbound.author[:40],
+                                         outcome=Outcome.FORWARDED.value, processed_at=now))
             session.add(InboxMessage(campaign_id=ctx.campaign_id, message_id=message_id,
                                      conversation_id=conversation_id,
                                      author=inbound.author[:40], outcome=inbound.outcome.value,
                                      processed_at=now))
-            session.flush()  # the exactly-once key: a concurrent twin fails here
+            session.flush()  # the exactly-once keys: a concurrent twin fails here
             reply = _answer(session, ctx, inbound, message_id, now, orders)
             if reply:
                 _queue_reply(session, ctx, inbound, key, reply, now)
                 report.replies_queued += 1
+            if cursor is not None:
+                set_cursor(session, ctx, *cursor)
     except IntegrityError:
         report.already_done += 1
         return False
@@ -415,7 +459,7 @@ def _answer(session: Session, ctx: CampaignContext, inbound: Inbound, message_id
                           data={"message": message_id})
         return (f"**Not done:** {escape_md(inbound.note, 200)}, so the orders it carried were "
                 "not read. The player can post them again or send them by modmail.")
-    if inbound.outcome in (Outcome.IGNORED, Outcome.SEEN):
+    if inbound.outcome in (Outcome.IGNORED, Outcome.SEEN, Outcome.DUPLICATE):
         return ""
     return handle_message(session, ctx, author=inbound.author, text=inbound.text, now=now,
                           ref=message_id, orders=orders)
@@ -486,15 +530,20 @@ def handle_mention(engine: Engine, ctx: CampaignContext, clock: Clock, mention: 
 
 # --------------------------------------------------------------------------- after a reply
 
-def note_reply(engine: Engine, ctx: CampaignContext, conversation: Conversation,
+def note_reply(session: Session, ctx: CampaignContext, conversation: Conversation,
                bot: str) -> bool:
     """After the bot replied in a conversation, move its cursor past the bot's own message
     if every message the bot should read in it is recorded (saves one fetch per order).
-    Returns whether the cursor moved."""
+    Runs in the caller's transaction; returns whether the cursor moved."""
     if not conversation.complete:
         return False
-    wanted = [m.id for m in conversation.messages if should_read(conversation, m, bot)]
-    if len(recorded_ids(engine, ctx, wanted)) != len(set(wanted)):
-        return False
-    store_cursor(engine, ctx, conversation.id, conversation.last_updated)
+    wanted = sorted({m.id for m in conversation.messages
+                     if should_read(conversation, m, bot)})
+    if wanted:
+        found = session.exec(select(col(InboxMessage.message_id)).where(
+            InboxMessage.campaign_id == ctx.campaign_id,
+            col(InboxMessage.message_id).in_(wanted))).all()
+        if len(set(found)) != len(wanted):
+            return False
+    set_cursor(session, ctx, conversation.id, conversation.last_updated)
     return True

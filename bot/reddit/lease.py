@@ -102,6 +102,7 @@ class CampaignLease:
         self.held = False
         self.expires_at: datetime | None = None
         self._connection: Connection | None = None
+        self._key = 0
 
     def __enter__(self) -> CampaignLease:
         self.acquire()
@@ -147,8 +148,11 @@ class CampaignLease:
     def _acquire_advisory(self) -> None:
         connection = self.engine.connect().execution_options(isolation_level="AUTOCOMMIT")
         try:
+            # Advisory locks are per database, campaign ids per schema: key on both.
+            schema = connection.execute(text("SELECT current_schema()")).scalar()
+            self._key = _advisory_key(f"{schema}:{self.name}")
             got = connection.execute(text("SELECT pg_try_advisory_lock(:key)"),
-                                     {"key": _advisory_key(self.name)}).scalar()
+                                     {"key": self._key}).scalar()
         except Exception:
             connection.close()
             raise
@@ -167,15 +171,28 @@ class CampaignLease:
         if not self.held:
             return False
         if self._connection is not None:
-            try:
-                self._connection.execute(text("SELECT 1"))
-            except Exception:
+            if not self._still_locked():
                 log.error("lease %s: the connection holding the lock is gone", self.name)
                 self.held = False
                 return False
             self._refresh_row(force=True)
             return True
         return self._refresh_row(force=False)
+
+    def _still_locked(self) -> bool:
+        """Whether this connection still holds the advisory lock (a dropped connection may
+        have been replaced by a fresh one that holds nothing)."""
+        assert self._connection is not None
+        key = self._key
+        try:
+            held = self._connection.execute(text(
+                "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted"
+                " AND pid = pg_backend_pid() AND classid::bigint = :high"
+                " AND objid::bigint = :low AND objsubid = 1"),
+                {"high": (key >> 32) & 0xFFFFFFFF, "low": key & 0xFFFFFFFF}).scalar()
+        except Exception:
+            return False
+        return bool(held)
 
     def _refresh_row(self, *, force: bool) -> bool:
         now = self.clock.now()
@@ -207,7 +224,7 @@ class CampaignLease:
             if self._connection is not None:
                 try:
                     self._connection.execute(text("SELECT pg_advisory_unlock(:key)"),
-                                             {"key": _advisory_key(self.name)})
+                                             {"key": self._key})
                 finally:
                     self._connection.close()
                     self._connection = None

@@ -127,7 +127,8 @@ def settings_catalogue_data(settings: Settings) -> dict[str, Any]:
 def parse_or_raise(data: Mapping[str, Any] | None) -> Catalogue:
     """:func:`rules.campaign.catalogue.parse_catalogue`, with errors as CatalogueError."""
     try:
-        return _parse_cached(json.dumps(data or {}, sort_keys=True, default=str))
+        # keys keep their order (the catalogue lists entries as the file gives them)
+        return _parse_cached(json.dumps(data or {}, default=str))
     except InvalidInput as exc:
         raise CatalogueError(str(exc)) from None
 
@@ -388,6 +389,10 @@ class ModifierBook:
         return found
 
     # the modifiers in force
+    def skills_with(self, army: Army) -> tuple[Modifier, ...]:
+        """The skills of the characters with an army (what counts on the march)."""
+        return tuple(self._skills(self.characters_with(army)))
+
     def army(self, army: Army, *, equipment: bool = False) -> tuple[Modifier, ...]:
         """An army's modifiers: its characters' skills, the benefit of the resource tile it
         stands on if its claim holds it, and (``equipment``: in an assault or a siege) its siege
@@ -476,6 +481,12 @@ def labels_for(applied: Iterable[Applied], own: Iterable[Modifier] = ()) -> tupl
         elif a.modifier in mine:
             out.append(text + " (secret)")
     return tuple(out)
+
+
+def income_sources(mods: Iterable[Modifier]) -> str:
+    """The claim's gold income effects in words for its own upkeep note (``+50 gold mine``)."""
+    mods = tuple(mods)
+    return ", ".join(labels_for(collect(mods, EffectKind.GOLD_INCOME, Role.BOTH), mods))
 
 
 # --- the monthly job ------------------------------------------------------------------------
@@ -628,7 +639,7 @@ def march_modifiers(session: Session, ctx: CampaignContext, army: Army) -> tuple
     book = ModifierBook.load(session, ctx, armies=(army,), claims=())
     if not book.catalogue.entries:
         return ()
-    return tuple(book._skills(book.characters_with(army)))
+    return book.skills_with(army)
 
 
 @dataclass(frozen=True, slots=True)
@@ -680,7 +691,7 @@ class NotFound(LookupError):
 
 
 def find_character(session: Session, ctx: CampaignContext, name: str) -> Character:
-    """A living character of the campaign by name (any case). Raises NotFound listing them."""
+    """A character of the campaign by name (any case). Raises NotFound listing them."""
     rows = session.exec(select(Character).where(Character.campaign_id == ctx.campaign_id)
                         .order_by(col(Character.id))).all()
     wanted = " ".join(name.split()).casefold()

@@ -8,6 +8,8 @@ know are refused with the list of valid ones.
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 from sqlmodel import select
 
 from bot.db.models import Army, ArmyKind, ArmyState, Character, Claim, RelationStatus
@@ -45,8 +47,11 @@ def _label(c: Call, tile_id: str) -> str:
     return c.ctx.world.tile(tile_id).label
 
 
-def _money(value: object) -> str:
-    return str(value)
+def _money(value: Decimal) -> str:
+    """Gold as players write it: ``2658``, ``12.5``."""
+    if value == value.to_integral_value():
+        return str(value.quantize(Decimal(1)))
+    return format(value.normalize(), "f")
 
 
 # --- build ------------------------------------------------------------------------------
@@ -95,8 +100,8 @@ def _build(c: Call, order: o.Build) -> str:
     return (f"Building **{entry.name}** at {home} for {entry_cost_text(entry)} (gold left: "
             f"{_money(claim.gold)}).\n\n"
             f"- Effect: {entry.describe_effects()}\n"
-            f"- Finished: at the start of {calendar.format_game_date(ready_date)} "
-            f"({c.ctx.when(ready_at)}); you will get a note{secret}")
+            f"- Finished: when the month begins, {c.ctx.when(ready_at)}; you will get a "
+            f"note{secret}")
 
 
 # --- buy --------------------------------------------------------------------------------
@@ -221,9 +226,9 @@ def _blockade(c: Call, order: o.Blockade) -> str:
         raise Rejected(f"{port.label} is not a port holdfast", f"one of: {ports}",
                        f"blockade {port.label} with fleet {fleet.id}")
     owner = _holdfast_owner(c, port.id)
-    if owner is None or owner.id == claim.id:
-        raise Rejected(f"{port.label} is not another claim's holdfast",
-                       "the port holdfast of another claim", "status")
+    if owner is not None and owner.id == claim.id:
+        raise Rejected(f"{port.label} is your own port", "the port holdfast of another claim",
+                       "status")
     water = c.ctx.world.water_adjacent(port.id)
     if fleet.tile not in water or fleet.state != ArmyState.STANDING.value:
         where = ", ".join(water)
@@ -231,16 +236,14 @@ def _blockade(c: Call, order: o.Blockade) -> str:
                        f"({where}); it is {fleet.state} at {_label(c, fleet.tile)}",
                        "a standing fleet next to the port",
                        f"route army {fleet.id} to {water[0] if water else port.label}")
-    before = set_relation(c.session, c.ctx, claim.id or 0, owner.id or 0, RelationStatus.WAR)
-    if before is not RelationStatus.WAR:
-        journal.log_event(c.session, c.ctx.campaign_id, c.tick, "war",
-                          f"claims {claim.id} and {owner.id} are at war", at=c.now,
-                          claim_id=claim.id, actor=c.author,
-                          data={"claims": [claim.id, owner.id], "before": before.value})
-    meta = dict(fleet.meta_json)
-    meta["blockade"] = port.id
-    fleet.meta_json = meta
-    c.session.add(fleet)
+    if owner is not None:
+        before = set_relation(c.session, c.ctx, claim.id or 0, owner.id or 0,
+                              RelationStatus.WAR)
+        if before is not RelationStatus.WAR:
+            journal.log_event(c.session, c.ctx.campaign_id, c.tick, "war",
+                              f"claims {claim.id} and {owner.id} are at war", at=c.now,
+                              claim_id=claim.id, actor=c.author,
+                              data={"claims": [claim.id, owner.id], "before": before.value})
     journal.log_event(c.session, c.ctx.campaign_id, c.tick, "blockade",
                       f"fleet {fleet.id} of {claim.name} blockades {port.label}", at=c.now,
                       claim_id=claim.id, actor=c.author, public=True,
@@ -248,10 +251,15 @@ def _blockade(c: Call, order: o.Blockade) -> str:
     journal.queue(c.session, c.ctx.campaign_id, f"blockade:{fleet.id}:{port.id}:{c.tick}", "post",
                   title=c.ctx.settings.posts.siege_title.format(event="Blockade",
                                                                 holdfast=port.label),
-                  body=(f"The ships of **{claim.name}** close the harbour of **{port.label}**, "
-                        f"seat of {owner.name}, in {c.ctx.when(c.now)}."),
+                  body=(f"The ships of **{claim.name}** close the harbour of **{port.label}**"
+                        + (f", seat of {owner.name}," if owner is not None else "")
+                        + f" in {c.ctx.when(c.now)}."),
                   flair=c.ctx.settings.posts.siege_flair, public=True, at=c.now, tick=c.tick,
                   target=c.ctx.settings.campaign.subreddit)
+    if owner is None:
+        return (f"**Fleet {fleet.id}** ({fleet.ships} ships) blockades {port.label}.\n\n"
+                f"No claim holds {port.label}, so there is no siege to support; its harbour is "
+                "closed all the same while the fleet stays on its tile.")
     journal.notify_claim(c.session, c.ctx.campaign_id, owner.id or 0,
                          f"blockaded:{fleet.id}:{port.id}:{c.tick}",
                          subject=f"{port.label} is blockaded",

@@ -36,8 +36,9 @@ def _strength_cell(side: SideResult, hidden: bool) -> str:
     if hidden:
         # issue 6: the value would reveal the secret multipliers; the public ones may be named.
         secret = "holdfast defenses" if any(a.modifier.source is Source.HOLDFAST
-                                            for a in side.strength.applied) or not labels else ""
-        return "hidden (" + "; ".join(filter(None, (secret, " ".join(labels)))) + ")"
+                                            for a in side.strength.applied) else ""
+        parts = "; ".join(filter(None, (secret, " ".join(labels))))
+        return f"hidden ({parts})" if parts else "hidden"
     text = _num(side.strength.value)
     if labels:
         text += f" ({side.strength.base} " + " ".join(labels) + ")"

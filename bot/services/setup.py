@@ -44,11 +44,17 @@ DEMO_ROSTER: tuple[dict[str, Any], ...] = (
      "gold": "1100", "infantry": 1600, "cavalry": 200, "ships": 25},
     {"name": "House Reed", "holdfast": "Greywater Watch", "players": ["howland_reed"],
      "gold": "200", "infantry": 400, "cavalry": 0},
+    {"name": "House Blackwood", "holdfast": "Raventree Hall", "players": ["tytos_blackwood"],
+     "gold": "400", "infantry": 300, "cavalry": 60},
+    {"name": "House Mallister", "holdfast": "Seagard", "players": ["jason_mallister"],
+     "gold": "600", "infantry": 700, "cavalry": 150, "ships": 4},
 )
 DEMO_WARS: tuple[tuple[str, str], ...] = (
     ("House Stark", "House Lannister"),
     ("House Tully", "House Lannister"),
     ("House Greyjoy", "House Stark"),
+    ("House Blackwood", "House Lannister"),
+    ("House Greyjoy", "House Mallister"),
 )
 
 

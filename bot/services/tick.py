@@ -42,6 +42,7 @@ from bot.services import journal
 from bot.services.catalogue import (  # issue 6: the modifiers in force
     ModifierBook,
     after_battle,
+    income_sources,
     labels_for,
     month_for_claim,
     tick_book,
@@ -264,13 +265,14 @@ class _TickState:
         inf = sum(a.infantry for a in raised)
         cav = sum(a.cavalry for a in raised)
         ships = sum(a.ships for a in raised)
+        income_mods = self.book().claim(claim)  # issue 6: gold income of the claim
         result = apply_upkeep(claim.gold, inf, cav, season, self.ctx.rules, ships,
-                              income_modifiers=self.book().claim(claim))  # issue 6
+                              income_modifiers=income_mods)
         claim.gold = result.gold_after
         self.save(claim)
         if not result.scatter:
             if result.cost or result.income:
-                income = f"Income: {result.income} gold ({', '.join(result.income_labels)}). " \
+                income = f"Income: {result.income} gold ({income_sources(income_mods)}). " \
                     if result.income else ""
                 self.notify(claim.id or 0, f"upkeep:{claim.id}:{date.year}:{date.month}",
                             f"Upkeep for {date}",

@@ -599,7 +599,7 @@ def resolve_combat(setup: CombatSetup) -> CombatResult:
         if _ability(side) is Ability.ROOSE_BOLTON and side is loser:
             effects.append("Roose Bolton: Stark takes its whole discard pile back into hand.")
 
-    piles = _piles(setup, att, dfn, loser, effects)
+    piles = _piles(att, dfn, loser, effects)
 
     cleanup = Cleanup(
         march_order=march_fate,
@@ -1063,7 +1063,7 @@ def _renly(setup: CombatSetup, winner: _Side, effects: list[str]) -> Upgrade:
     return Upgrade.NONE
 
 
-def _piles(setup: CombatSetup, att: _Side, dfn: _Side, loser: _Side,
+def _piles(att: _Side, dfn: _Side, loser: _Side,
            effects: list[str]) -> dict[Role, CardPiles | None]:
     piles: dict[Role, CardPiles | None] = {}
     for side in (att, dfn):
@@ -1118,7 +1118,6 @@ def _piles(setup: CombatSetup, att: _Side, dfn: _Side, loser: _Side,
                            "return to hand.")
         piles[other.role] = CardPiles(_in_house_order(other.setup.house, hand),
                                       tuple(discard), refreshed)
-    del setup
     return piles
 
 

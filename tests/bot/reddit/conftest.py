@@ -10,6 +10,7 @@ result, which only their owners may read in private modmail.
 from __future__ import annotations
 
 import re
+import shutil
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -41,7 +42,7 @@ from bot.sandbox import (
     password_for,
 )
 from bot.services.setup import DEMO_ROSTER, DEMO_WARS, create_campaign
-from bot.services.world import CampaignContext
+from bot.services.world import CampaignContext, load_context
 from rules.campaign.worldmap import parse_map
 from tests.fixtures.db import sqlite_url
 
@@ -185,24 +186,66 @@ class Harness:
                 if m.author == BOT_USERNAME]
 
 
-def make_harness(sandbox: RedditSandbox, database_url: str, **bot: Any) -> Harness:
+_TEMPLATE: dict[str, Path] = {}
+
+
+def _sqlite_copy(database_url: str, tmp_factory: pytest.TempPathFactory) -> None:
+    """Copy a migrated database holding the demo campaign to the SQLite file of
+    ``database_url`` (migrating and creating the campaign once per session saves most of
+    each test's set-up time; the campaign is the same every time)."""
+    if "file" not in _TEMPLATE:
+        path = tmp_factory.mktemp("template") / "campaign.db"
+        engine = make_engine(sqlite_url(path))
+        upgrade(engine)
+        new_campaign(engine, settings_for("http://127.0.0.1:1", sqlite_url(path)),
+                     datetime.now(UTC))
+        engine.dispose()  # closing the last connection folds the WAL into the file
+        _TEMPLATE["file"] = path
+    shutil.copyfile(_TEMPLATE["file"], database_url.removeprefix("sqlite:///"))
+
+
+def make_harness(sandbox: RedditSandbox, database_url: str,
+                 tmp_factory: pytest.TempPathFactory | None = None, **bot: Any) -> Harness:
+    """The harness on ``database_url`` (SQLite with ``tmp_factory``: a copy of a template)."""
     add_demo_players(sandbox)
     settings = settings_for(sandbox.url, database_url, **bot)
-    engine = make_engine(database_url)
-    upgrade(engine)
     clock = ManualClock(datetime.now(UTC))
-    ctx = new_campaign(engine, settings, clock.now())
+    if tmp_factory is not None and database_url.startswith("sqlite:///"):
+        _sqlite_copy(database_url, tmp_factory)
+        engine = make_engine(database_url)
+        with transaction(engine) as session:
+            ctx = load_context(session, settings)
+    else:
+        engine = make_engine(database_url)
+        upgrade(engine)
+        ctx = new_campaign(engine, settings, clock.now())
     gateway = praw_gateway(settings, budget=RequestBudget(100_000, max_wait=5.0),
                            timeout=TIMEOUT)
     return Harness(sandbox, settings, engine, ctx, gateway, clock)
 
 
 @pytest.fixture
-def bot(sandbox: RedditSandbox, tmp_path: Path) -> Iterator[Harness]:
-    """The harness on a SQLite file."""
-    harness = make_harness(sandbox, sqlite_url(tmp_path / "bot.db"))
-    yield harness
+def bot(sandbox: RedditSandbox, tmp_path: Path,
+        tmp_path_factory: pytest.TempPathFactory) -> Iterator[Harness]:
+    """The harness on a SQLite file.
+
+    One idle connection stays open meanwhile: with the engine's NullPool every transaction
+    otherwise closes the file's last connection, which checkpoints and deletes the WAL
+    (an fsync per transaction). Long-running bots keep connections open the same way.
+    """
+    harness = make_harness(sandbox, sqlite_url(tmp_path / "bot.db"), tmp_path_factory)
+    with harness.engine.connect():
+        yield harness
     harness.engine.dispose()
+
+
+@pytest.fixture
+def sqlite_engine(tmp_path: Path) -> Iterator[Engine]:
+    """A migrated, empty SQLite database."""
+    engine = make_engine(sqlite_url(tmp_path / "empty.db"))
+    upgrade(engine)
+    yield engine
+    engine.dispose()
 
 
 @pytest.fixture

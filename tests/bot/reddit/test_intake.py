@@ -85,27 +85,27 @@ def test_a_message_archived_before_the_bot_saw_it_is_still_read(bot: Harness) ->
 
 
 def test_downtime_every_waiting_message_is_handled_once(bot: Harness) -> None:
-    """After hours down, 130 waiting messages (more than one listing page) are each
-    handled once, and later rounds find nothing new."""
+    """After hours down, 108 waiting messages in 103 conversations (more than one listing
+    page) are each handled once, and later rounds find nothing new."""
     sent = []
     players = []
-    for i in range(130):
+    for i in range(103):
         players.append(("ned_stark", "tywin_lannister", "hoster_tully")[i % 3])
         sent.append(bot.send(players[-1], "status", subject=f"status {i}"))
-    for player, (conversation, _) in zip(players[:20], sent[:20], strict=True):
+    for player, (conversation, _) in zip(players[:5], sent[:5], strict=True):
         bot.sandbox.reply_modmail(conversation, player, "status again")
     bot.clock.advance(timedelta(hours=7))
     report = bot.poll()
-    assert report.processed == 150
+    assert report.processed == 108
     assert report.ticks_applied >= 1
     bot.publish(limit=500)
-    for conversation, _ in sent[:20]:
+    for conversation, _ in sent[:5]:
         assert len(bot.bot_messages(conversation)) == 2
-    for conversation, _ in sent[20:]:
+    for conversation, _ in sent[5:]:
         assert len(bot.bot_messages(conversation)) == 1
     again = bot.poll()
     assert (again.processed, again.conversations_fetched) == (0, 0)
-    assert len(bot.inbox()) == 150
+    assert len(bot.inbox()) == 108
 
 
 def test_a_genuine_automoderator_forward_counts_as_the_post_author(bot: Harness) -> None:
@@ -122,7 +122,27 @@ def test_a_genuine_automoderator_forward_counts_as_the_post_author(bot: Harness)
     assert army.infantry == 200 and army.tile == "1315"  # Winterfell: House Stark's
     answer = [b for b in _players_inbox(bot, "ned_stark") if "Army 1" in b]
     assert len(answer) == 1 and marker(f"reply:{seed.message_id}") in answer[0]
-    assert [(m.author, m.outcome) for m in bot.inbox()] == [("ned_stark", "forward")]
+    assert sorted((m.author, m.message_id, m.outcome) for m in bot.inbox()) == [
+        ("ned_stark", seed.message_id, "forward"),
+        ("ned_stark", f"t3_{seed.post_id}", "forwarded")]
+
+
+def test_a_post_forwarded_twice_is_handled_once(bot: Harness) -> None:
+    """A post caught by both the flair rule and the title rule arrives twice; its orders are
+    carried out and answered once (the post itself is the exactly-once key)."""
+    first = bot.sandbox.seed_automod_forward("ned_stark", "[Orders] muster", "muster 120 "
+                                             "infantry", subreddit=SUBREDDIT,
+                                             flair_text="Orders")
+    second = bot.sandbox.automod_forward(f"t3_{first.post_id}")
+    report = bot.poll()
+    assert report.forwards == 1 and report.processed == 2
+    bot.publish()
+    with transaction(bot.engine) as session:
+        assert [a.infantry for a in session.exec(select(Army)).all()] == [120]
+    assert sorted(m.outcome for m in bot.inbox()) == ["duplicate", "forward", "forwarded"]
+    assert [m.message_id for m in bot.inbox() if m.outcome == "duplicate"] == \
+        [second.message_id]
+    assert len([b for b in _players_inbox(bot, "ned_stark") if "Army 1" in b]) == 1
 
 
 def test_a_forward_is_read_from_the_api_not_from_its_copy(bot: Harness) -> None:
@@ -290,21 +310,27 @@ def test_a_crash_before_the_commit_loses_nothing(bot: Harness,
 
 def test_a_crash_after_the_commit_answers_nothing_twice(bot: Harness,
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    """A crash after the message committed but before its cursor moved: the next run
-    fetches the conversation again, finds the message recorded and does nothing more."""
-    conversation, _ = bot.send("ned_stark", "muster 300 infantry")
+    """A crash right after a message committed, while the next message of the conversation
+    was waiting (so the conversation's cursor had not moved): the next run fetches the
+    conversation again, skips the recorded message and handles only the other."""
+    conversation, first = bot.send("ned_stark", "muster 300 infantry")
+    bot.sandbox.reply_modmail(conversation, "ned_stark", "status")
+    real = intake.handle_inbound
 
-    def crash(*args: Any, **kwargs: Any) -> None:
+    def crash(*args: Any, **kwargs: Any) -> bool:
+        real(*args, **kwargs)
         raise SystemExit("killed")
 
-    monkeypatch.setattr(intake, "store_cursor", crash)
+    monkeypatch.setattr(intake, "handle_inbound", crash)
     with pytest.raises(SystemExit):
         bot.poll()
+    assert [m.message_id for m in bot.inbox()] == [first]
     monkeypatch.undo()
     again = bot.poll()
-    assert again.processed == 0 and again.already_done == 1
+    assert again.processed == 1 and again.already_done == 1
+    assert bot.poll().processed == 0
     bot.publish()
-    assert len(bot.bot_messages(conversation)) == 1
+    assert len(bot.bot_messages(conversation)) == 2
     with transaction(bot.engine) as session:
         assert len(session.exec(select(Army)).all()) == 1
 
@@ -425,3 +451,22 @@ def test_which_messages_the_bot_reads(conversation: Conversation, message: Modma
 def test_what_claims_to_be_a_forward(subject: str, body: str, claims: bool) -> None:
     """AutoModerator's subject, or its layout (permalink first, then an author line)."""
     assert claims_to_be_forward(_conversation(subject=subject), _message("x", body)) is claims
+
+
+def test_answered_conversations_may_be_archived(sandbox: Any, tmp_path: Any,
+                                                tmp_path_factory: Any) -> None:
+    """With ``archive_answered`` the bot archives a conversation after answering it; the
+    player writing again reopens it and is answered."""
+    from tests.bot.reddit.conftest import make_harness
+    from tests.fixtures.db import sqlite_url
+
+    bot = make_harness(sandbox, sqlite_url(tmp_path / "a.db"), tmp_path_factory,
+                       archive_answered=True)
+    conversation, _ = bot.send("ned_stark", "status")
+    bot.cycle()
+    assert bot.sandbox.conversations()[0].state == 2
+    bot.sandbox.reply_modmail(conversation, "ned_stark", "status")
+    assert bot.poll().processed == 1
+    bot.publish()
+    assert len(bot.bot_messages(conversation)) == 2
+    bot.engine.dispose()

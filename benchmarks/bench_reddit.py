@@ -1,0 +1,173 @@
+"""The bot on Reddit, against the sandbox through real PRAW: requests and latency.
+
+Figures printed:
+
+* Reddit requests per processed order: all-in for a batch of orders read in one round, and
+  beyond idle polling for orders arriving one by one (new conversations, and replies in
+  conversations the bot answered before). Target: at most 3.
+* Reddit requests per idle minute at the default ``poll_seconds`` (delivery rounds with an
+  empty outbox send nothing).
+* Time from a modmail's arrival in the sandbox to the bot's reply being posted: the work
+  itself (a poll and a delivery round right after arrival), and with ``maester run``'s
+  scheduler polling every 5 s (the arrival waits for the next poll).
+
+Usage: ``python -m benchmarks reddit`` or ``python -m benchmarks.bench_reddit``.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import threading
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+BATCH = 50
+SINGLE = 20
+SCHEDULED = 3
+
+
+def run() -> list[tuple[str, int, float]]:
+    """Measure; returns (operation, count, total seconds) rows and prints the figures."""
+    os.environ.setdefault("HOME", tempfile.mkdtemp(prefix="maester-bench-home-"))
+    from bot.clock import ManualClock, SystemClock
+    from bot.config import BotSettings, parse_settings
+    from bot.db.engine import make_engine, transaction
+    from bot.db.migrate import upgrade
+    from bot.maps import demo_map_text
+    from bot.reddit.deliver import publish_once
+    from bot.reddit.gateway import praw_gateway
+    from bot.reddit.intake import poll_once
+    from bot.reddit.ratelimit import RequestBudget
+    from bot.runner import BotRunner
+    from bot.sandbox import (
+        BOT_PASSWORD,
+        BOT_USERNAME,
+        DEFAULT_CLIENT_ID,
+        DEFAULT_CLIENT_SECRET,
+        SUBREDDIT,
+        RedditSandbox,
+        password_for,
+        populate_default_world,
+    )
+    from bot.services.setup import DEMO_ROSTER, DEMO_WARS, create_campaign
+
+    rows: list[tuple[str, int, float]] = []
+    folder = Path(tempfile.mkdtemp(prefix="maester-bench-"))
+    with RedditSandbox() as sandbox:
+        populate_default_world(sandbox)
+        players = [p for e in DEMO_ROSTER for p in e["players"]]
+        for name in players:
+            if name != "ned_stark":
+                sandbox.add_user(name, password_for(name))
+        url = f"sqlite:///{folder / 'bench.db'}"
+        settings = parse_settings({
+            "campaign": {"database_url": url, "subreddit": SUBREDDIT},
+            "reddit": {"client_id": DEFAULT_CLIENT_ID, "client_secret": DEFAULT_CLIENT_SECRET,
+                       "username": BOT_USERNAME, "password": BOT_PASSWORD,
+                       "oauth_url": sandbox.url, "reddit_url": sandbox.url},
+            "bot": {"poll_seconds": 5, "publish_seconds": 1}})
+        engine = make_engine(url)
+        upgrade(engine)
+        clock = ManualClock(datetime.now(UTC))
+        with transaction(engine) as session:
+            ctx = create_campaign(session, settings, map_text=demo_map_text(),
+                                  roster=DEMO_ROSTER, now=clock.now(), seed="bench",
+                                  wars=DEMO_WARS)
+        gateway = praw_gateway(settings, budget=RequestBudget(100_000))
+        keeper = engine.connect()  # keeps SQLite's WAL between transactions
+
+        def cycle() -> None:
+            poll_once(engine, ctx, gateway, clock)
+            publish_once(engine, ctx, gateway, clock, worker_id="bench", limit=500)
+
+        def count() -> int:
+            return sandbox.request_count()
+
+        # Warm up (token, imports) and measure one idle poll.
+        cycle()
+        sandbox.reset_requests()
+        started = time.perf_counter()
+        cycle()
+        idle_seconds = time.perf_counter() - started
+        idle = count()
+        rows.append(("idle poll and delivery round", 1, idle_seconds))
+
+        # A batch of orders read in one round.
+        for i in range(BATCH):
+            sandbox.send_modmail(players[i % len(players)], f"batch {i}", "status",
+                                 subreddit=SUBREDDIT)
+        sandbox.reset_requests()
+        started = time.perf_counter()
+        cycle()
+        rows.append(("order in a batch (read, handled, answered)", BATCH,
+                     time.perf_counter() - started))
+        batch_requests = count()
+
+        # Orders one by one: each in a new conversation, then a reply in it.
+        conversations = []
+        sandbox.reset_requests()
+        latency = 0.0
+        for i in range(SINGLE):
+            conversation, _ = sandbox.send_modmail(players[i % len(players)], f"single {i}",
+                                                   "status", subreddit=SUBREDDIT)
+            conversations.append(conversation)
+            started = time.perf_counter()
+            cycle()
+            latency += time.perf_counter() - started
+        single_requests = count()
+        rows.append(("modmail to reply, polled at once", SINGLE, latency))
+        sandbox.reset_requests()
+        for i, conversation in enumerate(conversations):
+            sandbox.reply_modmail(conversation, players[i % len(players)], "status")
+            cycle()
+        reply_requests = count()
+
+        # The scheduler: arrival waits for the next poll.
+        runner_settings = settings.model_copy(
+            update={"bot": BotSettings(poll_seconds=5, publish_seconds=1)})
+        runner = BotRunner(runner_settings, engine, ctx, gateway, clock=SystemClock())
+        runner.start()
+        waits = 0.0
+        try:
+            for i in range(SCHEDULED):
+                time.sleep(0.7 * (i + 1))
+                conversation, _ = sandbox.send_modmail(players[0], f"timed {i}", "status",
+                                                       subreddit=SUBREDDIT)
+                sent_at = time.perf_counter()
+                done = threading.Event()
+                while not done.is_set():
+                    if any(m.author == BOT_USERNAME
+                           for m in sandbox.conversation_messages(conversation)):
+                        done.set()
+                    else:
+                        time.sleep(0.02)
+                waits += time.perf_counter() - sent_at
+        finally:
+            runner.stop()
+        rows.append(("modmail to reply under `maester run` (poll every 5 s)", SCHEDULED,
+                     waits))
+        keeper.close()
+        engine.dispose()
+
+    per_poll = idle
+    default_polls_per_minute = 60 / BotSettings().poll_seconds
+    print(f"Reddit requests per processed order, batch of {BATCH} read in one round "
+          f"(all-in): {batch_requests / BATCH:.2f}")
+    print(f"Reddit requests per order one by one, new conversation, beyond the idle poll: "
+          f"{(single_requests - per_poll * SINGLE) / SINGLE:.2f} "
+          f"(all-in {single_requests / SINGLE:.2f})")
+    print(f"Reddit requests per order one by one, reply in an answered conversation, beyond "
+          f"the idle poll: {(reply_requests - per_poll * SINGLE) / SINGLE:.2f} "
+          f"(all-in {reply_requests / SINGLE:.2f})")
+    print(f"Reddit requests per idle poll: {per_poll}; per idle minute at poll_seconds = "
+          f"{BotSettings().poll_seconds}: {per_poll * default_polls_per_minute:.0f}")
+    print(f"modmail to reply, polled at once: {latency / SINGLE * 1000:.0f} ms on average; "
+          f"under the scheduler: {waits / SCHEDULED:.2f} s on average")
+    return rows
+
+
+if __name__ == "__main__":
+    for op, count, seconds in run():
+        print(f"{op}: {count} ops in {seconds:.3f} s")

@@ -1,0 +1,239 @@
+"""The moderators' catalogue and skill commands: ``maester skills ...``, ``maester catalogue ...``.
+
+``skills grant CHARACTER SKILL`` and ``skills remove CHARACTER SKILL`` change a character's
+skills; ``catalogue show`` prints the catalogue in force; ``catalogue check FILE`` validates a
+catalogue TOML file; ``catalogue load FILE`` validates it and makes it the campaign's catalogue.
+Every command is recorded in the event log with the moderator's name (``--by``, default the
+operating-system user); ``check`` is recorded when the config names a database with a campaign.
+"""
+
+from __future__ import annotations
+
+import getpass
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import SQLAlchemyError
+from sqlmodel import Session
+
+from bot.cli import app
+from bot.config import ConfigError, Settings, load_settings
+from bot.db.engine import make_engine, transaction
+from bot.services import journal
+from bot.services.catalogue import (
+    CatalogueError,
+    NotFound,
+    catalogue_of,
+    fate_settings,
+    grant_skill,
+    parse_or_raise,
+    read_catalogue_file,
+    remove_skill,
+    store_catalogue,
+    summary_of,
+)
+from bot.services.world import CampaignContext, get_campaign, load_context
+from rules.campaign.catalogue import Catalogue, Section, missing_resources
+
+DEFAULT_CONFIG = Path("config.toml")
+
+skills_app = typer.Typer(help="Grant and remove characters' skills.", no_args_is_help=True)
+catalogue_app = typer.Typer(help="Show, check and load the campaign's catalogue.",
+                            no_args_is_help=True)
+app.add_typer(skills_app, name="skills")
+app.add_typer(catalogue_app, name="catalogue")
+
+ConfigOpt = Annotated[Path | None, typer.Option(
+    "--config", "-c", envvar="MAESTER_CONFIG",
+    help="Campaign config file (TOML); default config.toml if it exists.")]
+ByOpt = Annotated[str | None, typer.Option(
+    "--by", help="The moderator's name for the event log (default: the OS user).")]
+
+
+def _moderator(by: str | None) -> str:
+    return (by or getpass.getuser() or "moderator").strip()[:60]
+
+
+def _fail(message: str) -> typer.Exit:
+    typer.echo(f"error: {message}", err=True)
+    return typer.Exit(2)
+
+
+def _settings(config: Path | None) -> Settings:
+    path = config if config is not None else DEFAULT_CONFIG
+    try:
+        return load_settings(path if config is not None or path.exists() else None)
+    except ConfigError as exc:
+        raise _fail(f"config: {exc}") from None
+
+
+@contextmanager
+def _campaign(config: Path | None) -> Iterator[tuple[Session, CampaignContext]]:
+    """A transaction on the campaign's database and its context; errors end the command."""
+    settings = _settings(config)
+    engine = make_engine(settings.campaign.database_url)
+    try:
+        with transaction(engine) as session:
+            try:
+                ctx = load_context(session, settings)
+            except LookupError as exc:
+                raise _fail(str(exc)) from None
+            yield session, ctx
+    finally:
+        engine.dispose()
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+# --- skills ---------------------------------------------------------------------------------
+
+@skills_app.command("grant")
+def skills_grant(
+    character: Annotated[str, typer.Argument(help="The character, e.g. \"Brynden Tully\".")],
+    skill: Annotated[str, typer.Argument(help="A skill of the catalogue, e.g. Blackfish.")],
+    config: ConfigOpt = None, by: ByOpt = None,
+) -> None:
+    """Give a character a skill of the catalogue (its claim gets a private note)."""
+    with _campaign(config) as (session, ctx):
+        try:
+            summary = grant_skill(session, ctx, character, skill, by=_moderator(by),
+                                  now=_now())
+        except (NotFound, ValueError, CatalogueError) as exc:
+            raise _fail(str(exc)) from None
+    typer.echo(summary)
+
+
+@skills_app.command("remove")
+def skills_remove(
+    character: Annotated[str, typer.Argument(help="The character.")],
+    skill: Annotated[str, typer.Argument(help="The skill to take away.")],
+    config: ConfigOpt = None, by: ByOpt = None,
+) -> None:
+    """Take a skill from a character (its claim gets a private note)."""
+    with _campaign(config) as (session, ctx):
+        try:
+            summary = remove_skill(session, ctx, character, skill, by=_moderator(by),
+                                   now=_now())
+        except (NotFound, CatalogueError) as exc:
+            raise _fail(str(exc)) from None
+    typer.echo(summary)
+
+
+# --- catalogue ------------------------------------------------------------------------------
+
+def _print_catalogue(catalogue: Catalogue) -> None:
+    for section in Section:
+        entries = catalogue.section(section)
+        typer.echo(f"[{section.value}]" + ("" if entries else " (none)"))
+        for entry in entries:
+            extra = []
+            if section in (Section.IMPROVEMENTS, Section.EQUIPMENT):
+                extra.append(f"{entry.cost} gold")
+            if section is Section.IMPROVEMENTS:
+                extra.append(f"{entry.months} months")
+            if entry.hidden:
+                extra.append("HIDDEN")
+            if entry.label:
+                extra.append(f"shown as {entry.label!r}")
+            tail = f" ({', '.join(extra)})" if extra else ""
+            typer.echo(f"  {entry.name}: {entry.describe_effects()}{tail}")
+
+
+def _warnings(catalogue: Catalogue, ctx: CampaignContext | None) -> list[str]:
+    if ctx is None:
+        return []
+    benefits = [t.resource_benefit for t in ctx.world.resource_tiles()]
+    return [f"the map's resource benefit {name!r} is not in the catalogue (no effect)"
+            for name in missing_resources(catalogue, benefits)]
+
+
+@catalogue_app.command("show")
+def catalogue_show(config: ConfigOpt = None, by: ByOpt = None) -> None:
+    """Print the catalogue in force (hidden entries marked) and the fate-table settings."""
+    with _campaign(config) as (session, ctx):
+        try:
+            catalogue = catalogue_of(session, ctx)
+            fates = fate_settings(ctx.settings)
+        except CatalogueError as exc:
+            raise _fail(str(exc)) from None
+        stored = bool(get_campaign(session, ctx).catalogue_json)
+        journal.log_event(session, ctx.campaign_id, ctx.tick_of(_now()), "catalogue_show",
+                          "catalogue shown", at=_now(), actor=_moderator(by))
+        source = "loaded into the campaign" if stored else "from the config file"
+        typer.echo(f"Catalogue ({source}): {summary_of(catalogue)}")
+        _print_catalogue(catalogue)
+        for warning in _warnings(catalogue, ctx):
+            typer.echo(f"warning: {warning}")
+    typer.echo(f"Characters: roll_fates = {str(fates.roll).lower()}; death outcomes: "
+               + (", ".join(sorted(fates.death_outcomes)) or "none"))
+    for table in (fates.death_table, fates.injury_table):
+        rows = "; ".join(f"{r.low}-{r.high} {r.outcome}" for r in table.rows)
+        typer.echo(f"  {table.name} table (d{table.sides}): {rows}")
+
+
+def _database_exists(settings: Settings) -> bool:
+    url = make_url(settings.campaign.database_url)
+    if url.get_backend_name() != "sqlite":
+        return True
+    return bool(url.database) and Path(str(url.database)).exists()
+
+
+@catalogue_app.command("check")
+def catalogue_check(
+    file: Annotated[Path, typer.Argument(help="A catalogue TOML file.")],
+    config: ConfigOpt = None, by: ByOpt = None,
+) -> None:
+    """Validate a catalogue TOML file; errors name the key. Exit code 2 when it is invalid."""
+    settings = _settings(config)
+    problem = ""
+    catalogue: Catalogue | None = None
+    try:
+        catalogue = parse_or_raise(read_catalogue_file(file))
+    except CatalogueError as exc:
+        problem = str(exc)
+    ctx: CampaignContext | None = None
+    if _database_exists(settings):
+        engine = make_engine(settings.campaign.database_url)
+        try:
+            with transaction(engine) as session:
+                ctx = load_context(session, settings)
+                journal.log_event(session, ctx.campaign_id, ctx.tick_of(_now()),
+                                  "catalogue_check", f"catalogue file {file.name} checked: "
+                                  + ("invalid" if problem else "ok"), at=_now(),
+                                  actor=_moderator(by), data={"file": str(file),
+                                                              "problem": problem})
+        except (LookupError, SQLAlchemyError):
+            ctx = None  # no campaign there yet: the file is checked on its own
+        finally:
+            engine.dispose()
+    if catalogue is None:
+        raise _fail(problem)
+    typer.echo(f"ok: {file} ({summary_of(catalogue)})")
+    for warning in _warnings(catalogue, ctx):
+        typer.echo(f"warning: {warning}")
+
+
+@catalogue_app.command("load")
+def catalogue_load(
+    file: Annotated[Path, typer.Argument(help="A catalogue TOML file.")],
+    config: ConfigOpt = None, by: ByOpt = None,
+) -> None:
+    """Validate a catalogue TOML file and make it the campaign's catalogue."""
+    with _campaign(config) as (session, ctx):
+        try:
+            data = read_catalogue_file(file)
+            catalogue = store_catalogue(session, ctx, data, by=_moderator(by), now=_now(),
+                                        source=file.name)
+        except (CatalogueError, NotFound) as exc:
+            raise _fail(str(exc)) from None
+        warnings = _warnings(catalogue, ctx)
+    typer.echo(f"loaded: {summary_of(catalogue)}")
+    for warning in warnings:
+        typer.echo(f"warning: {warning}")

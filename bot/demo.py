@@ -1,0 +1,312 @@
+"""``maester demo``: a whole campaign against a local Reddit sandbox, with no credentials.
+
+The demo starts the sandbox in-process, creates a temporary campaign from the demo map and
+roster, and plays a short war through real PRAW: players send modmail and AutoModerator
+forwards posts; the bot polls, answers, advances a simulated clock tick by tick and publishes.
+Everything that appears on the sandbox subreddit and in modmail is printed as it appears.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import praw
+
+from bot.clock import ManualClock
+from bot.config import Settings, parse_settings
+from bot.db.engine import make_engine, transaction
+from bot.db.migrate import upgrade
+from bot.maps import demo_map_text
+from bot.reddit.deliver import publish_once
+from bot.reddit.gateway import praw_gateway
+from bot.reddit.intake import poll_once
+from bot.reddit.ratelimit import RequestBudget
+from bot.sandbox import RedditSandbox
+from bot.sandbox.defaults import BOT_PASSWORD, BOT_USERNAME, MODERATOR, password_for
+from bot.sandbox.praw_client import make_reddit
+from bot.services.setup import DEMO_ROSTER, DEMO_WARS, create_campaign
+from bot.services.world import CampaignContext
+from rules.campaign.paths import ArmyKind, cheapest_route, format_path
+
+SUBREDDIT = "westeros"
+START = datetime(2026, 11, 22, 7, 30, tzinfo=UTC)
+
+
+@dataclass(slots=True)
+class DemoReport:
+    """What the demo saw, for its summary (and for its test)."""
+
+    replies: int = 0
+    posts: list[str] = field(default_factory=list)
+    private: int = 0
+    requests: int = 0
+    ticks: int = 0
+    seconds: float = 0.0
+    transcript: list[str] = field(default_factory=list)
+
+
+class Demo:
+    """The demo's world: sandbox, players' PRAW clients, the bot's database and clock."""
+
+    def __init__(self, workdir: Path, echo: Callable[[str], None]) -> None:
+        self.echo = echo
+        self.clock = ManualClock(START)
+        self.sandbox = RedditSandbox(clock=self.clock.now)
+        self.workdir = workdir
+        self.report = DemoReport()
+        self.seen = 0
+        self._players: dict[str, praw.Reddit] = {}
+
+    # --- set-up --------------------------------------------------------------------------
+    def start(self) -> None:
+        self.sandbox.start()
+        self.sandbox.add_subreddit(SUBREDDIT, title="The Seven Kingdoms")
+        self.sandbox.add_user(BOT_USERNAME, BOT_PASSWORD, moderator_of=(SUBREDDIT,))
+        self.sandbox.add_user(MODERATOR, password_for(MODERATOR), moderator_of=(SUBREDDIT,))
+        for entry in DEMO_ROSTER:
+            for player in entry["players"]:
+                self.sandbox.add_user(player, password_for(player))
+        self.sandbox.add_automod_forward_rule(SUBREDDIT, title_contains="[Orders]")
+        self.settings = self._settings()
+        self.engine = make_engine(self.settings.campaign.database_url)
+        upgrade(self.engine)
+        with transaction(self.engine) as session:
+            self.ctx: CampaignContext = create_campaign(
+                session, self.settings, map_text=demo_map_text(), roster=DEMO_ROSTER,
+                now=self.clock.now(), seed="maester-demo", wars=DEMO_WARS)
+        # The sandbox has no rate limit worth keeping to; Reddit's budget applies in `run`.
+        self.gateway = praw_gateway(self.settings, budget=RequestBudget(60_000))
+
+    def _settings(self) -> Settings:
+        return parse_settings({
+            "campaign": {"name": "The War of the Five Kings (demo)", "subreddit": SUBREDDIT,
+                         "database_url": f"sqlite:///{self.workdir / 'demo.db'}",
+                         "moderators": [MODERATOR]},
+            "reddit": {"client_id": self.sandbox.client_id,
+                       "client_secret": self.sandbox.client_secret,
+                       "username": BOT_USERNAME, "password": BOT_PASSWORD,
+                       "user_agent": "maester demo", "oauth_url": self.sandbox.url,
+                       "reddit_url": self.sandbox.url, "timeout_seconds": 5},
+            "bot": {"requests_per_minute": 100},
+            "calendar": {"epoch": "2026-11-22T00:00:00Z", "epoch_year": 298},
+            "catalogue": {"file": "demo"},
+        }, source="demo")
+
+    def stop(self) -> None:
+        self.report.requests = self.sandbox.request_count()
+        self.engine.dispose()
+        self.sandbox.stop()
+
+    # --- players -------------------------------------------------------------------------
+    def player(self, name: str) -> praw.Reddit:
+        if name not in self._players:
+            self._players[name] = make_reddit(self.sandbox.url, username=name,
+                                              password=password_for(name))
+        return self._players[name]
+
+    def modmail(self, name: str, body: str, subject: str = "Orders") -> None:
+        """A player writes to the moderators (real PRAW: subreddit.message)."""
+        self.player(name).subreddit(SUBREDDIT).message(subject=subject, message=body)
+
+    def post_orders(self, name: str, title: str, body: str) -> None:
+        """A player posts orders; AutoModerator forwards the post to modmail."""
+        self.player(name).subreddit(SUBREDDIT).submit(title=title, selftext=body)
+
+    def imitation(self, name: str, body: str) -> None:
+        """A player lays a message out like an AutoModerator forward (the bot refuses it)."""
+        self.sandbox.seed_fake_automod_forward(name, "[Orders] sneaky", body,
+                                               subreddit=SUBREDDIT)
+
+    def route(self, army_tile: str, goal: str, kind: ArmyKind = ArmyKind.LAND) -> str:
+        """The path text a player would copy from a `route` reply."""
+        start = self.ctx.world.tile(army_tile).id
+        found = cheapest_route(self.ctx.world, start, self.ctx.world.tile(goal).id, kind,
+                               self.ctx.rules)
+        assert found is not None, f"no route from {army_tile} to {goal}"
+        return f"{format_path(found.tiles)} (cost {found.total})"
+
+    # --- the bot ----------------------------------------------------------------------------
+    def bot_round(self) -> None:
+        """One round of the bot: read modmail (applying due ticks first), then publish."""
+        intake = poll_once(self.engine, self.ctx, self.gateway, self.clock)
+        self.report.ticks += intake.ticks_applied
+        for _ in range(20):
+            delivered = publish_once(self.engine, self.ctx, self.gateway, self.clock)
+            if not delivered.delivered:
+                break
+        self.show()
+
+    def advance(self, hours: int) -> None:
+        """Move the simulated clock tick by tick, the bot running after each tick; a player
+        who gets the first reaction to a battle answers it before the next tick."""
+        for _ in range(hours // 6):
+            self.clock.advance(timedelta(hours=6))
+            self.bot_round()
+            self.react()
+
+    def react(self) -> None:
+        from sqlmodel import select
+
+        from bot.db.models import Army, PendingBattle, Player
+
+        with transaction(self.engine) as session:
+            waiting = session.exec(select(PendingBattle).where(
+                PendingBattle.status == "pending", PendingBattle.reaction == None)).all()  # noqa: E711
+            answers = []
+            for battle in waiting:
+                if battle.reactor_claim is None:
+                    continue
+                player = session.exec(select(Player.reddit_name).where(
+                    Player.claim_id == battle.reactor_claim)).first()
+                armies = [session.get(Army, i) for i in (battle.attacker_army,
+                                                         battle.defender_army)]
+                own = next((a for a in armies if a and a.claim_id == battle.reactor_claim),
+                           None)
+                if player and own:
+                    answers.append((player, f"stand army {own.id}"))
+        for player, text in answers:
+            self.modmail(player, text)
+        if answers:
+            self.bot_round()
+
+    def show(self) -> None:
+        for item in self.sandbox.activity(after=self.seen):
+            self.seen = item.seq + 1 if item.seq >= self.seen else self.seen
+            when = self.clock.now().strftime("%Y-%m-%d %H:%M UTC")
+            if item.kind == "post":
+                if item.author == BOT_USERNAME:
+                    self.report.posts.append(item.title)
+                self.emit(f"\n=== r/{item.subreddit} post by u/{item.author} ({when}) ===\n"
+                          f"## {item.title}\n{_strip_marker(item.body)}")
+            elif item.kind == "modmail":
+                if item.author == BOT_USERNAME:
+                    if item.parent:
+                        self.report.replies += 1
+                    else:
+                        self.report.private += 1
+                self.emit(f"\n--- modmail from u/{item.author} ({when}) "
+                          f"{item.title and '[' + item.title + ']'}\n"
+                          f"{_strip_marker(item.body)}")
+            else:
+                self.emit(f"\n--- {item.kind} by u/{item.author} ({when})\n"
+                          f"{_strip_marker(item.body)}")
+
+    def emit(self, text: str) -> None:
+        self.report.transcript.append(text)
+        self.echo(text)
+
+    def narrate(self, text: str) -> None:
+        self.emit(f"\n##### {self.clock.now():%a %d %b %H:%M} UTC — {text}")
+
+
+def _strip_marker(body: str) -> str:
+    return "\n".join(line for line in body.splitlines() if not line.startswith("[](#maester:"))
+
+
+def army_tile(demo: Demo, army_id: int) -> str:
+    from bot.db.models import Army
+
+    with transaction(demo.engine) as session:
+        army = session.get(Army, army_id)
+        assert army is not None
+        return army.tile
+
+
+def newest_army(demo: Demo, claim: str) -> int:
+    """The number of a claim's newest army, as its player reads it from the receipt."""
+    from sqlmodel import col, select
+
+    from bot.db.models import Army, Claim
+
+    with transaction(demo.engine) as session:
+        found = session.exec(select(Army.id).join(Claim, col(Claim.id) == col(Army.claim_id))
+                             .where(Claim.name == claim).order_by(col(Army.id).desc())).first()
+    assert found is not None, f"{claim} has no army"
+    return found
+
+
+def play(demo: Demo) -> None:
+    """The scripted war."""
+    demo.narrate("the lords raise their banners")
+    demo.modmail("ned_stark", "muster 800 infantry 200 cavalry\nstatus")
+    demo.modmail("hoster_tully", "muster 400 infantry 100 cavalry")
+    demo.modmail("tywin_lannister", "muster 900 cavalry")
+    demo.modmail("balon_greyjoy", "muster 12 ships")
+    demo.modmail("walder_frey", "march my army to the moon (cost 3)")
+    demo.modmail("doran_martell", "!attack 8 dice 4+ vs 5+ morale 6")
+    demo.imitation("roose_bolton", "muster 1500 infantry\nattack army 1 with army 2")
+    demo.modmail("ned_stark", "build Watchtowers at Winterfell")
+    demo.bot_round()
+    lions = newest_army(demo, "House Lannister")
+    fleet = newest_army(demo, "House Greyjoy")
+    demo.modmail("tywin_lannister", f"buy Siege Towers for army {lions}\n"
+                                    f"assign Jaime Lannister to army {lions}")
+    demo.bot_round()
+
+    demo.advance(30)  # the musters complete
+    demo.narrate("Lord Tywin posts his orders; AutoModerator forwards them")
+    path = demo.route(army_tile(demo, lions), "Riverrun")
+    demo.post_orders("tywin_lannister", "[Orders] The lions ride for Riverrun",
+                     f"move army {lions}: {path}")
+    seagard = demo.ctx.world.tile("Seagard").id
+    station = demo.ctx.world.water_adjacent(seagard)[0]
+    fleet_path = demo.route(army_tile(demo, fleet), station, ArmyKind.FLEET)
+    demo.modmail("balon_greyjoy", f"move fleet {fleet}: {fleet_path}")
+    demo.bot_round()
+
+    demo.advance(42)  # the lions reach Riverrun; the Tullys, warned first, stand and fight
+
+    demo.narrate("the ironborn close the sea road to Seagard")
+    demo.modmail("balon_greyjoy", f"blockade Seagard with fleet {fleet}")
+    demo.bot_round()
+    demo.narrate("the lions turn on Raventree Hall")
+    tile = army_tile(demo, lions)
+    if demo.ctx.world.tile(tile).label != "Raventree Hall":
+        demo.modmail("tywin_lannister",
+                     f"move army {lions}: {demo.route(tile, 'Raventree Hall')}")
+        demo.bot_round()
+        demo.advance(18)
+    demo.modmail("tywin_lannister", f"siege Raventree Hall with army {lions}\n"
+                                    f"assault Raventree Hall with army {lions}")
+    demo.bot_round()
+    demo.advance(12)
+    demo.narrate("a new month: upkeep and the monthly digests")
+    demo.advance(24)
+
+
+def run_demo(echo: Callable[[str], None] = print, workdir: Path | None = None) -> DemoReport:
+    """Play the demo campaign and return what happened."""
+    began = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="maester-demo-") as tmp:
+        demo = Demo(workdir or Path(tmp), echo)
+        demo.start()
+        try:
+            play(demo)
+        finally:
+            demo.stop()
+    demo.report.seconds = time.perf_counter() - began
+    return demo.report
+
+
+def summary(report: DemoReport) -> str:
+    lines = ["", "=" * 72, "Demo finished.",
+             f"- {report.replies} replies to players' orders, {report.private} private "
+             f"messages, {len(report.posts)} public posts",
+             f"- {report.ticks} ticks applied; {report.requests} requests to the sandbox; "
+             f"{report.seconds:.1f} s",
+             "- public posts:"]
+    lines += [f"    {title}" for title in report.posts]
+    lines.append("Run it against Reddit: see docs/setup.md. Tests: scripts/test.")
+    return "\n".join(lines)
+
+
+def main(echo: Callable[[str], None] = print) -> int:
+    report = run_demo(echo)
+    echo(summary(report))
+    return 0
+

@@ -1,0 +1,229 @@
+"""The PRAW gateway against the sandbox: listings, shapes, and what each failure becomes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from bot.config import parse_settings
+from bot.reddit.gateway import (
+    AuthError,
+    GatewayConfigError,
+    PermanentError,
+    PrawGateway,
+    RateLimited,
+    TransientError,
+    praw_gateway,
+    ratelimit_seconds,
+)
+from bot.reddit.ratelimit import RequestBudget
+from bot.sandbox import (
+    BOT_USERNAME,
+    DEFAULT_CLIENT_ID,
+    DEFAULT_CLIENT_SECRET,
+    SUBREDDIT,
+    Fault,
+    RedditSandbox,
+)
+from tests.bot.reddit.conftest import SLOW, TIMEOUT, settings_for
+
+
+@pytest.fixture
+def gateway(sandbox: RedditSandbox) -> PrawGateway:
+    settings = settings_for(sandbox.url, "sqlite://")
+    return praw_gateway(settings, budget=RequestBudget(100_000, max_wait=5), timeout=TIMEOUT)
+
+
+def test_listing_pages_through_every_conversation_newest_first(
+        sandbox: RedditSandbox, gateway: PrawGateway) -> None:
+    """Past 100 conversations the next page is asked with ``after``; none is missed or
+    repeated, and the newest comes first."""
+    made = [sandbox.send_modmail("ned_stark", f"s{i}", "status", subreddit=SUBREDDIT)[0]
+            for i in range(230)]
+    listed = [c.id for c in gateway.conversations("all")]
+    assert listed == list(reversed(made))
+    assert sandbox.request_count(route="modmail.list") == 3
+
+
+def test_a_page_is_fetched_only_when_needed(sandbox: RedditSandbox,
+                                            gateway: PrawGateway) -> None:
+    """Stopping after the first conversations costs one request, not the whole folder."""
+    for i in range(150):
+        sandbox.send_modmail("ned_stark", f"s{i}", "status", subreddit=SUBREDDIT)
+    first = next(iter(gateway.conversations("all")))
+    assert first.subject == "s149"
+    assert sandbox.request_count(route="modmail.list") == 1
+
+
+def test_a_summary_holds_only_its_newest_message(sandbox: RedditSandbox,
+                                                 gateway: PrawGateway) -> None:
+    """The listing's summary is complete for a new conversation only; the fetch has all
+    messages, oldest first, with authors and moderator flags."""
+    conversation, first = sandbox.send_modmail("ned_stark", "Orders", "status",
+                                               subreddit=SUBREDDIT)
+    second = sandbox.reply_modmail(conversation, "ned_stark", "muster 10 infantry")
+    (summary,) = gateway.conversations("all")
+    assert summary.num_messages == 2 and not summary.complete
+    assert [m.id for m in summary.messages] == [second]
+    full = gateway.conversation(conversation)
+    assert full.complete and [m.id for m in full.messages] == [first, second]
+    assert full.participant == "ned_stark" and full.subreddit == SUBREDDIT
+    assert not full.messages[0].author_is_mod and full.messages[0].body == "status"
+    sent = gateway.reply(conversation, "answer")
+    assert sent.conversation is not None and sent.conversation.messages[-1].id == sent.reddit_id
+    assert sent.conversation.messages[-1].author_is_mod
+    assert sent.conversation.last_updated > full.last_updated
+
+
+def test_flair_is_set_by_its_text(sandbox: RedditSandbox, gateway: PrawGateway) -> None:
+    """Posts get the link flair whose text is configured; an unknown one is left off."""
+    sandbox.add_link_flair(SUBREDDIT, "Battle", mod_only=True)
+    with_flair = gateway.submit("[Battle] a", "x", "battle")
+    without = gateway.submit("[Battle] b", "x", "No such flair")
+    assert sandbox.post(with_flair.reddit_id).flair_text == "Battle"
+    assert sandbox.post(without.reddit_id).flair_text is None
+
+
+def test_things_are_read_from_the_api(sandbox: RedditSandbox, gateway: PrawGateway) -> None:
+    """Posts and comments by fullname, with author, subreddit and text; unknown is None."""
+    post = sandbox.submit_post("ned_stark", "[Orders] x", "muster 5 infantry",
+                               subreddit=SUBREDDIT)
+    comment = sandbox.add_comment("cersei_lannister", post, "a reply")
+    thing = gateway.thing(f"t3_{post}")
+    assert thing is not None and (thing.author, thing.body, thing.subreddit) == (
+        "ned_stark", "muster 5 infantry", SUBREDDIT)
+    reply = gateway.thing(f"t1_{comment}")
+    assert reply is not None and (reply.author, reply.body) == ("cersei_lannister", "a reply")
+    assert gateway.thing("t3_zzzzzz") is None
+
+
+def _expect(exc: type[Exception], call: Any) -> Any:
+    with pytest.raises(exc) as caught:
+        call()
+    return caught.value
+
+
+def test_a_429_is_a_rate_limit_with_reddits_wait(sandbox: RedditSandbox,
+                                                 gateway: PrawGateway) -> None:
+    """HTTP 429: wait as long as x-ratelimit-reset says; nothing was done."""
+    sandbox.add_fault(Fault.too_many_requests(reset_seconds=7), method="GET")
+    error = _expect(RateLimited, lambda: list(gateway.conversations("all")))
+    assert error.wait_seconds == 7
+
+
+def test_ratelimit_is_a_rate_limit_with_its_wait(sandbox: RedditSandbox,
+                                                 gateway: PrawGateway) -> None:
+    """RATELIMIT "try again in 9 minutes": 540 s, and PRAW does not sleep through it."""
+    sandbox.add_fault(Fault.ratelimit(9, "minutes"), method="POST", path="/api/submit")
+    error = _expect(RateLimited, lambda: gateway.submit("t", "b"))
+    assert error.wait_seconds == 540
+    assert sandbox.posts(author=BOT_USERNAME) == []
+
+
+@pytest.mark.parametrize("fault", [
+    Fault.forbidden(),
+    Fault.api_error("SUBREDDIT_NOTALLOWED", "you aren't allowed to post there.", "sr"),
+])
+def test_refusals_are_permanent(sandbox: RedditSandbox, gateway: PrawGateway,
+                                fault: Fault) -> None:
+    """403 and API errors other than RATELIMIT will not change on retry."""
+    sandbox.add_fault(fault, method="POST", path="/api/submit")
+    _expect(PermanentError, lambda: gateway.submit("t", "b"))
+
+
+def test_an_unknown_conversation_is_permanent(gateway: PrawGateway) -> None:
+    """404 for a conversation that does not exist."""
+    _expect(PermanentError, lambda: gateway.conversation("zzzz"))
+
+
+@pytest.mark.parametrize("fault", [
+    Fault.server_error(503), Fault.stored_then_slow(SLOW), Fault.stored_then_error(504),
+], ids=["503", "stored-then-slow", "stored-then-504"])
+def test_a_failed_post_is_sent_once_and_reported_uncertain(
+        sandbox: RedditSandbox, gateway: PrawGateway, fault: Fault) -> None:
+    """prawcore would repeat a POST after a 5xx or a timeout (two posts when the first was
+    stored); the gateway sends it once and reports that it may have been done."""
+    sandbox.add_fault(fault, method="POST", path="/api/submit")
+    error = _expect(TransientError, lambda: gateway.submit("t", "b"))
+    assert error.uncertain
+    assert sandbox.request_count(route="submit") == 1
+    stored = fault.kind.value != "server_error"
+    assert len(sandbox.posts(author=BOT_USERNAME)) == int(stored)
+
+
+def test_a_get_is_still_retried_by_prawcore(sandbox: RedditSandbox, gateway: PrawGateway,
+                                            fast_retries: list[float]) -> None:
+    """Reads are safe to repeat: one 503 is absorbed by prawcore's retry."""
+    sandbox.send_modmail("ned_stark", "s", "status", subreddit=SUBREDDIT)
+    sandbox.add_fault(Fault.server_error(503), method="GET", path="/api/mod/conversations")
+    assert len(list(gateway.conversations("all"))) == 1
+    assert sandbox.request_count(route="modmail.list") == 2
+
+
+def test_a_revoked_token_is_renewed_silently(sandbox: RedditSandbox,
+                                             gateway: PrawGateway) -> None:
+    """401 invalid_token: prawcore fetches a new token and the call succeeds."""
+    sandbox.add_fault(Fault.invalid_token(), method="POST", path="/api/submit")
+    assert gateway.submit("t", "b").reddit_id.startswith("t3_")
+    assert sandbox.request_count(route="token") == 2
+
+
+def test_bad_credentials_are_an_auth_error(sandbox: RedditSandbox) -> None:
+    """A wrong password is not a transient failure: an operator must fix the config."""
+    settings = settings_for(sandbox.url, "sqlite://")
+    settings.reddit.password = "wrong"
+    gateway = praw_gateway(settings, timeout=TIMEOUT)
+    _expect(AuthError, lambda: list(gateway.conversations("all")))
+
+
+def test_a_refresh_token_login_asks_who_the_bot_is(sandbox: RedditSandbox) -> None:
+    """With a refresh token (no username configured) the bot's name comes from
+    /api/v1/me, once."""
+    token = sandbox.issue_refresh_token(BOT_USERNAME, DEFAULT_CLIENT_ID)
+    settings = parse_settings({
+        "campaign": {"subreddit": SUBREDDIT},
+        "reddit": {"client_id": DEFAULT_CLIENT_ID, "client_secret": DEFAULT_CLIENT_SECRET,
+                   "refresh_token": token, "oauth_url": sandbox.url,
+                   "reddit_url": sandbox.url}})
+    gateway = praw_gateway(settings, timeout=TIMEOUT)
+    assert gateway.username == BOT_USERNAME == gateway.username
+    assert sandbox.request_count(route="me") == 1
+
+
+@pytest.mark.parametrize(("reddit", "key"), [
+    ({}, "reddit.client_id"),
+    ({"client_id": "x"}, "reddit.password"),
+    ({"client_id": "x", "username": "bot"}, "reddit.password"),
+])
+def test_missing_credentials_name_the_key(reddit: dict[str, str], key: str) -> None:
+    """Nothing is sent to Reddit; the error names the setting to fill in."""
+    with pytest.raises(GatewayConfigError, match=key):
+        praw_gateway(parse_settings({"reddit": reddit}))
+
+
+def test_every_request_spends_the_budget(sandbox: RedditSandbox) -> None:
+    """Each HTTP request, the token request included, takes one token; when the budget is
+    spent the call fails as rate-limited before anything is sent."""
+    budget = RequestBudget(60, burst=3, max_wait=0.5)
+    gateway = praw_gateway(settings_for(sandbox.url, "sqlite://"), budget=budget,
+                           timeout=TIMEOUT)
+    list(gateway.conversations("all"))
+    gateway.submit("t", "b")
+    assert budget.taken == sandbox.request_count(include_token=True) == 3
+    before = sandbox.request_count(include_token=True)
+    _expect(RateLimited, lambda: gateway.submit("t2", "b"))
+    assert sandbox.request_count(include_token=True) == before
+
+
+@pytest.mark.parametrize(("message", "seconds"), [
+    ("you are doing that too much. try again in 9 minutes.", 540),
+    ("you are doing that too much. try again in 1 minute.", 60),
+    ("you are doing that too much. try again in 30 seconds.", 30),
+    ("you are doing that too much. try again in 500 milliseconds.", 1),
+    ("Looks like you've been doing that a lot. Take a break for 2 hours", 7200),
+    ("something else entirely", 60),
+])
+def test_ratelimit_waits_are_read_from_reddits_text(message: str, seconds: float) -> None:
+    """The wait in a RATELIMIT message, at least a second; a minute when unreadable."""
+    assert ratelimit_seconds(message) == seconds

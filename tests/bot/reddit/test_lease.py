@@ -1,0 +1,156 @@
+"""One active bot per campaign: the lease."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import time
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from sqlalchemy import Engine
+
+from bot.clock import ManualClock
+from bot.db.engine import transaction
+from bot.db.models import Campaign, Lease
+from bot.reddit.lease import CampaignLease, LeaseHeld, holder_is_dead
+
+START = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
+
+
+def _campaign(engine: Engine) -> int:
+    with transaction(engine) as session:
+        campaign = Campaign(name="Lease test", secret="s")
+        session.add(campaign)
+        session.flush()
+        assert campaign.id is not None
+        return campaign.id
+
+
+def test_a_second_instance_refuses_and_says_who_and_until_when(engine: Engine) -> None:
+    """While one process holds the lease, another is refused with the holder's name and
+    the lease's expiry; after a release it may take it."""
+    campaign = _campaign(engine)
+    clock = ManualClock(START)
+    first = CampaignLease(engine, campaign, seconds=120, clock=clock, holder="host-a:1:aa")
+    first.acquire()
+    second = CampaignLease(engine, campaign, seconds=120, clock=clock, holder="host-b:2:bb")
+    with pytest.raises(LeaseHeld) as refused:
+        second.acquire()
+    assert refused.value.holder == "host-a:1:aa"
+    assert "held by host-a:1:aa" in str(refused.value)
+    assert "until 2026-11-22 12:02:00 UTC" in str(refused.value)
+    first.release()
+    second.acquire()
+    assert second.held
+    second.release()
+
+
+def test_the_lease_is_per_campaign(engine: Engine) -> None:
+    """Two campaigns in one database each have their own active bot."""
+    one, two = _campaign(engine), _campaign(engine)
+    with CampaignLease(engine, one, seconds=60, holder="h:1:a"), \
+            CampaignLease(engine, two, seconds=60, holder="h:2:b") as other:
+        assert other.held
+
+
+def test_an_expired_lease_is_taken_over(sqlite_engine: Engine) -> None:
+    """SQLite: a holder that stopped renewing loses the lease after lease_seconds; its next
+    renewal says so, and the runner then stops."""
+    campaign = _campaign(sqlite_engine)
+    clock = ManualClock(START)
+    stale = CampaignLease(sqlite_engine, campaign, seconds=60, clock=clock,
+                          holder="elsewhere:1:aa")
+    stale.acquire()
+    clock.advance(timedelta(seconds=30))
+    assert stale.renew() and stale.expires_at == START + timedelta(seconds=90)
+    clock.advance(timedelta(seconds=91))
+    fresh = CampaignLease(sqlite_engine, campaign, seconds=60, clock=clock,
+                          holder="elsewhere:2:bb")
+    fresh.acquire()
+    assert stale.renew() is False and not stale.held
+    with transaction(sqlite_engine) as session:
+        row = session.get(Lease, f"campaign:{campaign}")
+    assert row is not None and row.holder == "elsewhere:2:bb"
+
+
+def test_a_lease_left_by_a_killed_process_is_taken_over_at_once(sqlite_engine: Engine) -> None:
+    """After kill -9 the restart need not wait for the expiry: a holder that is a dead
+    process on this host is replaced immediately."""
+    campaign = _campaign(sqlite_engine)
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    dead = f"{socket.gethostname()}:{child.pid}:aa"
+    assert holder_is_dead(dead)
+    clock = ManualClock(START)
+    CampaignLease(sqlite_engine, campaign, seconds=600, clock=clock, holder=dead).acquire()
+    restarted = CampaignLease(sqlite_engine, campaign, seconds=600, clock=clock)
+    restarted.acquire()
+    assert restarted.held
+    restarted.release()
+
+
+@pytest.mark.parametrize(("holder", "dead"), [
+    ("other-host:1:aa", False),
+    (f"{socket.gethostname()}:1:aa", False),  # pid 1 is alive
+    (f"{socket.gethostname()}:notapid:aa", False),
+    ("garbage", False),
+])
+def test_only_provably_dead_holders_are_dead(holder: str, dead: bool) -> None:
+    """A holder on another host, or a live process, is never presumed dead."""
+    assert holder_is_dead(holder) is dead
+
+
+@pytest.mark.postgres
+def test_postgres_campaigns_in_two_schemas_do_not_share_a_lock(pg_url: str) -> None:
+    """Advisory locks are database-wide; campaign 1 of one schema must not block campaign 1
+    of another schema in the same database."""
+    from bot.db.engine import make_engine
+    from bot.db.migrate import upgrade
+    from tests.fixtures.db import fresh_schema, pg_base_url
+
+    with fresh_schema(pg_base_url()) as other_url:
+        engines = [make_engine(pg_url), make_engine(other_url)]
+        for engine in engines:
+            upgrade(engine)
+        ids = [_campaign(engine) for engine in engines]
+        assert ids[0] == ids[1]
+        leases = [CampaignLease(e, i, seconds=60, holder=f"h:{n}:x")
+                  for n, (e, i) in enumerate(zip(engines, ids, strict=True))]
+        for lease in leases:
+            lease.acquire()
+        for lease in leases:
+            lease.release()
+        for engine in engines:
+            engine.dispose()
+
+
+@pytest.mark.postgres
+def test_postgres_advisory_lock_dies_with_its_connection(pg_url: str) -> None:
+    """PostgreSQL: the lock belongs to the holder's connection; when that connection ends
+    (the process died), the next instance gets the lease without waiting."""
+    from bot.db.engine import make_engine
+    from bot.db.migrate import upgrade
+
+    engine = make_engine(pg_url)
+    upgrade(engine)
+    campaign = _campaign(engine)
+    first = CampaignLease(engine, campaign, seconds=600, holder="host-a:1:aa")
+    first.acquire()
+    with pytest.raises(LeaseHeld, match="host-a:1:aa"):
+        CampaignLease(engine, campaign, seconds=600, holder="host-b:2:bb").acquire()
+    assert first.renew()
+    assert first._connection is not None
+    first._connection.invalidate()  # the socket closes as when a process is killed
+    second = CampaignLease(engine, campaign, seconds=600, holder="host-b:2:bb")
+    deadline = time.monotonic() + 10
+    while not second.held:  # the server notices the closed socket within moments
+        try:
+            second.acquire()
+        except LeaseHeld:
+            assert time.monotonic() < deadline, "the lock outlived its connection"
+            time.sleep(0.05)
+    assert first.renew() is False
+    second.release()
+    engine.dispose()

@@ -1,0 +1,201 @@
+"""Running: the scheduler wiring, the heartbeat, clean shutdown, and the CLI commands."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from apscheduler.triggers.cron import CronTrigger
+from apscheduler.triggers.interval import IntervalTrigger
+from typer.testing import CliRunner
+
+from bot import clicommands  # noqa: F401  (registers the commands)
+from bot.cli import app
+from bot.db.engine import transaction
+from bot.db.models import Lease
+from bot.reddit.lease import CampaignLease
+from bot.runner import EXIT_LEASE_LOST, BotRunner, run
+from bot.sandbox import MODERATOR, SUBREDDIT
+from tests.bot.reddit.conftest import Harness
+
+cli = CliRunner()
+
+
+def write_config(bot: Harness, path: Path) -> Path:
+    """A config.toml equivalent to the harness settings."""
+    r = bot.settings.reddit
+    path.write_text(f"""
+[campaign]
+database_url = "{bot.settings.campaign.database_url}"
+subreddit = "{SUBREDDIT}"
+moderators = ["{MODERATOR}"]
+
+[reddit]
+client_id = "{r.client_id}"
+client_secret = "{r.client_secret}"
+username = "{r.username}"
+password = "{r.password}"
+user_agent = "{r.user_agent}"
+oauth_url = "{r.oauth_url}"
+reddit_url = "{r.reddit_url}"
+timeout_seconds = 5
+
+[bot]
+poll_seconds = 5
+publish_seconds = 1
+lease_seconds = 60
+""", encoding="utf-8")
+    return path
+
+
+def test_the_scheduler_only_wakes_the_process(bot: Harness) -> None:
+    """APScheduler in UTC with an in-memory store: a cron job at 00/06/12/18, a heartbeat
+    every minute, intake and delivery at their intervals; late wake-ups are never dropped
+    (no misfire grace), coalesced, one at a time."""
+    runner = BotRunner(bot.settings, bot.engine, bot.ctx, bot.gateway, clock=bot.clock)
+    scheduler = runner.build_scheduler()
+    scheduler.start(paused=True)
+    try:
+        jobs = {job.id: job for job in scheduler.get_jobs()}
+        assert set(jobs) == {"ticks", "heartbeat", "poll", "publish"}
+        assert str(scheduler.timezone) == "UTC"
+        for job in jobs.values():
+            assert job.misfire_grace_time is None and job.coalesce and job.max_instances == 1
+        ticks = jobs["ticks"].trigger
+        assert isinstance(ticks, CronTrigger)
+        moment = datetime(2026, 11, 22, 13, 7, tzinfo=UTC)
+        fires = []
+        for _ in range(5):
+            moment = ticks.get_next_fire_time(None, moment + timedelta(seconds=1))
+            fires.append(moment.strftime("%d %H:%M"))
+        assert fires == ["22 18:00", "23 00:00", "23 06:00", "23 12:00", "23 18:00"]
+        assert isinstance(jobs["heartbeat"].trigger, IntervalTrigger)
+        assert jobs["heartbeat"].trigger.interval == timedelta(minutes=1)
+        assert jobs["poll"].trigger.interval == timedelta(seconds=5)
+        assert jobs["publish"].trigger.interval == timedelta(seconds=1)
+        assert jobs["ticks"].func == runner.wake == jobs["heartbeat"].func.__self__.wake
+    finally:
+        scheduler.shutdown(wait=False)
+
+
+def test_every_wake_up_calls_the_same_idempotent_catch_up(bot: Harness) -> None:
+    """The start-up call, the cron job and the heartbeat all apply missing ticks; calling
+    again applies nothing."""
+    runner = BotRunner(bot.settings, bot.engine, bot.ctx, bot.gateway, clock=bot.clock)
+    bot.clock.advance(timedelta(days=2))
+    assert runner.wake("start-up") == 8
+    assert runner.wake("tick") == 0
+    bot.clock.advance(timedelta(hours=6))
+    runner.heartbeat()
+    assert runner.wake("tick") == 0
+
+
+def test_the_heartbeat_logs_one_line(bot: Harness, caplog: pytest.LogCaptureFixture) -> None:
+    """A heartbeat line says the tick, the outbox and the lease."""
+    bot.send("ned_stark", "status")
+    bot.poll()
+    runner = BotRunner(bot.settings, bot.engine, bot.ctx, bot.gateway, clock=bot.clock)
+    with caplog.at_level(logging.INFO, logger="maester.runner"):
+        runner.heartbeat()
+    (line,) = [r.getMessage() for r in caplog.records if "heartbeat" in r.getMessage()]
+    assert f"campaign {bot.ctx.campaign_id}" in line and "outbox 1 pending / 0 dead" in line
+
+
+def test_a_lost_lease_stops_the_runner(bot: Harness) -> None:
+    """If another process took the lease over, the renewal job stops this one."""
+    lease = CampaignLease(bot.engine, bot.ctx.campaign_id, seconds=60, clock=bot.clock,
+                          holder="here:1:aa")
+    lease.acquire()
+    stopped: list[int] = []
+    runner = BotRunner(bot.settings, bot.engine, bot.ctx, bot.gateway, clock=bot.clock,
+                       lease=lease, on_fatal=stopped.append)
+    runner.renew_lease()
+    assert stopped == []
+    bot.clock.advance(timedelta(minutes=2))
+    CampaignLease(bot.engine, bot.ctx.campaign_id, seconds=60, clock=bot.clock,
+                  holder="there:2:bb").acquire()
+    runner.renew_lease()
+    assert stopped == [EXIT_LEASE_LOST]
+
+
+def test_run_answers_at_start_up_and_stops_cleanly(bot: Harness) -> None:
+    """``run`` takes the lease, catches up, answers waiting modmail, and on the stop signal
+    finishes, releases the lease and returns 0."""
+    conversation, _ = bot.send("ned_stark", "muster 100 infantry")
+    stop = threading.Event()
+    result: list[int] = []
+    thread = threading.Thread(target=lambda: result.append(
+        run(bot.settings, gateway=bot.gateway, stop=stop, install_signals=False)))
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not bot.bot_messages(conversation) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    with transaction(bot.engine) as session:
+        assert session.get(Lease, f"campaign:{bot.ctx.campaign_id}") is not None
+    stop.set()
+    thread.join(20)
+    assert result == [0]
+    assert len(bot.bot_messages(conversation)) == 1
+    with transaction(bot.engine) as session:
+        assert session.get(Lease, f"campaign:{bot.ctx.campaign_id}") is None
+
+
+def test_poll_once_and_publish_once(bot: Harness, tmp_path: Path) -> None:
+    """``maester poll --once`` reads the order, ``maester publish --once`` answers it."""
+    config = write_config(bot, tmp_path / "config.toml")
+    conversation, _ = bot.send("ned_stark", "muster 100 infantry")
+    polled = cli.invoke(app, ["poll", "--once", "--config", str(config)])
+    assert polled.exit_code == 0, polled.output
+    assert "poll: 1 messages handled, 1 replies queued" in polled.output
+    assert bot.bot_messages(conversation) == []
+    published = cli.invoke(app, ["publish", "--once", "--config", str(config)])
+    assert published.exit_code == 0, published.output
+    assert "publish: 1 delivered" in published.output
+    assert len(bot.bot_messages(conversation)) == 1
+
+
+def test_a_second_instance_refuses_to_run(bot: Harness, tmp_path: Path) -> None:
+    """``maester run`` (or poll/publish) while another process holds the lease exits 1 and
+    says who holds it and until when."""
+    config = write_config(bot, tmp_path / "config.toml")
+    holder = CampaignLease(bot.engine, bot.ctx.campaign_id, seconds=600, holder="otherbox:42:ab")
+    holder.acquire()
+    for command in (["run"], ["poll", "--once"], ["publish", "--once"]):
+        result = cli.invoke(app, [*command, "--config", str(config)])
+        assert result.exit_code == 1, result.output
+        assert "held by otherbox:42:ab until" in result.output
+    holder.release()
+
+
+@pytest.mark.parametrize(("config", "message"), [
+    ("[reddit]\nclient_id = \"\"\n", "reddit.client_id"),
+    ("[bot]\npoll_seconds = 1\n", "bot.poll_seconds"),
+])
+def test_config_problems_name_the_key(bot: Harness, tmp_path: Path, config: str,
+                                      message: str) -> None:
+    """Missing credentials or a bad setting end the command with exit code 2 and the key."""
+    path = tmp_path / "config.toml"
+    path.write_text(f"[campaign]\ndatabase_url = \"{bot.settings.campaign.database_url}\"\n"
+                    + config, encoding="utf-8")
+    result = cli.invoke(app, ["poll", "--once", "--config", str(path)])
+    assert result.exit_code == 2 and message in result.output
+
+
+def test_clean_shutdown_on_sigterm_is_wired(monkeypatch: pytest.MonkeyPatch) -> None:
+    """SIGTERM and SIGINT both set the stop event."""
+    import signal
+
+    from bot.runner import install_stop_signals
+
+    installed: dict[int, Any] = {}
+    monkeypatch.setattr(signal, "signal", lambda sig, handler: installed.setdefault(sig, handler))
+    stop = threading.Event()
+    install_stop_signals(stop)
+    assert set(installed) == {signal.SIGTERM, signal.SIGINT}
+    installed[signal.SIGTERM](signal.SIGTERM, None)
+    assert stop.is_set()

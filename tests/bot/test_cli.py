@@ -1,0 +1,124 @@
+"""The moderators' CLI, driven as a moderator would: real config file, real SQLite file."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from bot.cli import app
+from bot.clicommands import cli_campaign  # noqa: F401  (registers the commands)
+
+ROOT = Path(__file__).resolve().parents[2]
+runner = CliRunner()
+
+
+@pytest.fixture
+def config(tmp_path: Path) -> Path:
+    path = tmp_path / "config.toml"
+    path.write_text(
+        "[campaign]\n"
+        'name = "CLI test"\n'
+        f'database_url = "sqlite:///{tmp_path / "campaign.db"}"\n'
+        'moderators = ["mod_jane"]\n'
+    )
+    result = runner.invoke(app, ["init", "--demo", "--seed", "s", "--config", str(path)])
+    assert result.exit_code == 0, result.output
+    return path
+
+
+def run(config: Path, *args: str) -> str:
+    result = runner.invoke(app, [*args, "--config", str(config)], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def test_init_twice_is_refused_and_changes_nothing(config: Path) -> None:
+    result = runner.invoke(app, ["init", "--demo", "--config", str(config)])
+    assert result.exit_code == 2 and "already holds a campaign" in result.output
+
+
+def test_order_as_a_player_prints_the_reply_and_changes_the_world(config: Path) -> None:
+    out = run(config, "order", "--as", "ned_stark", "muster 100 infantry")
+    assert "is mustering at Winterfell" in out
+    armies = json.loads(run(config, "export"))["armies"]
+    assert [(a["infantry"], a["state"]) for a in armies] == [(100, "mustering")]
+
+
+def test_tick_until_applies_the_ticks_and_status_shows_them(config: Path) -> None:
+    run(config, "order", "--as", "ned_stark", "muster 100 infantry")
+    out = run(config, "tick", "--until", "2030-01-01T00:00:00Z")
+    assert "tick(s) applied" in out
+    assert "ticks due" not in run(config, "status")
+
+
+def test_moderator_changes_are_logged_with_the_moderator(config: Path) -> None:
+    run(config, "adjust", "House Stark", "--gold", "+100", "--infantry", "-50", "--by", "jane")
+    run(config, "season", "set", "winter", "--by", "jane")
+    run(config, "relations", "set", "House Stark", "House Bolton", "war", "--by", "jane")
+    log = run(config, "log", "--limit", "5")
+    assert log.count("jane") >= 3
+    claims = json.loads(run(config, "export"))["claims"]
+    stark = next(c for c in claims if c["name"] == "House Stark")
+    assert stark["gold"] == "1000" and stark["infantry"] == 2950
+
+
+@pytest.mark.parametrize("args", [
+    ["adjust", "House Nobody", "--gold", "5"],
+    ["adjust", "House Stark", "--gold", "lots"],
+    ["adjust", "House Stark", "--infantry", "-999999"],
+    ["season", "set", "monsoon"],
+    ["relations", "set", "House Stark", "House Stark", "war"],
+    ["tick", "--until", "tomorrow"],
+    ["tick", "--until", "2030-01-01T00:00:00"],
+])
+def test_bad_moderator_input_is_refused_with_exit_2(config: Path, args: list[str]) -> None:
+    before = run(config, "export")
+    result = runner.invoke(app, [*args, "--config", str(config)])
+    assert result.exit_code == 2, result.output
+    assert run(config, "export") == before
+
+
+def test_rules_show_lists_the_numbers_in_force(config: Path) -> None:
+    out = run(config, "rules", "show")
+    assert "detection_radius" in out and "infantry_upkeep" in out
+
+
+def test_a_missing_or_broken_config_names_the_problem(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[campaign]\nsubreddit = 'no spaces allowed'\n")
+    result = runner.invoke(app, ["status", "--config", str(bad)])
+    assert result.exit_code == 2 and "campaign.subreddit" in result.output
+
+
+def test_cli_command_runs_a_tabletop_command() -> None:
+    result = runner.invoke(app, ["command", "!attack 8 dice 4+ vs 5+", "--seed", "1"])
+    assert result.exit_code == 0 and "Expected wounds" in result.output
+
+
+@pytest.mark.slow
+def test_cli_writes_while_ticks_apply_never_show_database_locked(config: Path) -> None:
+    """A process applies a year of ticks while the CLI keeps writing: every CLI call
+    succeeds (writers queue on BEGIN IMMEDIATE instead of failing)."""
+    ticker = subprocess.Popen(
+        [sys.executable, "-m", "bot.cli", "tick", "--until", "2027-03-01T00:00:00Z",
+         "--config", str(config)], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    failures = []
+    calls = 0
+    deadline = time.monotonic() + 60
+    while ticker.poll() is None and time.monotonic() < deadline:
+        proc = subprocess.run(
+            [sys.executable, "-m", "bot.cli", "adjust", "House Reed", "--gold", "+1",
+             "--config", str(config)], cwd=ROOT, capture_output=True, text=True)
+        calls += 1
+        if proc.returncode != 0 or "locked" in proc.stdout + proc.stderr:
+            failures.append(proc.stdout + proc.stderr)
+    out, err = ticker.communicate(timeout=120)
+    assert ticker.returncode == 0, err.decode()
+    assert b"locked" not in out + err
+    assert calls >= 2 and failures == []

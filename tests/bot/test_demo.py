@@ -1,0 +1,56 @@
+"""`maester demo` plays a whole campaign through real PRAW against the sandbox."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bot.demo import run_demo, summary
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[object, str]:
+    lines: list[str] = []
+    report = run_demo(lines.append, tmp_path_factory.mktemp("demo"))
+    return report, "\n".join(lines)
+
+
+def test_the_demo_shows_every_kind_of_public_post(demo: tuple[object, str]) -> None:
+    report, _ = demo
+    titles = " | ".join(report.posts)  # type: ignore[attr-defined]
+    for kind in ("[Arrival]", "[Battle]", "[Siege] Siege begins", "[Siege] Holdfast falls",
+                 "Blockade"):
+        assert kind in titles
+
+
+def test_the_demo_answers_good_bad_and_forwarded_orders(demo: tuple[object, str]) -> None:
+    _, text = demo
+    assert "is mustering at Winterfell" in text
+    assert "**Not done:**" in text and "**Example:**" in text  # the bad order's reply
+    assert "Your orders: [Orders] The lions ride for Riverrun" in text  # AutoMod forward
+    assert "written by u/roose\\_bolton, not by AutoModerator" in text  # the imitation
+    assert "Expected wounds" in text  # a tabletop command in modmail
+
+
+def test_the_demo_uses_skills_equipment_improvements_and_a_fleet(demo: tuple[object, str]
+                                                                  ) -> None:
+    _, text = demo
+    assert "Watchtowers" in text and "Siege Towers" in text and "Jaime Lannister" in text
+    assert "blockades Seagard" in text
+
+
+def test_no_public_post_reveals_the_secret_defense_bonus(demo: tuple[object, str]) -> None:
+    """Raventree Hall's secret bonus (x1.7) reaches only its claimant, never a post."""
+    report, _ = demo
+    posts = [item for item in report.transcript  # type: ignore[attr-defined]
+             if item.startswith("\n=== ")]
+    assert len(posts) >= 5
+    for post in posts:
+        assert "1.7" not in post and "secret" not in post.lower()
+
+
+def test_the_demo_is_quick_and_summarised(demo: tuple[object, str], tmp_path: Path) -> None:
+    report, _ = demo
+    assert report.ticks >= 15  # type: ignore[attr-defined]
+    assert "Demo finished." in summary(report)  # type: ignore[arg-type]
