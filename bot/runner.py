@@ -28,12 +28,12 @@ from apscheduler.jobstores.memory import MemoryJobStore
 from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
-from sqlalchemy import Engine, func
+from sqlalchemy import Connection, Engine, func
 from sqlmodel import col, select
 
 from bot.clock import Clock, SystemClock
 from bot.config import Settings
-from bot.db.engine import make_engine, transaction
+from bot.db.engine import is_sqlite, make_engine, transaction
 from bot.db.models import Outbox, OutboxStatus
 from bot.reddit.deliver import DeliverReport, default_worker_id, publish_once, release_claims
 from bot.reddit.gateway import RedditGateway, praw_gateway
@@ -71,6 +71,7 @@ class BotRunner:
         self._reddit = threading.Lock()
         self.polls = 0
         self.publishes = 0
+        self._keeper: Connection | None = None
 
     # --------------------------------------------------------------- jobs
 
@@ -184,6 +185,10 @@ class BotRunner:
 
     def start(self) -> None:
         """Start-up wake-up, a first poll and delivery, then the scheduler."""
+        if is_sqlite(self.engine) and self._keeper is None:
+            # With no pool, closing a file's last connection checkpoints and deletes its WAL
+            # (an fsync per transaction); one idle connection kept open avoids that.
+            self._keeper = self.engine.connect()
         released = release_claims(self.engine, self.ctx)
         if released:
             log.info("forgot %d outbox claims left by a previous process", released)
@@ -202,6 +207,9 @@ class BotRunner:
             self.scheduler.shutdown(wait=True)
         if self.lease is not None:
             self.lease.release()
+        if self._keeper is not None:
+            self._keeper.close()
+            self._keeper = None
         log.info("maester stopped")
 
 

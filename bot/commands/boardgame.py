@@ -58,18 +58,19 @@ def _fail(err: RulesError) -> CommandError:
 def combat_command(ctx: CommandContext, args: str) -> str:
     """Resolve a combat of A Game of Thrones: The Board Game (2nd edition).
 
-    Write the attacker (house, units, March order, House card), `vs`, then the defender (house,
-    units, Defense order, card). Units: `2 footmen`, `1 knight`, `3 ships`, `1 siege`,
-    `1 routed footman`. Cards by name (`Tywin`, `card The Hound`) or numbers `card 3/1/0`
-    (strength/swords/fortifications). Anything else can follow, separated by `;`: `in sea`,
-    `in castle`, `in stronghold`, `garrison 2`, `support Baratheon 1 knight +1 for defender
-    from Blackwater` (written inside a side's part, a support backs that side; `refused` for
-    none), `blade` in the holder's part (`blade unused`, `blade spent`), `fiefdoms Stark
-    Lannister ...` (needed on a tie), `throne ...` (for Stannis), `discard Stannis Baratheon`
-    (the discard pile), `area Riverrun land friendly 2 max 3` (retreat areas: `enemy`,
-    `origin`, `transport`, `sea`, `port`), `retreat Riverrun`, `casualties 1 knight`. Card
-    choices: `cancel` and `instead CARD` (Tyrion), `remove AREA` (Queen of Thorns), `track
-    fiefdoms` (Doran), `upgrade none` (Renly), `discards CARD` (Patchface), `power N` (Aeron).
+    Write the attacker (house, units, March order, House card), `vs`, then the defender
+    (house, units, Defense order, card); both sides must play a card. Units: `2 footmen`,
+    `1 knight`, `3 ships`, `1 siege`, `1 routed footman`. Cards by name (`Tywin`, `card The
+    Hound`) or numbers `card 3/1/0` (strength/swords/fortifications). Anything else can follow,
+    separated by `;`: `in sea`, `in castle`, `in stronghold`, `garrison 2`, `support Baratheon
+    1 knight +1 for defender from Blackwater` (inside a side's part a support backs that side;
+    `refused` for none), `blade` in the holder's part (`blade unused`, `blade spent`),
+    `fiefdoms Stark Lannister ...` (needed on a tie), `throne ...` (for Stannis), `discard
+    Stannis Baratheon` (the discard pile), `area Riverrun land friendly 2 max 3` (retreat
+    areas: `enemy`, `origin`, `transport`, `sea`, `port`), `retreat Riverrun`, `casualties 1
+    knight`. Card choices: `cancel` and `instead CARD` (Tyrion), `remove AREA` (Queen of
+    Thorns), `track fiefdoms` (Doran), `upgrade none` (Renly), `discards CARD` (Patchface),
+    `power N` (Aeron).
 
     Example: `!combat attacker Lannister 2 knights 1 footman march +1 card Tywin Lannister vs
     defender Stark 2 footmen defense +1 card Catelyn Stark`

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import logging
+from collections.abc import Callable
 
 from bot.commands.registry import (
     CommandContext,
@@ -21,6 +22,7 @@ COMMAND_MODULES = (
     "bot.commands.boardgame",
     "bot.commands.miniatures",
     "bot.commands.cardgame",
+    "bot.commands.campaign",
 )
 _loaded = False
 
@@ -48,8 +50,12 @@ def render_command_error(exc: CommandError) -> str:
     return "\n\n".join(lines)
 
 
-def run_command(name: str, args: str, ctx: CommandContext, *, ref: str = "") -> str:
-    """Run ``!name args`` and return the markdown reply (never raises)."""
+def run_command(name: str, args: str, ctx: CommandContext, *, ref: str = "",
+                on_refused: Callable[[str], None] | None = None) -> str:
+    """Run ``!name args`` and return the markdown reply (never raises).
+
+    ``on_refused`` is told when a non-moderator tries a moderator command (for the log).
+    """
     load_commands()
     cmd = lookup(name)
     if cmd is None:
@@ -59,6 +65,8 @@ def run_command(name: str, args: str, ctx: CommandContext, *, ref: str = "") -> 
             f"one of {known}", "!help"))
     if cmd.moderator_only and not ctx.is_moderator:
         log.warning("u/%s tried moderator command !%s", ctx.author, cmd.name)
+        if on_refused is not None:
+            on_refused(cmd.name)
         return render_command_error(CommandError(
             f"`!{cmd.name}` is for moderators only", "a command open to players", "!help"))
     try:

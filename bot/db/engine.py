@@ -21,7 +21,6 @@ from typing import Any
 
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import URL, make_url
-from sqlalchemy.pool import NullPool
 from sqlmodel import Session
 
 BUSY_TIMEOUT_MS = 60_000
@@ -54,7 +53,10 @@ def make_engine(url: str | URL, *, echo: bool = False, schema: str | None = None
             parsed,
             echo=echo,
             connect_args={"timeout": BUSY_TIMEOUT_MS / 1000, "check_same_thread": False},
-            poolclass=NullPool,
+            # A small pool keeps connections open: closing the last connection to a WAL
+            # database checkpoints and fsyncs, which would cost every transaction ~10 ms.
+            pool_size=2,
+            max_overflow=8,
         )
         _configure_sqlite(engine)
         return engine

@@ -50,7 +50,7 @@ def read_units(data: Mapping[str, Any], key: str, prefix: str = "") -> Units:
     """``{"footmen": 2, "knights": 1}``; missing kinds are 0, unknown kinds are refused."""
     obj = get_obj(data, key, prefix, default={})
     path = _path(prefix, key)
-    unknown = sorted(set(obj) - set(_UNIT_KINDS))
+    unknown = sorted(str(k) for k in set(obj) - set(_UNIT_KINDS))
     if unknown:
         raise InvalidInput(f"{path}.{unknown[0]}", "is not a kind of unit",
                            "footmen, knights, ships, siege_engines")

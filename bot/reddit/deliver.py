@@ -27,7 +27,8 @@ import socket
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from sqlalchemy import Engine, or_, update
+from sqlalchemy import ColumnElement, Engine, and_, or_, update
+from sqlalchemy.exc import DBAPIError
 from sqlmodel import col, select
 
 from bot.clock import Clock
@@ -211,9 +212,18 @@ def publish_once(engine: Engine, ctx: CampaignContext, gateway: RedditGateway, c
             report.dead += 1
             report.errors.append(f"{entry.key}: {exc}")
             continue
-        except GatewayError as exc:  # pragma: no cover - every gateway error is one of above
-            _retry_later(engine, ctx, entry, worker, clock.now(), str(exc))
-            report.retry_later += 1
+        except DBAPIError:
+            raise
+        except Exception as exc:
+            # A bug must not wedge the queue: the entry is retried, then given up like any.
+            log.exception("delivering outbox %s failed unexpectedly", entry.key)
+            if entry.attempts >= ctx.settings.bot.max_attempts:
+                _bury(engine, ctx, entry, worker, clock.now(), f"internal error: {exc!r}")
+                report.dead += 1
+            else:
+                _retry_later(engine, ctx, entry, worker, clock.now(), repr(exc))
+                report.retry_later += 1
+            report.errors.append(f"{entry.key}: {exc!r}")
             continue
         replied = sent.conversation if entry.kind in ("reply", "message", "mod") else None
         _mark_delivered(engine, ctx, entry, clock.now(), sent.reddit_id, replied,
@@ -300,9 +310,10 @@ def _has_tag(conversation: Conversation, tag: str, bot: str) -> bool:
 
 # --------------------------------------------------------------------------- recording
 
-def _mine(entry: Claimed, worker: str) -> list[object]:
-    return [col(Outbox.id) == entry.id, col(Outbox.status) == OutboxStatus.PENDING.value,
-            col(Outbox.claimed_by) == worker]
+def _mine(entry: Claimed, worker: str) -> ColumnElement[bool]:
+    """The entry, if still pending and still claimed by this worker."""
+    return and_(col(Outbox.id) == entry.id, col(Outbox.status) == OutboxStatus.PENDING.value,
+                col(Outbox.claimed_by) == worker)
 
 
 def _mark_delivered(engine: Engine, ctx: CampaignContext, entry: Claimed, now: datetime,
@@ -323,7 +334,7 @@ def _retry_later(engine: Engine, ctx: CampaignContext, entry: Claimed, worker: s
     delay = min(BACKOFF_CAP, BACKOFF_BASE * (2 ** max(0, entry.attempts - 1)))
     with transaction(engine) as session:
         session.execute(
-            update(Outbox).where(*_mine(entry, worker))  # type: ignore[arg-type]
+            update(Outbox).where(_mine(entry, worker))
             .values(not_before=now + delay, claimed_by=None, claimed_until=None,
                     last_error=error[:2000]))
     log.warning("outbox %s failed (attempt %d), retrying after %s: %s", entry.key,
@@ -335,7 +346,7 @@ def _postpone(engine: Engine, ctx: CampaignContext, entry: Claimed, worker: str,
     """A rate limit: this attempt does not count, and nothing is tried before ``until``."""
     with transaction(engine) as session:
         session.execute(
-            update(Outbox).where(*_mine(entry, worker))  # type: ignore[arg-type]
+            update(Outbox).where(_mine(entry, worker))
             .values(attempts=col(Outbox.attempts) - 1, claimed_by=None, claimed_until=None,
                     last_error=error[:2000]))
         session.execute(
@@ -351,7 +362,7 @@ def _bury(engine: Engine, ctx: CampaignContext, entry: Claimed, worker: str, now
     """Mark the entry dead and tell the moderators (unless it was itself such a report)."""
     with transaction(engine) as session:
         session.execute(
-            update(Outbox).where(*_mine(entry, worker))  # type: ignore[arg-type]
+            update(Outbox).where(_mine(entry, worker))
             .values(status=OutboxStatus.DEAD.value, claimed_by=None, claimed_until=None,
                     last_error=error[:2000]))
         journal.log_event(session, ctx.campaign_id, ctx.tick_of(now), "delivery_dead",

@@ -20,6 +20,7 @@ requestor applies ``[reddit] timeout_seconds`` itself.
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 import threading
@@ -444,8 +445,8 @@ class PrawGateway:
                                             "state": state, "limit": 100}
             if after:
                 params["after"] = after
-            page = self._call(lambda p=params: self.reddit.request(  # type: ignore[misc]
-                method="GET", path="api/mod/conversations", params=p))
+            page = self._call(functools.partial(
+                self.reddit.request, method="GET", path="api/mod/conversations", params=params))
             ids = list(page.get("conversationIds") or ()) if isinstance(page, Mapping) else []
             if not ids:
                 return

@@ -14,6 +14,7 @@ from sqlmodel import Session
 
 from bot.commands.dispatch import run_command
 from bot.commands.registry import CommandContext
+from bot.services import journal
 from bot.services.orders import process_message
 from bot.services.world import CampaignContext
 from bot.text import escape_md
@@ -37,7 +38,15 @@ def handle_message(session: Session, ctx: CampaignContext, *, author: str, text:
                  if isinstance(i.result, CommandCall)]
     for name, args, line_no in calls:
         cmd_ctx = CommandContext(author=author, dice=ctx.dice("command", ref, line_no), now=now,
-                                 is_moderator=ctx.is_moderator(author))
+                                 is_moderator=ctx.is_moderator(author),
+                                 extra={"session": session, "campaign": ctx})
+
+        def refused(command: str) -> None:
+            journal.log_event(session, ctx.campaign_id, ctx.tick_of(now), "refused",
+                              f"u/{author} tried the moderator command !{command}", at=now,
+                              actor=author, data={"command": command})
+
         parts.append("> " + escape_md(f"!{name} {args}".rstrip(), 200) + "\n\n"
-                     + run_command(name, args, cmd_ctx, ref=f"{ref}:{line_no}"))
+                     + run_command(name, args, cmd_ctx, ref=f"{ref}:{line_no}",
+                                   on_refused=refused))
     return "\n\n---\n\n".join(parts) + FOOTER if parts else ""

@@ -267,6 +267,10 @@ def _troops(a: Army) -> str:
     return ", ".join(parts) or "no troops"
 
 
+def _word(a: Army) -> str:
+    return "Fleet" if a.kind == ArmyKind.FLEET.value else "Army"
+
+
 def _kind(a: Army) -> PathKind:
     return PathKind.FLEET if a.kind == ArmyKind.FLEET.value else PathKind.LAND
 
@@ -419,6 +423,7 @@ def _move(c: Call, order: o.Move) -> str:
         a.state = ArmyState.MARCHING.value
     a.path_json = list(check.ids)
     a.costs_json = list(check.costs)
+    a.meta_json = {}  # who detected the previous march does not carry over
     a.saved = "0"
     a.depart_tick = c.ctx.tick_of(depart)
     a.arrival_tick = c.ctx.tick_of(schedule.arrival)
@@ -431,7 +436,10 @@ def _move(c: Call, order: o.Move) -> str:
     watch = []
     for s in sightings:
         target = detection_target(size, observers[s.observer], c.ctx.rules)
-        odds = "certain" if target.automatic else f"on a d20 of {target.target}+"
+        needed = None if target.automatic or target.target is None \
+            else target.target - target.bonus
+        odds = "certain" if needed is None or needed <= 1 else \
+            ("impossible" if needed > 20 else f"on a d20 of {needed}+")
         watch.append(f"{_label(c, s.observer)} ({odds})")
     journal.log_event(c.session, c.ctx.campaign_id, c.tick, "march",
                       f"army {a.id} ordered to march {check.breakdown()}", at=c.now,
@@ -444,7 +452,7 @@ def _move(c: Call, order: o.Move) -> str:
                                      is_fleet=kind is PathKind.FLEET)
     speed = f"x{mult.normalize():f}" + (f" ({', '.join(reasons)})" if reasons else "")
     lines = [
-        f"**Army {a.id}** ({_troops(a)}) will march from {_label(c, a.tile)} to "
+        f"**{_word(a)} {a.id}** ({_troops(a)}) will march from {_label(c, a.tile)} to "
         f"{check.tiles[-1].label}.",
         "",
         f"- Path: {check.breakdown()}",

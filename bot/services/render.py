@@ -68,7 +68,8 @@ def battle_post(result: BattleResult, *, attacker: str, defender: str, place: st
              f" | {troops_text(result.defender.troops.infantry, result.defender.troops.cavalry, result.defender.troops.ships)} |",  # noqa: E501
              f"| Strength | {_strength_cell(result.attacker, result.attacker.strength.has_hidden)}"
              f" | {_strength_cell(result.defender, hidden and (hide_defender or result.defender.strength.has_hidden))} |",  # noqa: E501
-             f"| Roll | {_roll_cell(result.attacker)} | {_roll_cell(result.defender)} |",
+             (f"| Roll | {_roll_cell(result.attacker)} | {_roll_cell(result.defender)} |"
+              if not hidden else "| Roll | (not published) | (not published) |"),
              f"| Casualties | {_num(result.attacker.casualty_pct)}%: "
              f"{troops_text(result.attacker.losses.infantry, result.attacker.losses.cavalry, result.attacker.losses.ships)}"  # noqa: E501
              f"{' (captured)' if result.attacker.captured else ''} | "
@@ -79,11 +80,17 @@ def battle_post(result: BattleResult, *, attacker: str, defender: str, place: st
     band = "automatic victory" if result.band == "auto" else f"band {result.band}"
     if result.ratio is not None and not hidden:
         band = f"ratio {_num(result.ratio)}, {band}"
-    lines.append(f"**{winner} wins** ({band}"
-                 + (f", margin {result.margin}" if result.margin is not None else "") + ").")
+    if hidden:
+        # The band, the rolls and the margin would narrow down the secret defense bonus.
+        lines.append(f"**{winner} wins.** The strength of the walls is known only to their "
+                     "lords, so the odds and the dice of an assault are not published.")
+    else:
+        lines.append(f"**{winner} wins** ({band}"
+                     + (f", margin {result.margin}" if result.margin is not None else "")
+                     + ").")
     dice = ", ".join(f"d{r.sides}={r.value}" for r in result.rolls
                      if not r.purpose.startswith("character"))
-    if dice:
+    if dice and not hidden:
         lines.append(f"\nDice: {dice}")
     rolls = []
     for which, name, side in (("attacker", attacker, result.attacker),

@@ -279,10 +279,13 @@ class _TickState:
                             f"{income}Upkeep of {result.cost} gold paid for "
                             f"{troops_text(inf, cav, ships)}. Gold left: {claim.gold}.")
             return
+        home_inf = home_cav = 0
         for a in raised:
             kept_inf = int(a.infantry * self.ctx.rules.scatter_survival)
             kept_cav = int(a.cavalry * self.ctx.rules.scatter_survival)
             kept_ships = int(a.ships * self.ctx.rules.scatter_survival)
+            home_inf += kept_inf
+            home_cav += kept_cav
             claim.infantry += kept_inf
             claim.cavalry += kept_cav
             claim.ships += kept_ships
@@ -294,7 +297,7 @@ class _TickState:
         claim.scattered_until = calendar.scattered_until(self.at, self.ctx.rules)
         self.save(claim)
         summary = (f"{claim.name} cannot pay {result.cost} gold of upkeep: its armies scatter; "
-                   f"{troops_text(result.survivors.infantry, result.survivors.cavalry)} "
+                   f"{troops_text(home_inf, home_cav)} "
                    "return home")
         self.log("scatter", summary, claim_id=claim.id, public=True,
                  data={"cost": str(result.cost), "survivors": [result.survivors.infantry,
@@ -617,8 +620,9 @@ class _TickState:
             if self._try_retreat(battle, runner):
                 battle.status = "avoided"
                 return
-        result = resolve_battle(self._side(att, moving=att.arrival_tick == self.t and
-                                           battle.created_tick == self.t),
+        # The defender bonus is the defender's: the attacker either marched in (in transit)
+        # or left its own position to attack, so it never has it.
+        result = resolve_battle(self._side(att, moving=True),
                                 self._side(dfd), dice=self.ctx.dice("battle", battle.id or 0),
                                 rules=self.ctx.rules)
         battle.status = "resolved"

@@ -257,6 +257,10 @@ class _Parser:
             if self.side.card is None and self.bare_number():
                 # A number with no unit after it: the card's strength.
                 self.side.card = self.card_clause(f"{self.role.value}.card")
+            elif tok.startswith(("+", "-")) or self.bare_number():
+                raise self.fail(self.role.value, f"did not understand {tok!r} here",
+                                "a bonus right after its order (march +1, defense +2), or a "
+                                "number of units with their kind (2 footmen)")
             else:
                 self.units_clause(self.side.units, self.side.routed, f"{self.role.value}.units")
         else:

@@ -236,7 +236,7 @@ _FORMS: tuple[OrderForm, ...] = (
         "buy",
         ("purchase",),
         "buy [N] EQUIPMENT for army N",
-        "buy 2 trebuchets for army 2",
+        "buy trebuchets for army 2",
         "buy siege equipment for an army",
     ),
     OrderForm(

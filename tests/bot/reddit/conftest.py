@@ -118,14 +118,11 @@ def public_texts(sandbox: Any) -> list[tuple[str, str]]:
     return out
 
 
-SCANNED: list[int] = []
-
-
 @pytest.fixture
 def sandbox(sandbox: RedditSandbox) -> Iterator[RedditSandbox]:
     """The shared sandbox fixture, plus the secrets scan of its public posts at teardown."""
     yield sandbox
-    SCANNED.append(assert_no_secrets(public_texts(sandbox)))
+    assert_no_secrets(public_texts(sandbox))
 
 
 # --------------------------------------------------------------------------- the harness

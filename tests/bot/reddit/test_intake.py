@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+import re
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -21,7 +22,8 @@ from bot.reddit.intake import (
     should_read,
 )
 from bot.sandbox import BOT_USERNAME, MODERATOR, SUBREDDIT, Fault
-from tests.bot.reddit.conftest import Harness
+from tests.bot.reddit.conftest import Harness, make_harness
+from tests.fixtures.db import sqlite_url
 
 
 def _players_inbox(bot: Harness, player: str) -> list[str]:
@@ -457,9 +459,6 @@ def test_answered_conversations_may_be_archived(sandbox: Any, tmp_path: Any,
                                                 tmp_path_factory: Any) -> None:
     """With ``archive_answered`` the bot archives a conversation after answering it; the
     player writing again reopens it and is answered."""
-    from tests.bot.reddit.conftest import make_harness
-    from tests.fixtures.db import sqlite_url
-
     bot = make_harness(sandbox, sqlite_url(tmp_path / "a.db"), tmp_path_factory,
                        archive_answered=True)
     conversation, _ = bot.send("ned_stark", "status")
@@ -470,3 +469,30 @@ def test_answered_conversations_may_be_archived(sandbox: Any, tmp_path: Any,
     bot.publish()
     assert len(bot.bot_messages(conversation)) == 2
     bot.engine.dispose()
+
+
+def test_an_arrival_post_at_the_right_tick(bot: Harness) -> None:
+    """End to end: a muster and a march by modmail; the receipt names the arrival time; the
+    [Arrival] post appears in the round that reaches that tick, not before, and says when."""
+    conversation, _ = bot.send(
+        "ned_stark", "muster 300 infantry\nmove army 1: 1316 > 1317 > 1318 > 1319 > 1320 "
+        "(cost 5)")
+    bot.cycle()
+    receipt = bot.bot_messages(conversation)[0]
+    found = re.search(r"Arrives: (\d{4}-\d\d-\d\d \d\d:\d\d) UTC", receipt)
+    assert found, receipt
+    arrives = datetime.strptime(found.group(1), "%Y-%m-%d %H:%M").replace(tzinfo=UTC)
+    for _ in range(40):
+        before = bot.clock.now()
+        bot.clock.set(bot.ctx.tick_at(bot.ctx.tick_of(before) + 1))
+        bot.cycle()
+        posts = [p for p in bot.sandbox.posts(author=BOT_USERNAME) if "[Arrival]" in p.title]
+        if bot.clock.now() < arrives:
+            assert posts == []
+            continue
+        assert bot.clock.now() == arrives
+        assert len(posts) == 1 and bot.ctx.when(arrives) in posts[0].body
+        assert posts[0].title == "[Arrival] House Stark arrives at 1320"
+        break
+    else:
+        raise AssertionError("the army never arrived")

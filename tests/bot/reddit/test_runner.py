@@ -78,7 +78,8 @@ def test_the_scheduler_only_wakes_the_process(bot: Harness) -> None:
         assert jobs["heartbeat"].trigger.interval == timedelta(minutes=1)
         assert jobs["poll"].trigger.interval == timedelta(seconds=5)
         assert jobs["publish"].trigger.interval == timedelta(seconds=1)
-        assert jobs["ticks"].func == runner.wake == jobs["heartbeat"].func.__self__.wake
+        assert jobs["ticks"].func == runner.wake and jobs["ticks"].args == ("tick",)
+        assert jobs["heartbeat"].func == runner.heartbeat
     finally:
         scheduler.shutdown(wait=False)
 

@@ -127,6 +127,20 @@ def test_fuzz_rejected_messages_never_change_the_world(world: Any, text: str) ->
     with transaction(engine) as session:
         outcome = process_message(session, ctx, author="ned_stark", text=text,
                                   now=T0 + timedelta(hours=4), ref="fuzz")
-    assert outcome.reply
+    assert outcome.reply or outcome.commands  # commands are answered by the command registry
     if outcome.accepted == 0:
         assert _snapshot(world) == before
+
+
+def test_a_moderator_command_from_a_player_is_refused_and_logged(world: Any) -> None:
+    reply = _say(world, "walder_frey", "!claim House Stark")
+    assert "for moderators only" in reply and "Gold" not in reply
+    engine, _ = world
+    with transaction(engine) as session:
+        refused = session.exec(select(Event).where(Event.kind == "refused")).all()
+    assert any("!claim" in e.summary and e.actor == "walder_frey" for e in refused)
+
+
+def test_a_moderator_may_look_at_any_claim(world: Any) -> None:
+    reply = _say(world, "mod_jane", "!claim u/ned_stark")
+    assert "**House Stark**" in reply and "Gold" in reply

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 from datetime import timedelta
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -35,10 +36,10 @@ def _export(url: str) -> dict[str, object]:
     return data
 
 
-def test_catch_up_applies_each_due_tick_in_order_once(tmp_path: Path) -> None:
+def test_catch_up_applies_each_due_tick_in_order_once(db_url: str) -> None:
     """catch_up(now) applies every tick after the last applied one, in order; called again,
-    or with an earlier time, it does nothing."""
-    url = _url(tmp_path)
+    or with an earlier time, it does nothing (SQLite and PostgreSQL)."""
+    url = db_url
     scenario.build(url)
     engine, ctx = scenario.context(url)
     first = catch_up(engine, ctx, scenario.START + timedelta(days=1))
@@ -50,10 +51,10 @@ def test_catch_up_applies_each_due_tick_in_order_once(tmp_path: Path) -> None:
     assert list(ticks) == [r.tick for r in first]
 
 
-def test_three_days_of_downtime_apply_12_ticks_and_every_month_in_order(tmp_path: Path) -> None:
+def test_three_days_of_downtime_apply_12_ticks_and_every_month_in_order(db_url: str) -> None:
     """After 3 days down, the 12 missed ticks and the 3 in-game month boundaries between them
-    (one month per real day by default) are applied in order."""
-    url = _url(tmp_path)
+    (one month per real day by default) are applied in order (SQLite and PostgreSQL)."""
+    url = db_url
     scenario.build(url)
     engine, ctx = scenario.context(url)
     with transaction(engine) as session:
@@ -81,6 +82,14 @@ def test_the_scenario_marches_arrive_and_fight(tmp_path: Path) -> None:
     assert any(p.title.startswith("[Arrival]") for p in posts)
 
 
+def _last_tick(url: str) -> int:
+    engine, _ = scenario.context(url)
+    with transaction(engine) as session:
+        last = session.exec(select(Campaign)).one().last_tick
+    engine.dispose()
+    return last
+
+
 def _reference(tmp_path: Path, until: str) -> dict[str, object]:
     url = _url(tmp_path, "reference.db")
     scenario.build(url)
@@ -100,33 +109,38 @@ def _worker(url: str, days: int) -> subprocess.Popen[bytes]:
 def test_kill_9_twenty_times_then_resume_equals_an_uninterrupted_run(tmp_path: Path) -> None:
     """A process applying ticks is killed with SIGKILL 20 times at random moments; resumed,
     the world equals that of an uninterrupted run with the same seed and orders."""
-    days = 12
+    days = 200  # ~800 ticks: long enough that every kill lands while ticks are applied
     expected = _reference(tmp_path, str(days))
     url = _url(tmp_path)
     scenario.build(url)
     rng = random.Random(1234)
     kills = 0
+    progress: list[int] = []
     while kills < 20:
         proc = _worker(url, days)
-        time.sleep(rng.uniform(0.3, 1.2))
+        time.sleep(rng.uniform(0.65, 1.0))  # start-up takes ~0.6 s, then ticks apply
         if proc.poll() is not None:
             break  # it finished before we could kill it
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait()
         kills += 1
+        progress.append(_last_tick(url))
     final = _worker(url, days)
     assert final.wait(timeout=120) == 0, final.stderr.read() if final.stderr else ""
-    assert kills >= 5, "the worker finished too fast for the kill test to mean anything"
+    assert kills == 20, "the worker finished too fast for the kill test to mean anything"
+    advanced = sum(1 for a, b in pairwise(progress) if b > a)
+    assert advanced >= 10, f"too few kills landed while ticks were applied: {progress}"
     assert _export(url) == expected
 
 
 @pytest.mark.slow
-def test_two_processes_applying_ticks_apply_each_tick_once(tmp_path: Path) -> None:
-    """Two processes catching up on one SQLite file at once: every tick is applied once and
-    the world equals a single process's."""
-    days = 6
+def test_two_processes_applying_ticks_apply_each_tick_once(tmp_path: Path, db_url: str
+                                                          ) -> None:
+    """Two processes catching up on one database at once (an SQLite file, a PostgreSQL
+    schema): every tick is applied once and the world equals a single process's."""
+    days = 30
     expected = _reference(tmp_path, str(days))
-    url = _url(tmp_path)
+    url = db_url
     scenario.build(url)
     procs = [_worker(url, days) for _ in range(2)]
     for proc in procs:

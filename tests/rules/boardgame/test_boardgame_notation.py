@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
-import pytest
+import contextlib
 
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rules.boardgame.combat import resolve_combat
 from rules.boardgame.model import (
     AreaKind,
     Order,
@@ -197,3 +202,31 @@ def test_format_units() -> None:
     """Units are written the way they are read."""
     assert format_units(u(2, 1, 0, 2), u(1)) == "2 footmen 1 knight 2 siege 1 routed footman"
     assert format_units(u()) == ""
+
+
+_VOCABULARY = (
+    "attacker defender vs Stark Lannister Tyrell Martell 1 2 0 +1 -1 two footmen knight ships "
+    "siege engine routed march defense order support raid power token card Tywin Catelyn Mace "
+    "Tyrion Aeron Queen of Thorns Doran Renly 3/1/0 instead cancel discard discards remove track "
+    "fiefdoms throne upgrade none blade unused spent in sea castle garrison for refused from area "
+    "retreat casualties enemy friendly max origin transport port ; , house with and"
+)
+_WORDS = tuple(_VOCABULARY.split())
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_WORDS), min_size=1, max_size=30))
+def test_any_text_is_read_or_refused(words: list[str]) -> None:
+    """Whatever players type, the parser either reads a setup or raises InvalidInput, and
+    resolving what it read either works or raises InvalidInput (never another error, never a
+    hang)."""
+    with contextlib.suppress(InvalidInput):
+        resolve_combat(parse_setup(" ".join(words)))
+
+
+def test_stray_bonus_or_number_is_refused_not_looped_on() -> None:
+    """A signed number or a lone number after the card is refused with the side named."""
+    for text in ("Greyjoy token and -1 Lannister 1 footman 0",
+                 "Stark 1 footman card 2 3 vs Lannister 1 footman 0"):
+        with pytest.raises(InvalidInput, match="did not understand"):
+            parse_setup(text)
