@@ -11,7 +11,7 @@ import time
 
 from bot.maps import demo_map
 from rules.campaign.config import DEFAULT_RULES
-from rules.campaign.paths import ArmyKind, check_path, cheapest_route
+from rules.campaign.paths import ArmyKind, cheapest_route, check_path
 
 
 def _walks(count: int, length: int, rng: random.Random) -> list[tuple[str, list[str]]]:

@@ -28,6 +28,7 @@ from bot.db.models import (
     Siege,
 )
 from bot.services import journal
+from bot.services.render import money
 from bot.services.world import (
     CampaignContext,
     armies,
@@ -365,7 +366,7 @@ def _muster(c: Call, order: o.Muster) -> str:
                           ships=request.ships)
     return (f"**{word} {new.id}** ({_troops(new)}) is mustering at {home.label}.\n\n"
             f"- Ready: {c.ctx.when(ready)}\n"
-            f"- Upkeep while raised: {cost} gold a month this season\n"
+            f"- Upkeep while raised: {money(cost)} gold a month this season\n"
             f"- Left at home: {claim.infantry} infantry, {claim.cavalry} cavalry"
             + (f", {claim.ships} ships" if claim.ships or request.ships else "")
             + f"\n\nYou may already order its march: `move army {new.id}: ... (cost N)`.")
@@ -781,7 +782,7 @@ def _sally(c: Call, order: o.Sally) -> str:
 def _status(c: Call, order: o.Status) -> str:
     claim = c.require_claim()
     lines = [f"**{claim.name}** — {c.ctx.when(c.now)}", "",
-             f"- Gold: {claim.gold}",
+             f"- Gold: {money(claim.gold)}",
              f"- At home in {_label(c, claim.holdfast)}: {claim.infantry} infantry, "
              f"{claim.cavalry} cavalry" + (f", {claim.ships} ships" if claim.ships else "")]
     if claim.scattered_until is not None and claim.scattered_until > c.now:
@@ -800,7 +801,7 @@ def _status(c: Call, order: o.Status) -> str:
         lines.append(f"- Army {a.id}: {_troops(a)}, {a.state} at {_label(c, a.tile)}{extra}")
     upkeep = monthly_upkeep(sum(a.infantry for a in mine), sum(a.cavalry for a in mine),
                             _season(c), c.ctx.rules, ships=sum(a.ships for a in mine))
-    lines.append(f"- Upkeep of raised troops: {upkeep} gold a month this season")
+    lines.append(f"- Upkeep of raised troops: {money(upkeep)} gold a month this season")
     return "\n".join(lines)
 
 

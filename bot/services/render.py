@@ -15,6 +15,14 @@ from rules.campaign.characters import Fate, TableRoll
 from rules.campaign.modifiers import Source
 
 
+def money(value: Decimal) -> str:
+    """Gold as players read it: ``750``, ``1.9``, ``12.25`` (exact, no trailing zeros)."""
+    text = format(value, "f")
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return text or "0"
+
+
 def troops_text(infantry: int, cavalry: int, ships: int = 0) -> str:
     parts = []
     if infantry:

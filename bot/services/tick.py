@@ -47,7 +47,7 @@ from bot.services.catalogue import (  # issue 6: the modifiers in force
     month_for_claim,
     tick_book,
 )
-from bot.services.render import battle_post, troops_text
+from bot.services.render import battle_post, money, troops_text
 from bot.services.world import (
     ACTIVE_STATES,
     CampaignContext,
@@ -276,8 +276,8 @@ class _TickState:
                     if result.income else ""
                 self.notify(claim.id or 0, f"upkeep:{claim.id}:{date.year}:{date.month}",
                             f"Upkeep for {date}",
-                            f"{income}Upkeep of {result.cost} gold paid for "
-                            f"{troops_text(inf, cav, ships)}. Gold left: {claim.gold}.")
+                            f"{income}Upkeep of {money(result.cost)} gold paid for "
+                            f"{troops_text(inf, cav, ships)}. Gold left: {money(claim.gold)}.")
             return
         home_inf = home_cav = 0
         for a in raised:
@@ -296,7 +296,8 @@ class _TickState:
             self.save(a)
         claim.scattered_until = calendar.scattered_until(self.at, self.ctx.rules)
         self.save(claim)
-        summary = (f"{claim.name} cannot pay {result.cost} gold of upkeep: its armies scatter; "
+        summary = (f"{claim.name} cannot pay {money(result.cost)} gold of upkeep: its armies "
+                   "scatter; "
                    f"{troops_text(home_inf, home_cav)} "
                    "return home")
         self.log("scatter", summary, claim_id=claim.id, public=True,

@@ -66,6 +66,7 @@ def main(argv: list[str]) -> int:
     """``python -m tests.bot.services.scenario URL UNTIL_ISO``: apply ticks until UNTIL."""
     url, until = argv[0], datetime.fromisoformat(argv[1])
     engine, ctx = context(url)
+    print("ready", flush=True)  # the crash test kills only after this: ticks are applying
     catch_up(engine, ctx, until)
     return 0
 
