@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -16,6 +17,17 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+
+@app.callback()
+def _global_options(
+    config: Annotated[Path | None, typer.Option(
+        "--config", "-c", help="Campaign config file (TOML), for every command.")] = None,
+) -> None:
+    """maester: runs a Game of Thrones map campaign on a subreddit."""
+    if config is not None:
+        # Commands read their --config option from this variable when it is not given.
+        os.environ["MAESTER_CONFIG"] = str(config)
+
 
 ConfigOption = Annotated[
     Path,

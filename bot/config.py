@@ -297,6 +297,11 @@ def _row_text(row: Any) -> str:
     if isinstance(row, tuple):
         return f"{row[0]}={row[1]}"
     if dataclasses.is_dataclass(row):
-        return " ".join(f"{f.name}={getattr(row, f.name)}" for f in dataclasses.fields(row)
-                        if getattr(row, f.name) not in (False, None, 0) or f.name.startswith("max"))
+        parts = []
+        for f in dataclasses.fields(row):
+            value = getattr(row, f.name)
+            if value is None:
+                value = "and above"
+            parts.append(f"{f.name}={value}")
+        return "(" + " ".join(parts) + ")"
     return str(row)

@@ -98,7 +98,15 @@ class Demo:
         }, source="demo")
 
     def stop(self) -> None:
+        from sqlmodel import select
+
+        from bot.db.models import Outbox
+
         self.report.requests = self.sandbox.request_count()
+        with transaction(self.engine) as session:
+            sent = session.exec(select(Outbox).where(Outbox.status == "delivered")).all()
+        self.report.replies = sum(1 for o in sent if o.kind == "reply")
+        self.report.private = sum(1 for o in sent if o.kind == "message")
         self.engine.dispose()
         self.sandbox.stop()
 
@@ -116,6 +124,15 @@ class Demo:
     def post_orders(self, name: str, title: str, body: str) -> None:
         """A player posts orders; AutoModerator forwards the post to modmail."""
         self.player(name).subreddit(SUBREDDIT).submit(title=title, selftext=body)
+
+    def grant(self, character: str, skill: str) -> None:
+        """A moderator grants a skill (as `maester skills grant` does)."""
+        from bot.services.catalogue import grant_skill
+
+        with transaction(self.engine) as session:
+            text = grant_skill(session, self.ctx, character, skill, by=MODERATOR,
+                               now=self.clock.now())
+        self.emit(f"\n$ maester skills grant \"{character}\" {skill}\n{text}")
 
     def imitation(self, name: str, body: str) -> None:
         """A player lays a message out like an AutoModerator forward (the bot refuses it)."""
@@ -175,8 +192,9 @@ class Demo:
             self.bot_round()
 
     def show(self) -> None:
-        for item in self.sandbox.activity(after=self.seen):
-            self.seen = item.seq + 1 if item.seq >= self.seen else self.seen
+        items = self.sandbox.activity(after=self.seen)
+        self.seen += len(items)
+        for item in items:
             when = self.clock.now().strftime("%Y-%m-%d %H:%M UTC")
             if item.kind == "post":
                 if item.author == BOT_USERNAME:
@@ -184,11 +202,6 @@ class Demo:
                 self.emit(f"\n=== r/{item.subreddit} post by u/{item.author} ({when}) ===\n"
                           f"## {item.title}\n{_strip_marker(item.body)}")
             elif item.kind == "modmail":
-                if item.author == BOT_USERNAME:
-                    if item.parent:
-                        self.report.replies += 1
-                    else:
-                        self.report.private += 1
                 self.emit(f"\n--- modmail from u/{item.author} ({when}) "
                           f"{item.title and '[' + item.title + ']'}\n"
                           f"{_strip_marker(item.body)}")
@@ -232,6 +245,9 @@ def newest_army(demo: Demo, claim: str) -> int:
 
 def play(demo: Demo) -> None:
     """The scripted war."""
+    demo.narrate("the moderators grant the commanders their skills")
+    demo.grant("Brynden Tully", "Blackfish")
+    demo.grant("Jaime Lannister", "Siegecraft")
     demo.narrate("the lords raise their banners")
     demo.modmail("ned_stark", "muster 800 infantry 200 cavalry\nstatus")
     demo.modmail("hoster_tully", "muster 400 infantry 100 cavalry")
@@ -244,8 +260,11 @@ def play(demo: Demo) -> None:
     demo.bot_round()
     lions = newest_army(demo, "House Lannister")
     fleet = newest_army(demo, "House Greyjoy")
+    tullys = newest_army(demo, "House Tully")
     demo.modmail("tywin_lannister", f"buy Siege Towers for army {lions}\n"
+                                    f"buy Trebuchets for army {lions}\n"
                                     f"assign Jaime Lannister to army {lions}")
+    demo.modmail("hoster_tully", f"assign Brynden Tully to army {tullys}")
     demo.bot_round()
 
     demo.advance(30)  # the musters complete

@@ -72,6 +72,11 @@ def run_engine(name: str, raw: str) -> tuple[int, dict[str, Any]]:
         return 2, {"error": str(exc), "field": "dice"}
     except RulesError as exc:
         return 2, {"error": str(exc)}
+    if isinstance(dice, ScriptedDice) and dice.remaining:
+        used = len(dice.values)
+        return 2, {"error": f"dice: {dice.remaining} scripted dice were not used (this input "
+                            f"needs {used}); remove them or check the order of the dice",
+                   "field": "dice"}
     rolled = list(getattr(dice, "values", []))
     if rolled and "rolls" not in result:
         result["rolls"] = rolled

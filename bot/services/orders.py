@@ -35,6 +35,7 @@ from bot.services.world import (
     army,
     claim_by_name,
     claim_of_user,
+    get_campaign,
     set_relation,
 )
 from bot.text import escape_md
@@ -154,6 +155,9 @@ def process_message(session: Session, ctx: CampaignContext, *, author: str, text
     """
     is_mod = ctx.is_moderator(author)
     claim = claim_of_user(session, ctx, author)
+    # The world may already stand later than the wall clock (a moderator ticked ahead): an
+    # order is then accepted at the world's time, so its receipt matches what will happen.
+    now = max(now, ctx.tick_at(get_campaign(session, ctx).last_tick))
     text, acting_for = _acting_for(text) if is_mod else (text, None)
     sections: list[str] = []
     outcome = Outcome(reply="")
@@ -465,6 +469,10 @@ def _move(c: Call, order: o.Move) -> str:
         lines.append("- May be detected by: " + "; ".join(watch))
     else:
         lines.append("- Passes no holdfast or occupied resource tile that could detect it")
+    best = cheapest_route(c.ctx.world, a.tile, check.tiles[-1].id, kind, c.ctx.rules)
+    if best is not None and best.total < check.total:
+        lines.append(f"- A cheaper route there costs {best.total}: "
+                     f"{format_path(t.label for t in best.tiles)}")
     lines.append(f"\nYou may `cancel army {a.id}` until it departs.")
     return "\n".join(lines)
 
@@ -682,7 +690,7 @@ def _siege(c: Call, order: o.Siege) -> str:
                   title=c.ctx.settings.posts.siege_title.format(event="Siege begins",
                                                                 holdfast=hold.label),
                   body=(f"The host of **{claim.name}** has laid siege to **{hold.label}**, seat "
-                        f"of {owner.name}, in {c.ctx.when(c.now)}."),
+                        f"of {owner.name}, on {c.ctx.when(c.now)}."),
                   flair=c.ctx.settings.posts.siege_flair, public=True, at=c.now, tick=c.tick,
                   target=c.ctx.settings.campaign.subreddit)
     journal.notify_claim(c.session, c.ctx.campaign_id, owner.id or 0, f"besieged:{siege.id}",
@@ -825,6 +833,9 @@ def _odds(c: Call, order: o.Odds) -> str:
         raise Rejected(f"army {order.army_b} is not on {_label(c, mine.tile)} with your army",
                        "an army on the same tile as yours (odds never reveal armies you "
                        "cannot see)", f"odds army {mine.id} vs army 5")
+    if other.claim_id == mine.claim_id and not c.is_moderator:
+        raise Rejected(f"army {other.id} is your own", "an enemy army on your tile",
+                       f"odds army {mine.id} vs army 5")
     from bot.services.catalogue import odds_side  # issue 6: the enemy's secrets stay secret
 
     odds = battle_odds(odds_side(c.session, c.ctx, side_of(c, mine, c.ctx, tick=c.tick), mine,

@@ -279,18 +279,15 @@ class _TickState:
                             f"{income}Upkeep of {money(result.cost)} gold paid for "
                             f"{troops_text(inf, cav, ships)}. Gold left: {money(claim.gold)}.")
             return
-        home_inf = home_cav = 0
+        # Half of the claim's raised troops (rounded down per type) come home: the rules
+        # engine's survivors, not army by army.
+        home_inf, home_cav = result.survivors.infantry, result.survivors.cavalry
+        claim.infantry += home_inf
+        claim.cavalry += home_cav
+        claim.ships += result.survivors.ships
+        claim.scattered_infantry += home_inf
+        claim.scattered_cavalry += home_cav
         for a in raised:
-            kept_inf = int(a.infantry * self.ctx.rules.scatter_survival)
-            kept_cav = int(a.cavalry * self.ctx.rules.scatter_survival)
-            kept_ships = int(a.ships * self.ctx.rules.scatter_survival)
-            home_inf += kept_inf
-            home_cav += kept_cav
-            claim.infantry += kept_inf
-            claim.cavalry += kept_cav
-            claim.ships += kept_ships
-            claim.scattered_infantry += kept_inf
-            claim.scattered_cavalry += kept_cav
             a.state = ArmyState.GONE.value
             a.path_json, a.costs_json = [], []
             self.save(a)

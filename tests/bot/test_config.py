@@ -388,7 +388,7 @@ def test_rules_table_shows_the_values_in_force() -> None:
     table = dict(rules_table(rules))
     assert table["detection_radius"] == "2"
     assert table["infantry_upkeep"] == "0.2"
-    assert table["siege_months"] == "max_size=100 value=12; max_size=None value=5"
+    assert table["siege_months"] == "(max_size=100 value=12); (max_size=and above value=5)"
     assert table["terrain_cost"].startswith("field=1; forest=2")
 
 

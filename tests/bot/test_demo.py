@@ -35,9 +35,18 @@ def test_the_demo_answers_good_bad_and_forwarded_orders(demo: tuple[object, str]
 
 def test_the_demo_uses_skills_equipment_improvements_and_a_fleet(demo: tuple[object, str]
                                                                   ) -> None:
-    _, text = demo
-    assert "Watchtowers" in text and "Siege Towers" in text and "Jaime Lannister" in text
-    assert "blockades Seagard" in text
+    """Issue 6: a skill, an improvement, siege equipment and a fleet blockade, shown in the
+    bot's posts and receipts."""
+    report, text = demo
+    posts = [item for item in report.transcript  # type: ignore[attr-defined]
+             if item.startswith("\n=== ")]
+    battle = next(p for p in posts if "Battle at Riverrun" in p)
+    assault = next(p for p in posts if "Assault at Raventree Hall" in p)
+    assert "x1.2 Blackfish" in battle  # a commander's skill
+    assert "x1.2 Siege Towers" in assault  # siege equipment
+    assert "-1 month Trebuchets" in text and "-1 month Siegecraft" in text  # siege receipt
+    assert "Building **Watchtowers** at Winterfell" in text  # an improvement
+    assert any("Blockade: Seagard" in p for p in posts)  # a fleet blockade
 
 
 def test_no_public_post_reveals_the_secret_defense_bonus(demo: tuple[object, str]) -> None:
@@ -53,4 +62,6 @@ def test_no_public_post_reveals_the_secret_defense_bonus(demo: tuple[object, str
 def test_the_demo_is_quick_and_summarised(demo: tuple[object, str], tmp_path: Path) -> None:
     report, _ = demo
     assert report.ticks >= 15  # type: ignore[attr-defined]
+    assert report.replies >= 10 and report.private >= 10  # type: ignore[attr-defined]
+    assert report.seconds < 60  # type: ignore[attr-defined]
     assert "Demo finished." in summary(report)  # type: ignore[arg-type]

@@ -109,8 +109,12 @@ def _start(**overrides: bool) -> None:
 
 
 def test_siege_may_start_on_an_empty_holdfast() -> None:
-    """A siege needs the besieger on the holdfast tile with no enemy troops there."""
-    _start()
+    """A siege needs the besieger on the holdfast tile with no enemy troops there: with none,
+    the check passes (returns None), while the same tile with hostile troops is refused."""
+    assert check_siege_start(holdfast=True, port=False, special=False,
+                             hostile_troops_on_tile=False, blockaded=False) is None
+    with pytest.raises(EnemyTroopsPresent):
+        _start(hostile_troops_on_tile=True)
 
 
 def test_siege_enemy_troops_must_be_defeated_first() -> None:
