@@ -109,7 +109,7 @@ def _worker(url: str, days: int) -> subprocess.Popen[bytes]:
 def test_kill_9_twenty_times_then_resume_equals_an_uninterrupted_run(tmp_path: Path) -> None:
     """A process applying ticks is killed with SIGKILL 20 times at random moments; resumed,
     the world equals that of an uninterrupted run with the same seed and orders."""
-    days = 120  # ~480 ticks: long enough that every kill lands while ticks are applied
+    days = 365  # ~1,460 ticks: long enough that every kill lands while ticks are applied
     expected = _reference(tmp_path, str(days))
     url = _url(tmp_path)
     scenario.build(url)
@@ -120,7 +120,7 @@ def test_kill_9_twenty_times_then_resume_equals_an_uninterrupted_run(tmp_path: P
         proc = _worker(url, days)
         assert proc.stdout is not None
         proc.stdout.readline()  # "ready": imports done, ticks start now
-        time.sleep(rng.uniform(0.02, 0.3))
+        time.sleep(rng.uniform(0.01, 0.15))
         if proc.poll() is not None:
             break  # it finished before we could kill it
         os.kill(proc.pid, signal.SIGKILL)
