@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import getpass
 import json
+import sys
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal, InvalidOperation
@@ -46,7 +47,9 @@ from bot.services.world import (
     set_relation,
 )
 
-console = Console(highlight=False, soft_wrap=True)
+# Piped or captured output gets wide tables instead of the 80-column default.
+console = Console(highlight=False, soft_wrap=True,
+                  width=None if sys.stdout.isatty() else 160)
 DEFAULT_CONFIG = Path("config.toml")
 
 

@@ -207,7 +207,12 @@ class _TickState:
 
     # helpers
     def label(self, tile_id: str) -> str:
-        return self.ctx.world.tile(tile_id).label if tile_id in self.ctx.world else tile_id
+        if tile_id not in self.ctx.world:
+            return tile_id
+        tile = self.ctx.world.tile(tile_id)
+        if not tile.name and tile.terrain is Terrain.WATER:
+            return f"the sea at {tile.id}"
+        return tile.label
 
     def claim_name(self, claim_id: int | None) -> str:
         claim = self.claims.get(claim_id)
@@ -716,7 +721,7 @@ class _TickState:
                         f"The assault on {self.label(battle.tile)}",
                         "Your holdfast's defenses multiplied your garrison's strength: "
                         + ", ".join(result.defender.strength.all_labels())
-                        + f"; strength {result.defender.strength.value}.")
+                        + f"; strength {money(result.defender.strength.value)}.")
         loser = att if result.winner is Winner.DEFENDER else dfd
         if loser is not None and loser.state != ArmyState.GONE.value:
             self._send_back(loser)

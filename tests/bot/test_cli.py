@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 import time
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,10 @@ from bot.clicommands import cli_campaign  # noqa: F401  (registers the commands)
 
 ROOT = Path(__file__).resolve().parents[2]
 runner = CliRunner()
+# A few days ahead of the wall clock (the CLI uses the real clock): a dozen ticks to apply.
+_SOON = datetime.now(UTC) + timedelta(days=3)
+LATER = (datetime.now(UTC) + timedelta(days=90)).strftime("%Y-%m-%dT%H:%M:%SZ")
+SOON = _SOON.replace(hour=_SOON.hour - _SOON.hour % 6).strftime("%Y-%m-%dT%H:00:00Z")
 
 
 @pytest.fixture
@@ -52,7 +57,7 @@ def test_order_as_a_player_prints_the_reply_and_changes_the_world(config: Path) 
 
 def test_tick_until_applies_the_ticks_and_status_shows_them(config: Path) -> None:
     run(config, "order", "--as", "ned_stark", "muster 100 infantry")
-    out = run(config, "tick", "--until", "2030-01-01T00:00:00Z")
+    out = run(config, "tick", "--until", SOON)
     assert "tick(s) applied" in out
     assert "ticks due" not in run(config, "status")
 
@@ -106,7 +111,7 @@ def test_cli_writes_while_ticks_apply_never_show_database_locked(config: Path) -
     """A process applies a year of ticks while the CLI keeps writing: every CLI call
     succeeds (writers queue on BEGIN IMMEDIATE instead of failing)."""
     ticker = subprocess.Popen(
-        [sys.executable, "-m", "bot.cli", "tick", "--until", "2027-03-01T00:00:00Z",
+        [sys.executable, "-m", "bot.cli", "tick", "--until", LATER,
          "--config", str(config)], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     failures = []
     calls = 0
@@ -122,3 +127,38 @@ def test_cli_writes_while_ticks_apply_never_show_database_locked(config: Path) -
     assert ticker.returncode == 0, err.decode()
     assert b"locked" not in out + err
     assert calls >= 2 and failures == []
+
+
+def wide(config: Path, *args: str) -> str:
+    result = CliRunner(env={"COLUMNS": "250"}).invoke(app, [*args, "--config", str(config)],
+                                                      catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def test_inspection_commands_show_the_world(config: Path) -> None:
+    """claims, armies --claim, show army, outbox, log --claim, relations list, db upgrade."""
+    run(config, "order", "--as", "ned_stark", "muster 100 infantry")
+    run(config, "order", "--as", "tywin_lannister", "muster 50 cavalry")
+    claims = wide(config, "claims")
+    assert "House Stark" in claims and "u/ned_stark" in claims and "Winterfell" in claims
+    armies = wide(config, "armies", "--claim", "House Stark")
+    assert "House Stark" in armies and "House Lannister" not in armies
+    shown = wide(config, "show", "army", "1")
+    assert "Army 1" in shown and "100 infantry" in shown and "ready:" in shown
+    assert runner.invoke(app, ["show", "army", "99", "--config", str(config)]).exit_code == 2
+    log = wide(config, "log", "--claim", "House Lannister")
+    assert "musters" in log and "House Stark musters" not in log
+    assert "war" in wide(config, "relations", "list")
+    assert "Database is up to date." in wide(config, "db", "upgrade")
+    run(config, "tick", "--until", SOON)
+    assert "message" in wide(config, "outbox")  # the "army is ready" notes wait for delivery
+
+
+def test_orders_after_a_tick_ahead_are_accepted_at_the_worlds_time(config: Path) -> None:
+    """A moderator ticked the world ahead of the wall clock: the receipt's times follow the
+    world, not the wall clock."""
+    run(config, "tick", "--until", SOON)
+    out = run(config, "order", "--as", "ned_stark", "muster 10 infantry")
+    world = datetime.fromisoformat(SOON.replace("Z", "+00:00"))  # the last tick applied
+    assert f"Ready: {world + timedelta(hours=24):%Y-%m-%d %H:%M} UTC" in out
