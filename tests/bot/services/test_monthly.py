@@ -1,0 +1,67 @@
+"""Monthly jobs through the tick: upkeep, scatter, regeneration (real SQLite file)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from sqlmodel import select
+
+from bot.db.engine import create_all, make_engine, transaction
+from bot.db.models import Army, ArmyState, Claim, Outbox
+from bot.maps import demo_map_text
+from bot.services.messages import handle_message
+from bot.services.setup import create_campaign
+from bot.services.tick import catch_up
+from tests.bot.services.scenario import settings_for
+
+START = datetime(2026, 11, 22, 7, 30, tzinfo=UTC)
+
+
+def _world(tmp_path: Path, gold: str) -> tuple[object, object]:
+    url = f"sqlite:///{tmp_path / 'm.db'}"
+    engine = make_engine(url)
+    create_all(engine)
+    roster = [{"name": "House Poor", "holdfast": "Winterfell", "players": ["poor_lord"],
+               "gold": gold, "infantry": 10, "cavalry": 5}]
+    with transaction(engine) as session:
+        ctx = create_campaign(session, settings_for(url), map_text=demo_map_text(),
+                              roster=roster, now=START, seed="m")
+    return engine, ctx
+
+
+def test_scatter_sends_home_half_of_all_raised_troops_rounded_down(tmp_path: Path) -> None:
+    """If gold does not cover upkeep, gold becomes 0 and the raised troops scatter: half of the
+    claim's raised troops per type, rounded down, go home (two armies of 3 infantry send 3
+    home, not 1 + 1), and they are locked until the year ends; the scatter is public."""
+    engine, ctx = _world(tmp_path, gold="0.5")
+    with transaction(engine) as session:
+        handle_message(session, ctx, author="poor_lord",  # type: ignore[arg-type]
+                       text="muster 3 infantry\nmuster 3 infantry 1 cavalry", now=START,
+                       ref="m1")
+    catch_up(engine, ctx, START + timedelta(days=1))  # type: ignore[arg-type]
+    with transaction(engine) as session:
+        claim = session.exec(select(Claim)).one()
+        armies = session.exec(select(Army)).all()
+        posts = session.exec(select(Outbox).where(Outbox.public == True)).all()  # noqa: E712
+    assert claim.gold == 0
+    assert all(a.state == ArmyState.GONE.value for a in armies)
+    # 10 - 6 = 4 infantry stayed home; 3 of the 6 raised come back: 7.
+    assert (claim.infantry, claim.cavalry) == (7, 4)
+    assert (claim.scattered_infantry, claim.scattered_cavalry) == (3, 0)
+    assert claim.scattered_until is not None and claim.scattered_until > START
+    assert [p.title for p in posts] == ["[Scatter] The armies of House Poor scatter"]
+
+
+def test_upkeep_is_paid_exactly_when_gold_covers_it(tmp_path: Path) -> None:
+    """7 infantry and 3 cavalry cost exactly 1.9 gold a month: with 1.9 gold nothing
+    scatters and the gold is exactly 0 afterwards."""
+    engine, ctx = _world(tmp_path, gold="1.9")
+    with transaction(engine) as session:
+        handle_message(session, ctx, author="poor_lord",  # type: ignore[arg-type]
+                       text="muster 7 infantry 3 cavalry", now=START, ref="m1")
+    catch_up(engine, ctx, START + timedelta(hours=18))  # type: ignore[arg-type]
+    with transaction(engine) as session:
+        claim = session.exec(select(Claim)).one()
+        army = session.exec(select(Army)).one()
+    assert claim.gold == 0 and army.state != ArmyState.GONE.value
