@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 from sqlmodel import select
 
@@ -18,8 +17,7 @@ from tests.bot.services.scenario import settings_for
 START = datetime(2026, 11, 22, 7, 30, tzinfo=UTC)
 
 
-def _world(tmp_path: Path, gold: str) -> tuple[object, object]:
-    url = f"sqlite:///{tmp_path / 'm.db'}"
+def _world(url: str, gold: str) -> tuple[object, object]:
     engine = make_engine(url)
     create_all(engine)
     roster = [{"name": "House Poor", "holdfast": "Winterfell", "players": ["poor_lord"],
@@ -30,11 +28,11 @@ def _world(tmp_path: Path, gold: str) -> tuple[object, object]:
     return engine, ctx
 
 
-def test_scatter_sends_home_half_of_all_raised_troops_rounded_down(tmp_path: Path) -> None:
+def test_scatter_sends_home_half_of_all_raised_troops_rounded_down(db_url: str) -> None:
     """If gold does not cover upkeep, gold becomes 0 and the raised troops scatter: half of the
     claim's raised troops per type, rounded down, go home (two armies of 3 infantry send 3
     home, not 1 + 1), and they are locked until the year ends; the scatter is public."""
-    engine, ctx = _world(tmp_path, gold="0.5")
+    engine, ctx = _world(db_url, gold="0.5")
     with transaction(engine) as session:
         handle_message(session, ctx, author="poor_lord",  # type: ignore[arg-type]
                        text="muster 3 infantry\nmuster 3 infantry 1 cavalry", now=START,
@@ -53,10 +51,10 @@ def test_scatter_sends_home_half_of_all_raised_troops_rounded_down(tmp_path: Pat
     assert [p.title for p in posts] == ["[Scatter] The armies of House Poor scatter"]
 
 
-def test_upkeep_is_paid_exactly_when_gold_covers_it(tmp_path: Path) -> None:
+def test_upkeep_is_paid_exactly_when_gold_covers_it(db_url: str) -> None:
     """7 infantry and 3 cavalry cost exactly 1.9 gold a month: with 1.9 gold nothing
     scatters and the gold is exactly 0 afterwards."""
-    engine, ctx = _world(tmp_path, gold="1.9")
+    engine, ctx = _world(db_url, gold="1.9")
     with transaction(engine) as session:
         handle_message(session, ctx, author="poor_lord",  # type: ignore[arg-type]
                        text="muster 7 infantry 3 cavalry", now=START, ref="m1")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import ExitStack
 from datetime import timedelta
 from typing import Any
 
@@ -18,17 +19,25 @@ from bot.services.messages import handle_message
 from bot.services.orders import process_message
 from bot.services.world import CampaignContext
 from tests.bot.services import scenario
+from tests.fixtures.db import BACKENDS, fresh_schema, require_postgres
 
 T0 = scenario.START
 
 
-@pytest.fixture(scope="module")
-def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, CampaignContext]]:
-    url = f"sqlite:///{tmp_path_factory.mktemp('orders') / 'w.db'}"
-    scenario.build(url)
-    engine, ctx = scenario.context(url)
-    yield engine, ctx
-    engine.dispose()
+@pytest.fixture(scope="module", params=BACKENDS)
+def world(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+          ) -> Iterator[tuple[Any, CampaignContext]]:
+    """The scenario world on an SQLite file and on a PostgreSQL schema: the same tests run on
+    both backends."""
+    with ExitStack() as stack:
+        if request.param == "sqlite":
+            url = f"sqlite:///{tmp_path_factory.mktemp('orders') / 'w.db'}"
+        else:
+            url = stack.enter_context(fresh_schema(require_postgres()))
+        scenario.build(url)
+        engine, ctx = scenario.context(url)
+        yield engine, ctx
+        engine.dispose()
 
 
 def _say(world: tuple[Any, CampaignContext], who: str, text: str,
