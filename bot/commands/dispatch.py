@@ -42,12 +42,7 @@ def load_commands() -> None:
 
 
 def render_command_error(exc: CommandError) -> str:
-    lines = [f"**Not done:** {exc.problem}"]
-    if exc.expected:
-        lines.append(f"**Expected:** {exc.expected}")
-    if exc.example:
-        lines.append(f"**Example:** `{exc.example}`")
-    return "\n\n".join(lines)
+    return exc.render()
 
 
 def run_command(name: str, args: str, ctx: CommandContext, *, ref: str = "",

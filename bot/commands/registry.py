@@ -17,13 +17,31 @@ from rules.dice import Dice
 
 
 class CommandError(Exception):
-    """A player-facing failure: what was wrong, what was expected, and an example."""
+    """A player-facing failure: what was wrong, what was expected, and an example.
+
+    Bot commands and campaign orders raise it (orders through its subclass
+    ``bot.services.orders.Rejected``); :meth:`render` is the one place it becomes a reply.
+    """
 
     def __init__(self, problem: str, expected: str = "", example: str = "") -> None:
         self.problem = problem
         self.expected = expected
         self.example = example
         super().__init__(problem)
+
+    def render(self) -> str:
+        """``**Not done:** ... **Expected:** ... **Example:** `...``` as markdown."""
+        lines = [f"**Not done:** {_sentence(self.problem)}"]
+        if self.expected:
+            lines.append(f"**Expected:** {_sentence(self.expected)}")
+        if self.example:
+            lines.append(f"**Example:** `{self.example}`")
+        return "\n\n".join(lines)
+
+
+def _sentence(text: str) -> str:
+    text = text.strip()
+    return text if text.endswith((".", "!", "?")) else text + "."
 
 
 @dataclass(slots=True)

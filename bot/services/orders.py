@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 
 from sqlmodel import Session, col, select
 
+from bot.commands.registry import CommandError
 from bot.db.models import (
     Army,
     ArmyKind,
@@ -62,14 +63,8 @@ from rules.errors import RulesError
 log = logging.getLogger(__name__)
 
 
-class Rejected(Exception):
+class Rejected(CommandError):
     """An order that cannot be carried out: what was wrong, what was expected, an example."""
-
-    def __init__(self, problem: str, expected: str = "", example: str = "") -> None:
-        self.problem = problem
-        self.expected = expected
-        self.example = example
-        super().__init__(problem)
 
 
 @dataclass(slots=True)
@@ -164,9 +159,9 @@ def process_message(session: Session, ctx: CampaignContext, *, author: str, text
     if acting_for is not None:
         claim = claim_by_name(session, ctx, acting_for)
         if claim is None:
-            outcome.reply = _render_error(Rejected(
+            outcome.reply = (Rejected(
                 f"there is no claim called {escape_md(acting_for)}",
-                "a claim name as `maester claims` lists it", "as House Stark: status"))
+                "a claim name as `maester claims` lists it", "as House Stark: status")).render()
             outcome.rejected = 1
             return outcome
     parsed = o.parse_message(text)
@@ -177,8 +172,8 @@ def process_message(session: Session, ctx: CampaignContext, *, author: str, text
         quote = f"> {escape_md(item.source, 120)}\n\n"
         if isinstance(item.result, o.OrderSyntaxError):
             err = item.result
-            sections.append(quote + _render_error(Rejected(err.problem, err.expected,
-                                                           err.example)))
+            sections.append(quote + (Rejected(err.problem, err.expected,
+                                                           err.example)).render())
             outcome.rejected += 1
             continue
         call = Call(session, ctx, author, claim, now, f"{ref}:{item.line_no}", is_mod)
@@ -191,13 +186,13 @@ def process_message(session: Session, ctx: CampaignContext, *, author: str, text
             with session.begin_nested():
                 receipt = handler(call, item.result)
         except Rejected as exc:
-            sections.append(quote + _render_error(exc))
+            sections.append(quote + exc.render())
             outcome.rejected += 1
             for summary, data in call.refusals:
                 journal.log_event(session, ctx.campaign_id, call.tick, "refused", summary,
                                   at=now, claim_id=data.get("claim"), actor=author, data=data)
         except RulesError as exc:
-            sections.append(quote + _render_error(_from_rules(exc, item.result)))
+            sections.append(quote + _from_rules(exc, item.result).render())
             outcome.rejected += 1
         except Exception:
             incident = f"{call.ref}"
@@ -213,10 +208,10 @@ def process_message(session: Session, ctx: CampaignContext, *, author: str, text
         sections.append("*Only the first orders of this long message were read; send the rest "
                         "in another message.*")
     if not sections and not outcome.commands:
-        sections.append(_render_error(Rejected(
+        sections.append((Rejected(
             "I found no order in your message",
             "one order per line, e.g. a muster, a march, an attack, or `status`",
-            "muster 300 infantry 50 cavalry")) + "\n\n" + HELP_TEXT)
+            "muster 300 infantry 50 cavalry")).render() + "\n\n" + HELP_TEXT)
     outcome.reply = "\n\n---\n\n".join(sections)
     return outcome
 
@@ -237,15 +232,6 @@ def _from_rules(exc: RulesError, order: object) -> Rejected:
     example = next((f.example for f in o._FORMS if f.verb == verb), "")
     return Rejected(str(exc), expected or "an order that fits the rules and your claim",
                     example)
-
-
-def _render_error(exc: Rejected) -> str:
-    lines = [f"**Not done:** {exc.problem.rstrip('.')}."]
-    if exc.expected:
-        lines.append(f"**Expected:** {exc.expected.rstrip('.')}.")
-    if exc.example:
-        lines.append(f"**Example:** `{exc.example}`")
-    return "\n\n".join(lines)
 
 
 HELP_TEXT = """**Orders** (one per line; see the players' guide for all of them):

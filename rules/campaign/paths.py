@@ -121,25 +121,12 @@ class PathCheck:
 
 
 @dataclass(frozen=True, slots=True)
-class Route:
-    """A cheapest route from ``start`` to the last of ``tiles`` (empty when already there)."""
+class Route(PathCheck):
+    """A cheapest route from ``start`` to the last of ``tiles`` (empty when already there).
 
-    start: Tile
-    tiles: tuple[Tile, ...]
-    costs: tuple[int, ...]
-    kind: ArmyKind = ArmyKind.LAND
-
-    @property
-    def total(self) -> int:
-        return sum(self.costs)
-
-    @property
-    def ids(self) -> tuple[str, ...]:
-        return tuple(t.id for t in self.tiles)
-
-    def breakdown(self) -> str:
-        """Per-tile costs for a reply, as :meth:`PathCheck.breakdown`."""
-        return _breakdown(self.tiles, self.costs, self.total)
+    It has the fields and methods of :class:`PathCheck`: a route is a path that is known
+    to be legal and cheapest.
+    """
 
 
 def _cannot_enter_reason(tile: Tile, kind: ArmyKind) -> str:
