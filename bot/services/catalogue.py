@@ -299,7 +299,13 @@ class ModifierBook:
         """A book over the given rows (default: every army and claim of the campaign)."""
         catalogue = catalogue_of(session, ctx)
         if not catalogue.entries:
-            return cls(ctx, catalogue, armies=(), claims=(), characters=(), holders=())
+            # No modifiers to look up; the tick still records resource tile holders.
+            if armies is None:
+                return cls(ctx, catalogue, armies=(), claims=(), characters=(), holders=())
+            holders = session.exec(select(ResourceHolder).where(
+                ResourceHolder.campaign_id == ctx.campaign_id)).all()
+            return cls(ctx, catalogue, armies=armies, claims=claims or (), characters=(),
+                       holders=holders)
         if armies is None:
             armies = session.exec(select(Army).where(
                 Army.campaign_id == ctx.campaign_id,

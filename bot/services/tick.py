@@ -35,6 +35,7 @@ from bot.db.models import (
     Claim,
     MonthlyRun,
     PendingBattle,
+    ResourceHolder,
     Siege,
     TickRun,
 )
@@ -134,6 +135,7 @@ def apply_tick(session: Session, ctx: CampaignContext, campaign: Campaign, index
         state.complete_musters()
         state.move_armies()
     state.resolve_battles()
+    state.update_resource_holders()
     journal.flush_buffer(session)
     campaign.last_tick = index
     session.add(campaign)
@@ -250,6 +252,37 @@ class _TickState:
         """The modifiers in force this tick (issue 6), loaded once per tick."""
         return tick_book(self.s, self.ctx, armies=self.armies, claims=self.claims.values(),
                          tick=self.t)
+
+    # --- resource tiles -----------------------------------------------------------------
+    def update_resource_holders(self) -> None:
+        """Record who holds each occupied resource tile's benefit now; tell the new holder."""
+        book = self.book()
+        occupied = {a.tile for a in self.armies if a.state == ArmyState.STANDING.value
+                    and a.tile in self.ctx.world and self.ctx.world.tile(a.tile).resource}
+        for tile_id in sorted(occupied | set(book.holders)):
+            holder = book.resource_holder(tile_id)
+            row = book.holders.get(tile_id)
+            before = row.claim_id if row is not None else None
+            if holder == before:
+                continue
+            if row is None:
+                row = ResourceHolder(campaign_id=self.ctx.campaign_id, tile=tile_id)
+                book.holders[tile_id] = row
+            row.claim_id = holder
+            if holder is None or row.ceded_to == before:
+                row.ceded_to = None
+            self.s.add(row)
+            tile = self.ctx.world.tile(tile_id)
+            self.log("resource_holder", f"{tile.label}: benefit now with "
+                     f"{self.claim_name(holder) if holder else 'nobody'}", claim_id=holder,
+                     data={"tile": tile_id, "holder": holder, "before": before})
+            if holder is not None:
+                benefit = tile.resource_benefit or "its benefit"
+                self.notify(holder, f"resource:{tile_id}:{self.t}",
+                            f"You hold {tile.label}",
+                            f"Your army holds {tile.label}: your claim receives "
+                            f"{benefit} while a standing army of yours is the strongest there. "
+                            "It also watches the land around it like a holdfast.")
 
     # --- monthly jobs -------------------------------------------------------------------
     def run_month(self, month: int, date: calendar.GameDate) -> None:

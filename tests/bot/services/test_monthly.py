@@ -63,3 +63,32 @@ def test_upkeep_is_paid_exactly_when_gold_covers_it(db_url: str) -> None:
         claim = session.exec(select(Claim)).one()
         army = session.exec(select(Army)).one()
     assert claim.gold == 0 and army.state != ArmyState.GONE.value
+
+
+def test_the_strongest_standing_army_on_a_resource_tile_holds_its_benefit(db_url: str) -> None:
+    """A standing army on a resource tile gains its benefit: the holder is recorded and told
+    privately; when it leaves, nobody holds the tile."""
+    from bot.db.models import ResourceHolder
+
+    engine, ctx = _world(db_url, gold="100")
+    world = ctx.world  # type: ignore[attr-defined]
+    wolfswood = next(t for t in world if t.resource and t.name == "The Wolfswood")
+    with transaction(engine) as session:
+        handle_message(session, ctx, author="poor_lord",  # type: ignore[arg-type]
+                       text="muster 5 cavalry", now=START, ref="r1")
+    catch_up(engine, ctx, START + timedelta(days=1, hours=6))  # type: ignore[arg-type]
+    route = f"route army 1 to {wolfswood.id}"
+    with transaction(engine) as session:
+        reply = handle_message(session, ctx, author="poor_lord",  # type: ignore[arg-type]
+                               text=route, now=START + timedelta(days=1, hours=6), ref="r2")
+    order = reply.split("To march, send:")[1].strip().splitlines()[0].strip()
+    with transaction(engine) as session:
+        handle_message(session, ctx, author="poor_lord", text=order,  # type: ignore[arg-type]
+                       now=START + timedelta(days=1, hours=6), ref="r3")
+    catch_up(engine, ctx, START + timedelta(days=6))  # type: ignore[arg-type]
+    with transaction(engine) as session:
+        holder = session.exec(select(ResourceHolder)).one()
+        claim = session.exec(select(Claim)).one()
+        notes = [o for o in session.exec(select(Outbox)).all() if o.key.startswith("resource:")]
+    assert (holder.tile, holder.claim_id) == (wolfswood.id, claim.id)
+    assert notes and notes[0].public is False and "The Wolfswood" in notes[0].title
