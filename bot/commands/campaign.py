@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from bot.commands.registry import CommandContext, CommandError, command
 from bot.text import escape_md
+from rules.campaign.battle import Side
+from rules.campaign.config import DEFAULT_RULES, Terrain
+from rules.campaign.odds import battle_odds
 
 
 @command("claim", aliases=("whois",), example="!claim House Stark", moderator_only=True)
@@ -33,3 +37,60 @@ def claim_command(ctx: CommandContext, args: str) -> str:
                            "!claim House Stark")
     call = Call(session, campaign, ctx.author, found, ctx.now, "claim", True)
     return str(HANDLERS[Status](call, Status()))
+
+
+_SIDE_WORDS = re.compile(
+    r"(?P<n>\d[\d,]*)\s*(?P<kind>inf(?:antry)?|foot|cav(?:alry)?|horse|ships?)\b", re.I)
+_TERRAIN = re.compile(r"\b(?:on|in)\s+(?:a\s+|the\s+)?(?P<t>field|forest|hill|mountain|sand|"
+                      r"swamp)s?\b", re.I)
+ODDS_EXAMPLE = "!odds 300 infantry 50 cavalry vs 200 infantry on a hill"
+
+
+def _odds_side(text: str, which: str) -> Side:
+    counts = {"infantry": 0, "cavalry": 0, "ships": 0}
+    for m in _SIDE_WORDS.finditer(text):
+        kind = m.group("kind").lower()
+        key = "infantry" if kind.startswith(("inf", "foot")) else \
+            "cavalry" if kind.startswith(("cav", "horse")) else "ships"
+        counts[key] += int(m.group("n").replace(",", ""))
+    if not any(counts.values()):
+        raise CommandError(f"the {which} side has no troops", "numbers of infantry, cavalry "
+                           "or ships on each side of `vs`", ODDS_EXAMPLE)
+    if any(v > 10_000_000 for v in counts.values()):
+        raise CommandError(f"the {which} side is too large", "at most 10,000,000 of a kind",
+                           ODDS_EXAMPLE)
+    terrain = _TERRAIN.search(text)
+    return Side(infantry=counts["infantry"], cavalry=counts["cavalry"], ships=counts["ships"],
+                terrain=Terrain(terrain.group("t").lower()) if terrain else Terrain.FIELD,
+                stationary=terrain is not None)
+
+
+@command("odds", aliases=("battleodds",), example=ODDS_EXAMPLE)
+def odds_command(ctx: CommandContext, args: str) -> str:
+    """Exact odds of a campaign battle between two forces you describe (only what you give
+    it counts): `!odds 300 infantry 50 cavalry vs 200 infantry on a hill`. "on TERRAIN" makes that
+    side a stationary defender with the terrain's bonus."""
+    parts = re.split(r"\s+(?:vs\.?|versus|against)\s+", args.strip(), maxsplit=1, flags=re.I)
+    if len(parts) != 2:
+        raise CommandError("I need two sides separated by `vs`", "ATTACKER vs DEFENDER",
+                           ODDS_EXAMPLE)
+    attacker, defender = _odds_side(parts[0], "attacking"), _odds_side(parts[1], "defending")
+    campaign: Any = ctx.extra.get("campaign")
+    rules = campaign.rules if campaign is not None else DEFAULT_RULES
+    odds = battle_odds(attacker, defender, rules)
+    win = odds.attacker_win
+
+    def side_text(side: Side) -> str:
+        bits = [f"{n} {k}" for n, k in ((side.infantry, "infantry"), (side.cavalry, "cavalry"),
+                                        (side.ships, "ships")) if n]
+        where = f" on {side.terrain.value} (stationary)" if side.stationary else ""
+        return ", ".join(bits) + where
+
+    return (f"**Attacker** {side_text(attacker)} vs **defender** {side_text(defender)}:\n\n"
+            f"- attacker wins **{float(win) * 100:.1f}%** (exactly {win})\n"
+            f"- defender wins **{float(1 - win) * 100:.1f}%**\n"
+            f"- expected attacker losses: {float(odds.attacker_losses.infantry):.0f} infantry, "
+            f"{float(odds.attacker_losses.cavalry):.0f} cavalry; defender losses: "
+            f"{float(odds.defender_losses.infantry):.0f} infantry, "
+            f"{float(odds.defender_losses.cavalry):.0f} cavalry\n\n"
+            "The campaign's rules, without commanders or modifiers.")

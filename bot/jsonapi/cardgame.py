@@ -28,7 +28,7 @@ from rules.cardgame import (
     resolve_challenge,
 )
 from rules.dice import Dice
-from rules.errors import InvalidInput
+from rules.errors import BadDie, InvalidInput
 
 _TYPES = tuple(t.value for t in ChallengeType)
 
@@ -262,6 +262,9 @@ def card_challenge(payload: Payload, dice: Dice) -> dict[str, Any]:
                            "a declaration the rules allow") from err
     except KillChoiceNeeded as err:
         raise InvalidInput("kills", str(err), f"at least {err.owed} names") from err
+    except BadDie as err:
+        raise InvalidInput(f"dice[{err.index}]", f"{err.value} is not a possible d{err.sides} "
+                           f"result for {err.purpose}", f"1-{err.sides}") from err
     defender = state.player(result.defending_player)
     assert defender is not None
     return result_json(result, defender.hand_size)

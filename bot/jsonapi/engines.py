@@ -9,7 +9,7 @@ from typing import Any
 
 from bot.jsonapi import ENGINES, Engine
 from rules.dice import Dice, ScriptedDice, SeededDice
-from rules.errors import DiceExhausted, InvalidInput, RulesError
+from rules.errors import BadDie, DiceExhausted, InvalidInput, RulesError
 
 # Modules that register engines with @json_engine; a missing one is skipped so a partial
 # checkout still serves the others.
@@ -70,6 +70,8 @@ def run_engine(name: str, raw: str) -> tuple[int, dict[str, Any]]:
         return 2, {"error": str(exc), "field": exc.field}
     except DiceExhausted as exc:
         return 2, {"error": str(exc), "field": "dice"}
+    except BadDie as exc:
+        return 2, {"error": str(exc), "field": f"dice[{exc.index}]"}
     except RulesError as exc:
         return 2, {"error": str(exc)}
     if isinstance(dice, ScriptedDice) and dice.remaining:

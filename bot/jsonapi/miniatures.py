@@ -20,7 +20,7 @@ from typing import Any
 from bot.jsonapi import Payload, json_engine
 from bot.jsonapi.fields import get_bool, get_int, get_list, get_obj, get_str
 from rules.dice import Dice
-from rules.errors import InvalidInput
+from rules.errors import BadDie, InvalidInput
 from rules.miniatures.attack import AttackProfile, AttackResult, AttackSpec, resolve_attack
 from rules.miniatures.distribution import WoundDistribution, wound_distribution
 from rules.miniatures.morale import PanicResult, PanicWounds
@@ -88,12 +88,19 @@ def _target(payload: Payload) -> UnitState | None:
         return None
     data = get_obj(payload, "target")
     kind = UnitKind(get_str(data, "kind", "target", default="infantry", choices=_KINDS))
-    return UnitState(
-        kind,
-        get_int(data, "models", "target", default=kind.full_models, maximum=kind.full_models),
-        get_int(data, "wounds_per_model", "target", default=1, minimum=1),
-        get_int(data, "damage", "target", default=0),
-    )
+    models = get_int(data, "models", "target", default=kind.full_models, minimum=1,
+                     maximum=kind.full_models)
+    try:
+        return UnitState(
+            kind,
+            models,
+            get_int(data, "wounds_per_model", "target", default=1, minimum=1),
+            get_int(data, "damage", "target", default=0),
+        )
+    except InvalidInput as exc:
+        # The unit checks its own fields as ``unit.*``; the payload calls the unit ``target``.
+        field = exc.field.replace("unit.", "target.", 1)
+        raise InvalidInput(field, exc.message, exc.expected) from None
 
 
 def read_attack(payload: Payload) -> tuple[AttackSpec, UnitState | None]:
@@ -240,6 +247,14 @@ def spec_json(spec: AttackSpec) -> dict[str, Any]:
              "wound distribution")
 def miniatures_attack(payload: Payload, dice: Dice) -> dict[str, Any]:
     """Resolve an attack, or give its exact wound distribution (see the module docstring)."""
+    try:
+        return _attack(payload, dice)
+    except BadDie as exc:
+        raise InvalidInput(f"dice[{exc.index}]", f"{exc.value} is not a possible "
+                           f"d{exc.sides} result for {exc.purpose}", f"1-{exc.sides}") from None
+
+
+def _attack(payload: Payload, dice: Dice) -> dict[str, Any]:
     spec, target = read_attack(payload)
     scripted = payload.get("dice") is not None
     want_distribution = get_bool(payload, "distribution", default=False)

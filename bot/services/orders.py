@@ -41,7 +41,7 @@ from bot.services.world import (
 )
 from bot.text import escape_md
 from rules.campaign import orders as o
-from rules.campaign.battle import Side
+from rules.campaign.battle import Side, Strength, matchup
 from rules.campaign.calendar import next_tick_at_or_after
 from rules.campaign.config import Season
 from rules.campaign.detection import ObserverKind, detection_target
@@ -824,14 +824,29 @@ def _odds(c: Call, order: o.Odds) -> str:
                        f"odds army {mine.id} vs army 5")
     from bot.services.catalogue import odds_side  # issue 6: the enemy's secrets stay secret
 
-    odds = battle_odds(odds_side(c.session, c.ctx, side_of(c, mine, c.ctx, tick=c.tick), mine,
-                                 own=True),
-                       odds_side(c.session, c.ctx, side_of(c, other, c.ctx, tick=c.tick), other,
-                                 own=other.claim_id == mine.claim_id or c.is_moderator),
-                       c.ctx.rules)
+    attacker = odds_side(c.session, c.ctx, side_of(c, mine, c.ctx, tick=c.tick), mine,
+                         own=True)
+    defender = odds_side(c.session, c.ctx, side_of(c, other, c.ctx, tick=c.tick), other,
+                         own=other.claim_id == mine.claim_id or c.is_moderator)
+    odds = battle_odds(attacker, defender, c.ctx.rules)
+    fight = matchup(attacker, defender, c.ctx.rules)
     win = odds.attacker_win
-    return (f"If army {mine.id} attacks army {other.id} now: **{float(win) * 100:.1f}%** to win, "
-            f"{float(1 - win) * 100:.1f}% to lose (exact: {win}).")
+
+    def shown(power: Strength) -> str:
+        labels = power.public_labels()
+        return money(power.value) + (f" ({power.base} " + " ".join(labels) + ")"
+                                     if labels else "")
+
+    ratio = "" if fight.ratio is None else f"ratio {money(fight.ratio)}, "
+    return (f"If army {mine.id} attacks army {other.id} now:\n\n"
+            f"- strength {shown(fight.attacker)} against {shown(fight.defender)}: "
+            f"{ratio}band {fight.band.name}\n"
+            f"- **{float(win) * 100:.1f}%** to win, {float(1 - win) * 100:.1f}% to lose "
+            f"(exactly {win})\n"
+            f"- expected losses: yours {float(odds.attacker_losses.infantry):.0f} infantry, "
+            f"{float(odds.attacker_losses.cavalry):.0f} cavalry; theirs "
+            f"{float(odds.defender_losses.infantry):.0f} infantry, "
+            f"{float(odds.defender_losses.cavalry):.0f} cavalry")
 
 
 @handles(o.Disband)

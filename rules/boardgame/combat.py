@@ -205,7 +205,7 @@ class CombatResult:
     defender: SideResult
     supports: tuple[SupportResult, ...]
     casualties: int  # required: victor's swords minus loser's fortifications (at least 0)
-    casualties_taken: int  # those that could be taken (routed units are never casualties)
+    casualties_taken: int  # those that could be taken (never routed units or siege engines)
     retreat: Retreat
     cleanup: Cleanup
     blade_used: bool
@@ -398,7 +398,7 @@ def _take(pool: Units, count: int, order: tuple[str, ...]) -> Units:
     return Units(**taken)
 
 
-_CASUALTY_ORDER = ("siege_engines", "footmen", "ships", "knights")
+_CASUALTY_ORDER = ("footmen", "ships", "knights")
 _SUPPLY_LOSS_ORDER = ("footmen", "ships", "knights", "siege_engines")
 
 
@@ -563,10 +563,12 @@ def resolve_combat(setup: CombatSetup) -> CombatResult:
         effects.append("The Blackfish: Stark takes no casualties from sword icons.")
         casualties = 0
     fought = {role: sides[role].units for role in Role}
-    pool = loser.units
+    # Siege engines are never chosen as casualties (FFG's ruling, as the issue states): they
+    # are lost on the retreat in addition to the casualties, so they cannot shield other units.
+    pool = loser.units - Units(siege_engines=loser.units.siege_engines)
     taken = min(casualties, pool.total)
     chosen = _casualty_choice(setup, pool, taken)
-    loser.units = pool - chosen
+    loser.units = loser.units - chosen
 
     # VI.3 Retreat.
     retreat, retreat_losses, routed_destroyed, survivors = _retreat(
@@ -929,7 +931,8 @@ def _casualty_choice(setup: CombatSetup, pool: Units, taken: int) -> Units:
                            f"{choice.total}", f"{taken} of: {pool.describe()}")
     if not pool.covers(choice):
         raise InvalidInput("casualties", f"{choice.describe()} is not among the units that can "
-                           f"be taken ({pool.describe()}; routed units never count)")
+                           f"be taken ({pool.describe()}; routed units and siege engines "
+                           "never count)")
     return choice
 
 

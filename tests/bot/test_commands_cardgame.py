@@ -24,6 +24,7 @@ from bot.commands.cardgame import (
 from bot.commands.registry import CommandContext, CommandError, lookup
 from bot.jsonapi import ENGINES
 from bot.jsonapi.cardgame import card_challenge
+from bot.jsonapi.engines import run_engine
 from rules.cardgame import ChallengeType, IllegalReason
 from rules.dice import ScriptedDice
 from rules.errors import DiceExhausted, InvalidInput
@@ -412,6 +413,19 @@ def test_json_scripted_dice_pick_the_discards() -> None:
     assert result["players"][1]["discard_pile"] == ["c", "a"]
     with pytest.raises(DiceExhausted):
         card_challenge(payload, ScriptedDice([3]))
+
+
+def test_json_a_scripted_die_too_big_for_the_hand_names_the_die() -> None:
+    """A scripted discard die larger than the hand is refused as bad input naming that die,
+    so `maester rules card-challenge` exits 2 with both `error` and `field`."""
+    payload = table(challenge="intrigue", claim=1, attackers=["Jaime"], defenders=[])
+    payload["players"][0]["characters"][0]["icons"] = ["intrigue"]
+    payload["players"][1]["hand"] = ["a", "b"]
+    with pytest.raises(InvalidInput) as caught:
+        card_challenge(payload, ScriptedDice([3]))
+    assert caught.value.field == "dice[0]"
+    code, out = run_engine("card-challenge", json.dumps({**payload, "dice": [3]}))
+    assert code == 2 and out["field"] == "dice[0]" and "d2" in out["error"]
 
 
 def test_json_melee_defaults_and_rivals() -> None:

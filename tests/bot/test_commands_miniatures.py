@@ -499,6 +499,11 @@ def test_json_profile_target_and_charge() -> None:
     ({"to_hit": 4, "defense": 5, "profile": {"dice": [7, "x", 3]}}, "profile.dice[1]"),
     ({"to_hit": 4, "defense": 5, "profile": {"dice": [7, 5, 3], "ranks": 4}}, "profile.ranks"),
     ({"to_hit": 4, "defense": 5, "profile": {"dice": [7]}, "attack_dice": 3}, "profile"),
+    ({"to_hit": 4, "defense": 5, "attack_dice": 2, "target": {"models": 0}}, "target.models"),
+    ({"to_hit": 4, "defense": 5, "attack_dice": 2, "target": {"damage": 1}}, "target.damage"),
+    ({"to_hit": 4, "defense": 5, "attack_dice": 2,
+      "target": {"wounds_per_model": 2, "damage": 5}}, "target.damage"),
+    ({"to_hit": 4, "defense": 5, "attack_dice": 2, "dice": [3, 7]}, "dice[1]"),
 ])
 def test_json_bad_input_names_the_field(payload: dict[str, Any], field: str) -> None:
     """Bad payloads exit with code 2 and name the offending field."""

@@ -153,3 +153,16 @@ def test_a_moderator_command_from_a_player_is_refused_and_logged(world: Any) -> 
 def test_a_moderator_may_look_at_any_claim(world: Any) -> None:
     reply = _say(world, "mod_jane", "!claim u/ned_stark")
     assert "**House Stark**" in reply and "Gold" in reply
+
+
+def test_odds_shows_strengths_band_and_exact_chance(world: Any) -> None:
+    """`odds army A vs army B`: both strengths as the battle would count them, the band and
+    the exact chance (a moderator may ask about any two armies)."""
+    reply = _say(world, "mod_jane", "as House Stark: odds army 1 vs army 3")
+    assert "strength 400 against 3000: ratio 7.5, band auto" in reply and "exactly 0" in reply
+
+
+def test_odds_about_an_army_you_cannot_see_is_refused(world: Any) -> None:
+    before = _snapshot(world)
+    reply = _say(world, "ned_stark", "odds army 1 vs army 3")
+    assert "is not on" in reply and _snapshot(world) == before

@@ -697,6 +697,25 @@ def test_routed_units_are_never_casualties() -> None:
               casualties=u(1))
 
 
+def test_siege_engines_are_never_casualties() -> None:
+    """Siege engines cannot be chosen as casualties (the issue's list, FFG's ruling): the
+    casualties come from the other units and the siege engines are lost on the retreat as well,
+    so a siege engine cannot shield a footman."""
+    result = fight(side(STARK, u(0, 3), (4, 1, 0)), side(LANNISTER, u(1, siege=1)),
+                   retreat_areas=(RetreatArea("Lannisport"),))
+    assert result.casualties == 1 and result.casualties_taken == 1
+    assert result.defender.casualties == u(1)
+    assert result.defender.destroyed_retreating == u(siege=1)
+    assert result.defender.survivors == u()
+    only_siege = fight(side(STARK, u(0, 3), (4, 2, 0)), side(LANNISTER, u(siege=2)),
+                       retreat_areas=(RetreatArea("Lannisport"),))
+    assert only_siege.casualties == 2 and only_siege.casualties_taken == 0
+    assert only_siege.defender.destroyed_retreating == u(siege=2)
+    with pytest.raises(InvalidInput, match="siege engines never count"):
+        fight(side(STARK, u(0, 3), (4, 1, 0)), side(LANNISTER, u(1, siege=1)),
+              casualties=u(siege=1))
+
+
 def test_routed_units_may_not_move() -> None:
     """Routed units cannot move, so they never attack."""
     with pytest.raises(InvalidInput, match="routed"):
