@@ -849,6 +849,41 @@ def _odds(c: Call, order: o.Odds) -> str:
             f"{float(odds.defender_losses.cavalry):.0f} cavalry")
 
 
+@handles(o.Cede)
+def _cede(c: Call, order: o.Cede) -> str:
+    from bot.db.models import ResourceHolder
+    from bot.services.catalogue import ModifierBook
+
+    claim = c.require_claim()
+    tile = c.ctx.world.tile(order.tile)
+    if not tile.resource:
+        raise Rejected(f"{tile.label} is not a resource tile", "a resource tile you hold",
+                       "cede The Wolfswood to House Manderly")
+    other = claim_by_name(c.session, c.ctx, order.claim)
+    if other is None or other.id == claim.id:
+        raise Rejected(f"there is no other claim called {escape_md(order.claim, 60)}",
+                       "another claim's name", f"cede {tile.label} to House Manderly")
+    standing = [a for a in armies(c.session, c.ctx, states=(ArmyState.STANDING.value,))
+                if a.tile == tile.id]
+    book = ModifierBook.load(c.session, c.ctx, armies=standing, claims=[claim, other])
+    if book.resource_holder(tile.id) != claim.id:
+        raise Rejected(f"you do not hold {tile.label}'s benefit now",
+                       "a resource tile where your standing army is the strongest", "status")
+    if not any(a.claim_id == other.id for a in standing):
+        raise Rejected(f"{other.name} has no standing army on {tile.label}",
+                       "a claim whose army stands on the tile with yours", "status")
+    row = book.holders.get(tile.id) or ResourceHolder(campaign_id=c.ctx.campaign_id,
+                                                      tile=tile.id, claim_id=claim.id)
+    row.ceded_to = other.id
+    c.session.add(row)
+    journal.log_event(c.session, c.ctx.campaign_id, c.tick, "cede",
+                      f"{claim.name} cedes {tile.label} to {other.name}", at=c.now,
+                      claim_id=claim.id, actor=c.author,
+                      data={"tile": tile.id, "to": other.id})
+    return (f"From the next tick **{other.name}** receives the benefit of {tile.label}, for as "
+            "long as both your armies stand there.")
+
+
 @handles(o.Disband)
 def _disband(c: Call, order: o.Disband) -> str:
     a = c.own_army(order.army)

@@ -254,6 +254,13 @@ _FORMS: tuple[OrderForm, ...] = (
         "close a port holdfast with a fleet on an adjacent water tile",
     ),
     OrderForm(
+        "cede",
+        ("yield",),
+        "cede RESOURCE TILE to CLAIM",
+        "cede The Wolfswood to House Manderly",
+        "let another claim standing on a resource tile take its benefit",
+    ),
+    OrderForm(
         "disband",
         ("dismiss",),
         "disband army N",
@@ -636,6 +643,22 @@ class Blockade:
 
 
 @dataclass(frozen=True, slots=True)
+class Cede:
+    """Let claim ``claim`` (also standing there) take the benefit of resource tile ``tile``."""
+
+    verb: ClassVar[str] = "cede"
+    tile: str
+    claim: str
+
+    def __post_init__(self) -> None:
+        _check_name(self.tile, "cede.tile")
+        _check_name(self.claim, "cede.claim")
+
+    def __str__(self) -> str:
+        return f"cede {format_name(self.tile)} to {format_name(self.claim)}"
+
+
+@dataclass(frozen=True, slots=True)
 class Disband:
     """Send army ``army``'s troops home (it must be at its holdfast)."""
 
@@ -681,6 +704,7 @@ Order: TypeAlias = (
     | Buy
     | Assign
     | Blockade
+    | Cede
     | Disband
     | Help
 )
@@ -702,6 +726,7 @@ ORDER_TYPES: tuple[type[Order], ...] = (
     Buy,
     Assign,
     Blockade,
+    Cede,
     Disband,
     Help,
 )
@@ -1246,6 +1271,22 @@ def _parse_build(rest: str, line: str) -> Order:
     )
 
 
+_CEDE_FORM = re.compile(rf"(?P<tile>{_NAME})\s(?:to)\s(?P<claim>{_NAME})", _I)
+
+
+def _parse_cede(rest: str, line: str) -> Order:
+    m = _CEDE_FORM.fullmatch(rest)
+    if m is None:
+        if rest.count('"') % 2 or rest.count("“") != rest.count("”"):
+            raise _diagnose("cede", rest, line, needs_army=False)
+        raise _error(Problem.WRONG_FORM, "say which tile and to whom (cede TILE to CLAIM)",
+                     "cede", line)
+    return Cede(
+        _name(m.group("tile"), "tile name", "cede", line),
+        _name(m.group("claim"), "claim name", "cede", line),
+    )
+
+
 _BUY_FORM = re.compile(
     rf"(?:(?P<q>{_NUM}|an?|one)\s?x?\s)?(?P<eq>{_NAME})\s(?:for|to)\s{_army('a', bare=True)}", _I
 )
@@ -1306,6 +1347,7 @@ _PARSERS: dict[str, Callable[[str, str], Order]] = {
     "buy": _parse_buy,
     "assign": _parse_assign,
     "blockade": _parse_blockade,
+    "cede": _parse_cede,
     "disband": _parse_disband,
     "help": _parse_help,
 }
@@ -1762,6 +1804,7 @@ __all__ = [
     "Build",
     "Buy",
     "Cancel",
+    "Cede",
     "CommandCall",
     "Disband",
     "Help",

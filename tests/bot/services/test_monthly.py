@@ -92,3 +92,56 @@ def test_the_strongest_standing_army_on_a_resource_tile_holds_its_benefit(db_url
         notes = [o for o in session.exec(select(Outbox)).all() if o.key.startswith("resource:")]
     assert (holder.tile, holder.claim_id) == (wolfswood.id, claim.id)
     assert notes and notes[0].public is False and "The Wolfswood" in notes[0].title
+
+
+def _march_to(engine: object, ctx: object, who: str, army: int, tile: str, at: datetime,
+              ref: str) -> str:
+    with transaction(engine) as session:  # type: ignore[arg-type]
+        reply = handle_message(session, ctx, author=who,  # type: ignore[arg-type]
+                               text=f"route army {army} to {tile}", now=at, ref=ref + "r")
+    order = reply.split("To march, send:")[1].strip().splitlines()[0].strip()
+    with transaction(engine) as session:  # type: ignore[arg-type]
+        return handle_message(session, ctx, author=who, text=order,  # type: ignore[arg-type]
+                              now=at, ref=ref + "m")
+
+
+def test_the_holder_may_cede_a_resource_tile_to_another_occupant(db_url: str) -> None:
+    """Several claims on a resource tile: the strongest gets the benefit unless it lets
+    another occupant take it (`cede TILE to CLAIM`); a claim not standing there cannot get it."""
+    from bot.db.models import ResourceHolder
+
+    url = db_url
+    engine = make_engine(url)
+    create_all(engine)
+    roster = [{"name": "House Poor", "holdfast": "Winterfell", "players": ["poor_lord"],
+               "gold": "100", "cavalry": 10},
+              {"name": "House Friend", "holdfast": "Deepwood Motte", "players": ["friend"],
+               "gold": "100", "cavalry": 10}]
+    with transaction(engine) as session:
+        ctx = create_campaign(session, settings_for(url), map_text=demo_map_text(),
+                              roster=roster, now=START, seed="c")
+    with transaction(engine) as session:
+        handle_message(session, ctx, author="poor_lord", text="muster 6 cavalry", now=START,
+                       ref="a")
+        handle_message(session, ctx, author="friend", text="muster 3 cavalry", now=START,
+                       ref="b")
+    ready = START + timedelta(days=1, hours=6)
+    catch_up(engine, ctx, ready)
+    with transaction(engine) as session:
+        early = handle_message(session, ctx, author="poor_lord",
+                               text="cede The Wolfswood to House Friend", now=ready, ref="c0")
+    assert "do not hold" in early
+    _march_to(engine, ctx, "poor_lord", 1, "The Wolfswood", ready, "p")
+    _march_to(engine, ctx, "friend", 2, "The Wolfswood", ready, "f")
+    later = START + timedelta(days=5)
+    catch_up(engine, ctx, later)
+    with transaction(engine) as session:
+        poor, friend = sorted(session.exec(select(Claim)).all(), key=lambda c: c.id or 0)
+        assert session.exec(select(ResourceHolder)).one().claim_id == poor.id
+        reply = handle_message(session, ctx, author="poor_lord",
+                               text="cede The Wolfswood to House Friend", now=later, ref="c1")
+    assert "receives the benefit of The Wolfswood" in reply
+    catch_up(engine, ctx, later + timedelta(hours=6))
+    with transaction(engine) as session:
+        holder = session.exec(select(ResourceHolder)).one()
+    assert (holder.claim_id, holder.ceded_to) == (friend.id, friend.id)

@@ -26,6 +26,7 @@ from rules.campaign.orders import (
     Build,
     Buy,
     Cancel,
+    Cede,
     CommandCall,
     Disband,
     Help,
@@ -155,6 +156,7 @@ orders: st.SearchStrategy[Order] = st.one_of(
     st.builds(Buy, names, armies, st.integers(min_value=1, max_value=MAX_NUMBER)),
     st.builds(Assign, names, armies),
     st.builds(Blockade, names, armies),
+    st.builds(Cede, names, names),
     st.builds(Disband, armies),
     st.builds(Help, st.none() | names),
 )
@@ -171,6 +173,7 @@ plain_orders: st.SearchStrategy[Order] = st.one_of(
     st.builds(Assign, plain_names, armies),
     st.builds(Route, armies, plain_names),
     st.builds(Blockade, plain_names, armies),
+    st.builds(Cede, plain_names, plain_names),
     st.builds(Odds, armies, armies),
 )
 
