@@ -17,6 +17,7 @@ import typer
 from bot.cli import app
 from bot.clock import SystemClock
 from bot.config import ConfigError, Settings, load_settings
+from bot.db.migrate import MigrationError
 
 if TYPE_CHECKING:  # PRAW and SQLAlchemy load only when a Reddit command runs
     from sqlalchemy import Engine
@@ -63,7 +64,7 @@ def run_cmd(config: ConfigOpt = None) -> None:
         code = run(settings)
     except LeaseHeld as exc:
         raise _fail(str(exc), 1) from None
-    except (LookupError, GatewayConfigError) as exc:
+    except (LookupError, GatewayConfigError, MigrationError) as exc:
         raise _fail(str(exc), 2) from None
     raise typer.Exit(code)
 
@@ -79,7 +80,7 @@ def _with_lease(settings: Settings,
     try:
         engine, ctx = open_campaign(settings)
         gateway = praw_gateway(settings)
-    except (LookupError, GatewayConfigError) as exc:
+    except (LookupError, GatewayConfigError, MigrationError) as exc:
         raise _fail(str(exc), 2) from None
     lease = CampaignLease(engine, ctx.campaign_id, seconds=settings.bot.lease_seconds)
     try:

@@ -216,9 +216,13 @@ class BotRunner:
 def open_campaign(settings: Settings) -> tuple[Engine, CampaignContext]:
     """The engine and context of the configured database's campaign.
 
-    Raises LookupError when the database holds no campaign.
+    Raises :class:`~bot.db.migrate.SchemaOutOfDate` when the database needs
+    ``maester db upgrade``, and LookupError when it holds no campaign.
     """
+    from bot.db.migrate import ensure_current
+
     engine = make_engine(settings.campaign.database_url)
+    ensure_current(engine)
     with transaction(engine) as session:
         ctx = load_context(session, settings)
     return engine, ctx

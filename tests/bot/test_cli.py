@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[2]
 runner = CliRunner()
 # A few days ahead of the wall clock (the CLI uses the real clock): a dozen ticks to apply.
 _SOON = datetime.now(UTC) + timedelta(days=3)
-LATER = (datetime.now(UTC) + timedelta(days=90)).strftime("%Y-%m-%dT%H:%M:%SZ")
+LATER = (datetime.now(UTC) + timedelta(days=365)).strftime("%Y-%m-%dT%H:%M:%SZ")
 SOON = _SOON.replace(hour=_SOON.hour - _SOON.hour % 6).strftime("%Y-%m-%dT%H:00:00Z")
 
 
@@ -162,3 +162,20 @@ def test_orders_after_a_tick_ahead_are_accepted_at_the_worlds_time(config: Path)
     out = run(config, "order", "--as", "ned_stark", "muster 10 infantry")
     world = datetime.fromisoformat(SOON.replace("Z", "+00:00"))  # the last tick applied
     assert f"Ready: {world + timedelta(hours=24):%Y-%m-%d %H:%M} UTC" in out
+
+
+def test_the_bot_refuses_an_out_of_date_database_and_says_how_to_fix_it(tmp_path: Path
+                                                                         ) -> None:
+    """`maester poll --once` on a database whose schema is not at the newest migration stops
+    with exit 2 and names `maester db upgrade`."""
+    from bot.db.engine import make_engine
+    from bot.db.migrate import downgrade
+
+    path = tmp_path / "config.toml"
+    path.write_text(f'[campaign]\ndatabase_url = "sqlite:///{tmp_path / "old.db"}"\n'
+                    '[reddit]\nclient_id = "x"\nusername = "bot"\npassword = "pw"\n')
+    assert runner.invoke(app, ["init", "--demo", "--config", str(path)]).exit_code == 0
+    downgrade(make_engine(f"sqlite:///{tmp_path / 'old.db'}"), "base")
+    result = runner.invoke(app, ["poll", "--once", "--config", str(path)])
+    assert result.exit_code == 2
+    assert "maester db upgrade" in result.output
