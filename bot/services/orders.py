@@ -271,8 +271,6 @@ def _label(c: Call, tile_id: str) -> str:
 
 
 def _season(c: Call) -> Season:
-    from bot.services.world import get_campaign
-
     return Season(get_campaign(c.session, c.ctx).season)
 
 

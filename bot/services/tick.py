@@ -443,14 +443,14 @@ class _TickState:
 
     # --- musters ------------------------------------------------------------------------
     def complete_musters(self) -> None:
+        # One query for the tick, not one per army that finishes mustering.
+        besieged = set(self.s.exec(select(Siege.holdfast).where(
+            Siege.campaign_id == self.ctx.campaign_id, Siege.status == "active")).all())
         for a in self.armies:
             if a.state != ArmyState.MUSTERING.value or a.ready_tick is None \
                     or a.ready_tick > self.t:
                 continue
-            besieged = self.s.exec(select(Siege).where(
-                Siege.campaign_id == self.ctx.campaign_id, Siege.holdfast == a.tile,
-                Siege.status == "active")).first()
-            if besieged is not None:
+            if a.tile in besieged:
                 a.state = ArmyState.GARRISON.value
             elif a.path_json:
                 a.state = ArmyState.MARCHING.value
