@@ -75,7 +75,7 @@ def build(path: Path, armies: int, marching: int) -> tuple[Any, Any]:
             claim = claims[i % len(claims)]
             tile = rng.choice(land)
             army = Army(campaign_id=campaign.id or 0, claim_id=claim.id or 0,
-                        state=ArmyState.STANDING.value, tile=tile, infantry=200, cavalry=20,
+                        state=ArmyState.STANDING, tile=tile, infantry=200, cavalry=20,
                         stationary_since=0)
             if i < marching:
                 path, here = [], tile
@@ -83,7 +83,7 @@ def build(path: Path, armies: int, marching: int) -> tuple[Any, Any]:
                     nxt = [n for n in ctx.world.neighbours(here) if ctx.world.tile(n).is_land]
                     here = rng.choice(nxt)
                     path.append(here)
-                army.state = ArmyState.MARCHING.value
+                army.state = ArmyState.MARCHING
                 army.path_json = path
                 army.costs_json = [ctx.rules.cost_of(ctx.world.tile(t).terrain) for t in path]
                 army.depart_tick = campaign.last_tick

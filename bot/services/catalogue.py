@@ -67,6 +67,7 @@ from rules.campaign.characters import (
 from rules.campaign.modifiers import Applied, EffectKind, Modifier, Role, collect, total
 from rules.campaign.resources import benefit_holder
 from rules.campaign.siege import SiegeLength, siege_months
+from rules.campaign.world import CharacterStatus
 from rules.errors import InvalidInput
 
 DEMO_CATALOGUE = "demo_catalogue.toml"
@@ -75,8 +76,6 @@ DEMO_CATALOGUE = "demo_catalogue.toml"
 CAPACITY_KEY = "capacity"
 """Key of the bookkeeping entry in ``Claim.improvements_json``."""
 
-ALIVE = "alive"
-DEAD = "dead"
 
 
 class CatalogueError(RuntimeError):
@@ -270,7 +269,7 @@ def living_characters(session: Session, ctx: CampaignContext, claim_id: int
     """The claim's living characters, by id."""
     return session.exec(select(Character).where(
         Character.campaign_id == ctx.campaign_id, Character.claim_id == claim_id,
-        Character.status == ALIVE).order_by(col(Character.id))).all()
+        Character.status == CharacterStatus.ALIVE).order_by(col(Character.id))).all()
 
 
 class ModifierBook:
@@ -309,12 +308,12 @@ class ModifierBook:
         if armies is None:
             armies = session.exec(select(Army).where(
                 Army.campaign_id == ctx.campaign_id,
-                Army.state != ArmyState.GONE.value)).all()
+                Army.state != ArmyState.GONE)).all()
         if claims is None:
             claims = session.exec(select(Claim).where(Claim.campaign_id == ctx.campaign_id)
                                   ).all()
         characters = session.exec(select(Character).where(
-            Character.campaign_id == ctx.campaign_id, Character.status == ALIVE
+            Character.campaign_id == ctx.campaign_id, Character.status == CharacterStatus.ALIVE
         ).order_by(col(Character.id))).all()
         holders = session.exec(select(ResourceHolder).where(
             ResourceHolder.campaign_id == ctx.campaign_id)).all()
@@ -323,7 +322,7 @@ class ModifierBook:
 
     # who is where
     def _alive(self) -> list[Character]:
-        return [c for c in self.characters if c.status == ALIVE]
+        return [c for c in self.characters if c.status is CharacterStatus.ALIVE]
 
     def characters_with(self, army: Army) -> list[Character]:
         """The living characters with an army (its commander)."""
@@ -348,7 +347,7 @@ class ModifierBook:
         another occupant.
         """
         standing = sorted((a for a in self.armies if a.tile == tile_id
-                           and a.state == ArmyState.STANDING.value),
+                           and a.state == ArmyState.STANDING),
                           key=lambda a: (a.stationary_since or 0, a.id or 0))
         strengths: dict[int, int] = {}
         for a in standing:
@@ -364,7 +363,7 @@ class ModifierBook:
     def held_resource_tiles(self, claim_id: int) -> tuple[str, ...]:
         """Ids of the resource tiles whose benefit the claim receives now, sorted."""
         tiles = {a.tile for a in self.armies
-                 if a.claim_id == claim_id and a.state == ArmyState.STANDING.value}
+                 if a.claim_id == claim_id and a.state == ArmyState.STANDING}
         return tuple(sorted(t for t in tiles if t in self.ctx.world
                             and self.ctx.world.tile(t).resource
                             and self.resource_holder(t) == claim_id))
@@ -411,7 +410,7 @@ class ModifierBook:
                 entry = self.catalogue.find(Section.EQUIPMENT, name)
                 if entry is not None:
                     found.append(entry.modifier())
-        if army.state == ArmyState.STANDING.value:
+        if army.state == ArmyState.STANDING:
             benefit = self._resource(army.tile)
             if benefit is not None and self.resource_holder(army.tile) == army.claim_id:
                 found.append(benefit)
@@ -450,7 +449,7 @@ class ModifierBook:
         found: list[Modifier] = []
         for a in self.armies:
             if a.claim_id == claim_id and a.tile == tile_id \
-                    and a.state == ArmyState.STANDING.value:
+                    and a.state == ArmyState.STANDING:
                 found.extend(self.army(a))
         return tuple(found)
 
@@ -621,7 +620,7 @@ def _mark_dead(session: Session, ctx: CampaignContext, claim_id: int, name: str)
         if army is not None and army.commander_id == character.id:
             army.commander_id = None
             session.add(army)
-        character.status = DEAD
+        character.status = CharacterStatus.DEAD
         character.army_id = None
         session.add(character)
         return

@@ -48,7 +48,6 @@ from rules.campaign.detection import ObserverKind, detection_target
 from rules.campaign.movement import budget_per_tick, departure_tick, schedule_march
 from rules.campaign.muster import check_muster, muster_ready_at
 from rules.campaign.odds import battle_odds
-from rules.campaign.paths import ArmyKind as PathKind
 from rules.campaign.paths import (
     IllegalPath,
     cheapest_route,
@@ -58,6 +57,7 @@ from rules.campaign.paths import (
 )
 from rules.campaign.siege import check_siege_start
 from rules.campaign.upkeep import monthly_upkeep
+from rules.campaign.world import FIGHTING_STATES, BattleKind, BattleStatus, Reaction, SiegeStatus
 from rules.errors import RulesError
 
 log = logging.getLogger(__name__)
@@ -259,11 +259,7 @@ def _troops(a: Army) -> str:
 
 
 def _word(a: Army) -> str:
-    return "Fleet" if a.kind == ArmyKind.FLEET.value else "Army"
-
-
-def _kind(a: Army) -> PathKind:
-    return PathKind.FLEET if a.kind == ArmyKind.FLEET.value else PathKind.LAND
+    return "Fleet" if a.kind == ArmyKind.FLEET else "Army"
 
 
 def _label(c: Call, tile_id: str) -> str:
@@ -282,7 +278,7 @@ def observer_tiles(c: Call, claim_id: int) -> dict[str, ObserverKind]:
                                                 Claim.id != claim_id)).all()
     for other in others:
         result[other.holdfast] = ObserverKind.HOLDFAST
-    for a in armies(c.session, c.ctx, states=(ArmyState.STANDING.value,)):
+    for a in armies(c.session, c.ctx, states=(ArmyState.STANDING,)):
         if a.claim_id != claim_id and a.tile in c.ctx.world:
             tile = c.ctx.world.tile(a.tile)
             if tile.resource and a.tile not in result:
@@ -294,7 +290,7 @@ def _pending_battle_of(c: Call, army_id: int) -> PendingBattle | None:
     return c.session.exec(
         select(PendingBattle).where(
             PendingBattle.campaign_id == c.ctx.campaign_id,
-            PendingBattle.status == "pending",
+            PendingBattle.status == BattleStatus.PENDING,
             (col(PendingBattle.attacker_army) == army_id)
             | (col(PendingBattle.defender_army) == army_id),
         )
@@ -336,8 +332,8 @@ def _muster(c: Call, order: o.Muster) -> str:
     claim.scattered_cavalry = min(claim.scattered_cavalry, claim.cavalry)
     new = Army(
         campaign_id=c.ctx.campaign_id, claim_id=claim.id or 0,
-        kind=(ArmyKind.FLEET if request.ships else ArmyKind.LAND).value,
-        state=ArmyState.MUSTERING.value, tile=home.id, infantry=request.infantry,
+        kind=ArmyKind.FLEET if request.ships else ArmyKind.LAND,
+        state=ArmyState.MUSTERING, tile=home.id, infantry=request.infantry,
         cavalry=request.cavalry, ships=request.ships, accepted_at=c.now,
         ready_tick=c.ctx.tick_of(ready),
     )
@@ -363,15 +359,15 @@ def _muster(c: Call, order: o.Muster) -> str:
 # --- movement ---------------------------------------------------------------------------
 
 def _departed(c: Call, a: Army) -> bool:
-    return a.state == ArmyState.MARCHING.value and a.depart_tick is not None \
+    return a.state == ArmyState.MARCHING and a.depart_tick is not None \
         and a.depart_tick <= c.tick
 
 
 @handles(o.Move)
 def _move(c: Call, order: o.Move) -> str:
     a = c.own_army(order.army)
-    if a.state not in (ArmyState.MUSTERING.value, ArmyState.STANDING.value,
-                       ArmyState.MARCHING.value) or _departed(c, a):
+    if a.state not in (ArmyState.MUSTERING, ArmyState.STANDING,
+                       ArmyState.MARCHING) or _departed(c, a):
         state = "already on the march" if _departed(c, a) else a.state
         raise Rejected(f"army {a.id} cannot take a new march now: it is {state}",
                        "a standing or mustering army, or a march that has not departed yet "
@@ -379,7 +375,7 @@ def _move(c: Call, order: o.Move) -> str:
     if _pending_battle_of(c, a.id or 0) is not None:
         raise Rejected(f"army {a.id} is caught in a battle", "`retreat` or `stand` first",
                        f"retreat army {a.id}")
-    kind = _kind(a)
+    kind = a.kind
     try:
         check = check_path(c.ctx.world, a.tile, order.path, kind, c.ctx.rules)
     except IllegalPath as exc:
@@ -399,17 +395,17 @@ def _move(c: Call, order: o.Move) -> str:
             "the total travel cost at the end of the order",
             f"move army {a.id}: {format_path(t.label for t in check.tiles)} "
             f"(cost {check.total})")
-    ready_at = c.ctx.tick_at(a.ready_tick) if a.state == ArmyState.MUSTERING.value \
+    ready_at = c.ctx.tick_at(a.ready_tick) if a.state == ArmyState.MUSTERING \
         and a.ready_tick is not None else None
     depart = departure_tick(c.now, ready_at, c.ctx.rules)
     from bot.services.catalogue import march_modifiers  # issue 6: speed modifiers
 
     speed_mods = march_modifiers(c.session, c.ctx, a)
     budget = budget_per_tick(a.infantry, a.cavalry, c.ctx.rules, modifiers=speed_mods,
-                             is_fleet=kind is PathKind.FLEET)
+                             is_fleet=kind is ArmyKind.FLEET)
     schedule = schedule_march(check.costs, budget, depart, c.ctx.rules)
-    if a.state != ArmyState.MUSTERING.value:
-        a.state = ArmyState.MARCHING.value
+    if a.state != ArmyState.MUSTERING:
+        a.state = ArmyState.MARCHING
     a.path_json = list(check.ids)
     a.costs_json = list(check.costs)
     a.meta_json = {}  # who detected the previous march does not carry over
@@ -438,7 +434,7 @@ def _move(c: Call, order: o.Move) -> str:
     from rules.campaign.movement import speed_multiplier
 
     mult, reasons = speed_multiplier(a.infantry, a.cavalry, c.ctx.rules, modifiers=speed_mods,
-                                     is_fleet=kind is PathKind.FLEET)
+                                     is_fleet=kind is ArmyKind.FLEET)
     speed = f"x{mult.normalize():f}" + (f" ({', '.join(reasons)})" if reasons else "")
     lines = [
         f"**{_word(a)} {a.id}** ({_troops(a)}) will march from {_label(c, a.tile)} to "
@@ -465,7 +461,7 @@ def _move(c: Call, order: o.Move) -> str:
 def _route(c: Call, order: o.Route) -> str:
     a = c.own_army(order.army)
     goal = c.ctx.world.tile(order.destination)
-    route = cheapest_route(c.ctx.world, a.tile, goal.id, _kind(a), c.ctx.rules)
+    route = cheapest_route(c.ctx.world, a.tile, goal.id, a.kind, c.ctx.rules)
     if route is None:
         raise Rejected(f"army {a.id} cannot reach {goal.label} from {_label(c, a.tile)}",
                        "a destination its kind can reach", f"route army {a.id} to Riverrun")
@@ -482,19 +478,19 @@ def _route(c: Call, order: o.Route) -> str:
 def _cancel(c: Call, order: o.Cancel) -> str:
     a = c.own_army(order.army)
     claim = c.require_claim()
-    if a.state == ArmyState.MUSTERING.value:
+    if a.state == ArmyState.MUSTERING:
         claim.infantry += a.infantry
         claim.cavalry += a.cavalry
         claim.ships += a.ships
-        a.state = ArmyState.GONE.value
+        a.state = ArmyState.GONE
         c.session.add(claim)
         c.session.add(a)
         journal.log_event(c.session, c.ctx.campaign_id, c.tick, "cancel",
                           f"muster of army {a.id} cancelled", at=c.now, claim_id=claim.id,
                           actor=c.author, data={"army": a.id})
         return f"The muster of army {a.id} is cancelled; {_troops(a)} are back at home."
-    if a.state == ArmyState.MARCHING.value and not _departed(c, a):
-        a.state = ArmyState.STANDING.value
+    if a.state == ArmyState.MARCHING and not _departed(c, a):
+        a.state = ArmyState.STANDING
         a.path_json, a.costs_json, a.depart_tick, a.arrival_tick = [], [], None, None
         c.session.add(a)
         journal.log_event(c.session, c.ctx.campaign_id, c.tick, "cancel",
@@ -512,9 +508,9 @@ def _stand(c: Call, order: o.Stand) -> str:
     a = c.own_army(order.army)
     battle = _pending_battle_of(c, a.id or 0)
     if battle is not None:
-        return _react(c, a, battle, "stand")
-    if a.state == ArmyState.MARCHING.value:
-        a.state = ArmyState.STANDING.value
+        return _react(c, a, battle, Reaction.STAND)
+    if a.state == ArmyState.MARCHING:
+        a.state = ArmyState.STANDING
         a.path_json, a.costs_json, a.depart_tick, a.arrival_tick = [], [], None, None
         a.stationary_since = c.tick
         c.session.add(a)
@@ -533,10 +529,10 @@ def _retreat(c: Call, order: o.Retreat) -> str:
     if battle is None:
         raise Rejected(f"army {a.id} faces no battle to retreat from",
                        "an army that has been attacked and got the first reaction", "status")
-    return _react(c, a, battle, "retreat")
+    return _react(c, a, battle, Reaction.RETREAT)
 
 
-def _react(c: Call, a: Army, battle: PendingBattle, reaction: str) -> str:
+def _react(c: Call, a: Army, battle: PendingBattle, reaction: Reaction) -> str:
     if battle.reactor_claim != a.claim_id:
         raise Rejected(f"army {a.id} did not get the first reaction in this battle, so it "
                        "cannot choose", "only the side that detected the other first may "
@@ -548,16 +544,13 @@ def _react(c: Call, a: Army, battle: PendingBattle, reaction: str) -> str:
                       actor=c.author, data={"army": a.id, "battle": battle.id,
                                             "reaction": reaction})
     when = c.ctx.when(c.ctx.tick_at(battle.resolve_tick))
-    if reaction == "retreat":
+    if reaction is Reaction.RETREAT:
         return (f"Army {a.id} will try to retreat at {when} (a d20: 18+ keeps every troop, "
                 "15+ three quarters, 13+ half; lower fails and gives -1 in the battle).")
     return f"Army {a.id} will stand and fight at {when}."
 
 
 # --- battle and siege -------------------------------------------------------------------
-
-FIGHTING_STATES = (ArmyState.STANDING.value, ArmyState.BESIEGING.value,
-                   ArmyState.MARCHING.value, ArmyState.RETREATING.value)
 
 
 @handles(o.Attack)
@@ -570,7 +563,7 @@ def _attack(c: Call, order: o.Attack) -> str:
                        f"attack army 5 with army {mine.id}")
     if target.claim_id == mine.claim_id:
         raise Rejected(f"army {target.id} is your own", "an enemy army", "status")
-    if mine.state not in (ArmyState.STANDING.value, ArmyState.BESIEGING.value):
+    if mine.state not in (ArmyState.STANDING, ArmyState.BESIEGING):
         raise Rejected(f"army {mine.id} is {mine.state}", "a standing army", "status")
     if mine.kind != target.kind:
         raise Rejected("fleets fight fleets and armies fight armies",
@@ -581,7 +574,7 @@ def _attack(c: Call, order: o.Attack) -> str:
                            "status")
     _declare_war(c, mine.claim_id, target.claim_id)
     battle = PendingBattle(
-        campaign_id=c.ctx.campaign_id, tile=mine.tile, kind="field",
+        campaign_id=c.ctx.campaign_id, tile=mine.tile, kind=BattleKind.FIELD,
         attacker_army=mine.id or 0, defender_army=target.id or 0,
         attacker_claim=mine.claim_id, defender_claim=target.claim_id,
         created_tick=c.tick, resolve_tick=reaction_deadline(c),
@@ -621,22 +614,22 @@ def _holdfast_owner(c: Call, tile_id: str) -> Claim | None:
 
 def _blockaded(c: Call, claim_id: int, tile_id: str) -> bool:
     water = set(c.ctx.world.water_adjacent(tile_id))
-    return any(a.kind == ArmyKind.FLEET.value and a.tile in water
+    return any(a.kind == ArmyKind.FLEET and a.tile in water
                for a in armies(c.session, c.ctx, claim_id=claim_id,
-                               states=(ArmyState.STANDING.value,)))
+                               states=(ArmyState.STANDING,)))
 
 
 def active_siege(session: Session, ctx: CampaignContext, tile_id: str) -> Siege | None:
     return session.exec(select(Siege).where(Siege.campaign_id == ctx.campaign_id,
                                             Siege.holdfast == tile_id,
-                                            Siege.status == "active")).first()
+                                            Siege.status == SiegeStatus.ACTIVE)).first()
 
 
 @handles(o.Siege)
 def _siege(c: Call, order: o.Siege) -> str:
     a = c.own_army(order.army)
     hold = c.ctx.world.tile(order.holdfast)
-    if a.tile != hold.id or a.state != ArmyState.STANDING.value:
+    if a.tile != hold.id or a.state != ArmyState.STANDING:
         raise Rejected(f"army {a.id} must stand on {hold.label} to besiege it (it is "
                        f"{a.state} at {_label(c, a.tile)})", "a standing army on the holdfast",
                        f"route army {a.id} to {hold.label}")
@@ -661,7 +654,7 @@ def _siege(c: Call, order: o.Siege) -> str:
     siege = Siege(campaign_id=c.ctx.campaign_id, army_id=a.id or 0, besieger_claim=a.claim_id,
                   defender_claim=owner.id or 0, holdfast=hold.id, started_tick=c.tick,
                   months_required=length.months)
-    a.state = ArmyState.BESIEGING.value
+    a.state = ArmyState.BESIEGING
     c.session.add(a)
     c.session.add(siege)
     c.session.flush()
@@ -697,8 +690,8 @@ def _assault(c: Call, order: o.Assault) -> str:
     if owner is None or owner.id == a.claim_id:
         raise Rejected(f"{hold.label} is not an enemy holdfast", "a holdfast of another claim",
                        f"assault {hold.label} with army {a.id}")
-    if a.tile != hold.id or a.state not in (ArmyState.STANDING.value,
-                                            ArmyState.BESIEGING.value):
+    if a.tile != hold.id or a.state not in (ArmyState.STANDING,
+                                            ArmyState.BESIEGING):
         raise Rejected(f"army {a.id} must stand on {hold.label} to assault it",
                        "a standing or besieging army on the holdfast",
                        f"route army {a.id} to {hold.label}")
@@ -712,7 +705,8 @@ def _assault(c: Call, order: o.Assault) -> str:
         raise Rejected(f"army {a.id} is already in a battle", "one battle at a time", "status")
     _declare_war(c, a.claim_id, owner.id or 0)
     battle = PendingBattle(
-        campaign_id=c.ctx.campaign_id, tile=hold.id, kind="assault", attacker_army=a.id or 0,
+        campaign_id=c.ctx.campaign_id, tile=hold.id, kind=BattleKind.ASSAULT,
+        attacker_army=a.id or 0,
         defender_army=0, attacker_claim=a.claim_id, defender_claim=owner.id or 0,
         created_tick=c.tick, resolve_tick=reaction_deadline(c), reactor_claim=None,
         holdfast=hold.id,
@@ -744,8 +738,8 @@ def _sally(c: Call, order: o.Sally) -> str:
     sally_army = 0
     if order.army is not None:
         a = c.own_army(order.army)
-        if a.tile != hold.id or a.state not in (ArmyState.GARRISON.value,
-                                                ArmyState.MUSTERING.value):
+        if a.tile != hold.id or a.state not in (ArmyState.GARRISON,
+                                                ArmyState.MUSTERING):
             raise Rejected(f"army {a.id} is not inside {hold.label}",
                            "an army inside the walls, or no army (the whole garrison sallies)",
                            f"sally from {hold.label}")
@@ -753,7 +747,8 @@ def _sally(c: Call, order: o.Sally) -> str:
     elif claim.infantry + claim.cavalry == 0:
         raise Rejected("your garrison has no troops to sally with", "troops at home", "status")
     battle = PendingBattle(
-        campaign_id=c.ctx.campaign_id, tile=hold.id, kind="sally", attacker_army=sally_army,
+        campaign_id=c.ctx.campaign_id, tile=hold.id, kind=BattleKind.SALLY,
+        attacker_army=sally_army,
         defender_army=siege.army_id, attacker_claim=claim.id or 0,
         defender_claim=siege.besieger_claim, created_tick=c.tick,
         resolve_tick=reaction_deadline(c), reactor_claim=None, holdfast=hold.id,
@@ -785,7 +780,7 @@ def _status(c: Call, order: o.Status) -> str:
         lines.append("- No armies raised")
     for a in mine:
         extra = ""
-        if a.state == ArmyState.MUSTERING.value and a.ready_tick is not None:
+        if a.state == ArmyState.MUSTERING and a.ready_tick is not None:
             extra = f", ready {c.ctx.when(c.ctx.tick_at(a.ready_tick))}"
         if a.path_json and a.arrival_tick is not None:
             extra += (f", marching to {_label(c, a.path_json[-1])}, arrives "
@@ -802,8 +797,8 @@ def side_of(c: Call | None, a: Army, ctx: CampaignContext, *, tick: int) -> Side
     from rules.campaign.config import Terrain
 
     terrain = ctx.world.tile(a.tile).terrain if a.tile in ctx.world else Terrain.FIELD
-    stationary = a.state in (ArmyState.STANDING.value, ArmyState.BESIEGING.value,
-                             ArmyState.GARRISON.value) and (a.stationary_since or 0) < tick
+    stationary = a.state in (ArmyState.STANDING, ArmyState.BESIEGING,
+                             ArmyState.GARRISON) and (a.stationary_since or 0) < tick
     return Side(infantry=a.infantry, cavalry=a.cavalry, ships=a.ships, terrain=terrain,
                 stationary=stationary, retreat_penalty=a.retreat_penalty)
 
@@ -861,7 +856,7 @@ def _cede(c: Call, order: o.Cede) -> str:
     if other is None or other.id == claim.id:
         raise Rejected(f"there is no other claim called {escape_md(order.claim, 60)}",
                        "another claim's name", f"cede {tile.label} to House Manderly")
-    standing = [a for a in armies(c.session, c.ctx, states=(ArmyState.STANDING.value,))
+    standing = [a for a in armies(c.session, c.ctx, states=(ArmyState.STANDING,))
                 if a.tile == tile.id]
     book = ModifierBook.load(c.session, c.ctx, armies=standing, claims=[claim, other])
     if book.resource_holder(tile.id) != claim.id:
@@ -886,15 +881,15 @@ def _cede(c: Call, order: o.Cede) -> str:
 def _disband(c: Call, order: o.Disband) -> str:
     a = c.own_army(order.army)
     claim = c.require_claim()
-    if a.tile != claim.holdfast or a.state not in (ArmyState.STANDING.value,
-                                                   ArmyState.GARRISON.value):
+    if a.tile != claim.holdfast or a.state not in (ArmyState.STANDING,
+                                                   ArmyState.GARRISON):
         raise Rejected(f"army {a.id} must stand at {_label(c, claim.holdfast)} to disband",
                        "a standing army at your holdfast",
                        f"route army {a.id} to {_label(c, claim.holdfast)}")
     claim.infantry += a.infantry
     claim.cavalry += a.cavalry
     claim.ships += a.ships
-    a.state = ArmyState.GONE.value
+    a.state = ArmyState.GONE
     c.session.add(claim)
     c.session.add(a)
     journal.log_event(c.session, c.ctx.campaign_id, c.tick, "disband",

@@ -110,7 +110,7 @@ def _build(c: Call, order: o.Build) -> str:
 def _buy(c: Call, order: o.Buy) -> str:
     a = c.own_army(order.army)
     claim = c.require_claim()
-    if a.kind == ArmyKind.FLEET.value:
+    if a.kind == ArmyKind.FLEET:
         raise Rejected(f"fleet {a.id} carries no siege equipment", "a land army",
                        "status")
     catalogue = catalogue_of(c.session, c.ctx)
@@ -217,7 +217,7 @@ def _holdfast_owner(c: Call, tile_id: str) -> Claim | None:
 def _blockade(c: Call, order: o.Blockade) -> str:
     fleet = c.own_army(order.fleet, "fleet")
     claim = c.require_claim()
-    if fleet.kind != ArmyKind.FLEET.value:
+    if fleet.kind != ArmyKind.FLEET:
         raise Rejected(f"army {fleet.id} is not a fleet", "one of your fleets (muster ships at "
                        "your port: `muster 4 ships`)", "muster 4 ships")
     port = c.ctx.world.tile(order.port)
@@ -230,7 +230,7 @@ def _blockade(c: Call, order: o.Blockade) -> str:
         raise Rejected(f"{port.label} is your own port", "the port holdfast of another claim",
                        "status")
     water = c.ctx.world.water_adjacent(port.id)
-    if fleet.tile not in water or fleet.state != ArmyState.STANDING.value:
+    if fleet.tile not in water or fleet.state != ArmyState.STANDING:
         where = ", ".join(water)
         raise Rejected(f"fleet {fleet.id} must stand on a water tile next to {port.label} "
                        f"({where}); it is {fleet.state} at {_label(c, fleet.tile)}",

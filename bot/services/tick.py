@@ -50,7 +50,6 @@ from bot.services.catalogue import (  # issue 6: the modifiers in force
 )
 from bot.services.render import battle_post, money, troops_text
 from bot.services.world import (
-    ACTIVE_STATES,
     CampaignContext,
     all_claims,
     armies,
@@ -63,7 +62,6 @@ from rules.campaign.config import Season, Terrain
 from rules.campaign.detection import ObserverKind, roll_detection
 from rules.campaign.modifiers import Effect, EffectKind, Modifier, Role, Source
 from rules.campaign.movement import MarchProgress, budget_per_tick, step_march
-from rules.campaign.paths import ArmyKind as PathKind
 from rules.campaign.paths import entry_cost
 from rules.campaign.retreat import roll_retreat
 from rules.campaign.siege import SiegeState, advance_siege_month
@@ -73,6 +71,14 @@ from rules.campaign.upkeep import (
     accrue_month,
     apply_upkeep,
     record_loss,
+)
+from rules.campaign.world import (
+    ACTIVE_STATES,
+    BattleKind,
+    BattleStatus,
+    CharacterStatus,
+    Reaction,
+    SiegeStatus,
 )
 
 
@@ -257,7 +263,7 @@ class _TickState:
     def update_resource_holders(self) -> None:
         """Record who holds each occupied resource tile's benefit now; tell the new holder."""
         book = self.book()
-        occupied = {a.tile for a in self.armies if a.state == ArmyState.STANDING.value
+        occupied = {a.tile for a in self.armies if a.state == ArmyState.STANDING
                     and a.tile in self.ctx.world and self.ctx.world.tile(a.tile).resource}
         for tile_id in sorted(occupied | set(book.holders)):
             holder = book.resource_holder(tile_id)
@@ -326,7 +332,7 @@ class _TickState:
         claim.scattered_infantry += home_inf
         claim.scattered_cavalry += home_cav
         for a in raised:
-            a.state = ArmyState.GONE.value
+            a.state = ArmyState.GONE
             a.path_json, a.costs_json = [], []
             self.save(a)
         claim.scattered_until = calendar.scattered_until(self.at, self.ctx.rules)
@@ -368,23 +374,23 @@ class _TickState:
 
     def _advance_sieges(self, date: calendar.GameDate) -> None:
         sieges = self.s.exec(select(Siege).where(Siege.campaign_id == self.ctx.campaign_id,
-                                                 Siege.status == "active")).all()
+                                                 Siege.status == SiegeStatus.ACTIVE)).all()
         for siege in sieges:
             besieger = next((a for a in self.armies if a.id == siege.army_id), None)
             on_tile = besieger is not None and besieger.tile == siege.holdfast \
-                and besieger.state == ArmyState.BESIEGING.value
+                and besieger.state == ArmyState.BESIEGING
             tile = self.ctx.world.tile(siege.holdfast)
             blockade_ok = True
             if tile.port:
                 water = set(self.ctx.world.water_adjacent(tile.id))
-                blockade_ok = any(a.kind == ArmyKind.FLEET.value and a.tile in water
+                blockade_ok = any(a.kind == ArmyKind.FLEET and a.tile in water
                                   and a.claim_id == siege.besieger_claim
-                                  and a.state == ArmyState.STANDING.value for a in self.armies)
+                                  and a.state == ArmyState.STANDING for a in self.armies)
             state = SiegeState(siege.months_required, siege.months_elapsed, siege.paused)
             new, fell = advance_siege_month(state, on_tile, blockade_ok)
             siege.months_elapsed, siege.paused = new.months_elapsed, new.paused
             if new.ended and not fell:
-                siege.status = "lifted"
+                siege.status = SiegeStatus.LIFTED
                 self.log("siege_lifted", f"the siege of {tile.label} is lifted",
                          claim_id=siege.besieger_claim, public=True, data={"siege": siege.id})
                 self.post(f"siege:{siege.id}:lifted",
@@ -421,13 +427,13 @@ class _TickState:
             self.save(defender)
         for a in self.armies:
             if a.claim_id == siege.defender_claim and a.tile == siege.holdfast \
-                    and a.state in (ArmyState.GARRISON.value, ArmyState.MUSTERING.value):
-                a.state = ArmyState.GONE.value
+                    and a.state in (ArmyState.GARRISON, ArmyState.MUSTERING):
+                a.state = ArmyState.GONE
                 self.save(a)
-        siege.status = "fallen"
+        siege.status = SiegeStatus.FALLEN
         besieger = next((a for a in self.armies if a.id == siege.army_id), None)
-        if besieger is not None and besieger.state == ArmyState.BESIEGING.value:
-            besieger.state = ArmyState.STANDING.value
+        if besieger is not None and besieger.state == ArmyState.BESIEGING:
+            besieger.state = ArmyState.STANDING
             self.save(besieger)
         self.save(siege)
         self.log("holdfast_falls", f"{holdfast} falls to {self.claim_name(siege.besieger_claim)}"
@@ -445,17 +451,17 @@ class _TickState:
     def complete_musters(self) -> None:
         # One query for the tick, not one per army that finishes mustering.
         besieged = set(self.s.exec(select(Siege.holdfast).where(
-            Siege.campaign_id == self.ctx.campaign_id, Siege.status == "active")).all())
+            Siege.campaign_id == self.ctx.campaign_id, Siege.status == SiegeStatus.ACTIVE)).all())
         for a in self.armies:
-            if a.state != ArmyState.MUSTERING.value or a.ready_tick is None \
+            if a.state != ArmyState.MUSTERING or a.ready_tick is None \
                     or a.ready_tick > self.t:
                 continue
             if a.tile in besieged:
-                a.state = ArmyState.GARRISON.value
+                a.state = ArmyState.GARRISON
             elif a.path_json:
-                a.state = ArmyState.MARCHING.value
+                a.state = ArmyState.MARCHING
             else:
-                a.state = ArmyState.STANDING.value
+                a.state = ArmyState.STANDING
             a.stationary_since = self.t
             self.save(a)
             self.log("muster_done", f"army {a.id} is ready at {a.tile}", claim_id=a.claim_id,
@@ -468,11 +474,11 @@ class _TickState:
     def move_armies(self) -> None:
         observers = self._observers()
         for a in self.armies:
-            if a.state not in (ArmyState.MARCHING.value, ArmyState.RETREATING.value):
+            if a.state not in (ArmyState.MARCHING, ArmyState.RETREATING):
                 continue
             if a.depart_tick is None or a.depart_tick > self.t or not a.path_json:
                 continue
-            is_fleet = a.kind == ArmyKind.FLEET.value
+            is_fleet = a.kind == ArmyKind.FLEET
             budget = budget_per_tick(a.infantry, a.cavalry, self.ctx.rules, is_fleet=is_fleet,
                                      modifiers=self.book().army(a))  # issue 6
             progress = MarchProgress(tuple(int(c) for c in a.costs_json), 0, Fraction(a.saved))
@@ -500,7 +506,7 @@ class _TickState:
         for claim in self.claims.values():
             found[claim.holdfast] = (claim.id or 0, ObserverKind.HOLDFAST)
         for a in self.armies:
-            if a.state == ArmyState.STANDING.value and a.tile in self.ctx.world \
+            if a.state == ArmyState.STANDING and a.tile in self.ctx.world \
                     and self.ctx.world.tile(a.tile).resource and a.tile not in found:
                 found[a.tile] = (a.claim_id, ObserverKind.RESOURCE_TILE)
         return found
@@ -557,18 +563,18 @@ class _TickState:
 
     def _encounter(self, a: Army) -> bool:
         """A marching army entering a tile held by an enemy at war stops there to fight."""
-        if a.state == ArmyState.RETREATING.value:
+        if a.state == ArmyState.RETREATING:
             return False
         for other in self.by_tile.get(a.tile, ()):
             if other is a or other.kind != a.kind:
                 continue
-            if other.state not in (ArmyState.STANDING.value, ArmyState.BESIEGING.value):
+            if other.state not in (ArmyState.STANDING, ArmyState.BESIEGING):
                 continue
             if not self.at_war(a.claim_id, other.claim_id):
                 continue
             reactor = other.claim_id if other.claim_id in self._detected_by(a) else a.claim_id
             battle = PendingBattle(
-                campaign_id=self.ctx.campaign_id, tile=a.tile, kind="field",
+                campaign_id=self.ctx.campaign_id, tile=a.tile, kind=BattleKind.FIELD,
                 attacker_army=a.id or 0, defender_army=other.id or 0,
                 attacker_claim=a.claim_id, defender_claim=other.claim_id,
                 created_tick=self.t, resolve_tick=self.t + self.ctx.rules.reaction_ticks,
@@ -590,8 +596,8 @@ class _TickState:
         return False
 
     def _arrive(self, a: Army, *, interrupted: bool) -> None:
-        was_retreat = a.state == ArmyState.RETREATING.value
-        a.state = ArmyState.STANDING.value
+        was_retreat = a.state == ArmyState.RETREATING
+        a.state = ArmyState.STANDING
         a.stationary_since = self.t
         a.path_json, a.costs_json = [], []
         a.saved = "0"
@@ -613,13 +619,13 @@ class _TickState:
     def resolve_battles(self) -> None:
         due = self.s.exec(select(PendingBattle).where(
             PendingBattle.campaign_id == self.ctx.campaign_id,
-            PendingBattle.status == "pending", col(PendingBattle.resolve_tick) <= self.t,
+            PendingBattle.status == BattleStatus.PENDING, col(PendingBattle.resolve_tick) <= self.t,
         ).order_by(col(PendingBattle.id))).all()
         by_id = {a.id: a for a in self.armies}
         for battle in due:
-            if battle.kind == "field":
+            if battle.kind is BattleKind.FIELD:
                 self._field_battle(battle, by_id)
-            elif battle.kind == "assault":
+            elif battle.kind is BattleKind.ASSAULT:
                 self._assault(battle, by_id)
             else:
                 self._sally(battle, by_id)
@@ -627,14 +633,14 @@ class _TickState:
 
     def _characters(self, army_id: int) -> tuple[str, ...]:
         rows = self.s.exec(select(Character).where(Character.army_id == army_id,
-                                                   Character.status == "alive")).all()
+                                                   Character.status == CharacterStatus.ALIVE)).all()
         return tuple(r.name for r in rows)
 
     def _side(self, a: Army, *, moving: bool = False, assault: bool = False) -> Side:
         terrain = self.ctx.world.tile(a.tile).terrain if a.tile in self.ctx.world \
             else Terrain.FIELD
         stationary = not moving and a.state in (
-            ArmyState.STANDING.value, ArmyState.BESIEGING.value, ArmyState.GARRISON.value
+            ArmyState.STANDING, ArmyState.BESIEGING, ArmyState.GARRISON
         ) and (a.stationary_since is None or a.stationary_since < self.t or
                a.arrival_tick != self.t)
         return Side(infantry=a.infantry, cavalry=a.cavalry, ships=a.ships, terrain=terrain,
@@ -646,22 +652,22 @@ class _TickState:
         att = by_id.get(battle.attacker_army)
         dfd = by_id.get(battle.defender_army)
         if att is None or dfd is None or att.tile != dfd.tile \
-                or ArmyState.GONE.value in (att.state, dfd.state):
-            battle.status = "void"
+                or ArmyState.GONE in (att.state, dfd.state):
+            battle.status = BattleStatus.VOID
             self.log("battle_void", f"battle {battle.id} does not happen: the armies parted",
                      data={"battle": battle.id})
             return
-        if battle.reaction == "retreat" and battle.reactor_claim is not None:
+        if battle.reaction is Reaction.RETREAT and battle.reactor_claim is not None:
             runner = att if att.claim_id == battle.reactor_claim else dfd
             if self._try_retreat(battle, runner):
-                battle.status = "avoided"
+                battle.status = BattleStatus.AVOIDED
                 return
         # The defender bonus is the defender's: the attacker either marched in (in transit)
         # or left its own position to attack, so it never has it.
         result = resolve_battle(self._side(att, moving=True),
                                 self._side(dfd), dice=self.ctx.dice("battle", battle.id or 0),
                                 rules=self.ctx.rules)
-        battle.status = "resolved"
+        battle.status = BattleStatus.RESOLVED
         self._apply_result(battle, result, att, dfd, hidden_defender=False)
 
     def _try_retreat(self, battle: PendingBattle, runner: Army) -> bool:
@@ -696,12 +702,11 @@ class _TickState:
         """Sends an army back the way it came (a retreat); with no way back it stays."""
         back = list(reversed(a.travelled_json))
         if not back:
-            a.state = ArmyState.STANDING.value
+            a.state = ArmyState.STANDING
             self.save(a)
             return
-        kind = PathKind.FLEET if a.kind == ArmyKind.FLEET.value else PathKind.LAND
-        costs = [entry_cost(self.ctx.world.tile(t), kind, self.ctx.rules) or 1 for t in back]
-        a.state = ArmyState.RETREATING.value
+        costs = [entry_cost(self.ctx.world.tile(t), a.kind, self.ctx.rules) or 1 for t in back]
+        a.state = ArmyState.RETREATING
         a.path_json, a.costs_json, a.saved = back, costs, "0"
         a.travelled_json = []
         a.depart_tick = self.t + 1
@@ -718,7 +723,7 @@ class _TickState:
                 a.ships -= side.losses.ships
                 a.retreat_penalty = False
                 if side.captured or a.infantry + a.cavalry + a.ships == 0:
-                    a.state = ArmyState.GONE.value
+                    a.state = ArmyState.GONE
                 self.save(a)
                 if not side.captured:
                     self.record_slain(a.claim_id, side.losses.infantry, side.losses.cavalry)
@@ -756,7 +761,7 @@ class _TickState:
                         + ", ".join(result.defender.strength.all_labels())
                         + f"; strength {money(result.defender.strength.value)}.")
         loser = att if result.winner is Winner.DEFENDER else dfd
-        if loser is not None and loser.state != ArmyState.GONE.value:
+        if loser is not None and loser.state != ArmyState.GONE:
             self._send_back(loser)
 
     def _garrison_side(self, claim: Claim, tile_id: str) -> Side:
@@ -770,28 +775,28 @@ class _TickState:
         att = by_id.get(battle.attacker_army)
         claim = self.claims.get(battle.defender_claim)
         if att is None or claim is None or att.tile != battle.holdfast \
-                or att.state == ArmyState.GONE.value:
-            battle.status = "void"
+                or att.state == ArmyState.GONE:
+            battle.status = BattleStatus.VOID
             return
         result = resolve_battle(self._side(att, moving=True, assault=True), self._garrison_side(
             claim, battle.holdfast), dice=self.ctx.dice("battle", battle.id or 0),
             rules=self.ctx.rules)
-        battle.status = "resolved"
+        battle.status = BattleStatus.RESOLVED
         won = result.winner is Winner.ATTACKER
         self._apply_result(battle, result, att, None, hidden_defender=True,
                            garrison_claim=claim)
         if won:
             siege = self.s.exec(select(Siege).where(
                 Siege.campaign_id == self.ctx.campaign_id, Siege.holdfast == battle.holdfast,
-                Siege.status == "active")).first()
+                Siege.status == SiegeStatus.ACTIVE)).first()
             if siege is None:
                 siege = Siege(campaign_id=self.ctx.campaign_id, army_id=att.id or 0,
                               besieger_claim=att.claim_id, defender_claim=claim.id or 0,
                               holdfast=battle.holdfast, started_tick=self.t)
                 self.s.add(siege)
                 self.s.flush()
-            if att.state != ArmyState.GONE.value:
-                att.state = ArmyState.STANDING.value
+            if _present(att):  # the battle may have captured it
+                att.state = ArmyState.STANDING
                 att.tile = battle.holdfast
                 self.save(att)
             self._holdfast_falls(siege, self.label(battle.holdfast), "taken by assault")
@@ -801,10 +806,10 @@ class _TickState:
         claim = self.claims.get(battle.attacker_claim)
         siege = self.s.exec(select(Siege).where(
             Siege.campaign_id == self.ctx.campaign_id, Siege.holdfast == battle.holdfast,
-            Siege.status == "active")).first()
+            Siege.status == SiegeStatus.ACTIVE)).first()
         if besieger is None or claim is None or siege is None \
-                or besieger.state != ArmyState.BESIEGING.value:
-            battle.status = "void"
+                or besieger.state != ArmyState.BESIEGING:
+            battle.status = BattleStatus.VOID
             return
         sally_army = by_id.get(battle.attacker_army) if battle.attacker_army else None
         if sally_army is not None:
@@ -817,19 +822,23 @@ class _TickState:
         result = resolve_battle(sally_side, self._side(besieger),
                                 dice=self.ctx.dice("battle", battle.id or 0),
                                 rules=self.ctx.rules)
-        battle.status = "resolved"
+        battle.status = BattleStatus.RESOLVED
         self._apply_result(battle, result, sally_army, besieger, hidden_defender=False,
                            garrison_claim=None if sally_army else claim)
         if result.winner is Winner.ATTACKER:
-            siege.status = "broken"
+            siege.status = SiegeStatus.BROKEN
             self.save(siege)
             self.log("siege_broken", f"the sally breaks the siege of {battle.holdfast}",
                      claim_id=claim.id, public=True, data={"siege": siege.id})
-        elif sally_army is not None and sally_army.state != ArmyState.GONE.value:
-            sally_army.state = ArmyState.GARRISON.value
+        elif sally_army is not None and sally_army.state != ArmyState.GONE:
+            sally_army.state = ArmyState.GARRISON
             sally_army.tile = battle.holdfast
             sally_army.path_json, sally_army.costs_json = [], []
             self.save(sally_army)
+
+
+def _present(a: Army) -> bool:
+    return a.state is not ArmyState.GONE
 
 
 def world_digest(session: Session, ctx: CampaignContext) -> dict[str, Any]:

@@ -107,9 +107,9 @@ class World:
         """Put a raised army, standing, on ``tile`` (as if it had arrived long ago)."""
         with self.session() as session:
             army = session.get(Army, army_id)
-            assert army is not None and army.state != ArmyState.MUSTERING.value, army
+            assert army is not None and army.state != ArmyState.MUSTERING, army
             army.tile = self.ctx.world.tile(tile).id
-            army.state = ArmyState.STANDING.value
+            army.state = ArmyState.STANDING
             army.stationary_since = 0
             army.path_json, army.costs_json = [], []
             session.add(army)

@@ -311,7 +311,7 @@ def test_a_port_is_besieged_only_under_blockade_and_a_broken_blockade_pauses(
     assert "a fleet cannot enter 0547 (field)" in w.say("baelor_hightower",
                                                         "move army 2: 0547 (cost 1)")
     w.run(day(3, 12))
-    assert (w.army(1).tile, w.army(1).state) == ("0549", ArmyState.STANDING.value)
+    assert (w.army(1).tile, w.army(1).state) == ("0549", ArmyState.STANDING)
     assert w.army(3).tile == "0449"
     refused = w.say("baelor_hightower", "siege Starfall with army 1")
     assert "blockade it first" in refused
@@ -333,7 +333,7 @@ def test_a_port_is_besieged_only_under_blockade_and_a_broken_blockade_pauses(
     [battle] = [p for p in w.posts() if p.title.startswith("[Battle]")]
     assert "| Troops | 30 ships | 4 ships |" in battle.body
     assert "House Dayne wins" in battle.body
-    assert w.army(2).state == ArmyState.GONE.value
+    assert w.army(2).state == ArmyState.GONE
     w.run(day(5))
     siege = w.siege()
     assert (siege.status, siege.months_elapsed, siege.paused) == ("active", 1, True)
