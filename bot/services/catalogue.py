@@ -48,6 +48,7 @@ from bot.db.models import (
 )
 from bot.services import journal
 from bot.services.world import CampaignContext
+from rules.campaign import world
 from rules.campaign.battle import BattleResult, Side, Winner
 from rules.campaign.catalogue import (
     Catalogue,
@@ -64,6 +65,7 @@ from rules.campaign.characters import (
     TableRoll,
     settle_fate,
 )
+from rules.campaign.config import Terrain
 from rules.campaign.modifiers import Applied, EffectKind, Modifier, Role, collect, total
 from rules.campaign.resources import benefit_holder
 from rules.campaign.siege import SiegeLength, siege_months
@@ -679,14 +681,30 @@ def siege_terms(session: Session, ctx: CampaignContext, besieger: Army, defender
     return SiegeTerms(length, _note(length, attack), _note(length, defense))
 
 
-def odds_side(session: Session, ctx: CampaignContext, side: Side, army: Army, *, own: bool
-              ) -> Side:
-    """``side`` with the army's modifiers; for an army that is not the asker's (``own`` False)
-    only its public ones, so odds never reveal another claim's secrets."""
-    mods = ModifierBook.load(session, ctx).army(army)
-    if not own:
+def army_value(army: Army) -> world.Army:
+    """A stored army as the rules' value."""
+    return world.Army(id=army.id or 0, claim_id=army.claim_id, kind=army.kind, state=army.state,
+                      tile=army.tile, infantry=army.infantry, cavalry=army.cavalry,
+                      ships=army.ships, stationary_since=army.stationary_since,
+                      arrival_tick=army.arrival_tick, retreat_penalty=army.retreat_penalty)
+
+
+def battle_side_of(book: ModifierBook, army: Army, role: Winner, *, tick: int,
+                   assault: bool = False, characters: Sequence[str] = (),
+                   secrets_of: int | None = None) -> Side:
+    """A stored army as a battle at tick ``tick`` counts it in ``role``: the tick's battles and
+    the ``odds`` order both come here, and :func:`rules.campaign.world.army_side` decides.
+
+    ``assault``: its siege equipment counts. ``secrets_of``: the claim asking (odds); another
+    claim's hidden modifiers are then left out, so odds never reveal them.
+    """
+    mods = book.army(army, equipment=assault)
+    if secrets_of is not None and army.claim_id != secrets_of:
         mods = tuple(m for m in mods if not m.hidden)
-    return dataclasses.replace(side, modifiers=(*side.modifiers, *mods))
+    terrain = book.ctx.world.tile(army.tile).terrain if army.tile in book.ctx.world \
+        else Terrain.FIELD
+    return world.army_side(army_value(army), role, tick=tick, terrain=terrain, modifiers=mods,
+                           characters=characters)
 
 
 # --- the moderators' tools ------------------------------------------------------------------

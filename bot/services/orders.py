@@ -41,7 +41,7 @@ from bot.services.world import (
 )
 from bot.text import escape_md
 from rules.campaign import orders as o
-from rules.campaign.battle import Side, Strength, matchup
+from rules.campaign.battle import Strength, Winner, matchup
 from rules.campaign.calendar import next_tick_at_or_after
 from rules.campaign.config import Season
 from rules.campaign.detection import ObserverKind, detection_target
@@ -792,17 +792,6 @@ def _status(c: Call, order: o.Status) -> str:
     return "\n".join(lines)
 
 
-def side_of(c: Call | None, a: Army, ctx: CampaignContext, *, tick: int) -> Side:
-    """A stored army as a battle side (stationary if it stood on its tile before ``tick``)."""
-    from rules.campaign.config import Terrain
-
-    terrain = ctx.world.tile(a.tile).terrain if a.tile in ctx.world else Terrain.FIELD
-    stationary = a.state in (ArmyState.STANDING, ArmyState.BESIEGING,
-                             ArmyState.GARRISON) and (a.stationary_since or 0) < tick
-    return Side(infantry=a.infantry, cavalry=a.cavalry, ships=a.ships, terrain=terrain,
-                stationary=stationary, retreat_penalty=a.retreat_penalty)
-
-
 @handles(o.Odds)
 def _odds(c: Call, order: o.Odds) -> str:
     mine = c.own_army(order.army_a)
@@ -815,12 +804,16 @@ def _odds(c: Call, order: o.Odds) -> str:
     if other.claim_id == mine.claim_id and not c.is_moderator:
         raise Rejected(f"army {other.id} is your own", "an enemy army on your tile",
                        f"odds army {mine.id} vs army 5")
-    from bot.services.catalogue import odds_side  # issue 6: the enemy's secrets stay secret
+    from bot.services.catalogue import ModifierBook, battle_side_of
 
-    attacker = odds_side(c.session, c.ctx, side_of(c, mine, c.ctx, tick=c.tick), mine,
-                         own=True)
-    defender = odds_side(c.session, c.ctx, side_of(c, other, c.ctx, tick=c.tick), other,
-                         own=other.claim_id == mine.claim_id or c.is_moderator)
+    # The sides the battle would count if the attack were ordered now: fought when the
+    # reaction window closes, by the same function the tick uses. The enemy's secrets stay
+    # secret (a moderator sees everything).
+    book = ModifierBook.load(c.session, c.ctx)
+    fought = reaction_deadline(c)
+    asker = None if c.is_moderator else mine.claim_id
+    attacker = battle_side_of(book, mine, Winner.ATTACKER, tick=fought, secrets_of=asker)
+    defender = battle_side_of(book, other, Winner.DEFENDER, tick=fought, secrets_of=asker)
     odds = battle_odds(attacker, defender, c.ctx.rules)
     fight = matchup(attacker, defender, c.ctx.rules)
     win = odds.attacker_win
@@ -831,7 +824,9 @@ def _odds(c: Call, order: o.Odds) -> str:
                                      if labels else "")
 
     ratio = "" if fight.ratio is None else f"ratio {money(fight.ratio)}, "
-    return (f"If army {mine.id} attacks army {other.id} now:\n\n"
+    return (f"If army {mine.id} attacks army {other.id} now (army {mine.id} is the attacker: "
+            "it never has the defender's terrain bonus; the battle would be fought at "
+            f"{c.ctx.when(c.ctx.tick_at(fought))}):\n\n"
             f"- strength {shown(fight.attacker)} against {shown(fight.defender)}: "
             f"{ratio}band {fight.band.name}\n"
             f"- **{float(win) * 100:.1f}%** to win, {float(1 - win) * 100:.1f}% to lose "

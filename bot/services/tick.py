@@ -43,6 +43,7 @@ from bot.services import journal
 from bot.services.catalogue import (  # issue 6: the modifiers in force
     ModifierBook,
     after_battle,
+    battle_side_of,
     income_sources,
     labels_for,
     month_for_claim,
@@ -79,6 +80,7 @@ from rules.campaign.world import (
     CharacterStatus,
     Reaction,
     SiegeStatus,
+    battle_side,
 )
 
 
@@ -636,17 +638,9 @@ class _TickState:
                                                    Character.status == CharacterStatus.ALIVE)).all()
         return tuple(r.name for r in rows)
 
-    def _side(self, a: Army, *, moving: bool = False, assault: bool = False) -> Side:
-        terrain = self.ctx.world.tile(a.tile).terrain if a.tile in self.ctx.world \
-            else Terrain.FIELD
-        stationary = not moving and a.state in (
-            ArmyState.STANDING, ArmyState.BESIEGING, ArmyState.GARRISON
-        ) and (a.stationary_since is None or a.stationary_since < self.t or
-               a.arrival_tick != self.t)
-        return Side(infantry=a.infantry, cavalry=a.cavalry, ships=a.ships, terrain=terrain,
-                    stationary=stationary, retreat_penalty=a.retreat_penalty,
-                    characters=self._characters(a.id or 0),
-                    modifiers=self.book().army(a, equipment=assault))  # issue 6
+    def _side(self, a: Army, role: Winner, *, assault: bool = False) -> Side:
+        return battle_side_of(self.book(), a, role, tick=self.t, assault=assault,
+                              characters=self._characters(a.id or 0))
 
     def _field_battle(self, battle: PendingBattle, by_id: dict[int | None, Army]) -> None:
         att = by_id.get(battle.attacker_army)
@@ -664,8 +658,9 @@ class _TickState:
                 return
         # The defender bonus is the defender's: the attacker either marched in (in transit)
         # or left its own position to attack, so it never has it.
-        result = resolve_battle(self._side(att, moving=True),
-                                self._side(dfd), dice=self.ctx.dice("battle", battle.id or 0),
+        result = resolve_battle(self._side(att, Winner.ATTACKER),
+                                self._side(dfd, Winner.DEFENDER),
+                                dice=self.ctx.dice("battle", battle.id or 0),
                                 rules=self.ctx.rules)
         battle.status = BattleStatus.RESOLVED
         self._apply_result(battle, result, att, dfd, hidden_defender=False)
@@ -741,10 +736,16 @@ class _TickState:
         att_name = self.claim_name(battle.attacker_claim)
         dfd_name = self.claim_name(battle.defender_claim)
         winner_name = att_name if result.winner is Winner.ATTACKER else dfd_name
+        secret = hidden_defender or result.attacker.strength.has_hidden \
+            or result.defender.strength.has_hidden
+        # The strengths counted, for audits (never when they would reveal a secret bonus).
+        strengths = {} if secret else {"strengths": [str(result.attacker.strength.value),
+                                                     str(result.defender.strength.value)]}
         self.log("battle", f"{att_name} vs {dfd_name} at {battle.tile}: {winner_name} wins",
                  claim_id=battle.attacker_claim, public=True,
                  data={"battle": battle.id, "kind": battle.kind, "winner": result.winner.value,
-                       "band": result.band, "margin": result.margin},
+                       "band": result.band, "margin": result.margin,
+                       **strengths},
                  rolls=result.rolls)
         title = self.ctx.settings.posts.battle_title.format(
             attacker=att_name, defender=dfd_name, tile=self.label(battle.tile))
@@ -767,9 +768,10 @@ class _TickState:
     def _garrison_side(self, claim: Claim, tile_id: str) -> Side:
         tile = self.ctx.world.tile(tile_id)
         mods = (secret_defense(tile.defense_bonus),) if tile.defense_bonus != 1 else ()
-        return Side(infantry=claim.infantry, cavalry=claim.cavalry, terrain=tile.terrain,
-                    stationary=True, modifiers=(*mods, *self.book().holdfast(claim)),
-                    characters=self.book().home_characters(claim.id or 0))  # issue 6
+        return battle_side(Winner.DEFENDER, infantry=claim.infantry, cavalry=claim.cavalry,
+                           terrain=tile.terrain, stationary=True,
+                           modifiers=(*mods, *self.book().holdfast(claim)),
+                           characters=self.book().home_characters(claim.id or 0))
 
     def _assault(self, battle: PendingBattle, by_id: dict[int | None, Army]) -> None:
         att = by_id.get(battle.attacker_army)
@@ -778,7 +780,7 @@ class _TickState:
                 or att.state == ArmyState.GONE:
             battle.status = BattleStatus.VOID
             return
-        result = resolve_battle(self._side(att, moving=True, assault=True), self._garrison_side(
+        result = resolve_battle(self._side(att, Winner.ATTACKER, assault=True), self._garrison_side(
             claim, battle.holdfast), dice=self.ctx.dice("battle", battle.id or 0),
             rules=self.ctx.rules)
         battle.status = BattleStatus.RESOLVED
@@ -813,13 +815,14 @@ class _TickState:
             return
         sally_army = by_id.get(battle.attacker_army) if battle.attacker_army else None
         if sally_army is not None:
-            sally_side = self._side(sally_army, moving=True)
+            sally_side = self._side(sally_army, Winner.ATTACKER)
         else:
-            sally_side = Side(infantry=claim.infantry, cavalry=claim.cavalry,
-                              terrain=self.ctx.world.tile(battle.holdfast).terrain,
-                              modifiers=self.book().holdfast(claim),  # issue 6
-                              characters=self.book().home_characters(claim.id or 0))
-        result = resolve_battle(sally_side, self._side(besieger),
+            sally_side = battle_side(Winner.ATTACKER, infantry=claim.infantry,
+                                     cavalry=claim.cavalry,
+                                     terrain=self.ctx.world.tile(battle.holdfast).terrain,
+                                     modifiers=self.book().holdfast(claim),
+                                     characters=self.book().home_characters(claim.id or 0))
+        result = resolve_battle(sally_side, self._side(besieger, Winner.DEFENDER),
                                 dice=self.ctx.dice("battle", battle.id or 0),
                                 rules=self.ctx.rules)
         battle.status = BattleStatus.RESOLVED
