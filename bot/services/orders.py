@@ -1,5 +1,7 @@
 """Players' orders: validate against the world, apply, and answer with a receipt.
 
+Every order kind and its handler are listed in :data:`HANDLERS` at the end of this module.
+
 A handler gets a parsed order (syntax already checked by :mod:`rules.campaign.orders`), checks
 it against the world (ownership, troops, muster, path, stated cost, target) and either raises
 :class:`Rejected` (nothing changes) or changes state and returns the receipt. Each order runs in
@@ -10,15 +12,14 @@ nothing. The caller owns the transaction (and records the message id in it).
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from fractions import Fraction
-from typing import Any, TypeVar
+from types import MappingProxyType
 
 from sqlmodel import Session, col, select
 
-from bot.commands.registry import CommandError
 from bot.db.models import (
     Army,
     ArmyKind,
@@ -28,7 +29,8 @@ from bot.db.models import (
     RelationStatus,
     Siege,
 )
-from bot.services import journal
+from bot.services import journal, orders_catalogue
+from bot.services.order_call import Call, Handler, Rejected, active_siege
 from bot.services.render import money
 from bot.services.world import (
     CampaignContext,
@@ -57,76 +59,12 @@ from rules.campaign.paths import (
 )
 from rules.campaign.siege import check_siege_start
 from rules.campaign.upkeep import monthly_upkeep
-from rules.campaign.world import FIGHTING_STATES, BattleKind, BattleStatus, Reaction, SiegeStatus
+from rules.campaign.world import FIGHTING_STATES, BattleKind, BattleStatus, Reaction
 from rules.errors import RulesError
 
+__all__ = ["HANDLERS", "Call", "Outcome", "Rejected", "active_siege", "process_message"]
+
 log = logging.getLogger(__name__)
-
-
-class Rejected(CommandError):
-    """An order that cannot be carried out: what was wrong, what was expected, an example."""
-
-
-@dataclass(slots=True)
-class Call:
-    """One order being handled: who sent it, for which claim, when."""
-
-    session: Session
-    ctx: CampaignContext
-    author: str
-    claim: Claim | None
-    now: datetime
-    ref: str
-    is_moderator: bool
-    refusals: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
-
-    @property
-    def tick(self) -> int:
-        return self.ctx.tick_of(self.now)
-
-    def require_claim(self) -> Claim:
-        if self.claim is None:
-            raise Rejected(
-                f"u/{escape_md(self.author)} does not play a claim in this campaign",
-                "a message from a registered player (moderators may write `as House Name:` "
-                "on the first line to act for a claim)",
-                "as House Stark: status" if self.is_moderator else "status",
-            )
-        return self.claim
-
-    def own_army(self, army_id: int, what: str = "army") -> Army:
-        """The army ``army_id`` if it belongs to the sender's claim; refusals are logged."""
-        claim = self.require_claim()
-        found = army(self.session, self.ctx, army_id)
-        if found is None:
-            raise Rejected(f"there is no {what} {army_id}", f"one of your {what} numbers "
-                           "(send `status` to list them)", "status")
-        if found.claim_id != claim.id:
-            # Logged after the order's savepoint is rolled back, so the refusal is kept.
-            self.refusals.append((
-                f"u/{self.author} ({claim.name}) tried to order army {army_id} of another claim",
-                {"army": army_id, "owner": found.claim_id, "claim": claim.id},
-            ))
-            raise Rejected(f"{what} {army_id} is not yours", "one of your own armies "
-                           "(send `status` to list them)", "status")
-        return found
-
-
-Handler = Callable[[Call, Any], str]
-HANDLERS: dict[type, Handler] = {}
-T = TypeVar("T")
-
-
-def handles(kind: type[T]) -> Callable[[Callable[[Call, T], str]], Callable[[Call, T], str]]:
-    """Register the handler of one order kind (a second registration is a bug)."""
-
-    def register(fn: Callable[[Call, T], str]) -> Callable[[Call, T], str]:
-        if kind in HANDLERS:
-            raise RuntimeError(f"{kind.__name__} orders have two handlers")
-        HANDLERS[kind] = fn
-        return fn
-
-    return register
 
 
 @dataclass(slots=True)
@@ -307,7 +245,6 @@ def reaction_deadline(c: Call) -> int:
 
 # --- muster -----------------------------------------------------------------------------
 
-@handles(o.Muster)
 def _muster(c: Call, order: o.Muster) -> str:
     claim = c.require_claim()
     home = c.ctx.world.tile(claim.holdfast)
@@ -363,7 +300,6 @@ def _departed(c: Call, a: Army) -> bool:
         and a.depart_tick <= c.tick
 
 
-@handles(o.Move)
 def _move(c: Call, order: o.Move) -> str:
     a = c.own_army(order.army)
     if a.state not in (ArmyState.MUSTERING, ArmyState.STANDING,
@@ -457,7 +393,6 @@ def _move(c: Call, order: o.Move) -> str:
     return "\n".join(lines)
 
 
-@handles(o.Route)
 def _route(c: Call, order: o.Route) -> str:
     a = c.own_army(order.army)
     goal = c.ctx.world.tile(order.destination)
@@ -474,7 +409,6 @@ def _route(c: Call, order: o.Route) -> str:
             f"{order_text}")
 
 
-@handles(o.Cancel)
 def _cancel(c: Call, order: o.Cancel) -> str:
     a = c.own_army(order.army)
     claim = c.require_claim()
@@ -503,7 +437,6 @@ def _cancel(c: Call, order: o.Cancel) -> str:
                    "(halt a departed march with `stand`)", f"stand army {a.id}")
 
 
-@handles(o.Stand)
 def _stand(c: Call, order: o.Stand) -> str:
     a = c.own_army(order.army)
     battle = _pending_battle_of(c, a.id or 0)
@@ -522,7 +455,6 @@ def _stand(c: Call, order: o.Stand) -> str:
                    "a marching army to halt, or an army that was attacked", "status")
 
 
-@handles(o.Retreat)
 def _retreat(c: Call, order: o.Retreat) -> str:
     a = c.own_army(order.army)
     battle = _pending_battle_of(c, a.id or 0)
@@ -553,7 +485,6 @@ def _react(c: Call, a: Army, battle: PendingBattle, reaction: Reaction) -> str:
 # --- battle and siege -------------------------------------------------------------------
 
 
-@handles(o.Attack)
 def _attack(c: Call, order: o.Attack) -> str:
     mine = c.own_army(order.army)
     target = army(c.session, c.ctx, order.target)
@@ -619,13 +550,6 @@ def _blockaded(c: Call, claim_id: int, tile_id: str) -> bool:
                                states=(ArmyState.STANDING,)))
 
 
-def active_siege(session: Session, ctx: CampaignContext, tile_id: str) -> Siege | None:
-    return session.exec(select(Siege).where(Siege.campaign_id == ctx.campaign_id,
-                                            Siege.holdfast == tile_id,
-                                            Siege.status == SiegeStatus.ACTIVE)).first()
-
-
-@handles(o.Siege)
 def _siege(c: Call, order: o.Siege) -> str:
     a = c.own_army(order.army)
     hold = c.ctx.world.tile(order.holdfast)
@@ -682,7 +606,6 @@ def _siege(c: Call, order: o.Siege) -> str:
             f"`assault {hold.label} with army {a.id}`.")
 
 
-@handles(o.Assault)
 def _assault(c: Call, order: o.Assault) -> str:
     a = c.own_army(order.army)
     hold = c.ctx.world.tile(order.holdfast)
@@ -725,7 +648,6 @@ def _assault(c: Call, order: o.Assault) -> str:
     return f"Army {a.id} will assault {hold.label} at {when}."
 
 
-@handles(o.Sally)
 def _sally(c: Call, order: o.Sally) -> str:
     claim = c.require_claim()
     hold = c.ctx.world.tile(order.holdfast)
@@ -765,7 +687,6 @@ def _sally(c: Call, order: o.Sally) -> str:
 
 # --- information ------------------------------------------------------------------------
 
-@handles(o.Status)
 def _status(c: Call, order: o.Status) -> str:
     claim = c.require_claim()
     lines = [f"**{claim.name}** — {c.ctx.when(c.now)}", "",
@@ -792,7 +713,6 @@ def _status(c: Call, order: o.Status) -> str:
     return "\n".join(lines)
 
 
-@handles(o.Odds)
 def _odds(c: Call, order: o.Odds) -> str:
     mine = c.own_army(order.army_a)
     other = army(c.session, c.ctx, order.army_b)
@@ -837,7 +757,6 @@ def _odds(c: Call, order: o.Odds) -> str:
             f"{float(odds.defender_losses.cavalry):.0f} cavalry")
 
 
-@handles(o.Cede)
 def _cede(c: Call, order: o.Cede) -> str:
     from bot.db.models import ResourceHolder
     from bot.services.catalogue import ModifierBook
@@ -872,7 +791,6 @@ def _cede(c: Call, order: o.Cede) -> str:
             "long as both your armies stand there.")
 
 
-@handles(o.Disband)
 def _disband(c: Call, order: o.Disband) -> str:
     a = c.own_army(order.army)
     claim = c.require_claim()
@@ -893,9 +811,31 @@ def _disband(c: Call, order: o.Disband) -> str:
     return f"Army {a.id} is disbanded; {_troops(a)} return home and cost no more upkeep."
 
 
-@handles(o.Help)
 def _help(c: Call, order: o.Help) -> str:
     return HELP_TEXT
 
 
-from bot.services import orders_catalogue  # noqa: E402,F401  (issue 6: build, buy, assign...)
+HANDLERS: Mapping[type, Handler] = MappingProxyType({
+    # Every order kind the campaign answers, in the players' guide's order. An order kind
+    # missing here is answered "not open in this campaign".
+    o.Muster: _muster,
+    o.Move: _move,
+    o.Route: _route,
+    o.Cancel: _cancel,
+    o.Stand: _stand,
+    o.Retreat: _retreat,
+    o.Attack: _attack,
+    o.Siege: _siege,
+    o.Assault: _assault,
+    o.Sally: _sally,
+    o.Blockade: orders_catalogue.blockade,
+    o.Build: orders_catalogue.build,
+    o.Buy: orders_catalogue.buy,
+    o.Assign: orders_catalogue.assign,
+    o.Cede: _cede,
+    o.Disband: _disband,
+    o.Status: _status,
+    o.Odds: _odds,
+    o.Help: _help,
+})
+"""The order handlers, listed explicitly (nothing registers itself on import)."""

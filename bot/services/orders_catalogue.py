@@ -1,8 +1,8 @@
 """Orders that use the campaign's catalogue, and the fleets' blockade.
 
 ``build IMPROVEMENT at HOLDFAST``, ``buy EQUIPMENT for army N``, ``assign COMMANDER to army N``
-and ``blockade PORT with fleet N``. Registered with :func:`bot.services.orders.handles`; this
-module is imported at the bottom of :mod:`bot.services.orders`. Names the catalogue does not
+and ``blockade PORT with fleet N``. Listed in
+:data:`bot.services.orders.HANDLERS` with every other order. Names the catalogue does not
 know are refused with the list of valid ones.
 """
 
@@ -22,7 +22,7 @@ from bot.services.catalogue import (
     living_characters,
     set_improvement_records,
 )
-from bot.services.orders import Call, Rejected, active_siege, handles
+from bot.services.order_call import Call, Rejected, active_siege
 from bot.services.world import set_relation
 from bot.text import escape_md
 from rules.campaign import calendar
@@ -56,8 +56,7 @@ def _money(value: Decimal) -> str:
 
 # --- build ------------------------------------------------------------------------------
 
-@handles(o.Build)
-def _build(c: Call, order: o.Build) -> str:
+def build(c: Call, order: o.Build) -> str:
     claim = c.require_claim()
     home = _label(c, claim.holdfast)
     catalogue = catalogue_of(c.session, c.ctx)
@@ -106,8 +105,7 @@ def _build(c: Call, order: o.Build) -> str:
 
 # --- buy --------------------------------------------------------------------------------
 
-@handles(o.Buy)
-def _buy(c: Call, order: o.Buy) -> str:
+def buy(c: Call, order: o.Buy) -> str:
     a = c.own_army(order.army)
     claim = c.require_claim()
     if a.kind == ArmyKind.FLEET:
@@ -153,8 +151,7 @@ def _find_character(characters: list[Character], name: str) -> Character | None:
     return close[0] if len(close) == 1 else None
 
 
-@handles(o.Assign)
-def _assign(c: Call, order: o.Assign) -> str:
+def assign(c: Call, order: o.Assign) -> str:
     a = c.own_army(order.army)
     claim = c.require_claim()
     characters = list(living_characters(c.session, c.ctx, claim.id or 0))
@@ -213,8 +210,7 @@ def _holdfast_owner(c: Call, tile_id: str) -> Claim | None:
                                               Claim.holdfast == tile_id)).first()
 
 
-@handles(o.Blockade)
-def _blockade(c: Call, order: o.Blockade) -> str:
+def blockade(c: Call, order: o.Blockade) -> str:
     fleet = c.own_army(order.fleet, "fleet")
     claim = c.require_claim()
     if fleet.kind != ArmyKind.FLEET:

@@ -199,10 +199,10 @@ class _TickState:
 
     def __init__(self, session: Session, ctx: CampaignContext, campaign: Campaign, index: int,
                  at: datetime, report: TickReport) -> None:
-        self.s = session
+        self.session = session
         self.ctx = ctx
         self.campaign = campaign
-        self.t = index
+        self.tick = index
         self.at = at
         self.report = report
         self.claims = {c.id: c for c in all_claims(session, ctx)}
@@ -234,18 +234,18 @@ class _TickState:
     def log(self, kind: str, summary: str, *, claim_id: int | None = None,
             public: bool = False, data: dict[str, Any] | None = None,
             rolls: Sequence[Any] = ()) -> None:
-        journal.log_event(self.s, self.ctx.campaign_id, self.t, kind, summary, at=self.at,
+        journal.log_event(self.session, self.ctx.campaign_id, self.tick, kind, summary, at=self.at,
                           claim_id=claim_id, public=public, data=data, rolls=rolls)
         self.report.events.append(summary)
 
     def post(self, key: str, title: str, body: str, flair: str = "") -> None:
-        journal.queue(self.s, self.ctx.campaign_id, key, "post", title=title, body=body,
-                      flair=flair, public=True, at=self.at, tick=self.t,
+        journal.queue(self.session, self.ctx.campaign_id, key, "post", title=title, body=body,
+                      flair=flair, public=True, at=self.at, tick=self.tick,
                       target=self.ctx.settings.campaign.subreddit)
 
     def notify(self, claim_id: int, key: str, subject: str, body: str) -> None:
-        journal.notify_claim(self.s, self.ctx.campaign_id, claim_id, key, subject=subject,
-                             body=body, at=self.at, tick=self.t)
+        journal.notify_claim(self.session, self.ctx.campaign_id, claim_id, key, subject=subject,
+                             body=body, at=self.at, tick=self.tick)
 
     def save(self, *rows: Any) -> None:
         for row in rows:
@@ -254,12 +254,12 @@ class _TickState:
                 # in one executemany instead of one statement per distinct change.
                 for name in ARMY_TICK_COLUMNS:
                     flag_modified(row, name)
-            self.s.add(row)
+            self.session.add(row)
 
     def book(self) -> ModifierBook:
         """The modifiers in force this tick (issue 6), loaded once per tick."""
-        return tick_book(self.s, self.ctx, armies=self.armies, claims=self.claims.values(),
-                         tick=self.t)
+        return tick_book(self.session, self.ctx, armies=self.armies, claims=self.claims.values(),
+                         tick=self.tick)
 
     # --- resource tiles -----------------------------------------------------------------
     def update_resource_holders(self) -> None:
@@ -279,14 +279,14 @@ class _TickState:
             row.claim_id = holder
             if holder is None or row.ceded_to == before:
                 row.ceded_to = None
-            self.s.add(row)
+            self.session.add(row)
             tile = self.ctx.world.tile(tile_id)
             self.log("resource_holder", f"{tile.label}: benefit now with "
                      f"{self.claim_name(holder) if holder else 'nobody'}", claim_id=holder,
                      data={"tile": tile_id, "holder": holder, "before": before})
             if holder is not None:
                 benefit = tile.resource_benefit or "its benefit"
-                self.notify(holder, f"resource:{tile_id}:{self.t}",
+                self.notify(holder, f"resource:{tile_id}:{self.tick}",
                             f"You hold {tile.label}",
                             f"Your army holds {tile.label}: your claim receives "
                             f"{benefit} while a standing army of yours is the strongest there. "
@@ -294,12 +294,12 @@ class _TickState:
 
     # --- monthly jobs -------------------------------------------------------------------
     def run_month(self, month: int, date: calendar.GameDate) -> None:
-        self.s.add(MonthlyRun(campaign_id=self.ctx.campaign_id, month=month, tick=self.t))
-        self.s.flush()
+        self.session.add(MonthlyRun(campaign_id=self.ctx.campaign_id, month=month, tick=self.tick))
+        self.session.flush()
         season = Season(self.campaign.season)
         for claim in self.claims.values():
             self.report.events.extend(month_for_claim(  # issue 6: improvements, capacity
-                self.s, self.ctx, self.book(), claim, month, tick=self.t, at=self.at))
+                self.session, self.ctx, self.book(), claim, month, tick=self.tick, at=self.at))
             self._upkeep(claim, season, date)
             self._regenerate(claim, date)
         self._advance_sieges(date)
@@ -375,7 +375,7 @@ class _TickState:
         self.save(claim)
 
     def _advance_sieges(self, date: calendar.GameDate) -> None:
-        sieges = self.s.exec(select(Siege).where(Siege.campaign_id == self.ctx.campaign_id,
+        sieges = self.session.exec(select(Siege).where(Siege.campaign_id == self.ctx.campaign_id,
                                                  Siege.status == SiegeStatus.ACTIVE)).all()
         for siege in sieges:
             besieger = next((a for a in self.armies if a.id == siege.army_id), None)
@@ -452,11 +452,11 @@ class _TickState:
     # --- musters ------------------------------------------------------------------------
     def complete_musters(self) -> None:
         # One query for the tick, not one per army that finishes mustering.
-        besieged = set(self.s.exec(select(Siege.holdfast).where(
+        besieged = set(self.session.exec(select(Siege.holdfast).where(
             Siege.campaign_id == self.ctx.campaign_id, Siege.status == SiegeStatus.ACTIVE)).all())
         for a in self.armies:
             if a.state != ArmyState.MUSTERING or a.ready_tick is None \
-                    or a.ready_tick > self.t:
+                    or a.ready_tick > self.tick:
                 continue
             if a.tile in besieged:
                 a.state = ArmyState.GARRISON
@@ -464,7 +464,7 @@ class _TickState:
                 a.state = ArmyState.MARCHING
             else:
                 a.state = ArmyState.STANDING
-            a.stationary_since = self.t
+            a.stationary_since = self.tick
             self.save(a)
             self.log("muster_done", f"army {a.id} is ready at {a.tile}", claim_id=a.claim_id,
                      data={"army": a.id})
@@ -478,7 +478,7 @@ class _TickState:
         for a in self.armies:
             if a.state not in (ArmyState.MARCHING, ArmyState.RETREATING):
                 continue
-            if a.depart_tick is None or a.depart_tick > self.t or not a.path_json:
+            if a.depart_tick is None or a.depart_tick > self.tick or not a.path_json:
                 continue
             is_fleet = a.kind == ArmyKind.FLEET
             budget = budget_per_tick(a.infantry, a.cavalry, self.ctx.rules, is_fleet=is_fleet,
@@ -526,7 +526,7 @@ class _TickState:
                 continue
             rolled.add(key)
             size = a.infantry + a.cavalry + a.ships
-            dice = self.ctx.dice("detect", self.t, a.id or 0, tile_id)
+            dice = self.ctx.dice("detect", self.tick, a.id or 0, tile_id)
             watching = self.book().observer(watcher[0], tile_id)  # issue 6
             result = roll_detection(size, watcher[1], dice=dice, rules=self.ctx.rules,
                                     observer_modifiers=watching,
@@ -546,7 +546,7 @@ class _TickState:
                 roll = "automatic" if result.automatic else \
                     f"d20 {result.roll} + {result.bonus} = {result.total} vs {result.target}" \
                     + (f" ({', '.join(changed_by)})" if changed_by else "")
-                self.notify(watcher[0], f"detect:{a.id}:{self.t}:{tile_id}",
+                self.notify(watcher[0], f"detect:{a.id}:{self.tick}:{tile_id}",
                             f"A host is sighted near {self.label(tile_id)}",
                             f"Your watchers at {self.label(tile_id)} sight an army of "
                             f"{self.claim_name(a.claim_id)} at {self.label(a.tile)}, "
@@ -579,9 +579,9 @@ class _TickState:
                 campaign_id=self.ctx.campaign_id, tile=a.tile, kind=BattleKind.FIELD,
                 attacker_army=a.id or 0, defender_army=other.id or 0,
                 attacker_claim=a.claim_id, defender_claim=other.claim_id,
-                created_tick=self.t, resolve_tick=self.t + self.ctx.rules.reaction_ticks,
+                created_tick=self.tick, resolve_tick=self.tick + self.ctx.rules.reaction_ticks,
                 reactor_claim=reactor)
-            self.s.add(battle)
+            self.session.add(battle)
             when = self.ctx.when(self.ctx.tick_at(battle.resolve_tick))
             self.log("encounter", f"army {a.id} meets enemy army {other.id} at {a.tile}",
                      claim_id=a.claim_id, data={"attacker": a.id, "defender": other.id,
@@ -589,7 +589,7 @@ class _TickState:
             for claim_id, own, enemy in ((a.claim_id, a, other), (other.claim_id, other, a)):
                 choice = (f" You have the first reaction: reply `retreat army {own.id}` or "
                           f"`stand army {own.id}` before then.") if claim_id == reactor else ""
-                self.notify(claim_id, f"encounter:{self.t}:{a.id}:{other.id}",
+                self.notify(claim_id, f"encounter:{self.tick}:{a.id}:{other.id}",
                             f"Battle looms at {self.label(a.tile)}",
                             f"Your army {own.id} faces army {enemy.id} of "
                             f"{self.claim_name(enemy.claim_id)} at {self.label(a.tile)}. The "
@@ -600,17 +600,17 @@ class _TickState:
     def _arrive(self, a: Army, *, interrupted: bool) -> None:
         was_retreat = a.state == ArmyState.RETREATING
         a.state = ArmyState.STANDING
-        a.stationary_since = self.t
+        a.stationary_since = self.tick
         a.path_json, a.costs_json = [], []
         a.saved = "0"
-        a.arrival_tick = self.t
+        a.arrival_tick = self.tick
         a.travelled_json = [] if was_retreat else a.travelled_json
         if interrupted:
             return
         what = "returns to" if was_retreat else "arrives at"
         self.log("arrival", f"army {a.id} of {self.claim_name(a.claim_id)} {what} {a.tile}",
                  claim_id=a.claim_id, public=True, data={"army": a.id, "tile": a.tile})
-        self.post(f"arrival:{a.id}:{self.t}",
+        self.post(f"arrival:{a.id}:{self.tick}",
                   self.ctx.settings.posts.arrival_title.format(
                       claim=self.claim_name(a.claim_id), tile=self.label(a.tile)),
                   f"A host of **{self.claim_name(a.claim_id)}** {what} "
@@ -619,9 +619,10 @@ class _TickState:
 
     # --- battles ------------------------------------------------------------------------
     def resolve_battles(self) -> None:
-        due = self.s.exec(select(PendingBattle).where(
+        due = self.session.exec(select(PendingBattle).where(
             PendingBattle.campaign_id == self.ctx.campaign_id,
-            PendingBattle.status == BattleStatus.PENDING, col(PendingBattle.resolve_tick) <= self.t,
+            PendingBattle.status == BattleStatus.PENDING,
+            col(PendingBattle.resolve_tick) <= self.tick,
         ).order_by(col(PendingBattle.id))).all()
         by_id = {a.id: a for a in self.armies}
         for battle in due:
@@ -634,12 +635,12 @@ class _TickState:
             self.save(battle)
 
     def _characters(self, army_id: int) -> tuple[str, ...]:
-        rows = self.s.exec(select(Character).where(Character.army_id == army_id,
+        rows = self.session.exec(select(Character).where(Character.army_id == army_id,
                                                    Character.status == CharacterStatus.ALIVE)).all()
         return tuple(r.name for r in rows)
 
     def _side(self, a: Army, role: Winner, *, assault: bool = False) -> Side:
-        return battle_side_of(self.book(), a, role, tick=self.t, assault=assault,
+        return battle_side_of(self.book(), a, role, tick=self.tick, assault=assault,
                               characters=self._characters(a.id or 0))
 
     def _field_battle(self, battle: PendingBattle, by_id: dict[int | None, Army]) -> None:
@@ -704,7 +705,7 @@ class _TickState:
         a.state = ArmyState.RETREATING
         a.path_json, a.costs_json, a.saved = back, costs, "0"
         a.travelled_json = []
-        a.depart_tick = self.t + 1
+        a.depart_tick = self.tick + 1
         self.save(a)
 
     def _apply_result(self, battle: PendingBattle, result: BattleResult, att: Army | None,
@@ -749,7 +750,7 @@ class _TickState:
                  rolls=result.rolls)
         title = self.ctx.settings.posts.battle_title.format(
             attacker=att_name, defender=dfd_name, tile=self.label(battle.tile))
-        settled = after_battle(self.s, self.ctx, battle, result, att, dfd, tick=self.t,
+        settled = after_battle(self.session, self.ctx, battle, result, att, dfd, tick=self.tick,
                                at=self.at)  # issue 6: secrets to their owners, fate tables
         body = battle_post(result, attacker=att_name, defender=dfd_name,
                            place=self.label(battle.tile), when=self.ctx.when(self.at),
@@ -788,15 +789,15 @@ class _TickState:
         self._apply_result(battle, result, att, None, hidden_defender=True,
                            garrison_claim=claim)
         if won:
-            siege = self.s.exec(select(Siege).where(
+            siege = self.session.exec(select(Siege).where(
                 Siege.campaign_id == self.ctx.campaign_id, Siege.holdfast == battle.holdfast,
                 Siege.status == SiegeStatus.ACTIVE)).first()
             if siege is None:
                 siege = Siege(campaign_id=self.ctx.campaign_id, army_id=att.id or 0,
                               besieger_claim=att.claim_id, defender_claim=claim.id or 0,
-                              holdfast=battle.holdfast, started_tick=self.t)
-                self.s.add(siege)
-                self.s.flush()
+                              holdfast=battle.holdfast, started_tick=self.tick)
+                self.session.add(siege)
+                self.session.flush()
             if _present(att):  # the battle may have captured it
                 att.state = ArmyState.STANDING
                 att.tile = battle.holdfast
@@ -806,7 +807,7 @@ class _TickState:
     def _sally(self, battle: PendingBattle, by_id: dict[int | None, Army]) -> None:
         besieger = by_id.get(battle.defender_army)
         claim = self.claims.get(battle.attacker_claim)
-        siege = self.s.exec(select(Siege).where(
+        siege = self.session.exec(select(Siege).where(
             Siege.campaign_id == self.ctx.campaign_id, Siege.holdfast == battle.holdfast,
             Siege.status == SiegeStatus.ACTIVE)).first()
         if besieger is None or claim is None or siege is None \
