@@ -70,7 +70,6 @@ class Campaign(SQLModel, table=True):
     last_tick: int = Field(default=0)  # index of the last applied tick
     last_month: int = Field(default=0)  # index of the last applied in-game month
     map_text: str = Field(default="")
-    rules_json: dict[str, Any] = _json(dict)
     catalogue_json: dict[str, Any] = _json(dict)
     created_at: datetime | None = _when()
 
@@ -90,8 +89,6 @@ class Claim(SQLModel, table=True):
     scattered_cavalry: int = 0
     slain_json: list[Any] = _json(list)  # regeneration ledger
     improvements_json: list[Any] = _json(list)  # built and in-progress improvements
-    garrison_infantry: int = 0  # troops inside the holdfast during a siege
-    garrison_cavalry: int = 0
 
 
 class Player(SQLModel, table=True):
@@ -126,7 +123,6 @@ class Army(SQLModel, table=True):
     commander_id: int | None = None
     equipment_json: list[Any] = _json(list)
     meta_json: dict[str, Any] = _json(dict)  # detection bookkeeping of the current march
-    version: int = 0
 
 
 class Character(SQLModel, table=True):
@@ -288,4 +284,3 @@ class TickRun(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     campaign_id: int = Field(foreign_key="campaign.id")
     tick: int
-    statements: int = 0

@@ -348,7 +348,6 @@ def _move(c: Call, order: o.Move) -> str:
     a.saved = "0"
     a.depart_tick = c.ctx.tick_of(depart)
     a.arrival_tick = c.ctx.tick_of(schedule.arrival)
-    a.version += 1
     c.session.add(a)
     observers = observer_tiles(c, a.claim_id)
     sightings = observers_along(c.ctx.world, [a.tile, *check.ids], observers,

@@ -127,7 +127,6 @@ def buy(c: Call, order: o.Buy) -> str:
     claim.gold -= entry.cost
     a.equipment_json = [*a.equipment_json, {"name": entry.name, "cost": str(entry.cost),
                                             "bought_tick": c.tick}]
-    a.version += 1
     c.session.add(claim)
     c.session.add(a)
     journal.log_event(c.session, c.ctx.campaign_id, c.tick, "buy",
@@ -184,7 +183,6 @@ def assign(c: Call, order: o.Assign) -> str:
             c.session.add(other)
     chosen.army_id = a.id
     a.commander_id = chosen.id
-    a.version += 1
     c.session.add(chosen)
     c.session.add(a)
     journal.log_event(c.session, c.ctx.campaign_id, c.tick, "assign",
