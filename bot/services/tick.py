@@ -843,11 +843,3 @@ class _TickState:
 
 def _present(a: Army) -> bool:
     return a.state is not ArmyState.GONE
-
-
-def world_digest(session: Session, ctx: CampaignContext) -> dict[str, Any]:
-    """A small per-claim summary (used by tests and the CLI)."""
-    counts: dict[int, int] = defaultdict(int)
-    for a in armies(session, ctx):
-        counts[a.claim_id] += 1
-    return {c.name: counts[c.id or 0] for c in all_claims(session, ctx)}

@@ -11,7 +11,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from sqlmodel import Session, col, or_, select
+from sqlmodel import Session, col, select
 
 from bot.config import Settings
 from bot.db.models import Army, ArmyState, Campaign, Claim, Player, Relation, RelationStatus
@@ -166,11 +166,3 @@ def war_pairs(session: Session, ctx: CampaignContext) -> set[tuple[int, int]]:
                                Relation.status == RelationStatus.WAR)
     ).all()
     return {(r.claim_a, r.claim_b) for r in rows}
-
-
-def players_named(session: Session, ctx: CampaignContext, names: Sequence[str]) -> Sequence[Player]:
-    lowered = [n.lower() for n in names]
-    return session.exec(
-        select(Player).where(Player.campaign_id == ctx.campaign_id,
-                             or_(*[col(Player.reddit_name) == n for n in lowered]))
-    ).all()
