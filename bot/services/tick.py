@@ -62,7 +62,13 @@ from rules.campaign.battle import BattleResult, Side, Winner, resolve_battle
 from rules.campaign.config import Season, Terrain
 from rules.campaign.detection import ObserverKind, roll_detection
 from rules.campaign.modifiers import Effect, EffectKind, Modifier, Role, Source
-from rules.campaign.movement import MarchProgress, budget_per_tick, step_march
+from rules.campaign.movement import (
+    MarchProgress,
+    budget_per_tick,
+    marches_on,
+    step_march,
+    ticks_to_cross,
+)
 from rules.campaign.paths import ArmyKind as PathKind
 from rules.campaign.paths import entry_cost
 from rules.campaign.retreat import roll_retreat
@@ -470,11 +476,9 @@ class _TickState:
         for a in self.armies:
             if a.state not in (ArmyState.MARCHING.value, ArmyState.RETREATING.value):
                 continue
-            if a.depart_tick is None or a.depart_tick > self.t or not a.path_json:
-                continue
-            is_fleet = a.kind == ArmyKind.FLEET.value
-            budget = budget_per_tick(a.infantry, a.cavalry, self.ctx.rules, is_fleet=is_fleet,
-                                     modifiers=self.book().army(a))  # issue 6
+            if not marches_on(self.t, a.depart_tick) or not a.path_json:
+                continue  # no tile is entered on the departure tick itself
+            budget = self._budget(a)
             progress = MarchProgress(tuple(int(c) for c in a.costs_json), 0, Fraction(a.saved))
             progress, entered = step_march(progress, budget)
             a.saved = str(progress.saved)
@@ -493,6 +497,12 @@ class _TickState:
             if stopped or not a.path_json:
                 self._arrive(a, interrupted=stopped)
             self.save(a)
+
+    def _budget(self, a: Army) -> Fraction:
+        """The travel cost army ``a`` earns per tick now (its size, kind and modifiers)."""
+        return budget_per_tick(a.infantry, a.cavalry, self.ctx.rules,
+                               is_fleet=a.kind == ArmyKind.FLEET.value,
+                               modifiers=self.book().army(a))  # issue 6
 
     def _observers(self) -> dict[str, tuple[int, ObserverKind]]:
         """Observer tiles and the claim that watches from each."""
@@ -704,7 +714,9 @@ class _TickState:
         a.state = ArmyState.RETREATING.value
         a.path_json, a.costs_json, a.saved = back, costs, "0"
         a.travelled_json = []
-        a.depart_tick = self.t + 1
+        # It sets off at once: the first tile is entered on the next tick, like any march.
+        a.depart_tick = self.t
+        a.arrival_tick = self.t + ticks_to_cross(costs, self._budget(a))
         self.save(a)
 
     def _apply_result(self, battle: PendingBattle, result: BattleResult, att: Army | None,

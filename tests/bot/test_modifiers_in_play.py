@@ -221,9 +221,9 @@ def test_speed_skill_shortens_the_march(tmp_path: Path) -> None:
     w.run(day(3))
     army = w.army(1)
     assert army.tile == "0535" and army.arrival_tick == arrival
-    # departs at 18:00; 1.875 a tick enters 0436 (2) at 00:00 and 0535 (3) at 06:00, where
-    # the plain 1.5 a tick would have needed until 12:00
-    assert w.ctx.tick_at(arrival) == day(2, 6)
+    # departs at 18:00; 1.875 a tick enters 0436 (2) at 06:00 and 0535 (3) at 12:00, where
+    # the plain 1.5 a tick would have needed until 18:00
+    assert w.ctx.tick_at(arrival) == day(2, 12)
 
 
 def test_gold_income_of_held_resources_with_the_stacking_rule(tmp_path: Path) -> None:
