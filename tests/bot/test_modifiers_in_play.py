@@ -325,16 +325,18 @@ def test_a_port_is_besieged_only_under_blockade_and_a_broken_blockade_pauses(
     assert "falls after **3** in-game months" in w.say("baelor_hightower",
                                                        "siege Starfall with army 1")
     assert any(p.title == "[Siege] Blockade: Starfall" for p in w.posts())
-    w.run(day(4))
+    w.run(day(4, 12))
+    assert w.siege().months_elapsed == 0  # months are whole months from the 18:00 start
+    w.run(day(4, 18))
     assert (w.siege().months_elapsed, w.siege().paused) == (1, False)
     # Dayne's fleet sails into the blockaders: an encounter, fought by the battle rules.
     w.say("arthur_dayne", "move army 3: 0548 (cost 1)")
-    w.run(day(4, 12))
+    w.run(day(5, 6))
     [battle] = [p for p in w.posts() if p.title.startswith("[Battle]")]
     assert "| Troops | 30 ships | 4 ships |" in battle.body
     assert "House Dayne wins" in battle.body
     assert w.army(2).state == ArmyState.GONE.value
-    w.run(day(5))
+    w.run(day(5, 18))
     siege = w.siege()
     assert (siege.status, siege.months_elapsed, siege.paused) == ("active", 1, True)
     assert any("paused: the blockade is broken" in p.body for p in w.posts())
