@@ -32,6 +32,7 @@ from bot.db.models import (
 from bot.services import journal, orders_catalogue
 from bot.services.order_call import Call, Handler, Rejected, active_siege
 from bot.services.render import money
+from bot.services.sieges import end_siege
 from bot.services.world import (
     CampaignContext,
     armies,
@@ -57,7 +58,7 @@ from rules.campaign.paths import (
     format_path,
     observers_along,
 )
-from rules.campaign.siege import check_siege_start
+from rules.campaign.siege import SpecialHoldfast, check_siege_start
 from rules.campaign.upkeep import monthly_upkeep
 from rules.campaign.world import FIGHTING_STATES, BattleKind, BattleStatus, Reaction
 from rules.errors import RulesError
@@ -303,7 +304,7 @@ def _departed(c: Call, a: Army) -> bool:
 def _move(c: Call, order: o.Move) -> str:
     a = c.own_army(order.army)
     if a.state not in (ArmyState.MUSTERING, ArmyState.STANDING,
-                       ArmyState.MARCHING) or _departed(c, a):
+                       ArmyState.MARCHING, ArmyState.BESIEGING) or _departed(c, a):
         state = "already on the march" if _departed(c, a) else a.state
         raise Rejected(f"army {a.id} cannot take a new march now: it is {state}",
                        "a standing or mustering army, or a march that has not departed yet "
@@ -340,6 +341,7 @@ def _move(c: Call, order: o.Move) -> str:
     budget = budget_per_tick(a.infantry, a.cavalry, c.ctx.rules, modifiers=speed_mods,
                              is_fleet=kind is ArmyKind.FLEET)
     schedule = schedule_march(check.costs, budget, depart, c.ctx.rules)
+    lifted = _leave_siege(c, a, "have marched away")  # issue 9: leaving ends the siege
     if a.state != ArmyState.MUSTERING:
         a.state = ArmyState.MARCHING
     a.path_json = list(check.ids)
@@ -388,6 +390,8 @@ def _move(c: Call, order: o.Move) -> str:
     if best is not None and best.total < check.total:
         lines.append(f"- A cheaper route there costs {best.total}: "
                      f"{format_path(t.label for t in best.tiles)}")
+    if lifted:
+        lines.append(f"- The siege of {lifted} is lifted: your army has left it")
     lines.append(f"\nYou may `cancel army {a.id}` until it departs.")
     return "\n".join(lines)
 
@@ -549,6 +553,38 @@ def _blockaded(c: Call, claim_id: int, tile_id: str) -> bool:
                                states=(ArmyState.STANDING,)))
 
 
+def _leave_siege(c: Call, a: Army, how: str) -> str | None:
+    """End the siege army ``a`` holds, if any (it stands on the tile again); returns the
+    holdfast's name. ``how`` completes "The besiegers of CLAIM ..." in the public post."""
+    if a.state != ArmyState.BESIEGING:
+        return None
+    siege = active_siege(c.session, c.ctx, a.tile)
+    a.state = ArmyState.STANDING
+    c.session.add(a)
+    if siege is None or siege.army_id != a.id:
+        return None
+    claim = c.require_claim()
+    end_siege(c.session, c.ctx, siege, f"The besiegers of {claim.name} {how}.", at=c.now,
+              tick=c.tick)
+    return _label(c, siege.holdfast)
+
+
+def _lift(c: Call, order: o.Lift) -> str:
+    claim = c.require_claim()
+    hold = c.ctx.world.tile(order.holdfast)
+    siege = active_siege(c.session, c.ctx, hold.id)
+    if siege is None or siege.besieger_claim != claim.id:
+        raise Rejected(f"you are not besieging {hold.label}", "a holdfast your army besieges",
+                       "status")
+    a = c.own_army(siege.army_id)
+    if _pending_battle_of(c, a.id or 0) is not None:
+        raise Rejected(f"army {a.id} is caught in a battle", "`retreat` or `stand` first",
+                       f"retreat army {a.id}")
+    _leave_siege(c, a, "have lifted the siege")
+    return (f"The siege of {hold.label} is lifted. Army {a.id} stands on the tile; the months "
+            "counted are lost.")
+
+
 def _siege(c: Call, order: o.Siege) -> str:
     a = c.own_army(order.army)
     hold = c.ctx.world.tile(order.holdfast)
@@ -565,9 +601,12 @@ def _siege(c: Call, order: o.Siege) -> str:
                        "status")
     defenders = [d for d in armies(c.session, c.ctx, states=FIGHTING_STATES)
                  if d.tile == hold.id and d.claim_id != a.claim_id]
-    check_siege_start(holdfast=hold.holdfast, port=hold.port, special=hold.special,
-                      hostile_troops_on_tile=bool(defenders),
-                      blockaded=_blockaded(c, a.claim_id, hold.id))
+    try:
+        check_siege_start(holdfast=hold.holdfast, port=hold.port, special=hold.special,
+                          hostile_troops_on_tile=bool(defenders),
+                          blockaded=_blockaded(c, a.claim_id, hold.id))
+    except SpecialHoldfast:
+        return _refer_siege(c, a, hold.label, owner)
     garrison = owner.infantry + owner.cavalry
     from bot.services.catalogue import siege_terms  # issue 6: siege modifiers of both sides
 
@@ -575,7 +614,9 @@ def _siege(c: Call, order: o.Siege) -> str:
     length = terms.length
     _declare_war(c, a.claim_id, owner.id or 0)
     siege = Siege(campaign_id=c.ctx.campaign_id, army_id=a.id or 0, besieger_claim=a.claim_id,
-                  defender_claim=owner.id or 0, holdfast=hold.id, started_tick=c.tick,
+                  defender_claim=owner.id or 0, holdfast=hold.id,
+                  # months count from the tick at or after the order (issue 9)
+                  started_tick=c.ctx.tick_of(next_tick_at_or_after(c.now, c.ctx.rules)),
                   months_required=length.months)
     a.state = ArmyState.BESIEGING
     c.session.add(a)
@@ -603,6 +644,26 @@ def _siege(c: Call, order: o.Siege) -> str:
             f"**{length.months}** in-game months{terms.besieger_note} if you hold the tile; "
             "you may also "
             f"`assault {hold.label} with army {a.id}`.")
+
+
+def _refer_siege(c: Call, a: Army, holdfast: str, owner: Claim) -> str:
+    """A siege of a special holdfast: the moderators rule on it (an internal note and an
+    event); nothing else changes."""
+    claim = c.require_claim()
+    journal.log_event(c.session, c.ctx.campaign_id, c.tick, "referral",
+                      f"{claim.name} orders army {a.id} to besiege {holdfast} (special rules): "
+                      "referred to the moderators", at=c.now, claim_id=claim.id, actor=c.author,
+                      data={"army": a.id, "holdfast": a.tile, "defender": owner.id})
+    journal.notify_moderators(
+        c.session, c.ctx.campaign_id, f"referral:siege:{c.ref}",
+        subject=f"Siege of {holdfast} referred to you",
+        body=(f"u/{escape_md(c.author)} ({escape_md(claim.name)}) orders army {a.id} "
+              f"({_troops(a)}) to besiege **{escape_md(holdfast)}**, seat of "
+              f"{escape_md(owner.name)}. This holdfast has its own siege rules, so maester "
+              "started nothing: please rule on it and tell both claims."),
+        at=c.now, tick=c.tick)
+    return (f"{holdfast} has its own siege rules: your order is **referred to the "
+            "moderators**, who will rule on it. Nothing has changed yet.")
 
 
 def _assault(c: Call, order: o.Assault) -> str:
@@ -659,14 +720,22 @@ def _sally(c: Call, order: o.Sally) -> str:
     sally_army = 0
     if order.army is not None:
         a = c.own_army(order.army)
-        if a.tile != hold.id or a.state not in (ArmyState.GARRISON,
-                                                ArmyState.MUSTERING):
+        if a.tile == hold.id and a.state == ArmyState.MUSTERING:
+            ready = c.ctx.when(c.ctx.tick_at(a.ready_tick or c.tick))
+            raise Rejected(f"army {a.id} is still mustering (ready {ready}): only ready troops "
+                           "sally", "an army inside the walls that has finished mustering, or "
+                           "no army (the whole ready garrison sallies)", f"sally from {hold.label}")
+        if a.tile != hold.id or a.state != ArmyState.GARRISON:
             raise Rejected(f"army {a.id} is not inside {hold.label}",
                            "an army inside the walls, or no army (the whole garrison sallies)",
                            f"sally from {hold.label}")
         sally_army = a.id or 0
-    elif claim.infantry + claim.cavalry == 0:
-        raise Rejected("your garrison has no troops to sally with", "troops at home", "status")
+    elif claim.infantry + claim.cavalry + sum(
+            x.infantry + x.cavalry for x in armies(c.session, c.ctx, claim_id=claim.id,
+                                                    states=(ArmyState.GARRISON,))
+            if x.tile == hold.id) == 0:
+        raise Rejected("your garrison has no ready troops to sally with",
+                       "troops at home or a ready army inside the walls", "status")
     battle = PendingBattle(
         campaign_id=c.ctx.campaign_id, tile=hold.id, kind=BattleKind.SALLY,
         attacker_army=sally_army,
@@ -680,7 +749,7 @@ def _sally(c: Call, order: o.Sally) -> str:
     journal.log_event(c.session, c.ctx.campaign_id, c.tick, "sally",
                       f"{claim.name} sallies from {hold.label}", at=c.now, claim_id=claim.id,
                       actor=c.author, data={"battle": battle.id, "army": sally_army})
-    force = f"army {sally_army}" if sally_army else "the whole garrison"
+    force = f"army {sally_army}" if sally_army else "the whole ready garrison"
     return f"{force.capitalize()} will sally from {hold.label} at {when}."
 
 
@@ -692,6 +761,11 @@ def _status(c: Call, order: o.Status) -> str:
              f"- Gold: {money(claim.gold)}",
              f"- At home in {_label(c, claim.holdfast)}: {claim.infantry} infantry, "
              f"{claim.cavalry} cavalry" + (f", {claim.ships} ships" if claim.ships else "")]
+    home = c.ctx.world.tile(claim.holdfast)
+    if home.defense_bonus != 1:  # issue 9: the claimant knows its own holdfast's secret
+        lines.append(f"- Defenses of {home.label}: x{money(home.defense_bonus)} to your "
+                     "defenders' strength against an assault (secret: only your claim and the "
+                     "moderators see this)")
     if claim.scattered_until is not None and claim.scattered_until > c.now:
         lines.append(f"- Scattered (cannot be raised until {c.ctx.when(claim.scattered_until)}):"
                      f" {claim.scattered_infantry} infantry, {claim.scattered_cavalry} cavalry")
@@ -827,6 +901,7 @@ HANDLERS: Mapping[type, Handler] = MappingProxyType({
     o.Siege: _siege,
     o.Assault: _assault,
     o.Sally: _sally,
+    o.Lift: _lift,
     o.Blockade: orders_catalogue.blockade,
     o.Build: orders_catalogue.build,
     o.Buy: orders_catalogue.buy,

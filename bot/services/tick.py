@@ -15,7 +15,7 @@ secret and the event, so a replay gives the same rolls.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from fractions import Fraction
@@ -50,6 +50,7 @@ from bot.services.catalogue import (  # issue 6: the modifiers in force
     tick_book,
 )
 from bot.services.render import battle_post, money, troops_text
+from bot.services.sieges import end_siege
 from bot.services.world import (
     CampaignContext,
     all_claims,
@@ -60,12 +61,19 @@ from bot.services.world import (
 from rules.campaign import calendar
 from rules.campaign.battle import BattleResult, Side, Winner, resolve_battle
 from rules.campaign.config import Season, Terrain
+from rules.campaign.contingents import split_losses
 from rules.campaign.detection import ObserverKind, roll_detection
 from rules.campaign.modifiers import Effect, EffectKind, Modifier, Role, Source
-from rules.campaign.movement import MarchProgress, budget_per_tick, step_march
+from rules.campaign.movement import (
+    MarchProgress,
+    budget_per_tick,
+    marches_on,
+    step_march,
+    ticks_to_cross,
+)
 from rules.campaign.paths import entry_cost
 from rules.campaign.retreat import roll_retreat
-from rules.campaign.siege import SiegeState, advance_siege_month
+from rules.campaign.siege import SiegeState, advance_siege_month, month_checks
 from rules.campaign.upkeep import (
     SlainLedger,
     SlainLoss,
@@ -82,6 +90,16 @@ from rules.campaign.world import (
     SiegeStatus,
     battle_side,
 )
+
+
+@dataclass(frozen=True, slots=True)
+class Contingent:
+    """One body of a holdfast's garrison: ``army`` (None: the troops at home) and its troops
+    when the battle began."""
+
+    army: Army | None
+    infantry: int
+    cavalry: int
 
 
 @dataclass(slots=True)
@@ -143,6 +161,7 @@ def apply_tick(session: Session, ctx: CampaignContext, campaign: Campaign, index
         state.complete_musters()
         state.move_armies()
     state.resolve_battles()
+    state.progress_sieges()
     state.update_resource_holders()
     journal.flush_buffer(session)
     campaign.last_tick = index
@@ -302,7 +321,6 @@ class _TickState:
                 self.session, self.ctx, self.book(), claim, month, tick=self.tick, at=self.at))
             self._upkeep(claim, season, date)
             self._regenerate(claim, date)
-        self._advance_sieges(date)
         self.campaign.last_month = month
         self.report.months.append(month)
 
@@ -334,8 +352,7 @@ class _TickState:
         claim.scattered_infantry += home_inf
         claim.scattered_cavalry += home_cav
         for a in raised:
-            a.state = ArmyState.GONE
-            a.path_json, a.costs_json = [], []
+            self._gone(a, "scattered, unpaid and unfed")
             self.save(a)
         claim.scattered_until = calendar.scattered_until(self.at, self.ctx.rules)
         self.save(claim)
@@ -374,50 +391,66 @@ class _TickState:
             record_loss(ledger_from_json(claim.slain_json), date, infantry, cavalry))
         self.save(claim)
 
-    def _advance_sieges(self, date: calendar.GameDate) -> None:
+    def progress_sieges(self) -> None:
+        """End every siege whose besiegers left the tile or are no more (at once, saying
+        which), then count each whole in-game month completed since its start (issue 9)."""
         sieges = self.session.exec(select(Siege).where(Siege.campaign_id == self.ctx.campaign_id,
                                                  Siege.status == SiegeStatus.ACTIVE)).all()
+        previous = self.ctx.tick_at(self.tick - 1)
         for siege in sieges:
             besieger = next((a for a in self.armies if a.id == siege.army_id), None)
-            on_tile = besieger is not None and besieger.tile == siege.holdfast \
-                and besieger.state == ArmyState.BESIEGING
-            tile = self.ctx.world.tile(siege.holdfast)
-            blockade_ok = True
-            if tile.port:
-                water = set(self.ctx.world.water_adjacent(tile.id))
-                blockade_ok = any(a.kind == ArmyKind.FLEET and a.tile in water
-                                  and a.claim_id == siege.besieger_claim
-                                  and a.state == ArmyState.STANDING for a in self.armies)
-            state = SiegeState(siege.months_required, siege.months_elapsed, siege.paused)
-            new, fell = advance_siege_month(state, on_tile, blockade_ok)
-            siege.months_elapsed, siege.paused = new.months_elapsed, new.paused
-            if new.ended and not fell:
-                siege.status = SiegeStatus.LIFTED
-                self.log("siege_lifted", f"the siege of {tile.label} is lifted",
-                         claim_id=siege.besieger_claim, public=True, data={"siege": siege.id})
-                self.post(f"siege:{siege.id}:lifted",
-                          self.ctx.settings.posts.siege_title.format(event="Siege lifted",
-                                                                     holdfast=tile.label),
-                          f"The besiegers have left **{tile.label}**; the siege is over.",
-                          self.ctx.settings.posts.siege_flair)
-            elif fell:
-                self._holdfast_falls(siege, tile.label, "starved out after "
-                                     f"{siege.months_elapsed} months of siege")
-            else:
-                note = " (paused: the blockade is broken)" if new.paused else ""
-                self.log("siege_month", f"siege of {tile.label}: month {new.months_elapsed}"
-                         + note, claim_id=siege.besieger_claim, public=True,
-                         data={"siege": siege.id, "months": new.months_elapsed})
-                self.post(f"siege:{siege.id}:month:{date.year}:{date.month}",
-                          self.ctx.settings.posts.siege_title.format(event="Siege goes on",
-                                                                     holdfast=tile.label),
-                          f"{date}: the siege of **{tile.label}** by "
-                          f"{self.claim_name(siege.besieger_claim)} enters its month "
-                          f"{new.months_elapsed}{note}.", self.ctx.settings.posts.siege_flair)
-                self.notify(siege.besieger_claim, f"siege:{siege.id}:left:{date.month}:"
-                            f"{date.year}", f"Siege of {tile.label}",
-                            f"{new.months_left} in-game months until {tile.label} falls.")
+            if besieger is None or besieger.state == ArmyState.GONE:
+                fate = (besieger.meta_json.get("fate") if besieger is not None else None) \
+                    or "are no more"
+                self._end_siege(siege, f"The besiegers of {self.claim_name(siege.besieger_claim)}"
+                                f" {fate}.")
+                continue
+            if besieger.tile != siege.holdfast or besieger.state != ArmyState.BESIEGING:
+                self._end_siege(siege, f"The besiegers of {self.claim_name(siege.besieger_claim)}"
+                                " have left the holdfast's tile.")
+                continue
+            started = self.ctx.tick_at(siege.started_tick)
+            for month in month_checks(started, previous, self.at, self.ctx.rules.month_length):
+                if self._siege_month(siege, month):
+                    break
             self.save(siege)
+
+    def _end_siege(self, siege: Siege, reason: str, *,
+                   status: SiegeStatus = SiegeStatus.LIFTED) -> None:
+        self.report.events.append(end_siege(self.session, self.ctx, siege, reason, at=self.at,
+                                            tick=self.tick, status=status))
+
+    def _siege_month(self, siege: Siege, month: int) -> bool:
+        """Count siege month ``month`` (1-based from the start); True when the holdfast fell."""
+        tile = self.ctx.world.tile(siege.holdfast)
+        blockade_ok = True
+        if tile.port:
+            water = set(self.ctx.world.water_adjacent(tile.id))
+            blockade_ok = any(a.kind == ArmyKind.FLEET and a.tile in water
+                              and a.claim_id == siege.besieger_claim
+                              and a.state == ArmyState.STANDING for a in self.armies)
+        state = SiegeState(siege.months_required, siege.months_elapsed, siege.paused)
+        new, fell = advance_siege_month(state, True, blockade_ok)
+        siege.months_elapsed, siege.paused = new.months_elapsed, new.paused
+        if fell:
+            self._holdfast_falls(siege, tile.label, "starved out after "
+                                 f"{siege.months_elapsed} months of siege")
+            return True
+        date = calendar.game_date(self.at, self.ctx.rules)
+        note = " (paused: the blockade is broken)" if new.paused else ""
+        self.log("siege_month", f"siege of {tile.label}: month {new.months_elapsed}"
+                 + note, claim_id=siege.besieger_claim, public=True,
+                 data={"siege": siege.id, "months": new.months_elapsed})
+        self.post(f"siege:{siege.id}:month:{month}",
+                  self.ctx.settings.posts.siege_title.format(event="Siege goes on",
+                                                             holdfast=tile.label),
+                  f"{date}: the siege of **{tile.label}** by "
+                  f"{self.claim_name(siege.besieger_claim)} enters its month "
+                  f"{new.months_elapsed}{note}.", self.ctx.settings.posts.siege_flair)
+        self.notify(siege.besieger_claim, f"siege:{siege.id}:left:{month}",
+                    f"Siege of {tile.label}",
+                    f"{new.months_left} in-game months until {tile.label} falls.")
+        return False
 
     def _holdfast_falls(self, siege: Siege, holdfast: str, how: str) -> None:
         defender = self.claims.get(siege.defender_claim)
@@ -427,10 +460,12 @@ class _TickState:
             defender.infantry = defender.cavalry = 0
             defender.scattered_infantry = defender.scattered_cavalry = 0
             self.save(defender)
-        for a in self.armies:
+        for a in self.armies:  # every troop of the claim on the tile shares the holdfast's fate
             if a.claim_id == siege.defender_claim and a.tile == siege.holdfast \
-                    and a.state in (ArmyState.GARRISON, ArmyState.MUSTERING):
-                a.state = ArmyState.GONE
+                    and a.kind == ArmyKind.LAND and a.state != ArmyState.GONE:
+                captured_inf += a.infantry
+                captured_cav += a.cavalry
+                self._gone(a, "were captured when the holdfast fell")
                 self.save(a)
         siege.status = SiegeStatus.FALLEN
         besieger = next((a for a in self.armies if a.id == siege.army_id), None)
@@ -478,11 +513,9 @@ class _TickState:
         for a in self.armies:
             if a.state not in (ArmyState.MARCHING, ArmyState.RETREATING):
                 continue
-            if a.depart_tick is None or a.depart_tick > self.tick or not a.path_json:
-                continue
-            is_fleet = a.kind == ArmyKind.FLEET
-            budget = budget_per_tick(a.infantry, a.cavalry, self.ctx.rules, is_fleet=is_fleet,
-                                     modifiers=self.book().army(a))  # issue 6
+            if not marches_on(self.tick, a.depart_tick) or not a.path_json:
+                continue  # no tile is entered on the departure tick itself
+            budget = self._budget(a)
             progress = MarchProgress(tuple(int(c) for c in a.costs_json), 0, Fraction(a.saved))
             progress, entered = step_march(progress, budget)
             a.saved = str(progress.saved)
@@ -501,6 +534,12 @@ class _TickState:
             if stopped or not a.path_json:
                 self._arrive(a, interrupted=stopped)
             self.save(a)
+
+    def _budget(self, a: Army) -> Fraction:
+        """The travel cost army ``a`` earns per tick now (its size, kind and modifiers)."""
+        return budget_per_tick(a.infantry, a.cavalry, self.ctx.rules,
+                               is_fleet=a.kind == ArmyKind.FLEET,
+                               modifiers=self.book().army(a))  # issue 6
 
     def _observers(self) -> dict[str, tuple[int, ObserverKind]]:
         """Observer tiles and the claim that watches from each."""
@@ -554,6 +593,12 @@ class _TickState:
                             f"{troops_text(a.infantry, a.cavalry, a.ships)}. "
                             f"Detection roll: {roll}.")
         self._set_meta(a, rolled=sorted(rolled))
+
+    def _gone(self, a: Army, fate: str) -> None:
+        """Army ``a`` is no more; ``fate`` completes "The besiegers of CLAIM ..." in posts."""
+        a.state = ArmyState.GONE
+        a.path_json, a.costs_json = [], []
+        self._set_meta(a, fate=fate)
 
     def _set_meta(self, a: Army, **values: Any) -> None:
         meta = dict(a.meta_json)
@@ -705,12 +750,17 @@ class _TickState:
         a.state = ArmyState.RETREATING
         a.path_json, a.costs_json, a.saved = back, costs, "0"
         a.travelled_json = []
-        a.depart_tick = self.tick + 1
+        # It sets off at once: the first tile is entered on the next tick, like any march.
+        a.depart_tick = self.tick
+        a.arrival_tick = self.tick + ticks_to_cross(costs, self._budget(a))
         self.save(a)
 
     def _apply_result(self, battle: PendingBattle, result: BattleResult, att: Army | None,
                       dfd: Army | None, *, hidden_defender: bool,
-                      garrison_claim: Claim | None = None) -> None:
+                      garrison_claim: Claim | None = None,
+                      garrison: Sequence[Contingent] = ()) -> None:
+        """Apply a battle's losses; the side with no army is ``garrison_claim``'s ``garrison``
+        (its troops at home and its armies in the holdfast), whose losses are shared."""
         for which, a in ((Winner.ATTACKER, att), (Winner.DEFENDER, dfd)):
             side = result.side(which)
             if a is not None:
@@ -718,22 +768,16 @@ class _TickState:
                 a.cavalry -= side.losses.cavalry
                 a.ships -= side.losses.ships
                 a.retreat_penalty = False
-                if side.captured or a.infantry + a.cavalry + a.ships == 0:
-                    a.state = ArmyState.GONE
+                if side.captured:
+                    self._gone(a, "were captured in battle")
+                elif a.infantry + a.cavalry + a.ships == 0:
+                    self._gone(a, "fell in battle to the last man")
                 self.save(a)
                 if not side.captured:
                     self.record_slain(a.claim_id, side.losses.infantry, side.losses.cavalry)
             elif garrison_claim is not None:
-                garrison_claim.infantry -= side.losses.infantry
-                garrison_claim.cavalry -= side.losses.cavalry
-                garrison_claim.scattered_infantry = min(garrison_claim.scattered_infantry,
-                                                        garrison_claim.infantry)
-                garrison_claim.scattered_cavalry = min(garrison_claim.scattered_cavalry,
-                                                       garrison_claim.cavalry)
-                self.save(garrison_claim)
-                if not side.captured:
-                    self.record_slain(garrison_claim.id or 0, side.losses.infantry,
-                                      side.losses.cavalry)
+                self._garrison_losses(garrison_claim, garrison, side.losses.infantry,
+                                      side.losses.cavalry, captured=side.captured)
         att_name = self.claim_name(battle.attacker_claim)
         dfd_name = self.claim_name(battle.defender_claim)
         winner_name = att_name if result.winner is Winner.ATTACKER else dfd_name
@@ -766,13 +810,52 @@ class _TickState:
         if loser is not None and loser.state != ArmyState.GONE:
             self._send_back(loser)
 
-    def _garrison_side(self, claim: Claim, tile_id: str) -> Side:
+    def _garrison(self, claim: Claim, tile_id: str, states: Collection[ArmyState]
+                  ) -> list[Contingent]:
+        """The claim's troops at home, then its land armies on ``tile_id`` in ``states``."""
+        return [Contingent(None, claim.infantry, claim.cavalry), *(
+            Contingent(a, a.infantry, a.cavalry) for a in self.armies
+            if a.claim_id == claim.id and a.tile == tile_id and a.kind == ArmyKind.LAND
+            and a.state in states)]
+
+    def _garrison_side(self, claim: Claim, tile_id: str, garrison: Sequence[Contingent], *,
+                       defending: bool) -> Side:
+        """A holdfast's garrison as one side: defending (stationary, with the secret defense
+        bonus) against an assault, or riding out in a sally."""
         tile = self.ctx.world.tile(tile_id)
-        mods = (secret_defense(tile.defense_bonus),) if tile.defense_bonus != 1 else ()
-        return battle_side(Winner.DEFENDER, infantry=claim.infantry, cavalry=claim.cavalry,
-                           terrain=tile.terrain, stationary=True,
-                           modifiers=(*mods, *self.book().holdfast(claim)),
-                           characters=self.book().home_characters(claim.id or 0))
+        mods = (secret_defense(tile.defense_bonus),) \
+            if defending and tile.defense_bonus != 1 else ()
+        characters = (*self.book().home_characters(claim.id or 0), *(
+            name for c in garrison if c.army is not None for name in self._characters(
+                c.army.id or 0)))
+        return battle_side(Winner.DEFENDER if defending else Winner.ATTACKER,
+                           infantry=sum(c.infantry for c in garrison),
+                           cavalry=sum(c.cavalry for c in garrison), terrain=tile.terrain,
+                           stationary=defending, modifiers=(*mods, *self.book().holdfast(claim)),
+                           characters=characters)
+
+    def _garrison_losses(self, claim: Claim, garrison: Sequence[Contingent], infantry: int,
+                         cavalry: int, *, captured: bool) -> None:
+        """Share a garrison's losses among its contingents (issue 9)."""
+        inf = split_losses([c.infantry for c in garrison], infantry)
+        cav = split_losses([c.cavalry for c in garrison], cavalry)
+        for c, lost_inf, lost_cav in zip(garrison, inf, cav, strict=True):
+            if c.army is None:
+                claim.infantry -= lost_inf
+                claim.cavalry -= lost_cav
+                claim.scattered_infantry = min(claim.scattered_infantry, claim.infantry)
+                claim.scattered_cavalry = min(claim.scattered_cavalry, claim.cavalry)
+                self.save(claim)
+                continue
+            c.army.infantry -= lost_inf
+            c.army.cavalry -= lost_cav
+            if captured:
+                self._gone(c.army, "were captured in battle")
+            elif c.army.infantry + c.army.cavalry == 0:
+                self._gone(c.army, "fell in battle to the last man")
+            self.save(c.army)
+        if not captured:
+            self.record_slain(claim.id or 0, infantry, cavalry)
 
     def _assault(self, battle: PendingBattle, by_id: dict[int | None, Army]) -> None:
         att = by_id.get(battle.attacker_army)
@@ -781,13 +864,17 @@ class _TickState:
                 or att.state == ArmyState.GONE:
             battle.status = BattleStatus.VOID
             return
+        # Every troop of the claim on the tile defends: at home, mustering, standing, or back
+        # inside after a sally (issue 9); they share the holdfast's fate.
+        garrison = self._garrison(claim, battle.holdfast, (
+            ArmyState.MUSTERING, ArmyState.GARRISON, ArmyState.STANDING))
         result = resolve_battle(self._side(att, Winner.ATTACKER, assault=True), self._garrison_side(
-            claim, battle.holdfast), dice=self.ctx.dice("battle", battle.id or 0),
-            rules=self.ctx.rules)
+            claim, battle.holdfast, garrison, defending=True),
+            dice=self.ctx.dice("battle", battle.id or 0), rules=self.ctx.rules)
         battle.status = BattleStatus.RESOLVED
         won = result.winner is Winner.ATTACKER
         self._apply_result(battle, result, att, None, hidden_defender=True,
-                           garrison_claim=claim)
+                           garrison_claim=claim, garrison=garrison)
         if won:
             siege = self.session.exec(select(Siege).where(
                 Siege.campaign_id == self.ctx.campaign_id, Siege.holdfast == battle.holdfast,
@@ -815,25 +902,25 @@ class _TickState:
             battle.status = BattleStatus.VOID
             return
         sally_army = by_id.get(battle.attacker_army) if battle.attacker_army else None
+        garrison: list[Contingent] = []
         if sally_army is not None:
+            if sally_army.state != ArmyState.GARRISON:
+                battle.status = BattleStatus.VOID  # only ready troops inside the walls sally
+                return
             sally_side = self._side(sally_army, Winner.ATTACKER)
-        else:
-            sally_side = battle_side(Winner.ATTACKER, infantry=claim.infantry,
-                                     cavalry=claim.cavalry,
-                                     terrain=self.ctx.world.tile(battle.holdfast).terrain,
-                                     modifiers=self.book().holdfast(claim),
-                                     characters=self.book().home_characters(claim.id or 0))
+        else:  # the whole ready garrison: the troops at home and the armies inside
+            garrison = self._garrison(claim, battle.holdfast, (ArmyState.GARRISON,))
+            sally_side = self._garrison_side(claim, battle.holdfast, garrison, defending=False)
         result = resolve_battle(sally_side, self._side(besieger, Winner.DEFENDER),
                                 dice=self.ctx.dice("battle", battle.id or 0),
                                 rules=self.ctx.rules)
         battle.status = BattleStatus.RESOLVED
         self._apply_result(battle, result, sally_army, besieger, hidden_defender=False,
-                           garrison_claim=None if sally_army else claim)
-        if result.winner is Winner.ATTACKER:
-            siege.status = SiegeStatus.BROKEN
-            self.save(siege)
-            self.log("siege_broken", f"the sally breaks the siege of {battle.holdfast}",
-                     claim_id=claim.id, public=True, data={"siege": siege.id})
+                           garrison_claim=None if sally_army else claim, garrison=garrison)
+        if result.winner is Winner.ATTACKER:  # the sally breaks the siege: say how
+            how = None if _present(besieger) else besieger.meta_json.get("fate")
+            self._end_siege(siege, f"The besiegers of {self.claim_name(siege.besieger_claim)} "
+                            f"{how or 'were driven off by a sally'}.", status=SiegeStatus.BROKEN)
         elif sally_army is not None and sally_army.state != ArmyState.GONE:
             sally_army.state = ArmyState.GARRISON
             sally_army.tile = battle.holdfast

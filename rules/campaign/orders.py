@@ -179,16 +179,23 @@ _FORMS: tuple[OrderForm, ...] = (
     OrderForm(
         "sally",
         ("sally forth", "sortie"),
-        "sally from HOLDFAST with army N",
+        "sally from HOLDFAST [with army N]",
         "sally from Riverrun with army 4",
         "ride out of a besieged holdfast to fight the besiegers",
     ),
     OrderForm(
+        "lift",
+        ("end siege",),
+        "lift siege of HOLDFAST",
+        "lift siege of Riverrun",
+        "end your siege of a holdfast (your army stays on the tile, standing)",
+    ),
+    OrderForm(
         "retreat",
         ("withdraw", "fall back"),
-        "retreat army N",
+        "retreat army N [: PATH | to TILE]",
         "retreat army 2",
-        "refuse battle and fall back along the path travelled",
+        "refuse battle and fall back along the path travelled (or a path you give)",
     ),
     OrderForm(
         "stand",
@@ -477,31 +484,63 @@ class Assault:
 
 @dataclass(frozen=True, slots=True)
 class Sally:
-    """The garrison army ``army`` rides out of besieged ``holdfast``."""
+    """The garrison army ``army`` (None: the whole ready garrison) rides out of besieged
+    ``holdfast``."""
 
     verb: ClassVar[str] = "sally"
     holdfast: str
-    army: int
+    army: int | None = None
 
     def __post_init__(self) -> None:
         _check_name(self.holdfast, "sally.holdfast")
-        _check_count(self.army, "sally.army", 1)
+        if self.army is not None:
+            _check_count(self.army, "sally.army", 1)
 
     def __str__(self) -> str:
+        if self.army is None:
+            return f"sally from {format_name(self.holdfast)}"
         return f"sally from {format_name(self.holdfast)} with army {self.army}"
 
 
 @dataclass(frozen=True, slots=True)
+class Lift:
+    """End the sender's siege of ``holdfast``."""
+
+    verb: ClassVar[str] = "lift"
+    holdfast: str
+
+    def __post_init__(self) -> None:
+        _check_name(self.holdfast, "lift.holdfast")
+
+    def __str__(self) -> str:
+        return f"lift siege of {format_name(self.holdfast)}"
+
+
+@dataclass(frozen=True, slots=True)
 class Retreat:
-    """Army ``army`` refuses battle and falls back the way it came."""
+    """Army ``army`` refuses battle and falls back the way it came, or along ``path`` (its
+    own tile excluded), or by the cheapest way to tile ``to``."""
 
     verb: ClassVar[str] = "retreat"
     army: int
+    path: tuple[str, ...] = ()
+    to: str | None = None
 
     def __post_init__(self) -> None:
         _check_count(self.army, "retreat.army", 1)
+        object.__setattr__(self, "path", tuple(self.path))
+        for index, tile in enumerate(self.path):
+            _check_name(tile, f"retreat.path[{index}]")
+        if self.to is not None:
+            _check_name(self.to, "retreat.to")
+        if self.path and self.to is not None:
+            raise InvalidInput("retreat.to", "give a path or a destination, not both")
 
     def __str__(self) -> str:
+        if self.path:
+            return f"retreat army {self.army}: {format_path(self.path)}"
+        if self.to is not None:
+            return f"retreat army {self.army} to {format_name(self.to)}"
         return f"retreat army {self.army}"
 
 
@@ -694,6 +733,7 @@ Order: TypeAlias = (
     | Siege
     | Assault
     | Sally
+    | Lift
     | Retreat
     | Stand
     | Cancel
@@ -716,6 +756,7 @@ ORDER_TYPES: tuple[type[Order], ...] = (
     Siege,
     Assault,
     Sally,
+    Lift,
     Retreat,
     Stand,
     Cancel,
@@ -1140,8 +1181,36 @@ def _parse_assault(rest: str, line: str) -> Order:
     return Assault(*_parse_place("assault", rest, line))
 
 
+_SALLY_ALONE = re.compile(
+    rf"(?:forth\s)?(?:(?:from|out\sof)\s)?(?P<name>{_NAME})", _I
+)
+
+
 def _parse_sally(rest: str, line: str) -> Order:
-    return Sally(*_parse_place("sally", rest, line))
+    if not rest.strip():
+        raise _error(Problem.WRONG_FORM, "say which holdfast (sally from HOLDFAST)", "sally",
+                     line)
+    try:
+        return Sally(*_parse_place("sally", rest, line))
+    except OrderSyntaxError:
+        alone = _SALLY_ALONE.fullmatch(rest)
+        if alone is None or _ANY_ARMY.search(rest) is not None:
+            raise
+        # "sally from Riverrun": the whole ready garrison rides out
+        return Sally(_name(alone.group("name"), "holdfast name", "sally", line))
+
+
+_LIFT_FORM = re.compile(
+    rf"(?:(?:the|my|our)\s)?(?:siege\s)?(?:(?:of|at|on)\s)?(?P<name>{_NAME})", _I
+)
+
+
+def _parse_lift(rest: str, line: str) -> Order:
+    m = _LIFT_FORM.fullmatch(rest)
+    if m is None or _ANY_ARMY.search(rest) is not None or not rest.strip():
+        raise _error(Problem.WRONG_FORM, "name the holdfast (lift siege of HOLDFAST)", "lift",
+                     line)
+    return Lift(_name(m.group("name"), "holdfast name", "lift", line))
 
 
 def _parse_blockade(rest: str, line: str) -> Order:
@@ -1166,24 +1235,28 @@ _SINGLE_ARMY_FORMS: dict[str, re.Pattern[str]] = {
         rf"{_army('a', bare=True)}(?:\s(?:and\ssend\s(?:them|it)\shome|home))?", _I
     ),
 }
-_RETREAT_TO = re.compile(rf"{_army('a', bare=True)}\s(?:back\s)?(?:to|towards|toward|into)\s.+", _I)
+_RETREAT_TO = re.compile(
+    rf"{_army('a', bare=True)}\s(?:back\s)?(?:to|towards|toward|into)\s(?P<name>{_NAME})", _I
+)
+_RETREAT_PATH = re.compile(rf"{_army('a', bare=True)}\s?(?::|along|by|via)\s?(?P<path>.+)", _I)
 
 
 def _parse_single_army(verb: str, rest: str, line: str) -> int:
     m = _SINGLE_ARMY_FORMS[verb].fullmatch(rest)
     if m is not None:
         return _army_number(m, ("a",), verb, line)
-    if verb == "retreat" and _RETREAT_TO.fullmatch(rest):
-        raise _error(
-            Problem.WRONG_FORM,
-            "retreat takes no destination: the army falls back along the path it came by",
-            verb,
-            line,
-        )
     raise _diagnose(verb, rest, line)
 
 
 def _parse_retreat(rest: str, line: str) -> Order:
+    to = _RETREAT_TO.fullmatch(rest)
+    if to is not None:
+        return Retreat(_army_number(to, ("a",), "retreat", line),
+                       to=_name(to.group("name"), "destination", "retreat", line))
+    along = _RETREAT_PATH.fullmatch(rest)
+    if along is not None:
+        return Retreat(_army_number(along, ("a",), "retreat", line),
+                       path=parse_path(along.group("path")))
     return Retreat(_parse_single_army("retreat", rest, line))
 
 
@@ -1337,6 +1410,7 @@ _PARSERS: dict[str, Callable[[str, str], Order]] = {
     "siege": _parse_siege,
     "assault": _parse_assault,
     "sally": _parse_sally,
+    "lift": _parse_lift,
     "retreat": _parse_retreat,
     "stand": _parse_stand,
     "cancel": _parse_cancel,
@@ -1808,6 +1882,7 @@ __all__ = [
     "CommandCall",
     "Disband",
     "Help",
+    "Lift",
     "Move",
     "Muster",
     "Odds",

@@ -221,9 +221,9 @@ def test_speed_skill_shortens_the_march(tmp_path: Path) -> None:
     w.run(day(3))
     army = w.army(1)
     assert army.tile == "0535" and army.arrival_tick == arrival
-    # departs at 18:00; 1.875 a tick enters 0436 (2) at 00:00 and 0535 (3) at 06:00, where
-    # the plain 1.5 a tick would have needed until 12:00
-    assert w.ctx.tick_at(arrival) == day(2, 6)
+    # departs at 18:00; 1.875 a tick enters 0436 (2) at 06:00 and 0535 (3) at 12:00, where
+    # the plain 1.5 a tick would have needed until 18:00
+    assert w.ctx.tick_at(arrival) == day(2, 12)
 
 
 def test_gold_income_of_held_resources_with_the_stacking_rule(tmp_path: Path) -> None:
@@ -325,16 +325,18 @@ def test_a_port_is_besieged_only_under_blockade_and_a_broken_blockade_pauses(
     assert "falls after **3** in-game months" in w.say("baelor_hightower",
                                                        "siege Starfall with army 1")
     assert any(p.title == "[Siege] Blockade: Starfall" for p in w.posts())
-    w.run(day(4))
+    w.run(day(4, 12))
+    assert w.siege().months_elapsed == 0  # months are whole months from the 18:00 start
+    w.run(day(4, 18))
     assert (w.siege().months_elapsed, w.siege().paused) == (1, False)
     # Dayne's fleet sails into the blockaders: an encounter, fought by the battle rules.
     w.say("arthur_dayne", "move army 3: 0548 (cost 1)")
-    w.run(day(4, 12))
+    w.run(day(5, 6))
     [battle] = [p for p in w.posts() if p.title.startswith("[Battle]")]
     assert "| Troops | 30 ships | 4 ships |" in battle.body
     assert "House Dayne wins" in battle.body
     assert w.army(2).state == ArmyState.GONE
-    w.run(day(5))
+    w.run(day(5, 18))
     siege = w.siege()
     assert (siege.status, siege.months_elapsed, siege.paused) == ("active", 1, True)
     assert any("paused: the blockade is broken" in p.body for p in w.posts())

@@ -1,0 +1,222 @@
+"""Issue 9: the campaign rules as the seed says, played through the order language and ticks.
+
+Each test sends orders as players (``handle_message``) and applies ticks (``catch_up``) on a
+real SQLite campaign, then checks the world, the replies, the posts and the private notes.
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import datetime, timedelta
+from fractions import Fraction
+from pathlib import Path
+
+from tests.bot.catalogue_world import START, World, roster
+
+H = timedelta(hours=1)
+
+
+def day(n: int, hour: int = 0) -> datetime:
+    """``n`` days after the campaign's first day, at ``hour`` UTC."""
+    return START.replace(hour=0, minute=0) + timedelta(days=n - 1, hours=hour)
+
+
+# --- movement timing (DECISIONS.md "Movement") ------------------------------------------------
+
+def test_a_march_ordered_during_a_muster_enters_nothing_on_the_readiness_tick(
+        tmp_path: Path) -> None:
+    """Muster at 07:30 day 1 (ready 12:00 day 2) with a march of five fields (cost 5): it
+    departs at readiness, is still home at that tick, enters its first field six hours later
+    and arrives ceil(5 / 1.5) = 4 ticks = 24 hours after departure, as the receipt said."""
+    w = World(tmp_path, claims=roster("stark", "lannister"))
+    reply = w.say("ned_stark", "muster 300 infantry\n"
+                               "move army 1: 1316 > 1317 > 1318 > 1319 > 1320 (cost 5)")
+    assert f"Departs: {w.ctx.when(day(2, 12))}" in reply
+    assert f"Arrives: {w.ctx.when(day(3, 12))}" in reply
+    w.run(day(2, 12))
+    army = w.army(1)
+    assert (army.state, army.tile) == ("marching", "1315")  # ready, and has marched no time
+    w.run(day(2, 18))
+    assert w.army(1).tile == "1316"
+    w.run(day(3, 6))
+    assert w.army(1).tile == "1319"
+    w.run(day(3, 12))
+    army = w.army(1)
+    assert (army.state, army.tile) == ("standing", "1320")
+    assert army.arrival_tick == w.ctx.tick_of(day(3, 12))
+
+
+def test_a_small_cavalry_band_crosses_six_fields_in_one_tick_not_none(tmp_path: Path) -> None:
+    """20 cavalry (x4: 6 a tick) ordered at 13:00 depart at 18:00 and arrive at 00:00."""
+    w = World(tmp_path, claims=roster("stark", "lannister"))
+    w.say("ned_stark", "muster 20 cavalry")
+    w.run(day(2, 12))
+    reply = w.say("ned_stark", "move army 1: 1316 > 1317 > 1318 > 1319 > 1320 > 1321 (cost 6)",
+                  at=day(2, 13))
+    assert f"Departs: {w.ctx.when(day(2, 18))}" in reply
+    assert f"Arrives: {w.ctx.when(day(3, 0))}" in reply
+    w.run(day(2, 18))
+    assert w.army(1).tile == "1315"
+    w.run(day(3, 0))
+    assert (w.army(1).state, w.army(1).tile) == ("standing", "1321")
+
+
+def test_every_receipt_keeps_its_timetable_in_play(tmp_path: Path) -> None:
+    """For armies of several sizes, the tick's arrival is the receipt's, and arrival minus
+    departure is ceil(cost / budget) x 6 hours."""
+    w = World(tmp_path, claims=roster("stark", "lannister"))
+    sizes = [("300 infantry", Fraction(3, 2)), ("1500 infantry", Fraction(3, 4)),
+             ("10 infantry", Fraction(3)), ("100 cavalry", Fraction(3))]
+    for text, _ in sizes:
+        w.say("ned_stark", f"muster {text}")
+    w.run(day(2, 12))
+    for i, (_, budget) in enumerate(sizes, start=1):
+        w.say("ned_stark", f"move army {i}: 1316 > 1317 > 1318 > 1319 > 1320 (cost 5)",
+              at=day(2, 13))
+        army = w.army(i)
+        assert army.depart_tick is not None and army.arrival_tick is not None
+        assert army.arrival_tick - army.depart_tick == math.ceil(5 / budget)
+    w.run(day(5))
+    for i, _ in enumerate(sizes, start=1):
+        assert w.army(i).tile == "1320"
+
+
+# --- sieges and assaults --------------------------------------------------------------------
+
+def _at_winterfell(tmp_path: Path, *, stark: dict[str, int], lannister: str) -> World:
+    """Lannister's army 1 (``lannister`` troops, mustered day 1) stands on Winterfell on day 2
+    at 12:00; House Stark has ``stark`` troops at home."""
+    w = World(tmp_path, claims=roster("stark", "lannister", stark=stark))
+    w.say("tywin_lannister", f"muster {lannister}")
+    w.run(day(2, 12))
+    w.place(1, "Winterfell")
+    return w
+
+
+def _post_bodies(w: World) -> str:
+    return "\n".join(f"{p.title}: {p.body}" for p in w.posts())
+
+
+def test_an_assault_is_defended_by_the_troops_still_mustering_in_the_holdfast(
+        tmp_path: Path) -> None:
+    """20 cavalry assault Winterfell whose 250 infantry are all mustering: those 250 defend
+    (x2.6 behind the walls, 650 against 40), so the assault fails instead of an automatic win."""
+    w = _at_winterfell(tmp_path, stark={"infantry": 250, "cavalry": 0}, lannister="20 cavalry")
+    w.say("ned_stark", "muster 250 infantry", at=day(2, 13))
+    assert w.claim("House Stark").infantry == 0
+    reply = w.say("tywin_lannister", "assault Winterfell with army 1", at=day(2, 13))
+    assert "will assault Winterfell" in reply
+    w.run(day(2, 18))
+    assert "Holdfast falls" not in _post_bodies(w)
+    assert w.army(1).state == "gone"  # 40 against 650: the attackers are captured
+    assert (w.army(2).state, w.army(2).infantry) == ("mustering", 250)  # lost none
+
+
+def test_every_troop_of_the_claim_on_the_tile_shares_the_holdfasts_fate(tmp_path: Path) -> None:
+    """A won assault captures the troops at home and the armies mustering there alike."""
+    w = _at_winterfell(tmp_path, stark={"infantry": 120, "cavalry": 0},
+                       lannister="2000 infantry 500 cavalry")
+    w.say("ned_stark", "muster 60 infantry", at=day(2, 13))
+    w.say("tywin_lannister", "assault Winterfell with army 1", at=day(2, 13))
+    w.run(day(2, 18))
+    assert "Holdfast falls" in _post_bodies(w)
+    assert w.army(2).state == "gone"
+    assert w.claim("House Stark").infantry == 0  # 60 at home and the 60 mustering
+
+
+def test_siege_months_are_whole_months_from_the_start(tmp_path: Path) -> None:
+    """A siege ordered at 18:00 completes each month at 18:00 (one in-game month a day): it
+    does not count the first midnight as a month, and falls exactly its length later."""
+    w = _at_winterfell(tmp_path, stark={"infantry": 200, "cavalry": 0}, lannister="500 infantry")
+    w.run(day(2, 18))
+    reply = w.say("tywin_lannister", "siege Winterfell with army 1", at=day(2, 18))
+    assert "besieges Winterfell" in reply
+    months = w.siege().months_required
+    w.run(day(3, 12))
+    assert w.siege().months_elapsed == 0  # the midnight after the order is no month
+    w.run(day(3, 18))
+    assert w.siege().months_elapsed == 1
+    w.run(day(2, 18) + timedelta(days=months) - 6 * H)
+    assert w.siege().status == "active"
+    w.run(day(2, 18) + timedelta(days=months))
+    assert w.siege().status == "fallen"
+
+
+def test_lift_ends_a_siege_and_the_army_stands(tmp_path: Path) -> None:
+    w = _at_winterfell(tmp_path, stark={"infantry": 200, "cavalry": 0}, lannister="500 infantry")
+    w.say("tywin_lannister", "siege Winterfell with army 1", at=day(2, 13))
+    reply = w.say("tywin_lannister", "lift siege of Winterfell", at=day(2, 14))
+    assert "The siege of Winterfell is lifted" in reply
+    assert (w.siege().status, w.army(1).state) == ("lifted", "standing")
+    assert "The besiegers of House Lannister have lifted the siege." in _post_bodies(w)
+    refused = w.say("ned_stark", "lift siege of Winterfell", at=day(2, 14))
+    assert "you are not besieging Winterfell" in refused
+
+
+def test_a_besieging_army_may_march_away_which_ends_the_siege(tmp_path: Path) -> None:
+    w = _at_winterfell(tmp_path, stark={"infantry": 200, "cavalry": 0}, lannister="500 infantry")
+    w.say("tywin_lannister", "siege Winterfell with army 1", at=day(2, 13))
+    reply = w.say("tywin_lannister", "move army 1: 1316 (cost 1)", at=day(2, 14))
+    assert "will march" in reply and "The siege of Winterfell is lifted" in reply
+    assert w.siege().status == "lifted"
+    assert "The besiegers of House Lannister have marched away." in _post_bodies(w)
+
+
+def test_sally_from_the_holdfast_sends_the_whole_ready_garrison(tmp_path: Path) -> None:
+    """`sally from HOLDFAST` (as the besieged notice says) is accepted; a mustering army may
+    not sally; a sally that captures the besiegers ends the siege at once, saying so."""
+    w = _at_winterfell(tmp_path, stark={"infantry": 400, "cavalry": 0}, lannister="20 cavalry")
+    w.say("ned_stark", "muster 100 infantry", at=day(2, 13))
+    w.say("tywin_lannister", "siege Winterfell with army 1", at=day(2, 13))
+    [notice] = [o for o in w.outbox(target="ned_stark") if "besieged" in o.title]
+    assert "`sally from Winterfell`" in notice.body
+    early = w.say("ned_stark", "sally from Winterfell with army 2", at=day(2, 14))
+    assert "still mustering" in early and "only ready troops sally" in early
+    reply = w.say("ned_stark", "sally from Winterfell", at=day(2, 14))
+    assert "The whole ready garrison will sally from Winterfell" in reply
+    w.run(day(2, 18))
+    assert w.army(1).state == "gone"  # 300 against 40: captured
+    assert w.siege().status == "broken"
+    assert "The besiegers of House Lannister were captured in battle." in _post_bodies(w)
+    assert w.army(2).state == "mustering"  # it did not ride out
+
+
+def test_a_siege_ends_at_once_when_its_besiegers_are_captured(tmp_path: Path) -> None:
+    """A relief army captures the besiegers: the siege ends on that tick, and the post says
+    they were captured (not that they left)."""
+    w = World(tmp_path, claims=roster("stark", "lannister"))
+    w.say("tywin_lannister", "muster 20 cavalry")
+    w.say("ned_stark", "muster 1000 infantry")
+    w.run(day(2, 12))
+    w.place(1, "Winterfell")
+    w.place(2, "1316")
+    w.say("tywin_lannister", "siege Winterfell with army 1", at=day(2, 13))
+    w.say("ned_stark", "move army 2: Winterfell (cost 1)", at=day(2, 13))
+    w.run(day(3, 0))  # enters at 00:00, fights at 06:00
+    assert w.siege().status == "active"
+    w.run(day(3, 6))
+    assert w.army(1).state == "gone"
+    assert w.siege().status == "lifted"
+    posts = _post_bodies(w)
+    assert "The besiegers of House Lannister were captured in battle." in posts
+    assert "have left" not in posts
+
+
+def test_a_siege_of_a_special_holdfast_reaches_the_moderators(tmp_path: Path) -> None:
+    w = World(tmp_path, claims=roster("reed", "lannister"),
+              wars=[("House Reed", "House Lannister")])
+    w.say("tywin_lannister", "muster 500 infantry")
+    w.run(day(2, 12))
+    w.place(1, "Greywater Watch")
+    reply = w.say("tywin_lannister", "siege Greywater Watch with army 1", at=day(2, 13))
+    assert "referred to the moderators" in reply
+    [note] = [o for o in w.outbox() if o.kind == "mod"]
+    assert "Greywater Watch" in note.title and "army 1" in note.body
+    assert w.events("referral")
+    assert w.army(1).state == "standing"
+
+
+def test_a_claimant_sees_its_own_holdfasts_secret_defenses_in_status(tmp_path: Path) -> None:
+    w = World(tmp_path, claims=roster("stark", "lannister"))
+    assert "Defenses of Winterfell: x2.6" in w.say("ned_stark", "status")
+    assert "x2.6" not in w.say("tywin_lannister", "status")
