@@ -112,7 +112,7 @@ def measure(armies: int, marching: int) -> tuple[float, int, float]:
         began = time.perf_counter()
         rows = conn.execute("SELECT id, tile, infantry, cavalry, path_json, costs_json, saved "
                             "FROM army").fetchall()
-        conn.executemany("UPDATE army SET tile = ?, saved = ?, version = version + 1 "
+        conn.executemany("UPDATE army SET tile = ?, saved = ? "
                          "WHERE id = ?", [(r[1], r[6], r[0]) for r in rows])
         conn.commit()
         baseline = time.perf_counter() - began

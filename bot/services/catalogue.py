@@ -47,6 +47,7 @@ from bot.db.models import (
     ResourceHolder,
 )
 from bot.services import journal
+from bot.services.army_rows import ArmyRecord
 from bot.services.world import CampaignContext
 from rules.campaign import world
 from rules.campaign.battle import BattleResult, Side, Winner
@@ -78,6 +79,10 @@ DEMO_CATALOGUE = "demo_catalogue.toml"
 CAPACITY_KEY = "capacity"
 """Key of the bookkeeping entry in ``Claim.improvements_json``."""
 
+
+
+AnyArmy = Army | ArmyRecord
+"""An army as a row object (orders) or as the tick's record: the modifiers read either."""
 
 
 class CatalogueError(RuntimeError):
@@ -253,7 +258,7 @@ def set_improvement_records(claim: Claim, records: Sequence[Mapping[str, Any]]) 
     _store(claim, records, capacity_granted(claim))
 
 
-def equipment_names(army: Army) -> tuple[str, ...]:
+def equipment_names(army: AnyArmy) -> tuple[str, ...]:
     """Names of the siege equipment an army carries."""
     names: list[str] = []
     for item in army.equipment_json:
@@ -283,7 +288,7 @@ class ModifierBook:
     call from the objects' current state.
     """
 
-    def __init__(self, ctx: CampaignContext, catalogue: Catalogue, *, armies: Iterable[Army],
+    def __init__(self, ctx: CampaignContext, catalogue: Catalogue, *, armies: Iterable[AnyArmy],
                  claims: Iterable[Claim], characters: Iterable[Character],
                  holders: Iterable[ResourceHolder]) -> None:
         self.ctx = ctx
@@ -295,7 +300,7 @@ class ModifierBook:
 
     @classmethod
     def load(cls, session: Session, ctx: CampaignContext, *,
-             armies: Iterable[Army] | None = None,
+             armies: Iterable[AnyArmy] | None = None,
              claims: Iterable[Claim] | None = None) -> ModifierBook:
         """A book over the given rows (default: every army and claim of the campaign)."""
         catalogue = catalogue_of(session, ctx)
@@ -326,7 +331,7 @@ class ModifierBook:
     def _alive(self) -> list[Character]:
         return [c for c in self.characters if c.status is CharacterStatus.ALIVE]
 
-    def characters_with(self, army: Army) -> list[Character]:
+    def characters_with(self, army: AnyArmy) -> list[Character]:
         """The living characters with an army (its commander)."""
         return [c for c in self._alive() if army.id is not None and c.army_id == army.id]
 
@@ -335,7 +340,7 @@ class ModifierBook:
         return tuple(c.name for c in self._alive()
                      if c.claim_id == claim_id and c.army_id is None)
 
-    def _base_strength(self, army: Army) -> int:
+    def _base_strength(self, army: AnyArmy) -> int:
         rules = self.ctx.rules
         return (army.infantry * rules.infantry_strength + army.cavalry * rules.cavalry_strength
                 + army.ships * rules.ship_strength)
@@ -396,11 +401,11 @@ class ModifierBook:
         return found
 
     # the modifiers in force
-    def skills_with(self, army: Army) -> tuple[Modifier, ...]:
+    def skills_with(self, army: AnyArmy) -> tuple[Modifier, ...]:
         """The skills of the characters with an army (what counts on the march)."""
         return tuple(self._skills(self.characters_with(army)))
 
-    def army(self, army: Army, *, equipment: bool = False) -> tuple[Modifier, ...]:
+    def army(self, army: AnyArmy, *, equipment: bool = False) -> tuple[Modifier, ...]:
         """An army's modifiers: its characters' skills, the benefit of the resource tile it
         stands on if its claim holds it, and (``equipment``: in an assault or a siege) its siege
         equipment."""
@@ -459,7 +464,7 @@ class ModifierBook:
 _BOOK_KEY = "modifier_book"
 
 
-def tick_book(session: Session, ctx: CampaignContext, *, armies: Iterable[Army],
+def tick_book(session: Session, ctx: CampaignContext, *, armies: Iterable[AnyArmy],
               claims: Iterable[Claim], tick: int) -> ModifierBook:
     """The book of one tick, made once per tick and kept in the session (the tick's rows are
     the ones it reads, so moves made during the tick count)."""
@@ -566,7 +571,7 @@ FateKey = tuple[str, str]
 
 
 def after_battle(session: Session, ctx: CampaignContext, battle: PendingBattle,
-                 result: BattleResult, attacker: Army | None, defender: Army | None, *,
+                 result: BattleResult, attacker: AnyArmy | None, defender: AnyArmy | None, *,
                  tick: int, at: datetime) -> dict[FateKey, TableRoll] | None:
     """What follows a battle for the characters and the secrets in it.
 
@@ -640,7 +645,7 @@ def _plain(value: Decimal) -> str:
 
 # --- orders: marches, sieges, odds ----------------------------------------------------------
 
-def march_modifiers(session: Session, ctx: CampaignContext, army: Army) -> tuple[Modifier, ...]:
+def march_modifiers(session: Session, ctx: CampaignContext, army: AnyArmy) -> tuple[Modifier, ...]:
     """The modifiers that count for an army on the march: its characters' skills (a resource
     benefit stays on its tile; equipment counts only in sieges and assaults)."""
     book = ModifierBook.load(session, ctx, armies=(army,), claims=())
@@ -665,7 +670,7 @@ def _note(length: SiegeLength, own: Iterable[Modifier]) -> str:
     return f" (chart {length.base} months; " + ", ".join(labels) + ")"
 
 
-def siege_terms(session: Session, ctx: CampaignContext, besieger: Army, defender: Claim,
+def siege_terms(session: Session, ctx: CampaignContext, besieger: AnyArmy, defender: Claim,
                 garrison: int) -> SiegeTerms:
     """How long a siege of ``defender``'s holdfast by ``besieger`` takes: the chart, then the
     besieger's effects (skills, equipment) and the defenders' (improvements, skills at home).
@@ -681,7 +686,7 @@ def siege_terms(session: Session, ctx: CampaignContext, besieger: Army, defender
     return SiegeTerms(length, _note(length, attack), _note(length, defense))
 
 
-def army_value(army: Army) -> world.Army:
+def army_value(army: AnyArmy) -> world.Army:
     """A stored army as the rules' value."""
     return world.Army(id=army.id or 0, claim_id=army.claim_id, kind=army.kind, state=army.state,
                       tile=army.tile, infantry=army.infantry, cavalry=army.cavalry,
@@ -689,7 +694,7 @@ def army_value(army: Army) -> world.Army:
                       arrival_tick=army.arrival_tick, retreat_penalty=army.retreat_penalty)
 
 
-def battle_side_of(book: ModifierBook, army: Army, role: Winner, *, tick: int,
+def battle_side_of(book: ModifierBook, army: AnyArmy, role: Winner, *, tick: int,
                    assault: bool = False, characters: Sequence[str] = (),
                    secrets_of: int | None = None) -> Side:
     """A stored army as a battle at tick ``tick`` counts it in ``role``: the tick's battles and

@@ -22,12 +22,10 @@ from fractions import Fraction
 from typing import Any
 
 from sqlalchemy import Engine
-from sqlalchemy.orm.attributes import flag_modified
 from sqlmodel import Session, col, select
 
 from bot.db.engine import transaction
 from bot.db.models import (
-    Army,
     ArmyKind,
     ArmyState,
     Campaign,
@@ -40,6 +38,7 @@ from bot.db.models import (
     TickRun,
 )
 from bot.services import journal
+from bot.services.army_rows import ArmyRecord, load_records, save_changed
 from bot.services.catalogue import (  # issue 6: the modifiers in force
     ModifierBook,
     after_battle,
@@ -54,7 +53,6 @@ from bot.services.sieges import end_siege
 from bot.services.world import (
     CampaignContext,
     all_claims,
-    armies,
     get_campaign,
     war_pairs,
 )
@@ -97,7 +95,7 @@ class Contingent:
     """One body of a holdfast's garrison: ``army`` (None: the troops at home) and its troops
     when the battle began."""
 
-    army: Army | None
+    army: ArmyRecord | None
     infantry: int
     cavalry: int
 
@@ -163,6 +161,7 @@ def apply_tick(session: Session, ctx: CampaignContext, campaign: Campaign, index
     state.resolve_battles()
     state.progress_sieges()
     state.update_resource_holders()
+    save_changed(session, state.armies)
     journal.flush_buffer(session)
     campaign.last_tick = index
     session.add(campaign)
@@ -199,13 +198,6 @@ def ledger_to_json(ledger: SlainLedger) -> list[Any]:
     return out
 
 
-ARMY_TICK_COLUMNS = (
-    "state", "tile", "infantry", "cavalry", "ships", "path_json", "costs_json",
-    "travelled_json", "saved", "depart_tick", "arrival_tick", "stationary_since",
-    "retreat_penalty", "meta_json",
-)
-
-
 def secret_defense(tile_bonus: Any) -> Modifier:
     """A holdfast's secret defense bonus as a hidden strength modifier for its defenders."""
     return Modifier("holdfast defenses", Source.HOLDFAST,
@@ -225,8 +217,8 @@ class _TickState:
         self.at = at
         self.report = report
         self.claims = {c.id: c for c in all_claims(session, ctx)}
-        self.armies = list(armies(session, ctx))
-        self.by_tile: dict[str, list[Army]] = defaultdict(list)
+        self.armies = load_records(session, ctx.campaign_id)
+        self.by_tile: dict[str, list[ArmyRecord]] = defaultdict(list)
         for a in self.armies:
             self.by_tile[a.tile].append(a)
         self.wars = war_pairs(session, ctx)
@@ -267,13 +259,11 @@ class _TickState:
                              body=body, at=self.at, tick=self.tick)
 
     def save(self, *rows: Any) -> None:
+        """Keep changed rows; the tick's armies are records, written back at the end of the
+        tick by :func:`~bot.services.army_rows.save_changed` (one statement)."""
         for row in rows:
-            if isinstance(row, Army):
-                # Every saved army writes the same columns, so the flush sends all of them
-                # in one executemany instead of one statement per distinct change.
-                for name in ARMY_TICK_COLUMNS:
-                    flag_modified(row, name)
-            self.session.add(row)
+            if not isinstance(row, ArmyRecord):
+                self.session.add(row)
 
     def book(self) -> ModifierBook:
         """The modifiers in force this tick (issue 6), loaded once per tick."""
@@ -535,7 +525,7 @@ class _TickState:
                 self._arrive(a, interrupted=stopped)
             self.save(a)
 
-    def _budget(self, a: Army) -> Fraction:
+    def _budget(self, a: ArmyRecord) -> Fraction:
         """The travel cost army ``a`` earns per tick now (its size, kind and modifiers)."""
         return budget_per_tick(a.infantry, a.cavalry, self.ctx.rules,
                                is_fleet=a.kind == ArmyKind.FLEET,
@@ -552,7 +542,7 @@ class _TickState:
                 found[a.tile] = (a.claim_id, ObserverKind.RESOURCE_TILE)
         return found
 
-    def _detect(self, a: Army, observers: dict[str, tuple[int, ObserverKind]]) -> None:
+    def _detect(self, a: ArmyRecord, observers: dict[str, tuple[int, ObserverKind]]) -> None:
         radius = self.ctx.rules.detection_radius
         near = self.ctx.world.tiles_within(a.tile, radius)
         rolled = set(a.meta_json.get("rolled", []))
@@ -594,21 +584,21 @@ class _TickState:
                             f"Detection roll: {roll}.")
         self._set_meta(a, rolled=sorted(rolled))
 
-    def _gone(self, a: Army, fate: str) -> None:
+    def _gone(self, a: ArmyRecord, fate: str) -> None:
         """Army ``a`` is no more; ``fate`` completes "The besiegers of CLAIM ..." in posts."""
         a.state = ArmyState.GONE
         a.path_json, a.costs_json = [], []
         self._set_meta(a, fate=fate)
 
-    def _set_meta(self, a: Army, **values: Any) -> None:
+    def _set_meta(self, a: ArmyRecord, **values: Any) -> None:
         meta = dict(a.meta_json)
         meta.update(values)
         a.meta_json = meta
 
-    def _detected_by(self, a: Army) -> set[int]:
+    def _detected_by(self, a: ArmyRecord) -> set[int]:
         return set(a.meta_json.get("detected_by", []))
 
-    def _encounter(self, a: Army) -> bool:
+    def _encounter(self, a: ArmyRecord) -> bool:
         """A marching army entering a tile held by an enemy at war stops there to fight."""
         if a.state == ArmyState.RETREATING:
             return False
@@ -642,7 +632,7 @@ class _TickState:
             return True
         return False
 
-    def _arrive(self, a: Army, *, interrupted: bool) -> None:
+    def _arrive(self, a: ArmyRecord, *, interrupted: bool) -> None:
         was_retreat = a.state == ArmyState.RETREATING
         a.state = ArmyState.STANDING
         a.stationary_since = self.tick
@@ -684,11 +674,11 @@ class _TickState:
                                                    Character.status == CharacterStatus.ALIVE)).all()
         return tuple(r.name for r in rows)
 
-    def _side(self, a: Army, role: Winner, *, assault: bool = False) -> Side:
+    def _side(self, a: ArmyRecord, role: Winner, *, assault: bool = False) -> Side:
         return battle_side_of(self.book(), a, role, tick=self.tick, assault=assault,
                               characters=self._characters(a.id or 0))
 
-    def _field_battle(self, battle: PendingBattle, by_id: dict[int | None, Army]) -> None:
+    def _field_battle(self, battle: PendingBattle, by_id: dict[int, ArmyRecord]) -> None:
         att = by_id.get(battle.attacker_army)
         dfd = by_id.get(battle.defender_army)
         if att is None or dfd is None or att.tile != dfd.tile \
@@ -711,7 +701,7 @@ class _TickState:
         battle.status = BattleStatus.RESOLVED
         self._apply_result(battle, result, att, dfd, hidden_defender=False)
 
-    def _try_retreat(self, battle: PendingBattle, runner: Army) -> bool:
+    def _try_retreat(self, battle: PendingBattle, runner: ArmyRecord) -> bool:
         dice = self.ctx.dice("retreat", battle.id or 0)
         result = roll_retreat(runner.infantry, runner.cavalry, runner.ships, dice=dice,
                               rules=self.ctx.rules)
@@ -739,7 +729,7 @@ class _TickState:
                   self.ctx.settings.posts.battle_flair)
         return True
 
-    def _send_back(self, a: Army) -> None:
+    def _send_back(self, a: ArmyRecord) -> None:
         """Sends an army back the way it came (a retreat); with no way back it stays."""
         back = list(reversed(a.travelled_json))
         if not back:
@@ -755,8 +745,8 @@ class _TickState:
         a.arrival_tick = self.tick + ticks_to_cross(costs, self._budget(a))
         self.save(a)
 
-    def _apply_result(self, battle: PendingBattle, result: BattleResult, att: Army | None,
-                      dfd: Army | None, *, hidden_defender: bool,
+    def _apply_result(self, battle: PendingBattle, result: BattleResult, att: ArmyRecord | None,
+                      dfd: ArmyRecord | None, *, hidden_defender: bool,
                       garrison_claim: Claim | None = None,
                       garrison: Sequence[Contingent] = ()) -> None:
         """Apply a battle's losses; the side with no army is ``garrison_claim``'s ``garrison``
@@ -857,7 +847,7 @@ class _TickState:
         if not captured:
             self.record_slain(claim.id or 0, infantry, cavalry)
 
-    def _assault(self, battle: PendingBattle, by_id: dict[int | None, Army]) -> None:
+    def _assault(self, battle: PendingBattle, by_id: dict[int, ArmyRecord]) -> None:
         att = by_id.get(battle.attacker_army)
         claim = self.claims.get(battle.defender_claim)
         if att is None or claim is None or att.tile != battle.holdfast \
@@ -891,7 +881,7 @@ class _TickState:
                 self.save(att)
             self._holdfast_falls(siege, self.label(battle.holdfast), "taken by assault")
 
-    def _sally(self, battle: PendingBattle, by_id: dict[int | None, Army]) -> None:
+    def _sally(self, battle: PendingBattle, by_id: dict[int, ArmyRecord]) -> None:
         besieger = by_id.get(battle.defender_army)
         claim = self.claims.get(battle.attacker_claim)
         siege = self.session.exec(select(Siege).where(
@@ -928,5 +918,5 @@ class _TickState:
             self.save(sally_army)
 
 
-def _present(a: Army) -> bool:
+def _present(a: ArmyRecord) -> bool:
     return a.state is not ArmyState.GONE
