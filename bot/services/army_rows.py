@@ -13,7 +13,7 @@ from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from sqlalchemy import String, Table, Text, bindparam, cast, select, type_coerce, update
+from sqlalchemy import String, Table, Text, cast, select, type_coerce
 from sqlmodel import Session
 
 from bot.db.models import Army
@@ -114,14 +114,24 @@ def load_records(session: Session, campaign_id: int,
 
 def save_changed(session: Session, records: Iterable[ArmyRecord]) -> int:
     """Write the tick columns of every record that changed since it was loaded (one
-    executemany, none when nothing changed); returns how many rows were written."""
+    executemany, none when nothing changed); returns how many rows were written.
+
+    The statement goes to the driver as it is (values already in their stored form: enum
+    values, JSON text): per-row parameter processing would cost more than the tick's rules.
+    """
     changed: Sequence[ArmyRecord] = [r for r in records if r.tick_values() != r.loaded]
     if not changed:
         return 0
-    statement = update(ARMY_TABLE).where(ARMY_TABLE.c.id == bindparam("row_id")).values(
-        {name: bindparam(f"new_{name}") for name in TICK_COLUMNS})
-    session.execute(statement, [
-        {"row_id": r.id, **{f"new_{name}": getattr(r, name) for name in TICK_COLUMNS}}
+    connection = session.connection()
+    mark = "?" if connection.dialect.paramstyle == "qmark" else "%s"
+    sql = (f"UPDATE {ARMY_TABLE.name} SET "
+           + ", ".join(f"{name} = {mark}" for name in TICK_COLUMNS)
+           + f" WHERE id = {mark}")
+    dumps = json.dumps
+    connection.exec_driver_sql(sql, [
+        (r.state.value, r.tile, r.infantry, r.cavalry, r.ships, dumps(r.path_json),
+         dumps(r.costs_json), dumps(r.travelled_json), r.saved, r.depart_tick, r.arrival_tick,
+         r.stationary_since, r.retreat_penalty, dumps(r.meta_json), r.id)
         for r in changed])
     for r in changed:
         r.remember()
