@@ -537,7 +537,58 @@ def _retreat(c: Call, order: o.Retreat) -> str:
     if battle is None:
         raise Rejected(f"army {a.id} faces no battle to retreat from",
                        "an army that has been attacked and got the first reaction", "status")
-    return _react(c, a, battle, "retreat")
+    if battle.reactor_claim != a.claim_id:
+        return _react(c, a, battle, "retreat")  # refused there, with the reason
+    route = _retreat_route(c, a, order)
+    if not route:
+        return _refer_retreat(c, a, battle)
+    a.meta_json = {**a.meta_json, "retreat_route": route}
+    c.session.add(a)
+    return (_react(c, a, battle, "retreat") + " If it escapes it falls back by "
+            f"{format_path(_label(c, t) for t in route)}.")
+
+
+def _retreat_route(c: Call, a: Army, order: o.Retreat) -> list[str]:
+    """The tiles a retreat would enter: the path given, the cheapest way to the tile given,
+    or back along the path travelled (DECISIONS.md "Retreat"); [] when there is none."""
+    kind = _kind(a)
+    if order.path:
+        try:
+            return list(check_path(c.ctx.world, a.tile, order.path, kind, c.ctx.rules).ids)
+        except IllegalPath as exc:
+            raise Rejected(str(exc), "a path of adjacent tiles starting next to the army's "
+                           f"tile ({_label(c, a.tile)})", f"retreat army {a.id}") from None
+    if order.to is not None:
+        goal = c.ctx.world.tile(order.to)
+        best = cheapest_route(c.ctx.world, a.tile, goal.id, kind, c.ctx.rules)
+        if best is None or not best.tiles:
+            raise Rejected(f"army {a.id} cannot fall back to {goal.label} from "
+                           f"{_label(c, a.tile)}", "another tile its kind can reach",
+                           f"retreat army {a.id}")
+        return [t.id for t in best.tiles]
+    return list(reversed(a.travelled_json))
+
+
+def _refer_retreat(c: Call, a: Army, battle: PendingBattle) -> str:
+    """No way back and no route given: the moderators decide (nothing is rolled or lost)."""
+    claim = c.require_claim()
+    journal.log_event(c.session, c.ctx.campaign_id, c.tick, "referral",
+                      f"army {a.id} of {claim.name} wants to retreat from {a.tile} but has no "
+                      "way back: referred to the moderators", at=c.now, claim_id=claim.id,
+                      actor=c.author, data={"army": a.id, "battle": battle.id})
+    journal.notify_moderators(
+        c.session, c.ctx.campaign_id, f"referral:retreat:{c.ref}",
+        subject=f"Retreat of army {a.id} referred to you",
+        body=(f"u/{escape_md(c.author)} ({escape_md(claim.name)}) wants army {a.id} "
+              f"({_troops(a)}) to retreat from {escape_md(_label(c, a.tile))} before battle "
+              f"{battle.id}, but it did not march there and gave no route. The rules leave "
+              "this to your discretion. Nothing was rolled; the battle stands unless you "
+              "rule otherwise."),
+        at=c.now, tick=c.tick)
+    return (f"Army {a.id} has no path back (it did not march to {_label(c, a.tile)}) and you "
+            "gave no route, so nothing was rolled: your retreat is **referred to the "
+            "moderators**. To choose a way yourself, send `retreat army "
+            f"{a.id}: TILE > TILE` or `retreat army {a.id} to TILE`.")
 
 
 def _react(c: Call, a: Army, battle: PendingBattle, reaction: str) -> str:

@@ -709,6 +709,19 @@ class _TickState:
         self._apply_result(battle, result, att, dfd, hidden_defender=False)
 
     def _try_retreat(self, battle: PendingBattle, runner: Army) -> bool:
+        route = self._retreat_route(runner)
+        if not route:  # nowhere to go: the moderators decide; nothing is rolled or lost
+            self.log("referral", f"army {runner.id} has no way to retreat from "
+                     f"{self.label(battle.tile)}: referred to the moderators",
+                     claim_id=runner.claim_id, data={"battle": battle.id, "army": runner.id})
+            journal.notify_moderators(
+                self.s, self.ctx.campaign_id, f"referral:retreat:{battle.id}",
+                subject=f"Retreat of army {runner.id} referred to you",
+                body=(f"Army {runner.id} of {self.claim_name(runner.claim_id)} chose to retreat "
+                      f"from {self.label(battle.tile)} but has no way back. Nothing was rolled "
+                      "and the battle was fought; rule on it if needed."),
+                at=self.at, tick=self.t)
+            return False
         dice = self.ctx.dice("retreat", battle.id or 0)
         result = roll_retreat(runner.infantry, runner.cavalry, runner.ships, dice=dice,
                               rules=self.ctx.rules)
@@ -723,7 +736,7 @@ class _TickState:
                                                          result.escaped.cavalry,
                                                          result.escaped.ships)
         self.record_slain(runner.claim_id, lost.infantry, lost.cavalry)
-        self._send_back(runner)
+        self._send_back(runner, route)
         self.log("retreat", f"army {runner.id} retreats from {self.label(battle.tile)} (d20 "
                  f"{result.roll}, keeps {result.fraction * 100:.0f}%)", claim_id=runner.claim_id,
                  public=True, data={"battle": battle.id, "lost": [lost.infantry, lost.cavalry]},
@@ -736,9 +749,16 @@ class _TickState:
                   self.ctx.settings.posts.battle_flair)
         return True
 
-    def _send_back(self, a: Army) -> None:
-        """Sends an army back the way it came (a retreat); with no way back it stays."""
-        back = list(reversed(a.travelled_json))
+    def _retreat_route(self, a: Army) -> list[str]:
+        """The route the army's `retreat` order chose, else back along the path travelled."""
+        chosen = a.meta_json.get("retreat_route")
+        return list(chosen) if chosen else list(reversed(a.travelled_json))
+
+    def _send_back(self, a: Army, route: Sequence[str] | None = None) -> None:
+        """Sends an army back along ``route`` (default: the way it came); with no way back it
+        stays."""
+        back = list(route) if route is not None else list(reversed(a.travelled_json))
+        self._set_meta(a, retreat_route=[])
         if not back:
             a.state = ArmyState.STANDING.value
             self.save(a)

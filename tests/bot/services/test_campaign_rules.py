@@ -220,3 +220,57 @@ def test_a_claimant_sees_its_own_holdfasts_secret_defenses_in_status(tmp_path: P
     w = World(tmp_path, claims=roster("stark", "lannister"))
     assert "Defenses of Winterfell: x2.6" in w.say("ned_stark", "status")
     assert "x2.6" not in w.say("tywin_lannister", "status")
+
+
+# --- retreat route ----------------------------------------------------------------------------
+
+def _attacked_at_1316(tmp_path: Path, seed: str = "issue-6") -> World:
+    """Stark's army 1 (300 infantry) and Lannister's army 2 (300 infantry) stand on 1316, where
+    neither marched; at 13:00 on day 2 the Lannisters attack, so Stark has the first reaction.
+    (With ``seed`` "s0" Stark's retreat roll is a 20.)"""
+    w = World(tmp_path, claims=roster("stark", "lannister"), seed=seed)
+    w.say("ned_stark", "muster 300 infantry")
+    w.say("tywin_lannister", "muster 300 infantry")
+    w.run(day(2, 12))
+    w.place(1, "1316")
+    w.place(2, "1316")
+    assert "will attack army 1" in w.say("tywin_lannister", "attack army 1 with army 2",
+                                         at=day(2, 13))
+    return w
+
+
+def test_a_retreat_with_no_way_back_is_referred_not_rolled(tmp_path: Path) -> None:
+    w = _attacked_at_1316(tmp_path)
+    reply = w.say("ned_stark", "retreat army 1", at=day(2, 14))
+    assert "referred to the moderators" in reply and "nothing was rolled" in reply
+    [note] = [o for o in w.outbox() if o.kind == "mod"]
+    assert "Retreat of army 1" in note.title
+    assert w.events("referral")
+    w.run(day(2, 18))
+    assert not w.events("retreat") and not w.events("retreat_failed")
+    assert not [p for p in w.posts() if "withdraws" in p.title]  # no untrue post
+
+
+def test_a_retreat_may_name_its_route_and_then_really_leaves(tmp_path: Path) -> None:
+    w = _attacked_at_1316(tmp_path, seed="s0")
+    reply = w.say("ned_stark", "retreat army 1: 1315", at=day(2, 14))
+    assert "will try to retreat" in reply and "falls back by Winterfell" in reply
+    w.run(day(2, 18))
+    [retreat] = w.events("retreat")
+    assert "d20 20" in retreat.summary
+    army = w.army(1)
+    assert (army.state, army.tile, army.path_json) == ("retreating", "1316", ["1315"])
+    # its arrival time is in the future, for the player too
+    assert army.arrival_tick == w.ctx.tick_of(day(3, 0))
+    status = w.say("ned_stark", "status", at=day(2, 19))
+    assert f"arrives {w.ctx.when(day(3, 0))}" in status
+    w.run(day(3, 0))
+    assert (w.army(1).tile, w.army(1).state) == ("1315", "standing")
+
+
+def test_a_retreat_to_a_tile_takes_the_cheapest_way(tmp_path: Path) -> None:
+    w = _attacked_at_1316(tmp_path)
+    reply = w.say("ned_stark", "retreat army 1 to 1318", at=day(2, 14))
+    assert "falls back by 1317 > 1318" in reply
+    bad = w.say("ned_stark", "retreat army 1: 1320", at=day(2, 14))
+    assert "**Not done:**" in bad
