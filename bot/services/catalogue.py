@@ -77,6 +77,7 @@ CAPACITY_KEY = "capacity"
 
 ALIVE = "alive"
 DEAD = "dead"
+CAPTURED = "captured"  # taken with its army (issue 9): cannot command until freed
 
 
 class CatalogueError(RuntimeError):
@@ -291,6 +292,9 @@ class ModifierBook:
         self.claims = {c.id: c for c in claims}
         self.characters = list(characters)
         self.holders = {h.tile: h for h in holders}
+        # Pairs of claims at war (smaller id first); the tick sets them so that a hostile
+        # newcomer cannot take a resource tile's benefit by arriving (issue 9).
+        self.wars: frozenset[tuple[int, int]] = frozenset()
 
     @classmethod
     def load(cls, session: Session, ctx: CampaignContext, *,
@@ -359,7 +363,8 @@ class ModifierBook:
         ceded = row.ceded_to if row is not None and row.ceded_to is not None \
             and strengths.get(row.ceded_to, 0) > 0 else None
         holder = row.claim_id if row is not None else None
-        return benefit_holder(list(strengths.items()), ceded, holder=holder)
+        return benefit_holder(list(strengths.items()), ceded, holder=holder,
+                              hostile=lambda a, b: (min(a, b), max(a, b)) in self.wars)
 
     def held_resource_tiles(self, claim_id: int) -> tuple[str, ...]:
         """Ids of the resource tiles whose benefit the claim receives now, sorted."""

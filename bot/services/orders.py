@@ -38,6 +38,7 @@ from bot.services.world import (
     claim_by_name,
     claim_of_user,
     get_campaign,
+    relation,
     set_relation,
 )
 from bot.text import escape_md
@@ -52,6 +53,7 @@ from rules.campaign.odds import battle_odds
 from rules.campaign.paths import ArmyKind as PathKind
 from rules.campaign.paths import (
     IllegalPath,
+    PathCheck,
     cheapest_route,
     check_path,
     format_path,
@@ -80,6 +82,9 @@ class Call:
     ref: str
     is_moderator: bool
     refusals: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    finish: Callable[[], str] | None = None
+    """Set by a handler whose receipt depends on later lines: called again after the whole
+    message and its answer replaces the first receipt (issue 9)."""
 
     @property
     def tick(self) -> int:
@@ -166,6 +171,7 @@ def process_message(session: Session, ctx: CampaignContext, *, author: str, text
             outcome.rejected = 1
             return outcome
     parsed = o.parse_message(text)
+    finishers: list[tuple[int, str, Callable[[], str]]] = []
     for item in parsed.items:
         if isinstance(item.result, o.CommandCall):
             outcome.commands.append(item.result)
@@ -205,6 +211,10 @@ def process_message(session: Session, ctx: CampaignContext, *, author: str, text
         else:
             sections.append(quote + receipt)
             outcome.accepted += 1
+            if call.finish is not None:
+                finishers.append((len(sections) - 1, quote, call.finish))
+    for index, quote, finish in finishers:  # receipts reflect the whole message
+        sections[index] = quote + finish()
     if parsed.text_truncated or parsed.lines_truncated:
         sections.append("*Only the first orders of this long message were read; send the rest "
                         "in another message.*")
@@ -265,6 +275,17 @@ def _word(a: Army) -> str:
 
 def _kind(a: Army) -> PathKind:
     return PathKind.FLEET if a.kind == ArmyKind.FLEET.value else PathKind.LAND
+
+
+def _harbours(c: Call, a: Army) -> frozenset[str]:
+    """Port holdfasts fleet ``a`` may sail into: its own claim's and its allies' (issue 9)."""
+    if a.kind != ArmyKind.FLEET.value:
+        return frozenset()
+    claims = c.session.exec(select(Claim).where(Claim.campaign_id == c.ctx.campaign_id)).all()
+    return frozenset(
+        other.holdfast for other in claims
+        if other.holdfast in c.ctx.world and c.ctx.world.tile(other.holdfast).port
+        and relation(c.session, c.ctx, a.claim_id, other.id or 0) is RelationStatus.ALLIED)
 
 
 def _label(c: Call, tile_id: str) -> str:
@@ -382,12 +403,14 @@ def _move(c: Call, order: o.Move) -> str:
                        f"retreat army {a.id}")
     kind = _kind(a)
     try:
-        check = check_path(c.ctx.world, a.tile, order.path, kind, c.ctx.rules)
+        check = check_path(c.ctx.world, a.tile, order.path, kind, c.ctx.rules,
+                           _harbours(c, a))
     except IllegalPath as exc:
         raise Rejected(str(exc), "a path of adjacent tiles starting next to the army's tile "
                        f"({_label(c, a.tile)})", f"route army {a.id} to <destination>") from None
     if order.stated_cost != check.total:
-        best = cheapest_route(c.ctx.world, a.tile, check.tiles[-1].id, kind, c.ctx.rules)
+        best = cheapest_route(c.ctx.world, a.tile, check.tiles[-1].id, kind, c.ctx.rules,
+                          _harbours(c, a))
         hint = ""
         if best is not None and best.total < check.total:
             hint = (f" The cheapest route there costs {best.total}: "
@@ -403,12 +426,6 @@ def _move(c: Call, order: o.Move) -> str:
     ready_at = c.ctx.tick_at(a.ready_tick) if a.state == ArmyState.MUSTERING.value \
         and a.ready_tick is not None else None
     depart = departure_tick(c.now, ready_at, c.ctx.rules)
-    from bot.services.catalogue import march_modifiers  # issue 6: speed modifiers
-
-    speed_mods = march_modifiers(c.session, c.ctx, a)
-    budget = budget_per_tick(a.infantry, a.cavalry, c.ctx.rules, modifiers=speed_mods,
-                             is_fleet=kind is PathKind.FLEET)
-    schedule = schedule_march(check.costs, budget, depart, c.ctx.rules)
     lifted = _leave_siege(c, a, "have marched away")  # issue 9: leaving ends the siege
     if a.state != ArmyState.MUSTERING.value:
         a.state = ArmyState.MARCHING.value
@@ -417,8 +434,39 @@ def _move(c: Call, order: o.Move) -> str:
     a.meta_json = {}  # who detected the previous march does not carry over
     a.saved = "0"
     a.depart_tick = c.ctx.tick_of(depart)
-    a.arrival_tick = c.ctx.tick_of(schedule.arrival)
     a.version += 1
+    c.session.add(a)
+    first = _march_receipt(c, a, check, depart, lifted)
+    journal.log_event(c.session, c.ctx.campaign_id, c.tick, "march",
+                      f"army {a.id} ordered to march {check.breakdown()}", at=c.now,
+                      claim_id=a.claim_id, actor=c.author,
+                      data={"army": a.id, "path": list(check.ids), "cost": check.total,
+                            "depart_tick": a.depart_tick, "arrival_tick": a.arrival_tick})
+
+    def whole_message() -> str:
+        # Receipts reflect the whole message (issue 9): a later line (a commander with a
+        # speed skill) may change the march; a later line that replaced it keeps this one.
+        if a.path_json != list(check.ids) or a.state not in (ArmyState.MARCHING.value,
+                                                             ArmyState.MUSTERING.value):
+            return first
+        return _march_receipt(c, a, check, depart, lifted)
+
+    c.finish = whole_message
+    return first
+
+
+def _march_receipt(c: Call, a: Army, check: PathCheck, depart: datetime,
+                   lifted: str | None) -> str:
+    """The receipt of a march as the army stands now; sets its arrival tick to match."""
+    from bot.services.catalogue import march_modifiers  # issue 6: speed modifiers
+    from rules.campaign.movement import speed_multiplier
+
+    kind = _kind(a)
+    speed_mods = march_modifiers(c.session, c.ctx, a)
+    budget = budget_per_tick(a.infantry, a.cavalry, c.ctx.rules, modifiers=speed_mods,
+                             is_fleet=kind is PathKind.FLEET)
+    schedule = schedule_march(check.costs, budget, depart, c.ctx.rules)
+    a.arrival_tick = c.ctx.tick_of(schedule.arrival)
     c.session.add(a)
     observers = observer_tiles(c, a.claim_id)
     sightings = observers_along(c.ctx.world, [a.tile, *check.ids], observers,
@@ -432,13 +480,6 @@ def _move(c: Call, order: o.Move) -> str:
         odds = "certain" if needed is None or needed <= 1 else \
             ("impossible" if needed > 20 else f"on a d20 of {needed}+")
         watch.append(f"{_label(c, s.observer)} ({odds})")
-    journal.log_event(c.session, c.ctx.campaign_id, c.tick, "march",
-                      f"army {a.id} ordered to march {check.breakdown()}", at=c.now,
-                      claim_id=a.claim_id, actor=c.author,
-                      data={"army": a.id, "path": list(check.ids), "cost": check.total,
-                            "depart_tick": a.depart_tick, "arrival_tick": a.arrival_tick})
-    from rules.campaign.movement import speed_multiplier
-
     mult, reasons = speed_multiplier(a.infantry, a.cavalry, c.ctx.rules, modifiers=speed_mods,
                                      is_fleet=kind is PathKind.FLEET)
     speed = f"x{mult.normalize():f}" + (f" ({', '.join(reasons)})" if reasons else "")
@@ -455,7 +496,8 @@ def _move(c: Call, order: o.Move) -> str:
         lines.append("- May be detected by: " + "; ".join(watch))
     else:
         lines.append("- Passes no holdfast or occupied resource tile that could detect it")
-    best = cheapest_route(c.ctx.world, a.tile, check.tiles[-1].id, kind, c.ctx.rules)
+    best = cheapest_route(c.ctx.world, a.tile, check.tiles[-1].id, kind, c.ctx.rules,
+                          _harbours(c, a))
     if best is not None and best.total < check.total:
         lines.append(f"- A cheaper route there costs {best.total}: "
                      f"{format_path(t.label for t in best.tiles)}")
@@ -469,7 +511,8 @@ def _move(c: Call, order: o.Move) -> str:
 def _route(c: Call, order: o.Route) -> str:
     a = c.own_army(order.army)
     goal = c.ctx.world.tile(order.destination)
-    route = cheapest_route(c.ctx.world, a.tile, goal.id, _kind(a), c.ctx.rules)
+    route = cheapest_route(c.ctx.world, a.tile, goal.id, _kind(a), c.ctx.rules,
+                           _harbours(c, a))
     if route is None:
         raise Rejected(f"army {a.id} cannot reach {goal.label} from {_label(c, a.tile)}",
                        "a destination its kind can reach", f"route army {a.id} to Riverrun")
@@ -554,13 +597,14 @@ def _retreat_route(c: Call, a: Army, order: o.Retreat) -> list[str]:
     kind = _kind(a)
     if order.path:
         try:
-            return list(check_path(c.ctx.world, a.tile, order.path, kind, c.ctx.rules).ids)
+            return list(check_path(c.ctx.world, a.tile, order.path, kind, c.ctx.rules,
+                           _harbours(c, a)).ids)
         except IllegalPath as exc:
             raise Rejected(str(exc), "a path of adjacent tiles starting next to the army's "
                            f"tile ({_label(c, a.tile)})", f"retreat army {a.id}") from None
     if order.to is not None:
         goal = c.ctx.world.tile(order.to)
-        best = cheapest_route(c.ctx.world, a.tile, goal.id, kind, c.ctx.rules)
+        best = cheapest_route(c.ctx.world, a.tile, goal.id, kind, c.ctx.rules, _harbours(c, a))
         if best is None or not best.tiles:
             raise Rejected(f"army {a.id} cannot fall back to {goal.label} from "
                            f"{_label(c, a.tile)}", "another tile its kind can reach",

@@ -15,6 +15,7 @@ from sqlmodel import select
 from bot.db.models import Army, ArmyKind, ArmyState, Character, Claim, RelationStatus
 from bot.services import journal
 from bot.services.catalogue import (
+    CAPTURED,
     catalogue_of,
     entry_cost_text,
     equipment_names,
@@ -159,6 +160,13 @@ def _assign(c: Call, order: o.Assign) -> str:
     claim = c.require_claim()
     characters = list(living_characters(c.session, c.ctx, claim.id or 0))
     chosen = _find_character(characters, order.commander)
+    captive = _find_character(list(c.session.exec(select(Character).where(
+        Character.campaign_id == c.ctx.campaign_id, Character.claim_id == claim.id,
+        Character.status == CAPTURED)).all()), order.commander) if chosen is None else None
+    if captive is not None:
+        raise Rejected(f"{captive.name} is a captive (taken with an army that was captured) "
+                       "and cannot command until the moderators free them",
+                       "a free character of your claim", "status")
     if chosen is None:
         names = ", ".join(ch.name for ch in characters)
         raise Rejected(f"{claim.name} has no living character called "

@@ -41,6 +41,7 @@ from bot.db.models import (
 )
 from bot.services import journal
 from bot.services.catalogue import (  # issue 6: the modifiers in force
+    CAPTURED,
     ModifierBook,
     after_battle,
     income_sources,
@@ -63,6 +64,7 @@ from rules.campaign.battle import BattleResult, Side, Winner, resolve_battle
 from rules.campaign.config import Season, Terrain
 from rules.campaign.contingents import split_losses
 from rules.campaign.detection import ObserverKind, roll_detection
+from rules.campaign.meetings import Presence, holds_position, hostile_meetings
 from rules.campaign.modifiers import Effect, EffectKind, Modifier, Role, Source
 from rules.campaign.movement import (
     MarchProgress,
@@ -153,6 +155,7 @@ def apply_tick(session: Session, ctx: CampaignContext, campaign: Campaign, index
         state.complete_musters()
         state.move_armies()
     state.resolve_battles()
+    state.meet_hostiles()
     state.progress_sieges()
     state.update_resource_holders()
     journal.flush_buffer(session)
@@ -222,6 +225,7 @@ class _TickState:
         for a in self.armies:
             self.by_tile[a.tile].append(a)
         self.wars = war_pairs(session, ctx)
+        self.frozen_wars = frozenset(self.wars)
         # Keys queued by a tick are unique by construction (they name the tick or the army
         # and the tick applies once), so the outbox need not look each one up.
         session.info["outbox_keys_unique"] = True
@@ -269,8 +273,10 @@ class _TickState:
 
     def book(self) -> ModifierBook:
         """The modifiers in force this tick (issue 6), loaded once per tick."""
-        return tick_book(self.s, self.ctx, armies=self.armies, claims=self.claims.values(),
+        book = tick_book(self.s, self.ctx, armies=self.armies, claims=self.claims.values(),
                          tick=self.t)
+        book.wars = self.frozen_wars  # issue 9: a hostile newcomer takes no benefit
+        return book
 
     # --- resource tiles -----------------------------------------------------------------
     def update_resource_holders(self) -> None:
@@ -457,6 +463,7 @@ class _TickState:
                 captured_inf += a.infantry
                 captured_cav += a.cavalry
                 self._gone(a, "were captured when the holdfast fell")
+                self._capture_characters(a)
                 self.save(a)
         siege.status = "fallen"
         besieger = next((a for a in self.armies if a.id == siege.army_id), None)
@@ -591,6 +598,16 @@ class _TickState:
         a.path_json, a.costs_json = [], []
         self._set_meta(a, fate=fate)
 
+    def _capture_characters(self, a: Army) -> None:
+        """The characters with a captured army are captives: no longer free to command
+        (issue 9); the moderators rule on their fate."""
+        for character in self.s.exec(select(Character).where(
+                Character.army_id == a.id, Character.status == "alive")).all():
+            character.status = CAPTURED
+            character.army_id = None
+            self.s.add(character)
+        a.commander_id = None
+
     def _set_meta(self, a: Army, **values: Any) -> None:
         meta = dict(a.meta_json)
         meta.update(values)
@@ -600,9 +617,8 @@ class _TickState:
         return set(a.meta_json.get("detected_by", []))
 
     def _encounter(self, a: Army) -> bool:
-        """A marching army entering a tile held by an enemy at war stops there to fight."""
-        if a.state == ArmyState.RETREATING.value:
-            return False
+        """A marching (or retreating) army entering a tile held by an enemy at war stops there
+        to fight (issue 9: a retreat passing through an enemy is stopped too)."""
         for other in self.by_tile.get(a.tile, ()):
             if other is a or other.kind != a.kind:
                 continue
@@ -610,28 +626,67 @@ class _TickState:
                 continue
             if not self.at_war(a.claim_id, other.claim_id):
                 continue
-            reactor = other.claim_id if other.claim_id in self._detected_by(a) else a.claim_id
-            battle = PendingBattle(
-                campaign_id=self.ctx.campaign_id, tile=a.tile, kind="field",
-                attacker_army=a.id or 0, defender_army=other.id or 0,
-                attacker_claim=a.claim_id, defender_claim=other.claim_id,
-                created_tick=self.t, resolve_tick=self.t + self.ctx.rules.reaction_ticks,
-                reactor_claim=reactor)
-            self.s.add(battle)
-            when = self.ctx.when(self.ctx.tick_at(battle.resolve_tick))
-            self.log("encounter", f"army {a.id} meets enemy army {other.id} at {a.tile}",
-                     claim_id=a.claim_id, data={"attacker": a.id, "defender": other.id,
-                                                "reactor": reactor})
-            for claim_id, own, enemy in ((a.claim_id, a, other), (other.claim_id, other, a)):
-                choice = (f" You have the first reaction: reply `retreat army {own.id}` or "
-                          f"`stand army {own.id}` before then.") if claim_id == reactor else ""
-                self.notify(claim_id, f"encounter:{self.t}:{a.id}:{other.id}",
-                            f"Battle looms at {self.label(a.tile)}",
-                            f"Your army {own.id} faces army {enemy.id} of "
-                            f"{self.claim_name(enemy.claim_id)} at {self.label(a.tile)}. The "
-                            f"battle is fought at {when}.{choice}")
+            self._meet(a, other)
             return True
         return False
+
+    def _meet(self, a: Army, other: Army) -> None:
+        """Army ``a`` meets enemy ``other`` on its tile: a battle after the reaction window.
+        The first reaction is the defender's if it detected ``a``, else ``a``'s."""
+        reactor = other.claim_id if other.claim_id in self._detected_by(a) else a.claim_id
+        battle = PendingBattle(
+            campaign_id=self.ctx.campaign_id, tile=a.tile, kind="field",
+            attacker_army=a.id or 0, defender_army=other.id or 0,
+            attacker_claim=a.claim_id, defender_claim=other.claim_id,
+            created_tick=self.t, resolve_tick=self.t + self.ctx.rules.reaction_ticks,
+            reactor_claim=reactor)
+        self.s.add(battle)
+        when = self.ctx.when(self.ctx.tick_at(battle.resolve_tick))
+        self.log("encounter", f"army {a.id} meets enemy army {other.id} at {a.tile}",
+                 claim_id=a.claim_id, data={"attacker": a.id, "defender": other.id,
+                                            "reactor": reactor})
+        for claim_id, own, enemy in ((a.claim_id, a, other), (other.claim_id, other, a)):
+            if claim_id == reactor:
+                choice = (f" You have the first reaction: reply `retreat army {own.id}` or "
+                          f"`stand army {own.id}` before then.")
+            else:
+                choice = (f" {self.claim_name(enemy.claim_id)} saw you first: until then it "
+                          "may still choose to retreat instead of fighting.")
+            self.notify(claim_id, f"encounter:{self.t}:{a.id}:{other.id}",
+                        f"Battle looms at {self.label(a.tile)}",
+                        f"Your army {own.id} faces army {enemy.id} of "
+                        f"{self.claim_name(enemy.claim_id)} at {self.label(a.tile)}. The "
+                        f"battle is fought at {when}.{choice}")
+
+    def meet_hostiles(self) -> None:
+        """Every pair of hostile armies left sharing a tile after this tick's moves and
+        battles meets in a battle (issue 9; :mod:`rules.campaign.meetings`)."""
+        busy: set[int] = set()
+        for att_id, dfd_id in self.s.exec(
+                select(PendingBattle.attacker_army, PendingBattle.defender_army).where(
+                    PendingBattle.campaign_id == self.ctx.campaign_id,
+                    PendingBattle.status == "pending")).all():
+            busy.update((att_id, dfd_id))
+        by_id = {a.id: a for a in self.armies}
+        presences = []
+        for a in self.armies:
+            if a.state not in (ArmyState.STANDING.value, ArmyState.BESIEGING.value,
+                               ArmyState.MARCHING.value, ArmyState.RETREATING.value):
+                continue
+            if a.state == ArmyState.RETREATING.value \
+                    and a.meta_json.get("retreat_from") == a.tile:
+                continue  # it is leaving the battle it escaped; it meets nobody there
+            moving = a.state in (ArmyState.MARCHING.value, ArmyState.RETREATING.value) \
+                and marches_on(self.t, a.depart_tick)
+            presences.append(Presence(a.id or 0, a.claim_id, a.tile, a.kind,
+                                      None if moving else a.stationary_since))
+        for attacker, defender in hostile_meetings(presences, self.at_war, busy):
+            att, dfd = by_id[attacker.army], by_id[defender.army]
+            for stopping in (att, dfd):
+                if stopping.state in (ArmyState.MARCHING.value, ArmyState.RETREATING.value):
+                    self._arrive(stopping, interrupted=True)  # both stop to fight
+                    self.save(stopping)
+            self._meet(att, dfd)
 
     def _arrive(self, a: Army, *, interrupted: bool) -> None:
         was_retreat = a.state == ArmyState.RETREATING.value
@@ -701,9 +756,12 @@ class _TickState:
                 battle.status = "avoided"
                 return
         # The defender bonus is the defender's: the attacker either marched in (in transit)
-        # or left its own position to attack, so it never has it.
+        # or left its own position to attack, so it never has it; the defender has it only if
+        # it stood there before the battle began (arriving together, neither has it).
+        holds = holds_position(dfd.stationary_since, battle.created_tick)
         result = resolve_battle(self._side(att, moving=True),
-                                self._side(dfd), dice=self.ctx.dice("battle", battle.id or 0),
+                                self._side(dfd, moving=not holds),
+                                dice=self.ctx.dice("battle", battle.id or 0),
                                 rules=self.ctx.rules)
         battle.status = "resolved"
         self._apply_result(battle, result, att, dfd, hidden_defender=False)
@@ -768,6 +826,7 @@ class _TickState:
         a.state = ArmyState.RETREATING.value
         a.path_json, a.costs_json, a.saved = back, costs, "0"
         a.travelled_json = []
+        self._set_meta(a, retreat_from=a.tile)
         # It sets off at once: the first tile is entered on the next tick, like any march.
         a.depart_tick = self.t
         a.arrival_tick = self.t + ticks_to_cross(costs, self._budget(a))
@@ -788,6 +847,7 @@ class _TickState:
                 a.retreat_penalty = False
                 if side.captured:
                     self._gone(a, "were captured in battle")
+                    self._capture_characters(a)
                 elif a.infantry + a.cavalry + a.ships == 0:
                     self._gone(a, "fell in battle to the last man")
                 self.save(a)
@@ -861,6 +921,7 @@ class _TickState:
             c.army.cavalry -= lost_cav
             if captured:
                 self._gone(c.army, "were captured in battle")
+                self._capture_characters(c.army)
             elif c.army.infantry + c.army.cavalry == 0:
                 self._gone(c.army, "fell in battle to the last man")
             self.save(c.army)
