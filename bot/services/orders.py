@@ -705,6 +705,73 @@ def _attack(c: Call, order: o.Attack) -> str:
             f"The defender has the first reaction; the battle is fought at {when}.")
 
 
+@handles(o.Intercept)
+def _intercept(c: Call, order: o.Intercept) -> str:
+    """Within the reaction window of a sighting, a standing army on the watching tile stops the
+    passing force: it halts where it is, the interceptor joins it there, and the battle is
+    fought at the end of the window (the intercepted side has the first reaction)."""
+    mine = c.own_army(order.army)
+    claim = c.require_claim()
+    target = army(c.session, c.ctx, order.target)
+    sighted = (target.meta_json.get("sighted") or {}).get(str(claim.id)) \
+        if target is not None else None
+    if target is None or sighted is None or target.claim_id == claim.id \
+            or target.state != ArmyState.MARCHING.value:
+        raise Rejected(f"your watchers have not sighted a passing army {order.target}",
+                       "an enemy army named in a sighting note, while it is still marching",
+                       "status")
+    watch_tile, sighted_tick = str(sighted[0]), int(sighted[1])
+    if c.tick >= sighted_tick + c.ctx.rules.reaction_ticks:
+        raise Rejected(f"the chance to intercept army {target.id} has passed (it closed at "
+                       f"{c.ctx.when(c.ctx.tick_at(sighted_tick + c.ctx.rules.reaction_ticks))})",
+                       "an intercept sent before the next tick after the sighting", "status")
+    if mine.tile != watch_tile or mine.state != ArmyState.STANDING.value \
+            or mine.kind != target.kind:
+        raise Rejected(f"army {mine.id} is not standing at {_label(c, watch_tile)}, where army "
+                       f"{target.id} was sighted", "your standing army on the watching tile",
+                       f"intercept army {target.id} with army 2")
+    if target.tile not in c.ctx.world.tiles_within(watch_tile, c.ctx.rules.detection_radius):
+        raise Rejected(f"army {target.id} is out of reach of {_label(c, watch_tile)}",
+                       "a force still within sight of the watching tile", "status")
+    for a in (mine, target):
+        if _pending_battle_of(c, a.id or 0) is not None:
+            raise Rejected(f"army {a.id} is already in a battle", "a battle to be fought first",
+                           "status")
+    _declare_war(c, mine.claim_id, target.claim_id)
+    target.state = ArmyState.STANDING.value  # stopped where it is, off the march
+    target.path_json, target.costs_json, target.saved = [], [], "0"
+    target.arrival_tick = target.stationary_since = c.tick
+    mine.travelled_json = [*mine.travelled_json, mine.tile]
+    mine.tile = target.tile
+    mine.stationary_since = c.tick
+    c.session.add(target)
+    c.session.add(mine)
+    battle = PendingBattle(
+        campaign_id=c.ctx.campaign_id, tile=target.tile, kind="field",
+        attacker_army=mine.id or 0, defender_army=target.id or 0,
+        attacker_claim=mine.claim_id, defender_claim=target.claim_id,
+        created_tick=c.tick, resolve_tick=reaction_deadline(c),
+        reactor_claim=target.claim_id,  # starting a battle is always detected by the defender
+    )
+    c.session.add(battle)
+    c.session.flush()
+    when = c.ctx.when(c.ctx.tick_at(battle.resolve_tick))
+    journal.log_event(c.session, c.ctx.campaign_id, c.tick, "intercept",
+                      f"army {mine.id} intercepts army {target.id} at {target.tile}", at=c.now,
+                      claim_id=mine.claim_id, actor=c.author,
+                      data={"battle": battle.id, "attacker": mine.id, "defender": target.id})
+    journal.notify_claim(
+        c.session, c.ctx.campaign_id, target.claim_id, f"intercepted:{battle.id}",
+        subject=f"Army {target.id} is intercepted at {_label(c, target.tile)}",
+        body=(f"Army {mine.id} ({_troops(mine)}) bars the way of your army {target.id} at "
+              f"{_label(c, target.tile)}: your march is stopped. The battle is fought at {when}."
+              f"\n\nYou have the first reaction: reply `retreat army {target.id}` to try to "
+              f"escape, or `stand army {target.id}` to fight."),
+        at=c.now, tick=c.tick)
+    return (f"Army {mine.id} intercepts army {target.id} at {_label(c, target.tile)}: its march "
+            f"is stopped. The defender has the first reaction; the battle is fought at {when}.")
+
+
 def _declare_war(c: Call, a: int, b: int) -> None:
     before = set_relation(c.session, c.ctx, a, b, RelationStatus.WAR)
     if before is not RelationStatus.WAR:

@@ -412,6 +412,20 @@ class _TickState:
                 if self._siege_month(siege, month):
                     break
             self.save(siege)
+        self._release_garrisons({s.holdfast for s in sieges if s.status == "active"})
+
+    def _release_garrisons(self, besieged: set[str]) -> None:
+        """Armies behind their walls come out (standing) once no siege holds the holdfast and
+        no enemy army stands on its tile."""
+        for a in self.armies:
+            if a.state != ArmyState.GARRISON.value or a.tile in besieged:
+                continue
+            if any(o.claim_id != a.claim_id and self.at_war(a.claim_id, o.claim_id)
+                   and o.state in (ArmyState.STANDING.value, ArmyState.BESIEGING.value)
+                   for o in self.by_tile.get(a.tile, ())):
+                continue
+            a.state = ArmyState.STANDING.value
+            self.save(a)
 
     def _end_siege(self, siege: Siege, reason: str, *, status: str = "lifted") -> None:
         self.report.events.append(end_siege(self.s, self.ctx, siege, reason, at=self.at,
@@ -579,7 +593,9 @@ class _TickState:
             if result.detected:
                 detected_by = self._detected_by(a)
                 detected_by.add(watcher[0])
-                self._set_meta(a, detected_by=sorted(detected_by))
+                sighted = dict(a.meta_json.get("sighted", {}))
+                sighted[str(watcher[0])] = [tile_id, self.t]  # the intercept window (issue 9)
+                self._set_meta(a, detected_by=sorted(detected_by), sighted=sighted)
                 roll = "automatic" if result.automatic else \
                     f"d20 {result.roll} + {result.bonus} = {result.total} vs {result.target}" \
                     + (f" ({', '.join(changed_by)})" if changed_by else "")
@@ -589,7 +605,8 @@ class _TickState:
                             f"{self.claim_name(a.claim_id)} at {self.label(a.tile)}, "
                             f"{self.ctx.when(self.at)}: "
                             f"{troops_text(a.infantry, a.cavalry, a.ships)}. "
-                            f"Detection roll: {roll}.")
+                            f"Detection roll: {roll}." + self._intercept_hint(a, watcher[0],
+                                                                               tile_id))
         self._set_meta(a, rolled=sorted(rolled))
 
     def _gone(self, a: Army, fate: str) -> None:
@@ -607,6 +624,17 @@ class _TickState:
             character.army_id = None
             self.s.add(character)
         a.commander_id = None
+
+    def _intercept_hint(self, a: Army, claim_id: int, tile_id: str) -> str:
+        """The reaction a sighting offers: a standing army of the watching claim on the
+        watching tile may intercept the passing force until the next tick (issue 9)."""
+        guards = [g for g in self.by_tile.get(tile_id, ()) if g.claim_id == claim_id
+                  and g.state == ArmyState.STANDING.value and g.kind == a.kind]
+        if not guards or a.state != ArmyState.MARCHING.value:
+            return ""
+        until = self.ctx.when(self.ctx.tick_at(self.t + self.ctx.rules.reaction_ticks))
+        return (f" Your army {guards[0].id} stands at {self.label(tile_id)}: you may stop this "
+                f"force with `intercept army {a.id} with army {guards[0].id}` before {until}.")
 
     def _set_meta(self, a: Army, **values: Any) -> None:
         meta = dict(a.meta_json)
@@ -880,7 +908,15 @@ class _TickState:
                         + f"; strength {money(result.defender.strength.value)}.")
         loser = att if result.winner is Winner.DEFENDER else dfd
         if loser is not None and loser.state != ArmyState.GONE.value:
-            self._send_back(loser)
+            home = self.claims.get(loser.claim_id)
+            if not loser.travelled_json and home is not None and home.holdfast == loser.tile \
+                    and loser.kind == ArmyKind.LAND.value:
+                # No way back, but home: the beaten army withdraws behind its own walls
+                # (issue 9), where only an assault or a siege can reach it.
+                loser.state = ArmyState.GARRISON.value
+                self.save(loser)
+            else:  # with no way back it stays, and meets the winner again (meet_hostiles)
+                self._send_back(loser)
 
     def _garrison(self, claim: Claim, tile_id: str, states: Sequence[str]) -> list[Contingent]:
         """The claim's troops at home, then its land armies on ``tile_id`` in ``states``."""

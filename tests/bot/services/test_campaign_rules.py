@@ -438,3 +438,45 @@ def test_a_receipt_reflects_the_whole_message(tmp_path: Path) -> None:
     assert w.army(1).arrival_tick == w.ctx.tick_of(day(3, 6))
     w.run(day(3, 6))
     assert (w.army(1).tile, w.army(1).state) == ("0535", "standing")
+
+
+# --- reacting to a detection ------------------------------------------------------------------
+
+def _sighted_passing_winterfell(tmp_path: Path) -> World:
+    """Stark's army 1 stands on Winterfell; Lannister's army 2 (600 infantry, always seen by a
+    holdfast) marches 1417 > 1416 > ... > 1716 past it and is sighted at 00:00 on day 3 in 1416
+    (it reaches 1616 at 06:00 and 1716 at 12:00)."""
+    w = _two_hosts(tmp_path, "600 infantry")
+    w.place(1, "Winterfell")
+    w.place(2, "1417")
+    w.say("tywin_lannister", "move army 2: 1416 > 1516 > 1616 > 1716 (cost 4)", at=day(2, 13))
+    w.run(day(3))
+    assert w.army(2).tile == "1416"
+    return w
+
+
+def test_a_standing_army_may_intercept_a_force_its_watchers_sighted(tmp_path: Path) -> None:
+    w = _sighted_passing_winterfell(tmp_path)
+    [note] = [o for o in w.outbox(target="ned_stark") if "sighted" in o.title]
+    assert "`intercept army 2 with army 1` before " + w.ctx.when(day(3, 6)) in note.body
+    reply = w.say("ned_stark", "intercept army 2 with army 1", at=day(3, 1))
+    assert "intercepts army 2" in reply and w.ctx.when(day(3, 6)) in reply
+    assert (w.army(2).state, w.army(2).tile, w.army(2).path_json) == ("standing", "1416", [])
+    assert w.army(1).tile == "1416"
+    [told] = [o for o in w.outbox(target="tywin_lannister") if "intercepted" in o.title]
+    assert "`retreat army 2`" in told.body
+    w.run(day(3, 6))
+    [battle] = _battle_posts(w)
+    strength = next(line for line in battle.splitlines() if line.startswith("| Strength"))
+    assert "1.4" not in strength  # neither side was standing there before
+
+
+def test_the_chance_to_intercept_ends_at_the_next_tick(tmp_path: Path) -> None:
+    w = _sighted_passing_winterfell(tmp_path)
+    w.run(day(3, 6))
+    assert (w.army(2).state, w.army(2).tile) == ("marching", "1616")
+    late = w.say("ned_stark", "intercept army 2 with army 1", at=day(3, 7))
+    assert "the chance to intercept army 2 has passed" in late
+    assert w.army(1).tile == "1315"
+    stranger = w.say("ned_stark", "intercept army 1 with army 1", at=day(3, 7))
+    assert "have not sighted" in stranger
