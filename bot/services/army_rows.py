@@ -24,9 +24,9 @@ ARMY_TABLE: Table = Army.__table__  # type: ignore[attr-defined]
 TICK_COLUMNS = (
     "state", "tile", "infantry", "cavalry", "ships", "path_json", "costs_json",
     "travelled_json", "saved", "depart_tick", "arrival_tick", "stationary_since",
-    "retreat_penalty", "meta_json",
+    "retreat_penalty", "meta_json", "commander_id",
 )
-"""The columns a tick changes (an order may change others, e.g. the commander, meanwhile)."""
+"""The columns a tick changes (it writes them only for the armies it changed)."""
 
 
 @dataclass(slots=True, eq=False)
@@ -59,7 +59,8 @@ class ArmyRecord:
         """The :data:`TICK_COLUMNS`, in that order."""
         return (self.state, self.tile, self.infantry, self.cavalry, self.ships, self.path_json,
                 self.costs_json, self.travelled_json, self.saved, self.depart_tick,
-                self.arrival_tick, self.stationary_since, self.retreat_penalty, self.meta_json)
+                self.arrival_tick, self.stationary_since, self.retreat_penalty, self.meta_json,
+                self.commander_id)
 
     def remember(self) -> None:
         """Take the current tick columns as the stored ones (lists and dicts copied, so a
@@ -67,7 +68,7 @@ class ArmyRecord:
         self.loaded = (self.state, self.tile, self.infantry, self.cavalry, self.ships,
                        self.path_json[:], self.costs_json[:], self.travelled_json[:], self.saved,
                        self.depart_tick, self.arrival_tick, self.stationary_since,
-                       self.retreat_penalty, dict(self.meta_json))
+                       self.retreat_penalty, dict(self.meta_json), self.commander_id)
 
 
 _READ = tuple(f.name for f in fields(ArmyRecord) if f.name != "loaded")
@@ -131,7 +132,7 @@ def save_changed(session: Session, records: Iterable[ArmyRecord]) -> int:
     connection.exec_driver_sql(sql, [
         (r.state.value, r.tile, r.infantry, r.cavalry, r.ships, dumps(r.path_json),
          dumps(r.costs_json), dumps(r.travelled_json), r.saved, r.depart_tick, r.arrival_tick,
-         r.stationary_since, r.retreat_penalty, dumps(r.meta_json), r.id)
+         r.stationary_since, r.retreat_penalty, dumps(r.meta_json), r.commander_id, r.id)
         for r in changed])
     for r in changed:
         r.remember()

@@ -297,6 +297,9 @@ class ModifierBook:
         self.claims = {c.id: c for c in claims}
         self.characters = list(characters)
         self.holders = {h.tile: h for h in holders}
+        # Pairs of claims at war (smaller id first); the tick sets them so that a hostile
+        # newcomer cannot take a resource tile's benefit by arriving (issue 9).
+        self.wars: frozenset[tuple[int, int]] = frozenset()
 
     @classmethod
     def load(cls, session: Session, ctx: CampaignContext, *,
@@ -365,7 +368,8 @@ class ModifierBook:
         ceded = row.ceded_to if row is not None and row.ceded_to is not None \
             and strengths.get(row.ceded_to, 0) > 0 else None
         holder = row.claim_id if row is not None else None
-        return benefit_holder(list(strengths.items()), ceded, holder=holder)
+        return benefit_holder(list(strengths.items()), ceded, holder=holder,
+                              hostile=lambda a, b: (min(a, b), max(a, b)) in self.wars)
 
     def held_resource_tiles(self, claim_id: int) -> tuple[str, ...]:
         """Ids of the resource tiles whose benefit the claim receives now, sorted."""
@@ -608,7 +612,8 @@ def after_battle(session: Session, ctx: CampaignContext, battle: PendingBattle,
             settled[(which.value, fate.name)] = rolled
             dies = fate.fate is Fate.DEATH_ROLL and rolled.outcome in settings.death_outcomes
             if dies:
-                _mark_dead(session, ctx, claims[which], fate.name)
+                _mark_dead(session, ctx, claims[which], fate.name,
+                           (a for a in (attacker, defender) if a is not None))
             journal.log_event(session, ctx.campaign_id, tick, "character_fate",
                               f"{fate.name} rolls on the {rolled.table} table: {rolled.outcome}",
                               at=at, claim_id=claims[which], public=True,
@@ -619,14 +624,20 @@ def after_battle(session: Session, ctx: CampaignContext, battle: PendingBattle,
     return settled
 
 
-def _mark_dead(session: Session, ctx: CampaignContext, claim_id: int, name: str) -> None:
+def _mark_dead(session: Session, ctx: CampaignContext, claim_id: int, name: str,
+               fought: Iterable[AnyArmy] = ()) -> None:
+    """Mark a character dead; the army it commanded loses its commander (the tick's own
+    record of it when it is one of the armies that fought, so the tick writes it back)."""
     for character in living_characters(session, ctx, claim_id):
         if character.name != name:
             continue
-        army = session.get(Army, character.army_id) if character.army_id is not None else None
+        army: AnyArmy | None = next((a for a in fought if a.id == character.army_id), None)
+        if army is None and character.army_id is not None:
+            army = session.get(Army, character.army_id)
         if army is not None and army.commander_id == character.id:
             army.commander_id = None
-            session.add(army)
+            if isinstance(army, Army):
+                session.add(army)
         character.status = CharacterStatus.DEAD
         character.army_id = None
         session.add(character)
@@ -695,11 +706,13 @@ def army_value(army: AnyArmy) -> world.Army:
 
 
 def battle_side_of(book: ModifierBook, army: AnyArmy, role: Winner, *, tick: int,
-                   assault: bool = False, characters: Sequence[str] = (),
+                   began: int | None = None, assault: bool = False,
+                   characters: Sequence[str] = (),
                    secrets_of: int | None = None) -> Side:
     """A stored army as a battle at tick ``tick`` counts it in ``role``: the tick's battles and
     the ``odds`` order both come here, and :func:`rules.campaign.world.army_side` decides.
 
+    ``began``: the tick the battle began (see :func:`rules.campaign.world.is_stationary`).
     ``assault``: its siege equipment counts. ``secrets_of``: the claim asking (odds); another
     claim's hidden modifiers are then left out, so odds never reveal them.
     """
@@ -708,8 +721,8 @@ def battle_side_of(book: ModifierBook, army: AnyArmy, role: Winner, *, tick: int
         mods = tuple(m for m in mods if not m.hidden)
     terrain = book.ctx.world.tile(army.tile).terrain if army.tile in book.ctx.world \
         else Terrain.FIELD
-    return world.army_side(army_value(army), role, tick=tick, terrain=terrain, modifiers=mods,
-                           characters=characters)
+    return world.army_side(army_value(army), role, tick=tick, began=began, terrain=terrain,
+                           modifiers=mods, characters=characters)
 
 
 # --- the moderators' tools ------------------------------------------------------------------

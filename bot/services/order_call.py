@@ -37,6 +37,9 @@ class Call:
     ref: str
     is_moderator: bool
     refusals: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    finish: Callable[[], str] | None = None
+    """Set by a handler whose receipt depends on later lines: called again after the whole
+    message and its answer replaces the first receipt."""
 
     @property
     def tick(self) -> int:

@@ -12,7 +12,7 @@ nothing. The caller owns the transaction (and records the message id in it).
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from fractions import Fraction
@@ -40,6 +40,7 @@ from bot.services.world import (
     claim_by_name,
     claim_of_user,
     get_campaign,
+    relation,
     set_relation,
 )
 from bot.text import escape_md
@@ -53,6 +54,7 @@ from rules.campaign.muster import check_muster, muster_ready_at
 from rules.campaign.odds import battle_odds
 from rules.campaign.paths import (
     IllegalPath,
+    PathCheck,
     cheapest_route,
     check_path,
     format_path,
@@ -104,6 +106,7 @@ def process_message(session: Session, ctx: CampaignContext, *, author: str, text
             outcome.rejected = 1
             return outcome
     parsed = o.parse_message(text)
+    finishers: list[tuple[int, str, Callable[[], str]]] = []
     for item in parsed.items:
         if isinstance(item.result, o.CommandCall):
             outcome.commands.append(item.result)
@@ -143,6 +146,10 @@ def process_message(session: Session, ctx: CampaignContext, *, author: str, text
         else:
             sections.append(quote + receipt)
             outcome.accepted += 1
+            if call.finish is not None:
+                finishers.append((len(sections) - 1, quote, call.finish))
+    for index, quote, finish in finishers:  # receipts reflect the whole message
+        sections[index] = quote + finish()
     if parsed.text_truncated or parsed.lines_truncated:
         sections.append("*Only the first orders of this long message were read; send the rest "
                         "in another message.*")
@@ -199,6 +206,17 @@ def _troops(a: Army) -> str:
 
 def _word(a: Army) -> str:
     return "Fleet" if a.kind == ArmyKind.FLEET else "Army"
+
+
+def _harbours(c: Call, a: Army) -> frozenset[str]:
+    """Port holdfasts fleet ``a`` may sail into: its own claim's and its allies' (issue 9)."""
+    if a.kind != ArmyKind.FLEET:
+        return frozenset()
+    claims = c.session.exec(select(Claim).where(Claim.campaign_id == c.ctx.campaign_id)).all()
+    return frozenset(
+        other.holdfast for other in claims
+        if other.holdfast in c.ctx.world and c.ctx.world.tile(other.holdfast).port
+        and relation(c.session, c.ctx, a.claim_id, other.id or 0) is RelationStatus.ALLIED)
 
 
 def _label(c: Call, tile_id: str) -> str:
@@ -314,12 +332,14 @@ def _move(c: Call, order: o.Move) -> str:
                        f"retreat army {a.id}")
     kind = a.kind
     try:
-        check = check_path(c.ctx.world, a.tile, order.path, kind, c.ctx.rules)
+        check = check_path(c.ctx.world, a.tile, order.path, kind, c.ctx.rules,
+                           _harbours(c, a))
     except IllegalPath as exc:
         raise Rejected(str(exc), "a path of adjacent tiles starting next to the army's tile "
                        f"({_label(c, a.tile)})", f"route army {a.id} to <destination>") from None
     if order.stated_cost != check.total:
-        best = cheapest_route(c.ctx.world, a.tile, check.tiles[-1].id, kind, c.ctx.rules)
+        best = cheapest_route(c.ctx.world, a.tile, check.tiles[-1].id, kind, c.ctx.rules,
+                          _harbours(c, a))
         hint = ""
         if best is not None and best.total < check.total:
             hint = (f" The cheapest route there costs {best.total}: "
@@ -335,12 +355,6 @@ def _move(c: Call, order: o.Move) -> str:
     ready_at = c.ctx.tick_at(a.ready_tick) if a.state == ArmyState.MUSTERING \
         and a.ready_tick is not None else None
     depart = departure_tick(c.now, ready_at, c.ctx.rules)
-    from bot.services.catalogue import march_modifiers  # issue 6: speed modifiers
-
-    speed_mods = march_modifiers(c.session, c.ctx, a)
-    budget = budget_per_tick(a.infantry, a.cavalry, c.ctx.rules, modifiers=speed_mods,
-                             is_fleet=kind is ArmyKind.FLEET)
-    schedule = schedule_march(check.costs, budget, depart, c.ctx.rules)
     lifted = _leave_siege(c, a, "have marched away")  # issue 9: leaving ends the siege
     if a.state != ArmyState.MUSTERING:
         a.state = ArmyState.MARCHING
@@ -349,6 +363,37 @@ def _move(c: Call, order: o.Move) -> str:
     a.meta_json = {}  # who detected the previous march does not carry over
     a.saved = "0"
     a.depart_tick = c.ctx.tick_of(depart)
+    c.session.add(a)
+    first = _march_receipt(c, a, check, depart, lifted)
+    journal.log_event(c.session, c.ctx.campaign_id, c.tick, "march",
+                      f"army {a.id} ordered to march {check.breakdown()}", at=c.now,
+                      claim_id=a.claim_id, actor=c.author,
+                      data={"army": a.id, "path": list(check.ids), "cost": check.total,
+                            "depart_tick": a.depart_tick, "arrival_tick": a.arrival_tick})
+
+    def whole_message() -> str:
+        # Receipts reflect the whole message (issue 9): a later line (a commander with a
+        # speed skill) may change the march; a later line that replaced it keeps this one.
+        if a.path_json != list(check.ids) or a.state not in (ArmyState.MARCHING,
+                                                             ArmyState.MUSTERING):
+            return first
+        return _march_receipt(c, a, check, depart, lifted)
+
+    c.finish = whole_message
+    return first
+
+
+def _march_receipt(c: Call, a: Army, check: PathCheck, depart: datetime,
+                   lifted: str | None) -> str:
+    """The receipt of a march as the army stands now; sets its arrival tick to match."""
+    from bot.services.catalogue import march_modifiers  # issue 6: speed modifiers
+    from rules.campaign.movement import speed_multiplier
+
+    kind = a.kind
+    speed_mods = march_modifiers(c.session, c.ctx, a)
+    budget = budget_per_tick(a.infantry, a.cavalry, c.ctx.rules, modifiers=speed_mods,
+                             is_fleet=kind is ArmyKind.FLEET)
+    schedule = schedule_march(check.costs, budget, depart, c.ctx.rules)
     a.arrival_tick = c.ctx.tick_of(schedule.arrival)
     c.session.add(a)
     observers = observer_tiles(c, a.claim_id)
@@ -363,13 +408,6 @@ def _move(c: Call, order: o.Move) -> str:
         odds = "certain" if needed is None or needed <= 1 else \
             ("impossible" if needed > 20 else f"on a d20 of {needed}+")
         watch.append(f"{_label(c, s.observer)} ({odds})")
-    journal.log_event(c.session, c.ctx.campaign_id, c.tick, "march",
-                      f"army {a.id} ordered to march {check.breakdown()}", at=c.now,
-                      claim_id=a.claim_id, actor=c.author,
-                      data={"army": a.id, "path": list(check.ids), "cost": check.total,
-                            "depart_tick": a.depart_tick, "arrival_tick": a.arrival_tick})
-    from rules.campaign.movement import speed_multiplier
-
     mult, reasons = speed_multiplier(a.infantry, a.cavalry, c.ctx.rules, modifiers=speed_mods,
                                      is_fleet=kind is ArmyKind.FLEET)
     speed = f"x{mult.normalize():f}" + (f" ({', '.join(reasons)})" if reasons else "")
@@ -386,7 +424,8 @@ def _move(c: Call, order: o.Move) -> str:
         lines.append("- May be detected by: " + "; ".join(watch))
     else:
         lines.append("- Passes no holdfast or occupied resource tile that could detect it")
-    best = cheapest_route(c.ctx.world, a.tile, check.tiles[-1].id, kind, c.ctx.rules)
+    best = cheapest_route(c.ctx.world, a.tile, check.tiles[-1].id, kind, c.ctx.rules,
+                          _harbours(c, a))
     if best is not None and best.total < check.total:
         lines.append(f"- A cheaper route there costs {best.total}: "
                      f"{format_path(t.label for t in best.tiles)}")
@@ -399,7 +438,8 @@ def _move(c: Call, order: o.Move) -> str:
 def _route(c: Call, order: o.Route) -> str:
     a = c.own_army(order.army)
     goal = c.ctx.world.tile(order.destination)
-    route = cheapest_route(c.ctx.world, a.tile, goal.id, a.kind, c.ctx.rules)
+    route = cheapest_route(c.ctx.world, a.tile, goal.id, a.kind, c.ctx.rules,
+                           _harbours(c, a))
     if route is None:
         raise Rejected(f"army {a.id} cannot reach {goal.label} from {_label(c, a.tile)}",
                        "a destination its kind can reach", f"route army {a.id} to Riverrun")
@@ -464,7 +504,59 @@ def _retreat(c: Call, order: o.Retreat) -> str:
     if battle is None:
         raise Rejected(f"army {a.id} faces no battle to retreat from",
                        "an army that has been attacked and got the first reaction", "status")
-    return _react(c, a, battle, Reaction.RETREAT)
+    if battle.reactor_claim != a.claim_id:
+        return _react(c, a, battle, Reaction.RETREAT)  # refused there, with the reason
+    route = _retreat_route(c, a, order)
+    if not route:
+        return _refer_retreat(c, a, battle)
+    a.meta_json = {**a.meta_json, "retreat_route": route}
+    c.session.add(a)
+    return (_react(c, a, battle, Reaction.RETREAT) + " If it escapes it falls back by "
+            f"{format_path(_label(c, t) for t in route)}.")
+
+
+def _retreat_route(c: Call, a: Army, order: o.Retreat) -> list[str]:
+    """The tiles a retreat would enter: the path given, the cheapest way to the tile given,
+    or back along the path travelled (DECISIONS.md "Retreat"); [] when there is none."""
+    kind = a.kind
+    if order.path:
+        try:
+            return list(check_path(c.ctx.world, a.tile, order.path, kind, c.ctx.rules,
+                           _harbours(c, a)).ids)
+        except IllegalPath as exc:
+            raise Rejected(str(exc), "a path of adjacent tiles starting next to the army's "
+                           f"tile ({_label(c, a.tile)})", f"retreat army {a.id}") from None
+    if order.to is not None:
+        goal = c.ctx.world.tile(order.to)
+        best = cheapest_route(c.ctx.world, a.tile, goal.id, kind, c.ctx.rules, _harbours(c, a))
+        if best is None or not best.tiles:
+            raise Rejected(f"army {a.id} cannot fall back to {goal.label} from "
+                           f"{_label(c, a.tile)}", "another tile its kind can reach",
+                           f"retreat army {a.id}")
+        return [t.id for t in best.tiles]
+    return list(reversed(a.travelled_json))
+
+
+def _refer_retreat(c: Call, a: Army, battle: PendingBattle) -> str:
+    """No way back and no route given: the moderators decide (nothing is rolled or lost)."""
+    claim = c.require_claim()
+    journal.log_event(c.session, c.ctx.campaign_id, c.tick, "referral",
+                      f"army {a.id} of {claim.name} wants to retreat from {a.tile} but has no "
+                      "way back: referred to the moderators", at=c.now, claim_id=claim.id,
+                      actor=c.author, data={"army": a.id, "battle": battle.id})
+    journal.notify_moderators(
+        c.session, c.ctx.campaign_id, f"referral:retreat:{c.ref}",
+        subject=f"Retreat of army {a.id} referred to you",
+        body=(f"u/{escape_md(c.author)} ({escape_md(claim.name)}) wants army {a.id} "
+              f"({_troops(a)}) to retreat from {escape_md(_label(c, a.tile))} before battle "
+              f"{battle.id}, but it did not march there and gave no route. The rules leave "
+              "this to your discretion. Nothing was rolled; the battle stands unless you "
+              "rule otherwise."),
+        at=c.now, tick=c.tick)
+    return (f"Army {a.id} has no path back (it did not march to {_label(c, a.tile)}) and you "
+            "gave no route, so nothing was rolled: your retreat is **referred to the "
+            "moderators**. To choose a way yourself, send `retreat army "
+            f"{a.id}: TILE > TILE` or `retreat army {a.id} to TILE`.")
 
 
 def _react(c: Call, a: Army, battle: PendingBattle, reaction: Reaction) -> str:
@@ -531,6 +623,72 @@ def _attack(c: Call, order: o.Attack) -> str:
         at=c.now, tick=c.tick)
     return (f"Army {mine.id} will attack army {target.id} at {_label(c, mine.tile)}. "
             f"The defender has the first reaction; the battle is fought at {when}.")
+
+
+def _intercept(c: Call, order: o.Intercept) -> str:
+    """Within the reaction window of a sighting, a standing army on the watching tile stops the
+    passing force: it halts where it is, the interceptor joins it there, and the battle is
+    fought at the end of the window (the intercepted side has the first reaction)."""
+    mine = c.own_army(order.army)
+    claim = c.require_claim()
+    target = army(c.session, c.ctx, order.target)
+    sighted = (target.meta_json.get("sighted") or {}).get(str(claim.id)) \
+        if target is not None else None
+    if target is None or sighted is None or target.claim_id == claim.id \
+            or target.state != ArmyState.MARCHING:
+        raise Rejected(f"your watchers have not sighted a passing army {order.target}",
+                       "an enemy army named in a sighting note, while it is still marching",
+                       "status")
+    watch_tile, sighted_tick = str(sighted[0]), int(sighted[1])
+    if c.tick >= sighted_tick + c.ctx.rules.reaction_ticks:
+        raise Rejected(f"the chance to intercept army {target.id} has passed (it closed at "
+                       f"{c.ctx.when(c.ctx.tick_at(sighted_tick + c.ctx.rules.reaction_ticks))})",
+                       "an intercept sent before the next tick after the sighting", "status")
+    if mine.tile != watch_tile or mine.state != ArmyState.STANDING \
+            or mine.kind != target.kind:
+        raise Rejected(f"army {mine.id} is not standing at {_label(c, watch_tile)}, where army "
+                       f"{target.id} was sighted", "your standing army on the watching tile",
+                       f"intercept army {target.id} with army 2")
+    if target.tile not in c.ctx.world.tiles_within(watch_tile, c.ctx.rules.detection_radius):
+        raise Rejected(f"army {target.id} is out of reach of {_label(c, watch_tile)}",
+                       "a force still within sight of the watching tile", "status")
+    for a in (mine, target):
+        if _pending_battle_of(c, a.id or 0) is not None:
+            raise Rejected(f"army {a.id} is already in a battle", "a battle to be fought first",
+                           "status")
+    _declare_war(c, mine.claim_id, target.claim_id)
+    target.state = ArmyState.STANDING  # stopped where it is, off the march
+    target.path_json, target.costs_json, target.saved = [], [], "0"
+    target.arrival_tick = target.stationary_since = c.tick
+    mine.travelled_json = [*mine.travelled_json, mine.tile]
+    mine.tile = target.tile
+    mine.stationary_since = c.tick
+    c.session.add(target)
+    c.session.add(mine)
+    battle = PendingBattle(
+        campaign_id=c.ctx.campaign_id, tile=target.tile, kind=BattleKind.FIELD,
+        attacker_army=mine.id or 0, defender_army=target.id or 0,
+        attacker_claim=mine.claim_id, defender_claim=target.claim_id,
+        created_tick=c.tick, resolve_tick=reaction_deadline(c),
+        reactor_claim=target.claim_id,  # starting a battle is always detected by the defender
+    )
+    c.session.add(battle)
+    c.session.flush()
+    when = c.ctx.when(c.ctx.tick_at(battle.resolve_tick))
+    journal.log_event(c.session, c.ctx.campaign_id, c.tick, "intercept",
+                      f"army {mine.id} intercepts army {target.id} at {target.tile}", at=c.now,
+                      claim_id=mine.claim_id, actor=c.author,
+                      data={"battle": battle.id, "attacker": mine.id, "defender": target.id})
+    journal.notify_claim(
+        c.session, c.ctx.campaign_id, target.claim_id, f"intercepted:{battle.id}",
+        subject=f"Army {target.id} is intercepted at {_label(c, target.tile)}",
+        body=(f"Army {mine.id} ({_troops(mine)}) bars the way of your army {target.id} at "
+              f"{_label(c, target.tile)}: your march is stopped. The battle is fought at {when}."
+              f"\n\nYou have the first reaction: reply `retreat army {target.id}` to try to "
+              f"escape, or `stand army {target.id}` to fight."),
+        at=c.now, tick=c.tick)
+    return (f"Army {mine.id} intercepts army {target.id} at {_label(c, target.tile)}: its march "
+            f"is stopped. The defender has the first reaction; the battle is fought at {when}.")
 
 
 def _declare_war(c: Call, a: int, b: int) -> None:
@@ -805,8 +963,10 @@ def _odds(c: Call, order: o.Odds) -> str:
     book = ModifierBook.load(c.session, c.ctx)
     fought = reaction_deadline(c)
     asker = None if c.is_moderator else mine.claim_id
-    attacker = battle_side_of(book, mine, Winner.ATTACKER, tick=fought, secrets_of=asker)
-    defender = battle_side_of(book, other, Winner.DEFENDER, tick=fought, secrets_of=asker)
+    attacker = battle_side_of(book, mine, Winner.ATTACKER, tick=fought, began=c.tick,
+                              secrets_of=asker)
+    defender = battle_side_of(book, other, Winner.DEFENDER, tick=fought, began=c.tick,
+                              secrets_of=asker)
     odds = battle_odds(attacker, defender, c.ctx.rules)
     fight = matchup(attacker, defender, c.ctx.rules)
     win = odds.attacker_win
@@ -898,6 +1058,7 @@ HANDLERS: Mapping[type, Handler] = MappingProxyType({
     o.Stand: _stand,
     o.Retreat: _retreat,
     o.Attack: _attack,
+    o.Intercept: _intercept,
     o.Siege: _siege,
     o.Assault: _assault,
     o.Sally: _sally,

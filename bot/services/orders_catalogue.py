@@ -28,6 +28,7 @@ from bot.text import escape_md
 from rules.campaign import calendar
 from rules.campaign import orders as o
 from rules.campaign.catalogue import Catalogue, Entry, Section, UnknownEntry
+from rules.campaign.world import CharacterStatus
 
 
 def _lookup(catalogue: Catalogue, section: Section, name: str, example: str) -> Entry:
@@ -155,6 +156,14 @@ def assign(c: Call, order: o.Assign) -> str:
     claim = c.require_claim()
     characters = list(living_characters(c.session, c.ctx, claim.id or 0))
     chosen = _find_character(characters, order.commander)
+    captive = _find_character(list(c.session.exec(select(Character).where(
+        Character.campaign_id == c.ctx.campaign_id, Character.claim_id == claim.id,
+        Character.status == CharacterStatus.CAPTURED)).all()), order.commander) \
+        if chosen is None else None
+    if captive is not None:
+        raise Rejected(f"{captive.name} is a captive (taken with an army that was captured) "
+                       "and cannot command until the moderators free them",
+                       "a free character of your claim", "status")
     if chosen is None:
         names = ", ".join(ch.name for ch in characters)
         raise Rejected(f"{claim.name} has no living character called "

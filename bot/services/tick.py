@@ -61,6 +61,7 @@ from rules.campaign.battle import BattleResult, Side, Winner, resolve_battle
 from rules.campaign.config import Season, Terrain
 from rules.campaign.contingents import split_losses
 from rules.campaign.detection import ObserverKind, roll_detection
+from rules.campaign.meetings import Presence, hostile_meetings
 from rules.campaign.modifiers import Effect, EffectKind, Modifier, Role, Source
 from rules.campaign.movement import (
     MarchProgress,
@@ -159,6 +160,7 @@ def apply_tick(session: Session, ctx: CampaignContext, campaign: Campaign, index
         state.complete_musters()
         state.move_armies()
     state.resolve_battles()
+    state.meet_hostiles()
     state.progress_sieges()
     state.update_resource_holders()
     save_changed(session, state.armies)
@@ -222,6 +224,7 @@ class _TickState:
         for a in self.armies:
             self.by_tile[a.tile].append(a)
         self.wars = war_pairs(session, ctx)
+        self.frozen_wars = frozenset(self.wars)
         # Keys queued by a tick are unique by construction (they name the tick or the army
         # and the tick applies once), so the outbox need not look each one up.
         session.info["outbox_keys_unique"] = True
@@ -267,8 +270,10 @@ class _TickState:
 
     def book(self) -> ModifierBook:
         """The modifiers in force this tick (issue 6), loaded once per tick."""
-        return tick_book(self.session, self.ctx, armies=self.armies, claims=self.claims.values(),
+        book = tick_book(self.session, self.ctx, armies=self.armies, claims=self.claims.values(),
                          tick=self.tick)
+        book.wars = self.frozen_wars  # issue 9: a hostile newcomer takes no benefit
+        return book
 
     # --- resource tiles -----------------------------------------------------------------
     def update_resource_holders(self) -> None:
@@ -404,6 +409,20 @@ class _TickState:
                 if self._siege_month(siege, month):
                     break
             self.save(siege)
+        self._release_garrisons({s.holdfast for s in sieges if s.status is SiegeStatus.ACTIVE})
+
+    def _release_garrisons(self, besieged: set[str]) -> None:
+        """Armies behind their walls come out (standing) once no siege holds the holdfast and
+        no enemy army stands on its tile."""
+        for a in self.armies:
+            if a.state != ArmyState.GARRISON or a.tile in besieged:
+                continue
+            if any(o.claim_id != a.claim_id and self.at_war(a.claim_id, o.claim_id)
+                   and o.state in (ArmyState.STANDING, ArmyState.BESIEGING)
+                   for o in self.by_tile.get(a.tile, ())):
+                continue
+            a.state = ArmyState.STANDING
+            self.save(a)
 
     def _end_siege(self, siege: Siege, reason: str, *,
                    status: SiegeStatus = SiegeStatus.LIFTED) -> None:
@@ -456,6 +475,7 @@ class _TickState:
                 captured_inf += a.infantry
                 captured_cav += a.cavalry
                 self._gone(a, "were captured when the holdfast fell")
+                self._capture_characters(a)
                 self.save(a)
         siege.status = SiegeStatus.FALLEN
         besieger = next((a for a in self.armies if a.id == siege.army_id), None)
@@ -571,7 +591,9 @@ class _TickState:
             if result.detected:
                 detected_by = self._detected_by(a)
                 detected_by.add(watcher[0])
-                self._set_meta(a, detected_by=sorted(detected_by))
+                sighted = dict(a.meta_json.get("sighted", {}))
+                sighted[str(watcher[0])] = [tile_id, self.tick]  # the intercept window (issue 9)
+                self._set_meta(a, detected_by=sorted(detected_by), sighted=sighted)
                 roll = "automatic" if result.automatic else \
                     f"d20 {result.roll} + {result.bonus} = {result.total} vs {result.target}" \
                     + (f" ({', '.join(changed_by)})" if changed_by else "")
@@ -581,7 +603,8 @@ class _TickState:
                             f"{self.claim_name(a.claim_id)} at {self.label(a.tile)}, "
                             f"{self.ctx.when(self.at)}: "
                             f"{troops_text(a.infantry, a.cavalry, a.ships)}. "
-                            f"Detection roll: {roll}.")
+                            f"Detection roll: {roll}." + self._intercept_hint(a, watcher[0],
+                                                                               tile_id))
         self._set_meta(a, rolled=sorted(rolled))
 
     def _gone(self, a: ArmyRecord, fate: str) -> None:
@@ -589,6 +612,27 @@ class _TickState:
         a.state = ArmyState.GONE
         a.path_json, a.costs_json = [], []
         self._set_meta(a, fate=fate)
+
+    def _capture_characters(self, a: ArmyRecord) -> None:
+        """The characters with a captured army are captives: no longer free to command
+        (issue 9); the moderators rule on their fate."""
+        for character in self.session.exec(select(Character).where(
+                Character.army_id == a.id, Character.status == CharacterStatus.ALIVE)).all():
+            character.status = CharacterStatus.CAPTURED
+            character.army_id = None
+            self.session.add(character)
+        a.commander_id = None
+
+    def _intercept_hint(self, a: ArmyRecord, claim_id: int, tile_id: str) -> str:
+        """The reaction a sighting offers: a standing army of the watching claim on the
+        watching tile may intercept the passing force until the next tick (issue 9)."""
+        guards = [g for g in self.by_tile.get(tile_id, ()) if g.claim_id == claim_id
+                  and g.state == ArmyState.STANDING and g.kind == a.kind]
+        if not guards or a.state != ArmyState.MARCHING:
+            return ""
+        until = self.ctx.when(self.ctx.tick_at(self.tick + self.ctx.rules.reaction_ticks))
+        return (f" Your army {guards[0].id} stands at {self.label(tile_id)}: you may stop this "
+                f"force with `intercept army {a.id} with army {guards[0].id}` before {until}.")
 
     def _set_meta(self, a: ArmyRecord, **values: Any) -> None:
         meta = dict(a.meta_json)
@@ -599,9 +643,8 @@ class _TickState:
         return set(a.meta_json.get("detected_by", []))
 
     def _encounter(self, a: ArmyRecord) -> bool:
-        """A marching army entering a tile held by an enemy at war stops there to fight."""
-        if a.state == ArmyState.RETREATING:
-            return False
+        """A marching (or retreating) army entering a tile held by an enemy at war stops there
+        to fight (issue 9: a retreat passing through an enemy is stopped too)."""
         for other in self.by_tile.get(a.tile, ()):
             if other is a or other.kind != a.kind:
                 continue
@@ -609,28 +652,67 @@ class _TickState:
                 continue
             if not self.at_war(a.claim_id, other.claim_id):
                 continue
-            reactor = other.claim_id if other.claim_id in self._detected_by(a) else a.claim_id
-            battle = PendingBattle(
-                campaign_id=self.ctx.campaign_id, tile=a.tile, kind=BattleKind.FIELD,
-                attacker_army=a.id or 0, defender_army=other.id or 0,
-                attacker_claim=a.claim_id, defender_claim=other.claim_id,
-                created_tick=self.tick, resolve_tick=self.tick + self.ctx.rules.reaction_ticks,
-                reactor_claim=reactor)
-            self.session.add(battle)
-            when = self.ctx.when(self.ctx.tick_at(battle.resolve_tick))
-            self.log("encounter", f"army {a.id} meets enemy army {other.id} at {a.tile}",
-                     claim_id=a.claim_id, data={"attacker": a.id, "defender": other.id,
-                                                "reactor": reactor})
-            for claim_id, own, enemy in ((a.claim_id, a, other), (other.claim_id, other, a)):
-                choice = (f" You have the first reaction: reply `retreat army {own.id}` or "
-                          f"`stand army {own.id}` before then.") if claim_id == reactor else ""
-                self.notify(claim_id, f"encounter:{self.tick}:{a.id}:{other.id}",
-                            f"Battle looms at {self.label(a.tile)}",
-                            f"Your army {own.id} faces army {enemy.id} of "
-                            f"{self.claim_name(enemy.claim_id)} at {self.label(a.tile)}. The "
-                            f"battle is fought at {when}.{choice}")
+            self._meet(a, other)
             return True
         return False
+
+    def _meet(self, a: ArmyRecord, other: ArmyRecord) -> None:
+        """Army ``a`` meets enemy ``other`` on its tile: a battle after the reaction window.
+        The first reaction is the defender's if it detected ``a``, else ``a``'s."""
+        reactor = other.claim_id if other.claim_id in self._detected_by(a) else a.claim_id
+        battle = PendingBattle(
+            campaign_id=self.ctx.campaign_id, tile=a.tile, kind=BattleKind.FIELD,
+            attacker_army=a.id or 0, defender_army=other.id or 0,
+            attacker_claim=a.claim_id, defender_claim=other.claim_id,
+            created_tick=self.tick, resolve_tick=self.tick + self.ctx.rules.reaction_ticks,
+            reactor_claim=reactor)
+        self.session.add(battle)
+        when = self.ctx.when(self.ctx.tick_at(battle.resolve_tick))
+        self.log("encounter", f"army {a.id} meets enemy army {other.id} at {a.tile}",
+                 claim_id=a.claim_id, data={"attacker": a.id, "defender": other.id,
+                                            "reactor": reactor})
+        for claim_id, own, enemy in ((a.claim_id, a, other), (other.claim_id, other, a)):
+            if claim_id == reactor:
+                choice = (f" You have the first reaction: reply `retreat army {own.id}` or "
+                          f"`stand army {own.id}` before then.")
+            else:
+                choice = (f" {self.claim_name(enemy.claim_id)} saw you first: until then it "
+                          "may still choose to retreat instead of fighting.")
+            self.notify(claim_id, f"encounter:{self.tick}:{a.id}:{other.id}",
+                        f"Battle looms at {self.label(a.tile)}",
+                        f"Your army {own.id} faces army {enemy.id} of "
+                        f"{self.claim_name(enemy.claim_id)} at {self.label(a.tile)}. The "
+                        f"battle is fought at {when}.{choice}")
+
+    def meet_hostiles(self) -> None:
+        """Every pair of hostile armies left sharing a tile after this tick's moves and
+        battles meets in a battle (issue 9; :mod:`rules.campaign.meetings`)."""
+        busy: set[int] = set()
+        for att_id, dfd_id in self.session.exec(
+                select(PendingBattle.attacker_army, PendingBattle.defender_army).where(
+                    PendingBattle.campaign_id == self.ctx.campaign_id,
+                    PendingBattle.status == BattleStatus.PENDING)).all():
+            busy.update((att_id, dfd_id))
+        by_id = {a.id: a for a in self.armies}
+        presences = []
+        for a in self.armies:
+            if a.state not in (ArmyState.STANDING, ArmyState.BESIEGING,
+                               ArmyState.MARCHING, ArmyState.RETREATING):
+                continue
+            if a.state == ArmyState.RETREATING \
+                    and a.meta_json.get("retreat_from") == a.tile:
+                continue  # it is leaving the battle it escaped; it meets nobody there
+            moving = a.state in (ArmyState.MARCHING, ArmyState.RETREATING) \
+                and marches_on(self.tick, a.depart_tick)
+            presences.append(Presence(a.id or 0, a.claim_id, a.tile, a.kind,
+                                      None if moving else a.stationary_since))
+        for attacker, defender in hostile_meetings(presences, self.at_war, busy):
+            att, dfd = by_id[attacker.army], by_id[defender.army]
+            for stopping in (att, dfd):
+                if stopping.state in (ArmyState.MARCHING, ArmyState.RETREATING):
+                    self._arrive(stopping, interrupted=True)  # both stop to fight
+                    self.save(stopping)
+            self._meet(att, dfd)
 
     def _arrive(self, a: ArmyRecord, *, interrupted: bool) -> None:
         was_retreat = a.state == ArmyState.RETREATING
@@ -674,9 +756,10 @@ class _TickState:
                                                    Character.status == CharacterStatus.ALIVE)).all()
         return tuple(r.name for r in rows)
 
-    def _side(self, a: ArmyRecord, role: Winner, *, assault: bool = False) -> Side:
+    def _side(self, a: ArmyRecord, role: Winner, *, assault: bool = False,
+              began: int | None = None) -> Side:
         return battle_side_of(self.book(), a, role, tick=self.tick, assault=assault,
-                              characters=self._characters(a.id or 0))
+                              began=began, characters=self._characters(a.id or 0))
 
     def _field_battle(self, battle: PendingBattle, by_id: dict[int, ArmyRecord]) -> None:
         att = by_id.get(battle.attacker_army)
@@ -693,15 +776,29 @@ class _TickState:
                 battle.status = BattleStatus.AVOIDED
                 return
         # The defender bonus is the defender's: the attacker either marched in (in transit)
-        # or left its own position to attack, so it never has it.
+        # or left its own position to attack, so it never has it; the defender has it only if
+        # it stood there before the battle began (arriving together, neither has it).
         result = resolve_battle(self._side(att, Winner.ATTACKER),
-                                self._side(dfd, Winner.DEFENDER),
+                                self._side(dfd, Winner.DEFENDER, began=battle.created_tick),
                                 dice=self.ctx.dice("battle", battle.id or 0),
                                 rules=self.ctx.rules)
         battle.status = BattleStatus.RESOLVED
         self._apply_result(battle, result, att, dfd, hidden_defender=False)
 
     def _try_retreat(self, battle: PendingBattle, runner: ArmyRecord) -> bool:
+        route = self._retreat_route(runner)
+        if not route:  # nowhere to go: the moderators decide; nothing is rolled or lost
+            self.log("referral", f"army {runner.id} has no way to retreat from "
+                     f"{self.label(battle.tile)}: referred to the moderators",
+                     claim_id=runner.claim_id, data={"battle": battle.id, "army": runner.id})
+            journal.notify_moderators(
+                self.session, self.ctx.campaign_id, f"referral:retreat:{battle.id}",
+                subject=f"Retreat of army {runner.id} referred to you",
+                body=(f"Army {runner.id} of {self.claim_name(runner.claim_id)} chose to retreat "
+                      f"from {self.label(battle.tile)} but has no way back. Nothing was rolled "
+                      "and the battle was fought; rule on it if needed."),
+                at=self.at, tick=self.tick)
+            return False
         dice = self.ctx.dice("retreat", battle.id or 0)
         result = roll_retreat(runner.infantry, runner.cavalry, runner.ships, dice=dice,
                               rules=self.ctx.rules)
@@ -716,7 +813,7 @@ class _TickState:
                                                          result.escaped.cavalry,
                                                          result.escaped.ships)
         self.record_slain(runner.claim_id, lost.infantry, lost.cavalry)
-        self._send_back(runner)
+        self._send_back(runner, route)
         self.log("retreat", f"army {runner.id} retreats from {self.label(battle.tile)} (d20 "
                  f"{result.roll}, keeps {result.fraction * 100:.0f}%)", claim_id=runner.claim_id,
                  public=True, data={"battle": battle.id, "lost": [lost.infantry, lost.cavalry]},
@@ -729,9 +826,16 @@ class _TickState:
                   self.ctx.settings.posts.battle_flair)
         return True
 
-    def _send_back(self, a: ArmyRecord) -> None:
-        """Sends an army back the way it came (a retreat); with no way back it stays."""
-        back = list(reversed(a.travelled_json))
+    def _retreat_route(self, a: ArmyRecord) -> list[str]:
+        """The route the army's `retreat` order chose, else back along the path travelled."""
+        chosen = a.meta_json.get("retreat_route")
+        return list(chosen) if chosen else list(reversed(a.travelled_json))
+
+    def _send_back(self, a: ArmyRecord, route: Sequence[str] | None = None) -> None:
+        """Sends an army back along ``route`` (default: the way it came); with no way back it
+        stays."""
+        back = list(route) if route is not None else list(reversed(a.travelled_json))
+        self._set_meta(a, retreat_route=[])
         if not back:
             a.state = ArmyState.STANDING
             self.save(a)
@@ -740,6 +844,7 @@ class _TickState:
         a.state = ArmyState.RETREATING
         a.path_json, a.costs_json, a.saved = back, costs, "0"
         a.travelled_json = []
+        self._set_meta(a, retreat_from=a.tile)
         # It sets off at once: the first tile is entered on the next tick, like any march.
         a.depart_tick = self.tick
         a.arrival_tick = self.tick + ticks_to_cross(costs, self._budget(a))
@@ -760,6 +865,7 @@ class _TickState:
                 a.retreat_penalty = False
                 if side.captured:
                     self._gone(a, "were captured in battle")
+                    self._capture_characters(a)
                 elif a.infantry + a.cavalry + a.ships == 0:
                     self._gone(a, "fell in battle to the last man")
                 self.save(a)
@@ -798,7 +904,15 @@ class _TickState:
                         + f"; strength {money(result.defender.strength.value)}.")
         loser = att if result.winner is Winner.DEFENDER else dfd
         if loser is not None and loser.state != ArmyState.GONE:
-            self._send_back(loser)
+            home = self.claims.get(loser.claim_id)
+            if not loser.travelled_json and home is not None and home.holdfast == loser.tile \
+                    and loser.kind == ArmyKind.LAND:
+                # No way back, but home: the beaten army withdraws behind its own walls
+                # (issue 9), where only an assault or a siege can reach it.
+                loser.state = ArmyState.GARRISON
+                self.save(loser)
+            else:  # with no way back it stays, and meets the winner again (meet_hostiles)
+                self._send_back(loser)
 
     def _garrison(self, claim: Claim, tile_id: str, states: Collection[ArmyState]
                   ) -> list[Contingent]:
@@ -841,6 +955,7 @@ class _TickState:
             c.army.cavalry -= lost_cav
             if captured:
                 self._gone(c.army, "were captured in battle")
+                self._capture_characters(c.army)
             elif c.army.infantry + c.army.cavalry == 0:
                 self._gone(c.army, "fell in battle to the last man")
             self.save(c.army)

@@ -163,6 +163,13 @@ _FORMS: tuple[OrderForm, ...] = (
         "attack an enemy army on your army's tile",
     ),
     OrderForm(
+        "intercept",
+        ("waylay",),
+        "intercept army N with army N",
+        "intercept army 5 with army 2",
+        "stop an enemy force your watchers sighted, with your army standing there",
+    ),
+    OrderForm(
         "siege",
         ("besiege", "lay siege to"),
         "siege HOLDFAST with army N",
@@ -451,6 +458,22 @@ class Attack:
 
 
 @dataclass(frozen=True, slots=True)
+class Intercept:
+    """Army ``army`` stops the passing enemy force ``target`` its claim's watchers sighted."""
+
+    verb: ClassVar[str] = "intercept"
+    target: int
+    army: int
+
+    def __post_init__(self) -> None:
+        _check_count(self.target, "intercept.target", 1)
+        _check_count(self.army, "intercept.army", 1)
+
+    def __str__(self) -> str:
+        return f"intercept army {self.target} with army {self.army}"
+
+
+@dataclass(frozen=True, slots=True)
 class Siege:
     """Army ``army`` lays siege to ``holdfast``."""
 
@@ -730,6 +753,7 @@ Order: TypeAlias = (
     Muster
     | Move
     | Attack
+    | Intercept
     | Siege
     | Assault
     | Sally
@@ -753,6 +777,7 @@ ORDER_TYPES: tuple[type[Order], ...] = (
     Muster,
     Move,
     Attack,
+    Intercept,
     Siege,
     Assault,
     Sally,
@@ -1126,6 +1151,18 @@ def _parse_attack(rest: str, line: str) -> Order:
     raise _diagnose("attack", rest, line)
 
 
+def _parse_intercept(rest: str, line: str) -> Order:
+    for form in _ATTACK_FORMS:
+        m = form.fullmatch(rest)
+        if m is not None:
+            return Intercept(_army_number(m, ("t",), "intercept", line),
+                             _army_number(m, ("a",), "intercept", line))
+    if _ATTACK_ALONE.fullmatch(rest):
+        raise _error(Problem.MISSING_ARMY, "say which of your armies intercepts "
+                     "(intercept army N with army N)", "intercept", line)
+    raise _diagnose("intercept", rest, line)
+
+
 def _place_forms(lead_a: str, lead_b: str, unit: str) -> tuple[re.Pattern[str], ...]:
     """The two shapes of "VERB PLACE with ARMY" and "VERB with ARMY at PLACE"."""
     del unit  # the army and fleet keywords are interchangeable; validation checks the kind
@@ -1407,6 +1444,7 @@ _PARSERS: dict[str, Callable[[str, str], Order]] = {
     "muster": _parse_muster,
     "move": _parse_move,
     "attack": _parse_attack,
+    "intercept": _parse_intercept,
     "siege": _parse_siege,
     "assault": _parse_assault,
     "sally": _parse_sally,
@@ -1882,6 +1920,7 @@ __all__ = [
     "CommandCall",
     "Disband",
     "Help",
+    "Intercept",
     "Lift",
     "Move",
     "Muster",

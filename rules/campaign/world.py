@@ -15,6 +15,7 @@ from enum import StrEnum
 
 from rules.campaign.battle import Side, Winner
 from rules.campaign.config import Terrain
+from rules.campaign.meetings import holds_position
 from rules.campaign.modifiers import Modifier
 from rules.campaign.paths import ArmyKind
 
@@ -93,8 +94,12 @@ class Reaction(StrEnum):
 
 
 class CharacterStatus(StrEnum):
+    """A player character is alive, dead, or captured with its army (it cannot command until
+    the moderators free it)."""
+
     ALIVE = "alive"
     DEAD = "dead"
+    CAPTURED = "captured"
 
 
 ACTIVE_STATES = frozenset({ArmyState.MUSTERING, ArmyState.STANDING, ArmyState.MARCHING,
@@ -137,14 +142,19 @@ class Army:
         return self.infantry + self.cavalry + self.ships
 
 
-def is_stationary(army: Army, tick: int) -> bool:
-    """Whether ``army`` holds its position in a battle fought at tick ``tick``.
+def is_stationary(army: Army, tick: int, began: int | None = None) -> bool:
+    """Whether ``army`` holds its position in a battle fought at tick ``tick`` that began
+    (two armies met, or an attack was ordered) at tick ``began``.
 
     It must stand, besiege or be inside its holdfast, and not have arrived on its tile at that
     very tick (an army that marched in this tick is in transit; one that stopped earlier, or
-    mustered or halted in place, holds the tile).
+    mustered or halted in place, holds the tile). When the battle's start is known it must
+    have stood there since a tick before it (:func:`rules.campaign.meetings.holds_position`:
+    two armies arriving together both count as in transit).
     """
     if army.state not in STATIONARY_STATES:
+        return False
+    if began is not None and not holds_position(army.stationary_since, began):
         return False
     return army.stationary_since is None or army.stationary_since < tick \
         or army.arrival_tick != tick
@@ -175,10 +185,12 @@ def as_role(side: Side, role: Winner) -> Side:
 
 
 def army_side(army: Army, role: Winner, *, tick: int, terrain: Terrain,
-              modifiers: Sequence[Modifier] = (), characters: Sequence[str] = ()) -> Side:
-    """How a battle at tick ``tick`` counts ``army`` fighting as ``role`` on a tile of
-    ``terrain``, with the modifiers in force for it and the characters with it."""
+              began: int | None = None, modifiers: Sequence[Modifier] = (),
+              characters: Sequence[str] = ()) -> Side:
+    """How a battle at tick ``tick`` (begun at ``began``, see :func:`is_stationary`) counts
+    ``army`` fighting as ``role`` on a tile of ``terrain``, with the modifiers in force for it
+    and the characters with it."""
     return battle_side(role, infantry=army.infantry, cavalry=army.cavalry, ships=army.ships,
-                       terrain=terrain, stationary=is_stationary(army, tick),
+                       terrain=terrain, stationary=is_stationary(army, tick, began),
                        retreat_penalty=army.retreat_penalty, modifiers=modifiers,
                        characters=characters)

@@ -55,7 +55,7 @@ class World:
                  wars: Sequence[tuple[str, str]] | None = None,
                  catalogue: Mapping[str, Any] | None = None,
                  characters: Mapping[str, Any] | None = None,
-                 rules: Mapping[str, Any] | None = None) -> None:
+                 rules: Mapping[str, Any] | None = None, seed: str = "issue-6") -> None:
         url = f"sqlite:///{tmp_path / 'campaign.db'}"
         self.settings = parse_settings({
             "campaign": {"database_url": url, "moderators": ["mod_jane"]},
@@ -72,7 +72,7 @@ class World:
         with transaction(self.engine) as session:
             self.ctx: CampaignContext = create_campaign(
                 session, self.settings, map_text=demo_map_text(), roster=claims, now=START,
-                seed="issue-6", wars=wars)
+                seed=seed, wars=wars)
         self.now = START
         self._refs = 0
 

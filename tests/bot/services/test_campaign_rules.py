@@ -220,3 +220,263 @@ def test_a_claimant_sees_its_own_holdfasts_secret_defenses_in_status(tmp_path: P
     w = World(tmp_path, claims=roster("stark", "lannister"))
     assert "Defenses of Winterfell: x2.6" in w.say("ned_stark", "status")
     assert "x2.6" not in w.say("tywin_lannister", "status")
+
+
+# --- retreat route ----------------------------------------------------------------------------
+
+def _attacked_at_1316(tmp_path: Path, seed: str = "issue-6") -> World:
+    """Stark's army 1 (300 infantry) and Lannister's army 2 (300 infantry) stand on 1316, where
+    neither marched; at 13:00 on day 2 the Lannisters attack, so Stark has the first reaction.
+    (With ``seed`` "s0" Stark's retreat roll is a 20.)"""
+    w = World(tmp_path, claims=roster("stark", "lannister"), seed=seed)
+    w.say("ned_stark", "muster 300 infantry")
+    w.say("tywin_lannister", "muster 300 infantry")
+    w.run(day(2, 12))
+    w.place(1, "1316")
+    w.place(2, "1316")
+    assert "will attack army 1" in w.say("tywin_lannister", "attack army 1 with army 2",
+                                         at=day(2, 13))
+    return w
+
+
+def test_a_retreat_with_no_way_back_is_referred_not_rolled(tmp_path: Path) -> None:
+    w = _attacked_at_1316(tmp_path)
+    reply = w.say("ned_stark", "retreat army 1", at=day(2, 14))
+    assert "referred to the moderators" in reply and "nothing was rolled" in reply
+    [note] = [o for o in w.outbox() if o.kind == "mod"]
+    assert "Retreat of army 1" in note.title
+    assert w.events("referral")
+    w.run(day(2, 18))
+    assert not w.events("retreat") and not w.events("retreat_failed")
+    assert not [p for p in w.posts() if "withdraws" in p.title]  # no untrue post
+
+
+def test_a_retreat_may_name_its_route_and_then_really_leaves(tmp_path: Path) -> None:
+    w = _attacked_at_1316(tmp_path, seed="s0")
+    reply = w.say("ned_stark", "retreat army 1: 1315", at=day(2, 14))
+    assert "will try to retreat" in reply and "falls back by Winterfell" in reply
+    w.run(day(2, 18))
+    [retreat] = w.events("retreat")
+    assert "d20 20" in retreat.summary
+    army = w.army(1)
+    assert (army.state, army.tile, army.path_json) == ("retreating", "1316", ["1315"])
+    # its arrival time is in the future, for the player too
+    assert army.arrival_tick == w.ctx.tick_of(day(3, 0))
+    status = w.say("ned_stark", "status", at=day(2, 19))
+    assert f"arrives {w.ctx.when(day(3, 0))}" in status
+    w.run(day(3, 0))
+    assert (w.army(1).tile, w.army(1).state) == ("1315", "standing")
+
+
+def test_a_retreat_to_a_tile_takes_the_cheapest_way(tmp_path: Path) -> None:
+    w = _attacked_at_1316(tmp_path)
+    reply = w.say("ned_stark", "retreat army 1 to 1318", at=day(2, 14))
+    assert "falls back by 1317 > 1318" in reply
+    bad = w.say("ned_stark", "retreat army 1: 1320", at=day(2, 14))
+    assert "**Not done:**" in bad
+
+
+# --- hostile armies sharing a tile, arriving together, resource tiles --------------------------
+
+def _two_hosts(tmp_path: Path, troops: str = "300 infantry") -> World:
+    """Stark's army 1 and Lannister's army 2, ``troops`` each, ready at 12:00 on day 2."""
+    w = World(tmp_path, claims=roster("stark", "lannister"))
+    w.say("ned_stark", f"muster {troops}")
+    w.say("tywin_lannister", f"muster {troops}")
+    w.run(day(2, 12))
+    return w
+
+
+def _battle_posts(w: World) -> list[str]:
+    return [p.body for p in w.posts() if p.title.startswith("[Battle]")]
+
+
+def test_two_marching_armies_ending_a_tick_on_one_tile_fight_and_neither_holds_it(
+        tmp_path: Path) -> None:
+    """Both cross the forest 1913 from either side and stand in it on the same tick, mid-path:
+    they stop and fight at the next tick, and neither gets the forest's x1.4."""
+    w = _two_hosts(tmp_path, "1500 infantry")  # 0.75 a tick: the forest leaves 0.25 over
+    w.place(1, "1912")
+    w.place(2, "1914")
+    w.say("ned_stark", "move army 1: 1913 > 1914 (cost 3)", at=day(2, 13))
+    w.say("tywin_lannister", "move army 2: 1913 > 1912 (cost 3)", at=day(2, 13))
+    w.run(day(3, 12))  # departs 18:00; three ticks of 0.75 cover the forest (2) at 12:00
+    assert (w.army(1).tile, w.army(1).state) == ("1913", "standing")
+    assert (w.army(2).tile, w.army(2).state) == ("1913", "standing")
+    assert w.events("encounter")
+    w.run(day(3, 18))
+    [battle] = _battle_posts(w)
+    strength = next(line for line in battle.splitlines() if line.startswith("| Strength"))
+    assert "1.4" not in strength and "forest" not in strength
+
+
+def test_a_muster_completing_on_an_enemy_held_tile_is_a_battle(tmp_path: Path) -> None:
+    w = World(tmp_path, claims=roster("stark", "lannister"))
+    w.say("tywin_lannister", "muster 300 infantry")
+    w.say("ned_stark", "muster 300 infantry", at=day(1, 13))  # ready at 18:00 on day 2
+    w.run(day(2, 12))
+    w.place(1, "Winterfell")  # standing there, not besieging
+    w.run(day(2, 18))
+    assert (w.army(2).state, w.army(2).tile) == ("standing", "1315")
+    [met] = w.events("encounter")
+    assert met.data_json["attacker"] == 2 and met.data_json["defender"] == 1
+    notes = [o.body for o in w.outbox(target="ned_stark") if "Battle looms" in o.title]
+    assert notes
+    w.run(day(3))
+    assert len(_battle_posts(w)) == 1
+
+
+def test_a_retreat_passing_through_an_enemy_is_stopped(tmp_path: Path) -> None:
+    """With seed s0 the retreat succeeds; its route crosses 1317 where another Lannister army
+    stands, so it stops there and a battle looms."""
+    w = World(tmp_path, claims=roster("stark", "lannister"), seed="s0")
+    w.say("ned_stark", "muster 300 infantry")
+    w.say("tywin_lannister", "muster 300 infantry\nmuster 100 infantry")
+    w.run(day(2, 12))
+    w.place(1, "1316")
+    w.place(2, "1316")
+    w.place(3, "1317")
+    w.say("tywin_lannister", "attack army 1 with army 2", at=day(2, 13))
+    w.say("ned_stark", "retreat army 1: 1317 > 1318", at=day(2, 14))
+    w.run(day(2, 18))
+    assert w.events("retreat")
+    w.run(day(3, 0))
+    army = w.army(1)
+    assert (army.tile, army.state) == ("1317", "standing")
+    [met] = w.events("encounter")
+    assert (met.data_json["attacker"], met.data_json["defender"]) == (1, 3)
+
+
+def test_a_loser_with_no_way_back_meets_the_winner_again(tmp_path: Path) -> None:
+    """Neither army marched to 1316: the loser cannot go back, so it stays, and two hostile
+    armies on one tile meet in a new battle at the next tick."""
+    w = _two_hosts(tmp_path)
+    w.place(1, "1316")
+    w.place(2, "1316")
+    w.say("tywin_lannister", "attack army 1 with army 2", at=day(2, 13))
+    w.run(day(2, 18))
+    [first] = _battle_posts(w)
+    loser = 1 if "House Lannister wins" in first else 2
+    assert (w.army(loser).tile, w.army(loser).state) == ("1316", "standing")
+    [met] = w.events("encounter")
+    assert met.tick == w.ctx.tick_of(day(2, 18))
+    w.run(day(3, 0))
+    assert len(_battle_posts(w)) == 2
+
+
+def test_a_resource_tile_changes_hands_only_when_its_holder_is_beaten_or_leaves(
+        tmp_path: Path) -> None:
+    """Stark holds the Horse pastures of the Reach; a stronger Lannister army arrives: Stark
+    keeps the benefit until the battle; whoever then stands there alone holds it."""
+    w = World(tmp_path, claims=roster("stark", "lannister"))
+    w.say("ned_stark", "muster 100 infantry")
+    w.say("tywin_lannister", "muster 900 infantry")
+    w.run(day(2, 12))
+    w.place(1, "1041")
+    w.place(2, "1040")
+    w.run(day(2, 18))
+    assert w.claim("House Stark").id in [e.data_json["holder"] for e in
+                                         w.events("resource_holder")]
+    w.say("tywin_lannister", "move army 2: 1041 (cost 1)", at=day(2, 19))
+    w.run(day(3, 6))  # arrives: a battle looms, Stark still holds the benefit
+    assert w.army(2).tile == "1041"
+    assert [e.data_json["holder"] for e in w.events("resource_holder")] == [
+        w.claim("House Stark").id]
+    w.run(day(3, 12))  # the battle: 900 against 100, Stark is beaten
+    holders = [e.data_json["holder"] for e in w.events("resource_holder")]
+    assert holders[-1] == w.claim("House Lannister").id
+
+
+# --- holes found by playing -------------------------------------------------------------------
+
+def test_a_fleet_sails_home_into_its_port_and_disbands(tmp_path: Path) -> None:
+    w = World(tmp_path, claims=roster("greyjoy", "stark"))
+    w.say("balon_greyjoy", "muster 4 ships")
+    w.run(day(2, 12))
+    pyke = w.ctx.world.tile("Pyke").id
+    sea = w.ctx.world.water_adjacent(pyke)[0]
+    assert "will march" in w.say("balon_greyjoy", f"move fleet 1: {sea} (cost 1)", at=day(2, 13))
+    w.run(day(3))
+    assert w.army(1).tile == sea
+    route = w.say("balon_greyjoy", "route fleet 1 to Pyke", at=day(3, 1))
+    assert "move army 1: Pyke (cost 1)" in route
+    assert "will march" in w.say("balon_greyjoy", "move fleet 1: Pyke (cost 1)", at=day(3, 1))
+    w.run(day(3, 12))
+    assert (w.army(1).tile, w.army(1).state) == (pyke, "standing")
+    ships = w.claim("House Greyjoy").ships
+    assert "is disbanded" in w.say("balon_greyjoy", "disband fleet 1", at=day(3, 13))
+    assert w.claim("House Greyjoy").ships == ships + 4
+
+
+def test_a_captured_character_cannot_be_given_a_new_army(tmp_path: Path) -> None:
+    w = World(tmp_path, claims=roster("stark", "lannister"))
+    w.say("ned_stark", "muster 300 infantry")
+    w.say("tywin_lannister", "muster 20 cavalry\nassign Jaime to army 2\nmuster 50 cavalry")
+    w.run(day(2, 12))
+    w.place(1, "1316")
+    w.place(2, "1316")
+    w.say("tywin_lannister", "attack army 1 with army 2", at=day(2, 13))
+    w.run(day(2, 18))  # 40 against 300: captured, and Jaime with them
+    assert w.army(2).state == "gone"
+    assert w.character("Jaime Lannister").status == "captured"
+    reply = w.say("tywin_lannister", "assign Jaime to army 3", at=day(2, 19))
+    assert "Jaime Lannister is a captive" in reply and "**Not done:**" in reply
+    assert w.army(3).commander_id is None
+
+
+def test_a_receipt_reflects_the_whole_message(tmp_path: Path) -> None:
+    """The commander assigned on a later line of the same message speeds the march: the
+    march's receipt (computed after all lines) says so, and the army arrives when it says."""
+    w = World(tmp_path, claims=roster("lannister", "stark"))
+    w.grant("Jaime Lannister", "Forced March")
+    reply = w.say("tywin_lannister", "muster 100 infantry\n"
+                                     "move army 1: 0436 > 0535 (cost 5)\n"
+                                     "assign Jaime to army 1")
+    assert "15/8 travel cost per tick, x1.25 (x1.25 Forced March)" in reply
+    # departs 12:00 day 2; 1.875 a tick covers 5 on the third tick: 06:00 day 3
+    assert f"Arrives: {w.ctx.when(day(3, 6))}" in reply
+    assert w.army(1).arrival_tick == w.ctx.tick_of(day(3, 6))
+    w.run(day(3, 6))
+    assert (w.army(1).tile, w.army(1).state) == ("0535", "standing")
+
+
+# --- reacting to a detection ------------------------------------------------------------------
+
+def _sighted_passing_winterfell(tmp_path: Path) -> World:
+    """Stark's army 1 stands on Winterfell; Lannister's army 2 (600 infantry, always seen by a
+    holdfast) marches 1417 > 1416 > ... > 1716 past it and is sighted at 00:00 on day 3 in 1416
+    (it reaches 1616 at 06:00 and 1716 at 12:00)."""
+    w = _two_hosts(tmp_path, "600 infantry")
+    w.place(1, "Winterfell")
+    w.place(2, "1417")
+    w.say("tywin_lannister", "move army 2: 1416 > 1516 > 1616 > 1716 (cost 4)", at=day(2, 13))
+    w.run(day(3))
+    assert w.army(2).tile == "1416"
+    return w
+
+
+def test_a_standing_army_may_intercept_a_force_its_watchers_sighted(tmp_path: Path) -> None:
+    w = _sighted_passing_winterfell(tmp_path)
+    [note] = [o for o in w.outbox(target="ned_stark") if "sighted" in o.title]
+    assert "`intercept army 2 with army 1` before " + w.ctx.when(day(3, 6)) in note.body
+    reply = w.say("ned_stark", "intercept army 2 with army 1", at=day(3, 1))
+    assert "intercepts army 2" in reply and w.ctx.when(day(3, 6)) in reply
+    assert (w.army(2).state, w.army(2).tile, w.army(2).path_json) == ("standing", "1416", [])
+    assert w.army(1).tile == "1416"
+    [told] = [o for o in w.outbox(target="tywin_lannister") if "intercepted" in o.title]
+    assert "`retreat army 2`" in told.body
+    w.run(day(3, 6))
+    [battle] = _battle_posts(w)
+    strength = next(line for line in battle.splitlines() if line.startswith("| Strength"))
+    assert "1.4" not in strength  # neither side was standing there before
+
+
+def test_the_chance_to_intercept_ends_at_the_next_tick(tmp_path: Path) -> None:
+    w = _sighted_passing_winterfell(tmp_path)
+    w.run(day(3, 6))
+    assert (w.army(2).state, w.army(2).tile) == ("marching", "1616")
+    late = w.say("ned_stark", "intercept army 2 with army 1", at=day(3, 7))
+    assert "the chance to intercept army 2 has passed" in late
+    assert w.army(1).tile == "1315"
+    stranger = w.say("ned_stark", "intercept army 1 with army 1", at=day(3, 7))
+    assert "have not sighted" in stranger

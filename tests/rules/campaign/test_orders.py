@@ -27,6 +27,7 @@ from rules.campaign.orders import (
     CommandCall,
     Disband,
     Help,
+    Intercept,
     Lift,
     Move,
     Muster,
@@ -405,6 +406,8 @@ def test_muster_variants(line: str, order: Muster) -> None:
         ("sally with army 4 from Riverrun", Sally("Riverrun", 4)),
         ("sortie from Riverrun with army 4", Sally("Riverrun", 4)),
         ("sally from Riverrun", Sally("Riverrun")),  # the whole ready garrison
+        ("intercept army 5 with army 2", Intercept(5, 2)),
+        ("waylay army 5 with army 2", Intercept(5, 2)),
         ("sally forth from Riverrun", Sally("Riverrun")),
         ("lift siege of Riverrun", Lift("Riverrun")),
         ("lift the siege of Riverrun", Lift("Riverrun")),

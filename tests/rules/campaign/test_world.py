@@ -91,3 +91,12 @@ def test_a_described_side_is_counted_as_its_role(stationary: bool, terrain: Terr
     assert as_role(side, Winner.DEFENDER) == side
     assert battle_side(Winner.DEFENDER, infantry=100, terrain=terrain,
                        stationary=stationary) == side
+
+
+@given(armies, st.integers(TICK - 3, TICK))
+def test_a_defender_that_arrived_with_the_battle_has_no_bonus(army: Army, began: int) -> None:
+    """The defender holds the position only if it stood there since a tick before the one
+    the battle began on (two armies arriving together: neither has the bonus)."""
+    side = army_side(army, Winner.DEFENDER, tick=TICK, began=began, terrain=Terrain.HILL)
+    stood_before = army.stationary_since is not None and army.stationary_since < began
+    assert side.stationary == (is_stationary(army, TICK) and stood_before)
