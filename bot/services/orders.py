@@ -635,6 +635,35 @@ def _refer_retreat(c: Call, a: Army, battle: PendingBattle) -> str:
             f"{a.id}: TILE > TILE` or `retreat army {a.id} to TILE`.")
 
 
+@handles(o.Spare)
+def _spare(c: Call, order: o.Spare) -> str:
+    """After the enemy army's failed retreat, its opponent lets it stay: no battle."""
+    claim = c.require_claim()
+    battle = _pending_battle_of(c, order.army)
+    if battle is None or battle.reaction not in ("failed", "stand") \
+            or battle.reactor_claim != claim.id or c.ctx.tick_of(c.now) >= battle.resolve_tick \
+            or claim.id not in (battle.attacker_claim, battle.defender_claim) \
+            or (battle.attacker_army == order.army and battle.attacker_claim == claim.id) \
+            or (battle.defender_army == order.army and battle.defender_claim == claim.id):
+        raise Rejected(f"army {order.army} is not an enemy whose retreat from your army failed",
+                       "the army named in a failed-retreat note, before the battle", "status")
+    battle.status = "spared"
+    c.session.add(battle)
+    journal.log_event(c.session, c.ctx.campaign_id, c.tick, "spared",
+                      f"{claim.name} lets army {order.army} stay at {battle.tile}", at=c.now,
+                      claim_id=claim.id, actor=c.author,
+                      data={"battle": battle.id, "army": order.army})
+    other = battle.defender_claim if battle.attacker_claim == claim.id else \
+        battle.attacker_claim
+    journal.notify_claim(c.session, c.ctx.campaign_id, other, f"spared:{battle.id}",
+                         subject=f"Army {order.army} is spared",
+                         body=(f"{claim.name} lets your army {order.army} stay at "
+                               f"{_label(c, battle.tile)}: there is no battle."),
+                         at=c.now, tick=c.tick)
+    return (f"You let army {order.army} stay at {_label(c, battle.tile)}: there is no battle, "
+            "and the two armies share the tile in peace until one of them moves.")
+
+
 def _react(c: Call, a: Army, battle: PendingBattle, reaction: str) -> str:
     if battle.reactor_claim != a.claim_id:
         raise Rejected(f"army {a.id} did not get the first reaction in this battle, so it "
