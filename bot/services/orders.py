@@ -559,6 +559,34 @@ def _refer_retreat(c: Call, a: Army, battle: PendingBattle) -> str:
             f"{a.id}: TILE > TILE` or `retreat army {a.id} to TILE`.")
 
 
+def _spare(c: Call, order: o.Spare) -> str:
+    """After the enemy army's failed retreat, its opponent lets it stay: no battle."""
+    claim = c.require_claim()
+    battle = _pending_battle_of(c, order.army)
+    if battle is None or battle.reaction not in (Reaction.FAILED, Reaction.STAND) \
+            or battle.reactor_claim != claim.id or c.ctx.tick_of(c.now) >= battle.resolve_tick \
+            or claim.id not in (battle.attacker_claim, battle.defender_claim) \
+            or (battle.attacker_army == order.army and battle.attacker_claim == claim.id) \
+            or (battle.defender_army == order.army and battle.defender_claim == claim.id):
+        raise Rejected(f"army {order.army} is not an enemy whose retreat from your army failed",
+                       "the army named in a failed-retreat note, before the battle", "status")
+    battle.status = BattleStatus.SPARED
+    c.session.add(battle)
+    journal.log_event(c.session, c.ctx.campaign_id, c.tick, "spared",
+                      f"{claim.name} lets army {order.army} stay at {battle.tile}", at=c.now,
+                      claim_id=claim.id, actor=c.author,
+                      data={"battle": battle.id, "army": order.army})
+    other = battle.defender_claim if battle.attacker_claim == claim.id else \
+        battle.attacker_claim
+    journal.notify_claim(c.session, c.ctx.campaign_id, other, f"spared:{battle.id}",
+                         subject=f"Army {order.army} is spared",
+                         body=(f"{claim.name} lets your army {order.army} stay at "
+                               f"{_label(c, battle.tile)}: there is no battle."),
+                         at=c.now, tick=c.tick)
+    return (f"You let army {order.army} stay at {_label(c, battle.tile)}: there is no battle, "
+            "and the two armies share the tile in peace until one of them moves.")
+
+
 def _react(c: Call, a: Army, battle: PendingBattle, reaction: Reaction) -> str:
     if battle.reactor_claim != a.claim_id:
         raise Rejected(f"army {a.id} did not get the first reaction in this battle, so it "
@@ -599,30 +627,40 @@ def _attack(c: Call, order: o.Attack) -> str:
             raise Rejected(f"army {a.id} is already in a battle", "a battle to be fought first",
                            "status")
     _declare_war(c, mine.claim_id, target.claim_id)
+    when = _open_battle(
+        c, mine, target, "attack", f"army {mine.id} attacks army {target.id} at {mine.tile}",
+        told="attacked", subject=f"Army {target.id} is attacked at {_label(c, mine.tile)}",
+        news=(f"Army {mine.id} ({_troops(mine)}) attacks your army {target.id} at "
+              f"{_label(c, mine.tile)}."))
+    return (f"Army {mine.id} will attack army {target.id} at {_label(c, mine.tile)}. "
+            f"The defender has the first reaction; the battle is fought at {when}.")
+
+
+def _open_battle(c: Call, mine: Army, target: Army, event: str, summary: str, *,
+                 told: str, subject: str, news: str) -> str:
+    """A battle ordered by ``mine`` against ``target`` on their (shared) tile, fought at the end
+    of the reaction window; the defender is told (``news``) and gets the first reaction, since
+    starting a battle is always detected by the defender. Returns when it is fought."""
     battle = PendingBattle(
-        campaign_id=c.ctx.campaign_id, tile=mine.tile, kind=BattleKind.FIELD,
+        campaign_id=c.ctx.campaign_id, tile=target.tile, kind=BattleKind.FIELD,
         attacker_army=mine.id or 0, defender_army=target.id or 0,
         attacker_claim=mine.claim_id, defender_claim=target.claim_id,
         created_tick=c.tick, resolve_tick=reaction_deadline(c),
-        reactor_claim=target.claim_id,  # starting a battle is always detected by the defender
+        reactor_claim=target.claim_id,
     )
     c.session.add(battle)
     c.session.flush()
     when = c.ctx.when(c.ctx.tick_at(battle.resolve_tick))
-    journal.log_event(c.session, c.ctx.campaign_id, c.tick, "attack",
-                      f"army {mine.id} attacks army {target.id} at {mine.tile}", at=c.now,
+    journal.log_event(c.session, c.ctx.campaign_id, c.tick, event, summary, at=c.now,
                       claim_id=mine.claim_id, actor=c.author,
                       data={"battle": battle.id, "attacker": mine.id, "defender": target.id})
     journal.notify_claim(
-        c.session, c.ctx.campaign_id, target.claim_id, f"attacked:{battle.id}",
-        subject=f"Army {target.id} is attacked at {_label(c, mine.tile)}",
-        body=(f"Army {mine.id} ({_troops(mine)}) attacks your army {target.id} at "
-              f"{_label(c, mine.tile)}. The battle is fought at {when}.\n\nYou have the first "
-              f"reaction: reply `retreat army {target.id}` to try to escape, or "
-              f"`stand army {target.id}` to fight."),
+        c.session, c.ctx.campaign_id, target.claim_id, f"{told}:{battle.id}", subject=subject,
+        body=(f"{news} The battle is fought at {when}.\n\nYou have the first reaction: reply "
+              f"`retreat army {target.id}` to try to escape, or `stand army {target.id}` to "
+              "fight."),
         at=c.now, tick=c.tick)
-    return (f"Army {mine.id} will attack army {target.id} at {_label(c, mine.tile)}. "
-            f"The defender has the first reaction; the battle is fought at {when}.")
+    return when
 
 
 def _intercept(c: Call, order: o.Intercept) -> str:
@@ -665,28 +703,12 @@ def _intercept(c: Call, order: o.Intercept) -> str:
     mine.stationary_since = c.tick
     c.session.add(target)
     c.session.add(mine)
-    battle = PendingBattle(
-        campaign_id=c.ctx.campaign_id, tile=target.tile, kind=BattleKind.FIELD,
-        attacker_army=mine.id or 0, defender_army=target.id or 0,
-        attacker_claim=mine.claim_id, defender_claim=target.claim_id,
-        created_tick=c.tick, resolve_tick=reaction_deadline(c),
-        reactor_claim=target.claim_id,  # starting a battle is always detected by the defender
-    )
-    c.session.add(battle)
-    c.session.flush()
-    when = c.ctx.when(c.ctx.tick_at(battle.resolve_tick))
-    journal.log_event(c.session, c.ctx.campaign_id, c.tick, "intercept",
-                      f"army {mine.id} intercepts army {target.id} at {target.tile}", at=c.now,
-                      claim_id=mine.claim_id, actor=c.author,
-                      data={"battle": battle.id, "attacker": mine.id, "defender": target.id})
-    journal.notify_claim(
-        c.session, c.ctx.campaign_id, target.claim_id, f"intercepted:{battle.id}",
+    when = _open_battle(
+        c, mine, target, "intercept", f"army {mine.id} intercepts army {target.id} at "
+        f"{target.tile}", told="intercepted",
         subject=f"Army {target.id} is intercepted at {_label(c, target.tile)}",
-        body=(f"Army {mine.id} ({_troops(mine)}) bars the way of your army {target.id} at "
-              f"{_label(c, target.tile)}: your march is stopped. The battle is fought at {when}."
-              f"\n\nYou have the first reaction: reply `retreat army {target.id}` to try to "
-              f"escape, or `stand army {target.id}` to fight."),
-        at=c.now, tick=c.tick)
+        news=(f"Army {mine.id} ({_troops(mine)}) bars the way of your army {target.id} at "
+              f"{_label(c, target.tile)}: your march is stopped."))
     return (f"Army {mine.id} intercepts army {target.id} at {_label(c, target.tile)}: its march "
             f"is stopped. The defender has the first reaction; the battle is fought at {when}.")
 
@@ -1058,6 +1080,7 @@ HANDLERS: Mapping[type, Handler] = MappingProxyType({
     o.Stand: _stand,
     o.Retreat: _retreat,
     o.Attack: _attack,
+    o.Spare: _spare,
     o.Intercept: _intercept,
     o.Siege: _siege,
     o.Assault: _assault,

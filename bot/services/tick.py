@@ -688,11 +688,17 @@ class _TickState:
         """Every pair of hostile armies left sharing a tile after this tick's moves and
         battles meets in a battle (issue 9; :mod:`rules.campaign.meetings`)."""
         busy: set[int] = set()
-        for att_id, dfd_id in self.session.exec(
-                select(PendingBattle.attacker_army, PendingBattle.defender_army).where(
+        spared: set[tuple[int, int, str]] = set()
+        for att_id, dfd_id, status, tile in self.session.exec(
+                select(PendingBattle.attacker_army, PendingBattle.defender_army,
+                       PendingBattle.status, PendingBattle.tile).where(
                     PendingBattle.campaign_id == self.ctx.campaign_id,
-                    PendingBattle.status == BattleStatus.PENDING)).all():
-            busy.update((att_id, dfd_id))
+                    col(PendingBattle.status).in_((BattleStatus.PENDING,
+                                                   BattleStatus.SPARED)))).all():
+            if status is BattleStatus.PENDING:
+                busy.update((att_id, dfd_id))
+            else:  # let stay after a failed retreat: they share that tile in peace
+                spared.update(((att_id, dfd_id, tile), (dfd_id, att_id, tile)))
         by_id = {a.id: a for a in self.armies}
         presences = []
         for a in self.armies:
@@ -707,6 +713,8 @@ class _TickState:
             presences.append(Presence(a.id or 0, a.claim_id, a.tile, a.kind,
                                       None if moving else a.stationary_since))
         for attacker, defender in hostile_meetings(presences, self.at_war, busy):
+            if (attacker.army, defender.army, attacker.tile) in spared:
+                continue
             att, dfd = by_id[attacker.army], by_id[defender.army]
             for stopping in (att, dfd):
                 if stopping.state in (ArmyState.MARCHING, ArmyState.RETREATING):
@@ -775,6 +783,9 @@ class _TickState:
             if self._try_retreat(battle, runner):
                 battle.status = BattleStatus.AVOIDED
                 return
+            if runner.retreat_penalty:  # the retreat failed: the opponent decides (issue 9)
+                self._ask_opponent(battle, runner, att if runner is dfd else dfd)
+                return
         # The defender bonus is the defender's: the attacker either marched in (in transit)
         # or left its own position to attack, so it never has it; the defender has it only if
         # it stood there before the battle began (arriving together, neither has it).
@@ -784,6 +795,27 @@ class _TickState:
                                 rules=self.ctx.rules)
         battle.status = BattleStatus.RESOLVED
         self._apply_result(battle, result, att, dfd, hidden_defender=False)
+
+    def _ask_opponent(self, battle: PendingBattle, runner: ArmyRecord,
+                      opponent: ArmyRecord) -> None:
+        """After a failed retreat the runner's opponent chooses, within a new reaction window,
+        to fight (the runner at -1) or to let it stay; without an answer the battle is fought."""
+        battle.reaction = Reaction.FAILED
+        battle.reactor_claim = opponent.claim_id
+        battle.resolve_tick = self.tick + max(1, self.ctx.rules.reaction_ticks)
+        when = self.ctx.when(self.ctx.tick_at(battle.resolve_tick))
+        self.notify(opponent.claim_id, f"battle:{battle.id}:failed-retreat",
+                    f"Army {runner.id} failed to retreat at {self.label(battle.tile)}",
+                    f"Army {runner.id} of {self.claim_name(runner.claim_id)} tried to retreat "
+                    f"from your army {opponent.id} at {self.label(battle.tile)} and failed. "
+                    f"You decide: reply `stand army {opponent.id}` to fight (they fight at -1) "
+                    f"or `spare army {runner.id}` to let them stay, before {when}. Without an "
+                    "answer the battle is fought then.")
+        self.notify(runner.claim_id, f"battle:{battle.id}:retreat-failed",
+                    f"Army {runner.id} failed to retreat",
+                    f"Army {runner.id} could not get away from {self.label(battle.tile)}. "
+                    f"{self.claim_name(opponent.claim_id)} decides before {when} whether to "
+                    "fight (you would fight at -1) or to let you stay.")
 
     def _try_retreat(self, battle: PendingBattle, runner: ArmyRecord) -> bool:
         route = self._retreat_route(runner)

@@ -212,6 +212,13 @@ _FORMS: tuple[OrderForm, ...] = (
         "accept battle instead of retreating",
     ),
     OrderForm(
+        "spare",
+        (),
+        "spare army N",
+        "spare army 5",
+        "after an enemy's failed retreat, let it stay instead of fighting",
+    ),
+    OrderForm(
         "cancel",
         ("abort", "revoke"),
         "cancel army N",
@@ -735,6 +742,20 @@ class Disband:
 
 
 @dataclass(frozen=True, slots=True)
+class Spare:
+    """Let the enemy army ``army``, whose retreat failed, stay instead of fighting it."""
+
+    verb: ClassVar[str] = "spare"
+    army: int
+
+    def __post_init__(self) -> None:
+        _check_count(self.army, "spare.army", 1)
+
+    def __str__(self) -> str:
+        return f"spare army {self.army}"
+
+
+@dataclass(frozen=True, slots=True)
 class Help:
     """Ask for the list of orders, or for help on ``topic``."""
 
@@ -770,6 +791,7 @@ Order: TypeAlias = (
     | Blockade
     | Cede
     | Disband
+    | Spare
     | Help
 )
 
@@ -784,6 +806,7 @@ ORDER_TYPES: tuple[type[Order], ...] = (
     Lift,
     Retreat,
     Stand,
+    Spare,
     Cancel,
     Route,
     Status,
@@ -1271,6 +1294,7 @@ _SINGLE_ARMY_FORMS: dict[str, re.Pattern[str]] = {
     "disband": re.compile(
         rf"{_army('a', bare=True)}(?:\s(?:and\ssend\s(?:them|it)\shome|home))?", _I
     ),
+    "spare": re.compile(rf"{_army('a', bare=True)}(?:\s(?:stay|go))?", _I),
 }
 _RETREAT_TO = re.compile(
     rf"{_army('a', bare=True)}\s(?:back\s)?(?:to|towards|toward|into)\s(?P<name>{_NAME})", _I
@@ -1307,6 +1331,10 @@ def _parse_cancel(rest: str, line: str) -> Order:
 
 def _parse_disband(rest: str, line: str) -> Order:
     return Disband(_parse_single_army("disband", rest, line))
+
+
+def _parse_spare(rest: str, line: str) -> Order:
+    return Spare(_parse_single_army("spare", rest, line))
 
 
 _ROUTE_FORMS = (
@@ -1461,6 +1489,7 @@ _PARSERS: dict[str, Callable[[str, str], Order]] = {
     "blockade": _parse_blockade,
     "cede": _parse_cede,
     "disband": _parse_disband,
+    "spare": _parse_spare,
     "help": _parse_help,
 }
 
@@ -1935,6 +1964,7 @@ __all__ = [
     "Route",
     "Sally",
     "Siege",
+    "Spare",
     "Stand",
     "Status",
     "canonical_verb",

@@ -78,19 +78,22 @@ class BattleKind(StrEnum):
 
 class BattleStatus(StrEnum):
     """A pending battle waits for its reaction window to close; then it is fought (resolved),
-    avoided by a successful retreat, or void (the armies parted or are gone)."""
+    avoided by a successful retreat, void (the armies parted or are gone) or spared."""
 
     PENDING = "pending"
     RESOLVED = "resolved"
     AVOIDED = "avoided"
     VOID = "void"
+    SPARED = "spared"  # after a failed retreat the opponent let the runner stay: no battle
 
 
 class Reaction(StrEnum):
-    """The choice of the side with the first reaction."""
+    """The choice of the side with the first reaction (FAILED: a retreat failed, and the
+    opponent now chooses to stand and fight or to spare the runner)."""
 
     RETREAT = "retreat"
     STAND = "stand"
+    FAILED = "failed"
 
 
 class CharacterStatus(StrEnum):

@@ -480,3 +480,37 @@ def test_the_chance_to_intercept_ends_at_the_next_tick(tmp_path: Path) -> None:
     assert w.army(1).tile == "1315"
     stranger = w.say("ned_stark", "intercept army 1 with army 1", at=day(3, 7))
     assert "have not sighted" in stranger
+
+
+# --- after a failed retreat the opponent decides ----------------------------------------------
+
+def _failed_retreat(tmp_path: Path) -> World:
+    """Stark's army 1 tries to retreat from the Lannister attack and fails (d20 under 13 with
+    this campaign's dice) at 18:00 on day 2."""
+    w = _attacked_at_1316(tmp_path)
+    w.say("ned_stark", "retreat army 1: 1315", at=day(2, 14))
+    w.run(day(2, 18))
+    assert w.events("retreat_failed") and w.army(1).retreat_penalty
+    return w
+
+
+def test_after_a_failed_retreat_the_opponent_may_let_them_stay(tmp_path: Path) -> None:
+    w = _failed_retreat(tmp_path)
+    assert not _battle_posts(w)  # not fought at once
+    [ask] = [o for o in w.outbox(target="tywin_lannister") if "failed to retreat" in o.title]
+    assert "`stand army 2`" in ask.body and "`spare army 1`" in ask.body
+    reply = w.say("tywin_lannister", "spare army 1", at=day(2, 19))
+    assert "there is no battle" in reply
+    w.run(day(3, 6))
+    assert not _battle_posts(w)  # spared: they share the tile in peace
+    assert (w.army(1).state, w.army(2).state) == ("standing", "standing")
+    assert "**Not done:**" in w.say("ned_stark", "spare army 2", at=day(3, 7))
+
+
+def test_after_a_failed_retreat_without_an_answer_the_battle_is_fought_at_minus_one(
+        tmp_path: Path) -> None:
+    w = _failed_retreat(tmp_path)
+    w.run(day(3, 0))
+    assert len(_battle_posts(w)) == 1
+    [event] = w.events("battle")
+    assert event.tick == w.ctx.tick_of(day(3, 0))

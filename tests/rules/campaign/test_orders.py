@@ -39,6 +39,7 @@ from rules.campaign.orders import (
     Route,
     Sally,
     Siege,
+    Spare,
     Stand,
     Status,
     canonical_verb,
@@ -408,6 +409,7 @@ def test_muster_variants(line: str, order: Muster) -> None:
         ("sally from Riverrun", Sally("Riverrun")),  # the whole ready garrison
         ("intercept army 5 with army 2", Intercept(5, 2)),
         ("waylay army 5 with army 2", Intercept(5, 2)),
+        ("spare army 5", Spare(5)),
         ("sally forth from Riverrun", Sally("Riverrun")),
         ("lift siege of Riverrun", Lift("Riverrun")),
         ("lift the siege of Riverrun", Lift("Riverrun")),
