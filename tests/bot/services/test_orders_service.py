@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlmodel import select
 
-from bot.cli_campaign import export_world
+from bot.cli.campaign import export_world
 from bot.db.engine import transaction
 from bot.db.models import Event
 from bot.services.messages import handle_message

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import getpass
 import json
 import sys
-from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
@@ -14,13 +12,10 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 from rich.table import Table
-from sqlalchemy import Engine
 from sqlmodel import Session, col, select
 
-from bot.cli import app
-from bot.clock import Clock, SystemClock
-from bot.config import ConfigError, Settings, load_settings, rules_table
-from bot.db.engine import make_engine, transaction
+from bot.cli import ConfigOpt, command_group
+from bot.cli.common import ByOpt, moderator_name, open_campaign, settings_of
 from bot.db.models import (
     Army,
     ArmyState,
@@ -43,57 +38,18 @@ from bot.services.world import (
     armies,
     claim_by_name,
     get_campaign,
-    load_context,
     set_relation,
 )
 
+app = command_group()
 # Piped or captured output gets wide tables instead of the 80-column default.
 console = Console(highlight=False, soft_wrap=True,
                   width=None if sys.stdout.isatty() else 160)
-DEFAULT_CONFIG = Path("config.toml")
-
-
-@dataclass(slots=True)
-class Env:
-    settings: Settings
-    engine: Engine
-    clock: Clock
-
-
-def open_env(config: Path | None, *, need_file: bool = False) -> Env:
-    """Settings, engine and clock for a CLI command; config errors end the command cleanly."""
-    path = config if config is not None else DEFAULT_CONFIG
-    try:
-        if not path.exists() and not need_file and config is None:
-            settings = load_settings(None)
-        else:
-            settings = load_settings(path)
-    except ConfigError as exc:
-        console.print(f"[red]config error:[/red] {exc}")
-        raise typer.Exit(2) from None
-    return Env(settings, make_engine(settings.campaign.database_url), SystemClock())
-
-
-def context(env: Env, session: Session) -> CampaignContext:
-    try:
-        return load_context(session, env.settings)
-    except LookupError as exc:
-        console.print(f"[red]{exc}[/red]")
-        raise typer.Exit(2) from None
-
-
-def moderator_name(by: str | None) -> str:
-    return by or getpass.getuser()
-
-
-ByOption = Annotated[str | None, typer.Option("--by", help="Moderator name for the log.")]
-OptConfig = Annotated[Path | None, typer.Option("--config", "-c", envvar="MAESTER_CONFIG",
-                                                help="Campaign config file (TOML).")]
 
 
 @app.command("init")
 def init_cmd(
-    config: OptConfig = None,
+    config: ConfigOpt = None,
     demo: Annotated[bool, typer.Option("--demo", help="Load the demo roster and wars.")] = False,
     seed: Annotated[str | None, typer.Option("--seed", help="Fix the campaign secret.")] = None,
     roster: Annotated[Path | None, typer.Option("--roster", help="Roster TOML file.")] = None,
@@ -101,14 +57,17 @@ def init_cmd(
     """Create the database and the campaign (map from the config; --demo: demo roster)."""
     import tomllib
 
+    from bot.clock import SystemClock
+    from bot.db.engine import make_engine, transaction
     from bot.db.migrate import upgrade
     from bot.maps import demo_map_text, read_map_text
     from bot.services.setup import DEMO_ROSTER, DEMO_WARS, create_campaign
 
-    env = open_env(config)
-    upgrade(env.engine)
-    map_text = demo_map_text() if env.settings.campaign.map == "demo" else \
-        read_map_text(Path(env.settings.campaign.map))
+    settings = settings_of(config)
+    engine = make_engine(settings.campaign.database_url)
+    upgrade(engine)
+    map_text = demo_map_text() if settings.campaign.map == "demo" else \
+        read_map_text(Path(settings.campaign.map))
     entries: list[dict[str, Any]] = []
     wars: list[tuple[str, str]] = []
     if demo:
@@ -118,22 +77,22 @@ def init_cmd(
         entries += list(data.get("claims", []))
         wars += [(str(w[0]), str(w[1])) for w in data.get("wars", [])]
     try:
-        with transaction(env.engine) as session:
-            ctx = create_campaign(session, env.settings, map_text=map_text, roster=entries,
-                                  now=env.clock.now(), seed=seed, wars=wars)
+        with transaction(engine) as session:
+            ctx = create_campaign(session, settings, map_text=map_text, roster=entries,
+                                  now=SystemClock().now(), seed=seed, wars=wars)
     except ValueError as exc:
         console.print(f"[red]cannot create the campaign:[/red] {exc}")
         raise typer.Exit(2) from None
-    console.print(f"Campaign created in {env.settings.campaign.database_url} with "
+    console.print(f"Campaign created in {settings.campaign.database_url} with "
                   f"{len(entries)} claims on a map of {len(ctx.world)} tiles.")
 
 
 @app.command("claims")
-def claims_cmd(config: OptConfig = None) -> None:
+def claims_cmd(config: ConfigOpt = None) -> None:
     """List the claims: holdfast, gold, troops at home, raised armies, players."""
-    env = open_env(config)
-    with transaction(env.engine) as session:
-        ctx = context(env, session)
+    env = open_campaign(config)
+    ctx = env.ctx
+    with env.session() as session:
         table = Table("Claim", "Holdfast", "Gold", "Infantry", "Cavalry", "Ships", "Armies",
                       "Players")
         for claim in all_claims(session, ctx):
@@ -156,12 +115,12 @@ def _army_row(ctx: CampaignContext, a: Army, claims: dict[int | None, Claim]) ->
 
 
 @app.command("armies")
-def armies_cmd(config: OptConfig = None,
+def armies_cmd(config: ConfigOpt = None,
                claim: Annotated[str | None, typer.Option("--claim")] = None) -> None:
     """List raised armies (optionally of one claim)."""
-    env = open_env(config)
-    with transaction(env.engine) as session:
-        ctx = context(env, session)
+    env = open_campaign(config)
+    ctx = env.ctx
+    with env.session() as session:
         claims = {c.id: c for c in all_claims(session, ctx)}
         claim_id = None
         if claim is not None:
@@ -177,16 +136,16 @@ def armies_cmd(config: OptConfig = None,
     console.print(table)
 
 
-show_app = typer.Typer(help="Show one thing in detail.", no_args_is_help=True)
+show_app = command_group(help="Show one thing in detail.", no_args_is_help=True)
 app.add_typer(show_app, name="show")
 
 
 @show_app.command("army")
-def show_army_cmd(army_id: int, config: OptConfig = None) -> None:
+def show_army_cmd(army_id: int, config: ConfigOpt = None) -> None:
     """Everything about one army: troops, state, path, pending battles."""
-    env = open_env(config)
-    with transaction(env.engine) as session:
-        ctx = context(env, session)
+    env = open_campaign(config)
+    ctx = env.ctx
+    with env.session() as session:
         a = session.get(Army, army_id)
         if a is None or a.campaign_id != ctx.campaign_id:
             console.print(f"[red]no army {army_id}[/red]")
@@ -215,14 +174,14 @@ def show_army_cmd(army_id: int, config: OptConfig = None) -> None:
 
 
 @app.command("status")
-def status_cmd(config: OptConfig = None) -> None:
+def status_cmd(config: ConfigOpt = None) -> None:
     """Last tick, next tick, pending outbox, in-game date and season."""
     from rules.campaign import calendar
 
-    env = open_env(config)
+    env = open_campaign(config)
     now = env.clock.now()
-    with transaction(env.engine) as session:
-        ctx = context(env, session)
+    ctx = env.ctx
+    with env.session() as session:
         campaign = get_campaign(session, ctx)
         pending = len(session.exec(select(Outbox.id).where(
             Outbox.campaign_id == ctx.campaign_id,
@@ -249,15 +208,15 @@ def status_cmd(config: OptConfig = None) -> None:
 def order_cmd(
     text: Annotated[str, typer.Argument(help="The order text, as a player would send it.")],
     as_user: Annotated[str, typer.Option("--as", help="Reddit user the order comes from.")],
-    config: OptConfig = None,
+    config: ConfigOpt = None,
 ) -> None:
     """Process TEXT exactly as a modmail from that user would be; print the reply."""
     from bot.services.messages import handle_message
 
-    env = open_env(config)
+    env = open_campaign(config)
     now = env.clock.now()
-    with transaction(env.engine) as session:
-        ctx = context(env, session)
+    ctx = env.ctx
+    with env.session() as session:
         ref = f"cli:{now.timestamp():.6f}"
         reply = handle_message(session, ctx, author=as_user.removeprefix("u/"), text=text,
                                now=now, ref=ref)
@@ -266,7 +225,7 @@ def order_cmd(
 
 @app.command("tick")
 def tick_cmd(
-    config: OptConfig = None,
+    config: ConfigOpt = None,
     until: Annotated[str | None, typer.Option("--until", help="ISO UTC time (default now).")]
     = None,
 ) -> None:
@@ -275,7 +234,7 @@ def tick_cmd(
 
     from bot.services.tick import catch_up, pending_ticks
 
-    env = open_env(config)
+    env = open_campaign(config)
     moment = env.clock.now()
     if until is not None:
         try:
@@ -287,8 +246,8 @@ def tick_cmd(
         if moment.tzinfo is None:
             console.print("[red]--until needs a time zone, e.g. 2026-11-23T12:00:00Z[/red]")
             raise typer.Exit(2)
-    with transaction(env.engine) as session:
-        ctx = context(env, session)
+    ctx = env.ctx
+    with env.session() as session:
         total = pending_ticks(session, ctx, moment)
     events = 0
     with Progress(console=console) as progress:
@@ -299,12 +258,12 @@ def tick_cmd(
     console.print(f"{total} tick(s) applied, {events} event(s).")
 
 
-season_app = typer.Typer(help="The season (winter doubles upkeep).", no_args_is_help=True)
+season_app = command_group(help="The season (winter doubles upkeep).", no_args_is_help=True)
 app.add_typer(season_app, name="season")
 
 
 @season_app.command("set")
-def season_set_cmd(season: str, config: OptConfig = None, by: ByOption = None) -> None:
+def season_set_cmd(season: str, config: ConfigOpt = None, by: ByOpt = None) -> None:
     """Set the season: winter, spring, summer or autumn."""
     from rules.campaign.config import Season
 
@@ -313,10 +272,10 @@ def season_set_cmd(season: str, config: OptConfig = None, by: ByOption = None) -
     except ValueError:
         console.print(f"[red]{season!r} is not a season[/red]: winter, spring, summer, autumn")
         raise typer.Exit(2) from None
-    env = open_env(config)
+    env = open_campaign(config)
     now = env.clock.now()
-    with transaction(env.engine) as session:
-        ctx = context(env, session)
+    ctx = env.ctx
+    with env.session() as session:
         campaign = get_campaign(session, ctx, lock=True)
         before = campaign.season
         campaign.season = value.value
@@ -328,23 +287,23 @@ def season_set_cmd(season: str, config: OptConfig = None, by: ByOption = None) -
     console.print(f"Season is now {value.value}.")
 
 
-relations_app = typer.Typer(help="Relations between claims.", no_args_is_help=True)
+relations_app = command_group(help="Relations between claims.", no_args_is_help=True)
 app.add_typer(relations_app, name="relations")
 
 
 @relations_app.command("set")
-def relations_set_cmd(claim_a: str, claim_b: str, status: str, config: OptConfig = None,
-                      by: ByOption = None) -> None:
+def relations_set_cmd(claim_a: str, claim_b: str, status: str, config: ConfigOpt = None,
+                      by: ByOpt = None) -> None:
     """Set how two claims stand: war, neutral or allied."""
     try:
         value = RelationStatus(status.lower())
     except ValueError:
         console.print(f"[red]{status!r} is not a relation[/red]: war, neutral, allied")
         raise typer.Exit(2) from None
-    env = open_env(config)
+    env = open_campaign(config)
     now = env.clock.now()
-    with transaction(env.engine) as session:
-        ctx = context(env, session)
+    ctx = env.ctx
+    with env.session() as session:
         a, b = claim_by_name(session, ctx, claim_a), claim_by_name(session, ctx, claim_b)
         if a is None or b is None or a.id == b.id:
             console.print("[red]name two different claims[/red] (see `maester claims`)")
@@ -357,11 +316,11 @@ def relations_set_cmd(claim_a: str, claim_b: str, status: str, config: OptConfig
 
 
 @relations_app.command("list")
-def relations_list_cmd(config: OptConfig = None) -> None:
+def relations_list_cmd(config: ConfigOpt = None) -> None:
     """List recorded relations (unlisted pairs are neutral)."""
-    env = open_env(config)
-    with transaction(env.engine) as session:
-        ctx = context(env, session)
+    env = open_campaign(config)
+    ctx = env.ctx
+    with env.session() as session:
         names = {c.id: c.name for c in all_claims(session, ctx)}
         table = Table("Claim", "Claim", "Relation")
         for r in session.exec(select(Relation).where(Relation.campaign_id == ctx.campaign_id)):
@@ -372,24 +331,24 @@ def relations_list_cmd(config: OptConfig = None) -> None:
 @app.command("adjust")
 def adjust_cmd(
     claim: str,
-    config: OptConfig = None,
+    config: ConfigOpt = None,
     gold: Annotated[str | None, typer.Option(help="Change in gold, e.g. +100 or -25.5")] = None,
     infantry: Annotated[int, typer.Option(help="Change in infantry at home")] = 0,
     cavalry: Annotated[int, typer.Option(help="Change in cavalry at home")] = 0,
     ships: Annotated[int, typer.Option(help="Change in ships at home")] = 0,
     reason: Annotated[str, typer.Option(help="Why (goes to the log)")] = "",
-    by: ByOption = None,
+    by: ByOpt = None,
 ) -> None:
     """Change a claim's gold and troops at home; recorded in the log with the moderator."""
-    env = open_env(config)
+    env = open_campaign(config)
     now = env.clock.now()
     try:
         delta = Decimal(gold) if gold is not None else Decimal(0)
     except InvalidOperation:
         console.print(f"[red]--gold: {gold!r} is not a number[/red]")
         raise typer.Exit(2) from None
-    with transaction(env.engine) as session:
-        ctx = context(env, session)
+    ctx = env.ctx
+    with env.session() as session:
         found = claim_by_name(session, ctx, claim)
         if found is None:
             console.print(f"[red]no claim called {claim!r}[/red]")
@@ -412,13 +371,13 @@ def adjust_cmd(
 
 
 @app.command("log")
-def log_cmd(config: OptConfig = None,
+def log_cmd(config: ConfigOpt = None,
             claim: Annotated[str | None, typer.Option("--claim")] = None,
             limit: Annotated[int, typer.Option("--limit")] = 50) -> None:
     """The event log with dice, newest last."""
-    env = open_env(config)
-    with transaction(env.engine) as session:
-        ctx = context(env, session)
+    env = open_campaign(config)
+    ctx = env.ctx
+    with env.session() as session:
         query = select(Event).where(Event.campaign_id == ctx.campaign_id)
         if claim is not None:
             found = claim_by_name(session, ctx, claim)
@@ -436,12 +395,12 @@ def log_cmd(config: OptConfig = None,
 
 
 @app.command("outbox")
-def outbox_cmd(config: OptConfig = None,
+def outbox_cmd(config: ConfigOpt = None,
                all_entries: Annotated[bool, typer.Option("--all")] = False) -> None:
     """Posts, replies and messages waiting to be delivered (--all: delivered and dead too)."""
-    env = open_env(config)
-    with transaction(env.engine) as session:
-        ctx = context(env, session)
+    env = open_campaign(config)
+    ctx = env.ctx
+    with env.session() as session:
         query = select(Outbox).where(Outbox.campaign_id == ctx.campaign_id)
         if not all_entries:
             query = query.where(Outbox.status == OutboxStatus.PENDING.value)
@@ -454,11 +413,11 @@ def outbox_cmd(config: OptConfig = None,
 
 
 @app.command("export")
-def export_cmd(config: OptConfig = None) -> None:
+def export_cmd(config: ConfigOpt = None) -> None:
     """The whole world as JSON on stdout."""
-    env = open_env(config)
-    with transaction(env.engine) as session:
-        ctx = context(env, session)
+    env = open_campaign(config)
+    ctx = env.ctx
+    with env.session() as session:
         data = export_world(session, ctx)
     typer.echo(json.dumps(data, indent=2, sort_keys=True))
 
@@ -508,48 +467,18 @@ def export_world(session: Session, ctx: CampaignContext) -> dict[str, Any]:
     }
 
 
-@app.command("command")
-def command_cmd(
-    text: Annotated[str, typer.Argument(help="A bot command, e.g. '!attack 8 dice 4+ vs 5+'")],
-    seed: Annotated[str | None, typer.Option("--seed", help="Seed the dice")] = None,
-) -> None:
-    """Run a tabletop bot command (!combat, !attack, !challenge ...) and print its reply."""
-    import secrets
-
-    from bot.commands.dispatch import run_command
-    from bot.commands.registry import CommandContext
-    from rules.dice import SeededDice
-
-    line = text.strip().lstrip("!")
-    name, _, args = line.partition(" ")
-    ctx = CommandContext(author="moderator", dice=SeededDice(seed or secrets.token_hex(8)),
-                         now=SystemClock().now(), is_moderator=True)
-    console.print(run_command(name, args, ctx, ref="cli"), markup=False)
-
-
-def show_rules(config: Path | None) -> None:
-    """Print every rules setting in force (``maester rules show``)."""
-    env = open_env(config)
-    table = Table("Setting", "Value in force")
-    for name, value in rules_table(env.settings.rules_config()):
-        table.add_row(name, value)
-    console.print(table)
-
-
-db_app = typer.Typer(help="Database maintenance.", no_args_is_help=True)
+db_app = command_group(help="Database maintenance.", no_args_is_help=True)
 app.add_typer(db_app, name="db")
 
 
 @db_app.command("upgrade")
-def db_upgrade_cmd(config: OptConfig = None) -> None:
+def db_upgrade_cmd(config: ConfigOpt = None) -> None:
     """Apply the database migrations up to the newest."""
+    from bot.db.engine import make_engine
     from bot.db.migrate import upgrade
 
-    env = open_env(config)
-    upgrade(env.engine)
+    upgrade(make_engine(settings_of(config).campaign.database_url))
     console.print("Database is up to date.")
-
-
 
 @app.command("demo")
 def demo_cmd() -> None:
