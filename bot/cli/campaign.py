@@ -12,30 +12,22 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 from rich.table import Table
-from sqlmodel import Session, col, select
+from sqlmodel import col, select
 
 from bot.cli import ConfigOpt, command_group
-from bot.cli.common import ByOpt, moderator_name, open_campaign, settings_of
+from bot.cli.common import ByOpt, fail, moderator_name, open_campaign, settings_of
 from bot.db.models import (
     Army,
     ArmyState,
-    Campaign,
     Character,
     Claim,
-    Event,
-    Outbox,
-    OutboxStatus,
     PendingBattle,
-    Player,
     Relation,
     RelationStatus,
-    Siege,
 )
-from bot.services import journal
+from bot.services import journal, queries
 from bot.services.world import (
-    CampaignContext,
     all_claims,
-    armies,
     claim_by_name,
     get_campaign,
     set_relation,
@@ -91,27 +83,14 @@ def init_cmd(
 def claims_cmd(config: ConfigOpt = None) -> None:
     """List the claims: holdfast, gold, troops at home, raised armies, players."""
     env = open_campaign(config)
-    ctx = env.ctx
     with env.session() as session:
-        table = Table("Claim", "Holdfast", "Gold", "Infantry", "Cavalry", "Ships", "Armies",
-                      "Players")
-        for claim in all_claims(session, ctx):
-            players = session.exec(select(Player.reddit_name).where(
-                Player.claim_id == claim.id)).all()
-            raised = armies(session, ctx, claim_id=claim.id)
-            table.add_row(claim.name, ctx.world.tile(claim.holdfast).label, str(claim.gold),
-                          str(claim.infantry), str(claim.cavalry), str(claim.ships),
-                          str(len(raised)), ", ".join(f"u/{p}" for p in players))
+        rows = queries.claims(session, env.ctx)
+    table = Table("Claim", "Holdfast", "Gold", "Infantry", "Cavalry", "Ships", "Armies",
+                  "Players")
+    for c in rows:
+        table.add_row(c.name, c.holdfast, str(c.gold), str(c.infantry), str(c.cavalry),
+                      str(c.ships), str(c.armies), ", ".join(f"u/{p}" for p in c.players))
     console.print(table)
-
-
-def _army_row(ctx: CampaignContext, a: Army, claims: dict[int | None, Claim]) -> list[str]:
-    dest = ctx.world.tile(a.path_json[-1]).label if a.path_json else ""
-    arrival = ctx.when(ctx.tick_at(a.arrival_tick)) if a.path_json and a.arrival_tick else ""
-    claim = claims.get(a.claim_id)
-    return [str(a.id), claim.name if claim else "?", a.kind, a.state,
-            ctx.world.tile(a.tile).label, str(a.infantry), str(a.cavalry), str(a.ships),
-            dest, arrival]
 
 
 @app.command("armies")
@@ -119,20 +98,17 @@ def armies_cmd(config: ConfigOpt = None,
                claim: Annotated[str | None, typer.Option("--claim")] = None) -> None:
     """List raised armies (optionally of one claim)."""
     env = open_campaign(config)
-    ctx = env.ctx
-    with env.session() as session:
-        claims = {c.id: c for c in all_claims(session, ctx)}
-        claim_id = None
-        if claim is not None:
-            found = claim_by_name(session, ctx, claim)
-            if found is None:
-                console.print(f"[red]no claim called {claim!r}[/red]")
-                raise typer.Exit(2)
-            claim_id = found.id
-        table = Table("Army", "Claim", "Kind", "State", "Tile", "Infantry", "Cavalry", "Ships",
-                      "Marching to", "Arrives")
-        for a in armies(session, ctx, claim_id=claim_id):
-            table.add_row(*_army_row(ctx, a, claims))
+    try:
+        with env.session() as session:
+            rows = queries.army_rows(session, env.ctx, claim)
+    except LookupError as exc:
+        raise fail(str(exc)) from None
+    table = Table("Army", "Claim", "Kind", "State", "Tile", "Infantry", "Cavalry", "Ships",
+                  "Marching to", "Arrives")
+    for a in rows:
+        table.add_row(str(a.id), a.claim, a.kind, a.state, a.tile, str(a.infantry),
+                      str(a.cavalry), str(a.ships), a.destination,
+                      env.ctx.when(a.arrives) if a.arrives else "")
     console.print(table)
 
 
@@ -176,32 +152,19 @@ def show_army_cmd(army_id: int, config: ConfigOpt = None) -> None:
 @app.command("status")
 def status_cmd(config: ConfigOpt = None) -> None:
     """Last tick, next tick, pending outbox, in-game date and season."""
-    from rules.campaign import calendar
-
     env = open_campaign(config)
-    now = env.clock.now()
     ctx = env.ctx
     with env.session() as session:
-        campaign = get_campaign(session, ctx)
-        pending = len(session.exec(select(Outbox.id).where(
-            Outbox.campaign_id == ctx.campaign_id,
-            Outbox.status == OutboxStatus.PENDING.value)).all())
-        dead = len(session.exec(select(Outbox.id).where(
-            Outbox.campaign_id == ctx.campaign_id,
-            Outbox.status == OutboxStatus.DEAD.value)).all())
-        sieges = len(session.exec(select(Siege.id).where(Siege.status == "active")).all())
-    last = ctx.tick_at(campaign.last_tick)
-    nxt = ctx.tick_at(campaign.last_tick + 1)
-    due = max(0, ctx.tick_of(now) - campaign.last_tick)
-    console.print(f"[bold]{campaign.name}[/bold] (r/{campaign.subreddit})")
-    console.print(f"  now:        {ctx.when(now)}")
-    console.print(f"  last tick:  {ctx.when(last)}")
-    console.print(f"  next tick:  {ctx.when(nxt)}" + (f"  [yellow]{due} tick(s) due[/yellow]"
-                                                     if due else ""))
-    console.print(f"  in-game:    {calendar.format_game_date(calendar.game_date(now, ctx.rules))}"
-                  f", season {campaign.season}")
-    console.print(f"  outbox:     {pending} pending, {dead} dead")
-    console.print(f"  sieges:     {sieges} active")
+        report = queries.status(session, ctx, env.clock.now())
+    due = report.ticks_due
+    console.print(f"[bold]{report.name}[/bold] (r/{report.subreddit})")
+    console.print(f"  now:        {ctx.when(report.now)}")
+    console.print(f"  last tick:  {ctx.when(report.last_tick_at)}")
+    console.print(f"  next tick:  {ctx.when(report.next_tick_at)}"
+                  + (f"  [yellow]{due} tick(s) due[/yellow]" if due else ""))
+    console.print(f"  in-game:    {report.game_date}, season {report.season}")
+    console.print(f"  outbox:     {report.outbox_pending} pending, {report.outbox_dead} dead")
+    console.print(f"  sieges:     {report.sieges_active} active")
 
 
 @app.command("order")
@@ -211,7 +174,7 @@ def order_cmd(
     config: ConfigOpt = None,
 ) -> None:
     """Process TEXT exactly as a modmail from that user would be; print the reply."""
-    from bot.services.messages import handle_message
+    from bot.messages import handle_message
 
     env = open_campaign(config)
     now = env.clock.now()
@@ -376,21 +339,16 @@ def log_cmd(config: ConfigOpt = None,
             limit: Annotated[int, typer.Option("--limit")] = 50) -> None:
     """The event log with dice, newest last."""
     env = open_campaign(config)
-    ctx = env.ctx
-    with env.session() as session:
-        query = select(Event).where(Event.campaign_id == ctx.campaign_id)
-        if claim is not None:
-            found = claim_by_name(session, ctx, claim)
-            if found is None:
-                console.print(f"[red]no claim called {claim!r}[/red]")
-                raise typer.Exit(2)
-            query = query.where(Event.claim_id == found.id)
-        rows = list(session.exec(query.order_by(col(Event.id).desc()).limit(limit)).all())
+    try:
+        with env.session() as session:
+            rows = queries.events(session, env.ctx, claim=claim, limit=limit)
+    except LookupError as exc:
+        raise fail(str(exc)) from None
     table = Table("#", "When", "Kind", "By", "What", "Dice")
-    for e in reversed(rows):
+    for e in rows:
         dice = " ".join(f"d{d['sides']}={d['value']}" for d in e.dice_json)
-        table.add_row(str(e.id), ctx.when(e.at) if e.at else "", e.kind, e.actor, e.summary,
-                      dice)
+        table.add_row(str(e.id), env.ctx.when(e.at) if e.at else "", e.kind, e.actor,
+                      e.summary, dice)
     console.print(table)
 
 
@@ -399,14 +357,9 @@ def outbox_cmd(config: ConfigOpt = None,
                all_entries: Annotated[bool, typer.Option("--all")] = False) -> None:
     """Posts, replies and messages waiting to be delivered (--all: delivered and dead too)."""
     env = open_campaign(config)
-    ctx = env.ctx
     with env.session() as session:
-        query = select(Outbox).where(Outbox.campaign_id == ctx.campaign_id)
-        if not all_entries:
-            query = query.where(Outbox.status == OutboxStatus.PENDING.value)
-        rows = session.exec(query.order_by(col(Outbox.id))).all()
         table = Table("#", "Kind", "To", "Title", "Status", "Tries", "Error")
-        for o in rows:
+        for o in queries.outbox(session, env.ctx, everything=all_entries):
             table.add_row(str(o.id), o.kind, o.target, o.title[:60], o.status,
                           str(o.attempts), o.last_error[:40])
     console.print(table)
@@ -416,55 +369,9 @@ def outbox_cmd(config: ConfigOpt = None,
 def export_cmd(config: ConfigOpt = None) -> None:
     """The whole world as JSON on stdout."""
     env = open_campaign(config)
-    ctx = env.ctx
     with env.session() as session:
-        data = export_world(session, ctx)
+        data = queries.export_world(session, env.ctx)
     typer.echo(json.dumps(data, indent=2, sort_keys=True))
-
-
-def export_world(session: Session, ctx: CampaignContext) -> dict[str, Any]:
-    """Claims, armies, sieges, battles, last tick and outbox, as plain JSON data."""
-    campaign = session.get(Campaign, ctx.campaign_id)
-    assert campaign is not None
-    players: dict[int, list[str]] = {}
-    for p in session.exec(select(Player).where(Player.campaign_id == ctx.campaign_id)):
-        players.setdefault(p.claim_id, []).append(p.reddit_name)
-    return {
-        "campaign": {"name": campaign.name, "subreddit": campaign.subreddit,
-                     "season": campaign.season, "last_tick": campaign.last_tick,
-                     "last_tick_at": ctx.tick_at(campaign.last_tick).isoformat(),
-                     "last_month": campaign.last_month},
-        "claims": [
-            {"id": c.id, "name": c.name, "holdfast": c.holdfast, "gold": str(c.gold),
-             "infantry": c.infantry, "cavalry": c.cavalry, "ships": c.ships,
-             "scattered_infantry": c.scattered_infantry,
-             "scattered_cavalry": c.scattered_cavalry, "slain": c.slain_json,
-             "players": sorted(players.get(c.id or 0, []))}
-            for c in all_claims(session, ctx)],
-        "armies": [
-            {"id": a.id, "claim": a.claim_id, "kind": a.kind, "state": a.state, "tile": a.tile,
-             "infantry": a.infantry, "cavalry": a.cavalry, "ships": a.ships,
-             "path": a.path_json, "saved": a.saved, "depart_tick": a.depart_tick,
-             "arrival_tick": a.arrival_tick, "retreat_penalty": a.retreat_penalty}
-            for a in session.exec(select(Army).where(Army.campaign_id == ctx.campaign_id)
-                                  .order_by(col(Army.id)))],
-        "sieges": [
-            {"id": s.id, "holdfast": s.holdfast, "army": s.army_id, "status": s.status,
-             "months_elapsed": s.months_elapsed, "months_required": s.months_required,
-             "paused": s.paused}
-            for s in session.exec(select(Siege).where(Siege.campaign_id == ctx.campaign_id)
-                                  .order_by(col(Siege.id)))],
-        "battles": [
-            {"id": b.id, "kind": b.kind, "tile": b.tile, "attacker": b.attacker_army,
-             "defender": b.defender_army, "status": b.status, "resolve_tick": b.resolve_tick}
-            for b in session.exec(select(PendingBattle).where(
-                PendingBattle.campaign_id == ctx.campaign_id).order_by(col(PendingBattle.id)))],
-        "outbox": [
-            {"key": o.key, "kind": o.kind, "target": o.target, "title": o.title,
-             "status": o.status, "public": o.public}
-            for o in session.exec(select(Outbox).where(Outbox.campaign_id == ctx.campaign_id)
-                                  .order_by(col(Outbox.id)))],
-    }
 
 
 db_app = command_group(help="Database maintenance.", no_args_is_help=True)

@@ -18,7 +18,6 @@ from typing import Any, TypeVar
 
 from sqlmodel import Session, col, select
 
-from bot.commands.registry import CommandError
 from bot.db.models import (
     Army,
     ArmyKind,
@@ -28,6 +27,7 @@ from bot.db.models import (
     RelationStatus,
     Siege,
 )
+from bot.errors import CommandError
 from bot.services import journal
 from bot.services.render import money
 from bot.services.world import (
