@@ -16,7 +16,7 @@ import pytest
 from typer.testing import CliRunner
 
 from bot.cli import COMMANDS, app, load_command
-from bot.jsonapi.engines import load_engines
+from bot.jsonapi.engines import ENGINE_MODULES, load_engines
 
 STACKS = ("sqlalchemy", "sqlmodel", "alembic", "psycopg", "praw", "prawcore", "apscheduler")
 ROOT = Path(__file__).resolve().parents[2]
@@ -56,11 +56,21 @@ def test_every_rules_engine_runs_without_the_storage_reddit_or_scheduler_stacks(
 
 
 def test_jsonl_and_battle_with_a_real_payload_stay_light() -> None:
+    """A campaign engine loads neither the other stacks nor the tabletop engines."""
     payload = {"attacker": {"infantry": 100}, "defender": {"infantry": 80}, "seed": 1}
     modules, out = loaded_modules("rules", "battle", "--jsonl",
                                   stdin=json.dumps(payload) + "\n")
     assert json.loads(out)["winner"] in ("attacker", "defender")
     assert modules.isdisjoint(STACKS), sorted(modules.intersection(STACKS))
+    assert {"bot.jsonapi.campaign_battle"} <= modules
+    assert modules.isdisjoint({"bot.jsonapi.boardgame", "bot.jsonapi.miniatures",
+                               "bot.jsonapi.cardgame", "bot.jsonapi.campaign_world"})
+
+
+def test_each_engine_is_in_the_module_the_table_names() -> None:
+    engines = load_engines()
+    named = {name: module for module, names in ENGINE_MODULES.items() for name in names}
+    assert named == {name: engine.fn.__module__ for name, engine in engines.items()}
 
 
 def test_bot_command_and_engine_list_stay_light() -> None:
