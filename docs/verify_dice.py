@@ -55,7 +55,8 @@ def check_line(line: str, secret: bytes) -> list[str]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--secret", required=True, help="the revealed secret (hex)")
+    parser.add_argument("--secret", "--key", required=True,
+                        help="the revealed dice key of the period and branch (hex)")
     parser.add_argument("--commitment", help="the commitment published before the period (hex)")
     args = parser.parse_args()
     secret = bytes.fromhex(args.secret)

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any, Protocol
 
 from sqlmodel import Session, col, select
 
@@ -28,10 +29,27 @@ from rules.fairdice import (
     branch_secret,
     claim_branch,
     commitment,
+    dice_line,
     format_entropy,
 )
 
 DICE_KEY = "dice"  # where an event's printed dice line is kept in its data
+ORDER_KEY = "order"  # where an army keeps the reference of the last order that moved it
+
+
+class HasMeta(Protocol):
+    meta_json: dict[str, Any]
+
+
+def mark_order(army: HasMeta, ref: str) -> None:
+    """Remember the order that set an army going: its id is the entropy of what follows."""
+    army.meta_json = {**army.meta_json, ORDER_KEY: ref}
+
+
+def orders_of(*armies: HasMeta | None) -> list[str]:
+    """The references of the orders behind the given armies (their last orders)."""
+    return [str(a.meta_json[ORDER_KEY]) for a in armies
+            if a is not None and a.meta_json.get(ORDER_KEY)]
 
 
 def period_of(ctx: CampaignContext, tick: int) -> int:
@@ -58,6 +76,18 @@ def dice_for(ctx: CampaignContext, event: EventKey) -> FairDice:
     return event.dice(ctx.secret)
 
 
+def roll(ctx: CampaignContext, tick: int, key: str, *, branch: str = PUBLIC,
+         armies: Iterable[HasMeta | None] = ()) -> tuple[FairDice, EventKey]:
+    """The dice of one event and where they come from (entropy: the armies' last orders)."""
+    event = event_key(ctx, tick, key, branch=branch, orders=orders_of(*armies))
+    return dice_for(ctx, event), event
+
+
+def line_of(event: EventKey, dice: FairDice) -> str:
+    """The printed dice line of a rolled event (kept in the event's data, shown in posts)."""
+    return str(dice_line(event, dice))
+
+
 def markdown(line: DiceLine) -> str:
     """The dice line as it stands at the end of a post (inline code, so markdown leaves it)."""
     return f"`{line}`"
@@ -79,7 +109,7 @@ def branches(ctx: CampaignContext, period: int, claim_ids: Iterable[int]) -> lis
 
 def _commitment_lines(ctx: CampaignContext, period: int, claim_ids: Iterable[int],
                       names: dict[int, str]) -> list[str]:
-    lines = [f"**Commitments for period {period}** (SHA-256 of each secret):", "",
+    lines = [f"**Commitments for period {period}** (SHA-256 of each branch's dice key):", "",
              "| branch | commitment |", "| --- | --- |"]
     for branch in branches(ctx, period, claim_ids):
         label = branch.name
@@ -106,7 +136,7 @@ def _dice_post(ctx: CampaignContext, session: Session, *, commit: Sequence[int],
         parts.append("")
     if reveal is not None:
         secret = branch_secret(ctx.secret, reveal, PUBLIC)
-        parts += [f"**Reveal of period {reveal}** (public branch): `{secret.hex()}`", ""]
+        parts += [f"**Reveal of period {reveal}**: the public dice key is `{secret.hex()}`", ""]
         public = [e for e in _events_of(session, ctx, reveal)
                   if e.public and f"branch={PUBLIC} " in str(e.data_json[DICE_KEY])]
         if public:
@@ -116,7 +146,7 @@ def _dice_post(ctx: CampaignContext, session: Session, *, commit: Sequence[int],
         else:
             parts.append("No public dice were rolled in that period.")
         parts.append("")
-        parts.append("Each claim receives its own branch's secret privately.")
+        parts.append("Each claim receives the dice key of its own branch privately.")
     parts.append("")
     parts.append("How to check any roll yourself: see the players' guide, *Dice you can check*.")
     return "\n".join(parts).strip() + "\n"
@@ -157,7 +187,7 @@ def month_begins(session: Session, ctx: CampaignContext, *, month: int, tick: in
         branch = claim_branch(claim_id)
         secret = branch_secret(ctx.secret, ended, branch)
         own = [e for e in private if f"branch={branch} " in str(e.data_json[DICE_KEY])]
-        lines = [f"Your private dice secret for period {ended} ({branch}): `{secret.hex()}`",
+        lines = [f"Your private dice key for period {ended} ({branch}): `{secret.hex()}`",
                  "", f"Its commitment was `{commitment(secret)}`.", ""]
         if own:
             lines += ["Your private rolls of that period:", ""]
@@ -166,7 +196,7 @@ def month_begins(session: Session, ctx: CampaignContext, *, month: int, tick: in
             lines.append("No private dice were rolled for you in that period.")
         lines += ["", "Check them with docs/verify_dice.py (see the players' guide)."]
         journal.notify_claim(session, ctx.campaign_id, claim_id, f"dice:reveal:{ended}:{claim_id}",
-                             subject=f"Your dice secret for period {ended}",
+                             subject=f"Your dice key for period {ended}",
                              body="\n".join(lines) + "\n", at=at, tick=tick)
 
 

@@ -28,6 +28,7 @@ def _campaign(url: str):  # type: ignore[no-untyped-def]
 
 
 def test_start_commits_to_the_current_and_next_period(db_url: str) -> None:
+    """`maester init` posts the commitments of the current and next period, once."""
     engine, ctx, claims = _campaign(db_url)
     tick = ctx.tick_of(START)
     with transaction(engine) as session:
@@ -65,7 +66,7 @@ def test_a_new_period_reveals_the_last_one_publicly_and_each_branch_privately(
         fairplay.month_begins(session, ctx, month=next_month, tick=next_tick, at=START,
                               claims=claims)
         rows = session.exec(select(Outbox)).all()
-    post = next(r for r in rows if r.public)
+    post = next(r for r in rows if r.public and r.key.startswith("dice:period:"))
     public_secret = branch_secret("fair", period, PUBLIC)
     assert public_secret.hex() in post.body
     assert "key=battle:1 orders=m1,m2" in post.body
