@@ -91,6 +91,15 @@ class PostSettings(_Section):
     scatter_flair: str = ""
 
 
+class DiceSettings(_Section):
+    """Verifiable dice (docs/dice.md): commit before each period, reveal after it."""
+
+    period_months: int = Field(default=1, ge=1, le=120)
+    publish: bool = True
+    title: str = "[Dice] Period {period}: commitments and reveal"
+    flair: str = ""
+
+
 class Settings(_Section):
     campaign: CampaignSettings = Field(default_factory=CampaignSettings)
     reddit: RedditSettings = Field(default_factory=RedditSettings)
@@ -98,6 +107,7 @@ class Settings(_Section):
     calendar: CalendarSettings = Field(default_factory=CalendarSettings)
     rules: dict[str, Any] = Field(default_factory=dict)
     posts: PostSettings = Field(default_factory=PostSettings)
+    dice: DiceSettings = Field(default_factory=DiceSettings)
     catalogue: dict[str, Any] = Field(default_factory=dict)
     characters: dict[str, Any] = Field(default_factory=dict)
 

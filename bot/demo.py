@@ -34,6 +34,7 @@ from bot.services.world import CampaignContext
 from rules.campaign.paths import ArmyKind, cheapest_route, format_path
 from rules.campaign.world import BattleStatus
 
+DEMO_SEED = "maester-demo-0"  # the campaign secret: the demo's story depends on its dice
 SUBREDDIT = "westeros"
 START = datetime(2026, 11, 22, 7, 30, tzinfo=UTC)
 
@@ -79,7 +80,7 @@ class Demo:
         with transaction(self.engine) as session:
             self.ctx: CampaignContext = create_campaign(
                 session, self.settings, map_text=demo_map_text(), roster=DEMO_ROSTER,
-                now=self.clock.now(), seed="maester-demo", wars=DEMO_WARS)
+                now=self.clock.now(), seed=DEMO_SEED, wars=DEMO_WARS)
         # The sandbox has no rate limit worth keeping to; Reddit's budget applies in `run`.
         self.gateway = praw_gateway(self.settings, budget=RequestBudget(60_000))
 

@@ -56,6 +56,8 @@ COMMANDS: tuple[Entry, ...] = (
     Entry("outbox", "bot.cli.campaign",
           "Posts, replies and messages waiting to be delivered (--all: delivered and dead too)."),
     Entry("export", "bot.cli.campaign", "The whole world as JSON on stdout."),
+    Entry("verify", "bot.cli.dice",
+          "Recompute the dice of an event or a post and compare them with what was published."),
     Entry("run", "bot.cli.reddit",
           "Run the bot: modmail intake, game ticks and posting, until SIGTERM/Ctrl-C."),
     Entry("poll", "bot.cli.reddit",

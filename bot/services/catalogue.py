@@ -46,7 +46,7 @@ from bot.db.models import (
     PendingBattle,
     ResourceHolder,
 )
-from bot.services import journal
+from bot.services import fairplay, journal
 from bot.services.army_rows import ArmyRecord
 from bot.services.world import CampaignContext
 from rules.campaign import world
@@ -581,7 +581,7 @@ def after_battle(session: Session, ctx: CampaignContext, battle: PendingBattle,
 
     Each army whose strength included a hidden modifier gets a private note listing every
     multiplier (the public post leaves them out). Characters called to a death or injury roll:
-    with ``roll_fates`` set the bot rolls the table (dice ``("fate", battle id, name)``),
+    with ``roll_fates`` set the bot rolls the table (dice key ``fate:<battle id>:<name>``),
     records the outcome, marks a character dead on a death outcome, and returns the rolls for
     the battle post; otherwise it returns None and the post lists who must roll.
     """
@@ -604,7 +604,8 @@ def after_battle(session: Session, ctx: CampaignContext, battle: PendingBattle,
         for fate in result.side(which).fates:
             if fate.fate not in (Fate.DEATH_ROLL, Fate.INJURY_ROLL):
                 continue
-            dice = ctx.dice("fate", battle.id or 0, fate.name)
+            dice, event = fairplay.roll(ctx, tick, f"fate:{battle.id or 0}:{fate.name}",
+                                        armies=(attacker, defender))
             rolled = settle_fate(fate, dice=dice, death_table=settings.death_table,
                                  injury_table=settings.injury_table)
             if rolled is None:
@@ -619,7 +620,8 @@ def after_battle(session: Session, ctx: CampaignContext, battle: PendingBattle,
                               at=at, claim_id=claims[which], public=True,
                               data={"battle": battle.id, "character": fate.name,
                                     "table": rolled.table, "roll": rolled.roll,
-                                    "outcome": rolled.outcome, "dies": dies},
+                                    "outcome": rolled.outcome, "dies": dies,
+                                    fairplay.DICE_KEY: fairplay.line_of(event, dice)},
                               rolls=dice.rolls)
     return settled
 

@@ -29,7 +29,7 @@ from bot.db.models import (
     RelationStatus,
     Siege,
 )
-from bot.services import journal, orders_catalogue
+from bot.services import fairplay, journal, orders_catalogue
 from bot.services.order_call import Call, Handler, Rejected, active_siege
 from bot.services.render import money
 from bot.services.sieges import end_siege
@@ -293,6 +293,7 @@ def _muster(c: Call, order: o.Muster) -> str:
         cavalry=request.cavalry, ships=request.ships, accepted_at=c.now,
         ready_tick=c.ctx.tick_of(ready),
     )
+    fairplay.mark_order(new, c.ref)
     c.session.add(claim)
     c.session.add(new)
     c.session.flush()
@@ -361,6 +362,7 @@ def _move(c: Call, order: o.Move) -> str:
     a.path_json = list(check.ids)
     a.costs_json = list(check.costs)
     a.meta_json = {}  # who detected the previous march does not carry over
+    fairplay.mark_order(a, c.ref)
     a.saved = "0"
     a.depart_tick = c.ctx.tick_of(depart)
     c.session.add(a)
@@ -510,6 +512,7 @@ def _retreat(c: Call, order: o.Retreat) -> str:
     if not route:
         return _refer_retreat(c, a, battle)
     a.meta_json = {**a.meta_json, "retreat_route": route}
+    fairplay.mark_order(a, c.ref)
     c.session.add(a)
     return (_react(c, a, battle, Reaction.RETREAT) + " If it escapes it falls back by "
             f"{format_path(_label(c, t) for t in route)}.")
@@ -641,6 +644,7 @@ def _open_battle(c: Call, mine: Army, target: Army, event: str, summary: str, *,
     """A battle ordered by ``mine`` against ``target`` on their (shared) tile, fought at the end
     of the reaction window; the defender is told (``news``) and gets the first reaction, since
     starting a battle is always detected by the defender. Returns when it is fought."""
+    fairplay.mark_order(mine, c.ref)
     battle = PendingBattle(
         campaign_id=c.ctx.campaign_id, tile=target.tile, kind=BattleKind.FIELD,
         attacker_army=mine.id or 0, defender_army=target.id or 0,
@@ -867,6 +871,8 @@ def _assault(c: Call, order: o.Assault) -> str:
     if _pending_battle_of(c, a.id or 0) is not None:
         raise Rejected(f"army {a.id} is already in a battle", "one battle at a time", "status")
     _declare_war(c, a.claim_id, owner.id or 0)
+    fairplay.mark_order(a, c.ref)
+    c.session.add(a)
     battle = PendingBattle(
         campaign_id=c.ctx.campaign_id, tile=hold.id, kind=BattleKind.ASSAULT,
         attacker_army=a.id or 0,
@@ -910,6 +916,8 @@ def _sally(c: Call, order: o.Sally) -> str:
                            "an army inside the walls, or no army (the whole garrison sallies)",
                            f"sally from {hold.label}")
         sally_army = a.id or 0
+        fairplay.mark_order(a, c.ref)
+        c.session.add(a)
     elif claim.infantry + claim.cavalry + sum(
             x.infantry + x.cavalry for x in armies(c.session, c.ctx, claim_id=claim.id,
                                                     states=(ArmyState.GARRISON,))

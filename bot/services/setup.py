@@ -12,7 +12,7 @@ from sqlmodel import Session, select
 
 from bot.config import Settings
 from bot.db.models import Campaign, Character, Claim, Player, RelationStatus
-from bot.services import journal
+from bot.services import fairplay, journal
 from bot.services.world import CampaignContext, load_context, set_relation
 from rules.campaign import calendar
 from rules.campaign.worldmap import parse_map
@@ -114,6 +114,8 @@ def create_campaign(session: Session, settings: Settings, *, map_text: str,
                                   name=str(character)))
     for a, b in wars:
         set_relation(session, ctx, by_name[a].id or 0, by_name[b].id or 0, RelationStatus.WAR)
+    fairplay.start_campaign(session, ctx, tick=campaign.last_tick, at=now,
+                            claims={c.id or 0: c.name for c in by_name.values()})
     journal.log_event(session, campaign.id or 0, campaign.last_tick, "campaign_created",
                       f"campaign {campaign.name} created with {len(roster)} claims", at=now,
                       actor="moderator")

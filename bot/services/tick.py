@@ -37,7 +37,7 @@ from bot.db.models import (
     Siege,
     TickRun,
 )
-from bot.services import journal
+from bot.services import fairplay, journal
 from bot.services.army_rows import ArmyRecord, load_records, save_changed
 from bot.services.catalogue import (  # issue 6: the modifiers in force
     ModifierBook,
@@ -89,6 +89,7 @@ from rules.campaign.world import (
     SiegeStatus,
     battle_side,
 )
+from rules.fairdice import claim_branch
 
 
 @dataclass(frozen=True, slots=True)
@@ -316,6 +317,8 @@ class _TickState:
                 self.session, self.ctx, self.book(), claim, month, tick=self.tick, at=self.at))
             self._upkeep(claim, season, date)
             self._regenerate(claim, date)
+        fairplay.month_begins(self.session, self.ctx, month=month, tick=self.tick, at=self.at,
+                              claims={c.id or 0: c.name for c in self.claims.values()})
         self.campaign.last_month = month
         self.report.months.append(month)
 
@@ -575,7 +578,9 @@ class _TickState:
                 continue
             rolled.add(key)
             size = a.infantry + a.cavalry + a.ships
-            dice = self.ctx.dice("detect", self.tick, a.id or 0, tile_id)
+            dice, event = fairplay.roll(self.ctx, self.tick,
+                                        f"detect:{self.tick}:{a.id or 0}:{tile_id}",
+                                        branch=claim_branch(watcher[0]), armies=(a,))
             watching = self.book().observer(watcher[0], tile_id)  # issue 6
             result = roll_detection(size, watcher[1], dice=dice, rules=self.ctx.rules,
                                     observer_modifiers=watching,
@@ -586,7 +591,8 @@ class _TickState:
                      claim_id=watcher[0],
                      data={"army": a.id, "observer": tile_id, "detected": result.detected,
                            "target": result.target, "roll": result.roll,
-                           "bonus": result.bonus, "modifiers": list(changed_by)},
+                           "bonus": result.bonus, "modifiers": list(changed_by),
+                           fairplay.DICE_KEY: fairplay.line_of(event, dice)},
                      rolls=dice.rolls)
             if result.detected:
                 detected_by = self._detected_by(a)
@@ -789,12 +795,14 @@ class _TickState:
         # The defender bonus is the defender's: the attacker either marched in (in transit)
         # or left its own position to attack, so it never has it; the defender has it only if
         # it stood there before the battle began (arriving together, neither has it).
+        dice, event = fairplay.roll(self.ctx, self.tick, f"battle:{battle.id or 0}",
+                                    armies=(att, dfd))
         result = resolve_battle(self._side(att, Winner.ATTACKER),
                                 self._side(dfd, Winner.DEFENDER, began=battle.created_tick),
-                                dice=self.ctx.dice("battle", battle.id or 0),
-                                rules=self.ctx.rules)
+                                dice=dice, rules=self.ctx.rules)
         battle.status = BattleStatus.RESOLVED
-        self._apply_result(battle, result, att, dfd, hidden_defender=False)
+        self._apply_result(battle, result, att, dfd, hidden_defender=False,
+                           dice_line=fairplay.line_of(event, dice))
 
     def _ask_opponent(self, battle: PendingBattle, runner: ArmyRecord,
                       opponent: ArmyRecord) -> None:
@@ -831,14 +839,17 @@ class _TickState:
                       "and the battle was fought; rule on it if needed."),
                 at=self.at, tick=self.tick)
             return False
-        dice = self.ctx.dice("retreat", battle.id or 0)
+        dice, event = fairplay.roll(self.ctx, self.tick, f"retreat:{battle.id or 0}",
+                                    armies=(runner,))
         result = roll_retreat(runner.infantry, runner.cavalry, runner.ships, dice=dice,
                               rules=self.ctx.rules)
+        line = fairplay.line_of(event, dice)
         if not result.success:
             runner.retreat_penalty = True
             self.save(runner)
             self.log("retreat_failed", f"army {runner.id} fails to retreat (d20 {result.roll})",
-                     claim_id=runner.claim_id, data={"battle": battle.id}, rolls=dice.rolls)
+                     claim_id=runner.claim_id, public=True,
+                     data={"battle": battle.id, fairplay.DICE_KEY: line}, rolls=dice.rolls)
             return False
         lost = result.lost
         runner.infantry, runner.cavalry, runner.ships = (result.escaped.infantry,
@@ -848,13 +859,15 @@ class _TickState:
         self._send_back(runner, route)
         self.log("retreat", f"army {runner.id} retreats from {self.label(battle.tile)} (d20 "
                  f"{result.roll}, keeps {result.fraction * 100:.0f}%)", claim_id=runner.claim_id,
-                 public=True, data={"battle": battle.id, "lost": [lost.infantry, lost.cavalry]},
+                 public=True, data={"battle": battle.id, "lost": [lost.infantry, lost.cavalry],
+                                    fairplay.DICE_KEY: line},
                  rolls=dice.rolls)
         self.post(f"battle:{battle.id}:retreat",
                   f"[Battle] {self.claim_name(runner.claim_id)} withdraws from "
                   f"{self.label(battle.tile)}",
                   f"Rather than give battle at **{self.label(battle.tile)}**, the host of "
-                  f"{self.claim_name(runner.claim_id)} withdraws (retreat roll {result.roll}).",
+                  f"{self.claim_name(runner.claim_id)} withdraws (retreat roll {result.roll})."
+                  f"\n\n`{line}`",
                   self.ctx.settings.posts.battle_flair)
         return True
 
@@ -885,9 +898,10 @@ class _TickState:
     def _apply_result(self, battle: PendingBattle, result: BattleResult, att: ArmyRecord | None,
                       dfd: ArmyRecord | None, *, hidden_defender: bool,
                       garrison_claim: Claim | None = None,
-                      garrison: Sequence[Contingent] = ()) -> None:
+                      garrison: Sequence[Contingent] = (), dice_line: str = "") -> None:
         """Apply a battle's losses; the side with no army is ``garrison_claim``'s ``garrison``
-        (its troops at home and its armies in the holdfast), whose losses are shared."""
+        (its troops at home and its armies in the holdfast), whose losses are shared.
+        ``dice_line`` goes in the public post, or only to the claimant when it is hidden."""
         for which, a in ((Winner.ATTACKER, att), (Winner.DEFENDER, dfd)):
             side = result.side(which)
             if a is not None:
@@ -918,8 +932,13 @@ class _TickState:
                  claim_id=battle.attacker_claim, public=True,
                  data={"battle": battle.id, "kind": battle.kind, "winner": result.winner.value,
                        "band": result.band, "margin": result.margin,
-                       **strengths},
+                       **strengths, **({} if hidden_defender or not dice_line
+                                       else {fairplay.DICE_KEY: dice_line})},
                  rolls=result.rolls)
+        if hidden_defender and dice_line and garrison_claim is not None:
+            self.log("assault_dice", f"the dice of the assault on {battle.tile}",
+                     claim_id=garrison_claim.id, data={"battle": battle.id,
+                                                       fairplay.DICE_KEY: dice_line})
         title = self.ctx.settings.posts.battle_title.format(
             attacker=att_name, defender=dfd_name, tile=self.label(battle.tile))
         settled = after_battle(self.session, self.ctx, battle, result, att, dfd, tick=self.tick,
@@ -927,13 +946,17 @@ class _TickState:
         body = battle_post(result, attacker=att_name, defender=dfd_name,
                            place=self.label(battle.tile), when=self.ctx.when(self.at),
                            kind=battle.kind, hide_defender=hidden_defender, settled=settled)
+        if dice_line and not hidden_defender:
+            body += f"\n\n`{dice_line}`\n"
         self.post(f"battle:{battle.id}", title, body, self.ctx.settings.posts.battle_flair)
         if hidden_defender and garrison_claim is not None:
             self.notify(garrison_claim.id or 0, f"battle:{battle.id}:defenses",
                         f"The assault on {self.label(battle.tile)}",
                         "Your holdfast's defenses multiplied your garrison's strength: "
                         + ", ".join(result.defender.strength.all_labels())
-                        + f"; strength {money(result.defender.strength.value)}.")
+                        + f"; strength {money(result.defender.strength.value)}."
+                        + (f"\n\nThe assault's dice (your private branch): `{dice_line}`"
+                           if dice_line else ""))
         loser = att if result.winner is Winner.DEFENDER else dfd
         if loser is not None and loser.state != ArmyState.GONE:
             home = self.claims.get(loser.claim_id)
@@ -1005,13 +1028,16 @@ class _TickState:
         # inside after a sally (issue 9); they share the holdfast's fate.
         garrison = self._garrison(claim, battle.holdfast, (
             ArmyState.MUSTERING, ArmyState.GARRISON, ArmyState.STANDING))
+        # Assault dice would show the secret bonus: they come from the claimant's own branch.
+        dice, event = fairplay.roll(self.ctx, self.tick, f"battle:{battle.id or 0}",
+                                    branch=claim_branch(claim.id or 0), armies=(att,))
         result = resolve_battle(self._side(att, Winner.ATTACKER, assault=True), self._garrison_side(
-            claim, battle.holdfast, garrison, defending=True),
-            dice=self.ctx.dice("battle", battle.id or 0), rules=self.ctx.rules)
+            claim, battle.holdfast, garrison, defending=True), dice=dice, rules=self.ctx.rules)
         battle.status = BattleStatus.RESOLVED
         won = result.winner is Winner.ATTACKER
         self._apply_result(battle, result, att, None, hidden_defender=True,
-                           garrison_claim=claim, garrison=garrison)
+                           garrison_claim=claim, garrison=garrison,
+                           dice_line=fairplay.line_of(event, dice))
         if won:
             siege = self.session.exec(select(Siege).where(
                 Siege.campaign_id == self.ctx.campaign_id, Siege.holdfast == battle.holdfast,
@@ -1048,12 +1074,14 @@ class _TickState:
         else:  # the whole ready garrison: the troops at home and the armies inside
             garrison = self._garrison(claim, battle.holdfast, (ArmyState.GARRISON,))
             sally_side = self._garrison_side(claim, battle.holdfast, garrison, defending=False)
+        dice, event = fairplay.roll(self.ctx, self.tick, f"battle:{battle.id or 0}",
+                                    armies=(sally_army, besieger))
         result = resolve_battle(sally_side, self._side(besieger, Winner.DEFENDER),
-                                dice=self.ctx.dice("battle", battle.id or 0),
-                                rules=self.ctx.rules)
+                                dice=dice, rules=self.ctx.rules)
         battle.status = BattleStatus.RESOLVED
         self._apply_result(battle, result, sally_army, besieger, hidden_defender=False,
-                           garrison_claim=None if sally_army else claim, garrison=garrison)
+                           garrison_claim=None if sally_army else claim, garrison=garrison,
+                           dice_line=fairplay.line_of(event, dice))
         if result.winner is Winner.ATTACKER:  # the sally breaks the siege: say how
             how = None if _present(besieger) else besieger.meta_json.get("fate")
             self._end_siege(siege, f"The besiegers of {self.claim_name(siege.besieger_claim)} "

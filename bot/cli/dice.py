@@ -1,0 +1,86 @@
+"""``maester verify``: check the dice of an event or a post (docs/dice.md)."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from bot.cli import ConfigOpt, command_group
+from bot.cli.common import fail, open_campaign
+
+if TYPE_CHECKING:
+    from bot.config import Settings
+
+app = command_group()
+
+_POST_ID = re.compile(r"/comments/([a-z0-9]+)|^(?:t3_)?([a-z0-9]+)$")
+
+
+@app.command("verify")
+def verify_cmd(
+    target: Annotated[str, typer.Argument(help="An event number (see `maester log`), a post's "
+                                          "URL or id, or - to read a post's text on stdin.")],
+    secret: Annotated[str | None, typer.Option(
+        "--secret", "--key", help="The revealed dice key (hex); default: the campaign's own.")
+    ] = None,
+    config: ConfigOpt = None,
+) -> None:
+    """Recompute the dice of an event or a post and compare them with what was published."""
+    import sys
+
+    from sqlmodel import select
+
+    from bot.db.models import Event
+    from bot.services import fairplay
+    from rules.fairdice import DiceLine
+
+    env = open_campaign(config)
+    lines: list[DiceLine] = []
+    if target.isdigit():
+        with env.session() as session:
+            event = session.exec(select(Event).where(
+                Event.campaign_id == env.ctx.campaign_id, Event.id == int(target))).first()
+        if event is None:
+            raise fail(f"there is no event {target} (see `maester log`)")
+        raw = (event.data_json or {}).get(fairplay.DICE_KEY)
+        if not raw:
+            raise fail(f"event {target} ({event.kind}) rolled no verifiable dice")
+        lines = [DiceLine.parse(str(raw))]
+    else:
+        text = sys.stdin.read() if target == "-" else _post_text(env.settings, target)
+        lines = fairplay.lines_in(text)
+        if not lines:
+            raise fail("no `dice: v1` line in that post")
+    if secret is not None and not re.fullmatch(r"[0-9a-fA-F]{64}", secret.strip()):
+        raise fail("--secret must be the 64 hexadecimal digits of a revealed dice key")
+    failed = False
+    for line in lines:
+        verdict = fairplay.verify_line(env.ctx, line, secret.strip() if secret else None)
+        mark = "OK  " if verdict.fair else "FAIL"
+        typer.echo(f"{mark} {line.event}")
+        if not verdict.commitment_ok:
+            typer.echo("     that key is not the one committed to for this period and branch")
+        for problem in verdict.problems:
+            typer.echo(f"     {problem}")
+        failed = failed or not verdict.fair
+    raise typer.Exit(1 if failed else 0)
+
+
+def _post_text(settings: Settings, target: str) -> str:
+    """The text of a post on Reddit, by URL or id."""
+    from bot.reddit.gateway import GatewayConfigError, GatewayError, praw_gateway
+
+    match = _POST_ID.search(target.strip())
+    if match is None:
+        raise fail(f"{target!r} is not an event number, a post URL or a post id")
+    post_id = match.group(1) or match.group(2)
+    try:
+        thing = praw_gateway(settings).thing(f"t3_{post_id}")
+    except (GatewayError, GatewayConfigError) as exc:
+        raise fail(f"could not read the post from Reddit: {exc}") from None
+    if thing is None:
+        raise fail(f"no post {post_id} on Reddit")
+    return thing.body
+

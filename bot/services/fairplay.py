@@ -1,0 +1,229 @@
+"""Verifiable dice in the campaign: which period and branch an event rolls from, the
+``[Dice]`` posts that commit to each period's secrets before it and reveal them after it, the
+private reveals to each claim, and checking a printed dice line (docs/dice.md).
+
+The derivation itself is pure and lives in :mod:`rules.fairdice`; this module only decides
+where the campaign's events draw from and writes the posts and notes through the journal, in
+the caller's transaction (so a rolled-back tick leaves no post behind and a replay hits the
+same outbox keys).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Protocol
+
+from sqlmodel import Session, col, select
+
+from bot.db.models import Event
+from bot.services import journal
+from bot.services.world import CampaignContext
+from rules.campaign import calendar
+from rules.fairdice import (
+    PUBLIC,
+    DiceLine,
+    EventKey,
+    FairDice,
+    branch_secret,
+    claim_branch,
+    commitment,
+    dice_line,
+    format_entropy,
+)
+
+DICE_KEY = "dice"  # where an event's printed dice line is kept in its data
+ORDER_KEY = "order"  # where an army keeps the reference of the last order that moved it
+
+
+class HasMeta(Protocol):
+    meta_json: dict[str, Any]
+
+
+def mark_order(army: HasMeta, ref: str) -> None:
+    """Remember the order that set an army going: its id is the entropy of what follows."""
+    army.meta_json = {**army.meta_json, ORDER_KEY: ref}
+
+
+def orders_of(*armies: HasMeta | None) -> list[str]:
+    """The references of the orders behind the given armies (their last orders)."""
+    return [str(a.meta_json[ORDER_KEY]) for a in armies
+            if a is not None and a.meta_json.get(ORDER_KEY)]
+
+
+def period_of(ctx: CampaignContext, tick: int) -> int:
+    """The dice period a tick belongs to: in-game month number // ``[dice] period_months``."""
+    month = calendar.month_number(ctx.tick_at(tick), ctx.rules)
+    return month // ctx.settings.dice.period_months
+
+
+def first_tick_of(ctx: CampaignContext, period: int) -> int:
+    """The first tick at or after the start of ``period``."""
+    months = period * ctx.settings.dice.period_months
+    start = ctx.rules.epoch + months * ctx.rules.month_length
+    return ctx.tick_of(calendar.next_tick_at_or_after(start, ctx.rules))
+
+
+def event_key(ctx: CampaignContext, tick: int, key: str, *, branch: str = PUBLIC,
+              orders: Iterable[str] = ()) -> EventKey:
+    """Where one event's dice come from."""
+    return EventKey(period_of(ctx, tick), branch, key, format_entropy(orders))
+
+
+def dice_for(ctx: CampaignContext, event: EventKey) -> FairDice:
+    """The event's dice, drawn from the campaign secret's branch for the event's period."""
+    return event.dice(ctx.secret)
+
+
+def roll(ctx: CampaignContext, tick: int, key: str, *, branch: str = PUBLIC,
+         armies: Iterable[HasMeta | None] = ()) -> tuple[FairDice, EventKey]:
+    """The dice of one event and where they come from (entropy: the armies' last orders)."""
+    event = event_key(ctx, tick, key, branch=branch, orders=orders_of(*armies))
+    return dice_for(ctx, event), event
+
+
+def line_of(event: EventKey, dice: FairDice) -> str:
+    """The printed dice line of a rolled event (kept in the event's data, shown in posts)."""
+    return str(dice_line(event, dice))
+
+
+def markdown(line: DiceLine) -> str:
+    """The dice line as it stands at the end of a post (inline code, so markdown leaves it)."""
+    return f"`{line}`"
+
+
+@dataclass(frozen=True, slots=True)
+class Branch:
+    """One branch of a period with its commitment."""
+
+    name: str
+    commitment: str
+
+
+def branches(ctx: CampaignContext, period: int, claim_ids: Iterable[int]) -> list[Branch]:
+    """The public branch and every claim's branch of ``period``, with their commitments."""
+    names = [PUBLIC, *(claim_branch(c) for c in sorted(claim_ids))]
+    return [Branch(n, commitment(branch_secret(ctx.secret, period, n))) for n in names]
+
+
+def _commitment_lines(ctx: CampaignContext, period: int, claim_ids: Iterable[int],
+                      names: dict[int, str]) -> list[str]:
+    lines = [f"**Commitments for period {period}** (SHA-256 of each branch's dice key):", "",
+             "| branch | commitment |", "| --- | --- |"]
+    for branch in branches(ctx, period, claim_ids):
+        label = branch.name
+        if branch.name != PUBLIC:
+            claim_id = int(branch.name.split(":", 1)[1])
+            label = f"{branch.name} ({names.get(claim_id, 'a claim')})"
+        lines.append(f"| {label} | `{branch.commitment}` |")
+    return lines
+
+
+def _events_of(session: Session, ctx: CampaignContext, period: int) -> list[Event]:
+    first, after = first_tick_of(ctx, period), first_tick_of(ctx, period + 1)
+    rows = session.exec(select(Event).where(
+        Event.campaign_id == ctx.campaign_id, col(Event.tick) >= first,
+        col(Event.tick) < after).order_by(col(Event.id))).all()
+    return [e for e in rows if isinstance(e.data_json, dict) and DICE_KEY in e.data_json]
+
+
+def _dice_post(ctx: CampaignContext, session: Session, *, commit: Sequence[int], reveal: int | None,
+               claim_ids: Sequence[int], names: dict[int, str]) -> str:
+    parts: list[str] = []
+    for period in commit:
+        parts.extend(_commitment_lines(ctx, period, claim_ids, names))
+        parts.append("")
+    if reveal is not None:
+        secret = branch_secret(ctx.secret, reveal, PUBLIC)
+        parts += [f"**Reveal of period {reveal}**: the public dice key is `{secret.hex()}`", ""]
+        public = [e for e in _events_of(session, ctx, reveal)
+                  if e.public and f"branch={PUBLIC} " in str(e.data_json[DICE_KEY])]
+        if public:
+            parts.append("Every public roll of the period:")
+            parts.append("")
+            parts += [f"- {markdown(DiceLine.parse(str(e.data_json[DICE_KEY])))}" for e in public]
+        else:
+            parts.append("No public dice were rolled in that period.")
+        parts.append("")
+        parts.append("Each claim receives the dice key of its own branch privately.")
+    parts.append("")
+    parts.append("How to check any roll yourself: see the players' guide, *Dice you can check*.")
+    return "\n".join(parts).strip() + "\n"
+
+
+def start_campaign(session: Session, ctx: CampaignContext, *, tick: int, at: datetime,
+                   claims: dict[int, str]) -> None:
+    """Publish the commitments of the current and the next period (at ``maester init``)."""
+    if not ctx.settings.dice.publish:
+        return
+    period = period_of(ctx, tick)
+    body = _dice_post(ctx, session, commit=(period, period + 1), reveal=None,
+                      claim_ids=list(claims), names=claims)
+    journal.queue(session, ctx.campaign_id, f"dice:start:{period}", "post",
+                  title=ctx.settings.dice.title.format(period=period), body=body,
+                  flair=ctx.settings.dice.flair, public=True, at=at, tick=tick,
+                  target=ctx.settings.campaign.subreddit)
+
+
+def month_begins(session: Session, ctx: CampaignContext, *, month: int, tick: int,
+                 at: datetime, claims: dict[int, str]) -> None:
+    """At each in-game month boundary: when a period starts, commit to the one after it,
+    reveal the one that ended (publicly for the public branch, privately for each claim)."""
+    if not ctx.settings.dice.publish or month % ctx.settings.dice.period_months:
+        return
+    period = month // ctx.settings.dice.period_months
+    ended = period - 1
+    body = _dice_post(ctx, session, commit=(period + 1,), reveal=ended if ended >= 0 else None,
+                      claim_ids=list(claims), names=claims)
+    journal.queue(session, ctx.campaign_id, f"dice:period:{period}", "post",
+                  title=ctx.settings.dice.title.format(period=period), body=body,
+                  flair=ctx.settings.dice.flair, public=True, at=at, tick=tick,
+                  target=ctx.settings.campaign.subreddit)
+    if ended < 0:
+        return
+    private = _events_of(session, ctx, ended)
+    for claim_id in sorted(claims):
+        branch = claim_branch(claim_id)
+        secret = branch_secret(ctx.secret, ended, branch)
+        own = [e for e in private if f"branch={branch} " in str(e.data_json[DICE_KEY])]
+        lines = [f"Your private dice key for period {ended} ({branch}): `{secret.hex()}`",
+                 "", f"Its commitment was `{commitment(secret)}`.", ""]
+        if own:
+            lines += ["Your private rolls of that period:", ""]
+            lines += [f"- {markdown(DiceLine.parse(str(e.data_json[DICE_KEY])))}" for e in own]
+        else:
+            lines.append("No private dice were rolled for you in that period.")
+        lines += ["", "Check them with docs/verify_dice.py (see the players' guide)."]
+        journal.notify_claim(session, ctx.campaign_id, claim_id, f"dice:reveal:{ended}:{claim_id}",
+                             subject=f"Your dice key for period {ended}",
+                             body="\n".join(lines) + "\n", at=at, tick=tick)
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """The result of checking one dice line."""
+
+    line: DiceLine
+    problems: tuple[str, ...]
+    commitment_ok: bool
+
+    @property
+    def fair(self) -> bool:
+        return self.commitment_ok and not self.problems
+
+
+def verify_line(ctx: CampaignContext, line: DiceLine, secret_hex: str | None = None) -> Verdict:
+    """Check a printed dice line with a revealed secret, or the campaign's own (moderators)."""
+    expected = branch_secret(ctx.secret, line.event.period, line.event.branch)
+    secret = bytes.fromhex(secret_hex) if secret_hex else expected
+    return Verdict(line, tuple(line.mismatches(secret)), commitment(secret) == commitment(expected))
+
+
+def lines_in(text: str) -> list[DiceLine]:
+    """Every dice line in a post's text, in order."""
+    found = []
+    for raw in text.splitlines():
+        if "dice: v1" in raw:
+            found.append(DiceLine.parse(raw[raw.index("dice: v1"):].split("`")[0]))
+    return found

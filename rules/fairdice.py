@@ -1,0 +1,169 @@
+"""Dice that players can verify: commit before, reveal after.
+
+Every die the campaign rolls is drawn from a *branch secret* and a public *event key*:
+
+- The campaign's dice are split into periods (an in-game month by default). Each period has one
+  branch secret per branch: ``public`` for the rolls everybody sees (battles, retreats, fates),
+  and ``claim:<id>`` for the rolls only one claim may see (its detections, assaults on its
+  holdfast, which would show its secret defence bonus).
+- Before a period starts, the SHA-256 of each of its branch secrets is published (the
+  *commitment*). After it ends, the ``public`` secret is revealed in a public post and each
+  ``claim:<id>`` secret is revealed privately to that claim.
+- The dice of one event are drawn from ``HMAC(branch secret, event key | entropy)``, where the
+  entropy is public information nobody knew in advance: the Reddit ids of the orders that led to
+  the event. So even a moderator who knows the secrets cannot compute a battle's dice before the
+  orders that caused it exist.
+
+Byte layout (also in docs/dice.md, and re-implemented independently by docs/verify_dice.py):
+
+- ``branch_secret = HMAC-SHA256(key=campaign secret (UTF-8),
+  msg="maester-dice/v1|<period>|<branch>")``
+- ``commitment = SHA-256(branch_secret)`` in lower-case hex
+- ``event_seed = HMAC-SHA256(key=branch_secret, msg="<event key>|<entropy>")``
+- the stream: block *i* = ``SHA-256(event_seed || i as 8 bytes big-endian)``; each block gives
+  eight unsigned 32-bit big-endian words, used in order.
+- a d\\ *n* takes the next word ``w``; it is rejected (and the next word taken) while
+  ``w >= 2**32 - (2**32 mod n)``, so every face is exactly as likely (no modulo bias); the face
+  is ``w mod n + 1``.
+
+Everything here is pure: no clock, no global randomness, no I/O.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from rules.dice import RecordingDice
+
+VERSION = "maester-dice/v1"
+PUBLIC = "public"
+_WORD = 2**32
+
+
+def claim_branch(claim_id: int) -> str:
+    """The branch of the rolls that only one claim (and the moderators) may see."""
+    return f"claim:{claim_id}"
+
+
+def branch_secret(campaign_secret: str, period: int, branch: str) -> bytes:
+    """The 32-byte secret of one branch of one period, derived from the campaign secret."""
+    message = f"{VERSION}|{period}|{branch}".encode()
+    return hmac.new(campaign_secret.encode(), message, hashlib.sha256).digest()
+
+
+def commitment(secret: bytes) -> str:
+    """The public commitment to a branch secret: its SHA-256 in lower-case hex."""
+    return hashlib.sha256(secret).hexdigest()
+
+
+def format_entropy(order_ids: Iterable[str]) -> str:
+    """The public entropy of an event: the ids of the orders behind it, sorted, comma-joined."""
+    return ",".join(sorted({str(i) for i in order_ids if str(i)}))
+
+
+def event_seed(secret: bytes, event_key: str, entropy: str = "") -> bytes:
+    """The 32-byte seed of one event's dice stream."""
+    return hmac.new(secret, f"{event_key}|{entropy}".encode(), hashlib.sha256).digest()
+
+
+class FairDice(RecordingDice):
+    """The dice of one event: a SHA-256 counter stream drawn without modulo bias."""
+
+    def __init__(self, seed: bytes) -> None:
+        super().__init__()
+        self._seed = seed
+        self._block = 0
+        self._words: list[int] = []
+
+    def _next_word(self) -> int:
+        if not self._words:
+            digest = hashlib.sha256(self._seed + self._block.to_bytes(8, "big")).digest()
+            self._block += 1
+            self._words = [int.from_bytes(digest[i:i + 4], "big") for i in range(0, 32, 4)]
+        return self._words.pop(0)
+
+    def roll(self, sides: int, purpose: str = "") -> int:
+        if sides < 1:
+            raise ValueError(f"a die needs at least one side, not {sides}")
+        limit = _WORD - _WORD % sides
+        word = self._next_word()
+        while word >= limit:
+            word = self._next_word()
+        return self._record(sides, word % sides + 1, purpose)
+
+
+@dataclass(frozen=True, slots=True)
+class EventKey:
+    """Where one event's dice come from: the period, the branch, the key and the entropy."""
+
+    period: int
+    branch: str
+    key: str
+    entropy: str = ""
+
+    def dice(self, campaign_secret: str) -> FairDice:
+        """The event's dice, for whoever holds the campaign secret (the bot, the moderators)."""
+        return self.dice_from_secret(branch_secret(campaign_secret, self.period, self.branch))
+
+    def dice_from_secret(self, secret: bytes) -> FairDice:
+        """The event's dice from the revealed branch secret (what a player verifies with)."""
+        return FairDice(event_seed(secret, self.key, self.entropy))
+
+    def __str__(self) -> str:
+        tail = f" | orders {self.entropy}" if self.entropy else ""
+        return f"period {self.period} | {self.branch} | {self.key}{tail}"
+
+
+def replay(secret: bytes, event_key: str, entropy: str, sides: Iterable[int]) -> list[int]:
+    """The values a sequence of dice (by their sides) took in one event: what verifying checks."""
+    dice = FairDice(event_seed(secret, event_key, entropy))
+    return [dice.roll(n) for n in sides]
+
+
+def matches_commitment(secret: bytes, published: str) -> bool:
+    """Whether a revealed secret is the one committed to (constant-time compare)."""
+    return hmac.compare_digest(commitment(secret), published.strip().lower())
+
+
+@dataclass(frozen=True, slots=True)
+class DiceLine:
+    """The dice of one event as a post prints them, so that anyone can check them later."""
+
+    event: EventKey
+    rolls: tuple[tuple[int, int], ...]  # (sides, value) in the order rolled
+
+    def __str__(self) -> str:
+        rolls = ",".join(f"{s}:{v}" for s, v in self.rolls) or "-"
+        orders = self.event.entropy or "-"
+        return (f"dice: v1 period={self.event.period} branch={self.event.branch} "
+                f"key={self.event.key} orders={orders} rolls={rolls}")
+
+    @classmethod
+    def parse(cls, text: str) -> DiceLine:
+        """Read the line :meth:`__str__` writes; raises ValueError on anything else."""
+        words = text.strip().strip("`").split()
+        if words[:2] != ["dice:", "v1"]:
+            raise ValueError("a dice line starts with 'dice: v1'")
+        fields = dict(w.split("=", 1) for w in words[2:] if "=" in w)
+        try:
+            orders = "" if fields["orders"] == "-" else fields["orders"]
+            rolls = () if fields["rolls"] == "-" else tuple(
+                (int(s), int(v)) for s, v in (r.split(":") for r in fields["rolls"].split(",")))
+            event = EventKey(int(fields["period"]), fields["branch"], fields["key"], orders)
+        except (KeyError, ValueError) as exc:
+            raise ValueError(f"not a complete dice line: {text.strip()!r}") from exc
+        return cls(event, rolls)
+
+    def mismatches(self, secret: bytes) -> list[str]:
+        """What differs between the printed rolls and the ones the secret gives (empty: fair)."""
+        expected = replay(secret, self.event.key, self.event.entropy, (s for s, _ in self.rolls))
+        return [f"roll {i + 1} (d{s}): printed {v}, the secret gives {e}"
+                for i, ((s, v), e) in enumerate(zip(self.rolls, expected, strict=True)) if v != e]
+
+
+def dice_line(event: EventKey, dice: RecordingDice) -> DiceLine:
+    """The printable dice line of an event once its dice have been rolled."""
+    return DiceLine(event, tuple((r.sides, r.value) for r in dice.rolls))
