@@ -162,9 +162,27 @@ class RemoteSandbox:
         """See :meth:`SandboxWorld.add_subreddit`."""
         return str(self._call("add_subreddit", name=name, title=title))
 
-    def add_moderator(self, subreddit: str, name: str) -> None:
+    def add_moderator(
+        self, subreddit: str, name: str, *, permissions: Iterable[str] | None = None
+    ) -> None:
         """See :meth:`SandboxWorld.add_moderator`."""
-        self._call("add_moderator", subreddit=subreddit, name=name)
+        self._call(
+            "add_moderator",
+            subreddit=subreddit,
+            name=name,
+            permissions=None if permissions is None else list(permissions),
+        )
+
+    def set_harassment_filter(
+        self, subreddit: str, *, enabled: bool = True, words: Iterable[str] | None = None
+    ) -> None:
+        """See :meth:`SandboxWorld.set_harassment_filter`."""
+        self._call(
+            "set_harassment_filter",
+            subreddit=subreddit,
+            enabled=enabled,
+            words=None if words is None else list(words),
+        )
 
     def add_link_flair(
         self, subreddit: str, text: str, *, mod_only: bool = False, text_editable: bool = False

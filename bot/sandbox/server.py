@@ -443,6 +443,7 @@ class RedditSandbox(SandboxWorld):
                     status,
                     user,
                     None if fault is None else fault.kind.value,
+                    str(request.headers.get("user-agent") or ""),
                 )
             )
 

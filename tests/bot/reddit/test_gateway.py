@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from bot import __version__
 from bot.config import parse_settings
 from bot.reddit.gateway import (
     AuthError,
@@ -16,15 +17,20 @@ from bot.reddit.gateway import (
     TransientError,
     praw_gateway,
     ratelimit_seconds,
+    user_agent,
+    user_agent_problem,
 )
 from bot.reddit.ratelimit import RequestBudget
 from bot.sandbox import (
+    BOT_PASSWORD,
     BOT_USERNAME,
     DEFAULT_CLIENT_ID,
     DEFAULT_CLIENT_SECRET,
+    MODERATOR,
     SUBREDDIT,
     Fault,
     RedditSandbox,
+    password_for,
 )
 from tests.bot.reddit.conftest import SLOW, TIMEOUT, settings_for
 
@@ -184,11 +190,87 @@ def test_a_refresh_token_login_asks_who_the_bot_is(sandbox: RedditSandbox) -> No
     settings = parse_settings({
         "campaign": {"subreddit": SUBREDDIT},
         "reddit": {"client_id": DEFAULT_CLIENT_ID, "client_secret": DEFAULT_CLIENT_SECRET,
-                   "refresh_token": token, "oauth_url": sandbox.url,
+                   "refresh_token": token, "oauth_url": sandbox.url, "operator": "grand_maester",
                    "reddit_url": sandbox.url}})
     gateway = praw_gateway(settings, timeout=TIMEOUT)
     assert gateway.username == BOT_USERNAME == gateway.username
     assert sandbox.request_count(route="me") == 1
+
+
+def test_the_user_agent_is_built_from_the_config(sandbox: RedditSandbox) -> None:
+    """Reddit's format, naming the bot and the moderator who runs it; sent on every call."""
+    settings = parse_settings({
+        "campaign": {"subreddit": SUBREDDIT, "moderators": ["u/Grand_Maester"]},
+        "reddit": {"client_id": DEFAULT_CLIENT_ID, "client_secret": DEFAULT_CLIENT_SECRET,
+                   "username": BOT_USERNAME, "password": BOT_PASSWORD,
+                   "oauth_url": sandbox.url, "reddit_url": sandbox.url}})
+    agent = user_agent(settings)
+    assert agent == f"python:maester-campaign.{BOT_USERNAME}:v{__version__} " \
+                    "(by /u/grand_maester)"
+    assert user_agent_problem(agent) is None
+    list(praw_gateway(settings, timeout=TIMEOUT).conversations("all"))
+    assert {r.user_agent.split(" PRAW/")[0] for r in sandbox.requests()} == {agent}
+
+
+@pytest.mark.parametrize(("agent", "problem"), [
+    ("maester/0.1 (campaign bot)", "must read"),
+    ("python:maester:v0.1 (tests)", "must read"),
+    ("python-requests/2.31", "must read"),
+    ("python:praw:v8.0.3 (by /u/someone)", "generic"),
+    ("python:maester:v0.1 (by /u/username)", "generic"),
+])
+def test_a_generic_user_agent_is_refused(agent: str, problem: str) -> None:
+    """Refused before anything is sent, naming the key and the expected form."""
+    settings = parse_settings({"reddit": {"client_id": "x", "username": "bot",
+                                          "password": "pw", "user_agent": agent}})
+    with pytest.raises(GatewayConfigError, match=rf"reddit.user_agent: .*{problem}"):
+        praw_gateway(settings)
+
+
+def test_nobody_to_name_in_the_user_agent_is_refused() -> None:
+    settings = parse_settings({"reddit": {"client_id": "x", "username": "bot",
+                                          "password": "pw"}})
+    with pytest.raises(GatewayConfigError, match="reddit.operator"):
+        praw_gateway(settings)
+
+
+def test_a_second_process_reuses_the_token(sandbox: RedditSandbox, tmp_path: Any) -> None:
+    """The access token is kept in the campaign's database: the next process (a cron
+    round) uses it until it expires instead of logging in again; other credentials never
+    see it."""
+    from bot.db.engine import make_engine, transaction
+    from bot.db.migrate import upgrade
+    from bot.db.models import Campaign
+    from bot.reddit.state import DatabaseTokenStore
+
+    engine = make_engine(f"sqlite:///{tmp_path / 'tokens.db'}")
+    upgrade(engine)
+    with transaction(engine) as session:
+        campaign = Campaign(name="t", subreddit=SUBREDDIT, secret="s", map_text="")
+        session.add(campaign)
+        session.flush()
+        campaign_id = campaign.id
+    assert campaign_id is not None
+    store = DatabaseTokenStore(engine, campaign_id)
+    settings = parse_settings({
+        "campaign": {"subreddit": SUBREDDIT, "moderators": ["grand_maester"]},
+        "reddit": {"client_id": DEFAULT_CLIENT_ID, "client_secret": DEFAULT_CLIENT_SECRET,
+                   "username": BOT_USERNAME, "password": BOT_PASSWORD,
+                   "oauth_url": sandbox.url, "reddit_url": sandbox.url}})
+    for _ in range(3):  # three processes, one after the other
+        gateway = praw_gateway(settings, timeout=TIMEOUT, token_store=store)
+        list(gateway.conversations("all"))
+    assert sandbox.request_count(route="token") == 1
+    other = parse_settings({**settings.model_dump(),
+                            "reddit": {**settings.reddit.model_dump(), "username": MODERATOR,
+                                       "password": password_for(MODERATOR)}})
+    list(praw_gateway(other, timeout=TIMEOUT, token_store=store).conversations("all"))
+    assert sandbox.request_count(route="token") == 2
+    sandbox.revoke_tokens()  # a cached token Reddit no longer takes: PRAW logs in again
+    gateway = praw_gateway(settings, timeout=TIMEOUT, token_store=store)
+    assert list(gateway.conversations("all")) == []
+    assert sandbox.request_count(route="token") == 3
+    engine.dispose()
 
 
 @pytest.mark.parametrize(("reddit", "key"), [

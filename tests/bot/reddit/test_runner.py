@@ -48,6 +48,9 @@ timeout_seconds = 5
 [bot]
 poll_seconds = 5
 publish_seconds = 1
+post_spacing_seconds = 0
+message_spacing_seconds = 0
+sends_per_minute = 0
 lease_seconds = 60
 """, encoding="utf-8")
     return path
