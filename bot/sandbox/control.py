@@ -173,6 +173,15 @@ class RemoteSandbox:
             permissions=None if permissions is None else list(permissions),
         )
 
+    def send_automod_message(
+        self, subreddit: str, body: str, *, subject: str = AUTOMOD_SUBJECT
+    ) -> tuple[str, str]:
+        """See :meth:`SandboxWorld.send_automod_message`."""
+        conversation_id, message_id = self._call(
+            "send_automod_message", subreddit=subreddit, body=body, subject=subject
+        )
+        return str(conversation_id), str(message_id)
+
     def set_harassment_filter(
         self, subreddit: str, *, enabled: bool = True, words: Iterable[str] | None = None
     ) -> None:

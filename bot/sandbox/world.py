@@ -1044,6 +1044,20 @@ class SandboxWorld:
             )
             return self.automod_forward(f"t3_{post_id}", template=template, subject=subject)
 
+    def send_automod_message(
+        self, subreddit: str, body: str, *, subject: str = AUTOMOD_SUBJECT
+    ) -> tuple[str, str]:
+        """AutoModerator sends ``body`` as written (a ``modmail:`` rule whose text forwards
+        nothing readable, e.g. a misconfigured template). Returns (conversation id, message
+        id)."""
+        with self._lock:
+            sub = self._subreddit(subreddit)
+            conversation, message = self._start_conversation(
+                sub, author=AUTOMODERATOR, subject=subject, body=body, participant=None,
+                is_auto=True,
+            )
+            return conversation.id, message.id
+
     def seed_fake_automod_forward(
         self,
         player: str,
