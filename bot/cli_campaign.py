@@ -231,6 +231,10 @@ def status_cmd(config: OptConfig = None) -> None:
             Outbox.campaign_id == ctx.campaign_id,
             Outbox.status == OutboxStatus.DEAD.value)).all())
         sieges = len(session.exec(select(Siege.id).where(Siege.status == "active")).all())
+    from bot.reddit import state
+
+    refused = state.load(env.engine, ctx.campaign_id, state.AUTH)
+    halt = state.halt_of(env.engine, ctx.campaign_id)
     last = ctx.tick_at(campaign.last_tick)
     nxt = ctx.tick_at(campaign.last_tick + 1)
     due = max(0, ctx.tick_of(now) - campaign.last_tick)
@@ -243,6 +247,14 @@ def status_cmd(config: OptConfig = None) -> None:
                   f", season {campaign.season}")
     console.print(f"  outbox:     {pending} pending, {dead} dead")
     console.print(f"  sieges:     {sieges} active")
+    if refused:
+        console.print(f"  [red]reddit:     Reddit refuses the bot's credentials since "
+                      f"{refused['since'][:16]} ({refused['failures']} tries; next "
+                      f"{refused['next_try'][11:19]} UTC): {refused['error']}[/red]")
+    if halt:
+        console.print(f"  [red]delivery:   halted since {halt['since'][:16]} for "
+                      f"{', '.join(halt.get('blocked') or ())}: {halt['reason']}; fix it, "
+                      "then `maester outbox retry`[/red]")
 
 
 @app.command("order")
@@ -436,10 +448,33 @@ def log_cmd(config: OptConfig = None,
 
 
 @app.command("outbox")
-def outbox_cmd(config: OptConfig = None,
-               all_entries: Annotated[bool, typer.Option("--all")] = False) -> None:
+def outbox_cmd(
+    action: Annotated[str | None, typer.Argument(
+        help="'retry': try again at once (lifts a delivery halt and back-offs).")] = None,
+    entry: Annotated[int | None, typer.Argument(
+        help="With retry: the entry (#) to make pending again with fresh attempts.")] = None,
+    config: OptConfig = None,
+    all_entries: Annotated[bool, typer.Option("--all")] = False,
+    all_dead: Annotated[bool, typer.Option(
+        "--all-dead", help="With retry: every dead entry too.")] = False,
+) -> None:
     """Posts, replies and messages waiting to be delivered (--all: delivered and dead too)."""
     env = open_env(config)
+    if action is not None:
+        if action != "retry" or (entry is not None and all_dead):
+            console.print("[red]usage:[/red] maester outbox retry [N | --all-dead]")
+            raise typer.Exit(2)
+        from bot.reddit.deliver import retry
+
+        with transaction(env.engine) as session:
+            ctx = context(env, session)
+        changed = retry(env.engine, ctx, env.clock.now(), entry_id=entry, all_dead=all_dead)
+        if entry is not None and not changed:
+            console.print(f"[red]no pending or dead outbox entry #{entry}[/red]")
+            raise typer.Exit(2)
+        console.print(f"{changed} entr{'y' if changed == 1 else 'ies'} will be tried at the "
+                      "next delivery round; delivery halts and back-offs are lifted.")
+        return
     with transaction(env.engine) as session:
         ctx = context(env, session)
         query = select(Outbox).where(Outbox.campaign_id == ctx.campaign_id)

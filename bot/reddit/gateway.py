@@ -596,6 +596,47 @@ class PrawGateway:
         conversation = parse_conversation(answer["conversation"], answer.get("messages") or {})
         return Sent(conversation.id, conversation)
 
+    # ------------------------------------------------------------ preflight (maester check)
+
+    def me(self) -> str:
+        """Log in and ask Reddit who the bot is (``/api/v1/me``)."""
+        me = self._call(lambda: self.reddit.request(method="GET", path="api/v1/me"))
+        name = str(me.get("name") or "") if isinstance(me, Mapping) else ""
+        if not name:
+            raise AuthError("Reddit did not say who the bot is (/api/v1/me)")
+        self._username = self._username or name
+        return name
+
+    def subreddit_about(self) -> Mapping[str, Any]:
+        """``/r/SUB/about``: whether it exists, the bot moderates it, is banned there."""
+        about = self._call(lambda: self.reddit.request(
+            method="GET", path=f"r/{self.subreddit}/about"))
+        data = about.get("data") if isinstance(about, Mapping) else None
+        return data if isinstance(data, Mapping) else {}
+
+    def moderator_permissions(self, name: str) -> list[str] | None:
+        """The moderator permissions of ``name`` on the subreddit (None: not a moderator)."""
+        listing = self._call(lambda: self.reddit.request(
+            method="GET", path=f"r/{self.subreddit}/about/moderators"))
+        data = listing.get("data") if isinstance(listing, Mapping) else None
+        for child in (data or {}).get("children") or ():
+            if str(child.get("name", "")).lower() == name.lower():
+                return [str(p) for p in child.get("mod_permissions") or ()]
+        return None
+
+    def link_flairs(self) -> list[Mapping[str, Any]]:
+        """The subreddit's link flair templates."""
+        templates = self._call(lambda: self.reddit.request(
+            method="GET", path=f"r/{self.subreddit}/api/link_flair_v2"))
+        return [t for t in templates or () if isinstance(t, Mapping)]
+
+    def modmail_page(self) -> int:
+        """How many conversations the first page of modmail holds (the listing works)."""
+        page = self._call(lambda: self.reddit.request(
+            method="GET", path="api/mod/conversations",
+            params={"entity": self.subreddit, "state": "all", "limit": 10}))
+        return len(page.get("conversationIds") or ()) if isinstance(page, Mapping) else 0
+
     def archive(self, conversation_id: str) -> None:
         """See :meth:`RedditGateway.archive`."""
         self._call(lambda: self.reddit.request(

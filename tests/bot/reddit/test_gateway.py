@@ -230,7 +230,7 @@ def test_a_generic_user_agent_is_refused(agent: str, problem: str) -> None:
 def test_nobody_to_name_in_the_user_agent_is_refused() -> None:
     settings = parse_settings({"reddit": {"client_id": "x", "username": "bot",
                                           "password": "pw"}})
-    with pytest.raises(GatewayConfigError, match="reddit.operator"):
+    with pytest.raises(GatewayConfigError, match=r"reddit\.operator"):
         praw_gateway(settings)
 
 
