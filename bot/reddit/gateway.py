@@ -61,6 +61,11 @@ _RATELIMIT_WAIT = re.compile(r"(\d+)\s*(millisecond|second|minute|hour)", re.IGN
 SYSTEMIC_CODES = frozenset({"SUBREDDIT_NOEXIST", "SUBREDDIT_NOTALLOWED", "BAD_SR_NAME",
                             "INVALID_MOD_PERMISSIONS", "SUBREDDIT_NO_ACCESS", "USER_REQUIRED",
                             "BANNED_FROM_SUBREDDIT", "SUBREDDIT_REQUIRED"})
+#: The OAuth scopes the bot's calls use (a refresh token needs them, and must be
+#: *permanent*): who it is, modmail, posting and comment replies, reading posts and the
+#: subreddit, its own recent posts (to find a post a timed-out attempt made), the inbox
+#: (mentions; only with ``[bot] comment_commands``), and the flair list (only with flairs).
+SCOPES = ("identity", "modmail", "submit", "read", "history", "privatemessages", "flair")
 #: Reddit's user agent rule: ``<platform>:<app ID>:<version> (by /u/<username>)``.
 USER_AGENT_FORMAT = re.compile(
     r"^[A-Za-z0-9_.-]+:[A-Za-z0-9_.-]+:v?[0-9][A-Za-z0-9_.-]* \(by /?u/[A-Za-z0-9_-]{3,20}\)")
@@ -606,6 +611,10 @@ class PrawGateway:
             raise AuthError("Reddit did not say who the bot is (/api/v1/me)")
         self._username = self._username or name
         return name
+
+    def scopes(self) -> set[str]:
+        """The scopes of the current access token (``*``: a script app's password login)."""
+        return set(getattr(self._authorizer(), "scopes", None) or ())
 
     def subreddit_about(self) -> Mapping[str, Any]:
         """``/r/SUB/about``: whether it exists, the bot moderates it, is banned there."""

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from bot.config import Settings
-from bot.reddit.gateway import GatewayError, user_agent
+from bot.reddit.gateway import SCOPES, GatewayError, user_agent
 
 #: Moderator permissions the bot needs: ``mail`` always; ``flair`` only for moderator-only
 #: flairs; ``posts`` lets it read forwarded posts that AutoModerator removed.
@@ -39,6 +39,8 @@ class CheckedGateway(Protocol):
     def subreddit(self) -> str: ...
 
     def me(self) -> str: ...
+
+    def scopes(self) -> set[str]: ...
 
     def subreddit_about(self) -> Mapping[str, Any]: ...
 
@@ -78,6 +80,7 @@ def run_checks(settings: Settings, gateway: CheckedGateway) -> list[Check]:
             "check [reddit] client_id, client_secret and the password or refresh token "
             "(docs/setup.md, step 2); a refresh token must be permanent"))
         return checks
+    checks.append(_scope_check(settings, gateway.scopes()))
     try:
         about = gateway.subreddit_about()
     except GatewayError as exc:
@@ -109,6 +112,27 @@ def run_checks(settings: Settings, gateway: CheckedGateway) -> list[Check]:
     else:
         checks.append(Check("posting", True, f"r/{sub} takes the bot's text posts"))
     return checks
+
+
+def needed_scopes(settings: Settings) -> list[str]:
+    """The OAuth scopes this configuration uses (see :data:`~bot.reddit.gateway.SCOPES`)."""
+    posts = settings.posts
+    flairs = any((posts.arrival_flair, posts.battle_flair, posts.siege_flair,
+                  posts.scatter_flair))
+    return [s for s in SCOPES
+            if not (s == "privatemessages" and not settings.bot.comment_commands)
+            and not (s == "flair" and not flairs)]
+
+
+def _scope_check(settings: Settings, granted: set[str]) -> Check:
+    if "*" in granted:
+        return Check("scopes", True, "all scopes (a script app's password login)")
+    missing = [s for s in needed_scopes(settings) if s not in granted]
+    if missing:
+        return Check("scopes", False, f"the token lacks {', '.join(missing)}",
+                     "obtain a new permanent refresh token with the scopes "
+                     f"{' '.join(needed_scopes(settings))} (docs/setup.md, step 2)")
+    return Check("scopes", True, " ".join(sorted(granted)))
 
 
 def _permissions(gateway: CheckedGateway, bot: str) -> list[str]:

@@ -43,6 +43,8 @@ CONTROL_METHODS = frozenset(
         "add_user",
         "add_subreddit",
         "add_moderator",
+        "set_harassment_filter",
+        "send_automod_message",
         "add_link_flair",
         "ban_user",
         "add_automod_forward_rule",
@@ -234,9 +236,18 @@ class RemoteSandbox:
         """See :meth:`SandboxWorld.remove_subreddit`."""
         self._call("remove_subreddit", subreddit=subreddit)
 
-    def issue_refresh_token(self, username: str, client_id: str) -> str:
+    def issue_refresh_token(
+        self, username: str, client_id: str, *, scopes: Iterable[str] | None = None
+    ) -> str:
         """See :meth:`SandboxWorld.issue_refresh_token`."""
-        return str(self._call("issue_refresh_token", username=username, client_id=client_id))
+        return str(
+            self._call(
+                "issue_refresh_token",
+                username=username,
+                client_id=client_id,
+                scopes=None if scopes is None else list(scopes),
+            )
+        )
 
     def revoke_refresh_token(self, token: str) -> None:
         """See :meth:`SandboxWorld.revoke_refresh_token`."""

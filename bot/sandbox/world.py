@@ -306,6 +306,7 @@ class _Token:
     client_id: str
     expires_at: float
     revoked: bool = False
+    scopes: tuple[str, ...] = ("*",)
 
 
 class SandboxWorld:
@@ -325,7 +326,7 @@ class SandboxWorld:
         self._subreddits: dict[str, _Subreddit] = {}
         self._apps: dict[str, str] = {}
         self._tokens: dict[str, _Token] = {}
-        self._refresh_tokens: dict[str, tuple[str, str]] = {}
+        self._refresh_tokens: dict[str, tuple[str, str, tuple[str, ...]]] = {}
         self._posts: dict[str, _Post] = {}
         self._comments: dict[str, _Comment] = {}
         self._inbox: list[_InboxEntry] = []
@@ -538,15 +539,29 @@ class SandboxWorld:
 
     # ------------------------------------------------------------------ tokens
 
-    def issue_refresh_token(self, username: str, client_id: str) -> str:
-        """A refresh token for ``username`` on app ``client_id`` (as the OAuth flow gives)."""
+    def issue_refresh_token(
+        self, username: str, client_id: str, *, scopes: Iterable[str] | None = None
+    ) -> str:
+        """A refresh token for ``username`` on app ``client_id`` (as the OAuth flow gives),
+        limited to ``scopes`` (default: all, ``*``). A call outside them answers 403 with
+        ``insufficient_scope`` (see :data:`ROUTE_SCOPES`)."""
         with self._lock:
             user = self._user(username)
             if client_id not in self._apps:
                 raise SandboxError(f"no app {client_id!r} in the sandbox")
             token = "rt-" + secrets.token_urlsafe(18)
-            self._refresh_tokens[token] = (user.name, client_id)
+            self._refresh_tokens[token] = (
+                user.name,
+                client_id,
+                tuple(scopes) if scopes is not None else ("*",),
+            )
             return token
+
+    def token_scopes(self, token: str | None) -> tuple[str, ...]:
+        """The scopes of a live access token (empty for none)."""
+        with self._lock:
+            info = self._tokens.get(token or "")
+            return () if info is None else info.scopes
 
     def revoke_refresh_token(self, token: str) -> None:
         """Make a refresh token worthless (its next use answers ``invalid_grant``)."""
@@ -593,6 +608,7 @@ class SandboxWorld:
             grant = form.get("grant_type")
             username: str
             extra: Json = {}
+            scopes: tuple[str, ...] = ("*",)
             if grant == "password":
                 user = self._users.get(str(form.get("username", "")).lower())
                 if user is None or user.password is None or user.password != form.get("password"):
@@ -603,19 +619,19 @@ class SandboxWorld:
                 owner = self._refresh_tokens.get(refresh)
                 if owner is None or owner[1] != client_id:
                     return {"error": "invalid_grant"}
-                username = owner[0]
+                username, scopes = owner[0], owner[2]
                 extra = {"refresh_token": refresh}
             else:
                 return {"error": "unsupported_grant_type"}
             token = "at-" + secrets.token_urlsafe(18)
             self._tokens[token] = _Token(
-                username, client_id, time.monotonic() + ACCESS_TOKEN_SECONDS
+                username, client_id, time.monotonic() + ACCESS_TOKEN_SECONDS, scopes=scopes
             )
             return {
                 "access_token": token,
                 "token_type": "bearer",
                 "expires_in": ACCESS_TOKEN_SECONDS,
-                "scope": "*",
+                "scope": " ".join(scopes),
                 **extra,
             }
 

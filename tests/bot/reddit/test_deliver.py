@@ -395,3 +395,64 @@ def test_two_deliverers_never_post_the_same_entry(bot_any: Harness) -> None:
                       bot.sandbox.posts(author=BOT_USERNAME))
     assert len(markers) == 24 and set(markers.values()) == {1}
     assert all(e.attempts == 1 and e.status == "delivered" for e in bot.outbox())
+
+
+class _FakeTime:
+    """Monotonic time that only moves when the pacer sleeps (or the test says so)."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+        self.slept: list[float] = []
+
+    def monotonic(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.slept.append(round(seconds, 3))
+        self.now += seconds
+
+
+def test_posts_and_messages_are_spaced_out(bot: Harness) -> None:
+    """Posts ``post_spacing`` apart, messages ``message_spacing`` apart (two lanes), so a
+    tick's output never goes out as one burst."""
+    fake = _FakeTime()
+    pacer = deliver.Pacer(5.0, 1.0, 100, monotonic=fake.monotonic, sleep=fake.sleep)
+    for n in range(3):
+        queue(bot, f"arrival:{n}")
+    for n in range(2):
+        _notify(bot, f"ready:{n}", f"Army {n} is ready", claim_id=n + 1)
+    report = publish_once(bot.engine, bot.ctx, bot.gateway, bot.clock, worker_id="w",
+                          pacer=pacer)
+    assert report.delivered == 5 and report.sends == 5
+    assert fake.slept == [5.0, 5.0, 1.0]  # posts 2 and 3, then the second message
+    assert report.paced_seconds == 11.0
+
+
+def test_the_cap_per_minute_ends_the_round_and_the_next_goes_on(bot: Harness) -> None:
+    """Beyond ``sends_per_minute`` the round ends (no long sleep holding the bot); the
+    next round, a minute on, sends the rest. Nothing is lost or counted as an attempt."""
+    fake = _FakeTime()
+    pacer = deliver.Pacer(0.0, 0.0, 3, monotonic=fake.monotonic, sleep=fake.sleep)
+    for n in range(5):
+        queue(bot, f"arrival:{n}")
+    first = publish_once(bot.engine, bot.ctx, bot.gateway, bot.clock, worker_id="w",
+                         pacer=pacer)
+    assert first.delivered == 3 and fake.slept == []
+    assert entry(bot, "arrival:3").attempts == 0 and entry(bot, "arrival:3").status == "pending"
+    fake.now += 60
+    second = publish_once(bot.engine, bot.ctx, bot.gateway, bot.clock, worker_id="w",
+                          pacer=pacer)
+    assert second.delivered == 2
+    assert len(bot.sandbox.posts(author=BOT_USERNAME)) == 5
+
+
+def test_pacing_defaults_keep_a_tick_within_minutes() -> None:
+    """With the defaults a large tick (40 posts, 60 notes) goes out in well under an hour,
+    far inside the six hours before the next tick."""
+    fake = _FakeTime()
+    defaults = deliver.Pacer(5.0, 1.0, 20, monotonic=fake.monotonic, sleep=fake.sleep)
+    for kind in ["post"] * 40 + ["message"] * 60:
+        while defaults.pace(kind) is None:
+            fake.now += 1.0  # the next round
+        defaults.sent(kind)
+    assert fake.now - 1000.0 < 6 * 60

@@ -309,3 +309,37 @@ def test_every_request_spends_the_budget(sandbox: RedditSandbox) -> None:
 def test_ratelimit_waits_are_read_from_reddits_text(message: str, seconds: float) -> None:
     """The wait in a RATELIMIT message, at least a second; a minute when unreadable."""
     assert ratelimit_seconds(message) == seconds
+
+
+def test_the_documented_scopes_are_enough_and_a_missing_one_is_named(
+        bot: Any) -> None:
+    """A permanent refresh token with exactly :data:`SCOPES` (no ``modposts``) does every
+    call a round makes; one without ``modmail`` fails `maester check` naming the scope."""
+    from bot.reddit.gateway import SCOPES
+    from bot.reddit.preflight import run_checks
+
+    assert "modposts" not in SCOPES
+    bot.sandbox.add_link_flair(SUBREDDIT, "Battle")
+    token = bot.sandbox.issue_refresh_token(BOT_USERNAME, DEFAULT_CLIENT_ID, scopes=SCOPES)
+    reddit = bot.settings.reddit.model_copy(update={"password": "", "username": "",
+                                                    "refresh_token": token})
+    settings = bot.settings.model_copy(update={"reddit": reddit})
+    bot.gateway = praw_gateway(settings, timeout=TIMEOUT)
+    bot.send("ned_stark", "muster 100 infantry")
+    bot.sandbox.seed_automod_forward("ned_stark", "[Orders] x", "status", subreddit=SUBREDDIT)
+    bot.sandbox.seed_mention("ned_stark", BOT_USERNAME, body="u/maester_bot !help",
+                             subreddit=SUBREDDIT)
+    assert bot.poll().processed == 3
+    assert bot.publish().delivered == 3
+    bot.gateway.submit("[Battle] test", "body", flair="Battle")
+    assert bot.gateway.recent_submissions()
+    assert all(check.ok for check in run_checks(settings, bot.gateway))
+    assert [r for r in bot.sandbox.requests() if r.status == 403] == []
+    narrow = bot.sandbox.issue_refresh_token(
+        BOT_USERNAME, DEFAULT_CLIENT_ID, scopes=[s for s in SCOPES if s != "modmail"])
+    lacking = settings.model_copy(update={"reddit": reddit.model_copy(
+        update={"refresh_token": narrow})})
+    checks = {c.name: c for c in run_checks(lacking, praw_gateway(lacking, timeout=TIMEOUT))}
+    assert not checks["scopes"].ok and "lacks modmail" in checks["scopes"].detail
+    assert "permanent refresh token" in checks["scopes"].fix
+    assert not checks["modmail"].ok
