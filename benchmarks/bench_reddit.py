@@ -50,6 +50,7 @@ def run() -> list[tuple[str, int, float]]:
         BOT_USERNAME,
         DEFAULT_CLIENT_ID,
         DEFAULT_CLIENT_SECRET,
+        MODERATOR,
         SUBREDDIT,
         RedditSandbox,
         password_for,
@@ -67,11 +68,14 @@ def run() -> list[tuple[str, int, float]]:
                 sandbox.add_user(name, password_for(name))
         url = f"sqlite:///{folder / 'bench.db'}"
         settings = parse_settings({
-            "campaign": {"database_url": url, "subreddit": SUBREDDIT},
+            "campaign": {"database_url": url, "subreddit": SUBREDDIT,
+                         "moderators": [MODERATOR]},
             "reddit": {"client_id": DEFAULT_CLIENT_ID, "client_secret": DEFAULT_CLIENT_SECRET,
                        "username": BOT_USERNAME, "password": BOT_PASSWORD,
                        "oauth_url": sandbox.url, "reddit_url": sandbox.url},
-            "bot": {"poll_seconds": 5, "publish_seconds": 1}})
+            # No pacing: these figures are the bot's own latency and request counts.
+            "bot": {"poll_seconds": 5, "publish_seconds": 1, "post_spacing_seconds": 0,
+                    "message_spacing_seconds": 0, "sends_per_minute": 0}})
         engine = make_engine(url)
         upgrade(engine)
         clock = ManualClock(datetime.now(UTC))
@@ -130,7 +134,9 @@ def run() -> list[tuple[str, int, float]]:
 
         # The scheduler: arrival waits for the next poll.
         runner_settings = settings.model_copy(
-            update={"bot": BotSettings(poll_seconds=5, publish_seconds=1)})
+            update={"bot": BotSettings(poll_seconds=5, publish_seconds=1,
+                                       post_spacing_seconds=0, message_spacing_seconds=0,
+                                       sends_per_minute=0)})
         runner = BotRunner(runner_settings, engine, ctx, gateway, clock=SystemClock())
         runner.start()
         waits = 0.0
