@@ -373,6 +373,9 @@ def translate(exc: BaseException) -> GatewayError:
             + (f" {reason}" if reason else ""), systemic=systemic)
     if isinstance(exc, prawcore.ResponseException):
         status = getattr(exc.response, "status_code", "?")
+        if status == 401:  # the token endpoint refuses the app's id or secret
+            return AuthError("Reddit refused the bot's credentials (HTTP 401: check "
+                             "[reddit] client_id and client_secret)")
         return TransientError(f"unexpected answer from Reddit (HTTP {status})")
     if isinstance(exc, PRAWException | prawcore.PrawcoreException):
         return TransientError(f"{type(exc).__name__}: {exc}")

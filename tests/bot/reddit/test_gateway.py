@@ -343,3 +343,15 @@ def test_the_documented_scopes_are_enough_and_a_missing_one_is_named(
     assert not checks["scopes"].ok and "lacks modmail" in checks["scopes"].detail
     assert "permanent refresh token" in checks["scopes"].fix
     assert not checks["modmail"].ok
+
+
+def test_a_wrong_app_secret_is_a_refused_login(sandbox: RedditSandbox) -> None:
+    """The token endpoint's 401 (wrong client id or secret) is an AuthError (backed off),
+    not a transient failure retried every round."""
+    settings = parse_settings({
+        "campaign": {"subreddit": SUBREDDIT, "moderators": ["grand_maester"]},
+        "reddit": {"client_id": DEFAULT_CLIENT_ID, "client_secret": "wrong",
+                   "username": BOT_USERNAME, "password": BOT_PASSWORD,
+                   "oauth_url": sandbox.url, "reddit_url": sandbox.url}})
+    with pytest.raises(AuthError, match="client_secret"):
+        praw_gateway(settings, timeout=TIMEOUT).me()
