@@ -26,6 +26,7 @@ from bot.reddit.ratelimit import RequestBudget
 from bot.sandbox import BOT_USERNAME, SUBREDDIT, Fault
 from bot.services import journal
 from tests.bot.reddit.conftest import SLOW, TIMEOUT, Harness, make_harness
+from tests.bot.reddit.test_ratelimit import FakeTime
 from tests.fixtures.db import sqlite_url
 
 
@@ -397,25 +398,10 @@ def test_two_deliverers_never_post_the_same_entry(bot_any: Harness) -> None:
     assert all(e.attempts == 1 and e.status == "delivered" for e in bot.outbox())
 
 
-class _FakeTime:
-    """Monotonic time that only moves when the pacer sleeps (or the test says so)."""
-
-    def __init__(self) -> None:
-        self.now = 1000.0
-        self.slept: list[float] = []
-
-    def monotonic(self) -> float:
-        return self.now
-
-    def sleep(self, seconds: float) -> None:
-        self.slept.append(round(seconds, 3))
-        self.now += seconds
-
-
 def test_posts_and_messages_are_spaced_out(bot: Harness) -> None:
     """Posts ``post_spacing`` apart, messages ``message_spacing`` apart (two lanes), so a
     tick's output never goes out as one burst."""
-    fake = _FakeTime()
+    fake = FakeTime()
     pacer = deliver.Pacer(5.0, 1.0, 100, monotonic=fake.monotonic, sleep=fake.sleep)
     for n in range(3):
         queue(bot, f"arrival:{n}")
@@ -431,7 +417,7 @@ def test_posts_and_messages_are_spaced_out(bot: Harness) -> None:
 def test_the_cap_per_minute_ends_the_round_and_the_next_goes_on(bot: Harness) -> None:
     """Beyond ``sends_per_minute`` the round ends (no long sleep holding the bot); the
     next round, a minute on, sends the rest. Nothing is lost or counted as an attempt."""
-    fake = _FakeTime()
+    fake = FakeTime()
     pacer = deliver.Pacer(0.0, 0.0, 3, monotonic=fake.monotonic, sleep=fake.sleep)
     for n in range(5):
         queue(bot, f"arrival:{n}")
@@ -449,7 +435,7 @@ def test_the_cap_per_minute_ends_the_round_and_the_next_goes_on(bot: Harness) ->
 def test_pacing_defaults_keep_a_tick_within_minutes() -> None:
     """With the defaults a large tick (40 posts, 60 notes) goes out in minutes, far inside
     the six hours before the next tick."""
-    fake = _FakeTime()
+    fake = FakeTime()
     defaults = deliver.Pacer(5.0, 1.0, 20, monotonic=fake.monotonic, sleep=fake.sleep)
     for kind in ["post"] * 40 + ["message"] * 60:
         while defaults.pace(kind) is None:
