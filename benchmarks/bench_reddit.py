@@ -10,6 +10,10 @@ Figures printed:
 * Time from a modmail's arrival in the sandbox to the bot's reply being posted: the work
   itself (a poll and a delivery round right after arrival), and with ``maester run``'s
   scheduler polling every 5 s (the arrival waits for the next poll).
+* A whole campaign (the demo's, with battles, over several in-game months): Reddit requests
+  per order answered, modmail conversations the bot opened per claim per in-game month
+  (goal: at most 1 + 1 per battle) and messages the bot sent per claim per tick (goal: at
+  most 1).
 
 Usage: ``python -m benchmarks reddit`` or ``python -m benchmarks.bench_reddit``.
 """
@@ -46,6 +50,7 @@ def run() -> list[tuple[str, int, float]]:
         BOT_USERNAME,
         DEFAULT_CLIENT_ID,
         DEFAULT_CLIENT_SECRET,
+        MODERATOR,
         SUBREDDIT,
         RedditSandbox,
         password_for,
@@ -63,11 +68,14 @@ def run() -> list[tuple[str, int, float]]:
                 sandbox.add_user(name, password_for(name))
         url = f"sqlite:///{folder / 'bench.db'}"
         settings = parse_settings({
-            "campaign": {"database_url": url, "subreddit": SUBREDDIT},
+            "campaign": {"database_url": url, "subreddit": SUBREDDIT,
+                         "moderators": [MODERATOR]},
             "reddit": {"client_id": DEFAULT_CLIENT_ID, "client_secret": DEFAULT_CLIENT_SECRET,
                        "username": BOT_USERNAME, "password": BOT_PASSWORD,
                        "oauth_url": sandbox.url, "reddit_url": sandbox.url},
-            "bot": {"poll_seconds": 5, "publish_seconds": 1}})
+            # No pacing: these figures are the bot's own latency and request counts.
+            "bot": {"poll_seconds": 5, "publish_seconds": 1, "post_spacing_seconds": 0,
+                    "message_spacing_seconds": 0, "sends_per_minute": 0}})
         engine = make_engine(url)
         upgrade(engine)
         clock = ManualClock(datetime.now(UTC))
@@ -126,7 +134,9 @@ def run() -> list[tuple[str, int, float]]:
 
         # The scheduler: arrival waits for the next poll.
         runner_settings = settings.model_copy(
-            update={"bot": BotSettings(poll_seconds=5, publish_seconds=1)})
+            update={"bot": BotSettings(poll_seconds=5, publish_seconds=1,
+                                       post_spacing_seconds=0, message_spacing_seconds=0,
+                                       sends_per_minute=0)})
         runner = BotRunner(runner_settings, engine, ctx, gateway, clock=SystemClock())
         runner.start()
         waits = 0.0
@@ -165,7 +175,86 @@ def run() -> list[tuple[str, int, float]]:
           f"{BotSettings().poll_seconds}: {per_poll * default_polls_per_minute:.0f}")
     print(f"modmail to reply, polled at once: {latency / SINGLE * 1000:.0f} ms on average; "
           f"under the scheduler: {waits / SCHEDULED:.2f} s on average")
+    rows.append(campaign_figures())
     return rows
+
+
+def campaign_figures() -> tuple[str, int, float]:
+    """Play the demo campaign and count what its players received (see the module
+    docstring). Uses only what every version of the bot has, so the same function measures
+    before and after a change."""
+    import collections
+    import tempfile as _tempfile
+
+    from sqlmodel import select
+
+    from bot.db.engine import transaction
+    from bot.db.models import Army, Outbox, PendingBattle, Player
+    from bot.demo import Demo, play
+    from bot.sandbox.defaults import BOT_USERNAME
+    from rules.campaign import calendar
+
+    started = time.perf_counter()
+    with _tempfile.TemporaryDirectory(prefix="maester-bench-campaign-") as tmp:
+        demo = Demo(Path(tmp), lambda _line: None)
+        demo.start()
+        try:
+            first = demo.clock.now()
+            play(demo)
+            last = demo.clock.now()
+            rules = demo.ctx.rules
+            months = calendar.month_number(last, rules) - calendar.month_number(first, rules) + 1
+            with transaction(demo.engine) as session:
+                claim_of = {p.reddit_name.lower(): p.claim_id
+                            for p in session.exec(select(Player)).all()}
+                army_claim = {a.id: a.claim_id for a in session.exec(select(Army)).all()}
+                battles: collections.Counter[int] = collections.Counter()
+                for b in session.exec(select(PendingBattle)).all():
+                    for army in {b.attacker_army, b.defender_army}:
+                        if army_claim.get(army) is not None:
+                            battles[army_claim[army]] += 1
+                sent = session.exec(select(Outbox).where(
+                    Outbox.status == "delivered", Outbox.kind == "message")).all()
+                # The ticks' notes (answers to orders are not news), per player of a claim
+                # (a claim with two players sends each of them the claim's news).
+                per_tick: collections.Counter[tuple[str, int]] = collections.Counter()
+                seen: set[tuple[str, int, str]] = set()
+                for o in sent:
+                    if o.claim_id is None or o.reddit_id is None or o.key.startswith("reply:"):
+                        continue
+                    if (o.target, o.tick, o.reddit_id) not in seen:
+                        seen.add((o.target, o.tick, o.reddit_id))
+                        per_tick[(o.target, o.tick)] += 1
+                answered = len(session.exec(select(Outbox.id).where(
+                    Outbox.status == "delivered", Outbox.kind.in_(  # type: ignore[attr-defined]
+                        ("reply", "message")), Outbox.key.startswith(  # type: ignore[attr-defined]
+                        "reply:"))).all())
+            opened: collections.Counter[int] = collections.Counter()
+            for c in demo.sandbox.conversations():
+                messages = demo.sandbox.conversation_messages(c.id)
+                if c.participant and messages and messages[0].author == BOT_USERNAME:
+                    claim = claim_of.get(c.participant.lower())
+                    if claim is not None:
+                        opened[claim] += 1
+            requests = demo.sandbox.request_count()
+        finally:
+            demo.stop()
+    seconds = time.perf_counter() - started
+    claims = sorted(set(claim_of.values()))
+    over = [c for c in claims if opened[c] > months * 1 + battles[c]]
+    print(f"campaign: {months} in-game months, {len(claims)} claims, {answered} orders "
+          f"answered, {sum(battles.values()) // 2} battles")
+    print(f"campaign: Reddit requests per order answered (all-in, ticks' news and posts "
+          f"included): {requests / max(1, answered):.2f}")
+    print("campaign: modmail conversations opened by the bot per claim per in-game month: "
+          f"mean {sum(opened.values()) / len(claims) / months:.2f}, max "
+          f"{max(opened[c] for c in claims) / months:.2f}; claims above 1 + 1 per battle: "
+          f"{len(over)}")
+    print("campaign: news messages the bot sent per claim (to each of its players) per tick "
+          "(ticks with news): mean "
+          f"{sum(per_tick.values()) / max(1, len(per_tick)):.2f}, max "
+          f"{max(per_tick.values(), default=0)}")
+    return ("demo campaign played and measured", 1, seconds)
 
 
 if __name__ == "__main__":

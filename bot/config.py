@@ -50,7 +50,10 @@ class RedditSettings(_Section):
     username: str = ""
     password: str = ""
     refresh_token: str = ""
-    user_agent: str = "maester/0.1 (campaign bot)"
+    #: "" builds ``python:maester-campaign.<bot>:v<version> (by /u/<operator>)``.
+    user_agent: str = ""
+    #: The moderator who runs the bot (named in the user agent); "" for the first moderator.
+    operator: str = ""
     oauth_url: str = "https://oauth.reddit.com"
     reddit_url: str = "https://www.reddit.com"
     timeout_seconds: int = Field(default=16, ge=1, le=120)
@@ -59,6 +62,11 @@ class RedditSettings(_Section):
 class BotSettings(_Section):
     poll_seconds: int = Field(default=30, ge=5, le=3600)
     publish_seconds: int = Field(default=15, ge=1, le=3600)
+    #: Pacing: the least time between two posts, and between two messages or replies.
+    post_spacing_seconds: float = Field(default=5.0, ge=0, le=600)
+    message_spacing_seconds: float = Field(default=1.0, ge=0, le=600)
+    #: Pacing: at most this many posts, messages and replies in any minute (0: no cap).
+    sends_per_minute: int = Field(default=20, ge=0, le=100)
     comment_commands: bool = True
     requests_per_minute: int = Field(default=60, ge=1, le=100)
     max_attempts: int = Field(default=8, ge=1, le=100)

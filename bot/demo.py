@@ -92,9 +92,10 @@ class Demo:
             "reddit": {"client_id": self.sandbox.client_id,
                        "client_secret": self.sandbox.client_secret,
                        "username": BOT_USERNAME, "password": BOT_PASSWORD,
-                       "user_agent": "maester demo", "oauth_url": self.sandbox.url,
+                       "oauth_url": self.sandbox.url,
                        "reddit_url": self.sandbox.url, "timeout_seconds": 5},
-            "bot": {"requests_per_minute": 100},
+            "bot": {"requests_per_minute": 100, "post_spacing_seconds": 0.2,
+                    "message_spacing_seconds": 0, "sends_per_minute": 100},
             "calendar": {"epoch": "2026-11-22T00:00:00Z", "epoch_year": 298},
             "catalogue": {"file": "demo"},
         }, source="demo")

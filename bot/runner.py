@@ -7,8 +7,9 @@ while the process was down, asleep or stepped by NTP is applied at the next wake
 Intake runs every ``[bot] poll_seconds`` and delivery every ``[bot] publish_seconds`` (and
 right after a poll that queued replies); the two share one Reddit client and take turns.
 
-Start-up takes the campaign lease first (a second instance refuses to run and says who
-holds it), forgets claims a dead predecessor left on the outbox, catches up, polls and
+Start-up runs the same checks as ``maester check`` and refuses to start when one that would
+kill the outbox fails, takes the campaign lease (a second instance refuses to run and says
+who holds it), forgets claims a dead predecessor left on the outbox, catches up, polls and
 publishes once, then starts the scheduler. SIGTERM/SIGINT stop it cleanly: running jobs
 finish, the lease is released, the exit code is 0.
 """
@@ -35,8 +36,15 @@ from bot.clock import Clock, SystemClock
 from bot.config import Settings
 from bot.db.engine import is_sqlite, transaction
 from bot.db.models import Outbox, OutboxStatus
-from bot.reddit.deliver import DeliverReport, default_worker_id, publish_once, release_claims
-from bot.reddit.gateway import RedditGateway, praw_gateway
+from bot.reddit import state
+from bot.reddit.deliver import (
+    DeliverReport,
+    Pacer,
+    default_worker_id,
+    publish_once,
+    release_claims,
+)
+from bot.reddit.gateway import PrawGateway, RedditGateway, praw_gateway
 from bot.reddit.intake import IntakeReport, poll_once
 from bot.reddit.lease import CampaignLease
 from bot.services.access import open_campaign
@@ -72,6 +80,7 @@ class BotRunner:
         self._reddit = threading.Lock()
         self.polls = 0
         self.publishes = 0
+        self.pacer = Pacer.from_settings(ctx)
         self._keeper: Connection | None = None
 
     # --------------------------------------------------------------- jobs
@@ -148,7 +157,7 @@ class BotRunner:
     def _publish_locked(self) -> DeliverReport | None:
         try:
             report = publish_once(self.engine, self.ctx, self.gateway, self.clock,
-                                  worker_id=self.worker_id, limit=50)
+                                  worker_id=self.worker_id, limit=50, pacer=self.pacer)
         except Exception:
             log.exception("delivery round failed; the next round retries")
             return None
@@ -214,6 +223,28 @@ class BotRunner:
         log.info("maester stopped")
 
 
+def preflight(settings: Settings, engine: Engine, ctx: CampaignContext,
+              gateway: PrawGateway) -> None:
+    """``maester check`` at start-up: log every check; raise
+    :class:`~bot.reddit.preflight.PreflightFailed` on a failure that would kill the outbox.
+    When all is well, a delivery halt left by an earlier run is lifted (the operator fixed
+    the cause and restarted)."""
+    from bot.reddit.preflight import PreflightFailed, fatal_failures, run_checks
+
+    checks = run_checks(settings, gateway)
+    for check in checks:
+        if check.ok:
+            log.info("check %s: %s", check.name, check.detail)
+        else:
+            log.warning("check %s FAILED: %s (fix: %s)", check.name, check.detail, check.fix)
+    failed = fatal_failures(checks)
+    if failed:
+        raise PreflightFailed(failed)
+    if state.halt_of(engine, ctx.campaign_id) is not None:
+        state.store(engine, ctx.campaign_id, state.HALT, None, SystemClock().now())
+        log.info("the checks pass: the delivery halt of an earlier run is lifted")
+
+
 def install_stop_signals(stop: threading.Event) -> None:
     """SIGTERM and SIGINT set ``stop`` (main thread only)."""
 
@@ -237,7 +268,10 @@ def run(settings: Settings, *, gateway: RedditGateway | None = None,
     exit_code = [EXIT_OK]
     engine, ctx = open_campaign(settings)
     if gateway is None:
-        gateway = praw_gateway(settings)
+        gateway = praw_gateway(settings,
+                               token_store=state.DatabaseTokenStore(engine, ctx.campaign_id))
+    if isinstance(gateway, PrawGateway):
+        preflight(settings, engine, ctx, gateway)
     lease = CampaignLease(engine, ctx.campaign_id, seconds=settings.bot.lease_seconds)
     lease.acquire()
 

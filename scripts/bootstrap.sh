@@ -20,6 +20,9 @@ fi
 want="$(sha256sum "$root/pyproject.toml" | cut -d' ' -f1)"
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade pip
+  # The distribution was called "maester" before (a name an unrelated project holds on PyPI).
+  "$venv/bin/python" -m pip uninstall --quiet --disable-pip-version-check -y maester \
+    >/dev/null 2>&1 || true
   "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -e "$root[dev]"
   echo "$want" > "$stamp"
 fi

@@ -166,6 +166,18 @@ def status_cmd(config: ConfigOpt = None) -> None:
     console.print(f"  in-game:    {report.game_date}, season {report.season}")
     console.print(f"  outbox:     {report.outbox_pending} pending, {report.outbox_dead} dead")
     console.print(f"  sieges:     {report.sieges_active} active")
+    from bot.reddit import state
+
+    refused = state.load(env.engine, ctx.campaign_id, state.AUTH)
+    halt = state.halt_of(env.engine, ctx.campaign_id)
+    if refused:
+        console.print(f"  [red]reddit:     Reddit refuses the bot's credentials since "
+                      f"{refused['since'][:16]} ({refused['failures']} tries; next "
+                      f"{refused['next_try'][11:19]} UTC): {refused['error']}[/red]")
+    if halt:
+        console.print(f"  [red]delivery:   halted since {halt['since'][:16]} for "
+                      f"{', '.join(halt.get('blocked') or ())}: {halt['reason']}; fix it, "
+                      "then `maester outbox retry`[/red]")
 
 
 @app.command("order")
@@ -354,10 +366,32 @@ def log_cmd(config: ConfigOpt = None,
 
 
 @app.command("outbox")
-def outbox_cmd(config: ConfigOpt = None,
-               all_entries: Annotated[bool, typer.Option("--all")] = False) -> None:
+def outbox_cmd(
+    action: Annotated[str | None, typer.Argument(
+        help="'retry': try again at once (lifts a delivery halt and back-offs).")] = None,
+    entry: Annotated[int | None, typer.Argument(
+        help="With retry: the entry (#) to make pending again with fresh attempts.")] = None,
+    config: ConfigOpt = None,
+    all_entries: Annotated[bool, typer.Option("--all")] = False,
+    all_dead: Annotated[bool, typer.Option(
+        "--all-dead", help="With retry: every dead entry too.")] = False,
+) -> None:
     """Posts, replies and messages waiting to be delivered (--all: delivered and dead too)."""
     env = open_campaign(config)
+    if action is not None:
+        if action != "retry" or (entry is not None and all_dead):
+            console.print("[red]usage:[/red] maester outbox retry [N | --all-dead]")
+            raise typer.Exit(2)
+        from bot.reddit.deliver import retry
+
+        changed = retry(env.engine, env.ctx, env.clock.now(), entry_id=entry,
+                        all_dead=all_dead)
+        if entry is not None and not changed:
+            console.print(f"[red]no pending or dead outbox entry #{entry}[/red]")
+            raise typer.Exit(2)
+        console.print(f"{changed} entr{'y' if changed == 1 else 'ies'} will be tried at the "
+                      "next delivery round; delivery halts and back-offs are lifted.")
+        return
     with env.session() as session:
         table = Table("#", "Kind", "To", "Title", "Status", "Tries", "Error")
         for o in queries.outbox(session, env.ctx, everything=all_entries):

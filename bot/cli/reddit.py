@@ -1,4 +1,5 @@
-"""The Reddit commands: ``maester run``, ``maester poll --once``, ``maester publish --once``.
+"""The Reddit commands: ``maester run``, ``maester poll --once``, ``maester publish --once``,
+``maester check``.
 
 Exit codes: 0 done; 1 another process holds the campaign's lease; 2 a config or database
 problem (the message names it); 3 the lease was lost while running.
@@ -41,6 +42,7 @@ def run_cmd(config: ConfigOpt = None) -> None:
     """Run the bot: modmail intake, game ticks and posting, until SIGTERM/Ctrl-C."""
     from bot.reddit.gateway import GatewayConfigError
     from bot.reddit.lease import LeaseHeld
+    from bot.reddit.preflight import PreflightFailed
     from bot.runner import run
 
     _configure_logging()
@@ -49,9 +51,40 @@ def run_cmd(config: ConfigOpt = None) -> None:
         code = run(settings)
     except LeaseHeld as exc:
         raise fail(str(exc), 1) from None
-    except (LookupError, GatewayConfigError, MigrationError) as exc:
+    except (LookupError, GatewayConfigError, MigrationError, PreflightFailed) as exc:
         raise fail(str(exc), 2) from None
     raise typer.Exit(code)
+
+
+@app.command("check")
+def check_cmd(config: ConfigOpt = None) -> None:
+    """Check the login, the subreddit, the bot's permissions, flairs, modmail and posting."""
+    from bot.reddit.gateway import GatewayConfigError, praw_gateway
+    from bot.reddit.preflight import run_checks
+    from bot.reddit.state import DatabaseTokenStore
+    from bot.services.access import open_campaign
+
+    settings = settings_of(config)
+    store = None
+    try:
+        engine, ctx = open_campaign(settings)
+        store = DatabaseTokenStore(engine, ctx.campaign_id)
+    except (LookupError, MigrationError) as exc:
+        typer.echo(f"note: {exc} (the Reddit checks run anyway)")
+    try:
+        gateway = praw_gateway(settings, token_store=store)
+    except GatewayConfigError as exc:
+        raise fail(f"config error: {exc}", 2) from None
+    checks = run_checks(settings, gateway)
+    for check in checks:
+        mark = "ok  " if check.ok else ("FAIL" if check.fatal else "warn")
+        typer.echo(f"[{mark}] {check.name}: {check.detail}")
+        if not check.ok:
+            typer.echo(f"       fix: {check.fix}")
+    failed = [c for c in checks if not c.ok and c.fatal]
+    typer.echo("maester check: " + ("all good" if not failed else
+                                    f"{len(failed)} problem(s) would stop the bot"))
+    raise typer.Exit(1 if failed else 0)
 
 
 def _with_lease(settings: Settings,
@@ -60,11 +93,14 @@ def _with_lease(settings: Settings,
     from bot.reddit.deliver import release_claims
     from bot.reddit.gateway import GatewayConfigError, praw_gateway
     from bot.reddit.lease import CampaignLease, LeaseHeld
+    from bot.reddit.state import DatabaseTokenStore
     from bot.services.access import open_campaign
 
     try:
         engine, ctx = open_campaign(settings)
-        gateway = praw_gateway(settings)
+        # The token outlives the process: cron's rounds log in once a day, not each minute.
+        gateway = praw_gateway(settings,
+                               token_store=DatabaseTokenStore(engine, ctx.campaign_id))
     except (LookupError, GatewayConfigError, MigrationError) as exc:
         raise fail(str(exc), 2) from None
     lease = CampaignLease(engine, ctx.campaign_id, seconds=settings.bot.lease_seconds)
@@ -128,17 +164,20 @@ def publish_cmd(
     limit: Annotated[int, typer.Option("--limit", min=1, help="Most entries a round.")] = 100,
 ) -> None:
     """Deliver the outbox (posts, replies, private news); --once for a single round."""
-    from bot.reddit.deliver import publish_once
+    from bot.reddit.deliver import Pacer, publish_once
 
     _configure_logging()
     settings = settings_of(config)
     clock = SystemClock()
 
     def work(engine: Engine, ctx: CampaignContext, gateway: RedditGateway) -> None:
+        pacer = Pacer.from_settings(ctx)
+
         def one() -> None:
-            report = publish_once(engine, ctx, gateway, clock, limit=limit)
+            report = publish_once(engine, ctx, gateway, clock, limit=limit, pacer=pacer)
             typer.echo(f"publish: {report.delivered} delivered, {report.retry_later} to retry,"
                        f" {report.dead} dead"
+                       + (f", HALTED: {report.halted}" if report.halted else "")
                        + (f", problems: {'; '.join(report.errors)}" if report.errors else ""))
 
         if once:

@@ -224,6 +224,19 @@ class ConversationCursor(SQLModel, table=True):
     last_updated: str = Field(default="", max_length=40)
 
 
+class BotState(SQLModel, table=True):
+    """The Reddit side's own small state, by name: the cached access token, a delivery
+    halt, refused credentials, each claim's dispatch conversation (see
+    :mod:`bot.reddit.state`). ``value`` is JSON text."""
+
+    __table_args__ = (UniqueConstraint("campaign_id", "name"),)
+    id: int | None = Field(default=None, primary_key=True)
+    campaign_id: int = Field(foreign_key="campaign.id")
+    name: str = Field(max_length=80)
+    value: str = Field(default="")
+    updated_at: datetime | None = _when()
+
+
 class OutboxStatus(StrEnum):
     PENDING = "pending"
     DELIVERED = "delivered"

@@ -10,9 +10,25 @@ or two deliverers racing never make a second copy.
 
 Failures: a rate limit (429, ``RATELIMIT``, the bot's own budget) postpones every pending
 entry until Reddit's wait is over and ends the round, without counting the attempt; 5xx and
-timeouts retry later with exponential back-off; a permanent refusal (403, 404, a banned
-subreddit, an invalid post) or ``[bot] max_attempts`` failures mark the entry dead and queue
-an internal modmail telling the moderators what was lost.
+timeouts retry later with exponential back-off; a refusal of the entry itself (a post Reddit
+rejects, a conversation that is gone) or ``[bot] max_attempts`` failures mark the entry dead
+and queue an internal modmail telling the moderators what was lost. A refusal that would
+refuse everything sent the same way (a wrong or banned subreddit, a missing moderator
+permission: ``PermanentError.systemic``) kills nothing: delivery of that kind (posting, or
+modmail) halts, every entry stays pending, the moderators are told once, and one entry is
+tried again every :data:`~bot.reddit.state.HALT_PROBE` (or at once after
+``maester outbox retry``). Refused credentials back off (1 minute doubling to 1 hour) and the
+moderators are told once (see :mod:`bot.reddit.state`).
+
+Private news to a claim (``message`` entries with a claim) goes into the claim's **dispatch
+conversation**, which the bot keeps replying into: a new one is started at most once per
+in-game month, and every note a tick queued for the claim is gathered into one message.
+This is done here, at delivery, so the tick only queues notes.
+
+Pacing: posts are spaced ``[bot] post_spacing_seconds`` apart, messages and replies
+``message_spacing_seconds``, and at most ``sends_per_minute`` go out in any minute
+(:class:`Pacer`); a round that would have to wait longer than :data:`MAX_PACE_WAIT` ends
+and the next round goes on.
 
 Late entries (more than one tick old, e.g. after downtime) start with a line saying so and
 naming the in-game time they belong to.
@@ -24,8 +40,13 @@ import logging
 import os
 import re
 import socket
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import Any
 
 from sqlalchemy import ColumnElement, Engine, and_, or_, update
 from sqlalchemy.exc import DBAPIError
@@ -33,7 +54,8 @@ from sqlmodel import col, select
 
 from bot.clock import Clock
 from bot.db.engine import is_sqlite, transaction
-from bot.db.models import Outbox, OutboxStatus
+from bot.db.models import Claim, Outbox, OutboxStatus
+from bot.reddit import state
 from bot.reddit.gateway import (
     AuthError,
     Conversation,
@@ -48,6 +70,7 @@ from bot.reddit.intake import note_reply
 from bot.services import journal
 from bot.services.world import CampaignContext
 from bot.text import escape_md
+from rules.campaign import calendar
 
 log = logging.getLogger(__name__)
 
@@ -57,7 +80,10 @@ MAX_SUBJECT = 100
 BACKOFF_BASE = timedelta(seconds=30)
 BACKOFF_CAP = timedelta(hours=1)
 AUTH_PAUSE = timedelta(minutes=5)
-KINDS = ("post", "reply", "message", "mod", "comment")
+KINDS = ("post", "reply", "note", "message", "mod", "comment")
+#: The longest a round sleeps for pacing before it ends and leaves the rest to the next one.
+MAX_PACE_WAIT = 10.0
+DISPATCH_SUBJECT = "Dispatches for {claim}: {month}"
 _KEY_UNSAFE = re.compile(r"[^A-Za-z0-9:_.\-]")
 
 
@@ -85,6 +111,12 @@ class Claimed:
     tick: int
     attempts: int
     public: bool
+    claim_id: int | None = None
+
+    @property
+    def dispatch(self) -> bool:
+        """Private news to a claim: goes into the claim's dispatch conversation."""
+        return self.kind == "message" and self.claim_id is not None
 
 
 @dataclass(slots=True)
@@ -98,6 +130,67 @@ class DeliverReport:
     rate_limited_until: datetime | None = None
     errors: list[str] = field(default_factory=list)
     delivered_keys: list[str] = field(default_factory=list)
+    halted: str = ""  # why delivery (of some kind) is halted
+    sends: int = 0  # posts, messages and replies sent to Reddit (a dispatch counts once)
+    paced_seconds: float = 0.0
+
+
+class Pacer:
+    """Spaces sends out: ``post_spacing`` seconds between posts, ``message_spacing`` between
+    messages and replies, at most ``per_minute`` sends in any 60 s. Monotonic time; one
+    pacer lives as long as the process (the runner's rounds share it)."""
+
+    def __init__(self, post_spacing: float, message_spacing: float, per_minute: int, *,
+                 monotonic: Callable[[], float] = time.monotonic,
+                 sleep: Callable[[float], None] = time.sleep) -> None:
+        self.post_spacing = post_spacing
+        self.message_spacing = message_spacing
+        self.per_minute = per_minute
+        self._monotonic = monotonic
+        self._sleep = sleep
+        self._last: dict[str, float] = {}
+        self._sent: deque[float] = deque()
+        self._lock = threading.Lock()
+
+    @classmethod
+    def from_settings(cls, ctx: CampaignContext) -> Pacer:
+        bot = ctx.settings.bot
+        return cls(bot.post_spacing_seconds, bot.message_spacing_seconds,
+                   bot.sends_per_minute)
+
+    @staticmethod
+    def _lane(kind: str) -> str:
+        return "post" if kind in ("post", "comment") else "message"
+
+    def wait_needed(self, kind: str) -> float:
+        """Seconds until a send of ``kind`` may go."""
+        with self._lock:
+            now = self._monotonic()
+            while self._sent and self._sent[0] <= now - 60.0:
+                self._sent.popleft()
+            lane = self._lane(kind)
+            spacing = self.post_spacing if lane == "post" else self.message_spacing
+            wait = max(0.0, self._last.get(lane, -1e18) + spacing - now)
+            if self.per_minute and len(self._sent) >= self.per_minute:
+                wait = max(wait, self._sent[0] + 60.0 - now)
+            return wait
+
+    def sent(self, kind: str) -> None:
+        """Record a send of ``kind`` now."""
+        with self._lock:
+            now = self._monotonic()
+            self._last[self._lane(kind)] = now
+            self._sent.append(now)
+
+    def pace(self, kind: str, max_wait: float = MAX_PACE_WAIT) -> float | None:
+        """Sleep until a send of ``kind`` may go; None (no sleep) if that is beyond
+        ``max_wait``. Returns the seconds slept."""
+        wait = self.wait_needed(kind)
+        if wait > max_wait:
+            return None
+        if wait > 0:
+            self._sleep(wait)
+        return wait
 
 
 def claim_seconds(ctx: CampaignContext) -> timedelta:
@@ -105,8 +198,8 @@ def claim_seconds(ctx: CampaignContext) -> timedelta:
     return timedelta(seconds=max(300, 8 * ctx.settings.reddit.timeout_seconds))
 
 
-def claim_next(engine: Engine, ctx: CampaignContext, *, worker_id: str, now: datetime
-               ) -> Claimed | None:
+def claim_next(engine: Engine, ctx: CampaignContext, *, worker_id: str, now: datetime,
+               skip_kinds: Sequence[str] = ()) -> Claimed | None:
     """Claim the oldest pending entry that is due and not claimed; None if there is none.
 
     Counts the attempt in the same statement. Two workers never claim the same entry: on
@@ -124,14 +217,15 @@ def claim_next(engine: Engine, ctx: CampaignContext, *, worker_id: str, now: dat
             .order_by(col(Outbox.id))
             .limit(1)
         )
+        if skip_kinds:
+            query = query.where(col(Outbox.kind).not_in(list(skip_kinds)))
         if not is_sqlite(engine):
             query = query.with_for_update(skip_locked=True)
         row = session.exec(query).first()
         if row is None or row.id is None:
             return None
         # Snapshot before the UPDATE: the ORM refreshes ``row`` from it.
-        snapshot = Claimed(row.id, row.key, row.kind, row.target, row.title, row.body,
-                           row.flair, row.tick, row.attempts + 1, row.public)
+        snapshot = _snapshot(row)
         result = session.execute(
             update(Outbox)
             .where(col(Outbox.id) == row.id,
@@ -142,6 +236,53 @@ def claim_next(engine: Engine, ctx: CampaignContext, *, worker_id: str, now: dat
         if getattr(result, "rowcount", 0) != 1:
             return None
         return snapshot
+
+
+def _snapshot(row: Outbox) -> Claimed:
+    """An entry as claimed (taken before the UPDATE: the ORM refreshes ``row`` from it)."""
+    assert row.id is not None
+    return Claimed(row.id, row.key, row.kind, row.target, row.title, row.body, row.flair,
+                   row.tick, row.attempts + 1, row.public, row.claim_id)
+
+
+def claim_siblings(engine: Engine, ctx: CampaignContext, first: Claimed, *, worker_id: str,
+                   now: datetime, room: int) -> list[Claimed]:
+    """Claim the other private notes of the same tick for the same claim and player, oldest
+    first, as long as their bodies fit in ``room`` characters: they go out as one message."""
+    until = now + claim_seconds(ctx)
+    out: list[Claimed] = []
+    with transaction(engine) as session:
+        query = (
+            select(Outbox)
+            .where(Outbox.campaign_id == ctx.campaign_id,
+                   Outbox.status == OutboxStatus.PENDING.value,
+                   Outbox.kind == "message", Outbox.claim_id == first.claim_id,
+                   Outbox.target == first.target, Outbox.tick == first.tick,
+                   col(Outbox.id) != first.id,
+                   or_(col(Outbox.not_before).is_(None), col(Outbox.not_before) <= now),
+                   or_(col(Outbox.claimed_until).is_(None), col(Outbox.claimed_until) <= now))
+            .order_by(col(Outbox.id))
+            .limit(50)
+        )
+        if not is_sqlite(engine):
+            query = query.with_for_update(skip_locked=True)
+        for row in session.exec(query).all():
+            size = len(row.body) + len(row.title) + 200
+            if size > room:
+                break
+            snapshot = _snapshot(row)
+            result = session.execute(
+                update(Outbox)
+                .where(col(Outbox.id) == row.id,
+                       col(Outbox.status) == OutboxStatus.PENDING.value,
+                       or_(col(Outbox.claimed_until).is_(None),
+                           col(Outbox.claimed_until) <= now))
+                .values(claimed_by=worker_id, claimed_until=until,
+                        attempts=col(Outbox.attempts) + 1))
+            if getattr(result, "rowcount", 0) == 1:
+                out.append(snapshot)
+                room -= size
+    return out
 
 
 def release_claims(engine: Engine, ctx: CampaignContext) -> int:
@@ -158,14 +299,28 @@ def release_claims(engine: Engine, ctx: CampaignContext) -> int:
 
 def compose_body(ctx: CampaignContext, entry: Claimed, now: datetime) -> str:
     """The text to send: a late notice if due, the body (cut to Reddit's limit), the marker."""
+    return compose_group(ctx, [entry], now, headings=False)
+
+
+def compose_group(ctx: CampaignContext, entries: Sequence[Claimed], now: datetime, *,
+                  headings: bool = True) -> str:
+    """Several notes as one message: each under its title, then every entry's marker (so a
+    retry finds the message by any of them); cut to Reddit's limit."""
+    first = entries[0]
     parts = []
-    if entry.tick > 0 and ctx.tick_of(now) - entry.tick > 1:
-        belongs = ctx.when(ctx.tick_at(entry.tick))
+    if first.tick > 0 and ctx.tick_of(now) - first.tick > 1:
+        belongs = ctx.when(ctx.tick_at(first.tick))
         parts.append(f"*Late: this belongs to {belongs}; it is posted late because the bot "
                      "was offline or Reddit was unavailable.*\n\n")
-    tag = "\n\n" + marker(entry.key)
-    limit = MAX_POST_BODY if entry.kind == "post" else MAX_MESSAGE_BODY
-    text = "".join(parts) + entry.body
+    if headings:
+        parts.append("\n\n---\n\n".join(
+            (f"**{escape_md(e.title, 300)}**\n\n" if e.title else "") + e.body
+            for e in entries))
+    else:
+        parts.append(first.body)
+    tag = "\n\n" + " ".join(marker(e.key) for e in entries)
+    limit = MAX_POST_BODY if first.kind == "post" else MAX_MESSAGE_BODY
+    text = "".join(parts)
     if len(text) + len(tag) > limit:
         note = "\n\n*(cut short: too long for Reddit)*"
         text = text[: limit - len(tag) - len(note)] + note
@@ -173,43 +328,71 @@ def compose_body(ctx: CampaignContext, entry: Claimed, now: datetime) -> str:
 
 
 def publish_once(engine: Engine, ctx: CampaignContext, gateway: RedditGateway, clock: Clock,
-                 *, worker_id: str | None = None, limit: int = 25) -> DeliverReport:
+                 *, worker_id: str | None = None, limit: int = 25,
+                 pacer: Pacer | None = None) -> DeliverReport:
     """Deliver up to ``limit`` due outbox entries, one claim at a time.
 
     Never raises for Reddit failures (they are recorded on the entries and in the report);
-    database errors propagate. Stops at the first rate limit.
+    database errors propagate. Stops at the first rate limit, refused login or systemic
+    refusal, and when pacing would wait longer than :data:`MAX_PACE_WAIT`. ``pacer``
+    defaults to one made from ``[bot]`` for this round only.
     """
     worker = worker_id or default_worker_id()
     report = DeliverReport()
+    pacer = pacer or Pacer.from_settings(ctx)
+    start = clock.now()
+    blocked_until = state.auth_wait(engine, ctx.campaign_id, start)
+    if blocked_until is not None:
+        report.rate_limited_until = blocked_until
+        report.errors.append(f"Reddit refused the credentials; next try {blocked_until}")
+        return report
+    halt = state.halt_of(engine, ctx.campaign_id)
     for _ in range(limit):
         now = clock.now()
-        entry = claim_next(engine, ctx, worker_id=worker, now=now)
+        skip: tuple[str, ...] = ()
+        if halt is not None:
+            report.halted = str(halt.get("reason", ""))
+            if now < datetime.fromisoformat(str(halt["next_probe"])):
+                skip = tuple(halt.get("blocked") or ())
+        entry = claim_next(engine, ctx, worker_id=worker, now=now, skip_kinds=skip)
         if entry is None:
             break
+        paced = pacer.pace(entry.kind)
+        if paced is None:
+            _release(engine, entry, worker)
+            break
+        report.paced_seconds += paced
+        group = [entry]
+        if entry.dispatch:
+            group += claim_siblings(engine, ctx, entry, worker_id=worker, now=now,
+                                    room=MAX_MESSAGE_BODY - 500 - len(entry.body))
         try:
-            sent, existing = _deliver(ctx, gateway, entry, now)
+            found = _deliver_group(engine, ctx, gateway, group, now)
         except (RateLimited, AuthError) as exc:
-            wait = timedelta(seconds=exc.wait_seconds) if isinstance(exc, RateLimited) \
-                else AUTH_PAUSE
-            until = clock.now() + wait
-            _postpone(engine, ctx, entry, worker, until, str(exc))
+            if isinstance(exc, RateLimited):
+                until = clock.now() + timedelta(seconds=exc.wait_seconds)
+            else:
+                until = state.auth_refused(engine, ctx.campaign_id, ctx.tick_of(now),
+                                           clock.now(), str(exc))
+            for member in group:
+                _postpone(engine, ctx, member, worker, until, str(exc))
             report.rate_limited_until = until
             report.errors.append(f"{entry.key}: {exc}")
             log.warning("delivery paused until %s: %s", until.isoformat(), exc)
             break
-        except TransientError as exc:
-            if entry.attempts >= ctx.settings.bot.max_attempts:
-                _bury(engine, ctx, entry, worker, clock.now(),
-                      f"{exc} (after {entry.attempts} attempts)")
-                report.dead += 1
-            else:
-                _retry_later(engine, ctx, entry, worker, clock.now(), str(exc))
-                report.retry_later += 1
+        except PermanentError as exc:
+            if exc.systemic:
+                halt = _halt(engine, ctx, group, worker, clock.now(), str(exc), halt)
+                report.halted = str(halt["reason"])
+                report.errors.append(f"{entry.key}: {exc}")
+                continue
+            for member in group:
+                _bury(engine, ctx, member, worker, clock.now(), str(exc))
+            report.dead += len(group)
             report.errors.append(f"{entry.key}: {exc}")
             continue
-        except PermanentError as exc:
-            _bury(engine, ctx, entry, worker, clock.now(), str(exc))
-            report.dead += 1
+        except TransientError as exc:
+            _failed(engine, ctx, group, worker, clock.now(), str(exc), report)
             report.errors.append(f"{entry.key}: {exc}")
             continue
         except DBAPIError:
@@ -217,26 +400,63 @@ def publish_once(engine: Engine, ctx: CampaignContext, gateway: RedditGateway, c
         except Exception as exc:
             # A bug must not wedge the queue: the entry is retried, then given up like any.
             log.exception("delivering outbox %s failed unexpectedly", entry.key)
-            if entry.attempts >= ctx.settings.bot.max_attempts:
-                _bury(engine, ctx, entry, worker, clock.now(), f"internal error: {exc!r}")
-                report.dead += 1
-            else:
-                _retry_later(engine, ctx, entry, worker, clock.now(), repr(exc))
-                report.retry_later += 1
+            _failed(engine, ctx, group, worker, clock.now(), f"internal error: {exc!r}",
+                    report)
             report.errors.append(f"{entry.key}: {exc!r}")
             continue
-        replied = sent.conversation if entry.kind in ("reply", "message", "mod") else None
-        _mark_delivered(engine, ctx, entry, clock.now(), sent.reddit_id, replied,
-                        gateway.username)
-        report.delivered += 1
-        report.found_existing += int(existing)
-        report.delivered_keys.append(entry.key)
-        if entry.kind == "reply" and replied is not None and ctx.settings.bot.archive_answered:
-            try:
-                gateway.archive(replied.id)
-            except GatewayError as exc:
-                log.info("could not archive conversation %s: %s", replied.id, exc)
+        if halt is not None and entry.kind in (halt.get("blocked") or ()):
+            halt = _unhalt(engine, ctx, halt, entry.kind, clock.now())
+            report.halted = str(halt.get("reason", "")) if halt else ""
+        sent_any = False
+        for member, (sent, existing) in zip(group, found, strict=True):
+            if sent is None:  # not in the copy an earlier attempt left: next round
+                _release(engine, member, worker)
+                continue
+            replied = sent.conversation if member.kind in ("reply", "note", "message",
+                                                           "mod") else None
+            _mark_delivered(engine, ctx, member, clock.now(), sent.reddit_id, replied,
+                            gateway.username)
+            report.delivered += 1
+            report.found_existing += int(existing)
+            report.delivered_keys.append(member.key)
+            sent_any = sent_any or not existing
+            if member.kind == "reply" and replied is not None \
+                    and ctx.settings.bot.archive_answered:
+                try:
+                    gateway.archive(replied.id)
+                except GatewayError as exc:
+                    log.info("could not archive conversation %s: %s", replied.id, exc)
+        if sent_any:
+            pacer.sent(entry.kind)
+            report.sends += 1
+    if report.delivered:
+        state.auth_ok(engine, ctx.campaign_id, clock.now())
     return report
+
+
+def _failed(engine: Engine, ctx: CampaignContext, group: Sequence[Claimed], worker: str,
+            now: datetime, error: str, report: DeliverReport) -> None:
+    """A failure worth retrying: back off, or give up after ``max_attempts``."""
+    for member in group:
+        if member.attempts >= ctx.settings.bot.max_attempts:
+            _bury(engine, ctx, member, worker, now,
+                  f"{error} (after {member.attempts} attempts)")
+            report.dead += 1
+        else:
+            _retry_later(engine, ctx, member, worker, now, error)
+            report.retry_later += 1
+
+
+def _deliver_group(engine: Engine, ctx: CampaignContext, gateway: RedditGateway,
+                   group: Sequence[Claimed], now: datetime
+                   ) -> list[tuple[Sent | None, bool]]:
+    """Deliver one entry, or a claim's notes of one tick as one dispatch message: for each
+    entry, (what exists on Reddit, whether an earlier attempt had made it) or (None, False)
+    when the copy an earlier attempt left does not hold it (it is sent next round)."""
+    if not group[0].dispatch:
+        sent, existing = _deliver(ctx, gateway, group[0], now)
+        return [(sent, existing)]
+    return _deliver_dispatch(engine, ctx, gateway, group, now)
 
 
 def _deliver(ctx: CampaignContext, gateway: RedditGateway, entry: Claimed, now: datetime
@@ -253,13 +473,80 @@ def _deliver(ctx: CampaignContext, gateway: RedditGateway, entry: Claimed, now: 
     body = compose_body(ctx, entry, now)
     if entry.kind == "post":
         return gateway.submit(entry.title, body, entry.flair or None), False
-    if entry.kind == "reply":
-        return gateway.reply(entry.target, body), False
+    if entry.kind in ("reply", "note"):
+        return gateway.reply(entry.target, body, internal=entry.kind == "note"), False
     if entry.kind == "comment":
         return gateway.reply_comment(entry.target, body), False
     subject = (entry.title or "News from the maester")[:MAX_SUBJECT]
     recipient = entry.target if entry.kind == "message" else _moderator_recipient(ctx)
     return gateway.start_conversation(recipient, subject, body), False
+
+
+def dispatch_month(ctx: CampaignContext, entry: Claimed, now: datetime) -> int:
+    """The in-game month a note belongs to (its tick's, or now's)."""
+    moment = ctx.tick_at(entry.tick) if entry.tick > 0 else now
+    return calendar.month_number(moment, ctx.rules)
+
+
+def dispatch_subject(engine: Engine, ctx: CampaignContext, entry: Claimed, now: datetime
+                     ) -> str:
+    """The subject of a claim's dispatch conversation for the note's in-game month."""
+    with transaction(engine) as session:
+        claim = session.get(Claim, entry.claim_id) if entry.claim_id is not None else None
+    moment = ctx.tick_at(entry.tick) if entry.tick > 0 else now
+    month = calendar.format_game_date(calendar.game_date(moment, ctx.rules))
+    name = claim.name if claim is not None else entry.target
+    return DISPATCH_SUBJECT.format(claim=name, month=month)[:MAX_SUBJECT]
+
+
+def _deliver_dispatch(engine: Engine, ctx: CampaignContext, gateway: RedditGateway,
+                      group: Sequence[Claimed], now: datetime
+                      ) -> list[tuple[Sent | None, bool]]:
+    first = group[0]
+    name = f"{state.DISPATCH_PREFIX}{first.claim_id}"
+    month = dispatch_month(ctx, first, now)
+    known = state.load(engine, ctx.campaign_id, name)
+    conversation_id = ""
+    if known and known.get("month") == month \
+            and str(known.get("recipient", "")).lower() == first.target.lower():
+        conversation_id = str(known["conversation"])
+    subject = dispatch_subject(engine, ctx, first, now)
+    if any(member.attempts > 1 for member in group):
+        copy = _find_dispatch(ctx, gateway, first, conversation_id, subject)
+        if copy is not None:
+            found = [m for m in copy.messages if marker(first.key) in m.body]
+            if found:
+                log.info("dispatch %s was already on Reddit as %s", first.key, found[0].id)
+                return [(Sent(found[0].id, copy), True) if marker(member.key) in found[0].body
+                        else (None, False) for member in group]
+    body = compose_group(ctx, group, now)
+    sent: Sent | None = None
+    if conversation_id:
+        try:
+            sent = gateway.reply(conversation_id, body)
+        except PermanentError as exc:
+            if exc.systemic:
+                raise
+            log.warning("dispatch conversation %s refused a reply (%s): starting a new one",
+                        conversation_id, exc)
+    if sent is None:
+        sent = gateway.start_conversation(first.target, subject, body)
+        assert sent.conversation is not None
+        state.store(engine, ctx.campaign_id, name,
+                    {"conversation": sent.conversation.id, "month": month,
+                     "recipient": first.target}, now)
+    return [(sent, False) for _ in group]
+
+
+def _find_dispatch(ctx: CampaignContext, gateway: RedditGateway, entry: Claimed,
+                   conversation_id: str, subject: str) -> Conversation | None:
+    """The dispatch conversation that holds an earlier attempt's copy, if any."""
+    tag = marker(entry.key)
+    bot = gateway.username.lower()
+    if conversation_id:
+        full = gateway.conversation(conversation_id)
+        return full if _has_tag(full, tag, bot) else None
+    return _find_conversation(gateway, ("all", "archived"), subject, entry.target, tag, bot)
 
 
 def _moderator_recipient(ctx: CampaignContext) -> str:
@@ -281,7 +568,7 @@ def find_marker(ctx: CampaignContext, gateway: RedditGateway, entry: Claimed, ta
             if tag in comment.body:
                 return Sent(comment.fullname)
         return None
-    if entry.kind == "reply":
+    if entry.kind in ("reply", "note"):
         conversation = gateway.conversation(entry.target)
         for message in conversation.messages:
             if message.author.lower() == bot and tag in message.body:
@@ -289,18 +576,27 @@ def find_marker(ctx: CampaignContext, gateway: RedditGateway, entry: Claimed, ta
         return None
     subject = (entry.title or "News from the maester")[:MAX_SUBJECT]
     folders = ("all", "archived") if entry.kind == "message" else ("mod", "all")
+    participant = entry.target if entry.kind == "message" else None
+    full = _find_conversation(gateway, folders, subject, participant, tag, bot)
+    return Sent(full.id, full) if full is not None else None
+
+
+def _find_conversation(gateway: RedditGateway, folders: Sequence[str], subject: str,
+                       participant: str | None, tag: str, bot: str) -> Conversation | None:
+    """The recent conversation with ``subject`` (and ``participant``) where the bot wrote
+    ``tag``."""
     for folder in folders:
         for seen, summary in enumerate(gateway.conversations(folder)):
             if seen >= 100:
                 break
             if summary.subject != subject:
                 continue
-            if entry.kind == "message" and (summary.participant or "").lower() \
-                    != entry.target.lower():
+            if participant is not None and (summary.participant or "").lower() \
+                    != participant.lower():
                 continue
             full = summary if summary.complete else gateway.conversation(summary.id)
             if _has_tag(full, tag, bot):
-                return Sent(full.id, full)
+                return full
     return None
 
 
@@ -370,6 +666,7 @@ def _bury(engine: Engine, ctx: CampaignContext, entry: Claimed, worker: str, now
                           at=now, data={"key": entry.key, "target": entry.target})
         if entry.kind != "mod":
             what = {"post": "the public post", "reply": "the modmail reply",
+                    "note": "the internal note",
                     "message": "the private message", "comment": "the comment reply"}
             title_line = f"\n\nTitle: {escape_md(entry.title, 300)}" if entry.title else ""
             journal.queue(
@@ -378,7 +675,97 @@ def _bury(engine: Engine, ctx: CampaignContext, entry: Claimed, worker: str, now
                 body=(f"maester gave up on {what.get(entry.kind, entry.kind)} `{entry.key}` "
                       f"to {escape_md(entry.target or 'the subreddit', 80)} after "
                       f"{entry.attempts} attempt(s).\n\nReason: {escape_md(error, 500)}"
-                      f"{title_line}\n\nIt will not be retried. The text is kept in the "
-                      "outbox (`maester` shows dead entries); post it by hand if it matters."),
+                      f"{title_line}\n\nIt is not retried by itself. The text is kept in the "
+                      "outbox: `maester outbox` lists dead entries, `maester outbox retry "
+                      "ID` tries one again; or post it by hand if it matters."),
                 at=now, tick=ctx.tick_of(now))
     log.error("outbox %s is dead: %s", entry.key, error)
+
+
+def _release(engine: Engine, entry: Claimed, worker: str) -> None:
+    """Give a claimed entry back untouched (the attempt does not count)."""
+    with transaction(engine) as session:
+        session.execute(
+            update(Outbox).where(_mine(entry, worker))
+            .values(attempts=col(Outbox.attempts) - 1, claimed_by=None, claimed_until=None))
+
+
+def _halt(engine: Engine, ctx: CampaignContext, group: Sequence[Claimed], worker: str,
+          now: datetime, error: str, halt: dict[str, Any] | None) -> dict[str, Any]:
+    """A refusal that would refuse everything sent the same way: keep the entries pending,
+    halt that way of delivery, tell the moderators once (per halt)."""
+    entry = group[0]
+    lane = state.POSTING if entry.kind in state.POSTING else state.MODMAIL
+    blocked = sorted(set(halt.get("blocked") or ()) | set(lane)) if halt else sorted(lane)
+    since = str(halt["since"]) if halt else now.isoformat()
+    value = {"since": since, "reason": error[:500], "key": entry.key, "blocked": blocked,
+             "next_probe": (now + state.HALT_PROBE).isoformat()}
+    what = "posting" if lane is state.POSTING else "modmail"
+    with transaction(engine) as session:
+        for member in group:
+            session.execute(
+                update(Outbox).where(_mine(member, worker))
+                .values(attempts=col(Outbox.attempts) - 1, claimed_by=None,
+                        claimed_until=None, last_error=f"halted: {error}"[:2000]))
+        state.write(session, ctx.campaign_id, state.HALT, value, now)
+        if halt is None or lane[0] not in (halt.get("blocked") or ()):
+            journal.log_event(session, ctx.campaign_id, ctx.tick_of(now), "delivery_halted",
+                              f"{what} halted: {error}"[:500], at=now,
+                              data={"key": entry.key, "target": entry.target})
+            journal.queue(
+                session, ctx.campaign_id, f"halt:{what}:{since}"[:120], "mod",
+                title=f"maester stopped {what}: Reddit refuses it"[:MAX_SUBJECT],
+                body=(f"Reddit refused {what} for `{entry.key}` with an answer that means "
+                      f"nothing sent this way will work: {escape_md(error, 500)}\n\n"
+                      "Nothing is lost: every post and message stays queued. Usually the "
+                      "subreddit in the config is wrong, or the bot lost a moderator "
+                      "permission (mail for modmail, posts, flair for moderator-only "
+                      "flairs). Fix it, run `maester check`, then `maester outbox retry` "
+                      "(or wait: the bot tries again every "
+                      f"{int(state.HALT_PROBE.total_seconds() // 60)} minutes)."),
+                at=now, tick=ctx.tick_of(now))
+    log.error("%s halted (entries stay queued): %s", what, error)
+    return value
+
+
+def _unhalt(engine: Engine, ctx: CampaignContext, halt: dict[str, Any], kind: str,
+            now: datetime) -> dict[str, Any] | None:
+    """A blocked kind went through: unblock its way of delivery."""
+    lane = state.POSTING if kind in state.POSTING else state.MODMAIL
+    blocked = [k for k in (halt.get("blocked") or ()) if k not in lane]
+    value = {**halt, "blocked": blocked} if blocked else None
+    state.store(engine, ctx.campaign_id, state.HALT, value, now)
+    log.info("delivery resumed: Reddit accepts %s again", "posts" if lane is state.POSTING
+             else "modmail")
+    return value
+
+
+def retry(engine: Engine, ctx: CampaignContext, now: datetime, *,
+          entry_id: int | None = None, all_dead: bool = False) -> int:
+    """``maester outbox retry``: lift a delivery halt and any back-off so that every pending
+    entry is tried at the next round; with ``entry_id`` that entry (dead or pending) is made
+    pending again with fresh attempts; with ``all_dead`` every dead entry is. Returns how
+    many entries were changed."""
+    changed = 0
+    with transaction(engine) as session:
+        state.write(session, ctx.campaign_id, state.HALT, None, now)
+        state.write(session, ctx.campaign_id, state.AUTH, None, now)
+        revive = update(Outbox).where(col(Outbox.campaign_id) == ctx.campaign_id)
+        if entry_id is not None:
+            revive = revive.where(col(Outbox.id) == entry_id,
+                                  col(Outbox.status) != OutboxStatus.DELIVERED.value)
+        elif all_dead:
+            revive = revive.where(col(Outbox.status) == OutboxStatus.DEAD.value)
+        else:
+            revive = revive.where(col(Outbox.status) == OutboxStatus.PENDING.value)
+        result = session.execute(revive.values(
+            status=OutboxStatus.PENDING.value, not_before=None, claimed_by=None,
+            claimed_until=None, **({"attempts": 0} if entry_id is not None or all_dead
+                                   else {})))
+        changed = int(getattr(result, "rowcount", 0) or 0)
+        session.execute(
+            update(Outbox)
+            .where(col(Outbox.campaign_id) == ctx.campaign_id,
+                   col(Outbox.status) == OutboxStatus.PENDING.value)
+            .values(not_before=None))
+    return changed

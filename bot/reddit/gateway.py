@@ -21,11 +21,15 @@ requestor applies ``[reddit] timeout_seconds`` itself.
 from __future__ import annotations
 
 import functools
+import hashlib
+import json
 import logging
 import re
 import threading
+import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol, TypeVar
 
 import praw
@@ -34,6 +38,7 @@ import requests
 from praw.exceptions import PRAWException, RedditAPIException
 from prawcore.requestor import Requestor
 
+from bot import __version__
 from bot.config import Settings
 from bot.reddit.ratelimit import BudgetExhausted, RequestBudget, parse_ratelimit_headers
 
@@ -50,6 +55,23 @@ _RETRY_EXCEPTIONS = (
     requests.exceptions.ReadTimeout,
 )
 _RATELIMIT_WAIT = re.compile(r"(\d+)\s*(millisecond|second|minute|hour)", re.IGNORECASE)
+#: Reddit's answers that mean "nothing sent to this subreddit will ever work" until an
+#: operator acts (wrong or banned subreddit, the bot not a moderator or missing a permission),
+#: as opposed to a refusal of one entry (a post too long, a user who no longer exists).
+SYSTEMIC_CODES = frozenset({"SUBREDDIT_NOEXIST", "SUBREDDIT_NOTALLOWED", "BAD_SR_NAME",
+                            "INVALID_MOD_PERMISSIONS", "SUBREDDIT_NO_ACCESS", "USER_REQUIRED",
+                            "BANNED_FROM_SUBREDDIT", "SUBREDDIT_REQUIRED"})
+#: The OAuth scopes the bot's calls use (a refresh token needs them, and must be
+#: *permanent*): who it is, modmail, posting and comment replies, reading posts and the
+#: subreddit, its own recent posts (to find a post a timed-out attempt made), the inbox
+#: (mentions; only with ``[bot] comment_commands``), and the flair list (only with flairs).
+SCOPES = ("identity", "modmail", "submit", "read", "history", "privatemessages", "flair")
+#: Reddit's user agent rule: ``<platform>:<app ID>:<version> (by /u/<username>)``.
+USER_AGENT_FORMAT = re.compile(
+    r"^[A-Za-z0-9_.-]+:[A-Za-z0-9_.-]+:v?[0-9][A-Za-z0-9_.-]* \(by /?u/[A-Za-z0-9_-]{3,20}\)")
+#: Words of HTTP libraries' and PRAW's own agents, which Reddit throttles.
+_GENERIC_AGENTS = re.compile(r"python-requests|curl/|praw|prawcore|urllib|example|your_?name"
+                             r"|bot_?name|\bby /?u/(?:username|yourname|me)\b", re.IGNORECASE)
 
 
 # --------------------------------------------------------------------------- values
@@ -145,7 +167,16 @@ class TransientError(GatewayError):
 
 
 class PermanentError(GatewayError):
-    """Reddit refuses this for good (403, 404, banned subreddit, invalid post)."""
+    """Reddit refuses this for good (403, 404, banned subreddit, invalid post).
+
+    ``systemic``: the refusal is about the bot, not this item (wrong or banned subreddit, a
+    missing moderator permission: see :data:`SYSTEMIC_CODES`), so everything else sent the
+    same way will be refused too.
+    """
+
+    def __init__(self, message: str, *, systemic: bool = False) -> None:
+        super().__init__(message)
+        self.systemic = systemic
 
 
 class AuthError(GatewayError):
@@ -154,6 +185,18 @@ class AuthError(GatewayError):
 
 class GatewayConfigError(ValueError):
     """The ``[reddit]`` settings cannot make a client; the message names the key."""
+
+
+class TokenStore(Protocol):
+    """Where an access token outlives the process (see :mod:`bot.reddit.state`)."""
+
+    def load(self, fingerprint: str) -> tuple[str, datetime] | None:
+        """The cached (token, expiry) for these credentials, if any."""
+        ...
+
+    def save(self, fingerprint: str, token: str, expires_at: datetime, now: datetime) -> None:
+        """Remember a fresh token."""
+        ...
 
 
 class UncertainOutcome(Exception):
@@ -179,9 +222,9 @@ class RedditGateway(Protocol):
         """One conversation with every message, oldest first."""
         ...
 
-    def reply(self, conversation_id: str, body: str) -> Sent:
-        """Reply in a modmail conversation as the subreddit; ``Sent.conversation`` is the
-        whole conversation afterwards."""
+    def reply(self, conversation_id: str, body: str, *, internal: bool = False) -> Sent:
+        """Reply in a modmail conversation as the subreddit (``internal``: a private
+        moderator note); ``Sent.conversation`` is the whole conversation afterwards."""
         ...
 
     def start_conversation(self, recipient: str, subject: str, body: str) -> Sent:
@@ -302,7 +345,8 @@ def translate(exc: BaseException) -> GatewayError:
                 return RateLimited(f"RATELIMIT: {item.message}",
                                    ratelimit_seconds(item.message or ""))
         text = "; ".join(f"{i.error_type}: {i.message}" for i in exc.items)
-        return PermanentError(text or str(exc))
+        return PermanentError(text or str(exc),
+                              systemic=any(i.error_type in SYSTEMIC_CODES for i in exc.items))
     if isinstance(exc, prawcore.TooManyRequests):
         return RateLimited("HTTP 429 Too Many Requests", _header_wait(exc.response))
     if isinstance(exc, prawcore.InvalidToken | prawcore.OAuthException):
@@ -319,14 +363,34 @@ def translate(exc: BaseException) -> GatewayError:
                   | prawcore.UnavailableForLegalReasons | prawcore.TooLarge
                   | prawcore.URITooLong | prawcore.BadRequest | prawcore.InsufficientScope
                   | prawcore.Conflict):
-        status = getattr(getattr(exc, "response", None), "status_code", "?")
-        return PermanentError(f"Reddit refused (HTTP {status}): {type(exc).__name__}")
+        response = getattr(exc, "response", None)
+        status = getattr(response, "status_code", "?")
+        reason = _reason(response)
+        systemic = isinstance(exc, prawcore.Forbidden | prawcore.InsufficientScope) \
+            or reason in SYSTEMIC_CODES
+        return PermanentError(
+            f"Reddit refused (HTTP {status}): {type(exc).__name__}"
+            + (f" {reason}" if reason else ""), systemic=systemic)
     if isinstance(exc, prawcore.ResponseException):
         status = getattr(exc.response, "status_code", "?")
+        if status == 401:  # the token endpoint refuses the app's id or secret
+            return AuthError("Reddit refused the bot's credentials (HTTP 401: check "
+                             "[reddit] client_id and client_secret)")
         return TransientError(f"unexpected answer from Reddit (HTTP {status})")
     if isinstance(exc, PRAWException | prawcore.PrawcoreException):
         return TransientError(f"{type(exc).__name__}: {exc}")
     return TransientError(f"{type(exc).__name__}: {exc}")
+
+
+def _reason(response: Any) -> str:
+    """The ``reason`` (or ``error``) code of a refusal's JSON body, if it has one."""
+    try:
+        body = response.json() if response is not None else None
+    except ValueError:
+        return ""
+    if isinstance(body, Mapping):
+        return str(body.get("reason") or body.get("error") or "")
+    return ""
 
 
 def _translated(call: Callable[[], T]) -> T:
@@ -414,13 +478,19 @@ class PrawGateway:
     """
 
     def __init__(self, reddit: praw.Reddit, subreddit: str, *, username: str = "",
-                 budget: RequestBudget | None = None) -> None:
+                 budget: RequestBudget | None = None, token_store: TokenStore | None = None,
+                 fingerprint: str = "") -> None:
         self.reddit = reddit
         self.subreddit = subreddit
         self.budget = budget
+        self.token_store = token_store
+        self.fingerprint = fingerprint
         self._username = username
         self._flairs: dict[str, str] | None = None
         self._lock = threading.RLock()
+        self._token_loaded = False
+        self._saved_token: str | None = None
+        self.logins = 0  # access tokens fetched by this process (not reused ones)
 
     @property
     def username(self) -> str:
@@ -433,9 +503,59 @@ class PrawGateway:
                 raise AuthError("Reddit did not say who the bot is (/api/v1/me)")
         return self._username
 
+    def _authorizer(self) -> Any:
+        core = getattr(self.reddit, "_core", None)
+        return getattr(core, "_authorizer", None)
+
+    def _reuse_token(self) -> None:
+        """Before the first request: take the token a previous process left, if still good."""
+        self._token_loaded = True
+        authorizer = self._authorizer()
+        if self.token_store is None or authorizer is None:
+            return
+        try:
+            cached = self.token_store.load(self.fingerprint)
+        except Exception:
+            log.exception("could not read the cached Reddit token; logging in")
+            return
+        if cached is None:
+            return
+        token, expires_at = cached
+        left = (expires_at - datetime.now(UTC)).total_seconds() - 60
+        if left <= 0:
+            return
+        authorizer.access_token = token
+        authorizer.scopes = {"*"}
+        authorizer._expiration_timestamp_ns = time.monotonic_ns() + int(left * 1e9)
+        self._saved_token = token
+        log.info("reusing the Reddit access token of an earlier process (%d s left)", left)
+
+    def _keep_token(self) -> None:
+        """After a request: if prawcore fetched a new token, count it and store it."""
+        authorizer = self._authorizer()
+        token = getattr(authorizer, "access_token", None)
+        if not token or token == self._saved_token:
+            return
+        self._saved_token = token
+        self.logins += 1
+        if self.token_store is None:
+            return
+        left_ns = getattr(authorizer, "_expiration_timestamp_ns", 0) - time.monotonic_ns()
+        now = datetime.now(UTC)
+        try:
+            self.token_store.save(self.fingerprint, token,
+                                  now + timedelta(seconds=max(0, left_ns / 1e9)), now)
+        except Exception:
+            log.exception("could not cache the Reddit token; the next process logs in")
+
     def _call(self, fn: Callable[[], T]) -> T:
         with self._lock:
-            return _translated(fn)
+            if not self._token_loaded:
+                self._reuse_token()
+            try:
+                return _translated(fn)
+            finally:
+                self._keep_token()
 
     def conversations(self, state: str) -> Iterator[Conversation]:
         """See :meth:`RedditGateway.conversations`."""
@@ -464,9 +584,9 @@ class PrawGateway:
             method="GET", path=f"api/mod/conversations/{conversation_id}"))
         return parse_conversation(data["conversation"], data.get("messages") or {})
 
-    def reply(self, conversation_id: str, body: str) -> Sent:
+    def reply(self, conversation_id: str, body: str, *, internal: bool = False) -> Sent:
         """See :meth:`RedditGateway.reply`."""
-        form = {"body": body, "isAuthorHidden": False, "isInternal": False}
+        form = {"body": body, "isAuthorHidden": False, "isInternal": internal}
         answer = self._call(lambda: self.reddit.request(
             method="POST", path=f"api/mod/conversations/{conversation_id}", data=form))
         self._call(lambda: _api_errors(answer))
@@ -483,6 +603,51 @@ class PrawGateway:
         self._call(lambda: _api_errors(answer))
         conversation = parse_conversation(answer["conversation"], answer.get("messages") or {})
         return Sent(conversation.id, conversation)
+
+    # ------------------------------------------------------------ preflight (maester check)
+
+    def me(self) -> str:
+        """Log in and ask Reddit who the bot is (``/api/v1/me``)."""
+        me = self._call(lambda: self.reddit.request(method="GET", path="api/v1/me"))
+        name = str(me.get("name") or "") if isinstance(me, Mapping) else ""
+        if not name:
+            raise AuthError("Reddit did not say who the bot is (/api/v1/me)")
+        self._username = self._username or name
+        return name
+
+    def scopes(self) -> set[str]:
+        """The scopes of the current access token (``*``: a script app's password login)."""
+        return set(getattr(self._authorizer(), "scopes", None) or ())
+
+    def subreddit_about(self) -> Mapping[str, Any]:
+        """``/r/SUB/about``: whether it exists, the bot moderates it, is banned there."""
+        about = self._call(lambda: self.reddit.request(
+            method="GET", path=f"r/{self.subreddit}/about"))
+        data = about.get("data") if isinstance(about, Mapping) else None
+        return data if isinstance(data, Mapping) else {}
+
+    def moderator_permissions(self, name: str) -> list[str] | None:
+        """The moderator permissions of ``name`` on the subreddit (None: not a moderator)."""
+        listing = self._call(lambda: self.reddit.request(
+            method="GET", path=f"r/{self.subreddit}/about/moderators"))
+        data = listing.get("data") if isinstance(listing, Mapping) else None
+        for child in (data or {}).get("children") or ():
+            if str(child.get("name", "")).lower() == name.lower():
+                return [str(p) for p in child.get("mod_permissions") or ()]
+        return None
+
+    def link_flairs(self) -> list[Mapping[str, Any]]:
+        """The subreddit's link flair templates."""
+        templates = self._call(lambda: self.reddit.request(
+            method="GET", path=f"r/{self.subreddit}/api/link_flair_v2"))
+        return [t for t in templates or () if isinstance(t, Mapping)]
+
+    def modmail_page(self) -> int:
+        """How many conversations the first page of modmail holds (the listing works)."""
+        page = self._call(lambda: self.reddit.request(
+            method="GET", path="api/mod/conversations",
+            params={"entity": self.subreddit, "state": "all", "limit": 10}))
+        return len(page.get("conversationIds") or ()) if isinstance(page, Mapping) else 0
 
     def archive(self, conversation_id: str) -> None:
         """See :meth:`RedditGateway.archive`."""
@@ -563,19 +728,66 @@ class PrawGateway:
         return Sent(str(comment.fullname))
 
 
+def user_agent_problem(agent: str) -> str | None:
+    """Why Reddit would throttle this user agent (None: it is fine)."""
+    if not USER_AGENT_FORMAT.match(agent):
+        return ("must read <platform>:<app ID>:<version> (by /u/<username>), e.g. "
+                "'python:maester-campaign.maester_bot:v0.1.0 (by /u/your_name)'")
+    if _GENERIC_AGENTS.search(agent):
+        return "is generic (a library's or a placeholder's name); Reddit throttles those"
+    return None
+
+
+def user_agent(settings: Settings) -> str:
+    """The user agent: ``[reddit] user_agent`` if set (checked), else built from the config
+    as ``python:maester-campaign.<bot>:v<version> (by /u/<operator>)``, the operator being
+    ``[reddit] operator`` or the first of ``[campaign] moderators``.
+
+    Raises :class:`GatewayConfigError` for a generic agent or when nobody can be named.
+    """
+    configured = settings.reddit.user_agent.strip()
+    if configured:
+        problem = user_agent_problem(configured)
+        if problem:
+            raise GatewayConfigError(f"reddit.user_agent: {configured!r} {problem}")
+        return configured
+    operator = settings.reddit.operator or next(iter(settings.campaign.moderators), "")
+    operator = operator.strip().removeprefix("/").removeprefix("u/")
+    if not operator:
+        raise GatewayConfigError("reddit.operator: required to build the user agent (the "
+                                 "moderator who runs the bot), or list [campaign] moderators")
+    bot = settings.reddit.username or settings.campaign.subreddit
+    agent = f"python:maester-campaign.{bot}:v{__version__} (by /u/{operator})"
+    problem = user_agent_problem(agent)
+    if problem:
+        raise GatewayConfigError(f"reddit.operator: the user agent {agent!r} {problem}")
+    return agent
+
+
+def credentials_fingerprint(settings: Settings) -> str:
+    """A hash naming the app and login (never stored in clear next to the token)."""
+    r = settings.reddit
+    text = json.dumps([r.client_id, r.username.lower(), r.refresh_token or r.password,
+                       r.oauth_url, r.reddit_url])
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+
+
 def praw_gateway(
     settings: Settings,
     *,
     budget: RequestBudget | None = None,
     timeout: float | None = None,
+    token_store: TokenStore | None = None,
     **praw_settings: Any,
 ) -> PrawGateway:
     """A :class:`PrawGateway` made from ``[reddit]``, ``[bot]`` and ``[campaign]`` settings.
 
     Uses a refresh token when one is configured, else the username and password (a script
     app). ``budget`` defaults to ``[bot] requests_per_minute``; ``timeout`` (seconds) to
-    ``[reddit] timeout_seconds``. Nothing is sent to Reddit until the first call. Raises
-    :class:`GatewayConfigError` naming the missing key.
+    ``[reddit] timeout_seconds``. ``token_store`` keeps the access token between
+    processes (a cron round reuses it instead of logging in again). Nothing is sent to
+    Reddit until the first call. Raises :class:`GatewayConfigError` naming the missing key
+    (or a generic user agent).
     """
     reddit_settings = settings.reddit
     if not reddit_settings.client_id:
@@ -595,7 +807,7 @@ def praw_gateway(
     reddit = praw.Reddit(
         client_id=reddit_settings.client_id,
         client_secret=reddit_settings.client_secret or None,
-        user_agent=reddit_settings.user_agent,
+        user_agent=user_agent(settings),
         oauth_url=reddit_settings.oauth_url.rstrip("/"),
         reddit_url=reddit_settings.reddit_url.rstrip("/"),
         check_for_updates=False,
@@ -608,4 +820,5 @@ def praw_gateway(
     )
     return PrawGateway(reddit, settings.campaign.subreddit,
                        username=reddit_settings.username if "username" in credentials else "",
-                       budget=budget)
+                       budget=budget, token_store=token_store,
+                       fingerprint=credentials_fingerprint(settings))

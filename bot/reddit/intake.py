@@ -3,9 +3,10 @@ bot) is handled once, even across crashes, restarts, downtime and reopened conve
 
 How (``REDDIT.md`` explains why the modmail stream cannot do this):
 
-1. List the subreddit's modmail sorted by most recent update, folder by folder (``all``,
-   AutoModerator's ``notifications``, and ``archived``), paging back only as far as the
-   newest update seen by the last complete round (a per-folder watermark).
+1. List the subreddit's modmail sorted by most recent update, folder by folder (``all``, the
+   harassment filter's ``filtered``, AutoModerator's ``notifications``, the moderators'
+   ``mod`` discussions, and ``archived``), paging back only as far as the newest update seen
+   by the last complete round (a per-folder watermark).
 2. Skip each conversation whose ``lastUpdated`` equals its stored cursor; fetch the others
    (unless the listing already holds every message, as it does for a new conversation).
 3. For every message the bot should read and has not recorded: decide who really wrote it
@@ -22,7 +23,10 @@ How (``REDDIT.md`` explains why the modmail stream cannot do this):
 
 Which messages the bot reads: in a conversation with a participant, the participant's own
 messages (so a moderator's reply to the player is not taken for orders); in AutoModerator's
-conversations, AutoModerator's forwards. Never internal notes, never the bot's own messages.
+conversations, AutoModerator's forwards; in a Mod Discussion (an internal conversation, which
+is what Reddit makes of a moderator's message to their own subreddit) that a configured
+moderator started, the configured moderators' messages, answered with an internal reply.
+Never internal notes elsewhere, never the bot's own messages.
 """
 
 from __future__ import annotations
@@ -42,7 +46,9 @@ from bot.clock import Clock
 from bot.db.engine import transaction
 from bot.db.models import ConversationCursor, InboxMessage
 from bot.messages import handle_message
+from bot.reddit import state
 from bot.reddit.gateway import (
+    AuthError,
     Conversation,
     GatewayError,
     Mention,
@@ -58,6 +64,7 @@ from bot.text import escape_md
 
 __all__ = [
     "FOLDERS", "Inbound", "IntakeReport", "Outcome", "claims_to_be_forward", "decide",
+    "first_permalink",
     "handle_inbound", "handle_mention", "handle_message", "note_reply", "parse_permalink",
     "poll_once", "recorded_ids", "set_cursor", "should_read", "store_cursor",
 ]
@@ -66,9 +73,11 @@ log = logging.getLogger(__name__)
 
 AUTOMODERATOR = "AutoModerator"
 AUTOMOD_SUBJECT = "AutoModerator notification"
-#: Modmail folders polled each round. ``all`` leaves out AutoModerator's conversations and
-#: archived ones; a conversation a moderator archived before the bot saw it is still read.
-FOLDERS = ("all", "notifications", "archived")
+#: Modmail folders polled each round. ``all`` leaves out the conversations the harassment
+#: filter caught (``filtered``: "attack" orders are what it catches), AutoModerator's
+#: (``notifications``), the moderators' own discussions (``mod``) and archived ones; a
+#: conversation a moderator archived before the bot saw it is still read.
+FOLDERS = ("all", "filtered", "notifications", "mod", "archived")
 #: How deep one round may page into a folder (100 conversations a page).
 MAX_CONVERSATIONS_PER_FOLDER = 1000
 WATERMARK_PREFIX = "folder:"
@@ -76,6 +85,11 @@ WATERMARK_PREFIX = "folder:"
 _PERMALINK = re.compile(
     r"^<?(?:https?://[^/\s]+)?/r/(?P<sub>[A-Za-z0-9_]+)/comments/(?P<post>[0-9a-z]+)"
     r"(?:/[^/\s?#]*)?(?:/(?P<comment>[0-9a-z]+))?/?(?:[?#]\S*)?>?$"
+)
+#: A permalink anywhere in a text (in a markdown link, between angle brackets, on any line).
+_ANY_PERMALINK = re.compile(
+    r"(?<![A-Za-z0-9_/])(?:https?://[^/\s()<>\[\]]+)?/r/(?P<sub>[A-Za-z0-9_]+)/comments/"
+    r"(?P<post>[0-9a-z]+)(?:/[^/\s?#()<>\[\]]*)?(?:/(?P<comment>[0-9a-z]+))?"
 )
 _AUTHOR_LINE = re.compile(r"^\s*\**author\**\s*:\s*\**\s*/?u/(?P<name>[A-Za-z0-9_-]+)",
                           re.IGNORECASE | re.MULTILINE)
@@ -86,6 +100,7 @@ class Outcome(StrEnum):
 
     ORDERS = "orders"  # a player's own message, handled
     FORWARD = "forward"  # a genuine AutoModerator forward, handled as its post's author
+    MODERATOR = "moderator"  # a configured moderator's Mod Discussion, answered internally
     IMITATION = "imitation"  # claims to be a forward but is not: refused and logged
     BAD_FORWARD = "bad_forward"  # AutoModerator forward of something unreadable
     IGNORED = "ignored"  # AutoModerator notice that forwards nothing
@@ -120,7 +135,8 @@ class Inbound:
     outcome: Outcome
     author: str
     text: str
-    reply_kind: str  # outbox kind: reply (same conversation), message (new one to a user)
+    reply_kind: str  # outbox kind: reply (same conversation), note (an internal reply in
+    #                  it, for moderators), message (new one to a user)
     reply_target: str
     reply_title: str = ""
     note: str = ""  # why (imitations, unreadable forwards)
@@ -137,6 +153,22 @@ def parse_permalink(url: str, subreddit: str) -> str | None:
     return f"t3_{found.group('post')}"
 
 
+def first_permalink(text: str, subreddit: str) -> str | None:
+    """The fullname the first permalink into ``subreddit`` anywhere in ``text`` points at.
+
+    AutoModerator sends a template that uses ``{{permalink}}`` as written, so the permalink
+    may stand on any line, inside a markdown link or after other permalinks (into other
+    subreddits, which are skipped).
+    """
+    for found in _ANY_PERMALINK.finditer(text):
+        if found.group("sub").lower() != subreddit.lower():
+            continue
+        if found.group("comment"):
+            return f"t1_{found.group('comment')}"
+        return f"t3_{found.group('post')}"
+    return None
+
+
 def claims_to_be_forward(conversation: Conversation, message: ModmailMessage) -> bool:
     """Whether a message not written by AutoModerator presents itself as a forward.
 
@@ -149,9 +181,21 @@ def claims_to_be_forward(conversation: Conversation, message: ModmailMessage) ->
     return bool(_PERMALINK.match(first)) and bool(_AUTHOR_LINE.search(message.body))
 
 
-def should_read(conversation: Conversation, message: ModmailMessage, bot: str) -> bool:
-    """Whether the bot reads this message at all (see the module docstring)."""
-    if message.is_internal or message.author.lower() == bot.lower() or not message.author:
+def should_read(conversation: Conversation, message: ModmailMessage, bot: str,
+                moderators: frozenset[str] = frozenset()) -> bool:
+    """Whether the bot reads this message at all (see the module docstring).
+
+    ``moderators``: the configured moderators (lower case). In a Mod Discussion the bot
+    reads their messages only if one of them started it (so the bot's own notes to the
+    moderators, and discussions among other moderators, are never taken for orders).
+    """
+    if message.author.lower() == bot.lower() or not message.author:
+        return False
+    if conversation.is_internal:
+        return (conversation.participant is None and bool(conversation.messages)
+                and conversation.messages[0].author.lower() in moderators
+                and message.author.lower() in moderators)
+    if message.is_internal:
         return False
     if message.author == AUTOMODERATOR:
         return conversation.is_auto
@@ -164,26 +208,36 @@ def decide(gateway: RedditGateway, ctx: CampaignContext, conversation: Conversat
     """Who the message counts as coming from, and where the answer goes.
 
     An AutoModerator forward is trusted only if the conversation is owned by our subreddit,
-    is automatic (``isAuto``), the author is AutoModerator and a moderator, and the first
-    line is a permalink into our subreddit; then the post or comment is fetched from the API
-    and its author and text are used, never the forwarded copy. Anything else that claims to
-    be a forward is refused as an imitation. May call Reddit (to fetch the forwarded thing);
-    raises :class:`GatewayError` only for failures worth retrying.
+    is automatic (``isAuto``), the author is AutoModerator and a moderator, and the message
+    holds a permalink into our subreddit (the first such permalink, wherever it stands,
+    names the item); then the post or comment is fetched from the API and its author and
+    text are used, never the forwarded copy. An AutoModerator message that cannot be read so
+    is never dropped silently: it is logged and the moderators get an internal note in its
+    conversation. Anything else that claims to be a forward is refused as an imitation. A
+    configured moderator's Mod Discussion is read as that moderator's orders and answered
+    with an internal reply. May call Reddit (to fetch the forwarded thing); raises
+    :class:`GatewayError` only for failures worth retrying.
     """
     ours = ctx.settings.campaign.subreddit
+    if conversation.is_internal:
+        return Inbound(Outcome.MODERATOR, message.author, message.body, "note",
+                       conversation.id)
     if message.author == AUTOMODERATOR:
-        first = message.body.strip().split("\n", 1)[0].strip()
-        fullname = parse_permalink(first, ours)
+        fullname = first_permalink(message.body, ours)
         genuine = (conversation.subreddit.lower() == ours.lower() and conversation.is_auto
                    and message.author_is_mod)
-        if not genuine or fullname is None:
-            return Inbound(Outcome.IGNORED, AUTOMODERATOR, "", "reply", conversation.id)
+        if not genuine:
+            return Inbound(Outcome.BAD_FORWARD, AUTOMODERATOR, "", "note", conversation.id,
+                           note="the message is not marked as AutoModerator's own")
+        if fullname is None:
+            return Inbound(Outcome.BAD_FORWARD, AUTOMODERATOR, "", "note", conversation.id,
+                           note=f"the message holds no permalink into r/{ours}")
         try:
             thing = gateway.thing(fullname)
         except PermanentError:
             thing = None
         if thing is None or thing.author is None or thing.subreddit.lower() != ours.lower():
-            return Inbound(Outcome.BAD_FORWARD, AUTOMODERATOR, "", "reply", conversation.id,
+            return Inbound(Outcome.BAD_FORWARD, AUTOMODERATOR, "", "note", conversation.id,
                            note=f"the forwarded {fullname} is gone or not in r/{ours}")
         text = thing.body if thing.body.strip() or not thing.is_post else thing.title
         title = f"Your orders: {thing.title}" if thing.title else "Your orders"
@@ -222,12 +276,22 @@ def poll_once(engine: Engine, ctx: CampaignContext, gateway: RedditGateway, cloc
     """
     report = IntakeReport()
     report.ticks_applied = len(catch_up(engine, ctx, clock.now()))
+    blocked_until = state.auth_wait(engine, ctx.campaign_id, clock.now())
+    if blocked_until is not None:
+        report.errors.append("Reddit refused the bot's credentials; next try at "
+                             f"{blocked_until:%H:%M:%S} UTC")
+        return report
     try:
         bot = gateway.username
         for folder in FOLDERS:
             _poll_folder(engine, ctx, gateway, clock, folder, bot, report, mark_seen)
         if ctx.settings.bot.comment_commands:
             _poll_mentions(engine, ctx, gateway, clock, bot, report, mark_seen)
+        state.auth_ok(engine, ctx.campaign_id, clock.now())
+    except AuthError as exc:
+        now = clock.now()
+        until = state.auth_refused(engine, ctx.campaign_id, ctx.tick_of(now), now, str(exc))
+        report.errors.append(f"{exc}; next try at {until:%H:%M:%S} UTC")
     except RateLimited as exc:
         report.rate_limited = exc.wait_seconds
         report.errors.append(str(exc))
@@ -322,7 +386,7 @@ def _poll_folder(engine: Engine, ctx: CampaignContext, gateway: RedditGateway, c
                             MAX_CONVERSATIONS_PER_FOLDER)
                 complete = False
                 break
-    except RateLimited:
+    except (RateLimited, AuthError):
         raise
     except GatewayError as exc:
         if not listed:
@@ -338,7 +402,7 @@ def _poll_folder(engine: Engine, ctx: CampaignContext, gateway: RedditGateway, c
         try:
             _handle_conversation(engine, ctx, gateway, clock, conversation, bot, report,
                                  mark_seen)
-        except RateLimited:
+        except (RateLimited, AuthError):
             raise
         except GatewayError as exc:
             complete = False
@@ -353,14 +417,15 @@ def _handle_conversation(engine: Engine, ctx: CampaignContext, gateway: RedditGa
                          clock: Clock, conversation: Conversation, bot: str,
                          report: IntakeReport, mark_seen: bool) -> None:
     ours = ctx.settings.campaign.subreddit.lower()
-    if conversation.is_internal or conversation.subreddit.lower() != ours:
+    if conversation.subreddit.lower() != ours or (
+            conversation.is_internal and not ctx.moderators):
         store_cursor(engine, ctx, conversation.id, conversation.last_updated)
         return
     full = conversation
     if not conversation.complete:
         full = gateway.conversation(conversation.id)
         report.conversations_fetched += 1
-    wanted = [m for m in full.messages if should_read(full, m, bot)]
+    wanted = [m for m in full.messages if should_read(full, m, bot, ctx.moderators)]
     done = recorded_ids(engine, ctx, (m.id for m in wanted))
     report.already_done += len(done)
     todo = [m for m in wanted if m.id not in done]
@@ -456,9 +521,15 @@ def _answer(session: Session, ctx: CampaignContext, inbound: Inbound, message_id
     if inbound.outcome is Outcome.BAD_FORWARD:
         journal.log_event(session, ctx.campaign_id, tick, "bad_forward",
                           f"AutoModerator forward not handled: {inbound.note}", at=now,
-                          data={"message": message_id})
-        return (f"**Not done:** {escape_md(inbound.note, 200)}, so the orders it carried were "
-                "not read. The player can post them again or send them by modmail.")
+                          data={"message": message_id,
+                                "conversation": inbound.reply_target})
+        log.warning("AutoModerator message %s not read as a forward: %s", message_id,
+                    inbound.note)
+        return (f"**For the moderators:** maester could not read this AutoModerator message "
+                f"as a forward: {escape_md(inbound.note, 200)}, so the orders it may carry "
+                "were not read. Check the `modmail:` rule against docs/automoderator.yaml "
+                "(the message must hold the post's `{{permalink}}`); the player can post the "
+                "orders again or send them by modmail.")
     if inbound.outcome in (Outcome.IGNORED, Outcome.SEEN, Outcome.DUPLICATE):
         return ""
     return handle_message(session, ctx, author=inbound.author, text=inbound.text, now=now,
@@ -538,7 +609,7 @@ def note_reply(session: Session, ctx: CampaignContext, conversation: Conversatio
     if not conversation.complete:
         return False
     wanted = sorted({m.id for m in conversation.messages
-                     if should_read(conversation, m, bot)})
+                     if should_read(conversation, m, bot, ctx.moderators)})
     if wanted:
         found = session.exec(select(col(InboxMessage.message_id)).where(
             InboxMessage.campaign_id == ctx.campaign_id,

@@ -43,6 +43,8 @@ CONTROL_METHODS = frozenset(
         "add_user",
         "add_subreddit",
         "add_moderator",
+        "set_harassment_filter",
+        "send_automod_message",
         "add_link_flair",
         "ban_user",
         "add_automod_forward_rule",
@@ -162,9 +164,36 @@ class RemoteSandbox:
         """See :meth:`SandboxWorld.add_subreddit`."""
         return str(self._call("add_subreddit", name=name, title=title))
 
-    def add_moderator(self, subreddit: str, name: str) -> None:
+    def add_moderator(
+        self, subreddit: str, name: str, *, permissions: Iterable[str] | None = None
+    ) -> None:
         """See :meth:`SandboxWorld.add_moderator`."""
-        self._call("add_moderator", subreddit=subreddit, name=name)
+        self._call(
+            "add_moderator",
+            subreddit=subreddit,
+            name=name,
+            permissions=None if permissions is None else list(permissions),
+        )
+
+    def send_automod_message(
+        self, subreddit: str, body: str, *, subject: str = AUTOMOD_SUBJECT
+    ) -> tuple[str, str]:
+        """See :meth:`SandboxWorld.send_automod_message`."""
+        conversation_id, message_id = self._call(
+            "send_automod_message", subreddit=subreddit, body=body, subject=subject
+        )
+        return str(conversation_id), str(message_id)
+
+    def set_harassment_filter(
+        self, subreddit: str, *, enabled: bool = True, words: Iterable[str] | None = None
+    ) -> None:
+        """See :meth:`SandboxWorld.set_harassment_filter`."""
+        self._call(
+            "set_harassment_filter",
+            subreddit=subreddit,
+            enabled=enabled,
+            words=None if words is None else list(words),
+        )
 
     def add_link_flair(
         self, subreddit: str, text: str, *, mod_only: bool = False, text_editable: bool = False
@@ -207,9 +236,18 @@ class RemoteSandbox:
         """See :meth:`SandboxWorld.remove_subreddit`."""
         self._call("remove_subreddit", subreddit=subreddit)
 
-    def issue_refresh_token(self, username: str, client_id: str) -> str:
+    def issue_refresh_token(
+        self, username: str, client_id: str, *, scopes: Iterable[str] | None = None
+    ) -> str:
         """See :meth:`SandboxWorld.issue_refresh_token`."""
-        return str(self._call("issue_refresh_token", username=username, client_id=client_id))
+        return str(
+            self._call(
+                "issue_refresh_token",
+                username=username,
+                client_id=client_id,
+                scopes=None if scopes is None else list(scopes),
+            )
+        )
 
     def revoke_refresh_token(self, token: str) -> None:
         """See :meth:`SandboxWorld.revoke_refresh_token`."""

@@ -33,6 +33,33 @@ DEFAULT_CLIENT_ID = "sandbox-client-id"
 DEFAULT_CLIENT_SECRET = "sandbox-client-secret"
 CONTROL_PREFIX = "/_sandbox/"
 _INVALID_TOKEN_HEADER = 'Bearer realm="reddit", error="invalid_token"'
+_INSUFFICIENT_SCOPE_HEADER = 'Bearer realm="reddit", error="insufficient_scope"'
+#: The OAuth scope each route needs, as Reddit's API documentation lists it.
+ROUTE_SCOPES = {
+    "me": "identity",
+    "modmail.create": "modmail",
+    "modmail.get": "modmail",
+    "modmail.list": "modmail",
+    "modmail.read": "modmail",
+    "modmail.reply": "modmail",
+    "modmail.state": "modmail",
+    "modmail.unread": "modmail",
+    "modmail.unread_count": "modmail",
+    "submit": "submit",
+    "comment": "submit",
+    "compose": "privatemessages",
+    "inbox": "privatemessages",
+    "read_message": "privatemessages",
+    "info": "read",
+    "comments": "read",
+    "subreddit.about": "read",
+    "subreddit.moderators": "read",
+    "subreddit.new": "read",
+    "user.about": "read",
+    "user.comments": "history",
+    "user.submitted": "history",
+    "subreddit.link_flair": "flair",
+}
 
 
 @dataclass(slots=True)
@@ -443,6 +470,7 @@ class RedditSandbox(SandboxWorld):
                     status,
                     user,
                     None if fault is None else fault.kind.value,
+                    str(request.headers.get("user-agent") or ""),
                 )
             )
 
@@ -494,6 +522,14 @@ class RedditSandbox(SandboxWorld):
         if found is None:
             return _Response(404, {"message": "Not Found", "error": 404})
         match, handler = found
+        scopes = self.token_scopes(_bearer(request.headers.get("authorization")))
+        needed = next((ROUTE_SCOPES[n] for m, p, n, h in _ROUTES if h is handler), None)
+        if "*" not in scopes and needed is not None and needed not in scopes:
+            return _Response(
+                403,
+                {"message": "Forbidden", "error": 403},
+                {"www-authenticate": _INSUFFICIENT_SCOPE_HEADER},
+            )
         try:
             return handler(self, viewer, match, request)
         except ApiFailure as failure:

@@ -66,6 +66,7 @@ class ConversationView:
     state: int
     num_messages: int
     last_updated: str
+    filtered: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,6 +134,7 @@ class RequestRecord:
     status: int
     user: str | None
     fault: str | None
+    user_agent: str = ""
 
 
 def view_to_json(view: Any) -> dict[str, Any]:

@@ -39,6 +39,11 @@ AUTOMOD_SUBJECT = "AutoModerator notification"
 #: The body of an AutoModerator ``modmail:`` action as the sandbox renders it by default.
 DEFAULT_FORWARD_TEMPLATE = "{{permalink}}\n\nAuthor: u/{{author}}\n\nTitle: {{title}}\n\n{{body}}"
 ACCESS_TOKEN_SECONDS = 86400
+#: Words the sandbox's modmail harassment filter catches (Reddit's list is not public; these
+#: are the ones a war game's orders are full of).
+DEFAULT_FILTER_WORDS = ("attack", "assault", "kill", "murder", "slaughter")
+#: A moderator's permissions when none are given (Reddit's "Everything").
+ALL_PERMISSIONS = ("all",)
 MODMAIL_STATES = {"new": 0, "inprogress": 1, "archived": 2}
 _MENTION = re.compile(r"(?<![A-Za-z0-9_/])/?u/([A-Za-z0-9_-]{3,20})", re.IGNORECASE)
 
@@ -133,7 +138,9 @@ def form_bool(value: str | None) -> bool:
 def render_forward(template: str, *, permalink: str, author: str, title: str, body: str) -> str:
     """Fill an AutoModerator template the way AutoModerator does: pasted unescaped.
 
-    Reddit puts the permalink on the first line when the template does not start with it.
+    Reddit (``automoderator.py`` ``build_message``) puts the permalink on a line of its own
+    before the text only when the template has no ``{{permalink}}`` at all; a template that
+    uses it anywhere is sent as written.
     """
     text = (
         template.replace("{{permalink}}", permalink)
@@ -141,7 +148,7 @@ def render_forward(template: str, *, permalink: str, author: str, title: str, bo
         .replace("{{title}}", title)
         .replace("{{body}}", body)
     )
-    if not template.lstrip().startswith("{{permalink}}"):
+    if "{{permalink}}" not in template:
         text = f"{permalink}\n\n{text}"
     return text
 
@@ -194,6 +201,8 @@ class _Subreddit:
     flairs: dict[str, _Flair] = field(default_factory=dict)
     removed: bool = False
     forward_rules: list[_ForwardRule] = field(default_factory=list)
+    permissions: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    filter_words: tuple[str, ...] = DEFAULT_FILTER_WORDS
 
     @property
     def fullname(self) -> str:
@@ -288,6 +297,7 @@ class _Conversation:
     is_highlighted: bool = False
     legacy_first_id: str | None = None
     items: list[tuple[str, str]] = field(default_factory=list)
+    filtered: bool = False
 
 
 @dataclass(slots=True)
@@ -296,6 +306,7 @@ class _Token:
     client_id: str
     expires_at: float
     revoked: bool = False
+    scopes: tuple[str, ...] = ("*",)
 
 
 class SandboxWorld:
@@ -315,7 +326,7 @@ class SandboxWorld:
         self._subreddits: dict[str, _Subreddit] = {}
         self._apps: dict[str, str] = {}
         self._tokens: dict[str, _Token] = {}
-        self._refresh_tokens: dict[str, tuple[str, str]] = {}
+        self._refresh_tokens: dict[str, tuple[str, str, tuple[str, ...]]] = {}
         self._posts: dict[str, _Post] = {}
         self._comments: dict[str, _Comment] = {}
         self._inbox: list[_InboxEntry] = []
@@ -369,6 +380,12 @@ class SandboxWorld:
 
     def _is_mod(self, sub: _Subreddit, name: str) -> bool:
         return name.lower() in (m.lower() for m in sub.moderators)
+
+    def _has_permission(self, sub: _Subreddit, name: str, permission: str) -> bool:
+        if not self._is_mod(sub, name):
+            return False
+        granted = sub.permissions.get(name.lower(), ALL_PERMISSIONS)
+        return "all" in granted or permission in granted
 
     def _record(
         self,
@@ -447,13 +464,35 @@ class SandboxWorld:
             self._subreddits[name.lower()] = sub
             return sub.fullname
 
-    def add_moderator(self, subreddit: str, name: str) -> None:
-        """Make an existing user a moderator (all permissions) of a subreddit."""
+    def add_moderator(
+        self, subreddit: str, name: str, *, permissions: Iterable[str] | None = None
+    ) -> None:
+        """Make an existing user a moderator of a subreddit, with ``permissions`` (Reddit's
+        names: ``mail``, ``posts``, ``flair``, ``access``, ``config``, ``wiki``, ``chat_config``,
+        ``chat_operator``; default ``all``). A moderator without ``mail`` gets 403 from
+        every modmail endpoint."""
         with self._lock:
             sub = self._subreddit(subreddit)
             user = self._user(name)
             if not self._is_mod(sub, user.name):
                 sub.moderators.append(user.name)
+            if permissions is not None:
+                sub.permissions[user.name.lower()] = tuple(permissions)
+
+    def set_harassment_filter(
+        self, subreddit: str, *, enabled: bool = True, words: Iterable[str] | None = None
+    ) -> None:
+        """Turn the subreddit's modmail harassment filter on or off (on by default, with
+        :data:`DEFAULT_FILTER_WORDS`). A user's new conversation whose text holds one of the
+        words goes to the ``filtered`` folder only; moderators and AutoModerator are never
+        filtered."""
+        with self._lock:
+            sub = self._subreddit(subreddit)
+            sub.filter_words = (
+                tuple(w.lower() for w in (words if words is not None else DEFAULT_FILTER_WORDS))
+                if enabled
+                else ()
+            )
 
     def add_link_flair(
         self, subreddit: str, text: str, *, mod_only: bool = False, text_editable: bool = False
@@ -500,15 +539,29 @@ class SandboxWorld:
 
     # ------------------------------------------------------------------ tokens
 
-    def issue_refresh_token(self, username: str, client_id: str) -> str:
-        """A refresh token for ``username`` on app ``client_id`` (as the OAuth flow gives)."""
+    def issue_refresh_token(
+        self, username: str, client_id: str, *, scopes: Iterable[str] | None = None
+    ) -> str:
+        """A refresh token for ``username`` on app ``client_id`` (as the OAuth flow gives),
+        limited to ``scopes`` (default: all, ``*``). A call outside them answers 403 with
+        ``insufficient_scope`` (see :data:`ROUTE_SCOPES`)."""
         with self._lock:
             user = self._user(username)
             if client_id not in self._apps:
                 raise SandboxError(f"no app {client_id!r} in the sandbox")
             token = "rt-" + secrets.token_urlsafe(18)
-            self._refresh_tokens[token] = (user.name, client_id)
+            self._refresh_tokens[token] = (
+                user.name,
+                client_id,
+                tuple(scopes) if scopes is not None else ("*",),
+            )
             return token
+
+    def token_scopes(self, token: str | None) -> tuple[str, ...]:
+        """The scopes of a live access token (empty for none)."""
+        with self._lock:
+            info = self._tokens.get(token or "")
+            return () if info is None else info.scopes
 
     def revoke_refresh_token(self, token: str) -> None:
         """Make a refresh token worthless (its next use answers ``invalid_grant``)."""
@@ -555,6 +608,7 @@ class SandboxWorld:
             grant = form.get("grant_type")
             username: str
             extra: Json = {}
+            scopes: tuple[str, ...] = ("*",)
             if grant == "password":
                 user = self._users.get(str(form.get("username", "")).lower())
                 if user is None or user.password is None or user.password != form.get("password"):
@@ -565,19 +619,19 @@ class SandboxWorld:
                 owner = self._refresh_tokens.get(refresh)
                 if owner is None or owner[1] != client_id:
                     return {"error": "invalid_grant"}
-                username = owner[0]
+                username, scopes = owner[0], owner[2]
                 extra = {"refresh_token": refresh}
             else:
                 return {"error": "unsupported_grant_type"}
             token = "at-" + secrets.token_urlsafe(18)
             self._tokens[token] = _Token(
-                username, client_id, time.monotonic() + ACCESS_TOKEN_SECONDS
+                username, client_id, time.monotonic() + ACCESS_TOKEN_SECONDS, scopes=scopes
             )
             return {
                 "access_token": token,
                 "token_type": "bearer",
                 "expires_in": ACCESS_TOKEN_SECONDS,
-                "scope": "*",
+                "scope": " ".join(scopes),
                 **extra,
             }
 
@@ -627,7 +681,9 @@ class SandboxWorld:
         if flair_id is not None:
             flair = sub.flairs.get(flair_id)
             # Reddit answers a bare 400 for an unknown template (praw issue #1938).
-            if flair is None or (flair.mod_only and not self._is_mod(sub, author)):
+            if flair is None or (
+                flair.mod_only and not self._has_permission(sub, author, "flair")
+            ):
                 raise ApiFailure(400, "")
             text = flair_text if (flair.text_editable and flair_text) else flair.text
         elif flair_text is not None:
@@ -790,6 +846,7 @@ class SandboxWorld:
             state=1 if (author_is_mod and not is_auto and not is_internal) else 0,
             created=moment,
             last_updated=moment,
+            filtered=not author_is_mod and not is_auto and _caught(sub.filter_words, body),
         )
         self._conversations[conversation.id] = conversation
         message = self._add_modmail_message(
@@ -894,10 +951,22 @@ class SandboxWorld:
             sub = self._subreddit(subreddit)
             if user.name.lower() in sub.banned:
                 raise SandboxError(f"{player} is banned from r/{sub.name}")
-            conversation, message = self._start_conversation(
-                sub, author=user.name, subject=subject, body=body, participant=user.name
-            )
+            conversation, message = self._user_to_subreddit(sub, user.name, subject, body)
             return conversation.id, message.id
+
+    def _user_to_subreddit(
+        self, sub: _Subreddit, author: str, subject: str, body: str
+    ) -> tuple[_Conversation, _ModmailMessage]:
+        """A user writes to the subreddit's modmail. A moderator's message to their own
+        subreddit is a Mod Discussion (internal, no participant), as on Reddit."""
+        if self._is_mod(sub, author):
+            return self._start_conversation(
+                sub, author=author, subject=subject, body=body, participant=None,
+                is_internal=True,
+            )
+        return self._start_conversation(
+            sub, author=author, subject=subject, body=body, participant=author
+        )
 
     def reply_modmail(self, conversation_id: str, player: str, body: str) -> str:
         """Seed the participant's reply in an existing conversation (archived ones reopen).
@@ -990,6 +1059,20 @@ class SandboxWorld:
                 author, title, body, subreddit=subreddit, flair_text=flair_text
             )
             return self.automod_forward(f"t3_{post_id}", template=template, subject=subject)
+
+    def send_automod_message(
+        self, subreddit: str, body: str, *, subject: str = AUTOMOD_SUBJECT
+    ) -> tuple[str, str]:
+        """AutoModerator sends ``body`` as written (a ``modmail:`` rule whose text forwards
+        nothing readable, e.g. a misconfigured template). Returns (conversation id, message
+        id)."""
+        with self._lock:
+            sub = self._subreddit(subreddit)
+            conversation, message = self._start_conversation(
+                sub, author=AUTOMODERATOR, subject=subject, body=body, participant=None,
+                is_auto=True,
+            )
+            return conversation.id, message.id
 
     def seed_fake_automod_forward(
         self,
@@ -1096,6 +1179,7 @@ class SandboxWorld:
                     c.state,
                     sum(1 for key, _ in c.items if key == "messages"),
                     iso(c.last_updated),
+                    c.filtered,
                 )
                 for c in self._conversations.values()
                 if subreddit is None or c.subreddit.lower() == subreddit.lower()
@@ -1608,7 +1692,9 @@ class SandboxWorld:
                         "id": user.fullname,
                         "rel_id": f"rb_{to_base36(1000 + index)}",
                         "date": sub.created.timestamp(),
-                        "mod_permissions": ["all"],
+                        "mod_permissions": list(
+                            sub.permissions.get(user.name.lower(), ALL_PERMISSIONS)
+                        ),
                         "author_flair_text": None,
                         "author_flair_css_class": None,
                     }
@@ -1757,9 +1843,7 @@ class SandboxWorld:
                     raise api_errors(
                         "SUBREDDIT_NOTALLOWED", "you aren't allowed to post there.", "to"
                     )
-                self._start_conversation(
-                    sub, author=viewer, subject=subject, body=text, participant=viewer
-                )
+                self._user_to_subreddit(sub, self._users[viewer.lower()].name, subject, text)
                 return {"json": {"errors": []}}
             dest = self._users.get(to.removeprefix("/u/").removeprefix("u/").lower())
             if dest is None:
@@ -1924,7 +2008,7 @@ class SandboxWorld:
         if conversation is None:
             raise not_found("CONVERSATION_NOT_FOUND", "conversation_id")
         sub = self._subreddits[conversation.subreddit.lower()]
-        if not self._is_mod(sub, viewer) or sub.removed:
+        if not self._has_permission(sub, viewer, "mail") or sub.removed:
             raise forbidden("SUBREDDIT_NO_ACCESS")
         return conversation
 
@@ -1942,6 +2026,8 @@ class SandboxWorld:
                     sub = self._subreddits.get(name.strip().lower())
                     if sub is None or sub.removed or not self._is_mod(sub, viewer):
                         raise bad_request("BAD_SR_NAME", None, "entity")
+                    if not self._has_permission(sub, viewer, "mail"):
+                        raise forbidden("INVALID_MOD_PERMISSIONS")
                     subs.append(sub)
             else:
                 subs = [s for s in self._moderated(viewer) if not s.removed]
@@ -2028,7 +2114,7 @@ class SandboxWorld:
                 raise bad_request(
                     "SUBREDDIT_NOEXIST", "Hmm, that community doesn't exist.", "srName"
                 )
-            if not self._is_mod(sub, viewer):
+            if not self._has_permission(sub, viewer, "mail"):
                 raise forbidden("INVALID_MOD_PERMISSIONS")
             subject = form.get("subject", "")
             body = form.get("body", "")
@@ -2121,6 +2207,7 @@ class SandboxWorld:
                     "new",
                     "inprogress",
                     "mod",
+                    "filtered",
                 ):
                     if _FOLDERS[folder](c):
                         counts[folder] += 1
@@ -2141,7 +2228,12 @@ def _limit(value: str | None, *, default: int) -> int:
 
 
 def _user_folder(c: _Conversation) -> bool:
-    return not c.is_internal and not c.is_auto
+    return not c.is_internal and not c.is_auto and not c.filtered
+
+
+def _caught(words: tuple[str, ...], text: str) -> bool:
+    """Whether the harassment filter catches ``text`` (a listed word, whole, any case)."""
+    return any(re.search(rf"\b{re.escape(w)}\b", text, re.IGNORECASE) for w in words)
 
 
 _FOLDERS: dict[str, Callable[[_Conversation], bool]] = {
@@ -2156,7 +2248,7 @@ _FOLDERS: dict[str, Callable[[_Conversation], bool]] = {
     "notifications": lambda c: c.is_auto and c.state != 2,
     "appeals": lambda c: False,
     "join_requests": lambda c: False,
-    "filtered": lambda c: False,
+    "filtered": lambda c: c.filtered and c.state != 2,
 }
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)

@@ -53,7 +53,8 @@ def test_example_config_loads() -> None:
     assert settings.campaign.subreddit == "westeros_campaign"
     assert settings.campaign.map == "demo"
     assert settings.campaign.moderators == ["lordcommander", "maesteraemon"]
-    assert settings.reddit.user_agent.startswith("maester/")
+    assert settings.reddit.user_agent == ""  # built from the config (see test_gateway)
+    assert settings.reddit.operator == "LordCommander"
     assert settings.calendar.epoch == datetime(2026, 1, 1, tzinfo=UTC)
     assert settings.rules_config() == DEFAULT_RULES
 

@@ -28,7 +28,8 @@ def test_the_demo_answers_good_bad_and_forwarded_orders(demo: tuple[object, str]
     _, text = demo
     assert "is mustering at Winterfell" in text
     assert "**Not done:**" in text and "**Example:**" in text  # the bad order's reply
-    assert "Your orders: [Orders] The lions ride for Riverrun" in text  # AutoMod forward
+    # AutoMod forward, answered in Tywin's dispatch conversation (the title is escaped)
+    assert "Your orders: \\[Orders\\] The lions ride for Riverrun" in text
     assert "written by u/roose\\_bolton, not by AutoModerator" in text  # the imitation
     assert "Expected wounds" in text  # a tabletop command in modmail
 

@@ -59,8 +59,10 @@ def settings_for(url: str, database_url: str, **bot: Any) -> Settings:
                      "moderators": [MODERATOR]},
         "reddit": {"client_id": DEFAULT_CLIENT_ID, "client_secret": DEFAULT_CLIENT_SECRET,
                    "username": BOT_USERNAME, "password": BOT_PASSWORD, "oauth_url": url,
-                   "reddit_url": url, "user_agent": "python:maester-tests:v0.1 (tests)"},
-        "bot": {"poll_seconds": 5, "publish_seconds": 1, "max_attempts": 8, **bot},
+                   "reddit_url": url},
+        "bot": {"poll_seconds": 5, "publish_seconds": 1, "max_attempts": 8,
+                "post_spacing_seconds": 0, "message_spacing_seconds": 0,
+                "sends_per_minute": 0, **bot},
     })
 
 

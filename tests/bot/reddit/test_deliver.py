@@ -26,6 +26,7 @@ from bot.reddit.ratelimit import RequestBudget
 from bot.sandbox import BOT_USERNAME, SUBREDDIT, Fault
 from bot.services import journal
 from tests.bot.reddit.conftest import SLOW, TIMEOUT, Harness, make_harness
+from tests.bot.reddit.test_ratelimit import FakeTime
 from tests.fixtures.db import sqlite_url
 
 
@@ -121,26 +122,65 @@ def test_ratelimit_waits_as_long_as_reddit_says(bot: Harness) -> None:
     assert len(posts_with(bot, "siege:1:month:300:2")) == 1
 
 
-@pytest.mark.parametrize("fault", [
-    Fault.forbidden(),
-    Fault.api_error("SUBREDDIT_NOEXIST", "that subreddit doesn't exist", "sr"),
-], ids=["403", "subreddit-gone"])
-def test_a_dead_entry_is_reported_to_the_moderators(bot: Harness, fault: Fault) -> None:
-    """A permanent refusal marks the entry dead at once and queues an internal modmail
-    telling the moderators what failed."""
+def test_a_dead_entry_is_reported_to_the_moderators(bot: Harness) -> None:
+    """A refusal of the entry itself (a post Reddit rejects) marks it dead at once and
+    queues an internal modmail telling the moderators what failed; the rest goes on."""
     queue(bot, "battle:9")
-    bot.sandbox.add_fault(fault, method="POST", path="/api/submit")
+    queue(bot, "battle:10")
+    bot.sandbox.add_fault(Fault.api_error("TOO_LONG", "this is too long", "title"),
+                          method="POST", path="/api/submit")
     report = bot.publish()
-    assert report.dead == 1 and report.delivered == 1  # the report went out in the round
+    assert report.dead == 1 and report.delivered == 2  # the report went out in the round
     assert entry(bot, "battle:9").status == "dead"
+    assert entry(bot, "battle:10").status == "delivered"
     report_entry = entry(bot, "dead:battle:9")
     assert report_entry.kind == "mod" and report_entry.status == "delivered"
     internal = [c for c in bot.sandbox.conversations() if c.is_internal]
     assert len(internal) == 1 and "could not deliver" in internal[0].subject
     body = bot.sandbox.conversation_messages(internal[0].id)[0].body
-    assert "battle:9" in body and "It will not be retried" in body
-    assert bot.sandbox.posts(author=BOT_USERNAME) == []
+    assert "battle:9" in body and "maester outbox retry" in body
     assert len(bot.events("delivery_dead")) == 1
+    assert deliver.retry(bot.engine, bot.ctx, bot.clock.now(), entry_id=entry(
+        bot, "battle:9").id) == 1
+    assert bot.publish().delivered == 1
+    assert len(posts_with(bot, "battle:9")) == 1
+
+
+@pytest.mark.parametrize("fault", [
+    Fault.forbidden(),
+    Fault.api_error("SUBREDDIT_NOEXIST", "that subreddit doesn't exist", "sr"),
+], ids=["403", "subreddit-gone"])
+def test_a_refusal_of_everything_halts_posting_and_kills_nothing(bot: Harness,
+                                                                 fault: Fault) -> None:
+    """A wrong subreddit or a missing permission: the first refusal stops posting, every
+    entry stays pending, the moderators are told once (modmail still works), one entry is
+    tried again after the probe interval, and `maester outbox retry` resumes at once."""
+    for n in range(5):
+        queue(bot, f"battle:{n}")
+    bot.sandbox.add_fault(fault, method="POST", path="/api/submit", times=None)
+    report = bot.publish()
+    assert report.dead == 0 and report.halted
+    assert bot.sandbox.request_count(route="submit") == 1
+    assert {entry(bot, f"battle:{n}").status for n in range(5)} == {"pending"}
+    assert entry(bot, "battle:0").attempts == 0
+    internal = [c for c in bot.sandbox.conversations() if c.is_internal]
+    assert len(internal) == 1 and "stopped posting" in internal[0].subject
+    assert "maester outbox retry" in bot.sandbox.conversation_messages(internal[0].id)[0].body
+    for _ in range(3):  # later rounds send nothing and say nothing more
+        bot.clock.advance(timedelta(minutes=1))
+        assert bot.publish().halted
+    assert bot.sandbox.request_count(route="submit") == 1
+    assert len([c for c in bot.sandbox.conversations() if c.is_internal]) == 1
+    assert len(bot.events("delivery_halted")) == 1
+    bot.clock.advance(deliver.state.HALT_PROBE)
+    bot.publish()  # the probe: refused again, still no second note
+    assert bot.sandbox.request_count(route="submit") == 2
+    assert len([c for c in bot.sandbox.conversations() if c.is_internal]) == 1
+    bot.sandbox.clear_faults()
+    deliver.retry(bot.engine, bot.ctx, bot.clock.now())
+    report = bot.publish()
+    assert report.delivered == 5 and not report.halted
+    assert all(len(posts_with(bot, f"battle:{n}")) == 1 for n in range(5))
 
 
 def test_too_many_failures_make_an_entry_dead(sandbox: Any, tmp_path: Any,
@@ -161,11 +201,21 @@ def test_too_many_failures_make_an_entry_dead(sandbox: Any, tmp_path: Any,
 
 
 def test_a_failed_report_is_not_reported_again(bot: Harness) -> None:
-    """If the moderators' report itself is refused, it dies quietly: no report loop."""
+    """If the moderators' report itself is refused, no report loop: a refused report dies
+    quietly, and a refusal of all modmail (403) halts it with one note, kept pending."""
     queue(bot, "dead:x", "mod", title="report", body="x")
-    bot.sandbox.add_fault(Fault.forbidden(), method="POST", path="/api/mod/conversations")
+    bot.sandbox.add_fault(Fault.api_error("TOO_LONG", "too long", "body"), method="POST",
+                          path="/api/mod/conversations")
     assert bot.publish().dead == 1
     assert [e.key for e in bot.outbox()] == ["dead:x"]
+    queue(bot, "dead:y", "mod", title="report", body="y")
+    bot.sandbox.add_fault(Fault.forbidden(), method="POST", path="/api/mod/conversations",
+                          times=None)
+    assert bot.publish().dead == 0
+    bot.clock.advance(timedelta(hours=1))
+    assert bot.publish().dead == 0
+    keys = [(e.key.split(":")[0], e.status) for e in bot.outbox()]
+    assert keys == [("dead", "dead"), ("dead", "pending"), ("halt", "pending")]
 
 
 def test_a_late_post_says_so_and_names_its_time(bot: Harness) -> None:
@@ -255,9 +305,61 @@ def test_private_news_goes_to_the_claims_player(bot: Harness) -> None:
     bot.publish()
     (conversation,) = bot.sandbox.conversations()
     assert conversation.participant == "ned_stark" and not conversation.is_internal
-    assert conversation.subject == "Army 1 is ready"
-    assert any("Army 1 has mustered." in m.body
+    assert conversation.subject.startswith("Dispatches for House Stark: ")
+    assert any("Army 1 has mustered." in m.body and "Army 1 is ready" in m.body
                for m in bot.sandbox.private_messages("ned_stark"))
+
+
+def _notify(bot: Harness, key: str, subject: str, claim_id: int = 1,
+            tick: int | None = None) -> None:
+    now = bot.clock.now()
+    with transaction(bot.engine) as session:
+        journal.notify_claim(session, bot.ctx.campaign_id, claim_id, key, subject=subject,
+                             body=f"{subject}: details.", at=now,
+                             tick=bot.ctx.tick_of(now) if tick is None else tick)
+
+
+def test_a_claims_news_goes_into_one_dispatch_conversation(bot: Harness) -> None:
+    """One tick's notes for a claim arrive as ONE message; the next tick's notes are a
+    reply in the same conversation; a new in-game month starts a new one."""
+    for n in range(4):
+        _notify(bot, f"upkeep:1:{n}", f"Note {n}")
+    _notify(bot, "ready:2:1", "Lannister news", claim_id=2)
+    report = bot.publish()
+    assert report.delivered == 5 and report.sends == 2
+    stark = [c for c in bot.sandbox.conversations() if c.participant == "ned_stark"]
+    assert len(stark) == 1 and stark[0].num_messages == 1
+    (body,) = [m.body for m in bot.sandbox.conversation_messages(stark[0].id)]
+    keys = [f"upkeep:1:{n}:ned_stark" for n in range(4)]
+    assert all(f"**Note {n}**" in body and marker(keys[n]) in body for n in range(4))
+    assert len({entry(bot, key).reddit_id for key in keys}) == 1
+    tick = bot.ctx.tick_of(bot.clock.now())
+    _notify(bot, "upkeep:1:next", "Next tick", tick=tick + 1)
+    bot.publish()
+    stark = [c for c in bot.sandbox.conversations() if c.participant == "ned_stark"]
+    assert len(stark) == 1 and stark[0].num_messages == 2
+    month_ticks = bot.ctx.rules.month_length // timedelta(hours=bot.ctx.rules.tick_hours)
+    _notify(bot, "upkeep:1:month", "Next month", tick=tick + month_ticks)
+    bot.publish()
+    stark = [c for c in bot.sandbox.conversations() if c.participant == "ned_stark"]
+    assert len(stark) == 2 and stark[0].subject != stark[1].subject
+
+
+def test_a_dispatch_that_reached_reddit_is_not_sent_twice(bot: Harness) -> None:
+    """A reply into the dispatch conversation stored but answered too late: the retry finds
+    its markers and records every note of the group, sending nothing again."""
+    _notify(bot, "a:1", "First")
+    bot.publish()
+    _notify(bot, "b:1", "Second", tick=bot.ctx.tick_of(bot.clock.now()) + 1)
+    _notify(bot, "b:2", "Third", tick=bot.ctx.tick_of(bot.clock.now()) + 1)
+    bot.sandbox.add_fault(Fault.stored_then_error(504), method="POST",
+                          path="/api/mod/conversations/*")
+    assert bot.publish().retry_later == 2
+    bot.clock.advance(timedelta(hours=1))
+    report = bot.publish()
+    assert report.delivered == 2 and report.found_existing == 2
+    (conversation,) = bot.sandbox.conversations()
+    assert conversation.num_messages == 2
 
 
 def test_a_body_too_long_for_reddit_is_cut_and_keeps_its_marker(bot: Harness) -> None:
@@ -294,3 +396,49 @@ def test_two_deliverers_never_post_the_same_entry(bot_any: Harness) -> None:
                       bot.sandbox.posts(author=BOT_USERNAME))
     assert len(markers) == 24 and set(markers.values()) == {1}
     assert all(e.attempts == 1 and e.status == "delivered" for e in bot.outbox())
+
+
+def test_posts_and_messages_are_spaced_out(bot: Harness) -> None:
+    """Posts ``post_spacing`` apart, messages ``message_spacing`` apart (two lanes), so a
+    tick's output never goes out as one burst."""
+    fake = FakeTime()
+    pacer = deliver.Pacer(5.0, 1.0, 100, monotonic=fake.monotonic, sleep=fake.sleep)
+    for n in range(3):
+        queue(bot, f"arrival:{n}")
+    for n in range(2):
+        _notify(bot, f"ready:{n}", f"Army {n} is ready", claim_id=n + 1)
+    report = publish_once(bot.engine, bot.ctx, bot.gateway, bot.clock, worker_id="w",
+                          pacer=pacer)
+    assert report.delivered == 5 and report.sends == 5
+    assert fake.slept == [5.0, 5.0, 1.0]  # posts 2 and 3, then the second message
+    assert report.paced_seconds == 11.0
+
+
+def test_the_cap_per_minute_ends_the_round_and_the_next_goes_on(bot: Harness) -> None:
+    """Beyond ``sends_per_minute`` the round ends (no long sleep holding the bot); the
+    next round, a minute on, sends the rest. Nothing is lost or counted as an attempt."""
+    fake = FakeTime()
+    pacer = deliver.Pacer(0.0, 0.0, 3, monotonic=fake.monotonic, sleep=fake.sleep)
+    for n in range(5):
+        queue(bot, f"arrival:{n}")
+    first = publish_once(bot.engine, bot.ctx, bot.gateway, bot.clock, worker_id="w",
+                         pacer=pacer)
+    assert first.delivered == 3 and fake.slept == []
+    assert entry(bot, "arrival:3").attempts == 0 and entry(bot, "arrival:3").status == "pending"
+    fake.now += 60
+    second = publish_once(bot.engine, bot.ctx, bot.gateway, bot.clock, worker_id="w",
+                          pacer=pacer)
+    assert second.delivered == 2
+    assert len(bot.sandbox.posts(author=BOT_USERNAME)) == 5
+
+
+def test_pacing_defaults_keep_a_tick_within_minutes() -> None:
+    """With the defaults a large tick (40 posts, 60 notes) goes out in minutes, far inside
+    the six hours before the next tick."""
+    fake = FakeTime()
+    defaults = deliver.Pacer(5.0, 1.0, 20, monotonic=fake.monotonic, sleep=fake.sleep)
+    for kind in ["post"] * 40 + ["message"] * 60:
+        while defaults.pace(kind) is None:
+            fake.now += 1.0  # the next round
+        defaults.sent(kind)
+    assert 5 * 60 <= fake.now - 1000.0 < 10 * 60  # 100 sends at 20 a minute

@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from bot import __version__
 from bot.config import parse_settings
 from bot.reddit.gateway import (
     AuthError,
@@ -16,15 +17,20 @@ from bot.reddit.gateway import (
     TransientError,
     praw_gateway,
     ratelimit_seconds,
+    user_agent,
+    user_agent_problem,
 )
 from bot.reddit.ratelimit import RequestBudget
 from bot.sandbox import (
+    BOT_PASSWORD,
     BOT_USERNAME,
     DEFAULT_CLIENT_ID,
     DEFAULT_CLIENT_SECRET,
+    MODERATOR,
     SUBREDDIT,
     Fault,
     RedditSandbox,
+    password_for,
 )
 from tests.bot.reddit.conftest import SLOW, TIMEOUT, settings_for
 
@@ -184,11 +190,87 @@ def test_a_refresh_token_login_asks_who_the_bot_is(sandbox: RedditSandbox) -> No
     settings = parse_settings({
         "campaign": {"subreddit": SUBREDDIT},
         "reddit": {"client_id": DEFAULT_CLIENT_ID, "client_secret": DEFAULT_CLIENT_SECRET,
-                   "refresh_token": token, "oauth_url": sandbox.url,
+                   "refresh_token": token, "oauth_url": sandbox.url, "operator": "grand_maester",
                    "reddit_url": sandbox.url}})
     gateway = praw_gateway(settings, timeout=TIMEOUT)
     assert gateway.username == BOT_USERNAME == gateway.username
     assert sandbox.request_count(route="me") == 1
+
+
+def test_the_user_agent_is_built_from_the_config(sandbox: RedditSandbox) -> None:
+    """Reddit's format, naming the bot and the moderator who runs it; sent on every call."""
+    settings = parse_settings({
+        "campaign": {"subreddit": SUBREDDIT, "moderators": ["u/Grand_Maester"]},
+        "reddit": {"client_id": DEFAULT_CLIENT_ID, "client_secret": DEFAULT_CLIENT_SECRET,
+                   "username": BOT_USERNAME, "password": BOT_PASSWORD,
+                   "oauth_url": sandbox.url, "reddit_url": sandbox.url}})
+    agent = user_agent(settings)
+    assert agent == f"python:maester-campaign.{BOT_USERNAME}:v{__version__} " \
+                    "(by /u/grand_maester)"
+    assert user_agent_problem(agent) is None
+    list(praw_gateway(settings, timeout=TIMEOUT).conversations("all"))
+    assert {r.user_agent.split(" PRAW/")[0] for r in sandbox.requests()} == {agent}
+
+
+@pytest.mark.parametrize(("agent", "problem"), [
+    ("maester/0.1 (campaign bot)", "must read"),
+    ("python:maester:v0.1 (tests)", "must read"),
+    ("python-requests/2.31", "must read"),
+    ("python:praw:v8.0.3 (by /u/someone)", "generic"),
+    ("python:maester:v0.1 (by /u/username)", "generic"),
+])
+def test_a_generic_user_agent_is_refused(agent: str, problem: str) -> None:
+    """Refused before anything is sent, naming the key and the expected form."""
+    settings = parse_settings({"reddit": {"client_id": "x", "username": "bot",
+                                          "password": "pw", "user_agent": agent}})
+    with pytest.raises(GatewayConfigError, match=rf"reddit.user_agent: .*{problem}"):
+        praw_gateway(settings)
+
+
+def test_nobody_to_name_in_the_user_agent_is_refused() -> None:
+    settings = parse_settings({"reddit": {"client_id": "x", "username": "bot",
+                                          "password": "pw"}})
+    with pytest.raises(GatewayConfigError, match=r"reddit\.operator"):
+        praw_gateway(settings)
+
+
+def test_a_second_process_reuses_the_token(sandbox: RedditSandbox, tmp_path: Any) -> None:
+    """The access token is kept in the campaign's database: the next process (a cron
+    round) uses it until it expires instead of logging in again; other credentials never
+    see it."""
+    from bot.db.engine import make_engine, transaction
+    from bot.db.migrate import upgrade
+    from bot.db.models import Campaign
+    from bot.reddit.state import DatabaseTokenStore
+
+    engine = make_engine(f"sqlite:///{tmp_path / 'tokens.db'}")
+    upgrade(engine)
+    with transaction(engine) as session:
+        campaign = Campaign(name="t", subreddit=SUBREDDIT, secret="s", map_text="")
+        session.add(campaign)
+        session.flush()
+        campaign_id = campaign.id
+    assert campaign_id is not None
+    store = DatabaseTokenStore(engine, campaign_id)
+    settings = parse_settings({
+        "campaign": {"subreddit": SUBREDDIT, "moderators": ["grand_maester"]},
+        "reddit": {"client_id": DEFAULT_CLIENT_ID, "client_secret": DEFAULT_CLIENT_SECRET,
+                   "username": BOT_USERNAME, "password": BOT_PASSWORD,
+                   "oauth_url": sandbox.url, "reddit_url": sandbox.url}})
+    for _ in range(3):  # three processes, one after the other
+        gateway = praw_gateway(settings, timeout=TIMEOUT, token_store=store)
+        list(gateway.conversations("all"))
+    assert sandbox.request_count(route="token") == 1
+    other = parse_settings({**settings.model_dump(),
+                            "reddit": {**settings.reddit.model_dump(), "username": MODERATOR,
+                                       "password": password_for(MODERATOR)}})
+    list(praw_gateway(other, timeout=TIMEOUT, token_store=store).conversations("all"))
+    assert sandbox.request_count(route="token") == 2
+    sandbox.revoke_tokens()  # a cached token Reddit no longer takes: PRAW logs in again
+    gateway = praw_gateway(settings, timeout=TIMEOUT, token_store=store)
+    assert list(gateway.conversations("all")) == []
+    assert sandbox.request_count(route="token") == 3
+    engine.dispose()
 
 
 @pytest.mark.parametrize(("reddit", "key"), [
@@ -227,3 +309,49 @@ def test_every_request_spends_the_budget(sandbox: RedditSandbox) -> None:
 def test_ratelimit_waits_are_read_from_reddits_text(message: str, seconds: float) -> None:
     """The wait in a RATELIMIT message, at least a second; a minute when unreadable."""
     assert ratelimit_seconds(message) == seconds
+
+
+def test_the_documented_scopes_are_enough_and_a_missing_one_is_named(
+        bot: Any) -> None:
+    """A permanent refresh token with exactly :data:`SCOPES` (no ``modposts``) does every
+    call a round makes; one without ``modmail`` fails `maester check` naming the scope."""
+    from bot.reddit.gateway import SCOPES
+    from bot.reddit.preflight import run_checks
+
+    assert "modposts" not in SCOPES
+    bot.sandbox.add_link_flair(SUBREDDIT, "Battle")
+    token = bot.sandbox.issue_refresh_token(BOT_USERNAME, DEFAULT_CLIENT_ID, scopes=SCOPES)
+    reddit = bot.settings.reddit.model_copy(update={"password": "", "username": "",
+                                                    "refresh_token": token})
+    settings = bot.settings.model_copy(update={"reddit": reddit})
+    bot.gateway = praw_gateway(settings, timeout=TIMEOUT)
+    bot.send("ned_stark", "muster 100 infantry")
+    bot.sandbox.seed_automod_forward("ned_stark", "[Orders] x", "status", subreddit=SUBREDDIT)
+    bot.sandbox.seed_mention("ned_stark", BOT_USERNAME, body="u/maester_bot !help",
+                             subreddit=SUBREDDIT)
+    assert bot.poll().processed == 3
+    assert bot.publish().delivered == 3
+    bot.gateway.submit("[Battle] test", "body", flair="Battle")
+    assert bot.gateway.recent_submissions()
+    assert all(check.ok for check in run_checks(settings, bot.gateway))
+    assert [r for r in bot.sandbox.requests() if r.status == 403] == []
+    narrow = bot.sandbox.issue_refresh_token(
+        BOT_USERNAME, DEFAULT_CLIENT_ID, scopes=[s for s in SCOPES if s != "modmail"])
+    lacking = settings.model_copy(update={"reddit": reddit.model_copy(
+        update={"refresh_token": narrow})})
+    checks = {c.name: c for c in run_checks(lacking, praw_gateway(lacking, timeout=TIMEOUT))}
+    assert not checks["scopes"].ok and "lacks modmail" in checks["scopes"].detail
+    assert "permanent refresh token" in checks["scopes"].fix
+    assert not checks["modmail"].ok
+
+
+def test_a_wrong_app_secret_is_a_refused_login(sandbox: RedditSandbox) -> None:
+    """The token endpoint's 401 (wrong client id or secret) is an AuthError (backed off),
+    not a transient failure retried every round."""
+    settings = parse_settings({
+        "campaign": {"subreddit": SUBREDDIT, "moderators": ["grand_maester"]},
+        "reddit": {"client_id": DEFAULT_CLIENT_ID, "client_secret": "wrong",
+                   "username": BOT_USERNAME, "password": BOT_PASSWORD,
+                   "oauth_url": sandbox.url, "reddit_url": sandbox.url}})
+    with pytest.raises(AuthError, match="client_secret"):
+        praw_gateway(settings, timeout=TIMEOUT).me()

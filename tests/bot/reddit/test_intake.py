@@ -496,3 +496,155 @@ def test_an_arrival_post_at_the_right_tick(bot: Harness) -> None:
         break
     else:
         raise AssertionError("the army never arrived")
+
+
+# --------------------------------------------------------------------------- issue 12
+
+def _moderator_writes(bot: Harness, moderator: str, body: str, subject: str = "Orders"
+                      ) -> str:
+    """A moderator writes to their own subreddit's modmail through PRAW, as on Reddit."""
+    from bot.sandbox import password_for
+    from bot.sandbox.praw_client import make_reddit
+
+    reddit = make_reddit(bot.sandbox.url, username=moderator, password=password_for(moderator))
+    before = {c.id for c in bot.sandbox.conversations()}
+    reddit.subreddit(SUBREDDIT).message(subject=subject, message=body)
+    (new,) = [c for c in bot.sandbox.conversations() if c.id not in before]
+    return new.id
+
+
+def test_a_moderators_own_modmail_is_a_mod_discussion_answered_internally(bot: Harness
+                                                                          ) -> None:
+    """Reddit files a moderator's message to their own subreddit as a Mod Discussion
+    (internal, no participant). The bot reads it when a configured moderator wrote it,
+    acts for the claim named, and answers with an internal note."""
+    conversation_id = _moderator_writes(bot, MODERATOR,
+                                        "as House Stark: muster 150 infantry")
+    (conversation,) = [c for c in bot.sandbox.conversations() if c.id == conversation_id]
+    assert conversation.is_internal and conversation.participant is None
+    report = bot.poll()
+    assert report.processed == 1
+    bot.publish()
+    with transaction(bot.engine) as session:
+        assert session.exec(select(Army)).one().infantry == 150
+    answer = [m for m in bot.sandbox.conversation_messages(conversation_id)
+              if m.author == BOT_USERNAME]
+    assert len(answer) == 1 and answer[0].is_internal and "Army 1" in answer[0].body
+    assert [m.outcome for m in bot.inbox()] == ["moderator"]
+    assert bot.poll().processed == 0  # its own answer is not read again
+
+
+def test_other_mod_discussions_are_not_read(bot: Harness) -> None:
+    """A discussion started by a moderator who is not configured, and the bot's own notes
+    (even when a configured moderator answers in them), are never taken for orders."""
+    bot.sandbox.add_user("ser_rodrik", "ser_rodrik-password", moderator_of=(SUBREDDIT,))
+    _moderator_writes(bot, "ser_rodrik", "as House Stark: muster 150 infantry")
+    with transaction(bot.engine) as session:
+        from bot.services import journal
+        journal.queue(session, bot.ctx.campaign_id, "dead:z", "mod", title="a report",
+                      body="something failed", at=bot.clock.now(), tick=0)
+    bot.publish()
+    (note,) = [c for c in bot.sandbox.conversations() if c.subject == "a report"]
+    bot.gateway.reddit.subreddit(SUBREDDIT)  # the harness client stays the bot's
+    from bot.sandbox import password_for
+    from bot.sandbox.praw_client import make_reddit
+    moderator = make_reddit(bot.sandbox.url, username=MODERATOR,
+                            password=password_for(MODERATOR))
+    moderator.subreddit(SUBREDDIT).modmail(note.id).reply(body="thanks", internal=True)
+    report = bot.poll()
+    assert report.processed == 0 and bot.inbox() == []
+    with transaction(bot.engine) as session:
+        assert session.exec(select(Army)).all() == []
+
+
+def test_orders_the_harassment_filter_caught_are_answered(bot: Harness) -> None:
+    """"attack" is what Reddit's modmail filter catches: the conversation is only in the
+    ``filtered`` folder, which the bot polls too (one more listing request a round)."""
+    conversation_id, _ = bot.send("ned_stark", "attack army 2 with army 1")
+    (conversation,) = bot.sandbox.conversations()
+    assert conversation.filtered
+    bot.sandbox.reset_requests()
+    report = bot.poll()
+    assert report.processed == 1
+    assert bot.sandbox.request_count(route="modmail.list") == len(intake.FOLDERS) == 5
+    bot.publish()
+    assert len(bot.bot_messages(conversation_id)) == 1
+
+
+@pytest.mark.parametrize("template", [
+    "Orders from u/{{author}}: {{title}}\n\n{{body}}\n\n[the post]({{permalink}})",
+    "{{body}}\n\nSee https://www.reddit.com/r/essos/comments/zz9/x/ and <{{permalink}}>",
+    "Title: {{title}}\n\n{{body}}",  # no {{permalink}}: Reddit prepends it
+])
+def test_a_forward_is_recognised_by_its_permalink_wherever_it_stands(bot: Harness,
+                                                                     template: str) -> None:
+    """Reddit sends a template that uses ``{{permalink}}`` as written: the first permalink
+    into our subreddit, on any line, names the post (a link into another subreddit first
+    does not)."""
+    seed = bot.sandbox.seed_automod_forward("ned_stark", "[Orders] muster",
+                                            "muster 80 infantry", subreddit=SUBREDDIT,
+                                            template=template)
+    body = bot.sandbox.conversation_messages(seed.conversation_id)[0].body
+    assert body.startswith(seed.permalink) is ("{{permalink}}" not in template)
+    assert bot.poll().forwards == 1
+    with transaction(bot.engine) as session:
+        assert session.exec(select(Army)).one().infantry == 80
+
+
+def test_an_unreadable_automoderator_message_is_never_dropped_silently(bot: Harness) -> None:
+    """An AutoModerator message with no permalink into our subreddit is logged and the
+    moderators get an internal note in its conversation, not a reply to AutoModerator."""
+    conversation_id, _ = bot.sandbox.send_automod_message(
+        SUBREDDIT, "A post by u/ned_stark needs review: [Orders] muster")
+    bot.poll()
+    bot.publish()
+    assert [m.outcome for m in bot.inbox()] == ["bad_forward"]
+    assert len(bot.events("bad_forward")) == 1
+    (note,) = [m for m in bot.sandbox.conversation_messages(conversation_id)
+               if m.author == BOT_USERNAME]
+    assert note.is_internal and "holds no permalink into" in note.body
+    assert bot.sandbox.private_messages("AutoModerator") == []
+
+
+def test_first_permalink_skips_other_subreddits() -> None:
+    text = ("see https://www.reddit.com/r/essos/comments/aa1/x/ then "
+            "[post](https://www.reddit.com/r/westeros/comments/bb2/y/cc3/) and "
+            "/r/westeros/comments/dd4/")
+    assert intake.first_permalink(text, SUBREDDIT) == "t1_cc3"
+    assert intake.first_permalink("no link here", SUBREDDIT) is None
+
+
+def test_wrong_credentials_back_off_and_tell_the_moderators_once(bot: Harness) -> None:
+    """A refused login is not retried every round: 1 minute, then 2, 4... at most hourly;
+    one event, one note to the moderators (delivered once the login works again), and
+    `maester status` material in the bot state."""
+    from bot.reddit import state
+    from bot.reddit.gateway import praw_gateway
+    from tests.bot.reddit.conftest import TIMEOUT
+
+    good = bot.gateway
+    wrong = bot.settings.model_copy(update={"reddit": bot.settings.reddit.model_copy(
+        update={"password": "wrong"})})
+    bot.gateway = praw_gateway(wrong, timeout=TIMEOUT)
+    bot.sandbox.reset_requests()
+    for _ in range(5):  # five rounds in the first minute: one login attempt
+        bot.poll()
+        bot.publish()
+        bot.clock.advance(timedelta(seconds=10))
+    assert bot.sandbox.request_count(route="token") == 1
+    refused = state.load(bot.engine, bot.ctx.campaign_id, state.AUTH)
+    assert refused is not None and refused["failures"] == 1
+    bot.clock.advance(timedelta(seconds=15))
+    bot.poll()  # the second try, then 2 minutes
+    assert bot.sandbox.request_count(route="token") == 2
+    assert state.auth_wait(bot.engine, bot.ctx.campaign_id, bot.clock.now()) == \
+        bot.clock.now() + timedelta(minutes=2)
+    assert len(bot.events("auth_refused")) == 1
+    bot.gateway = good  # the operator fixes the config
+    bot.clock.advance(timedelta(minutes=2))
+    bot.poll()
+    assert state.load(bot.engine, bot.ctx.campaign_id, state.AUTH) is None
+    bot.publish()
+    notes = [c for c in bot.sandbox.conversations()
+             if c.is_internal and "could not log in" in c.subject]
+    assert len(notes) == 1

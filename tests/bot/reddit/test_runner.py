@@ -19,14 +19,14 @@ from bot.db.engine import transaction
 from bot.db.models import Lease
 from bot.reddit.lease import CampaignLease
 from bot.runner import EXIT_LEASE_LOST, BotRunner, run
-from bot.sandbox import MODERATOR, SUBREDDIT
+from bot.sandbox import MODERATOR, SUBREDDIT, Fault
 from tests.bot.reddit.conftest import Harness
 
 cli = CliRunner()
 
 
-def write_config(bot: Harness, path: Path) -> Path:
-    """A config.toml equivalent to the harness settings."""
+def write_config(bot: Harness, path: Path, extra: str = "") -> Path:
+    """A config.toml equivalent to the harness settings (plus ``extra`` sections)."""
     r = bot.settings.reddit
     path.write_text(f"""
 [campaign]
@@ -47,8 +47,11 @@ timeout_seconds = 5
 [bot]
 poll_seconds = 5
 publish_seconds = 1
+post_spacing_seconds = 0
+message_spacing_seconds = 0
+sends_per_minute = 0
 lease_seconds = 60
-""", encoding="utf-8")
+{extra}""", encoding="utf-8")
     return path
 
 
@@ -199,3 +202,76 @@ def test_clean_shutdown_on_sigterm_is_wired(monkeypatch: pytest.MonkeyPatch) -> 
     assert set(installed) == {signal.SIGTERM, signal.SIGINT}
     installed[signal.SIGTERM](signal.SIGTERM, None)
     assert stop.is_set()
+
+
+def test_maester_check_passes_on_a_ready_subreddit(bot: Harness, tmp_path: Path) -> None:
+    """Each check printed on its own line; exit 0 when everything is in place."""
+    bot.sandbox.add_link_flair(SUBREDDIT, "Battle")
+    config = write_config(bot, tmp_path / "config.toml", '[posts]\nbattle_flair = "Battle"\n')
+    result = cli.invoke(app, ["check", "--config", str(config)])
+    assert result.exit_code == 0, result.output
+    for line in ("[ok  ] user agent: python:maester-campaign.maester_bot:v",
+                 "[ok  ] login: logged in as u/maester_bot", "[ok  ] permissions:",
+                 "[ok  ] flair battle_flair: 'Battle' exists", "[ok  ] modmail:",
+                 "[ok  ] posting:", "maester check: all good"):
+        assert line in result.output
+
+
+def test_maester_check_names_each_problem_with_its_fix_and_run_refuses(
+        bot: Harness, tmp_path: Path) -> None:
+    """No mail permission, a flair that does not exist, a moderator-only flair without the
+    flair permission: each printed with a fix; `maester run` refuses to start."""
+    bot.sandbox.add_moderator(SUBREDDIT, "maester_bot", permissions=["posts"])
+    bot.sandbox.add_link_flair(SUBREDDIT, "Arrival", mod_only=True)
+    config = write_config(bot, tmp_path / "config.toml",
+                          '[posts]\narrival_flair = "Arrival"\nbattle_flair = "Battle"\n')
+    result = cli.invoke(app, ["check", "--config", str(config)])
+    assert result.exit_code == 1, result.output
+    assert "[FAIL] permissions: u/maester_bot has posts; missing mail" in result.output
+    assert "fix: give u/maester_bot 'Manage Mod Mail'" in result.output
+    assert "[warn] flair battle_flair: no post flair with the text 'Battle'" in result.output
+    assert "[FAIL] flair arrival_flair: 'Arrival' is moderator-only" in result.output
+    assert "[FAIL] modmail:" in result.output
+    assert "3 problem(s) would stop the bot" in result.output
+    refused = cli.invoke(app, ["run", "--config", str(config)])
+    assert refused.exit_code == 2
+    assert "maester check failed" in refused.output and "Manage Mod Mail" in refused.output
+    with transaction(bot.engine) as session:
+        assert session.get(Lease, f"campaign:{bot.ctx.campaign_id}") is None
+
+
+def test_a_wrong_subreddit_fails_the_check(bot: Harness, tmp_path: Path) -> None:
+    config = write_config(bot, tmp_path / "config.toml")
+    config.write_text(config.read_text().replace(f'subreddit = "{SUBREDDIT}"',
+                                                 'subreddit = "westeross"'))
+    result = cli.invoke(app, ["check", "--config", str(config)])
+    assert result.exit_code == 1
+    assert "[FAIL] subreddit: r/westeross" in result.output
+    assert "fix: check [campaign] subreddit" in result.output
+
+
+def test_status_shows_a_halt_and_outbox_retry_lifts_it(bot: Harness, tmp_path: Path) -> None:
+    """A wrong subreddit halts posting; `maester status` says so; after the fix
+    `maester outbox retry` sends everything at the next round; `retry N` revives a dead
+    entry."""
+    from bot.services import journal
+
+    config = write_config(bot, tmp_path / "config.toml")
+    now = bot.clock.now()
+    with transaction(bot.engine) as session:
+        for n in range(3):
+            journal.queue(session, bot.ctx.campaign_id, f"arrival:{n}", "post", body="x",
+                          at=now, tick=bot.ctx.tick_of(now), target=SUBREDDIT,
+                          title=f"[Arrival] {n}", public=True)
+    bot.sandbox.add_fault(Fault.api_error("SUBREDDIT_NOEXIST", "that subreddit doesn't "
+                                          "exist", "sr"), path="/api/submit", times=None)
+    bot.publish()
+    status = cli.invoke(app, ["status", "--config", str(config)])
+    assert "delivery:   halted since" in status.output and "SUBREDDIT_NOEXIST" in status.output
+    bot.sandbox.clear_faults()
+    retried = cli.invoke(app, ["outbox", "retry", "--config", str(config)])
+    assert retried.exit_code == 0, retried.output
+    assert bot.publish().delivered == 3
+    assert "halted" not in cli.invoke(app, ["status", "--config", str(config)]).output
+    bad = cli.invoke(app, ["outbox", "retry", "999", "--config", str(config)])
+    assert bad.exit_code == 2 and "no pending or dead outbox entry #999" in bad.output

@@ -121,13 +121,17 @@ def test_forward_of_a_comment(praw_reddit: praw.Reddit, sandbox: RedditSandbox) 
 
 
 def test_template_without_permalink_gets_it_prepended() -> None:
-    """Reddit prepends the permalink when the template does not start with it."""
+    """Reddit prepends the permalink only when the template has no ``{{permalink}}`` at
+    all; a template using it anywhere is sent as written."""
     text = render_forward(
         "Order by {{author}}: {{body}}", permalink="P", author="a", title="t", body="b*c*"
     )
     assert text == "P\n\nOrder by a: b*c*"
     kept = render_forward("{{permalink}}\n{{title}}", permalink="P", author="", title="T", body="")
     assert kept == "P\nT"
+    later = render_forward("{{title}}\n\n[post]({{permalink}})", permalink="P", author="",
+                           title="T", body="")
+    assert later == "T\n\n[post](P)"
 
 
 def test_forward_rule_fires_on_posts_made_through_praw(

@@ -234,3 +234,52 @@ def test_unread_count_and_mark_read(praw_reddit: praw.Reddit, sandbox: RedditSan
     assert subreddit.modmail.unread_count()["new"] == 1
     subreddit.modmail(conversation_id).read()
     assert subreddit.modmail.unread_count()["new"] == 0
+
+
+def test_a_moderator_writing_to_their_subreddit_makes_a_mod_discussion(
+    reddit_for: RedditFactory, sandbox: RedditSandbox
+) -> None:
+    """As on Reddit: a moderator's message to their own subreddit is internal with no
+    participant (in the ``mod`` folder), the same as a moderator-created conversation
+    ``to`` a moderator; a player's message is an ordinary user conversation."""
+    reddit_for(MODERATOR).subreddit(SUBREDDIT).message(subject="plans", message="hello")
+    reddit_for("ned_stark").subreddit(SUBREDDIT).message(subject="orders", message="hi")
+    bot = reddit_for(BOT_USERNAME)
+    bot.subreddit(SUBREDDIT).modmail.create(subject="to a mod", body="x", recipient=MODERATOR)
+    views = {c.subject: c for c in sandbox.conversations()}
+    assert views["plans"].is_internal and views["plans"].participant is None
+    assert views["to a mod"].is_internal and views["to a mod"].participant is None
+    assert not views["orders"].is_internal and views["orders"].participant == "ned_stark"
+    assert {c.subject for c in _listing(bot, state="mod")} == {"plans", "to a mod"}
+    assert {c.subject for c in _listing(bot, state="all")} == {"orders"}
+
+
+def test_the_harassment_filter_moves_conversations_to_filtered(
+    praw_reddit: praw.Reddit, sandbox: RedditSandbox
+) -> None:
+    """A user's message with a filtered word lands only in ``filtered``; moderators and
+    AutoModerator are never filtered; the filter can be turned off."""
+    caught, _ = sandbox.send_modmail("ned_stark", "war", "ATTACK Casterly Rock",
+                                     subreddit=SUBREDDIT)
+    fine, _ = sandbox.send_modmail("ned_stark", "peace", "attacking is not a word here",
+                                   subreddit=SUBREDDIT)
+    sandbox.send_modmail(MODERATOR, "mod", "attack plan", subreddit=SUBREDDIT)
+    assert [c.id for c in _listing(praw_reddit, state="filtered")] == [caught]
+    assert [c.id for c in _listing(praw_reddit, state="all")] == [fine]
+    assert praw_reddit.subreddit(SUBREDDIT).modmail.unread_count()["filtered"] == 1
+    sandbox.set_harassment_filter(SUBREDDIT, enabled=False)
+    later, _ = sandbox.send_modmail("ned_stark", "war 2", "attack again", subreddit=SUBREDDIT)
+    assert later in [c.id for c in _listing(praw_reddit, state="all")]
+
+
+def test_moderator_permissions_are_listed_and_mail_is_needed_for_modmail(
+    reddit_for: RedditFactory, sandbox: RedditSandbox
+) -> None:
+    """``/about/moderators`` lists each moderator's permissions; without ``mail`` every
+    modmail endpoint answers 403."""
+    sandbox.add_moderator(SUBREDDIT, BOT_USERNAME, permissions=["posts", "flair"])
+    bot = reddit_for(BOT_USERNAME)
+    listed = {m.name: m.mod_permissions for m in bot.subreddit(SUBREDDIT).moderator()}
+    assert listed[BOT_USERNAME] == ["posts", "flair"] and listed[MODERATOR] == ["all"]
+    with pytest.raises(prawcore.Forbidden):
+        _listing(bot, state="all")
