@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.jsonapi.engines import run_engine
+from tests.engine_contract import run
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "engines.md"
 EXAMPLE = re.compile(r"<!-- engine: (\S+) -->\n```json\n(.*?)\n```", re.S)
@@ -26,7 +26,7 @@ def test_every_campaign_engine_has_a_worked_example() -> None:
 
 @pytest.mark.parametrize(("engine", "payload"), _examples(), ids=lambda v: str(v)[:20])
 def test_worked_example_gives_the_documented_numbers(engine: str, payload: str) -> None:
-    code, answer = run_engine(engine, payload)
+    code, answer = run(engine, payload)
     assert code == 0, answer
     text = DOC.read_text()
     section = text[text.index(f"<!-- engine: {engine} -->"):]
@@ -40,7 +40,7 @@ def test_worked_example_gives_the_documented_numbers(engine: str, payload: str) 
 
 
 def test_the_documented_error_is_real() -> None:
-    code, answer = run_engine("siege", '{"garrison": "x"}')
+    code, answer = run("siege", '{"garrison": "x"}')
     assert code == 2
     assert answer == {"error": "garrison: must be a whole number, not 'x' (expected e.g. 300)",
                       "field": "garrison"}

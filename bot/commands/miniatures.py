@@ -35,6 +35,7 @@ from rules.miniatures.morale import (
     PanicWounds,
     morale_pass_chance,
     morale_test,
+    panic_odds,
     panic_test,
 )
 from rules.miniatures.rolls import (
@@ -852,13 +853,12 @@ def panic_command(ctx: CommandContext, args: str) -> str:
     if wounds == 0:
         return "\n".join([head, "", "The unit suffered no wounds: it passes automatically, "
                           "without rolling, and still counts as having taken the test."])
-    passing = morale_pass_chance(morale, modifier)
-    fail = 1 - passing
-    expected = fail * Fraction(sum(rule.possible), len(rule.possible))
-    rows = ["| Result | Chance |", "|---|---:|", f"| Pass | {_percent(passing)} |"]
-    rows += [f"| Fail, {k} {'wound' if k == 1 else 'wounds'} | {_percent(fail / 3)} |"
-             for k in rule.possible]
-    return "\n".join([head, "", *rows, "", f"Expected wounds: **{_decimal(expected)}**.", "",
+    odds = panic_odds(morale, modifier=modifier, rule=rule)
+    rows = ["| Result | Chance |", "|---|---:|", f"| Pass | {_percent(odds.passed)} |"]
+    rows += [f"| Fail, {k} {'wound' if k == 1 else 'wounds'} | {_percent(p)} |"
+             for k, p in odds.wounds]
+    return "\n".join([head, "", *rows, "",
+                      f"Expected wounds: **{_decimal(odds.expected_wounds)}**.", "",
                       "Add `roll` to roll it."])
 
 

@@ -16,12 +16,12 @@ from hypothesis import strategies as st
 
 from bot.commands import miniatures as m
 from bot.commands.registry import CommandContext, CommandError, lookup
-from bot.jsonapi.engines import run_engine
 from rules.dice import Dice, ScriptedDice, SeededDice
 from rules.miniatures.attack import AttackSpec
 from rules.miniatures.distribution import wound_distribution
 from rules.miniatures.morale import PanicWounds
 from rules.miniatures.rolls import PoolRerolls, Reroll, RerollFaces, Side
+from tests.engine_contract import run
 
 F = RerollFaces
 A = Side.ATTACKER
@@ -242,8 +242,8 @@ def test_attack_odds_with_panic_lists_every_likely_row() -> None:
 
 def test_attack_roll_shows_every_die() -> None:
     """With `roll` the reply shows every attack die (re-rolls too), every defense die, the
-    panic test and the total."""
-    dice = ScriptedDice([6, 2, 4, 5, 1, 5, 2, 2, 3, 5])
+    panic test and the total. The panic test's d3 is rolled with its 2d6, even on a pass."""
+    dice = ScriptedDice([6, 2, 4, 5, 1, 5, 2, 2, 3, 5, 3])
     reply = call("!attack 4 dice 4+ vs 5+ morale 6 reroll misses roll", dice)
     assert "Attack dice (4+): 6 ✓, 2→1 ✗, 4 ✓, 5 ✓ (the attacker re-rolled 1) → **3** hits" in (
         reply)
@@ -421,7 +421,7 @@ def test_commands_are_registered_with_help_and_a_working_example(name: str) -> N
 
 
 def engine(payload: dict[str, Any]) -> tuple[int, dict[str, Any]]:
-    return run_engine("miniatures-attack", json.dumps(payload))
+    return run("miniatures-attack", payload)
 
 
 def test_json_resolves_with_scripted_dice_in_the_documented_order() -> None:
@@ -441,7 +441,8 @@ def test_json_resolves_with_scripted_dice_in_the_documented_order() -> None:
     assert res["panic"]["d3"] == 2
     assert res["wounds"] == 4
     assert out["mode"] == "resolve"
-    assert out["dice_unused"] == 0
+    assert "dice_unused" not in out  # left-over dice are an error, so there is no count
+    assert out["rolls"] == [6, 2, 4, 5, 1, 3, 6, 4, 2, 2, 2, 2]
 
 
 def test_json_distribution_is_exact() -> None:
@@ -528,6 +529,6 @@ def _worked_examples() -> list[tuple[str, str]]:
                          ids=["resolve", "distribution", "error"])
 def test_documented_worked_examples_are_what_the_engine_gives(given: str, shown: str) -> None:
     """Every worked example in docs/engines/miniatures.md is the engine's real output."""
-    code, out = run_engine("miniatures-attack", given)
+    code, out = run("miniatures-attack", given)
     assert out == json.loads(shown)
     assert code == (2 if "error" in out else 0)
