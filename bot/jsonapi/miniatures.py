@@ -168,7 +168,7 @@ def probability(p: Fraction) -> dict[str, Any]:
     value = (Decimal(p.numerator) / Decimal(p.denominator)).quantize(
         Decimal(1).scaleb(-DECIMAL_PLACES), rounding=ROUND_HALF_EVEN
     )
-    return {"fraction": f"{p.numerator}/{p.denominator}", "decimal": str(value),
+    return {"fraction": f"{p.numerator}/{p.denominator}", "decimal": f"{value:f}",
             "float": float(p)}
 
 
