@@ -13,7 +13,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from bot.text import escape_md
 from rules.dice import Dice
+from rules.errors import NotationError
 
 
 class CommandError(Exception):
@@ -37,6 +39,11 @@ class CommandError(Exception):
         if self.example:
             lines.append(f"**Example:** `{self.example}`")
         return "\n\n".join(lines)
+
+
+def notation_failure(err: NotationError) -> CommandError:
+    """A tabletop notation error as a reply, the player's own words made inert."""
+    return CommandError(err.problem(lambda text: escape_md(text, 60)), err.syntax, err.example)
 
 
 def _sentence(text: str) -> str:

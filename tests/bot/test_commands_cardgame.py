@@ -12,19 +12,19 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.commands.cardgame import (
-    EXAMPLE,
-    ChallengeRequest,
-    CharacterSpec,
-    build_game,
-    challenge_command,
-    format_challenge,
-    parse_challenge,
-)
+from bot.commands.cardgame import challenge_command
 from bot.commands.registry import CommandContext, CommandError, lookup
 from bot.jsonapi.cardgame import card_challenge
 from bot.jsonapi.engines import ENGINES
 from rules.cardgame import ChallengeType, IllegalReason
+from rules.cardgame.notation import (
+    EXAMPLE,
+    ChallengeRequest,
+    CharacterSpec,
+    build_game,
+    format_challenge,
+    parse_challenge,
+)
 from rules.dice import ScriptedDice
 from rules.errors import DiceExhausted, InvalidInput
 from tests.engine_contract import call, run

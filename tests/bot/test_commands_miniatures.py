@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from bot.commands import miniatures as m
 from bot.commands.registry import CommandContext, CommandError, lookup
 from rules.dice import Dice, ScriptedDice, SeededDice
+from rules.miniatures import notation as n
 from rules.miniatures.attack import AttackSpec
 from rules.miniatures.distribution import wound_distribution
 from rules.miniatures.morale import PanicWounds
@@ -37,7 +38,7 @@ def call(text: str, dice: Dice | None = None) -> str:
 
 
 def spec(text: str) -> AttackSpec:
-    return m.parse_attack(text).spec
+    return n.parse_attack(text).spec
 
 
 # --------------------------------------------------------------------------- !attack parsing
@@ -130,8 +131,8 @@ def test_attack_disorderly_charge_has_no_bonus() -> None:
 
 def test_attack_roll_word_rolls() -> None:
     """The word `roll` asks for real dice instead of the odds."""
-    assert m.parse_attack("8 dice 4+ vs 5+ roll").roll
-    assert not m.parse_attack("8 dice 4+ vs 5+").roll
+    assert n.parse_attack("8 dice 4+ vs 5+ roll").roll
+    assert not n.parse_attack("8 dice 4+ vs 5+").roll
 
 
 @pytest.mark.parametrize(("text", "says"), [
@@ -187,7 +188,7 @@ reroll_choices = st.sampled_from([
 
 
 @st.composite
-def requests(draw: st.DrawFn) -> m.AttackRequest:
+def requests(draw: st.DrawFn) -> n.AttackRequest:
     chosen = draw(st.lists(reroll_choices, unique_by=lambda c: (c[0], c[1]), max_size=4))
     pools: dict[str, dict[str, Reroll]] = {"attack": {}, "defense": {}}
     for pool, side, faces in chosen:
@@ -203,14 +204,14 @@ def requests(draw: st.DrawFn) -> m.AttackRequest:
         panic_wounds=draw(st.sampled_from(list(PanicWounds))),
         target_wounds=draw(st.none() | st.integers(1, 400)),
     )
-    return m.AttackRequest(s, draw(st.booleans()))
+    return n.AttackRequest(s, draw(st.booleans()))
 
 
 @settings(max_examples=200, deadline=None)
 @given(requests())
-def test_attack_text_round_trips(request: m.AttackRequest) -> None:
+def test_attack_text_round_trips(request: n.AttackRequest) -> None:
     """The canonical text of any request reads back as the same request."""
-    assert m.parse_attack(m.format_attack(request)) == request
+    assert n.parse_attack(n.format_attack(request)) == request
 
 
 # --------------------------------------------------------------------------- !attack replies
@@ -291,7 +292,7 @@ def test_charge_odds_reply() -> None:
                                   "distance 8 speed 5", "speed 5 8\"", "8\" 5 speed"])
 def test_charge_syntax_players_will_guess(text: str) -> None:
     """Distance and speed can be written several ways."""
-    request = m.parse_charge(text)
+    request = n.parse_charge(text)
     assert (request.setup.distance, request.setup.speed) == (Decimal(8), 5)
 
 
