@@ -233,9 +233,7 @@ def attack_command(ctx: CommandContext, args: str) -> str:
         request = parse_attack(args)
         if request.roll:
             return render_attack(resolve_attack(request.spec, dice=ctx.dice))
-    except NotationError as exc:
-        raise notation_failure(exc) from None
-    except RulesError as exc:
+    except RulesError as exc:  # unreadable text, or values the rules refuse
         raise notation_failure(rules_failure(exc, ATTACK_SYNTAX, ATTACK_EXAMPLE)) from None
     return render_distribution(wound_distribution(request.spec))
 
@@ -372,9 +370,7 @@ def charge_command(ctx: CommandContext, args: str) -> str:
         request = parse_charge(args)
         if request.roll:
             return render_charge(resolve_charge(request.setup, dice=ctx.dice))
-    except NotationError as exc:
-        raise notation_failure(exc) from None
-    except RulesError as exc:
+    except RulesError as exc:  # unreadable text, or values the rules refuse
         raise notation_failure(rules_failure(exc, CHARGE_SYNTAX, CHARGE_EXAMPLE)) from None
     setup = request.setup
     odds = charge_odds(setup)

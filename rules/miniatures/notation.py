@@ -148,7 +148,10 @@ def signed(n: int) -> str:
 
 
 def rules_failure(exc: RulesError, syntax: str, example: str) -> NotationError:
-    """A rules error met while reading (or resolving) a command, as a NotationError."""
+    """A rules error met while reading (or resolving) a command, as a NotationError (one that
+    already is one is returned as it is)."""
+    if isinstance(exc, NotationError):
+        return exc
     if isinstance(exc, IllegalAction):
         exc = RulesError(f"That {exc.action} is not allowed: {exc.reason}.")
     return NotationError.of(exc, syntax, example)
