@@ -19,7 +19,15 @@ from pydantic import Field
 from bot.jsonapi import Payload
 from bot.jsonapi.contract import DiceInput, DiceOutput, Strict
 from bot.jsonapi.fields import get_bool, get_decimal, get_int, get_list, get_obj, get_str
-from rules.campaign.battle import BattleResult, Side, SideResult, Strength, Troops, resolve_battle
+from rules.campaign.battle import (
+    BattleResult,
+    Side,
+    SideResult,
+    Strength,
+    Troops,
+    Winner,
+    resolve_battle,
+)
 from rules.campaign.config import Terrain
 from rules.campaign.modifiers import (
     MULTIPLIER_KINDS,
@@ -31,6 +39,7 @@ from rules.campaign.modifiers import (
 )
 from rules.campaign.odds import ExpectedLosses, battle_odds
 from rules.campaign.retreat import roll_retreat
+from rules.campaign.world import as_role
 from rules.dice import Dice
 from rules.errors import InvalidInput
 
@@ -95,6 +104,19 @@ def read_side(payload: Payload, key: str) -> Side:
     )
 
 
+def read_sides(payload: Payload) -> tuple[Side, Side]:
+    """The attacker and the defender as the battle counts them
+    (:func:`rules.campaign.world.as_role`). Raises InvalidInput naming the field; a stationary
+    attacker is refused: the attacker never has the defender's terrain bonus."""
+    attacker = read_side(payload, "attacker")
+    if attacker.stationary:
+        raise InvalidInput("attacker.stationary", "the attacker never has the defender's "
+                           "terrain bonus (it marched in or left its position to attack)",
+                           "false, or leave it out (give the defender \"stationary\": true)")
+    defender = read_side(payload, "defender")
+    return as_role(attacker, Winner.ATTACKER), as_role(defender, Winner.DEFENDER)
+
+
 def _troops(troops: Troops) -> dict[str, int]:
     return {"infantry": troops.infantry, "cavalry": troops.cavalry, "ships": troops.ships}
 
@@ -131,8 +153,7 @@ def battle_json(result: BattleResult) -> dict[str, Any]:
 
 
 def battle_engine(payload: Payload, dice: Dice) -> dict[str, Any]:
-    attacker = read_side(payload, "attacker")
-    defender = read_side(payload, "defender")
+    attacker, defender = read_sides(payload)
     return battle_json(resolve_battle(attacker, defender, dice=dice))
 
 
@@ -144,7 +165,7 @@ def _expected(losses: ExpectedLosses, exact: bool) -> dict[str, Any]:
 
 
 def odds_engine(payload: Payload, dice: Dice) -> dict[str, Any]:
-    odds = battle_odds(read_side(payload, "attacker"), read_side(payload, "defender"))
+    odds = battle_odds(*read_sides(payload))
     sides = {"attacker": (odds.attacker_strength, odds.attacker_losses, odds.attacker_captured),
              "defender": (odds.defender_strength, odds.defender_losses, odds.defender_captured)}
     return {

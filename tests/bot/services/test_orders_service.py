@@ -166,3 +166,12 @@ def test_odds_about_an_army_you_cannot_see_is_refused(world: Any) -> None:
     before = _snapshot(world)
     reply = _say(world, "ned_stark", "odds army 1 vs army 3")
     assert "is not on" in reply and _snapshot(world) == before
+
+
+def test_every_order_kind_has_exactly_one_listed_handler() -> None:
+    """The handler table is explicit (no registration on import) and covers the language."""
+    from bot.services.orders import HANDLERS
+    from rules.campaign.orders import ORDER_TYPES
+
+    assert set(HANDLERS) == set(ORDER_TYPES)
+    assert len(set(HANDLERS.values())) == len(HANDLERS)
