@@ -17,6 +17,7 @@ schemas, so the models and the readers cannot drift apart.
 from __future__ import annotations
 
 import difflib
+import functools
 import types
 import typing
 from collections.abc import Mapping
@@ -111,20 +112,27 @@ def unknown_field(path: str, name: str, known: list[str]) -> InvalidInput:
     return InvalidInput(path, message, "one of " + ", ".join(sorted(known)))
 
 
+@functools.cache
+def _field_table(model: type[Strict]
+                 ) -> tuple[list[str], dict[str, tuple[type[Strict] | None, type[Strict] | None]]]:
+    """A model's JSON field names, and for each the models its object value or list items
+    follow (read once per model)."""
+    table = {info.alias or name: _models_in(info.annotation)
+             for name, info in model.model_fields.items()}
+    return list(table), table
+
+
 def check_fields(model: type[Strict], data: Mapping[str, Any], prefix: str = "") -> None:
     """Refuse the first field of ``data`` (recursively) that ``model`` does not declare.
 
     Only names are checked here; the engine's readers check the values.
     """
-    fields = model.model_fields
-    known = [info.alias or name for name, info in fields.items()]
-    by_name = {info.alias or name: info for name, info in fields.items()}
+    known, table = _field_table(model)
     for key, value in data.items():
         path = f"{prefix}.{key}" if prefix else str(key)
-        info = by_name.get(key)
-        if info is None:
+        if key not in table:
             raise unknown_field(path, str(key), known)
-        obj, item = _models_in(info.annotation)
+        obj, item = table[key]
         if obj is not None and isinstance(value, Mapping):
             check_fields(obj, value, path)
         elif item is not None and isinstance(value, list):
