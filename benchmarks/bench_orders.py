@@ -16,7 +16,7 @@ from pathlib import Path
 from bot.config import parse_settings
 from bot.db.engine import create_all, make_engine, transaction
 from bot.maps import demo_map_text
-from bot.services.messages import handle_message
+from bot.messages import handle_message
 from bot.services.setup import DEMO_ROSTER, DEMO_WARS, create_campaign
 from bot.services.world import load_context
 from rules.campaign.orders import parse_message

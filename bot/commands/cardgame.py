@@ -7,7 +7,8 @@ resolves it, and this module renders the reply.
 
 from __future__ import annotations
 
-from bot.commands.registry import CommandContext, CommandError, command, notation_failure
+from bot.commands.registry import CommandContext, CommandError, command
+from bot.errors import notation_failure
 from bot.text import escape_md
 from rules.cardgame import (
     ChallengeOutcome,

@@ -10,7 +10,8 @@ from __future__ import annotations
 from decimal import ROUND_HALF_EVEN, Decimal
 from fractions import Fraction
 
-from bot.commands.registry import CommandContext, CommandError, command, notation_failure
+from bot.commands.registry import CommandContext, CommandError, command
+from bot.errors import notation_failure
 from rules.errors import NotationError, RulesError
 from rules.miniatures.attack import AttackResult, AttackSpec, resolve_attack
 from rules.miniatures.charge import (

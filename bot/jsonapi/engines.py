@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import secrets
 import sys
@@ -9,54 +10,77 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from bot.jsonapi import Engine, boardgame, campaign_battle, campaign_world, cardgame, miniatures
+from bot.jsonapi import Engine
 from bot.jsonapi.contract import SCHEMA_DIALECT, ErrorOutput, check_fields, closest, schemas
 from rules.dice import Dice, RecordingDice, ScriptedDice, SeededDice
 from rules.errors import BadDie, DiceExhausted, InvalidInput, RulesError
 
-ENGINES: dict[str, Engine] = {e.name: e for e in (
-    Engine("battle", "Resolve a campaign battle: winner, rolls, margin, casualties, capture.",
-           campaign_battle.battle_engine, campaign_battle.BattleInput,
-           campaign_battle.BattleOutput),
-    Engine("odds", "Exact chances of a campaign battle and the expected losses of each side.",
-           campaign_battle.odds_engine, campaign_battle.BattleInput, campaign_battle.OddsOutput),
-    Engine("retreat", "Roll a retreat: success, the share that escapes, the battle penalty.",
-           campaign_battle.retreat_engine, campaign_battle.RetreatInput,
-           campaign_battle.RetreatOutput),
-    Engine("movement", "Travel cost, speed, departure and the tick each tile is entered.",
-           campaign_world.movement_engine, campaign_world.MovementInput,
-           campaign_world.MovementOutput),
-    Engine("muster", "When troops of a muster order accepted at a given time are ready.",
-           campaign_world.muster_engine, campaign_world.MusterInput,
-           campaign_world.MusterOutput),
-    Engine("detection", "Roll one detection of a passing force by a holdfast or other observer.",
-           campaign_world.detection_engine, campaign_world.DetectionInput,
-           campaign_world.DetectionOutput),
-    Engine("upkeep", "A month's upkeep of raised troops: cost, gold left, scatter, survivors.",
-           campaign_world.upkeep_engine, campaign_world.UpkeepInput,
-           campaign_world.UpkeepOutput),
-    Engine("siege", "How many in-game months a siege takes for a garrison size.",
-           campaign_world.siege_engine, campaign_world.SiegeInput, campaign_world.SiegeOutput),
-    Engine("boardgame-combat", "AGoT board game (2nd ed.): resolve one combat.",
-           boardgame.boardgame_combat, boardgame.CombatInput, boardgame.CombatOutput),
-    Engine("card-challenge", "AGoT card game (2nd ed.): initiate and resolve one challenge.",
-           cardgame.card_challenge, cardgame.ChallengeInput, cardgame.ChallengeOutput),
-    Engine("miniatures-attack", "ASOIAF Tabletop Miniatures: resolve an attack with dice, or "
-           "its exact wound distribution.",
-           miniatures.miniatures_attack, miniatures.AttackInput, miniatures.AttackOutput),
-    Engine("miniatures-charge", "ASOIAF Tabletop Miniatures: a charge (reached, disorderly, "
-           "the failed charge's panic test), rolled or as exact chances.",
-           miniatures.miniatures_charge, miniatures.ChargeInput, miniatures.ChargeOutput),
-    Engine("miniatures-panic", "ASOIAF Tabletop Miniatures: a panic test and its wounds, "
-           "rolled or as exact chances.",
-           miniatures.miniatures_panic, miniatures.PanicInput, miniatures.PanicOutput),
-    Engine("miniatures-morale", "ASOIAF Tabletop Miniatures: a morale test, rolled or as its "
-           "exact chance.",
-           miniatures.miniatures_morale, miniatures.MoraleInput, miniatures.MoraleOutput),
-    Engine("miniatures-victory", "ASOIAF Tabletop Miniatures: victory points to win by game "
-           "size, and the end-of-round victory check.",
-           miniatures.miniatures_victory, miniatures.VictoryInput, miniatures.VictoryOutput),
-)}
+# Every engine, listed here and nowhere else: name -> (module, summary, function, input model,
+# output model). `maester rules NAME` imports only NAME's module (see load_engines).
+_TABLE: dict[str, tuple[str, str, str, str, str]] = {
+    "battle": ("campaign_battle", "Resolve a campaign battle: winner, rolls, margin, "
+               "casualties, capture.", "battle_engine", "BattleInput", "BattleOutput"),
+    "odds": ("campaign_battle", "Exact chances of a campaign battle and the expected losses of "
+             "each side.", "odds_engine", "BattleInput", "OddsOutput"),
+    "retreat": ("campaign_battle", "Roll a retreat: success, the share that escapes, the battle "
+                "penalty.", "retreat_engine", "RetreatInput", "RetreatOutput"),
+    "movement": ("campaign_world", "Travel cost, speed, departure and the tick each tile is "
+                 "entered.", "movement_engine", "MovementInput", "MovementOutput"),
+    "muster": ("campaign_world", "When troops of a muster order accepted at a given time are "
+               "ready.", "muster_engine", "MusterInput", "MusterOutput"),
+    "detection": ("campaign_world", "Roll one detection of a passing force by a holdfast or "
+                  "other observer.", "detection_engine", "DetectionInput", "DetectionOutput"),
+    "upkeep": ("campaign_world", "A month's upkeep of raised troops: cost, gold left, scatter, "
+               "survivors.", "upkeep_engine", "UpkeepInput", "UpkeepOutput"),
+    "siege": ("campaign_world", "How many in-game months a siege takes for a garrison size.",
+              "siege_engine", "SiegeInput", "SiegeOutput"),
+    "boardgame-combat": ("boardgame", "AGoT board game (2nd ed.): resolve one combat.",
+                         "boardgame_combat", "CombatInput", "CombatOutput"),
+    "card-challenge": ("cardgame", "AGoT card game (2nd ed.): initiate and resolve one "
+                       "challenge.", "card_challenge", "ChallengeInput", "ChallengeOutput"),
+    "miniatures-attack": ("miniatures", "ASOIAF Tabletop Miniatures: resolve an attack with "
+                          "dice, or its exact wound distribution.", "miniatures_attack",
+                          "AttackInput", "AttackOutput"),
+    "miniatures-charge": ("miniatures", "ASOIAF Tabletop Miniatures: a charge (reached, "
+                          "disorderly, the failed charge's panic test), rolled or as exact "
+                          "chances.", "miniatures_charge", "ChargeInput", "ChargeOutput"),
+    "miniatures-panic": ("miniatures", "ASOIAF Tabletop Miniatures: a panic test and its "
+                         "wounds, rolled or as exact chances.", "miniatures_panic",
+                         "PanicInput", "PanicOutput"),
+    "miniatures-morale": ("miniatures", "ASOIAF Tabletop Miniatures: a morale test, rolled or "
+                          "as its exact chance.", "miniatures_morale", "MoraleInput",
+                          "MoraleOutput"),
+    "miniatures-victory": ("miniatures", "ASOIAF Tabletop Miniatures: victory points to win "
+                           "by game size, and the end-of-round victory check.",
+                           "miniatures_victory", "VictoryInput", "VictoryOutput"),
+}
+ENGINE_NAMES: tuple[str, ...] = tuple(sorted(_TABLE))
+# Which module defines which engines (from the table above).
+ENGINE_MODULES: dict[str, tuple[str, ...]] = {
+    f"bot.jsonapi.{module}": tuple(n for n, row in _TABLE.items() if row[0] == module)
+    for module in dict.fromkeys(row[0] for row in _TABLE.values())
+}
+
+
+def load_engines(*names: str) -> dict[str, Engine]:
+    """The engines ``names`` (all of them when none is given), importing only their modules.
+
+    Unknown names are left out."""
+    wanted = [n for n in (names or ENGINE_NAMES) if n in _TABLE]
+    out = {}
+    for name in wanted:
+        module, summary, fn, input_model, output_model = _TABLE[name]
+        mod = importlib.import_module(f"bot.jsonapi.{module}")
+        out[name] = Engine(name, summary, getattr(mod, fn), getattr(mod, input_model),
+                           getattr(mod, output_model))
+    return out
+
+
+def __getattr__(name: str) -> dict[str, Engine]:
+    # ``ENGINES``: every engine, loaded on first use (imports all the engine modules).
+    if name == "ENGINES":
+        return load_engines()
+    raise AttributeError(name)
 
 
 def error(message: str, field: str | None) -> dict[str, Any]:
@@ -82,7 +106,7 @@ def dice_for(payload: dict[str, Any]) -> Dice:
 
 
 def unknown_engine(name: str) -> dict[str, Any]:
-    known = sorted(ENGINES)
+    known = list(ENGINE_NAMES)
     guess = closest(name, known)
     hint = f"; did you mean {guess}?" if guess else ""
     return error(f"engine: unknown engine {name!r}{hint} (known engines: {', '.join(known)})",
@@ -91,7 +115,7 @@ def unknown_engine(name: str) -> dict[str, Any]:
 
 def run_engine(name: str, raw: str) -> tuple[int, dict[str, Any]]:
     """Run engine ``name`` on the JSON text ``raw``: (exit code, answer object)."""
-    engine = ENGINES.get(name)
+    engine = load_engines(name).get(name)
     if engine is None:
         return 2, unknown_engine(name)
     try:
@@ -128,7 +152,7 @@ def engine_schemas(name: str) -> dict[str, dict[str, Any]]:
 
     Raises KeyError for an unknown engine.
     """
-    engine = ENGINES[name]
+    engine = load_engines(name)[name]
     return schemas(name, engine.input_model, engine.output_model)
 
 
@@ -137,7 +161,7 @@ def shipped_schema(name: str) -> dict[str, Any]:
 
     Raises KeyError for an unknown engine.
     """
-    if name not in ENGINES:
+    if name not in _TABLE:
         raise KeyError(name)
     folder = resources.files("bot.jsonapi") / "schemas"
     return {kind: json.loads((folder / f"{stem}.json").read_text(encoding="utf-8"))
@@ -148,7 +172,7 @@ def shipped_schema(name: str) -> dict[str, Any]:
 def all_schemas() -> dict[str, dict[str, Any]]:
     """Every shipped schema document by file stem (``battle.input``, ``error`` ...)."""
     out: dict[str, dict[str, Any]] = {}
-    for name in sorted(ENGINES):
+    for name in ENGINE_NAMES:
         for kind, document in engine_schemas(name).items():
             out[f"{name}.{kind}"] = document
     error_doc = ErrorOutput.model_json_schema()

@@ -14,8 +14,8 @@ from typing import Any
 
 from sqlmodel import Session, select
 
-from bot.commands.registry import CommandError
 from bot.db.models import Army, Claim, Siege
+from bot.errors import CommandError
 from bot.services.world import CampaignContext, army
 from bot.text import escape_md
 from rules.campaign.world import SiegeStatus

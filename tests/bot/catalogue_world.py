@@ -1,6 +1,6 @@
 """A small campaign on a real SQLite file for the issue 6 tests (modifiers, fleets, fates).
 
-Orders go through :func:`bot.services.messages.handle_message` and time through
+Orders go through :func:`bot.messages.handle_message` and time through
 :func:`bot.services.tick.catch_up`, as in production. :meth:`World.place` moves a standing army
 straight to a tile (a moderator's adjustment) so a test need not march it across the map.
 """
@@ -20,8 +20,8 @@ from bot.config import parse_settings
 from bot.db.engine import create_all, make_engine, transaction
 from bot.db.models import Army, ArmyState, Character, Claim, Event, Outbox, Siege
 from bot.maps import demo_map_text
+from bot.messages import handle_message
 from bot.services.catalogue import demo_catalogue_text, grant_skill
-from bot.services.messages import handle_message
 from bot.services.setup import DEMO_ROSTER, DEMO_WARS, create_campaign
 from bot.services.tick import catch_up
 from bot.services.world import CampaignContext

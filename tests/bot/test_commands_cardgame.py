@@ -13,7 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bot.commands.cardgame import challenge_command
-from bot.commands.registry import CommandContext, CommandError, lookup
+from bot.commands.dispatch import lookup
+from bot.commands.registry import CommandContext, CommandError
 from bot.jsonapi.cardgame import card_challenge
 from bot.jsonapi.engines import ENGINES
 from rules.cardgame import ChallengeType, IllegalReason

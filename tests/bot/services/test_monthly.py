@@ -9,7 +9,7 @@ from sqlmodel import select
 from bot.db.engine import create_all, make_engine, transaction
 from bot.db.models import Army, ArmyState, Claim, Outbox
 from bot.maps import demo_map_text
-from bot.services.messages import handle_message
+from bot.messages import handle_message
 from bot.services.setup import create_campaign
 from bot.services.tick import catch_up
 from tests.bot.services.scenario import settings_for

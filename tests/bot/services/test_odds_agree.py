@@ -17,8 +17,8 @@ from sqlmodel import col, select
 
 from bot.db.engine import transaction
 from bot.db.models import Army, Campaign, Character, Claim, Event, PendingBattle
+from bot.messages import handle_message
 from bot.services.catalogue import read_catalogue_file, store_catalogue
-from bot.services.messages import handle_message
 from bot.services.tick import catch_up
 from bot.services.world import CampaignContext
 from rules.campaign.config import Terrain

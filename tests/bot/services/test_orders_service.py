@@ -12,11 +12,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlmodel import select
 
-from bot.cli_campaign import export_world
 from bot.db.engine import transaction
 from bot.db.models import Event
-from bot.services.messages import handle_message
+from bot.messages import handle_message
 from bot.services.orders import process_message
+from bot.services.queries import export_world
 from bot.services.world import CampaignContext
 from tests.bot.services import scenario
 from tests.fixtures.db import BACKENDS, fresh_schema, require_postgres
