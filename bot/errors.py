@@ -8,6 +8,9 @@ and the commands so both can raise it without importing each other.
 
 from __future__ import annotations
 
+from bot.text import escape_md
+from rules.errors import NotationError
+
 
 class CommandError(Exception):
     """A player-facing failure: what was wrong, what was expected, and an example."""
@@ -26,6 +29,11 @@ class CommandError(Exception):
         if self.example:
             lines.append(f"**Example:** `{self.example}`")
         return "\n\n".join(lines)
+
+
+def notation_failure(err: NotationError) -> CommandError:
+    """A tabletop notation error as a reply, the player's own words made inert."""
+    return CommandError(err.problem(lambda text: escape_md(text, 60)), err.syntax, err.example)
 
 
 def _sentence(text: str) -> str:

@@ -6,6 +6,8 @@ one place. Nothing here knows about Reddit or the database.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 
 class RulesError(ValueError):
     """Base class of every error a rules engine raises on bad input or an illegal action."""
@@ -53,3 +55,35 @@ class BadDie(RulesError):
             f"dice[{index}]: {value} is not a possible d{sides} result for "
             f"{purpose or 'this roll'} (expected 1-{sides})"
         )
+
+
+class NotationError(RulesError):
+    """Command text (a tabletop notation such as ``!attack 8 dice 4+ vs 5+``) that cannot be
+    read.
+
+    ``template`` has a ``{}`` for each piece of the player's own text in ``quoted``, so whoever
+    shows the message can make those pieces inert (the bot escapes them for markdown);
+    ``syntax`` and ``example`` say what would have been read.
+    """
+
+    def __init__(self, template: str, *quoted: str, syntax: str = "", example: str = ""
+                 ) -> None:
+        self.template = template
+        self.quoted = quoted
+        self.syntax = syntax
+        self.example = example
+        super().__init__(self.problem())
+
+    def problem(self, show: Callable[[str], str] = str) -> str:
+        """The message, each quoted piece passed through ``show``."""
+        return self.template.format(*(show(q) for q in self.quoted))
+
+    @classmethod
+    def of(cls, err: RulesError, syntax: str, example: str) -> NotationError:
+        """A rules error met while reading notation, as a NotationError with its text."""
+        if isinstance(err, InvalidInput):
+            text = f"{err.field.replace('_', ' ')}: {err.message}"
+            syntax = err.expected or syntax
+        else:
+            text = str(err)
+        return cls(text.replace("{", "{{").replace("}", "}}"), syntax=syntax, example=example)

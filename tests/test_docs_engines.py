@@ -1,4 +1,5 @@
-"""The worked examples of docs/engines.md are what the engines really answer."""
+"""Every JSON engine has one runnable example in docs/engines.md or its pages, and it gives
+what the docs show."""
 
 from __future__ import annotations
 
@@ -8,39 +9,51 @@ from pathlib import Path
 
 import pytest
 
-from bot.jsonapi.engines import run_engine
+from bot.jsonapi.engines import ENGINES
+from tests.engine_contract import run
 
-DOC = Path(__file__).resolve().parent.parent / "docs" / "engines.md"
-EXAMPLE = re.compile(r"<!-- engine: (\S+) -->\n```json\n(.*?)\n```", re.S)
-
-
-def _examples() -> list[tuple[str, str]]:
-    return EXAMPLE.findall(DOC.read_text())
-
-
-def test_every_campaign_engine_has_a_worked_example() -> None:
-    names = {name for name, _ in _examples()}
-    assert names == {"battle", "odds", "movement", "muster", "detection", "retreat", "upkeep",
-                     "siege"}
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+PAGES = [DOCS / "engines.md", *sorted((DOCS / "engines").glob("*.md"))]
+EXAMPLE = re.compile(r"<!-- engine: (\S+) -->\n(?:<!-- [^>]* -->\n)?```json\n(.*?)\n```", re.S)
+FULL_OUTPUT = re.compile(r"\A[^#]*?<!-- example: [^>]* output -->\n```json\n(.*?)\n```", re.S)
 
 
-@pytest.mark.parametrize(("engine", "payload"), _examples(), ids=lambda v: str(v)[:20])
-def test_worked_example_gives_the_documented_numbers(engine: str, payload: str) -> None:
-    code, answer = run_engine(engine, payload)
+def _examples() -> list[tuple[str, str, str]]:
+    """(engine, input, the text that follows it up to the next example or heading)."""
+    found = []
+    for page in PAGES:
+        text = page.read_text()
+        for match in EXAMPLE.finditer(text):
+            rest = text[match.end():]
+            stop = min((rest.find(m) for m in ("<!-- engine:", "\n#") if m in rest),
+                       default=len(rest))
+            found.append((match.group(1), match.group(2), rest[:stop]))
+    return found
+
+
+def test_every_engine_has_exactly_one_worked_example() -> None:
+    names = [name for name, _, _ in _examples()]
+    assert sorted(names) == sorted(ENGINES)
+
+
+@pytest.mark.parametrize(("engine", "payload", "shown"), _examples(), ids=lambda v: str(v)[:24])
+def test_worked_example_gives_what_the_docs_show(engine: str, payload: str, shown: str) -> None:
+    code, answer = run(engine, payload)  # also validates both against the schemas
     assert code == 0, answer
-    text = DOC.read_text()
-    section = text[text.index(f"<!-- engine: {engine} -->"):]
-    section = section[:section.index("\n## ")] if "\n## " in section else section
+    full = FULL_OUTPUT.search(shown)
+    if full is not None:
+        assert answer == json.loads(full.group(1))
+        return
     # Every "key": value pair the doc shows after the input must be in the real answer.
-    shown = re.findall(r'"(\w+)": ("[^"]*"|[-\d.]+|true|false)', section.split("```", 2)[2])
+    pairs = re.findall(r'"(\w+)": ("[^"]*"|[-\d.]+|true|false|null)', shown)
+    assert pairs, "the example shows no output"
     flat = json.dumps(answer)
-    assert shown, "the example shows no output"
-    for key, value in shown:
+    for key, value in pairs:
         assert f'"{key}": {value}' in flat, f"{key}: {value} not in {flat}"
 
 
 def test_the_documented_error_is_real() -> None:
-    code, answer = run_engine("siege", '{"garrison": "x"}')
+    code, answer = run("siege", '{"garrison": "x"}')
     assert code == 2
     assert answer == {"error": "garrison: must be a whole number, not 'x' (expected e.g. 300)",
                       "field": "garrison"}

@@ -39,8 +39,10 @@ def run_jsonl(engine: str, lines: TextIO, out: TextIO) -> int:
 
 @app.command("rules")
 def rules_cmd(
-    engine: Annotated[str, typer.Argument(help="Engine name (battle, odds, muster ...) or "
-                                          "'show' for the rules settings in force.")],
+    engine: Annotated[str, typer.Argument(help="Engine name (battle, odds, muster ...), "
+                                          "'show' for the rules settings in force, or "
+                                          "'schema' followed by an engine name.")],
+    name: Annotated[str | None, typer.Argument(help="The engine, after 'schema'.")] = None,
     jsonl: Annotated[bool, typer.Option(
         "--jsonl", help="Read one JSON object per line; write one answer per line.")] = False,
     config: ConfigOpt = None,
@@ -50,11 +52,18 @@ def rules_cmd(
     Prints one JSON object; bad input gets {"error": ..., "field": ...} and exit code 2.
     With --jsonl every input line gets its answer line (errors too) and the exit code is 2
     at the end if any line failed. `maester rules show` prints every rules number in force
-    instead. See docs/engines.md.
+    instead; `maester rules schema ENGINE` prints the engine's JSON Schemas (input, output,
+    error). See docs/engines.md.
     """
     if engine == "show":
         show_rules(config)
         return
+    if engine == "schema":
+        raise typer.Exit(print_schema(name or ""))
+    if name is not None:
+        sys.stdout.write(json.dumps({"error": f"input: unexpected argument {name!r}; the "
+                                     "payload is read from stdin", "field": None}) + "\n")
+        raise typer.Exit(2)
     if jsonl:
         raise typer.Exit(run_jsonl(engine, sys.stdin, sys.stdout))
     from bot.jsonapi.engines import run_engine
@@ -62,6 +71,19 @@ def rules_cmd(
     code, answer = run_engine(engine, sys.stdin.read())
     sys.stdout.write(json.dumps(answer, sort_keys=False) + "\n")
     raise typer.Exit(code)
+
+
+def print_schema(engine: str) -> int:
+    """Print the shipped JSON Schemas of ``engine``; the exit code (2 for an unknown one)."""
+    from bot.jsonapi.engines import shipped_schema, unknown_engine
+
+    try:
+        answer = shipped_schema(engine)
+    except KeyError:
+        sys.stdout.write(json.dumps(unknown_engine(engine)) + "\n")
+        return 2
+    sys.stdout.write(json.dumps(answer, indent=2) + "\n")
+    return 0
 
 
 def show_rules(config: Path | None) -> None:

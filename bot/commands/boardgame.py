@@ -276,6 +276,10 @@ def _cleanup_line(result: CombatResult, setup: CombatSetup) -> str:
                      "order is removed")
     if c.defender_power_token_removed:
         parts.append(f"{result.defender.house.display}'s Power token is removed")
+    if c.garrison_removed:
+        parts.append(f"{result.defender.house.display}'s garrison is removed")
+    elif c.garrison_after:
+        parts.append(f"{result.defender.house.display}'s garrison ({c.garrison_after}) stays")
     if c.support_orders_kept:
         parts.append("Support orders stay on the board")
     if c.attacker_moves_in:

@@ -14,7 +14,10 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
-from bot.jsonapi import Payload, json_engine
+from pydantic import Field
+
+from bot.jsonapi import Payload
+from bot.jsonapi.contract import DiceInput, DiceOutput, Strict
 from bot.jsonapi.fields import get_bool, get_decimal, get_int, get_list, get_obj, get_str
 from rules.campaign.battle import (
     BattleResult,
@@ -44,17 +47,6 @@ _TERRAINS = tuple(t.value for t in Terrain)
 _KINDS = tuple(k.value for k in EffectKind)
 _ROLES = tuple(r.value for r in Role)
 _SOURCES = tuple(s.value for s in Source)
-_SIDE_KEYS = frozenset({"infantry", "cavalry", "ships", "terrain", "stationary", "commander_bonus",
-                        "retreat_penalty", "modifiers", "characters"})
-_MODIFIER_KEYS = frozenset({"name", "amount", "kind", "role", "hidden", "label", "source"})
-
-
-def _refuse_unknown(data: Mapping[str, Any], allowed: frozenset[str], prefix: str) -> None:
-    # A misspelt key ("infantery") would otherwise silently count as 0 troops.
-    for key in data:
-        if key not in allowed:
-            raise InvalidInput(f"{prefix}.{key}", "is not a known field",
-                               "one of " + ", ".join(sorted(allowed)))
 
 
 def number(value: Decimal | Fraction | int) -> int | float:
@@ -70,7 +62,6 @@ def _modifier(item: Any, prefix: str) -> Modifier:
     if not isinstance(item, Mapping):
         raise InvalidInput(prefix, f"must be an object, not {type(item).__name__}",
                            '{"name": "...", "amount": 1.2}')
-    _refuse_unknown(item, _MODIFIER_KEYS, prefix)
     name = get_str(item, "name", prefix).strip()
     if not name:
         raise InvalidInput(f"{prefix}.name", "must not be empty", "e.g. Ser Brynden's skill")
@@ -89,7 +80,6 @@ def _modifier(item: Any, prefix: str) -> Modifier:
 def read_side(payload: Payload, key: str) -> Side:
     """The SIDE at ``payload[key]``. Raises InvalidInput naming e.g. ``attacker.infantry``."""
     data = get_obj(payload, key)
-    _refuse_unknown(data, _SIDE_KEYS, key)
     modifiers = tuple(_modifier(item, f"{key}.modifiers[{i}]")
                       for i, item in enumerate(get_list(data, "modifiers", key, default=())))
     characters: list[str] = []
@@ -159,12 +149,9 @@ def battle_json(result: BattleResult) -> dict[str, Any]:
         "margin": result.margin,
         "attacker": _side_result(result.attacker),
         "defender": _side_result(result.defender),
-        "roll_log": [{"sides": r.sides, "value": r.value, "purpose": r.purpose}
-                  for r in result.rolls],
     }
 
 
-@json_engine("battle", "Resolve a campaign battle: winner, rolls, margin, casualties, capture.")
 def battle_engine(payload: Payload, dice: Dice) -> dict[str, Any]:
     attacker, defender = read_sides(payload)
     return battle_json(resolve_battle(attacker, defender, dice=dice))
@@ -177,7 +164,6 @@ def _expected(losses: ExpectedLosses, exact: bool) -> dict[str, Any]:
     return {k: float(v) for k, v in values.items()}
 
 
-@json_engine("odds", "Exact chances of a campaign battle and the expected losses of each side.")
 def odds_engine(payload: Payload, dice: Dice) -> dict[str, Any]:
     odds = battle_odds(*read_sides(payload))
     sides = {"attacker": (odds.attacker_strength, odds.attacker_losses, odds.attacker_captured),
@@ -197,7 +183,6 @@ def odds_engine(payload: Payload, dice: Dice) -> dict[str, Any]:
     }
 
 
-@json_engine("retreat", "Roll a retreat: success, the share that escapes, the battle penalty.")
 def retreat_engine(payload: Payload, dice: Dice) -> dict[str, Any]:
     result = roll_retreat(get_int(payload, "infantry", default=0),
                           get_int(payload, "cavalry", default=0),
@@ -210,3 +195,120 @@ def retreat_engine(payload: Payload, dice: Dice) -> dict[str, Any]:
         "lost": _troops(result.lost),
         "penalty": result.penalty,
     }
+
+
+# The contract: input and output models (schemas in bot/jsonapi/schemas/).
+
+Number = int | float
+_COUNT = Field(default=0, ge=0)
+
+
+class ModifierInput(Strict):
+    name: str = Field(min_length=1)
+    amount: Number | str = Field(description="A multiplier for strength (1.2), else an amount.")
+    kind: EffectKind = EffectKind.STRENGTH
+    role: Role = Role.BOTH
+    hidden: bool = False
+    label: str = ""
+    source: Source = Source.OTHER
+
+
+class SideInput(Strict):
+    infantry: int = _COUNT
+    cavalry: int = _COUNT
+    ships: int = _COUNT
+    terrain: Terrain = Terrain.FIELD
+    stationary: bool = False
+    commander_bonus: Number | str = 1
+    retreat_penalty: bool = False
+    modifiers: list[ModifierInput] = Field(default_factory=list)
+    characters: list[str] = Field(default_factory=list)
+
+
+class BattleInput(DiceInput):
+    attacker: SideInput
+    defender: SideInput
+
+
+class TroopsOutput(Strict):
+    infantry: int
+    cavalry: int
+    ships: int
+
+
+class FateOutput(Strict):
+    name: str
+    fate: str
+    roll: int | None
+
+
+class SideOutput(Strict):
+    strength: Number
+    base_strength: Number
+    applied: list[str]
+    roll: int | None
+    casualty_pct: Number
+    losses: TroopsOutput
+    survivors: TroopsOutput
+    captured: bool
+    characters: list[FateOutput]
+
+
+class BattleOutput(DiceOutput):
+    winner: str
+    band: str
+    ratio: Number | None
+    margin: int | None
+    attacker: SideOutput
+    defender: SideOutput
+
+
+class ExpectedOutput(Strict):
+    infantry: Number | str
+    cavalry: Number | str
+    ships: Number | str
+
+
+class ExpectedSides(Strict):
+    attacker: ExpectedOutput
+    defender: ExpectedOutput
+
+
+class ChanceSides(Strict):
+    attacker: float
+    defender: float
+
+
+class StrengthOutput(Strict):
+    strength: Number
+    base_strength: Number
+    applied: list[str]
+
+
+class OddsOutput(DiceOutput):
+    attacker_win: float
+    defender_win: float
+    attacker_win_exact: str
+    defender_win_exact: str
+    band: str | None
+    ratio: Number | None
+    expected_losses: ExpectedSides
+    expected_losses_exact: ExpectedSides
+    captured_chance: ChanceSides
+    attacker: StrengthOutput
+    defender: StrengthOutput
+
+
+class RetreatInput(DiceInput):
+    infantry: int = _COUNT
+    cavalry: int = _COUNT
+    ships: int = _COUNT
+
+
+class RetreatOutput(DiceOutput):
+    roll: int | None
+    success: bool
+    fraction: Number
+    escaped: TroopsOutput
+    lost: TroopsOutput
+    penalty: bool

@@ -5,18 +5,21 @@ Times are ISO 8601 UTC with a ``Z``. Exact decimal values (money, multipliers) c
 numbers -- an integer when whole, otherwise the nearest float, whose JSON text is the exact
 decimal (``1.9``) whenever the value has at most 15 significant digits -- and always also as
 exact decimal strings under the same name with ``_exact`` appended (``"cost_exact": "1.9"``),
-so nothing depends on a reader's float handling. Unknown top-level keys are refused, so a
-misspelt field cannot silently count as 0.
+so nothing depends on a reader's float handling. The models below are the contract; the
+runner refuses any field they do not declare, so a misspelt field cannot silently count as 0.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from datetime import datetime
 from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
-from bot.jsonapi import Payload, json_engine
+from pydantic import Field
+
+from bot.jsonapi import Payload
+from bot.jsonapi.contract import DiceInput, DiceOutput, Strict
 from bot.jsonapi.fields import (
     format_time,
     get_bool,
@@ -41,15 +44,8 @@ from rules.campaign.upkeep import apply_upkeep
 from rules.dice import Dice
 from rules.errors import InvalidInput
 
-_RUNNER_KEYS = frozenset({"dice", "seed"})
 _TERRAINS = tuple(t.value for t in Terrain)
 _OBSERVERS = tuple(o.value for o in ObserverKind)
-
-
-def _refuse_unknown(payload: Mapping[str, Any], allowed: frozenset[str]) -> None:
-    for key in payload:
-        if key not in allowed and key not in _RUNNER_KEYS:
-            raise InvalidInput(key, "is not a known field", "one of " + ", ".join(sorted(allowed)))
 
 
 def exact_text(value: Decimal | Fraction | int) -> str:
@@ -83,11 +79,8 @@ def _terrains(payload: Payload) -> tuple[Terrain, ...]:
     return tuple(out)
 
 
-@json_engine("movement", "Travel cost, speed, departure and the tick each tile is entered.")
 def movement_engine(payload: Payload, dice: Dice) -> dict[str, Any]:
     """In: terrains (each tile entered), infantry, cavalry, accepted_at, ready_at (optional)."""
-    _refuse_unknown(payload, frozenset({"terrains", "infantry", "cavalry", "accepted_at",
-                                        "ready_at"}))
     rules = DEFAULT_RULES
     terrains = _terrains(payload)
     infantry = get_int(payload, "infantry", default=0)
@@ -115,18 +108,14 @@ def movement_engine(payload: Payload, dice: Dice) -> dict[str, Any]:
     }
 
 
-@json_engine("muster", "When troops of a muster order accepted at a given time are ready.")
 def muster_engine(payload: Payload, dice: Dice) -> dict[str, Any]:
     """In: accepted_at. Out: ready_at."""
-    _refuse_unknown(payload, frozenset({"accepted_at"}))
     ready = muster_ready_at(get_time(payload, "accepted_at"), DEFAULT_RULES)
     return {"ready_at": format_time(ready)}
 
 
-@json_engine("detection", "Roll one detection of a passing force by a holdfast or other observer.")
 def detection_engine(payload: Payload, dice: Dice) -> dict[str, Any]:
     """In: force_size, observer (holdfast, resource_tile, none; default none), dice."""
-    _refuse_unknown(payload, frozenset({"force_size", "observer"}))
     size = get_int(payload, "force_size", minimum=1)
     observer = ObserverKind(get_str(payload, "observer", default="none", choices=_OBSERVERS))
     result = roll_detection(size, observer, dice=dice, rules=DEFAULT_RULES)
@@ -141,10 +130,8 @@ def detection_engine(payload: Payload, dice: Dice) -> dict[str, Any]:
     }
 
 
-@json_engine("upkeep", "A month's upkeep of raised troops: cost, gold left, scatter, survivors.")
 def upkeep_engine(payload: Payload, dice: Dice) -> dict[str, Any]:
     """In: infantry, cavalry, winter (default false), gold, ships (default 0)."""
-    _refuse_unknown(payload, frozenset({"infantry", "cavalry", "winter", "gold", "ships"}))
     infantry = get_int(payload, "infantry", default=0)
     cavalry = get_int(payload, "cavalry", default=0)
     ships = get_int(payload, "ships", default=0)
@@ -167,9 +154,93 @@ def upkeep_engine(payload: Payload, dice: Dice) -> dict[str, Any]:
     }
 
 
-@json_engine("siege", "How many in-game months a siege takes for a garrison size.")
 def siege_engine(payload: Payload, dice: Dice) -> dict[str, Any]:
     """In: garrison. Out: months."""
-    _refuse_unknown(payload, frozenset({"garrison"}))
     length = siege_months(get_int(payload, "garrison"), DEFAULT_RULES)
     return {"months": length.months, "base": length.base}
+
+
+# The contract: input and output models (schemas in bot/jsonapi/schemas/).
+
+Number = int | float
+_COUNT = Field(default=0, ge=0)
+
+
+class MovementInput(DiceInput):
+    terrains: list[Terrain] = Field(min_length=1,
+                                    description="The terrain of each tile entered, in order.")
+    infantry: int = _COUNT
+    cavalry: int = _COUNT
+    accepted_at: datetime = Field(description="When the march order was accepted (UTC).")
+    ready_at: datetime | None = Field(default=None,
+                                      description="When the army is ready, if later.")
+
+
+class MovementOutput(DiceOutput):
+    travel_cost: int
+    tile_costs: list[int]
+    speed_multiplier: Number
+    speed_multiplier_exact: str
+    speed_reasons: list[str]
+    budget_per_tick: Number
+    budget_per_tick_exact: str
+    departure: datetime
+    arrival: datetime
+    entries: list[datetime] = Field(description="The tick each tile is entered.")
+
+
+class MusterInput(DiceInput):
+    accepted_at: datetime
+
+
+class MusterOutput(DiceOutput):
+    ready_at: datetime
+
+
+class DetectionInput(DiceInput):
+    force_size: int = Field(ge=1)
+    observer: ObserverKind = ObserverKind.NONE
+
+
+class DetectionOutput(DiceOutput):
+    automatic: bool
+    detected: bool
+    target: int | None
+    roll: int | None
+    total: int | None
+    bonus: int
+    explanation: list[str]
+
+
+class UpkeepInput(DiceInput):
+    infantry: int = _COUNT
+    cavalry: int = _COUNT
+    ships: int = _COUNT
+    winter: bool = False
+    gold: Number | str = Field(description="Gold in the treasury (a number or an exact "
+                                           "decimal string).")
+
+
+class Troops(Strict):
+    infantry: int
+    cavalry: int
+    ships: int | None = None
+
+
+class UpkeepOutput(DiceOutput):
+    cost: Number
+    cost_exact: str
+    gold_after: Number
+    gold_after_exact: str
+    scatter: bool
+    survivors: Troops
+    lost: Troops
+
+
+class SiegeInput(DiceInput):
+    garrison: int = Field(ge=0)
+
+
+class SiegeOutput(DiceOutput):
+    months: int
+    base: int

@@ -1,11 +1,14 @@
-"""``maester rules miniatures-attack``: one ASOIAF Tabletop Miniatures attack as JSON.
+"""The ASOIAF Tabletop Miniatures engines: ``miniatures-attack``, ``-charge``, ``-panic``,
+``-morale`` and ``-victory``.
 
-With ``"dice"`` the attack is resolved with those dice, in this order: the attack dice, the
+With ``"dice"`` an attack is resolved with those dice, in this order: the attack dice, the
 active player's attack re-rolls, the other player's, one defense die per hit, the active
-player's defense re-rolls, the other player's, the panic test's two d6, and its d3 only if the
-test fails. With ``"distribution": true`` and no ``"dice"`` the reply is the exact distribution
-of total wounds instead (probabilities as exact fractions, decimal strings and floats). With
-both, the reply has both. With neither, the attack is resolved with seeded or fresh dice.
+player's defense re-rolls, the other player's, then the panic test's two d6 and its d3, rolled
+together as the rulebook does (a passed test still rolls its d3). With ``"distribution": true``
+and no ``"dice"`` the reply is the exact distribution of total wounds instead (probabilities as
+exact fractions, decimal strings and floats). With both, the reply has both. With neither,
+the attack is resolved with seeded or fresh dice. The charge, panic and morale engines follow
+the same rule.
 The format is documented, with worked examples, in ``docs/engines/miniatures.md``.
 """
 
@@ -17,13 +20,35 @@ from decimal import ROUND_HALF_EVEN, Decimal
 from fractions import Fraction
 from typing import Any
 
-from bot.jsonapi import Payload, json_engine
-from bot.jsonapi.fields import get_bool, get_int, get_list, get_obj, get_str
+from pydantic import Field
+
+from bot.jsonapi import Payload
+from bot.jsonapi.contract import DiceInput, DiceOutput, Strict
+from bot.jsonapi.fields import get_bool, get_decimal, get_int, get_list, get_obj, get_str
 from rules.dice import Dice
 from rules.errors import BadDie, InvalidInput
 from rules.miniatures.attack import AttackProfile, AttackResult, AttackSpec, resolve_attack
+from rules.miniatures.charge import (
+    MAX_SPEED,
+    ChargeReroll,
+    ChargeResult,
+    ChargeSetup,
+    charge_odds,
+    resolve_charge,
+)
 from rules.miniatures.distribution import WoundDistribution, wound_distribution
-from rules.miniatures.morale import PanicResult, PanicWounds
+from rules.miniatures.morale import (
+    MAX_MORALE,
+    MIN_MORALE,
+    PanicOdds,
+    PanicOutcome,
+    PanicResult,
+    PanicWounds,
+    morale_pass_chance,
+    morale_test,
+    panic_odds,
+    panic_test,
+)
 from rules.miniatures.rolls import (
     MAX_MODIFIER,
     MAX_POOL,
@@ -35,7 +60,9 @@ from rules.miniatures.rolls import (
     Side,
     check_whole,
 )
+from rules.miniatures.terrain import Terrain, parse_terrain
 from rules.miniatures.units import UnitKind, UnitState, WoundReport
+from rules.miniatures.victory import LAST_ROUND, check_victory, victory_points_to_win
 
 ENGINE = "miniatures-attack"
 DECIMAL_PLACES = 15
@@ -58,10 +85,6 @@ def _reroll(data: Mapping[str, Any], side: Side, prefix: str) -> Reroll:
 
 def _pool_rerolls(payload: Payload, key: str) -> PoolRerolls:
     data = get_obj(payload, key, default={})
-    unknown = set(data) - {"attacker", "attacker_limit", "defender", "defender_limit"}
-    if unknown:
-        raise InvalidInput(f"{key}.{sorted(unknown)[0]}", "is not a known field",
-                           "attacker, attacker_limit, defender, defender_limit")
     return PoolRerolls(_reroll(data, Side.ATTACKER, key), _reroll(data, Side.DEFENDER, key))
 
 
@@ -145,7 +168,7 @@ def probability(p: Fraction) -> dict[str, Any]:
     value = (Decimal(p.numerator) / Decimal(p.denominator)).quantize(
         Decimal(1).scaleb(-DECIMAL_PLACES), rounding=ROUND_HALF_EVEN
     )
-    return {"fraction": f"{p.numerator}/{p.denominator}", "decimal": str(value),
+    return {"fraction": f"{p.numerator}/{p.denominator}", "decimal": f"{value:f}",
             "float": float(p)}
 
 
@@ -243,8 +266,6 @@ def spec_json(spec: AttackSpec) -> dict[str, Any]:
     }
 
 
-@json_engine(ENGINE, "ASOIAF Tabletop Miniatures: resolve an attack with dice, or its exact "
-             "wound distribution")
 def miniatures_attack(payload: Payload, dice: Dice) -> dict[str, Any]:
     """Resolve an attack, or give its exact wound distribution (see the module docstring)."""
     try:
@@ -266,9 +287,494 @@ def _attack(payload: Payload, dice: Dice) -> dict[str, Any]:
         out["distribution"] = distribution_json(wound_distribution(dist_spec))
     if scripted or not want_distribution:
         out["result"] = result_json(resolve_attack(spec, dice=dice, target=target))
-        remaining = getattr(dice, "remaining", None)
-        if isinstance(remaining, int):
-            out["dice_unused"] = remaining
     out["mode"] = "resolve" if "result" in out else "distribution"
     return out
 
+
+
+# --------------------------------------------------------------------------- panic and morale
+
+def _morale_fields(payload: Payload) -> tuple[int, int]:
+    return (get_int(payload, "morale", minimum=MIN_MORALE, maximum=MAX_MORALE),
+            get_int(payload, "morale_modifier", default=0, minimum=-12, maximum=12))
+
+
+def _panic_rule(payload: Payload) -> PanicWounds:
+    return PanicWounds(get_str(payload, "panic_wounds", default="d3", choices=_RULES))
+
+
+def _wanted(payload: Payload) -> tuple[bool, bool]:
+    """(roll it, give the odds): odds with ``distribution``; rolled with dice or without odds."""
+    odds = get_bool(payload, "distribution", default=False)
+    return payload.get("dice") is not None or not odds, odds
+
+
+def panic_odds_json(odds: PanicOdds) -> dict[str, Any]:
+    """The exact chances of a panic test."""
+    return {"automatic": odds.automatic, "pass": probability(odds.passed),
+            "fail": probability(odds.failed),
+            "wounds": [{"wounds": w, "chance": probability(p)} for w, p in odds.wounds],
+            "expected_wounds": probability(odds.expected_wounds)}
+
+
+def miniatures_panic(payload: Payload, dice: Dice) -> dict[str, Any]:
+    """A stand-alone panic test: rolled (2d6 and the d3 together), or its exact chances."""
+    morale, modifier = _morale_fields(payload)
+    rule = _panic_rule(payload)
+    suffered = (get_int(payload, "wounds_suffered") if payload.get("wounds_suffered") is not None
+                else None)
+    roll, odds = _wanted(payload)
+    out: dict[str, Any] = {"engine": "miniatures-panic", "morale": morale,
+                           "morale_modifier": modifier, "panic_wounds": rule.value,
+                           "wounds_suffered": suffered}
+    if odds:
+        out["odds"] = panic_odds_json(panic_odds(morale, modifier=modifier, rule=rule,
+                                                 wounds_suffered=suffered))
+    if roll:
+        out["result"] = _panic_json(panic_test(morale, dice=dice, modifier=modifier, rule=rule,
+                                               wounds_suffered=suffered))
+    out["mode"] = "resolve" if roll else "distribution"
+    return out
+
+
+def miniatures_morale(payload: Payload, dice: Dice) -> dict[str, Any]:
+    """A morale test (2d6 against the morale value): rolled, or its exact chance."""
+    morale, modifier = _morale_fields(payload)
+    roll, odds = _wanted(payload)
+    out: dict[str, Any] = {"engine": "miniatures-morale", "morale": morale,
+                           "morale_modifier": modifier}
+    if odds:
+        chance = morale_pass_chance(morale, modifier)
+        out["odds"] = {"pass": probability(chance), "fail": probability(1 - chance)}
+    if roll:
+        test = morale_test(morale, dice=dice, modifier=modifier)
+        out["result"] = {"rolls": list(test.rolls), "modifier": test.modifier,
+                         "total": test.total, "passed": test.passed}
+    out["mode"] = "resolve" if roll else "distribution"
+    return out
+
+
+# --------------------------------------------------------------------------- charge
+
+def read_charge(payload: Payload) -> ChargeSetup:
+    """The charge a payload describes. Raises InvalidInput naming the field, IllegalAction for
+    a charge that cannot be declared."""
+    terrain = []
+    for index, item in enumerate(get_list(payload, "terrain", default=[])):
+        if not isinstance(item, str):
+            raise InvalidInput(f"terrain[{index}]", f"must be a terrain piece's name, not "
+                               f"{item!r}", "one of " + ", ".join(t.value for t in Terrain))
+        try:
+            terrain.append(parse_terrain(item))
+        except InvalidInput as exc:
+            raise InvalidInput(f"terrain[{index}]", exc.message, exc.expected) from None
+    morale = (get_int(payload, "morale", minimum=MIN_MORALE, maximum=MAX_MORALE)
+              if payload.get("morale") is not None else None)
+    return ChargeSetup(
+        distance=get_decimal(payload, "distance"),
+        speed=get_int(payload, "speed", minimum=1, maximum=MAX_SPEED),
+        terrain=tuple(terrain),
+        morale=morale,
+        morale_modifier=get_int(payload, "morale_modifier", default=0, minimum=-12, maximum=12),
+        reroll=ChargeReroll(get_str(payload, "reroll", default="none",
+                                    choices=[r.value for r in ChargeReroll])),
+        panic_wounds=_panic_rule(payload),
+    )
+
+
+def _inches(value: Decimal) -> int | float:
+    return int(value) if value == value.to_integral_value() else float(value)
+
+
+def charge_json(result: ChargeResult) -> dict[str, Any]:
+    """A rolled charge: reached, disorderly, the failed charge's panic test and its wounds."""
+    panic = result.panic
+    return {
+        "outcome": result.outcome.value,
+        "rolls": list(result.rolls),
+        "roll": result.roll,
+        "total_distance": result.total_distance,
+        "reached": result.reached,
+        "disorderly": result.disorderly,
+        "charge_bonus": result.charge_bonus,
+        "defense_bonus": result.defense_bonus,
+        "may_play_tactics_cards": result.may_play_tactics_cards,
+        "activation_ends": result.activation_ends,
+        "panic_due": result.panic_due,
+        "dangerous_wounds": result.dangerous_wounds,
+        "panic": _panic_json(panic),
+        "wounds": result.dangerous_wounds + (panic.wounds if panic else 0),
+    }
+
+
+def miniatures_charge(payload: Payload, dice: Dice) -> dict[str, Any]:
+    """A charge: rolled (the charge die, its re-roll, dangerous terrain's d3, the failed
+    charge's panic test), or its exact chances with ``distribution``."""
+    setup = read_charge(payload)
+    roll, want_odds = _wanted(payload)
+    out: dict[str, Any] = {
+        "engine": "miniatures-charge",
+        "spec": {"distance": _inches(setup.distance), "speed": setup.speed,
+                 "terrain": [t.value for t in setup.terrain], "rough": setup.rough,
+                 "needed": setup.needed, "reach": setup.reach, "morale": setup.morale,
+                 "morale_modifier": setup.morale_modifier, "reroll": setup.reroll.value,
+                 "panic_wounds": setup.panic_wounds.value},
+    }
+    if want_odds:
+        odds = charge_odds(setup)
+        out["odds"] = {"charged": probability(odds.charged),
+                       "disorderly": probability(odds.disorderly),
+                       "reached": probability(odds.reached),
+                       "failed": probability(odds.failed),
+                       "failed_panic": probability(odds.panic_failure)}
+    if roll:
+        out["result"] = charge_json(resolve_charge(setup, dice=dice))
+    out["mode"] = "resolve" if roll else "distribution"
+    return out
+
+
+# --------------------------------------------------------------------------- victory
+
+def _points_by_player(payload: Payload, key: str) -> dict[str, int] | None:
+    if payload.get(key) is None:
+        return None
+    data = get_obj(payload, key)
+    return {str(name): get_int(data, str(name), key) for name in data}
+
+
+def miniatures_victory(payload: Payload, dice: Dice) -> dict[str, Any]:
+    """Victory points needed for a game size; with ``scores``, the end-of-round check."""
+    size = get_int(payload, "game_size", minimum=1, maximum=1000)
+    out: dict[str, Any] = {"engine": "miniatures-victory", "game_size": size,
+                           "victory_points_needed": victory_points_to_win(size)}
+    scores = _points_by_player(payload, "scores")
+    if scores is not None:
+        check = check_victory(
+            scores, army_points=size,
+            round_number=get_int(payload, "round", minimum=1, maximum=LAST_ROUND),
+            units_left=_points_by_player(payload, "units_left"),
+            battlefield_points=_points_by_player(payload, "battlefield_points"))
+        out["check"] = {"outcome": check.outcome.value, "reason": check.reason.value,
+                        "winner": check.winner, "eliminated": list(check.eliminated)}
+    return out
+
+
+# --------------------------------------------------------------------------- the contract
+
+_DICE_MODIFIER = Field(default=0, ge=-MAX_MODIFIER, le=MAX_MODIFIER)
+_MORALE_MODIFIER = Field(default=0, ge=-12, le=12)
+_MORALE = Field(ge=MIN_MORALE, le=MAX_MORALE, description="The morale value (6 for 6+).")
+_DISTRIBUTION = Field(default=False, description="Give the exact chances; without `dice` only "
+                                                 "the chances.")
+_PANIC_WOUNDS = Field(default=PanicWounds.D3, description="What a failed panic test costs: "
+                                                          "d3 (the rulebook) or 1+d3.")
+
+
+class ProfileInput(Strict):
+    name: str = "attack"
+    dice: list[int] = Field(description="Attack dice by remaining ranks, full unit first.")
+    ranks: int | None = Field(default=None, ge=1)
+    highest: bool = False
+    lowest: bool = False
+
+
+class RerollsInput(Strict):
+    attacker: RerollFaces = RerollFaces.NONE
+    attacker_limit: int | None = Field(default=None, ge=1, le=MAX_POOL)
+    defender: RerollFaces = RerollFaces.NONE
+    defender_limit: int | None = Field(default=None, ge=1, le=MAX_POOL)
+
+
+class TargetInput(Strict):
+    kind: UnitKind = UnitKind.INFANTRY
+    models: int | None = Field(default=None, ge=1)
+    wounds_per_model: int = Field(default=1, ge=1)
+    damage: int = Field(default=0, ge=0)
+
+
+class AttackInput(DiceInput):
+    attack_dice: int | None = Field(default=None, ge=0, le=MAX_POOL,
+                                    description="Required unless `profile` is given.")
+    profile: ProfileInput | None = None
+    to_hit: int = Field(ge=2, le=6)
+    defense: int = Field(ge=2, le=6)
+    morale: int | None = Field(default=None, ge=MIN_MORALE, le=MAX_MORALE,
+                               description="The defender's morale; a panic test follows.")
+    panic: bool = True
+    hit_modifier: int = _DICE_MODIFIER
+    defense_modifier: int = _DICE_MODIFIER
+    morale_modifier: int = _MORALE_MODIFIER
+    attack_rerolls: RerollsInput | None = None
+    defense_rerolls: RerollsInput | None = None
+    charge: bool = Field(default=False, description="The charge bonus: re-roll any attack dice.")
+    active: Side = Side.ATTACKER
+    panic_wounds: PanicWounds = _PANIC_WOUNDS
+    target: TargetInput | None = None
+    target_wounds: int | None = Field(default=None, ge=1)
+    distribution: bool = _DISTRIBUTION
+
+
+class RerollsOutput(Strict):
+    attacker: RerollFaces
+    attacker_limit: int | None
+    defender: RerollFaces
+    defender_limit: int | None
+
+
+class SpecOutput(Strict):
+    attack_dice: int
+    to_hit: int
+    defense: int
+    morale: int | None
+    hit_modifier: int
+    defense_modifier: int
+    morale_modifier: int
+    attack_rerolls: RerollsOutput
+    defense_rerolls: RerollsOutput
+    active: Side
+    panic_wounds: PanicWounds
+    target_wounds: int | None
+
+
+class HitDie(Strict):
+    faces: list[int]
+    rerolled_by: list[Side]
+    modified: int
+    hit: bool
+
+
+class SaveDie(Strict):
+    faces: list[int]
+    rerolled_by: list[Side]
+    modified: int
+    save: bool
+
+
+class AttackPool(Strict):
+    to_hit: int
+    modifier: int
+    dice: list[HitDie]
+    hits: int
+
+
+class DefensePool(Strict):
+    defense: int
+    modifier: int
+    dice: list[SaveDie]
+    saves: int
+
+
+class PanicTestOutput(Strict):
+    outcome: PanicOutcome
+    taken: bool
+    morale: int
+    rolls: list[int] = Field(description="The test's two d6 (none on an automatic pass).")
+    modifier: int
+    total: int | None
+    d3: int | None = Field(description="The d3 rolled with the 2d6 (a wound count only on a "
+                                       "failure).")
+    wounds: int
+    rule: PanicWounds
+
+
+class UnitOutput(Strict):
+    kind: UnitKind
+    models: int
+    wounds_per_model: int
+    damage: int
+    ranks: int
+    remaining_wounds: int
+
+
+class DamageOutput(Strict):
+    before: UnitOutput
+    after: UnitOutput
+    models_removed: int
+    ranks_lost: int
+    destroyed: bool
+
+
+class AttackResultOutput(Strict):
+    outcome: str
+    attack: AttackPool
+    defense: DefensePool
+    attack_wounds: int
+    panic: PanicTestOutput | None
+    wounds: int
+    target: DamageOutput | None = None
+
+
+class Probability(Strict):
+    fraction: str = Field(description="Exact, as numerator/denominator.")
+    decimal: str = Field(description=f"Rounded to {DECIMAL_PLACES} places.")
+    float: float
+
+
+class WoundRow(Strict):
+    wounds: int
+    probability: str
+    probability_float: float
+    fraction: str
+    at_least: str
+    at_least_float: float
+
+
+class DistributionOutput(Strict):
+    wounds: list[WoundRow]
+    expected_wounds: Probability
+    expected_hits: Probability
+    panic_failure_chance: Probability
+    total_probability: str
+
+
+class AttackOutput(DiceOutput):
+    engine: str
+    spec: SpecOutput
+    result: AttackResultOutput | None = None
+    distribution: DistributionOutput | None = None
+    mode: str = Field(description="resolve when there is a result, else distribution.")
+
+
+class PanicInput(DiceInput):
+    morale: int = _MORALE
+    morale_modifier: int = _MORALE_MODIFIER
+    panic_wounds: PanicWounds = _PANIC_WOUNDS
+    wounds_suffered: int | None = Field(
+        default=None, ge=0, description="Wounds of the attack that called for the test: 0 is an "
+                                        "automatic pass; absent, the test is always rolled.")
+    distribution: bool = _DISTRIBUTION
+
+
+class WoundChance(Strict):
+    wounds: int
+    chance: Probability
+
+
+class PanicOddsOutput(Strict):
+    automatic: bool
+    # "pass" is a Python keyword: the model names it pass_, the JSON "pass".
+    pass_: Probability = Field(alias="pass")
+    fail: Probability
+    wounds: list[WoundChance]
+    expected_wounds: Probability
+
+
+class PanicOutput(DiceOutput):
+    engine: str
+    morale: int
+    morale_modifier: int
+    panic_wounds: PanicWounds
+    wounds_suffered: int | None
+    odds: PanicOddsOutput | None = None
+    result: PanicTestOutput | None = None
+    mode: str
+
+
+class MoraleInput(DiceInput):
+    morale: int = _MORALE
+    morale_modifier: int = _MORALE_MODIFIER
+    distribution: bool = _DISTRIBUTION
+
+
+class MoraleOddsOutput(Strict):
+    pass_: Probability = Field(alias="pass")
+    fail: Probability
+
+
+class MoraleResultOutput(Strict):
+    rolls: list[int]
+    modifier: int
+    total: int
+    passed: bool
+
+
+class MoraleOutput(DiceOutput):
+    engine: str
+    morale: int
+    morale_modifier: int
+    odds: MoraleOddsOutput | None = None
+    result: MoraleResultOutput | None = None
+    mode: str
+
+
+class ChargeInput(DiceInput):
+    distance: int | float | str = Field(description="Inches to the target (7.5 or \"7.5\").")
+    speed: int = Field(ge=1, le=MAX_SPEED)
+    terrain: list[str] = Field(default_factory=list, description="Terrain pieces the move enters, "
+                               "crosses or ends on: " + ", ".join(t.value for t in Terrain))
+    morale: int | None = Field(default=None, ge=MIN_MORALE, le=MAX_MORALE,
+                               description="The charger's morale, for a failed charge's panic "
+                                           "test; without it no test is rolled.")
+    morale_modifier: int = _MORALE_MODIFIER
+    reroll: ChargeReroll = ChargeReroll.NONE
+    panic_wounds: PanicWounds = _PANIC_WOUNDS
+    distribution: bool = _DISTRIBUTION
+
+
+class ChargeSpecOutput(Strict):
+    distance: int | float
+    speed: int
+    terrain: list[str]
+    rough: int
+    needed: int
+    reach: int
+    morale: int | None
+    morale_modifier: int
+    reroll: ChargeReroll
+    panic_wounds: PanicWounds
+
+
+class ChargeOddsOutput(Strict):
+    charged: Probability
+    disorderly: Probability
+    reached: Probability
+    failed: Probability
+    failed_panic: Probability
+
+
+class ChargeResultOutput(Strict):
+    outcome: str
+    rolls: list[int] = Field(description="The charge die, then its re-roll if one was used.")
+    roll: int
+    total_distance: int
+    reached: bool
+    disorderly: bool
+    charge_bonus: bool
+    defense_bonus: int
+    may_play_tactics_cards: bool
+    activation_ends: bool
+    panic_due: bool
+    dangerous_wounds: int
+    panic: PanicTestOutput | None
+    wounds: int
+
+
+class ChargeOutput(DiceOutput):
+    engine: str
+    spec: ChargeSpecOutput
+    odds: ChargeOddsOutput | None = None
+    result: ChargeResultOutput | None = None
+    mode: str
+
+
+class VictoryInput(DiceInput):
+    game_size: int = Field(ge=1, le=1000, description="Army points: 30, 40 or 50.")
+    scores: dict[str, int] | None = Field(default=None, description="Victory points by player; "
+                                          "with it the end-of-round check is made.")
+    round: int | None = Field(default=None, ge=1, le=LAST_ROUND)
+    units_left: dict[str, int] | None = None
+    battlefield_points: dict[str, int] | None = None
+
+
+class VictoryCheckOutput(Strict):
+    outcome: str
+    reason: str
+    winner: str | None
+    eliminated: list[str]
+
+
+class VictoryOutput(DiceOutput):
+    engine: str
+    game_size: int
+    victory_points_needed: int
+    check: VictoryCheckOutput | None = None

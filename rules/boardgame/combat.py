@@ -193,6 +193,10 @@ class Cleanup:
     defender_power_token_removed: bool
     support_orders_kept: tuple[str, ...]
     attacker_moves_in: bool
+    # The defender's garrison token: it stays when the defender wins (the text never removes
+    # it) and is removed when the defender loses the combat it fought in.
+    garrison_after: int = 0
+    garrison_removed: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -611,6 +615,8 @@ def resolve_combat(setup: CombatSetup) -> CombatResult:
                                       and setup.defender_power_token),
         support_orders_kept=tuple(_support_label(i, s) for i, s in enumerate(setup.supports)),
         attacker_moves_in=attacker_moves_in,
+        garrison_after=0 if outcome is Outcome.ATTACKER_WINS else setup.garrison,
+        garrison_removed=outcome is Outcome.ATTACKER_WINS and setup.garrison > 0,
     )
 
     results = {}

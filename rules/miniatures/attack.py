@@ -8,8 +8,8 @@ unblocked hit is a wound; then the defender takes a panic test, passed without r
 suffered no wounds.
 
 Scripted dice order: the attack dice, the active player's attack re-rolls, the other player's,
-the defense dice (one per hit), the active player's defense re-rolls, the other player's, the
-panic test's two d6, and the d3 only if that test fails.
+the defense dice (one per hit), the active player's defense re-rolls, the other player's, then
+the panic test's two d6 and its d3, rolled together (see :mod:`rules.miniatures.morale`).
 """
 
 from __future__ import annotations

@@ -7,7 +7,9 @@ rulebook text (v1.6) says d3 wounds, later rule updates say 1 + d3, so the amoun
 setting, :class:`PanicWounds`. A unit that suffered no wounds from the attack that called for
 the panic test passes it without rolling, and still counts as having taken it.
 
-Scripted dice order: the two d6 of the test, then (only on a failed panic test) the d3.
+Scripted dice order: the two d6 of the test, then, for a panic test, its d3. The rulebook
+rolls the panic test's 2d6 and d3 together, so the d3 is rolled (and recorded) whether the test
+passes or fails; only a failure turns it into wounds. An automatic pass rolls nothing.
 """
 
 from __future__ import annotations
@@ -142,8 +144,9 @@ def panic_test(
 
     ``wounds_suffered`` is the wounds of the attack that called for the test: 0 means an
     automatic pass with no dice rolled; None means the test did not follow an attack (a failed
-    charge, for instance) and is always rolled. On a failure a d3 is rolled and the unit suffers
-    ``rule.wounds(d3)`` wounds. Raises InvalidInput for bad values and whatever ``dice`` raises.
+    charge, for instance) and is always rolled. The 2d6 and the d3 are rolled together (d3
+    last); on a failure the unit suffers ``rule.wounds(d3)`` wounds. Raises InvalidInput for bad
+    values and whatever ``dice`` raises.
     """
     check_morale("morale", morale)
     check_morale_modifier("morale_modifier", modifier)
@@ -152,7 +155,42 @@ def panic_test(
     if wounds_suffered == 0:
         return PanicResult(PanicOutcome.AUTOMATIC_PASS, morale, rule=rule)
     test = morale_test(morale, dice=dice, modifier=modifier, purpose="panic test")
-    if test.passed:
-        return PanicResult(PanicOutcome.PASSED, morale, test, rule=rule)
     d3 = dice.roll(3, "panic test d3")
+    if test.passed:
+        return PanicResult(PanicOutcome.PASSED, morale, test, d3, rule=rule)
     return PanicResult(PanicOutcome.FAILED, morale, test, d3, rule.wounds(d3), rule)
+
+
+@dataclass(frozen=True, slots=True)
+class PanicOdds:
+    """The exact chances of a panic test: passing, and each number of wounds on a failure."""
+
+    morale: int
+    modifier: int
+    rule: PanicWounds
+    automatic: bool  # no wounds were suffered: passed without rolling
+    passed: Fraction
+    wounds: tuple[tuple[int, Fraction], ...]  # (wounds, chance) for each failed outcome
+
+    @property
+    def failed(self) -> Fraction:
+        """The chance to fail the test."""
+        return 1 - self.passed
+
+    @property
+    def expected_wounds(self) -> Fraction:
+        """The expected wounds of the test."""
+        return sum((w * p for w, p in self.wounds), Fraction(0))
+
+
+def panic_odds(morale: int, *, modifier: int = 0, rule: PanicWounds = PanicWounds.D3,
+               wounds_suffered: int | None = None) -> PanicOdds:
+    """The exact chances of :func:`panic_test` with the same arguments."""
+    check_morale("morale", morale)
+    check_morale_modifier("morale_modifier", modifier)
+    if wounds_suffered == 0:
+        return PanicOdds(morale, modifier, rule, True, Fraction(1), ())
+    passing = morale_pass_chance(morale, modifier)
+    share = (1 - passing) / len(rule.possible)
+    return PanicOdds(morale, modifier, rule, False, passing,
+                     tuple((w, share) for w in rule.possible))

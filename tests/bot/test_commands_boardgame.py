@@ -18,13 +18,13 @@ from bot.commands.boardgame import (
 )
 from bot.commands.dispatch import lookup
 from bot.commands.registry import CommandContext, CommandError
-from bot.jsonapi import ENGINES
 from bot.jsonapi.boardgame import boardgame_combat, read_setup
-from bot.jsonapi.engines import run_engine
+from bot.jsonapi.engines import ENGINES
 from rules.boardgame.combat import resolve_combat
 from rules.boardgame.notation import parse_setup
 from rules.dice import ScriptedDice
 from rules.errors import InvalidInput
+from tests.engine_contract import call, run
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "engines" / "boardgame.md"
 CTX = CommandContext("tester", ScriptedDice([]), datetime(2026, 1, 1, tzinfo=UTC))
@@ -184,9 +184,9 @@ def test_documented_command_reply_is_real() -> None:
 
 def test_documented_json_example_is_real() -> None:
     """docs/engines/boardgame.md shows the output `maester rules` really gives."""
-    code, output = run_engine("boardgame-combat", doc_block("boardgame-combat input"))
+    code, output = run("boardgame-combat", doc_block("boardgame-combat input"))
     assert code == 0 and output == json.loads(doc_block("boardgame-combat output"))
-    code, output = run_engine("boardgame-combat", doc_block("boardgame-combat error input"))
+    code, output = run("boardgame-combat", doc_block("boardgame-combat error input"))
     assert code == 2 and output == json.loads(doc_block("boardgame-combat error output"))
 
 
@@ -223,7 +223,7 @@ def test_json_text_form_equals_structured_form() -> None:
     """`{"text": ...}` and the structured fields describe the same combat."""
     text = {"text": "Lannister 2 knights Tywin vs Stark 1 footman card 1/0/0", "seed": 5}
     assert read_setup(text) == read_setup(payload())
-    assert boardgame_combat(text, ScriptedDice([])) == boardgame_combat(payload(),
+    assert call("boardgame-combat", text, ScriptedDice([])) == call("boardgame-combat", payload(),
                                                                         ScriptedDice([]))
 
 
@@ -254,7 +254,7 @@ def test_json_reads_every_field() -> None:
         "max 3 transport; retreat Winterfell; casualties 1 knight")
     assert setup == expected
     data["casualties"] = None
-    out = boardgame_combat(data, ScriptedDice([]))
+    out = call("boardgame-combat", data, ScriptedDice([]))
     assert out["defender"]["card"]["name"] == "Catelyn Stark"
     assert out["defender"]["strength"]["order"] == 4 and out["setup"]
 
@@ -282,7 +282,7 @@ def test_json_reads_every_field() -> None:
 def test_json_errors_name_the_field(change: dict[str, Any], field: str) -> None:
     """Malformed JSON input raises InvalidInput naming the dotted field."""
     with pytest.raises(InvalidInput) as caught:
-        boardgame_combat(payload(**change), ScriptedDice([]))
+        call("boardgame-combat", payload(**change), ScriptedDice([]))
     assert caught.value.field == field
 
 

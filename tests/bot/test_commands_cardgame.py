@@ -12,23 +12,23 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.commands.cardgame import (
+from bot.commands.cardgame import challenge_command
+from bot.commands.dispatch import lookup
+from bot.commands.registry import CommandContext, CommandError
+from bot.jsonapi.cardgame import card_challenge
+from bot.jsonapi.engines import ENGINES
+from rules.cardgame import ChallengeType, IllegalReason
+from rules.cardgame.notation import (
     EXAMPLE,
     ChallengeRequest,
     CharacterSpec,
     build_game,
-    challenge_command,
     format_challenge,
     parse_challenge,
 )
-from bot.commands.dispatch import lookup
-from bot.commands.registry import CommandContext, CommandError
-from bot.jsonapi import ENGINES
-from bot.jsonapi.cardgame import card_challenge
-from bot.jsonapi.engines import run_engine
-from rules.cardgame import ChallengeType, IllegalReason
 from rules.dice import ScriptedDice
 from rules.errors import DiceExhausted, InvalidInput
+from tests.engine_contract import call, run
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "engines" / "cardgame.md"
 MIL, INT, POW = ChallengeType.MILITARY, ChallengeType.INTRIGUE, ChallengeType.POWER
@@ -293,9 +293,9 @@ def test_json_engine_is_registered() -> None:
 
 def test_documented_json_example_is_real() -> None:
     """docs/engines/cardgame.md shows the output the engine really gives for its input."""
-    payload = json.loads(doc_block("card-challenge input"))
-    output = json.loads(doc_block("card-challenge output"))
-    assert card_challenge(payload, ScriptedDice(payload["dice"])) == output
+    code, answer = run("card-challenge", doc_block("card-challenge input"))
+    assert code == 0
+    assert answer == json.loads(doc_block("card-challenge output"))
 
 
 def table(**overrides: Any) -> dict[str, Any]:
@@ -318,10 +318,10 @@ def table(**overrides: Any) -> dict[str, Any]:
 
 def test_json_military_claim_owed_then_applied() -> None:
     """Without `kills` the military claim is owed; with them the victims die."""
-    owed = card_challenge(table(), ScriptedDice([]))
+    owed = call("card-challenge", table(), ScriptedDice([]))
     assert owed["outcome"] == "attacker_wins"
     assert owed["claim"]["kills_owed"] == 1 and owed["claim"]["killed"] == []
-    applied = card_challenge(table(kills=["Robb"]), ScriptedDice([]))
+    applied = call("card-challenge", table(kills=["Robb"]), ScriptedDice([]))
     assert applied["claim"]["killed"] == ["Robb"]
     assert applied["players"][1]["dead_pile"] == ["Robb"]
     assert applied["players"][0]["total_power"] == 3  # renown on Jaime
@@ -329,7 +329,7 @@ def test_json_military_claim_owed_then_applied() -> None:
 
 def test_json_power_claim_and_modifiers() -> None:
     """Modifiers change the totals; a power claim moves faction power."""
-    result = card_challenge(table(challenge="power", claim=2,
+    result = call("card-challenge", table(challenge="power", claim=2,
                                   modifiers={"attacker": 1, "defender": -1}), ScriptedDice([]))
     assert result["strength"] == {"attacker": 5, "defender": 2}
     assert result["claim"]["power_moved"] == 2
@@ -354,7 +354,7 @@ def test_json_illegal_declarations_name_the_field(
 ) -> None:
     """An illegal declaration is an input error on the field concerned, with the reason code."""
     with pytest.raises(InvalidInput) as caught:
-        card_challenge(table(**overrides), ScriptedDice([]))
+        call("card-challenge", table(**overrides), ScriptedDice([]))
     assert caught.value.field == field
     assert reason.value in caught.value.message
 
@@ -384,7 +384,7 @@ def test_json_illegal_declarations_name_the_field(
 def test_json_bad_input_names_the_field(overrides: dict[str, Any], field: str) -> None:
     """Malformed input raises InvalidInput naming the dotted field."""
     with pytest.raises(InvalidInput) as caught:
-        card_challenge(table(**overrides), ScriptedDice([]))
+        call("card-challenge", table(**overrides), ScriptedDice([]))
     assert caught.value.field == field
 
 
@@ -392,11 +392,11 @@ def test_json_kills_must_cover_the_claim() -> None:
     """Kills as many as the claim are enough, even with characters left; fewer are refused."""
     payload = table(claim=2, defenders=[], kills=["Ned", "Robb"])
     payload["players"][1]["characters"].append({"name": "Jon", "str": 1})
-    result = card_challenge(payload, ScriptedDice([]))
+    result = call("card-challenge", payload, ScriptedDice([]))
     assert result["claim"]["killed"] == ["Ned", "Robb"]
     assert [c["name"] for c in result["players"][1]["characters"]] == ["Jon"]
     with pytest.raises(InvalidInput) as caught:
-        card_challenge({**payload, "kills": ["Ned"]}, ScriptedDice([]))
+        call("card-challenge", {**payload, "kills": ["Ned"]}, ScriptedDice([]))
     assert caught.value.field == "kills"
 
 
@@ -405,15 +405,17 @@ def test_json_scripted_dice_pick_the_discards() -> None:
     payload = table(challenge="intrigue", claim=2, attackers=["Jaime"], defenders=[])
     payload["players"][0]["characters"][0]["icons"] = ["intrigue"]
     payload["players"][1]["hand"] = ["a", "b", "c"]
-    result = card_challenge(payload, ScriptedDice([3, 1]))
+    code, result = run("card-challenge", {**payload, "dice": [3, 1]})
+    assert code == 0
     assert result["claim"]["discarded"] == ["c", "a"]
-    assert result["rolls"] == [
+    assert result["rolls"] == [3, 1]  # the one shape of dice in every answer
+    assert result["roll_log"] == [
         {"sides": 3, "value": 3, "purpose": "intrigue claim: random discard 1 of 2"},
         {"sides": 2, "value": 1, "purpose": "intrigue claim: random discard 2 of 2"},
     ]
     assert result["players"][1]["discard_pile"] == ["c", "a"]
     with pytest.raises(DiceExhausted):
-        card_challenge(payload, ScriptedDice([3]))
+        call("card-challenge", payload, ScriptedDice([3]))
 
 
 def test_json_a_scripted_die_too_big_for_the_hand_names_the_die() -> None:
@@ -423,9 +425,9 @@ def test_json_a_scripted_die_too_big_for_the_hand_names_the_die() -> None:
     payload["players"][0]["characters"][0]["icons"] = ["intrigue"]
     payload["players"][1]["hand"] = ["a", "b"]
     with pytest.raises(InvalidInput) as caught:
-        card_challenge(payload, ScriptedDice([3]))
+        call("card-challenge", payload, ScriptedDice([3]))
     assert caught.value.field == "dice[0]"
-    code, out = run_engine("card-challenge", json.dumps({**payload, "dice": [3]}))
+    code, out = run("card-challenge", json.dumps({**payload, "dice": [3]}))
     assert code == 2 and out["field"] == "dice[0]" and "d2" in out["error"]
 
 
@@ -435,11 +437,11 @@ def test_json_melee_defaults_and_rivals() -> None:
     payload["players"][0].update(title="Hand of the King", rivals=["Master of Whispers"])
     payload["players"][1].update(title="Master of Whispers")
     payload["players"].append({"name": "Tyrell"})
-    result = card_challenge(payload, ScriptedDice([]))
+    result = call("card-challenge", payload, ScriptedDice([]))
     assert result["bonuses"] == {"unopposed": 0, "rivals": 1,
                                  "rival_defeated": "Master of Whispers"}
     assert result["players"][0]["rivals_claimed"] == ["Master of Whispers"]
     del payload["opponent"]
     with pytest.raises(InvalidInput) as caught:
-        card_challenge(payload, ScriptedDice([]))
+        call("card-challenge", payload, ScriptedDice([]))
     assert caught.value.field == "opponent"

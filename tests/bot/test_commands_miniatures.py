@@ -17,12 +17,13 @@ from hypothesis import strategies as st
 from bot.commands import miniatures as m
 from bot.commands.dispatch import lookup
 from bot.commands.registry import CommandContext, CommandError
-from bot.jsonapi.engines import run_engine
 from rules.dice import Dice, ScriptedDice, SeededDice
+from rules.miniatures import notation as n
 from rules.miniatures.attack import AttackSpec
 from rules.miniatures.distribution import wound_distribution
 from rules.miniatures.morale import PanicWounds
 from rules.miniatures.rolls import PoolRerolls, Reroll, RerollFaces, Side
+from tests.engine_contract import run
 
 F = RerollFaces
 A = Side.ATTACKER
@@ -38,7 +39,7 @@ def call(text: str, dice: Dice | None = None) -> str:
 
 
 def spec(text: str) -> AttackSpec:
-    return m.parse_attack(text).spec
+    return n.parse_attack(text).spec
 
 
 # --------------------------------------------------------------------------- !attack parsing
@@ -131,8 +132,8 @@ def test_attack_disorderly_charge_has_no_bonus() -> None:
 
 def test_attack_roll_word_rolls() -> None:
     """The word `roll` asks for real dice instead of the odds."""
-    assert m.parse_attack("8 dice 4+ vs 5+ roll").roll
-    assert not m.parse_attack("8 dice 4+ vs 5+").roll
+    assert n.parse_attack("8 dice 4+ vs 5+ roll").roll
+    assert not n.parse_attack("8 dice 4+ vs 5+").roll
 
 
 @pytest.mark.parametrize(("text", "says"), [
@@ -188,7 +189,7 @@ reroll_choices = st.sampled_from([
 
 
 @st.composite
-def requests(draw: st.DrawFn) -> m.AttackRequest:
+def requests(draw: st.DrawFn) -> n.AttackRequest:
     chosen = draw(st.lists(reroll_choices, unique_by=lambda c: (c[0], c[1]), max_size=4))
     pools: dict[str, dict[str, Reroll]] = {"attack": {}, "defense": {}}
     for pool, side, faces in chosen:
@@ -204,14 +205,14 @@ def requests(draw: st.DrawFn) -> m.AttackRequest:
         panic_wounds=draw(st.sampled_from(list(PanicWounds))),
         target_wounds=draw(st.none() | st.integers(1, 400)),
     )
-    return m.AttackRequest(s, draw(st.booleans()))
+    return n.AttackRequest(s, draw(st.booleans()))
 
 
 @settings(max_examples=200, deadline=None)
 @given(requests())
-def test_attack_text_round_trips(request: m.AttackRequest) -> None:
+def test_attack_text_round_trips(request: n.AttackRequest) -> None:
     """The canonical text of any request reads back as the same request."""
-    assert m.parse_attack(m.format_attack(request)) == request
+    assert n.parse_attack(n.format_attack(request)) == request
 
 
 # --------------------------------------------------------------------------- !attack replies
@@ -243,8 +244,8 @@ def test_attack_odds_with_panic_lists_every_likely_row() -> None:
 
 def test_attack_roll_shows_every_die() -> None:
     """With `roll` the reply shows every attack die (re-rolls too), every defense die, the
-    panic test and the total."""
-    dice = ScriptedDice([6, 2, 4, 5, 1, 5, 2, 2, 3, 5])
+    panic test and the total. The panic test's d3 is rolled with its 2d6, even on a pass."""
+    dice = ScriptedDice([6, 2, 4, 5, 1, 5, 2, 2, 3, 5, 3])
     reply = call("!attack 4 dice 4+ vs 5+ morale 6 reroll misses roll", dice)
     assert "Attack dice (4+): 6 ✓, 2→1 ✗, 4 ✓, 5 ✓ (the attacker re-rolled 1) → **3** hits" in (
         reply)
@@ -292,7 +293,7 @@ def test_charge_odds_reply() -> None:
                                   "distance 8 speed 5", "speed 5 8\"", "8\" 5 speed"])
 def test_charge_syntax_players_will_guess(text: str) -> None:
     """Distance and speed can be written several ways."""
-    request = m.parse_charge(text)
+    request = n.parse_charge(text)
     assert (request.setup.distance, request.setup.speed) == (Decimal(8), 5)
 
 
@@ -422,7 +423,7 @@ def test_commands_are_registered_with_help_and_a_working_example(name: str) -> N
 
 
 def engine(payload: dict[str, Any]) -> tuple[int, dict[str, Any]]:
-    return run_engine("miniatures-attack", json.dumps(payload))
+    return run("miniatures-attack", payload)
 
 
 def test_json_resolves_with_scripted_dice_in_the_documented_order() -> None:
@@ -442,7 +443,8 @@ def test_json_resolves_with_scripted_dice_in_the_documented_order() -> None:
     assert res["panic"]["d3"] == 2
     assert res["wounds"] == 4
     assert out["mode"] == "resolve"
-    assert out["dice_unused"] == 0
+    assert "dice_unused" not in out  # left-over dice are an error, so there is no count
+    assert out["rolls"] == [6, 2, 4, 5, 1, 3, 6, 4, 2, 2, 2, 2]
 
 
 def test_json_distribution_is_exact() -> None:
@@ -529,6 +531,6 @@ def _worked_examples() -> list[tuple[str, str]]:
                          ids=["resolve", "distribution", "error"])
 def test_documented_worked_examples_are_what_the_engine_gives(given: str, shown: str) -> None:
     """Every worked example in docs/engines/miniatures.md is the engine's real output."""
-    code, out = run_engine("miniatures-attack", given)
+    code, out = run("miniatures-attack", given)
     assert out == json.loads(shown)
     assert code == (2 if "error" in out else 0)

@@ -2,24 +2,17 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
 
-from bot.jsonapi import ENGINES
 from bot.jsonapi.campaign_battle import battle_engine, odds_engine, read_side, retreat_engine
-from bot.jsonapi.engines import run_engine
+from bot.jsonapi.engines import ENGINES
 from rules.campaign.battle import Side
 from rules.campaign.config import Terrain
 from rules.dice import ScriptedDice
 from rules.errors import InvalidInput
-
-
-def run(engine: str, payload: dict[str, Any]) -> tuple[int, dict[str, Any]]:
-    code, answer = run_engine(engine, json.dumps(payload))
-    json.dumps(answer)  # everything must be plain JSON
-    return code, answer
+from tests.engine_contract import call, run
 
 
 def test_engines_are_registered() -> None:
@@ -212,5 +205,5 @@ def test_retreat_field_errors() -> None:
 
 
 def test_engines_take_dice_directly() -> None:
-    out = retreat_engine({"infantry": 4, "cavalry": 0}, ScriptedDice([18]))
+    out = call("retreat", {"infantry": 4, "cavalry": 0}, ScriptedDice([18]))
     assert out["escaped"]["infantry"] == 4

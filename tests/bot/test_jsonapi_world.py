@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 
-from bot.jsonapi import ENGINES
 from bot.jsonapi.campaign_world import (
     detection_engine,
     exact_text,
@@ -19,15 +18,10 @@ from bot.jsonapi.campaign_world import (
     siege_engine,
     upkeep_engine,
 )
-from bot.jsonapi.engines import run_engine
+from bot.jsonapi.engines import ENGINES
 from rules.dice import ScriptedDice, SeededDice
 from rules.errors import InvalidInput
-
-
-def run(engine: str, payload: dict[str, Any]) -> tuple[int, dict[str, Any]]:
-    code, answer = run_engine(engine, json.dumps(payload))
-    json.dumps(answer)  # plain JSON only
-    return code, answer
+from tests.engine_contract import call, run
 
 
 def no_dice() -> ScriptedDice:
@@ -45,7 +39,7 @@ def test_world_engines_are_registered() -> None:
 def test_muster_example_from_the_issue() -> None:
     """echo '{"accepted_at": "2026-11-22T07:30:00Z"}' | maester rules muster gives
     {"ready_at": "2026-11-23T12:00:00Z"}."""
-    assert muster_engine({"accepted_at": "2026-11-22T07:30:00Z"}, no_dice()) == {
+    assert call("muster", {"accepted_at": "2026-11-22T07:30:00Z"}, no_dice()) == {
         "ready_at": "2026-11-23T12:00:00Z"
     }
     code, out = run("muster", {"accepted_at": "2026-11-22T07:30:00Z"})
@@ -54,14 +48,14 @@ def test_muster_example_from_the_issue() -> None:
 
 
 def test_muster_accepts_offsets_and_answers_in_utc() -> None:
-    out = muster_engine({"accepted_at": "2026-11-22T09:30:00+02:00"}, no_dice())
+    out = call("muster", {"accepted_at": "2026-11-22T09:30:00+02:00"}, no_dice())
     assert out == {"ready_at": "2026-11-23T12:00:00Z"}
 
 
 def test_movement_full_answer() -> None:
     """Field, forest, hill, mountain (cost 8) at 1.5 a tick, leaving at the next tick and
     entering its first tile a tick later."""
-    out = movement_engine({
+    out = call("movement", {
         "terrains": ["field", "forest", "hill", "mountain"],
         "infantry": 100, "cavalry": 0, "accepted_at": "2026-11-22T07:30:00Z",
     }, no_dice())
@@ -95,7 +89,7 @@ def test_movement_waits_for_muster_and_applies_speed() -> None:
 
 
 def test_movement_quartered_speed_is_an_exact_number() -> None:
-    out = movement_engine({"terrains": ["field"], "infantry": 5001, "cavalry": 0,
+    out = call("movement", {"terrains": ["field"], "infantry": 5001, "cavalry": 0,
                            "accepted_at": "2026-11-22T12:00:00Z"}, no_dice())
     assert out["speed_multiplier"] == 0.25
     assert out["budget_per_tick_exact"] == "0.375"
@@ -126,7 +120,7 @@ def test_movement_bad_input_names_the_field(payload: dict[str, Any], field: str)
     assert code == 2
     assert out["field"] == field
     with pytest.raises(InvalidInput):
-        movement_engine(payload, no_dice())
+        call("movement", payload, no_dice())
 
 
 @pytest.mark.parametrize(
@@ -162,15 +156,15 @@ def test_detection_engine_errors() -> None:
 
 
 def test_detection_engine_seeded_dice_are_repeatable() -> None:
-    first = detection_engine({"force_size": 300, "observer": "none"}, SeededDice(7))
-    second = detection_engine({"force_size": 300, "observer": "none"}, SeededDice(7))
+    first = call("detection", {"force_size": 300, "observer": "none"}, SeededDice(7))
+    second = call("detection", {"force_size": 300, "observer": "none"}, SeededDice(7))
     assert first == second
     assert 1 <= first["roll"] <= 20
 
 
 def test_upkeep_engine_exact_money() -> None:
     """7 infantry and 3 cavalry cost exactly 1.9 gold."""
-    out = upkeep_engine({"infantry": 7, "cavalry": 3, "winter": False, "gold": "10"}, no_dice())
+    out = call("upkeep", {"infantry": 7, "cavalry": 3, "winter": False, "gold": "10"}, no_dice())
     assert out == {
         "cost": 1.9, "cost_exact": "1.9", "gold_after": 8.1, "gold_after_exact": "8.1",
         "scatter": False, "survivors": {"infantry": 7, "cavalry": 3},

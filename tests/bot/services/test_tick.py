@@ -5,9 +5,11 @@ from __future__ import annotations
 import os
 import random
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
+from contextlib import closing
 from datetime import timedelta
 from itertools import pairwise
 from pathlib import Path
@@ -90,6 +92,13 @@ def _last_tick(url: str) -> int:
     return last
 
 
+def _applied(db: Path) -> object:
+    """The campaign's last applied tick, read cheaply while a worker writes (WAL)."""
+    with closing(sqlite3.connect(db)) as conn:
+        row = conn.execute("SELECT last_tick FROM campaign").fetchone()
+    return row[0] if row else None
+
+
 def _reference(tmp_path: Path, until: str) -> dict[str, object]:
     url = _url(tmp_path, "reference.db")
     scenario.build(url)
@@ -117,9 +126,14 @@ def test_kill_9_twenty_times_then_resume_equals_an_uninterrupted_run(tmp_path: P
     kills = 0
     progress: list[int] = []
     while kills < 20:
+        before = _applied(tmp_path / "world.db")
         proc = _worker(url, days)
         assert proc.stdout is not None
         proc.stdout.readline()  # "ready": imports done, ticks start now
+        # Kill only once this run has applied a tick (an observable state, so a loaded machine
+        # cannot make every kill land before the first tick), then at a random moment.
+        while _applied(tmp_path / "world.db") == before and proc.poll() is None:
+            time.sleep(0.002)
         time.sleep(rng.uniform(0.01, 0.15))
         if proc.poll() is not None:
             break  # it finished before we could kill it

@@ -7,7 +7,7 @@ from fractions import Fraction
 import pytest
 
 from rules.dice import ScriptedDice
-from rules.errors import InvalidInput
+from rules.errors import DiceExhausted, InvalidInput
 from rules.miniatures.morale import (
     PanicOutcome,
     PanicWounds,
@@ -52,12 +52,17 @@ def test_make_panic_test_example_2_and_2_against_6_fails_with_d3_wounds() -> Non
 
 
 def test_panic_example_3_and_5_against_6_passes() -> None:
-    """Rolling 3 and 5 against 6+ passes the panic test: nothing happens, no d3 is needed."""
-    dice = ScriptedDice([3, 5])
+    """Rolling 3 and 5 against 6+ passes the panic test: nothing happens. The d3 is rolled
+    with the 2d6 (the rulebook rolls them together), so the rulebook's three dice fit the
+    script exactly, and a passed test takes no wounds from it."""
+    dice = ScriptedDice([3, 5, 2])
     result = panic_test(6, dice=dice, wounds_suffered=1)
     assert result.outcome is PanicOutcome.PASSED
     assert result.wounds == 0
+    assert result.d3 == 2
     assert dice.remaining == 0
+    with pytest.raises(DiceExhausted):
+        panic_test(6, dice=ScriptedDice([3, 5]), wounds_suffered=1)
 
 
 def test_make_panic_test_no_wounds_is_an_automatic_pass_that_counts_as_taken() -> None:
