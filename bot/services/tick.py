@@ -528,6 +528,7 @@ class _TickState:
                      + ("detected" if result.detected else "not detected"),
                      claim_id=watcher[0],
                      data={"army": a.id, "observer": tile_id, "detected": result.detected,
+                           "at": a.tile,  # where it was seen (the claim's map view)
                            "target": result.target, "roll": result.roll,
                            "bonus": result.bonus, "modifiers": list(changed_by)},
                      rolls=dice.rolls)

@@ -414,19 +414,21 @@ class WorldMap:
 # --- text form ---------------------------------------------------------------------------
 
 
-def _sniff_delimiter(header: str) -> str:
+def sniff_delimiter(header: str) -> str:
+    """The cell delimiter of a map text, from its header line: comma, semicolon or tab."""
     counts = {d: header.count(d) for d in (",", ";", "\t")}
     best = max(counts, key=lambda d: counts[d])
     return best if counts[best] else ","
 
 
-def _split_list(text: str) -> list[str]:
+def split_list(text: str) -> list[str]:
+    """The entries of a flags or neighbours cell (separated by ``;``, ``|``, ``+``, spaces)."""
     return [p for p in re.split(r"[;|+,\s]+", text.strip()) if p]
 
 
 def _parse_bool_flags(text: str, line: int, tid: str) -> dict[str, bool]:
     flags = dict.fromkeys(FLAGS, False)
-    for raw in _split_list(text):
+    for raw in split_list(text):
         word = raw.casefold()
         if word not in flags:
             raise MapError(f"unknown flag {raw!r}", "; ".join(FLAGS), line=line, tile=tid)
@@ -476,7 +478,7 @@ def parse_map(text: str) -> WorldMap:
         if not stripped or stripped.startswith("#"):
             continue
         if header is None:
-            delimiter = _sniff_delimiter(line)
+            delimiter = sniff_delimiter(line)
             header = [c.strip().casefold() for c in next(csv.reader([line], delimiter=delimiter))]
             while header and not header[-1]:
                 header.pop()
@@ -531,7 +533,7 @@ def parse_map(text: str) -> WorldMap:
         except MapError as exc:
             raise exc.at_line(number) from None
         tiles.append(tile)
-        for item in _split_list(row.get("neighbours", "")):
+        for item in split_list(row.get("neighbours", "")):
             cut = item.startswith("-")
             other = item.lstrip("+-")
             if not _ID_RE.match(other):
