@@ -11,7 +11,7 @@ from xml.sax.saxutils import escape
 from PIL import Image, ImageColor, ImageDraw, ImageFont
 
 from bot.mapimage.geometry import Point
-from bot.mapimage.scene import BACKGROUND, Circle, Line, Polygon, Scene, Text
+from bot.mapimage.scene import BACKGROUND, Circle, Line, Polygon, Scene, Shape, Text
 
 _DASH = 5.0
 
@@ -42,11 +42,27 @@ def arrow_head(points: tuple[Point, ...], length: float = 8.0) -> tuple[Point, P
             (x1 - length * math.cos(angle + 0.45), y1 - length * math.sin(angle + 0.45)))
 
 
+@functools.lru_cache(maxsize=4)
+def _base_image(width: int, height: int, shapes: tuple[Shape, ...]) -> Image.Image:
+    image = Image.new("RGB", (width, height), BACKGROUND)
+    _paint(ImageDraw.Draw(image), shapes)
+    return image
+
+
 def render_png(scene: Scene) -> bytes:
-    """The scene as PNG bytes (RGB, the scene's size)."""
-    image = Image.new("RGB", (scene.width, scene.height), BACKGROUND)
-    pen = ImageDraw.Draw(image)
-    for shape in scene.shapes:
+    """The scene as PNG bytes (8-bit palette, the scene's size).
+
+    The scene's base layer (the map alone) is painted once per map and reused."""
+    image = _base_image(scene.width, scene.height, scene.shapes[:scene.base_count]).copy()
+    _paint(ImageDraw.Draw(image), scene.shapes[scene.base_count:])
+    out = io.BytesIO()
+    image.quantize(palette=_palette(scene), dither=Image.Dither.NONE).save(
+        out, "PNG", compress_level=6)
+    return out.getvalue()
+
+
+def _paint(pen: ImageDraw.ImageDraw, shapes: tuple[Shape, ...]) -> None:
+    for shape in shapes:
         if isinstance(shape, Polygon):
             pen.polygon(list(shape.points), fill=shape.fill, outline=shape.outline,
                         width=shape.width)
@@ -67,10 +83,6 @@ def render_png(scene: Scene) -> bytes:
             pen.text(shape.at, shape.text, fill=shape.colour, font=_font(shape.size),
                      anchor=shape.anchor, stroke_width=2 if shape.halo else 0,
                      stroke_fill="#ffffff")
-    out = io.BytesIO()
-    image.quantize(palette=_palette(scene), dither=Image.Dither.NONE).save(
-        out, "PNG", compress_level=6)
-    return out.getvalue()
 
 
 _CUBE = tuple((r, g, b) for r in range(0, 256, 51) for g in range(0, 256, 51)

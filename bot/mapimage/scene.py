@@ -104,6 +104,7 @@ class Scene:
     centres: Mapping[str, Point] = field(default_factory=dict)
     holdfast_colours: Mapping[str, str] = field(default_factory=dict)
     title: str = ""
+    base_count: int = 0  # the first shapes depend on the map alone (see build_scene)
 
     def texts(self) -> list[str]:
         return [s.text for s in self.shapes if isinstance(s, Text)]
@@ -185,9 +186,8 @@ def build_scene(world: WorldMap, situation: Situation, options: SceneOptions = D
     colours = claim_colours(situation)
     holders = dict(situation.holders)
     shapes: list[Shape] = []
-    if options.title:
-        shapes.append(Text((8, 13), options.title, INK, 14, anchor="lm"))
-
+    # The base layer depends on the map alone (terrain, cuts, links, ports, resources, ids):
+    # the PNG painter draws it once per map and paints the rest over a copy.
     for t in tiles:
         shapes.append(Polygon(layout.corners(t.col, t.row), TERRAIN_COLOURS[t.terrain],
                               OUTLINE))
@@ -198,32 +198,41 @@ def build_scene(world: WorldMap, situation: Situation, options: SceneOptions = D
     for a, b in sorted(world.links):
         if a in on_map and b in on_map:
             shapes.append(Line((centres[a], centres[b]), LINK, 2, dashed=True))
-
-    # marches under the markers
-    for army in situation.armies:
-        steps = [army.tile, *[p for p in army.path]]
-        points = tuple(centres[t] for t in steps if t in centres)
-        if len(points) > 1:
-            shapes.append(Line(points, colours.get(army.claim, INK), 2, arrow=True))
-
-    # small markers at the edge of the hex: resources (top left), ports (bottom right)
+    # small markers at the edge of the hex: resources (top left), ports (top right)
     for t in tiles:
         x, y = centres[t.id]
         if t.resource:
             shapes.append(Polygon(_triangle(x - s * 0.55, y - s * 0.25, s * 0.2), RESOURCE, INK))
         if t.port:
             shapes.append(Circle((x + s * 0.6, y - s * 0.12), s * 0.17, PORT, "#ffffff"))
+    font = max(7, round(s * 0.42))
+    for t in tiles:
+        x, y = centres[t.id]
+        dark = t.terrain is Terrain.IMPASSABLE
+        if options.labels in (Labels.IDS, Labels.BOTH) or (
+                options.labels is Labels.NAMES and not t.name):
+            shapes.append(Text((x, y - s * 0.56), t.id, "#f0f0f0" if dark else "#333333",
+                               font))
+    base_count = len(shapes)
 
+    if options.title:
+        shapes.append(Text((8, 13), options.title, INK, 14, anchor="lm"))
+    for blockade in situation.blockades:
+        if blockade.water in centres and blockade.port in centres:
+            shapes.append(Line((centres[blockade.water], centres[blockade.port]), SIEGE, 3,
+                               dashed=True))
+    # marches under the markers
+    for army in situation.armies:
+        steps = [army.tile, *army.path]
+        points = tuple(centres[t] for t in steps if t in centres)
+        if len(points) > 1:
+            shapes.append(Line(points, colours.get(army.claim, INK), 2, arrow=True))
     for battle in situation.battles:
         if battle.tile in centres:
             x, y = centres[battle.tile]
             r = s * 0.45
             shapes.append(Line(((x - r, y - r), (x + r, y + r)), INK, 3))
             shapes.append(Line(((x - r, y + r), (x + r, y - r)), INK, 3))
-    for blockade in situation.blockades:
-        if blockade.water in centres and blockade.port in centres:
-            shapes.append(Line((centres[blockade.water], centres[blockade.port]), SIEGE, 3,
-                               dashed=True))
     for siege in situation.sieges:
         if siege.holdfast in centres:
             shapes.append(Circle(centres[siege.holdfast], s * 0.62, None, SIEGE, 3))
@@ -261,20 +270,14 @@ def build_scene(world: WorldMap, situation: Situation, options: SceneOptions = D
             shapes.append(Polygon(_diamond(x, y, s * 0.34), fill, INK, 2))
         else:
             shapes.append(Polygon(_square(x, y, s * 0.22), fill, INK, 2))
-
-    font = max(7, round(s * 0.42))
-    for t in tiles:
-        x, y = centres[t.id]
-        dark = t.terrain is Terrain.IMPASSABLE
-        if options.labels in (Labels.IDS, Labels.BOTH) or (
-                options.labels is Labels.NAMES and not t.name):
-            shapes.append(Text((x, y - s * 0.56), t.id, "#f0f0f0" if dark else "#333333",
-                               font))
-        if t.name and options.labels in (Labels.NAMES, Labels.BOTH):
-            shapes.append(Text((x, y + s * 0.55), t.name, INK, font, halo=True))
-
+    if options.labels in (Labels.NAMES, Labels.BOTH):
+        for t in tiles:
+            if t.name:
+                x, y = centres[t.id]
+                shapes.append(Text((x, y + s * 0.55), t.name, INK, font, halo=True))
     shapes.extend(legend)
-    return Scene(width, height, tuple(shapes), centres, holdfast_colours, options.title)
+    return Scene(width, height, tuple(shapes), centres, holdfast_colours, options.title,
+                 base_count)
 
 
 def _legend(x: float, y: float, situation: Situation, colours: Mapping[str, str]

@@ -33,7 +33,7 @@ from sqlmodel import col, select
 
 from bot.clock import Clock
 from bot.db.engine import is_sqlite, transaction
-from bot.db.models import Outbox, OutboxStatus
+from bot.db.models import Outbox, OutboxStatus, PostImage
 from bot.reddit.gateway import (
     AuthError,
     Conversation,
@@ -45,6 +45,7 @@ from bot.reddit.gateway import (
     TransientError,
 )
 from bot.reddit.intake import note_reply
+from bot.reddit.media import post_image, submit_post  # issue 13: map pictures
 from bot.services import journal
 from bot.services.world import CampaignContext
 from bot.text import escape_md
@@ -186,8 +187,9 @@ def publish_once(engine: Engine, ctx: CampaignContext, gateway: RedditGateway, c
         entry = claim_next(engine, ctx, worker_id=worker, now=now)
         if entry is None:
             break
+        image = post_image(engine, ctx, entry.key) if entry.kind == "post" else None
         try:
-            sent, existing = _deliver(ctx, gateway, entry, now)
+            sent, existing = _deliver(ctx, gateway, entry, now, image=image)
         except (RateLimited, AuthError) as exc:
             wait = timedelta(seconds=exc.wait_seconds) if isinstance(exc, RateLimited) \
                 else AUTH_PAUSE
@@ -239,8 +241,8 @@ def publish_once(engine: Engine, ctx: CampaignContext, gateway: RedditGateway, c
     return report
 
 
-def _deliver(ctx: CampaignContext, gateway: RedditGateway, entry: Claimed, now: datetime
-             ) -> tuple[Sent, bool]:
+def _deliver(ctx: CampaignContext, gateway: RedditGateway, entry: Claimed, now: datetime,
+             *, image: PostImage | None = None) -> tuple[Sent, bool]:
     """Post the entry, or find the copy an earlier attempt left: (what exists, found?)."""
     if entry.kind not in KINDS:
         raise PermanentError(f"unknown outbox kind {entry.kind!r}")
@@ -252,7 +254,7 @@ def _deliver(ctx: CampaignContext, gateway: RedditGateway, entry: Claimed, now: 
             return found, True
     body = compose_body(ctx, entry, now)
     if entry.kind == "post":
-        return gateway.submit(entry.title, body, entry.flair or None), False
+        return submit_post(gateway, entry.title, body, entry.flair or None, image), False
     if entry.kind == "reply":
         return gateway.reply(entry.target, body), False
     if entry.kind == "comment":

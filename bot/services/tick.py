@@ -48,6 +48,7 @@ from bot.services.catalogue import (  # issue 6: the modifiers in force
     month_for_claim,
     tick_book,
 )
+from bot.services.realm import map_posts
 from bot.services.render import battle_post, money, troops_text
 from bot.services.world import (
     ACTIVE_STATES,
@@ -137,6 +138,7 @@ def apply_tick(session: Session, ctx: CampaignContext, campaign: Campaign, index
     state.resolve_battles()
     state.update_resource_holders()
     journal.flush_buffer(session)
+    map_posts(session, ctx, tick=index, at=at, months=report.months)  # issue 13: map posts
     campaign.last_tick = index
     session.add(campaign)
     return report
