@@ -102,7 +102,8 @@ def check_roster(entries: Sequence[Mapping[str, Any]], wars: Sequence[Sequence[A
                 report.errors.append(f"{where}: {exc}")
             else:
                 if not tile.holdfast:
-                    report.errors.append(f"{where}: {tile.label} ({tile.id}) is not a holdfast "
+                    shown = f"{tile.name} ({tile.id})" if tile.name else tile.id
+                    report.errors.append(f"{where}: {shown} is not a holdfast "
                                          "(expected a tile with the holdfast flag)")
                 elif tile.id in holdfasts:
                     report.errors.append(f"{where}: {tile.label} is already claimed by "
