@@ -112,8 +112,9 @@ def render_cmd(
     except OSError as exc:
         _fail(f"{map_file}: cannot be read ({exc.strerror or exc})")
     out.write_bytes(picture.data)
+    shown = f"map file {map_file}" if map_file is not None else f"view {viewer}"
     typer.echo(f"wrote {out} ({picture.scene.width}x{picture.scene.height} px, "
-               f"{len(picture.data)} bytes, view {viewer})")
+               f"{len(picture.data)} bytes, {shown})")
 
 
 def _fail(message: str) -> NoReturn:

@@ -266,8 +266,8 @@ class Outbox(SQLModel, table=True):
 
 
 class PostImage(SQLModel, table=True):
-    """A picture to attach to the outbox entry with the same ``key`` (a map image), stored
-    in the transaction that queued the entry so the post and its image come together."""
+    """A picture for the outbox entry with the same ``key`` (a map image), stored in the
+    transaction that queued the entry so the post and its picture come together."""
 
     __table_args__ = (UniqueConstraint("campaign_id", "key"),)
     id: int | None = Field(default=None, primary_key=True)
@@ -276,6 +276,9 @@ class PostImage(SQLModel, table=True):
     name: str = Field(default="map.png", max_length=80)
     caption: str = Field(default="", max_length=180)
     data: bytes = Field(default=b"", sa_column=Column(LargeBinary(), nullable=False))
+    # what to draw (a public situation and drawing options) until ``data`` is rendered from
+    # it, at delivery: a long catch-up queues cheap snapshots, not pictures
+    scene_json: dict[str, Any] = _json(dict)
     created_at: datetime | None = _when()
 
 

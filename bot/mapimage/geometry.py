@@ -14,6 +14,8 @@ from dataclasses import dataclass
 Point = tuple[float, float]
 
 SQRT3 = math.sqrt(3.0)
+_CORNERS = tuple((math.cos(math.radians(60 * i)), math.sin(math.radians(60 * i)))
+                 for i in range(6))
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,8 +55,7 @@ class HexLayout:
         """The six corners of the hex, clockwise from the east corner (``inset`` pixels in)."""
         x, y = self.centre(col, row)
         radius = self.size - inset
-        return tuple((x + radius * math.cos(math.radians(60 * i)),
-                      y + radius * math.sin(math.radians(60 * i))) for i in range(6))
+        return tuple((x + radius * cx, y + radius * cy) for cx, cy in _CORNERS)
 
     def extent(self, coords: Iterable[tuple[int, int]]) -> tuple[float, float]:
         """Right and bottom pixel edges of the hexes at ``coords``."""

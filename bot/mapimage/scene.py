@@ -267,9 +267,9 @@ def build_scene(world: WorldMap, situation: Situation, options: SceneOptions = D
         fill = colours.get(holders.get(t.id, ""), UNHELD)
         holdfast_colours[t.id] = fill
         if t.special:
-            shapes.append(Polygon(_diamond(x, y, s * 0.34), fill, INK, 2))
+            shapes.append(Polygon(_diamond(x, y, s * 0.36), fill, INK, 2))
         else:
-            shapes.append(Polygon(_square(x, y, s * 0.22), fill, INK, 2))
+            shapes.append(Polygon(_square(x, y, s * 0.26), fill, INK, 2))
     if options.labels in (Labels.NAMES, Labels.BOTH):
         for t in tiles:
             if t.name:

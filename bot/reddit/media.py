@@ -17,7 +17,9 @@ from sqlmodel import select
 from bot.db.engine import transaction
 from bot.db.models import PostImage
 from bot.reddit.gateway import ImageUploadFailed, RedditGateway, Sent
+from bot.services.realm import picture_for
 from bot.services.world import CampaignContext
+from rules.errors import InvalidInput
 
 log = logging.getLogger(__name__)
 
@@ -26,12 +28,22 @@ UPLOAD_NOTE = ("*(The map picture for this post could not be uploaded. The moder
 
 
 def post_image(engine: Engine, ctx: CampaignContext, key: str) -> PostImage | None:
-    """The picture stored for the outbox entry ``key``, if any."""
+    """The picture for the outbox entry ``key``, if any: drawn from its stored snapshot the
+    first time it is needed, and kept (so a retry uploads the same picture)."""
     with transaction(engine) as session:
         image = session.exec(select(PostImage).where(PostImage.campaign_id == ctx.campaign_id,
                                                      PostImage.key == key)).first()
-        if image is not None:
-            session.expunge(image)
+        if image is None:
+            return None
+        if not image.data and image.scene_json:
+            try:
+                image.data = picture_for(ctx, dict(image.scene_json)).data
+            except InvalidInput as exc:
+                log.warning("the picture of %s cannot be drawn: %s", key, exc)
+                return None
+            session.add(image)
+            session.flush()
+        session.expunge(image)
         return image
 
 

@@ -10,25 +10,36 @@
 
 Everything drawn or written here comes from the PUBLIC view
 (:func:`rules.campaign.mapview.visible_to`), so no hidden army, detection or defense bonus can
-reach these posts. The pictures are stored in ``postimage`` next to their outbox entry, in
-the tick's transaction; the delivery uploads them (see :mod:`bot.reddit.deliver`).
+reach these posts. What to draw (the public situation at that tick and the drawing options)
+is stored in ``postimage`` next to the outbox entry, in the tick's transaction; the picture
+is drawn from it when the post is delivered (:func:`picture_for`), so catching up a year of
+ticks stores small snapshots, not pictures. A newer ``[Realm]`` post replaces an older one
+that was never tried (a catch-up posts only the newest map, not one per month missed).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
+from typing import Any
 
+from sqlalchemy import delete
 from sqlmodel import Session, col, or_, select
 
-from bot.db.models import Army, Outbox, PendingBattle, PostImage, Siege
+from bot.db.models import Army, Outbox, OutboxStatus, PendingBattle, PostImage, Siege
 from bot.mapimage.scene import Labels, SceneOptions
 from bot.services import journal
-from bot.services.mapview import draw, load_situation
+from bot.services.mapview import Picture, draw, load_situation
 from bot.services.world import CampaignContext
 from bot.text import escape_md
 from rules.campaign import calendar
-from rules.campaign.mapview import PUBLIC, Situation, visible_to
+from rules.campaign.mapview import (
+    PUBLIC,
+    Situation,
+    situation_from_data,
+    situation_to_data,
+    visible_to,
+)
 
 INSET_PREFIXES = ("battle:", "siege:", "arrival:")
 
@@ -75,16 +86,47 @@ def queue_realm_post(session: Session, ctx: CampaignContext, *, month: int, tick
     # the map's battles are those of the month that just ended
     situation = visible_to(load_situation(session, ctx, tick=max(0, tick - 1)), PUBLIC)
     title = posts.realm_title.format(date=date)
-    picture = draw(ctx, situation, PUBLIC, SceneOptions(labels=Labels.BOTH,
-                                                        title=f"The realm, {date}"))
     key = realm_key(month)
+    _supersede_realm_posts(session, ctx)
     journal.queue(session, ctx.campaign_id, key, "post", title=title,
                   body=realm_summary(situation, ctx, date, len(ctx.world.holdfasts())),
                   flair=posts.realm_flair, public=True, at=at, tick=tick,
                   target=ctx.settings.campaign.subreddit)
     session.add(PostImage(campaign_id=ctx.campaign_id, key=key, name=f"realm-{month}.png",
-                          caption=f"The realm, {date}"[:180], data=picture.data,
+                          caption=f"The realm, {date}"[:180],
+                          scene_json=scene_data(situation, title=f"The realm, {date}"),
                           created_at=at))
+
+
+def _supersede_realm_posts(session: Session, ctx: CampaignContext) -> None:
+    """Drop the older [Realm] posts nobody tried to deliver yet (a newer map replaces them).
+    An entry that was ever claimed may be on Reddit already: it stays."""
+    stale = (col(Outbox.campaign_id) == ctx.campaign_id, col(Outbox.key).startswith("realm:"),
+             col(Outbox.status) == OutboxStatus.PENDING.value, col(Outbox.attempts) == 0,
+             col(Outbox.claimed_by).is_(None))
+    keys = list(session.exec(select(Outbox.key).where(*stale)).all())
+    if keys:
+        session.execute(delete(Outbox).where(*stale, col(Outbox.key).in_(keys)))
+        session.execute(delete(PostImage).where(col(PostImage.campaign_id) == ctx.campaign_id,
+                                                col(PostImage.key).in_(keys)))
+
+
+def scene_data(situation: Situation, *, title: str = "", around: str | None = None,
+               radius: int = 3) -> dict[str, Any]:
+    """What :func:`picture_for` draws: a PUBLIC situation and the drawing options."""
+    return {"situation": situation_to_data(situation), "title": title, "around": around,
+            "radius": radius}
+
+
+def picture_for(ctx: CampaignContext, data: dict[str, Any]) -> Picture:
+    """The PNG of a stored :func:`scene_data` (the situation is public already). Tiles no
+    longer on the map (after ``maester map update``) are left out."""
+    situation = situation_from_data(data.get("situation", {}))
+    around = data.get("around")
+    options = SceneOptions(labels=Labels.BOTH, title=str(data.get("title", "")),
+                           around=around if around in ctx.world else None,
+                           radius=int(data.get("radius", 3)), legend=around is None)
+    return draw(ctx, situation, PUBLIC, options)
 
 
 def _inset_tile(session: Session, key: str) -> str | None:
@@ -121,12 +163,12 @@ def attach_insets(session: Session, ctx: CampaignContext, *, tick: int, at: date
             continue
         if situation is None:
             situation = visible_to(load_situation(session, ctx, tick=tick), PUBLIC)
-        picture = draw(ctx, situation, PUBLIC, SceneOptions(
-            around=tile, radius=ctx.settings.posts.inset_radius, legend=False))
         session.add(PostImage(campaign_id=ctx.campaign_id, key=entry.key,
                               name=f"inset-{tile}.png",
                               caption=f"Around {ctx.world.tile(tile).label}"[:180],
-                              data=picture.data, created_at=at))
+                              scene_json=scene_data(situation, around=tile,
+                                                    radius=ctx.settings.posts.inset_radius),
+                              created_at=at))
         made += 1
     return made
 

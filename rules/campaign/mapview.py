@@ -19,8 +19,10 @@ A holdfast's secret defense bonus is never part of a situation at all.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from enum import StrEnum
+from typing import Any
 
 from rules.errors import InvalidInput
 
@@ -157,3 +159,44 @@ def visible_to(situation: Situation, viewer: Viewer) -> Situation:
             shown.append(_announced(army))
     shown.sort(key=lambda a: (a.tile, a.claim, not a.own, a.id, a.size))
     return replace(situation, armies=tuple(shown))
+
+
+def situation_to_data(situation: Situation) -> dict[str, Any]:
+    """A JSON-ready form of ``situation``; :func:`situation_from_data` reads it back."""
+    return {
+        "claims": list(situation.claims),
+        "holders": [list(p) for p in situation.holders],
+        "armies": [{"id": a.id, "claim": a.claim, "tile": a.tile, "fleet": a.fleet,
+                    "infantry": a.infantry, "cavalry": a.cavalry, "ships": a.ships,
+                    "path": list(a.path), "announced": a.announced,
+                    "seen": [list(s) for s in a.seen], "own": a.own}
+                   for a in situation.armies],
+        "sieges": [[s.holdfast, s.besieger] for s in situation.sieges],
+        "blockades": [[b.water, b.port, b.claim] for b in situation.blockades],
+        "battles": [[b.tile, b.attacker, b.defender] for b in situation.battles],
+    }
+
+
+def situation_from_data(data: Mapping[str, Any]) -> Situation:
+    """The situation :func:`situation_to_data` wrote. Raises InvalidInput for other data."""
+    try:
+        return Situation(
+            claims=tuple(str(c) for c in data.get("claims", ())),
+            holders=tuple((str(t), str(c)) for t, c in data.get("holders", ())),
+            armies=tuple(ArmyMark(
+                id=int(a["id"]), claim=str(a["claim"]), tile=str(a["tile"]),
+                fleet=bool(a.get("fleet")), infantry=int(a.get("infantry", 0)),
+                cavalry=int(a.get("cavalry", 0)), ships=int(a.get("ships", 0)),
+                path=tuple(str(p) for p in a.get("path", ())),
+                announced=bool(a.get("announced")),
+                seen=tuple((str(c), str(t)) for c, t in a.get("seen", ())),
+                own=bool(a.get("own"))) for a in data.get("armies", ())),
+            sieges=tuple(SiegeMark(str(h), str(c)) for h, c in data.get("sieges", ())),
+            blockades=tuple(BlockadeMark(str(w), str(p), str(c))
+                            for w, p, c in data.get("blockades", ())),
+            battles=tuple(BattleMark(str(t), str(a), str(d))
+                          for t, a, d in data.get("battles", ())),
+        )
+    except (KeyError, TypeError, ValueError) as exc:
+        raise InvalidInput("situation", f"stored map data is unreadable ({exc})",
+                           "data written by situation_to_data") from None

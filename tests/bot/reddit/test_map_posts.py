@@ -41,13 +41,15 @@ def test_the_realm_post_goes_out_once_with_the_public_map_inline(bot: Harness) -
     assert entry.title.startswith("[Realm] The realm at the start of Month")
     assert "**Holdfasts held:** 14 of 40." in entry.body
     assert "| House Stark | Winterfell |" in entry.body
-    stored = _image(bot, entry.key)
-    picture = Image.open(io.BytesIO(stored.data))
-    assert picture.format == "PNG" and picture.size[0] > 1000
+    assert _image(bot, entry.key).data == b""  # a snapshot until it is delivered
+    assert _image(bot, entry.key).scene_json["title"].startswith("The realm, Month")
 
     bot.sandbox.reset_requests()
     report = bot.publish()
     assert entry.key in report.delivered_keys
+    stored = _image(bot, entry.key)
+    picture = Image.open(io.BytesIO(stored.data))
+    assert picture.format == "PNG" and picture.size[0] > 1000
     (post,) = [p for p in bot.sandbox.posts(author=BOT_USERNAME) if p.title == entry.title]
     (asset,) = media.post_media(bot.sandbox, post.id)
     assert asset.data == stored.data and asset.mimetype == "image/png"
@@ -117,10 +119,11 @@ def test_an_arrival_post_carries_an_inset_map_when_switched_on(bot: Harness) -> 
     with transaction(bot.engine) as session:
         assert attach_insets(session, bot.ctx, tick=tick, at=now) == 1
         assert attach_insets(session, bot.ctx, tick=tick, at=now) == 0  # once
+    assert _image(bot, key).scene_json["around"] == "1320"
+    bot.publish()
     stored = _image(bot, key)
     inset = Image.open(io.BytesIO(stored.data))
     assert inset.size[0] < 400 and stored.caption == "Around 1320"
-    bot.publish()
     (post,) = [p for p in bot.sandbox.posts(author=BOT_USERNAME)
                if p.title.startswith("[Arrival]")]
     (asset,) = media.post_media(bot.sandbox, post.id)
@@ -128,3 +131,30 @@ def test_an_arrival_post_carries_an_inset_map_when_switched_on(bot: Harness) -> 
     with transaction(bot.engine) as session:
         assert session.exec(select(col(Outbox.status)).where(Outbox.key == key)).one() \
             == "delivered"
+
+
+def test_a_catch_up_posts_only_the_newest_realm_map(bot: Harness) -> None:
+    """Months missed while the bot was down: one [Realm] post, the newest month's."""
+    bot.clock.advance(timedelta(hours=bot.settings.calendar.month_hours * 4))
+    catch_up(bot.engine, bot.ctx, bot.clock.now())
+    entries = _realm_entries(bot)
+    assert len(entries) == 1
+    with transaction(bot.engine) as session:
+        keys = session.exec(select(PostImage.key)).all()
+    assert keys == [entries[0].key]
+    bot.publish()
+    assert len([p for p in bot.sandbox.posts(author=BOT_USERNAME)
+                if p.title.startswith("[Realm]")]) == 1
+
+
+def test_a_realm_post_already_tried_is_never_dropped(bot: Harness) -> None:
+    first = _past_a_month(bot)
+    bot.sandbox.add_fault(Fault.stored_then_error(504), method="POST", path="/api/submit")
+    bot.publish()  # tried once: it may be on Reddit
+    second = _past_a_month(bot)
+    assert second.key != first.key
+    assert {e.key for e in _realm_entries(bot)} == {first.key, second.key}
+    bot.clock.advance(timedelta(hours=2))
+    bot.publish()
+    titles = [p.title for p in bot.sandbox.posts(author=BOT_USERNAME)]
+    assert titles.count(first.title) == 1 and titles.count(second.title) == 1

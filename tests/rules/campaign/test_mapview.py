@@ -11,8 +11,11 @@ from rules.campaign.mapview import (
     BattleMark,
     SiegeMark,
     Situation,
+    BlockadeMark,
     Viewer,
     ViewKind,
+    situation_from_data,
+    situation_to_data,
     visible_to,
 )
 from rules.errors import InvalidInput
@@ -75,3 +78,11 @@ def test_parsing_views() -> None:
 def test_an_unknown_claim_viewer_is_refused_with_the_claims() -> None:
     with pytest.raises(InvalidInput, match="House Stark, House Lannister"):
         visible_to(WORLD, Viewer(ViewKind.CLAIM, "House Nobody"))
+
+
+def test_a_situation_survives_its_stored_form() -> None:
+    busy = Situation(WORLD.claims, WORLD.holders, WORLD.armies, WORLD.sieges,
+                     (BlockadeMark("0237", "0337", LANNISTER),), WORLD.battles)
+    assert situation_from_data(situation_to_data(busy)) == busy
+    with pytest.raises(InvalidInput, match="unreadable"):
+        situation_from_data({"armies": [{"claim": "x"}]})

@@ -31,6 +31,7 @@ def upgrade() -> None:
         sa.Column("name", sqlmodel.sql.sqltypes.AutoString(length=80), nullable=False),
         sa.Column("caption", sqlmodel.sql.sqltypes.AutoString(length=180), nullable=False),
         sa.Column("data", sa.LargeBinary(), nullable=False),
+        sa.Column("scene_json", sa.JSON(), nullable=False),
         sa.Column("created_at", sa.String(length=32), nullable=True),
         sa.ForeignKeyConstraint(["campaign_id"], ["campaign.id"],
                                 name=op.f("fk_postimage_campaign_id_campaign")),
