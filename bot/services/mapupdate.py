@@ -11,8 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from sqlalchemy import Engine
 from sqlmodel import Session, col, select
 
+from bot.db.engine import transaction
 from bot.db.models import ArmyKind, ArmyState, PendingBattle, ResourceHolder, Siege
 from bot.services import journal
 from bot.services.world import (
@@ -21,6 +23,7 @@ from bot.services.world import (
     all_claims,
     armies,
     get_campaign,
+    parsed_map,
 )
 from rules.campaign.config import Terrain
 from rules.campaign.mapcheck import MapDiff, map_difference
@@ -150,4 +153,16 @@ def apply_map_update(session: Session, ctx: CampaignContext, plan: MapUpdatePlan
         data={"added": list(d.added), "removed": list(d.removed),
               "renamed": [list(r) for r in d.renamed], "changed": [list(c) for c in d.changed],
               "joined": [list(p) for p in d.joined], "parted": [list(p) for p in d.parted]})
-    ctx.world = plan.world
+    ctx.world = parsed_map(plan.text)
+
+
+def reload_map(engine: Engine, ctx: CampaignContext) -> bool:
+    """Take up a map stored by ``maester map update`` since ``ctx`` was made (the running bot
+    calls this before each catch-up); True if the map changed."""
+    with transaction(engine) as session:
+        text = get_campaign(session, ctx).map_text
+    world = parsed_map(text)
+    if world is ctx.world:
+        return False
+    ctx.world = world
+    return True
