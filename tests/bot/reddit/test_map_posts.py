@@ -158,3 +158,13 @@ def test_a_realm_post_already_tried_is_never_dropped(bot: Harness) -> None:
     bot.publish()
     titles = [p.title for p in bot.sandbox.posts(author=BOT_USERNAME)]
     assert titles.count(first.title) == 1 and titles.count(second.title) == 1
+
+
+def test_a_picture_too_large_for_reddit_goes_out_as_text(bot: Harness) -> None:
+    """S3 refuses the upload with EntityTooLarge (PRAW's TooLargeMediaException)."""
+    entry = _past_a_month(bot)
+    media.media_store(bot.sandbox).max_bytes = 1000
+    bot.publish()
+    (post,) = [p for p in bot.sandbox.posts(author=BOT_USERNAME) if p.title == entry.title]
+    assert post.body.startswith(UPLOAD_NOTE.strip())
+    assert bot.sandbox.request_counts()["media.upload"] >= 1
