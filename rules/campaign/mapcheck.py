@@ -8,8 +8,7 @@ that already are. Each warning names the line (when known) and the tile.
 
 from __future__ import annotations
 
-import csv
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from rules.campaign.config import Terrain
@@ -17,8 +16,8 @@ from rules.campaign.worldmap import (
     MAX_COORD,
     WorldMap,
     grid_neighbours,
+    map_rows,
     parse_tile_id,
-    sniff_delimiter,
     split_list,
 )
 
@@ -101,7 +100,7 @@ def neighbour_warnings(text: str, world: WorldMap) -> list[MapWarning]:
     (both change nothing), read from the ``neighbours`` column of the map text that gave
     ``world``."""
     warnings: list[MapWarning] = []
-    for line, row in _rows(text):
+    for line, row in map_rows(text):
         tid = row.get("id", "").strip()
         if tid not in world.tiles:
             continue
@@ -119,23 +118,6 @@ def neighbour_warnings(text: str, world: WorldMap) -> list[MapWarning]:
                     f"link to {other}, which already is a neighbour on the grid: the link "
                     "changes nothing", tid, line))
     return warnings
-
-
-def _rows(text: str) -> list[tuple[int, Mapping[str, str]]]:
-    header: list[str] | None = None
-    delimiter = ","
-    out: list[tuple[int, Mapping[str, str]]] = []
-    for number, raw in enumerate(text.splitlines(), start=1):
-        line = raw.lstrip("\ufeff")
-        if not line.strip() or line.strip().startswith("#"):
-            continue
-        if header is None:
-            delimiter = sniff_delimiter(line)
-            header = [c.strip().casefold() for c in next(csv.reader([line], delimiter=delimiter))]
-            continue
-        cells = next(csv.reader([line], delimiter=delimiter))
-        out.append((number, dict(zip(header, cells, strict=False))))
-    return out
 
 
 def map_warnings(text: str, world: WorldMap) -> list[MapWarning]:

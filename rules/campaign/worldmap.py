@@ -462,12 +462,11 @@ def _parse_bonus(text: str, line: int, tid: str) -> Decimal:
     return value
 
 
-def parse_map(text: str) -> WorldMap:
-    """Read a map from its CSV text (see ``docs/map-format.md``).
+def map_rows(text: str) -> list[tuple[int, dict[str, str]]]:
+    """The tile rows of a map's CSV text: (line number, cells by lower-case column name).
 
-    The first non-comment line is the header; ``#`` lines and blank lines are skipped; the
-    delimiter (comma, semicolon or tab) is taken from the header. Raises MapError naming the
-    line, the tile and what was expected.
+    Comments and blank lines are skipped; the delimiter comes from the header. Raises
+    MapError for a bad header, a row with more cells than columns, or no tiles.
     """
     header: list[str] | None = None
     delimiter = ","
@@ -498,6 +497,17 @@ def parse_map(text: str) -> WorldMap:
         raise MapError("the map is empty", "a header row: " + ",".join(COLUMNS), line=1)
     if not rows:
         raise MapError("the map has no tiles", "one row per tile after the header", line=1)
+    return rows
+
+
+def parse_map(text: str) -> WorldMap:
+    """Read a map from its CSV text (see ``docs/map-format.md``).
+
+    The first non-comment line is the header; ``#`` lines and blank lines are skipped; the
+    delimiter (comma, semicolon or tab) is taken from the header. Raises MapError naming the
+    line, the tile and what was expected.
+    """
+    rows = map_rows(text)
 
     tiles: list[Tile] = []
     line_of: dict[str, int] = {}
