@@ -92,7 +92,8 @@ def queue_realm_post(session: Session, ctx: CampaignContext, *, month: int, tick
                   body=realm_summary(situation, ctx, date, len(ctx.world.holdfasts())),
                   flair=posts.realm_flair, public=True, at=at, tick=tick,
                   target=ctx.settings.campaign.subreddit)
-    session.add(PostImage(campaign_id=ctx.campaign_id, key=key, name=f"realm-{month}.png",
+    session.add(PostImage(campaign_id=ctx.campaign_id, key=key,
+                          name=f"realm-{date.year}-{date.month:02d}.png",
                           caption=f"The realm, {date}"[:180],
                           scene_json=scene_data(situation, title=f"The realm, {date}"),
                           created_at=at))
