@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import delete
+from sqlalchemy import delete, func
 from sqlmodel import Session, col, or_, select
 
 from bot.db.models import Army, Outbox, OutboxStatus, PendingBattle, PostImage, Siege
@@ -101,15 +101,24 @@ def queue_realm_post(session: Session, ctx: CampaignContext, *, month: int, tick
 
 def _supersede_realm_posts(session: Session, ctx: CampaignContext) -> None:
     """Drop the older [Realm] posts nobody tried to deliver yet (a newer map replaces them).
-    An entry that was ever claimed may be on Reddit already: it stays."""
-    stale = (col(Outbox.campaign_id) == ctx.campaign_id, col(Outbox.key).startswith("realm:"),
+    An entry that was ever claimed may be on Reddit already: it stays. (Candidates are the
+    realm pictures not drawn yet: delivery draws a picture only after claiming its entry.)"""
+    candidates = list(session.exec(select(PostImage.key).where(
+        col(PostImage.campaign_id) == ctx.campaign_id, col(PostImage.key).startswith("realm:"),
+        func.length(col(PostImage.data)) == 0)).all())
+    if not candidates:
+        return
+    stale = (col(Outbox.campaign_id) == ctx.campaign_id, col(Outbox.key).in_(candidates),
              col(Outbox.status) == OutboxStatus.PENDING.value, col(Outbox.attempts) == 0,
              col(Outbox.claimed_by).is_(None))
     keys = list(session.exec(select(Outbox.key).where(*stale)).all())
     if keys:
-        session.execute(delete(Outbox).where(*stale, col(Outbox.key).in_(keys)))
+        # the rows are not loaded in this session: nothing there to synchronise
+        session.execute(delete(Outbox).where(*stale, col(Outbox.key).in_(keys))
+                        .execution_options(synchronize_session=False))
         session.execute(delete(PostImage).where(col(PostImage.campaign_id) == ctx.campaign_id,
-                                                col(PostImage.key).in_(keys)))
+                                                col(PostImage.key).in_(keys))
+                        .execution_options(synchronize_session=False))
 
 
 def scene_data(situation: Situation, *, title: str = "", around: str | None = None,
