@@ -42,10 +42,11 @@ def _same_month(ctx: CampaignContext, a: int, b: int) -> bool:
         calendar.month_number(ctx.tick_at(b), ctx.rules)
 
 
-def load_situation(session: Session, ctx: CampaignContext, *, tick: int | None = None
-                   ) -> Situation:
+def load_situation(session: Session, ctx: CampaignContext, *, tick: int | None = None,
+                   sightings: bool = True) -> Situation:
     """Everything the campaign map could show at ``tick`` (default: the last applied tick),
-    unfiltered: for moderators only until passed through ``visible_to``."""
+    unfiltered: for moderators only until passed through ``visible_to``. ``sightings=False``
+    leaves out who sighted which army (not needed for the public view)."""
     now = get_campaign(session, ctx).last_tick if tick is None else tick
     claims = list(all_claims(session, ctx))
     names = {c.id: c.name for c in claims}
@@ -56,7 +57,7 @@ def load_situation(session: Session, ctx: CampaignContext, *, tick: int | None =
         if siege.status == "fallen" and siege.besieger_claim in names:
             holders[siege.holdfast] = names[siege.besieger_claim]
     rows = [a for a in armies(session, ctx, states=IN_MAP_STATES) if a.tile in ctx.world]
-    sightings = _sightings(session, ctx, rows)
+    seen_by = _sightings(session, ctx, rows) if sightings else {}
     marks: list[ArmyMark] = []
     for a in rows:
         if a.claim_id not in names:
@@ -64,7 +65,7 @@ def load_situation(session: Session, ctx: CampaignContext, *, tick: int | None =
         path = tuple(str(t) for t in a.path_json if str(t) in ctx.world)
         announced = a.state == ArmyState.BESIEGING.value or (
             a.state == ArmyState.STANDING.value and a.arrival_tick is not None)
-        seen = tuple(sorted((names[c], tile) for c, tile in sightings.get(a.id or 0, {}).items()
+        seen = tuple(sorted((names[c], tile) for c, tile in seen_by.get(a.id or 0, {}).items()
                             if c in names))
         marks.append(ArmyMark(
             id=a.id or 0, claim=names[a.claim_id], tile=a.tile,

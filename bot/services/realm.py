@@ -84,7 +84,8 @@ def queue_realm_post(session: Session, ctx: CampaignContext, *, month: int, tick
     posts = ctx.settings.posts
     date = calendar.date_of_month_number(month, ctx.rules)
     # the map's battles are those of the month that just ended
-    situation = visible_to(load_situation(session, ctx, tick=max(0, tick - 1)), PUBLIC)
+    situation = visible_to(load_situation(session, ctx, tick=max(0, tick - 1),
+                                          sightings=False), PUBLIC)
     title = posts.realm_title.format(date=date)
     key = realm_key(month)
     _supersede_realm_posts(session, ctx)
@@ -172,7 +173,8 @@ def attach_insets(session: Session, ctx: CampaignContext, *, tick: int, at: date
         if entry.key in have or tile is None or tile not in ctx.world:
             continue
         if situation is None:
-            situation = visible_to(load_situation(session, ctx, tick=tick), PUBLIC)
+            situation = visible_to(load_situation(session, ctx, tick=tick, sightings=False),
+                                   PUBLIC)
         session.add(PostImage(campaign_id=ctx.campaign_id, key=entry.key,
                               name=f"inset-{tile}.png",
                               caption=f"Around {ctx.world.tile(tile).label}"[:180],
