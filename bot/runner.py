@@ -33,15 +33,16 @@ from sqlmodel import col, select
 
 from bot.clock import Clock, SystemClock
 from bot.config import Settings
-from bot.db.engine import is_sqlite, make_engine, transaction
+from bot.db.engine import is_sqlite, transaction
 from bot.db.models import Outbox, OutboxStatus
 from bot.reddit.deliver import DeliverReport, default_worker_id, publish_once, release_claims
 from bot.reddit.gateway import RedditGateway, praw_gateway
 from bot.reddit.intake import IntakeReport, poll_once
 from bot.reddit.lease import CampaignLease
+from bot.services.access import open_campaign
 from bot.services.mapupdate import reload_map
 from bot.services.tick import catch_up
-from bot.services.world import CampaignContext, get_campaign, load_context
+from bot.services.world import CampaignContext, get_campaign
 
 log = logging.getLogger("maester.runner")
 
@@ -213,21 +214,6 @@ class BotRunner:
             self._keeper.close()
             self._keeper = None
         log.info("maester stopped")
-
-
-def open_campaign(settings: Settings) -> tuple[Engine, CampaignContext]:
-    """The engine and context of the configured database's campaign.
-
-    Raises :class:`~bot.db.migrate.SchemaOutOfDate` when the database needs
-    ``maester db upgrade``, and LookupError when it holds no campaign.
-    """
-    from bot.db.migrate import ensure_current
-
-    engine = make_engine(settings.campaign.database_url)
-    ensure_current(engine)
-    with transaction(engine) as session:
-        ctx = load_context(session, settings)
-    return engine, ctx
 
 
 def install_stop_signals(stop: threading.Event) -> None:

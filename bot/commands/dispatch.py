@@ -1,48 +1,21 @@
-"""Runs ``!commands`` from the registry and turns every failure into a helpful reply."""
+"""The bot's ``!commands``, listed in one place, and the runner that answers them.
+
+:data:`COMMANDS` is every command in force; :func:`run_command` runs one and turns every
+failure into a helpful reply (rendered by :meth:`bot.errors.CommandError.render`).
+"""
 
 from __future__ import annotations
 
-import importlib
 import logging
 from collections.abc import Callable
 
-from bot.commands.registry import (
-    CommandContext,
-    CommandError,
-    all_commands,
-    command,
-    lookup,
-)
+from bot.commands import boardgame, campaign, cardgame, miniatures
+from bot.commands.registry import Command, CommandContext, Registry, command
+from bot.errors import CommandError
 from bot.text import escape_md
 from rules.errors import RulesError
 
 log = logging.getLogger(__name__)
-
-COMMAND_MODULES = (
-    "bot.commands.boardgame",
-    "bot.commands.miniatures",
-    "bot.commands.cardgame",
-    "bot.commands.campaign",
-)
-_loaded = False
-
-
-def load_commands() -> None:
-    """Import every command module once (each registers its commands)."""
-    global _loaded
-    if _loaded:
-        return
-    for name in COMMAND_MODULES:
-        try:
-            importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name != name:
-                raise
-    _loaded = True
-
-
-def render_command_error(exc: CommandError) -> str:
-    return exc.render()
 
 
 def run_command(name: str, args: str, ctx: CommandContext, *, ref: str = "",
@@ -51,27 +24,25 @@ def run_command(name: str, args: str, ctx: CommandContext, *, ref: str = "",
 
     ``on_refused`` is told when a non-moderator tries a moderator command (for the log).
     """
-    load_commands()
     cmd = lookup(name)
     if cmd is None:
         known = ", ".join(f"`!{c.name}`" for c in all_commands())
-        return render_command_error(CommandError(
-            f"I do not know the command `!{escape_md(name, 40)}`",
-            f"one of {known}", "!help"))
+        return CommandError(f"I do not know the command `!{escape_md(name, 40)}`",
+                            f"one of {known}", "!help").render()
     if cmd.moderator_only and not ctx.is_moderator:
         log.warning("u/%s tried moderator command !%s", ctx.author, cmd.name)
         if on_refused is not None:
             on_refused(cmd.name)
-        return render_command_error(CommandError(
-            f"`!{cmd.name}` is for moderators only", "a command open to players", "!help"))
+        return CommandError(f"`!{cmd.name}` is for moderators only",
+                            "a command open to players", "!help").render()
     try:
         return cmd.handler(ctx, args)
     except CommandError as exc:
         if not exc.example and cmd.example:
             exc.example = cmd.example
-        return render_command_error(exc)
+        return exc.render()
     except RulesError as exc:
-        return render_command_error(CommandError(str(exc), "", cmd.example))
+        return CommandError(str(exc), "", cmd.example).render()
     except Exception:
         log.exception("command !%s (%s) failed", cmd.name, ref)
         return (f"**Not done:** something went wrong on my side (reference `{escape_md(ref)}`)."
@@ -81,7 +52,6 @@ def run_command(name: str, args: str, ctx: CommandContext, *, ref: str = "",
 @command("help", aliases=("commands",), example="!help attack")
 def help_command(ctx: CommandContext, args: str) -> str:
     """Lists the bot's commands, or explains one: `!help attack`."""
-    load_commands()
     wanted = args.strip().lstrip("!")
     if wanted:
         cmd = lookup(wanted)
@@ -101,3 +71,28 @@ def help_command(ctx: CommandContext, args: str) -> str:
     lines.append("\nCampaign orders (muster, move, attack...) are explained in the players' "
                  "guide; send `help` for a summary.")
     return "\n".join(lines)
+
+
+# Every bot command, in one place.
+COMMANDS = Registry((
+    help_command,
+    boardgame.combat_command,
+    boardgame.housecard_command,
+    miniatures.attack_command,
+    miniatures.charge_command,
+    miniatures.panic_command,
+    miniatures.morale_command,
+    cardgame.challenge_command,
+    campaign.claim_command,
+    campaign.odds_command,
+))
+
+
+def lookup(name: str) -> Command | None:
+    """The command called ``name`` (or one of its aliases), case-insensitively."""
+    return COMMANDS.lookup(name)
+
+
+def all_commands() -> list[Command]:
+    """Every command once, sorted by name."""
+    return COMMANDS.all()

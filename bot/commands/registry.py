@@ -1,47 +1,25 @@
-"""A small command registry in the style of discord.py's ``ext.commands``.
+"""Bot commands (``!attack ...``) in the style of discord.py's ``ext.commands``.
 
-A handler is registered with :func:`command`; its docstring's first paragraph is its help, and
-``example`` is shown in help and in error replies. Names and aliases are unique: registering a
-duplicate fails at import. Handlers are synchronous (PRAW is) and return markdown.
+:func:`command` describes a handler (name, aliases, example) and changes nothing else: the
+commands in force are the ones listed in :data:`bot.commands.dispatch.COMMANDS`, a
+:class:`Registry`. A handler's docstring's first paragraph is its help, and ``example`` is shown
+in help and in error replies. Names and aliases are unique: a duplicate fails when the registry
+is built. Handlers are synchronous (PRAW is) and return markdown.
 """
 
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from bot.errors import CommandError
 from rules.dice import Dice
 
-
-class CommandError(Exception):
-    """A player-facing failure: what was wrong, what was expected, and an example.
-
-    Bot commands and campaign orders raise it (orders through its subclass
-    ``bot.services.orders.Rejected``); :meth:`render` is the one place it becomes a reply.
-    """
-
-    def __init__(self, problem: str, expected: str = "", example: str = "") -> None:
-        self.problem = problem
-        self.expected = expected
-        self.example = example
-        super().__init__(problem)
-
-    def render(self) -> str:
-        """``**Not done:** ... **Expected:** ... **Example:** `...``` as markdown."""
-        lines = [f"**Not done:** {_sentence(self.problem)}"]
-        if self.expected:
-            lines.append(f"**Expected:** {_sentence(self.expected)}")
-        if self.example:
-            lines.append(f"**Example:** `{self.example}`")
-        return "\n\n".join(lines)
-
-
-def _sentence(text: str) -> str:
-    text = text.strip()
-    return text if text.endswith((".", "!", "?")) else text + "."
+__all__ = ["Command", "CommandContext", "CommandError", "Handler", "Registry", "command",
+           "described"]
 
 
 @dataclass(slots=True)
@@ -69,8 +47,7 @@ class Command:
     handler: Handler
 
 
-_REGISTRY: dict[str, Command] = {}
-_BY_NAME: dict[str, Command] = {}
+_DESCRIPTION = "__maester_command__"
 
 
 def command(
@@ -80,31 +57,47 @@ def command(
     example: str = "",
     moderator_only: bool = False,
 ) -> Callable[[Handler], Handler]:
-    """Register ``handler`` as ``!name`` (and ``!alias`` for each alias)."""
+    """Describe ``handler`` as ``!name`` (and ``!alias`` for each alias); list it in a
+    :class:`Registry` to make it a command."""
 
-    def register(handler: Handler) -> Handler:
+    def describe(handler: Handler) -> Handler:
         doc = inspect.getdoc(handler) or ""
         summary = doc.split("\n\n", 1)[0].replace("\n", " ").strip()
-        cmd = Command(name, tuple(aliases), summary, doc, example, moderator_only, handler)
-        for key in (name, *aliases):
-            key = key.lower()
-            if key in _REGISTRY:
-                raise RuntimeError(f"command name {key!r} is registered twice")
-            _REGISTRY[key] = cmd
-        _BY_NAME[name.lower()] = cmd
+        setattr(handler, _DESCRIPTION,
+                Command(name, tuple(aliases), summary, doc, example, moderator_only, handler))
         return handler
 
-    return register
+    return describe
 
 
-def lookup(name: str) -> Command | None:
-    """The command called ``name`` (or one of its aliases), case-insensitively."""
-    return _REGISTRY.get(name.lower().lstrip("!"))
+def described(handler: Handler) -> Command:
+    """The :class:`Command` that :func:`command` attached to ``handler``."""
+    found = getattr(handler, _DESCRIPTION, None)
+    if not isinstance(found, Command):
+        raise TypeError(f"{handler!r} is not decorated with @command")
+    return found
 
 
-def all_commands() -> list[Command]:
-    """Every registered command once, sorted by name."""
-    return [
-        _BY_NAME[k]
-        for k in sorted(_BY_NAME)
-    ]
+class Registry:
+    """A fixed set of commands, found by name or alias, case-insensitively."""
+
+    def __init__(self, handlers: Iterable[Handler]) -> None:
+        self._by_key: dict[str, Command] = {}
+        self._commands: list[Command] = []
+        for handler in handlers:
+            cmd = described(handler)
+            for key in (cmd.name, *cmd.aliases):
+                key = key.lower()
+                if key in self._by_key:
+                    raise RuntimeError(f"command name {key!r} is listed twice")
+                self._by_key[key] = cmd
+            self._commands.append(cmd)
+        self._commands.sort(key=lambda c: c.name.lower())
+
+    def lookup(self, name: str) -> Command | None:
+        """The command called ``name`` (or one of its aliases; a leading ``!`` is ignored)."""
+        return self._by_key.get(name.lower().lstrip("!"))
+
+    def all(self) -> list[Command]:
+        """Every command once, sorted by name."""
+        return list(self._commands)

@@ -11,25 +11,22 @@ from bot.jsonapi import ENGINES, Engine
 from rules.dice import Dice, ScriptedDice, SeededDice
 from rules.errors import BadDie, DiceExhausted, InvalidInput, RulesError
 
-# Modules that register engines with @json_engine; a missing one is skipped so a partial
-# checkout still serves the others.
-ENGINE_MODULES = (
-    "bot.jsonapi.campaign_battle",
-    "bot.jsonapi.campaign_world",
-    "bot.jsonapi.boardgame",
-    "bot.jsonapi.miniatures",
-    "bot.jsonapi.cardgame",
-)
+# Which module defines which engines: `maester rules NAME` imports only NAME's module.
+ENGINE_MODULES: dict[str, tuple[str, ...]] = {
+    "bot.jsonapi.campaign_battle": ("battle", "odds", "retreat"),
+    "bot.jsonapi.campaign_world": ("movement", "muster", "detection", "upkeep", "siege"),
+    "bot.jsonapi.boardgame": ("boardgame-combat",),
+    "bot.jsonapi.miniatures": ("miniatures-attack",),
+    "bot.jsonapi.cardgame": ("card-challenge",),
+}
 
 
-def load_engines() -> dict[str, Engine]:
-    """Import every engine module once and return the registry."""
-    for name in ENGINE_MODULES:
-        try:
-            importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name != name:
-                raise
+def load_engines(*names: str) -> dict[str, Engine]:
+    """Import the modules of the engines ``names`` (all of them when none is given) and
+    return the registry."""
+    for module, engines in ENGINE_MODULES.items():
+        if not names or any(name in engines for name in names):
+            importlib.import_module(module)
     return ENGINES
 
 
@@ -52,10 +49,9 @@ def dice_for(payload: dict[str, Any]) -> Dice:
 
 def run_engine(name: str, raw: str) -> tuple[int, dict[str, Any]]:
     """Run engine ``name`` on the JSON text ``raw``: (exit code, answer object)."""
-    engines = load_engines()
-    engine = engines.get(name)
+    engine = load_engines(name).get(name)
     if engine is None:
-        known = ", ".join(sorted(engines))
+        known = ", ".join(sorted(load_engines()))
         return 2, {"error": f"engine: unknown engine {name!r}; known engines: {known}"}
     try:
         payload = json.loads(raw)

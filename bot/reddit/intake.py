@@ -41,6 +41,7 @@ from sqlmodel import Session, col, select
 from bot.clock import Clock
 from bot.db.engine import transaction
 from bot.db.models import ConversationCursor, InboxMessage
+from bot.messages import handle_message
 from bot.reddit.gateway import (
     Conversation,
     GatewayError,
@@ -51,7 +52,6 @@ from bot.reddit.gateway import (
     RedditGateway,
 )
 from bot.services import journal
-from bot.services.messages import handle_message
 from bot.services.tick import catch_up
 from bot.services.world import CampaignContext, claim_of_user
 from bot.text import escape_md

@@ -18,7 +18,6 @@ from bot.db.engine import transaction
 from bot.db.models import ArmyKind, ArmyState, PendingBattle, ResourceHolder, Siege
 from bot.services import journal
 from bot.services.world import (
-    ACTIVE_STATES,
     CampaignContext,
     all_claims,
     armies,
@@ -27,6 +26,7 @@ from bot.services.world import (
 )
 from rules.campaign.config import Terrain
 from rules.campaign.mapcheck import MapDiff, map_difference
+from rules.campaign.world import ACTIVE_STATES
 from rules.campaign.worldmap import WorldMap, parse_map
 
 

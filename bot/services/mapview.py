@@ -29,11 +29,11 @@ from rules.campaign.mapview import (
 )
 
 IN_MAP_STATES = (
-    ArmyState.STANDING.value,
-    ArmyState.MARCHING.value,
-    ArmyState.BESIEGING.value,
-    ArmyState.RETREATING.value,
-    ArmyState.MUSTERING.value,
+    ArmyState.STANDING,
+    ArmyState.MARCHING,
+    ArmyState.BESIEGING,
+    ArmyState.RETREATING,
+    ArmyState.MUSTERING,
 )
 
 

@@ -13,7 +13,6 @@ import pytest
 from typer.testing import CliRunner
 
 from bot.cli import app
-from bot.clicommands import cli_campaign  # noqa: F401  (registers the commands)
 
 ROOT = Path(__file__).resolve().parents[2]
 runner = CliRunner()

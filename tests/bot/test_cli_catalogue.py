@@ -7,7 +7,6 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-import bot.clicommands  # noqa: F401  (registers the commands on the app)
 from bot.cli import app
 from bot.config import parse_settings
 from bot.services.catalogue import (

@@ -12,7 +12,6 @@ from sqlmodel import select
 from typer.testing import CliRunner
 
 from bot.cli import app
-from bot.clicommands import cli_map  # noqa: F401  (registers the commands)
 from bot.db.engine import make_engine, transaction
 from bot.db.models import Campaign, Event
 from bot.maps import demo_map_text

@@ -16,7 +16,8 @@ from bot.commands.boardgame import (
     housecard_command,
     render_result,
 )
-from bot.commands.registry import CommandContext, CommandError, lookup
+from bot.commands.dispatch import lookup
+from bot.commands.registry import CommandContext, CommandError
 from bot.jsonapi import ENGINES
 from bot.jsonapi.boardgame import boardgame_combat, read_setup
 from bot.jsonapi.engines import run_engine

@@ -21,7 +21,8 @@ from bot.commands.cardgame import (
     format_challenge,
     parse_challenge,
 )
-from bot.commands.registry import CommandContext, CommandError, lookup
+from bot.commands.dispatch import lookup
+from bot.commands.registry import CommandContext, CommandError
 from bot.jsonapi import ENGINES
 from bot.jsonapi.cardgame import card_challenge
 from bot.jsonapi.engines import run_engine

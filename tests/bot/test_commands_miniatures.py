@@ -15,7 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bot.commands import miniatures as m
-from bot.commands.registry import CommandContext, CommandError, lookup
+from bot.commands.dispatch import lookup
+from bot.commands.registry import CommandContext, CommandError
 from bot.jsonapi.engines import run_engine
 from rules.dice import Dice, ScriptedDice, SeededDice
 from rules.miniatures.attack import AttackSpec

@@ -14,7 +14,6 @@ from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 from typer.testing import CliRunner
 
-from bot import clicommands  # noqa: F401  (registers the commands)
 from bot.cli import app
 from bot.db.engine import transaction
 from bot.db.models import Lease

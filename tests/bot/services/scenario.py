@@ -13,7 +13,7 @@ from typing import Any
 from bot.config import Settings, parse_settings
 from bot.db.engine import create_all, make_engine, transaction
 from bot.maps import demo_map_text
-from bot.services.messages import handle_message
+from bot.messages import handle_message
 from bot.services.setup import DEMO_ROSTER, DEMO_WARS, create_campaign
 from bot.services.tick import catch_up
 from bot.services.world import CampaignContext, load_context

@@ -12,11 +12,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlmodel import select
 
-from bot.cli_campaign import export_world
 from bot.db.engine import transaction
 from bot.db.models import Event
-from bot.services.messages import handle_message
+from bot.messages import handle_message
 from bot.services.orders import process_message
+from bot.services.queries import export_world
 from bot.services.world import CampaignContext
 from tests.bot.services import scenario
 from tests.fixtures.db import BACKENDS, fresh_schema, require_postgres
@@ -166,3 +166,12 @@ def test_odds_about_an_army_you_cannot_see_is_refused(world: Any) -> None:
     before = _snapshot(world)
     reply = _say(world, "ned_stark", "odds army 1 vs army 3")
     assert "is not on" in reply and _snapshot(world) == before
+
+
+def test_every_order_kind_has_exactly_one_listed_handler() -> None:
+    """The handler table is explicit (no registration on import) and covers the language."""
+    from bot.services.orders import HANDLERS
+    from rules.campaign.orders import ORDER_TYPES
+
+    assert set(HANDLERS) == set(ORDER_TYPES)
+    assert len(set(HANDLERS.values())) == len(HANDLERS)

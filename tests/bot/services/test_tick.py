@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 from sqlmodel import col, select
 
-from bot.cli_campaign import export_world
 from bot.db.engine import transaction
 from bot.db.models import Campaign, Event, MonthlyRun, Outbox, TickRun
+from bot.services.queries import export_world
 from bot.services.tick import catch_up
 from tests.bot.services import scenario
 

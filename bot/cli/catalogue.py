@@ -9,9 +9,6 @@ operating-system user); ``check`` is recorded when the config names a database w
 
 from __future__ import annotations
 
-import getpass
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated
@@ -19,10 +16,10 @@ from typing import Annotated
 import typer
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import SQLAlchemyError
-from sqlmodel import Session
 
-from bot.cli import app
-from bot.config import ConfigError, Settings, load_settings
+from bot.cli import ConfigOpt, command_group
+from bot.cli.common import ByOpt, campaign_session, fail, moderator_name, settings_of
+from bot.config import Settings
 from bot.db.engine import make_engine, transaction
 from bot.services import journal
 from bot.services.catalogue import (
@@ -40,52 +37,12 @@ from bot.services.catalogue import (
 from bot.services.world import CampaignContext, get_campaign, load_context
 from rules.campaign.catalogue import Catalogue, Section, missing_resources
 
-DEFAULT_CONFIG = Path("config.toml")
-
-skills_app = typer.Typer(help="Grant and remove characters' skills.", no_args_is_help=True)
-catalogue_app = typer.Typer(help="Show, check and load the campaign's catalogue.",
-                            no_args_is_help=True)
+app = command_group()
+skills_app = command_group(help="Grant and remove characters' skills.", no_args_is_help=True)
+catalogue_app = command_group(help="Show, check and load the campaign's catalogue.",
+                              no_args_is_help=True)
 app.add_typer(skills_app, name="skills")
 app.add_typer(catalogue_app, name="catalogue")
-
-ConfigOpt = Annotated[Path | None, typer.Option(
-    "--config", "-c", envvar="MAESTER_CONFIG",
-    help="Campaign config file (TOML); default config.toml if it exists.")]
-ByOpt = Annotated[str | None, typer.Option(
-    "--by", help="The moderator's name for the event log (default: the OS user).")]
-
-
-def _moderator(by: str | None) -> str:
-    return (by or getpass.getuser() or "moderator").strip()[:60]
-
-
-def _fail(message: str) -> typer.Exit:
-    typer.echo(f"error: {message}", err=True)
-    return typer.Exit(2)
-
-
-def _settings(config: Path | None) -> Settings:
-    path = config if config is not None else DEFAULT_CONFIG
-    try:
-        return load_settings(path if config is not None or path.exists() else None)
-    except ConfigError as exc:
-        raise _fail(f"config: {exc}") from None
-
-
-@contextmanager
-def _campaign(config: Path | None) -> Iterator[tuple[Session, CampaignContext]]:
-    """A transaction on the campaign's database and its context; errors end the command."""
-    settings = _settings(config)
-    engine = make_engine(settings.campaign.database_url)
-    try:
-        with transaction(engine) as session:
-            try:
-                ctx = load_context(session, settings)
-            except LookupError as exc:
-                raise _fail(str(exc)) from None
-            yield session, ctx
-    finally:
-        engine.dispose()
 
 
 def _now() -> datetime:
@@ -101,12 +58,12 @@ def skills_grant(
     config: ConfigOpt = None, by: ByOpt = None,
 ) -> None:
     """Give a character a skill of the catalogue (its claim gets a private note)."""
-    with _campaign(config) as (session, ctx):
+    with campaign_session(config) as (session, ctx):
         try:
-            summary = grant_skill(session, ctx, character, skill, by=_moderator(by),
+            summary = grant_skill(session, ctx, character, skill, by=moderator_name(by),
                                   now=_now())
         except (NotFound, ValueError, CatalogueError) as exc:
-            raise _fail(str(exc)) from None
+            raise fail(str(exc)) from None
     typer.echo(summary)
 
 
@@ -117,12 +74,12 @@ def skills_remove(
     config: ConfigOpt = None, by: ByOpt = None,
 ) -> None:
     """Take a skill from a character (its claim gets a private note)."""
-    with _campaign(config) as (session, ctx):
+    with campaign_session(config) as (session, ctx):
         try:
-            summary = remove_skill(session, ctx, character, skill, by=_moderator(by),
+            summary = remove_skill(session, ctx, character, skill, by=moderator_name(by),
                                    now=_now())
         except (NotFound, CatalogueError) as exc:
-            raise _fail(str(exc)) from None
+            raise fail(str(exc)) from None
     typer.echo(summary)
 
 
@@ -157,15 +114,15 @@ def _warnings(catalogue: Catalogue, ctx: CampaignContext | None) -> list[str]:
 @catalogue_app.command("show")
 def catalogue_show(config: ConfigOpt = None, by: ByOpt = None) -> None:
     """Print the catalogue in force (hidden entries marked) and the fate-table settings."""
-    with _campaign(config) as (session, ctx):
+    with campaign_session(config) as (session, ctx):
         try:
             catalogue = catalogue_of(session, ctx)
             fates = fate_settings(ctx.settings)
         except CatalogueError as exc:
-            raise _fail(str(exc)) from None
+            raise fail(str(exc)) from None
         stored = bool(get_campaign(session, ctx).catalogue_json)
         journal.log_event(session, ctx.campaign_id, ctx.tick_of(_now()), "catalogue_show",
-                          "catalogue shown", at=_now(), actor=_moderator(by))
+                          "catalogue shown", at=_now(), actor=moderator_name(by))
         source = "loaded into the campaign" if stored else "from the config file"
         typer.echo(f"Catalogue ({source}): {summary_of(catalogue)}")
         _print_catalogue(catalogue)
@@ -191,7 +148,7 @@ def catalogue_check(
     config: ConfigOpt = None, by: ByOpt = None,
 ) -> None:
     """Validate a catalogue TOML file; errors name the key. Exit code 2 when it is invalid."""
-    settings = _settings(config)
+    settings = settings_of(config)
     problem = ""
     catalogue: Catalogue | None = None
     try:
@@ -207,14 +164,14 @@ def catalogue_check(
                 journal.log_event(session, ctx.campaign_id, ctx.tick_of(_now()),
                                   "catalogue_check", f"catalogue file {file.name} checked: "
                                   + ("invalid" if problem else "ok"), at=_now(),
-                                  actor=_moderator(by), data={"file": str(file),
+                                  actor=moderator_name(by), data={"file": str(file),
                                                               "problem": problem})
         except (LookupError, SQLAlchemyError):
             ctx = None  # no campaign there yet: the file is checked on its own
         finally:
             engine.dispose()
     if catalogue is None:
-        raise _fail(problem)
+        raise fail(problem)
     typer.echo(f"ok: {file} ({summary_of(catalogue)})")
     for warning in _warnings(catalogue, ctx):
         typer.echo(f"warning: {warning}")
@@ -226,13 +183,13 @@ def catalogue_load(
     config: ConfigOpt = None, by: ByOpt = None,
 ) -> None:
     """Validate a catalogue TOML file and make it the campaign's catalogue."""
-    with _campaign(config) as (session, ctx):
+    with campaign_session(config) as (session, ctx):
         try:
             data = read_catalogue_file(file)
-            catalogue = store_catalogue(session, ctx, data, by=_moderator(by), now=_now(),
+            catalogue = store_catalogue(session, ctx, data, by=moderator_name(by), now=_now(),
                                         source=file.name)
         except (CatalogueError, NotFound) as exc:
-            raise _fail(str(exc)) from None
+            raise fail(str(exc)) from None
         warnings = _warnings(catalogue, ctx)
     typer.echo(f"loaded: {summary_of(catalogue)}")
     for warning in warnings:

@@ -9,14 +9,14 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, TypeVar
 
 import typer
 
-from bot.cli import app
+from bot.cli import ConfigOpt, command_group
+from bot.cli.common import fail, settings_of
 from bot.clock import SystemClock
-from bot.config import ConfigError, Settings, load_settings
+from bot.config import Settings
 from bot.db.migrate import MigrationError
 
 if TYPE_CHECKING:  # PRAW and SQLAlchemy load only when a Reddit command runs
@@ -27,28 +27,13 @@ if TYPE_CHECKING:  # PRAW and SQLAlchemy load only when a Reddit command runs
 
 T = TypeVar("T")
 
-DEFAULT_CONFIG = Path("config.toml")
-ConfigOpt = Annotated[Path | None, typer.Option("--config", "-c", envvar="MAESTER_CONFIG",
-                                                help="Campaign config file (TOML).")]
+app = command_group()
 OnceOpt = Annotated[bool, typer.Option("--once", help="One round, then exit (for cron).")]
 
 
 def _configure_logging() -> None:
     logging.basicConfig(level=logging.INFO,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-
-
-def _fail(message: str, code: int) -> typer.Exit:
-    typer.echo(f"maester: {message}", err=True)
-    return typer.Exit(code)
-
-
-def _settings(config: Path | None) -> Settings:
-    path = config if config is not None else DEFAULT_CONFIG
-    try:
-        return load_settings(path if (config is not None or path.exists()) else None)
-    except ConfigError as exc:
-        raise _fail(f"config error: {exc}", 2) from None
 
 
 @app.command("run")
@@ -59,13 +44,13 @@ def run_cmd(config: ConfigOpt = None) -> None:
     from bot.runner import run
 
     _configure_logging()
-    settings = _settings(config)
+    settings = settings_of(config)
     try:
         code = run(settings)
     except LeaseHeld as exc:
-        raise _fail(str(exc), 1) from None
+        raise fail(str(exc), 1) from None
     except (LookupError, GatewayConfigError, MigrationError) as exc:
-        raise _fail(str(exc), 2) from None
+        raise fail(str(exc), 2) from None
     raise typer.Exit(code)
 
 
@@ -75,18 +60,18 @@ def _with_lease(settings: Settings,
     from bot.reddit.deliver import release_claims
     from bot.reddit.gateway import GatewayConfigError, praw_gateway
     from bot.reddit.lease import CampaignLease, LeaseHeld
-    from bot.runner import open_campaign
+    from bot.services.access import open_campaign
 
     try:
         engine, ctx = open_campaign(settings)
         gateway = praw_gateway(settings)
     except (LookupError, GatewayConfigError, MigrationError) as exc:
-        raise _fail(str(exc), 2) from None
+        raise fail(str(exc), 2) from None
     lease = CampaignLease(engine, ctx.campaign_id, seconds=settings.bot.lease_seconds)
     try:
         lease.acquire()
     except LeaseHeld as exc:
-        raise _fail(str(exc), 1) from None
+        raise fail(str(exc), 1) from None
     try:
         release_claims(engine, ctx)
         return work(engine, ctx, gateway)
@@ -118,7 +103,7 @@ def poll_cmd(
     from bot.reddit.intake import poll_once
 
     _configure_logging()
-    settings = _settings(config)
+    settings = settings_of(config)
     clock = SystemClock()
 
     def work(engine: Engine, ctx: CampaignContext, gateway: RedditGateway) -> None:
@@ -146,7 +131,7 @@ def publish_cmd(
     from bot.reddit.deliver import publish_once
 
     _configure_logging()
-    settings = _settings(config)
+    settings = settings_of(config)
     clock = SystemClock()
 
     def work(engine: Engine, ctx: CampaignContext, gateway: RedditGateway) -> None:

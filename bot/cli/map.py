@@ -3,24 +3,24 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 
-from bot.cli import app
+from bot.cli import ConfigOpt, command_group
+from bot.cli.common import DEFAULT_CONFIG, ByOpt, campaign_session, moderator_name, settings_of
 
-map_app = typer.Typer(help="Check, draw and update the campaign map.", no_args_is_help=True)
-app.add_typer(map_app, name="map")
-
-OptConfig = Annotated[Path | None, typer.Option("--config", "-c", envvar="MAESTER_CONFIG",
-                                                help="Campaign config file (TOML).")]
-
-
-def print_report(report: object) -> None:
-    """Print a :class:`~bot.services.mapcheck.CheckReport`: errors, then warnings."""
+if TYPE_CHECKING:
     from bot.services.mapcheck import CheckReport
 
-    assert isinstance(report, CheckReport)
+app = command_group()
+map_app = command_group(help="Check, draw and update the campaign map.", no_args_is_help=True)
+app.add_typer(map_app, name="map")
+OptConfig = ConfigOpt
+
+
+def print_report(report: CheckReport) -> None:
+    """Print a :class:`~bot.services.mapcheck.CheckReport`: errors, then warnings."""
     for line in report.errors:
         typer.echo(f"error: {line}", err=True)
     for line in report.warnings:
@@ -52,8 +52,6 @@ def check_cmd(
 
 
 def _config_path(config: Path | None) -> Path | None:
-    from bot.cli_campaign import DEFAULT_CONFIG
-
     if config is not None:
         return config
     return DEFAULT_CONFIG if DEFAULT_CONFIG.exists() else None
@@ -75,8 +73,6 @@ def render_cmd(
     config: OptConfig = None,
 ) -> None:
     """Draw the campaign map as a viewer may see it (PNG or SVG)."""
-    from bot.cli_campaign import context, open_env
-    from bot.db.engine import transaction
     from bot.mapimage.scene import Labels, SceneOptions
     from bot.maps import load_map
     from bot.services.mapview import draw, render_view
@@ -98,14 +94,12 @@ def render_cmd(
         if map_file is not None:
             from bot.services.world import CampaignContext
 
-            env = open_env(config)
+            settings = settings_of(config)
             world = load_map(map_file)
-            ctx = CampaignContext(0, env.settings, env.settings.rules_config(), world, "")
+            ctx = CampaignContext(0, settings, settings.rules_config(), world, "")
             picture = draw(ctx, Situation(), MODERATOR, options, svg=suffix == ".svg")
         else:
-            env = open_env(config)
-            with transaction(env.engine) as session:
-                ctx = context(env, session)
+            with campaign_session(config) as (session, ctx):
                 picture = render_view(session, ctx, viewer, options, svg=suffix == ".svg")
     except InvalidInput as exc:
         _fail(str(exc))
@@ -126,7 +120,7 @@ def _fail(message: str) -> NoReturn:
 def update_cmd(
     map_file: Annotated[Path, typer.Argument(help="The new map CSV file.")],
     yes: Annotated[bool, typer.Option("--yes", help="Apply the new map.")] = False,
-    by: Annotated[str | None, typer.Option("--by", help="Moderator name for the log.")] = None,
+    by: ByOpt = None,
     config: OptConfig = None,
 ) -> None:
     """Replace a running campaign's map, after checking that everything still stands on it.
@@ -134,8 +128,7 @@ def update_cmd(
     Prints the difference (added, removed, renamed and changed tiles); applies it only with
     --yes. Exit code 1 when the new map does not fit the campaign.
     """
-    from bot.cli_campaign import context, moderator_name, open_env
-    from bot.db.engine import transaction
+    from bot.clock import SystemClock
     from bot.maps import read_map_text
     from bot.services.mapupdate import apply_map_update, plan_map_update
     from rules.errors import InvalidInput
@@ -144,9 +137,7 @@ def update_cmd(
         text = read_map_text(map_file)
     except (OSError, UnicodeDecodeError) as exc:
         _fail(f"{map_file}: cannot be read ({exc})")
-    env = open_env(config)
-    with transaction(env.engine) as session:
-        ctx = context(env, session)
+    with campaign_session(config) as (session, ctx):
         try:
             plan = plan_map_update(session, ctx, text)
         except InvalidInput as exc:
@@ -164,5 +155,5 @@ def update_cmd(
         if not yes:
             typer.echo("run again with --yes to apply it")
             return
-        apply_map_update(session, ctx, plan, now=env.clock.now(), actor=moderator_name(by))
+        apply_map_update(session, ctx, plan, now=SystemClock().now(), actor=moderator_name(by))
     typer.echo("map updated; a running bot picks it up at its next wake-up (within a minute)")

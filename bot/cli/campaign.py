@@ -1,0 +1,400 @@
+"""The moderators' campaign commands: init, inspect, order, tick, adjust, log, export."""
+
+from __future__ import annotations
+
+import json
+import sys
+from datetime import datetime
+from decimal import Decimal, InvalidOperation
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+from sqlmodel import col, select
+
+from bot.cli import ConfigOpt, command_group
+from bot.cli.common import ByOpt, fail, moderator_name, open_campaign, settings_of
+from bot.db.models import (
+    Army,
+    ArmyState,
+    Character,
+    Claim,
+    PendingBattle,
+    Relation,
+    RelationStatus,
+)
+from bot.services import journal, queries
+from bot.services.world import (
+    all_claims,
+    claim_by_name,
+    get_campaign,
+    set_relation,
+)
+from rules.campaign.world import BattleStatus
+
+app = command_group()
+# Piped or captured output gets wide tables instead of the 80-column default.
+console = Console(highlight=False, soft_wrap=True,
+                  width=None if sys.stdout.isatty() else 160)
+
+
+@app.command("init")
+def init_cmd(
+    config: ConfigOpt = None,
+    demo: Annotated[bool, typer.Option("--demo", help="Load the demo roster and wars.")] = False,
+    seed: Annotated[str | None, typer.Option("--seed", help="Fix the campaign secret.")] = None,
+    roster: Annotated[Path | None, typer.Option("--roster", help="Roster TOML file.")] = None,
+) -> None:
+    """Create the database and the campaign (map from the config; --demo: demo roster).
+
+    Runs the checks of `maester map check` first: any error stops it before anything is
+    written.
+    """
+    from bot.cli.map import print_report
+    from bot.clock import SystemClock
+    from bot.db.engine import make_engine, transaction
+    from bot.db.migrate import upgrade
+    from bot.services.mapcheck import check_all
+    from bot.services.setup import DEMO_ROSTER, DEMO_WARS, create_campaign
+
+    settings = settings_of(config)
+    report = check_all(settings=settings, roster=roster,
+                       extra_roster=DEMO_ROSTER if demo else (),
+                       extra_wars=DEMO_WARS if demo else ())
+    print_report(report)
+    if report.errors:
+        console.print(f"[red]cannot create the campaign:[/red] {len(report.errors)} error(s) "
+                      "above; nothing was written")
+        raise typer.Exit(2)
+    engine = make_engine(settings.campaign.database_url)
+    upgrade(engine)
+    map_text = report.map_text
+    entries: list[dict[str, Any]] = report.roster
+    wars: list[tuple[str, str]] = report.wars
+    try:
+        with transaction(engine) as session:
+            ctx = create_campaign(session, settings, map_text=map_text, roster=entries,
+                                  now=SystemClock().now(), seed=seed, wars=wars)
+    except ValueError as exc:
+        console.print(f"[red]cannot create the campaign:[/red] {exc}")
+        raise typer.Exit(2) from None
+    console.print(f"Campaign created in {settings.campaign.database_url} with "
+                  f"{len(entries)} claims on a map of {len(ctx.world)} tiles.")
+
+
+@app.command("claims")
+def claims_cmd(config: ConfigOpt = None) -> None:
+    """List the claims: holdfast, gold, troops at home, raised armies, players."""
+    env = open_campaign(config)
+    with env.session() as session:
+        rows = queries.claims(session, env.ctx)
+    table = Table("Claim", "Holdfast", "Gold", "Infantry", "Cavalry", "Ships", "Armies",
+                  "Players")
+    for c in rows:
+        table.add_row(c.name, c.holdfast, str(c.gold), str(c.infantry), str(c.cavalry),
+                      str(c.ships), str(c.armies), ", ".join(f"u/{p}" for p in c.players))
+    console.print(table)
+
+
+@app.command("armies")
+def armies_cmd(config: ConfigOpt = None,
+               claim: Annotated[str | None, typer.Option("--claim")] = None) -> None:
+    """List raised armies (optionally of one claim)."""
+    env = open_campaign(config)
+    try:
+        with env.session() as session:
+            rows = queries.army_rows(session, env.ctx, claim)
+    except LookupError as exc:
+        raise fail(str(exc)) from None
+    table = Table("Army", "Claim", "Kind", "State", "Tile", "Infantry", "Cavalry", "Ships",
+                  "Marching to", "Arrives")
+    for a in rows:
+        table.add_row(str(a.id), a.claim, a.kind, a.state, a.tile, str(a.infantry),
+                      str(a.cavalry), str(a.ships), a.destination,
+                      env.ctx.when(a.arrives) if a.arrives else "")
+    console.print(table)
+
+
+show_app = command_group(help="Show one thing in detail.", no_args_is_help=True)
+app.add_typer(show_app, name="show")
+
+
+@show_app.command("army")
+def show_army_cmd(army_id: int, config: ConfigOpt = None) -> None:
+    """Everything about one army: troops, state, path, pending battles."""
+    env = open_campaign(config)
+    ctx = env.ctx
+    with env.session() as session:
+        a = session.get(Army, army_id)
+        if a is None or a.campaign_id != ctx.campaign_id:
+            console.print(f"[red]no army {army_id}[/red]")
+            raise typer.Exit(2)
+        claim = session.get(Claim, a.claim_id)
+        console.print(f"[bold]Army {a.id}[/bold] of {claim.name if claim else '?'}: "
+                      f"{a.kind}, {a.state} at {ctx.world.tile(a.tile).label} ({a.tile})")
+        console.print(f"  troops: {a.infantry} infantry, {a.cavalry} cavalry, {a.ships} ships")
+        if a.path_json:
+            console.print("  path left: " + " > ".join(ctx.world.tile(t).label
+                                                       for t in a.path_json))
+            if a.arrival_tick:
+                console.print(f"  arrives: {ctx.when(ctx.tick_at(a.arrival_tick))}")
+        if a.ready_tick and a.state == ArmyState.MUSTERING:
+            console.print(f"  ready: {ctx.when(ctx.tick_at(a.ready_tick))}")
+        chars = session.exec(select(Character).where(Character.army_id == a.id)).all()
+        if chars:
+            console.print("  characters: " + ", ".join(c.name for c in chars))
+        battles = session.exec(select(PendingBattle).where(
+            PendingBattle.status == BattleStatus.PENDING,
+            (col(PendingBattle.attacker_army) == a.id) | (col(PendingBattle.defender_army) ==
+                                                          a.id))).all()
+        for b in battles:
+            console.print(f"  pending {b.kind} battle {b.id} at {b.tile}, fought "
+                          f"{ctx.when(ctx.tick_at(b.resolve_tick))}, reaction: {b.reaction}")
+
+
+@app.command("status")
+def status_cmd(config: ConfigOpt = None) -> None:
+    """Last tick, next tick, pending outbox, in-game date and season."""
+    env = open_campaign(config)
+    ctx = env.ctx
+    with env.session() as session:
+        report = queries.status(session, ctx, env.clock.now())
+    due = report.ticks_due
+    console.print(f"[bold]{report.name}[/bold] (r/{report.subreddit})")
+    console.print(f"  now:        {ctx.when(report.now)}")
+    console.print(f"  last tick:  {ctx.when(report.last_tick_at)}")
+    console.print(f"  next tick:  {ctx.when(report.next_tick_at)}"
+                  + (f"  [yellow]{due} tick(s) due[/yellow]" if due else ""))
+    console.print(f"  in-game:    {report.game_date}, season {report.season}")
+    console.print(f"  outbox:     {report.outbox_pending} pending, {report.outbox_dead} dead")
+    console.print(f"  sieges:     {report.sieges_active} active")
+
+
+@app.command("order")
+def order_cmd(
+    text: Annotated[str, typer.Argument(help="The order text, as a player would send it.")],
+    as_user: Annotated[str, typer.Option("--as", help="Reddit user the order comes from.")],
+    config: ConfigOpt = None,
+) -> None:
+    """Process TEXT exactly as a modmail from that user would be; print the reply."""
+    from bot.messages import handle_message
+
+    env = open_campaign(config)
+    now = env.clock.now()
+    ctx = env.ctx
+    with env.session() as session:
+        ref = f"cli:{now.timestamp():.6f}"
+        reply = handle_message(session, ctx, author=as_user.removeprefix("u/"), text=text,
+                               now=now, ref=ref)
+    console.print(reply, markup=False)
+
+
+@app.command("tick")
+def tick_cmd(
+    config: ConfigOpt = None,
+    until: Annotated[str | None, typer.Option("--until", help="ISO UTC time (default now).")]
+    = None,
+) -> None:
+    """Apply every due tick up to --until (default: now), with a progress bar."""
+    from rich.progress import Progress
+
+    from bot.services.tick import catch_up, pending_ticks
+
+    env = open_campaign(config)
+    moment = env.clock.now()
+    if until is not None:
+        try:
+            moment = datetime.fromisoformat(until.replace("Z", "+00:00"))
+        except ValueError:
+            console.print(f"[red]--until: {until!r} is not an ISO time[/red] (e.g. "
+                          "2026-11-23T12:00:00Z)")
+            raise typer.Exit(2) from None
+        if moment.tzinfo is None:
+            console.print("[red]--until needs a time zone, e.g. 2026-11-23T12:00:00Z[/red]")
+            raise typer.Exit(2)
+    ctx = env.ctx
+    with env.session() as session:
+        total = pending_ticks(session, ctx, moment)
+    events = 0
+    with Progress(console=console) as progress:
+        task = progress.add_task("ticks", total=total or 1)
+        for report in catch_up(env.engine, ctx, moment,
+                               on_tick=lambda r: progress.advance(task)):
+            events += len(report.events)
+    console.print(f"{total} tick(s) applied, {events} event(s).")
+
+
+season_app = command_group(help="The season (winter doubles upkeep).", no_args_is_help=True)
+app.add_typer(season_app, name="season")
+
+
+@season_app.command("set")
+def season_set_cmd(season: str, config: ConfigOpt = None, by: ByOpt = None) -> None:
+    """Set the season: winter, spring, summer or autumn."""
+    from rules.campaign.config import Season
+
+    try:
+        value = Season(season.lower())
+    except ValueError:
+        console.print(f"[red]{season!r} is not a season[/red]: winter, spring, summer, autumn")
+        raise typer.Exit(2) from None
+    env = open_campaign(config)
+    now = env.clock.now()
+    ctx = env.ctx
+    with env.session() as session:
+        campaign = get_campaign(session, ctx, lock=True)
+        before = campaign.season
+        campaign.season = value.value
+        session.add(campaign)
+        journal.log_event(session, ctx.campaign_id, ctx.tick_of(now), "season",
+                          f"season set from {before} to {value.value}", at=now,
+                          actor=moderator_name(by), public=True,
+                          data={"before": before, "after": value.value})
+    console.print(f"Season is now {value.value}.")
+
+
+relations_app = command_group(help="Relations between claims.", no_args_is_help=True)
+app.add_typer(relations_app, name="relations")
+
+
+@relations_app.command("set")
+def relations_set_cmd(claim_a: str, claim_b: str, status: str, config: ConfigOpt = None,
+                      by: ByOpt = None) -> None:
+    """Set how two claims stand: war, neutral or allied."""
+    try:
+        value = RelationStatus(status.lower())
+    except ValueError:
+        console.print(f"[red]{status!r} is not a relation[/red]: war, neutral, allied")
+        raise typer.Exit(2) from None
+    env = open_campaign(config)
+    now = env.clock.now()
+    ctx = env.ctx
+    with env.session() as session:
+        a, b = claim_by_name(session, ctx, claim_a), claim_by_name(session, ctx, claim_b)
+        if a is None or b is None or a.id == b.id:
+            console.print("[red]name two different claims[/red] (see `maester claims`)")
+            raise typer.Exit(2)
+        before = set_relation(session, ctx, a.id or 0, b.id or 0, value)
+        journal.log_event(session, ctx.campaign_id, ctx.tick_of(now), "relation",
+                          f"{a.name} and {b.name}: {before.value} -> {value.value}", at=now,
+                          actor=moderator_name(by), data={"claims": [a.id, b.id]})
+    console.print(f"{a.name} and {b.name} are now {value.value} (were {before.value}).")
+
+
+@relations_app.command("list")
+def relations_list_cmd(config: ConfigOpt = None) -> None:
+    """List recorded relations (unlisted pairs are neutral)."""
+    env = open_campaign(config)
+    ctx = env.ctx
+    with env.session() as session:
+        names = {c.id: c.name for c in all_claims(session, ctx)}
+        table = Table("Claim", "Claim", "Relation")
+        for r in session.exec(select(Relation).where(Relation.campaign_id == ctx.campaign_id)):
+            table.add_row(names.get(r.claim_a, "?"), names.get(r.claim_b, "?"), r.status)
+    console.print(table)
+
+
+@app.command("adjust")
+def adjust_cmd(
+    claim: str,
+    config: ConfigOpt = None,
+    gold: Annotated[str | None, typer.Option(help="Change in gold, e.g. +100 or -25.5")] = None,
+    infantry: Annotated[int, typer.Option(help="Change in infantry at home")] = 0,
+    cavalry: Annotated[int, typer.Option(help="Change in cavalry at home")] = 0,
+    ships: Annotated[int, typer.Option(help="Change in ships at home")] = 0,
+    reason: Annotated[str, typer.Option(help="Why (goes to the log)")] = "",
+    by: ByOpt = None,
+) -> None:
+    """Change a claim's gold and troops at home; recorded in the log with the moderator."""
+    env = open_campaign(config)
+    now = env.clock.now()
+    try:
+        delta = Decimal(gold) if gold is not None else Decimal(0)
+    except InvalidOperation:
+        console.print(f"[red]--gold: {gold!r} is not a number[/red]")
+        raise typer.Exit(2) from None
+    ctx = env.ctx
+    with env.session() as session:
+        found = claim_by_name(session, ctx, claim)
+        if found is None:
+            console.print(f"[red]no claim called {claim!r}[/red]")
+            raise typer.Exit(2)
+        new = (found.gold + delta, found.infantry + infantry, found.cavalry + cavalry,
+               found.ships + ships)
+        if new[0] < 0 or min(new[1:]) < 0:
+            console.print("[red]that would leave a negative amount; nothing changed[/red]")
+            raise typer.Exit(2)
+        found.gold, found.infantry, found.cavalry, found.ships = new
+        session.add(found)
+        journal.log_event(session, ctx.campaign_id, ctx.tick_of(now), "adjust",
+                          f"{found.name}: gold {delta:+}, infantry {infantry:+}, cavalry "
+                          f"{cavalry:+}, ships {ships:+}" + (f" ({reason})" if reason else ""),
+                          at=now, claim_id=found.id, actor=moderator_name(by),
+                          data={"gold": str(delta), "infantry": infantry, "cavalry": cavalry,
+                                "ships": ships, "reason": reason})
+    console.print(f"{found.name}: gold {found.gold}, {found.infantry} infantry, "
+                  f"{found.cavalry} cavalry, {found.ships} ships.")
+
+
+@app.command("log")
+def log_cmd(config: ConfigOpt = None,
+            claim: Annotated[str | None, typer.Option("--claim")] = None,
+            limit: Annotated[int, typer.Option("--limit")] = 50) -> None:
+    """The event log with dice, newest last."""
+    env = open_campaign(config)
+    try:
+        with env.session() as session:
+            rows = queries.events(session, env.ctx, claim=claim, limit=limit)
+    except LookupError as exc:
+        raise fail(str(exc)) from None
+    table = Table("#", "When", "Kind", "By", "What", "Dice")
+    for e in rows:
+        dice = " ".join(f"d{d['sides']}={d['value']}" for d in e.dice_json)
+        table.add_row(str(e.id), env.ctx.when(e.at) if e.at else "", e.kind, e.actor,
+                      e.summary, dice)
+    console.print(table)
+
+
+@app.command("outbox")
+def outbox_cmd(config: ConfigOpt = None,
+               all_entries: Annotated[bool, typer.Option("--all")] = False) -> None:
+    """Posts, replies and messages waiting to be delivered (--all: delivered and dead too)."""
+    env = open_campaign(config)
+    with env.session() as session:
+        table = Table("#", "Kind", "To", "Title", "Status", "Tries", "Error")
+        for o in queries.outbox(session, env.ctx, everything=all_entries):
+            table.add_row(str(o.id), o.kind, o.target, o.title[:60], o.status,
+                          str(o.attempts), o.last_error[:40])
+    console.print(table)
+
+
+@app.command("export")
+def export_cmd(config: ConfigOpt = None) -> None:
+    """The whole world as JSON on stdout."""
+    env = open_campaign(config)
+    with env.session() as session:
+        data = queries.export_world(session, env.ctx)
+    typer.echo(json.dumps(data, indent=2, sort_keys=True))
+
+
+db_app = command_group(help="Database maintenance.", no_args_is_help=True)
+app.add_typer(db_app, name="db")
+
+
+@db_app.command("upgrade")
+def db_upgrade_cmd(config: ConfigOpt = None) -> None:
+    """Apply the database migrations up to the newest."""
+    from bot.db.engine import make_engine
+    from bot.db.migrate import upgrade
+
+    upgrade(make_engine(settings_of(config).campaign.database_url))
+    console.print("Database is up to date.")
+
+@app.command("demo")
+def demo_cmd() -> None:
+    """Play a whole demo campaign against a local Reddit sandbox (no credentials needed)."""
+    from bot.demo import main
+
+    raise typer.Exit(main(lambda text: console.print(text, markup=False)))

@@ -1,0 +1,86 @@
+"""What the CLI's commands share: the config, the open campaign, the moderator, errors."""
+
+from __future__ import annotations
+
+import getpass
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from bot.clock import Clock, SystemClock
+from bot.config import ConfigError, Settings, load_settings
+
+if TYPE_CHECKING:  # the database stack loads only for the commands that open a campaign
+    from sqlalchemy import Engine
+    from sqlmodel import Session
+
+    from bot.services.world import CampaignContext
+
+DEFAULT_CONFIG = Path("config.toml")
+
+ByOpt = Annotated[str | None, typer.Option(
+    "--by", help="The moderator's name for the event log (default: the OS user).")]
+
+
+def fail(message: str, code: int = 2) -> typer.Exit:
+    """Print ``maester: MESSAGE`` on stderr; raise the returned Exit to end with ``code``."""
+    typer.echo(f"maester: {message}", err=True)
+    return typer.Exit(code)
+
+
+def settings_of(config: Path | None) -> Settings:
+    """The settings of ``--config`` (else ./config.toml if it exists, else the defaults)."""
+    path = config if config is not None else DEFAULT_CONFIG
+    try:
+        return load_settings(path if (config is not None or path.exists()) else None)
+    except ConfigError as exc:
+        raise fail(f"config error: {exc}") from None
+
+
+def moderator_name(by: str | None) -> str:
+    return (by or getpass.getuser() or "moderator").strip()[:60]
+
+
+@dataclass(slots=True)
+class Opened:
+    """An open campaign: its settings, database engine, context, and the wall clock."""
+
+    settings: Settings
+    engine: Engine
+    ctx: CampaignContext
+    clock: Clock
+
+    @contextmanager
+    def session(self) -> Iterator[Session]:
+        """One transaction on the campaign's database."""
+        from bot.db.engine import transaction
+
+        with transaction(self.engine) as session:
+            yield session
+
+
+def open_campaign(config: Path | None, *, check_schema: bool = False) -> Opened:
+    """The campaign of ``--config``; a missing campaign or bad config ends the command."""
+    from bot.services.access import open_campaign as open_settings_campaign
+
+    settings = settings_of(config)
+    try:
+        engine, ctx = open_settings_campaign(settings, check_schema=check_schema)
+    except LookupError as exc:
+        raise fail(str(exc)) from None
+    return Opened(settings, engine, ctx, SystemClock())
+
+
+@contextmanager
+def campaign_session(config: Path | None) -> Iterator[tuple[Session, CampaignContext]]:
+    """A transaction on the campaign of ``--config`` with its context (engine closed after)."""
+    opened = open_campaign(config)
+    try:
+        with opened.session() as session:
+            yield session, opened.ctx
+    finally:
+        opened.engine.dispose()

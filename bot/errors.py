@@ -1,0 +1,33 @@
+"""Player-facing errors and their one renderer.
+
+A :class:`CommandError` says what was wrong, what was expected, and gives an example. Bot
+commands raise it, and campaign orders through its subclass ``bot.services.orders.Rejected``;
+:meth:`CommandError.render` is the one place it becomes a reply. It sits below the services
+and the commands so both can raise it without importing each other.
+"""
+
+from __future__ import annotations
+
+
+class CommandError(Exception):
+    """A player-facing failure: what was wrong, what was expected, and an example."""
+
+    def __init__(self, problem: str, expected: str = "", example: str = "") -> None:
+        self.problem = problem
+        self.expected = expected
+        self.example = example
+        super().__init__(problem)
+
+    def render(self) -> str:
+        """``**Not done:** ... **Expected:** ... **Example:** `...``` as markdown."""
+        lines = [f"**Not done:** {_sentence(self.problem)}"]
+        if self.expected:
+            lines.append(f"**Expected:** {_sentence(self.expected)}")
+        if self.example:
+            lines.append(f"**Example:** `{self.example}`")
+        return "\n\n".join(lines)
+
+
+def _sentence(text: str) -> str:
+    text = text.strip()
+    return text if text.endswith((".", "!", "?")) else text + "."

@@ -1,0 +1,202 @@
+"""Read-only views of one campaign: what ``maester status``, ``claims``, ``armies``, ``log``,
+``outbox`` and ``export`` show, as plain values the CLI formats and the tests read.
+
+Every query reads only the rows of ``ctx``'s campaign and changes nothing. A claim named by the
+caller that does not exist raises LookupError with a sentence for the moderator.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
+from typing import Any
+
+from sqlalchemy import func
+from sqlmodel import Session, col, select
+
+from bot.db.models import (
+    Army,
+    Campaign,
+    Event,
+    Outbox,
+    OutboxStatus,
+    PendingBattle,
+    Player,
+    Siege,
+)
+from bot.services.world import CampaignContext, all_claims, armies, claim_by_name, get_campaign
+from rules.campaign import calendar
+from rules.campaign.world import SiegeStatus
+
+
+@dataclass(frozen=True, slots=True)
+class StatusReport:
+    """The campaign's clock and backlog at ``now``."""
+
+    name: str
+    subreddit: str
+    now: datetime
+    last_tick_at: datetime
+    next_tick_at: datetime
+    ticks_due: int
+    game_date: str
+    season: str
+    outbox_pending: int
+    outbox_dead: int
+    sieges_active: int
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimRow:
+    name: str
+    holdfast: str
+    gold: Decimal
+    infantry: int
+    cavalry: int
+    ships: int
+    armies: int
+    players: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ArmyRow:
+    id: int
+    claim: str
+    kind: str
+    state: str
+    tile: str
+    infantry: int
+    cavalry: int
+    ships: int
+    destination: str
+    arrives: datetime | None
+
+
+def _count(session: Session, *where: Any) -> int:
+    return int(session.exec(select(func.count()).where(*where)).one())
+
+
+def status(session: Session, ctx: CampaignContext, now: datetime) -> StatusReport:
+    """Last and next tick, ticks due at ``now``, in-game date, season, outbox and sieges."""
+    campaign = get_campaign(session, ctx)
+    return StatusReport(
+        name=campaign.name, subreddit=campaign.subreddit, now=now,
+        last_tick_at=ctx.tick_at(campaign.last_tick),
+        next_tick_at=ctx.tick_at(campaign.last_tick + 1),
+        ticks_due=max(0, ctx.tick_of(now) - campaign.last_tick),
+        game_date=calendar.format_game_date(calendar.game_date(now, ctx.rules)),
+        season=campaign.season,
+        outbox_pending=_count(session, Outbox.campaign_id == ctx.campaign_id,
+                              Outbox.status == OutboxStatus.PENDING.value),
+        outbox_dead=_count(session, Outbox.campaign_id == ctx.campaign_id,
+                           Outbox.status == OutboxStatus.DEAD.value),
+        sieges_active=_count(session, Siege.campaign_id == ctx.campaign_id,
+                             Siege.status == SiegeStatus.ACTIVE),
+    )
+
+
+def _players(session: Session, ctx: CampaignContext) -> dict[int, list[str]]:
+    players: dict[int, list[str]] = {}
+    for p in session.exec(select(Player).where(Player.campaign_id == ctx.campaign_id)
+                          .order_by(col(Player.id))):
+        players.setdefault(p.claim_id, []).append(p.reddit_name)
+    return players
+
+
+def claims(session: Session, ctx: CampaignContext) -> list[ClaimRow]:
+    """Every claim: holdfast, treasury, troops at home, raised armies, players."""
+    players = _players(session, ctx)
+    raised: dict[int, int] = {}
+    for a in armies(session, ctx):
+        raised[a.claim_id] = raised.get(a.claim_id, 0) + 1
+    return [ClaimRow(c.name, ctx.world.tile(c.holdfast).label, c.gold, c.infantry, c.cavalry,
+                     c.ships, raised.get(c.id or 0, 0), tuple(players.get(c.id or 0, ())))
+            for c in all_claims(session, ctx)]
+
+
+def _claim_id(session: Session, ctx: CampaignContext, claim: str | None) -> int | None:
+    if claim is None:
+        return None
+    found = claim_by_name(session, ctx, claim)
+    if found is None:
+        raise LookupError(f"no claim called {claim!r} (see `maester claims`)")
+    return found.id
+
+
+def army_rows(session: Session, ctx: CampaignContext, claim: str | None = None
+              ) -> list[ArmyRow]:
+    """Raised armies (of the claim named ``claim``, or all), oldest first."""
+    names = {c.id: c.name for c in all_claims(session, ctx)}
+    rows = []
+    for a in armies(session, ctx, claim_id=_claim_id(session, ctx, claim)):
+        marching = bool(a.path_json)
+        rows.append(ArmyRow(
+            a.id or 0, names.get(a.claim_id, "?"), a.kind, a.state,
+            ctx.world.tile(a.tile).label, a.infantry, a.cavalry, a.ships,
+            ctx.world.tile(a.path_json[-1]).label if marching else "",
+            ctx.tick_at(a.arrival_tick) if marching and a.arrival_tick else None))
+    return rows
+
+
+def events(session: Session, ctx: CampaignContext, *, claim: str | None = None,
+           limit: int = 50) -> list[Event]:
+    """The newest ``limit`` events (of one claim, or all), oldest first."""
+    query = select(Event).where(Event.campaign_id == ctx.campaign_id)
+    claim_id = _claim_id(session, ctx, claim)
+    if claim_id is not None:
+        query = query.where(Event.claim_id == claim_id)
+    rows = session.exec(query.order_by(col(Event.id).desc()).limit(limit)).all()
+    return list(reversed(rows))
+
+
+def outbox(session: Session, ctx: CampaignContext, *, everything: bool = False
+           ) -> Sequence[Outbox]:
+    """Entries waiting to be delivered (``everything``: delivered and dead too), in order."""
+    query = select(Outbox).where(Outbox.campaign_id == ctx.campaign_id)
+    if not everything:
+        query = query.where(Outbox.status == OutboxStatus.PENDING.value)
+    return session.exec(query.order_by(col(Outbox.id))).all()
+
+
+def export_world(session: Session, ctx: CampaignContext) -> dict[str, Any]:
+    """Claims, armies, sieges, battles, last tick and outbox, as plain JSON data."""
+    campaign = session.get(Campaign, ctx.campaign_id)
+    assert campaign is not None
+    players = _players(session, ctx)
+    return {
+        "campaign": {"name": campaign.name, "subreddit": campaign.subreddit,
+                     "season": campaign.season, "last_tick": campaign.last_tick,
+                     "last_tick_at": ctx.tick_at(campaign.last_tick).isoformat(),
+                     "last_month": campaign.last_month},
+        "claims": [
+            {"id": c.id, "name": c.name, "holdfast": c.holdfast, "gold": str(c.gold),
+             "infantry": c.infantry, "cavalry": c.cavalry, "ships": c.ships,
+             "scattered_infantry": c.scattered_infantry,
+             "scattered_cavalry": c.scattered_cavalry, "slain": c.slain_json,
+             "players": sorted(players.get(c.id or 0, []))}
+            for c in all_claims(session, ctx)],
+        "armies": [
+            {"id": a.id, "claim": a.claim_id, "kind": a.kind, "state": a.state, "tile": a.tile,
+             "infantry": a.infantry, "cavalry": a.cavalry, "ships": a.ships,
+             "path": a.path_json, "saved": a.saved, "depart_tick": a.depart_tick,
+             "arrival_tick": a.arrival_tick, "retreat_penalty": a.retreat_penalty}
+            for a in session.exec(select(Army).where(Army.campaign_id == ctx.campaign_id)
+                                  .order_by(col(Army.id)))],
+        "sieges": [
+            {"id": s.id, "holdfast": s.holdfast, "army": s.army_id, "status": s.status,
+             "months_elapsed": s.months_elapsed, "months_required": s.months_required,
+             "paused": s.paused}
+            for s in session.exec(select(Siege).where(Siege.campaign_id == ctx.campaign_id)
+                                  .order_by(col(Siege.id)))],
+        "battles": [
+            {"id": b.id, "kind": b.kind, "tile": b.tile, "attacker": b.attacker_army,
+             "defender": b.defender_army, "status": b.status, "resolve_tick": b.resolve_tick}
+            for b in session.exec(select(PendingBattle).where(
+                PendingBattle.campaign_id == ctx.campaign_id).order_by(col(PendingBattle.id)))],
+        "outbox": [
+            {"key": o.key, "kind": o.kind, "target": o.target, "title": o.title,
+             "status": o.status, "public": o.public}
+            for o in outbox(session, ctx, everything=True)],
+    }
