@@ -97,6 +97,12 @@ class PostSettings(_Section):
     battle_flair: str = ""
     siege_flair: str = ""
     scatter_flair: str = ""
+    # issue 13: the monthly [Realm] post with the public map, and inset maps on posts
+    realm_post: bool = True
+    realm_title: str = "[Realm] The realm at the start of {date}"
+    realm_flair: str = ""
+    inset_maps: bool = False
+    inset_radius: int = Field(default=3, ge=1, le=10)
 
 
 class DiceSettings(_Section):

@@ -50,6 +50,7 @@ class DemoReport:
     ticks: int = 0
     seconds: float = 0.0
     transcript: list[str] = field(default_factory=list)
+    images: list[tuple[str, bytes]] = field(default_factory=list)  # (where, PNG) per picture
 
 
 class Demo:
@@ -98,6 +99,8 @@ class Demo:
                     "message_spacing_seconds": 0, "sends_per_minute": 100},
             "calendar": {"epoch": "2026-11-22T00:00:00Z", "epoch_year": 298},
             "catalogue": {"file": "demo"},
+            # one [Realm] map, at the last month boundary (see play); on by default
+            "posts": {"realm_post": False},
         }, source="demo")
 
     def stop(self) -> None:
@@ -204,6 +207,7 @@ class Demo:
                     self.report.posts.append(item.title)
                 self.emit(f"\n=== r/{item.subreddit} post by u/{item.author} ({when}) ===\n"
                           f"## {item.title}\n{_strip_marker(item.body)}")
+                self._show_images(item.id)
             elif item.kind == "modmail":
                 self.emit(f"\n--- modmail from u/{item.author} ({when}) "
                           f"{item.title and '[' + item.title + ']'}\n"
@@ -211,6 +215,18 @@ class Demo:
             else:
                 self.emit(f"\n--- {item.kind} by u/{item.author} ({when})\n"
                           f"{_strip_marker(item.body)}")
+
+    def _show_images(self, post_id: str) -> None:
+        """Where a post's picture went: uploaded to the (sandbox) Reddit, kept by the bot."""
+        from bot.sandbox.media import media_url, post_media
+
+        for asset in post_media(self.sandbox, post_id):
+            url = media_url(self.sandbox, asset.asset_id)
+            self.report.images.append((url, asset.data or b""))
+            self.emit(f"[picture {asset.filepath}: {len(asset.data or b'')} bytes, uploaded "
+                      f"through PRAW's media upload and stored by the sandbox at {url}; the "
+                      f"bot keeps its copy in the database table postimage "
+                      f"({self.settings.campaign.database_url})]")
 
     def emit(self, text: str) -> None:
         self.report.transcript.append(text)
@@ -297,7 +313,8 @@ def play(demo: Demo) -> None:
                                     f"assault Raventree Hall with army {lions}")
     demo.bot_round()
     demo.advance(12)
-    demo.narrate("a new month: upkeep and the monthly digests")
+    demo.narrate("a new month: upkeep, the monthly digests and the [Realm] map")
+    demo.ctx.settings.posts.realm_post = True
     demo.advance(24)
 
 
@@ -327,8 +344,14 @@ def summary(report: DemoReport) -> str:
     return "\n".join(lines)
 
 
-def main(echo: Callable[[str], None] = print) -> int:
+REALM_COPY = Path("maester-demo-realm.png")
+
+
+def main(echo: Callable[[str], None] = print, save_to: Path | None = REALM_COPY) -> int:
     report = run_demo(echo)
     echo(summary(report))
+    if report.images and save_to is not None:
+        save_to.write_bytes(report.images[-1][1])
+        echo(f"A copy of the [Realm] map is saved as {save_to.resolve()}.")
     return 0
 

@@ -48,6 +48,7 @@ from bot.reddit.gateway import PrawGateway, RedditGateway, praw_gateway
 from bot.reddit.intake import IntakeReport, poll_once
 from bot.reddit.lease import CampaignLease
 from bot.services.access import open_campaign
+from bot.services.mapupdate import reload_map
 from bot.services.tick import catch_up
 from bot.services.world import CampaignContext, get_campaign
 
@@ -88,6 +89,7 @@ class BotRunner:
     def wake(self, reason: str = "wake-up") -> int:
         """Apply every due tick (idempotent); returns how many were applied."""
         try:
+            reload_map(self.engine, self.ctx)  # issue 13: a map stored by `maester map update`
             reports = catch_up(self.engine, self.ctx, self.clock.now())
         except Exception:
             log.exception("catch_up failed (%s); the next wake-up retries", reason)

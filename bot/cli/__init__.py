@@ -72,6 +72,7 @@ COMMANDS: tuple[Entry, ...] = (
     Entry("engines", "bot.cli.rules", "List the JSON engines that maester rules knows."),
     Entry("command", "bot.cli.rules",
           "Run a tabletop bot command (!combat, !attack, !challenge ...) and print its reply."),
+    Entry("map", "bot.cli.map", "Check, draw and update the campaign map."),
     Entry("demo", "bot.cli.campaign",
           "Play a whole demo campaign against a local Reddit sandbox (no credentials needed)."),
 )

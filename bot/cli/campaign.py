@@ -47,28 +47,32 @@ def init_cmd(
     seed: Annotated[str | None, typer.Option("--seed", help="Fix the campaign secret.")] = None,
     roster: Annotated[Path | None, typer.Option("--roster", help="Roster TOML file.")] = None,
 ) -> None:
-    """Create the database and the campaign (map from the config; --demo: demo roster)."""
-    import tomllib
+    """Create the database and the campaign (map from the config; --demo: demo roster).
 
+    Runs the checks of `maester map check` first: any error stops it before anything is
+    written.
+    """
+    from bot.cli.map import print_report
     from bot.clock import SystemClock
     from bot.db.engine import make_engine, transaction
     from bot.db.migrate import upgrade
-    from bot.maps import demo_map_text, read_map_text
+    from bot.services.mapcheck import check_all
     from bot.services.setup import DEMO_ROSTER, DEMO_WARS, create_campaign
 
     settings = settings_of(config)
+    report = check_all(settings=settings, roster=roster,
+                       extra_roster=DEMO_ROSTER if demo else (),
+                       extra_wars=DEMO_WARS if demo else ())
+    print_report(report)
+    if report.errors:
+        console.print(f"[red]cannot create the campaign:[/red] {len(report.errors)} error(s) "
+                      "above; nothing was written")
+        raise typer.Exit(2)
     engine = make_engine(settings.campaign.database_url)
     upgrade(engine)
-    map_text = demo_map_text() if settings.campaign.map == "demo" else \
-        read_map_text(Path(settings.campaign.map))
-    entries: list[dict[str, Any]] = []
-    wars: list[tuple[str, str]] = []
-    if demo:
-        entries, wars = [dict(e) for e in DEMO_ROSTER], list(DEMO_WARS)
-    if roster is not None:
-        data = tomllib.loads(roster.read_text(encoding="utf-8"))
-        entries += list(data.get("claims", []))
-        wars += [(str(w[0]), str(w[1])) for w in data.get("wars", [])]
+    map_text = report.map_text
+    entries: list[dict[str, Any]] = report.roster
+    wars: list[tuple[str, str]] = report.wars
     try:
         with transaction(engine) as session:
             ctx = create_campaign(session, settings, map_text=map_text, roster=entries,

@@ -12,7 +12,7 @@ from decimal import Decimal
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import JSON, Column, Index, UniqueConstraint
+from sqlalchemy import JSON, Column, Index, LargeBinary, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 from bot.db.types import ExactDecimal, StoredEnum, UTCDateTime
@@ -270,6 +270,23 @@ class Outbox(SQLModel, table=True):
     last_error: str = Field(default="")
     created_at: datetime | None = _when()
     delivered_at: datetime | None = _when()
+
+
+class PostImage(SQLModel, table=True):
+    """A picture for the outbox entry with the same ``key`` (a map image), stored in the
+    transaction that queued the entry so the post and its picture come together."""
+
+    __table_args__ = (UniqueConstraint("campaign_id", "key"),)
+    id: int | None = Field(default=None, primary_key=True)
+    campaign_id: int = Field(foreign_key="campaign.id")
+    key: str = Field(max_length=120)
+    name: str = Field(default="map.png", max_length=80)
+    caption: str = Field(default="", max_length=180)
+    data: bytes = Field(default=b"", sa_column=Column(LargeBinary(), nullable=False))
+    # what to draw (a public situation and drawing options) until ``data`` is rendered from
+    # it, at delivery: a long catch-up queues cheap snapshots, not pictures
+    scene_json: dict[str, Any] = _json(dict)
+    created_at: datetime | None = _when()
 
 
 class Lease(SQLModel, table=True):

@@ -54,7 +54,7 @@ from sqlmodel import col, select
 
 from bot.clock import Clock
 from bot.db.engine import is_sqlite, transaction
-from bot.db.models import Claim, Outbox, OutboxStatus
+from bot.db.models import Claim, Outbox, OutboxStatus, PostImage
 from bot.reddit import state
 from bot.reddit.gateway import (
     AuthError,
@@ -67,6 +67,7 @@ from bot.reddit.gateway import (
     TransientError,
 )
 from bot.reddit.intake import note_reply
+from bot.reddit.media import post_image, submit_post  # issue 13: map pictures
 from bot.services import journal
 from bot.services.world import CampaignContext
 from bot.text import escape_md
@@ -366,8 +367,9 @@ def publish_once(engine: Engine, ctx: CampaignContext, gateway: RedditGateway, c
         if entry.dispatch:
             group += claim_siblings(engine, ctx, entry, worker_id=worker, now=now,
                                     room=MAX_MESSAGE_BODY - 500 - len(entry.body))
+        image = post_image(engine, ctx, entry.key) if entry.kind == "post" else None
         try:
-            found = _deliver_group(engine, ctx, gateway, group, now)
+            found = _deliver_group(engine, ctx, gateway, group, now, image=image)
         except (RateLimited, AuthError) as exc:
             if isinstance(exc, RateLimited):
                 until = clock.now() + timedelta(seconds=exc.wait_seconds)
@@ -448,19 +450,19 @@ def _failed(engine: Engine, ctx: CampaignContext, group: Sequence[Claimed], work
 
 
 def _deliver_group(engine: Engine, ctx: CampaignContext, gateway: RedditGateway,
-                   group: Sequence[Claimed], now: datetime
+                   group: Sequence[Claimed], now: datetime, *, image: PostImage | None = None
                    ) -> list[tuple[Sent | None, bool]]:
     """Deliver one entry, or a claim's notes of one tick as one dispatch message: for each
     entry, (what exists on Reddit, whether an earlier attempt had made it) or (None, False)
     when the copy an earlier attempt left does not hold it (it is sent next round)."""
     if not group[0].dispatch:
-        sent, existing = _deliver(ctx, gateway, group[0], now)
+        sent, existing = _deliver(ctx, gateway, group[0], now, image=image)
         return [(sent, existing)]
     return _deliver_dispatch(engine, ctx, gateway, group, now)
 
 
-def _deliver(ctx: CampaignContext, gateway: RedditGateway, entry: Claimed, now: datetime
-             ) -> tuple[Sent, bool]:
+def _deliver(ctx: CampaignContext, gateway: RedditGateway, entry: Claimed, now: datetime,
+             *, image: PostImage | None = None) -> tuple[Sent, bool]:
     """Post the entry, or find the copy an earlier attempt left: (what exists, found?)."""
     if entry.kind not in KINDS:
         raise PermanentError(f"unknown outbox kind {entry.kind!r}")
@@ -472,7 +474,7 @@ def _deliver(ctx: CampaignContext, gateway: RedditGateway, entry: Claimed, now: 
             return found, True
     body = compose_body(ctx, entry, now)
     if entry.kind == "post":
-        return gateway.submit(entry.title, body, entry.flair or None), False
+        return submit_post(gateway, entry.title, body, entry.flair or None, image), False
     if entry.kind in ("reply", "note"):
         return gateway.reply(entry.target, body, internal=entry.kind == "note"), False
     if entry.kind == "comment":

@@ -31,11 +31,13 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol, TypeVar
+from urllib.parse import urlsplit
 
 import praw
 import prawcore
 import requests
 from praw.exceptions import PRAWException, RedditAPIException
+from praw.models import InlineImage, PostMedia
 from prawcore.requestor import Requestor
 
 from bot import __version__
@@ -199,6 +201,10 @@ class TokenStore(Protocol):
         ...
 
 
+class ImageUploadFailed(Exception):
+    """An image for a post could not be uploaded; the post itself was not sent."""
+
+
 class UncertainOutcome(Exception):
     """A POST whose answer never came (or was a 5xx): it may have been performed."""
 
@@ -240,6 +246,12 @@ class RedditGateway(Protocol):
         """A self post in the subreddit, with the link flair whose text is ``flair``."""
         ...
 
+    def submit_image(self, title: str, body: str, flair: str | None, *, image: bytes,
+                     name: str, caption: str = "") -> Sent:
+        """A self post with the picture ``image`` (file name ``name``) inline above the text.
+        Raises :class:`ImageUploadFailed` when the upload failed and nothing was posted."""
+        ...
+
     def recent_submissions(self, limit: int = 100) -> list[Thing]:
         """The bot's newest posts."""
         ...
@@ -276,17 +288,24 @@ class BudgetedRequestor(Requestor):
         *args: Any,
         budget: RequestBudget | None = None,
         request_timeout: float | None = None,
+        plain_http_hosts: frozenset[str] = frozenset(),
         **kwargs: Any,
     ) -> None:
         super().__init__(*args, **kwargs)
         self.budget = budget
         self.request_timeout = request_timeout
+        # PRAW always uploads media over https ("https:" + the lease's action); a local
+        # Reddit-compatible server (the sandbox) named in a plain-http oauth_url gets http.
+        self.plain_http_hosts = plain_http_hosts
 
     def request(self, *args: Any, timeout: float | None = None, **kwargs: Any) -> Any:
         """Issue one HTTP request (see the class docstring)."""
         method = str(args[0] if args else kwargs.get("method", "GET")).upper()
         url = str(args[1] if len(args) > 1 else kwargs.get("url", ""))
         guarded = method == "POST" and not url.split("?")[0].endswith(TOKEN_PATH)
+        if url.startswith("https://") and len(args) > 1 and \
+                url[len("https://"):].split("/")[0] in self.plain_http_hosts:
+            args = (args[0], "http://" + url[len("https://"):], *args[2:])
         if self.budget is not None:
             self.budget.acquire()
         try:
@@ -674,6 +693,26 @@ class PrawGateway:
             title=title[:300], selftext=body, flair_id=flair_id, send_replies=False))
         return Sent(f"t3_{post.id}")
 
+    def submit_image(self, title: str, body: str, flair: str | None, *, image: bytes,
+                     name: str, caption: str = "") -> Sent:
+        """See :meth:`RedditGateway.submit_image`: PRAW's inline media (a media asset lease,
+        the upload to the URL it names, then the submission as rich text)."""
+        flair_id = self._flair_id(flair) if flair else None
+        inline = InlineImage(media=PostMedia(image, name), caption=caption[:180] or None)
+        # PRAW fills the placeholder with str.format: the text's own braces are doubled.
+        text = "{map}\n\n" + body.replace("{", "{{").replace("}", "}}")
+        try:
+            post = self._call(lambda: self.reddit.subreddit(self.subreddit).submit(
+                title=title[:300], selftext=text, inline_media={"map": inline},
+                flair_id=flair_id, send_replies=False))
+        except (RateLimited, AuthError):
+            raise
+        except Exception as exc:
+            if inline.media_id is None:  # PRAW sets it only once the upload succeeded
+                raise ImageUploadFailed(f"{type(exc).__name__}: {exc}") from exc
+            raise
+        return Sent(f"t3_{post.id}")
+
     def recent_submissions(self, limit: int = 100) -> list[Thing]:
         """See :meth:`RedditGateway.recent_submissions`."""
         name = self.username
@@ -772,6 +811,11 @@ def credentials_fingerprint(settings: Settings) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
 
 
+def _plain_http_hosts(oauth_url: str) -> frozenset[str]:
+    parts = urlsplit(oauth_url)
+    return frozenset({parts.netloc}) if parts.scheme == "http" and parts.netloc else frozenset()
+
+
 def praw_gateway(
     settings: Settings,
     *,
@@ -814,7 +858,8 @@ def praw_gateway(
         ratelimit_seconds=0,
         requestor_class=BudgetedRequestor,
         requestor_kwargs={"budget": budget,
-                          "request_timeout": timeout or float(reddit_settings.timeout_seconds)},
+                          "request_timeout": timeout or float(reddit_settings.timeout_seconds),
+                          "plain_http_hosts": _plain_http_hosts(reddit_settings.oauth_url)},
         **credentials,
         **praw_settings,
     )

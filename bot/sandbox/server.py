@@ -22,6 +22,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from bot.sandbox import media
 from bot.sandbox.control import handle_control
 from bot.sandbox.faults import TOKEN_PATH, Fault, FaultKind, FaultPlan, FaultRule
 from bot.sandbox.views import RequestRecord
@@ -70,6 +71,7 @@ class _Request:
     form: dict[str, str]
     json_body: Any
     headers: Mapping[str, str]
+    raw: bytes = b""
 
 
 @dataclass(slots=True)
@@ -163,7 +165,23 @@ def _modmail_unhighlight(s: RedditSandbox, viewer: str, m: re.Match[str], r: _Re
 
 @_route("POST", r"/api/submit", "submit")
 def _submit(s: RedditSandbox, viewer: str, m: re.Match[str], r: _Request) -> _Response:
-    return _ok(s.api_submit(viewer, r.form))
+    try:
+        form, used = media.submit_form(s, r.form)  # rich text with inline media (issue 13)
+    except ValueError as exc:
+        return _ok({"json": {"errors": [["INVALID_MEDIA", str(exc), "richtext_json"]]}})
+    answer = s.api_submit(viewer, form)
+    media.record_post_media(s, str(answer["json"]["data"]["id"]), used)
+    return _ok(answer)
+
+
+@_route("POST", r"/api/media/asset", "media.asset")
+def _media_asset(s: RedditSandbox, viewer: str, m: re.Match[str], r: _Request) -> _Response:
+    return _ok(media.lease(s, r.form))
+
+
+@_route("POST", r"/api/convert_rte_body_format", "convert_rte")
+def _convert_rte(s: RedditSandbox, viewer: str, m: re.Match[str], r: _Request) -> _Response:
+    return _ok(media.to_richtext(r.form.get("markdown_text", "")))
 
 
 @_route("POST", r"/api/comment", "comment")
@@ -478,6 +496,8 @@ class RedditSandbox(SandboxWorld):
         """The whole answer to one (non-control) request, faults and headers included."""
         if request.path in (TOKEN_PATH, "/api/v1/revoke_token"):
             return self._answer_token(request)
+        if request.path.startswith(media.MEDIA_PREFIX):
+            return self._answer_media(request)
         route_name = "unknown"
         found: tuple[re.Match[str], _Handler] | None = None
         for method, pattern, name, handler in _ROUTES:
@@ -572,6 +592,27 @@ class RedditSandbox(SandboxWorld):
             return _Response(504, {"message": "Gateway Timeout", "error": 504}, delay=fault.delay)
         raise AssertionError(f"{kind} is answered by performing the request")
 
+    def _answer_media(self, request: _Request) -> _Response:
+        """The storage bucket (uploads and downloads): no bearer token, faults apply."""
+        fault = self.faults.take(request.method, request.path)
+        if fault is not None:
+            response = self._faulted(fault, None)
+        elif request.method == "POST" and request.path == media.UPLOAD_PATH:
+            status, body = media.upload(self, request.raw,
+                                        request.headers.get("content-type", ""))
+            response = _Response(status, body, {"Content-Type": "application/xml"})
+        elif request.method == "GET":
+            found = media.asset(self, request.path[len(media.MEDIA_PREFIX):])
+            if found is None or found.data is None:
+                response = _Response(404, {"message": "Not Found", "error": 404})
+            else:
+                response = _Response(200, found.data, {"Content-Type": found.mimetype})
+        else:
+            response = _Response(405, {"message": "Method Not Allowed", "error": 405})
+        self._log(request, "media.upload" if request.method == "POST" else "media.get",
+                  response.status, None, fault)
+        return response
+
     def _answer_token(self, request: _Request) -> _Response:
         client_id, secret = _basic_auth(request.headers.get("authorization"))
         fault = self.faults.take(request.method, request.path)
@@ -645,12 +686,15 @@ class _RequestHandler(BaseHTTPRequestHandler):
                 json_body = None
             if isinstance(json_body, dict):
                 form = {k: v if isinstance(v, str) else json.dumps(v) for k, v in json_body.items()}
-        elif raw:
+        elif raw and content_type != "multipart/form-data":
             parsed = parse_qs(raw.decode("utf-8"), keep_blank_values=True)
             form = {k: v[-1] for k, v in parsed.items()}
         headers = {name.lower(): value for name, value in self.headers.items()}
+        if content_type == "multipart/form-data":
+            form = {}  # a media upload: the handler reads ``raw``
         return _Request(
-            method, normalize_path(self.path), params, {**params, **form}, json_body, headers
+            method, normalize_path(self.path), params, {**params, **form}, json_body, headers,
+            raw,
         )
 
     def _handle(self, method: str) -> None:
@@ -672,6 +716,8 @@ class _RequestHandler(BaseHTTPRequestHandler):
     def _send(self, response: _Response) -> None:
         if response.status == 204 or response.body is None:
             payload = b""
+        elif isinstance(response.body, bytes):
+            payload = response.body
         elif isinstance(response.body, str):
             payload = response.body.encode("utf-8")
         else:
@@ -681,7 +727,8 @@ class _RequestHandler(BaseHTTPRequestHandler):
             for name, value in response.headers.items():
                 self.send_header(name, value)
             if response.status != 204:
-                self.send_header("Content-Type", "application/json; charset=UTF-8")
+                if "Content-Type" not in response.headers:
+                    self.send_header("Content-Type", "application/json; charset=UTF-8")
                 self.send_header("Content-Length", str(len(payload)))
             self.send_header("Connection", "close")
             self.end_headers()

@@ -48,6 +48,7 @@ from bot.services.catalogue import (  # issue 6: the modifiers in force
     month_for_claim,
     tick_book,
 )
+from bot.services.realm import map_posts
 from bot.services.render import battle_post, money, troops_text
 from bot.services.sieges import end_siege
 from bot.services.world import (
@@ -166,6 +167,7 @@ def apply_tick(session: Session, ctx: CampaignContext, campaign: Campaign, index
     state.update_resource_holders()
     save_changed(session, state.armies)
     journal.flush_buffer(session)
+    map_posts(session, ctx, tick=index, at=at, months=report.months)  # issue 13: map posts
     campaign.last_tick = index
     session.add(campaign)
     return report
@@ -590,6 +592,7 @@ class _TickState:
                      + ("detected" if result.detected else "not detected"),
                      claim_id=watcher[0],
                      data={"army": a.id, "observer": tile_id, "detected": result.detected,
+                           "at": a.tile,  # where it was seen (the claim's map view)
                            "target": result.target, "roll": result.roll,
                            "bonus": result.bonus, "modifiers": list(changed_by),
                            fairplay.DICE_KEY: fairplay.line_of(event, dice)},

@@ -23,7 +23,8 @@ from rules.dice import SeededDice, derive_seed
 
 
 @functools.lru_cache(maxsize=8)
-def _parsed_map(text: str) -> WorldMap:
+def parsed_map(text: str) -> WorldMap:
+    """The map of ``text``, parsed once per process (the same object for the same text)."""
     return parse_map(text)
 
 
@@ -71,7 +72,7 @@ def load_context(session: Session, settings: Settings, campaign_id: int | None =
         campaign_id=campaign.id,
         settings=settings,
         rules=settings.rules_config(),
-        world=_parsed_map(campaign.map_text),
+        world=parsed_map(campaign.map_text),
         secret=campaign.secret,
         moderators=frozenset(settings.campaign.moderators),
     )

@@ -414,19 +414,21 @@ class WorldMap:
 # --- text form ---------------------------------------------------------------------------
 
 
-def _sniff_delimiter(header: str) -> str:
+def sniff_delimiter(header: str) -> str:
+    """The cell delimiter of a map text, from its header line: comma, semicolon or tab."""
     counts = {d: header.count(d) for d in (",", ";", "\t")}
     best = max(counts, key=lambda d: counts[d])
     return best if counts[best] else ","
 
 
-def _split_list(text: str) -> list[str]:
+def split_list(text: str) -> list[str]:
+    """The entries of a flags or neighbours cell (separated by ``;``, ``|``, ``+``, spaces)."""
     return [p for p in re.split(r"[;|+,\s]+", text.strip()) if p]
 
 
 def _parse_bool_flags(text: str, line: int, tid: str) -> dict[str, bool]:
     flags = dict.fromkeys(FLAGS, False)
-    for raw in _split_list(text):
+    for raw in split_list(text):
         word = raw.casefold()
         if word not in flags:
             raise MapError(f"unknown flag {raw!r}", "; ".join(FLAGS), line=line, tile=tid)
@@ -460,12 +462,11 @@ def _parse_bonus(text: str, line: int, tid: str) -> Decimal:
     return value
 
 
-def parse_map(text: str) -> WorldMap:
-    """Read a map from its CSV text (see ``docs/map-format.md``).
+def map_rows(text: str) -> list[tuple[int, dict[str, str]]]:
+    """The tile rows of a map's CSV text: (line number, cells by lower-case column name).
 
-    The first non-comment line is the header; ``#`` lines and blank lines are skipped; the
-    delimiter (comma, semicolon or tab) is taken from the header. Raises MapError naming the
-    line, the tile and what was expected.
+    Comments and blank lines are skipped; the delimiter comes from the header. Raises
+    MapError for a bad header, a row with more cells than columns, or no tiles.
     """
     header: list[str] | None = None
     delimiter = ","
@@ -476,7 +477,7 @@ def parse_map(text: str) -> WorldMap:
         if not stripped or stripped.startswith("#"):
             continue
         if header is None:
-            delimiter = _sniff_delimiter(line)
+            delimiter = sniff_delimiter(line)
             header = [c.strip().casefold() for c in next(csv.reader([line], delimiter=delimiter))]
             while header and not header[-1]:
                 header.pop()
@@ -496,6 +497,17 @@ def parse_map(text: str) -> WorldMap:
         raise MapError("the map is empty", "a header row: " + ",".join(COLUMNS), line=1)
     if not rows:
         raise MapError("the map has no tiles", "one row per tile after the header", line=1)
+    return rows
+
+
+def parse_map(text: str) -> WorldMap:
+    """Read a map from its CSV text (see ``docs/map-format.md``).
+
+    The first non-comment line is the header; ``#`` lines and blank lines are skipped; the
+    delimiter (comma, semicolon or tab) is taken from the header. Raises MapError naming the
+    line, the tile and what was expected.
+    """
+    rows = map_rows(text)
 
     tiles: list[Tile] = []
     line_of: dict[str, int] = {}
@@ -531,7 +543,7 @@ def parse_map(text: str) -> WorldMap:
         except MapError as exc:
             raise exc.at_line(number) from None
         tiles.append(tile)
-        for item in _split_list(row.get("neighbours", "")):
+        for item in split_list(row.get("neighbours", "")):
             cut = item.startswith("-")
             other = item.lstrip("+-")
             if not _ID_RE.match(other):

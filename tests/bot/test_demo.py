@@ -66,3 +66,13 @@ def test_the_demo_is_quick_and_summarised(demo: tuple[object, str], tmp_path: Pa
     assert report.replies >= 10 and report.private >= 10  # type: ignore[attr-defined]
     assert report.seconds < 60  # type: ignore[attr-defined]
     assert "Demo finished." in summary(report)  # type: ignore[arg-type]
+
+
+def test_the_demo_posts_one_realm_map_and_says_where_it_is(demo: tuple[object, str]) -> None:
+    """Issue 13: one [Realm] post with the public map inline, and where the picture went."""
+    report, text = demo
+    realm = [t for t in report.posts if t.startswith("[Realm]")]  # type: ignore[attr-defined]
+    assert len(realm) == 1
+    (where, data), = report.images  # type: ignore[attr-defined]
+    assert data.startswith(b"\x89PNG") and "/sandbox-media/" in where
+    assert f"stored by the sandbox at {where}" in text and "table postimage" in text

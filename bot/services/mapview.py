@@ -1,0 +1,166 @@
+"""The campaign map as a picture: the situation from the database, filtered, drawn.
+
+:func:`load_situation` reads everything the map could show (holders, armies, sieges,
+blockades, this month's battles); :func:`render_view` filters it for a viewer with
+:func:`rules.campaign.mapview.visible_to` and draws it (:mod:`bot.mapimage`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlmodel import Session, col, select
+
+from bot.db.models import Army, ArmyKind, ArmyState, Event, PendingBattle, Siege
+from bot.mapimage.draw import render_png, render_svg
+from bot.mapimage.scene import DEFAULT_OPTIONS, Scene, SceneOptions, build_scene
+from bot.services.world import CampaignContext, all_claims, armies, get_campaign
+from rules.campaign import calendar
+from rules.campaign.mapview import (
+    ArmyMark,
+    BattleMark,
+    BlockadeMark,
+    SiegeMark,
+    Situation,
+    Viewer,
+    visible_to,
+)
+
+IN_MAP_STATES = (
+    ArmyState.STANDING,
+    ArmyState.MARCHING,
+    ArmyState.BESIEGING,
+    ArmyState.RETREATING,
+    ArmyState.MUSTERING,
+)
+
+
+def _same_month(ctx: CampaignContext, a: int, b: int) -> bool:
+    return calendar.month_number(ctx.tick_at(a), ctx.rules) == \
+        calendar.month_number(ctx.tick_at(b), ctx.rules)
+
+
+def load_situation(session: Session, ctx: CampaignContext, *, tick: int | None = None,
+                   sightings: bool = True) -> Situation:
+    """Everything the campaign map could show at ``tick`` (default: the last applied tick),
+    unfiltered: for moderators only until passed through ``visible_to``. ``sightings=False``
+    leaves out who sighted which army (not needed for the public view)."""
+    now = get_campaign(session, ctx).last_tick if tick is None else tick
+    claims = list(all_claims(session, ctx))
+    names = {c.id: c.name for c in claims}
+    holders = {c.holdfast: c.name for c in claims}
+    sieges = session.exec(select(Siege).where(Siege.campaign_id == ctx.campaign_id)
+                          .order_by(col(Siege.id))).all()
+    for siege in sieges:
+        if siege.status == "fallen" and siege.besieger_claim in names:
+            holders[siege.holdfast] = names[siege.besieger_claim]
+    rows = [a for a in armies(session, ctx, states=IN_MAP_STATES) if a.tile in ctx.world]
+    seen_by = _sightings(session, ctx, rows) if sightings else {}
+    marks: list[ArmyMark] = []
+    for a in rows:
+        if a.claim_id not in names:
+            continue
+        path = tuple(str(t) for t in a.path_json if str(t) in ctx.world)
+        announced = a.state == ArmyState.BESIEGING.value or (
+            a.state == ArmyState.STANDING.value and a.arrival_tick is not None)
+        seen = tuple(sorted((names[c], tile) for c, tile in seen_by.get(a.id or 0, {}).items()
+                            if c in names))
+        marks.append(ArmyMark(
+            id=a.id or 0, claim=names[a.claim_id], tile=a.tile,
+            fleet=a.kind == ArmyKind.FLEET.value, infantry=a.infantry, cavalry=a.cavalry,
+            ships=a.ships, path=path if a.state in (ArmyState.MARCHING.value,
+                                                    ArmyState.RETREATING.value) else (),
+            announced=announced, seen=seen))
+    active = [s for s in sieges if s.status == "active" and s.holdfast in ctx.world]
+    blockades: list[BlockadeMark] = []
+    for siege in active:
+        port = ctx.world.tile(siege.holdfast)
+        if not port.port:
+            continue
+        water = set(ctx.world.water_adjacent(port.id))
+        for a in rows:
+            if a.kind == ArmyKind.FLEET.value and a.claim_id == siege.besieger_claim \
+                    and a.state == ArmyState.STANDING.value and a.tile in water:
+                blockades.append(BlockadeMark(a.tile, port.id, names[a.claim_id]))
+    battles = _battles_this_month(session, ctx, now, names)
+    return Situation(
+        claims=tuple(c.name for c in claims),
+        holders=tuple(sorted((t, n) for t, n in holders.items() if t in ctx.world)),
+        armies=tuple(marks),
+        sieges=tuple(SiegeMark(s.holdfast, names.get(s.besieger_claim, "?")) for s in active),
+        blockades=tuple(blockades),
+        battles=battles,
+    )
+
+
+def _sightings(session: Session, ctx: CampaignContext, rows: Sequence[Army]
+               ) -> dict[int, dict[int, str]]:
+    """Per army, per claim that detected it in its current march: the tile where it was
+    seen (from the detection events, newest last)."""
+    watched = {a.id: set(a.meta_json.get("detected_by", [])) for a in rows
+               if a.meta_json.get("detected_by")}
+    if not watched:
+        return {}
+    since = min((a.depart_tick or 0) for a in rows if a.id in watched)
+    events = session.exec(select(Event).where(
+        Event.campaign_id == ctx.campaign_id, Event.kind == "detection",
+        col(Event.tick) >= since).order_by(col(Event.id))).all()
+    out: dict[int, dict[int, str]] = {}
+    for e in events:
+        data: dict[str, Any] = e.data_json
+        army_id = data.get("army")
+        if not isinstance(army_id, int) or not data.get("detected") or army_id not in watched \
+                or e.claim_id is None:
+            continue
+        if e.claim_id in watched[army_id] and data.get("at") in ctx.world:
+            out.setdefault(army_id, {})[e.claim_id] = str(data["at"])
+    return out
+
+
+def _battles_this_month(session: Session, ctx: CampaignContext, now: int,
+                        names: dict[int | None, str]) -> tuple[BattleMark, ...]:
+    events = session.exec(select(Event).where(
+        Event.campaign_id == ctx.campaign_id, Event.kind == "battle", col(Event.public),
+        col(Event.tick) <= now).order_by(col(Event.id).desc()).limit(500)).all()
+    ids = [int(e.data_json["battle"]) for e in events
+           if _same_month(ctx, e.tick, now) and e.data_json.get("battle")]
+    if not ids:
+        return ()
+    battles = session.exec(select(PendingBattle).where(col(PendingBattle.id).in_(ids))
+                           .order_by(col(PendingBattle.id))).all()
+    return tuple(BattleMark(b.tile, names.get(b.attacker_claim, "?"),
+                            names.get(b.defender_claim, "?"))
+                 for b in battles if b.tile in ctx.world)
+
+
+@dataclass(frozen=True, slots=True)
+class Picture:
+    """A rendered map: the bytes (PNG) or text (SVG) and the scene it was drawn from."""
+
+    scene: Scene
+    data: bytes
+    media_type: str
+
+    @property
+    def suffix(self) -> str:
+        return ".svg" if self.media_type == "image/svg+xml" else ".png"
+
+
+def draw(ctx: CampaignContext, situation: Situation, viewer: Viewer,
+         options: SceneOptions = DEFAULT_OPTIONS, *, svg: bool = False) -> Picture:
+    """The picture of ``situation`` as ``viewer`` may see it (filters first, then draws)."""
+    known = visible_to(situation, viewer)
+    scene = build_scene(ctx.world, known, options)
+    if svg:
+        return Picture(scene, render_svg(scene).encode("utf-8"), "image/svg+xml")
+    return Picture(scene, render_png(scene), "image/png")
+
+
+def render_view(session: Session, ctx: CampaignContext, viewer: Viewer,
+                options: SceneOptions = DEFAULT_OPTIONS, *, svg: bool = False) -> Picture:
+    """The campaign map now, as ``viewer`` may see it. Raises InvalidInput for an unknown
+    claim viewer and UnknownTile for an unknown ``options.around``."""
+    return draw(ctx, load_situation(session, ctx), viewer, options, svg=svg)
+

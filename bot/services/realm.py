@@ -1,0 +1,196 @@
+"""Map pictures in public posts: the monthly ``[Realm]`` post and inset maps.
+
+:func:`map_posts` is called once per tick, after the tick queued its posts:
+
+- at a month boundary (``[posts] realm_post``, on by default) it queues the ``[Realm]`` post:
+  the public map as an inline image and a short summary (holdfasts held, sieges in progress,
+  last month's battles), keyed ``realm:<month>`` so it goes out once;
+- with ``[posts] inset_maps`` it attaches a small public map around the tile to the tick's
+  battle, siege and arrival posts.
+
+Everything drawn or written here comes from the PUBLIC view
+(:func:`rules.campaign.mapview.visible_to`), so no hidden army, detection or defense bonus can
+reach these posts. What to draw (the public situation at that tick and the drawing options)
+is stored in ``postimage`` next to the outbox entry, in the tick's transaction; the picture
+is drawn from it when the post is delivered (:func:`picture_for`), so catching up a year of
+ticks stores small snapshots, not pictures. A newer ``[Realm]`` post replaces an older one
+that was never tried (a catch-up posts only the newest map, not one per month missed).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import delete, func
+from sqlmodel import Session, col, or_, select
+
+from bot.db.models import Army, Outbox, OutboxStatus, PendingBattle, PostImage, Siege
+from bot.mapimage.scene import Labels, SceneOptions
+from bot.services import journal
+from bot.services.mapview import Picture, draw, load_situation
+from bot.services.world import CampaignContext
+from bot.text import escape_md
+from rules.campaign import calendar
+from rules.campaign.mapview import (
+    PUBLIC,
+    Situation,
+    situation_from_data,
+    situation_to_data,
+    visible_to,
+)
+
+INSET_PREFIXES = ("battle:", "siege:", "arrival:")
+
+
+def realm_key(month: int) -> str:
+    return f"realm:{month}"
+
+
+def realm_summary(situation: Situation, ctx: CampaignContext, date: calendar.GameDate,
+                  total_holdfasts: int) -> str:
+    """The text of the ``[Realm]`` post, from a PUBLIC situation."""
+    held: dict[str, list[str]] = {}
+    for tile, claim in situation.holders:
+        held.setdefault(claim, []).append(ctx.world.tile(tile).label)
+    lines = [f"**The realm at the start of {date}.** The map shows what the whole realm "
+             "knows: the holdfasts and who holds them, sieges and blockades, announced hosts "
+             "and last month's battles. Every hex carries its tile id for your orders.", ""]
+    count = sum(len(v) for v in held.values())
+    lines.append(f"**Holdfasts held:** {count} of {total_holdfasts}.")
+    lines.append("")
+    if held:
+        lines += ["| Claim | Holdfasts |", "|---|---|"]
+        for claim in situation.claims:
+            if claim in held:
+                lines.append(f"| {escape_md(claim, 80)} | "
+                             f"{', '.join(escape_md(h, 60) for h in sorted(held[claim]))} |")
+        lines.append("")
+    sieges = [f"{escape_md(ctx.world.tile(s.holdfast).label, 60)} (by "
+              f"{escape_md(s.besieger, 80)})" for s in situation.sieges]
+    lines.append("**Sieges in progress:** " + ("; ".join(sieges) if sieges else "none") + ".")
+    lines.append("")
+    battles = [f"{escape_md(b.attacker, 80)} vs {escape_md(b.defender, 80)} at "
+               f"{escape_md(ctx.world.tile(b.tile).label, 60)}" for b in situation.battles]
+    lines.append(f"**Battles last month:** {len(battles)}"
+                 + (": " + "; ".join(battles) if battles else "") + ".")
+    return "\n".join(lines)
+
+
+def queue_realm_post(session: Session, ctx: CampaignContext, *, month: int, tick: int,
+                     at: datetime) -> None:
+    """Queue the ``[Realm]`` post of in-game month ``month`` (once: keyed by the month)."""
+    posts = ctx.settings.posts
+    date = calendar.date_of_month_number(month, ctx.rules)
+    # the map's battles are those of the month that just ended
+    situation = visible_to(load_situation(session, ctx, tick=max(0, tick - 1),
+                                          sightings=False), PUBLIC)
+    title = posts.realm_title.format(date=date)
+    key = realm_key(month)
+    _supersede_realm_posts(session, ctx)
+    journal.queue(session, ctx.campaign_id, key, "post", title=title,
+                  body=realm_summary(situation, ctx, date, len(ctx.world.holdfasts())),
+                  flair=posts.realm_flair, public=True, at=at, tick=tick,
+                  target=ctx.settings.campaign.subreddit)
+    session.add(PostImage(campaign_id=ctx.campaign_id, key=key,
+                          name=f"realm-{date.year}-{date.month:02d}.png",
+                          caption=f"The realm, {date}"[:180],
+                          scene_json=scene_data(situation, title=f"The realm, {date}"),
+                          created_at=at))
+
+
+def _supersede_realm_posts(session: Session, ctx: CampaignContext) -> None:
+    """Drop the older [Realm] posts nobody tried to deliver yet (a newer map replaces them).
+    An entry that was ever claimed may be on Reddit already: it stays. (Candidates are the
+    realm pictures not drawn yet: delivery draws a picture only after claiming its entry.)"""
+    candidates = list(session.exec(select(PostImage.key).where(
+        col(PostImage.campaign_id) == ctx.campaign_id, col(PostImage.key).startswith("realm:"),
+        func.length(col(PostImage.data)) == 0)).all())
+    if not candidates:
+        return
+    stale = (col(Outbox.campaign_id) == ctx.campaign_id, col(Outbox.key).in_(candidates),
+             col(Outbox.status) == OutboxStatus.PENDING.value, col(Outbox.attempts) == 0,
+             col(Outbox.claimed_by).is_(None))
+    keys = list(session.exec(select(Outbox.key).where(*stale)).all())
+    if keys:
+        # the rows are not loaded in this session: nothing there to synchronise
+        session.execute(delete(Outbox).where(*stale, col(Outbox.key).in_(keys))
+                        .execution_options(synchronize_session=False))
+        session.execute(delete(PostImage).where(col(PostImage.campaign_id) == ctx.campaign_id,
+                                                col(PostImage.key).in_(keys))
+                        .execution_options(synchronize_session=False))
+
+
+def scene_data(situation: Situation, *, title: str = "", around: str | None = None,
+               radius: int = 3) -> dict[str, Any]:
+    """What :func:`picture_for` draws: a PUBLIC situation and the drawing options."""
+    return {"situation": situation_to_data(situation), "title": title, "around": around,
+            "radius": radius}
+
+
+def picture_for(ctx: CampaignContext, data: dict[str, Any]) -> Picture:
+    """The PNG of a stored :func:`scene_data` (the situation is public already). Tiles no
+    longer on the map (after ``maester map update``) are left out."""
+    situation = situation_from_data(data.get("situation", {}))
+    around = data.get("around")
+    options = SceneOptions(labels=Labels.BOTH, title=str(data.get("title", "")),
+                           around=around if around in ctx.world else None,
+                           radius=int(data.get("radius", 3)), legend=around is None)
+    return draw(ctx, situation, PUBLIC, options)
+
+
+def _inset_tile(session: Session, key: str) -> str | None:
+    parts = key.split(":")
+    if len(parts) < 2 or not parts[1].isdigit():
+        return None
+    row_id = int(parts[1])
+    if parts[0] == "battle":
+        battle = session.get(PendingBattle, row_id)
+        return battle.tile if battle else None
+    if parts[0] == "siege":
+        siege = session.get(Siege, row_id)
+        return siege.holdfast if siege else None
+    army = session.get(Army, row_id)
+    return army.tile if army else None
+
+
+def attach_insets(session: Session, ctx: CampaignContext, *, tick: int, at: datetime) -> int:
+    """Store a small public map around the tile of each battle, siege and arrival post of
+    ``tick``; returns how many."""
+    entries = session.exec(select(Outbox).where(
+        Outbox.campaign_id == ctx.campaign_id, Outbox.tick == tick, Outbox.kind == "post",
+        or_(*[col(Outbox.key).startswith(p) for p in INSET_PREFIXES]))).all()
+    if not entries:
+        return 0
+    have = set(session.exec(select(PostImage.key).where(
+        PostImage.campaign_id == ctx.campaign_id,
+        col(PostImage.key).in_([e.key for e in entries]))).all())
+    situation: Situation | None = None
+    made = 0
+    for entry in entries:
+        tile = _inset_tile(session, entry.key)
+        if entry.key in have or tile is None or tile not in ctx.world:
+            continue
+        if situation is None:
+            situation = visible_to(load_situation(session, ctx, tick=tick, sightings=False),
+                                   PUBLIC)
+        session.add(PostImage(campaign_id=ctx.campaign_id, key=entry.key,
+                              name=f"inset-{tile}.png",
+                              caption=f"Around {ctx.world.tile(tile).label}"[:180],
+                              scene_json=scene_data(situation, around=tile,
+                                                    radius=ctx.settings.posts.inset_radius),
+                              created_at=at))
+        made += 1
+    return made
+
+
+def map_posts(session: Session, ctx: CampaignContext, *, tick: int, at: datetime,
+              months: Sequence[int]) -> None:
+    """The tick's map pictures: the ``[Realm]`` post for the newest month begun in this tick
+    (if enabled) and inset maps (if enabled). Called once per tick, in its transaction."""
+    posts = ctx.settings.posts
+    if months and posts.realm_post:
+        queue_realm_post(session, ctx, month=max(months), tick=tick, at=at)
+    if posts.inset_maps:
+        attach_insets(session, ctx, tick=tick, at=at)
