@@ -7,12 +7,12 @@ import json
 import sys
 from dataclasses import dataclass
 from datetime import datetime
-from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 from sqlalchemy import Engine
 from sqlmodel import Session, col, select
@@ -46,6 +46,8 @@ from bot.services.world import (
     load_context,
     set_relation,
 )
+from rules.campaign.inputs import check_holdings, parse_gold, parse_troops
+from rules.errors import InvalidInput
 
 # Piped or captured output gets wide tables instead of the 80-column default.
 console = Console(highlight=False, soft_wrap=True,
@@ -114,9 +116,18 @@ def init_cmd(
     if demo:
         entries, wars = [dict(e) for e in DEMO_ROSTER], list(DEMO_WARS)
     if roster is not None:
-        data = tomllib.loads(roster.read_text(encoding="utf-8"))
-        entries += list(data.get("claims", []))
-        wars += [(str(w[0]), str(w[1])) for w in data.get("wars", [])]
+        try:
+            data = tomllib.loads(roster.read_text(encoding="utf-8"))
+            claims, war_list = data.get("claims", []), data.get("wars", [])
+            if not isinstance(claims, list) or not isinstance(war_list, list) or not all(
+                    isinstance(w, list) and len(w) == 2 for w in war_list):
+                raise ValueError("claims must be [[claims]] tables and wars a list of pairs")
+        except (OSError, UnicodeDecodeError, ValueError) as exc:
+            console.print(f"[red]cannot read the roster {escape(str(roster))}:[/red] "
+                          f"{escape(str(exc))}")
+            raise typer.Exit(2) from None
+        entries += claims
+        wars += [(str(w[0]), str(w[1])) for w in war_list]
     try:
         with transaction(env.engine) as session:
             ctx = create_campaign(session, env.settings, map_text=map_text, roster=entries,
@@ -374,9 +385,9 @@ def adjust_cmd(
     claim: str,
     config: OptConfig = None,
     gold: Annotated[str | None, typer.Option(help="Change in gold, e.g. +100 or -25.5")] = None,
-    infantry: Annotated[int, typer.Option(help="Change in infantry at home")] = 0,
-    cavalry: Annotated[int, typer.Option(help="Change in cavalry at home")] = 0,
-    ships: Annotated[int, typer.Option(help="Change in ships at home")] = 0,
+    infantry: Annotated[str, typer.Option(help="Change in infantry at home")] = "0",
+    cavalry: Annotated[str, typer.Option(help="Change in cavalry at home")] = "0",
+    ships: Annotated[str, typer.Option(help="Change in ships at home")] = "0",
     reason: Annotated[str, typer.Option(help="Why (goes to the log)")] = "",
     by: ByOption = None,
 ) -> None:
@@ -384,29 +395,35 @@ def adjust_cmd(
     env = open_env(config)
     now = env.clock.now()
     try:
-        delta = Decimal(gold) if gold is not None else Decimal(0)
-    except InvalidOperation:
-        console.print(f"[red]--gold: {gold!r} is not a number[/red]")
+        delta = parse_gold(gold or "0", "--gold", signed=True)
+        infantry_n, cavalry_n, ships_n = (
+            parse_troops(v, f"--{k}", signed=True)
+            for k, v in (("infantry", infantry), ("cavalry", cavalry), ("ships", ships)))
+    except InvalidInput as exc:
+        console.print(f"[red]{escape(str(exc))}; nothing changed[/red]")
         raise typer.Exit(2) from None
     with transaction(env.engine) as session:
         ctx = context(env, session)
         found = claim_by_name(session, ctx, claim)
         if found is None:
-            console.print(f"[red]no claim called {claim!r}[/red]")
+            console.print(f"[red]no claim called {escape(repr(claim[:80]))}[/red]")
             raise typer.Exit(2)
-        new = (found.gold + delta, found.infantry + infantry, found.cavalry + cavalry,
-               found.ships + ships)
-        if new[0] < 0 or min(new[1:]) < 0:
-            console.print("[red]that would leave a negative amount; nothing changed[/red]")
-            raise typer.Exit(2)
+        new = (found.gold + delta, found.infantry + infantry_n, found.cavalry + cavalry_n,
+               found.ships + ships_n)
+        try:
+            check_holdings(new[0], dict(zip(("infantry", "cavalry", "ships"), new[1:],
+                                            strict=True)), found.name)
+        except InvalidInput as exc:
+            console.print(f"[red]{escape(str(exc))}; nothing changed[/red]")
+            raise typer.Exit(2) from None
         found.gold, found.infantry, found.cavalry, found.ships = new
         session.add(found)
         journal.log_event(session, ctx.campaign_id, ctx.tick_of(now), "adjust",
-                          f"{found.name}: gold {delta:+}, infantry {infantry:+}, cavalry "
-                          f"{cavalry:+}, ships {ships:+}" + (f" ({reason})" if reason else ""),
+                          f"{found.name}: gold {delta:+}, infantry {infantry_n:+}, cavalry "
+                          f"{cavalry_n:+}, ships {ships_n:+}" + (f" ({reason})" if reason else ""),
                           at=now, claim_id=found.id, actor=moderator_name(by),
-                          data={"gold": str(delta), "infantry": infantry, "cavalry": cavalry,
-                                "ships": ships, "reason": reason})
+                          data={"gold": str(delta), "infantry": infantry_n, "cavalry": cavalry_n,
+                                "ships": ships_n, "reason": reason})
     console.print(f"{found.name}: gold {found.gold}, {found.infantry} infantry, "
                   f"{found.cavalry} cavalry, {found.ships} ships.")
 

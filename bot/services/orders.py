@@ -482,6 +482,17 @@ def _route(c: Call, order: o.Route) -> str:
 def _cancel(c: Call, order: o.Cancel) -> str:
     a = c.own_army(order.army)
     claim = c.require_claim()
+    if a.state == ArmyState.MUSTERING.value and a.path_json:
+        # The latest order queued a march: cancel that first; a second cancel ends the muster.
+        a.path_json, a.costs_json, a.depart_tick, a.arrival_tick = [], [], None, None
+        a.version += 1
+        c.session.add(a)
+        journal.log_event(c.session, c.ctx.campaign_id, c.tick, "cancel",
+                          f"queued march of army {a.id} cancelled", at=c.now, claim_id=claim.id,
+                          actor=c.author, data={"army": a.id})
+        return (f"The queued march of army {a.id} is cancelled; the army is still mustering at "
+                f"{_label(c, a.tile)}. To cancel the muster too, send `cancel army {a.id}` "
+                "again.")
     if a.state == ArmyState.MUSTERING.value:
         claim.infantry += a.infantry
         claim.cavalry += a.cavalry
