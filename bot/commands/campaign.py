@@ -12,7 +12,8 @@ from rules.campaign.config import DEFAULT_RULES, Terrain
 from rules.campaign.odds import battle_odds
 
 
-@command("claim", aliases=("whois",), example="!claim House Stark", moderator_only=True)
+@command("claim", aliases=("whois",), example="!claim House Stark", moderator_only=True,
+         private=True)
 def claim_command(ctx: CommandContext, args: str) -> str:
     """Moderators only: a claim's private state (gold, troops, armies), by claim name or by
     a player's Reddit name: `!claim House Stark`, `!claim u/ned_stark`."""

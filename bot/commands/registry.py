@@ -67,6 +67,7 @@ class Command:
     example: str
     moderator_only: bool
     handler: Handler
+    private: bool = False  # its answer shows private state: sent by modmail only
 
 
 _REGISTRY: dict[str, Command] = {}
@@ -79,13 +80,19 @@ def command(
     aliases: tuple[str, ...] = (),
     example: str = "",
     moderator_only: bool = False,
+    private: bool = False,
 ) -> Callable[[Handler], Handler]:
-    """Register ``handler`` as ``!name`` (and ``!alias`` for each alias)."""
+    """Register ``handler`` as ``!name`` (and ``!alias`` for each alias).
+
+    ``private``: the answer shows private state (a claim's gold, troops, armies), so it is only
+    ever sent by modmail, whatever channel the command came in.
+    """
 
     def register(handler: Handler) -> Handler:
         doc = inspect.getdoc(handler) or ""
         summary = doc.split("\n\n", 1)[0].replace("\n", " ").strip()
-        cmd = Command(name, tuple(aliases), summary, doc, example, moderator_only, handler)
+        cmd = Command(name, tuple(aliases), summary, doc, example, moderator_only, handler,
+                      private)
         for key in (name, *aliases):
             key = key.lower()
             if key in _REGISTRY:
@@ -100,6 +107,12 @@ def command(
 def lookup(name: str) -> Command | None:
     """The command called ``name`` (or one of its aliases), case-insensitively."""
     return _REGISTRY.get(name.lower().lstrip("!"))
+
+
+def is_private(name: str) -> bool:
+    """Whether ``!name`` is answered by modmail only (an unknown name is not private)."""
+    found = lookup(name)
+    return found is not None and found.private
 
 
 def all_commands() -> list[Command]:
