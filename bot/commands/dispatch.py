@@ -71,7 +71,7 @@ def run_command(name: str, args: str, ctx: CommandContext, *, ref: str = "",
             exc.example = cmd.example
         return render_command_error(exc)
     except RulesError as exc:
-        return render_command_error(CommandError(str(exc), "", cmd.example))
+        return render_command_error(CommandError(escape_md(str(exc), 300), "", cmd.example))
     except Exception:
         log.exception("command !%s (%s) failed", cmd.name, ref)
         return (f"**Not done:** something went wrong on my side (reference `{escape_md(ref)}`)."

@@ -230,8 +230,9 @@ def _from_rules(exc: RulesError, order: object) -> Rejected:
     expected = getattr(exc, "expected", "") or ""
     verb = getattr(order, "verb", "")
     example = next((f.example for f in o._FORMS if f.verb == verb), "")
-    return Rejected(str(exc), expected or "an order that fits the rules and your claim",
-                    example)
+    # A rules error may quote the player's text (a tile name): echo it inert.
+    return Rejected(escape_md(str(exc), 300), expected or "an order that fits the rules and "
+                    "your claim", example)
 
 
 HELP_TEXT = """**Orders** (one per line; see the players' guide for all of them):
@@ -383,8 +384,9 @@ def _move(c: Call, order: o.Move) -> str:
     try:
         check = check_path(c.ctx.world, a.tile, order.path, kind, c.ctx.rules)
     except IllegalPath as exc:
-        raise Rejected(str(exc), "a path of adjacent tiles starting next to the army's tile "
-                       f"({_label(c, a.tile)})", f"route army {a.id} to <destination>") from None
+        raise Rejected(escape_md(str(exc), 300), "a path of adjacent tiles starting next to "
+                       f"the army's tile ({_label(c, a.tile)})",
+                       f"route army {a.id} to <destination>") from None
     if order.stated_cost != check.total:
         best = cheapest_route(c.ctx.world, a.tile, check.tiles[-1].id, kind, c.ctx.rules)
         hint = ""

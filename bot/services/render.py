@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from decimal import Decimal
 
+from bot.text import name_md
 from rules.campaign.battle import BattleResult, SideResult, Winner
 from rules.campaign.characters import Fate, TableRoll
 from rules.campaign.modifiers import Source
@@ -66,6 +67,7 @@ def battle_post(result: BattleResult, *, attacker: str, defender: str, place: st
     ``"defender"``, character name); without it the report lists who must roll.
     """
     what = {"field": "Battle", "assault": "Assault", "sally": "Sally"}.get(kind, "Battle")
+    attacker, defender, place = name_md(attacker), name_md(defender), name_md(place)
     winner = attacker if result.winner is Winner.ATTACKER else defender
     hidden = hide_defender or result.defender.strength.has_hidden \
         or result.attacker.strength.has_hidden
@@ -104,18 +106,19 @@ def battle_post(result: BattleResult, *, attacker: str, defender: str, place: st
     for which, name, side in (("attacker", attacker, result.attacker),
                               ("defender", defender, result.defender)):
         for fate in side.fates:
+            shown = name_md(fate.name)
             rolled = settled.get((which, fate.name)) if settled is not None else None
             if rolled is not None:
                 table = "death" if fate.fate is Fate.DEATH_ROLL else "injury"
-                rolls.append(f"- {fate.name} ({name}) made a **{table} roll** (d100 {fate.roll}), "
+                rolls.append(f"- {shown} ({name}) made a **{table} roll** (d100 {fate.roll}), "
                              f"{table} table {rolled.roll}: {rolled.outcome}")
             elif fate.fate is Fate.CAPTURED:
-                rolls.append(f"- {fate.name} ({name}) is **captured**")
+                rolls.append(f"- {shown} ({name}) is **captured**")
             elif fate.fate is Fate.DEATH_ROLL:
-                rolls.append(f"- {fate.name} ({name}) must make a **death roll** "
+                rolls.append(f"- {shown} ({name}) must make a **death roll** "
                              f"(d100 {fate.roll} <= {_num(fate.casualty_pct)})")
             elif fate.fate is Fate.INJURY_ROLL:
-                rolls.append(f"- {fate.name} ({name}) must make an **injury roll** "
+                rolls.append(f"- {shown} ({name}) must make an **injury roll** "
                              f"(d100 {fate.roll})")
     if rolls:
         lines += ["", "Characters:", *rolls]
