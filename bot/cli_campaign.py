@@ -280,11 +280,13 @@ def tick_cmd(
     config: OptConfig = None,
     until: Annotated[str | None, typer.Option("--until", help="ISO UTC time (default now).")]
     = None,
+    yes: Annotated[bool, typer.Option("--yes", help="Catch up beyond bot.max_catch_up_days.")]
+    = False,
 ) -> None:
     """Apply every due tick up to --until (default: now), with a progress bar."""
     from rich.progress import Progress
 
-    from bot.services.tick import catch_up, pending_ticks
+    from bot.services.tick import CatchUpTooLong, catch_up, check_catch_up_bound, pending_ticks
 
     env = open_env(config)
     moment = env.clock.now()
@@ -301,13 +303,19 @@ def tick_cmd(
     with transaction(env.engine) as session:
         ctx = context(env, session)
         total = pending_ticks(session, ctx, moment)
+        try:
+            check_catch_up_bound(session, ctx, moment)
+        except CatchUpTooLong as exc:
+            if not yes:
+                console.print(f"[red]not applied:[/red] {exc}; add --yes to apply them all")
+                raise typer.Exit(2) from None
     events = 0
     with Progress(console=console) as progress:
         task = progress.add_task("ticks", total=total or 1)
-        for report in catch_up(env.engine, ctx, moment,
-                               on_tick=lambda r: progress.advance(task)):
-            events += len(report.events)
-    console.print(f"{total} tick(s) applied, {events} event(s).")
+        # Another process may apply some of them meanwhile: report what this one applied.
+        applied = catch_up(env.engine, ctx, moment, on_tick=lambda r: progress.advance(task))
+        events = sum(len(report.events) for report in applied)
+    console.print(f"{len(applied)} tick(s) applied, {events} event(s).")
 
 
 season_app = typer.Typer(help="The season (winter doubles upkeep).", no_args_is_help=True)

@@ -65,6 +65,8 @@ class BotSettings(_Section):
     max_attempts: int = Field(default=8, ge=1, le=100)
     archive_answered: bool = False
     lease_seconds: int = Field(default=180, ge=30, le=3600)
+    # A clock jump or an --until further than this is not caught up without a moderator.
+    max_catch_up_days: int = Field(default=31, ge=1, le=36600)
 
 
 class CalendarSettings(_Section):

@@ -110,6 +110,26 @@ def catch_up(engine: Engine, ctx: CampaignContext, now: datetime, *,
     return reports
 
 
+class CatchUpTooLong(RuntimeError):
+    """Catching up to ``now`` would apply more days of ticks than the configured bound."""
+
+    def __init__(self, pending: int, days: float, bound: int) -> None:
+        self.pending, self.days, self.bound = pending, days, bound
+        super().__init__(f"{pending} tick(s) ({days:.1f} days) are due, more than the "
+                         f"{bound}-day bound (bot.max_catch_up_days)")
+
+
+def check_catch_up_bound(session: Session, ctx: CampaignContext, now: datetime) -> int:
+    """How many ticks are due at ``now``; raises CatchUpTooLong beyond the configured bound
+    (a host clock jump or a mistyped ``--until`` would otherwise commit years of ticks)."""
+    pending = pending_ticks(session, ctx, now)
+    days = pending * ctx.rules.tick_hours / 24
+    bound = ctx.settings.bot.max_catch_up_days
+    if days > bound:
+        raise CatchUpTooLong(pending, days, bound)
+    return pending
+
+
 def pending_ticks(session: Session, ctx: CampaignContext, now: datetime) -> int:
     """How many ticks are due and not applied yet."""
     campaign = get_campaign(session, ctx)
