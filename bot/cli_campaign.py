@@ -62,7 +62,7 @@ class Env:
     clock: Clock
 
 
-def open_env(config: Path | None, *, need_file: bool = False) -> Env:
+def open_env(config: Path | None, *, need_file: bool = False, create: bool = False) -> Env:
     """Settings, engine and clock for a CLI command; config errors end the command cleanly."""
     path = config if config is not None else DEFAULT_CONFIG
     try:
@@ -73,7 +73,9 @@ def open_env(config: Path | None, *, need_file: bool = False) -> Env:
     except ConfigError as exc:
         console.print(f"[red]config error:[/red] {exc}")
         raise typer.Exit(2) from None
-    return Env(settings, make_engine(settings.campaign.database_url), SystemClock())
+    # Only init creates a database: elsewhere a missing file is an error, not a new campaign.
+    return Env(settings, make_engine(settings.campaign.database_url, must_exist=not create),
+               SystemClock())
 
 
 def context(env: Env, session: Session) -> CampaignContext:
@@ -107,7 +109,7 @@ def init_cmd(
     from bot.maps import demo_map_text, read_map_text
     from bot.services.setup import DEMO_ROSTER, DEMO_WARS, create_campaign
 
-    env = open_env(config)
+    env = open_env(config, create=True)
     upgrade(env.engine)
     map_text = demo_map_text() if env.settings.campaign.map == "demo" else \
         read_map_text(Path(env.settings.campaign.map))
@@ -264,6 +266,7 @@ def order_cmd(
 ) -> None:
     """Process TEXT exactly as a modmail from that user would be; print the reply."""
     from bot.services.messages import handle_message
+    from bot.services.orders import INTERNAL_FAILURE
 
     env = open_env(config)
     now = env.clock.now()
@@ -273,6 +276,8 @@ def order_cmd(
         reply = handle_message(session, ctx, author=as_user.removeprefix("u/"), text=text,
                                now=now, ref=ref)
     console.print(reply, markup=False)
+    if INTERNAL_FAILURE in reply:  # an order's write failed and was rolled back
+        raise typer.Exit(1)
 
 
 @app.command("tick")

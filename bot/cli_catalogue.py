@@ -76,7 +76,7 @@ def _settings(config: Path | None) -> Settings:
 def _campaign(config: Path | None) -> Iterator[tuple[Session, CampaignContext]]:
     """A transaction on the campaign's database and its context; errors end the command."""
     settings = _settings(config)
-    engine = make_engine(settings.campaign.database_url)
+    engine = make_engine(settings.campaign.database_url, must_exist=True)
     try:
         with transaction(engine) as session:
             try:

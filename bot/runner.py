@@ -249,7 +249,7 @@ def open_campaign(settings: Settings) -> tuple[Engine, CampaignContext]:
     """
     from bot.db.migrate import ensure_current
 
-    engine = make_engine(settings.campaign.database_url)
+    engine = make_engine(settings.campaign.database_url, must_exist=True)
     ensure_current(engine)
     with transaction(engine) as session:
         ctx = load_context(session, settings)

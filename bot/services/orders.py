@@ -16,6 +16,7 @@ from datetime import datetime
 from fractions import Fraction
 from typing import Any, TypeVar
 
+from sqlalchemy.exc import DBAPIError
 from sqlmodel import Session, col, select
 
 from bot.commands.registry import CommandError
@@ -194,10 +195,12 @@ def process_message(session: Session, ctx: CampaignContext, *, author: str, text
         except RulesError as exc:
             sections.append(quote + _from_rules(exc, item.result).render())
             outcome.rejected += 1
+        except DBAPIError:
+            raise  # the database failed, not the order: the whole message is retried
         except Exception:
             incident = f"{call.ref}"
             log.exception("order %s from u/%s failed unexpectedly", incident, author)
-            sections.append(quote + f"**Not done:** something went wrong on my side while "
+            sections.append(quote + f"**Not done:** {INTERNAL_FAILURE} while "
                             f"handling this order (reference `{escape_md(incident)}`). Nothing "
                             "changed; the moderators can look it up.")
             outcome.rejected += 1
@@ -214,6 +217,10 @@ def process_message(session: Session, ctx: CampaignContext, *, author: str, text
             "muster 300 infantry 50 cavalry")).render() + "\n\n" + HELP_TEXT)
     outcome.reply = "\n\n---\n\n".join(sections)
     return outcome
+
+
+INTERNAL_FAILURE = "something went wrong on my side"
+"""The words of every apology for an unexpected failure (the CLI exits non-zero on them)."""
 
 
 def _acting_for(text: str) -> tuple[str, str | None]:
