@@ -282,6 +282,7 @@ def run(settings: Settings, *, gateway: RedditGateway | None = None,
         gateway = praw_gateway(settings)
     lease = CampaignLease(engine, ctx.campaign_id, seconds=settings.bot.lease_seconds)
     lease.acquire()
+    lease.fence()  # a lapsed holder cannot write
 
     def fatal(code: int) -> None:
         exit_code[0] = code
