@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from decimal import Decimal
 from fractions import Fraction
-from itertools import product
+from itertools import pairwise, product
 
 from rules.campaign.battle import (
     BATTLE_DIE,
@@ -119,29 +119,32 @@ def possible_facts(attacker: Side, defender: Side, rules: RulesConfig = DEFAULT_
 
 def bonus_samples(attacker: Side, defender: Side, rules: RulesConfig = DEFAULT_RULES
                   ) -> tuple[Decimal, ...]:
-    """Bonuses of the public range that meet every distinct band: its ends, and each band
-    boundary's bonus with the bonuses a hundredth of a ratio either side of it."""
+    """Bonuses of the public range that meet every distinct band: its ends, each band
+    boundary's bonus with the bonuses just either side of it, and a point between each two
+    (the band is constant between boundaries)."""
     low, high = rules.defense_bonus_min, rules.defense_bonus_max
-    samples = {low, high}
+    edges = {low, high}
     neutral = matchup(attacker, with_bonus(defender, Decimal(1)), rules)
     base_a, base_d = neutral.attacker.value, neutral.defender.value
+    tiny = Decimal("0.00001")
     if base_d > 0 and base_a > 0:
         for band in rules.bands:
             if band.max_ratio is None:
                 continue
-            for ratio in (band.max_ratio - Decimal("0.005"), band.max_ratio,
-                          band.max_ratio + Decimal("0.005"), band.max_ratio + Decimal("0.01")):
+            for ratio in (band.max_ratio, band.max_ratio + Decimal("0.005"),
+                          band.max_ratio + Decimal("0.01")):
                 # defender stronger: ratio = d*b/a; attacker stronger: ratio = a/(d*b)
                 for b in (Fraction(ratio) * Fraction(base_a) / Fraction(base_d),
                           Fraction(base_a) / (Fraction(ratio) * Fraction(base_d))):
-                    value = Decimal(b.numerator) / Decimal(b.denominator)
-                    value = value.quantize(Decimal("0.00001"))
-                    for v in (value, value + Decimal("0.00001"), value - Decimal("0.00001")):
-                        if low <= v <= high:
-                            samples.add(v)
-    steps = 200
-    samples.update(low + (high - low) * i / steps for i in range(steps + 1))
-    return tuple(sorted(samples))
+                    value = (Decimal(b.numerator) / Decimal(b.denominator)).quantize(tiny)
+                    edges.update(v for v in (value - tiny, value, value + tiny)
+                                 if low <= v <= high)
+    ordered = sorted(edges)
+    middles = ((a + b) / 2 for a, b in pairwise(ordered))
+    return tuple(sorted({*ordered, *middles}))
+
+
+_FACTS: dict[tuple[object, ...], frozenset[Fact]] = {}
 
 
 def public_assault(attacker: Side, defender: Side, result: BattleResult,
@@ -149,17 +152,20 @@ def public_assault(attacker: Side, defender: Side, result: BattleResult,
     """The most that may be published of ``result`` (an assault of ``attacker`` on
     ``defender``, whose secret bonus is unknown to the public) without excluding any bonus of
     the public range. Pure: the dice are enumerated, not rolled."""
-    # The facts depend on the band, which side is stronger and the penalties only: each
-    # distinct matchup is enumerated once.
-    seen: dict[tuple[object, ...], frozenset[Fact]] = {}
+    # The facts depend only on the band, which side is stronger, the failed-retreat penalties
+    # and the rules: each distinct matchup is enumerated once (and remembered, a pure cache).
     possible = []
     for b in bonus_samples(attacker, defender, rules):
         side = with_bonus(defender, b)
         m = matchup(attacker, side, rules)
-        key = (m.band, m.stronger, m.both_empty)
-        if key not in seen:
-            seen[key] = possible_facts(attacker, side, rules)
-        possible.append(seen[key])
+        key = (m.band, m.stronger, m.both_empty, attacker.retreat_penalty,
+               defender.retreat_penalty, rules)
+        facts = _FACTS.get(key)
+        if facts is None:
+            facts = possible_facts(attacker, side, rules)
+            if len(_FACTS) < 4096:
+                _FACTS[key] = facts
+        possible.append(facts)
     actual = _facts(result)
     if all(actual in facts for facts in possible):
         return PublicAssault(actual[0], actual[1], actual[2])
