@@ -78,6 +78,9 @@ class BotRunner:
 
     def wake(self, reason: str = "wake-up") -> int:
         """Apply every due tick (idempotent); returns how many were applied."""
+        if reason == "tick":
+            # Orders sent before the tick are read (and counted) before it is applied.
+            self.poll()
         try:
             if not self.within_catch_up_bound():
                 return 0

@@ -1,0 +1,111 @@
+"""An order counts from the moment it was sent (real PRAW, a sandbox on the bot's clock).
+
+The sandbox stamps each message with the same manual clock the bot reads, so a message can be
+sent ten seconds before a tick and read twenty seconds after it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from sqlmodel import select
+
+from bot.clock import ManualClock
+from bot.db.engine import make_engine, transaction
+from bot.db.migrate import upgrade
+from bot.db.models import Army, ArmyState, PendingBattle
+from bot.reddit.gateway import praw_gateway
+from bot.reddit.ratelimit import RequestBudget
+from bot.sandbox import RedditSandbox, populate_default_world
+from bot.services.world import claim_of_user
+from tests.bot.reddit.conftest import (
+    TIMEOUT,
+    Harness,
+    add_demo_players,
+    new_campaign,
+    settings_for,
+)
+from tests.fixtures.db import sqlite_url
+
+START = datetime(2026, 11, 22, 7, 30, tzinfo=UTC)
+
+
+@pytest.fixture
+def timed(tmp_path: Path, praw_home: Path) -> Iterator[Harness]:
+    clock = ManualClock(START)
+    with RedditSandbox(clock=clock.now) as sandbox:
+        populate_default_world(sandbox)
+        add_demo_players(sandbox)
+        url = sqlite_url(tmp_path / "timed.db")
+        settings = settings_for(sandbox.url, url)
+        engine = make_engine(url)
+        upgrade(engine)
+        ctx = new_campaign(engine, settings, clock.now())
+        gateway = praw_gateway(settings, budget=RequestBudget(100_000, max_wait=5.0),
+                               timeout=TIMEOUT)
+        yield Harness(sandbox, settings, engine, ctx, gateway, clock)
+        engine.dispose()
+
+
+def _armies_face_to_face(bot: Harness) -> tuple[int, int]:
+    """A Lannister and a Stark army standing on one tile (they are at war)."""
+    ids = []
+    with transaction(bot.engine) as session:
+        for player in ("tywin_lannister", "ned_stark"):
+            claim = claim_of_user(session, bot.ctx, player)
+            assert claim is not None
+            army = Army(campaign_id=bot.ctx.campaign_id, claim_id=claim.id or 0, kind="land",
+                        state=ArmyState.STANDING.value, tile="1316", infantry=300,
+                        cavalry=0, ships=0)
+            session.add(army)
+            session.flush()
+            ids.append(army.id or 0)
+    return ids[0], ids[1]
+
+
+def test_a_retreat_sent_before_the_tick_and_read_after_it_is_honoured(timed: Harness) -> None:
+    """Sent 10 s before the battle's tick, read 20 s after it: the retreat counts, because
+    an order counts from the moment it was sent (the tick waits for it)."""
+    bot = timed
+    lannister, stark = _armies_face_to_face(bot)
+    bot.send("tywin_lannister", f"attack army {stark} with army {lannister}")
+    bot.poll()
+    with transaction(bot.engine) as session:
+        battle = session.exec(select(PendingBattle)).one()
+    fought_at = bot.ctx.tick_at(battle.resolve_tick)
+    bot.clock.set(fought_at - timedelta(seconds=10))
+    conversation, _ = bot.send("ned_stark", f"retreat army {stark}")
+    bot.clock.set(fought_at + timedelta(seconds=20))
+    report = bot.poll()
+    assert report.ticks_applied >= 1
+    bot.publish()
+    reply = bot.bot_messages(conversation)[-1]
+    assert "will try to retreat" in reply, reply
+    with transaction(bot.engine) as session:
+        battle = session.exec(select(PendingBattle)).one()
+    assert battle.reaction == "retreat" and battle.status != "pending"
+
+
+def test_an_order_read_after_a_later_tick_was_applied_says_why(timed: Harness) -> None:
+    """When the tick after the send time was already applied (the bot was behind), the order
+    counts from when it is read and the reply says so."""
+    bot = timed
+    lannister, stark = _armies_face_to_face(bot)
+    bot.send("tywin_lannister", f"attack army {stark} with army {lannister}")
+    bot.poll()
+    with transaction(bot.engine) as session:
+        battle = session.exec(select(PendingBattle)).one()
+    fought_at = bot.ctx.tick_at(battle.resolve_tick)
+    bot.clock.set(fought_at - timedelta(seconds=10))
+    conversation, _ = bot.send("ned_stark", f"retreat army {stark}")
+    bot.clock.set(fought_at + timedelta(seconds=20))
+    from bot.services.tick import catch_up
+
+    catch_up(bot.engine, bot.ctx, bot.clock.now())  # another process applied the tick first
+    bot.poll()
+    bot.publish()
+    reply = bot.bot_messages(conversation)[-1]
+    assert "already been applied" in reply and "faces no battle" in reply, reply
