@@ -14,20 +14,11 @@ import pytest
 from sqlmodel import select
 
 from bot.clock import ManualClock
-from bot.db.engine import make_engine, transaction
-from bot.db.migrate import upgrade
+from bot.db.engine import transaction
 from bot.db.models import Army, ArmyState, PendingBattle
-from bot.reddit.gateway import praw_gateway
-from bot.reddit.ratelimit import RequestBudget
 from bot.sandbox import RedditSandbox, populate_default_world
 from bot.services.world import claim_of_user
-from tests.bot.reddit.conftest import (
-    TIMEOUT,
-    Harness,
-    add_demo_players,
-    new_campaign,
-    settings_for,
-)
+from tests.bot.reddit.conftest import Harness, make_harness
 from tests.fixtures.db import sqlite_url
 
 START = datetime(2026, 11, 22, 7, 30, tzinfo=UTC)
@@ -38,16 +29,9 @@ def timed(tmp_path: Path, praw_home: Path) -> Iterator[Harness]:
     clock = ManualClock(START)
     with RedditSandbox(clock=clock.now) as sandbox:
         populate_default_world(sandbox)
-        add_demo_players(sandbox)
-        url = sqlite_url(tmp_path / "timed.db")
-        settings = settings_for(sandbox.url, url)
-        engine = make_engine(url)
-        upgrade(engine)
-        ctx = new_campaign(engine, settings, clock.now())
-        gateway = praw_gateway(settings, budget=RequestBudget(100_000, max_wait=5.0),
-                               timeout=TIMEOUT)
-        yield Harness(sandbox, settings, engine, ctx, gateway, clock)
-        engine.dispose()
+        harness = make_harness(sandbox, sqlite_url(tmp_path / "timed.db"), clock=clock)
+        yield harness
+        harness.engine.dispose()
 
 
 def _armies_face_to_face(bot: Harness) -> tuple[int, int]:
@@ -66,10 +50,9 @@ def _armies_face_to_face(bot: Harness) -> tuple[int, int]:
     return ids[0], ids[1]
 
 
-def test_a_retreat_sent_before_the_tick_and_read_after_it_is_honoured(timed: Harness) -> None:
-    """Sent 10 s before the battle's tick, read 20 s after it: the retreat counts, because
-    an order counts from the moment it was sent (the tick waits for it)."""
-    bot = timed
+def _retreat_sent_ten_seconds_before_the_battle(bot: Harness) -> str:
+    """Lannister attacks a Stark army; Stark's retreat is sent 10 s before the battle's
+    tick; the clock then stands 20 s after that tick. Returns Stark's conversation."""
     lannister, stark = _armies_face_to_face(bot)
     bot.send("tywin_lannister", f"attack army {stark} with army {lannister}")
     bot.poll()
@@ -79,6 +62,14 @@ def test_a_retreat_sent_before_the_tick_and_read_after_it_is_honoured(timed: Har
     bot.clock.set(fought_at - timedelta(seconds=10))
     conversation, _ = bot.send("ned_stark", f"retreat army {stark}")
     bot.clock.set(fought_at + timedelta(seconds=20))
+    return conversation
+
+
+def test_a_retreat_sent_before_the_tick_and_read_after_it_is_honoured(timed: Harness) -> None:
+    """Sent 10 s before the battle's tick, read 20 s after it: the retreat counts, because
+    an order counts from the moment it was sent (the tick waits for it)."""
+    bot = timed
+    conversation = _retreat_sent_ten_seconds_before_the_battle(bot)
     report = bot.poll()
     assert report.ticks_applied >= 1
     bot.publish()
@@ -93,15 +84,7 @@ def test_an_order_read_after_a_later_tick_was_applied_says_why(timed: Harness) -
     """When the tick after the send time was already applied (the bot was behind), the order
     counts from when it is read and the reply says so."""
     bot = timed
-    lannister, stark = _armies_face_to_face(bot)
-    bot.send("tywin_lannister", f"attack army {stark} with army {lannister}")
-    bot.poll()
-    with transaction(bot.engine) as session:
-        battle = session.exec(select(PendingBattle)).one()
-    fought_at = bot.ctx.tick_at(battle.resolve_tick)
-    bot.clock.set(fought_at - timedelta(seconds=10))
-    conversation, _ = bot.send("ned_stark", f"retreat army {stark}")
-    bot.clock.set(fought_at + timedelta(seconds=20))
+    conversation = _retreat_sent_ten_seconds_before_the_battle(bot)
     from bot.services.tick import catch_up
 
     catch_up(bot.engine, bot.ctx, bot.clock.now())  # another process applied the tick first
