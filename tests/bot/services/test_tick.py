@@ -5,9 +5,11 @@ from __future__ import annotations
 import os
 import random
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
+from contextlib import closing
 from datetime import timedelta
 from itertools import pairwise
 from pathlib import Path
@@ -90,6 +92,15 @@ def _last_tick(url: str) -> int:
     return last
 
 
+def _applied(url: str) -> int:
+    """The last applied tick, read straight from the SQLite file (a cheap, read-only look
+    while a worker applies ticks)."""
+    path = url.removeprefix("sqlite:///")
+    with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=60)) as db:
+        row = db.execute("SELECT last_tick FROM campaign").fetchone()
+    return int(row[0])
+
+
 def _reference(tmp_path: Path, until: str) -> dict[str, object]:
     url = _url(tmp_path, "reference.db")
     scenario.build(url)
@@ -117,10 +128,17 @@ def test_kill_9_twenty_times_then_resume_equals_an_uninterrupted_run(tmp_path: P
     kills = 0
     progress: list[int] = []
     while kills < 20:
+        before = _applied(url)
         proc = _worker(url, days)
         assert proc.stdout is not None
         proc.stdout.readline()  # "ready": imports done, ticks start now
-        time.sleep(rng.uniform(0.01, 0.15))
+        # Kill only once this worker has committed a tick (an observable state, not a guess
+        # at how fast a loaded machine applies ticks), then at a random moment after it.
+        deadline = time.monotonic() + 60
+        while _applied(url) == before and proc.poll() is None \
+                and time.monotonic() < deadline:
+            time.sleep(0.002)
+        time.sleep(rng.uniform(0.0, 0.02))
         if proc.poll() is not None:
             break  # it finished before we could kill it
         os.kill(proc.pid, signal.SIGKILL)
