@@ -47,6 +47,7 @@ from bot.services.world import (
     set_relation,
 )
 from rules.campaign.inputs import check_holdings, parse_gold, parse_troops
+from rules.campaign.world import BattleStatus, SiegeStatus
 from rules.errors import InvalidInput
 
 # Piped or captured output gets wide tables instead of the 80-column default.
@@ -213,13 +214,13 @@ def show_army_cmd(army_id: int, config: OptConfig = None) -> None:
                                                        for t in a.path_json))
             if a.arrival_tick:
                 console.print(f"  arrives: {ctx.when(ctx.tick_at(a.arrival_tick))}")
-        if a.ready_tick and a.state == ArmyState.MUSTERING.value:
+        if a.ready_tick and a.state == ArmyState.MUSTERING:
             console.print(f"  ready: {ctx.when(ctx.tick_at(a.ready_tick))}")
         chars = session.exec(select(Character).where(Character.army_id == a.id)).all()
         if chars:
             console.print("  characters: " + ", ".join(c.name for c in chars))
         battles = session.exec(select(PendingBattle).where(
-            PendingBattle.status == "pending",
+            PendingBattle.status == BattleStatus.PENDING,
             (col(PendingBattle.attacker_army) == a.id) | (col(PendingBattle.defender_army) ==
                                                           a.id))).all()
         for b in battles:
@@ -243,7 +244,7 @@ def status_cmd(config: OptConfig = None) -> None:
         dead = len(session.exec(select(Outbox.id).where(
             Outbox.campaign_id == ctx.campaign_id,
             Outbox.status == OutboxStatus.DEAD.value)).all())
-        sieges = len(session.exec(select(Siege.id).where(Siege.status == "active")).all())
+        sieges = len(session.exec(select(Siege.id).where(Siege.status == SiegeStatus.ACTIVE)).all())
     last = ctx.tick_at(campaign.last_tick)
     nxt = ctx.tick_at(campaign.last_tick + 1)
     due = max(0, ctx.tick_of(now) - campaign.last_tick)

@@ -32,6 +32,7 @@ from bot.sandbox.praw_client import make_reddit
 from bot.services.setup import DEMO_ROSTER, DEMO_WARS, create_campaign
 from bot.services.world import CampaignContext
 from rules.campaign.paths import ArmyKind, cheapest_route, format_path
+from rules.campaign.world import BattleStatus
 
 SUBREDDIT = "westeros"
 START = datetime(2026, 11, 22, 7, 30, tzinfo=UTC)
@@ -173,7 +174,7 @@ class Demo:
 
         with transaction(self.engine) as session:
             waiting = session.exec(select(PendingBattle).where(
-                PendingBattle.status == "pending", PendingBattle.reaction == None)).all()  # noqa: E711
+                PendingBattle.status == BattleStatus.PENDING, PendingBattle.reaction == None)).all()  # noqa: E711
             answers = []
             for battle in waiting:
                 if battle.reactor_claim is None:

@@ -7,9 +7,10 @@ from typing import Any
 
 from bot.commands.registry import CommandContext, CommandError, command
 from bot.text import escape_md
-from rules.campaign.battle import Side
+from rules.campaign.battle import Side, Winner
 from rules.campaign.config import DEFAULT_RULES, Terrain
 from rules.campaign.odds import battle_odds
+from rules.campaign.world import as_role
 
 
 @command("claim", aliases=("whois",), example="!claim House Stark", moderator_only=True,
@@ -69,13 +70,19 @@ def _odds_side(text: str, which: str) -> Side:
 @command("odds", aliases=("battleodds",), example=ODDS_EXAMPLE)
 def odds_command(ctx: CommandContext, args: str) -> str:
     """Exact odds of a campaign battle between two forces you describe (only what you give
-    it counts): `!odds 300 infantry 50 cavalry vs 200 infantry on a hill`. "on TERRAIN" makes that
-    side a stationary defender with the terrain's bonus."""
+    it counts): `!odds 300 infantry 50 cavalry vs 200 infantry on a hill`. The first side is
+    the attacker; "on TERRAIN" gives the defender (after `vs`) the terrain's bonus as a
+    stationary army; the attacker never has it, as in the battle."""
     parts = re.split(r"\s+(?:vs\.?|versus|against)\s+", args.strip(), maxsplit=1, flags=re.I)
     if len(parts) != 2:
         raise CommandError("I need two sides separated by `vs`", "ATTACKER vs DEFENDER",
                            ODDS_EXAMPLE)
-    attacker, defender = _odds_side(parts[0], "attacking"), _odds_side(parts[1], "defending")
+    described = _odds_side(parts[0], "attacking")
+    attacker = as_role(described, Winner.ATTACKER)
+    defender = as_role(_odds_side(parts[1], "defending"), Winner.DEFENDER)
+    ignored = (f" The attacker never has the defender's terrain bonus, so \"on "
+               f"{described.terrain.value}\" does not count for it."
+               if described.stationary else "")
     campaign: Any = ctx.extra.get("campaign")
     rules = campaign.rules if campaign is not None else DEFAULT_RULES
     odds = battle_odds(attacker, defender, rules)
@@ -87,7 +94,8 @@ def odds_command(ctx: CommandContext, args: str) -> str:
         where = f" on {side.terrain.value} (stationary)" if side.stationary else ""
         return ", ".join(bits) + where
 
-    return (f"**Attacker** {side_text(attacker)} vs **defender** {side_text(defender)}:\n\n"
+    return (f"**Attacker** (the side before `vs`) {side_text(attacker)} vs **defender** "
+            f"{side_text(defender)}:{ignored}\n\n"
             f"- attacker wins **{float(win) * 100:.1f}%** (exactly {win})\n"
             f"- defender wins **{float(1 - win) * 100:.1f}%**\n"
             f"- expected attacker losses: {float(odds.attacker_losses.infantry):.0f} infantry, "

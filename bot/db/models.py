@@ -15,7 +15,20 @@ from typing import Any
 from sqlalchemy import JSON, Column, Index, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
-from bot.db.types import ExactDecimal, UTCDateTime
+from bot.db.types import ExactDecimal, StoredEnum, UTCDateTime
+from rules.campaign.world import (
+    ArmyKind,
+    ArmyState,
+    BattleKind,
+    BattleStatus,
+    CharacterStatus,
+    Reaction,
+    RelationStatus,
+    SiegeStatus,
+)
+
+__all__ = ["ArmyKind", "ArmyState", "BattleKind", "BattleStatus", "CharacterStatus", "Reaction",
+           "RelationStatus", "SiegeStatus"]
 
 # Every constraint gets a predictable name on every backend (PostgreSQL would invent its own,
 # SQLite keeps none), so a later migration can drop or alter it, in SQLite batch mode too.
@@ -42,25 +55,10 @@ def _when(nullable: bool = True) -> Any:
     return Field(default=None, sa_column=Column(UTCDateTime(), nullable=nullable))
 
 
-class ArmyState(StrEnum):
-    MUSTERING = "mustering"
-    STANDING = "standing"
-    MARCHING = "marching"
-    BESIEGING = "besieging"
-    RETREATING = "retreating"
-    GARRISON = "garrison"  # inside its holdfast (sally forces, besieged defenders)
-    GONE = "gone"  # disbanded, destroyed or captured
-
-
-class ArmyKind(StrEnum):
-    LAND = "land"
-    FLEET = "fleet"
-
-
-class RelationStatus(StrEnum):
-    WAR = "war"
-    NEUTRAL = "neutral"
-    ALLIED = "allied"
+def _enum(enum: type[StrEnum], default: StrEnum | None, length: int = 16) -> Any:
+    """A lifecycle column: stores the rules' enum value, reads back the member."""
+    return Field(default=default, sa_column=Column(StoredEnum(enum, length),
+                                                   nullable=default is None))
 
 
 class Campaign(SQLModel, table=True):
@@ -72,7 +70,6 @@ class Campaign(SQLModel, table=True):
     last_tick: int = Field(default=0)  # index of the last applied tick
     last_month: int = Field(default=0)  # index of the last applied in-game month
     map_text: str = Field(default="")
-    rules_json: dict[str, Any] = _json(dict)
     catalogue_json: dict[str, Any] = _json(dict)
     created_at: datetime | None = _when()
 
@@ -92,8 +89,6 @@ class Claim(SQLModel, table=True):
     scattered_cavalry: int = 0
     slain_json: list[Any] = _json(list)  # regeneration ledger
     improvements_json: list[Any] = _json(list)  # built and in-progress improvements
-    garrison_infantry: int = 0  # troops inside the holdfast during a siege
-    garrison_cavalry: int = 0
 
 
 class Player(SQLModel, table=True):
@@ -109,8 +104,8 @@ class Army(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     campaign_id: int = Field(foreign_key="campaign.id")
     claim_id: int = Field(foreign_key="claim.id", index=True)
-    kind: str = Field(default=ArmyKind.LAND.value, max_length=8)
-    state: str = Field(default=ArmyState.MUSTERING.value, max_length=16)
+    kind: ArmyKind = _enum(ArmyKind, ArmyKind.LAND, 8)
+    state: ArmyState = _enum(ArmyState, ArmyState.MUSTERING)
     tile: str = Field(max_length=8)
     infantry: int = 0
     cavalry: int = 0
@@ -128,7 +123,6 @@ class Army(SQLModel, table=True):
     commander_id: int | None = None
     equipment_json: list[Any] = _json(list)
     meta_json: dict[str, Any] = _json(dict)  # detection bookkeeping of the current march
-    version: int = 0
 
 
 class Character(SQLModel, table=True):
@@ -138,7 +132,7 @@ class Character(SQLModel, table=True):
     name: str = Field(max_length=120)
     skills_json: list[Any] = _json(list)
     army_id: int | None = None
-    status: str = Field(default="alive", max_length=16)
+    status: CharacterStatus = _enum(CharacterStatus, CharacterStatus.ALIVE)
 
 
 class Relation(SQLModel, table=True):
@@ -147,7 +141,7 @@ class Relation(SQLModel, table=True):
     campaign_id: int = Field(foreign_key="campaign.id")
     claim_a: int  # the lower claim id
     claim_b: int
-    status: str = Field(default=RelationStatus.NEUTRAL.value, max_length=8)
+    status: RelationStatus = _enum(RelationStatus, RelationStatus.NEUTRAL, 8)
 
 
 class Siege(SQLModel, table=True):
@@ -161,14 +155,14 @@ class Siege(SQLModel, table=True):
     months_elapsed: int = 0
     months_required: int = 12
     paused: bool = False
-    status: str = Field(default="active", max_length=16)  # active, fallen, lifted, broken
+    status: SiegeStatus = _enum(SiegeStatus, SiegeStatus.ACTIVE)
 
 
 class PendingBattle(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     campaign_id: int = Field(foreign_key="campaign.id", index=True)
     tile: str = Field(max_length=8)
-    kind: str = Field(default="field", max_length=12)  # field, assault, sally
+    kind: BattleKind = _enum(BattleKind, BattleKind.FIELD, 12)
     attacker_army: int
     defender_army: int  # 0: the holdfast's garrison
     defender_claim: int
@@ -176,9 +170,9 @@ class PendingBattle(SQLModel, table=True):
     created_tick: int
     resolve_tick: int  # the reaction window closes at this tick
     reactor_claim: int | None = None  # the side that detected first and may retreat
-    reaction: str | None = Field(default=None, max_length=12)  # retreat, stand
+    reaction: Reaction | None = _enum(Reaction, None, 12)
     holdfast: str = Field(default="", max_length=8)  # for assaults and sallies
-    status: str = Field(default="pending", max_length=12)  # pending, resolved, avoided
+    status: BattleStatus = _enum(BattleStatus, BattleStatus.PENDING, 12)
 
 
 class ResourceHolder(SQLModel, table=True):
@@ -290,4 +284,3 @@ class TickRun(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     campaign_id: int = Field(foreign_key="campaign.id")
     tick: int
-    statements: int = 0

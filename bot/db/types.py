@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from decimal import Decimal
-from typing import Any
+from enum import StrEnum
+from typing import Any, TypeVar
 
 from sqlalchemy import String, TypeDecorator
 from sqlalchemy.engine import Dialect
@@ -42,3 +43,25 @@ class UTCDateTime(TypeDecorator[datetime]):
         if value is None:
             return None
         return datetime.strptime(value, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC)
+
+
+E = TypeVar("E", bound=StrEnum)
+
+
+class StoredEnum(TypeDecorator[E]):
+    """A :class:`~enum.StrEnum` of the rules stored as its value (plain text on every backend):
+    rows read back hold the enum member, never a raw status string."""
+
+    impl = String
+    cache_ok = True
+
+    def __init__(self, enum: type[E], length: int = 16) -> None:
+        super().__init__(length)
+        self.enum = enum
+
+    def process_bind_param(self, value: E | str | None, dialect: Dialect) -> str | None:
+        # A stored value must be a member: a typo fails here, not in a later comparison.
+        return None if value is None else self.enum(value).value
+
+    def process_result_value(self, value: Any, dialect: Dialect) -> E | None:
+        return None if value is None else self.enum(value)

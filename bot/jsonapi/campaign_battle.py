@@ -16,7 +16,15 @@ from typing import Any
 
 from bot.jsonapi import Payload, json_engine
 from bot.jsonapi.fields import get_bool, get_decimal, get_int, get_list, get_obj, get_str
-from rules.campaign.battle import BattleResult, Side, SideResult, Strength, Troops, resolve_battle
+from rules.campaign.battle import (
+    BattleResult,
+    Side,
+    SideResult,
+    Strength,
+    Troops,
+    Winner,
+    resolve_battle,
+)
 from rules.campaign.config import Terrain
 from rules.campaign.modifiers import (
     MULTIPLIER_KINDS,
@@ -28,6 +36,7 @@ from rules.campaign.modifiers import (
 )
 from rules.campaign.odds import ExpectedLosses, battle_odds
 from rules.campaign.retreat import roll_retreat
+from rules.campaign.world import as_role
 from rules.dice import Dice
 from rules.errors import InvalidInput
 
@@ -105,6 +114,19 @@ def read_side(payload: Payload, key: str) -> Side:
     )
 
 
+def read_sides(payload: Payload) -> tuple[Side, Side]:
+    """The attacker and the defender as the battle counts them
+    (:func:`rules.campaign.world.as_role`). Raises InvalidInput naming the field; a stationary
+    attacker is refused: the attacker never has the defender's terrain bonus."""
+    attacker = read_side(payload, "attacker")
+    if attacker.stationary:
+        raise InvalidInput("attacker.stationary", "the attacker never has the defender's "
+                           "terrain bonus (it marched in or left its position to attack)",
+                           "false, or leave it out (give the defender \"stationary\": true)")
+    defender = read_side(payload, "defender")
+    return as_role(attacker, Winner.ATTACKER), as_role(defender, Winner.DEFENDER)
+
+
 def _troops(troops: Troops) -> dict[str, int]:
     return {"infantry": troops.infantry, "cavalry": troops.cavalry, "ships": troops.ships}
 
@@ -144,8 +166,7 @@ def battle_json(result: BattleResult) -> dict[str, Any]:
 
 @json_engine("battle", "Resolve a campaign battle: winner, rolls, margin, casualties, capture.")
 def battle_engine(payload: Payload, dice: Dice) -> dict[str, Any]:
-    attacker = read_side(payload, "attacker")
-    defender = read_side(payload, "defender")
+    attacker, defender = read_sides(payload)
     return battle_json(resolve_battle(attacker, defender, dice=dice))
 
 
@@ -158,7 +179,7 @@ def _expected(losses: ExpectedLosses, exact: bool) -> dict[str, Any]:
 
 @json_engine("odds", "Exact chances of a campaign battle and the expected losses of each side.")
 def odds_engine(payload: Payload, dice: Dice) -> dict[str, Any]:
-    odds = battle_odds(read_side(payload, "attacker"), read_side(payload, "defender"))
+    odds = battle_odds(*read_sides(payload))
     sides = {"attacker": (odds.attacker_strength, odds.attacker_losses, odds.attacker_captured),
              "defender": (odds.defender_strength, odds.defender_losses, odds.defender_captured)}
     return {

@@ -47,7 +47,9 @@ from bot.db.models import (
     ResourceHolder,
 )
 from bot.services import journal
+from bot.services.army_rows import ArmyRecord
 from bot.services.world import CampaignContext
+from rules.campaign import world
 from rules.campaign.battle import BattleResult, Side, Winner
 from rules.campaign.catalogue import (
     Catalogue,
@@ -64,9 +66,11 @@ from rules.campaign.characters import (
     TableRoll,
     settle_fate,
 )
+from rules.campaign.config import Terrain
 from rules.campaign.modifiers import Applied, EffectKind, Modifier, Role, collect, total
 from rules.campaign.resources import benefit_holder
 from rules.campaign.siege import SiegeLength, siege_months
+from rules.campaign.world import CharacterStatus
 from rules.errors import InvalidInput
 
 DEMO_CATALOGUE = "demo_catalogue.toml"
@@ -75,8 +79,10 @@ DEMO_CATALOGUE = "demo_catalogue.toml"
 CAPACITY_KEY = "capacity"
 """Key of the bookkeeping entry in ``Claim.improvements_json``."""
 
-ALIVE = "alive"
-DEAD = "dead"
+
+
+AnyArmy = Army | ArmyRecord
+"""An army as a row object (orders) or as the tick's record: the modifiers read either."""
 
 
 class CatalogueError(RuntimeError):
@@ -252,7 +258,7 @@ def set_improvement_records(claim: Claim, records: Sequence[Mapping[str, Any]]) 
     _store(claim, records, capacity_granted(claim))
 
 
-def equipment_names(army: Army) -> tuple[str, ...]:
+def equipment_names(army: AnyArmy) -> tuple[str, ...]:
     """Names of the siege equipment an army carries."""
     names: list[str] = []
     for item in army.equipment_json:
@@ -270,7 +276,7 @@ def living_characters(session: Session, ctx: CampaignContext, claim_id: int
     """The claim's living characters, by id."""
     return session.exec(select(Character).where(
         Character.campaign_id == ctx.campaign_id, Character.claim_id == claim_id,
-        Character.status == ALIVE).order_by(col(Character.id))).all()
+        Character.status == CharacterStatus.ALIVE).order_by(col(Character.id))).all()
 
 
 class ModifierBook:
@@ -282,7 +288,7 @@ class ModifierBook:
     call from the objects' current state.
     """
 
-    def __init__(self, ctx: CampaignContext, catalogue: Catalogue, *, armies: Iterable[Army],
+    def __init__(self, ctx: CampaignContext, catalogue: Catalogue, *, armies: Iterable[AnyArmy],
                  claims: Iterable[Claim], characters: Iterable[Character],
                  holders: Iterable[ResourceHolder]) -> None:
         self.ctx = ctx
@@ -291,10 +297,13 @@ class ModifierBook:
         self.claims = {c.id: c for c in claims}
         self.characters = list(characters)
         self.holders = {h.tile: h for h in holders}
+        # Pairs of claims at war (smaller id first); the tick sets them so that a hostile
+        # newcomer cannot take a resource tile's benefit by arriving (issue 9).
+        self.wars: frozenset[tuple[int, int]] = frozenset()
 
     @classmethod
     def load(cls, session: Session, ctx: CampaignContext, *,
-             armies: Iterable[Army] | None = None,
+             armies: Iterable[AnyArmy] | None = None,
              claims: Iterable[Claim] | None = None) -> ModifierBook:
         """A book over the given rows (default: every army and claim of the campaign)."""
         catalogue = catalogue_of(session, ctx)
@@ -309,12 +318,12 @@ class ModifierBook:
         if armies is None:
             armies = session.exec(select(Army).where(
                 Army.campaign_id == ctx.campaign_id,
-                Army.state != ArmyState.GONE.value)).all()
+                Army.state != ArmyState.GONE)).all()
         if claims is None:
             claims = session.exec(select(Claim).where(Claim.campaign_id == ctx.campaign_id)
                                   ).all()
         characters = session.exec(select(Character).where(
-            Character.campaign_id == ctx.campaign_id, Character.status == ALIVE
+            Character.campaign_id == ctx.campaign_id, Character.status == CharacterStatus.ALIVE
         ).order_by(col(Character.id))).all()
         holders = session.exec(select(ResourceHolder).where(
             ResourceHolder.campaign_id == ctx.campaign_id)).all()
@@ -323,9 +332,9 @@ class ModifierBook:
 
     # who is where
     def _alive(self) -> list[Character]:
-        return [c for c in self.characters if c.status == ALIVE]
+        return [c for c in self.characters if c.status is CharacterStatus.ALIVE]
 
-    def characters_with(self, army: Army) -> list[Character]:
+    def characters_with(self, army: AnyArmy) -> list[Character]:
         """The living characters with an army (its commander)."""
         return [c for c in self._alive() if army.id is not None and c.army_id == army.id]
 
@@ -334,7 +343,7 @@ class ModifierBook:
         return tuple(c.name for c in self._alive()
                      if c.claim_id == claim_id and c.army_id is None)
 
-    def _base_strength(self, army: Army) -> int:
+    def _base_strength(self, army: AnyArmy) -> int:
         rules = self.ctx.rules
         return (army.infantry * rules.infantry_strength + army.cavalry * rules.cavalry_strength
                 + army.ships * rules.ship_strength)
@@ -348,7 +357,7 @@ class ModifierBook:
         another occupant.
         """
         standing = sorted((a for a in self.armies if a.tile == tile_id
-                           and a.state == ArmyState.STANDING.value),
+                           and a.state == ArmyState.STANDING),
                           key=lambda a: (a.stationary_since or 0, a.id or 0))
         strengths: dict[int, int] = {}
         for a in standing:
@@ -359,12 +368,13 @@ class ModifierBook:
         ceded = row.ceded_to if row is not None and row.ceded_to is not None \
             and strengths.get(row.ceded_to, 0) > 0 else None
         holder = row.claim_id if row is not None else None
-        return benefit_holder(list(strengths.items()), ceded, holder=holder)
+        return benefit_holder(list(strengths.items()), ceded, holder=holder,
+                              hostile=lambda a, b: (min(a, b), max(a, b)) in self.wars)
 
     def held_resource_tiles(self, claim_id: int) -> tuple[str, ...]:
         """Ids of the resource tiles whose benefit the claim receives now, sorted."""
         tiles = {a.tile for a in self.armies
-                 if a.claim_id == claim_id and a.state == ArmyState.STANDING.value}
+                 if a.claim_id == claim_id and a.state == ArmyState.STANDING}
         return tuple(sorted(t for t in tiles if t in self.ctx.world
                             and self.ctx.world.tile(t).resource
                             and self.resource_holder(t) == claim_id))
@@ -395,11 +405,11 @@ class ModifierBook:
         return found
 
     # the modifiers in force
-    def skills_with(self, army: Army) -> tuple[Modifier, ...]:
+    def skills_with(self, army: AnyArmy) -> tuple[Modifier, ...]:
         """The skills of the characters with an army (what counts on the march)."""
         return tuple(self._skills(self.characters_with(army)))
 
-    def army(self, army: Army, *, equipment: bool = False) -> tuple[Modifier, ...]:
+    def army(self, army: AnyArmy, *, equipment: bool = False) -> tuple[Modifier, ...]:
         """An army's modifiers: its characters' skills, the benefit of the resource tile it
         stands on if its claim holds it, and (``equipment``: in an assault or a siege) its siege
         equipment."""
@@ -411,7 +421,7 @@ class ModifierBook:
                 entry = self.catalogue.find(Section.EQUIPMENT, name)
                 if entry is not None:
                     found.append(entry.modifier())
-        if army.state == ArmyState.STANDING.value:
+        if army.state == ArmyState.STANDING:
             benefit = self._resource(army.tile)
             if benefit is not None and self.resource_holder(army.tile) == army.claim_id:
                 found.append(benefit)
@@ -450,7 +460,7 @@ class ModifierBook:
         found: list[Modifier] = []
         for a in self.armies:
             if a.claim_id == claim_id and a.tile == tile_id \
-                    and a.state == ArmyState.STANDING.value:
+                    and a.state == ArmyState.STANDING:
                 found.extend(self.army(a))
         return tuple(found)
 
@@ -458,7 +468,7 @@ class ModifierBook:
 _BOOK_KEY = "modifier_book"
 
 
-def tick_book(session: Session, ctx: CampaignContext, *, armies: Iterable[Army],
+def tick_book(session: Session, ctx: CampaignContext, *, armies: Iterable[AnyArmy],
               claims: Iterable[Claim], tick: int) -> ModifierBook:
     """The book of one tick, made once per tick and kept in the session (the tick's rows are
     the ones it reads, so moves made during the tick count)."""
@@ -565,7 +575,7 @@ FateKey = tuple[str, str]
 
 
 def after_battle(session: Session, ctx: CampaignContext, battle: PendingBattle,
-                 result: BattleResult, attacker: Army | None, defender: Army | None, *,
+                 result: BattleResult, attacker: AnyArmy | None, defender: AnyArmy | None, *,
                  tick: int, at: datetime) -> dict[FateKey, TableRoll] | None:
     """What follows a battle for the characters and the secrets in it.
 
@@ -602,7 +612,8 @@ def after_battle(session: Session, ctx: CampaignContext, battle: PendingBattle,
             settled[(which.value, fate.name)] = rolled
             dies = fate.fate is Fate.DEATH_ROLL and rolled.outcome in settings.death_outcomes
             if dies:
-                _mark_dead(session, ctx, claims[which], fate.name)
+                _mark_dead(session, ctx, claims[which], fate.name,
+                           (a for a in (attacker, defender) if a is not None))
             journal.log_event(session, ctx.campaign_id, tick, "character_fate",
                               f"{fate.name} rolls on the {rolled.table} table: {rolled.outcome}",
                               at=at, claim_id=claims[which], public=True,
@@ -613,15 +624,21 @@ def after_battle(session: Session, ctx: CampaignContext, battle: PendingBattle,
     return settled
 
 
-def _mark_dead(session: Session, ctx: CampaignContext, claim_id: int, name: str) -> None:
+def _mark_dead(session: Session, ctx: CampaignContext, claim_id: int, name: str,
+               fought: Iterable[AnyArmy] = ()) -> None:
+    """Mark a character dead; the army it commanded loses its commander (the tick's own
+    record of it when it is one of the armies that fought, so the tick writes it back)."""
     for character in living_characters(session, ctx, claim_id):
         if character.name != name:
             continue
-        army = session.get(Army, character.army_id) if character.army_id is not None else None
+        army: AnyArmy | None = next((a for a in fought if a.id == character.army_id), None)
+        if army is None and character.army_id is not None:
+            army = session.get(Army, character.army_id)
         if army is not None and army.commander_id == character.id:
             army.commander_id = None
-            session.add(army)
-        character.status = DEAD
+            if isinstance(army, Army):
+                session.add(army)
+        character.status = CharacterStatus.DEAD
         character.army_id = None
         session.add(character)
         return
@@ -639,7 +656,7 @@ def _plain(value: Decimal) -> str:
 
 # --- orders: marches, sieges, odds ----------------------------------------------------------
 
-def march_modifiers(session: Session, ctx: CampaignContext, army: Army) -> tuple[Modifier, ...]:
+def march_modifiers(session: Session, ctx: CampaignContext, army: AnyArmy) -> tuple[Modifier, ...]:
     """The modifiers that count for an army on the march: its characters' skills (a resource
     benefit stays on its tile; equipment counts only in sieges and assaults)."""
     book = ModifierBook.load(session, ctx, armies=(army,), claims=())
@@ -664,7 +681,7 @@ def _note(length: SiegeLength, own: Iterable[Modifier]) -> str:
     return f" (chart {length.base} months; " + ", ".join(labels) + ")"
 
 
-def siege_terms(session: Session, ctx: CampaignContext, besieger: Army, defender: Claim,
+def siege_terms(session: Session, ctx: CampaignContext, besieger: AnyArmy, defender: Claim,
                 garrison: int) -> SiegeTerms:
     """How long a siege of ``defender``'s holdfast by ``besieger`` takes: the chart, then the
     besieger's effects (skills, equipment) and the defenders' (improvements, skills at home).
@@ -680,14 +697,32 @@ def siege_terms(session: Session, ctx: CampaignContext, besieger: Army, defender
     return SiegeTerms(length, _note(length, attack), _note(length, defense))
 
 
-def odds_side(session: Session, ctx: CampaignContext, side: Side, army: Army, *, own: bool
-              ) -> Side:
-    """``side`` with the army's modifiers; for an army that is not the asker's (``own`` False)
-    only its public ones, so odds never reveal another claim's secrets."""
-    mods = ModifierBook.load(session, ctx).army(army)
-    if not own:
+def army_value(army: AnyArmy) -> world.Army:
+    """A stored army as the rules' value."""
+    return world.Army(id=army.id or 0, claim_id=army.claim_id, kind=army.kind, state=army.state,
+                      tile=army.tile, infantry=army.infantry, cavalry=army.cavalry,
+                      ships=army.ships, stationary_since=army.stationary_since,
+                      arrival_tick=army.arrival_tick, retreat_penalty=army.retreat_penalty)
+
+
+def battle_side_of(book: ModifierBook, army: AnyArmy, role: Winner, *, tick: int,
+                   began: int | None = None, assault: bool = False,
+                   characters: Sequence[str] = (),
+                   secrets_of: int | None = None) -> Side:
+    """A stored army as a battle at tick ``tick`` counts it in ``role``: the tick's battles and
+    the ``odds`` order both come here, and :func:`rules.campaign.world.army_side` decides.
+
+    ``began``: the tick the battle began (see :func:`rules.campaign.world.is_stationary`).
+    ``assault``: its siege equipment counts. ``secrets_of``: the claim asking (odds); another
+    claim's hidden modifiers are then left out, so odds never reveal them.
+    """
+    mods = book.army(army, equipment=assault)
+    if secrets_of is not None and army.claim_id != secrets_of:
         mods = tuple(m for m in mods if not m.hidden)
-    return dataclasses.replace(side, modifiers=(*side.modifiers, *mods))
+    terrain = book.ctx.world.tile(army.tile).terrain if army.tile in book.ctx.world \
+        else Terrain.FIELD
+    return world.army_side(army_value(army), role, tick=tick, began=began, terrain=terrain,
+                           modifiers=mods, characters=characters)
 
 
 # --- the moderators' tools ------------------------------------------------------------------

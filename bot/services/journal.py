@@ -136,3 +136,10 @@ def notify_claim(
     for name in players if players is not None else players_of(session, claim_id):
         queue(session, campaign_id, f"{key}:{name}", "message", body=body, at=at, tick=tick,
               target=name, title=subject, claim_id=claim_id)
+
+
+def notify_moderators(session: Session, campaign_id: int, key: str, *, subject: str, body: str,
+                      at: datetime, tick: int) -> None:
+    """Queue an internal note to the moderators (a modmail only they read), e.g. a referral of
+    something the rules leave to their discretion."""
+    queue(session, campaign_id, key, "mod", body=body, at=at, tick=tick, title=subject)

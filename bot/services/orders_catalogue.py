@@ -1,8 +1,8 @@
 """Orders that use the campaign's catalogue, and the fleets' blockade.
 
 ``build IMPROVEMENT at HOLDFAST``, ``buy EQUIPMENT for army N``, ``assign COMMANDER to army N``
-and ``blockade PORT with fleet N``. Registered with :func:`bot.services.orders.handles`; this
-module is imported at the bottom of :mod:`bot.services.orders`. Names the catalogue does not
+and ``blockade PORT with fleet N``. Listed in
+:data:`bot.services.orders.HANDLERS` with every other order. Names the catalogue does not
 know are refused with the list of valid ones.
 """
 
@@ -22,12 +22,13 @@ from bot.services.catalogue import (
     living_characters,
     set_improvement_records,
 )
-from bot.services.orders import Call, Rejected, active_siege, handles
+from bot.services.order_call import Call, Rejected, active_siege
 from bot.services.world import set_relation
 from bot.text import escape_md
 from rules.campaign import calendar
 from rules.campaign import orders as o
 from rules.campaign.catalogue import Catalogue, Entry, Section, UnknownEntry
+from rules.campaign.world import CharacterStatus
 
 
 def _lookup(catalogue: Catalogue, section: Section, name: str, example: str) -> Entry:
@@ -56,8 +57,7 @@ def _money(value: Decimal) -> str:
 
 # --- build ------------------------------------------------------------------------------
 
-@handles(o.Build)
-def _build(c: Call, order: o.Build) -> str:
+def build(c: Call, order: o.Build) -> str:
     claim = c.require_claim()
     home = _label(c, claim.holdfast)
     catalogue = catalogue_of(c.session, c.ctx)
@@ -106,11 +106,10 @@ def _build(c: Call, order: o.Build) -> str:
 
 # --- buy --------------------------------------------------------------------------------
 
-@handles(o.Buy)
-def _buy(c: Call, order: o.Buy) -> str:
+def buy(c: Call, order: o.Buy) -> str:
     a = c.own_army(order.army)
     claim = c.require_claim()
-    if a.kind == ArmyKind.FLEET.value:
+    if a.kind == ArmyKind.FLEET:
         raise Rejected(f"fleet {a.id} carries no siege equipment", "a land army",
                        "status")
     catalogue = catalogue_of(c.session, c.ctx)
@@ -129,7 +128,6 @@ def _buy(c: Call, order: o.Buy) -> str:
     claim.gold -= entry.cost
     a.equipment_json = [*a.equipment_json, {"name": entry.name, "cost": str(entry.cost),
                                             "bought_tick": c.tick}]
-    a.version += 1
     c.session.add(claim)
     c.session.add(a)
     journal.log_event(c.session, c.ctx.campaign_id, c.tick, "buy",
@@ -153,12 +151,19 @@ def _find_character(characters: list[Character], name: str) -> Character | None:
     return close[0] if len(close) == 1 else None
 
 
-@handles(o.Assign)
-def _assign(c: Call, order: o.Assign) -> str:
+def assign(c: Call, order: o.Assign) -> str:
     a = c.own_army(order.army)
     claim = c.require_claim()
     characters = list(living_characters(c.session, c.ctx, claim.id or 0))
     chosen = _find_character(characters, order.commander)
+    captive = _find_character(list(c.session.exec(select(Character).where(
+        Character.campaign_id == c.ctx.campaign_id, Character.claim_id == claim.id,
+        Character.status == CharacterStatus.CAPTURED)).all()), order.commander) \
+        if chosen is None else None
+    if captive is not None:
+        raise Rejected(f"{captive.name} is a captive (taken with an army that was captured) "
+                       "and cannot command until the moderators free them",
+                       "a free character of your claim", "status")
     if chosen is None:
         names = ", ".join(ch.name for ch in characters)
         raise Rejected(f"{claim.name} has no living character called "
@@ -187,7 +192,6 @@ def _assign(c: Call, order: o.Assign) -> str:
             c.session.add(other)
     chosen.army_id = a.id
     a.commander_id = chosen.id
-    a.version += 1
     c.session.add(chosen)
     c.session.add(a)
     journal.log_event(c.session, c.ctx.campaign_id, c.tick, "assign",
@@ -213,11 +217,10 @@ def _holdfast_owner(c: Call, tile_id: str) -> Claim | None:
                                               Claim.holdfast == tile_id)).first()
 
 
-@handles(o.Blockade)
-def _blockade(c: Call, order: o.Blockade) -> str:
+def blockade(c: Call, order: o.Blockade) -> str:
     fleet = c.own_army(order.fleet, "fleet")
     claim = c.require_claim()
-    if fleet.kind != ArmyKind.FLEET.value:
+    if fleet.kind != ArmyKind.FLEET:
         raise Rejected(f"army {fleet.id} is not a fleet", "one of your fleets (muster ships at "
                        "your port: `muster 4 ships`)", "muster 4 ships")
     port = c.ctx.world.tile(order.port)
@@ -230,7 +233,7 @@ def _blockade(c: Call, order: o.Blockade) -> str:
         raise Rejected(f"{port.label} is your own port", "the port holdfast of another claim",
                        "status")
     water = c.ctx.world.water_adjacent(port.id)
-    if fleet.tile not in water or fleet.state != ArmyState.STANDING.value:
+    if fleet.tile not in water or fleet.state != ArmyState.STANDING:
         where = ", ".join(water)
         raise Rejected(f"fleet {fleet.id} must stand on a water tile next to {port.label} "
                        f"({where}); it is {fleet.state} at {_label(c, fleet.tile)}",

@@ -15,19 +15,17 @@ secret and the event, so a replay gives the same rolls.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from fractions import Fraction
 from typing import Any
 
 from sqlalchemy import Engine
-from sqlalchemy.orm.attributes import flag_modified
 from sqlmodel import Session, col, select
 
 from bot.db.engine import transaction
 from bot.db.models import (
-    Army,
     ArmyKind,
     ArmyState,
     Campaign,
@@ -40,34 +38,42 @@ from bot.db.models import (
     TickRun,
 )
 from bot.services import journal
+from bot.services.army_rows import ArmyRecord, load_records, save_changed
 from bot.services.catalogue import (  # issue 6: the modifiers in force
     ModifierBook,
     after_battle,
+    battle_side_of,
     income_sources,
     labels_for,
     month_for_claim,
     tick_book,
 )
 from bot.services.render import battle_post, money, troops_text
+from bot.services.sieges import end_siege
 from bot.services.world import (
-    ACTIVE_STATES,
     CampaignContext,
     all_claims,
-    armies,
     get_campaign,
     war_pairs,
 )
 from rules.campaign import calendar
 from rules.campaign.battle import BattleResult, Side, Winner, resolve_battle
 from rules.campaign.config import Season, Terrain
+from rules.campaign.contingents import split_losses
 from rules.campaign.detection import ObserverKind, roll_detection
+from rules.campaign.meetings import Presence, hostile_meetings
 from rules.campaign.modifiers import Effect, EffectKind, Modifier, Role, Source
-from rules.campaign.movement import MarchProgress, budget_per_tick, step_march
-from rules.campaign.paths import ArmyKind as PathKind
+from rules.campaign.movement import (
+    MarchProgress,
+    budget_per_tick,
+    marches_on,
+    step_march,
+    ticks_to_cross,
+)
 from rules.campaign.paths import entry_cost
 from rules.campaign.publication import PublicAssault, public_assault
 from rules.campaign.retreat import roll_retreat
-from rules.campaign.siege import SiegeState, advance_siege_month
+from rules.campaign.siege import SiegeState, advance_siege_month, month_checks
 from rules.campaign.upkeep import (
     SlainLedger,
     SlainLoss,
@@ -75,6 +81,25 @@ from rules.campaign.upkeep import (
     apply_upkeep,
     record_loss,
 )
+from rules.campaign.world import (
+    ACTIVE_STATES,
+    BattleKind,
+    BattleStatus,
+    CharacterStatus,
+    Reaction,
+    SiegeStatus,
+    battle_side,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Contingent:
+    """One body of a holdfast's garrison: ``army`` (None: the troops at home) and its troops
+    when the battle began."""
+
+    army: ArmyRecord | None
+    infantry: int
+    cavalry: int
 
 
 @dataclass(slots=True)
@@ -156,7 +181,10 @@ def apply_tick(session: Session, ctx: CampaignContext, campaign: Campaign, index
         state.complete_musters()
         state.move_armies()
     state.resolve_battles()
+    state.meet_hostiles()
+    state.progress_sieges()
     state.update_resource_holders()
+    save_changed(session, state.armies)
     journal.flush_buffer(session)
     campaign.last_tick = index
     session.add(campaign)
@@ -193,13 +221,6 @@ def ledger_to_json(ledger: SlainLedger) -> list[Any]:
     return out
 
 
-ARMY_TICK_COLUMNS = (
-    "state", "tile", "infantry", "cavalry", "ships", "path_json", "costs_json",
-    "travelled_json", "saved", "depart_tick", "arrival_tick", "stationary_since",
-    "retreat_penalty", "meta_json",
-)
-
-
 def secret_defense(tile_bonus: Any) -> Modifier:
     """A holdfast's secret defense bonus as a hidden strength modifier for its defenders."""
     return Modifier("holdfast defenses", Source.HOLDFAST,
@@ -212,18 +233,19 @@ class _TickState:
 
     def __init__(self, session: Session, ctx: CampaignContext, campaign: Campaign, index: int,
                  at: datetime, report: TickReport) -> None:
-        self.s = session
+        self.session = session
         self.ctx = ctx
         self.campaign = campaign
-        self.t = index
+        self.tick = index
         self.at = at
         self.report = report
         self.claims = {c.id: c for c in all_claims(session, ctx)}
-        self.armies = list(armies(session, ctx))
-        self.by_tile: dict[str, list[Army]] = defaultdict(list)
+        self.armies = load_records(session, ctx.campaign_id)
+        self.by_tile: dict[str, list[ArmyRecord]] = defaultdict(list)
         for a in self.armies:
             self.by_tile[a.tile].append(a)
         self.wars = war_pairs(session, ctx)
+        self.frozen_wars = frozenset(self.wars)
         # Keys queued by a tick are unique by construction (they name the tick or the army
         # and the tick applies once), so the outbox need not look each one up.
         session.info["outbox_keys_unique"] = True
@@ -247,38 +269,38 @@ class _TickState:
     def log(self, kind: str, summary: str, *, claim_id: int | None = None,
             public: bool = False, data: dict[str, Any] | None = None,
             rolls: Sequence[Any] = ()) -> None:
-        journal.log_event(self.s, self.ctx.campaign_id, self.t, kind, summary, at=self.at,
+        journal.log_event(self.session, self.ctx.campaign_id, self.tick, kind, summary, at=self.at,
                           claim_id=claim_id, public=public, data=data, rolls=rolls)
         self.report.events.append(summary)
 
     def post(self, key: str, title: str, body: str, flair: str = "") -> None:
-        journal.queue(self.s, self.ctx.campaign_id, key, "post", title=title, body=body,
-                      flair=flair, public=True, at=self.at, tick=self.t,
+        journal.queue(self.session, self.ctx.campaign_id, key, "post", title=title, body=body,
+                      flair=flair, public=True, at=self.at, tick=self.tick,
                       target=self.ctx.settings.campaign.subreddit)
 
     def notify(self, claim_id: int, key: str, subject: str, body: str) -> None:
-        journal.notify_claim(self.s, self.ctx.campaign_id, claim_id, key, subject=subject,
-                             body=body, at=self.at, tick=self.t)
+        journal.notify_claim(self.session, self.ctx.campaign_id, claim_id, key, subject=subject,
+                             body=body, at=self.at, tick=self.tick)
 
     def save(self, *rows: Any) -> None:
+        """Keep changed rows; the tick's armies are records, written back at the end of the
+        tick by :func:`~bot.services.army_rows.save_changed` (one statement)."""
         for row in rows:
-            if isinstance(row, Army):
-                # Every saved army writes the same columns, so the flush sends all of them
-                # in one executemany instead of one statement per distinct change.
-                for name in ARMY_TICK_COLUMNS:
-                    flag_modified(row, name)
-            self.s.add(row)
+            if not isinstance(row, ArmyRecord):
+                self.session.add(row)
 
     def book(self) -> ModifierBook:
         """The modifiers in force this tick (issue 6), loaded once per tick."""
-        return tick_book(self.s, self.ctx, armies=self.armies, claims=self.claims.values(),
-                         tick=self.t)
+        book = tick_book(self.session, self.ctx, armies=self.armies, claims=self.claims.values(),
+                         tick=self.tick)
+        book.wars = self.frozen_wars  # issue 9: a hostile newcomer takes no benefit
+        return book
 
     # --- resource tiles -----------------------------------------------------------------
     def update_resource_holders(self) -> None:
         """Record who holds each occupied resource tile's benefit now; tell the new holder."""
         book = self.book()
-        occupied = {a.tile for a in self.armies if a.state == ArmyState.STANDING.value
+        occupied = {a.tile for a in self.armies if a.state == ArmyState.STANDING
                     and a.tile in self.ctx.world and self.ctx.world.tile(a.tile).resource}
         for tile_id in sorted(occupied | set(book.holders)):
             holder = book.resource_holder(tile_id)
@@ -292,14 +314,14 @@ class _TickState:
             row.claim_id = holder
             if holder is None or row.ceded_to == before:
                 row.ceded_to = None
-            self.s.add(row)
+            self.session.add(row)
             tile = self.ctx.world.tile(tile_id)
             self.log("resource_holder", f"{tile.label}: benefit now with "
                      f"{self.claim_name(holder) if holder else 'nobody'}", claim_id=holder,
                      data={"tile": tile_id, "holder": holder, "before": before})
             if holder is not None:
                 benefit = tile.resource_benefit or "its benefit"
-                self.notify(holder, f"resource:{tile_id}:{self.t}",
+                self.notify(holder, f"resource:{tile_id}:{self.tick}",
                             f"You hold {tile.label}",
                             f"Your army holds {tile.label}: your claim receives "
                             f"{benefit} while a standing army of yours is the strongest there. "
@@ -307,15 +329,14 @@ class _TickState:
 
     # --- monthly jobs -------------------------------------------------------------------
     def run_month(self, month: int, date: calendar.GameDate) -> None:
-        self.s.add(MonthlyRun(campaign_id=self.ctx.campaign_id, month=month, tick=self.t))
-        self.s.flush()
+        self.session.add(MonthlyRun(campaign_id=self.ctx.campaign_id, month=month, tick=self.tick))
+        self.session.flush()
         season = Season(self.campaign.season)
         for claim in self.claims.values():
             self.report.events.extend(month_for_claim(  # issue 6: improvements, capacity
-                self.s, self.ctx, self.book(), claim, month, tick=self.t, at=self.at))
+                self.session, self.ctx, self.book(), claim, month, tick=self.tick, at=self.at))
             self._upkeep(claim, season, date)
             self._regenerate(claim, date)
-        self._advance_sieges(date)
         self.campaign.last_month = month
         self.report.months.append(month)
 
@@ -347,8 +368,7 @@ class _TickState:
         claim.scattered_infantry += home_inf
         claim.scattered_cavalry += home_cav
         for a in raised:
-            a.state = ArmyState.GONE.value
-            a.path_json, a.costs_json = [], []
+            self._gone(a, "scattered, unpaid and unfed")
             self.save(a)
         claim.scattered_until = calendar.scattered_until(self.at, self.ctx.rules)
         self.save(claim)
@@ -387,50 +407,80 @@ class _TickState:
             record_loss(ledger_from_json(claim.slain_json), date, infantry, cavalry))
         self.save(claim)
 
-    def _advance_sieges(self, date: calendar.GameDate) -> None:
-        sieges = self.s.exec(select(Siege).where(Siege.campaign_id == self.ctx.campaign_id,
-                                                 Siege.status == "active")).all()
+    def progress_sieges(self) -> None:
+        """End every siege whose besiegers left the tile or are no more (at once, saying
+        which), then count each whole in-game month completed since its start (issue 9)."""
+        sieges = self.session.exec(select(Siege).where(Siege.campaign_id == self.ctx.campaign_id,
+                                                 Siege.status == SiegeStatus.ACTIVE)).all()
+        previous = self.ctx.tick_at(self.tick - 1)
         for siege in sieges:
             besieger = next((a for a in self.armies if a.id == siege.army_id), None)
-            on_tile = besieger is not None and besieger.tile == siege.holdfast \
-                and besieger.state == ArmyState.BESIEGING.value
-            tile = self.ctx.world.tile(siege.holdfast)
-            blockade_ok = True
-            if tile.port:
-                water = set(self.ctx.world.water_adjacent(tile.id))
-                blockade_ok = any(a.kind == ArmyKind.FLEET.value and a.tile in water
-                                  and a.claim_id == siege.besieger_claim
-                                  and a.state == ArmyState.STANDING.value for a in self.armies)
-            state = SiegeState(siege.months_required, siege.months_elapsed, siege.paused)
-            new, fell = advance_siege_month(state, on_tile, blockade_ok)
-            siege.months_elapsed, siege.paused = new.months_elapsed, new.paused
-            if new.ended and not fell:
-                siege.status = "lifted"
-                self.log("siege_lifted", f"the siege of {tile.label} is lifted",
-                         claim_id=siege.besieger_claim, public=True, data={"siege": siege.id})
-                self.post(f"siege:{siege.id}:lifted",
-                          self.ctx.settings.posts.siege_title.format(event="Siege lifted",
-                                                                     holdfast=tile.label),
-                          f"The besiegers have left **{tile.label}**; the siege is over.",
-                          self.ctx.settings.posts.siege_flair)
-            elif fell:
-                self._holdfast_falls(siege, tile.label, "starved out after "
-                                     f"{siege.months_elapsed} months of siege")
-            else:
-                note = " (paused: the blockade is broken)" if new.paused else ""
-                self.log("siege_month", f"siege of {tile.label}: month {new.months_elapsed}"
-                         + note, claim_id=siege.besieger_claim, public=True,
-                         data={"siege": siege.id, "months": new.months_elapsed})
-                self.post(f"siege:{siege.id}:month:{date.year}:{date.month}",
-                          self.ctx.settings.posts.siege_title.format(event="Siege goes on",
-                                                                     holdfast=tile.label),
-                          f"{date}: the siege of **{tile.label}** by "
-                          f"{self.claim_name(siege.besieger_claim)} enters its month "
-                          f"{new.months_elapsed}{note}.", self.ctx.settings.posts.siege_flair)
-                self.notify(siege.besieger_claim, f"siege:{siege.id}:left:{date.month}:"
-                            f"{date.year}", f"Siege of {tile.label}",
-                            f"{new.months_left} in-game months until {tile.label} falls.")
+            if besieger is None or besieger.state == ArmyState.GONE:
+                fate = (besieger.meta_json.get("fate") if besieger is not None else None) \
+                    or "are no more"
+                self._end_siege(siege, f"The besiegers of {self.claim_name(siege.besieger_claim)}"
+                                f" {fate}.")
+                continue
+            if besieger.tile != siege.holdfast or besieger.state != ArmyState.BESIEGING:
+                self._end_siege(siege, f"The besiegers of {self.claim_name(siege.besieger_claim)}"
+                                " have left the holdfast's tile.")
+                continue
+            started = self.ctx.tick_at(siege.started_tick)
+            for month in month_checks(started, previous, self.at, self.ctx.rules.month_length):
+                if self._siege_month(siege, month):
+                    break
             self.save(siege)
+        self._release_garrisons({s.holdfast for s in sieges if s.status is SiegeStatus.ACTIVE})
+
+    def _release_garrisons(self, besieged: set[str]) -> None:
+        """Armies behind their walls come out (standing) once no siege holds the holdfast and
+        no enemy army stands on its tile."""
+        for a in self.armies:
+            if a.state != ArmyState.GARRISON or a.tile in besieged:
+                continue
+            if any(o.claim_id != a.claim_id and self.at_war(a.claim_id, o.claim_id)
+                   and o.state in (ArmyState.STANDING, ArmyState.BESIEGING)
+                   for o in self.by_tile.get(a.tile, ())):
+                continue
+            a.state = ArmyState.STANDING
+            self.save(a)
+
+    def _end_siege(self, siege: Siege, reason: str, *,
+                   status: SiegeStatus = SiegeStatus.LIFTED) -> None:
+        self.report.events.append(end_siege(self.session, self.ctx, siege, reason, at=self.at,
+                                            tick=self.tick, status=status))
+
+    def _siege_month(self, siege: Siege, month: int) -> bool:
+        """Count siege month ``month`` (1-based from the start); True when the holdfast fell."""
+        tile = self.ctx.world.tile(siege.holdfast)
+        blockade_ok = True
+        if tile.port:
+            water = set(self.ctx.world.water_adjacent(tile.id))
+            blockade_ok = any(a.kind == ArmyKind.FLEET and a.tile in water
+                              and a.claim_id == siege.besieger_claim
+                              and a.state == ArmyState.STANDING for a in self.armies)
+        state = SiegeState(siege.months_required, siege.months_elapsed, siege.paused)
+        new, fell = advance_siege_month(state, True, blockade_ok)
+        siege.months_elapsed, siege.paused = new.months_elapsed, new.paused
+        if fell:
+            self._holdfast_falls(siege, tile.label, "starved out after "
+                                 f"{siege.months_elapsed} months of siege")
+            return True
+        date = calendar.game_date(self.at, self.ctx.rules)
+        note = " (paused: the blockade is broken)" if new.paused else ""
+        self.log("siege_month", f"siege of {tile.label}: month {new.months_elapsed}"
+                 + note, claim_id=siege.besieger_claim, public=True,
+                 data={"siege": siege.id, "months": new.months_elapsed})
+        self.post(f"siege:{siege.id}:month:{month}",
+                  self.ctx.settings.posts.siege_title.format(event="Siege goes on",
+                                                             holdfast=tile.label),
+                  f"{date}: the siege of **{tile.label}** by "
+                  f"{self.claim_name(siege.besieger_claim)} enters its month "
+                  f"{new.months_elapsed}{note}.", self.ctx.settings.posts.siege_flair)
+        self.notify(siege.besieger_claim, f"siege:{siege.id}:left:{month}",
+                    f"Siege of {tile.label}",
+                    f"{new.months_left} in-game months until {tile.label} falls.")
+        return False
 
     def _holdfast_falls(self, siege: Siege, holdfast: str, how: str) -> None:
         defender = self.claims.get(siege.defender_claim)
@@ -440,15 +490,18 @@ class _TickState:
             defender.infantry = defender.cavalry = 0
             defender.scattered_infantry = defender.scattered_cavalry = 0
             self.save(defender)
-        for a in self.armies:
+        for a in self.armies:  # every troop of the claim on the tile shares the holdfast's fate
             if a.claim_id == siege.defender_claim and a.tile == siege.holdfast \
-                    and a.state in (ArmyState.GARRISON.value, ArmyState.MUSTERING.value):
-                a.state = ArmyState.GONE.value
+                    and a.kind == ArmyKind.LAND and a.state != ArmyState.GONE:
+                captured_inf += a.infantry
+                captured_cav += a.cavalry
+                self._gone(a, "were captured when the holdfast fell")
+                self._capture_characters(a)
                 self.save(a)
-        siege.status = "fallen"
+        siege.status = SiegeStatus.FALLEN
         besieger = next((a for a in self.armies if a.id == siege.army_id), None)
-        if besieger is not None and besieger.state == ArmyState.BESIEGING.value:
-            besieger.state = ArmyState.STANDING.value
+        if besieger is not None and besieger.state == ArmyState.BESIEGING:
+            besieger.state = ArmyState.STANDING
             self.save(besieger)
         self.save(siege)
         self.log("holdfast_falls", f"{holdfast} falls to {self.claim_name(siege.besieger_claim)}"
@@ -465,19 +518,19 @@ class _TickState:
     # --- musters ------------------------------------------------------------------------
     def complete_musters(self) -> None:
         # One query for the tick, not one per army that finishes mustering.
-        besieged = set(self.s.exec(select(Siege.holdfast).where(
-            Siege.campaign_id == self.ctx.campaign_id, Siege.status == "active")).all())
+        besieged = set(self.session.exec(select(Siege.holdfast).where(
+            Siege.campaign_id == self.ctx.campaign_id, Siege.status == SiegeStatus.ACTIVE)).all())
         for a in self.armies:
-            if a.state != ArmyState.MUSTERING.value or a.ready_tick is None \
-                    or a.ready_tick > self.t:
+            if a.state != ArmyState.MUSTERING or a.ready_tick is None \
+                    or a.ready_tick > self.tick:
                 continue
             if a.tile in besieged:
-                a.state = ArmyState.GARRISON.value
+                a.state = ArmyState.GARRISON
             elif a.path_json:
-                a.state = ArmyState.MARCHING.value
+                a.state = ArmyState.MARCHING
             else:
-                a.state = ArmyState.STANDING.value
-            a.stationary_since = self.t
+                a.state = ArmyState.STANDING
+            a.stationary_since = self.tick
             self.save(a)
             self.log("muster_done", f"army {a.id} is ready at {a.tile}", claim_id=a.claim_id,
                      data={"army": a.id})
@@ -489,13 +542,11 @@ class _TickState:
     def move_armies(self) -> None:
         observers = self._observers()
         for a in self.armies:
-            if a.state not in (ArmyState.MARCHING.value, ArmyState.RETREATING.value):
+            if a.state not in (ArmyState.MARCHING, ArmyState.RETREATING):
                 continue
-            if a.depart_tick is None or a.depart_tick > self.t or not a.path_json:
-                continue
-            is_fleet = a.kind == ArmyKind.FLEET.value
-            budget = budget_per_tick(a.infantry, a.cavalry, self.ctx.rules, is_fleet=is_fleet,
-                                     modifiers=self.book().army(a))  # issue 6
+            if not marches_on(self.tick, a.depart_tick) or not a.path_json:
+                continue  # no tile is entered on the departure tick itself
+            budget = self._budget(a)
             progress = MarchProgress(tuple(int(c) for c in a.costs_json), 0, Fraction(a.saved))
             progress, entered = step_march(progress, budget)
             a.saved = str(progress.saved)
@@ -515,18 +566,24 @@ class _TickState:
                 self._arrive(a, interrupted=stopped)
             self.save(a)
 
+    def _budget(self, a: ArmyRecord) -> Fraction:
+        """The travel cost army ``a`` earns per tick now (its size, kind and modifiers)."""
+        return budget_per_tick(a.infantry, a.cavalry, self.ctx.rules,
+                               is_fleet=a.kind == ArmyKind.FLEET,
+                               modifiers=self.book().army(a))  # issue 6
+
     def _observers(self) -> dict[str, tuple[int, ObserverKind]]:
         """Observer tiles and the claim that watches from each."""
         found: dict[str, tuple[int, ObserverKind]] = {}
         for claim in self.claims.values():
             found[claim.holdfast] = (claim.id or 0, ObserverKind.HOLDFAST)
         for a in self.armies:
-            if a.state == ArmyState.STANDING.value and a.tile in self.ctx.world \
+            if a.state == ArmyState.STANDING and a.tile in self.ctx.world \
                     and self.ctx.world.tile(a.tile).resource and a.tile not in found:
                 found[a.tile] = (a.claim_id, ObserverKind.RESOURCE_TILE)
         return found
 
-    def _detect(self, a: Army, observers: dict[str, tuple[int, ObserverKind]]) -> None:
+    def _detect(self, a: ArmyRecord, observers: dict[str, tuple[int, ObserverKind]]) -> None:
         radius = self.ctx.rules.detection_radius
         near = self.ctx.world.tiles_within(a.tile, radius)
         rolled = set(a.meta_json.get("rolled", []))
@@ -539,7 +596,7 @@ class _TickState:
                 continue
             rolled.add(key)
             size = a.infantry + a.cavalry + a.ships
-            dice = self.ctx.dice("detect", self.t, a.id or 0, tile_id)
+            dice = self.ctx.dice("detect", self.tick, a.id or 0, tile_id)
             watching = self.book().observer(watcher[0], tile_id)  # issue 6
             result = roll_detection(size, watcher[1], dice=dice, rules=self.ctx.rules,
                                     observer_modifiers=watching,
@@ -555,75 +612,151 @@ class _TickState:
             if result.detected:
                 detected_by = self._detected_by(a)
                 detected_by.add(watcher[0])
-                self._set_meta(a, detected_by=sorted(detected_by))
+                sighted = dict(a.meta_json.get("sighted", {}))
+                sighted[str(watcher[0])] = [tile_id, self.tick]  # the intercept window (issue 9)
+                self._set_meta(a, detected_by=sorted(detected_by), sighted=sighted)
                 roll = "automatic" if result.automatic else \
                     f"d20 {result.roll} + {result.bonus} = {result.total} vs {result.target}" \
                     + (f" ({', '.join(changed_by)})" if changed_by else "")
-                self.notify(watcher[0], f"detect:{a.id}:{self.t}:{tile_id}",
+                self.notify(watcher[0], f"detect:{a.id}:{self.tick}:{tile_id}",
                             f"A host is sighted near {self.label(tile_id)}",
                             f"Your watchers at {self.label(tile_id)} sight an army of "
                             f"{self.claim_name(a.claim_id)} at {self.label(a.tile)}, "
                             f"{self.ctx.when(self.at)}: "
                             f"{troops_text(a.infantry, a.cavalry, a.ships)}. "
-                            f"Detection roll: {roll}.")
+                            f"Detection roll: {roll}." + self._intercept_hint(a, watcher[0],
+                                                                               tile_id))
         self._set_meta(a, rolled=sorted(rolled))
 
-    def _set_meta(self, a: Army, **values: Any) -> None:
+    def _gone(self, a: ArmyRecord, fate: str) -> None:
+        """Army ``a`` is no more; ``fate`` completes "The besiegers of CLAIM ..." in posts."""
+        a.state = ArmyState.GONE
+        a.path_json, a.costs_json = [], []
+        self._set_meta(a, fate=fate)
+
+    def _capture_characters(self, a: ArmyRecord) -> None:
+        """The characters with a captured army are captives: no longer free to command
+        (issue 9); the moderators rule on their fate."""
+        for character in self.session.exec(select(Character).where(
+                Character.army_id == a.id, Character.status == CharacterStatus.ALIVE)).all():
+            character.status = CharacterStatus.CAPTURED
+            character.army_id = None
+            self.session.add(character)
+        a.commander_id = None
+
+    def _intercept_hint(self, a: ArmyRecord, claim_id: int, tile_id: str) -> str:
+        """The reaction a sighting offers: a standing army of the watching claim on the
+        watching tile may intercept the passing force until the next tick (issue 9)."""
+        guards = [g for g in self.by_tile.get(tile_id, ()) if g.claim_id == claim_id
+                  and g.state == ArmyState.STANDING and g.kind == a.kind]
+        if not guards or a.state != ArmyState.MARCHING:
+            return ""
+        until = self.ctx.when(self.ctx.tick_at(self.tick + self.ctx.rules.reaction_ticks))
+        return (f" Your army {guards[0].id} stands at {self.label(tile_id)}: you may stop this "
+                f"force with `intercept army {a.id} with army {guards[0].id}` before {until}.")
+
+    def _set_meta(self, a: ArmyRecord, **values: Any) -> None:
         meta = dict(a.meta_json)
         meta.update(values)
         a.meta_json = meta
 
-    def _detected_by(self, a: Army) -> set[int]:
+    def _detected_by(self, a: ArmyRecord) -> set[int]:
         return set(a.meta_json.get("detected_by", []))
 
-    def _encounter(self, a: Army) -> bool:
-        """A marching army entering a tile held by an enemy at war stops there to fight."""
-        if a.state == ArmyState.RETREATING.value:
-            return False
+    def _encounter(self, a: ArmyRecord) -> bool:
+        """A marching (or retreating) army entering a tile held by an enemy at war stops there
+        to fight (issue 9: a retreat passing through an enemy is stopped too)."""
         for other in self.by_tile.get(a.tile, ()):
             if other is a or other.kind != a.kind:
                 continue
-            if other.state not in (ArmyState.STANDING.value, ArmyState.BESIEGING.value):
+            if other.state not in (ArmyState.STANDING, ArmyState.BESIEGING):
                 continue
             if not self.at_war(a.claim_id, other.claim_id):
                 continue
-            reactor = other.claim_id if other.claim_id in self._detected_by(a) else a.claim_id
-            battle = PendingBattle(
-                campaign_id=self.ctx.campaign_id, tile=a.tile, kind="field",
-                attacker_army=a.id or 0, defender_army=other.id or 0,
-                attacker_claim=a.claim_id, defender_claim=other.claim_id,
-                created_tick=self.t, resolve_tick=self.t + self.ctx.rules.reaction_ticks,
-                reactor_claim=reactor)
-            self.s.add(battle)
-            when = self.ctx.when(self.ctx.tick_at(battle.resolve_tick))
-            self.log("encounter", f"army {a.id} meets enemy army {other.id} at {a.tile}",
-                     claim_id=a.claim_id, data={"attacker": a.id, "defender": other.id,
-                                                "reactor": reactor})
-            for claim_id, own, enemy in ((a.claim_id, a, other), (other.claim_id, other, a)):
-                choice = (f" You have the first reaction: reply `retreat army {own.id}` or "
-                          f"`stand army {own.id}` before then.") if claim_id == reactor else ""
-                self.notify(claim_id, f"encounter:{self.t}:{a.id}:{other.id}",
-                            f"Battle looms at {self.label(a.tile)}",
-                            f"Your army {own.id} faces army {enemy.id} of "
-                            f"{self.claim_name(enemy.claim_id)} at {self.label(a.tile)}. The "
-                            f"battle is fought at {when}.{choice}")
+            self._meet(a, other)
             return True
         return False
 
-    def _arrive(self, a: Army, *, interrupted: bool) -> None:
-        was_retreat = a.state == ArmyState.RETREATING.value
-        a.state = ArmyState.STANDING.value
-        a.stationary_since = self.t
+    def _meet(self, a: ArmyRecord, other: ArmyRecord) -> None:
+        """Army ``a`` meets enemy ``other`` on its tile: a battle after the reaction window.
+        The first reaction is the defender's if it detected ``a``, else ``a``'s."""
+        reactor = other.claim_id if other.claim_id in self._detected_by(a) else a.claim_id
+        battle = PendingBattle(
+            campaign_id=self.ctx.campaign_id, tile=a.tile, kind=BattleKind.FIELD,
+            attacker_army=a.id or 0, defender_army=other.id or 0,
+            attacker_claim=a.claim_id, defender_claim=other.claim_id,
+            created_tick=self.tick, resolve_tick=self.tick + self.ctx.rules.reaction_ticks,
+            reactor_claim=reactor)
+        self.session.add(battle)
+        when = self.ctx.when(self.ctx.tick_at(battle.resolve_tick))
+        self.log("encounter", f"army {a.id} meets enemy army {other.id} at {a.tile}",
+                 claim_id=a.claim_id, data={"attacker": a.id, "defender": other.id,
+                                            "reactor": reactor})
+        for claim_id, own, enemy in ((a.claim_id, a, other), (other.claim_id, other, a)):
+            if claim_id == reactor:
+                choice = (f" You have the first reaction: reply `retreat army {own.id}` or "
+                          f"`stand army {own.id}` before then.")
+            else:
+                choice = (f" {self.claim_name(enemy.claim_id)} saw you first: until then it "
+                          "may still choose to retreat instead of fighting.")
+            self.notify(claim_id, f"encounter:{self.tick}:{a.id}:{other.id}",
+                        f"Battle looms at {self.label(a.tile)}",
+                        f"Your army {own.id} faces army {enemy.id} of "
+                        f"{self.claim_name(enemy.claim_id)} at {self.label(a.tile)}. The "
+                        f"battle is fought at {when}.{choice}")
+
+    def meet_hostiles(self) -> None:
+        """Every pair of hostile armies left sharing a tile after this tick's moves and
+        battles meets in a battle (issue 9; :mod:`rules.campaign.meetings`)."""
+        busy: set[int] = set()
+        spared: set[tuple[int, int, str]] = set()
+        for att_id, dfd_id, status, tile in self.session.exec(
+                select(PendingBattle.attacker_army, PendingBattle.defender_army,
+                       PendingBattle.status, PendingBattle.tile).where(
+                    PendingBattle.campaign_id == self.ctx.campaign_id,
+                    col(PendingBattle.status).in_((BattleStatus.PENDING,
+                                                   BattleStatus.SPARED)))).all():
+            if status is BattleStatus.PENDING:
+                busy.update((att_id, dfd_id))
+            else:  # let stay after a failed retreat: they share that tile in peace
+                spared.update(((att_id, dfd_id, tile), (dfd_id, att_id, tile)))
+        by_id = {a.id: a for a in self.armies}
+        presences = []
+        for a in self.armies:
+            if a.state not in (ArmyState.STANDING, ArmyState.BESIEGING,
+                               ArmyState.MARCHING, ArmyState.RETREATING):
+                continue
+            if a.state == ArmyState.RETREATING \
+                    and a.meta_json.get("retreat_from") == a.tile:
+                continue  # it is leaving the battle it escaped; it meets nobody there
+            moving = a.state in (ArmyState.MARCHING, ArmyState.RETREATING) \
+                and marches_on(self.tick, a.depart_tick)
+            presences.append(Presence(a.id or 0, a.claim_id, a.tile, a.kind,
+                                      None if moving else a.stationary_since))
+        for attacker, defender in hostile_meetings(presences, self.at_war, busy):
+            if (attacker.army, defender.army, attacker.tile) in spared:
+                continue
+            att, dfd = by_id[attacker.army], by_id[defender.army]
+            for stopping in (att, dfd):
+                if stopping.state in (ArmyState.MARCHING, ArmyState.RETREATING):
+                    self._arrive(stopping, interrupted=True)  # both stop to fight
+                    self.save(stopping)
+            self._meet(att, dfd)
+
+    def _arrive(self, a: ArmyRecord, *, interrupted: bool) -> None:
+        was_retreat = a.state == ArmyState.RETREATING
+        a.state = ArmyState.STANDING
+        a.stationary_since = self.tick
         a.path_json, a.costs_json = [], []
         a.saved = "0"
-        a.arrival_tick = self.t
+        a.arrival_tick = self.tick
         a.travelled_json = [] if was_retreat else a.travelled_json
         if interrupted:
             return
         what = "returns to" if was_retreat else "arrives at"
         self.log("arrival", f"army {a.id} of {self.claim_name(a.claim_id)} {what} {a.tile}",
                  claim_id=a.claim_id, public=True, data={"army": a.id, "tile": a.tile})
-        self.post(f"arrival:{a.id}:{self.t}",
+        self.post(f"arrival:{a.id}:{self.tick}",
                   self.ctx.settings.posts.arrival_title.format(
                       claim=self.claim_name(a.claim_id), tile=self.label(a.tile)),
                   f"A host of **{self.claim_name(a.claim_id)}** {what} "
@@ -632,60 +765,93 @@ class _TickState:
 
     # --- battles ------------------------------------------------------------------------
     def resolve_battles(self) -> None:
-        due = self.s.exec(select(PendingBattle).where(
+        due = self.session.exec(select(PendingBattle).where(
             PendingBattle.campaign_id == self.ctx.campaign_id,
-            PendingBattle.status == "pending", col(PendingBattle.resolve_tick) <= self.t,
+            PendingBattle.status == BattleStatus.PENDING,
+            col(PendingBattle.resolve_tick) <= self.tick,
         ).order_by(col(PendingBattle.id))).all()
         by_id = {a.id: a for a in self.armies}
         for battle in due:
-            if battle.kind == "field":
+            if battle.kind is BattleKind.FIELD:
                 self._field_battle(battle, by_id)
-            elif battle.kind == "assault":
+            elif battle.kind is BattleKind.ASSAULT:
                 self._assault(battle, by_id)
             else:
                 self._sally(battle, by_id)
             self.save(battle)
 
     def _characters(self, army_id: int) -> tuple[str, ...]:
-        rows = self.s.exec(select(Character).where(Character.army_id == army_id,
-                                                   Character.status == "alive")).all()
+        rows = self.session.exec(select(Character).where(Character.army_id == army_id,
+                                                   Character.status == CharacterStatus.ALIVE)).all()
         return tuple(r.name for r in rows)
 
-    def _side(self, a: Army, *, moving: bool = False, assault: bool = False) -> Side:
-        terrain = self.ctx.world.tile(a.tile).terrain if a.tile in self.ctx.world \
-            else Terrain.FIELD
-        stationary = not moving and a.state in (
-            ArmyState.STANDING.value, ArmyState.BESIEGING.value, ArmyState.GARRISON.value
-        ) and (a.stationary_since is None or a.stationary_since < self.t or
-               a.arrival_tick != self.t)
-        return Side(infantry=a.infantry, cavalry=a.cavalry, ships=a.ships, terrain=terrain,
-                    stationary=stationary, retreat_penalty=a.retreat_penalty,
-                    characters=self._characters(a.id or 0),
-                    modifiers=self.book().army(a, equipment=assault))  # issue 6
+    def _side(self, a: ArmyRecord, role: Winner, *, assault: bool = False,
+              began: int | None = None) -> Side:
+        return battle_side_of(self.book(), a, role, tick=self.tick, assault=assault,
+                              began=began, characters=self._characters(a.id or 0))
 
-    def _field_battle(self, battle: PendingBattle, by_id: dict[int | None, Army]) -> None:
+    def _field_battle(self, battle: PendingBattle, by_id: dict[int, ArmyRecord]) -> None:
         att = by_id.get(battle.attacker_army)
         dfd = by_id.get(battle.defender_army)
         if att is None or dfd is None or att.tile != dfd.tile \
-                or ArmyState.GONE.value in (att.state, dfd.state):
-            battle.status = "void"
+                or ArmyState.GONE in (att.state, dfd.state):
+            battle.status = BattleStatus.VOID
             self.log("battle_void", f"battle {battle.id} does not happen: the armies parted",
                      data={"battle": battle.id})
             return
-        if battle.reaction == "retreat" and battle.reactor_claim is not None:
+        if battle.reaction is Reaction.RETREAT and battle.reactor_claim is not None:
             runner = att if att.claim_id == battle.reactor_claim else dfd
             if self._try_retreat(battle, runner):
-                battle.status = "avoided"
+                battle.status = BattleStatus.AVOIDED
+                return
+            if runner.retreat_penalty:  # the retreat failed: the opponent decides (issue 9)
+                self._ask_opponent(battle, runner, att if runner is dfd else dfd)
                 return
         # The defender bonus is the defender's: the attacker either marched in (in transit)
-        # or left its own position to attack, so it never has it.
-        result = resolve_battle(self._side(att, moving=True),
-                                self._side(dfd), dice=self.ctx.dice("battle", battle.id or 0),
+        # or left its own position to attack, so it never has it; the defender has it only if
+        # it stood there before the battle began (arriving together, neither has it).
+        result = resolve_battle(self._side(att, Winner.ATTACKER),
+                                self._side(dfd, Winner.DEFENDER, began=battle.created_tick),
+                                dice=self.ctx.dice("battle", battle.id or 0),
                                 rules=self.ctx.rules)
-        battle.status = "resolved"
+        battle.status = BattleStatus.RESOLVED
         self._apply_result(battle, result, att, dfd, hidden_defender=False)
 
-    def _try_retreat(self, battle: PendingBattle, runner: Army) -> bool:
+    def _ask_opponent(self, battle: PendingBattle, runner: ArmyRecord,
+                      opponent: ArmyRecord) -> None:
+        """After a failed retreat the runner's opponent chooses, within a new reaction window,
+        to fight (the runner at -1) or to let it stay; without an answer the battle is fought."""
+        battle.reaction = Reaction.FAILED
+        battle.reactor_claim = opponent.claim_id
+        battle.resolve_tick = self.tick + max(1, self.ctx.rules.reaction_ticks)
+        when = self.ctx.when(self.ctx.tick_at(battle.resolve_tick))
+        self.notify(opponent.claim_id, f"battle:{battle.id}:failed-retreat",
+                    f"Army {runner.id} failed to retreat at {self.label(battle.tile)}",
+                    f"Army {runner.id} of {self.claim_name(runner.claim_id)} tried to retreat "
+                    f"from your army {opponent.id} at {self.label(battle.tile)} and failed. "
+                    f"You decide: reply `stand army {opponent.id}` to fight (they fight at -1) "
+                    f"or `spare army {runner.id}` to let them stay, before {when}. Without an "
+                    "answer the battle is fought then.")
+        self.notify(runner.claim_id, f"battle:{battle.id}:retreat-failed",
+                    f"Army {runner.id} failed to retreat",
+                    f"Army {runner.id} could not get away from {self.label(battle.tile)}. "
+                    f"{self.claim_name(opponent.claim_id)} decides before {when} whether to "
+                    "fight (you would fight at -1) or to let you stay.")
+
+    def _try_retreat(self, battle: PendingBattle, runner: ArmyRecord) -> bool:
+        route = self._retreat_route(runner)
+        if not route:  # nowhere to go: the moderators decide; nothing is rolled or lost
+            self.log("referral", f"army {runner.id} has no way to retreat from "
+                     f"{self.label(battle.tile)}: referred to the moderators",
+                     claim_id=runner.claim_id, data={"battle": battle.id, "army": runner.id})
+            journal.notify_moderators(
+                self.session, self.ctx.campaign_id, f"referral:retreat:{battle.id}",
+                subject=f"Retreat of army {runner.id} referred to you",
+                body=(f"Army {runner.id} of {self.claim_name(runner.claim_id)} chose to retreat "
+                      f"from {self.label(battle.tile)} but has no way back. Nothing was rolled "
+                      "and the battle was fought; rule on it if needed."),
+                at=self.at, tick=self.tick)
+            return False
         dice = self.ctx.dice("retreat", battle.id or 0)
         result = roll_retreat(runner.infantry, runner.cavalry, runner.ships, dice=dice,
                               rules=self.ctx.rules)
@@ -700,7 +866,7 @@ class _TickState:
                                                          result.escaped.cavalry,
                                                          result.escaped.ships)
         self.record_slain(runner.claim_id, lost.infantry, lost.cavalry)
-        self._send_back(runner)
+        self._send_back(runner, route)
         self.log("retreat", f"army {runner.id} retreats from {self.label(battle.tile)} (d20 "
                  f"{result.roll}, keeps {result.fraction * 100:.0f}%)", claim_id=runner.claim_id,
                  public=True, data={"battle": battle.id, "lost": [lost.infantry, lost.cavalry]},
@@ -713,25 +879,37 @@ class _TickState:
                   self.ctx.settings.posts.battle_flair)
         return True
 
-    def _send_back(self, a: Army) -> None:
-        """Sends an army back the way it came (a retreat); with no way back it stays."""
-        back = list(reversed(a.travelled_json))
+    def _retreat_route(self, a: ArmyRecord) -> list[str]:
+        """The route the army's `retreat` order chose, else back along the path travelled."""
+        chosen = a.meta_json.get("retreat_route")
+        return list(chosen) if chosen else list(reversed(a.travelled_json))
+
+    def _send_back(self, a: ArmyRecord, route: Sequence[str] | None = None) -> None:
+        """Sends an army back along ``route`` (default: the way it came); with no way back it
+        stays."""
+        back = list(route) if route is not None else list(reversed(a.travelled_json))
+        self._set_meta(a, retreat_route=[])
         if not back:
-            a.state = ArmyState.STANDING.value
+            a.state = ArmyState.STANDING
             self.save(a)
             return
-        kind = PathKind.FLEET if a.kind == ArmyKind.FLEET.value else PathKind.LAND
-        costs = [entry_cost(self.ctx.world.tile(t), kind, self.ctx.rules) or 1 for t in back]
-        a.state = ArmyState.RETREATING.value
+        costs = [entry_cost(self.ctx.world.tile(t), a.kind, self.ctx.rules) or 1 for t in back]
+        a.state = ArmyState.RETREATING
         a.path_json, a.costs_json, a.saved = back, costs, "0"
         a.travelled_json = []
-        a.depart_tick = self.t + 1
+        self._set_meta(a, retreat_from=a.tile)
+        # It sets off at once: the first tile is entered on the next tick, like any march.
+        a.depart_tick = self.tick
+        a.arrival_tick = self.tick + ticks_to_cross(costs, self._budget(a))
         self.save(a)
 
-    def _apply_result(self, battle: PendingBattle, result: BattleResult, att: Army | None,
-                      dfd: Army | None, *, hidden_defender: bool,
+    def _apply_result(self, battle: PendingBattle, result: BattleResult, att: ArmyRecord | None,
+                      dfd: ArmyRecord | None, *, hidden_defender: bool,
                       garrison_claim: Claim | None = None,
+                      garrison: Sequence[Contingent] = (),
                       public: PublicAssault | None = None) -> None:
+        """Apply a battle's losses; the side with no army is ``garrison_claim``'s ``garrison``
+        (its troops at home and its armies in the holdfast), whose losses are shared."""
         for which, a in ((Winner.ATTACKER, att), (Winner.DEFENDER, dfd)):
             side = result.side(which)
             if a is not None:
@@ -739,33 +917,34 @@ class _TickState:
                 a.cavalry -= side.losses.cavalry
                 a.ships -= side.losses.ships
                 a.retreat_penalty = False
-                if side.captured or a.infantry + a.cavalry + a.ships == 0:
-                    a.state = ArmyState.GONE.value
+                if side.captured:
+                    self._gone(a, "were captured in battle")
+                    self._capture_characters(a)
+                elif a.infantry + a.cavalry + a.ships == 0:
+                    self._gone(a, "fell in battle to the last man")
                 self.save(a)
                 if not side.captured:
                     self.record_slain(a.claim_id, side.losses.infantry, side.losses.cavalry)
             elif garrison_claim is not None:
-                garrison_claim.infantry -= side.losses.infantry
-                garrison_claim.cavalry -= side.losses.cavalry
-                garrison_claim.scattered_infantry = min(garrison_claim.scattered_infantry,
-                                                        garrison_claim.infantry)
-                garrison_claim.scattered_cavalry = min(garrison_claim.scattered_cavalry,
-                                                       garrison_claim.cavalry)
-                self.save(garrison_claim)
-                if not side.captured:
-                    self.record_slain(garrison_claim.id or 0, side.losses.infantry,
-                                      side.losses.cavalry)
+                self._garrison_losses(garrison_claim, garrison, side.losses.infantry,
+                                      side.losses.cavalry, captured=side.captured)
         att_name = self.claim_name(battle.attacker_claim)
         dfd_name = self.claim_name(battle.defender_claim)
         winner_name = att_name if result.winner is Winner.ATTACKER else dfd_name
+        secret = hidden_defender or result.attacker.strength.has_hidden \
+            or result.defender.strength.has_hidden
+        # The strengths counted, for audits (never when they would reveal a secret bonus).
+        strengths = {} if secret else {"strengths": [str(result.attacker.strength.value),
+                                                     str(result.defender.strength.value)]}
         self.log("battle", f"{att_name} vs {dfd_name} at {battle.tile}: {winner_name} wins",
                  claim_id=battle.attacker_claim, public=True,
                  data={"battle": battle.id, "kind": battle.kind, "winner": result.winner.value,
-                       "band": result.band, "margin": result.margin},
+                       "band": result.band, "margin": result.margin,
+                       **strengths},
                  rolls=result.rolls)
         title = self.ctx.settings.posts.battle_title.format(
             attacker=att_name, defender=dfd_name, tile=self.label(battle.tile))
-        settled = after_battle(self.s, self.ctx, battle, result, att, dfd, tick=self.t,
+        settled = after_battle(self.session, self.ctx, battle, result, att, dfd, tick=self.tick,
                                at=self.at)  # issue 6: secrets to their owners, fate tables
         body = battle_post(result, attacker=att_name, defender=dfd_name,
                            place=self.label(battle.tile), when=self.ctx.when(self.at),
@@ -779,87 +958,137 @@ class _TickState:
                         + ", ".join(result.defender.strength.all_labels())
                         + f"; strength {money(result.defender.strength.value)}.")
         loser = att if result.winner is Winner.DEFENDER else dfd
-        if loser is not None and loser.state != ArmyState.GONE.value:
-            self._send_back(loser)
+        if loser is not None and loser.state != ArmyState.GONE:
+            home = self.claims.get(loser.claim_id)
+            if not loser.travelled_json and home is not None and home.holdfast == loser.tile \
+                    and loser.kind == ArmyKind.LAND:
+                # No way back, but home: the beaten army withdraws behind its own walls
+                # (issue 9), where only an assault or a siege can reach it.
+                loser.state = ArmyState.GARRISON
+                self.save(loser)
+            else:  # with no way back it stays, and meets the winner again (meet_hostiles)
+                self._send_back(loser)
 
-    def _garrison_side(self, claim: Claim, tile_id: str) -> Side:
+    def _garrison(self, claim: Claim, tile_id: str, states: Collection[ArmyState]
+                  ) -> list[Contingent]:
+        """The claim's troops at home, then its land armies on ``tile_id`` in ``states``."""
+        return [Contingent(None, claim.infantry, claim.cavalry), *(
+            Contingent(a, a.infantry, a.cavalry) for a in self.armies
+            if a.claim_id == claim.id and a.tile == tile_id and a.kind == ArmyKind.LAND
+            and a.state in states)]
+
+    def _garrison_side(self, claim: Claim, tile_id: str, garrison: Sequence[Contingent], *,
+                       defending: bool) -> Side:
+        """A holdfast's garrison as one side: defending (stationary, with the secret defense
+        bonus) against an assault, or riding out in a sally."""
         tile = self.ctx.world.tile(tile_id)
-        mods = (secret_defense(tile.defense_bonus),) if tile.defense_bonus != 1 else ()
-        return Side(infantry=claim.infantry, cavalry=claim.cavalry, terrain=tile.terrain,
-                    stationary=True, modifiers=(*mods, *self.book().holdfast(claim)),
-                    characters=self.book().home_characters(claim.id or 0))  # issue 6
+        mods = (secret_defense(tile.defense_bonus),) \
+            if defending and tile.defense_bonus != 1 else ()
+        characters = (*self.book().home_characters(claim.id or 0), *(
+            name for c in garrison if c.army is not None for name in self._characters(
+                c.army.id or 0)))
+        return battle_side(Winner.DEFENDER if defending else Winner.ATTACKER,
+                           infantry=sum(c.infantry for c in garrison),
+                           cavalry=sum(c.cavalry for c in garrison), terrain=tile.terrain,
+                           stationary=defending, modifiers=(*mods, *self.book().holdfast(claim)),
+                           characters=characters)
 
-    def _assault(self, battle: PendingBattle, by_id: dict[int | None, Army]) -> None:
+    def _garrison_losses(self, claim: Claim, garrison: Sequence[Contingent], infantry: int,
+                         cavalry: int, *, captured: bool) -> None:
+        """Share a garrison's losses among its contingents (issue 9)."""
+        inf = split_losses([c.infantry for c in garrison], infantry)
+        cav = split_losses([c.cavalry for c in garrison], cavalry)
+        for c, lost_inf, lost_cav in zip(garrison, inf, cav, strict=True):
+            if c.army is None:
+                claim.infantry -= lost_inf
+                claim.cavalry -= lost_cav
+                claim.scattered_infantry = min(claim.scattered_infantry, claim.infantry)
+                claim.scattered_cavalry = min(claim.scattered_cavalry, claim.cavalry)
+                self.save(claim)
+                continue
+            c.army.infantry -= lost_inf
+            c.army.cavalry -= lost_cav
+            if captured:
+                self._gone(c.army, "were captured in battle")
+                self._capture_characters(c.army)
+            elif c.army.infantry + c.army.cavalry == 0:
+                self._gone(c.army, "fell in battle to the last man")
+            self.save(c.army)
+        if not captured:
+            self.record_slain(claim.id or 0, infantry, cavalry)
+
+    def _assault(self, battle: PendingBattle, by_id: dict[int, ArmyRecord]) -> None:
         att = by_id.get(battle.attacker_army)
         claim = self.claims.get(battle.defender_claim)
         if att is None or claim is None or att.tile != battle.holdfast \
-                or att.state == ArmyState.GONE.value:
-            battle.status = "void"
+                or att.state == ArmyState.GONE:
+            battle.status = BattleStatus.VOID
             return
-        sides = (self._side(att, moving=True, assault=True),
-                 self._garrison_side(claim, battle.holdfast))
+        # Every troop of the claim on the tile defends: at home, mustering, standing, or back
+        # inside after a sally (issue 9); they share the holdfast's fate.
+        garrison = self._garrison(claim, battle.holdfast, (
+            ArmyState.MUSTERING, ArmyState.GARRISON, ArmyState.STANDING))
+        sides = (self._side(att, Winner.ATTACKER, assault=True),
+                 self._garrison_side(claim, battle.holdfast, garrison, defending=True))
         result = resolve_battle(*sides, dice=self.ctx.dice("battle", battle.id or 0),
                                 rules=self.ctx.rules)
-        battle.status = "resolved"
+        battle.status = BattleStatus.RESOLVED
         won = result.winner is Winner.ATTACKER
         self._apply_result(battle, result, att, None, hidden_defender=True,
-                           garrison_claim=claim,
+                           garrison_claim=claim, garrison=garrison,
                            public=public_assault(*sides, result, self.ctx.rules))
         if won:
-            siege = self.s.exec(select(Siege).where(
+            siege = self.session.exec(select(Siege).where(
                 Siege.campaign_id == self.ctx.campaign_id, Siege.holdfast == battle.holdfast,
-                Siege.status == "active")).first()
+                Siege.status == SiegeStatus.ACTIVE)).first()
             if siege is None:
                 siege = Siege(campaign_id=self.ctx.campaign_id, army_id=att.id or 0,
                               besieger_claim=att.claim_id, defender_claim=claim.id or 0,
-                              holdfast=battle.holdfast, started_tick=self.t)
-                self.s.add(siege)
-                self.s.flush()
-            if att.state != ArmyState.GONE.value:
-                att.state = ArmyState.STANDING.value
+                              holdfast=battle.holdfast, started_tick=self.tick)
+                self.session.add(siege)
+                self.session.flush()
+            if _present(att):  # the battle may have captured it
+                att.state = ArmyState.STANDING
                 att.tile = battle.holdfast
                 self.save(att)
             self._holdfast_falls(siege, self.label(battle.holdfast), "taken by assault")
 
-    def _sally(self, battle: PendingBattle, by_id: dict[int | None, Army]) -> None:
+    def _sally(self, battle: PendingBattle, by_id: dict[int, ArmyRecord]) -> None:
         besieger = by_id.get(battle.defender_army)
         claim = self.claims.get(battle.attacker_claim)
-        siege = self.s.exec(select(Siege).where(
+        siege = self.session.exec(select(Siege).where(
             Siege.campaign_id == self.ctx.campaign_id, Siege.holdfast == battle.holdfast,
-            Siege.status == "active")).first()
+            Siege.status == SiegeStatus.ACTIVE)).first()
         if besieger is None or claim is None or siege is None \
-                or besieger.state != ArmyState.BESIEGING.value:
-            battle.status = "void"
+                or besieger.state != ArmyState.BESIEGING:
+            battle.status = BattleStatus.VOID
             return
         sally_army = by_id.get(battle.attacker_army) if battle.attacker_army else None
+        garrison: list[Contingent] = []
         if sally_army is not None:
-            sally_side = self._side(sally_army, moving=True)
-        else:
-            sally_side = Side(infantry=claim.infantry, cavalry=claim.cavalry,
-                              terrain=self.ctx.world.tile(battle.holdfast).terrain,
-                              modifiers=self.book().holdfast(claim),  # issue 6
-                              characters=self.book().home_characters(claim.id or 0))
-        result = resolve_battle(sally_side, self._side(besieger),
+            if sally_army.state != ArmyState.GARRISON:
+                battle.status = BattleStatus.VOID  # only ready troops inside the walls sally
+                return
+            sally_side = self._side(sally_army, Winner.ATTACKER)
+        else:  # the whole ready garrison: the troops at home and the armies inside
+            garrison = self._garrison(claim, battle.holdfast, (ArmyState.GARRISON,))
+            sally_side = self._garrison_side(claim, battle.holdfast, garrison, defending=False)
+        result = resolve_battle(sally_side, self._side(besieger, Winner.DEFENDER),
                                 dice=self.ctx.dice("battle", battle.id or 0),
                                 rules=self.ctx.rules)
-        battle.status = "resolved"
+        battle.status = BattleStatus.RESOLVED
         self._apply_result(battle, result, sally_army, besieger, hidden_defender=False,
-                           garrison_claim=None if sally_army else claim)
-        if result.winner is Winner.ATTACKER:
-            siege.status = "broken"
-            self.save(siege)
-            self.log("siege_broken", f"the sally breaks the siege of {battle.holdfast}",
-                     claim_id=claim.id, public=True, data={"siege": siege.id})
-        elif sally_army is not None and sally_army.state != ArmyState.GONE.value:
-            sally_army.state = ArmyState.GARRISON.value
+                           garrison_claim=None if sally_army else claim, garrison=garrison)
+        if result.winner is Winner.ATTACKER:  # the sally breaks the siege: say how
+            how = None if _present(besieger) else besieger.meta_json.get("fate")
+            self._end_siege(siege, f"The besiegers of {self.claim_name(siege.besieger_claim)} "
+                            f"{how or 'were driven off by a sally'}.", status=SiegeStatus.BROKEN)
+        elif sally_army is not None and sally_army.state != ArmyState.GONE:
+            sally_army.state = ArmyState.GARRISON
             sally_army.tile = battle.holdfast
             sally_army.path_json, sally_army.costs_json = [], []
             self.save(sally_army)
 
 
-def world_digest(session: Session, ctx: CampaignContext) -> dict[str, Any]:
-    """A small per-claim summary (used by tests and the CLI)."""
-    counts: dict[int, int] = defaultdict(int)
-    for a in armies(session, ctx):
-        counts[a.claim_id] += 1
-    return {c.name: counts[c.id or 0] for c in all_claims(session, ctx)}
+def _present(a: ArmyRecord) -> bool:
+    return a.state is not ArmyState.GONE

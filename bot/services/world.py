@@ -7,33 +7,19 @@ its text) and passed to every service call together with an open session.
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from sqlmodel import Session, col, or_, select
+from sqlmodel import Session, col, select
 
 from bot.config import Settings
 from bot.db.models import Army, ArmyState, Campaign, Claim, Player, Relation, RelationStatus
 from rules.campaign import calendar
 from rules.campaign.config import RulesConfig
+from rules.campaign.world import ACTIVE_STATES
 from rules.campaign.worldmap import WorldMap, parse_map
 from rules.dice import SeededDice, derive_seed
-
-ACTIVE_STATES = (
-    ArmyState.MUSTERING.value,
-    ArmyState.STANDING.value,
-    ArmyState.MARCHING.value,
-    ArmyState.BESIEGING.value,
-    ArmyState.RETREATING.value,
-    ArmyState.GARRISON.value,
-)
-IN_FIELD_STATES = (
-    ArmyState.STANDING.value,
-    ArmyState.MARCHING.value,
-    ArmyState.BESIEGING.value,
-    ArmyState.RETREATING.value,
-)
 
 
 @functools.lru_cache(maxsize=8)
@@ -137,9 +123,9 @@ def army(session: Session, ctx: CampaignContext, army_id: int) -> Army | None:
 
 
 def armies(session: Session, ctx: CampaignContext, *, claim_id: int | None = None,
-           states: Sequence[str] = ACTIVE_STATES) -> Sequence[Army]:
+           states: Collection[ArmyState] = ACTIVE_STATES) -> Sequence[Army]:
     query = select(Army).where(Army.campaign_id == ctx.campaign_id,
-                               col(Army.state).in_(list(states)))
+                               col(Army.state).in_(sorted(states)))
     if claim_id is not None:
         query = query.where(Army.claim_id == claim_id)
     return session.exec(query.order_by(col(Army.id))).all()
@@ -165,10 +151,10 @@ def set_relation(session: Session, ctx: CampaignContext, a: int, b: int,
         select(Relation).where(Relation.campaign_id == ctx.campaign_id,
                                Relation.claim_a == lo, Relation.claim_b == hi)
     ).first()
-    before = RelationStatus(row.status) if row else RelationStatus.NEUTRAL
+    before = row.status if row else RelationStatus.NEUTRAL
     if row is None:
         row = Relation(campaign_id=ctx.campaign_id, claim_a=lo, claim_b=hi)
-    row.status = status.value
+    row.status = status
     session.add(row)
     return before
 
@@ -177,14 +163,6 @@ def war_pairs(session: Session, ctx: CampaignContext) -> set[tuple[int, int]]:
     """Every pair of claims at war, as (lower id, higher id)."""
     rows = session.exec(
         select(Relation).where(Relation.campaign_id == ctx.campaign_id,
-                               Relation.status == RelationStatus.WAR.value)
+                               Relation.status == RelationStatus.WAR)
     ).all()
     return {(r.claim_a, r.claim_b) for r in rows}
-
-
-def players_named(session: Session, ctx: CampaignContext, names: Sequence[str]) -> Sequence[Player]:
-    lowered = [n.lower() for n in names]
-    return session.exec(
-        select(Player).where(Player.campaign_id == ctx.campaign_id,
-                             or_(*[col(Player.reddit_name) == n for n in lowered]))
-    ).all()

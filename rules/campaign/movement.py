@@ -13,13 +13,14 @@ Speed
 
 Marching, tick by tick
     Movement starts at the departure tick: the next tick at or after the order was accepted, or
-    at muster readiness when that is later. On every tick from the departure tick on
-    (**the departure tick itself included**) the army adds one tick's budget to what it has
-    saved, then enters as many of the next tiles as that saving covers, paying each tile's
-    cost; what is left carries over to the next tick. The army arrives on the tick it enters
-    the last tile. So a budget ``b`` reaches cumulative cost ``C`` on the ``ceil(C / b)``-th
-    tick counting the departure tick as the first: with 1.5 per tick, a single field is entered
-    on the departure tick and six fields (cost 6) on the fourth tick, 18 hours after departure.
+    at muster readiness when that is later. At departure the army has marched for no time and
+    has no budget: **no tile is ever entered on the departure tick**. On every tick after it the
+    army adds one tick's budget (six hours of marching) to what it has saved, then enters as
+    many of the next tiles as that saving covers, paying each tile's cost; what is left carries
+    over to the next tick. The army arrives on the tick it enters the last tile. So a budget
+    ``b`` reaches cumulative cost ``C`` ``ceil(C / b)`` ticks after departure: with 1.5 per
+    tick, a single field is entered on the first tick after departure and six fields (cost 6)
+    on the fourth, exactly 24 hours after departure (the seed's "6 Travel Cost per day").
 
 Budgets are exact fractions (:class:`fractions.Fraction`), so any speed or tick length in the
 config gives exact schedules.
@@ -167,6 +168,15 @@ def departure_tick(accepted_at: datetime, ready_at: datetime | None, rules: Rule
     return max(start, next_tick_at_or_after(require_aware(ready_at, "ready_at"), rules))
 
 
+def marches_on(tick: int, departure: int | None) -> bool:
+    """Whether an army that departs on tick index ``departure`` earns a budget on ``tick``.
+
+    Only on the ticks strictly after departure: at the departure tick the army has marched for
+    no time. An army with no departure does not march.
+    """
+    return departure is not None and tick > departure
+
+
 @dataclass(frozen=True, slots=True)
 class MarchProgress:
     """Where a marching army is along its path.
@@ -217,7 +227,8 @@ def step_march(progress: MarchProgress, budget: Fraction | Decimal | int
     """One tick of marching: add ``budget``, then enter every next tile the saving covers.
 
     Returns the new progress and how many tiles were entered on this tick. The game tick
-    calls this on every tick from the departure tick on, the departure tick included. An army
+    calls this on every tick after the departure tick (never on the departure tick itself:
+    see :func:`marches_on`). An army
     that has arrived is returned unchanged with 0. Raises InvalidInput for a budget not above 0.
     """
     earned = _budget(budget)
@@ -229,6 +240,15 @@ def step_march(progress: MarchProgress, budget: Fraction | Decimal | int
         saved -= progress.costs[index]
         index += 1
     return replace(progress, next_index=index, saved=saved), index - progress.next_index
+
+
+def ticks_to_cross(costs: Sequence[int], budget: Fraction | Decimal | int) -> int:
+    """How many ticks after departure an army earning ``budget`` a tick enters the last of
+    tiles costing ``costs``: ``ceil(sum(costs) / budget)`` (0 for an empty path).
+
+    Raises InvalidInput for a budget not above 0.
+    """
+    return math.ceil(Fraction(sum(costs)) / _budget(budget))
 
 
 @dataclass(frozen=True, slots=True)
@@ -244,10 +264,11 @@ def schedule_march(costs: Sequence[int], budget: Fraction | Decimal | int, depar
                    rules: RulesConfig) -> MarchSchedule:
     """The full timetable of a march leaving on tick ``departure`` with ``budget`` per tick.
 
-    Tile ``i`` is entered on the tick when the budget earned so far (the departure tick
-    counting as the first tick) covers the cost of tiles ``0..i``; this is exactly what
-    repeated :func:`step_march` gives. Raises InvalidInput for an empty path, a tile cost
-    below 1, a budget not above 0, or a departure that is not a tick.
+    Tile ``i`` is entered on the tick when the budget earned so far (nothing on the departure
+    tick, one budget on each tick after it) covers the cost of tiles ``0..i``, i.e.
+    ``ceil(cost of 0..i / budget)`` ticks after departure; this is exactly what repeated
+    :func:`step_march` on the ticks after departure gives. Raises InvalidInput for an empty
+    path, a tile cost below 1, a budget not above 0, or a departure that is not a tick.
     """
     if not costs:
         raise InvalidInput("terrains", "the path enters no tile", "at least one tile")
@@ -257,10 +278,6 @@ def schedule_march(costs: Sequence[int], budget: Fraction | Decimal | int, depar
     if not is_tick(departure, rules):
         raise InvalidInput("departure", f"{departure.isoformat()} is not a tick")
     first = tick_index(departure, rules)
-    entries = []
-    cumulative = 0
-    for cost in progress.costs:
-        cumulative += cost
-        ticks_needed = math.ceil(Fraction(cumulative) / earned)
-        entries.append(tick_time(first + ticks_needed - 1, rules))
+    entries = [tick_time(first + ticks_to_cross(progress.costs[:i + 1], earned), rules)
+               for i in range(len(progress.costs))]
     return MarchSchedule(departure, tuple(entries), entries[-1])

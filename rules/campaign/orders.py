@@ -163,6 +163,13 @@ _FORMS: tuple[OrderForm, ...] = (
         "attack an enemy army on your army's tile",
     ),
     OrderForm(
+        "intercept",
+        ("waylay",),
+        "intercept army N with army N",
+        "intercept army 5 with army 2",
+        "stop an enemy force your watchers sighted, with your army standing there",
+    ),
+    OrderForm(
         "siege",
         ("besiege", "lay siege to"),
         "siege HOLDFAST with army N",
@@ -179,16 +186,23 @@ _FORMS: tuple[OrderForm, ...] = (
     OrderForm(
         "sally",
         ("sally forth", "sortie"),
-        "sally from HOLDFAST with army N",
+        "sally from HOLDFAST [with army N]",
         "sally from Riverrun with army 4",
         "ride out of a besieged holdfast to fight the besiegers",
     ),
     OrderForm(
+        "lift",
+        ("end siege",),
+        "lift siege of HOLDFAST",
+        "lift siege of Riverrun",
+        "end your siege of a holdfast (your army stays on the tile, standing)",
+    ),
+    OrderForm(
         "retreat",
         ("withdraw", "fall back"),
-        "retreat army N",
+        "retreat army N [: PATH | to TILE]",
         "retreat army 2",
-        "refuse battle and fall back along the path travelled",
+        "refuse battle and fall back along the path travelled (or a path you give)",
     ),
     OrderForm(
         "stand",
@@ -196,6 +210,13 @@ _FORMS: tuple[OrderForm, ...] = (
         "stand army N",
         "stand army 2",
         "accept battle instead of retreating",
+    ),
+    OrderForm(
+        "spare",
+        (),
+        "spare army N",
+        "spare army 5",
+        "after an enemy's failed retreat, let it stay instead of fighting",
     ),
     OrderForm(
         "cancel",
@@ -448,6 +469,22 @@ class Attack:
 
 
 @dataclass(frozen=True, slots=True)
+class Intercept:
+    """Army ``army`` stops the passing enemy force ``target`` its claim's watchers sighted."""
+
+    verb: ClassVar[str] = "intercept"
+    target: int
+    army: int
+
+    def __post_init__(self) -> None:
+        _check_count(self.target, "intercept.target", 1)
+        _check_count(self.army, "intercept.army", 1)
+
+    def __str__(self) -> str:
+        return f"intercept army {self.target} with army {self.army}"
+
+
+@dataclass(frozen=True, slots=True)
 class Siege:
     """Army ``army`` lays siege to ``holdfast``."""
 
@@ -481,31 +518,63 @@ class Assault:
 
 @dataclass(frozen=True, slots=True)
 class Sally:
-    """The garrison army ``army`` rides out of besieged ``holdfast``."""
+    """The garrison army ``army`` (None: the whole ready garrison) rides out of besieged
+    ``holdfast``."""
 
     verb: ClassVar[str] = "sally"
     holdfast: str
-    army: int
+    army: int | None = None
 
     def __post_init__(self) -> None:
         _check_name(self.holdfast, "sally.holdfast")
-        _check_count(self.army, "sally.army", 1)
+        if self.army is not None:
+            _check_count(self.army, "sally.army", 1)
 
     def __str__(self) -> str:
+        if self.army is None:
+            return f"sally from {format_name(self.holdfast)}"
         return f"sally from {format_name(self.holdfast)} with army {self.army}"
 
 
 @dataclass(frozen=True, slots=True)
+class Lift:
+    """End the sender's siege of ``holdfast``."""
+
+    verb: ClassVar[str] = "lift"
+    holdfast: str
+
+    def __post_init__(self) -> None:
+        _check_name(self.holdfast, "lift.holdfast")
+
+    def __str__(self) -> str:
+        return f"lift siege of {format_name(self.holdfast)}"
+
+
+@dataclass(frozen=True, slots=True)
 class Retreat:
-    """Army ``army`` refuses battle and falls back the way it came."""
+    """Army ``army`` refuses battle and falls back the way it came, or along ``path`` (its
+    own tile excluded), or by the cheapest way to tile ``to``."""
 
     verb: ClassVar[str] = "retreat"
     army: int
+    path: tuple[str, ...] = ()
+    to: str | None = None
 
     def __post_init__(self) -> None:
         _check_count(self.army, "retreat.army", 1)
+        object.__setattr__(self, "path", tuple(self.path))
+        for index, tile in enumerate(self.path):
+            _check_name(tile, f"retreat.path[{index}]")
+        if self.to is not None:
+            _check_name(self.to, "retreat.to")
+        if self.path and self.to is not None:
+            raise InvalidInput("retreat.to", "give a path or a destination, not both")
 
     def __str__(self) -> str:
+        if self.path:
+            return f"retreat army {self.army}: {format_path(self.path)}"
+        if self.to is not None:
+            return f"retreat army {self.army} to {format_name(self.to)}"
         return f"retreat army {self.army}"
 
 
@@ -677,6 +746,20 @@ class Disband:
 
 
 @dataclass(frozen=True, slots=True)
+class Spare:
+    """Let the enemy army ``army``, whose retreat failed, stay instead of fighting it."""
+
+    verb: ClassVar[str] = "spare"
+    army: int
+
+    def __post_init__(self) -> None:
+        _check_count(self.army, "spare.army", 1)
+
+    def __str__(self) -> str:
+        return f"spare army {self.army}"
+
+
+@dataclass(frozen=True, slots=True)
 class Help:
     """Ask for the list of orders, or for help on ``topic``."""
 
@@ -695,9 +778,11 @@ Order: TypeAlias = (
     Muster
     | Move
     | Attack
+    | Intercept
     | Siege
     | Assault
     | Sally
+    | Lift
     | Retreat
     | Stand
     | Cancel
@@ -710,6 +795,7 @@ Order: TypeAlias = (
     | Blockade
     | Cede
     | Disband
+    | Spare
     | Help
 )
 
@@ -717,11 +803,14 @@ ORDER_TYPES: tuple[type[Order], ...] = (
     Muster,
     Move,
     Attack,
+    Intercept,
     Siege,
     Assault,
     Sally,
+    Lift,
     Retreat,
     Stand,
+    Spare,
     Cancel,
     Route,
     Status,
@@ -1116,6 +1205,18 @@ def _parse_attack(rest: str, line: str) -> Order:
     raise _diagnose("attack", rest, line)
 
 
+def _parse_intercept(rest: str, line: str) -> Order:
+    for form in _ATTACK_FORMS:
+        m = form.fullmatch(rest)
+        if m is not None:
+            return Intercept(_army_number(m, ("t",), "intercept", line),
+                             _army_number(m, ("a",), "intercept", line))
+    if _ATTACK_ALONE.fullmatch(rest):
+        raise _error(Problem.MISSING_ARMY, "say which of your armies intercepts "
+                     "(intercept army N with army N)", "intercept", line)
+    raise _diagnose("intercept", rest, line)
+
+
 def _place_forms(lead_a: str, lead_b: str, unit: str) -> tuple[re.Pattern[str], ...]:
     """The two shapes of "VERB PLACE with ARMY" and "VERB with ARMY at PLACE"."""
     del unit  # the army and fleet keywords are interchangeable; validation checks the kind
@@ -1171,8 +1272,36 @@ def _parse_assault(rest: str, line: str) -> Order:
     return Assault(*_parse_place("assault", rest, line))
 
 
+_SALLY_ALONE = re.compile(
+    rf"(?:forth\s)?(?:(?:from|out\sof)\s)?(?P<name>{_NAME})", _I
+)
+
+
 def _parse_sally(rest: str, line: str) -> Order:
-    return Sally(*_parse_place("sally", rest, line))
+    if not rest.strip():
+        raise _error(Problem.WRONG_FORM, "say which holdfast (sally from HOLDFAST)", "sally",
+                     line)
+    try:
+        return Sally(*_parse_place("sally", rest, line))
+    except OrderSyntaxError:
+        alone = _SALLY_ALONE.fullmatch(rest)
+        if alone is None or _ANY_ARMY.search(rest) is not None:
+            raise
+        # "sally from Riverrun": the whole ready garrison rides out
+        return Sally(_name(alone.group("name"), "holdfast name", "sally", line))
+
+
+_LIFT_FORM = re.compile(
+    rf"(?:(?:the|my|our)\s)?(?:siege\s)?(?:(?:of|at|on)\s)?(?P<name>{_NAME})", _I
+)
+
+
+def _parse_lift(rest: str, line: str) -> Order:
+    m = _LIFT_FORM.fullmatch(rest)
+    if m is None or _ANY_ARMY.search(rest) is not None or not rest.strip():
+        raise _error(Problem.WRONG_FORM, "name the holdfast (lift siege of HOLDFAST)", "lift",
+                     line)
+    return Lift(_name(m.group("name"), "holdfast name", "lift", line))
 
 
 def _parse_blockade(rest: str, line: str) -> Order:
@@ -1196,25 +1325,30 @@ _SINGLE_ARMY_FORMS: dict[str, re.Pattern[str]] = {
     "disband": re.compile(
         rf"{_army('a', bare=True)}(?:\s(?:and\ssend\s(?:them|it)\shome|home))?", _I
     ),
+    "spare": re.compile(rf"{_army('a', bare=True)}(?:\s(?:stay|go))?", _I),
 }
-_RETREAT_TO = re.compile(rf"{_army('a', bare=True)}\s(?:back\s)?(?:to|towards|toward|into)\s.+", _I)
+_RETREAT_TO = re.compile(
+    rf"{_army('a', bare=True)}\s(?:back\s)?(?:to|towards|toward|into)\s(?P<name>{_NAME})", _I
+)
+_RETREAT_PATH = re.compile(rf"{_army('a', bare=True)}\s?(?::|along|by|via)\s?(?P<path>.+)", _I)
 
 
 def _parse_single_army(verb: str, rest: str, line: str) -> int:
     m = _SINGLE_ARMY_FORMS[verb].fullmatch(rest)
     if m is not None:
         return _army_number(m, ("a",), verb, line)
-    if verb == "retreat" and _RETREAT_TO.fullmatch(rest):
-        raise _error(
-            Problem.WRONG_FORM,
-            "retreat takes no destination: the army falls back along the path it came by",
-            verb,
-            line,
-        )
     raise _diagnose(verb, rest, line)
 
 
 def _parse_retreat(rest: str, line: str) -> Order:
+    to = _RETREAT_TO.fullmatch(rest)
+    if to is not None:
+        return Retreat(_army_number(to, ("a",), "retreat", line),
+                       to=_name(to.group("name"), "destination", "retreat", line))
+    along = _RETREAT_PATH.fullmatch(rest)
+    if along is not None:
+        return Retreat(_army_number(along, ("a",), "retreat", line),
+                       path=parse_path(along.group("path")))
     return Retreat(_parse_single_army("retreat", rest, line))
 
 
@@ -1228,6 +1362,10 @@ def _parse_cancel(rest: str, line: str) -> Order:
 
 def _parse_disband(rest: str, line: str) -> Order:
     return Disband(_parse_single_army("disband", rest, line))
+
+
+def _parse_spare(rest: str, line: str) -> Order:
+    return Spare(_parse_single_army("spare", rest, line))
 
 
 _ROUTE_FORMS = (
@@ -1365,9 +1503,11 @@ _PARSERS: dict[str, Callable[[str, str], Order]] = {
     "muster": _parse_muster,
     "move": _parse_move,
     "attack": _parse_attack,
+    "intercept": _parse_intercept,
     "siege": _parse_siege,
     "assault": _parse_assault,
     "sally": _parse_sally,
+    "lift": _parse_lift,
     "retreat": _parse_retreat,
     "stand": _parse_stand,
     "cancel": _parse_cancel,
@@ -1380,6 +1520,7 @@ _PARSERS: dict[str, Callable[[str, str], Order]] = {
     "blockade": _parse_blockade,
     "cede": _parse_cede,
     "disband": _parse_disband,
+    "spare": _parse_spare,
     "help": _parse_help,
 }
 
@@ -1854,6 +1995,8 @@ __all__ = [
     "CommandCall",
     "Disband",
     "Help",
+    "Intercept",
+    "Lift",
     "Move",
     "Muster",
     "Odds",
@@ -1867,6 +2010,7 @@ __all__ = [
     "Route",
     "Sally",
     "Siege",
+    "Spare",
     "Stand",
     "Status",
     "canonical_verb",

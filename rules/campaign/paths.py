@@ -5,6 +5,8 @@ entered (the start tile is free); a path must be contiguous, start at the army's
 tiles the army's kind cannot enter. Land armies enter only the six land terrains, at the costs
 of ``RulesConfig.terrain_cost``. Fleets enter only water; a water tile costs what
 ``terrain_cost`` lists for ``water`` if a campaign adds it, else :data:`FLEET_WATER_COST`.
+A fleet may also enter a *harbour*: a port holdfast of its own claim or of an ally (the caller
+names them), from the adjacent water, at the cost of a water tile; there it can disband.
 
 Timing (speed, ticks, arrival) lives with the movement engine; this module only answers
 "which tiles, in which order, at what cost".
@@ -14,7 +16,7 @@ from __future__ import annotations
 
 import heapq
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -73,13 +75,17 @@ class IllegalPath(InvalidInput):
         super().__init__(f"path[{index}]", message, expected)
 
 
-def entry_cost(tile: Tile, kind: ArmyKind, rules: RulesConfig = DEFAULT_RULES) -> int | None:
-    """Travel cost for an army of ``kind`` to enter ``tile``; None when it cannot enter."""
+def entry_cost(tile: Tile, kind: ArmyKind, rules: RulesConfig = DEFAULT_RULES,
+               harbours: Collection[str] = ()) -> int | None:
+    """Travel cost for an army of ``kind`` to enter ``tile``; None when it cannot enter.
+
+    ``harbours``: ids of port holdfasts a fleet may enter (its own claim's and its allies').
+    """
     if kind is ArmyKind.LAND:
         if tile.terrain not in LAND_TERRAINS:
             return None
         return rules.cost_of(tile.terrain)
-    if tile.terrain is not Terrain.WATER:
+    if tile.terrain is not Terrain.WATER and not (tile.port and tile.id in harbours):
         return None
     configured = rules.cost_of(Terrain.WATER)
     return FLEET_WATER_COST if configured is None else configured
@@ -141,6 +147,7 @@ def check_path(
     refs: Sequence[str],
     kind: ArmyKind = ArmyKind.LAND,
     rules: RulesConfig = DEFAULT_RULES,
+    harbours: Collection[str] = (),
 ) -> PathCheck:
     """Validate a path from the army's tile and price it.
 
@@ -179,7 +186,7 @@ def check_path(
                 f"a tile bordering {previous.label}: {_bordering(world, previous, kind, rules)}",
                 ref=ref, previous=previous,
             )
-        cost = entry_cost(tile, kind, rules)
+        cost = entry_cost(tile, kind, rules, harbours)
         if cost is None:
             raise IllegalPath(
                 index, PathProblem.CANNOT_ENTER,
@@ -226,6 +233,7 @@ def cheapest_route(
     goal: str,
     kind: ArmyKind = ArmyKind.LAND,
     rules: RulesConfig = DEFAULT_RULES,
+    harbours: Collection[str] = (),
 ) -> Route | None:
     """The cheapest route by travel cost from ``start`` to ``goal`` (ids or names).
 
@@ -238,7 +246,7 @@ def cheapest_route(
     last = world.tile(goal, field="goal")
     if first.id == last.id:
         return Route(first, (), (), kind)
-    if entry_cost(last, kind, rules) is None:
+    if entry_cost(last, kind, rules, harbours) is None:
         return None
     best: dict[str, tuple[int, int]] = {first.id: (0, 0)}
     came_from: dict[str, str] = {}
@@ -254,7 +262,7 @@ def cheapest_route(
         for n in world.neighbours(current):
             if n in done:
                 continue
-            step_cost = entry_cost(world.tiles[n], kind, rules)
+            step_cost = entry_cost(world.tiles[n], kind, rules, harbours)
             if step_cost is None:
                 continue
             candidate = (cost + step_cost, steps + 1)
@@ -270,7 +278,7 @@ def cheapest_route(
         chain.append(came_from[chain[-1]])
     chain.reverse()
     tiles = tuple(world.tiles[t] for t in chain[1:])
-    costs = tuple(entry_cost(t, kind, rules) or 0 for t in tiles)
+    costs = tuple(entry_cost(t, kind, rules, harbours) or 0 for t in tiles)
     return Route(first, tiles, costs, kind)
 
 

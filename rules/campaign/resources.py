@@ -5,11 +5,15 @@ one with the highest army strength receives it, unless that claim lets another o
 it. Ties are broken deterministically: the claim already holding the benefit keeps it if it is
 among the tied; otherwise the tied claim listed first wins (callers list occupants in the order
 they arrived, so the earliest arrival wins). Claims with no strength do not occupy the tile.
+
+A hostile newcomer does not take the benefit by arriving: while the holder still occupies the
+tile, only claims not hostile to it compete with it (issue 9: the benefit changes hands only
+when the occupier is defeated or leaves).
 """
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from decimal import Decimal
 from fractions import Fraction
 from typing import TypeVar
@@ -25,12 +29,15 @@ def benefit_holder(
     ceded_to: C | None = None,
     *,
     holder: C | None = None,
+    hostile: Callable[[C, C], bool] | None = None,
 ) -> C | None:
     """The claim that receives a resource tile's benefit, or None when nobody occupies it.
 
     ``occupants`` pairs each occupying claim with its army strength (one entry per claim, its
     armies on the tile already added up). ``ceded_to`` is the occupant the
-    strongest claim lets take the benefit. ``holder`` is the claim holding it so far (for ties).
+    strongest claim lets take the benefit. ``holder`` is the claim holding it so far (for ties,
+    and: while it occupies the tile, claims for which ``hostile(holder, claim)`` is true cannot
+    take the benefit from it).
     Raises InvalidInput for a negative strength, a claim listed twice, or a ``ceded_to`` that
     does not occupy the tile.
     """
@@ -48,6 +55,8 @@ def benefit_holder(
         return ceded_to
     if not present:
         return None
+    if holder is not None and holder in present and hostile is not None:
+        present = [claim for claim in present if claim == holder or not hostile(holder, claim)]
     best = max(strengths[claim] for claim in present)
     tied = [claim for claim in present if strengths[claim] == best]
     if holder is not None and holder in tied:

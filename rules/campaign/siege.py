@@ -14,9 +14,12 @@ Starting
     follow the normal rule; such orders go to the moderators.
 
 Progress
-    At each in-game month boundary a siege whose besiegers are still on the tile counts one
-    month, unless a port's blockade is broken, which pauses it (the month does not count). The
-    holdfast falls when the months counted reach the length. Leaving the tile ends the siege.
+    Months are whole in-game months counted from the moment the siege began (the tick at or
+    after the order): a siege begun at 18:00 counts its first month one in-game month later,
+    at 18:00, not at the next calendar boundary (:func:`months_passed`). At each such moment a
+    siege whose besiegers are still on the tile counts one month, unless a port's blockade is
+    broken, which pauses it (the month does not count). The holdfast falls when the months
+    counted reach the length. Leaving the tile, or losing the besieging army, ends the siege.
 
 Sallies
     A sally is an ordinary battle. If the defenders win and force the besiegers off the tile the
@@ -28,6 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
 from decimal import Decimal
 from enum import StrEnum
 
@@ -188,6 +192,26 @@ class SiegeState:
 def start_siege(length: SiegeLength) -> SiegeState:
     """A new siege of ``length`` with no month counted yet."""
     return SiegeState(length.months)
+
+
+def months_passed(started: datetime, moment: datetime, month_length: timedelta) -> int:
+    """Whole in-game months of ``month_length`` from ``started`` to ``moment`` (0 before).
+
+    Raises InvalidInput for a month length that is not positive.
+    """
+    if month_length <= timedelta(0):
+        raise InvalidInput("month_length", f"must be positive, not {month_length}")
+    if moment <= started:
+        return 0
+    return (moment - started) // month_length
+
+
+def month_checks(started: datetime, previous: datetime, moment: datetime,
+                 month_length: timedelta) -> range:
+    """The siege months (1-based) that complete in ``(previous, moment]``: one call to
+    :func:`advance_siege_month` is due for each, in order."""
+    return range(months_passed(started, previous, month_length) + 1,
+                 months_passed(started, moment, month_length) + 1)
 
 
 def advance_siege_month(state: SiegeState, still_on_tile: bool, blockade_ok: bool = True

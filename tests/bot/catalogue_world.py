@@ -55,7 +55,7 @@ class World:
                  wars: Sequence[tuple[str, str]] | None = None,
                  catalogue: Mapping[str, Any] | None = None,
                  characters: Mapping[str, Any] | None = None,
-                 rules: Mapping[str, Any] | None = None) -> None:
+                 rules: Mapping[str, Any] | None = None, seed: str = "issue-6") -> None:
         url = f"sqlite:///{tmp_path / 'campaign.db'}"
         self.settings = parse_settings({
             "campaign": {"database_url": url, "moderators": ["mod_jane"]},
@@ -72,7 +72,7 @@ class World:
         with transaction(self.engine) as session:
             self.ctx: CampaignContext = create_campaign(
                 session, self.settings, map_text=demo_map_text(), roster=claims, now=START,
-                seed="issue-6", wars=wars)
+                seed=seed, wars=wars)
         self.now = START
         self._refs = 0
 
@@ -107,9 +107,9 @@ class World:
         """Put a raised army, standing, on ``tile`` (as if it had arrived long ago)."""
         with self.session() as session:
             army = session.get(Army, army_id)
-            assert army is not None and army.state != ArmyState.MUSTERING.value, army
+            assert army is not None and army.state != ArmyState.MUSTERING, army
             army.tile = self.ctx.world.tile(tile).id
-            army.state = ArmyState.STANDING.value
+            army.state = ArmyState.STANDING
             army.stationary_since = 0
             army.path_json, army.costs_json = [], []
             session.add(army)

@@ -59,7 +59,8 @@ def test_muster_accepts_offsets_and_answers_in_utc() -> None:
 
 
 def test_movement_full_answer() -> None:
-    """Field, forest, hill, mountain (cost 8) at 1.5 a tick, leaving at the next tick."""
+    """Field, forest, hill, mountain (cost 8) at 1.5 a tick, leaving at the next tick and
+    entering its first tile a tick later."""
     out = movement_engine({
         "terrains": ["field", "forest", "hill", "mountain"],
         "infantry": 100, "cavalry": 0, "accepted_at": "2026-11-22T07:30:00Z",
@@ -73,9 +74,9 @@ def test_movement_full_answer() -> None:
         "budget_per_tick": 1.5,
         "budget_per_tick_exact": "1.5",
         "departure": "2026-11-22T12:00:00Z",
-        "arrival": "2026-11-23T18:00:00Z",
-        "entries": ["2026-11-22T12:00:00Z", "2026-11-22T18:00:00Z", "2026-11-23T06:00:00Z",
-                    "2026-11-23T18:00:00Z"],
+        "arrival": "2026-11-24T00:00:00Z",
+        "entries": ["2026-11-22T18:00:00Z", "2026-11-23T00:00:00Z", "2026-11-23T12:00:00Z",
+                    "2026-11-24T00:00:00Z"],
     }
 
 
@@ -88,9 +89,9 @@ def test_movement_waits_for_muster_and_applies_speed() -> None:
     assert code == 0
     assert out["speed_multiplier"] == 4
     assert out["departure"] == "2026-11-23T12:00:00Z"
-    assert out["entries"] == ["2026-11-23T12:00:00Z", "2026-11-23T12:00:00Z",
-                              "2026-11-23T18:00:00Z"]
-    assert out["arrival"] == "2026-11-23T18:00:00Z"
+    assert out["entries"] == ["2026-11-23T18:00:00Z", "2026-11-23T18:00:00Z",
+                              "2026-11-24T00:00:00Z"]
+    assert out["arrival"] == "2026-11-24T00:00:00Z"
 
 
 def test_movement_quartered_speed_is_an_exact_number() -> None:
@@ -98,7 +99,7 @@ def test_movement_quartered_speed_is_an_exact_number() -> None:
                            "accepted_at": "2026-11-22T12:00:00Z"}, no_dice())
     assert out["speed_multiplier"] == 0.25
     assert out["budget_per_tick_exact"] == "0.375"
-    assert out["arrival"] == "2026-11-23T00:00:00Z"  # 0.375 x 3 ticks covers 1 (12, 18, 00)
+    assert out["arrival"] == "2026-11-23T06:00:00Z"  # 0.375 x 3 ticks covers 1 (18, 00, 06)
 
 
 @pytest.mark.parametrize(

@@ -132,8 +132,8 @@ def test_sqlite_upgrade_refuses_broken_foreign_keys(sqlite_engine: Engine,
     with raw:
         raw.execute("INSERT INTO claim (campaign_id, name, holdfast, gold, infantry, cavalry,"
                     " ships, scattered_infantry, scattered_cavalry, slain_json,"
-                    " improvements_json, garrison_infantry, garrison_cavalry)"
-                    " VALUES (42, 'Orphan', '0101', '0', 0, 0, 0, 0, 0, '[]', '[]', 0, 0)")
+                    " improvements_json)"
+                    " VALUES (42, 'Orphan', '0101', '0', 0, 0, 0, 0, 0, '[]', '[]')")
     raw.close()
     with pytest.raises(MigrationError, match="1 broken foreign key"):
         upgrade(sqlite_engine)

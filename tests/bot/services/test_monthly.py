@@ -43,7 +43,7 @@ def test_scatter_sends_home_half_of_all_raised_troops_rounded_down(db_url: str) 
         armies = session.exec(select(Army)).all()
         posts = session.exec(select(Outbox).where(Outbox.public == True)).all()  # noqa: E712
     assert claim.gold == 0
-    assert all(a.state == ArmyState.GONE.value for a in armies)
+    assert all(a.state == ArmyState.GONE for a in armies)
     # 10 - 6 = 4 infantry stayed home; 3 of the 6 raised come back: 7.
     assert (claim.infantry, claim.cavalry) == (7, 4)
     assert (claim.scattered_infantry, claim.scattered_cavalry) == (3, 0)
@@ -62,7 +62,7 @@ def test_upkeep_is_paid_exactly_when_gold_covers_it(db_url: str) -> None:
     with transaction(engine) as session:
         claim = session.exec(select(Claim)).one()
         army = session.exec(select(Army)).one()
-    assert claim.gold == 0 and army.state != ArmyState.GONE.value
+    assert claim.gold == 0 and army.state != ArmyState.GONE
 
 
 def test_the_strongest_standing_army_on_a_resource_tile_holds_its_benefit(db_url: str) -> None:

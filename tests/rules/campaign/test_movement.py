@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
@@ -21,6 +22,7 @@ from rules.campaign.movement import (
     schedule_march,
     speed_multiplier,
     step_march,
+    ticks_to_cross,
     tile_costs,
     travel_cost,
 )
@@ -168,19 +170,45 @@ def test_movement_starts_at_next_tick_or_muster_readiness(accepted: str, ready: 
 # --- marching -------------------------------------------------------------------------------
 
 
-def test_march_departure_tick_adds_the_first_budget() -> None:
-    """The documented reading: the departure tick earns a tick's budget, so a single field
-    (cost 1 <= 1.5) is entered on the departure tick itself."""
+def test_march_enters_nothing_on_the_departure_tick() -> None:
+    """DECISIONS.md: at departure the army has marched for no time, so even a single field
+    (cost 1 <= 1.5) is entered on the first tick after departure, never at departure."""
     schedule = schedule_march([1], F(3, 2), DEPART, R)
-    assert schedule.entries == (DEPART,)
-    assert schedule.arrival == DEPART
+    assert schedule.entries == (DEPART + 6 * H,)
+    assert schedule.arrival == DEPART + 6 * H
 
 
 def test_march_enters_a_tile_when_the_accumulated_budget_covers_it() -> None:
     """The army enters the next tile on the tick when its accumulated budget covers that tile's
-    cost: a mountain (3) at 1.5 a tick is entered on the second tick."""
+    cost: a mountain (3) at 1.5 a tick is entered on the second tick after departure."""
     schedule = schedule_march([3], F(3, 2), DEPART, R)
-    assert schedule.entries == (DEPART + 6 * H,)
+    assert schedule.entries == (DEPART + 12 * H,)
+
+
+def test_march_worked_example_of_the_decisions() -> None:
+    """DECISIONS.md's worked example: 300 infantry accepted 07:30 day 1 over field, forest,
+    hill, field (cost 6): departs 12:00 day 1; enters 18:00, 00:00, then 12:00 day 2 twice."""
+    departure = departure_tick(utc("2026-11-22T07:30:00"), None, R)
+    costs = tile_costs([Terrain.FIELD, Terrain.FOREST, Terrain.HILL, Terrain.FIELD], R)
+    schedule = schedule_march(costs, budget_per_tick(300, 0, R), departure, R)
+    assert departure == utc("2026-11-22T12:00:00")
+    assert schedule.entries == (utc("2026-11-22T18:00:00"), utc("2026-11-23T00:00:00"),
+                                utc("2026-11-23T12:00:00"), utc("2026-11-23T12:00:00"))
+    assert schedule.arrival - departure == 24 * H
+
+
+@pytest.mark.parametrize(("infantry", "cavalry", "costs", "hours"), [
+    (300, 0, [1] * 6, 24),      # six fields at the base speed: a day
+    (0, 20, [1] * 6, 6),        # 20 cavalry (x4, 6 a tick): the first tick after departure
+    (1500, 0, [1] * 6, 48),     # a large host (x0.5): two days
+    (6000, 0, [1] * 6, 96),     # a huge host (x0.25): four days
+    (0, 50, [3], 6),            # the demo's all-cavalry march of cost 3
+])
+def test_march_takes_the_seeds_travel_time(infantry: int, cavalry: int, costs: list[int],
+                                           hours: int) -> None:
+    """The measurements of issue 9, now as the seed says."""
+    schedule = schedule_march(costs, budget_per_tick(infantry, cavalry, R), DEPART, R)
+    assert schedule.arrival - DEPART == hours * H
 
 
 def test_march_unspent_budget_carries_over() -> None:
@@ -198,13 +226,15 @@ def test_march_unspent_budget_carries_over() -> None:
 def test_march_arrival_is_the_tick_the_last_tile_is_entered() -> None:
     """Arrival = the tick on which the army enters the last tile."""
     schedule = schedule_march([1, 2, 2, 3], F(3, 2), DEPART, R)
-    assert schedule.entries == (DEPART, DEPART + 6 * H, DEPART + 18 * H, DEPART + 30 * H)
+    assert schedule.entries == (DEPART + 6 * H, DEPART + 12 * H, DEPART + 24 * H,
+                                DEPART + 36 * H)
     assert schedule.arrival == schedule.entries[-1]
 
 
-def test_march_six_travel_cost_within_a_day() -> None:
-    """Six fields (a day's travel cost) take four ticks counting the departure tick."""
-    assert schedule_march([1] * 6, F(3, 2), DEPART, R).arrival == DEPART + 18 * H
+def test_march_six_travel_cost_take_a_day() -> None:
+    """Six fields (a day's travel cost) are crossed in exactly 24 hours: four ticks after
+    departure."""
+    assert schedule_march([1] * 6, F(3, 2), DEPART, R).arrival == DEPART + 24 * H
 
 
 def test_march_of_an_arrived_army_changes_nothing() -> None:
@@ -232,8 +262,8 @@ def test_march_scenario_from_order_to_arrival() -> None:
     departure = departure_tick(utc("2026-11-22T07:30:00"), utc("2026-11-23T12:00:00"), R)
     costs = tile_costs([Terrain.FOREST, Terrain.HILL, Terrain.SWAMP], R)
     schedule = schedule_march(costs, budget_per_tick(150, 0, R), departure, R)
-    assert schedule.entries == (utc("2026-11-23T18:00:00"), utc("2026-11-24T00:00:00"),
-                                utc("2026-11-24T12:00:00"))
+    assert schedule.entries == (utc("2026-11-24T00:00:00"), utc("2026-11-24T06:00:00"),
+                                utc("2026-11-24T18:00:00"))
 
 
 # --- properties -------------------------------------------------------------------------------
@@ -247,12 +277,30 @@ def _by_stepping(costs: list[int], budget: Fraction) -> list[datetime]:
     progress = MarchProgress(tuple(costs))
     entries: list[datetime] = []
     first = tick_index(DEPART, R)
-    k = 0
+    k = 1  # the first budget is earned on the first tick after departure
     while not progress.arrived:
         progress, count = step_march(progress, budget)
         entries.extend([tick_time(first + k, R)] * count)
         k += 1
     return entries
+
+
+@given(costs_st, st.integers(min_value=1, max_value=7000), st.integers(min_value=0,
+                                                                        max_value=7000),
+       st.booleans())
+@settings(max_examples=300)
+def test_arrival_minus_departure_is_whole_ticks_of_budget(costs: list[int], infantry: int,
+                                                          cavalry: int, fleet: bool) -> None:
+    """For every path and army: arrival - departure = ceil(cost / budget) x 6 hours, and no
+    tile is entered at the departure tick."""
+    if fleet:
+        infantry = cavalry = 0
+    budget = budget_per_tick(infantry, cavalry, R, is_fleet=fleet)
+    schedule = schedule_march(costs, budget, DEPART, R)
+    ticks = math.ceil(F(sum(costs)) / budget)
+    assert schedule.arrival - schedule.departure == ticks * R.tick_hours * H
+    assert ticks_to_cross(costs, budget) == ticks
+    assert min(schedule.entries) > schedule.departure
 
 
 @given(costs_st, budgets)

@@ -414,3 +414,20 @@ def test_detection_along_a_path_rejects_bad_input() -> None:
         observers_along(world, ["0001"], ["0009"], 1)
     with pytest.raises(InvalidInput, match="negative"):
         observers_along(world, ["0001"], ["0000"], -1)
+
+
+def test_a_fleet_enters_only_the_harbours_it_is_given() -> None:
+    """Issue 9: a fleet may sail into its own (or an ally's) port holdfast from the water next
+    to it, at the cost of a water tile; any other land tile stays closed to it."""
+    sea, port, field = tile_id(0, 0), tile_id(0, 1), tile_id(0, 2)
+    world = WorldMap.of([Tile(sea, "", Terrain.WATER, 0, 0),
+                         Tile(port, "Pyke", Terrain.HILL, 0, 1, holdfast=True, port=True),
+                         Tile(field, "", Terrain.FIELD, 0, 2)])
+    with pytest.raises(IllegalPath):
+        check_path(world, sea, ["Pyke"], ArmyKind.FLEET)
+    assert check_path(world, sea, ["Pyke"], ArmyKind.FLEET, harbours={port}).costs == (1,)
+    route = cheapest_route(world, sea, port, ArmyKind.FLEET, harbours={port})
+    assert route is not None and route.ids == (port,)
+    assert cheapest_route(world, sea, port, ArmyKind.FLEET) is None
+    with pytest.raises(IllegalPath):
+        check_path(world, sea, ["Pyke", field], ArmyKind.FLEET, harbours={port})

@@ -231,3 +231,21 @@ def test_siege_falls_only_after_required_counted_months(
             counted += 1
         assert fell is (counted == required and on_tile and blockade)
         assert state.months_elapsed == counted
+
+
+# --- whole months from the siege's start (issue 9) ---------------------------------------------
+
+def test_siege_months_are_whole_months_from_the_start() -> None:
+    """An 11-month siege begun at 18:00 (one in-game month a real day) completes its first month
+    at 18:00 the next day and its eleventh eleven days after it began, not after 10 days 6 h."""
+    from datetime import UTC, datetime, timedelta
+
+    from rules.campaign.siege import month_checks, months_passed
+
+    day = timedelta(days=1)
+    start = datetime(2026, 11, 22, 18, tzinfo=UTC)
+    assert months_passed(start, start + timedelta(hours=6), day) == 0  # the first midnight
+    assert months_passed(start, start + day, day) == 1
+    assert list(month_checks(start, start + 10 * day, start + 11 * day, day)) == [11]
+    assert list(month_checks(start, start, start + 3 * day, day)) == [1, 2, 3]
+    assert list(month_checks(start, start - day, start, day)) == []

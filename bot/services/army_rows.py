@@ -1,0 +1,139 @@
+"""The tick's armies as plain records: read with one Core query, written back with one.
+
+Loading thousands of armies as ORM objects and flushing them costs far more than the rules
+themselves; the tick reads the columns it needs into :class:`ArmyRecord` values (the same
+attribute names as :class:`~bot.db.models.Army`) and :func:`save_changed` writes the columns the
+tick owns for the records that changed, as one executemany, however many armies moved.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Collection, Iterable, Sequence
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+from sqlalchemy import String, Table, Text, cast, select, type_coerce
+from sqlmodel import Session
+
+from bot.db.models import Army
+from rules.campaign.world import ACTIVE_STATES, ArmyKind, ArmyState
+
+ARMY_TABLE: Table = Army.__table__  # type: ignore[attr-defined]
+
+TICK_COLUMNS = (
+    "state", "tile", "infantry", "cavalry", "ships", "path_json", "costs_json",
+    "travelled_json", "saved", "depart_tick", "arrival_tick", "stationary_since",
+    "retreat_penalty", "meta_json", "commander_id",
+)
+"""The columns a tick changes (it writes them only for the armies it changed)."""
+
+
+@dataclass(slots=True, eq=False)
+class ArmyRecord:
+    """One army row as the tick reads and changes it."""
+
+    id: int
+    claim_id: int
+    kind: ArmyKind
+    state: ArmyState
+    tile: str
+    infantry: int = 0
+    cavalry: int = 0
+    ships: int = 0
+    ready_tick: int | None = None
+    depart_tick: int | None = None
+    path_json: list[Any] = field(default_factory=list)
+    costs_json: list[Any] = field(default_factory=list)
+    travelled_json: list[Any] = field(default_factory=list)
+    saved: str = "0"
+    arrival_tick: int | None = None
+    stationary_since: int | None = None
+    retreat_penalty: bool = False
+    commander_id: int | None = None
+    equipment_json: list[Any] = field(default_factory=list)
+    meta_json: dict[str, Any] = field(default_factory=dict)
+    loaded: tuple[Any, ...] = ()  # the tick columns as read, to find what changed
+
+    def tick_values(self) -> tuple[Any, ...]:
+        """The :data:`TICK_COLUMNS`, in that order."""
+        return (self.state, self.tile, self.infantry, self.cavalry, self.ships, self.path_json,
+                self.costs_json, self.travelled_json, self.saved, self.depart_tick,
+                self.arrival_tick, self.stationary_since, self.retreat_penalty, self.meta_json,
+                self.commander_id)
+
+    def remember(self) -> None:
+        """Take the current tick columns as the stored ones (lists and dicts copied, so a
+        change made in place is noticed too)."""
+        self.loaded = (self.state, self.tile, self.infantry, self.cavalry, self.ships,
+                       self.path_json[:], self.costs_json[:], self.travelled_json[:], self.saved,
+                       self.depart_tick, self.arrival_tick, self.stationary_since,
+                       self.retreat_penalty, dict(self.meta_json), self.commander_id)
+
+
+_READ = tuple(f.name for f in fields(ArmyRecord) if f.name != "loaded")
+_JSON = frozenset({"path_json", "costs_json", "travelled_json", "equipment_json", "meta_json"})
+_ENUMS: dict[str, dict[str, Any]] = {
+    "kind": {k.value: k for k in ArmyKind}, "state": {s.value: s for s in ArmyState}}
+
+
+def _decoded(raw: str | None) -> Any:
+    # Most armies stand with empty lists: skip the JSON parser for those.
+    if raw == "[]":
+        return []
+    if raw == "{}":
+        return {}
+    return json.loads(raw) if raw is not None else None
+
+
+def load_records(session: Session, campaign_id: int,
+                 states: Collection[ArmyState] = ACTIVE_STATES) -> list[ArmyRecord]:
+    """The campaign's armies in ``states`` (by id), one query."""
+    # JSON and enum columns are read as text and decoded here: thousands of rows go through
+    # a dict lookup or a fast path instead of a type processor each.
+    columns = [cast(ARMY_TABLE.c[name], Text) if name in _JSON
+               else type_coerce(ARMY_TABLE.c[name], String) if name in _ENUMS
+               else ARMY_TABLE.c[name] for name in _READ]
+    json_at = [i for i, name in enumerate(_READ) if name in _JSON]
+    enum_at = [(i, _ENUMS[name]) for i, name in enumerate(_READ) if name in _ENUMS]
+    rows = session.execute(
+        select(*columns).where(ARMY_TABLE.c.campaign_id == campaign_id,
+                               ARMY_TABLE.c.state.in_(sorted(states)))
+        .order_by(ARMY_TABLE.c.id)).all()
+    records = []
+    for row in rows:
+        values = list(row)
+        for i in json_at:
+            values[i] = _decoded(values[i])
+        for i, members in enum_at:
+            values[i] = members[values[i]]
+        record = ArmyRecord(*values)
+        record.remember()
+        records.append(record)
+    return records
+
+
+def save_changed(session: Session, records: Iterable[ArmyRecord]) -> int:
+    """Write the tick columns of every record that changed since it was loaded (one
+    executemany, none when nothing changed); returns how many rows were written.
+
+    The statement goes to the driver as it is (values already in their stored form: enum
+    values, JSON text): per-row parameter processing would cost more than the tick's rules.
+    """
+    changed: Sequence[ArmyRecord] = [r for r in records if r.tick_values() != r.loaded]
+    if not changed:
+        return 0
+    connection = session.connection()
+    mark = "?" if connection.dialect.paramstyle == "qmark" else "%s"
+    sql = (f"UPDATE {ARMY_TABLE.name} SET "
+           + ", ".join(f"{name} = {mark}" for name in TICK_COLUMNS)
+           + f" WHERE id = {mark}")
+    dumps = json.dumps
+    connection.exec_driver_sql(sql, [
+        (r.state.value, r.tile, r.infantry, r.cavalry, r.ships, dumps(r.path_json),
+         dumps(r.costs_json), dumps(r.travelled_json), r.saved, r.depart_tick, r.arrival_tick,
+         r.stationary_since, r.retreat_penalty, dumps(r.meta_json), r.commander_id, r.id)
+        for r in changed])
+    for r in changed:
+        r.remember()
+    return len(changed)

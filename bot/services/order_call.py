@@ -1,0 +1,83 @@
+"""One order being handled: who sent it, for which claim, when; and the refusal it may raise.
+
+The order handlers (:mod:`bot.services.orders`, :mod:`bot.services.orders_catalogue`) take a
+:class:`Call` and raise :class:`Rejected`; the explicit table of handlers is
+:data:`bot.services.orders.HANDLERS`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from sqlmodel import Session, select
+
+from bot.commands.registry import CommandError
+from bot.db.models import Army, Claim, Siege
+from bot.services.world import CampaignContext, army
+from bot.text import escape_md
+from rules.campaign.world import SiegeStatus
+
+
+class Rejected(CommandError):
+    """An order that cannot be carried out: what was wrong, what was expected, an example."""
+
+
+@dataclass(slots=True)
+class Call:
+    """One order being handled: who sent it, for which claim, when."""
+
+    session: Session
+    ctx: CampaignContext
+    author: str
+    claim: Claim | None
+    now: datetime
+    ref: str
+    is_moderator: bool
+    refusals: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    finish: Callable[[], str] | None = None
+    """Set by a handler whose receipt depends on later lines: called again after the whole
+    message and its answer replaces the first receipt."""
+
+    @property
+    def tick(self) -> int:
+        return self.ctx.tick_of(self.now)
+
+    def require_claim(self) -> Claim:
+        if self.claim is None:
+            raise Rejected(
+                f"u/{escape_md(self.author)} does not play a claim in this campaign",
+                "a message from a registered player (moderators may write `as House Name:` "
+                "on the first line to act for a claim)",
+                "as House Stark: status" if self.is_moderator else "status",
+            )
+        return self.claim
+
+    def own_army(self, army_id: int, what: str = "army") -> Army:
+        """The army ``army_id`` if it belongs to the sender's claim; refusals are logged."""
+        claim = self.require_claim()
+        found = army(self.session, self.ctx, army_id)
+        if found is None:
+            raise Rejected(f"there is no {what} {army_id}", f"one of your {what} numbers "
+                           "(send `status` to list them)", "status")
+        if found.claim_id != claim.id:
+            # Logged after the order's savepoint is rolled back, so the refusal is kept.
+            self.refusals.append((
+                f"u/{self.author} ({claim.name}) tried to order army {army_id} of another claim",
+                {"army": army_id, "owner": found.claim_id, "claim": claim.id},
+            ))
+            raise Rejected(f"{what} {army_id} is not yours", "one of your own armies "
+                           "(send `status` to list them)", "status")
+        return found
+
+
+Handler = Callable[[Call, Any], str]
+"""An order handler: checks the order against the world, changes it, returns the receipt."""
+
+
+def active_siege(session: Session, ctx: CampaignContext, tile_id: str) -> Siege | None:
+    return session.exec(select(Siege).where(Siege.campaign_id == ctx.campaign_id,
+                                            Siege.holdfast == tile_id,
+                                            Siege.status == SiegeStatus.ACTIVE)).first()

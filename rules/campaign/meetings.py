@@ -1,0 +1,78 @@
+"""Meetings: when hostile armies share a tile, and who holds the position.
+
+"A battle occurs when two hostile armies occupy the same tile." The game tick moves every army,
+then looks at every tile: armies of the same kind (land armies meet land armies, fleets meet
+fleets) whose claims are at war, standing, besieging or in transit there at the end of the tick,
+meet in a battle unless one of them is already in one. This catches every way two hostile armies
+come to share a tile: two marches ending a tick on the same tile, a muster completing on a tile
+an enemy holds, the loser of a battle that has no way back, an army halted next to an enemy.
+
+Within one tick the armies move at the same time, so two armies that swap tiles (one from A to
+B, the other from B to A) pass each other without a battle: at no tick do they stand on the same
+tile. An army entering a tile where an enemy *stands or besieges* stops there (see the tick).
+
+Who defends: the army that has stood on the tile the longest; who attacks: the one that came
+later (an army in transit counts as having just come). Each army meets at most one enemy per
+tick; the others meet on a later tick if they still share the tile.
+
+Who holds the position (the terrain's defender bonus): only a defender that stood on the tile
+since before the tick on which the battle began (:func:`holds_position`). Two armies that reach
+a tile on the same tick both come off the march: neither gets the bonus.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Presence:
+    """One army on a tile at the end of a tick.
+
+    ``since`` is the tick from which it has stood there (None while in transit: it has just
+    come). ``kind`` separates land armies from fleets.
+    """
+
+    army: int
+    claim: int
+    tile: str
+    kind: str
+    since: int | None
+
+
+def hostile_meetings(presences: Sequence[Presence], at_war: Callable[[int, int], bool],
+                     busy: Collection[int] = ()) -> list[tuple[Presence, Presence]]:
+    """Every (attacker, defender) battle that starts because hostile armies share a tile.
+
+    Armies in ``busy`` (already in a pending battle) start no new one. On each tile, armies are
+    taken in the order they came (longest standing first, armies in transit last, then by army
+    number); each army not yet paired meets the first earlier army of a claim at war with its
+    own, of the same kind, that is not paired either. The result is ordered by tile, then by
+    that order, so it does not depend on the order of ``presences``.
+    """
+    by_tile: dict[str, list[Presence]] = {}
+    for p in presences:
+        if p.army not in busy:
+            by_tile.setdefault(p.tile, []).append(p)
+    found: list[tuple[Presence, Presence]] = []
+    for tile in sorted(by_tile):
+        here = sorted(by_tile[tile], key=lambda p: (p.since is None, p.since or 0, p.army))
+        paired: set[int] = set()
+        for i, later in enumerate(here):
+            if later.army in paired:
+                continue
+            for earlier in here[:i]:
+                if earlier.army in paired or earlier.kind != later.kind \
+                        or earlier.claim == later.claim or not at_war(earlier.claim, later.claim):
+                    continue
+                paired.update((earlier.army, later.army))
+                found.append((later, earlier))
+                break
+    return found
+
+
+def holds_position(defender_since: int | None, battle_began: int) -> bool:
+    """Whether a battle's defender counts as stationary (the terrain's defender bonus): it must
+    have stood on the tile since a tick before the one on which the battle began."""
+    return defender_since is not None and defender_since < battle_began

@@ -1,0 +1,102 @@
+"""One way to count a side (rules.campaign.world): no database, random armies and modifiers."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from rules.campaign.battle import Side, Winner, matchup, resolve_battle
+from rules.campaign.config import LAND_TERRAINS, Terrain
+from rules.campaign.modifiers import Effect, EffectKind, Modifier, Role, Source
+from rules.campaign.odds import battle_odds
+from rules.campaign.world import (
+    Army,
+    ArmyKind,
+    ArmyState,
+    army_side,
+    as_role,
+    battle_side,
+    is_stationary,
+)
+from rules.dice import SeededDice
+
+TICK = 100
+
+states = st.sampled_from(list(ArmyState))
+ticks = st.one_of(st.none(), st.integers(TICK - 3, TICK + 1))
+armies = st.builds(
+    Army, id=st.integers(1, 50), claim_id=st.integers(1, 5), kind=st.just(ArmyKind.LAND),
+    state=states, tile=st.just("0101"), infantry=st.integers(0, 800),
+    cavalry=st.integers(0, 300), stationary_since=ticks, arrival_tick=ticks,
+    retreat_penalty=st.booleans())
+modifiers = st.lists(st.builds(
+    lambda n, amount, role: Modifier(f"skill {n}", Source.SKILL,
+                                     (Effect(EffectKind.STRENGTH, Decimal(amount) / 100, role),)),
+    st.integers(0, 3), st.integers(50, 200), st.sampled_from(list(Role))), max_size=3)
+terrains = st.sampled_from(sorted(LAND_TERRAINS))
+
+
+@given(armies, terrains, modifiers)
+def test_the_attacker_never_has_the_defender_bonus(army: Army, terrain: Terrain,
+                                                  mods: list[Modifier]) -> None:
+    """A standing, besieging or garrisoned attacker is counted as in transit: the battle's
+    rule, which the odds order once missed (forest 420 shown, 300 fought)."""
+    side = army_side(army, Winner.ATTACKER, tick=TICK, terrain=terrain, modifiers=mods)
+    assert not side.stationary
+    assert side.infantry == army.infantry and side.retreat_penalty == army.retreat_penalty
+
+
+@given(armies, terrains)
+def test_a_defender_is_stationary_when_it_held_the_tile(army: Army, terrain: Terrain) -> None:
+    """Standing, besieging or inside the walls, and not arrived at the battle's own tick."""
+    side = army_side(army, Winner.DEFENDER, tick=TICK, terrain=terrain)
+    held = army.state in (ArmyState.STANDING, ArmyState.BESIEGING, ArmyState.GARRISON)
+    arrived_now = army.stationary_since == TICK and army.arrival_tick == TICK
+    assert side.stationary == (held and not arrived_now) == is_stationary(army, TICK)
+
+
+@given(armies, armies, terrains, modifiers, modifiers, st.integers(0, 2**32))
+def test_odds_show_the_strengths_the_battle_counts(attacker: Army, defender: Army,
+                                                   terrain: Terrain, att_mods: list[Modifier],
+                                                   dfd_mods: list[Modifier], seed: int) -> None:
+    """The odds (matchup and exact chances) and the battle see the same two sides, so the
+    strengths shown are the strengths fought with, and the chance is the battle's."""
+    a = army_side(attacker, Winner.ATTACKER, tick=TICK, terrain=terrain, modifiers=att_mods)
+    d = army_side(defender, Winner.DEFENDER, tick=TICK, terrain=terrain, modifiers=dfd_mods)
+    shown = matchup(a, d)
+    fought = resolve_battle(a, d, dice=SeededDice(seed))
+    assert (shown.attacker, shown.defender) == (fought.attacker.strength,
+                                                fought.defender.strength)
+    assert battle_odds(a, d).band == fought.band
+
+
+def test_the_forest_case_of_the_report() -> None:
+    """300 infantry standing on forest attack: strength 300 (x1.4 only as defender)."""
+    army = Army(1, 1, ArmyKind.LAND, ArmyState.STANDING, "0101", infantry=300,
+                stationary_since=1, arrival_tick=1)
+    attacking = army_side(army, Winner.ATTACKER, tick=TICK, terrain=Terrain.FOREST)
+    defending = army_side(army, Winner.DEFENDER, tick=TICK, terrain=Terrain.FOREST)
+    enemy = Side(100)
+    assert matchup(attacking, enemy).attacker.value == 300
+    assert matchup(enemy, defending).defender.value == 420
+
+
+@given(st.booleans(), terrains)
+def test_a_described_side_is_counted_as_its_role(stationary: bool, terrain: Terrain) -> None:
+    """`!odds` and the JSON engines describe sides; as_role applies the same rule."""
+    side = Side(100, terrain=terrain, stationary=stationary)
+    assert not as_role(side, Winner.ATTACKER).stationary
+    assert as_role(side, Winner.DEFENDER) == side
+    assert battle_side(Winner.DEFENDER, infantry=100, terrain=terrain,
+                       stationary=stationary) == side
+
+
+@given(armies, st.integers(TICK - 3, TICK))
+def test_a_defender_that_arrived_with_the_battle_has_no_bonus(army: Army, began: int) -> None:
+    """The defender holds the position only if it stood there since a tick before the one
+    the battle began on (two armies arriving together: neither has the bonus)."""
+    side = army_side(army, Winner.DEFENDER, tick=TICK, began=began, terrain=Terrain.HILL)
+    stood_before = army.stationary_since is not None and army.stationary_since < began
+    assert side.stationary == (is_stationary(army, TICK) and stood_before)
