@@ -60,7 +60,7 @@ def _retreat_sent_ten_seconds_before_the_battle(bot: Harness) -> str:
         battle = session.exec(select(PendingBattle)).one()
     fought_at = bot.ctx.tick_at(battle.resolve_tick)
     bot.clock.set(fought_at - timedelta(seconds=10))
-    conversation, _ = bot.send("ned_stark", f"retreat army {stark}")
+    conversation, _ = bot.send("ned_stark", f"retreat army {stark} to 1315")
     bot.clock.set(fought_at + timedelta(seconds=20))
     return conversation
 
@@ -91,4 +91,4 @@ def test_an_order_read_after_a_later_tick_was_applied_says_why(timed: Harness) -
     bot.poll()
     bot.publish()
     reply = bot.bot_messages(conversation)[-1]
-    assert "already been applied" in reply and "faces no battle" in reply, reply
+    assert "already been applied" in reply and "counts from" in reply, reply
