@@ -20,6 +20,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from rules.campaign import config as rc
+from rules.campaign.inputs import MAX_GOLD, MAX_TROOPS
 
 
 class ConfigError(Exception):
@@ -72,6 +73,8 @@ class BotSettings(_Section):
     max_attempts: int = Field(default=8, ge=1, le=100)
     archive_answered: bool = False
     lease_seconds: int = Field(default=180, ge=30, le=3600)
+    # A clock jump or an --until further than this is not caught up without a moderator.
+    max_catch_up_days: int = Field(default=31, ge=1, le=36600)
 
 
 class CalendarSettings(_Section):
@@ -157,6 +160,12 @@ def load_settings(path: Path | None, *, env: Mapping[str, str] | None = None) ->
             data = tomllib.loads(path.read_text(encoding="utf-8"))
         except tomllib.TOMLDecodeError as exc:
             raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+        except UnicodeDecodeError:
+            raise ConfigError(f"{path}: not a text file (a config is UTF-8 TOML; see "
+                              "config.example.toml)") from None
+        except OSError as exc:
+            raise ConfigError(f"{path}: cannot be read ({exc.strerror or exc}); give the path "
+                              "of a TOML file") from None
     for (section, key), var in _ENV.items():
         if env.get(var):
             data.setdefault(section, {})[key] = env[var]
@@ -182,6 +191,9 @@ def parse_settings(data: Mapping[str, Any], source: str = "config") -> Settings:
 _SCALAR_TYPES = (int, Decimal, bool)
 # Whole-number settings that the clock divides by or counts in: 0 would stop the game.
 _AT_LEAST_ONE = frozenset({"tick_hours", "months_per_year"})
+# Counts of hours and months: a huge one would overflow the calendar.
+_INT_LIMITS = {"tick_hours": 24 * 31, "muster_hours": 24 * 366, "months_per_year": 1000,
+               "epoch_year": 1_000_000, "reaction_ticks": 1000}
 
 
 def apply_rule_overrides(base: rc.RulesConfig, overrides: Mapping[str, Any]) -> rc.RulesConfig:
@@ -217,6 +229,8 @@ def _convert(key: str, current: Any, value: Any) -> Any:
             raise TypeError("must be a whole number")
         if value < (1 if key in _AT_LEAST_ONE else 0):
             raise ValueError(f"must be at least {1 if key in _AT_LEAST_ONE else 0}, not {value}")
+        if value > _INT_LIMITS.get(key, MAX_TROOPS):
+            raise ValueError(f"must be at most {_INT_LIMITS.get(key, MAX_TROOPS)}")
         return value
     if isinstance(current, Decimal):
         number = _decimal(value)
@@ -224,8 +238,8 @@ def _convert(key: str, current: Any, value: Any) -> Any:
             raise ValueError(f"must not be negative, not {number}")
         return number
     if isinstance(current, timedelta):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise TypeError("must be a whole number of hours, at least 1")
+        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 24 * 366:
+            raise TypeError(f"must be a whole number of hours from 1 to {24 * 366}")
         return timedelta(hours=value)
     if key in ("terrain_cost", "defender_bonus"):
         if not isinstance(value, Mapping):
@@ -262,6 +276,8 @@ def _decimal(value: Any) -> Decimal:
         raise ValueError(f"{value!r} is not a number") from None
     if not number.is_finite():
         raise ValueError(f"{value!r} is not a finite number")
+    if abs(number) > MAX_GOLD:
+        raise ValueError(f"must be at most {MAX_GOLD} in size")
     return number
 
 
@@ -287,6 +303,8 @@ def _row(cls: type, index: int, row: Any) -> Any:
             elif kind.startswith("int"):
                 if isinstance(raw, bool) or not isinstance(raw, int):
                     raise TypeError("must be a whole number")
+                if abs(raw) > MAX_TROOPS:
+                    raise ValueError(f"must be at most {MAX_TROOPS} in size")
                 kwargs[name] = raw
             elif kind == "bool":
                 if not isinstance(raw, bool):

@@ -12,7 +12,7 @@ from datetime import datetime
 
 from sqlmodel import Session
 
-from bot.commands.dispatch import run_command
+from bot.commands.dispatch import is_private, run_command
 from bot.commands.registry import CommandContext
 from bot.services import journal
 from bot.services.orders import process_message
@@ -22,9 +22,21 @@ from bot.text import escape_md
 FOOTER = "\n\n*maester, the campaign's bot. Send `help` for the orders, `!help` for commands.*"
 
 
+PRIVATE_ELSEWHERE = ("This command shows private information, so I have answered you by "
+                     "modmail.")
+
+
 def handle_message(session: Session, ctx: CampaignContext, *, author: str, text: str,
-                   now: datetime, ref: str, orders: bool = True) -> str:
-    """The reply to one message. With ``orders`` False (public comments) only commands run."""
+                   now: datetime, ref: str, orders: bool = True,
+                   public: bool | None = None) -> str:
+    """The reply to one message. With ``orders`` False (public comments) only commands run.
+
+    ``public`` (by default: when orders are not read, i.e. a public comment) means the reply
+    is seen by everyone: the answer of a private command (``!claim``) is then queued as a
+    modmail to the author instead, and the public reply only says so.
+    """
+    if public is None:
+        public = not orders
     parts: list[str] = []
     if orders:
         outcome = process_message(session, ctx, author=author, text=text, now=now, ref=ref)
@@ -46,7 +58,12 @@ def handle_message(session: Session, ctx: CampaignContext, *, author: str, text:
                               f"u/{author} tried the moderator command !{command}", at=now,
                               actor=author, data={"command": command})
 
-        parts.append("> " + escape_md(f"!{name} {args}".rstrip(), 200) + "\n\n"
-                     + run_command(name, args, cmd_ctx, ref=f"{ref}:{line_no}",
-                                   on_refused=refused))
+        quote = "> " + escape_md(f"!{name} {args}".rstrip(), 200) + "\n\n"
+        answer = run_command(name, args, cmd_ctx, ref=f"{ref}:{line_no}", on_refused=refused)
+        if public and is_private(name):
+            journal.queue(session, ctx.campaign_id, f"private:{ref}:{line_no}", "message",
+                          body=quote + answer + FOOTER, at=now, tick=ctx.tick_of(now),
+                          target=author, title=f"!{name[:40]}")
+            answer = PRIVATE_ELSEWHERE
+        parts.append(quote + answer)
     return "\n\n---\n\n".join(parts) + FOOTER if parts else ""

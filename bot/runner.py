@@ -47,9 +47,10 @@ from bot.reddit.deliver import (
 from bot.reddit.gateway import PrawGateway, RedditGateway, praw_gateway
 from bot.reddit.intake import IntakeReport, poll_once
 from bot.reddit.lease import CampaignLease
+from bot.services import journal
 from bot.services.access import open_campaign
 from bot.services.mapupdate import reload_map
-from bot.services.tick import catch_up
+from bot.services.tick import CatchUpTooLong, catch_up, check_catch_up_bound
 from bot.services.world import CampaignContext, get_campaign
 
 log = logging.getLogger("maester.runner")
@@ -88,8 +89,13 @@ class BotRunner:
 
     def wake(self, reason: str = "wake-up") -> int:
         """Apply every due tick (idempotent); returns how many were applied."""
+        if reason == "tick":
+            # Orders sent before the tick are read (and counted) before it is applied.
+            self.poll()
         try:
             reload_map(self.engine, self.ctx)  # issue 13: a map stored by `maester map update`
+            if not self.within_catch_up_bound():
+                return 0
             reports = catch_up(self.engine, self.ctx, self.clock.now())
         except Exception:
             log.exception("catch_up failed (%s); the next wake-up retries", reason)
@@ -97,6 +103,25 @@ class BotRunner:
         if reports:
             log.info("%s: applied ticks %d..%d", reason, reports[0].tick, reports[-1].tick)
         return len(reports)
+
+    def within_catch_up_bound(self) -> bool:
+        """False (and the moderators told, once per jump) when the due ticks span more days
+        than ``bot.max_catch_up_days``: a clock jump is never caught up unasked."""
+        now = self.clock.now()
+        with transaction(self.engine) as session:
+            try:
+                check_catch_up_bound(session, self.ctx, now)
+            except CatchUpTooLong as exc:
+                log.error("not catching up: %s", exc)
+                due = self.ctx.tick_of(now)
+                journal.queue(session, self.ctx.campaign_id, f"clock-jump:{due}", "mod",
+                              title="maester stopped: the clock jumped",
+                              body=(f"**The bot did not apply the ticks due:** {exc}. If the "
+                                    "host clock is wrong, fix it; if the time really passed, "
+                                    "run `maester tick --yes` once, then restart the bot."),
+                              at=now, tick=due)
+                return False
+        return True
 
     def heartbeat(self) -> None:
         """The one-minute wake-up: catch up, then log one line on the bot's health."""
@@ -136,6 +161,12 @@ class BotRunner:
 
     def poll(self) -> IntakeReport | None:
         """One intake round (then a delivery round if it queued replies)."""
+        try:
+            if not self.within_catch_up_bound():  # the intake catches up first
+                return None
+        except Exception:
+            log.exception("poll could not read the database")
+            return None
         with self._reddit:
             try:
                 report = poll_once(self.engine, self.ctx, self.gateway, self.clock)
@@ -276,6 +307,7 @@ def run(settings: Settings, *, gateway: RedditGateway | None = None,
         preflight(settings, engine, ctx, gateway)
     lease = CampaignLease(engine, ctx.campaign_id, seconds=settings.bot.lease_seconds)
     lease.acquire()
+    lease.fence()  # a lapsed holder cannot write
 
     def fatal(code: int) -> None:
         exit_code[0] = code

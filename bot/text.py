@@ -8,6 +8,8 @@ import unicodedata
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]#|>~^<])")
 _LINE_START = re.compile(r"^(\s*)([-+]|\d+\.)")
 _PING = re.compile(r"(?i)(?<![\w/])(/?)([ur])/")
+_SCHEME = re.compile(r"(?i)(https?|ftp|mailto)(:)")
+_WWW = re.compile(r"(?i)(www)(\.)")
 
 
 def clean(text: str) -> str:
@@ -34,5 +36,41 @@ def escape_md(text: str, limit: int = 200) -> str:
         text = text[:limit] + "…"
     text = _MD_SPECIAL.sub(r"\\\1", text)
     text = _LINE_START.sub(lambda m: m.group(1) + "\\" + m.group(2), text)
-    # u/name and r/name become u&#47;name: still readable, no longer a ping or a link.
-    return _PING.sub(lambda m: f"{m.group(1)}{m.group(2)}&#47;", text)
+    # u/name and r/name become u&#47;name: still readable, no longer a ping or a link; a bare
+    # URL loses its autolink the same way (https&#58;//, www&#46;).
+    return _defuse_urls(_PING.sub(lambda m: f"{m.group(1)}{m.group(2)}&#47;", text))
+
+
+def _defuse_urls(text: str) -> str:
+    text = _SCHEME.sub(lambda m: f"{m.group(1)}&#58;", text)
+    return _WWW.sub(lambda m: f"{m.group(1)}&#46;", text)
+
+
+NAME_CHARS = 100
+"""Names are cut to this length when rendered (valid names are shorter)."""
+
+
+def name_md(name: str) -> str:
+    """A claim, character, tile or catalogue name as it goes into a post or reply.
+
+    Names are checked when they are defined (a safe character set), and escaped here again
+    wherever they are rendered, so that a name can never break a table (``|``), become a link
+    or a ping, or start a list, whatever a database holds.
+    """
+    return escape_md(name, NAME_CHARS)
+
+
+_LINK_OPEN = re.compile(r"\]\s*\(")
+_AUTOLINK = re.compile(r"<(?=[^>\s]*[:@])")
+
+
+def inert_links(text: str) -> str:
+    """A whole public body with every link made inert: no ``u/``/``r/`` pings, no bare URLs
+    (Reddit links ``https://...`` and ``www.``), no ``[text](url)`` or ``<url>`` links.
+
+    The bot's own public text never carries a link, so this is applied to every public post
+    and comment reply as the last step; the text still reads the same.
+    """
+    text = _defuse_urls(_PING.sub(lambda m: f"{m.group(1)}{m.group(2)}&#47;", text))
+    text = _LINK_OPEN.sub("]&#40;", text)
+    return _AUTOLINK.sub("&lt;", text)

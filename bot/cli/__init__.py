@@ -153,5 +153,22 @@ def _global_options(config: ConfigOpt = None) -> None:
 
 
 def main() -> None:
-    """Console entry point (``maester``, ``python -m bot``, ``python -m bot.cli``)."""
-    app()
+    """Console entry point (``maester``, ``python -m bot``, ``python -m bot.cli``).
+
+    A known failure (a missing or unreadable database, PostgreSQL out of reach, a full disk...)
+    ends with one line on stderr and exit code 1; ``--debug`` (or MAESTER_DEBUG=1) adds the
+    traceback (see :mod:`bot.db.failures`, loaded only once something failed).
+    """
+    import sys
+
+    debug = "--debug" in sys.argv or os.environ.get("MAESTER_DEBUG") == "1"
+    if "--debug" in sys.argv:
+        sys.argv.remove("--debug")
+    try:
+        app()
+    except SystemExit:
+        raise
+    except Exception as exc:
+        from bot.db.failures import report_failure
+
+        report_failure(exc, debug=debug)

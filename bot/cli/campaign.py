@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 import sys
 from datetime import datetime
-from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 from sqlmodel import col, select
 
@@ -32,7 +32,9 @@ from bot.services.world import (
     get_campaign,
     set_relation,
 )
+from rules.campaign.inputs import check_holdings, parse_gold, parse_troops
 from rules.campaign.world import BattleStatus
+from rules.errors import InvalidInput
 
 app = command_group()
 # Piped or captured output gets wide tables instead of the 80-column default.
@@ -192,6 +194,7 @@ def order_cmd(
 ) -> None:
     """Process TEXT exactly as a modmail from that user would be; print the reply."""
     from bot.messages import handle_message
+    from bot.services.orders import INTERNAL_FAILURE
 
     env = open_campaign(config)
     now = env.clock.now()
@@ -201,6 +204,8 @@ def order_cmd(
         reply = handle_message(session, ctx, author=as_user.removeprefix("u/"), text=text,
                                now=now, ref=ref)
     console.print(reply, markup=False)
+    if INTERNAL_FAILURE in reply:  # an order's write failed and was rolled back
+        raise typer.Exit(1)
 
 
 @app.command("tick")
@@ -208,11 +213,13 @@ def tick_cmd(
     config: ConfigOpt = None,
     until: Annotated[str | None, typer.Option("--until", help="ISO UTC time (default now).")]
     = None,
+    yes: Annotated[bool, typer.Option("--yes", help="Catch up beyond bot.max_catch_up_days.")]
+    = False,
 ) -> None:
     """Apply every due tick up to --until (default: now), with a progress bar."""
     from rich.progress import Progress
 
-    from bot.services.tick import catch_up, pending_ticks
+    from bot.services.tick import CatchUpTooLong, catch_up, check_catch_up_bound, pending_ticks
 
     env = open_campaign(config)
     moment = env.clock.now()
@@ -229,13 +236,18 @@ def tick_cmd(
     ctx = env.ctx
     with env.session() as session:
         total = pending_ticks(session, ctx, moment)
-    events = 0
+        try:
+            check_catch_up_bound(session, ctx, moment)
+        except CatchUpTooLong as exc:
+            if not yes:
+                console.print(f"[red]not applied:[/red] {exc}; add --yes to apply them all")
+                raise typer.Exit(2) from None
     with Progress(console=console) as progress:
         task = progress.add_task("ticks", total=total or 1)
-        for report in catch_up(env.engine, ctx, moment,
-                               on_tick=lambda r: progress.advance(task)):
-            events += len(report.events)
-    console.print(f"{total} tick(s) applied, {events} event(s).")
+        # Another process may apply some of them meanwhile: report what this one applied.
+        applied = catch_up(env.engine, ctx, moment, on_tick=lambda r: progress.advance(task))
+        events = sum(len(report.events) for report in applied)
+    console.print(f"{len(applied)} tick(s) applied, {events} event(s).")
 
 
 season_app = command_group(help="The season (winter doubles upkeep).", no_args_is_help=True)
@@ -313,9 +325,9 @@ def adjust_cmd(
     claim: str,
     config: ConfigOpt = None,
     gold: Annotated[str | None, typer.Option(help="Change in gold, e.g. +100 or -25.5")] = None,
-    infantry: Annotated[int, typer.Option(help="Change in infantry at home")] = 0,
-    cavalry: Annotated[int, typer.Option(help="Change in cavalry at home")] = 0,
-    ships: Annotated[int, typer.Option(help="Change in ships at home")] = 0,
+    infantry: Annotated[str, typer.Option(help="Change in infantry at home")] = "0",
+    cavalry: Annotated[str, typer.Option(help="Change in cavalry at home")] = "0",
+    ships: Annotated[str, typer.Option(help="Change in ships at home")] = "0",
     reason: Annotated[str, typer.Option(help="Why (goes to the log)")] = "",
     by: ByOpt = None,
 ) -> None:
@@ -323,29 +335,35 @@ def adjust_cmd(
     env = open_campaign(config)
     now = env.clock.now()
     try:
-        delta = Decimal(gold) if gold is not None else Decimal(0)
-    except InvalidOperation:
-        console.print(f"[red]--gold: {gold!r} is not a number[/red]")
+        delta = parse_gold(gold or "0", "--gold", signed=True)
+        infantry_n, cavalry_n, ships_n = (
+            parse_troops(v, f"--{k}", signed=True)
+            for k, v in (("infantry", infantry), ("cavalry", cavalry), ("ships", ships)))
+    except InvalidInput as exc:
+        console.print(f"[red]{escape(str(exc))}; nothing changed[/red]")
         raise typer.Exit(2) from None
     ctx = env.ctx
     with env.session() as session:
         found = claim_by_name(session, ctx, claim)
         if found is None:
-            console.print(f"[red]no claim called {claim!r}[/red]")
+            console.print(f"[red]no claim called {escape(repr(claim[:80]))}[/red]")
             raise typer.Exit(2)
-        new = (found.gold + delta, found.infantry + infantry, found.cavalry + cavalry,
-               found.ships + ships)
-        if new[0] < 0 or min(new[1:]) < 0:
-            console.print("[red]that would leave a negative amount; nothing changed[/red]")
-            raise typer.Exit(2)
+        new = (found.gold + delta, found.infantry + infantry_n, found.cavalry + cavalry_n,
+               found.ships + ships_n)
+        try:
+            check_holdings(new[0], dict(zip(("infantry", "cavalry", "ships"), new[1:],
+                                            strict=True)), found.name)
+        except InvalidInput as exc:
+            console.print(f"[red]{escape(str(exc))}; nothing changed[/red]")
+            raise typer.Exit(2) from None
         found.gold, found.infantry, found.cavalry, found.ships = new
         session.add(found)
         journal.log_event(session, ctx.campaign_id, ctx.tick_of(now), "adjust",
-                          f"{found.name}: gold {delta:+}, infantry {infantry:+}, cavalry "
-                          f"{cavalry:+}, ships {ships:+}" + (f" ({reason})" if reason else ""),
+                          f"{found.name}: gold {delta:+}, infantry {infantry_n:+}, cavalry "
+                          f"{cavalry_n:+}, ships {ships_n:+}" + (f" ({reason})" if reason else ""),
                           at=now, claim_id=found.id, actor=moderator_name(by),
-                          data={"gold": str(delta), "infantry": infantry, "cavalry": cavalry,
-                                "ships": ships, "reason": reason})
+                          data={"gold": str(delta), "infantry": infantry_n, "cavalry": cavalry_n,
+                                "ships": ships_n, "reason": reason})
     console.print(f"{found.name}: gold {found.gold}, {found.infantry} infantry, "
                   f"{found.cavalry} cavalry, {found.ships} ships.")
 

@@ -108,9 +108,11 @@ def _with_lease(settings: Settings,
         lease.acquire()
     except LeaseHeld as exc:
         raise fail(str(exc), 1) from None
+    lease.fence()  # a lapsed holder cannot write
     try:
         release_claims(engine, ctx)
-        return work(engine, ctx, gateway)
+        with lease.kept_alive():  # renewed while a long round runs
+            return work(engine, ctx, gateway)
     finally:
         lease.release()
         engine.dispose()

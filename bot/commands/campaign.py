@@ -13,7 +13,8 @@ from rules.campaign.odds import battle_odds
 from rules.campaign.world import as_role
 
 
-@command("claim", aliases=("whois",), example="!claim House Stark", moderator_only=True)
+@command("claim", aliases=("whois",), example="!claim House Stark", moderator_only=True,
+         private=True)
 def claim_command(ctx: CommandContext, args: str) -> str:
     """Moderators only: a claim's private state (gold, troops, armies), by claim name or by
     a player's Reddit name: `!claim House Stark`, `!claim u/ned_stark`."""

@@ -42,7 +42,7 @@ def run_command(name: str, args: str, ctx: CommandContext, *, ref: str = "",
             exc.example = cmd.example
         return exc.render()
     except RulesError as exc:
-        return CommandError(str(exc), "", cmd.example).render()
+        return CommandError(escape_md(str(exc), 300), "", cmd.example).render()
     except Exception:
         log.exception("command !%s (%s) failed", cmd.name, ref)
         return (f"**Not done:** something went wrong on my side (reference `{escape_md(ref)}`)."
@@ -96,3 +96,9 @@ def lookup(name: str) -> Command | None:
 def all_commands() -> list[Command]:
     """Every command once, sorted by name."""
     return COMMANDS.all()
+
+
+def is_private(name: str) -> bool:
+    """Whether ``!name`` is answered by modmail only (an unknown name is not private)."""
+    found = lookup(name)
+    return found is not None and found.private

@@ -45,6 +45,7 @@ class Command:
     example: str
     moderator_only: bool
     handler: Handler
+    private: bool = False  # its answer shows private state: sent by modmail only
 
 
 _DESCRIPTION = "__maester_command__"
@@ -56,15 +57,21 @@ def command(
     aliases: tuple[str, ...] = (),
     example: str = "",
     moderator_only: bool = False,
+    private: bool = False,
 ) -> Callable[[Handler], Handler]:
     """Describe ``handler`` as ``!name`` (and ``!alias`` for each alias); list it in a
-    :class:`Registry` to make it a command."""
+    :class:`Registry` to make it a command.
+
+    ``private``: the answer shows private state (a claim's gold, troops, armies), so it is only
+    ever sent by modmail, whatever channel the command came in.
+    """
 
     def describe(handler: Handler) -> Handler:
         doc = inspect.getdoc(handler) or ""
         summary = doc.split("\n\n", 1)[0].replace("\n", " ").strip()
         setattr(handler, _DESCRIPTION,
-                Command(name, tuple(aliases), summary, doc, example, moderator_only, handler))
+                Command(name, tuple(aliases), summary, doc, example, moderator_only, handler,
+                        private))
         return handler
 
     return describe

@@ -14,6 +14,7 @@ each test its own schema in one database; a host may run several campaigns in on
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -33,8 +34,24 @@ def is_sqlite(engine: Engine) -> bool:
     return engine.dialect.name == "sqlite"
 
 
-def make_engine(url: str | URL, *, echo: bool = False, schema: str | None = None) -> Engine:
+class MissingDatabase(RuntimeError):
+    """The SQLite database file does not exist, or vanished while the bot used it."""
+
+    def __init__(self, path: str, vanished: bool = False) -> None:
+        self.path = path
+        self.vanished = vanished
+        super().__init__(f"the database file {path} "
+                         + ("was deleted or replaced while in use" if vanished
+                            else "does not exist"))
+
+
+def make_engine(url: str | URL, *, echo: bool = False, schema: str | None = None,
+                must_exist: bool = False) -> Engine:
     """An engine for ``url`` (``sqlite:///path`` or ``postgresql+psycopg://...[?schema=NAME]``).
+
+    ``must_exist`` (every command but ``init``): a missing SQLite file raises MissingDatabase
+    instead of being created empty. A SQLite file deleted or replaced while the engine uses
+    it makes the next commit raise MissingDatabase (nothing is written into a lost file).
 
     ``schema`` (or the URL's ``schema`` query parameter; the argument wins) makes a PostgreSQL
     engine use that existing schema as its ``search_path``. Raises ValueError for a schema name
@@ -49,6 +66,10 @@ def make_engine(url: str | URL, *, echo: bool = False, schema: str | None = None
     if parsed.get_backend_name() == "sqlite":
         if schema is not None:
             raise ValueError("a schema applies to PostgreSQL URLs only, not SQLite")
+        path = parsed.database or ""
+        is_file = path not in ("", ":memory:") and not path.startswith("file:")
+        if must_exist and is_file and not os.path.isfile(path):
+            raise MissingDatabase(path)
         engine = create_engine(
             parsed,
             echo=echo,
@@ -58,7 +79,7 @@ def make_engine(url: str | URL, *, echo: bool = False, schema: str | None = None
             pool_size=2,
             max_overflow=8,
         )
-        _configure_sqlite(engine)
+        _configure_sqlite(engine, path if is_file else None)
         return engine
     connect_args: dict[str, Any] = {}
     if schema is not None:
@@ -75,7 +96,27 @@ def make_engine(url: str | URL, *, echo: bool = False, schema: str | None = None
     return create_engine(parsed, echo=echo, pool_pre_ping=True, connect_args=connect_args)
 
 
-def _configure_sqlite(engine: Engine) -> None:
+def _file_id(path: str) -> tuple[int, int] | None:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return info.st_dev, info.st_ino
+
+
+def _configure_sqlite(engine: Engine, path: str | None) -> None:
+    identity: list[tuple[int, int] | None] = []
+
+    if path is not None:
+        @event.listens_for(engine, "commit")
+        def _on_commit(connection: Any) -> None:
+            # A deleted or replaced file: SQLite would go on writing into the lost inode.
+            current = _file_id(path)
+            if not identity:
+                identity.append(current)
+            if current is None or current != identity[0]:
+                raise MissingDatabase(path, vanished=True)
+
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: Any, connection_record: Any) -> None:
         # Let SQLAlchemy's begin event, not the driver, decide how transactions start.
@@ -86,6 +127,8 @@ def _configure_sqlite(engine: Engine) -> None:
         cursor.execute("PRAGMA synchronous=FULL")
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.close()
+        if path is not None and not identity:
+            identity.append(_file_id(path))
 
     @event.listens_for(engine, "begin")
     def _on_begin(connection: Any) -> None:

@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 from decimal import Decimal, InvalidOperation
 from typing import Any, TypeVar
 
+from rules.campaign.inputs import GOLD_PLACES, MAX_GOLD
 from rules.errors import InvalidInput
 
 _MISSING: Any = object()
@@ -70,6 +71,11 @@ def get_decimal(data: Mapping[str, Any], key: str, prefix: str = "", default: An
         raise InvalidInput(path, f"must be a number, not {value!r}", "e.g. 1.4") from None
     if not result.is_finite():
         raise InvalidInput(path, "must be a finite number", "e.g. 1.4")
+    exponent = result.as_tuple().exponent
+    if abs(result) > MAX_GOLD or (isinstance(exponent, int) and exponent < -GOLD_PLACES - 6):
+        # 1e999999 would take minutes to turn into digits.
+        raise InvalidInput(path, f"must be at most {MAX_GOLD} in size, with at most "
+                                 f"{GOLD_PLACES + 6} decimals", "e.g. 1.4")
     if minimum is not None and result < minimum:
         raise InvalidInput(path, f"must be at least {minimum}, not {result}")
     return result

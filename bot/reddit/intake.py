@@ -35,7 +35,7 @@ import logging
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import UTC, datetime
 from enum import StrEnum
 
 from sqlalchemy import Engine
@@ -59,8 +59,9 @@ from bot.reddit.gateway import (
 )
 from bot.services import journal
 from bot.services.tick import catch_up
-from bot.services.world import CampaignContext, claim_of_user
+from bot.services.world import CampaignContext, claim_of_user, get_campaign
 from bot.text import escape_md
+from rules.campaign.timing import order_moment
 
 __all__ = [
     "FOLDERS", "Inbound", "IntakeReport", "Outcome", "claims_to_be_forward", "decide",
@@ -275,9 +276,11 @@ def poll_once(engine: Engine, ctx: CampaignContext, gateway: RedditGateway, cloc
     by the next round. Database errors propagate.
     """
     report = IntakeReport()
-    report.ticks_applied = len(catch_up(engine, ctx, clock.now()))
+    # No catch-up first: each order catches up to its own send time (handle_inbound), so an
+    # order sent before a tick counts before it; the ticks due now follow the reading.
     blocked_until = state.auth_wait(engine, ctx.campaign_id, clock.now())
     if blocked_until is not None:
+        report.ticks_applied = len(catch_up(engine, ctx, clock.now()))  # the game goes on
         report.errors.append("Reddit refused the bot's credentials; next try at "
                              f"{blocked_until:%H:%M:%S} UTC")
         return report
@@ -299,6 +302,7 @@ def poll_once(engine: Engine, ctx: CampaignContext, gateway: RedditGateway, cloc
     except GatewayError as exc:
         report.errors.append(str(exc))
         log.warning("intake round ended early: %s", exc)
+    report.ticks_applied += len(catch_up(engine, ctx, clock.now()))
     return report
 
 
@@ -439,13 +443,14 @@ def _handle_conversation(engine: Engine, ctx: CampaignContext, gateway: RedditGa
         # The cursor moves in the same transaction as the conversation's last message.
         cursor = (full.id, full.last_updated) if position == len(todo) else None
         handle_inbound(engine, ctx, clock, message.id, full.id, inbound, report,
-                       cursor=cursor)
+                       cursor=cursor, sent_at=_sent_at(message.date))
 
 
 def handle_inbound(engine: Engine, ctx: CampaignContext, clock: Clock, message_id: str,
                    conversation_id: str, inbound: Inbound, report: IntakeReport, *,
                    orders: bool = True, reply_key: str | None = None,
-                   cursor: tuple[str, str] | None = None) -> bool:
+                   cursor: tuple[str, str] | None = None,
+                   sent_at: datetime | None = None) -> bool:
     """Record one message and do what it asks, in one transaction; False if already done.
 
     The order's effects, the ``InboxMessage`` row, the queued reply and (if given) the
@@ -456,6 +461,11 @@ def handle_inbound(engine: Engine, ctx: CampaignContext, clock: Clock, message_i
     """
     now = clock.now()
     key = reply_key or f"reply:{message_id}"
+    timed = orders and sent_at is not None and inbound.outcome in (Outcome.ORDERS,
+                                                                    Outcome.FORWARD)
+    if timed and sent_at is not None:
+        # An order counts from the moment it was sent: the ticks due before it come first.
+        report.ticks_applied += len(catch_up(engine, ctx, min(sent_at, now)))
     try:
         with transaction(engine) as session:
             if _is_recorded(session, ctx, message_id):
@@ -475,7 +485,11 @@ def handle_inbound(engine: Engine, ctx: CampaignContext, clock: Clock, message_i
                                      author=inbound.author[:40], outcome=inbound.outcome.value,
                                      processed_at=now))
             session.flush()  # the exactly-once keys: a concurrent twin fails here
-            reply = _answer(session, ctx, inbound, message_id, now, orders)
+            moment = order_moment(sent_at if timed else None, now,
+                                  get_campaign(session, ctx).last_tick, ctx.tick_of)
+            reply = _answer(session, ctx, inbound, message_id, moment.at, orders)
+            if reply and moment.late and sent_at is not None:
+                reply = late_note(ctx, sent_at, now) + "\n\n" + reply
             if reply:
                 _queue_reply(session, ctx, inbound, key, reply, now)
                 report.replies_queued += 1
@@ -499,6 +513,20 @@ def handle_inbound(engine: Engine, ctx: CampaignContext, clock: Clock, message_i
     elif inbound.outcome is Outcome.COMMENT:
         report.comments += 1
     return True
+
+
+def _sent_at(date: str) -> datetime | None:
+    moment = _timestamp(date) if date else None
+    if moment is not None and moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment
+
+
+def late_note(ctx: CampaignContext, sent_at: datetime, read_at: datetime) -> str:
+    """Why an order sent before a tick counts only from when it was read."""
+    return (f"*You sent this at {sent_at:%Y-%m-%d %H:%M:%S} UTC, but it reached the bot only "
+            f"after a later tick had already been applied, so it counts from "
+            f"{read_at:%H:%M:%S} UTC.*")
 
 
 def _is_recorded(session: Session, ctx: CampaignContext, message_id: str) -> bool:

@@ -20,15 +20,32 @@ import logging
 import os
 import secrets
 import socket
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import datetime, timedelta
 
-from sqlalchemy import Connection, Engine, text
+from sqlalchemy import Connection, Engine, event, select, text
+from sqlmodel import Session, col
 
 from bot.clock import Clock, SystemClock
 from bot.db.engine import is_sqlite, transaction
 from bot.db.models import Lease
 
 log = logging.getLogger(__name__)
+
+
+class LeaseLost(RuntimeError):
+    """This process no longer holds the lease it was working under: its write is refused."""
+
+    def __init__(self, name: str, holder: str, current: str | None) -> None:
+        self.name, self.holder, self.current = name, holder, current
+        super().__init__(f"lease {name} is no longer held by {holder} (now: "
+                         f"{current or 'nobody'}); the write was refused and rolled back")
+
+
+# Set while a lease writes its own row, so that the fence does not stop the renewal itself.
+_OWN_WRITE = threading.local()
 
 
 class LeaseHeld(Exception):
@@ -43,6 +60,15 @@ class LeaseHeld(Exception):
             f"another maester process is running this campaign ({name}): held by {holder}"
             f"{when}. Stop it first; only one bot may run a campaign at a time."
         )
+
+
+@contextmanager
+def _own_write() -> Iterator[None]:
+    _OWN_WRITE.active = True
+    try:
+        yield
+    finally:
+        _OWN_WRITE.active = False
 
 
 def lease_name(campaign_id: int) -> str:
@@ -103,6 +129,7 @@ class CampaignLease:
         self.expires_at: datetime | None = None
         self._connection: Connection | None = None
         self._key = 0
+        self._fence: Callable[[Session], None] | None = None
 
     def __enter__(self) -> CampaignLease:
         self.acquire()
@@ -129,7 +156,7 @@ class CampaignLease:
 
     def _acquire_row(self, *, takeover: bool) -> None:
         now = self.clock.now()
-        with transaction(self.engine) as session:
+        with _own_write(), transaction(self.engine) as session:
             row = session.get(Lease, self.name)
             if row is not None and row.holder != self.holder:
                 live = row.expires_at is not None and row.expires_at > now
@@ -166,6 +193,53 @@ class CampaignLease:
         # The row only informs a refused second instance; the advisory lock decides.
         self._refresh_row(force=True)
 
+    def fence(self) -> None:
+        """From now on, every commit on this process's engine first checks, in the same
+        transaction, that this process still holds the lease (SQLite, where the row is the
+        lock); a lapsed holder's write raises :class:`LeaseLost` and is rolled back, so a
+        second instance that took over never sees two writers."""
+        if self._fence is not None or not is_sqlite(self.engine):
+            return
+
+        def check(session: Session) -> None:
+            if session.get_bind() is not self.engine or getattr(_OWN_WRITE, "active", False):
+                return
+            current = session.execute(
+                select(col(Lease.holder)).where(col(Lease.name) == self.name)).scalar()
+            if current != self.holder:
+                raise LeaseLost(self.name, self.holder, current)
+
+        event.listen(Session, "before_commit", check)
+        self._fence = check
+
+    def _unfence(self) -> None:
+        if self._fence is not None:
+            event.remove(Session, "before_commit", self._fence)
+            self._fence = None
+
+    @contextmanager
+    def kept_alive(self, every: float | None = None) -> Iterator[None]:
+        """Renew the lease from a background thread while the block runs (a long
+        ``poll --once`` or ``publish --once`` round against a slow Reddit)."""
+        stop = threading.Event()
+
+        def loop() -> None:
+            while not stop.wait(every if every is not None else self.renew_every):
+                try:
+                    if not self.renew():
+                        log.error("lease %s lost while working; writes are refused", self.name)
+                        return
+                except Exception:
+                    log.exception("lease renewal failed; trying again")
+
+        thread = threading.Thread(target=loop, name="lease-renewal", daemon=True)
+        thread.start()
+        try:
+            yield
+        finally:
+            stop.set()
+            thread.join()
+
     def renew(self) -> bool:
         """Extend the lease; False if it was lost (then the caller must stop working)."""
         if not self.held:
@@ -196,7 +270,7 @@ class CampaignLease:
 
     def _refresh_row(self, *, force: bool) -> bool:
         now = self.clock.now()
-        with transaction(self.engine) as session:
+        with _own_write(), transaction(self.engine) as session:
             row = session.get(Lease, self.name)
             if row is not None and row.holder != self.holder and not force:
                 log.error("lease %s was taken over by %s", self.name, row.holder)
@@ -212,11 +286,12 @@ class CampaignLease:
 
     def release(self) -> None:
         """Give the lease up (idempotent)."""
+        self._unfence()
         if not self.held:
             return
         self.held = False
         try:
-            with transaction(self.engine) as session:
+            with _own_write(), transaction(self.engine) as session:
                 row = session.get(Lease, self.name)
                 if row is not None and row.holder == self.holder:
                     session.delete(row)

@@ -18,7 +18,7 @@ def open_campaign(settings: Settings, *, check_schema: bool = True
     quick moderator commands skip the check and the migration tool's import. Raises
     LookupError when the database holds no campaign.
     """
-    engine = make_engine(settings.campaign.database_url)
+    engine = make_engine(settings.campaign.database_url, must_exist=True)
     try:
         if check_schema:
             from bot.db.migrate import ensure_current

@@ -16,6 +16,7 @@ from sqlalchemy import insert
 from sqlmodel import Session, col, select
 
 from bot.db.models import Event, Outbox, Player
+from bot.text import inert_links
 from rules.dice import Roll
 
 _BUFFER = "journal_buffer"
@@ -66,6 +67,10 @@ def log_event(
         session.add(Event(**row))
 
 
+PUBLIC_KINDS = frozenset({"post", "comment"})
+"""Outbox kinds everyone can read."""
+
+
 def queue(
     session: Session,
     campaign_id: int,
@@ -88,6 +93,8 @@ def queue(
         ).first()
         if existing is not None:
             return None
+    if public or kind in PUBLIC_KINDS:
+        body = inert_links(body)  # the last step before everyone can read it
     row: dict[str, Any] = {
         "campaign_id": campaign_id, "key": key, "kind": kind, "public": public,
         "target": target, "claim_id": claim_id, "title": title[:300], "body": body,

@@ -18,6 +18,7 @@ from datetime import datetime
 from fractions import Fraction
 from types import MappingProxyType
 
+from sqlalchemy.exc import DBAPIError
 from sqlmodel import Session, col, select
 
 from bot.db.models import (
@@ -136,10 +137,12 @@ def process_message(session: Session, ctx: CampaignContext, *, author: str, text
         except RulesError as exc:
             sections.append(quote + _from_rules(exc, item.result).render())
             outcome.rejected += 1
+        except DBAPIError:
+            raise  # the database failed, not the order: the whole message is retried
         except Exception:
             incident = f"{call.ref}"
             log.exception("order %s from u/%s failed unexpectedly", incident, author)
-            sections.append(quote + f"**Not done:** something went wrong on my side while "
+            sections.append(quote + f"**Not done:** {INTERNAL_FAILURE} while "
                             f"handling this order (reference `{escape_md(incident)}`). Nothing "
                             "changed; the moderators can look it up.")
             outcome.rejected += 1
@@ -162,6 +165,10 @@ def process_message(session: Session, ctx: CampaignContext, *, author: str, text
     return outcome
 
 
+INTERNAL_FAILURE = "something went wrong on my side"
+"""The words of every apology for an unexpected failure (the CLI exits non-zero on them)."""
+
+
 def _acting_for(text: str) -> tuple[str, str | None]:
     """A moderator's ``as House Stark:`` first line: (rest of the text, claim name)."""
     first, _, rest = text.strip().partition("\n")
@@ -176,8 +183,9 @@ def _from_rules(exc: RulesError, order: object) -> Rejected:
     expected = getattr(exc, "expected", "") or ""
     verb = getattr(order, "verb", "")
     example = next((f.example for f in o._FORMS if f.verb == verb), "")
-    return Rejected(str(exc), expected or "an order that fits the rules and your claim",
-                    example)
+    # A rules error may quote the player's text (a tile name): echo it inert.
+    return Rejected(escape_md(str(exc), 300), expected or "an order that fits the rules and "
+                    "your claim", example)
 
 
 HELP_TEXT = """**Orders** (one per line; see the players' guide for all of them):
@@ -336,8 +344,9 @@ def _move(c: Call, order: o.Move) -> str:
         check = check_path(c.ctx.world, a.tile, order.path, kind, c.ctx.rules,
                            _harbours(c, a))
     except IllegalPath as exc:
-        raise Rejected(str(exc), "a path of adjacent tiles starting next to the army's tile "
-                       f"({_label(c, a.tile)})", f"route army {a.id} to <destination>") from None
+        raise Rejected(escape_md(str(exc), 300), "a path of adjacent tiles starting next to "
+                       f"the army's tile ({_label(c, a.tile)})",
+                       f"route army {a.id} to <destination>") from None
     if order.stated_cost != check.total:
         best = cheapest_route(c.ctx.world, a.tile, check.tiles[-1].id, kind, c.ctx.rules,
                           _harbours(c, a))
@@ -457,6 +466,16 @@ def _route(c: Call, order: o.Route) -> str:
 def _cancel(c: Call, order: o.Cancel) -> str:
     a = c.own_army(order.army)
     claim = c.require_claim()
+    if a.state == ArmyState.MUSTERING and a.path_json:
+        # The latest order queued a march: cancel that first; a second cancel ends the muster.
+        a.path_json, a.costs_json, a.depart_tick, a.arrival_tick = [], [], None, None
+        c.session.add(a)
+        journal.log_event(c.session, c.ctx.campaign_id, c.tick, "cancel",
+                          f"queued march of army {a.id} cancelled", at=c.now, claim_id=claim.id,
+                          actor=c.author, data={"army": a.id})
+        return (f"The queued march of army {a.id} is cancelled; the army is still mustering at "
+                f"{_label(c, a.tile)}. To cancel the muster too, send `cancel army {a.id}` "
+                "again.")
     if a.state == ArmyState.MUSTERING:
         claim.infantry += a.infantry
         claim.cavalry += a.cavalry

@@ -10,9 +10,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from decimal import Decimal
 
+from bot.text import name_md
 from rules.campaign.battle import BattleResult, SideResult, Winner
 from rules.campaign.characters import Fate, TableRoll
 from rules.campaign.modifiers import Source
+from rules.campaign.publication import PublicAssault
 
 
 def money(value: Decimal) -> str:
@@ -59,13 +61,20 @@ def _roll_cell(side: SideResult) -> str:
 
 def battle_post(result: BattleResult, *, attacker: str, defender: str, place: str, when: str,
                 kind: str = "field", hide_defender: bool = False,
-                settled: Mapping[tuple[str, str], TableRoll] | None = None) -> str:
+                settled: Mapping[tuple[str, str], TableRoll] | None = None,
+                public: PublicAssault | None = None) -> str:
     """The public battle report.
 
     ``settled`` holds the fate-table rolls the bot made, keyed by (``"attacker"`` or
-    ``"defender"``, character name); without it the report lists who must roll.
+    ``"defender"``, character name); without it the report lists who must roll. ``public``
+    (an assault on a holdfast with a secret bonus) limits the report to what
+    :func:`rules.campaign.publication.public_assault` allows.
     """
+    if public is not None:
+        return _assault_post(result, public, attacker=name_md(attacker),
+                             defender=name_md(defender), place=name_md(place), when=when)
     what = {"field": "Battle", "assault": "Assault", "sally": "Sally"}.get(kind, "Battle")
+    attacker, defender, place = name_md(attacker), name_md(defender), name_md(place)
     winner = attacker if result.winner is Winner.ATTACKER else defender
     hidden = hide_defender or result.defender.strength.has_hidden \
         or result.attacker.strength.has_hidden
@@ -104,19 +113,54 @@ def battle_post(result: BattleResult, *, attacker: str, defender: str, place: st
     for which, name, side in (("attacker", attacker, result.attacker),
                               ("defender", defender, result.defender)):
         for fate in side.fates:
+            shown = name_md(fate.name)
             rolled = settled.get((which, fate.name)) if settled is not None else None
             if rolled is not None:
                 table = "death" if fate.fate is Fate.DEATH_ROLL else "injury"
-                rolls.append(f"- {fate.name} ({name}) made a **{table} roll** (d100 {fate.roll}), "
+                rolls.append(f"- {shown} ({name}) made a **{table} roll** (d100 {fate.roll}), "
                              f"{table} table {rolled.roll}: {rolled.outcome}")
             elif fate.fate is Fate.CAPTURED:
-                rolls.append(f"- {fate.name} ({name}) is **captured**")
+                rolls.append(f"- {shown} ({name}) is **captured**")
             elif fate.fate is Fate.DEATH_ROLL:
-                rolls.append(f"- {fate.name} ({name}) must make a **death roll** "
+                rolls.append(f"- {shown} ({name}) must make a **death roll** "
                              f"(d100 {fate.roll} <= {_num(fate.casualty_pct)})")
             elif fate.fate is Fate.INJURY_ROLL:
-                rolls.append(f"- {fate.name} ({name}) must make an **injury roll** "
+                rolls.append(f"- {shown} ({name}) must make an **injury roll** "
                              f"(d100 {fate.roll})")
     if rolls:
         lines += ["", "Characters:", *rolls]
+    return "\n".join(lines)
+
+
+def _loss_cell(pct_range: tuple[Decimal, Decimal] | None, side: SideResult) -> str:
+    if pct_range is None:
+        return "not published"
+    low, high = pct_range
+    troops = side.troops.infantry + side.troops.cavalry + side.troops.ships
+    return (f"{_num(low)}-{_num(high)}% (about {troops * low // 100:.0f}-"
+            f"{troops * high // 100:.0f} of {troops})")
+
+
+def _assault_post(result: BattleResult, public: PublicAssault, *, attacker: str, defender: str,
+                  place: str, when: str) -> str:
+    """An assault report holding only the facts that cannot narrow the secret bonus."""
+    a, d = result.attacker.troops, result.defender.troops
+    lines = [f"**Assault at {place}**, {when}", "",
+             "| | " + attacker + " (attacker) | " + defender + " (defender) |",
+             "|---|---|---|",
+             f"| Troops | {troops_text(a.infantry, a.cavalry, a.ships)} | "
+             f"{troops_text(d.infantry, d.cavalry, d.ships)} |",
+             f"| Strength | {_strength_cell(result.attacker, result.attacker.strength.has_hidden)}"
+             f" | {_strength_cell(result.defender, True)} |",
+             f"| Losses | {_loss_cell(public.attacker_losses, result.attacker)} | "
+             f"{_loss_cell(public.defender_losses, result.defender)} |",
+             ""]
+    if public.winner is None:
+        lines.append("The outcome is known only to the two claims.")
+    else:
+        winner = attacker if public.winner is Winner.ATTACKER else defender
+        lines.append(f"**{winner} wins.**")
+    lines.append("The strength of the walls is known only to their lords, so the odds, the "
+                 "dice and the exact losses of an assault are not published; the fates of "
+                 "characters are told to their claims.")
     return "\n".join(lines)

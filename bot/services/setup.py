@@ -5,7 +5,6 @@ from __future__ import annotations
 import secrets
 from collections.abc import Mapping, Sequence
 from datetime import datetime
-from decimal import Decimal
 from typing import Any
 
 from sqlmodel import Session, select
@@ -14,8 +13,11 @@ from bot.config import Settings
 from bot.db.models import Campaign, Character, Claim, Player, RelationStatus
 from bot.services import fairplay, journal
 from bot.services.world import CampaignContext, load_context, set_relation
+from bot.text import escape_md
 from rules.campaign import calendar
+from rules.campaign.inputs import check_roster_entry
 from rules.campaign.worldmap import parse_map
+from rules.errors import InvalidInput
 
 DEMO_ROSTER: tuple[dict[str, Any], ...] = (
     {"name": "House Stark", "holdfast": "Winterfell", "players": ["ned_stark"],
@@ -83,9 +85,15 @@ def create_campaign(session: Session, settings: Settings, *, map_text: str,
     ctx = load_context(session, settings, campaign.id)
     seen_players: set[str] = set()
     seen_holdfasts: set[str] = set()
+    seen_claims: set[str] = set()
+    seen_characters: set[str] = set()
     by_name: dict[str, Claim] = {}
     for i, entry in enumerate(roster):
-        where = f"roster[{i}] ({entry.get('name', '?')})"
+        where = f"roster[{i}] ({escape_md(str(entry.get('name', '?')), 80)})"
+        try:
+            checked = check_roster_entry(entry, f"roster[{i}]")
+        except InvalidInput as exc:
+            raise ValueError(str(exc)) from None
         try:
             tile = world.tile(str(entry["holdfast"]))
         except Exception as exc:
@@ -95,24 +103,33 @@ def create_campaign(session: Session, settings: Settings, *, map_text: str,
         if tile.id in seen_holdfasts:
             raise ValueError(f"{where}: {tile.label} is already claimed")
         seen_holdfasts.add(tile.id)
-        claim = Claim(campaign_id=campaign.id or 0, name=str(entry["name"]), holdfast=tile.id,
-                      gold=Decimal(str(entry.get("gold", "0"))),
-                      infantry=int(entry.get("infantry", 0)),
-                      cavalry=int(entry.get("cavalry", 0)), ships=int(entry.get("ships", 0)))
+        if checked.name.casefold() in seen_claims:
+            raise ValueError(f"{where}: another claim already has this name (names are compared "
+                             "without case)")
+        seen_claims.add(checked.name.casefold())
+        claim = Claim(campaign_id=campaign.id or 0, name=checked.name, holdfast=tile.id,
+                      gold=checked.gold, infantry=checked.infantry, cavalry=checked.cavalry,
+                      ships=checked.ships)
         session.add(claim)
         session.flush()
         by_name[claim.name] = claim
-        for player in entry.get("players", []):
-            key = str(player).lower().removeprefix("u/")
+        for key in checked.players:
             if key in seen_players:
                 raise ValueError(f"{where}: u/{key} already plays another claim")
             seen_players.add(key)
             session.add(Player(campaign_id=campaign.id or 0, claim_id=claim.id or 0,
                                reddit_name=key))
-        for character in entry.get("characters", []):
+        for character in checked.characters:
+            if character.casefold() in seen_characters:
+                raise ValueError(f"{where}: another character is already called {character} "
+                                 "(names are compared without case)")
+            seen_characters.add(character.casefold())
             session.add(Character(campaign_id=campaign.id or 0, claim_id=claim.id or 0,
-                                  name=str(character)))
+                                  name=character))
     for a, b in wars:
+        if a not in by_name or b not in by_name:
+            raise ValueError(f"wars: {escape_md(a if a not in by_name else b, 80)} is not a claim "
+                             "of the roster")
         set_relation(session, ctx, by_name[a].id or 0, by_name[b].id or 0, RelationStatus.WAR)
     fairplay.start_campaign(session, ctx, tick=campaign.last_tick, at=now,
                             claims={c.id or 0: c.name for c in by_name.values()})

@@ -72,6 +72,7 @@ from rules.campaign.movement import (
     ticks_to_cross,
 )
 from rules.campaign.paths import entry_cost
+from rules.campaign.publication import PublicAssault, public_assault
 from rules.campaign.retreat import roll_retreat
 from rules.campaign.siege import SiegeState, advance_siege_month, month_checks
 from rules.campaign.upkeep import (
@@ -134,6 +135,26 @@ def catch_up(engine: Engine, ctx: CampaignContext, now: datetime, *,
         if on_tick is not None:
             on_tick(report)
     return reports
+
+
+class CatchUpTooLong(RuntimeError):
+    """Catching up to ``now`` would apply more days of ticks than the configured bound."""
+
+    def __init__(self, pending: int, days: float, bound: int) -> None:
+        self.pending, self.days, self.bound = pending, days, bound
+        super().__init__(f"{pending} tick(s) ({days:.1f} days) are due, more than the "
+                         f"{bound}-day bound (bot.max_catch_up_days)")
+
+
+def check_catch_up_bound(session: Session, ctx: CampaignContext, now: datetime) -> int:
+    """How many ticks are due at ``now``; raises CatchUpTooLong beyond the configured bound
+    (a host clock jump or a mistyped ``--until`` would otherwise commit years of ticks)."""
+    pending = pending_ticks(session, ctx, now)
+    days = pending * ctx.rules.tick_hours / 24
+    bound = ctx.settings.bot.max_catch_up_days
+    if days > bound:
+        raise CatchUpTooLong(pending, days, bound)
+    return pending
 
 
 def pending_ticks(session: Session, ctx: CampaignContext, now: datetime) -> int:
@@ -901,7 +922,8 @@ class _TickState:
     def _apply_result(self, battle: PendingBattle, result: BattleResult, att: ArmyRecord | None,
                       dfd: ArmyRecord | None, *, hidden_defender: bool,
                       garrison_claim: Claim | None = None,
-                      garrison: Sequence[Contingent] = (), dice_line: str = "") -> None:
+                      garrison: Sequence[Contingent] = (), dice_line: str = "",
+                      public: PublicAssault | None = None) -> None:
         """Apply a battle's losses; the side with no army is ``garrison_claim``'s ``garrison``
         (its troops at home and its armies in the holdfast), whose losses are shared.
         ``dice_line`` goes in the public post, or only to the claimant when it is hidden."""
@@ -948,7 +970,8 @@ class _TickState:
                                at=self.at)  # issue 6: secrets to their owners, fate tables
         body = battle_post(result, attacker=att_name, defender=dfd_name,
                            place=self.label(battle.tile), when=self.ctx.when(self.at),
-                           kind=battle.kind, hide_defender=hidden_defender, settled=settled)
+                           kind=battle.kind, hide_defender=hidden_defender, settled=settled,
+                           public=public)
         if dice_line and not hidden_defender:
             body += f"\n\n`{dice_line}`\n"
         self.post(f"battle:{battle.id}", title, body, self.ctx.settings.posts.battle_flair)
@@ -1034,13 +1057,15 @@ class _TickState:
         # Assault dice would show the secret bonus: they come from the claimant's own branch.
         dice, event = fairplay.roll(self.ctx, self.tick, f"battle:{battle.id or 0}",
                                     branch=claim_branch(claim.id or 0), armies=(att,))
-        result = resolve_battle(self._side(att, Winner.ATTACKER, assault=True), self._garrison_side(
-            claim, battle.holdfast, garrison, defending=True), dice=dice, rules=self.ctx.rules)
+        sides = (self._side(att, Winner.ATTACKER, assault=True),
+                 self._garrison_side(claim, battle.holdfast, garrison, defending=True))
+        result = resolve_battle(*sides, dice=dice, rules=self.ctx.rules)
         battle.status = BattleStatus.RESOLVED
         won = result.winner is Winner.ATTACKER
         self._apply_result(battle, result, att, None, hidden_defender=True,
                            garrison_claim=claim, garrison=garrison,
-                           dice_line=fairplay.line_of(event, dice))
+                           dice_line=fairplay.line_of(event, dice),
+                           public=public_assault(*sides, result, self.ctx.rules))
         if won:
             siege = self.session.exec(select(Siege).where(
                 Siege.campaign_id == self.ctx.campaign_id, Siege.holdfast == battle.holdfast,

@@ -35,6 +35,7 @@ from decimal import Decimal, InvalidOperation
 from enum import StrEnum
 from typing import Any
 
+from rules.campaign.inputs import MAX_DEFINED_NAME_CHARS, name_problem
 from rules.campaign.modifiers import MULTIPLIER_KINDS, Effect, EffectKind, Modifier, Role, Source
 from rules.campaign.orders import MAX_NAME_CHARS, is_valid_name
 from rules.errors import InvalidInput
@@ -339,10 +340,10 @@ def _overlaps(a: Effect, b: Effect) -> bool:
 def parse_entry(section: Section, name: str, data: Any) -> Entry:
     """One entry of ``section`` called ``name``. Raises InvalidInput naming the key."""
     where = (section.value, name)
-    if not is_valid_name(name):
-        raise InvalidInput(_field(*where), "is not a usable name",
-                           f"1-{MAX_NAME_CHARS} visible characters with single spaces and no "
-                           "quote marks or semicolons (players type it in orders)")
+    if not is_valid_name(name) or name_problem(name) is not None:
+        raise InvalidInput(_field(*where), f"is not a usable name: {name_problem(name)}",
+                           f"1-{MAX_DEFINED_NAME_CHARS} letters, digits, single spaces and "
+                           "' . - _ (players type it in orders)")
     if not isinstance(data, Mapping):
         raise InvalidInput(_field(*where), f"must be a table, not {data!r}",
                            "a table with effects = [...]")
@@ -361,7 +362,7 @@ def parse_entry(section: Section, name: str, data: Any) -> Entry:
                                    "for the same role; an entry gives each effect once")
         effects.append(effect)
     label = _text(data.get("label"), _field(*where, "label")).strip()
-    if label and not is_valid_name(label):
+    if label and (not is_valid_name(label) or name_problem(label) is not None):
         raise InvalidInput(_field(*where, "label"), "is not a usable label",
                            f"1-{MAX_NAME_CHARS} visible characters, no quote marks")
     hidden = data.get("hidden", False)

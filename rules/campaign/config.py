@@ -193,6 +193,9 @@ class RulesConfig:
     regeneration_per_year: Decimal = D("0.15")
     # sieges
     siege_months: tuple[SizeRow, ...] = DEFAULT_SIEGE_MONTHS
+    # the public range of every holdfast's secret defense bonus (assault posts never narrow it)
+    defense_bonus_min: Decimal = D(1)
+    defense_bonus_max: Decimal = D(3)
     # fleets (issue 6): ships move on water only
     ship_speed_per_day: Decimal = D(12)
     ship_upkeep: Decimal = D("1")

@@ -365,7 +365,11 @@ def is_valid_name(name: str) -> bool:
 def format_name(name: str) -> str:
     """``name`` as it is written in a canonical order: bare when it reads back unchanged in
     every order, else in double quotes (a name with order words or punctuation in it)."""
-    if _PLAIN_NAME.fullmatch(name) and not any(_fold(word) in _RESERVED for word in name.split()):
+    if (
+        _PLAIN_NAME.fullmatch(name)
+        and not any(_fold(word) in _RESERVED for word in name.split())
+        and _number_problem(name) is None
+    ):
         return name
     return f'"{name}"'
 
@@ -883,6 +887,33 @@ def _number(text: str, verb: str, line: str, *, minimum: int, what: str) -> int:
             problem = f"the {what} must be at least {minimum}"
         raise _error(Problem.BAD_NUMBER, problem, verb, line)
     return value
+
+
+# A number written some other way than plain digits: a sign ("-100"), a decimal or exponent
+# ("3.0", "1e3"), or a digit-like character that is not 0-9 ("1²", "½", "١٠٠").
+_SIGNED = re.compile(r"(?<![\w.])[-−](?=\s?\d)")
+_DECIMAL = re.compile(r"(?<![\w.])\d+(?:[.]\d|[eE][-+]?\d)")
+_NUMERIC_TOKEN = re.compile(r"\w+")
+
+
+def _number_problem(text: str) -> str | None:
+    """Why a number in ``text`` (quoted names aside) is not a plain whole number, or None."""
+    bare = _QUOTED.sub(" ", text)
+    found = _SIGNED.search(bare)
+    if found is not None:
+        return "numbers cannot have a sign; write a whole number such as 100"
+    found = _DECIMAL.search(bare)
+    if found is not None:
+        return "numbers must be whole numbers written with digits (3, not 3.0 or 3e0)"
+    for token in _NUMERIC_TOKEN.finditer(bare):
+        word = token.group(0)
+        if word[0].isnumeric() and not (word.isascii() and word[0].isdigit()):
+            return "write numbers with the digits 0 to 9 only"
+        if word[0].isascii() and word[0].isdigit() and any(
+            ch.isnumeric() and not ch.isascii() for ch in word
+        ):
+            return "write numbers with the digits 0 to 9 only"
+    return None
 
 
 def _army_number(m: re.Match[str], groups: tuple[str, ...], verb: str, line: str) -> int:
@@ -1498,7 +1529,8 @@ _PARSERS: dict[str, Callable[[str, str], Order]] = {
 # Army first: "army 2 retreats", "army 2: move to Riverrun", "fleet 3 blockades Pyke".
 
 _SUBJECT_FIRST = re.compile(
-    rf"{_army('n', bare=False)}\s?(?:[:,\-–—]\s?)?"
+    # A signed or decimal number is taken too, so that the order gets a bad-number reply.
+    rf"(?:{_ARMY_WORDS}|#\s?)(?P<n>[-−]?{_NUM}(?:\.\d+)?)(?!\w)\s?(?:[:,\-–—]\s?)?"
     r"(?:(?:will|shall|must|should|is\sto|to)\s)?(?P<word>[^\W\d_]+)(?![^\W_])(?P<rest>.*)",
     _I,
 )
@@ -1610,6 +1642,9 @@ def parse_order(line: str) -> Order:
     verb = _ALIASES.get(_fold(m.group("verb")))
     if verb is None:  # the pattern only matches aliases; kept for safety
         raise _unknown_verb(text)
+    number_problem = _number_problem(words[m.end() :])
+    if number_problem is not None:
+        raise _error(Problem.BAD_NUMBER, number_problem, verb, text)
     lead = _LEAD_PUNCT.match(words, m.end())
     rest = words[lead.end() if lead else m.end() :].strip()
     try:
@@ -1763,11 +1798,22 @@ def _remove_invisible(text: str) -> str:
     )
 
 
+def _nfkc_keeping_numerals(text: str) -> str:
+    """NFKC, except that numerals other than plain digits stay as written, so "1²" is refused
+    as a number instead of being read as 12."""
+    return "".join(
+        ch if unicodedata.category(ch) == "No" else unicodedata.normalize("NFKC", ch)
+        for ch in text
+    ) if any(unicodedata.category(ch) == "No" for ch in text) else unicodedata.normalize(
+        "NFKC", text
+    )
+
+
 def _normalise_message(text: str) -> str:
     text = _LINE_BREAKS.sub("\n", text[:MAX_MESSAGE_CHARS])
     text = _remove_invisible(text)
     text = html.unescape(text)  # Reddit sometimes hands over &gt; &amp; &#x200B;
-    text = unicodedata.normalize("NFKC", text)[:MAX_MESSAGE_CHARS]
+    text = _nfkc_keeping_numerals(text)[:MAX_MESSAGE_CHARS]
     text = _VARIATION_SELECTORS.sub("", _LINE_BREAKS.sub("\n", text))
     return _remove_invisible(text)
 

@@ -26,6 +26,7 @@ from decimal import Decimal, InvalidOperation
 from types import MappingProxyType
 
 from rules.campaign.config import LAND_TERRAINS, Terrain
+from rules.campaign.inputs import name_problem
 from rules.errors import InvalidInput
 
 MAX_COORD = 99
@@ -205,6 +206,9 @@ def _name_problem(name: str) -> str:
         return f"name {name!r} looks like a tile id"
     if not name_key(name):
         return f"name {name!r} has no letters or digits"
+    unsafe = name_problem(name)
+    if unsafe is not None:
+        return f"name {name!r} {unsafe}"
     return ""
 
 

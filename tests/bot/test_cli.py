@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import time
@@ -76,6 +77,11 @@ def test_moderator_changes_are_logged_with_the_moderator(config: Path) -> None:
     ["adjust", "House Nobody", "--gold", "5"],
     ["adjust", "House Stark", "--gold", "lots"],
     ["adjust", "House Stark", "--infantry", "-999999"],
+    ["adjust", "House Stark", "--gold", "NaN"],
+    ["adjust", "House Stark", "--gold", "1e999999"],
+    ["adjust", "House Stark", "--gold", "Infinity"],
+    ["adjust", "House Stark", "--infantry", "1.5"],
+    ["adjust", "House Stark", "--cavalry", "99999999999999999999999999"],
     ["season", "set", "monsoon"],
     ["relations", "set", "House Stark", "House Stark", "war"],
     ["tick", "--until", "tomorrow"],
@@ -110,7 +116,7 @@ def test_cli_writes_while_ticks_apply_never_show_database_locked(config: Path) -
     """A process applies a year of ticks while the CLI keeps writing: every CLI call
     succeeds (writers queue on BEGIN IMMEDIATE instead of failing)."""
     ticker = subprocess.Popen(
-        [sys.executable, "-m", "bot.cli", "tick", "--until", LATER,
+        [sys.executable, "-m", "bot.cli", "tick", "--until", LATER, "--yes",
          "--config", str(config)], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     failures = []
     calls = 0
@@ -178,3 +184,16 @@ def test_the_bot_refuses_an_out_of_date_database_and_says_how_to_fix_it(tmp_path
     result = runner.invoke(app, ["poll", "--once", "--config", str(path)])
     assert result.exit_code == 2
     assert "maester db upgrade" in result.output
+
+
+def test_tick_beyond_the_catch_up_bound_asks_for_yes(config: Path) -> None:
+    """A --until more than bot.max_catch_up_days (31) ahead applies nothing without --yes;
+    with it, the ticks are applied and the count is what this process applied."""
+    far = (datetime.now(UTC) + timedelta(days=40)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    before = run(config, "export")
+    result = runner.invoke(app, ["tick", "--until", far, "--config", str(config)])
+    assert result.exit_code == 2 and "--yes" in result.output
+    assert run(config, "export") == before
+    out = run(config, "tick", "--until", far, "--yes")
+    assert re.search(r"\b1[56]\d tick\(s\) applied", out), out
+    assert "0 tick(s) applied" in run(config, "tick", "--until", far, "--yes")

@@ -110,6 +110,16 @@ def test_invalid_toml_is_named(tmp_path: Path) -> None:
         load_settings(path, env={})
 
 
+def test_binary_or_directory_config_is_one_clear_error(tmp_path: Path) -> None:
+    """A config that is a directory or not text is a ConfigError naming the path."""
+    binary = tmp_path / "binary.toml"
+    binary.write_bytes(bytes(range(256)))
+    with pytest.raises(ConfigError, match=r"binary\.toml: not a text file"):
+        load_settings(binary, env={})
+    with pytest.raises(ConfigError, match=r"cannot be read"):
+        load_settings(tmp_path, env={})
+
+
 def test_errors_name_the_file(tmp_path: Path) -> None:
     """A validation error starts with the file it came from."""
     path = _write(tmp_path, "[bot]\npoll_seconds = 'often'\n")
@@ -206,6 +216,13 @@ def test_unknown_rules_key_is_named() -> None:
     ({"bands": []}, "rules.bands"),
     ({"bands": {"name": "equal"}}, "rules.bands"),
     ({"retreat": [18, 15]}, "rules.retreat"),
+    ({"tick_hours": 10**30}, "rules.tick_hours"),
+    ({"month_length": 10**30}, "rules.month_length"),
+    ({"detection_radius": 10**30}, "rules.detection_radius"),
+    ({"infantry_upkeep": "1e999999"}, "rules.infantry_upkeep"),
+    ({"defender_bonus": {"hill": "NaN"}}, "rules.defender_bonus"),
+    ({"casualties": [{"min_margin": 10**30, "winner_pct": "40", "loser_pct": "50"}]},
+     "rules.casualties"),
 ])
 def test_wrong_typed_rules_value_is_named(overrides: dict[str, Any], key: str) -> None:
     """A [rules] value of the wrong type or out of range is refused, naming the key."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.text import clean, escape_md
+from bot.text import clean, escape_md, inert_links, name_md
 
 
 def test_pings_are_defused() -> None:
@@ -12,7 +12,7 @@ def test_pings_are_defused() -> None:
 
 
 def test_markdown_is_escaped() -> None:
-    assert escape_md("**bold** [link](http://x)") == r"\*\*bold\*\* \[link\](http://x)"
+    assert escape_md("**bold** [link](http://x)") == r"\*\*bold\*\* \[link\](http&#58;//x)"
     assert escape_md("- item") == r"\- item"
 
 
@@ -22,3 +22,21 @@ def test_control_and_zero_width_characters_are_removed() -> None:
 
 def test_long_text_is_cut() -> None:
     assert len(escape_md("x" * 10_000, limit=50)) == 51
+
+
+def test_bare_urls_do_not_autolink() -> None:
+    """Reddit links bare https:// and www. text; escaped text and public bodies defuse both."""
+    for out in (escape_md("see https://evil.example and www.evil.example"),
+                inert_links("see https://evil.example and www.evil.example")):
+        assert "https://" not in out and "www." not in out and "evil.example" in out
+
+
+def test_public_bodies_have_no_live_links_or_pings() -> None:
+    body = "**House** [Stark](https://evil.example) u/ned_stark <http://x> | a |"
+    out = inert_links(body)
+    assert "](" not in out and "u/ned" not in out and "http:" not in out
+    assert out.startswith("**House**") and out.endswith("| a |")
+
+
+def test_names_cannot_break_a_table() -> None:
+    assert "|" not in name_md("House Bolton | evil |").replace("\\|", "")

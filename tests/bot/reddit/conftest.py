@@ -207,11 +207,13 @@ def _sqlite_copy(database_url: str, tmp_factory: pytest.TempPathFactory) -> None
 
 
 def make_harness(sandbox: RedditSandbox, database_url: str,
-                 tmp_factory: pytest.TempPathFactory | None = None, **bot: Any) -> Harness:
-    """The harness on ``database_url`` (SQLite with ``tmp_factory``: a copy of a template)."""
+                 tmp_factory: pytest.TempPathFactory | None = None,
+                 clock: ManualClock | None = None, **bot: Any) -> Harness:
+    """The harness on ``database_url`` (SQLite with ``tmp_factory``: a copy of a template);
+    ``clock`` defaults to a manual clock at the wall-clock time."""
     add_demo_players(sandbox)
     settings = settings_for(sandbox.url, database_url, **bot)
-    clock = ManualClock(datetime.now(UTC))
+    clock = clock or ManualClock(datetime.now(UTC))
     if tmp_factory is not None and database_url.startswith("sqlite:///"):
         _sqlite_copy(database_url, tmp_factory)
         engine = make_engine(database_url)

@@ -5,16 +5,19 @@ from __future__ import annotations
 import socket
 import subprocess
 import sys
+import threading
 import time
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 from sqlalchemy import Engine
 
 from bot.clock import ManualClock
-from bot.db.engine import transaction
+from bot.db.engine import create_all, make_engine, transaction
 from bot.db.models import Campaign, Lease
-from bot.reddit.lease import CampaignLease, LeaseHeld, holder_is_dead
+from bot.reddit.lease import CampaignLease, LeaseHeld, LeaseLost, holder_is_dead
+from tests.fixtures.db import sqlite_url
 
 START = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 
@@ -154,3 +157,62 @@ def test_postgres_advisory_lock_dies_with_its_connection(pg_url: str) -> None:
     assert first.renew() is False
     second.release()
     engine.dispose()
+
+
+def test_a_lapsed_holder_cannot_write_after_a_takeover(tmp_path: Path) -> None:
+    """SQLite fencing: two processes (two engines on one file). The first stops renewing,
+    the second takes the lapsed lease; every later commit of the first is refused with
+    LeaseLost and rolled back, while the new holder writes normally."""
+    url = sqlite_url(tmp_path / "fence.db")
+    first_engine, second_engine = make_engine(url), make_engine(url)
+    create_all(first_engine)
+    with transaction(first_engine) as session:
+        campaign = Campaign(name="Fence test", secret="s")
+        session.add(campaign)
+        session.flush()
+        campaign_id = campaign.id or 0
+    clock = ManualClock(datetime(2026, 11, 22, tzinfo=UTC))
+    first = CampaignLease(first_engine, campaign_id, seconds=60, clock=clock, holder="h:1:a")
+    first.acquire()
+    first.fence()
+    with transaction(first_engine) as session:  # the holder writes
+        session.get(Campaign, campaign_id).name = "by the holder"  # type: ignore[union-attr]
+    clock.advance(timedelta(seconds=61))
+    second = CampaignLease(second_engine, campaign_id, seconds=60, clock=clock,
+                           holder="h:2:b")
+    second.acquire()
+    second.fence()
+    with pytest.raises(LeaseLost), transaction(first_engine) as session:
+        session.get(Campaign, campaign_id).name = "by the lapsed holder"  # type: ignore[union-attr]
+    with transaction(second_engine) as session:
+        assert session.get(Campaign, campaign_id).name == "by the holder"  # type: ignore[union-attr]
+        session.get(Campaign, campaign_id).name = "by the new holder"  # type: ignore[union-attr]
+    assert first.renew() is False
+    first.release()
+    second.release()
+    with transaction(first_engine) as session:
+        assert session.get(Campaign, campaign_id).name == "by the new holder"  # type: ignore[union-attr]
+    first_engine.dispose()
+    second_engine.dispose()
+
+
+def test_the_lease_is_renewed_while_a_long_round_runs(sqlite_engine: Engine) -> None:
+    """kept_alive renews from a thread: the expiry moves on while the block runs (waits for
+    the observable renewal, not for a time)."""
+    campaign = _campaign(sqlite_engine)
+    lease = CampaignLease(sqlite_engine, campaign, seconds=60, holder="h:3:c")
+    lease.acquire()
+    first_expiry = lease.expires_at
+    assert first_expiry is not None
+    renewed = threading.Event()
+    with lease.kept_alive(every=0.01):
+        for _ in range(5000):
+            with transaction(sqlite_engine) as session:
+                row = session.get(Lease, f"campaign:{campaign}")
+                if row is not None and row.expires_at is not None \
+                        and row.expires_at > first_expiry:
+                    renewed.set()
+                    break
+            threading.Event().wait(0.005)
+    lease.release()
+    assert renewed.is_set()

@@ -12,11 +12,12 @@ from typing import Any
 import pytest
 from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
+from sqlmodel import select
 from typer.testing import CliRunner
 
 from bot.cli import app
 from bot.db.engine import transaction
-from bot.db.models import Lease
+from bot.db.models import Lease, TickRun
 from bot.reddit.lease import CampaignLease
 from bot.runner import EXIT_LEASE_LOST, BotRunner, run
 from bot.sandbox import MODERATOR, SUBREDDIT, Fault
@@ -96,6 +97,21 @@ def test_every_wake_up_calls_the_same_idempotent_catch_up(bot: Harness) -> None:
     bot.clock.advance(timedelta(hours=6))
     runner.heartbeat()
     assert runner.wake("tick") == 0
+
+
+def test_a_clock_jump_beyond_the_bound_is_refused_and_the_moderators_told(bot: Harness
+                                                                           ) -> None:
+    """A jump of more than bot.max_catch_up_days applies no tick, reads no modmail, and
+    queues one note to the moderators (once, however many wake-ups see it)."""
+    runner = BotRunner(bot.settings, bot.engine, bot.ctx, bot.gateway, clock=bot.clock)
+    bot.clock.advance(timedelta(days=40))
+    assert runner.wake("start-up") == 0
+    assert runner.wake("tick") == 0
+    assert runner.poll() is None
+    notes = [o for o in bot.outbox() if o.key.startswith("clock-jump:")]
+    assert len(notes) == 1 and notes[0].kind == "mod" and "--yes" in notes[0].body
+    with transaction(bot.engine) as session:
+        assert session.exec(select(TickRun)).all() == []
 
 
 def test_the_heartbeat_logs_one_line(bot: Harness, caplog: pytest.LogCaptureFixture) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from contextlib import ExitStack
 from datetime import timedelta
@@ -166,6 +167,28 @@ def test_odds_about_an_army_you_cannot_see_is_refused(world: Any) -> None:
     before = _snapshot(world)
     reply = _say(world, "ned_stark", "odds army 1 vs army 3")
     assert "is not on" in reply and _snapshot(world) == before
+
+
+def test_cancel_on_a_mustering_army_with_a_queued_march_cancels_the_march_only(
+        world: Any) -> None:
+    """`cancel army N` on a mustering army that has a march queued cancels the march and says
+    how to cancel the muster; a second cancel then cancels the muster."""
+    reply = _say(world, "doran_martell", "muster 100 infantry")
+    found = re.search(r"\*\*Army (\d+)\*\*", reply)
+    assert found is not None, reply
+    army = int(found.group(1))
+    route = _say(world, "doran_martell", f"route army {army} to 2550")
+    move = route.split("To march, send:", 1)[1].strip()
+    assert "will march" in _say(world, "doran_martell", move)
+    reply = _say(world, "doran_martell", f"cancel army {army}")
+    assert "march" in reply and "still mustering" in reply
+    assert f"cancel army {army}" in reply
+    armies = {a["id"]: a for a in _snapshot(world)["armies"]}
+    assert armies[army]["state"] == "mustering" and armies[army]["path"] == []
+    reply = _say(world, "doran_martell", f"cancel army {army}")
+    assert "muster of army" in reply
+    armies = {a["id"]: a for a in _snapshot(world)["armies"]}
+    assert armies[army]["state"] == "gone"
 
 
 def test_every_order_kind_has_exactly_one_listed_handler() -> None:

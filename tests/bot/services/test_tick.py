@@ -92,11 +92,13 @@ def _last_tick(url: str) -> int:
     return last
 
 
-def _applied(db: Path) -> object:
-    """The campaign's last applied tick, read cheaply while a worker writes (WAL)."""
-    with closing(sqlite3.connect(db)) as conn:
-        row = conn.execute("SELECT last_tick FROM campaign").fetchone()
-    return row[0] if row else None
+def _applied(url: str) -> int:
+    """The last applied tick, read straight from the SQLite file (a cheap, read-only look
+    while a worker applies ticks)."""
+    path = url.removeprefix("sqlite:///")
+    with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=60)) as db:
+        row = db.execute("SELECT last_tick FROM campaign").fetchone()
+    return int(row[0])
 
 
 def _reference(tmp_path: Path, until: str) -> dict[str, object]:
@@ -126,15 +128,17 @@ def test_kill_9_twenty_times_then_resume_equals_an_uninterrupted_run(tmp_path: P
     kills = 0
     progress: list[int] = []
     while kills < 20:
-        before = _applied(tmp_path / "world.db")
+        before = _applied(url)
         proc = _worker(url, days)
         assert proc.stdout is not None
         proc.stdout.readline()  # "ready": imports done, ticks start now
-        # Kill only once this run has applied a tick (an observable state, so a loaded machine
-        # cannot make every kill land before the first tick), then at a random moment.
-        while _applied(tmp_path / "world.db") == before and proc.poll() is None:
+        # Kill only once this worker has committed a tick (an observable state, not a guess
+        # at how fast a loaded machine applies ticks), then at a random moment after it.
+        deadline = time.monotonic() + 60
+        while _applied(url) == before and proc.poll() is None \
+                and time.monotonic() < deadline:
             time.sleep(0.002)
-        time.sleep(rng.uniform(0.01, 0.15))
+        time.sleep(rng.uniform(0.0, 0.02))
         if proc.poll() is not None:
             break  # it finished before we could kill it
         os.kill(proc.pid, signal.SIGKILL)

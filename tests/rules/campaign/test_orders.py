@@ -810,7 +810,6 @@ def test_message_long_order_line_is_too_long_but_long_prose_is_ignored() -> None
         ("\u200fretreat army 2", Retreat(2)),  # right-to-left mark
         ("retreat\x00 army\x07 2", Retreat(2)),  # control characters
         ("ｒｅｔｒｅａｔ　ａｒｍｙ　２", Retreat(2)),  # fullwidth (NFKC)
-        ("retreat army ²", Retreat(2)),  # superscript digit (NFKC)
         ("retreat army 2\r\nstand army 3", Retreat(2)),
         ("move army 2: Winterfell &gt; 0412", Move(2, ("Winterfell", "0412"))),
         ("move army 2: Winterfell \\> 0412", Move(2, ("Winterfell", "0412"))),
@@ -897,3 +896,38 @@ def test_guide_lists_every_order() -> None:
     for verb in VERBS:
         assert f"| `{verb}` |" in text
         assert f"`{ORDER_FORMS[verb].example}`" in text
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("muster -100 infantry", "sign"),
+        ("muster −100 infantry", "sign"),
+        ("muster 100 infantry -50 cavalry", "sign"),
+        ("muster 1² infantry", "digits 0 to 9"),
+        ("retreat army ²", "digits 0 to 9"),
+        ("muster ½ infantry", "digits 0 to 9"),
+        ("muster ١٠٠ infantry", "digits 0 to 9"),
+        ("army 3.0 retreat", "whole"),
+        ("retreat army 3.0", "whole"),
+        ("move army 3.0: Winterfell > 0412", "whole"),
+        ("route army 2.0 to Riverrun", "whole"),
+        ("muster 1e3 infantry", "whole"),
+        ("cancel army -2", "sign"),
+    ],
+)
+def test_numbers_are_plain_whole_digits(text: str, problem: str) -> None:
+    """A number with a sign, a decimal point, an exponent or digit-like characters other than
+    0-9 is refused as a number (never read as another number) with a reply saying why."""
+    parsed = parse_message(text)
+    assert not parsed.orders
+    error = parsed.items[0].error
+    assert error is not None and error.code is Problem.BAD_NUMBER
+    assert problem in error.problem
+
+
+def test_plain_numbers_and_quoted_names_still_read() -> None:
+    """Thousands separators, fullwidth digits and numbers inside quoted names still read."""
+    assert parse_message("muster 1,000 infantry + 50 cavalry").orders[0] == Muster(1000, 50, 0)
+    assert parse_message("muster １００ infantry").orders[0] == Muster(100, 0, 0)
+    assert parse_message('assign "Ser 2.0" to army 2').orders[0] == Assign("Ser 2.0", 2)

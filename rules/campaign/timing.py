@@ -1,0 +1,37 @@
+"""When an order counts: from the moment the player sent it.
+
+An order is judged as of Reddit's timestamp of the message: the ticks due before it are applied
+first, then the order, then the ticks after it. When the bot was behind and a tick after the
+send time has already been applied, the order can no longer go in before that tick; it then
+counts from the moment it is read, and the reply says so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+
+
+@dataclass(frozen=True, slots=True)
+class OrderMoment:
+    """``at``: the time the order is judged at; ``late``: a tick after the send time had
+    already been applied (the order counts from ``at``, the time it was read)."""
+
+    at: datetime
+    late: bool = False
+
+
+def order_moment(sent_at: datetime | None, read_at: datetime, last_applied_tick: int,
+                 tick_of: Callable[[datetime], int]) -> OrderMoment:
+    """The moment an order sent at ``sent_at`` and read at ``read_at`` counts from.
+
+    ``last_applied_tick`` is the newest tick already applied and ``tick_of`` maps a time to
+    the index of the last tick at or before it. No send time, or one in the future (a wrong
+    clock), counts from ``read_at``.
+    """
+    if sent_at is None or sent_at > read_at:
+        return OrderMoment(read_at)
+    if tick_of(sent_at) < last_applied_tick:
+        return OrderMoment(read_at, late=True)
+    return OrderMoment(sent_at)

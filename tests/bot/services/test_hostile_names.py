@@ -1,0 +1,112 @@
+"""Hostile names never break a post: tables keep their columns, no live links, no pings.
+
+Names are refused at init when unsafe, but a database may still hold one (an old campaign, a
+hand edit); every post kind is rendered with hostile names and its markdown checked.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import timedelta
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sqlmodel import select
+
+from bot.db.engine import transaction
+from bot.db.models import Character, Claim, Outbox
+from bot.services.render import battle_post
+from bot.services.tick import catch_up
+from bot.text import escape_md, inert_links
+from rules.campaign.battle import Side, resolve_battle
+from rules.campaign.publication import public_assault, with_bonus
+from rules.dice import SeededDice
+from tests.bot.services import scenario
+
+HOSTILE = (
+    "House Bolton | evil |",
+    "House [Stark](https://evil.example) u/ned_stark",
+    "**Lannister** _x_ > quote",
+    "- list www.evil.example /r/all",
+    "`code` <https://a.example> #h ~~s~~ ^sup",
+)
+
+_LIVE_LINK = re.compile(r"(?<!\\)\]\s*\(")
+_URL = re.compile(r"(?i)https?://|www\.")
+_PING = re.compile(r"(?i)(?<![\w/&;])/?[ur]/\w")
+_PIPE = re.compile(r"(?<!\\)\|")
+
+
+def markdown_problems(body: str) -> list[str]:
+    """What in a post body would render as a link, a ping, or a broken table."""
+    problems = [f"live link {m.group(0)!r}" for m in _LIVE_LINK.finditer(body)]
+    problems += [f"bare url {m.group(0)!r}" for m in _URL.finditer(body)]
+    problems += [f"ping {m.group(0)!r}" for m in _PING.finditer(body)]
+    table: list[int] = []
+    for line in [*body.split("\n"), ""]:
+        if line.startswith("|"):
+            table.append(len(_PIPE.findall(line)))
+        elif table:
+            if len(set(table)) != 1:
+                problems.append(f"table rows have {table} columns")
+            table = []
+    return problems
+
+
+def test_the_checker_sees_what_hostile_names_would_do() -> None:
+    """Unescaped, the hostile names break a table and carry links and pings."""
+    raw = f"| | {HOSTILE[0]} | x |\n|---|---|---|\n{HOSTILE[1]}"
+    assert len(markdown_problems(raw)) >= 3
+
+
+_names = st.one_of(st.sampled_from(HOSTILE), st.lists(
+    st.sampled_from([*"ab |[]()*_~`>#-u/r:.w<>!\\^\n", "https://", "www.", "u/x", "](y)"]),
+    min_size=1, max_size=20).map("".join))
+
+
+@settings(max_examples=60, deadline=None)
+@given(attacker=_names, defender=_names, place=_names, character=_names,
+       kind=st.sampled_from(["field", "assault", "sally"]))
+def test_battle_posts_keep_their_structure_with_any_names(attacker: str, defender: str,
+                                                          place: str, character: str,
+                                                          kind: str) -> None:
+    """The battle table keeps three columns on every row; nothing becomes a link or a ping."""
+    character = " ".join(character.split()) or "x"
+    attacking = Side(infantry=500, cavalry=50, characters=(character,))
+    defending = with_bonus(Side(infantry=400, characters=(character + "2",)), Decimal(2))
+    result = resolve_battle(attacking, defending, dice=SeededDice("hostile"))
+    public = public_assault(attacking, defending, result) if kind == "assault" else None
+    body = inert_links(battle_post(result, attacker=attacker, defender=defender, place=place,
+                                   when="today", kind=kind, public=public))
+    assert markdown_problems(body) == []
+
+
+@given(st.text(max_size=80))
+def test_escaped_player_text_is_always_inert(text: str) -> None:
+    assert markdown_problems(escape_md(text)) == []
+
+
+@pytest.mark.parametrize("hostile", HOSTILE)
+def test_every_post_of_a_campaign_with_hostile_names_is_inert(tmp_path: Path,
+                                                               hostile: str) -> None:
+    """A campaign whose claims and characters have hostile names (written straight into the
+    database) runs for ten days: every public post and every comment reply is inert."""
+    url = f"sqlite:///{tmp_path / 'h.db'}"
+    scenario.build(url)
+    engine, ctx = scenario.context(url)
+    with transaction(engine) as session:
+        for i, claim in enumerate(session.exec(select(Claim)).all()):
+            claim.name = f"{hostile} {i}"
+            session.add(claim)
+        for i, character in enumerate(session.exec(select(Character)).all()):
+            character.name = f"{hostile} c{i}"
+            session.add(character)
+    catch_up(engine, ctx, scenario.START + timedelta(days=10))
+    with transaction(engine) as session:
+        posts = session.exec(select(Outbox).where(Outbox.kind.in_(["post", "comment"]))).all()
+    assert posts, "the scenario publishes posts"
+    for post in posts:
+        assert markdown_problems(post.body) == [], (post.key, post.body)

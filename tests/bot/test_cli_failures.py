@@ -1,0 +1,107 @@
+"""Failures a moderator can fix end the CLI with one clear line and a non-zero exit code.
+
+Each runs the real ``maester`` entry point in a subprocess: no traceback unless ``--debug``.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from sqlmodel import select
+
+from bot.db.engine import MissingDatabase, create_all, make_engine, transaction
+from bot.db.models import Campaign
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def campaign(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A config and an initialised demo campaign (SQLite)."""
+    folder = tmp_path_factory.mktemp("cli")
+    config = folder / "config.toml"
+    config.write_text("[campaign]\nname = 'T'\nsubreddit = 'tt'\nmap = 'demo'\n"
+                      f"database_url = 'sqlite:///{folder / 'c.db'}'\nmoderators = ['mod']\n")
+    assert _maester(config, "init", "--demo").returncode == 0
+    return config
+
+
+def _maester(config: Path, *args: str, url: str | None = None
+             ) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != "MAESTER_DEBUG"}
+    if url is not None:
+        env["MAESTER_DATABASE_URL"] = url
+    return subprocess.run([sys.executable, "-m", "bot.cli", *args, "--config", str(config)],
+                          cwd=ROOT, capture_output=True, text=True, env=env, timeout=120)
+
+
+def _one_line(result: subprocess.CompletedProcess[str], *words: str) -> None:
+    assert result.returncode != 0, result.stdout + result.stderr
+    assert "Traceback" not in result.stderr, result.stderr
+    lines = [line for line in result.stderr.splitlines() if line.startswith("maester:")]
+    assert len(lines) == 1, result.stderr
+    for word in words:
+        assert word in lines[0], lines[0]
+
+
+def test_a_missing_database_is_never_created_outside_init(campaign: Path) -> None:
+    missing = campaign.parent / "nothing.db"
+    _one_line(_maester(campaign, "status", url=f"sqlite:///{missing}"), "does not exist",
+              "maester init")
+    assert not missing.exists()
+
+
+def test_a_garbage_database_file(campaign: Path) -> None:
+    garbage = campaign.parent / "garbage.db"
+    garbage.write_bytes(os.urandom(4096))
+    _one_line(_maester(campaign, "status", url=f"sqlite:///{garbage}"), "not an SQLite")
+
+
+def test_an_unknown_url_scheme(campaign: Path) -> None:
+    _one_line(_maester(campaign, "status", url="mysqlx://nobody@nowhere/db"), "database_url")
+
+
+@pytest.mark.parametrize("url", [
+    "postgresql+psycopg://postgres@127.0.0.1:1/test",
+    "postgresql+psycopg://postgres@127.0.0.1:5432/no_such_database_here",
+])
+def test_an_unreachable_or_misconfigured_postgresql(campaign: Path, url: str) -> None:
+    _one_line(_maester(campaign, "status", url=url), "cannot reach the database")
+
+
+def test_a_read_only_database_refuses_writes_and_orders(campaign: Path) -> None:
+    """Adjust and order on a read-only database: one line, exit 1, nothing written."""
+    url = f"sqlite:///file:{campaign.parent / 'c.db'}?mode=ro&uri=true"
+    _one_line(_maester(campaign, "adjust", "House Stark", "--gold", "5", url=url), "read-only")
+    _one_line(_maester(campaign, "order", "--as", "ned_stark", "muster 10 infantry", url=url),
+              "read-only")
+
+
+@pytest.mark.parametrize("args", [["show", "army", "9" * 30], ["log", "--limit", "9" * 30]])
+def test_huge_integers(campaign: Path, args: list[str]) -> None:
+    _one_line(_maester(campaign, *args), "too large")
+
+
+def test_debug_shows_the_traceback(campaign: Path) -> None:
+    result = _maester(campaign, "status", "--debug", url="mysqlx://nobody@nowhere/db")
+    assert result.returncode == 1 and "Traceback" in result.stderr
+
+
+def test_a_database_file_deleted_in_use_takes_no_more_writes(tmp_path: Path) -> None:
+    """Deleted (or replaced) while the engine uses it, the file's next commit fails instead
+    of writing into the lost file."""
+    path = tmp_path / "gone.db"
+    engine = make_engine(f"sqlite:///{path}")
+    create_all(engine)
+    with transaction(engine) as session:
+        session.exec(select(Campaign)).all()
+    path.unlink()
+    with pytest.raises(MissingDatabase), transaction(engine) as session:
+        session.exec(select(Campaign)).all()
+    with pytest.raises(MissingDatabase):
+        make_engine(f"sqlite:///{path}", must_exist=True)
+    engine.dispose()
