@@ -26,10 +26,12 @@ TICK = 100
 
 states = st.sampled_from(list(ArmyState))
 ticks = st.one_of(st.none(), st.integers(TICK - 3, TICK + 1))
+# An army cannot have stood still since a tick after the battle's: that state never exists.
+past_ticks = st.one_of(st.none(), st.integers(TICK - 3, TICK))
 armies = st.builds(
     Army, id=st.integers(1, 50), claim_id=st.integers(1, 5), kind=st.just(ArmyKind.LAND),
     state=states, tile=st.just("0101"), infantry=st.integers(0, 800),
-    cavalry=st.integers(0, 300), stationary_since=ticks, arrival_tick=ticks,
+    cavalry=st.integers(0, 300), stationary_since=past_ticks, arrival_tick=ticks,
     retreat_penalty=st.booleans())
 modifiers = st.lists(st.builds(
     lambda n, amount, role: Modifier(f"skill {n}", Source.SKILL,
