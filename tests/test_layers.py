@@ -17,7 +17,8 @@ ROOT = Path(__file__).resolve().parents[1]
 # Lowest first. A module belongs to the longest prefix that names it.
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("rules",),
-    ("bot.errors", "bot.text", "bot.clock", "bot.config", "bot.maps", "bot.db", "bot.data"),
+    ("bot.errors", "bot.text", "bot.clock", "bot.config", "bot.maps", "bot.db", "bot.data",
+     "bot.mapimage"),
     ("bot.services",),
     ("bot.commands", "bot.jsonapi"),
     ("bot.messages",),
