@@ -34,7 +34,7 @@ from bot.services.world import CampaignContext
 from rules.campaign.paths import ArmyKind, cheapest_route, format_path
 from rules.campaign.world import BattleStatus
 
-DEMO_SEED = "maester-demo-0"  # the campaign secret: the demo's story depends on its dice
+DEMO_SEED = "maester-demo-1"  # the campaign secret: the demo's story depends on its dice
 SUBREDDIT = "westeros"
 START = datetime(2026, 11, 22, 7, 30, tzinfo=UTC)
 

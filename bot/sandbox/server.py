@@ -47,6 +47,8 @@ ROUTE_SCOPES = {
     "modmail.unread": "modmail",
     "modmail.unread_count": "modmail",
     "submit": "submit",
+    "media.asset": "submit",  # the image upload lease belongs to posting
+    "convert_rte": "submit",
     "comment": "submit",
     "compose": "privatemessages",
     "inbox": "privatemessages",

@@ -20,6 +20,7 @@ from sqlmodel import Session, col, select
 from bot.db.models import Event
 from bot.services import journal
 from bot.services.world import CampaignContext
+from bot.text import name_md
 from rules.campaign import calendar
 from rules.fairdice import (
     PUBLIC,
@@ -115,7 +116,7 @@ def _commitment_lines(ctx: CampaignContext, period: int, claim_ids: Iterable[int
         label = branch.name
         if branch.name != PUBLIC:
             claim_id = int(branch.name.split(":", 1)[1])
-            label = f"{branch.name} ({names.get(claim_id, 'a claim')})"
+            label = f"{branch.name} ({name_md(names.get(claim_id, 'a claim'))})"
         lines.append(f"| {label} | `{branch.commitment}` |")
     return lines
 

@@ -65,9 +65,11 @@ def check_roster(entries: Sequence[Mapping[str, Any]], wars: Sequence[Sequence[A
             continue
         for key in entry:
             if key not in ROSTER_KEYS:
-                report.warnings.append(
-                    f"{where}: unknown key {key!r}{_close(str(key), ROSTER_KEYS)}; it is "
-                    f"ignored (expected {', '.join(ROSTER_KEYS)})")
+                # An error, not a warning: `init` refuses it (a misspelt `cavalery` would
+                # otherwise silently raise no cavalry).
+                report.errors.append(
+                    f"{where}: unknown key {key!r}{_close(str(key), ROSTER_KEYS)} "
+                    f"(expected {', '.join(ROSTER_KEYS)})")
         name = str(entry.get("name", "")).strip()
         if not name:
             report.errors.append(f"{where}: no name (expected name = \"House Stark\")")
@@ -120,9 +122,9 @@ def check_roster(entries: Sequence[Mapping[str, Any]], wars: Sequence[Sequence[A
         for character in entry.get("characters", []) or []:
             key = " ".join(str(character).casefold().split())
             if key in characters:
-                report.warnings.append(f"{where}: character {character!r} has the same name "
-                                       f"as one of {characters[key]} (orders naming them "
-                                       "will be ambiguous)")
+                report.errors.append(f"{where}: character {character!r} has the same name "
+                                     f"as one of {characters[key]} (orders naming them "
+                                     "would be ambiguous; `init` refuses it)")
             characters[key] = name or f"claims[{i}]"
     for j, war in enumerate(wars):
         if not isinstance(war, Sequence) or isinstance(war, str) or len(war) != 2:

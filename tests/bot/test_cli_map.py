@@ -38,14 +38,14 @@ name = "House North"
 holdfast = "Northkeep"
 players = ["north_lord"]
 infantry = 300
-cavalery = 50
+cavalry = 50
 characters = ["Old Bear"]
 
 [[claims]]
 name = "House South"
 holdfast = "0101"
 players = ["south_lord"]
-characters = ["Old Bear"]
+characters = ["Young Wolf"]
 """
 
 
@@ -67,15 +67,26 @@ def invoke(*args: str) -> tuple[int, str]:
     return result.exit_code, result.output
 
 
+def test_a_misspelt_roster_key_and_a_shared_character_name_are_errors(
+        files: dict[str, Path]) -> None:
+    """`init` refuses both, so the check calls them errors, with the fix."""
+    roster = files["roster"]
+    roster.write_text(roster.read_text().replace("cavalry = 50", "cavalery = 50", 1)
+                      .replace("Young Wolf", "Old Bear"))
+    code, out = invoke("map", "check", "--roster", str(roster), "--config",
+                       str(files["config"]))
+    assert code == 1, out
+    assert "unknown key 'cavalery' (did you mean 'cavalry'?)" in out
+    assert "character 'Old Bear' has the same name" in out
+
+
 def test_check_names_warnings_and_passes(files: dict[str, Path]) -> None:
     code, out = invoke("map", "check", "--roster", str(files["roster"]), "--config",
                        str(files["config"]))
     assert code == 0, out
-    assert "unknown key 'cavalery' (did you mean 'cavalry'?)" in out
-    assert "character 'Old Bear' has the same name" in out
     assert "line 8, tile 0200: cut to 0101, which is not a neighbour" in out
     assert "port Southwatch: its water reaches no other port" in out
-    assert "0 error(s), 4 warning(s)" in out
+    assert "0 error(s), 2 warning(s)" in out
     assert not (files["dir"] / "c.db").exists()  # no database needed, none made
 
 
@@ -129,7 +140,7 @@ def campaign(files: dict[str, Path]) -> dict[str, Path]:
     code, out = invoke("init", "--roster", str(files["roster"]), "--seed", "s", "--config",
                        str(files["config"]))
     assert code == 0, out
-    assert "unknown key 'cavalery'" in out and "Campaign created" in out
+    assert "Campaign created" in out
     return files
 
 

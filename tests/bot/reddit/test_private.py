@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from bot.services.messages import PRIVATE_ELSEWHERE
+from bot.messages import PRIVATE_ELSEWHERE
 
 from bot.commands.dispatch import load_commands
 from bot.commands.registry import all_commands
