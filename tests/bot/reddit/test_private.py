@@ -10,10 +10,10 @@ from __future__ import annotations
 import re
 
 import pytest
-from bot.messages import PRIVATE_ELSEWHERE
 
 from bot.commands.dispatch import load_commands
 from bot.commands.registry import all_commands
+from bot.messages import PRIVATE_ELSEWHERE
 from bot.sandbox import BOT_USERNAME, MODERATOR, SUBREDDIT
 from tests.bot.reddit.conftest import Harness, public_texts
 
