@@ -576,8 +576,11 @@ FateKey = tuple[str, str]
 
 def after_battle(session: Session, ctx: CampaignContext, battle: PendingBattle,
                  result: BattleResult, attacker: AnyArmy | None, defender: AnyArmy | None, *,
-                 tick: int, at: datetime) -> dict[FateKey, TableRoll] | None:
+                 tick: int, at: datetime, dice_lines: list[str] | None = None
+                 ) -> dict[FateKey, TableRoll] | None:
     """What follows a battle for the characters and the secrets in it.
+
+    The printed dice line of every fate-table roll is appended to ``dice_lines`` (for the post).
 
     Each army whose strength included a hidden modifier gets a private note listing every
     multiplier (the public post leaves them out). Characters called to a death or injury roll:
@@ -623,6 +626,8 @@ def after_battle(session: Session, ctx: CampaignContext, battle: PendingBattle,
                                     "outcome": rolled.outcome, "dies": dies,
                                     fairplay.DICE_KEY: fairplay.line_of(event, dice)},
                               rolls=dice.rolls)
+            if dice_lines is not None:
+                dice_lines.append(fairplay.line_of(event, dice))
     return settled
 
 

@@ -966,14 +966,16 @@ class _TickState:
                                                        fairplay.DICE_KEY: dice_line})
         title = self.ctx.settings.posts.battle_title.format(
             attacker=att_name, defender=dfd_name, tile=self.label(battle.tile))
+        fate_lines: list[str] = []
         settled = after_battle(self.session, self.ctx, battle, result, att, dfd, tick=self.tick,
-                               at=self.at)  # issue 6: secrets to their owners, fate tables
+                               at=self.at, dice_lines=fate_lines)  # secrets, fate tables
         body = battle_post(result, attacker=att_name, defender=dfd_name,
                            place=self.label(battle.tile), when=self.ctx.when(self.at),
                            kind=battle.kind, hide_defender=hidden_defender, settled=settled,
                            public=public)
         if dice_line and not hidden_defender:
             body += f"\n\n`{dice_line}`\n"
+        body += "".join(f"\n`{line}`\n" for line in fate_lines)  # public-branch fate rolls
         self.post(f"battle:{battle.id}", title, body, self.ctx.settings.posts.battle_flair)
         if hidden_defender and garrison_claim is not None:
             self.notify(garrison_claim.id or 0, f"battle:{battle.id}:defenses",

@@ -283,6 +283,9 @@ def test_fate_tables_are_rolled_or_the_post_says_who_must_roll(tmp_path: Path,
         assert brynden.status == "dead" and brynden.army_id is None
         [fate] = w.events("character_fate")
         assert fate.data_json["dies"] is True and fate.dice_json[0]["sides"] == 100
+        # the post carries the fate roll's dice line, so players can check it (issue 15)
+        line = str(fate.data_json["dice"])
+        assert f"`{line}`" in body and "key=fate:" in line and "branch=public" in line
     else:
         assert "Brynden Tully (House Tully) must make a **death roll**" in body
         assert brynden.status == "alive"
