@@ -45,6 +45,27 @@ class MissingDatabase(RuntimeError):
                             else "does not exist"))
 
 
+def _use_wal(cursor: Any) -> None:
+    """Switch the file to WAL (it stays so). Changing the journal mode needs the file to
+    itself, and SQLite answers "database is locked" at once, without its busy timeout, while
+    another process writes a new file (two `maester db upgrade` at the same moment): wait
+    for that, a bounded number of times."""
+    import sqlite3
+    import time
+
+    if str(cursor.execute("PRAGMA journal_mode").fetchone()[0]).lower() == "wal":
+        return
+    for _ in range(BUSY_TIMEOUT_MS // 50):
+        try:
+            cursor.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc):
+                raise
+            time.sleep(0.05)
+    cursor.execute("PRAGMA journal_mode=WAL")
+
+
 def make_engine(url: str | URL, *, echo: bool = False, schema: str | None = None,
                 must_exist: bool = False) -> Engine:
     """An engine for ``url`` (``sqlite:///path`` or ``postgresql+psycopg://...[?schema=NAME]``).
@@ -123,7 +144,7 @@ def _configure_sqlite(engine: Engine, path: str | None) -> None:
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
         cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
-        cursor.execute("PRAGMA journal_mode=WAL")
+        _use_wal(cursor)
         cursor.execute("PRAGMA synchronous=FULL")
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.close()

@@ -11,8 +11,7 @@ import re
 
 import pytest
 
-from bot.commands.dispatch import load_commands
-from bot.commands.registry import all_commands
+from bot.commands.dispatch import all_commands
 from bot.messages import PRIVATE_ELSEWHERE
 from bot.sandbox import BOT_USERNAME, MODERATOR, SUBREDDIT
 from tests.bot.reddit.conftest import Harness, public_texts
@@ -22,7 +21,6 @@ PRIVATE_STATE = re.compile(r"- Gold: \d|At home in |Upkeep of raised troops")
 
 
 def _calls() -> list[str]:
-    load_commands()
     return [(c.example or f"!{c.name}").lstrip("!") for c in all_commands()]
 
 
