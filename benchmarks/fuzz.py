@@ -125,10 +125,10 @@ def fuzz_orders(count: int, rng: random.Random, state_sample: int) -> Tally:
 def _check_state(tally: Tally, texts: list[str]) -> None:
     """Each text as a player's message to a real campaign: a message whose orders are all
     refused leaves the world as it was (checked inside the transaction, then rolled back)."""
-    from bot.cli_campaign import export_world
     from sqlmodel import Session
 
     from bot.services.orders import process_message
+    from bot.services.queries import export_world
     from tests.bot.services import scenario
 
     with tempfile.TemporaryDirectory() as folder:
