@@ -15,8 +15,8 @@ from typing import Any
 
 import jsonschema
 
-from bot.jsonapi.contract import check_fields
-from bot.jsonapi.engines import ENGINES, run_engine, shipped_schema
+from bot.jsonapi.engines import ENGINES, input_fields, run_engine, shipped_schema
+from bot.jsonapi.fields import check_fields
 from rules.dice import Dice, RecordingDice
 
 Answer = dict[str, Any]
@@ -60,7 +60,7 @@ def call(engine: str, payload: dict[str, Any], dice: Dice) -> Answer:
 
     Raises what the engine raises (an unknown field as the runner would).
     """
-    check_fields(ENGINES[engine].input_model, payload)
+    check_fields(input_fields(engine), payload)
     answer = ENGINES[engine].fn(payload, dice)
     check_input(engine, payload)
     rolled = dice.rolls if isinstance(dice, RecordingDice) else []

@@ -6,18 +6,26 @@ command runs (or its own ``--help`` is asked for), so ``maester --help`` imports
 Typer, ``maester rules battle`` the rules engines, and ``maester status`` the database stack,
 each nothing more. Each module holds its commands on its own :class:`typer.Typer` (made by
 :func:`command_group`); nothing registers on a shared app by importing.
+
+The Typer application itself is in :mod:`bot.cli.group` (``bot.cli.app`` and the helpers stay
+reachable here, loaded on first use). :func:`main` first offers the command line to the
+fast paths of :mod:`bot.cli.quick`: the plain forms of ``rules ENGINE``, ``engines`` and
+``command`` run without Typer (and so without pydantic or Rich); anything else, ``--help`` and
+every malformed call included, goes through Typer as before.
 """
 
 from __future__ import annotations
 
-import importlib
 import os
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Any
 
-import typer
-from typer.core import TyperCommand, TyperGroup
+if TYPE_CHECKING:
+    from bot.cli.group import ConfigOpt, LazyGroup, app, command_group, load_command
+
+__all__ = ["COMMANDS", "HELP", "ConfigOpt", "Entry", "LazyGroup", "app", "command_group",
+           "load_command", "main"]
+_FROM_APP = frozenset({"ConfigOpt", "LazyGroup", "app", "command_group", "load_command"})
 
 HELP = "maester: runs a Game of Thrones map campaign on a subreddit."
 
@@ -78,78 +86,15 @@ COMMANDS: tuple[Entry, ...] = (
 )
 _BY_NAME = {entry.name: entry for entry in COMMANDS}
 
-# The one declaration of the config option; every command that reads a config takes it.
-ConfigOpt = Annotated[Path | None, typer.Option(
-    "--config", "-c", envvar="MAESTER_CONFIG",
-    help="Campaign config file (TOML); default ./config.toml if it exists.")]
 
 
-def command_group(help: str = "", **options: Any) -> typer.Typer:
-    """A Typer for one module's commands, formatted like the top level (plain help)."""
-    return typer.Typer(help=help or None, rich_markup_mode=None, add_completion=False,
-                       pretty_exceptions_enable=False, **options)
+def __getattr__(name: str) -> Any:
+    # The Typer application and its helpers live in bot.cli.group, imported on first use.
+    if name in _FROM_APP:
+        from bot.cli import group
 
-
-def load_command(entry: Entry) -> Any:
-    """The click command behind ``entry`` (imports its module)."""
-    module = importlib.import_module(entry.module)
-    built = typer.main.get_command(module.app)
-    if isinstance(built, TyperGroup):
-        found = built.commands.get(entry.name)
-        if found is not None:
-            return found
-    elif built.name == entry.name:
-        return built
-    raise LookupError(f"{entry.module} does not define the command {entry.name!r}")
-
-
-class LazyGroup(TyperGroup):
-    """The top-level group: lists :data:`COMMANDS`, imports a command's module when it runs."""
-
-    _listing = False
-
-    def list_commands(self, ctx: Any) -> list[str]:
-        return [*self.commands, *(e.name for e in COMMANDS if e.name not in self.commands)]
-
-    def get_command(self, ctx: Any, cmd_name: str) -> Any:
-        if cmd_name in self.commands:
-            return self.commands[cmd_name]
-        entry = _BY_NAME.get(cmd_name)
-        if entry is None:
-            return None
-        if self._listing:  # the help page needs only the name and summary
-            return TyperCommand(entry.name, help=entry.summary, rich_markup_mode=None)
-        command = load_command(entry)
-        self.commands[cmd_name] = command
-        return command
-
-    def format_help(self, ctx: Any, formatter: Any) -> None:
-        self._listing = True
-        try:
-            super().format_help(ctx, formatter)
-        finally:
-            self._listing = False
-
-
-app = typer.Typer(
-    name="maester",
-    cls=LazyGroup,
-    help=HELP,
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    rich_markup_mode=None,
-    # A fixed width keeps the command list whole when piped (click's default is 80 columns).
-    context_settings={"terminal_width": 100, "max_content_width": 100},
-)
-
-
-@app.callback()
-def _global_options(config: ConfigOpt = None) -> None:
-    """maester: runs a Game of Thrones map campaign on a subreddit."""
-    if config is not None:
-        # Every command's --config falls back to this variable: `maester -c FILE status`.
-        os.environ["MAESTER_CONFIG"] = str(config)
+        return getattr(group, name)
+    raise AttributeError(f"module 'bot.cli' has no attribute {name!r}")
 
 
 def main() -> None:
@@ -165,6 +110,13 @@ def main() -> None:
     if "--debug" in sys.argv:
         sys.argv.remove("--debug")
     try:
+        from bot.cli.quick import fast_path
+
+        code = fast_path(sys.argv[1:])
+        if code is not None:
+            sys.exit(code)
+        from bot.cli.group import app
+
         app()
     except SystemExit:
         raise

@@ -14,8 +14,8 @@ from rich.markup import escape
 from rich.table import Table
 from sqlmodel import col, select
 
-from bot.cli import ConfigOpt, command_group
 from bot.cli.common import ByOpt, fail, moderator_name, open_campaign, settings_of
+from bot.cli.group import ConfigOpt, command_group
 from bot.db.models import (
     Army,
     ArmyState,

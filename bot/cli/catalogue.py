@@ -17,8 +17,8 @@ import typer
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import SQLAlchemyError
 
-from bot.cli import ConfigOpt, command_group
 from bot.cli.common import ByOpt, campaign_session, fail, moderator_name, settings_of
+from bot.cli.group import ConfigOpt, command_group
 from bot.config import Settings
 from bot.db.engine import make_engine, transaction
 from bot.services import journal

@@ -1,7 +1,8 @@
 """The rules commands: ``maester rules ENGINE``, ``maester engines``, ``maester command``.
 
 They import the rules engines and the bot commands only: no database, Reddit or scheduler
-(a test checks ``sys.modules``), so scripts calling them pay a short start.
+(a test checks ``sys.modules``), so scripts calling them pay a short start. Their plain forms
+do not even come here: :mod:`bot.cli.quick` runs them without Typer, with the same functions.
 """
 
 from __future__ import annotations
@@ -9,32 +10,14 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, TextIO
+from typing import Annotated
 
 import typer
 
-from bot.cli import ConfigOpt, command_group
+from bot.cli.group import ConfigOpt, command_group
+from bot.cli.quick import command_reply, engine_lines, run_rules
 
 app = command_group()
-
-
-def run_jsonl(engine: str, lines: TextIO, out: TextIO) -> int:
-    """Answer each JSON line of ``lines`` on its own line of ``out``; 2 if any line failed.
-
-    Blank lines are skipped. A failed line's answer is its ``{"error", "field"}`` object and
-    the next lines still run.
-    """
-    from bot.jsonapi.engines import run_engine
-
-    failed = False
-    for raw in lines:
-        if not raw.strip():
-            continue
-        code, answer = run_engine(engine, raw)
-        failed = failed or code != 0
-        out.write(json.dumps(answer) + "\n")
-    out.flush()
-    return 2 if failed else 0
 
 
 @app.command("rules")
@@ -64,13 +47,7 @@ def rules_cmd(
         sys.stdout.write(json.dumps({"error": f"input: unexpected argument {name!r}; the "
                                      "payload is read from stdin", "field": None}) + "\n")
         raise typer.Exit(2)
-    if jsonl:
-        raise typer.Exit(run_jsonl(engine, sys.stdin, sys.stdout))
-    from bot.jsonapi.engines import run_engine
-
-    code, answer = run_engine(engine, sys.stdin.read())
-    sys.stdout.write(json.dumps(answer, sort_keys=False) + "\n")
-    raise typer.Exit(code)
+    raise typer.Exit(run_rules(engine, jsonl, sys.stdin, sys.stdout))
 
 
 def print_schema(engine: str) -> int:
@@ -104,10 +81,8 @@ def show_rules(config: Path | None) -> None:
 @app.command("engines")
 def engines_cmd() -> None:
     """List the JSON engines that maester rules knows."""
-    from bot.jsonapi.engines import load_engines
-
-    for name, engine in sorted(load_engines().items()):
-        typer.echo(f"{name:22} {engine.summary}")
+    for line in engine_lines():
+        typer.echo(line)
 
 
 @app.command("command")
@@ -116,15 +91,4 @@ def command_cmd(
     seed: Annotated[str | None, typer.Option("--seed", help="Seed the dice")] = None,
 ) -> None:
     """Run a tabletop bot command (!combat, !attack, !challenge ...) and print its reply."""
-    import secrets
-
-    from bot.clock import SystemClock
-    from bot.commands.dispatch import run_command
-    from bot.commands.registry import CommandContext
-    from rules.dice import SeededDice
-
-    line = text.strip().lstrip("!")
-    name, _, args = line.partition(" ")
-    ctx = CommandContext(author="moderator", dice=SeededDice(seed or secrets.token_hex(8)),
-                         now=SystemClock().now(), is_moderator=True)
-    typer.echo(run_command(name, args, ctx, ref="cli"))
+    typer.echo(command_reply(text, seed))

@@ -1,16 +1,18 @@
 """The bot's ``!commands``, listed in one place, and the runner that answers them.
 
-:data:`COMMANDS` is every command in force; :func:`run_command` runs one and turns every
+:data:`COMMANDS` is every command in force (each command's module is imported only when it
+is looked up, see ``_TABLE``); :func:`run_command` runs one and turns every
 failure into a helpful reply (rendered by :meth:`bot.errors.CommandError.render`).
 """
 
 from __future__ import annotations
 
+import functools
+import importlib
 import logging
 from collections.abc import Callable
 
-from bot.commands import boardgame, campaign, cardgame, miniatures
-from bot.commands.registry import Command, CommandContext, Registry, command
+from bot.commands.registry import Command, CommandContext, Handler, Registry, command, described
 from bot.errors import CommandError
 from bot.text import escape_md
 from rules.errors import RulesError
@@ -73,29 +75,52 @@ def help_command(ctx: CommandContext, args: str) -> str:
     return "\n".join(lines)
 
 
-# Every bot command, in one place.
-COMMANDS = Registry((
-    help_command,
-    boardgame.combat_command,
-    boardgame.housecard_command,
-    miniatures.attack_command,
-    miniatures.charge_command,
-    miniatures.panic_command,
-    miniatures.morale_command,
-    cardgame.challenge_command,
-    campaign.claim_command,
-    campaign.odds_command,
-))
+# Every bot command, in one place: the module of bot.commands that defines it, its handler
+# there, and the names it answers to (a test checks them against the handler's @command). A
+# command's module is imported when the command is looked up, so `maester command !attack`
+# loads one game's rules; COMMANDS (the whole registry) imports them all.
+_TABLE: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    ("dispatch", "help_command", ("help", "commands")),
+    ("boardgame", "combat_command",
+     ("combat", "agot", "bgcombat", "battle-bg", "agotcombat", "clash")),
+    ("boardgame", "housecard_command", ("housecard", "housecards", "hcard")),
+    ("miniatures", "attack_command", ("attack", "atk")),
+    ("miniatures", "charge_command", ("charge",)),
+    ("miniatures", "panic_command", ("panic",)),
+    ("miniatures", "morale_command", ("morale", "moral")),
+    ("cardgame", "challenge_command", ("challenge", "chal", "chall", "cardchallenge")),
+    ("campaign", "claim_command", ("claim", "whois")),
+    ("campaign", "odds_command", ("odds", "battleodds")),
+)
+_WHERE = {name: (module, handler) for module, handler, names in _TABLE for name in names}
+
+
+def _handler(module: str, name: str) -> Handler:
+    found: Handler = getattr(importlib.import_module(f"bot.commands.{module}"), name)
+    return found
+
+
+@functools.cache
+def _registry() -> Registry:
+    return Registry(_handler(module, name) for module, name, _ in _TABLE)
+
+
+def __getattr__(name: str) -> Registry:
+    # ``COMMANDS``: every command in force (imports every command module).
+    if name == "COMMANDS":
+        return _registry()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def lookup(name: str) -> Command | None:
     """The command called ``name`` (or one of its aliases), case-insensitively."""
-    return COMMANDS.lookup(name)
+    found = _WHERE.get(name.lower().lstrip("!"))
+    return None if found is None else described(_handler(*found))
 
 
 def all_commands() -> list[Command]:
     """Every command once, sorted by name."""
-    return COMMANDS.all()
+    return _registry().all()
 
 
 def is_private(name: str) -> bool:

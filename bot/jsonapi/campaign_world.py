@@ -5,21 +5,18 @@ Times are ISO 8601 UTC with a ``Z``. Exact decimal values (money, multipliers) c
 numbers -- an integer when whole, otherwise the nearest float, whose JSON text is the exact
 decimal (``1.9``) whenever the value has at most 15 significant digits -- and always also as
 exact decimal strings under the same name with ``_exact`` appended (``"cost_exact": "1.9"``),
-so nothing depends on a reader's float handling. The models below are the contract; the
-runner refuses any field they do not declare, so a misspelt field cannot silently count as 0.
+so nothing depends on a reader's float handling. The models of :mod:`bot.jsonapi.models.
+campaign_world` are the contract; the runner refuses any field they do not declare, so a
+misspelt field cannot silently count as 0.
 """
 
 from __future__ import annotations
 
-from datetime import datetime
 from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
-from pydantic import Field
-
 from bot.jsonapi import Payload
-from bot.jsonapi.contract import DiceInput, DiceOutput, Strict
 from bot.jsonapi.fields import (
     format_time,
     get_bool,
@@ -158,89 +155,3 @@ def siege_engine(payload: Payload, dice: Dice) -> dict[str, Any]:
     """In: garrison. Out: months."""
     length = siege_months(get_int(payload, "garrison"), DEFAULT_RULES)
     return {"months": length.months, "base": length.base}
-
-
-# The contract: input and output models (schemas in bot/jsonapi/schemas/).
-
-Number = int | float
-_COUNT = Field(default=0, ge=0)
-
-
-class MovementInput(DiceInput):
-    terrains: list[Terrain] = Field(min_length=1,
-                                    description="The terrain of each tile entered, in order.")
-    infantry: int = _COUNT
-    cavalry: int = _COUNT
-    accepted_at: datetime = Field(description="When the march order was accepted (UTC).")
-    ready_at: datetime | None = Field(default=None,
-                                      description="When the army is ready, if later.")
-
-
-class MovementOutput(DiceOutput):
-    travel_cost: int
-    tile_costs: list[int]
-    speed_multiplier: Number
-    speed_multiplier_exact: str
-    speed_reasons: list[str]
-    budget_per_tick: Number
-    budget_per_tick_exact: str
-    departure: datetime
-    arrival: datetime
-    entries: list[datetime] = Field(description="The tick each tile is entered.")
-
-
-class MusterInput(DiceInput):
-    accepted_at: datetime
-
-
-class MusterOutput(DiceOutput):
-    ready_at: datetime
-
-
-class DetectionInput(DiceInput):
-    force_size: int = Field(ge=1)
-    observer: ObserverKind = ObserverKind.NONE
-
-
-class DetectionOutput(DiceOutput):
-    automatic: bool
-    detected: bool
-    target: int | None
-    roll: int | None
-    total: int | None
-    bonus: int
-    explanation: list[str]
-
-
-class UpkeepInput(DiceInput):
-    infantry: int = _COUNT
-    cavalry: int = _COUNT
-    ships: int = _COUNT
-    winter: bool = False
-    gold: Number | str = Field(description="Gold in the treasury (a number or an exact "
-                                           "decimal string).")
-
-
-class Troops(Strict):
-    infantry: int
-    cavalry: int
-    ships: int | None = None
-
-
-class UpkeepOutput(DiceOutput):
-    cost: Number
-    cost_exact: str
-    gold_after: Number
-    gold_after_exact: str
-    scatter: bool
-    survivors: Troops
-    lost: Troops
-
-
-class SiegeInput(DiceInput):
-    garrison: int = Field(ge=0)
-
-
-class SiegeOutput(DiceOutput):
-    months: int
-    base: int

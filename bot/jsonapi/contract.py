@@ -3,11 +3,15 @@
 Every engine declares a pydantic model of its input and one of its output (see
 :class:`bot.jsonapi.Engine`). The models are the one description of the contract:
 
-* :func:`check_fields` walks a payload against the input model and refuses the first unknown
-  (misspelt) field, naming it and the closest valid name (``did you mean panic_wounds?``);
 * :func:`schemas` turns both models into JSON Schema documents, shipped with the package as
   ``bot/jsonapi/schemas/ENGINE.input.json`` and ``ENGINE.output.json`` and printed by
-  ``maester rules schema ENGINE``.
+  ``maester rules schema ENGINE``;
+* :func:`bot.jsonapi.fields.check_fields` walks a payload against the shipped input schema and
+  refuses the first unknown (misspelt) field, naming it and the closest valid name (``did you
+  mean panic_wounds?``).
+
+The engines' models live in :mod:`bot.jsonapi.models` and this module is imported only with
+them (to write, print or test the schemas): running an engine never loads pydantic.
 
 The engines read the values themselves (with the typed readers of :mod:`bot.jsonapi.fields`,
 which give the detailed messages); the tests validate every input and every answer against the
@@ -16,16 +20,10 @@ schemas, so the models and the readers cannot drift apart.
 
 from __future__ import annotations
 
-import difflib
-import functools
-import types
 import typing
-from collections.abc import Mapping
-from typing import Any, Union, get_args, get_origin
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
-
-from rules.errors import InvalidInput
 
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
@@ -70,75 +68,6 @@ class ErrorOutput(Strict):
     field: str | None = Field(description="The dotted path of the offending field "
                                           "(attacker.infantry, dice[3]); null when no field "
                                           "applies (invalid JSON, unknown engine).")
-
-
-def _models_in(annotation: Any) -> tuple[type[Strict] | None, type[Strict] | None]:
-    """The model an object value and the model a list item must follow, if any."""
-    obj: type[Strict] | None = None
-    item: type[Strict] | None = None
-    args = get_args(annotation)
-    origin = get_origin(annotation)
-    if isinstance(annotation, type) and issubclass(annotation, Strict):
-        return annotation, None
-    if origin in (list, tuple) and args and isinstance(args[0], type) and issubclass(
-            args[0], Strict):
-        return None, args[0]
-    if origin in (Union, types.UnionType) or origin is typing.Annotated:
-        for arg in args:
-            sub_obj, sub_item = _models_in(arg)
-            obj = obj or sub_obj
-            item = item or sub_item
-    return obj, item
-
-
-def closest(name: str, known: list[str]) -> str | None:
-    """The valid name closest to a misspelt one, if any is close enough."""
-    folded = {k.lower(): k for k in known}
-    lower = name.lower()
-    # An abbreviation or a longer spelling of a valid name ("str" for "strength") first.
-    stems = [k for k in folded if len(k) >= 3 and (lower.startswith(k) or k.startswith(lower))]
-    if stems:
-        return folded[max(stems, key=len)]
-    match = difflib.get_close_matches(lower, list(folded), n=1, cutoff=0.6)
-    return folded[match[0]] if match else None
-
-
-def unknown_field(path: str, name: str, known: list[str]) -> InvalidInput:
-    """The error for an unknown field ``name`` at ``path``, suggesting the closest name."""
-    guess = closest(name, known)
-    message = "is not a known field"
-    if guess is not None:
-        message += f"; did you mean {guess}?"
-    return InvalidInput(path, message, "one of " + ", ".join(sorted(known)))
-
-
-@functools.cache
-def _field_table(model: type[Strict]
-                 ) -> tuple[list[str], dict[str, tuple[type[Strict] | None, type[Strict] | None]]]:
-    """A model's JSON field names, and for each the models its object value or list items
-    follow (read once per model)."""
-    table = {info.alias or name: _models_in(info.annotation)
-             for name, info in model.model_fields.items()}
-    return list(table), table
-
-
-def check_fields(model: type[Strict], data: Mapping[str, Any], prefix: str = "") -> None:
-    """Refuse the first field of ``data`` (recursively) that ``model`` does not declare.
-
-    Only names are checked here; the engine's readers check the values.
-    """
-    known, table = _field_table(model)
-    for key, value in data.items():
-        path = f"{prefix}.{key}" if prefix else str(key)
-        if key not in table:
-            raise unknown_field(path, str(key), known)
-        obj, item = table[key]
-        if obj is not None and isinstance(value, Mapping):
-            check_fields(obj, value, path)
-        elif item is not None and isinstance(value, list):
-            for index, element in enumerate(value):
-                if isinstance(element, Mapping):
-                    check_fields(item, element, f"{path}[{index}]")
 
 
 def schemas(name: str, input_model: type[BaseModel], output_model: type[BaseModel]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import importlib
 import json
 import secrets
@@ -11,12 +12,13 @@ from pathlib import Path
 from typing import Any
 
 from bot.jsonapi import Engine
-from bot.jsonapi.contract import SCHEMA_DIALECT, ErrorOutput, check_fields, closest, schemas
+from bot.jsonapi.fields import FieldTable, check_fields, closest, field_table
 from rules.dice import Dice, RecordingDice, ScriptedDice, SeededDice
 from rules.errors import BadDie, DiceExhausted, InvalidInput, RulesError
 
 # Every engine, listed here and nowhere else: name -> (module, summary, function, input model,
-# output model). `maester rules NAME` imports only NAME's module (see load_engines).
+# output model). `maester rules NAME` imports only NAME's module (see load_engines); the models
+# are in bot.jsonapi.models.MODULE, imported only for the schemas.
 _TABLE: dict[str, tuple[str, str, str, str, str]] = {
     "battle": ("campaign_battle", "Resolve a campaign battle: winner, rolls, margin, "
                "casualties, capture.", "battle_engine", "BattleInput", "BattleOutput"),
@@ -71,8 +73,8 @@ def load_engines(*names: str) -> dict[str, Engine]:
     for name in wanted:
         module, summary, fn, input_model, output_model = _TABLE[name]
         mod = importlib.import_module(f"bot.jsonapi.{module}")
-        out[name] = Engine(name, summary, getattr(mod, fn), getattr(mod, input_model),
-                           getattr(mod, output_model))
+        out[name] = Engine(name, summary, getattr(mod, fn), f"bot.jsonapi.models.{module}",
+                           input_model, output_model)
     return out
 
 
@@ -85,7 +87,7 @@ def __getattr__(name: str) -> dict[str, Engine]:
 
 def error(message: str, field: str | None) -> dict[str, Any]:
     """The answer to bad input: ``{"error", "field"}`` (field null when none applies)."""
-    return ErrorOutput(error=message, field=field).model_dump()
+    return {"error": message, "field": field}  # as bot.jsonapi.contract.ErrorOutput
 
 
 def dice_for(payload: dict[str, Any]) -> Dice:
@@ -113,6 +115,12 @@ def unknown_engine(name: str) -> dict[str, Any]:
                  None)
 
 
+@functools.cache
+def input_fields(name: str) -> FieldTable:
+    """The fields engine ``name`` accepts, read from its shipped input schema."""
+    return field_table(shipped_schema(name)["input"])
+
+
 def run_engine(name: str, raw: str) -> tuple[int, dict[str, Any]]:
     """Run engine ``name`` on the JSON text ``raw``: (exit code, answer object)."""
     engine = load_engines(name).get(name)
@@ -125,7 +133,7 @@ def run_engine(name: str, raw: str) -> tuple[int, dict[str, Any]]:
     if not isinstance(payload, dict):
         return 2, error("input: must be one JSON object", None)
     try:
-        check_fields(engine.input_model, payload)
+        check_fields(input_fields(name), payload)
         dice = dice_for(payload)
         result = engine.fn(payload, dice)
     except InvalidInput as exc:
@@ -152,6 +160,8 @@ def engine_schemas(name: str) -> dict[str, dict[str, Any]]:
 
     Raises KeyError for an unknown engine.
     """
+    from bot.jsonapi.contract import schemas
+
     engine = load_engines(name)[name]
     return schemas(name, engine.input_model, engine.output_model)
 
@@ -171,6 +181,8 @@ def shipped_schema(name: str) -> dict[str, Any]:
 
 def all_schemas() -> dict[str, dict[str, Any]]:
     """Every shipped schema document by file stem (``battle.input``, ``error`` ...)."""
+    from bot.jsonapi.contract import SCHEMA_DIALECT, ErrorOutput
+
     out: dict[str, dict[str, Any]] = {}
     for name in ENGINE_NAMES:
         for kind, document in engine_schemas(name).items():

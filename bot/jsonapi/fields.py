@@ -1,7 +1,13 @@
-"""Typed readers for JSON payload fields; every failure names the field (dotted path)."""
+"""Typed readers for JSON payload fields; every failure names the field (dotted path).
+
+Also the check of the field names (:func:`check_fields`): a payload may use only the fields its
+engine's input schema declares. It reads the shipped JSON Schema (generated from the pydantic
+models of :mod:`bot.jsonapi.models`), so running an engine never imports pydantic.
+"""
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from decimal import Decimal, InvalidOperation
@@ -11,6 +17,85 @@ from rules.campaign.inputs import GOLD_PLACES, MAX_GOLD
 from rules.errors import InvalidInput
 
 _MISSING: Any = object()
+# A model's fields by JSON name: the field table an object value must follow, and the one each
+# item of a list value must follow (None where the value is not a model).
+FieldTable = dict[str, tuple["FieldTable | None", "FieldTable | None"]]
+
+
+def closest(name: str, known: list[str]) -> str | None:
+    """The valid name closest to a misspelt one, if any is close enough."""
+    folded = {k.lower(): k for k in known}
+    lower = name.lower()
+    # An abbreviation or a longer spelling of a valid name ("str" for "strength") first.
+    stems = [k for k in folded if len(k) >= 3 and (lower.startswith(k) or k.startswith(lower))]
+    if stems:
+        return folded[max(stems, key=len)]
+    match = difflib.get_close_matches(lower, list(folded), n=1, cutoff=0.6)
+    return folded[match[0]] if match else None
+
+
+def unknown_field(path: str, name: str, known: list[str]) -> InvalidInput:
+    """The error for an unknown field ``name`` at ``path``, suggesting the closest name."""
+    guess = closest(name, known)
+    message = "is not a known field"
+    if guess is not None:
+        message += f"; did you mean {guess}?"
+    return InvalidInput(path, message, "one of " + ", ".join(sorted(known)))
+
+
+def field_table(schema: Mapping[str, Any]) -> FieldTable:
+    """The field table of a JSON Schema document of a model (its ``$defs`` are the nested
+    models)."""
+    defs: Mapping[str, Any] = schema.get("$defs", {})
+    tables: dict[str, FieldTable] = {}
+
+    def model(node: Any) -> FieldTable | None:
+        ref = node.get("$ref") if isinstance(node, Mapping) else None
+        if not isinstance(ref, str) or not ref.startswith("#/$defs/"):
+            return None
+        name = ref.removeprefix("#/$defs/")
+        if name not in tables:
+            tables[name] = {}  # filled below; a model that contains itself finds it here
+            tables[name].update(fields(defs[name]))
+        return tables[name]
+
+    def follows(node: Mapping[str, Any]) -> tuple[FieldTable | None, FieldTable | None]:
+        obj = model(node)
+        if obj is not None:
+            return obj, None
+        items = node.get("items", (node.get("prefixItems") or [None])[0])
+        item = model(items)
+        if item is not None:
+            return None, item
+        for branch in (*node.get("anyOf", ()), *node.get("allOf", ()), *node.get("oneOf", ())):
+            sub_obj, sub_item = follows(branch)
+            obj, item = obj or sub_obj, item or sub_item
+        return obj, item
+
+    def fields(node: Mapping[str, Any]) -> FieldTable:
+        return {name: follows(sub) for name, sub in node.get("properties", {}).items()}
+
+    return fields(schema)
+
+
+def check_fields(table: FieldTable, data: Mapping[str, Any], prefix: str = "") -> None:
+    """Refuse the first field of ``data`` (recursively) that ``table`` does not declare.
+
+    Only names are checked here; the engine's readers check the values.
+    """
+    for key, value in data.items():
+        path = f"{prefix}.{key}" if prefix else str(key)
+        if key not in table:
+            raise unknown_field(path, str(key), list(table))
+        obj, item = table[key]
+        if obj is not None and isinstance(value, Mapping):
+            check_fields(obj, value, path)
+        elif item is not None and isinstance(value, list):
+            for index, element in enumerate(value):
+                if isinstance(element, Mapping):
+                    check_fields(item, element, f"{path}[{index}]")
+
+
 T = TypeVar("T")
 _TIME_EXAMPLE = "an ISO 8601 UTC time like 2026-11-22T07:30:00Z"
 

@@ -19,10 +19,14 @@ from bot.cli import COMMANDS, app, load_command
 from bot.jsonapi.engines import ENGINE_MODULES, load_engines
 
 STACKS = ("sqlalchemy", "sqlmodel", "alembic", "psycopg", "praw", "prawcore", "apscheduler")
+# What the plain rules commands (run by bot.cli.quick) leave out besides: the argument parser
+# and the pydantic it converts arguments with, the contract models, Rich, package metadata.
+HEAVY = ("typer", "pydantic", "pydantic_core", "rich", "bot.jsonapi.contract",
+         "bot.jsonapi.models", "importlib.metadata")
 ROOT = Path(__file__).resolve().parents[2]
 
 # Runs the CLI as the console script does, then writes the loaded top-level packages (and
-# every bot.* module) to stderr after a marker line.
+# every bot.* module, and importlib.metadata) to stderr after a marker line.
 _PROBE = """
 import json, sys
 from bot.cli import main
@@ -32,8 +36,8 @@ try:
 except SystemExit:
     pass
 finally:
-    names = sorted({m.split(".")[0] for m in sys.modules} | {m for m in sys.modules
-                                                            if m.startswith("bot.")})
+    names = sorted({m.split(".")[0] for m in sys.modules} | {
+        m for m in sys.modules if m.startswith("bot.") or m == "importlib.metadata"})
     sys.stderr.write("\\nMODULES " + json.dumps(names) + "\\n")
 """
 
@@ -53,6 +57,7 @@ def test_every_rules_engine_runs_without_the_storage_reddit_or_scheduler_stacks(
     modules, out = loaded_modules("rules", engine, stdin="{}\n")
     assert json.loads(out)  # the engine answered (here: which field is missing)
     assert modules.isdisjoint(STACKS), sorted(modules.intersection(STACKS))
+    assert modules.isdisjoint(HEAVY), sorted(modules.intersection(HEAVY))
 
 
 def test_jsonl_and_battle_with_a_real_payload_stay_light() -> None:
@@ -62,6 +67,7 @@ def test_jsonl_and_battle_with_a_real_payload_stay_light() -> None:
                                   stdin=json.dumps(payload) + "\n")
     assert json.loads(out)["winner"] in ("attacker", "defender")
     assert modules.isdisjoint(STACKS), sorted(modules.intersection(STACKS))
+    assert modules.isdisjoint(HEAVY), sorted(modules.intersection(HEAVY))
     assert {"bot.jsonapi.campaign_battle"} <= modules
     assert modules.isdisjoint({"bot.jsonapi.boardgame", "bot.jsonapi.miniatures",
                                "bot.jsonapi.cardgame", "bot.jsonapi.campaign_world"})
@@ -77,8 +83,17 @@ def test_bot_command_and_engine_list_stay_light() -> None:
     modules, out = loaded_modules("command", "!attack 8 dice 4+ vs 5+", "--seed", "1")
     assert "Expected wounds" in out
     assert modules.isdisjoint(STACKS), sorted(modules.intersection(STACKS))
+    assert modules.isdisjoint(HEAVY), sorted(modules.intersection(HEAVY))
     modules, out = loaded_modules("engines")
     assert "battle" in out and modules.isdisjoint(STACKS)
+    assert modules.isdisjoint(HEAVY), sorted(modules.intersection(HEAVY))
+
+
+def test_an_unusual_rules_call_still_goes_through_typer() -> None:
+    """What the fast path does not recognise (here --help) is Typer's, with its full help."""
+    modules, out = loaded_modules("rules", "--help")
+    assert "--jsonl" in out and "typer" in modules
+    assert modules.isdisjoint(STACKS), sorted(modules.intersection(STACKS))
 
 
 def test_help_lists_every_command_and_imports_only_the_command_table() -> None:
@@ -87,7 +102,8 @@ def test_help_lists_every_command_and_imports_only_the_command_table() -> None:
         assert f"  {entry.name} " in out, entry.name
     assert modules.isdisjoint(STACKS)
     assert "rich" not in modules and "pydantic" not in modules
-    assert {m for m in modules if m.startswith("bot.")} == {"bot.cli"}
+    assert {m for m in modules if m.startswith("bot.")} == {"bot.cli", "bot.cli.group",
+                                                            "bot.cli.quick"}
 
 
 def test_the_command_table_matches_the_commands_it_names() -> None:

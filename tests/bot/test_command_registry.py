@@ -25,6 +25,19 @@ def test_every_described_handler_is_listed_once() -> None:
     assert len(COMMANDS.all()) == len(described_handlers)
 
 
+def test_the_lazy_table_names_each_command_as_its_handler_does() -> None:
+    """dispatch._TABLE (which module to import for a name) agrees with the @command names."""
+    from bot.commands import dispatch
+
+    for module, handler, names in dispatch._TABLE:
+        cmd = described(getattr(importlib.import_module(f"bot.commands.{module}"), handler))
+        assert (cmd.name, *cmd.aliases) == names
+        for name in names:
+            assert lookup(name) == cmd and lookup(f"!{name.upper()}") == cmd
+    assert len(dispatch._TABLE) == len(COMMANDS.all())
+    assert lookup("nonsense") is None
+
+
 def test_describing_a_handler_changes_no_registry() -> None:
     before = [c.name for c in COMMANDS.all()]
 
