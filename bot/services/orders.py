@@ -95,9 +95,16 @@ def process_message(session: Session, ctx: CampaignContext, *, author: str, text
     # The world may already stand later than the wall clock (a moderator ticked ahead): an
     # order is then accepted at the world's time, so its receipt matches what will happen.
     now = max(now, ctx.tick_at(get_campaign(session, ctx).last_tick))
-    text, acting_for = _acting_for(text) if is_mod else (text, None)
+    text, acting_for = _acting_for(text)
     sections: list[str] = []
     outcome = Outcome(reply="")
+    if acting_for is not None and not is_mod:
+        outcome.reply = Rejected(
+            f"only moderators can act for another claim (`as {escape_md(acting_for, 80)}:`)",
+            "your orders without an `as ...:` line; they act for your own claim",
+            "status").render()
+        outcome.rejected = 1
+        return outcome
     if acting_for is not None:
         claim = claim_by_name(session, ctx, acting_for)
         if claim is None:
