@@ -178,3 +178,93 @@ def test_only_moderators_may_act_for_another_claim(config: Path) -> None:
     assert json.loads(run(config, "export"))["armies"] == []
     done = run(config, "order", "--as", "mod_jane", "as House Lannister: muster 10 cavalry")
     assert "is mustering" in done
+
+
+CUSTOM_MAP = """\
+id,name,terrain,flags,resource_benefit,neighbours
+0000,Northkeep,field,holdfast,,
+0001,Greenfield,field,,,
+0002,Cold Hollow,forest,resource,gold_mine,
+0100,Eastmarch,hill,,,
+0101,Southwatch,hill,holdfast;port,,
+0102,,water,,,
+0200,,field,,,
+0201,,field,,,
+"""
+
+CUSTOM_ROSTER = """\
+wars = [["House North", "House South"]]
+
+[[claims]]
+name = "House North"
+holdfast = "Northkeep"
+players = ["north_lord"]
+infantry = 300
+characters = ["Lord Umbrell"]
+
+[[claims]]
+name = "House South"
+holdfast = "Southwatch"
+players = ["south_lord"]
+characters = ["Lady Sorrel"]
+"""
+
+DEMO_NAMES = ("Winterfell", "Riverrun", "Pyke", "Wolfswood", "Manderly", "Brynden", "Stark",
+              "Lannister", "Stone Walls", "trebuchet")
+
+
+@pytest.fixture
+def custom(tmp_path: Path) -> Path:
+    (tmp_path / "map.csv").write_text(CUSTOM_MAP)
+    (tmp_path / "roster.toml").write_text(CUSTOM_ROSTER)
+    path = tmp_path / "config.toml"
+    path.write_text(
+        f'[campaign]\ndatabase_url = "sqlite:///{tmp_path / "c.db"}"\n'
+        f'map = "{tmp_path / "map.csv"}"\nmoderators = ["mod_jane"]\n\n'
+        '[posts]\nguide_url = "https://example.org/wiki/guide"\n\n'
+        '[catalogue.resources.gold_mine]\n'
+        'effects = [{ kind = "gold_income", amount = 10 }]\n')
+    result = runner.invoke(app, ["init", "--roster", str(tmp_path / "roster.toml"),
+                                 "--config", str(path)])
+    assert result.exit_code == 0, result.output
+    return path
+
+
+def test_help_names_every_order_with_this_campaigns_names_and_links_the_guide(
+        custom: Path) -> None:
+    from rules.campaign.orders import VERBS
+
+    reply = run(custom, "order", "--as", "north_lord", "help")
+    for verb in VERBS:
+        assert f"- **{verb}**:" in reply, verb
+    assert "The players' guide: https://example.org/wiki/guide" in reply
+    assert not [name for name in DEMO_NAMES if name in reply]
+    assert "siege Southwatch with army" in reply and "sally from Northkeep" in reply
+    assert "cede Cold Hollow to House South" in reply
+
+
+def test_help_for_one_order_gives_an_example_that_works(custom: Path) -> None:
+    run(custom, "order", "--as", "north_lord", "muster 100 infantry")
+    reply = run(custom, "order", "--as", "north_lord", "help march")
+    assert "**move**:" in reply and "Write it as: `move army N:" in reply
+    assert not [name for name in DEMO_NAMES if name in reply]
+    example = next(line.strip() for line in reply.splitlines()
+                   if line.startswith("    move army 1:"))
+    receipt = run(custom, "order", "--as", "north_lord", example)
+    assert "Not done" not in receipt, receipt
+    assert "assign Lord Umbrell to army 1" in run(custom, "order", "--as", "north_lord",
+                                                   "help assign")
+    unknown = run(custom, "order", "--as", "north_lord", "help juggle")
+    assert "no order called juggle" in unknown and "**Example:** `help move`" in unknown
+
+
+def test_help_without_a_guide_url_links_nothing(config: Path) -> None:
+    reply = run(config, "order", "--as", "ned_stark", "help")
+    assert "players' guide:" not in reply and "- **cede**:" in reply
+
+
+def test_every_order_has_a_help_example() -> None:
+    from bot.services.help import EXAMPLES
+    from rules.campaign.orders import VERBS
+
+    assert tuple(EXAMPLES) == VERBS
