@@ -118,6 +118,21 @@ def test_army_remove_takes_the_troops_away_and_logs_the_moderator(config: Path) 
     assert "--reason must say why" in refused(config, "army", "remove", "1", "--reason", " ")
 
 
+def test_removing_a_besieging_army_ends_its_siege(custom: Path) -> None:
+    run(custom, "adjust", "House North", "--gold", "+1000")
+    run(custom, "order", "--as", "north_lord", "muster 100 infantry")
+    run(custom, "order", "--as", "north_lord", "move army 1: Greenfield > Southwatch (cost 3)")
+    run(custom, "tick", "--until", (datetime.now(UTC) + timedelta(days=4)).strftime(
+        "%Y-%m-%dT%H:00:00Z"))
+    assert "Army 1 besieges Southwatch" in run(custom, "order", "--as", "north_lord",
+                                                "siege Southwatch with army 1")
+    run(custom, "army", "remove", "1", "--reason", "ruled void", "--by", "jane")
+    world = json.loads(run(custom, "export"))
+    assert [s["status"] for s in world["sieges"]] == ["lifted"]
+    assert any("Siege lifted: Southwatch" in o["title"] for o in world["outbox"])
+    assert [a["state"] for a in world["armies"]] == ["gone"]
+
+
 def test_adjust_shows_before_and_after_and_dry_run_writes_nothing(config: Path) -> None:
     out = run(config, "adjust", "House Stark", "--gold", "+100", "--infantry", "-50",
               "--dry-run")
@@ -186,7 +201,7 @@ id,name,terrain,flags,resource_benefit,neighbours
 0001,Greenfield,field,,,
 0002,Cold Hollow,forest,resource,gold_mine,
 0100,Eastmarch,hill,,,
-0101,Southwatch,hill,holdfast;port,,
+0101,Southwatch,hill,holdfast,,
 0102,,water,,,
 0200,,field,,,
 0201,,field,,,
