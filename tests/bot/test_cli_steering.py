@@ -283,3 +283,24 @@ def test_every_order_has_a_help_example() -> None:
     from rules.campaign.orders import VERBS
 
     assert tuple(EXAMPLES) == VERBS
+
+
+@pytest.mark.postgres
+def test_fates_assign_and_help_on_postgresql(tmp_path: Path, pg_url: str) -> None:
+    """The state filters (free = alive or wounded) run the same on PostgreSQL."""
+    path = tmp_path / "config.toml"
+    path.write_text(f'[campaign]\ndatabase_url = "{pg_url}"\nmoderators = ["mod_jane"]\n')
+    result = runner.invoke(app, ["init", "--demo", "--seed", "s", "--config", str(path)])
+    assert result.exit_code == 0, result.output
+    run(path, "order", "--as", "ned_stark", "muster 100 infantry")
+    run(path, "character", "set", "Eddard Stark", "wounded")
+    run(path, "character", "set", "Robb Stark", "captured")
+    assert "takes command of army 1" in run(path, "order", "--as", "ned_stark",
+                                            "assign Eddard Stark to army 1")
+    assert "is a captive" in run(path, "order", "--as", "ned_stark",
+                                 "assign Robb Stark to army 1")
+    assert "assign Eddard Stark to army 1" in run(path, "order", "--as", "ned_stark",
+                                                  "help assign")
+    assert {c["name"]: c["state"] for c in json.loads(run(path, "export"))["characters"]
+            if c["claim"] == "House Stark"} == {"Eddard Stark": "wounded",
+                                                "Robb Stark": "captured"}
