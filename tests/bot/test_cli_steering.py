@@ -13,29 +13,12 @@ from sqlmodel import col, select
 from typer.testing import CliRunner
 
 from bot.cli import app
+from tests.bot.test_cli import config, run
+
+__all__ = ["config"]  # the demo campaign fixture of test_cli, shared
 
 runner = CliRunner()
 SOON = (datetime.now(UTC) + timedelta(days=2)).strftime("%Y-%m-%dT%H:00:00Z")
-
-
-@pytest.fixture
-def config(tmp_path: Path) -> Path:
-    path = tmp_path / "config.toml"
-    path.write_text(
-        "[campaign]\n"
-        'name = "Steering test"\n'
-        f'database_url = "sqlite:///{tmp_path / "campaign.db"}"\n'
-        'moderators = ["mod_jane"]\n'
-    )
-    result = runner.invoke(app, ["init", "--demo", "--seed", "s", "--config", str(path)])
-    assert result.exit_code == 0, result.output
-    return path
-
-
-def run(config: Path, *args: str) -> str:
-    result = runner.invoke(app, [*args, "--config", str(config)], catch_exceptions=False)
-    assert result.exit_code == 0, result.output
-    return result.output
 
 
 def refused(config: Path, *args: str) -> str:
