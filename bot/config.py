@@ -106,6 +106,8 @@ class PostSettings(_Section):
     realm_flair: str = ""
     inset_maps: bool = False
     inset_radius: int = Field(default=3, ge=1, le=10)
+    # issue 14: the players' guide, linked from the `help` reply ("" = no link)
+    guide_url: str = Field(default="", max_length=300)
 
 
 class DiceSettings(_Section):

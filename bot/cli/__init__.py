@@ -58,6 +58,11 @@ COMMANDS: tuple[Entry, ...] = (
     Entry("relations", "bot.cli.campaign", "Relations between claims."),
     Entry("adjust", "bot.cli.campaign", "Change a claim's gold and troops at home; recorded "
           "in the log with the moderator."),
+    Entry("characters", "bot.cli.steering",
+          "List the characters (optionally of one claim) with army, skills and state."),
+    Entry("character", "bot.cli.steering",
+          "Record a character's fate (dead, wounded, captured or free)."),
+    Entry("army", "bot.cli.steering", "Remove an army or fleet by hand."),
     Entry("skills", "bot.cli.catalogue", "Grant and remove characters' skills."),
     Entry("catalogue", "bot.cli.catalogue", "Show, check and load the campaign's catalogue."),
     Entry("log", "bot.cli.campaign", "The event log with dice, newest last."),

@@ -21,12 +21,14 @@ from bot.db.models import (
     ArmyState,
     Character,
     Claim,
+    Outbox,
     PendingBattle,
     Relation,
     RelationStatus,
 )
 from bot.services import journal, queries
 from bot.services.world import (
+    CampaignContext,
     all_claims,
     claim_by_name,
     get_campaign,
@@ -329,9 +331,14 @@ def adjust_cmd(
     cavalry: Annotated[str, typer.Option(help="Change in cavalry at home")] = "0",
     ships: Annotated[str, typer.Option(help="Change in ships at home")] = "0",
     reason: Annotated[str, typer.Option(help="Why (goes to the log)")] = "",
+    dry_run: Annotated[bool, typer.Option(
+        "--dry-run", help="Show the claim before and after; write nothing.")] = False,
     by: ByOpt = None,
 ) -> None:
-    """Change a claim's gold and troops at home; recorded in the log with the moderator."""
+    """Change a claim's gold and troops at home; recorded in the log with the moderator.
+
+    Prints the claim before and after; with --dry-run nothing is written or logged.
+    """
     env = open_campaign(config)
     now = env.clock.now()
     try:
@@ -356,6 +363,16 @@ def adjust_cmd(
         except InvalidInput as exc:
             console.print(f"[red]{escape(str(exc))}; nothing changed[/red]")
             raise typer.Exit(2) from None
+        def holdings(values: tuple[Any, ...]) -> str:
+            return (f"gold {values[0]}, {values[1]} infantry, {values[2]} cavalry, "
+                    f"{values[3]} ships")
+
+        console.print(f"{escape(found.name)} before: "
+                      f"{holdings((found.gold, found.infantry, found.cavalry, found.ships))}")
+        console.print(f"{escape(found.name)} after:  {holdings(new)}")
+        if dry_run:
+            console.print("Dry run: nothing written.")
+            return
         found.gold, found.infantry, found.cavalry, found.ships = new
         session.add(found)
         journal.log_event(session, ctx.campaign_id, ctx.tick_of(now), "adjust",
@@ -364,8 +381,6 @@ def adjust_cmd(
                           at=now, claim_id=found.id, actor=moderator_name(by),
                           data={"gold": str(delta), "infantry": infantry_n, "cavalry": cavalry_n,
                                 "ships": ships_n, "reason": reason})
-    console.print(f"{found.name}: gold {found.gold}, {found.infantry} infantry, "
-                  f"{found.cavalry} cavalry, {found.ships} ships.")
 
 
 @app.command("log")
@@ -390,16 +405,33 @@ def log_cmd(config: ConfigOpt = None,
 @app.command("outbox")
 def outbox_cmd(
     action: Annotated[str | None, typer.Argument(
-        help="'retry': try again at once (lifts a delivery halt and back-offs).")] = None,
+        help="'retry': try again at once (lifts a delivery halt and back-offs); 'show N': "
+        "print entry N's body exactly as Reddit will get it.")] = None,
     entry: Annotated[int | None, typer.Argument(
-        help="With retry: the entry (#) to make pending again with fresh attempts.")] = None,
+        help="With retry: the entry (#) to make pending again with fresh attempts; with "
+        "show: the entry to print.")] = None,
     config: ConfigOpt = None,
     all_entries: Annotated[bool, typer.Option("--all")] = False,
     all_dead: Annotated[bool, typer.Option(
         "--all-dead", help="With retry: every dead entry too.")] = False,
+    body: Annotated[bool, typer.Option(
+        "--body", help="Print each entry's body, as Reddit will get it, after the list.")]
+    = False,
 ) -> None:
     """Posts, replies and messages waiting to be delivered (--all: delivered and dead too)."""
     env = open_campaign(config)
+    if action == "show":
+        if entry is None:
+            console.print("[red]usage:[/red] maester outbox show N (N from `maester outbox`)")
+            raise typer.Exit(2)
+        with env.session() as session:
+            rows = [o for o in queries.outbox(session, env.ctx, everything=True)
+                    if o.id == entry]
+        if not rows:
+            console.print(f"[red]no outbox entry #{entry}[/red] (see `maester outbox --all`)")
+            raise typer.Exit(2)
+        _print_entry(env.ctx, rows[0], env.clock.now())
+        return
     if action is not None:
         if action != "retry" or (entry is not None and all_dead):
             console.print("[red]usage:[/red] maester outbox retry [N | --all-dead]")
@@ -415,11 +447,25 @@ def outbox_cmd(
                       "next delivery round; delivery halts and back-offs are lifted.")
         return
     with env.session() as session:
-        table = Table("#", "Kind", "To", "Title", "Status", "Tries", "Error")
-        for o in queries.outbox(session, env.ctx, everything=all_entries):
-            table.add_row(str(o.id), o.kind, o.target, o.title[:60], o.status,
-                          str(o.attempts), o.last_error[:40])
+        rows = list(queries.outbox(session, env.ctx, everything=all_entries))
+    table = Table("#", "Kind", "To", "Title", "Status", "Tries", "Error")
+    for o in rows:
+        table.add_row(str(o.id), o.kind, o.target, o.title[:60], o.status,
+                      str(o.attempts), o.last_error[:40])
     console.print(table)
+    if body:
+        now = env.clock.now()
+        for row in rows:
+            _print_entry(env.ctx, row, now)
+
+
+def _print_entry(ctx: CampaignContext, row: Outbox, now: datetime) -> None:
+    """One outbox entry: a header line, then its body exactly as the delivery composes it."""
+    from bot.reddit.deliver import preview_body
+
+    console.print(f"--- #{row.id} {row.kind} to {escape(row.target)}: {escape(row.title)} "
+                  f"({row.status})", markup=True)
+    typer.echo(preview_body(ctx, row, now))
 
 
 @app.command("export")

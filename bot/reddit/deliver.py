@@ -303,6 +303,14 @@ def compose_body(ctx: CampaignContext, entry: Claimed, now: datetime) -> str:
     return compose_group(ctx, [entry], now, headings=False)
 
 
+def preview_body(ctx: CampaignContext, row: Outbox, now: datetime) -> str:
+    """The text a delivery at ``now`` would send for ``row`` (``maester outbox show``): the
+    same composition as :func:`_deliver` (a dispatch note alone, under its title; notes
+    to one claim that leave in the same round are joined in one message)."""
+    entry = _snapshot(row)
+    return compose_group(ctx, [entry], now) if entry.dispatch else compose_body(ctx, entry, now)
+
+
 def compose_group(ctx: CampaignContext, entries: Sequence[Claimed], now: datetime, *,
                   headings: bool = True) -> str:
     """Several notes as one message: each under its title, then every entry's marker (so a

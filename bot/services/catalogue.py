@@ -70,7 +70,7 @@ from rules.campaign.config import Terrain
 from rules.campaign.modifiers import Applied, EffectKind, Modifier, Role, collect, total
 from rules.campaign.resources import benefit_holder
 from rules.campaign.siege import SiegeLength, siege_months
-from rules.campaign.world import CharacterStatus
+from rules.campaign.world import FREE_CHARACTERS, CharacterStatus
 from rules.errors import InvalidInput
 
 DEMO_CATALOGUE = "demo_catalogue.toml"
@@ -273,10 +273,10 @@ def equipment_names(army: AnyArmy) -> tuple[str, ...]:
 
 def living_characters(session: Session, ctx: CampaignContext, claim_id: int
                       ) -> Sequence[Character]:
-    """The claim's living characters, by id."""
+    """The claim's free characters (alive or wounded, not captives), by id."""
     return session.exec(select(Character).where(
         Character.campaign_id == ctx.campaign_id, Character.claim_id == claim_id,
-        Character.status == CharacterStatus.ALIVE).order_by(col(Character.id))).all()
+        col(Character.status).in_(sorted(FREE_CHARACTERS))).order_by(col(Character.id))).all()
 
 
 class ModifierBook:
@@ -323,8 +323,8 @@ class ModifierBook:
             claims = session.exec(select(Claim).where(Claim.campaign_id == ctx.campaign_id)
                                   ).all()
         characters = session.exec(select(Character).where(
-            Character.campaign_id == ctx.campaign_id, Character.status == CharacterStatus.ALIVE
-        ).order_by(col(Character.id))).all()
+            Character.campaign_id == ctx.campaign_id,
+            col(Character.status).in_(sorted(FREE_CHARACTERS))).order_by(col(Character.id))).all()
         holders = session.exec(select(ResourceHolder).where(
             ResourceHolder.campaign_id == ctx.campaign_id)).all()
         return cls(ctx, catalogue, armies=armies, claims=claims, characters=characters,
@@ -332,7 +332,7 @@ class ModifierBook:
 
     # who is where
     def _alive(self) -> list[Character]:
-        return [c for c in self.characters if c.status is CharacterStatus.ALIVE]
+        return [c for c in self.characters if c.status in FREE_CHARACTERS]
 
     def characters_with(self, army: AnyArmy) -> list[Character]:
         """The living characters with an army (its commander)."""

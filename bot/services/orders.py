@@ -31,6 +31,7 @@ from bot.db.models import (
     Siege,
 )
 from bot.services import fairplay, journal, orders_catalogue
+from bot.services.help import help_reply
 from bot.services.order_call import Call, Handler, Rejected, active_siege
 from bot.services.render import money
 from bot.services.sieges import end_siege
@@ -95,9 +96,16 @@ def process_message(session: Session, ctx: CampaignContext, *, author: str, text
     # The world may already stand later than the wall clock (a moderator ticked ahead): an
     # order is then accepted at the world's time, so its receipt matches what will happen.
     now = max(now, ctx.tick_at(get_campaign(session, ctx).last_tick))
-    text, acting_for = _acting_for(text) if is_mod else (text, None)
+    text, acting_for = _acting_for(text)
     sections: list[str] = []
     outcome = Outcome(reply="")
+    if acting_for is not None and not is_mod:
+        outcome.reply = Rejected(
+            f"only moderators can act for another claim (`as {escape_md(acting_for, 80)}:`)",
+            "your orders without an `as ...:` line; they act for your own claim",
+            "status").render()
+        outcome.rejected = 1
+        return outcome
     if acting_for is not None:
         claim = claim_by_name(session, ctx, acting_for)
         if claim is None:
@@ -160,7 +168,8 @@ def process_message(session: Session, ctx: CampaignContext, *, author: str, text
         sections.append((Rejected(
             "I found no order in your message",
             "one order per line, e.g. a muster, a march, an attack, or `status`",
-            "muster 300 infantry 50 cavalry")).render() + "\n\n" + HELP_TEXT)
+            "muster 300 infantry 50 cavalry")).render() + "\n\n" + help_reply(
+                Call(session, ctx, author, claim, now, ref, is_mod), None))
     outcome.reply = "\n\n---\n\n".join(sections)
     return outcome
 
@@ -186,17 +195,6 @@ def _from_rules(exc: RulesError, order: object) -> Rejected:
     # A rules error may quote the player's text (a tile name): echo it inert.
     return Rejected(escape_md(str(exc), 300), expected or "an order that fits the rules and "
                     "your claim", example)
-
-
-HELP_TEXT = """**Orders** (one per line; see the players' guide for all of them):
-
-    muster 300 infantry 50 cavalry
-    move army 2: Winterfell > 0412 > 0413 (cost 4)
-    route army 2 to Riverrun
-    attack army 5 with army 2
-    siege Riverrun with army 2  /  assault Riverrun with army 2  /  sally from Riverrun with army 4
-    retreat army 2  /  stand army 2  /  cancel army 2  /  disband army 2
-    status  /  odds army 2 vs army 5"""
 
 
 # --- helpers ----------------------------------------------------------------------------
@@ -1094,7 +1092,7 @@ def _disband(c: Call, order: o.Disband) -> str:
 
 
 def _help(c: Call, order: o.Help) -> str:
-    return HELP_TEXT
+    return help_reply(c, order.topic)
 
 
 HANDLERS: Mapping[type, Handler] = MappingProxyType({

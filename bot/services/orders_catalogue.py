@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from sqlmodel import select
+from sqlmodel import col, select
 
 from bot.db.models import Army, ArmyKind, ArmyState, Character, Claim, RelationStatus
 from bot.services import journal
@@ -28,7 +28,7 @@ from bot.text import escape_md
 from rules.campaign import calendar
 from rules.campaign import orders as o
 from rules.campaign.catalogue import Catalogue, Entry, Section, UnknownEntry
-from rules.campaign.world import CharacterStatus
+from rules.campaign.world import FREE_CHARACTERS, CharacterStatus
 
 
 def _lookup(catalogue: Catalogue, section: Section, name: str, example: str) -> Entry:
@@ -156,14 +156,19 @@ def assign(c: Call, order: o.Assign) -> str:
     claim = c.require_claim()
     characters = list(living_characters(c.session, c.ctx, claim.id or 0))
     chosen = _find_character(characters, order.commander)
-    captive = _find_character(list(c.session.exec(select(Character).where(
+    unfree = _find_character(list(c.session.exec(select(Character).where(
         Character.campaign_id == c.ctx.campaign_id, Character.claim_id == claim.id,
-        Character.status == CharacterStatus.CAPTURED)).all()), order.commander) \
-        if chosen is None else None
-    if captive is not None:
-        raise Rejected(f"{captive.name} is a captive (taken with an army that was captured) "
-                       "and cannot command until the moderators free them",
-                       "a free character of your claim", "status")
+        col(Character.status).in_(sorted(set(CharacterStatus) - FREE_CHARACTERS)))).all()),
+        order.commander) if chosen is None else None
+    if unfree is not None:
+        free = ", ".join(ch.name for ch in characters)
+        why = ("is dead" if unfree.status is CharacterStatus.DEAD else
+               "is a captive and cannot command until the moderators free them")
+        raise Rejected(f"{unfree.name} {why}",
+                       f"a free character of your claim ({free})" if free else
+                       "a free character of your claim (you have none now; the moderators "
+                       "add characters)",
+                       f"assign {characters[0].name if characters else 'NAME'} to army {a.id}")
     if chosen is None:
         names = ", ".join(ch.name for ch in characters)
         raise Rejected(f"{claim.name} has no living character called "

@@ -19,6 +19,7 @@ from sqlmodel import Session, col, select
 from bot.db.models import (
     Army,
     Campaign,
+    Character,
     Event,
     Outbox,
     OutboxStatus,
@@ -58,6 +59,15 @@ class ClaimRow:
     ships: int
     armies: int
     players: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class CharacterRow:
+    name: str
+    claim: str
+    army: int | None
+    skills: tuple[str, ...]
+    state: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,6 +150,19 @@ def army_rows(session: Session, ctx: CampaignContext, claim: str | None = None
     return rows
 
 
+def characters(session: Session, ctx: CampaignContext, claim: str | None = None
+               ) -> list[CharacterRow]:
+    """Every character (of the claim named ``claim``, or all): army, skills and state."""
+    names = {c.id: c.name for c in all_claims(session, ctx)}
+    query = select(Character).where(Character.campaign_id == ctx.campaign_id)
+    claim_id = _claim_id(session, ctx, claim)
+    if claim_id is not None:
+        query = query.where(Character.claim_id == claim_id)
+    return [CharacterRow(ch.name, names.get(ch.claim_id, "?"), ch.army_id,
+                         tuple(str(s) for s in ch.skills_json), ch.status.value)
+            for ch in session.exec(query.order_by(col(Character.claim_id), col(Character.id)))]
+
+
 def events(session: Session, ctx: CampaignContext, *, claim: str | None = None,
            limit: int = 50) -> list[Event]:
     """The newest ``limit`` events (of one claim, or all), oldest first."""
@@ -195,6 +218,10 @@ def export_world(session: Session, ctx: CampaignContext) -> dict[str, Any]:
              "defender": b.defender_army, "status": b.status, "resolve_tick": b.resolve_tick}
             for b in session.exec(select(PendingBattle).where(
                 PendingBattle.campaign_id == ctx.campaign_id).order_by(col(PendingBattle.id)))],
+        "characters": [
+            {"name": ch.name, "claim": ch.claim, "army": ch.army, "skills": list(ch.skills),
+             "state": ch.state}
+            for ch in characters(session, ctx)],
         "outbox": [
             {"key": o.key, "kind": o.kind, "target": o.target, "title": o.title,
              "status": o.status, "public": o.public}

@@ -84,6 +84,7 @@ from rules.campaign.upkeep import (
 )
 from rules.campaign.world import (
     ACTIVE_STATES,
+    FREE_CHARACTERS,
     BattleKind,
     BattleStatus,
     CharacterStatus,
@@ -647,7 +648,8 @@ class _TickState:
         """The characters with a captured army are captives: no longer free to command
         (issue 9); the moderators rule on their fate."""
         for character in self.session.exec(select(Character).where(
-                Character.army_id == a.id, Character.status == CharacterStatus.ALIVE)).all():
+                Character.army_id == a.id,
+                col(Character.status).in_(sorted(FREE_CHARACTERS)))).all():
             character.status = CharacterStatus.CAPTURED
             character.army_id = None
             self.session.add(character)
@@ -790,8 +792,9 @@ class _TickState:
             self.save(battle)
 
     def _characters(self, army_id: int) -> tuple[str, ...]:
-        rows = self.session.exec(select(Character).where(Character.army_id == army_id,
-                                                   Character.status == CharacterStatus.ALIVE)).all()
+        rows = self.session.exec(select(Character).where(
+            Character.army_id == army_id,
+            col(Character.status).in_(sorted(FREE_CHARACTERS)))).all()
         return tuple(r.name for r in rows)
 
     def _side(self, a: ArmyRecord, role: Winner, *, assault: bool = False,

@@ -97,12 +97,18 @@ class Reaction(StrEnum):
 
 
 class CharacterStatus(StrEnum):
-    """A player character is alive, dead, or captured with its army (it cannot command until
-    the moderators free it)."""
+    """A player character is alive, wounded (the moderators ruled an injury; it still
+    commands), dead, or captured with its army (it cannot command until the moderators free
+    it)."""
 
     ALIVE = "alive"
     DEAD = "dead"
     CAPTURED = "captured"
+    WOUNDED = "wounded"
+
+
+FREE_CHARACTERS = frozenset({CharacterStatus.ALIVE, CharacterStatus.WOUNDED})
+"""Characters who can command an army and fight with it: the living who are not captives."""
 
 
 ACTIVE_STATES = frozenset({ArmyState.MUSTERING, ArmyState.STANDING, ArmyState.MARCHING,
