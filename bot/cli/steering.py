@@ -8,9 +8,9 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from bot.cli import ConfigOpt, command_group
 from bot.cli.campaign import console
 from bot.cli.common import ByOpt, fail, moderator_name, open_campaign
+from bot.cli.group import ConfigOpt, command_group
 
 app = command_group()
 
