@@ -100,13 +100,13 @@ class PostSettings(_Section):
     battle_flair: str = ""
     siege_flair: str = ""
     scatter_flair: str = ""
-    # issue 13: the monthly [Realm] post with the public map, and inset maps on posts
+    # the monthly [Realm] post with the public map, and inset maps on posts
     realm_post: bool = True
     realm_title: str = "[Realm] The realm at the start of {date}"
     realm_flair: str = ""
     inset_maps: bool = False
     inset_radius: int = Field(default=3, ge=1, le=10)
-    # issue 14: the players' guide, linked from the `help` reply ("" = no link)
+    # the players' guide, linked from the `help` reply ("" = no link)
     guide_url: str = Field(default="", max_length=300)
 
 
@@ -131,7 +131,7 @@ class Settings(_Section):
     characters: dict[str, Any] = Field(default_factory=dict)
 
     def rules_config(self) -> rc.RulesConfig:
-        """The rules numbers in force: DECISIONS.md defaults, the calendar, then [rules]."""
+        """The rules numbers in force: docs/rules.md defaults, the calendar, then [rules]."""
         base = dataclasses.replace(
             rc.DEFAULT_RULES,
             epoch=self.calendar.epoch,

@@ -1,7 +1,7 @@
 """``maester run``: the listener, the game clock and the deliverer in one process.
 
 APScheduler (3.11, UTC, in-memory job store) only wakes the process; the database is the
-source of truth (``RELIABILITY.md``). A cron job at 00/06/12/18 UTC, a heartbeat every
+source of truth (``docs/storage.md``). A cron job at 00/06/12/18 UTC, a heartbeat every
 minute and a call at start-up all call the same idempotent ``catch_up``, so a tick missed
 while the process was down, asleep or stepped by NTP is applied at the next wake-up.
 Intake runs every ``[bot] poll_seconds`` and delivery every ``[bot] publish_seconds`` (and
@@ -93,7 +93,7 @@ class BotRunner:
             # Orders sent before the tick are read (and counted) before it is applied.
             self.poll()
         try:
-            reload_map(self.engine, self.ctx)  # issue 13: a map stored by `maester map update`
+            reload_map(self.engine, self.ctx)  # a map stored by `maester map update`
             if not self.within_catch_up_bound():
                 return 0
             reports = catch_up(self.engine, self.ctx, self.clock.now())

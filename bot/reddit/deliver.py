@@ -67,7 +67,7 @@ from bot.reddit.gateway import (
     TransientError,
 )
 from bot.reddit.intake import note_reply
-from bot.reddit.media import post_image, submit_post  # issue 13: map pictures
+from bot.reddit.media import post_image, submit_post  # map pictures
 from bot.services import journal
 from bot.services.world import CampaignContext
 from bot.text import escape_md

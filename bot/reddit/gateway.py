@@ -11,7 +11,7 @@ failure, so the intake and the deliverer decide what to do without knowing prawc
 * :class:`PermanentError`: 403, 404, a banned subreddit, a refused post. Retrying is useless.
 * :class:`AuthError`: Reddit refuses the bot's credentials; an operator must act.
 
-Two PRAW behaviours are changed on purpose (see ``docs/setup.md`` and ``REDDIT.md``):
+Two PRAW behaviours are changed on purpose (see ``docs/setup.md``):
 prawcore retries a POST after a timeout or a 5xx, which turns one stored-then-slow submit
 into two posts, so :class:`BudgetedRequestor` turns those failures of a POST into one
 uncertain failure instead; and praw 8.0.3 ignores its own ``timeout`` setting, so the

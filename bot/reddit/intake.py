@@ -1,7 +1,7 @@
 """Exactly-once intake: every player message in modmail (and every comment mentioning the
 bot) is handled once, even across crashes, restarts, downtime and reopened conversations.
 
-How (``REDDIT.md`` explains why the modmail stream cannot do this):
+How (``docs/setup.md`` explains why the modmail stream cannot do this):
 
 1. List the subreddit's modmail sorted by most recent update, folder by folder (``all``, the
    harassment filter's ``filtered``, AutoModerator's ``notifications``, the moderators'

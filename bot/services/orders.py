@@ -215,7 +215,7 @@ def _word(a: Army) -> str:
 
 
 def _harbours(c: Call, a: Army) -> frozenset[str]:
-    """Port holdfasts fleet ``a`` may sail into: its own claim's and its allies' (issue 9)."""
+    """Port holdfasts fleet ``a`` may sail into: its own claim's and its allies'."""
     if a.kind != ArmyKind.FLEET:
         return frozenset()
     claims = c.session.exec(select(Claim).where(Claim.campaign_id == c.ctx.campaign_id)).all()
@@ -363,7 +363,7 @@ def _move(c: Call, order: o.Move) -> str:
     ready_at = c.ctx.tick_at(a.ready_tick) if a.state == ArmyState.MUSTERING \
         and a.ready_tick is not None else None
     depart = departure_tick(c.now, ready_at, c.ctx.rules)
-    lifted = _leave_siege(c, a, "have marched away")  # issue 9: leaving ends the siege
+    lifted = _leave_siege(c, a, "have marched away")  # leaving ends the siege
     if a.state != ArmyState.MUSTERING:
         a.state = ArmyState.MARCHING
     a.path_json = list(check.ids)
@@ -381,7 +381,7 @@ def _move(c: Call, order: o.Move) -> str:
                             "depart_tick": a.depart_tick, "arrival_tick": a.arrival_tick})
 
     def whole_message() -> str:
-        # Receipts reflect the whole message (issue 9): a later line (a commander with a
+        # Receipts reflect the whole message: a later line (a commander with a
         # speed skill) may change the march; a later line that replaced it keeps this one.
         if a.path_json != list(check.ids) or a.state not in (ArmyState.MARCHING,
                                                              ArmyState.MUSTERING):
@@ -395,7 +395,7 @@ def _move(c: Call, order: o.Move) -> str:
 def _march_receipt(c: Call, a: Army, check: PathCheck, depart: datetime,
                    lifted: str | None) -> str:
     """The receipt of a march as the army stands now; sets its arrival tick to match."""
-    from bot.services.catalogue import march_modifiers  # issue 6: speed modifiers
+    from bot.services.catalogue import march_modifiers  # speed modifiers
     from rules.campaign.movement import speed_multiplier
 
     kind = a.kind
@@ -537,7 +537,7 @@ def _retreat(c: Call, order: o.Retreat) -> str:
 
 def _retreat_route(c: Call, a: Army, order: o.Retreat) -> list[str]:
     """The tiles a retreat would enter: the path given, the cheapest way to the tile given,
-    or back along the path travelled (DECISIONS.md "Retreat"); [] when there is none."""
+    or back along the path travelled (docs/rules.md "Retreat"); [] when there is none."""
     kind = a.kind
     if order.path:
         try:
@@ -809,14 +809,14 @@ def _siege(c: Call, order: o.Siege) -> str:
     except SpecialHoldfast:
         return _refer_siege(c, a, hold.label, owner)
     garrison = owner.infantry + owner.cavalry
-    from bot.services.catalogue import siege_terms  # issue 6: siege modifiers of both sides
+    from bot.services.catalogue import siege_terms  # siege modifiers of both sides
 
     terms = siege_terms(c.session, c.ctx, a, owner, garrison)
     length = terms.length
     _declare_war(c, a.claim_id, owner.id or 0)
     siege = Siege(campaign_id=c.ctx.campaign_id, army_id=a.id or 0, besieger_claim=a.claim_id,
                   defender_claim=owner.id or 0, holdfast=hold.id,
-                  # months count from the tick at or after the order (issue 9)
+                  # months count from the tick at or after the order
                   started_tick=c.ctx.tick_of(next_tick_at_or_after(c.now, c.ctx.rules)),
                   months_required=length.months)
     a.state = ArmyState.BESIEGING
@@ -967,7 +967,7 @@ def _status(c: Call, order: o.Status) -> str:
              f"- At home in {_label(c, claim.holdfast)}: {claim.infantry} infantry, "
              f"{claim.cavalry} cavalry" + (f", {claim.ships} ships" if claim.ships else "")]
     home = c.ctx.world.tile(claim.holdfast)
-    if home.defense_bonus != 1:  # issue 9: the claimant knows its own holdfast's secret
+    if home.defense_bonus != 1:  # the claimant knows its own holdfast's secret
         lines.append(f"- Defenses of {home.label}: x{money(home.defense_bonus)} to your "
                      "defenders' strength against an assault (secret: only your claim and the "
                      "moderators see this)")

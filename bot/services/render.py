@@ -44,7 +44,7 @@ def _num(value: Decimal) -> str:
 def _strength_cell(side: SideResult, hidden: bool) -> str:
     labels = side.strength.public_labels()
     if hidden:
-        # issue 6: the value would reveal the secret multipliers; the public ones may be named.
+        # the value would reveal the secret multipliers; the public ones may be named.
         secret = "holdfast defenses" if any(a.modifier.source is Source.HOLDFAST
                                             for a in side.strength.applied) else ""
         parts = "; ".join(filter(None, (secret, " ".join(labels))))

@@ -39,7 +39,7 @@ from bot.db.models import (
 )
 from bot.services import fairplay, journal
 from bot.services.army_rows import ArmyRecord, load_records, save_changed
-from bot.services.catalogue import (  # issue 6: the modifiers in force
+from bot.services.catalogue import (  # the modifiers in force
     ModifierBook,
     after_battle,
     battle_side_of,
@@ -189,7 +189,7 @@ def apply_tick(session: Session, ctx: CampaignContext, campaign: Campaign, index
     state.update_resource_holders()
     save_changed(session, state.armies)
     journal.flush_buffer(session)
-    map_posts(session, ctx, tick=index, at=at, months=report.months)  # issue 13: map posts
+    map_posts(session, ctx, tick=index, at=at, months=report.months)  # map posts
     campaign.last_tick = index
     session.add(campaign)
     return report
@@ -294,10 +294,10 @@ class _TickState:
                 self.session.add(row)
 
     def book(self) -> ModifierBook:
-        """The modifiers in force this tick (issue 6), loaded once per tick."""
+        """The modifiers in force this tick, loaded once per tick."""
         book = tick_book(self.session, self.ctx, armies=self.armies, claims=self.claims.values(),
                          tick=self.tick)
-        book.wars = self.frozen_wars  # issue 9: a hostile newcomer takes no benefit
+        book.wars = self.frozen_wars  # a hostile newcomer takes no benefit
         return book
 
     # --- resource tiles -----------------------------------------------------------------
@@ -337,7 +337,7 @@ class _TickState:
         self.session.flush()
         season = Season(self.campaign.season)
         for claim in self.claims.values():
-            self.report.events.extend(month_for_claim(  # issue 6: improvements, capacity
+            self.report.events.extend(month_for_claim(  # improvements, capacity
                 self.session, self.ctx, self.book(), claim, month, tick=self.tick, at=self.at))
             self._upkeep(claim, season, date)
             self._regenerate(claim, date)
@@ -351,7 +351,7 @@ class _TickState:
         inf = sum(a.infantry for a in raised)
         cav = sum(a.cavalry for a in raised)
         ships = sum(a.ships for a in raised)
-        income_mods = self.book().claim(claim)  # issue 6: gold income of the claim
+        income_mods = self.book().claim(claim)  # gold income of the claim
         result = apply_upkeep(claim.gold, inf, cav, season, self.ctx.rules, ships,
                               income_modifiers=income_mods)
         claim.gold = result.gold_after
@@ -415,7 +415,7 @@ class _TickState:
 
     def progress_sieges(self) -> None:
         """End every siege whose besiegers left the tile or are no more (at once, saying
-        which), then count each whole in-game month completed since its start (issue 9)."""
+        which), then count each whole in-game month completed since its start."""
         sieges = self.session.exec(select(Siege).where(Siege.campaign_id == self.ctx.campaign_id,
                                                  Siege.status == SiegeStatus.ACTIVE)).all()
         previous = self.ctx.tick_at(self.tick - 1)
@@ -576,8 +576,7 @@ class _TickState:
         """The travel cost army ``a`` earns per tick now (its size, kind and modifiers)."""
         return budget_per_tick(a.infantry, a.cavalry, self.ctx.rules,
                                is_fleet=a.kind == ArmyKind.FLEET,
-                               modifiers=self.book().army(a))  # issue 6
-
+                               modifiers=self.book().army(a))
     def _observers(self) -> dict[str, tuple[int, ObserverKind]]:
         """Observer tiles and the claim that watches from each."""
         found: dict[str, tuple[int, ObserverKind]] = {}
@@ -605,7 +604,7 @@ class _TickState:
             dice, event = fairplay.roll(self.ctx, self.tick,
                                         f"detect:{self.tick}:{a.id or 0}:{tile_id}",
                                         branch=claim_branch(watcher[0]), armies=(a,))
-            watching = self.book().observer(watcher[0], tile_id)  # issue 6
+            watching = self.book().observer(watcher[0], tile_id)
             result = roll_detection(size, watcher[1], dice=dice, rules=self.ctx.rules,
                                     observer_modifiers=watching,
                                     stealth_modifiers=self.book().army(a))
@@ -623,7 +622,7 @@ class _TickState:
                 detected_by = self._detected_by(a)
                 detected_by.add(watcher[0])
                 sighted = dict(a.meta_json.get("sighted", {}))
-                sighted[str(watcher[0])] = [tile_id, self.tick]  # the intercept window (issue 9)
+                sighted[str(watcher[0])] = [tile_id, self.tick]  # the intercept window
                 self._set_meta(a, detected_by=sorted(detected_by), sighted=sighted)
                 roll = "automatic" if result.automatic else \
                     f"d20 {result.roll} + {result.bonus} = {result.total} vs {result.target}" \
@@ -645,8 +644,8 @@ class _TickState:
         self._set_meta(a, fate=fate)
 
     def _capture_characters(self, a: ArmyRecord) -> None:
-        """The characters with a captured army are captives: no longer free to command
-        (issue 9); the moderators rule on their fate."""
+        """The characters with a captured army are captives: no longer free to command; the
+        moderators rule on their fate."""
         for character in self.session.exec(select(Character).where(
                 Character.army_id == a.id,
                 col(Character.status).in_(sorted(FREE_CHARACTERS)))).all():
@@ -657,7 +656,7 @@ class _TickState:
 
     def _intercept_hint(self, a: ArmyRecord, claim_id: int, tile_id: str) -> str:
         """The reaction a sighting offers: a standing army of the watching claim on the
-        watching tile may intercept the passing force until the next tick (issue 9)."""
+        watching tile may intercept the passing force until the next tick."""
         guards = [g for g in self.by_tile.get(tile_id, ()) if g.claim_id == claim_id
                   and g.state == ArmyState.STANDING and g.kind == a.kind]
         if not guards or a.state != ArmyState.MARCHING:
@@ -816,7 +815,7 @@ class _TickState:
             if self._try_retreat(battle, runner):
                 battle.status = BattleStatus.AVOIDED
                 return
-            if runner.retreat_penalty:  # the retreat failed: the opponent decides (issue 9)
+            if runner.retreat_penalty:  # the retreat failed: the opponent decides
                 self._ask_opponent(battle, runner, att if runner is dfd else dfd)
                 return
         # The defender bonus is the defender's: the attacker either marched in (in transit)
@@ -993,8 +992,8 @@ class _TickState:
             home = self.claims.get(loser.claim_id)
             if not loser.travelled_json and home is not None and home.holdfast == loser.tile \
                     and loser.kind == ArmyKind.LAND:
-                # No way back, but home: the beaten army withdraws behind its own walls
-                # (issue 9), where only an assault or a siege can reach it.
+                # No way back, but home: the beaten army withdraws behind its own walls,
+                # where only an assault or a siege can reach it.
                 loser.state = ArmyState.GARRISON
                 self.save(loser)
             else:  # with no way back it stays, and meets the winner again (meet_hostiles)
@@ -1026,7 +1025,7 @@ class _TickState:
 
     def _garrison_losses(self, claim: Claim, garrison: Sequence[Contingent], infantry: int,
                          cavalry: int, *, captured: bool) -> None:
-        """Share a garrison's losses among its contingents (issue 9)."""
+        """Share a garrison's losses among its contingents."""
         inf = split_losses([c.infantry for c in garrison], infantry)
         cav = split_losses([c.cavalry for c in garrison], cavalry)
         for c, lost_inf, lost_cav in zip(garrison, inf, cav, strict=True):
@@ -1056,7 +1055,7 @@ class _TickState:
             battle.status = BattleStatus.VOID
             return
         # Every troop of the claim on the tile defends: at home, mustering, standing, or back
-        # inside after a sally (issue 9); they share the holdfast's fate.
+        # inside after a sally; they share the holdfast's fate.
         garrison = self._garrison(claim, battle.holdfast, (
             ArmyState.MUSTERING, ArmyState.GARRISON, ArmyState.STANDING))
         # Assault dice would show the secret bonus: they come from the claimant's own branch.

@@ -1,6 +1,6 @@
 """Battles of the map campaign: strength, ratio bands, dice, margin, casualties and capture.
 
-Everything follows DECISIONS.md "Strength and battle"; every number comes from
+Everything follows docs/rules.md "Strength and battle"; every number comes from
 :class:`~rules.campaign.config.RulesConfig`. The readings this module adds where DECISIONS is
 silent:
 

@@ -1,13 +1,13 @@
 """Player characters in battle: who must make a death or an injury roll, and the fate tables.
 
-DECISIONS.md "Characters in battle": every character present rolls a d100 against its side's
+docs/rules.md "Characters in battle": every character present rolls a d100 against its side's
 casualty %. A roll at or under the % calls for a death roll; otherwise a roll at or under
 ``rules.injury_factor`` (1.5) x the % calls for an injury roll; anything higher is safe.
 Readings added here: a side whose casualty % is 0 (a winner by margin 22+) is safe without a
 roll, since no d100 result could be at or under 0; a captured side's characters are captured
 (decided by the battle, see :mod:`rules.campaign.battle`) and roll nothing.
 
-What a death or an injury roll then means is moderator-configured (issue 6): a
+What a death or an injury roll then means is moderator-configured: a
 :class:`FateTable` maps ranges of one die (d100 by default) to outcome text. The defaults are
 :data:`DEFAULT_DEATH_TABLE` and :data:`DEFAULT_INJURY_TABLE`; :func:`settle_fate` rolls the
 right one when the campaign is set to roll them, otherwise the bot only reports who must roll.

@@ -1,4 +1,4 @@
-"""Every number of the campaign rules, with the defaults settled in DECISIONS.md.
+"""Every number of the campaign rules, with the defaults settled in docs/rules.md.
 
 A campaign's config file may change any of them; :class:`RulesConfig` is the one value the
 engines read them from. Charts are tuples of rows so they stay immutable and hashable.
@@ -148,7 +148,7 @@ DEFAULT_SIEGE_MONTHS: tuple[SizeRow, ...] = (
 
 @dataclass(frozen=True, slots=True)
 class RulesConfig:
-    """All tunable numbers of the campaign rules. Defaults are those of DECISIONS.md."""
+    """All tunable numbers of the campaign rules. Defaults are those of docs/rules.md."""
 
     # clock and calendar
     tick_hours: int = 6
@@ -196,7 +196,7 @@ class RulesConfig:
     # the public range of every holdfast's secret defense bonus (assault posts never narrow it)
     defense_bonus_min: Decimal = D(1)
     defense_bonus_max: Decimal = D(3)
-    # fleets (issue 6): ships move on water only
+    # fleets: ships move on water only
     ship_speed_per_day: Decimal = D(12)
     ship_upkeep: Decimal = D("1")
     ship_strength: int = 10

@@ -1,6 +1,6 @@
 """Movement paths on the campaign map: validation, travel cost, cheapest routes, detection reach.
 
-DECISIONS.md, Movement: the travel cost of a path is the sum of the terrain costs of every tile
+docs/rules.md, Movement: the travel cost of a path is the sum of the terrain costs of every tile
 entered (the start tile is free); a path must be contiguous, start at the army's tile and avoid
 tiles the army's kind cannot enter. Land armies enter only the six land terrains, at the costs
 of ``RulesConfig.terrain_cost``. Fleets enter only water; a water tile costs what

@@ -1,4 +1,4 @@
-"""Retreat rolls (DECISIONS.md "Retreat").
+"""Retreat rolls (docs/rules.md "Retreat").
 
 The side that reacted first may retreat instead of fighting: one d20 on ``rules.retreat``.
 By default 18-20 keeps all troops, 15-17 three quarters, 13-14 half, 12 or less fails and the
