@@ -32,6 +32,7 @@ from rules.fairdice import (
     commitment,
     dice_line,
     format_entropy,
+    matches_commitment,
 )
 
 DICE_KEY = "dice"  # where an event's printed dice line is kept in its data
@@ -89,7 +90,7 @@ def line_of(event: EventKey, dice: FairDice) -> str:
     return str(dice_line(event, dice))
 
 
-def markdown(line: DiceLine) -> str:
+def markdown(line: DiceLine | str) -> str:
     """The dice line as it stands at the end of a post (inline code, so markdown leaves it)."""
     return f"`{line}`"
 
@@ -129,8 +130,23 @@ def _events_of(session: Session, ctx: CampaignContext, period: int) -> list[Even
     return [e for e in rows if isinstance(e.data_json, dict) and DICE_KEY in e.data_json]
 
 
-def _dice_post(ctx: CampaignContext, session: Session, *, commit: Sequence[int], reveal: int | None,
-               claim_ids: Sequence[int], names: dict[int, str]) -> str:
+def _rolls_by_branch(events: Sequence[Event], *, public_only: bool = False
+                     ) -> dict[str, list[str]]:
+    """The printed dice lines of ``events``, grouped by the branch they rolled on."""
+    grouped: dict[str, list[str]] = {}
+    for event in events:
+        if public_only and not event.public:
+            continue
+        line = str(event.data_json[DICE_KEY])
+        grouped.setdefault(DiceLine.parse(line).event.branch, []).append(line)
+    return grouped
+
+
+def _dice_post(ctx: CampaignContext, *, commit: Sequence[int], reveal: int | None,
+               revealed: Sequence[Event], claim_ids: Sequence[int], names: dict[int, str]
+               ) -> str:
+    """The [Dice] post: commitments of the ``commit`` periods, and the reveal of ``reveal``
+    with the public rolls among ``revealed`` (that period's events)."""
     parts: list[str] = []
     for period in commit:
         parts.extend(_commitment_lines(ctx, period, claim_ids, names))
@@ -138,12 +154,11 @@ def _dice_post(ctx: CampaignContext, session: Session, *, commit: Sequence[int],
     if reveal is not None:
         secret = branch_secret(ctx.secret, reveal, PUBLIC)
         parts += [f"**Reveal of period {reveal}**: the public dice key is `{secret.hex()}`", ""]
-        public = [e for e in _events_of(session, ctx, reveal)
-                  if e.public and f"branch={PUBLIC} " in str(e.data_json[DICE_KEY])]
+        public = _rolls_by_branch(revealed, public_only=True).get(PUBLIC, [])
         if public:
             parts.append("Every public roll of the period:")
             parts.append("")
-            parts += [f"- {markdown(DiceLine.parse(str(e.data_json[DICE_KEY])))}" for e in public]
+            parts += [f"- {markdown(line)}" for line in public]
         else:
             parts.append("No public dice were rolled in that period.")
         parts.append("")
@@ -159,7 +174,7 @@ def start_campaign(session: Session, ctx: CampaignContext, *, tick: int, at: dat
     if not ctx.settings.dice.publish:
         return
     period = period_of(ctx, tick)
-    body = _dice_post(ctx, session, commit=(period, period + 1), reveal=None,
+    body = _dice_post(ctx, commit=(period, period + 1), reveal=None, revealed=(),
                       claim_ids=list(claims), names=claims)
     journal.queue(session, ctx.campaign_id, f"dice:start:{period}", "post",
                   title=ctx.settings.dice.title.format(period=period), body=body,
@@ -175,24 +190,25 @@ def month_begins(session: Session, ctx: CampaignContext, *, month: int, tick: in
         return
     period = month // ctx.settings.dice.period_months
     ended = period - 1
-    body = _dice_post(ctx, session, commit=(period + 1,), reveal=ended if ended >= 0 else None,
-                      claim_ids=list(claims), names=claims)
+    events = _events_of(session, ctx, ended) if ended >= 0 else []
+    body = _dice_post(ctx, commit=(period + 1,), reveal=ended if ended >= 0 else None,
+                      revealed=events, claim_ids=list(claims), names=claims)
     journal.queue(session, ctx.campaign_id, f"dice:period:{period}", "post",
                   title=ctx.settings.dice.title.format(period=period), body=body,
                   flair=ctx.settings.dice.flair, public=True, at=at, tick=tick,
                   target=ctx.settings.campaign.subreddit)
     if ended < 0:
         return
-    private = _events_of(session, ctx, ended)
+    by_branch = _rolls_by_branch(events)
     for claim_id in sorted(claims):
         branch = claim_branch(claim_id)
         secret = branch_secret(ctx.secret, ended, branch)
-        own = [e for e in private if f"branch={branch} " in str(e.data_json[DICE_KEY])]
+        own = by_branch.get(branch, [])
         lines = [f"Your private dice key for period {ended} ({branch}): `{secret.hex()}`",
                  "", f"Its commitment was `{commitment(secret)}`.", ""]
         if own:
             lines += ["Your private rolls of that period:", ""]
-            lines += [f"- {markdown(DiceLine.parse(str(e.data_json[DICE_KEY])))}" for e in own]
+            lines += [f"- {markdown(line)}" for line in own]
         else:
             lines.append("No private dice were rolled for you in that period.")
         lines += ["", "Check them with docs/verify_dice.py (see the players' guide)."]
@@ -218,7 +234,8 @@ def verify_line(ctx: CampaignContext, line: DiceLine, secret_hex: str | None = N
     """Check a printed dice line with a revealed secret, or the campaign's own (moderators)."""
     expected = branch_secret(ctx.secret, line.event.period, line.event.branch)
     secret = bytes.fromhex(secret_hex) if secret_hex else expected
-    return Verdict(line, tuple(line.mismatches(secret)), commitment(secret) == commitment(expected))
+    return Verdict(line, tuple(line.mismatches(secret)),
+                   matches_commitment(secret, commitment(expected)))
 
 
 def lines_in(text: str) -> list[DiceLine]:

@@ -893,7 +893,7 @@ class _TickState:
                   f"{self.label(battle.tile)}",
                   f"Rather than give battle at **{self.label(battle.tile)}**, the host of "
                   f"{self.claim_name(runner.claim_id)} withdraws (retreat roll {result.roll})."
-                  f"\n\n`{line}`",
+                  f"\n\n{fairplay.markdown(line)}",
                   self.ctx.settings.posts.battle_flair)
         return True
 
@@ -976,8 +976,8 @@ class _TickState:
                            kind=battle.kind, hide_defender=hidden_defender, settled=settled,
                            public=public)
         if dice_line and not hidden_defender:
-            body += f"\n\n`{dice_line}`\n"
-        body += "".join(f"\n`{line}`\n" for line in fate_lines)  # public-branch fate rolls
+            body += f"\n\n{fairplay.markdown(dice_line)}\n"
+        body += "".join(f"\n{fairplay.markdown(line)}\n" for line in fate_lines)  # public
         self.post(f"battle:{battle.id}", title, body, self.ctx.settings.posts.battle_flair)
         if hidden_defender and garrison_claim is not None:
             self.notify(garrison_claim.id or 0, f"battle:{battle.id}:defenses",
@@ -985,7 +985,8 @@ class _TickState:
                         "Your holdfast's defenses multiplied your garrison's strength: "
                         + ", ".join(result.defender.strength.all_labels())
                         + f"; strength {money(result.defender.strength.value)}."
-                        + (f"\n\nThe assault's dice (your private branch): `{dice_line}`"
+                        + ("\n\nThe assault's dice (your private branch): "
+                           f"{fairplay.markdown(dice_line)}"
                            if dice_line else ""))
         loser = att if result.winner is Winner.DEFENDER else dfd
         if loser is not None and loser.state != ArmyState.GONE:
