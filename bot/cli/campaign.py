@@ -14,7 +14,7 @@ from rich.markup import escape
 from rich.table import Table
 from sqlmodel import col, select
 
-from bot.cli.common import ByOpt, fail, moderator_name, open_campaign, settings_of
+from bot.cli.common import ByOpt, fail, moderator_name, open_campaign, settings_of, whole
 from bot.cli.group import ConfigOpt, command_group
 from bot.db.models import (
     Army,
@@ -34,7 +34,7 @@ from bot.services.world import (
     get_campaign,
     set_relation,
 )
-from rules.campaign.inputs import check_holdings, parse_gold, parse_troops
+from rules.campaign.inputs import MAX_LISTED_ROWS, check_holdings, parse_gold, parse_troops
 from rules.campaign.world import BattleStatus
 from rules.errors import InvalidInput
 
@@ -128,6 +128,7 @@ app.add_typer(show_app, name="show")
 @show_app.command("army")
 def show_army_cmd(army_id: int, config: ConfigOpt = None) -> None:
     """Everything about one army: troops, state, path, pending battles."""
+    whole(army_id, "army number", example="3", hint=" (see `maester armies`)")
     env = open_campaign(config)
     ctx = env.ctx
     with env.session() as session:
@@ -347,8 +348,7 @@ def adjust_cmd(
             parse_troops(v, f"--{k}", signed=True)
             for k, v in (("infantry", infantry), ("cavalry", cavalry), ("ships", ships)))
     except InvalidInput as exc:
-        console.print(f"[red]{escape(str(exc))}; nothing changed[/red]")
-        raise typer.Exit(2) from None
+        raise fail(f"{exc}; nothing changed") from None
     ctx = env.ctx
     with env.session() as session:
         found = claim_by_name(session, ctx, claim)
@@ -361,8 +361,7 @@ def adjust_cmd(
             check_holdings(new[0], dict(zip(("infantry", "cavalry", "ships"), new[1:],
                                             strict=True)), found.name)
         except InvalidInput as exc:
-            console.print(f"[red]{escape(str(exc))}; nothing changed[/red]")
-            raise typer.Exit(2) from None
+            raise fail(f"{exc}; nothing changed") from None
         def holdings(values: tuple[Any, ...]) -> str:
             return (f"gold {values[0]}, {values[1]} infantry, {values[2]} cavalry, "
                     f"{values[3]} ships")
@@ -388,6 +387,7 @@ def log_cmd(config: ConfigOpt = None,
             claim: Annotated[str | None, typer.Option("--claim")] = None,
             limit: Annotated[int, typer.Option("--limit")] = 50) -> None:
     """The event log with dice, newest last."""
+    whole(limit, "--limit", high=MAX_LISTED_ROWS, example="50")
     env = open_campaign(config)
     try:
         with env.session() as session:
@@ -419,6 +419,9 @@ def outbox_cmd(
     = False,
 ) -> None:
     """Posts, replies and messages waiting to be delivered (--all: delivered and dead too)."""
+    if entry is not None:
+        whole(entry, "entry number", example="12",
+              hint=" (see `maester outbox --all`); nothing changed")
     env = open_campaign(config)
     if action == "show":
         if entry is None:

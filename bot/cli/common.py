@@ -13,6 +13,8 @@ import typer
 
 from bot.clock import Clock, SystemClock
 from bot.config import ConfigError, Settings, load_settings
+from rules.campaign.inputs import MAX_ROW_NUMBER, check_whole
+from rules.errors import InvalidInput
 
 if TYPE_CHECKING:  # the database stack loads only for the commands that open a campaign
     from sqlalchemy import Engine
@@ -30,6 +32,16 @@ def fail(message: str, code: int = 2) -> typer.Exit:
     """Print ``maester: MESSAGE`` on stderr; raise the returned Exit to end with ``code``."""
     typer.echo(f"maester: {message}", err=True)
     return typer.Exit(code)
+
+
+def whole(value: int, field: str, *, low: int = 1, high: int = MAX_ROW_NUMBER,
+          example: str = "3", hint: str = "") -> int:
+    """``value`` checked by :func:`rules.campaign.inputs.check_whole`; out of range, the
+    command ends with one line naming ``field``, the range and ``hint`` (what to look at)."""
+    try:
+        return check_whole(value, field, low=low, high=high, example=example)
+    except InvalidInput as exc:
+        raise fail(f"{exc}{hint}") from None
 
 
 def settings_of(config: Path | None) -> Settings:

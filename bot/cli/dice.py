@@ -34,14 +34,20 @@ def verify_cmd(
 
     from bot.db.models import Event
     from bot.services import fairplay
+    from rules.campaign.inputs import parse_row_number
+    from rules.errors import InvalidInput
     from rules.fairdice import DiceLine
 
     env = open_campaign(config)
     lines: list[DiceLine] = []
-    if target.isdigit():
+    try:
+        number = parse_row_number(target, "event number")
+    except InvalidInput as exc:
+        raise fail(f"{exc} (see `maester log`)") from None
+    if number is not None:
         with env.session() as session:
             event = session.exec(select(Event).where(
-                Event.campaign_id == env.ctx.campaign_id, Event.id == int(target))).first()
+                Event.campaign_id == env.ctx.campaign_id, Event.id == number)).first()
         if event is None:
             raise fail(f"there is no event {target} (see `maester log`)")
         raw = (event.data_json or {}).get(fairplay.DICE_KEY)

@@ -14,11 +14,12 @@ from typing import TYPE_CHECKING, Annotated, TypeVar
 
 import typer
 
-from bot.cli.common import fail, settings_of
+from bot.cli.common import fail, settings_of, whole
 from bot.cli.group import ConfigOpt, command_group
 from bot.clock import SystemClock
 from bot.config import Settings
 from bot.db.migrate import MigrationError
+from rules.campaign.inputs import MAX_LISTED_ROWS
 
 if TYPE_CHECKING:  # PRAW and SQLAlchemy load only when a Reddit command runs
     from sqlalchemy import Engine
@@ -163,9 +164,10 @@ def poll_cmd(
 def publish_cmd(
     config: ConfigOpt = None,
     once: OnceOpt = False,
-    limit: Annotated[int, typer.Option("--limit", min=1, help="Most entries a round.")] = 100,
+    limit: Annotated[int, typer.Option("--limit", help="Most entries a round.")] = 100,
 ) -> None:
     """Deliver the outbox (posts, replies, private news); --once for a single round."""
+    whole(limit, "--limit", high=MAX_LISTED_ROWS, example="100")
     from bot.reddit.deliver import Pacer, publish_once
 
     _configure_logging()

@@ -9,7 +9,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from bot.cli.campaign import console
-from bot.cli.common import ByOpt, fail, moderator_name, open_campaign
+from bot.cli.common import ByOpt, fail, moderator_name, open_campaign, whole
 from bot.cli.group import ConfigOpt, command_group
 
 app = command_group()
@@ -90,6 +90,8 @@ def army_remove_cmd(
     """
     from bot.services.moderation import remove_army
 
+    whole(army_id, "army number", example="3",
+          hint=" (see `maester armies`); nothing changed")
     if not reason.strip():
         raise fail("--reason must say why (it goes to the log), e.g. --reason 'duplicate "
                    "muster'; nothing changed")

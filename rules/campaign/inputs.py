@@ -92,6 +92,49 @@ def check_holdings(gold: Decimal, counts: dict[str, int], field: str) -> None:
                                f"a result from 0 to {MAX_TROOPS}")
 
 
+MAX_ROW_NUMBER = 2_147_483_647
+"""The largest army, fleet, event or outbox number (PostgreSQL's ``integer``)."""
+
+MAX_LISTED_ROWS = 100_000
+"""The most rows one listing (``maester log --limit``) may ask for."""
+
+
+def _shown(text: str) -> str:
+    return text if len(text) <= 24 else f"{text[:20]}… ({len(text)} digits)"
+
+
+def check_whole(value: int, field: str, *, low: int, high: int, example: str) -> int:
+    """``value`` if ``low <= value <= high``; else InvalidInput naming ``field`` and the range.
+
+    The command line reads numbers (army numbers, ``--limit``) as Python ints of any size;
+    this keeps a 30-digit number or a negative limit from reaching the database.
+    """
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidInput(field, "must be a whole number", f"e.g. {example}")
+    if not low <= value <= high:
+        shown = _shown(str(value)) if value.bit_length() < 1000 else "a huge number"
+        raise InvalidInput(field, f"{shown} is out of range",
+                           f"a whole number from {low} to {high}, e.g. {example}")
+    return value
+
+
+def parse_row_number(text: str, field: str, example: str = "12") -> int | None:
+    """``text`` as a row number when it is written in the digits 0-9, else None.
+
+    Raises InvalidInput naming ``field`` for digits out of the range 1 to
+    :data:`MAX_ROW_NUMBER` (``str.isdigit`` alone would also let ``²`` through).
+    """
+    text = text.strip()
+    if not text or not text.isascii() or not text.isdigit():
+        return None
+    # at most 4300 digits convert; anything past 12 digits is out of range anyway
+    value = int(text) if len(text) <= 12 else MAX_ROW_NUMBER + 1
+    try:
+        return check_whole(value, field, low=1, high=MAX_ROW_NUMBER, example=example)
+    except InvalidInput as exc:
+        raise InvalidInput(field, f"{_shown(text)} is out of range", exc.expected) from None
+
+
 MAX_DEFINED_NAME_CHARS = 64
 """The longest name a moderator may give a claim, character, tile or catalogue entry."""
 

@@ -81,9 +81,30 @@ def test_a_read_only_database_refuses_writes_and_orders(campaign: Path) -> None:
               "read-only")
 
 
-@pytest.mark.parametrize("args", [["show", "army", "9" * 30], ["log", "--limit", "9" * 30]])
-def test_huge_integers(campaign: Path, args: list[str]) -> None:
-    _one_line(_maester(campaign, *args), "too large")
+@pytest.mark.parametrize(("args", "words"), [
+    (["show", "army", "9" * 30], ["army number", "out of range", "maester armies"]),
+    (["log", "--limit", "9" * 30], ["--limit", "out of range", "1 to 100000"]),
+    (["log", "--limit", "0"], ["--limit", "0 is out of range"]),
+    (["log", "--limit=-5"], ["--limit", "-5 is out of range"]),
+    (["outbox", "show", "9" * 30], ["entry number", "maester outbox --all"]),
+    (["outbox", "retry", "9" * 30], ["entry number", "nothing changed"]),
+    (["army", "remove", "9" * 30, "--reason", "x"], ["army number", "nothing changed"]),
+    (["verify", "9" * 30], ["event number", "maester log"]),
+    (["verify", "0"], ["event number", "out of range"]),
+    (["verify", "²"], ["not an event number"]),
+    (["publish", "--once", "--limit", "0"], ["--limit", "out of range"]),
+    (["adjust", "House Stark", "--gold", "1e99"], ["--gold", "out of range"]),
+    (["adjust", "House Stark", "--infantry", "9" * 30], ["--infantry", "out of range"]),
+    (["adjust", "House Stark", "--gold", "NaN"], ["--gold", "finite"]),
+    (["adjust", "House Stark", "--infantry", "-99999"], ["infantry", "would become"]),
+])
+def test_huge_negative_or_zero_numbers(campaign: Path, args: list[str],
+                                       words: list[str]) -> None:
+    """Each number argument out of its range: one line naming it and the range, exit non-zero,
+    no traceback, and the database untouched."""
+    before = (campaign.parent / "c.db").read_bytes()
+    _one_line(_maester(campaign, *args), *words)
+    assert (campaign.parent / "c.db").read_bytes() == before
 
 
 def test_debug_shows_the_traceback(campaign: Path) -> None:

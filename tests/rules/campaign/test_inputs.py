@@ -10,11 +10,14 @@ from hypothesis import strategies as st
 
 from rules.campaign.inputs import (
     MAX_GOLD,
+    MAX_ROW_NUMBER,
     MAX_TROOPS,
     check_holdings,
     check_roster_entry,
+    check_whole,
     name_problem,
     parse_gold,
+    parse_row_number,
     parse_troops,
 )
 from rules.errors import InvalidInput
@@ -124,3 +127,32 @@ def test_a_good_roster_entry_is_read() -> None:
     entry = check_roster_entry({**STARK, "players": ["u/Ned_Stark"]}, "roster[0]")
     assert entry.players == ("ned_stark",)
     assert entry.gold == Decimal(900) and entry.infantry == 3000
+
+
+@pytest.mark.parametrize("value", [0, -1, MAX_ROW_NUMBER + 1, 10**30, 10**2000])
+def test_row_numbers_out_of_range_are_refused_naming_the_field(value: int) -> None:
+    with pytest.raises(InvalidInput) as err:
+        check_whole(value, "army number", low=1, high=MAX_ROW_NUMBER, example="3")
+    assert err.value.field == "army number" and "out of range" in str(err.value)
+    assert f"1 to {MAX_ROW_NUMBER}" in str(err.value) and len(str(err.value)) < 200
+
+
+def test_a_row_number_in_range_is_kept() -> None:
+    assert check_whole(MAX_ROW_NUMBER, "n", low=1, high=MAX_ROW_NUMBER, example="3") == \
+        MAX_ROW_NUMBER
+    with pytest.raises(InvalidInput):
+        check_whole(True, "n", low=0, high=5, example="3")
+
+
+@pytest.mark.parametrize(("text", "number"), [("12", 12), (" 7 ", 7), ("²", None),
+                                              ("١٢", None), ("１", None), ("abc", None),
+                                              ("", None), ("t3_abc", None)])
+def test_row_numbers_in_text_are_digits_0_to_9_only(text: str, number: int | None) -> None:
+    assert parse_row_number(text, "event number") == number
+
+
+@pytest.mark.parametrize("text", ["0", "9" * 13, "9" * 5000, "2147483648"])
+def test_row_numbers_in_text_out_of_range(text: str) -> None:
+    with pytest.raises(InvalidInput) as err:
+        parse_row_number(text, "event number")
+    assert "out of range" in str(err.value) and len(str(err.value)) < 200
