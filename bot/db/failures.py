@@ -21,6 +21,11 @@ def _url() -> str:
     return os.environ.get("MAESTER_DATABASE_URL", "") or "campaign.database_url"
 
 
+def _sqlite_code(exc: DBAPIError) -> str:
+    name = getattr(exc.orig, "sqlite_errorname", "")
+    return f", {name}" if isinstance(name, str) and name else ""
+
+
 def explain_failure(exc: BaseException) -> str | None:
     """The one line for ``exc``, or None when it is not a known operational failure."""
     if isinstance(exc, MissingDatabase):
@@ -45,6 +50,13 @@ def explain_failure(exc: BaseException) -> str | None:
         if "disk is full" in lower or "no space" in lower:
             return (f"the disk holding the database is full ({first}). Free some space and "
                     "run the command again; the failed transaction was rolled back.")
+        if "disk i/o error" in lower:
+            # SQLite reports a full disk as an I/O error when it cannot even grow its
+            # shared-memory index (the first write of a connection)
+            return (f"the database file could not be read or written ({first}"
+                    f"{_sqlite_code(exc)}): the disk holding it is most likely full, or gone. "
+                    "Free some space (or check the disk) and run the command again; the "
+                    "failed transaction was rolled back.")
         if "unable to open database" in lower:
             return (f"cannot open the database file ({first}). Check the path in "
                     "campaign.database_url and its folder's permissions.")
