@@ -126,3 +126,10 @@ def test_a_database_file_deleted_in_use_takes_no_more_writes(tmp_path: Path) -> 
     with pytest.raises(MissingDatabase):
         make_engine(f"sqlite:///{path}", must_exist=True)
     engine.dispose()
+
+
+def test_a_binary_or_directory_config(tmp_path: Path) -> None:
+    binary = tmp_path / "binary.toml"
+    binary.write_bytes(bytes(range(256)))
+    _one_line(_maester(binary, "status"), "not a text file")
+    _one_line(_maester(tmp_path, "status"), "cannot be read")
