@@ -45,7 +45,7 @@ from bot.services.world import (
     relation,
     set_relation,
 )
-from bot.text import escape_md
+from bot.text import escape_md, name_md
 from rules.campaign import orders as o
 from rules.campaign.battle import Strength, Winner, matchup
 from rules.campaign.calendar import next_tick_at_or_after
@@ -274,7 +274,7 @@ def _muster(c: Call, order: o.Muster) -> str:
     claim = c.require_claim()
     home = c.ctx.world.tile(claim.holdfast)
     if order.at is not None and c.ctx.world.tile(order.at).id != home.id:
-        raise Rejected(f"troops muster at your holdfast, {home.label}, not at "
+        raise Rejected(f"troops muster at your holdfast, {name_md(home.label)}, not at "
                        f"{escape_md(order.at)}", "no place, or your holdfast",
                        f"muster {order.infantry} infantry {order.cavalry} cavalry")
     if order.ships and (order.infantry or order.cavalry):
@@ -311,7 +311,7 @@ def _muster(c: Call, order: o.Muster) -> str:
                             "ships": new.ships, "ready_tick": new.ready_tick})
     cost = monthly_upkeep(request.infantry, request.cavalry, _season(c), c.ctx.rules,
                           ships=request.ships)
-    return (f"**{word} {new.id}** ({_troops(new)}) is mustering at {home.label}.\n\n"
+    return (f"**{word} {new.id}** ({_troops(new)}) is mustering at {name_md(home.label)}.\n\n"
             f"- Ready: {c.ctx.when(ready)}\n"
             f"- Upkeep while raised: {money(cost)} gold a month this season\n"
             f"- Left at home: {claim.infantry} infantry, {claim.cavalry} cavalry"
@@ -343,7 +343,7 @@ def _move(c: Call, order: o.Move) -> str:
                            _harbours(c, a))
     except IllegalPath as exc:
         raise Rejected(escape_md(str(exc), 300), "a path of adjacent tiles starting next to "
-                       f"the army's tile ({_label(c, a.tile)})",
+                       f"the army's tile ({name_md(_label(c, a.tile))})",
                        f"route army {a.id} to <destination>") from None
     if order.stated_cost != check.total:
         best = cheapest_route(c.ctx.world, a.tile, check.tiles[-1].id, kind, c.ctx.rules,
@@ -416,13 +416,13 @@ def _march_receipt(c: Call, a: Army, check: PathCheck, depart: datetime,
             else target.target - target.bonus
         odds = "certain" if needed is None or needed <= 1 else \
             ("impossible" if needed > 20 else f"on a d20 of {needed}+")
-        watch.append(f"{_label(c, s.observer)} ({odds})")
+        watch.append(f"{name_md(_label(c, s.observer))} ({odds})")
     mult, reasons = speed_multiplier(a.infantry, a.cavalry, c.ctx.rules, modifiers=speed_mods,
                                      is_fleet=kind is ArmyKind.FLEET)
     speed = f"x{mult.normalize():f}" + (f" ({', '.join(reasons)})" if reasons else "")
     lines = [
-        f"**{_word(a)} {a.id}** ({_troops(a)}) will march from {_label(c, a.tile)} to "
-        f"{check.tiles[-1].label}.",
+        f"**{_word(a)} {a.id}** ({_troops(a)}) will march from {name_md(_label(c, a.tile))} to "
+        f"{name_md(check.tiles[-1].label)}.",
         "",
         f"- Path: {check.breakdown()}",
         f"- Speed: {Fraction(budget)} travel cost per tick, {speed}",
@@ -450,13 +450,15 @@ def _route(c: Call, order: o.Route) -> str:
     route = cheapest_route(c.ctx.world, a.tile, goal.id, a.kind, c.ctx.rules,
                            _harbours(c, a))
     if route is None:
-        raise Rejected(f"army {a.id} cannot reach {goal.label} from {_label(c, a.tile)}",
+        raise Rejected(f"army {a.id} cannot reach {name_md(goal.label)} from "
+                       f"{name_md(_label(c, a.tile))}",
                        "a destination its kind can reach", f"route army {a.id} to Riverrun")
     if not route.tiles:
-        return f"Army {a.id} is already at {goal.label}."
+        return f"Army {a.id} is already at {name_md(goal.label)}."
     order_text = (f"move army {a.id}: {format_path(t.label for t in route.tiles)} "
                   f"(cost {route.total})")
-    return (f"The cheapest route for army {a.id} from {_label(c, a.tile)} to {goal.label} "
+    return (f"The cheapest route for army {a.id} from {name_md(_label(c, a.tile))} to "
+            f"{name_md(goal.label)} "
             f"costs **{route.total}**: {route.breakdown()}.\n\nTo march, send:\n\n    "
             f"{order_text}")
 
@@ -472,7 +474,8 @@ def _cancel(c: Call, order: o.Cancel) -> str:
                           f"queued march of army {a.id} cancelled", at=c.now, claim_id=claim.id,
                           actor=c.author, data={"army": a.id})
         return (f"The queued march of army {a.id} is cancelled; the army is still mustering at "
-                f"{_label(c, a.tile)}. To cancel the muster too, send `cancel army {a.id}` "
+                f"{name_md(_label(c, a.tile))}. To cancel the muster too, send `cancel army "
+                f"{a.id}` "
                 "again.")
     if a.state == ArmyState.MUSTERING:
         claim.infantry += a.infantry
@@ -492,7 +495,7 @@ def _cancel(c: Call, order: o.Cancel) -> str:
         journal.log_event(c.session, c.ctx.campaign_id, c.tick, "cancel",
                           f"march of army {a.id} cancelled", at=c.now, claim_id=claim.id,
                           actor=c.author, data={"army": a.id})
-        return f"The march of army {a.id} is cancelled; it stays at {_label(c, a.tile)}."
+        return f"The march of army {a.id} is cancelled; it stays at {name_md(_label(c, a.tile))}."
     raise Rejected(f"army {a.id} has nothing to cancel (it is {a.state}"
                    + (", and its march has departed" if _departed(c, a) else "") + ")",
                    "a mustering army, or a march that has not departed yet "
@@ -512,7 +515,7 @@ def _stand(c: Call, order: o.Stand) -> str:
         journal.log_event(c.session, c.ctx.campaign_id, c.tick, "halt",
                           f"army {a.id} halts at {a.tile}", at=c.now, claim_id=a.claim_id,
                           actor=c.author, data={"army": a.id, "tile": a.tile})
-        return f"Army {a.id} halts at {_label(c, a.tile)} and stands there."
+        return f"Army {a.id} halts at {name_md(_label(c, a.tile))} and stands there."
     raise Rejected(f"army {a.id} is not marching and not facing a battle",
                    "a marching army to halt, or an army that was attacked", "status")
 
@@ -532,7 +535,7 @@ def _retreat(c: Call, order: o.Retreat) -> str:
     fairplay.mark_order(a, c.ref)
     c.session.add(a)
     return (_react(c, a, battle, Reaction.RETREAT) + " If it escapes it falls back by "
-            f"{format_path(_label(c, t) for t in route)}.")
+            f"{format_path(name_md(_label(c, t)) for t in route)}.")
 
 
 def _retreat_route(c: Call, a: Army, order: o.Retreat) -> list[str]:
@@ -545,13 +548,13 @@ def _retreat_route(c: Call, a: Army, order: o.Retreat) -> list[str]:
                            _harbours(c, a)).ids)
         except IllegalPath as exc:
             raise Rejected(str(exc), "a path of adjacent tiles starting next to the army's "
-                           f"tile ({_label(c, a.tile)})", f"retreat army {a.id}") from None
+                           f"tile ({name_md(_label(c, a.tile))})", f"retreat army {a.id}") from None
     if order.to is not None:
         goal = c.ctx.world.tile(order.to)
         best = cheapest_route(c.ctx.world, a.tile, goal.id, kind, c.ctx.rules, _harbours(c, a))
         if best is None or not best.tiles:
-            raise Rejected(f"army {a.id} cannot fall back to {goal.label} from "
-                           f"{_label(c, a.tile)}", "another tile its kind can reach",
+            raise Rejected(f"army {a.id} cannot fall back to {name_md(goal.label)} from "
+                           f"{name_md(_label(c, a.tile))}", "another tile its kind can reach",
                            f"retreat army {a.id}")
         return [t.id for t in best.tiles]
     return list(reversed(a.travelled_json))
@@ -573,7 +576,8 @@ def _refer_retreat(c: Call, a: Army, battle: PendingBattle) -> str:
               "this to your discretion. Nothing was rolled; the battle stands unless you "
               "rule otherwise."),
         at=c.now, tick=c.tick)
-    return (f"Army {a.id} has no path back (it did not march to {_label(c, a.tile)}) and you "
+    return (f"Army {a.id} has no path back (it did not march to {name_md(_label(c, a.tile))}) "
+            f"and you "
             "gave no route, so nothing was rolled: your retreat is **referred to the "
             "moderators**. To choose a way yourself, send `retreat army "
             f"{a.id}: TILE > TILE` or `retreat army {a.id} to TILE`.")
@@ -600,10 +604,11 @@ def _spare(c: Call, order: o.Spare) -> str:
         battle.attacker_claim
     journal.notify_claim(c.session, c.ctx.campaign_id, other, f"spared:{battle.id}",
                          subject=f"Army {order.army} is spared",
-                         body=(f"{claim.name} lets your army {order.army} stay at "
-                               f"{_label(c, battle.tile)}: there is no battle."),
+                         body=(f"{name_md(claim.name)} lets your army {order.army} stay at "
+                               f"{name_md(_label(c, battle.tile))}: there is no battle."),
                          at=c.now, tick=c.tick)
-    return (f"You let army {order.army} stay at {_label(c, battle.tile)}: there is no battle, "
+    return (f"You let army {order.army} stay at {name_md(_label(c, battle.tile))}: there is no "
+            f"battle, "
             "and the two armies share the tile in peace until one of them moves.")
 
 
@@ -632,7 +637,7 @@ def _attack(c: Call, order: o.Attack) -> str:
     mine = c.own_army(order.army)
     target = army(c.session, c.ctx, order.target)
     if target is None or target.state not in FIGHTING_STATES or target.tile != mine.tile:
-        raise Rejected(f"there is no enemy army {order.target} on {_label(c, mine.tile)} "
+        raise Rejected(f"there is no enemy army {order.target} on {name_md(_label(c, mine.tile))} "
                        "where your army stands", "an army on the same tile as yours",
                        f"attack army 5 with army {mine.id}")
     if target.claim_id == mine.claim_id:
@@ -651,8 +656,8 @@ def _attack(c: Call, order: o.Attack) -> str:
         c, mine, target, "attack", f"army {mine.id} attacks army {target.id} at {mine.tile}",
         told="attacked", subject=f"Army {target.id} is attacked at {_label(c, mine.tile)}",
         news=(f"Army {mine.id} ({_troops(mine)}) attacks your army {target.id} at "
-              f"{_label(c, mine.tile)}."))
-    return (f"Army {mine.id} will attack army {target.id} at {_label(c, mine.tile)}. "
+              f"{name_md(_label(c, mine.tile))}."))
+    return (f"Army {mine.id} will attack army {target.id} at {name_md(_label(c, mine.tile))}. "
             f"The defender has the first reaction; the battle is fought at {when}.")
 
 
@@ -705,11 +710,12 @@ def _intercept(c: Call, order: o.Intercept) -> str:
                        "an intercept sent before the next tick after the sighting", "status")
     if mine.tile != watch_tile or mine.state != ArmyState.STANDING \
             or mine.kind != target.kind:
-        raise Rejected(f"army {mine.id} is not standing at {_label(c, watch_tile)}, where army "
+        raise Rejected(f"army {mine.id} is not standing at {name_md(_label(c, watch_tile))}, "
+                       f"where army "
                        f"{target.id} was sighted", "your standing army on the watching tile",
                        f"intercept army {target.id} with army 2")
     if target.tile not in c.ctx.world.tiles_within(watch_tile, c.ctx.rules.detection_radius):
-        raise Rejected(f"army {target.id} is out of reach of {_label(c, watch_tile)}",
+        raise Rejected(f"army {target.id} is out of reach of {name_md(_label(c, watch_tile))}",
                        "a force still within sight of the watching tile", "status")
     for a in (mine, target):
         if _pending_battle_of(c, a.id or 0) is not None:
@@ -729,8 +735,9 @@ def _intercept(c: Call, order: o.Intercept) -> str:
         f"{target.tile}", told="intercepted",
         subject=f"Army {target.id} is intercepted at {_label(c, target.tile)}",
         news=(f"Army {mine.id} ({_troops(mine)}) bars the way of your army {target.id} at "
-              f"{_label(c, target.tile)}: your march is stopped."))
-    return (f"Army {mine.id} intercepts army {target.id} at {_label(c, target.tile)}: its march "
+              f"{name_md(_label(c, target.tile))}: your march is stopped."))
+    return (f"Army {mine.id} intercepts army {target.id} at {name_md(_label(c, target.tile))}: "
+            f"its march "
             f"is stopped. The defender has the first reaction; the battle is fought at {when}.")
 
 
@@ -765,7 +772,7 @@ def _leave_siege(c: Call, a: Army, how: str) -> str | None:
     if siege is None or siege.army_id != a.id:
         return None
     claim = c.require_claim()
-    end_siege(c.session, c.ctx, siege, f"The besiegers of {claim.name} {how}.", at=c.now,
+    end_siege(c.session, c.ctx, siege, f"The besiegers of {name_md(claim.name)} {how}.", at=c.now,
               tick=c.tick)
     return _label(c, siege.holdfast)
 
@@ -775,14 +782,16 @@ def _lift(c: Call, order: o.Lift) -> str:
     hold = c.ctx.world.tile(order.holdfast)
     siege = active_siege(c.session, c.ctx, hold.id)
     if siege is None or siege.besieger_claim != claim.id:
-        raise Rejected(f"you are not besieging {hold.label}", "a holdfast your army besieges",
+        raise Rejected(f"you are not besieging "
+                       f"{name_md(hold.label)}", "a holdfast your army besieges",
                        "status")
     a = c.own_army(siege.army_id)
     if _pending_battle_of(c, a.id or 0) is not None:
         raise Rejected(f"army {a.id} is caught in a battle", "`retreat` or `stand` first",
                        f"retreat army {a.id}")
     _leave_siege(c, a, "have lifted the siege")
-    return (f"The siege of {hold.label} is lifted. Army {a.id} stands on the tile; the months "
+    return (f"The siege of {name_md(hold.label)} is lifted. Army {a.id} stands on the tile; the "
+            f"months "
             "counted are lost.")
 
 
@@ -790,15 +799,18 @@ def _siege(c: Call, order: o.Siege) -> str:
     a = c.own_army(order.army)
     hold = c.ctx.world.tile(order.holdfast)
     if a.tile != hold.id or a.state != ArmyState.STANDING:
-        raise Rejected(f"army {a.id} must stand on {hold.label} to besiege it (it is "
-                       f"{a.state} at {_label(c, a.tile)})", "a standing army on the holdfast",
+        raise Rejected(f"army {a.id} must stand on {name_md(hold.label)} to besiege it (it is "
+                       f"{a.state} at "
+                       f"{name_md(_label(c, a.tile))})", "a standing army on the holdfast",
                        f"route army {a.id} to {hold.label}")
     owner = _holdfast_owner(c, hold.id)
     if owner is None or owner.id == a.claim_id:
-        raise Rejected(f"{hold.label} is not an enemy holdfast", "a holdfast of another claim",
+        raise Rejected(f"{name_md(hold.label)} is not an enemy "
+                       f"holdfast", "a holdfast of another claim",
                        f"siege {hold.label} with army {a.id}")
     if active_siege(c.session, c.ctx, hold.id) is not None:
-        raise Rejected(f"{hold.label} is already under siege", "a holdfast not yet besieged",
+        raise Rejected(f"{name_md(hold.label)} is already under "
+                       f"siege", "a holdfast not yet besieged",
                        "status")
     defenders = [d for d in armies(c.session, c.ctx, states=FIGHTING_STATES)
                  if d.tile == hold.id and d.claim_id != a.claim_id]
@@ -831,17 +843,18 @@ def _siege(c: Call, order: o.Siege) -> str:
     journal.queue(c.session, c.ctx.campaign_id, f"siege:{siege.id}:start", "post",
                   title=c.ctx.settings.posts.siege_title.format(event="Siege begins",
                                                                 holdfast=hold.label),
-                  body=(f"The host of **{claim.name}** has laid siege to **{hold.label}**, seat "
-                        f"of {owner.name}, on {c.ctx.when(c.now)}."),
+                  body=(f"The host of **{name_md(claim.name)}** has laid siege to "
+                        f"**{name_md(hold.label)}**, seat "
+                        f"of {name_md(owner.name)}, on {c.ctx.when(c.now)}."),
                   flair=c.ctx.settings.posts.siege_flair, public=True, at=c.now, tick=c.tick,
                   target=c.ctx.settings.campaign.subreddit)
     journal.notify_claim(c.session, c.ctx.campaign_id, owner.id or 0, f"besieged:{siege.id}",
                          subject=f"{hold.label} is besieged",
-                         body=(f"Army {a.id} of {claim.name} ({_troops(a)}) besieges "
-                               f"{hold.label}. Your garrison can hold for {length.months} "
+                         body=(f"Army {a.id} of {name_md(claim.name)} ({_troops(a)}) besieges "
+                               f"{name_md(hold.label)}. Your garrison can hold for {length.months} "
                                f"in-game months{terms.defender_note}. You may sally: `sally from "
                                f"{hold.label}`."), at=c.now, tick=c.tick)
-    return (f"Army {a.id} besieges {hold.label}. With its garrison it falls after "
+    return (f"Army {a.id} besieges {name_md(hold.label)}. With its garrison it falls after "
             f"**{length.months}** in-game months{terms.besieger_note} if you hold the tile; "
             "you may also "
             f"`assault {hold.label} with army {a.id}`.")
@@ -863,7 +876,7 @@ def _refer_siege(c: Call, a: Army, holdfast: str, owner: Claim) -> str:
               f"{escape_md(owner.name)}. This holdfast has its own siege rules, so maester "
               "started nothing: please rule on it and tell both claims."),
         at=c.now, tick=c.tick)
-    return (f"{holdfast} has its own siege rules: your order is **referred to the "
+    return (f"{name_md(holdfast)} has its own siege rules: your order is **referred to the "
             "moderators**, who will rule on it. Nothing has changed yet.")
 
 
@@ -872,11 +885,12 @@ def _assault(c: Call, order: o.Assault) -> str:
     hold = c.ctx.world.tile(order.holdfast)
     owner = _holdfast_owner(c, hold.id)
     if owner is None or owner.id == a.claim_id:
-        raise Rejected(f"{hold.label} is not an enemy holdfast", "a holdfast of another claim",
+        raise Rejected(f"{name_md(hold.label)} is not an enemy "
+                       f"holdfast", "a holdfast of another claim",
                        f"assault {hold.label} with army {a.id}")
     if a.tile != hold.id or a.state not in (ArmyState.STANDING,
                                             ArmyState.BESIEGING):
-        raise Rejected(f"army {a.id} must stand on {hold.label} to assault it",
+        raise Rejected(f"army {a.id} must stand on {name_md(hold.label)} to assault it",
                        "a standing or besieging army on the holdfast",
                        f"route army {a.id} to {hold.label}")
     defenders = [d for d in armies(c.session, c.ctx, states=FIGHTING_STATES)
@@ -905,21 +919,21 @@ def _assault(c: Call, order: o.Assault) -> str:
                       actor=c.author, data={"battle": battle.id, "army": a.id})
     journal.notify_claim(c.session, c.ctx.campaign_id, owner.id or 0, f"assault:{battle.id}",
                          subject=f"{hold.label} will be assaulted",
-                         body=(f"Army {a.id} ({_troops(a)}) will assault {hold.label} at "
+                         body=(f"Army {a.id} ({_troops(a)}) will assault {name_md(hold.label)} at "
                                f"{when}. Your garrison defends with the holdfast's defenses."),
                          at=c.now, tick=c.tick)
-    return f"Army {a.id} will assault {hold.label} at {when}."
+    return f"Army {a.id} will assault {name_md(hold.label)} at {when}."
 
 
 def _sally(c: Call, order: o.Sally) -> str:
     claim = c.require_claim()
     hold = c.ctx.world.tile(order.holdfast)
     if hold.id != claim.holdfast:
-        raise Rejected(f"{hold.label} is not your holdfast", "your own besieged holdfast",
+        raise Rejected(f"{name_md(hold.label)} is not your holdfast", "your own besieged holdfast",
                        f"sally from {_label(c, claim.holdfast)}")
     siege = active_siege(c.session, c.ctx, hold.id)
     if siege is None:
-        raise Rejected(f"{hold.label} is not under siege", "a besieged holdfast", "status")
+        raise Rejected(f"{name_md(hold.label)} is not under siege", "a besieged holdfast", "status")
     sally_army = 0
     if order.army is not None:
         a = c.own_army(order.army)
@@ -929,7 +943,7 @@ def _sally(c: Call, order: o.Sally) -> str:
                            "sally", "an army inside the walls that has finished mustering, or "
                            "no army (the whole ready garrison sallies)", f"sally from {hold.label}")
         if a.tile != hold.id or a.state != ArmyState.GARRISON:
-            raise Rejected(f"army {a.id} is not inside {hold.label}",
+            raise Rejected(f"army {a.id} is not inside {name_md(hold.label)}",
                            "an army inside the walls, or no army (the whole garrison sallies)",
                            f"sally from {hold.label}")
         sally_army = a.id or 0
@@ -955,20 +969,20 @@ def _sally(c: Call, order: o.Sally) -> str:
                       f"{claim.name} sallies from {hold.label}", at=c.now, claim_id=claim.id,
                       actor=c.author, data={"battle": battle.id, "army": sally_army})
     force = f"army {sally_army}" if sally_army else "the whole ready garrison"
-    return f"{force.capitalize()} will sally from {hold.label} at {when}."
+    return f"{force.capitalize()} will sally from {name_md(hold.label)} at {when}."
 
 
 # --- information ------------------------------------------------------------------------
 
 def _status(c: Call, order: o.Status) -> str:
     claim = c.require_claim()
-    lines = [f"**{claim.name}** — {c.ctx.when(c.now)}", "",
+    lines = [f"**{name_md(claim.name)}** — {c.ctx.when(c.now)}", "",
              f"- Gold: {money(claim.gold)}",
-             f"- At home in {_label(c, claim.holdfast)}: {claim.infantry} infantry, "
+             f"- At home in {name_md(_label(c, claim.holdfast))}: {claim.infantry} infantry, "
              f"{claim.cavalry} cavalry" + (f", {claim.ships} ships" if claim.ships else "")]
     home = c.ctx.world.tile(claim.holdfast)
     if home.defense_bonus != 1:  # the claimant knows its own holdfast's secret
-        lines.append(f"- Defenses of {home.label}: x{money(home.defense_bonus)} to your "
+        lines.append(f"- Defenses of {name_md(home.label)}: x{money(home.defense_bonus)} to your "
                      "defenders' strength against an assault (secret: only your claim and the "
                      "moderators see this)")
     if claim.scattered_until is not None and claim.scattered_until > c.now:
@@ -982,9 +996,10 @@ def _status(c: Call, order: o.Status) -> str:
         if a.state == ArmyState.MUSTERING and a.ready_tick is not None:
             extra = f", ready {c.ctx.when(c.ctx.tick_at(a.ready_tick))}"
         if a.path_json and a.arrival_tick is not None:
-            extra += (f", marching to {_label(c, a.path_json[-1])}, arrives "
+            extra += (f", marching to {name_md(_label(c, a.path_json[-1]))}, arrives "
                       f"{c.ctx.when(c.ctx.tick_at(a.arrival_tick))}")
-        lines.append(f"- Army {a.id}: {_troops(a)}, {a.state} at {_label(c, a.tile)}{extra}")
+        lines.append(f"- Army {a.id}: {_troops(a)}, {a.state} at "
+                     f"{name_md(_label(c, a.tile))}{extra}")
     upkeep = monthly_upkeep(sum(a.infantry for a in mine), sum(a.cavalry for a in mine),
                             _season(c), c.ctx.rules, ships=sum(a.ships for a in mine))
     lines.append(f"- Upkeep of raised troops: {money(upkeep)} gold a month this season")
@@ -996,7 +1011,8 @@ def _odds(c: Call, order: o.Odds) -> str:
     other = army(c.session, c.ctx, order.army_b)
     visible = other is not None and (other.tile == mine.tile or c.is_moderator)
     if other is None or not visible:
-        raise Rejected(f"army {order.army_b} is not on {_label(c, mine.tile)} with your army",
+        raise Rejected(f"army {order.army_b} is not on {name_md(_label(c, mine.tile))} with your "
+                       f"army",
                        "an army on the same tile as yours (odds never reveal armies you "
                        "cannot see)", f"odds army {mine.id} vs army 5")
     if other.claim_id == mine.claim_id and not c.is_moderator:
@@ -1044,7 +1060,7 @@ def _cede(c: Call, order: o.Cede) -> str:
     claim = c.require_claim()
     tile = c.ctx.world.tile(order.tile)
     if not tile.resource:
-        raise Rejected(f"{tile.label} is not a resource tile", "a resource tile you hold",
+        raise Rejected(f"{name_md(tile.label)} is not a resource tile", "a resource tile you hold",
                        "cede The Wolfswood to House Manderly")
     other = claim_by_name(c.session, c.ctx, order.claim)
     if other is None or other.id == claim.id:
@@ -1054,10 +1070,10 @@ def _cede(c: Call, order: o.Cede) -> str:
                 if a.tile == tile.id]
     book = ModifierBook.load(c.session, c.ctx, armies=standing, claims=[claim, other])
     if book.resource_holder(tile.id) != claim.id:
-        raise Rejected(f"you do not hold {tile.label}'s benefit now",
+        raise Rejected(f"you do not hold {name_md(tile.label)}'s benefit now",
                        "a resource tile where your standing army is the strongest", "status")
     if not any(a.claim_id == other.id for a in standing):
-        raise Rejected(f"{other.name} has no standing army on {tile.label}",
+        raise Rejected(f"{name_md(other.name)} has no standing army on {name_md(tile.label)}",
                        "a claim whose army stands on the tile with yours", "status")
     row = book.holders.get(tile.id) or ResourceHolder(campaign_id=c.ctx.campaign_id,
                                                       tile=tile.id, claim_id=claim.id)
@@ -1067,7 +1083,8 @@ def _cede(c: Call, order: o.Cede) -> str:
                       f"{claim.name} cedes {tile.label} to {other.name}", at=c.now,
                       claim_id=claim.id, actor=c.author,
                       data={"tile": tile.id, "to": other.id})
-    return (f"From the next tick **{other.name}** receives the benefit of {tile.label}, for as "
+    return (f"From the next tick **{name_md(other.name)}** receives the benefit of "
+            f"{name_md(tile.label)}, for as "
             "long as both your armies stand there.")
 
 
@@ -1076,7 +1093,7 @@ def _disband(c: Call, order: o.Disband) -> str:
     claim = c.require_claim()
     if a.tile != claim.holdfast or a.state not in (ArmyState.STANDING,
                                                    ArmyState.GARRISON):
-        raise Rejected(f"army {a.id} must stand at {_label(c, claim.holdfast)} to disband",
+        raise Rejected(f"army {a.id} must stand at {name_md(_label(c, claim.holdfast))} to disband",
                        "a standing army at your holdfast",
                        f"route army {a.id} to {_label(c, claim.holdfast)}")
     claim.infantry += a.infantry

@@ -24,7 +24,7 @@ from bot.services.catalogue import (
 )
 from bot.services.order_call import Call, Rejected, active_siege
 from bot.services.world import set_relation
-from bot.text import escape_md
+from bot.text import escape_md, name_md
 from rules.campaign import calendar
 from rules.campaign import orders as o
 from rules.campaign.catalogue import Catalogue, Entry, Section, UnknownEntry
@@ -72,14 +72,16 @@ def build(c: Call, order: o.Build) -> str:
     for record in records:
         if str(record.get("name", "")).casefold() == entry.name.casefold():
             if record.get("done"):
-                raise Rejected(f"{home} already has {entry.name}",
+                raise Rejected(f"{name_md(home)} already has {name_md(entry.name)}",
                                "an improvement not built yet", "status")
             ready = calendar.date_of_month_number(int(record["ready_month"]), c.ctx.rules)
-            raise Rejected(f"{entry.name} is already being built at {home} (finished at the "
+            raise Rejected(f"{name_md(entry.name)} is already being built at {name_md(home)} "
+                           f"(finished at the "
                            f"start of {calendar.format_game_date(ready)})",
                            "an improvement not built yet", "status")
     if claim.gold < entry.cost:
-        raise Rejected(f"{entry.name} costs {entry_cost_text(entry)} and {claim.name} has "
+        raise Rejected(f"{name_md(entry.name)} costs {entry_cost_text(entry)} and "
+                       f"{name_md(claim.name)} has "
                        f"{_money(claim.gold)}", "enough gold in the treasury", "status")
     month = calendar.month_number(c.now, c.ctx.rules)
     ready_month = month + entry.months
@@ -97,7 +99,8 @@ def build(c: Call, order: o.Build) -> str:
     ready_at = calendar.month_start(ready_date, c.ctx.rules)
     secret = ("\n\nOnly your claim and the moderators know of it: posts never name it."
               if entry.hidden else "")
-    return (f"Building **{entry.name}** at {home} for {entry_cost_text(entry)} (gold left: "
+    return (f"Building **{name_md(entry.name)}** at {name_md(home)} for {entry_cost_text(entry)} "
+            f"(gold left: "
             f"{_money(claim.gold)}).\n\n"
             f"- Effect: {entry.describe_effects()}\n"
             f"- Finished: when the month begins, {c.ctx.when(ready_at)}; you will get a "
@@ -116,14 +119,16 @@ def buy(c: Call, order: o.Buy) -> str:
     entry = _lookup(catalogue, Section.EQUIPMENT, order.equipment,
                     "buy {} for army " + str(a.id))
     if order.quantity > 1:
-        raise Rejected(f"an army can use only one {entry.name}: equipment of the same name "
+        raise Rejected(f"an army can use only one {name_md(entry.name)}: equipment of the same "
+                       f"name "
                        "does not stack", "one of each kind of equipment",
                        f"buy {entry.name} for army {a.id}")
     if any(n.casefold() == entry.name.casefold() for n in equipment_names(a)):
-        raise Rejected(f"army {a.id} already carries {entry.name}",
+        raise Rejected(f"army {a.id} already carries {name_md(entry.name)}",
                        "equipment the army does not carry yet", "status")
     if claim.gold < entry.cost:
-        raise Rejected(f"{entry.name} costs {entry_cost_text(entry)} and {claim.name} has "
+        raise Rejected(f"{name_md(entry.name)} costs {entry_cost_text(entry)} and "
+                       f"{name_md(claim.name)} has "
                        f"{_money(claim.gold)}", "enough gold in the treasury", "status")
     claim.gold -= entry.cost
     a.equipment_json = [*a.equipment_json, {"name": entry.name, "cost": str(entry.cost),
@@ -134,7 +139,8 @@ def buy(c: Call, order: o.Buy) -> str:
                       f"{claim.name} buys {entry.name} for army {a.id}", at=c.now,
                       claim_id=claim.id, actor=c.author,
                       data={"army": a.id, "name": entry.name, "cost": str(entry.cost)})
-    return (f"Army {a.id} now carries **{entry.name}** ({entry_cost_text(entry)}; gold left: "
+    return (f"Army {a.id} now carries **{name_md(entry.name)}** ({entry_cost_text(entry)}; gold "
+            f"left: "
             f"{_money(claim.gold)}).\n\n- Effect: {entry.describe_effects()}\n"
             "- Siege equipment counts when the army besieges or assaults a holdfast.")
 
@@ -164,33 +170,35 @@ def assign(c: Call, order: o.Assign) -> str:
         free = ", ".join(ch.name for ch in characters)
         why = ("is dead" if unfree.status is CharacterStatus.DEAD else
                "is a captive and cannot command until the moderators free them")
-        raise Rejected(f"{unfree.name} {why}",
+        raise Rejected(f"{name_md(unfree.name)} {why}",
                        f"a free character of your claim ({free})" if free else
                        "a free character of your claim (you have none now; the moderators "
                        "add characters)",
                        f"assign {characters[0].name if characters else 'NAME'} to army {a.id}")
     if chosen is None:
         names = ", ".join(ch.name for ch in characters)
-        raise Rejected(f"{claim.name} has no living character called "
+        raise Rejected(f"{name_md(claim.name)} has no living character called "
                        f"{escape_md(order.commander, 100)}",
                        f"one of: {names}" if names else "a character (your claim has none; "
                        "the moderators add characters)",
                        f"assign {characters[0].name if characters else 'NAME'} to army {a.id}")
     if chosen.army_id == a.id:
-        raise Rejected(f"{chosen.name} already commands army {a.id}", "another army", "status")
+        raise Rejected(f"{name_md(chosen.name)} already commands army "
+                       f"{a.id}", "another army", "status")
     notes: list[str] = []
     if chosen.army_id is not None:
         before = c.session.get(Army, chosen.army_id)
         if before is not None and before.commander_id == chosen.id:
             before.commander_id = None
             c.session.add(before)
-            notes.append(f"{chosen.name} leaves army {before.id}, which has no commander now.")
+            notes.append(f"{name_md(chosen.name)} leaves army {before.id}, which has no "
+                         f"commander now.")
     if a.commander_id is not None and a.commander_id != chosen.id:
         relieved = c.session.get(Character, a.commander_id)
         if relieved is not None and relieved.army_id == a.id:
             relieved.army_id = None
             c.session.add(relieved)
-            notes.append(f"{relieved.name} is relieved of army {a.id}.")
+            notes.append(f"{name_md(relieved.name)} is relieved of army {a.id}.")
     for other in c.session.exec(select(Character).where(Character.army_id == a.id)).all():
         if other.id != chosen.id:
             other.army_id = None
@@ -211,8 +219,9 @@ def assign(c: Call, order: o.Assign) -> str:
             skills.append(f"{entry.shown_as} ({entry.describe_effects()})"
                           + (" (secret)" if entry.hidden else ""))
     skill_text = ("Skills now with the army: " + "; ".join(skills)) if skills else \
-        f"{chosen.name} has no skills in this campaign's catalogue."
-    return "\n\n".join([f"**{chosen.name}** takes command of army {a.id}.", *notes, skill_text])
+        f"{name_md(chosen.name)} has no skills in this campaign's catalogue."
+    return "\n\n".join([f"**{name_md(chosen.name)}** takes command of army "
+                        f"{a.id}.", *notes, skill_text])
 
 
 # --- blockade ---------------------------------------------------------------------------
@@ -231,17 +240,18 @@ def blockade(c: Call, order: o.Blockade) -> str:
     port = c.ctx.world.tile(order.port)
     if not (port.holdfast and port.port):
         ports = ", ".join(t.label for t in c.ctx.world.ports() if t.holdfast)
-        raise Rejected(f"{port.label} is not a port holdfast", f"one of: {ports}",
+        raise Rejected(f"{name_md(port.label)} is not a port holdfast", f"one of: {ports}",
                        f"blockade {port.label} with fleet {fleet.id}")
     owner = _holdfast_owner(c, port.id)
     if owner is not None and owner.id == claim.id:
-        raise Rejected(f"{port.label} is your own port", "the port holdfast of another claim",
+        raise Rejected(f"{name_md(port.label)} is your own "
+                       f"port", "the port holdfast of another claim",
                        "status")
     water = c.ctx.world.water_adjacent(port.id)
     if fleet.tile not in water or fleet.state != ArmyState.STANDING:
         where = ", ".join(water)
-        raise Rejected(f"fleet {fleet.id} must stand on a water tile next to {port.label} "
-                       f"({where}); it is {fleet.state} at {_label(c, fleet.tile)}",
+        raise Rejected(f"fleet {fleet.id} must stand on a water tile next to {name_md(port.label)} "
+                       f"({where}); it is {fleet.state} at {name_md(_label(c, fleet.tile))}",
                        "a standing fleet next to the port",
                        f"route army {fleet.id} to {water[0] if water else port.label}")
     if owner is not None:
@@ -259,32 +269,38 @@ def blockade(c: Call, order: o.Blockade) -> str:
     journal.queue(c.session, c.ctx.campaign_id, f"blockade:{fleet.id}:{port.id}:{c.tick}", "post",
                   title=c.ctx.settings.posts.siege_title.format(event="Blockade",
                                                                 holdfast=port.label),
-                  body=(f"The ships of **{claim.name}** close the harbour of **{port.label}**"
-                        + (f", seat of {owner.name}," if owner is not None else "")
+                  body=(f"The ships of **{name_md(claim.name)}** close the harbour of "
+                        f"**{name_md(port.label)}**"
+                        + (f", seat of {name_md(owner.name)}," if owner is not None else "")
                         + f" in {c.ctx.when(c.now)}."),
                   flair=c.ctx.settings.posts.siege_flair, public=True, at=c.now, tick=c.tick,
                   target=c.ctx.settings.campaign.subreddit)
     if owner is None:
-        return (f"**Fleet {fleet.id}** ({fleet.ships} ships) blockades {port.label}.\n\n"
-                f"No claim holds {port.label}, so there is no siege to support; its harbour is "
+        return (f"**Fleet {fleet.id}** ({fleet.ships} ships) blockades {name_md(port.label)}.\n\n"
+                f"No claim holds {name_md(port.label)}, so there is no siege to support; its "
+                f"harbour is "
                 "closed all the same while the fleet stays on its tile.")
     journal.notify_claim(c.session, c.ctx.campaign_id, owner.id or 0,
                          f"blockaded:{fleet.id}:{port.id}:{c.tick}",
                          subject=f"{port.label} is blockaded",
-                         body=(f"Fleet {fleet.id} of {claim.name} ({fleet.ships} ships) "
-                               f"blockades {port.label}. Defeat it at sea to break the "
-                               f"blockade: a siege of {port.label} pauses while it is broken."),
+                         body=(f"Fleet {fleet.id} of {name_md(claim.name)} ({fleet.ships} ships) "
+                               f"blockades {name_md(port.label)}. Defeat it at sea to break the "
+                               f"blockade: a siege of {name_md(port.label)} pauses while it is "
+                               f"broken."),
                          at=c.now, tick=c.tick)
     siege = active_siege(c.session, c.ctx, port.id)
     if siege is None:
-        status = (f"No siege yet: {port.label} may now be besieged by an army of yours standing "
+        status = (f"No siege yet: {name_md(port.label)} may now be besieged by an army of yours "
+                  f"standing "
                   f"on it (`siege {port.label} with army N`). The blockade holds while the "
                   "fleet stays on its tile.")
     elif siege.besieger_claim == claim.id:
         paused = " It was paused while no ships held the blockade; it counts again from the " \
                  "next month." if siege.paused else ""
-        status = (f"The siege of {port.label} goes on: {siege.months_elapsed} of "
+        status = (f"The siege of {name_md(port.label)} goes on: {siege.months_elapsed} of "
                   f"{siege.months_required} months counted.{paused}")
     else:
-        status = f"{port.label} is besieged by another claim; your blockade stands beside it."
-    return f"**Fleet {fleet.id}** ({fleet.ships} ships) blockades {port.label}.\n\n{status}"
+        status = (f"{name_md(port.label)} is besieged by another claim; your blockade "
+                  "stands beside it.")
+    return (f"**Fleet {fleet.id}** ({fleet.ships} ships) blockades "
+            f"{name_md(port.label)}.\n\n{status}")

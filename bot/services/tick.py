@@ -57,6 +57,7 @@ from bot.services.world import (
     get_campaign,
     war_pairs,
 )
+from bot.text import name_md
 from rules.campaign import calendar
 from rules.campaign.battle import BattleResult, Side, Winner, resolve_battle
 from rules.campaign.config import Season, Terrain
@@ -327,9 +328,9 @@ class _TickState:
                 benefit = tile.resource_benefit or "its benefit"
                 self.notify(holder, f"resource:{tile_id}:{self.tick}",
                             f"You hold {tile.label}",
-                            f"Your army holds {tile.label}: your claim receives "
-                            f"{benefit} while a standing army of yours is the strongest there. "
-                            "It also watches the land around it like a holdfast.")
+                            f"Your army holds {name_md(tile.label)}: your claim receives "
+                            f"{name_md(benefit)} while a standing army of yours is the "
+                            "strongest there. It also watches the land around it like a holdfast.")
 
     # --- monthly jobs -------------------------------------------------------------------
     def run_month(self, month: int, date: calendar.GameDate) -> None:
@@ -387,7 +388,8 @@ class _TickState:
                                                               result.survivors.cavalry]})
         self.post(f"scatter:{claim.id}:{date.year}:{date.month}",
                   self.ctx.settings.posts.scatter_title.format(claim=claim.name),
-                  f"Unpaid and unfed, the armies of **{claim.name}** scatter in {date}. Half of "
+                  f"Unpaid and unfed, the armies of **{name_md(claim.name)}** scatter in {date}. "
+                  "Half of "
                   "them straggle home and will not answer a call to arms again this year.",
                   self.ctx.settings.posts.scatter_flair)
 
@@ -424,11 +426,12 @@ class _TickState:
             if besieger is None or besieger.state == ArmyState.GONE:
                 fate = (besieger.meta_json.get("fate") if besieger is not None else None) \
                     or "are no more"
-                self._end_siege(siege, f"The besiegers of {self.claim_name(siege.besieger_claim)}"
-                                f" {fate}.")
+                self._end_siege(siege, "The besiegers of "
+                                f"{name_md(self.claim_name(siege.besieger_claim))} {fate}.")
                 continue
             if besieger.tile != siege.holdfast or besieger.state != ArmyState.BESIEGING:
-                self._end_siege(siege, f"The besiegers of {self.claim_name(siege.besieger_claim)}"
+                self._end_siege(siege, "The besiegers of "
+                                f"{name_md(self.claim_name(siege.besieger_claim))}"
                                 " have left the holdfast's tile.")
                 continue
             started = self.ctx.tick_at(siege.started_tick)
@@ -480,12 +483,12 @@ class _TickState:
         self.post(f"siege:{siege.id}:month:{month}",
                   self.ctx.settings.posts.siege_title.format(event="Siege goes on",
                                                              holdfast=tile.label),
-                  f"{date}: the siege of **{tile.label}** by "
-                  f"{self.claim_name(siege.besieger_claim)} enters its month "
+                  f"{date}: the siege of **{name_md(tile.label)}** by "
+                  f"{name_md(self.claim_name(siege.besieger_claim))} enters its month "
                   f"{new.months_elapsed}{note}.", self.ctx.settings.posts.siege_flair)
         self.notify(siege.besieger_claim, f"siege:{siege.id}:left:{month}",
                     f"Siege of {tile.label}",
-                    f"{new.months_left} in-game months until {tile.label} falls.")
+                    f"{new.months_left} in-game months until {name_md(tile.label)} falls.")
         return False
 
     def _holdfast_falls(self, siege: Siege, holdfast: str, how: str) -> None:
@@ -516,7 +519,8 @@ class _TickState:
         self.post(f"siege:{siege.id}:fallen",
                   self.ctx.settings.posts.siege_title.format(event="Holdfast falls",
                                                              holdfast=holdfast),
-                  f"**{holdfast}** has fallen to {self.claim_name(siege.besieger_claim)}, "
+                  f"**{name_md(holdfast)}** has fallen to "
+                  f"{name_md(self.claim_name(siege.besieger_claim))}, "
                   f"{how}. Its garrison is captured; the gold and the people within are at "
                   "the mercy of the victors (the moderators will rule on them).",
                   self.ctx.settings.posts.siege_flair)
@@ -542,7 +546,7 @@ class _TickState:
                      data={"army": a.id})
             self.notify(a.claim_id, f"ready:{a.id}", f"Army {a.id} is ready",
                         f"Army {a.id} ({troops_text(a.infantry, a.cavalry, a.ships)}) has "
-                        f"mustered at {self.label(a.tile)} and is {a.state}.")
+                        f"mustered at {name_md(self.label(a.tile))} and is {a.state}.")
 
     # --- movement -----------------------------------------------------------------------
     def move_armies(self) -> None:
@@ -629,8 +633,9 @@ class _TickState:
                     + (f" ({', '.join(changed_by)})" if changed_by else "")
                 self.notify(watcher[0], f"detect:{a.id}:{self.tick}:{tile_id}",
                             f"A host is sighted near {self.label(tile_id)}",
-                            f"Your watchers at {self.label(tile_id)} sight an army of "
-                            f"{self.claim_name(a.claim_id)} at {self.label(a.tile)}, "
+                            f"Your watchers at {name_md(self.label(tile_id))} sight an army "
+                            f"of {name_md(self.claim_name(a.claim_id))} at "
+                            f"{name_md(self.label(a.tile))}, "
                             f"{self.ctx.when(self.at)}: "
                             f"{troops_text(a.infantry, a.cavalry, a.ships)}. "
                             f"Detection roll: {roll}." + self._intercept_hint(a, watcher[0],
@@ -662,7 +667,8 @@ class _TickState:
         if not guards or a.state != ArmyState.MARCHING:
             return ""
         until = self.ctx.when(self.ctx.tick_at(self.tick + self.ctx.rules.reaction_ticks))
-        return (f" Your army {guards[0].id} stands at {self.label(tile_id)}: you may stop this "
+        return (f" Your army {guards[0].id} stands at {name_md(self.label(tile_id))}: you may "
+                "stop this "
                 f"force with `intercept army {a.id} with army {guards[0].id}` before {until}.")
 
     def _set_meta(self, a: ArmyRecord, **values: Any) -> None:
@@ -707,12 +713,14 @@ class _TickState:
                 choice = (f" You have the first reaction: reply `retreat army {own.id}` or "
                           f"`stand army {own.id}` before then.")
             else:
-                choice = (f" {self.claim_name(enemy.claim_id)} saw you first: until then it "
+                choice = (f" {name_md(self.claim_name(enemy.claim_id))} saw you first: until "
+                          "then it "
                           "may still choose to retreat instead of fighting.")
             self.notify(claim_id, f"encounter:{self.tick}:{a.id}:{other.id}",
                         f"Battle looms at {self.label(a.tile)}",
                         f"Your army {own.id} faces army {enemy.id} of "
-                        f"{self.claim_name(enemy.claim_id)} at {self.label(a.tile)}. The "
+                        f"{name_md(self.claim_name(enemy.claim_id))} at "
+                        f"{name_md(self.label(a.tile))}. The "
                         f"battle is fought at {when}.{choice}")
 
     def meet_hostiles(self) -> None:
@@ -769,8 +777,8 @@ class _TickState:
         self.post(f"arrival:{a.id}:{self.tick}",
                   self.ctx.settings.posts.arrival_title.format(
                       claim=self.claim_name(a.claim_id), tile=self.label(a.tile)),
-                  f"A host of **{self.claim_name(a.claim_id)}** {what} "
-                  f"**{self.label(a.tile)}** ({self.ctx.when(self.at)}).",
+                  f"A host of **{name_md(self.claim_name(a.claim_id))}** {what} "
+                  f"**{name_md(self.label(a.tile))}** ({self.ctx.when(self.at)}).",
                   self.ctx.settings.posts.arrival_flair)
 
     # --- battles ------------------------------------------------------------------------
@@ -840,15 +848,18 @@ class _TickState:
         when = self.ctx.when(self.ctx.tick_at(battle.resolve_tick))
         self.notify(opponent.claim_id, f"battle:{battle.id}:failed-retreat",
                     f"Army {runner.id} failed to retreat at {self.label(battle.tile)}",
-                    f"Army {runner.id} of {self.claim_name(runner.claim_id)} tried to retreat "
-                    f"from your army {opponent.id} at {self.label(battle.tile)} and failed. "
+                    f"Army {runner.id} of {name_md(self.claim_name(runner.claim_id))} tried to "
+                    f"retreat from your army {opponent.id} at {name_md(self.label(battle.tile))}"
+                    " and failed. "
                     f"You decide: reply `stand army {opponent.id}` to fight (they fight at -1) "
                     f"or `spare army {runner.id}` to let them stay, before {when}. Without an "
                     "answer the battle is fought then.")
         self.notify(runner.claim_id, f"battle:{battle.id}:retreat-failed",
                     f"Army {runner.id} failed to retreat",
-                    f"Army {runner.id} could not get away from {self.label(battle.tile)}. "
-                    f"{self.claim_name(opponent.claim_id)} decides before {when} whether to "
+                    f"Army {runner.id} could not get away from "
+                    f"{name_md(self.label(battle.tile))}. "
+                    f"{name_md(self.claim_name(opponent.claim_id))} decides before {when} "
+                    "whether to "
                     "fight (you would fight at -1) or to let you stay.")
 
     def _try_retreat(self, battle: PendingBattle, runner: ArmyRecord) -> bool:
@@ -860,8 +871,9 @@ class _TickState:
             journal.notify_moderators(
                 self.session, self.ctx.campaign_id, f"referral:retreat:{battle.id}",
                 subject=f"Retreat of army {runner.id} referred to you",
-                body=(f"Army {runner.id} of {self.claim_name(runner.claim_id)} chose to retreat "
-                      f"from {self.label(battle.tile)} but has no way back. Nothing was rolled "
+                body=(f"Army {runner.id} of {name_md(self.claim_name(runner.claim_id))} chose to "
+                      f"retreat from {name_md(self.label(battle.tile))} but has no way back. "
+                      "Nothing was rolled "
                       "and the battle was fought; rule on it if needed."),
                 at=self.at, tick=self.tick)
             return False
@@ -891,8 +903,9 @@ class _TickState:
         self.post(f"battle:{battle.id}:retreat",
                   f"[Battle] {self.claim_name(runner.claim_id)} withdraws from "
                   f"{self.label(battle.tile)}",
-                  f"Rather than give battle at **{self.label(battle.tile)}**, the host of "
-                  f"{self.claim_name(runner.claim_id)} withdraws (retreat roll {result.roll})."
+                  f"Rather than give battle at **{name_md(self.label(battle.tile))}**, the host "
+                  f"of {name_md(self.claim_name(runner.claim_id))} withdraws (retreat roll "
+                  f"{result.roll})."
                   f"\n\n{fairplay.markdown(line)}",
                   self.ctx.settings.posts.battle_flair)
         return True
@@ -1117,7 +1130,8 @@ class _TickState:
                            dice_line=fairplay.line_of(event, dice))
         if result.winner is Winner.ATTACKER:  # the sally breaks the siege: say how
             how = None if _present(besieger) else besieger.meta_json.get("fate")
-            self._end_siege(siege, f"The besiegers of {self.claim_name(siege.besieger_claim)} "
+            self._end_siege(siege, "The besiegers of "
+                            f"{name_md(self.claim_name(siege.besieger_claim))} "
                             f"{how or 'were driven off by a sally'}.", status=SiegeStatus.BROKEN)
         elif sally_army is not None and sally_army.state != ArmyState.GONE:
             sally_army.state = ArmyState.GARRISON
