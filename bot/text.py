@@ -60,6 +60,12 @@ def name_md(name: str) -> str:
     return escape_md(name, NAME_CHARS)
 
 
+def name_code(name: str) -> str:
+    """A name inside a code span (an example order): shown as written, except that a
+    backtick, which would end the span, becomes an apostrophe (valid names have none)."""
+    return clean(name).replace("`", "'").replace("\n", " ")[:NAME_CHARS]
+
+
 _LINK_OPEN = re.compile(r"\]\s*\(")
 _AUTOLINK = re.compile(r"<(?=[^>\s]*[:@])")
 

@@ -35,7 +35,7 @@ def claim_command(ctx: CommandContext, args: str) -> str:
              else claim_by_name(session, campaign, wanted))
     if found is None:
         raise CommandError(f"no claim or player called {escape_md(wanted, 60)}",
-                           "a claim name as `maester claims` lists it, or u/name",
+                           "a claim name as `maester claims` lists it, or `u/name`",
                            "!claim House Stark")
     call = Call(session, campaign, ctx.author, found, ctx.now, "claim", True)
     return str(HANDLERS[Status](call, Status()))

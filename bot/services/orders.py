@@ -355,7 +355,8 @@ def _move(c: Call, order: o.Move) -> str:
                     f"(cost {best.total})`.")
         stated = "no cost" if order.stated_cost is None else f"cost {order.stated_cost}"
         raise Rejected(
-            f"you stated {stated}, but this path costs {check.total}: {check.breakdown()}."
+            f"you stated {stated}, but this path costs {check.total}: "
+            f"{escape_md(check.breakdown(), 4000)}."
             + hint,
             "the total travel cost at the end of the order",
             f"move army {a.id}: {format_path(t.label for t in check.tiles)} "
@@ -424,7 +425,7 @@ def _march_receipt(c: Call, a: Army, check: PathCheck, depart: datetime,
         f"**{_word(a)} {a.id}** ({_troops(a)}) will march from {name_md(_label(c, a.tile))} to "
         f"{name_md(check.tiles[-1].label)}.",
         "",
-        f"- Path: {check.breakdown()}",
+        f"- Path: {escape_md(check.breakdown(), 4000)}",
         f"- Speed: {Fraction(budget)} travel cost per tick, {speed}",
         f"- Departs: {c.ctx.when(depart)}",
         f"- Arrives: {c.ctx.when(schedule.arrival)}",
@@ -459,7 +460,8 @@ def _route(c: Call, order: o.Route) -> str:
                   f"(cost {route.total})")
     return (f"The cheapest route for army {a.id} from {name_md(_label(c, a.tile))} to "
             f"{name_md(goal.label)} "
-            f"costs **{route.total}**: {route.breakdown()}.\n\nTo march, send:\n\n    "
+            f"costs **{route.total}**: {escape_md(route.breakdown(), 4000)}.\n\nTo march, "
+            f"send:\n\n    "
             f"{order_text}")
 
 

@@ -24,7 +24,7 @@ from bot.services.catalogue import (
 )
 from bot.services.order_call import Call, Rejected, active_siege
 from bot.services.world import set_relation
-from bot.text import escape_md, name_md
+from bot.text import escape_md, name_code, name_md
 from rules.campaign import calendar
 from rules.campaign import orders as o
 from rules.campaign.catalogue import Catalogue, Entry, Section, UnknownEntry
@@ -35,12 +35,13 @@ def _lookup(catalogue: Catalogue, section: Section, name: str, example: str) -> 
     try:
         return catalogue.lookup(section, name)
     except UnknownEntry as exc:
-        hint = f" (did you mean {exc.suggestion}?)" if exc.suggestion else ""
-        valid = ", ".join(exc.valid)
+        hint = f" (did you mean {name_md(exc.suggestion)}?)" if exc.suggestion else ""
+        valid = ", ".join(name_md(v) for v in exc.valid)
         raise Rejected(
             f"there is no {section.singular} called {escape_md(name, 100)}{hint}",
             f"one of: {valid}" if valid else f"nothing: this campaign has no {section.value}",
-            example.replace("{}", exc.suggestion or (exc.valid[0] if exc.valid else name)),
+            name_code(example.replace("{}", exc.suggestion or (exc.valid[0] if exc.valid
+                                                               else name))),
         ) from None
 
 
@@ -167,21 +168,23 @@ def assign(c: Call, order: o.Assign) -> str:
         col(Character.status).in_(sorted(set(CharacterStatus) - FREE_CHARACTERS)))).all()),
         order.commander) if chosen is None else None
     if unfree is not None:
-        free = ", ".join(ch.name for ch in characters)
+        free = ", ".join(name_md(ch.name) for ch in characters)
         why = ("is dead" if unfree.status is CharacterStatus.DEAD else
                "is a captive and cannot command until the moderators free them")
         raise Rejected(f"{name_md(unfree.name)} {why}",
                        f"a free character of your claim ({free})" if free else
                        "a free character of your claim (you have none now; the moderators "
                        "add characters)",
-                       f"assign {characters[0].name if characters else 'NAME'} to army {a.id}")
+                       f"assign {name_code(characters[0].name) if characters else 'NAME'} to army "
+                       f"{a.id}")
     if chosen is None:
-        names = ", ".join(ch.name for ch in characters)
+        names = ", ".join(name_md(ch.name) for ch in characters)
         raise Rejected(f"{name_md(claim.name)} has no living character called "
                        f"{escape_md(order.commander, 100)}",
                        f"one of: {names}" if names else "a character (your claim has none; "
                        "the moderators add characters)",
-                       f"assign {characters[0].name if characters else 'NAME'} to army {a.id}")
+                       f"assign {name_code(characters[0].name) if characters else 'NAME'} to army "
+                       f"{a.id}")
     if chosen.army_id == a.id:
         raise Rejected(f"{name_md(chosen.name)} already commands army "
                        f"{a.id}", "another army", "status")
@@ -239,7 +242,7 @@ def blockade(c: Call, order: o.Blockade) -> str:
                        "your port: `muster 4 ships`)", "muster 4 ships")
     port = c.ctx.world.tile(order.port)
     if not (port.holdfast and port.port):
-        ports = ", ".join(t.label for t in c.ctx.world.ports() if t.holdfast)
+        ports = ", ".join(name_md(t.label) for t in c.ctx.world.ports() if t.holdfast)
         raise Rejected(f"{name_md(port.label)} is not a port holdfast", f"one of: {ports}",
                        f"blockade {port.label} with fleet {fleet.id}")
     owner = _holdfast_owner(c, port.id)

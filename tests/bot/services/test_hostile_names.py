@@ -6,10 +6,13 @@ hand edit); every post kind is rendered with hostile names and its markdown chec
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import re
-from datetime import timedelta
+from datetime import datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -18,11 +21,13 @@ from sqlmodel import select
 
 from bot.db.engine import transaction
 from bot.db.models import Character, Claim, Outbox
+from bot.messages import handle_message
 from bot.services.render import battle_post
 from bot.services.tick import catch_up
 from bot.text import escape_md, inert_links
 from rules.campaign.battle import Side, resolve_battle
 from rules.campaign.publication import public_assault, with_bonus
+from rules.campaign.worldmap import WorldMap
 from rules.dice import SeededDice
 from tests.bot.services import scenario
 
@@ -110,3 +115,101 @@ def test_every_post_of_a_campaign_with_hostile_names_is_inert(tmp_path: Path,
     assert posts, "the scenario publishes posts"
     for post in posts:
         assert markdown_problems(post.body) == [], (post.key, post.body)
+
+
+# ------------------------------------------------------------------ every message kind
+
+MARKED = (
+    "Evil | x | y |",
+    "Evil [k](https://evil.example) u/evilping r/evilsub",
+    "Evil **b** <b>h</b> `c` > q",
+    "www.evil.example _i_ ~~s~~ 1. x",
+)
+_CODE = re.compile(r"`[^`\n]*`")
+_HTML = re.compile(r"(?<![\\&])<[A-Za-z/!]")
+_MARKERS = re.compile(r"(?i)u/evilping|r/evilsub|https?://|www\.evil")
+
+
+def every_problem(body: str, hostile: str) -> list[str]:
+    """:func:`markdown_problems` plus raw HTML, the hostile name unescaped, and any of its
+    link, ping or HTML markers surviving in a form Reddit would act on."""
+    # a code span or an indented code block shows its text as written
+    body = _CODE.sub("`code`", re.sub(r"(?m)^    .*$", "    code", body))
+    problems = markdown_problems(body)
+    problems += [f"raw html {m.group(0)!r}" for m in _HTML.finditer(body)]
+    if hostile in body:
+        problems.append("the hostile name appears unescaped")
+    problems += [f"marker {m.group(0)!r}" for m in _MARKERS.finditer(body)]
+    return problems
+
+
+def _hostile_world(ctx: Any, hostile: str) -> Any:
+    """``ctx`` with every named tile renamed to a hostile name (as a hand-edited database
+    could hold; the map parser refuses such names, so the tiles are copied and renamed)."""
+    tiles = {}
+    for tile_id, tile in ctx.world.tiles.items():
+        if tile.name:
+            tile = copy.copy(tile)
+            object.__setattr__(tile, "name", f"{hostile} {tile.name}")
+            object.__setattr__(tile, "special", False)  # Riverrun: a siege by the rules
+        tiles[tile_id] = tile
+    return dataclasses.replace(ctx, world=WorldMap(tiles=tiles, links=ctx.world.links,
+                                                   cuts=ctx.world.cuts))
+
+
+@pytest.mark.parametrize("hostile", MARKED)
+def test_every_message_kind_with_hostile_names_is_inert(tmp_path: Path, hostile: str) -> None:
+    """Claims, characters and tiles with hostile names; a campaign with orders (receipts and
+    refusals), commands, status, a battle, a siege, arrivals, scatterings, upkeep, dice
+    commitments and reveals and the realm post: every public post, comment reply, private
+    message, moderators' note and order reply keeps its markdown structure (tables, no live
+    link, no ping, no raw HTML, the name never unescaped)."""
+    url = f"sqlite:///{tmp_path / 'h.db'}"
+    scenario.build(url)
+    engine, ctx = scenario.context(url)
+    with transaction(engine) as session:
+        for i, claim in enumerate(session.exec(select(Claim)).all()):
+            claim.name = f"{hostile} {i}"
+            session.add(claim)
+        for i, character in enumerate(session.exec(select(Character)).all()):
+            character.name = f"{hostile} c{i}"
+            session.add(character)
+    ctx = _hostile_world(ctx, hostile)
+    riverrun = next(t.id for t in ctx.world.tiles.values() if t.name.endswith(" Riverrun"))
+    replies: list[str] = []
+
+    def send(who: str, text: str, at: datetime) -> None:
+        with transaction(engine) as session:
+            replies.append(handle_message(session, ctx, author=who, text=text, now=at,
+                                          ref=f"h{len(replies)}"))
+
+    after_battle = scenario.START + timedelta(days=6, hours=1)
+    catch_up(engine, ctx, after_battle)
+    for who, text in (
+        ("tywin_lannister", f"siege {riverrun} with army 3"),
+        ("tywin_lannister", "status"),
+        ("tywin_lannister", f"assign {hostile} c1 to army 3"),
+        ("tywin_lannister", "assign Nobody Here to army 3"),
+        ("tywin_lannister", f"cede {riverrun} to {hostile} 3"),
+        ("ned_stark", f"muster 10 infantry at {riverrun}"),
+        ("ned_stark", f"as {hostile} 2: status"),
+        ("ned_stark", f"route army 1 to {riverrun}"),
+        ("ned_stark", "!claim ned_stark"),
+        ("mod_jane", f"!claim {hostile} 0"),
+        ("ned_stark", f"help {hostile}"),
+        ("ned_stark", hostile),
+    ):
+        send(who, text, after_battle + timedelta(minutes=len(replies)))
+    catch_up(engine, ctx, scenario.START + timedelta(days=12))
+    with transaction(engine) as session:
+        rows = session.exec(select(Outbox)).all()
+    kinds = {(row.key.split(":")[0], row.kind) for row in rows}
+    for seen in (("battle", "post"), ("siege", "post"), ("arrival", "post"),
+                 ("dice", "post"), ("realm", "post"), ("encounter", "message"),
+                 ("upkeep", "message"), ("ready", "message"), ("siege", "message")):
+        assert seen in kinds, (seen, sorted(kinds))
+    for row in rows:
+        assert every_problem(row.body, hostile) == [], (row.key, row.body)
+    assert len(replies) == 12
+    for reply in replies:
+        assert every_problem(reply, hostile) == [], reply
