@@ -8,7 +8,7 @@ and the commands so both can raise it without importing each other.
 
 from __future__ import annotations
 
-from bot.text import escape_md
+from bot.text import code_md, escape_md
 from rules.errors import NotationError
 
 
@@ -27,7 +27,7 @@ class CommandError(Exception):
         if self.expected:
             lines.append(f"**Expected:** {_sentence(self.expected)}")
         if self.example:
-            lines.append(f"**Example:** `{self.example}`")
+            lines.append(f"**Example:** `{code_md(self.example)}`")
         return "\n\n".join(lines)
 
 

@@ -7,7 +7,7 @@ import unicodedata
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]#|>~^<])")
 _LINE_START = re.compile(r"^(\s*)([-+]|\d+\.)")
-_PING = re.compile(r"(?i)(?<![\w/])(/?)([ur])/")
+_PING = re.compile(r"(?i)(?<!\w)(/?)([ur])/")
 _SCHEME = re.compile(r"(?i)(https?|ftp|mailto)(:)")
 _WWW = re.compile(r"(?i)(www)(\.)")
 
@@ -60,10 +60,16 @@ def name_md(name: str) -> str:
     return escape_md(name, NAME_CHARS)
 
 
+def code_md(text: str, limit: int = 400) -> str:
+    """Text for inside a one-line code span (an example): shown as written, except that a
+    backtick, which would end the span, becomes an apostrophe and a line break a space."""
+    text = clean(text).replace("`", "'").replace("\n", " ").replace("\t", " ")
+    return text[:limit]
+
+
 def name_code(name: str) -> str:
-    """A name inside a code span (an example order): shown as written, except that a
-    backtick, which would end the span, becomes an apostrophe (valid names have none)."""
-    return clean(name).replace("`", "'").replace("\n", " ")[:NAME_CHARS]
+    """A name inside a code span (an example order); valid names have no backtick."""
+    return code_md(name, NAME_CHARS)
 
 
 _LINK_OPEN = re.compile(r"\]\s*\(")

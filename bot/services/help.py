@@ -13,7 +13,7 @@ from bot.db.models import Claim
 from bot.services.catalogue import catalogue_of, living_characters
 from bot.services.order_call import Call, Rejected
 from bot.services.world import all_claims, armies, relation
-from bot.text import escape_md
+from bot.text import escape_md, name_code
 from rules.campaign import orders as o
 from rules.campaign.catalogue import Section
 from rules.campaign.paths import ArmyKind, cheapest_route, format_path
@@ -75,17 +75,20 @@ def names_for(c: Call) -> Names:
     route = cheapest_route(world, start.id, rival_tile.id, ArmyKind.LAND, c.ctx.rules)
     if route is not None and route.tiles:
         steps = min(3, len(route.tiles))
-        march = (f"move army {army_id}: {format_path(t.label for t in route.tiles[:steps])} "
-                 f"(cost {sum(route.costs[:steps])})")
+        path = format_path(name_code(t.label) for t in route.tiles[:steps])
+        march = f"move army {army_id}: {path} (cost {sum(route.costs[:steps])})"
     else:
         march = f"move army {army_id}: TILE > TILE (cost N)"
     return Names(
-        army=army_id, fleet=fleet.id or 1 if fleet is not None else 1, home=home_tile.label,
-        rival=rival.name if rival is not None else "CLAIM", rival_holdfast=rival_tile.label,
-        port=port.label, resource=resource.label,
-        character=characters[0].name if characters else "CHARACTER",
-        improvement=improvements[0].name if improvements else "IMPROVEMENT",
-        equipment=equipment[0].name if equipment else "EQUIPMENT", march=march)
+        # every name goes into a code span of an example: name_code keeps the span whole
+        army=army_id, fleet=fleet.id or 1 if fleet is not None else 1,
+        home=name_code(home_tile.label),
+        rival=name_code(rival.name) if rival is not None else "CLAIM",
+        rival_holdfast=name_code(rival_tile.label),
+        port=name_code(port.label), resource=name_code(resource.label),
+        character=name_code(characters[0].name) if characters else "CHARACTER",
+        improvement=name_code(improvements[0].name) if improvements else "IMPROVEMENT",
+        equipment=name_code(equipment[0].name) if equipment else "EQUIPMENT", march=march)
 
 
 EXAMPLES: Mapping[str, Callable[[Names], str]] = MappingProxyType({

@@ -45,7 +45,7 @@ from bot.services.world import (
     relation,
     set_relation,
 )
-from bot.text import escape_md, name_md
+from bot.text import escape_md, name_code, name_md
 from rules.campaign import orders as o
 from rules.campaign.battle import Strength, Winner, matchup
 from rules.campaign.calendar import next_tick_at_or_after
@@ -351,7 +351,7 @@ def _move(c: Call, order: o.Move) -> str:
         hint = ""
         if best is not None and best.total < check.total:
             hint = (f" The cheapest route there costs {best.total}: "
-                    f"`move army {a.id}: {format_path(t.label for t in best.tiles)} "
+                    f"`move army {a.id}: {format_path(name_code(t.label) for t in best.tiles)} "
                     f"(cost {best.total})`.")
         stated = "no cost" if order.stated_cost is None else f"cost {order.stated_cost}"
         raise Rejected(
@@ -359,7 +359,7 @@ def _move(c: Call, order: o.Move) -> str:
             f"{escape_md(check.breakdown(), 4000)}."
             + hint,
             "the total travel cost at the end of the order",
-            f"move army {a.id}: {format_path(t.label for t in check.tiles)} "
+            f"move army {a.id}: {format_path(name_code(t.label) for t in check.tiles)} "
             f"(cost {check.total})")
     ready_at = c.ctx.tick_at(a.ready_tick) if a.state == ArmyState.MUSTERING \
         and a.ready_tick is not None else None
@@ -438,9 +438,9 @@ def _march_receipt(c: Call, a: Army, check: PathCheck, depart: datetime,
                           _harbours(c, a))
     if best is not None and best.total < check.total:
         lines.append(f"- A cheaper route there costs {best.total}: "
-                     f"{format_path(t.label for t in best.tiles)}")
+                     f"{format_path(name_md(t.label) for t in best.tiles)}")
     if lifted:
-        lines.append(f"- The siege of {lifted} is lifted: your army has left it")
+        lines.append(f"- The siege of {name_md(lifted)} is lifted: your army has left it")
     lines.append(f"\nYou may `cancel army {a.id}` until it departs.")
     return "\n".join(lines)
 
@@ -456,7 +456,7 @@ def _route(c: Call, order: o.Route) -> str:
                        "a destination its kind can reach", f"route army {a.id} to Riverrun")
     if not route.tiles:
         return f"Army {a.id} is already at {name_md(goal.label)}."
-    order_text = (f"move army {a.id}: {format_path(t.label for t in route.tiles)} "
+    order_text = (f"move army {a.id}: {format_path(name_code(t.label) for t in route.tiles)} "
                   f"(cost {route.total})")
     return (f"The cheapest route for army {a.id} from {name_md(_label(c, a.tile))} to "
             f"{name_md(goal.label)} "
@@ -855,11 +855,11 @@ def _siege(c: Call, order: o.Siege) -> str:
                          body=(f"Army {a.id} of {name_md(claim.name)} ({_troops(a)}) besieges "
                                f"{name_md(hold.label)}. Your garrison can hold for {length.months} "
                                f"in-game months{terms.defender_note}. You may sally: `sally from "
-                               f"{hold.label}`."), at=c.now, tick=c.tick)
+                               f"{name_code(hold.label)}`."), at=c.now, tick=c.tick)
     return (f"Army {a.id} besieges {name_md(hold.label)}. With its garrison it falls after "
             f"**{length.months}** in-game months{terms.besieger_note} if you hold the tile; "
             "you may also "
-            f"`assault {hold.label} with army {a.id}`.")
+            f"`assault {name_code(hold.label)} with army {a.id}`.")
 
 
 def _refer_siege(c: Call, a: Army, holdfast: str, owner: Claim) -> str:

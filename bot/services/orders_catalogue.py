@@ -295,7 +295,8 @@ def blockade(c: Call, order: o.Blockade) -> str:
     if siege is None:
         status = (f"No siege yet: {name_md(port.label)} may now be besieged by an army of yours "
                   f"standing "
-                  f"on it (`siege {port.label} with army N`). The blockade holds while the "
+                  f"on it (`siege {name_code(port.label)} with army N`). The blockade holds "
+                  f"while the "
                   "fleet stays on its tile.")
     elif siege.besieger_claim == claim.id:
         paused = " It was paused while no ships held the blockade; it counts again from the " \

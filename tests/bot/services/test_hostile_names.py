@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import re
+import tempfile
 from datetime import datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
@@ -24,7 +25,7 @@ from bot.db.models import Character, Claim, Outbox
 from bot.messages import handle_message
 from bot.services.render import battle_post
 from bot.services.tick import catch_up
-from bot.text import escape_md, inert_links
+from bot.text import escape_md, inert_links, name_md
 from rules.campaign.battle import Side, resolve_battle
 from rules.campaign.publication import public_assault, with_bonus
 from rules.campaign.worldmap import WorldMap
@@ -125,9 +126,10 @@ MARKED = (
     "Evil **b** <b>h</b> `c` > q",
     "www.evil.example _i_ ~~s~~ 1. x",
 )
-_CODE = re.compile(r"`[^`\n]*`")
+_CODE = re.compile(r"(?<!\\)`[^`\n]*`")  # a backslash-escaped backtick opens no span
 _HTML = re.compile(r"(?<![\\&])<[A-Za-z/!]")
-_MARKERS = re.compile(r"(?i)u/evilping|r/evilsub|https?://|www\.evil")
+# Reddit links u/ and r/ only after a character that is not a letter or digit (as _PING)
+_MARKERS = re.compile(r"(?i)(?<![\w&;])/?(?:u/evilping|r/evilsub)|https?://|www\.evil")
 
 
 def every_problem(body: str, hostile: str) -> list[str]:
@@ -137,7 +139,8 @@ def every_problem(body: str, hostile: str) -> list[str]:
     body = _CODE.sub("`code`", re.sub(r"(?m)^    .*$", "    code", body))
     problems = markdown_problems(body)
     problems += [f"raw html {m.group(0)!r}" for m in _HTML.finditer(body)]
-    if hostile in body:
+    hostile = hostile.strip()  # a line break at an end only splits the message
+    if hostile in body and name_md(hostile) != hostile:
         problems.append("the hostile name appears unescaped")
     problems += [f"marker {m.group(0)!r}" for m in _MARKERS.finditer(body)]
     return problems
@@ -157,14 +160,12 @@ def _hostile_world(ctx: Any, hostile: str) -> Any:
                                                    cuts=ctx.world.cuts))
 
 
-@pytest.mark.parametrize("hostile", MARKED)
-def test_every_message_kind_with_hostile_names_is_inert(tmp_path: Path, hostile: str) -> None:
-    """Claims, characters and tiles with hostile names; a campaign with orders (receipts and
-    refusals), commands, status, a battle, a siege, arrivals, scatterings, upkeep, dice
-    commitments and reveals and the realm post: every public post, comment reply, private
-    message, moderators' note and order reply keeps its markdown structure (tables, no live
-    link, no ping, no raw HTML, the name never unescaped)."""
-    url = f"sqlite:///{tmp_path / 'h.db'}"
+def run_hostile_campaign(folder: Path, hostile: str) -> tuple[list[Outbox], list[str]]:
+    """The scenario with every claim, character and named tile renamed after ``hostile``,
+    orders and commands naming them (receipts and refusals, in modmail and in a public
+    comment), a battle, a siege and an assault, 12 days of ticks: every outbox row and every
+    reply."""
+    url = f"sqlite:///{folder / 'h.db'}"
     scenario.build(url)
     engine, ctx = scenario.context(url)
     with transaction(engine) as session:
@@ -178,10 +179,10 @@ def test_every_message_kind_with_hostile_names_is_inert(tmp_path: Path, hostile:
     riverrun = next(t.id for t in ctx.world.tiles.values() if t.name.endswith(" Riverrun"))
     replies: list[str] = []
 
-    def send(who: str, text: str, at: datetime) -> None:
+    def send(who: str, text: str, at: datetime, *, public: bool = False) -> None:
         with transaction(engine) as session:
             replies.append(handle_message(session, ctx, author=who, text=text, now=at,
-                                          ref=f"h{len(replies)}"))
+                                          ref=f"h{len(replies)}", orders=not public))
 
     after_battle = scenario.START + timedelta(days=6, hours=1)
     catch_up(engine, ctx, after_battle)
@@ -191,25 +192,65 @@ def test_every_message_kind_with_hostile_names_is_inert(tmp_path: Path, hostile:
         ("tywin_lannister", f"assign {hostile} c1 to army 3"),
         ("tywin_lannister", "assign Nobody Here to army 3"),
         ("tywin_lannister", f"cede {riverrun} to {hostile} 3"),
+        ("tywin_lannister", "odds army 3 vs army 2"),
         ("ned_stark", f"muster 10 infantry at {riverrun}"),
         ("ned_stark", f"as {hostile} 2: status"),
         ("ned_stark", f"route army 1 to {riverrun}"),
+        ("ned_stark", f"build {hostile} at {riverrun}"),
         ("ned_stark", "!claim ned_stark"),
         ("mod_jane", f"!claim {hostile} 0"),
         ("ned_stark", f"help {hostile}"),
         ("ned_stark", hostile),
     ):
         send(who, text, after_battle + timedelta(minutes=len(replies)))
+    send("mod_jane", f"!claim {hostile} 1", after_battle + timedelta(minutes=30), public=True)
+    send("ned_stark", f"!odds {hostile}", after_battle + timedelta(minutes=31), public=True)
+    catch_up(engine, ctx, scenario.START + timedelta(days=7, hours=1))
+    send("tywin_lannister", f"assault {riverrun} with army 3",
+         scenario.START + timedelta(days=7, hours=2))
     catch_up(engine, ctx, scenario.START + timedelta(days=12))
     with transaction(engine) as session:
-        rows = session.exec(select(Outbox)).all()
+        rows = list(session.exec(select(Outbox)).all())
+    engine.dispose()
+    return rows, replies
+
+
+@pytest.mark.parametrize("hostile", MARKED)
+def test_every_message_kind_with_hostile_names_is_inert(tmp_path: Path, hostile: str) -> None:
+    """Claims, characters and tiles with hostile names; a campaign with orders (receipts and
+    refusals), commands, status, a battle, a siege, an assault, arrivals, scatterings, upkeep,
+    dice commitments and reveals and the realm post: every public post, comment reply, private
+    message, moderators' note and order reply keeps its markdown structure (tables, no live
+    link, no ping, no raw HTML, the name never unescaped)."""
+    rows, replies = run_hostile_campaign(tmp_path, hostile)
     kinds = {(row.key.split(":")[0], row.kind) for row in rows}
     for seen in (("battle", "post"), ("siege", "post"), ("arrival", "post"),
                  ("dice", "post"), ("realm", "post"), ("encounter", "message"),
-                 ("upkeep", "message"), ("ready", "message"), ("siege", "message")):
+                 ("upkeep", "message"), ("ready", "message"), ("besieged", "message"),
+                 ("assault", "message"), ("battle", "message"),
+                 ("private", "message")):
         assert seen in kinds, (seen, sorted(kinds))
+    assert any(row.body.startswith("**Assault at") for row in rows)
     for row in rows:
         assert every_problem(row.body, hostile) == [], (row.key, row.body)
-    assert len(replies) == 12
+    assert len(replies) == 17
     for reply in replies:
         assert every_problem(reply, hostile) == [], reply
+
+
+_campaign_names = st.lists(
+    st.sampled_from(["Evil", "|", "[", "]", "(", ")", "*", "_", "~", "`", ">", "#", "-", "<b>",
+                     "u/evilping", "r/evilsub", "https://e.example", "www.e.example", "](x)",
+                     "\\", "^", "!", ":", "1.", "&#47;", "\n", " "]),
+    min_size=2, max_size=12).map(lambda parts: "Evil " + "".join(parts))
+
+
+@settings(max_examples=4, deadline=None)
+@given(hostile=_campaign_names)
+def test_every_message_kind_with_generated_names_is_inert(hostile: str) -> None:
+    """The same campaign with generated hostile names (few examples: each is a campaign)."""
+    with tempfile.TemporaryDirectory() as folder:
+        rows, replies = run_hostile_campaign(Path(folder), hostile)
+    assert rows and len(replies) == 17
+    for body in [row.body for row in rows] + replies:
+        assert every_problem(body, hostile) == [], body
