@@ -25,7 +25,8 @@ from rules.fairdice import EventKey, claim_branch
 
 RULES = RulesConfig()
 # One row of ten field tiles, 0000 .. 0900 (a tile borders the next one), holdfasts at both ends.
-MAP = parse_map("id,name,terrain,flags,resource_benefit,defense_bonus,region,neighbours\n" + "".join(
+HEADER = "id,name,terrain,flags,resource_benefit,defense_bonus,region,neighbours\n"
+MAP = parse_map(HEADER + "".join(
     f"{tile_id(c, 0)},{'Hold ' + str(c) if c in (0, 9) else ''},field,"
     f"{'holdfast' if c in (0, 9) else ''},,,,\n" for c in range(10)))
 T = [tile_id(c, 0) for c in range(10)]
@@ -171,5 +172,5 @@ def test_hostile_armies_sharing_a_tile_meet_unless_busy_or_spared() -> None:
     assert met == [(2, 1), (5, 6)]  # the later comer attacks; the spared pair stays in peace
     assert after.armies[5].state is ArmyState.STANDING  # on the move, it stops to fight
     pending = replace(after.battles[-1], id=8)
-    again, more = advance_meetings(replace(after, battles=(spared, pending)), tick(10))
+    _, more = advance_meetings(replace(after, battles=(spared, pending)), tick(10))
     assert [(e.attacker.id, e.defender.id) for e in more] == [(2, 1)]
