@@ -167,14 +167,33 @@ def army_value(r: ArmyRecord) -> ArmyValue:
         meta=r.meta_json)
 
 
-def apply_value(r: ArmyRecord, a: ArmyValue) -> None:
-    """Take the tick columns of the rules' value ``a`` into its record (written back by
-    :func:`save_changed` if they differ from the stored ones)."""
-    r.state, r.tile = a.state, a.tile
-    r.infantry, r.cavalry, r.ships = a.infantry, a.cavalry, a.ships
-    r.path_json, r.costs_json = list(a.march.path), list(a.march.costs)
-    r.saved, r.depart_tick = str(a.march.saved), a.march.depart_tick
-    r.travelled_json = list(a.travelled)
-    r.arrival_tick, r.stationary_since = a.arrival_tick, a.stationary_since
-    r.retreat_penalty, r.commander_id = a.retreat_penalty, a.commander_id
-    r.meta_json = dict(a.meta)
+def apply_change(r: ArmyRecord, old: ArmyValue, new: ArmyValue) -> None:
+    """Take into the record the columns the rules changed from ``old`` to ``new`` (and only
+    those: what the services changed in other columns meanwhile stays)."""
+    if old.state is not new.state:
+        r.state = new.state
+    if old.tile != new.tile:
+        r.tile = new.tile
+    if (old.infantry, old.cavalry, old.ships) != (new.infantry, new.cavalry, new.ships):
+        r.infantry, r.cavalry, r.ships = new.infantry, new.cavalry, new.ships
+    if old.march is not new.march:
+        m = new.march
+        if m.path != old.march.path:
+            r.path_json = list(m.path)
+        if m.costs != old.march.costs:
+            r.costs_json = list(m.costs)
+        if m.saved != old.march.saved:
+            r.saved = str(m.saved)
+        r.depart_tick = m.depart_tick
+    if old.travelled != new.travelled:
+        r.travelled_json = list(new.travelled)
+    if old.arrival_tick != new.arrival_tick:
+        r.arrival_tick = new.arrival_tick
+    if old.stationary_since != new.stationary_since:
+        r.stationary_since = new.stationary_since
+    if old.retreat_penalty != new.retreat_penalty:
+        r.retreat_penalty = new.retreat_penalty
+    if old.commander_id != new.commander_id:
+        r.commander_id = new.commander_id
+    if old.meta is not new.meta:
+        r.meta_json = dict(new.meta)
