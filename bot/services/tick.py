@@ -14,8 +14,10 @@ secret and the event, so a replay gives the same rolls.
 
 from __future__ import annotations
 
+import gc
 from collections import defaultdict
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from fractions import Fraction
@@ -158,7 +160,7 @@ def catch_up(engine: Engine, ctx: CampaignContext, now: datetime, *,
     reports: list[TickReport] = []
     target = ctx.tick_of(now)
     while limit is None or len(reports) < limit:
-        with transaction(engine) as session:
+        with _collector_paused(), transaction(engine) as session:
             campaign = get_campaign(session, ctx, lock=True)
             index = campaign.last_tick + 1
             if index > target:
@@ -168,6 +170,20 @@ def catch_up(engine: Engine, ctx: CampaignContext, now: datetime, *,
         if on_tick is not None:
             on_tick(report)
     return reports
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector during one tick: a tick allocates thousands of
+    short-lived values that hold no cycles, and the collector's full passes over them cost
+    more than the tick's rules (memory is freed by reference counting as usual)."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 class CatchUpTooLong(RuntimeError):

@@ -55,6 +55,7 @@ from rules.campaign.world import (
     BattleKind,
     BattleStatus,
     CharacterStatus,
+    March,
     SiegeStatus,
 )
 from rules.campaign.worldmap import WorldMap
@@ -231,6 +232,17 @@ class _Moves:
             self.by_tile.setdefault(a.tile, []).append(a.id)
         self.battles: list[BattleState] = list(world.battles)
         self.events: list[TickEvent] = []
+        self.budgets: dict[tuple[int, int, ArmyKind, tuple[Modifier, ...]], Fraction] = {}
+
+    def budget(self, a: Army) -> Fraction:
+        """:func:`budget`, worked out once per size, kind and modifiers in this phase."""
+        key = (a.infantry, a.cavalry, a.kind, self.tick.modifiers.march(a))
+        found = self.budgets.get(key)
+        if found is None:
+            found = self.budgets[key] = budget_per_tick(
+                a.infantry, a.cavalry, self.tick.rules, is_fleet=a.kind is ArmyKind.FLEET,
+                modifiers=key[3])
+        return found
 
     def on_tile(self, tile: str) -> list[Army]:
         return [self.armies[i] for i in self.by_tile.get(tile, ())]
@@ -244,14 +256,17 @@ class _Moves:
             if not marches_on(self.tick.index, a.march.depart_tick) or not a.march.path:
                 continue  # no tile is entered on the departure tick itself
             progress = MarchProgress(a.march.costs, 0, a.march.saved)
-            progress, entered = step_march(progress, budget(a, self.tick))
-            a = replace(a, march=replace(a.march, saved=progress.saved))
+            progress, entered = step_march(progress, self.budget(a))
+            saved = progress.saved
+            if not entered:
+                a = replace(a, march=March(a.march.path, a.march.costs, saved,
+                                           a.march.depart_tick))
             stopped = False
             for _ in range(entered):
                 self.by_tile[a.tile].remove(a.id)
-                a = replace(a, travelled=(*a.travelled, a.tile), tile=a.march.path[0],
-                            march=replace(a.march, path=a.march.path[1:],
-                                          costs=a.march.costs[1:]))
+                m = a.march
+                a = replace(a, travelled=(*a.travelled, a.tile), tile=m.path[0],
+                            march=March(m.path[1:], m.costs[1:], saved, m.depart_tick))
                 self.by_tile.setdefault(a.tile, []).append(a.id)
                 self.armies[a.id] = a
                 a = self.detect(a, observers)
@@ -386,13 +401,21 @@ def advance_meetings(world: World, tick: Tick) -> tuple[World, list[TickEvent]]:
         elif b.status is BattleStatus.SPARED:
             spared.update(((b.attacker_army, b.defender_army, b.tile),
                            (b.defender_army, b.attacker_army, b.tile)))
+    present = [a for a in world.armies.values()
+               if a.state in (ArmyState.STANDING, ArmyState.BESIEGING,
+                              ArmyState.MARCHING, ArmyState.RETREATING)
+               and not (a.state is ArmyState.RETREATING and a.meta.get("retreat_from") == a.tile)]
+    # (a retreating army leaving the battle it escaped meets nobody there)
+    # Only tiles where two claims' armies stand can hold a meeting.
+    first_claim: dict[str, int] = {}
+    shared: set[str] = set()
+    for a in present:
+        if first_claim.setdefault(a.tile, a.claim_id) != a.claim_id:
+            shared.add(a.tile)
     presences = []
-    for a in world.armies.values():
-        if a.state not in (ArmyState.STANDING, ArmyState.BESIEGING,
-                           ArmyState.MARCHING, ArmyState.RETREATING):
+    for a in present:
+        if a.tile not in shared:
             continue
-        if a.state is ArmyState.RETREATING and a.meta.get("retreat_from") == a.tile:
-            continue  # it is leaving the battle it escaped; it meets nobody there
         moving = a.state in (ArmyState.MARCHING, ArmyState.RETREATING) \
             and marches_on(tick.index, a.march.depart_tick)
         presences.append(Presence(a.id, a.claim_id, a.tile, a.kind,
