@@ -227,3 +227,10 @@ def fall_post(*, holdfast: str, besieger: str, how: str) -> str:
     return (f"**{holdfast}** has fallen to {besieger}, {how}. Its garrison is captured; the "
             "gold and the people within are at the mercy of the victors (the moderators will "
             "rule on them).")
+
+
+def holder_note(place: str, benefit: str) -> tuple[str, str]:
+    """The note to a claim that now receives a resource tile's benefit: (subject, body)."""
+    return (f"You hold {place}",
+            f"Your army holds {place}: your claim receives {benefit} while a standing army of "
+            "yours is the strongest there. It also watches the land around it like a holdfast.")

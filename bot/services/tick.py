@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import gc
 from collections import defaultdict
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -63,6 +63,7 @@ from bot.services.render import (
     detection_roll_text,
     encounter_note,
     fall_post,
+    holder_note,
     money,
     muster_note,
     siege_month_post,
@@ -81,12 +82,14 @@ from rules.campaign.advance import (
     Arrival,
     Detection,
     Encounter,
+    HolderChanged,
     HoldfastFalls,
     MusterDone,
     SiegeEnded,
     SiegeMonth,
     Tick,
     TickEvent,
+    advance_holders,
     advance_meetings,
     advance_movement,
     advance_musters,
@@ -106,7 +109,14 @@ from rules.campaign.movement import (
 from rules.campaign.paths import entry_cost
 from rules.campaign.publication import PublicAssault, public_assault
 from rules.campaign.retreat import roll_retreat
-from rules.campaign.state import BattleState, CharacterState, ClaimState, EventDice, World
+from rules.campaign.state import (
+    BattleState,
+    CharacterState,
+    ClaimState,
+    EventDice,
+    HolderState,
+    World,
+)
 from rules.campaign.state import SiegeState as SiegeValue
 from rules.campaign.upkeep import (
     SlainLedger,
@@ -357,34 +367,29 @@ class _TickState:
 
     # --- resource tiles -----------------------------------------------------------------
     def update_resource_holders(self) -> None:
-        """Record who holds each occupied resource tile's benefit now; tell the new holder."""
+        """Record who holds each occupied resource tile's benefit now
+        (:func:`rules.campaign.advance.advance_holders`); tell the new holder."""
         book = self.book()
-        occupied = {a.tile for a in self.armies if a.state == ArmyState.STANDING
-                    and a.tile in self.ctx.world and self.ctx.world.tile(a.tile).resource}
-        for tile_id in sorted(occupied | set(book.holders)):
-            holder = book.resource_holder(tile_id)
+        world = self.world(sieges=False, holders={
+            tile: HolderState(tile, row.claim_id, row.ceded_to)
+            for tile, row in book.holders.items()})
+        after, events = advance_holders(world, self.rules_tick())
+        for event in events:
+            assert isinstance(event, HolderChanged)
+            tile_id, holder, before = event.tile, event.holder, event.before
             row = book.holders.get(tile_id)
-            before = row.claim_id if row is not None else None
-            if holder == before:
-                continue
             if row is None:
                 row = ResourceHolder(campaign_id=self.ctx.campaign_id, tile=tile_id)
                 book.holders[tile_id] = row
-            row.claim_id = holder
-            if holder is None or row.ceded_to == before:
-                row.ceded_to = None
+            row.claim_id, row.ceded_to = holder, after.holders[tile_id].ceded_to
             self.session.add(row)
             tile = self.ctx.world.tile(tile_id)
             self.log("resource_holder", f"{tile.label}: benefit now with "
                      f"{self.claim_name(holder) if holder else 'nobody'}", claim_id=holder,
                      data={"tile": tile_id, "holder": holder, "before": before})
             if holder is not None:
-                benefit = tile.resource_benefit or "its benefit"
-                self.notify(holder, f"resource:{tile_id}:{self.tick}",
-                            f"You hold {tile.label}",
-                            f"Your army holds {tile.label}: your claim receives "
-                            f"{benefit} while a standing army of yours is the strongest there. "
-                            "It also watches the land around it like a holdfast.")
+                subject, body = holder_note(tile.label, tile.resource_benefit or "its benefit")
+                self.notify(holder, f"resource:{tile_id}:{self.tick}", subject, body)
 
     # --- monthly jobs -------------------------------------------------------------------
     def run_month(self, month: int, date: calendar.GameDate) -> None:
@@ -491,11 +496,13 @@ class _TickState:
         self.report_moves([event])
 
     # --- the phases rules.campaign.advance decides ---------------------------------------
-    def world(self, battles: Sequence[BattleState] = (), *, characters: bool = False
+    def world(self, battles: Sequence[BattleState] = (), *, characters: bool = False,
+              sieges: bool = True, holders: Mapping[str, HolderState] | None = None
               ) -> World:
-        """The tick's world as the rules' values: armies from the tick's records (converted
-        once, then only those the services changed since), claims, the active sieges (one
-        query), ``battles``, and (``characters``: one query) the free characters."""
+        """The tick's world as the rules' values, with what the phase needs: armies from the
+        tick's records (converted once, then only those the services changed since), claims,
+        (``sieges``: one query) the active sieges, ``battles``, (``characters``: one query)
+        the free characters, ``holders``."""
         if self._values is None:
             self._values = {a.id: army_value(a) for a in self.armies}
         elif self._dirty:
@@ -505,7 +512,8 @@ class _TickState:
         self._dirty.clear()
         return World(armies=dict(self._values),
                      claims={c.id or 0: claim_state(c) for c in self.claims.values()},
-                     sieges=self.sieges(), battles=tuple(battles), wars=self.frozen_wars,
+                     sieges=self.sieges() if sieges else (), battles=tuple(battles),
+                     wars=self.frozen_wars, holders=holders or {},
                      characters=self.characters() if characters else {},
                      season=Season(self.campaign.season), last_month=self.campaign.last_month)
 
@@ -589,7 +597,7 @@ class _TickState:
         battles = [battle_state(b) for b in self.session.exec(select(PendingBattle).where(
             PendingBattle.campaign_id == self.ctx.campaign_id,
             col(PendingBattle.status).in_((BattleStatus.PENDING, BattleStatus.SPARED)))).all()]
-        world = self.world(battles)
+        world = self.world(battles, sieges=False)
         after, events = advance_meetings(world, self.rules_tick())
         self.take(world, after)
         self.report_moves(events)
@@ -616,8 +624,10 @@ class _TickState:
                                 f" {event.fate}.", status=event.siege.status)
             elif isinstance(event, SiegeMonth):
                 self.report_siege_month(event)
-            else:
+            elif isinstance(event, HoldfastFalls):
                 self.report_fall(event)
+            else:
+                raise TypeError(f"no report for {event!r}")  # holders report themselves
 
     def report_siege_month(self, event: SiegeMonth) -> None:
         siege, month = event.siege, event.month

@@ -18,7 +18,7 @@ The phases of a tick, in order (:func:`bot.services.tick.apply_tick` runs them):
 6. :func:`advance_sieges`: sieges whose besiegers left end, each siege month completed counts
    (a holdfast starved out falls: :func:`holdfast_falls`, also what a won assault does), and
    armies behind walls no siege holds come out;
-7. resource tile holders (services, for now).
+7. :func:`advance_holders`: who receives each occupied resource tile's benefit now.
 
 :func:`advance_moves` runs 2 and 3 together (they share the observers of the tick).
 """
@@ -35,6 +35,7 @@ from rules.campaign.detection import DetectionResult, ObserverKind, roll_detecti
 from rules.campaign.meetings import Presence, hostile_meetings
 from rules.campaign.modifiers import Modifier
 from rules.campaign.movement import MarchProgress, budget_per_tick, marches_on, step_march
+from rules.campaign.resources import tile_holder
 from rules.campaign.siege import SiegeState as SiegeCount
 from rules.campaign.siege import advance_siege_month, month_checks
 from rules.campaign.state import (
@@ -43,6 +44,7 @@ from rules.campaign.state import (
     CharacterState,
     ClaimState,
     EventDice,
+    HolderState,
     Modifiers,
     SiegeState,
     World,
@@ -65,12 +67,14 @@ __all__ = [
     "Arrival",
     "Detection",
     "Encounter",
+    "HolderChanged",
     "HoldfastFalls",
     "MusterDone",
     "SiegeEnded",
     "SiegeMonth",
     "Tick",
     "TickEvent",
+    "advance_holders",
     "advance_meetings",
     "advance_movement",
     "advance_moves",
@@ -168,7 +172,18 @@ class HoldfastFalls:
     cavalry: int
 
 
-TickEvent = MusterDone | Detection | Encounter | Arrival | SiegeEnded | SiegeMonth | HoldfastFalls
+@dataclass(frozen=True, slots=True)
+class HolderChanged:
+    """The benefit of resource tile ``tile`` passed from claim ``before`` to ``holder`` (None:
+    nobody)."""
+
+    tile: str
+    holder: int | None
+    before: int | None
+
+
+TickEvent = (MusterDone | Detection | Encounter | Arrival | SiegeEnded | SiegeMonth
+             | HoldfastFalls | HolderChanged)
 """Everything the moved phases report."""
 
 
@@ -560,6 +575,35 @@ def release_garrisons(world: World) -> World:
             armies = dict(world.armies)
         armies[a.id] = replace(a, state=ArmyState.STANDING)
     return world if armies is None else replace(world, armies=armies)
+
+
+# --- resource tiles -------------------------------------------------------------------------
+
+def advance_holders(world: World, tick: Tick) -> tuple[World, list[TickEvent]]:
+    """Record who receives each occupied (or recorded) resource tile's benefit now
+    (:func:`rules.campaign.resources.tile_holder`); a hostile newcomer takes nothing by
+    arriving. A cession lapses when the claim it was made to loses the benefit."""
+    on_tile: dict[str, list[Army]] = {}
+    for a in world.armies.values():
+        if a.state is ArmyState.STANDING and a.tile in tick.map \
+                and tick.map.tile(a.tile).resource:
+            on_tile.setdefault(a.tile, []).append(a)
+    holders = dict(world.holders)
+    events: list[TickEvent] = []
+    for tile in sorted(set(on_tile) | set(world.holders)):
+        row = world.holders.get(tile)
+        before = row.claim_id if row is not None else None
+        holder = tile_holder(on_tile.get(tile, ()), tick.rules, recorded=before,
+                             ceded_to=row.ceded_to if row is not None else None,
+                             hostile=world.at_war)
+        if holder == before:
+            continue
+        ceded = row.ceded_to if row is not None else None
+        if holder is None or ceded == before:
+            ceded = None
+        holders[tile] = HolderState(tile, holder, ceded)
+        events.append(HolderChanged(tile, holder, before))
+    return (world if not events else replace(world, holders=holders)), events
 
 
 def changed_claims(before: World, after: World) -> Sequence[ClaimState]:

@@ -10,11 +10,13 @@ from rules.campaign.advance import (
     Arrival,
     Detection,
     Encounter,
+    HolderChanged,
     HoldfastFalls,
     MusterDone,
     SiegeEnded,
     SiegeMonth,
     Tick,
+    advance_holders,
     advance_meetings,
     advance_movement,
     advance_moves,
@@ -29,6 +31,7 @@ from rules.campaign.state import (
     CharacterState,
     ClaimState,
     EventDice,
+    HolderState,
     SiegeState,
     World,
 )
@@ -48,9 +51,10 @@ from rules.fairdice import EventKey, claim_branch
 RULES = RulesConfig()
 # One row of ten field tiles, 0000 .. 0900 (a tile borders the next one), holdfasts at both ends.
 HEADER = "id,name,terrain,flags,resource_benefit,defense_bonus,region,neighbours\n"
+FLAGS = {0: "holdfast", 9: "holdfast", 5: "resource"}  # 0500: a resource tile (a mine)
 MAP = parse_map(HEADER + "".join(
     f"{tile_id(c, 0)},{'Hold ' + str(c) if c in (0, 9) else ''},field,"
-    f"{'holdfast' if c in (0, 9) else ''},,,,\n" for c in range(10)))
+    f"{FLAGS.get(c, '')},{'Gold mine' if c == 5 else ''},,,\n" for c in range(10)))
 T = [tile_id(c, 0) for c in range(10)]
 DICE = EventDice("a campaign secret", 3)
 STARK = ClaimState(1, "House Stark", T[0])
@@ -259,3 +263,35 @@ def test_a_siege_ends_when_the_besiegers_leave_or_are_gone_and_the_garrison_come
     _, events = advance_sieges(beaten, tick(3))
     assert [e.fate for e in events if isinstance(e, SiegeEnded)] == [
         "fell in battle to the last man"]
+
+
+def test_the_strongest_standing_occupier_holds_a_resource_tile() -> None:
+    w = world(army(1, 1, T[5], stationary_since=2, infantry=100),
+              army(2, 1, T[5], ArmyState.MARCHING, path=(T[6],), depart=9, infantry=900),
+              wars=False)
+    after, events = advance_holders(w, tick())
+    assert events == [HolderChanged(T[5], 1, None)] and after.holders[T[5]].claim_id == 1
+    again, none = advance_holders(after, tick(11))
+    assert none == [] and again is after  # nothing changed, nothing to write
+
+
+def test_a_hostile_newcomer_takes_nothing_by_arriving_but_a_friend_can() -> None:
+    held = {T[5]: HolderState(T[5], 1)}
+    enemy = world(army(1, 1, T[5], stationary_since=2, infantry=100),
+                  army(2, 2, T[5], stationary_since=9, infantry=900), holders=held.values())
+    assert advance_holders(enemy, tick())[1] == []
+    friend = replace(enemy, wars=frozenset())
+    assert advance_holders(friend, tick())[1] == [HolderChanged(T[5], 2, 1)]
+
+
+def test_a_cession_holds_while_its_claim_keeps_the_benefit_and_lapses_when_it_loses_it() -> None:
+    ceded = world(army(1, 1, T[5], stationary_since=2, infantry=900),
+                  army(2, 2, T[5], stationary_since=9, infantry=100),
+                  holders=[HolderState(T[5], 1, ceded_to=2)], wars=False)
+    after, events = advance_holders(ceded, tick())
+    assert events == [HolderChanged(T[5], 2, 1)] and after.holders[T[5]].ceded_to == 2
+    left = replace(after, armies={1: after.armies[1]})  # army 2 leaves the tile
+    back, events = advance_holders(left, tick(11))
+    assert events == [HolderChanged(T[5], 1, 2)] and back.holders[T[5]].ceded_to is None
+    nobody, events = advance_holders(replace(back, armies={}), tick(12))
+    assert events == [HolderChanged(T[5], None, 1)] and nobody.holders[T[5]].claim_id is None
