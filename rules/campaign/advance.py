@@ -302,15 +302,20 @@ def advance_musters(world: World, tick: Tick) -> tuple[World, list[TickEvent]]:
 
 # --- movement -------------------------------------------------------------------------------
 
+def resource_ids(world_map: WorldMap) -> frozenset[str]:
+    """The ids of the map's resource tiles."""
+    return frozenset(t.id for t in world_map.resource_tiles())
+
+
 def observers_of(world: World, tick: Tick) -> dict[str, tuple[int, ObserverKind]]:
     """The tiles watched this tick and the claim watching from each: every claim's holdfast,
     and every resource tile a standing army holds (the first such army, by id)."""
     found: dict[str, tuple[int, ObserverKind]] = {}
     for claim in world.claims.values():
         found[claim.holdfast] = (claim.id, ObserverKind.HOLDFAST)
+    resource = resource_ids(tick.map)
     for a in world.armies.values():
-        if a.state is ArmyState.STANDING and a.tile in tick.map \
-                and tick.map.tile(a.tile).resource and a.tile not in found:
+        if a.state is ArmyState.STANDING and a.tile in resource and a.tile not in found:
             found[a.tile] = (a.claim_id, ObserverKind.RESOURCE_TILE)
     return found
 
@@ -673,9 +678,9 @@ def advance_holders(world: World, tick: Tick) -> tuple[World, list[TickEvent]]:
     (:func:`rules.campaign.resources.tile_holder`); a hostile newcomer takes nothing by
     arriving. A cession lapses when the claim it was made to loses the benefit."""
     on_tile: dict[str, list[Army]] = {}
+    resource = resource_ids(tick.map)
     for a in world.armies.values():
-        if a.state is ArmyState.STANDING and a.tile in tick.map \
-                and tick.map.tile(a.tile).resource:
+        if a.state is ArmyState.STANDING and a.tile in resource:
             on_tile.setdefault(a.tile, []).append(a)
     holders = dict(world.holders)
     events: list[TickEvent] = []
