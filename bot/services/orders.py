@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from fractions import Fraction
 from types import MappingProxyType
+from typing import Any
 
 from sqlalchemy.exc import DBAPIError
 from sqlmodel import Session, col, select
@@ -33,7 +34,9 @@ from bot.db.models import (
 from bot.services import fairplay, journal, orders_catalogue
 from bot.services.help import help_reply
 from bot.services.order_call import Call, Handler, Rejected, active_siege
-from bot.services.render import money
+from bot.services.order_world import Rows, Stored, load_order_world, write_back
+from bot.services.receipts import receipt_text
+from bot.services.render import money, troops_text
 from bot.services.sieges import end_siege
 from bot.services.world import (
     CampaignContext,
@@ -46,13 +49,13 @@ from bot.services.world import (
     set_relation,
 )
 from bot.text import escape_md
+from rules.campaign import apply as decide
 from rules.campaign import orders as o
 from rules.campaign.battle import Strength, Winner, matchup
 from rules.campaign.calendar import next_tick_at_or_after
 from rules.campaign.config import Season
 from rules.campaign.detection import ObserverKind, detection_target
 from rules.campaign.movement import budget_per_tick, departure_tick, schedule_march
-from rules.campaign.muster import check_muster, muster_ready_at
 from rules.campaign.odds import battle_odds
 from rules.campaign.paths import (
     IllegalPath,
@@ -64,7 +67,7 @@ from rules.campaign.paths import (
 )
 from rules.campaign.siege import SpecialHoldfast, check_siege_start
 from rules.campaign.upkeep import monthly_upkeep
-from rules.campaign.world import FIGHTING_STATES, BattleKind, BattleStatus, Reaction
+from rules.campaign.world import FIGHTING_STATES, BattleStatus
 from rules.errors import RulesError
 
 __all__ = ["HANDLERS", "Call", "Outcome", "Rejected", "active_siege", "process_message"]
@@ -262,61 +265,171 @@ def _pending_battle_of(c: Call, army_id: int) -> PendingBattle | None:
 
 def reaction_deadline(c: Call) -> int:
     """The tick at which a battle started now is fought (the reaction window's end)."""
-    first = c.ctx.tick_of(next_tick_at_or_after(c.now, c.ctx.rules))
-    if c.ctx.tick_at(first) == c.now:
-        first += 1  # created on a tick: the window lasts until the next one
-    return first + max(0, c.ctx.rules.reaction_ticks - 1)
+    return decide.reaction_deadline(c.now, c.ctx.rules)
+
+
+# --- orders the rules decide ------------------------------------------------------------
+
+def _decided(c: Call, order: object) -> str:
+    """An order of :data:`rules.campaign.apply.PURE_ORDERS`: load the world it needs, let the
+    rules decide, write the difference back, journal it, render the receipt."""
+    claim = c.require_claim()
+    before, rows = load_order_world(c.session, c.ctx)
+    try:
+        after, receipt = decide.apply_order(before, order, c.now, claim_id=claim.id)
+    except decide.OrderRefused as exc:
+        if exc.tried_army is not None:
+            # Logged after the order's savepoint is rolled back, so the refusal is kept.
+            army_id, owner, mine = exc.tried_army
+            c.refusals.append((
+                f"u/{c.author} ({claim.name}) tried to order army {army_id} of another claim",
+                {"army": army_id, "owner": owner, "claim": mine}))
+        raise Rejected(exc.problem(escape_md), exc.expected, exc.example) from None
+    stored = write_back(c.session, c.ctx, rows, before, after)
+    receipt = _stored_ids(receipt, stored)
+    for army_id in receipt.ordered:
+        fairplay.mark_order(rows.armies[army_id], c.ref)
+        c.session.add(rows.armies[army_id])
+    for a, b, was in receipt.wars:
+        journal.log_event(c.session, c.ctx.campaign_id, c.tick, "war",
+                          f"claims {a} and {b} are at war", at=c.now, claim_id=a,
+                          actor=c.author, data={"claims": [a, b], "before": was.value})
+    for siege in stored.sieges_ended:
+        how = "have lifted the siege" if isinstance(order, o.Lift) else "have marched away"
+        end_siege(c.session, c.ctx, siege, f"The besiegers of {claim.name} {how}.", at=c.now,
+                  tick=c.tick)
+    _JOURNAL[type(receipt)](c, claim, receipt, rows)
+    return receipt_text(c.ctx, receipt)
+
+
+def _stored_ids(receipt: decide.Receipt, stored: Stored) -> decide.Receipt:
+    """The receipt naming the stored ids of what the order created."""
+    changes: dict[str, Any] = {"ordered": tuple(stored.army(i) for i in receipt.ordered)}
+    for name in ("army", "target"):
+        if isinstance(getattr(receipt, name, None), int):
+            changes[name] = stored.army(getattr(receipt, name))
+    if isinstance(getattr(receipt, "battle", None), int):
+        changes["battle"] = stored.battle(receipt.battle)  # type: ignore[attr-defined]
+    return replace(receipt, **changes)
+
+
+def _log(c: Call, kind: str, summary: str, claim_id: int | None, **data: object) -> None:
+    journal.log_event(c.session, c.ctx.campaign_id, c.tick, kind, summary, at=c.now,
+                      claim_id=claim_id, actor=c.author, data=dict(data))
+
+
+def _journal_muster(c: Call, claim: Claim, rc: decide.Mustered, rows: Rows) -> None:
+    word = "fleet" if rc.kind is ArmyKind.FLEET else "army"
+    _log(c, "muster", f"{claim.name} musters {word} {rc.army}: "
+         f"{troops_text(rc.infantry, rc.cavalry, rc.ships)}", claim.id, army=rc.army,
+         infantry=rc.infantry, cavalry=rc.cavalry, ships=rc.ships, ready_tick=rc.ready_tick)
+
+
+def _journal_cancel(c: Call, claim: Claim, rc: decide.Cancelled, rows: Rows) -> None:
+    _log(c, "cancel", f"{rc.what} of army {rc.army} cancelled", claim.id, army=rc.army)
+
+
+def _journal_halt(c: Call, claim: Claim, rc: decide.Halted, rows: Rows) -> None:
+    _log(c, "halt", f"army {rc.army} halts at {rc.tile}", claim.id, army=rc.army,
+         tile=rc.tile)
+
+
+def _journal_reaction(c: Call, claim: Claim, rc: decide.Reacted, rows: Rows) -> None:
+    _log(c, "reaction", f"army {rc.army} chooses to {rc.reaction}", claim.id, army=rc.army,
+         battle=rc.battle, reaction=rc.reaction)
+
+
+def _journal_retreat_referred(c: Call, claim: Claim, rc: decide.RetreatReferred,
+                              rows: Rows) -> None:
+    """No way back and no route given: the moderators decide (nothing is rolled or lost)."""
+    _log(c, "referral", f"army {rc.army} of {claim.name} wants to retreat from {rc.tile} but "
+         "has no way back: referred to the moderators", claim.id, army=rc.army,
+         battle=rc.battle)
+    journal.notify_moderators(
+        c.session, c.ctx.campaign_id, f"referral:retreat:{c.ref}",
+        subject=f"Retreat of army {rc.army} referred to you",
+        body=(f"u/{escape_md(c.author)} ({escape_md(claim.name)}) wants army {rc.army} "
+              f"({troops_text(rc.infantry, rc.cavalry, rc.ships)}) to retreat from "
+              f"{escape_md(_label(c, rc.tile))} before battle {rc.battle}, but it did not "
+              "march there and gave no route. The rules leave this to your discretion. "
+              "Nothing was rolled; the battle stands unless you rule otherwise."),
+        at=c.now, tick=c.tick)
+
+
+def _journal_spared(c: Call, claim: Claim, rc: decide.Spared, rows: Rows) -> None:
+    _log(c, "spared", f"{claim.name} lets army {rc.army} stay at {rc.tile}", claim.id,
+         battle=rc.battle, army=rc.army)
+    journal.notify_claim(c.session, c.ctx.campaign_id, rc.other_claim, f"spared:{rc.battle}",
+                         subject=f"Army {rc.army} is spared",
+                         body=(f"{claim.name} lets your army {rc.army} stay at "
+                               f"{_label(c, rc.tile)}: there is no battle."),
+                         at=c.now, tick=c.tick)
+
+
+def _journal_battle(c: Call, claim: Claim, rc: decide.BattleOrdered, rows: Rows) -> None:
+    when = c.ctx.when(c.ctx.tick_at(rc.resolve_tick))
+    place = _label(c, rc.tile)
+    troops = troops_text(rc.infantry, rc.cavalry, rc.ships)
+    if rc.how == "sally":
+        _log(c, "sally", f"{claim.name} sallies from {place}", claim.id, battle=rc.battle,
+             army=rc.army)
+        return
+    if rc.how == "assault":
+        _log(c, "assault", f"army {rc.army} will assault {place}", rc.attacker_claim,
+             battle=rc.battle, army=rc.army)
+        journal.notify_claim(c.session, c.ctx.campaign_id, rc.defender_claim,
+                             f"assault:{rc.battle}", subject=f"{place} will be assaulted",
+                             body=(f"Army {rc.army} ({troops}) will assault {place} at "
+                                   f"{when}. Your garrison defends with the holdfast's "
+                                   "defenses."), at=c.now, tick=c.tick)
+        return
+    if rc.how == "attack":
+        told, subject = "attacked", f"Army {rc.target} is attacked at {place}"
+        summary = f"army {rc.army} attacks army {rc.target} at {rc.tile}"
+        news = f"Army {rc.army} ({troops}) attacks your army {rc.target} at {place}."
+    else:
+        told, subject = "intercepted", f"Army {rc.target} is intercepted at {place}"
+        summary = f"army {rc.army} intercepts army {rc.target} at {rc.tile}"
+        news = (f"Army {rc.army} ({troops}) bars the way of your army {rc.target} at "
+                f"{place}: your march is stopped.")
+    _log(c, rc.how, summary, rc.attacker_claim, battle=rc.battle, attacker=rc.army,
+         defender=rc.target)
+    journal.notify_claim(
+        c.session, c.ctx.campaign_id, rc.defender_claim, f"{told}:{rc.battle}",
+        subject=subject,
+        body=(f"{news} The battle is fought at {when}.\n\nYou have the first reaction: reply "
+              f"`retreat army {rc.target}` to try to escape, or `stand army {rc.target}` to "
+              "fight."),
+        at=c.now, tick=c.tick)
+
+
+def _journal_nothing(c: Call, claim: Claim, rc: decide.Receipt, rows: Rows) -> None:
+    """The order's change is journaled elsewhere (a lifted siege by ``end_siege``)."""
+
+
+def _journal_disband(c: Call, claim: Claim, rc: decide.Disbanded, rows: Rows) -> None:
+    _log(c, "disband", f"army {rc.army} disbanded", claim.id, army=rc.army)
+
+
+_JOURNAL: Mapping[type, Callable[[Call, Claim, Any, Rows], None]] = MappingProxyType({
+    decide.Mustered: _journal_muster,
+    decide.Cancelled: _journal_cancel,
+    decide.Halted: _journal_halt,
+    decide.Reacted: _journal_reaction,
+    decide.RetreatReferred: _journal_retreat_referred,
+    decide.Spared: _journal_spared,
+    decide.BattleOrdered: _journal_battle,
+    decide.SiegeLifted: _journal_nothing,
+    decide.Disbanded: _journal_disband,
+})
+"""How each receipt of the rules is journaled (events, notes to other claims and the
+moderators)."""
 
 
 # --- muster -----------------------------------------------------------------------------
 
 def _muster(c: Call, order: o.Muster) -> str:
-    claim = c.require_claim()
-    home = c.ctx.world.tile(claim.holdfast)
-    if order.at is not None and c.ctx.world.tile(order.at).id != home.id:
-        raise Rejected(f"troops muster at your holdfast, {home.label}, not at "
-                       f"{escape_md(order.at)}", "no place, or your holdfast",
-                       f"muster {order.infantry} infantry {order.cavalry} cavalry")
-    if order.ships and (order.infantry or order.cavalry):
-        raise Rejected("ships and troops muster in separate orders", "one muster for troops "
-                       "and another for ships", "muster 4 ships")
-    request = check_muster(
-        order.infantry, order.cavalry, claim.infantry, claim.cavalry, claim.scattered_until,
-        c.now, order.ships, at_home_ships=claim.ships,
-        scattered_infantry=claim.scattered_infantry, scattered_cavalry=claim.scattered_cavalry,
-        scattered_ships=0, home_is_port=home.port,
-    )
-    ready = muster_ready_at(c.now, c.ctx.rules)
-    claim.infantry -= request.infantry
-    claim.cavalry -= request.cavalry
-    claim.ships -= request.ships
-    claim.scattered_infantry = min(claim.scattered_infantry, claim.infantry)
-    claim.scattered_cavalry = min(claim.scattered_cavalry, claim.cavalry)
-    new = Army(
-        campaign_id=c.ctx.campaign_id, claim_id=claim.id or 0,
-        kind=ArmyKind.FLEET if request.ships else ArmyKind.LAND,
-        state=ArmyState.MUSTERING, tile=home.id, infantry=request.infantry,
-        cavalry=request.cavalry, ships=request.ships, accepted_at=c.now,
-        ready_tick=c.ctx.tick_of(ready),
-    )
-    fairplay.mark_order(new, c.ref)
-    c.session.add(claim)
-    c.session.add(new)
-    c.session.flush()
-    word = "Fleet" if request.ships else "Army"
-    journal.log_event(c.session, c.ctx.campaign_id, c.tick, "muster",
-                      f"{claim.name} musters {word.lower()} {new.id}: {_troops(new)}",
-                      at=c.now, claim_id=claim.id, actor=c.author,
-                      data={"army": new.id, "infantry": new.infantry, "cavalry": new.cavalry,
-                            "ships": new.ships, "ready_tick": new.ready_tick})
-    cost = monthly_upkeep(request.infantry, request.cavalry, _season(c), c.ctx.rules,
-                          ships=request.ships)
-    return (f"**{word} {new.id}** ({_troops(new)}) is mustering at {home.label}.\n\n"
-            f"- Ready: {c.ctx.when(ready)}\n"
-            f"- Upkeep while raised: {money(cost)} gold a month this season\n"
-            f"- Left at home: {claim.infantry} infantry, {claim.cavalry} cavalry"
-            + (f", {claim.ships} ships" if claim.ships or request.ships else "")
-            + f"\n\nYou may already order its march: `move army {new.id}: ... (cost N)`.")
+    return _decided(c, order)
 
 
 # --- movement ---------------------------------------------------------------------------
@@ -462,276 +575,33 @@ def _route(c: Call, order: o.Route) -> str:
 
 
 def _cancel(c: Call, order: o.Cancel) -> str:
-    a = c.own_army(order.army)
-    claim = c.require_claim()
-    if a.state == ArmyState.MUSTERING and a.path_json:
-        # The latest order queued a march: cancel that first; a second cancel ends the muster.
-        a.path_json, a.costs_json, a.depart_tick, a.arrival_tick = [], [], None, None
-        c.session.add(a)
-        journal.log_event(c.session, c.ctx.campaign_id, c.tick, "cancel",
-                          f"queued march of army {a.id} cancelled", at=c.now, claim_id=claim.id,
-                          actor=c.author, data={"army": a.id})
-        return (f"The queued march of army {a.id} is cancelled; the army is still mustering at "
-                f"{_label(c, a.tile)}. To cancel the muster too, send `cancel army {a.id}` "
-                "again.")
-    if a.state == ArmyState.MUSTERING:
-        claim.infantry += a.infantry
-        claim.cavalry += a.cavalry
-        claim.ships += a.ships
-        a.state = ArmyState.GONE
-        c.session.add(claim)
-        c.session.add(a)
-        journal.log_event(c.session, c.ctx.campaign_id, c.tick, "cancel",
-                          f"muster of army {a.id} cancelled", at=c.now, claim_id=claim.id,
-                          actor=c.author, data={"army": a.id})
-        return f"The muster of army {a.id} is cancelled; {_troops(a)} are back at home."
-    if a.state == ArmyState.MARCHING and not _departed(c, a):
-        a.state = ArmyState.STANDING
-        a.path_json, a.costs_json, a.depart_tick, a.arrival_tick = [], [], None, None
-        c.session.add(a)
-        journal.log_event(c.session, c.ctx.campaign_id, c.tick, "cancel",
-                          f"march of army {a.id} cancelled", at=c.now, claim_id=claim.id,
-                          actor=c.author, data={"army": a.id})
-        return f"The march of army {a.id} is cancelled; it stays at {_label(c, a.tile)}."
-    raise Rejected(f"army {a.id} has nothing to cancel (it is {a.state}"
-                   + (", and its march has departed" if _departed(c, a) else "") + ")",
-                   "a mustering army, or a march that has not departed yet "
-                   "(halt a departed march with `stand`)", f"stand army {a.id}")
+    return _decided(c, order)
 
 
 def _stand(c: Call, order: o.Stand) -> str:
-    a = c.own_army(order.army)
-    battle = _pending_battle_of(c, a.id or 0)
-    if battle is not None:
-        return _react(c, a, battle, Reaction.STAND)
-    if a.state == ArmyState.MARCHING:
-        a.state = ArmyState.STANDING
-        a.path_json, a.costs_json, a.depart_tick, a.arrival_tick = [], [], None, None
-        a.stationary_since = c.tick
-        c.session.add(a)
-        journal.log_event(c.session, c.ctx.campaign_id, c.tick, "halt",
-                          f"army {a.id} halts at {a.tile}", at=c.now, claim_id=a.claim_id,
-                          actor=c.author, data={"army": a.id, "tile": a.tile})
-        return f"Army {a.id} halts at {_label(c, a.tile)} and stands there."
-    raise Rejected(f"army {a.id} is not marching and not facing a battle",
-                   "a marching army to halt, or an army that was attacked", "status")
+    return _decided(c, order)
 
 
 def _retreat(c: Call, order: o.Retreat) -> str:
-    a = c.own_army(order.army)
-    battle = _pending_battle_of(c, a.id or 0)
-    if battle is None:
-        raise Rejected(f"army {a.id} faces no battle to retreat from",
-                       "an army that has been attacked and got the first reaction", "status")
-    if battle.reactor_claim != a.claim_id:
-        return _react(c, a, battle, Reaction.RETREAT)  # refused there, with the reason
-    route = _retreat_route(c, a, order)
-    if not route:
-        return _refer_retreat(c, a, battle)
-    a.meta_json = {**a.meta_json, "retreat_route": route}
-    fairplay.mark_order(a, c.ref)
-    c.session.add(a)
-    return (_react(c, a, battle, Reaction.RETREAT) + " If it escapes it falls back by "
-            f"{format_path(_label(c, t) for t in route)}.")
-
-
-def _retreat_route(c: Call, a: Army, order: o.Retreat) -> list[str]:
-    """The tiles a retreat would enter: the path given, the cheapest way to the tile given,
-    or back along the path travelled (docs/rules.md "Retreat"); [] when there is none."""
-    kind = a.kind
-    if order.path:
-        try:
-            return list(check_path(c.ctx.world, a.tile, order.path, kind, c.ctx.rules,
-                           _harbours(c, a)).ids)
-        except IllegalPath as exc:
-            raise Rejected(str(exc), "a path of adjacent tiles starting next to the army's "
-                           f"tile ({_label(c, a.tile)})", f"retreat army {a.id}") from None
-    if order.to is not None:
-        goal = c.ctx.world.tile(order.to)
-        best = cheapest_route(c.ctx.world, a.tile, goal.id, kind, c.ctx.rules, _harbours(c, a))
-        if best is None or not best.tiles:
-            raise Rejected(f"army {a.id} cannot fall back to {goal.label} from "
-                           f"{_label(c, a.tile)}", "another tile its kind can reach",
-                           f"retreat army {a.id}")
-        return [t.id for t in best.tiles]
-    return list(reversed(a.travelled_json))
-
-
-def _refer_retreat(c: Call, a: Army, battle: PendingBattle) -> str:
-    """No way back and no route given: the moderators decide (nothing is rolled or lost)."""
-    claim = c.require_claim()
-    journal.log_event(c.session, c.ctx.campaign_id, c.tick, "referral",
-                      f"army {a.id} of {claim.name} wants to retreat from {a.tile} but has no "
-                      "way back: referred to the moderators", at=c.now, claim_id=claim.id,
-                      actor=c.author, data={"army": a.id, "battle": battle.id})
-    journal.notify_moderators(
-        c.session, c.ctx.campaign_id, f"referral:retreat:{c.ref}",
-        subject=f"Retreat of army {a.id} referred to you",
-        body=(f"u/{escape_md(c.author)} ({escape_md(claim.name)}) wants army {a.id} "
-              f"({_troops(a)}) to retreat from {escape_md(_label(c, a.tile))} before battle "
-              f"{battle.id}, but it did not march there and gave no route. The rules leave "
-              "this to your discretion. Nothing was rolled; the battle stands unless you "
-              "rule otherwise."),
-        at=c.now, tick=c.tick)
-    return (f"Army {a.id} has no path back (it did not march to {_label(c, a.tile)}) and you "
-            "gave no route, so nothing was rolled: your retreat is **referred to the "
-            "moderators**. To choose a way yourself, send `retreat army "
-            f"{a.id}: TILE > TILE` or `retreat army {a.id} to TILE`.")
+    return _decided(c, order)
 
 
 def _spare(c: Call, order: o.Spare) -> str:
     """After the enemy army's failed retreat, its opponent lets it stay: no battle."""
-    claim = c.require_claim()
-    battle = _pending_battle_of(c, order.army)
-    if battle is None or battle.reaction not in (Reaction.FAILED, Reaction.STAND) \
-            or battle.reactor_claim != claim.id or c.ctx.tick_of(c.now) >= battle.resolve_tick \
-            or claim.id not in (battle.attacker_claim, battle.defender_claim) \
-            or (battle.attacker_army == order.army and battle.attacker_claim == claim.id) \
-            or (battle.defender_army == order.army and battle.defender_claim == claim.id):
-        raise Rejected(f"army {order.army} is not an enemy whose retreat from your army failed",
-                       "the army named in a failed-retreat note, before the battle", "status")
-    battle.status = BattleStatus.SPARED
-    c.session.add(battle)
-    journal.log_event(c.session, c.ctx.campaign_id, c.tick, "spared",
-                      f"{claim.name} lets army {order.army} stay at {battle.tile}", at=c.now,
-                      claim_id=claim.id, actor=c.author,
-                      data={"battle": battle.id, "army": order.army})
-    other = battle.defender_claim if battle.attacker_claim == claim.id else \
-        battle.attacker_claim
-    journal.notify_claim(c.session, c.ctx.campaign_id, other, f"spared:{battle.id}",
-                         subject=f"Army {order.army} is spared",
-                         body=(f"{claim.name} lets your army {order.army} stay at "
-                               f"{_label(c, battle.tile)}: there is no battle."),
-                         at=c.now, tick=c.tick)
-    return (f"You let army {order.army} stay at {_label(c, battle.tile)}: there is no battle, "
-            "and the two armies share the tile in peace until one of them moves.")
-
-
-def _react(c: Call, a: Army, battle: PendingBattle, reaction: Reaction) -> str:
-    if battle.reactor_claim != a.claim_id:
-        raise Rejected(f"army {a.id} did not get the first reaction in this battle, so it "
-                       "cannot choose", "only the side that detected the other first may "
-                       "retreat or stand", "status")
-    battle.reaction = reaction
-    c.session.add(battle)
-    journal.log_event(c.session, c.ctx.campaign_id, c.tick, "reaction",
-                      f"army {a.id} chooses to {reaction}", at=c.now, claim_id=a.claim_id,
-                      actor=c.author, data={"army": a.id, "battle": battle.id,
-                                            "reaction": reaction})
-    when = c.ctx.when(c.ctx.tick_at(battle.resolve_tick))
-    if reaction is Reaction.RETREAT:
-        return (f"Army {a.id} will try to retreat at {when} (a d20: 18+ keeps every troop, "
-                "15+ three quarters, 13+ half; lower fails and gives -1 in the battle).")
-    return f"Army {a.id} will stand and fight at {when}."
+    return _decided(c, order)
 
 
 # --- battle and siege -------------------------------------------------------------------
 
 
 def _attack(c: Call, order: o.Attack) -> str:
-    mine = c.own_army(order.army)
-    target = army(c.session, c.ctx, order.target)
-    if target is None or target.state not in FIGHTING_STATES or target.tile != mine.tile:
-        raise Rejected(f"there is no enemy army {order.target} on {_label(c, mine.tile)} "
-                       "where your army stands", "an army on the same tile as yours",
-                       f"attack army 5 with army {mine.id}")
-    if target.claim_id == mine.claim_id:
-        raise Rejected(f"army {target.id} is your own", "an enemy army", "status")
-    if mine.state not in (ArmyState.STANDING, ArmyState.BESIEGING):
-        raise Rejected(f"army {mine.id} is {mine.state}", "a standing army", "status")
-    if mine.kind != target.kind:
-        raise Rejected("fleets fight fleets and armies fight armies",
-                       "an enemy of the same kind", "status")
-    for a in (mine, target):
-        if _pending_battle_of(c, a.id or 0) is not None:
-            raise Rejected(f"army {a.id} is already in a battle", "a battle to be fought first",
-                           "status")
-    _declare_war(c, mine.claim_id, target.claim_id)
-    when = _open_battle(
-        c, mine, target, "attack", f"army {mine.id} attacks army {target.id} at {mine.tile}",
-        told="attacked", subject=f"Army {target.id} is attacked at {_label(c, mine.tile)}",
-        news=(f"Army {mine.id} ({_troops(mine)}) attacks your army {target.id} at "
-              f"{_label(c, mine.tile)}."))
-    return (f"Army {mine.id} will attack army {target.id} at {_label(c, mine.tile)}. "
-            f"The defender has the first reaction; the battle is fought at {when}.")
-
-
-def _open_battle(c: Call, mine: Army, target: Army, event: str, summary: str, *,
-                 told: str, subject: str, news: str) -> str:
-    """A battle ordered by ``mine`` against ``target`` on their (shared) tile, fought at the end
-    of the reaction window; the defender is told (``news``) and gets the first reaction, since
-    starting a battle is always detected by the defender. Returns when it is fought."""
-    fairplay.mark_order(mine, c.ref)
-    battle = PendingBattle(
-        campaign_id=c.ctx.campaign_id, tile=target.tile, kind=BattleKind.FIELD,
-        attacker_army=mine.id or 0, defender_army=target.id or 0,
-        attacker_claim=mine.claim_id, defender_claim=target.claim_id,
-        created_tick=c.tick, resolve_tick=reaction_deadline(c),
-        reactor_claim=target.claim_id,
-    )
-    c.session.add(battle)
-    c.session.flush()
-    when = c.ctx.when(c.ctx.tick_at(battle.resolve_tick))
-    journal.log_event(c.session, c.ctx.campaign_id, c.tick, event, summary, at=c.now,
-                      claim_id=mine.claim_id, actor=c.author,
-                      data={"battle": battle.id, "attacker": mine.id, "defender": target.id})
-    journal.notify_claim(
-        c.session, c.ctx.campaign_id, target.claim_id, f"{told}:{battle.id}", subject=subject,
-        body=(f"{news} The battle is fought at {when}.\n\nYou have the first reaction: reply "
-              f"`retreat army {target.id}` to try to escape, or `stand army {target.id}` to "
-              "fight."),
-        at=c.now, tick=c.tick)
-    return when
+    return _decided(c, order)
 
 
 def _intercept(c: Call, order: o.Intercept) -> str:
     """Within the reaction window of a sighting, a standing army on the watching tile stops the
-    passing force: it halts where it is, the interceptor joins it there, and the battle is
-    fought at the end of the window (the intercepted side has the first reaction)."""
-    mine = c.own_army(order.army)
-    claim = c.require_claim()
-    target = army(c.session, c.ctx, order.target)
-    sighted = (target.meta_json.get("sighted") or {}).get(str(claim.id)) \
-        if target is not None else None
-    if target is None or sighted is None or target.claim_id == claim.id \
-            or target.state != ArmyState.MARCHING:
-        raise Rejected(f"your watchers have not sighted a passing army {order.target}",
-                       "an enemy army named in a sighting note, while it is still marching",
-                       "status")
-    watch_tile, sighted_tick = str(sighted[0]), int(sighted[1])
-    if c.tick >= sighted_tick + c.ctx.rules.reaction_ticks:
-        raise Rejected(f"the chance to intercept army {target.id} has passed (it closed at "
-                       f"{c.ctx.when(c.ctx.tick_at(sighted_tick + c.ctx.rules.reaction_ticks))})",
-                       "an intercept sent before the next tick after the sighting", "status")
-    if mine.tile != watch_tile or mine.state != ArmyState.STANDING \
-            or mine.kind != target.kind:
-        raise Rejected(f"army {mine.id} is not standing at {_label(c, watch_tile)}, where army "
-                       f"{target.id} was sighted", "your standing army on the watching tile",
-                       f"intercept army {target.id} with army 2")
-    if target.tile not in c.ctx.world.tiles_within(watch_tile, c.ctx.rules.detection_radius):
-        raise Rejected(f"army {target.id} is out of reach of {_label(c, watch_tile)}",
-                       "a force still within sight of the watching tile", "status")
-    for a in (mine, target):
-        if _pending_battle_of(c, a.id or 0) is not None:
-            raise Rejected(f"army {a.id} is already in a battle", "a battle to be fought first",
-                           "status")
-    _declare_war(c, mine.claim_id, target.claim_id)
-    target.state = ArmyState.STANDING  # stopped where it is, off the march
-    target.path_json, target.costs_json, target.saved = [], [], "0"
-    target.arrival_tick = target.stationary_since = c.tick
-    mine.travelled_json = [*mine.travelled_json, mine.tile]
-    mine.tile = target.tile
-    mine.stationary_since = c.tick
-    c.session.add(target)
-    c.session.add(mine)
-    when = _open_battle(
-        c, mine, target, "intercept", f"army {mine.id} intercepts army {target.id} at "
-        f"{target.tile}", told="intercepted",
-        subject=f"Army {target.id} is intercepted at {_label(c, target.tile)}",
-        news=(f"Army {mine.id} ({_troops(mine)}) bars the way of your army {target.id} at "
-              f"{_label(c, target.tile)}: your march is stopped."))
-    return (f"Army {mine.id} intercepts army {target.id} at {_label(c, target.tile)}: its march "
-            f"is stopped. The defender has the first reaction; the battle is fought at {when}.")
+    passing force (:func:`rules.campaign.apply.apply_order`)."""
+    return _decided(c, order)
 
 
 def _declare_war(c: Call, a: int, b: int) -> None:
@@ -771,19 +641,7 @@ def _leave_siege(c: Call, a: Army, how: str) -> str | None:
 
 
 def _lift(c: Call, order: o.Lift) -> str:
-    claim = c.require_claim()
-    hold = c.ctx.world.tile(order.holdfast)
-    siege = active_siege(c.session, c.ctx, hold.id)
-    if siege is None or siege.besieger_claim != claim.id:
-        raise Rejected(f"you are not besieging {hold.label}", "a holdfast your army besieges",
-                       "status")
-    a = c.own_army(siege.army_id)
-    if _pending_battle_of(c, a.id or 0) is not None:
-        raise Rejected(f"army {a.id} is caught in a battle", "`retreat` or `stand` first",
-                       f"retreat army {a.id}")
-    _leave_siege(c, a, "have lifted the siege")
-    return (f"The siege of {hold.label} is lifted. Army {a.id} stands on the tile; the months "
-            "counted are lost.")
+    return _decided(c, order)
 
 
 def _siege(c: Call, order: o.Siege) -> str:
@@ -868,94 +726,11 @@ def _refer_siege(c: Call, a: Army, holdfast: str, owner: Claim) -> str:
 
 
 def _assault(c: Call, order: o.Assault) -> str:
-    a = c.own_army(order.army)
-    hold = c.ctx.world.tile(order.holdfast)
-    owner = _holdfast_owner(c, hold.id)
-    if owner is None or owner.id == a.claim_id:
-        raise Rejected(f"{hold.label} is not an enemy holdfast", "a holdfast of another claim",
-                       f"assault {hold.label} with army {a.id}")
-    if a.tile != hold.id or a.state not in (ArmyState.STANDING,
-                                            ArmyState.BESIEGING):
-        raise Rejected(f"army {a.id} must stand on {hold.label} to assault it",
-                       "a standing or besieging army on the holdfast",
-                       f"route army {a.id} to {hold.label}")
-    defenders = [d for d in armies(c.session, c.ctx, states=FIGHTING_STATES)
-                 if d.tile == hold.id and d.claim_id != a.claim_id]
-    if defenders:
-        raise Rejected(f"enemy army {defenders[0].id} holds the tile; defeat it first",
-                       "no enemy army on the holdfast's tile", f"attack army {defenders[0].id} "
-                       f"with army {a.id}")
-    if _pending_battle_of(c, a.id or 0) is not None:
-        raise Rejected(f"army {a.id} is already in a battle", "one battle at a time", "status")
-    _declare_war(c, a.claim_id, owner.id or 0)
-    fairplay.mark_order(a, c.ref)
-    c.session.add(a)
-    battle = PendingBattle(
-        campaign_id=c.ctx.campaign_id, tile=hold.id, kind=BattleKind.ASSAULT,
-        attacker_army=a.id or 0,
-        defender_army=0, attacker_claim=a.claim_id, defender_claim=owner.id or 0,
-        created_tick=c.tick, resolve_tick=reaction_deadline(c), reactor_claim=None,
-        holdfast=hold.id,
-    )
-    c.session.add(battle)
-    c.session.flush()
-    when = c.ctx.when(c.ctx.tick_at(battle.resolve_tick))
-    journal.log_event(c.session, c.ctx.campaign_id, c.tick, "assault",
-                      f"army {a.id} will assault {hold.label}", at=c.now, claim_id=a.claim_id,
-                      actor=c.author, data={"battle": battle.id, "army": a.id})
-    journal.notify_claim(c.session, c.ctx.campaign_id, owner.id or 0, f"assault:{battle.id}",
-                         subject=f"{hold.label} will be assaulted",
-                         body=(f"Army {a.id} ({_troops(a)}) will assault {hold.label} at "
-                               f"{when}. Your garrison defends with the holdfast's defenses."),
-                         at=c.now, tick=c.tick)
-    return f"Army {a.id} will assault {hold.label} at {when}."
+    return _decided(c, order)
 
 
 def _sally(c: Call, order: o.Sally) -> str:
-    claim = c.require_claim()
-    hold = c.ctx.world.tile(order.holdfast)
-    if hold.id != claim.holdfast:
-        raise Rejected(f"{hold.label} is not your holdfast", "your own besieged holdfast",
-                       f"sally from {_label(c, claim.holdfast)}")
-    siege = active_siege(c.session, c.ctx, hold.id)
-    if siege is None:
-        raise Rejected(f"{hold.label} is not under siege", "a besieged holdfast", "status")
-    sally_army = 0
-    if order.army is not None:
-        a = c.own_army(order.army)
-        if a.tile == hold.id and a.state == ArmyState.MUSTERING:
-            ready = c.ctx.when(c.ctx.tick_at(a.ready_tick or c.tick))
-            raise Rejected(f"army {a.id} is still mustering (ready {ready}): only ready troops "
-                           "sally", "an army inside the walls that has finished mustering, or "
-                           "no army (the whole ready garrison sallies)", f"sally from {hold.label}")
-        if a.tile != hold.id or a.state != ArmyState.GARRISON:
-            raise Rejected(f"army {a.id} is not inside {hold.label}",
-                           "an army inside the walls, or no army (the whole garrison sallies)",
-                           f"sally from {hold.label}")
-        sally_army = a.id or 0
-        fairplay.mark_order(a, c.ref)
-        c.session.add(a)
-    elif claim.infantry + claim.cavalry + sum(
-            x.infantry + x.cavalry for x in armies(c.session, c.ctx, claim_id=claim.id,
-                                                    states=(ArmyState.GARRISON,))
-            if x.tile == hold.id) == 0:
-        raise Rejected("your garrison has no ready troops to sally with",
-                       "troops at home or a ready army inside the walls", "status")
-    battle = PendingBattle(
-        campaign_id=c.ctx.campaign_id, tile=hold.id, kind=BattleKind.SALLY,
-        attacker_army=sally_army,
-        defender_army=siege.army_id, attacker_claim=claim.id or 0,
-        defender_claim=siege.besieger_claim, created_tick=c.tick,
-        resolve_tick=reaction_deadline(c), reactor_claim=None, holdfast=hold.id,
-    )
-    c.session.add(battle)
-    c.session.flush()
-    when = c.ctx.when(c.ctx.tick_at(battle.resolve_tick))
-    journal.log_event(c.session, c.ctx.campaign_id, c.tick, "sally",
-                      f"{claim.name} sallies from {hold.label}", at=c.now, claim_id=claim.id,
-                      actor=c.author, data={"battle": battle.id, "army": sally_army})
-    force = f"army {sally_army}" if sally_army else "the whole ready garrison"
-    return f"{force.capitalize()} will sally from {hold.label} at {when}."
+    return _decided(c, order)
 
 
 # --- information ------------------------------------------------------------------------
@@ -1072,23 +847,7 @@ def _cede(c: Call, order: o.Cede) -> str:
 
 
 def _disband(c: Call, order: o.Disband) -> str:
-    a = c.own_army(order.army)
-    claim = c.require_claim()
-    if a.tile != claim.holdfast or a.state not in (ArmyState.STANDING,
-                                                   ArmyState.GARRISON):
-        raise Rejected(f"army {a.id} must stand at {_label(c, claim.holdfast)} to disband",
-                       "a standing army at your holdfast",
-                       f"route army {a.id} to {_label(c, claim.holdfast)}")
-    claim.infantry += a.infantry
-    claim.cavalry += a.cavalry
-    claim.ships += a.ships
-    a.state = ArmyState.GONE
-    c.session.add(claim)
-    c.session.add(a)
-    journal.log_event(c.session, c.ctx.campaign_id, c.tick, "disband",
-                      f"army {a.id} disbanded", at=c.now, claim_id=claim.id, actor=c.author,
-                      data={"army": a.id})
-    return f"Army {a.id} is disbanded; {_troops(a)} return home and cost no more upkeep."
+    return _decided(c, order)
 
 
 def _help(c: Call, order: o.Help) -> str:

@@ -55,8 +55,7 @@ class CampaignContext:
 
     def when(self, moment: datetime) -> str:
         """``2026-11-23 12:00 UTC (Month 5, 300 AC)`` for receipts and posts."""
-        date = calendar.game_date(moment, self.rules)
-        return f"{moment:%Y-%m-%d %H:%M} UTC ({calendar.format_game_date(date)})"
+        return calendar.moment_text(moment, self.rules)
 
 
 def load_context(session: Session, settings: Settings, campaign_id: int | None = None

@@ -8,10 +8,12 @@ turn rows into :class:`Army` values and ask :func:`army_side` how a battle count
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
 from decimal import Decimal
 from enum import StrEnum
+from fractions import Fraction
 
 from rules.campaign.battle import Side, Winner
 from rules.campaign.config import Terrain
@@ -145,6 +147,16 @@ class Army:
     stationary_since: int | None = None
     arrival_tick: int | None = None
     retreat_penalty: bool = False
+    # The march and its bookkeeping (orders read and change these; a battle does not).
+    accepted_at: datetime | None = None
+    ready_tick: int | None = None  # a muster completes at this tick
+    depart_tick: int | None = None  # the march starts at this tick
+    path: tuple[str, ...] = ()  # tile ids still to enter
+    costs: tuple[int, ...] = ()  # their travel costs
+    travelled: tuple[str, ...] = ()  # tile ids left behind, for retreats
+    saved: Fraction = Fraction(0)  # unspent movement budget
+    commander_id: int | None = None
+    meta: Mapping[str, object] = field(default_factory=dict)  # detection bookkeeping
 
     @property
     def size(self) -> int:

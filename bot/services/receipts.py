@@ -1,0 +1,120 @@
+"""Receipts of accepted orders as the markdown players read: the one place a receipt value
+(:mod:`rules.campaign.apply`) becomes text.
+
+Every function here takes the receipt (ids already the stored ones) and the campaign context
+(for tile names and dates) and returns the reply's section; nothing here checks or changes the
+world.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from bot.services.render import money, troops_text
+from bot.services.world import CampaignContext
+from rules.campaign import apply as r
+from rules.campaign.paths import format_path
+from rules.campaign.world import ArmyKind, Reaction
+
+
+def _label(ctx: CampaignContext, tile: str) -> str:
+    return ctx.world.tile(tile).label
+
+
+def _at(ctx: CampaignContext, tick: int) -> str:
+    return ctx.when(ctx.tick_at(tick))
+
+
+def mustered(ctx: CampaignContext, rc: r.Mustered) -> str:
+    word = "Fleet" if rc.kind is ArmyKind.FLEET else "Army"
+    return (f"**{word} {rc.army}** ({troops_text(rc.infantry, rc.cavalry, rc.ships)}) is "
+            f"mustering at {_label(ctx, rc.tile)}.\n\n"
+            f"- Ready: {ctx.when(rc.ready)}\n"
+            f"- Upkeep while raised: {money(rc.upkeep)} gold a month this season\n"
+            f"- Left at home: {rc.home_infantry} infantry, {rc.home_cavalry} cavalry"
+            + (f", {rc.home_ships} ships" if rc.show_ships else "")
+            + f"\n\nYou may already order its march: `move army {rc.army}: ... (cost N)`.")
+
+
+def cancelled(ctx: CampaignContext, rc: r.Cancelled) -> str:
+    if rc.what == "queued march":
+        return (f"The queued march of army {rc.army} is cancelled; the army is still mustering "
+                f"at {_label(ctx, rc.tile)}. To cancel the muster too, send `cancel army "
+                f"{rc.army}` again.")
+    if rc.what == "muster":
+        return (f"The muster of army {rc.army} is cancelled; "
+                f"{troops_text(rc.infantry, rc.cavalry, rc.ships)} are back at home.")
+    return f"The march of army {rc.army} is cancelled; it stays at {_label(ctx, rc.tile)}."
+
+
+def halted(ctx: CampaignContext, rc: r.Halted) -> str:
+    return f"Army {rc.army} halts at {_label(ctx, rc.tile)} and stands there."
+
+
+def reacted(ctx: CampaignContext, rc: r.Reacted) -> str:
+    when = _at(ctx, rc.resolve_tick)
+    if rc.reaction is not Reaction.RETREAT:
+        return f"Army {rc.army} will stand and fight at {when}."
+    text = (f"Army {rc.army} will try to retreat at {when} (a d20: 18+ keeps every troop, "
+            "15+ three quarters, 13+ half; lower fails and gives -1 in the battle).")
+    if rc.route:
+        text += (" If it escapes it falls back by "
+                 f"{format_path(_label(ctx, t) for t in rc.route)}.")
+    return text
+
+
+def retreat_referred(ctx: CampaignContext, rc: r.RetreatReferred) -> str:
+    return (f"Army {rc.army} has no path back (it did not march to {_label(ctx, rc.tile)}) and "
+            "you gave no route, so nothing was rolled: your retreat is **referred to the "
+            "moderators**. To choose a way yourself, send `retreat army "
+            f"{rc.army}: TILE > TILE` or `retreat army {rc.army} to TILE`.")
+
+
+def spared(ctx: CampaignContext, rc: r.Spared) -> str:
+    return (f"You let army {rc.army} stay at {_label(ctx, rc.tile)}: there is no battle, "
+            "and the two armies share the tile in peace until one of them moves.")
+
+
+def battle_ordered(ctx: CampaignContext, rc: r.BattleOrdered) -> str:
+    when = _at(ctx, rc.resolve_tick)
+    place = _label(ctx, rc.tile)
+    if rc.how == "attack":
+        return (f"Army {rc.army} will attack army {rc.target} at {place}. "
+                f"The defender has the first reaction; the battle is fought at {when}.")
+    if rc.how == "intercept":
+        return (f"Army {rc.army} intercepts army {rc.target} at {place}: its march is "
+                f"stopped. The defender has the first reaction; the battle is fought at "
+                f"{when}.")
+    if rc.how == "assault":
+        return f"Army {rc.army} will assault {place} at {when}."
+    force = f"army {rc.army}" if rc.army else "the whole ready garrison"
+    return f"{force.capitalize()} will sally from {place} at {when}."
+
+
+def siege_lifted(ctx: CampaignContext, rc: r.SiegeLifted) -> str:
+    return (f"The siege of {_label(ctx, rc.holdfast)} is lifted. Army {rc.army} stands on the "
+            "tile; the months counted are lost.")
+
+
+def disbanded(ctx: CampaignContext, rc: r.Disbanded) -> str:
+    return (f"Army {rc.army} is disbanded; {troops_text(rc.infantry, rc.cavalry, rc.ships)} "
+            "return home and cost no more upkeep.")
+
+
+_RENDER: dict[type, Callable[[CampaignContext, Any], str]] = {
+    r.Mustered: mustered,
+    r.Cancelled: cancelled,
+    r.Halted: halted,
+    r.Reacted: reacted,
+    r.RetreatReferred: retreat_referred,
+    r.Spared: spared,
+    r.BattleOrdered: battle_ordered,
+    r.SiegeLifted: siege_lifted,
+    r.Disbanded: disbanded,
+}
+
+
+def receipt_text(ctx: CampaignContext, receipt: r.Receipt) -> str:
+    """The reply section of an accepted order."""
+    return _RENDER[type(receipt)](ctx, receipt)
