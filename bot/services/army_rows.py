@@ -9,15 +9,17 @@ tick owns for the records that changed, as one executemany, however many armies 
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
+from fractions import Fraction
 from typing import Any
 
 from sqlalchemy import String, Table, Text, cast, select, type_coerce
 from sqlmodel import Session
 
 from bot.db.models import Army
-from rules.campaign.world import ACTIVE_STATES, ArmyKind, ArmyState
+from rules.campaign.world import ACTIVE_STATES, NO_MARCH, ArmyKind, ArmyState, March
+from rules.campaign.world import Army as ArmyValue
 
 ARMY_TABLE: Table = Army.__table__  # type: ignore[attr-defined]
 
@@ -137,3 +139,42 @@ def save_changed(session: Session, records: Iterable[ArmyRecord]) -> int:
     for r in changed:
         r.remember()
     return len(changed)
+
+
+_ZERO = Fraction(0)
+
+
+def _equipment_names(items: Sequence[Any]) -> tuple[str, ...]:
+    return tuple(str(item["name"]) if isinstance(item, Mapping) else str(item)
+                 for item in items if isinstance(item, str)
+                 or (isinstance(item, Mapping) and "name" in item))
+
+
+def army_value(r: ArmyRecord) -> ArmyValue:
+    """The record as the rules' frozen :class:`~rules.campaign.world.Army` value."""
+    if r.path_json or r.depart_tick is not None or r.saved != "0":
+        march = March(tuple(r.path_json), tuple(int(c) for c in r.costs_json),
+                      _ZERO if r.saved == "0" else Fraction(r.saved), r.depart_tick)
+    else:
+        march = NO_MARCH
+    return ArmyValue(
+        id=r.id, claim_id=r.claim_id, kind=r.kind, state=r.state, tile=r.tile,
+        infantry=r.infantry, cavalry=r.cavalry, ships=r.ships,
+        stationary_since=r.stationary_since, arrival_tick=r.arrival_tick,
+        retreat_penalty=r.retreat_penalty, ready_tick=r.ready_tick, march=march,
+        travelled=tuple(r.travelled_json), commander_id=r.commander_id,
+        equipment=_equipment_names(r.equipment_json) if r.equipment_json else (),
+        meta=r.meta_json)
+
+
+def apply_value(r: ArmyRecord, a: ArmyValue) -> None:
+    """Take the tick columns of the rules' value ``a`` into its record (written back by
+    :func:`save_changed` if they differ from the stored ones)."""
+    r.state, r.tile = a.state, a.tile
+    r.infantry, r.cavalry, r.ships = a.infantry, a.cavalry, a.ships
+    r.path_json, r.costs_json = list(a.march.path), list(a.march.costs)
+    r.saved, r.depart_tick = str(a.march.saved), a.march.depart_tick
+    r.travelled_json = list(a.travelled)
+    r.arrival_tick, r.stationary_since = a.arrival_tick, a.stationary_since
+    r.retreat_penalty, r.commander_id = a.retreat_penalty, a.commander_id
+    r.meta_json = dict(a.meta)

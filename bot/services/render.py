@@ -164,3 +164,52 @@ def _assault_post(result: BattleResult, public: PublicAssault, *, attacker: str,
                  "dice and the exact losses of an assault are not published; the fates of "
                  "characters are told to their claims.")
     return "\n".join(lines)
+
+
+# --- the tick's moves (from the events of rules.campaign.advance) ----------------------------
+
+def muster_note(army_id: int, troops: str, place: str, state: str) -> tuple[str, str]:
+    """The claim's note when a muster is ready: (subject, body)."""
+    return (f"Army {army_id} is ready",
+            f"Army {army_id} ({troops}) has mustered at {place} and is {state}.")
+
+
+def arrival_post(claim: str, place: str, when: str, *, returned: bool) -> str:
+    """The public post of an army reaching the end of its march (or of its retreat)."""
+    what = "returns to" if returned else "arrives at"
+    return f"A host of **{claim}** {what} **{place}** ({when})."
+
+
+def detection_roll_text(automatic: bool, roll: int | None, bonus: int, total: int | None,
+                        target: int | None, labels: tuple[str, ...]) -> str:
+    """How a detection was decided, for the watcher: ``automatic`` or the d20 sum."""
+    if automatic:
+        return "automatic"
+    return f"d20 {roll} + {bonus} = {total} vs {target}" \
+        + (f" ({', '.join(labels)})" if labels else "")
+
+
+def sighting_note(*, watch_place: str, claim: str, place: str, when: str, troops: str,
+                  roll: str, guard: int | None, army_id: int, until: str) -> tuple[str, str]:
+    """The watcher's note when its watchers sight a host: (subject, body); ``guard``: its
+    standing army that may intercept the force before ``until``."""
+    hint = "" if guard is None else (
+        f" Your army {guard} stands at {watch_place}: you may stop this force with "
+        f"`intercept army {army_id} with army {guard}` before {until}.")
+    return (f"A host is sighted near {watch_place}",
+            f"Your watchers at {watch_place} sight an army of {claim} at {place}, {when}: "
+            f"{troops}. Detection roll: {roll}." + hint)
+
+
+def encounter_note(*, own: int, enemy: int, enemy_claim: str, place: str, when: str,
+                   first_reaction: bool) -> tuple[str, str]:
+    """Each side's note when two hostile armies meet: (subject, body)."""
+    if first_reaction:
+        choice = (f" You have the first reaction: reply `retreat army {own}` or "
+                  f"`stand army {own}` before then.")
+    else:
+        choice = (f" {enemy_claim} saw you first: until then it may still choose to retreat "
+                  "instead of fighting.")
+    return (f"Battle looms at {place}",
+            f"Your army {own} faces army {enemy} of {enemy_claim} at {place}. The battle is "
+            f"fought at {when}.{choice}")

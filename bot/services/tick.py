@@ -38,7 +38,13 @@ from bot.db.models import (
     TickRun,
 )
 from bot.services import fairplay, journal
-from bot.services.army_rows import ArmyRecord, load_records, save_changed
+from bot.services.army_rows import (
+    ArmyRecord,
+    apply_value,
+    army_value,
+    load_records,
+    save_changed,
+)
 from bot.services.catalogue import (  # the modifiers in force
     ModifierBook,
     after_battle,
@@ -49,7 +55,16 @@ from bot.services.catalogue import (  # the modifiers in force
     tick_book,
 )
 from bot.services.realm import map_posts
-from bot.services.render import battle_post, money, troops_text
+from bot.services.render import (
+    arrival_post,
+    battle_post,
+    detection_roll_text,
+    encounter_note,
+    money,
+    muster_note,
+    sighting_note,
+    troops_text,
+)
 from bot.services.sieges import end_siege
 from bot.services.world import (
     CampaignContext,
@@ -58,23 +73,32 @@ from bot.services.world import (
     war_pairs,
 )
 from rules.campaign import calendar
+from rules.campaign.advance import (
+    Arrival,
+    Detection,
+    Encounter,
+    MusterDone,
+    Tick,
+    TickEvent,
+    advance_meetings,
+    advance_movement,
+    advance_musters,
+    budget,
+    changed_armies,
+)
 from rules.campaign.battle import BattleResult, Side, Winner, resolve_battle
 from rules.campaign.config import Season, Terrain
 from rules.campaign.contingents import split_losses
-from rules.campaign.detection import ObserverKind, roll_detection
-from rules.campaign.meetings import Presence, hostile_meetings
 from rules.campaign.modifiers import Effect, EffectKind, Modifier, Role, Source
 from rules.campaign.movement import (
-    MarchProgress,
-    budget_per_tick,
-    marches_on,
-    step_march,
     ticks_to_cross,
 )
 from rules.campaign.paths import entry_cost
 from rules.campaign.publication import PublicAssault, public_assault
 from rules.campaign.retreat import roll_retreat
 from rules.campaign.siege import SiegeState, advance_siege_month, month_checks
+from rules.campaign.state import BattleState, ClaimState, EventDice, World
+from rules.campaign.state import SiegeState as SiegeValue
 from rules.campaign.upkeep import (
     SlainLedger,
     SlainLoss,
@@ -85,6 +109,7 @@ from rules.campaign.upkeep import (
 from rules.campaign.world import (
     ACTIVE_STATES,
     FREE_CHARACTERS,
+    Army,
     BattleKind,
     BattleStatus,
     CharacterStatus,
@@ -181,8 +206,7 @@ def apply_tick(session: Session, ctx: CampaignContext, campaign: Campaign, index
     # One flush at the end: row changes go out as a few batched statements, however many
     # armies moved (the number of statements per tick must not grow with the armies).
     with session.no_autoflush:
-        state.complete_musters()
-        state.move_armies()
+        state.move()
     state.resolve_battles()
     state.meet_hostiles()
     state.progress_sieges()
@@ -250,6 +274,8 @@ class _TickState:
             self.by_tile[a.tile].append(a)
         self.wars = war_pairs(session, ctx)
         self.frozen_wars = frozenset(self.wars)
+        self._by_id: dict[int, ArmyRecord] = {}
+        self.dice = EventDice(ctx.secret, fairplay.period_of(ctx, index))
         # Keys queued by a tick are unique by construction (they name the tick or the army
         # and the tick applies once), so the outbox need not look each one up.
         session.info["outbox_keys_unique"] = True
@@ -521,121 +547,134 @@ class _TickState:
                   "the mercy of the victors (the moderators will rule on them).",
                   self.ctx.settings.posts.siege_flair)
 
-    # --- musters ------------------------------------------------------------------------
-    def complete_musters(self) -> None:
-        # One query for the tick, not one per army that finishes mustering.
-        besieged = set(self.session.exec(select(Siege.holdfast).where(
-            Siege.campaign_id == self.ctx.campaign_id, Siege.status == SiegeStatus.ACTIVE)).all())
-        for a in self.armies:
-            if a.state != ArmyState.MUSTERING or a.ready_tick is None \
-                    or a.ready_tick > self.tick:
-                continue
-            if a.tile in besieged:
-                a.state = ArmyState.GARRISON
-            elif a.path_json:
-                a.state = ArmyState.MARCHING
-            else:
-                a.state = ArmyState.STANDING
-            a.stationary_since = self.tick
-            self.save(a)
-            self.log("muster_done", f"army {a.id} is ready at {a.tile}", claim_id=a.claim_id,
-                     data={"army": a.id})
-            self.notify(a.claim_id, f"ready:{a.id}", f"Army {a.id} is ready",
-                        f"Army {a.id} ({troops_text(a.infantry, a.cavalry, a.ships)}) has "
-                        f"mustered at {self.label(a.tile)} and is {a.state}.")
+    # --- musters, movement, meetings: decided by rules.campaign.advance -------------------
+    def world(self, battles: Sequence[BattleState] = ()) -> World:
+        """The tick's world as the rules' values (armies from the tick's records)."""
+        return World(armies={a.id: army_value(a) for a in self.armies},
+                     claims={c.id or 0: claim_state(c) for c in self.claims.values()},
+                     sieges=self.sieges(), battles=tuple(battles),
+                     wars=self.frozen_wars, season=Season(self.campaign.season),
+                     last_month=self.campaign.last_month)
 
-    # --- movement -----------------------------------------------------------------------
-    def move_armies(self) -> None:
-        observers = self._observers()
+    def sieges(self) -> tuple[SiegeValue, ...]:
+        """The active sieges, one query."""
+        return tuple(siege_state(s) for s in self.session.exec(select(Siege).where(
+            Siege.campaign_id == self.ctx.campaign_id,
+            Siege.status == SiegeStatus.ACTIVE)).all())
+
+    def rules_tick(self) -> Tick:
+        return Tick(self.tick, self.ctx.world, self.ctx.rules, _BookModifiers(self))
+
+    def take(self, before: World, after: World) -> None:
+        """Take the armies the rules changed into the tick's records."""
+        by_id = self.records_by_id()
+        for a in changed_armies(before, after):
+            apply_value(by_id[a.id], a)
+
+    def records_by_id(self) -> dict[int, ArmyRecord]:
+        if len(self._by_id) != len(self.armies):
+            self._by_id = {a.id: a for a in self.armies}
+        return self._by_id
+
+    def move(self) -> None:
+        """Musters that are ready, then every march and retreat (rules.campaign.advance)."""
+        tick = self.rules_tick()
+        world = self.world()
+        after, events = advance_musters(world, tick)
+        self.take(world, after)  # the modifiers in force see the armies that are ready
+        world = after
+        after, more = advance_movement(world, tick, self.dice)
+        self.take(world, after)
+        self.by_tile = defaultdict(list)
         for a in self.armies:
-            if a.state not in (ArmyState.MARCHING, ArmyState.RETREATING):
-                continue
-            if not marches_on(self.tick, a.depart_tick) or not a.path_json:
-                continue  # no tile is entered on the departure tick itself
-            budget = self._budget(a)
-            progress = MarchProgress(tuple(int(c) for c in a.costs_json), 0, Fraction(a.saved))
-            progress, entered = step_march(progress, budget)
-            a.saved = str(progress.saved)
-            stopped = False
-            for _ in range(entered):
-                a.travelled_json = [*a.travelled_json, a.tile]
-                self.by_tile[a.tile].remove(a)
-                a.tile = a.path_json[0]
-                self.by_tile[a.tile].append(a)
-                a.path_json = a.path_json[1:]
-                a.costs_json = a.costs_json[1:]
-                self._detect(a, observers)
-                if self._encounter(a):
-                    stopped = True
-                    break
-            if stopped or not a.path_json:
-                self._arrive(a, interrupted=stopped)
-            self.save(a)
+            self.by_tile[a.tile].append(a)
+        self.report_moves([*events, *more])
+
+    def meet_hostiles(self) -> None:
+        """Every pair of hostile armies left sharing a tile after this tick's moves and
+        battles meets in a battle (:func:`rules.campaign.advance.advance_meetings`)."""
+        battles = [battle_state(b) for b in self.session.exec(select(PendingBattle).where(
+            PendingBattle.campaign_id == self.ctx.campaign_id,
+            col(PendingBattle.status).in_((BattleStatus.PENDING, BattleStatus.SPARED)))).all()]
+        world = self.world(battles)
+        after, events = advance_meetings(world, self.rules_tick())
+        self.take(world, after)
+        self.report_moves(events)
+
+    def report_moves(self, events: Sequence[TickEvent]) -> None:
+        """Journal the moves' events; queue their posts and notes."""
+        for event in events:
+            if isinstance(event, MusterDone):
+                a = event.army
+                self.log("muster_done", f"army {a.id} is ready at {a.tile}",
+                         claim_id=a.claim_id, data={"army": a.id})
+                subject, body = muster_note(a.id, troops_text(a.infantry, a.cavalry, a.ships),
+                                            self.label(a.tile), a.state)
+                self.notify(a.claim_id, f"ready:{a.id}", subject, body)
+            elif isinstance(event, Detection):
+                self.report_detection(event)
+            elif isinstance(event, Encounter):
+                self.report_encounter(event)
+            else:
+                self.report_arrival(event)
+
+    def report_detection(self, event: Detection) -> None:
+        a, result, tile_id, watcher = event.army, event.result, event.observer, event.watcher
+        changed_by = labels_for(result.applied, event.watching)
+        self.log("detection", f"{self.label(tile_id)} rolls to detect army {a.id}: "
+                 + ("detected" if result.detected else "not detected"),
+                 claim_id=watcher,
+                 data={"army": a.id, "observer": tile_id, "detected": result.detected,
+                       "at": a.tile,  # where it was seen (the claim's map view)
+                       "target": result.target, "roll": result.roll,
+                       "bonus": result.bonus, "modifiers": list(changed_by),
+                       fairplay.DICE_KEY: event.dice_line},
+                 rolls=event.rolls)
+        if not result.detected:
+            return
+        roll = detection_roll_text(result.automatic, result.roll, result.bonus, result.total,
+                                   result.target, changed_by)
+        until = self.ctx.when(self.ctx.tick_at(self.tick + self.ctx.rules.reaction_ticks))
+        subject, body = sighting_note(
+            watch_place=self.label(tile_id), claim=self.claim_name(a.claim_id),
+            place=self.label(a.tile), when=self.ctx.when(self.at),
+            troops=troops_text(a.infantry, a.cavalry, a.ships), roll=roll, guard=event.guard,
+            army_id=a.id, until=until)
+        self.notify(watcher, f"detect:{a.id}:{self.tick}:{tile_id}", subject, body)
+
+    def report_encounter(self, event: Encounter) -> None:
+        a, other, b = event.attacker, event.defender, event.battle
+        self.session.add(PendingBattle(
+            campaign_id=self.ctx.campaign_id, tile=b.tile, kind=b.kind,
+            attacker_army=b.attacker_army, defender_army=b.defender_army,
+            attacker_claim=b.attacker_claim, defender_claim=b.defender_claim,
+            created_tick=b.created_tick, resolve_tick=b.resolve_tick,
+            reactor_claim=b.reactor_claim))
+        when = self.ctx.when(self.ctx.tick_at(b.resolve_tick))
+        self.log("encounter", f"army {a.id} meets enemy army {other.id} at {a.tile}",
+                 claim_id=a.claim_id, data={"attacker": a.id, "defender": other.id,
+                                            "reactor": b.reactor_claim})
+        for claim_id, own, enemy in ((a.claim_id, a, other), (other.claim_id, other, a)):
+            subject, body = encounter_note(
+                own=own.id, enemy=enemy.id, enemy_claim=self.claim_name(enemy.claim_id),
+                place=self.label(a.tile), when=when, first_reaction=claim_id == b.reactor_claim)
+            self.notify(claim_id, f"encounter:{self.tick}:{a.id}:{other.id}", subject, body)
+
+    def report_arrival(self, event: Arrival) -> None:
+        a = event.army
+        what = "returns to" if event.returned else "arrives at"
+        self.log("arrival", f"army {a.id} of {self.claim_name(a.claim_id)} {what} {a.tile}",
+                 claim_id=a.claim_id, public=True, data={"army": a.id, "tile": a.tile})
+        self.post(f"arrival:{a.id}:{self.tick}",
+                  self.ctx.settings.posts.arrival_title.format(
+                      claim=self.claim_name(a.claim_id), tile=self.label(a.tile)),
+                  arrival_post(self.claim_name(a.claim_id), self.label(a.tile),
+                               self.ctx.when(self.at), returned=event.returned),
+                  self.ctx.settings.posts.arrival_flair)
 
     def _budget(self, a: ArmyRecord) -> Fraction:
         """The travel cost army ``a`` earns per tick now (its size, kind and modifiers)."""
-        return budget_per_tick(a.infantry, a.cavalry, self.ctx.rules,
-                               is_fleet=a.kind == ArmyKind.FLEET,
-                               modifiers=self.book().army(a))
-    def _observers(self) -> dict[str, tuple[int, ObserverKind]]:
-        """Observer tiles and the claim that watches from each."""
-        found: dict[str, tuple[int, ObserverKind]] = {}
-        for claim in self.claims.values():
-            found[claim.holdfast] = (claim.id or 0, ObserverKind.HOLDFAST)
-        for a in self.armies:
-            if a.state == ArmyState.STANDING and a.tile in self.ctx.world \
-                    and self.ctx.world.tile(a.tile).resource and a.tile not in found:
-                found[a.tile] = (a.claim_id, ObserverKind.RESOURCE_TILE)
-        return found
-
-    def _detect(self, a: ArmyRecord, observers: dict[str, tuple[int, ObserverKind]]) -> None:
-        radius = self.ctx.rules.detection_radius
-        near = self.ctx.world.tiles_within(a.tile, radius)
-        rolled = set(a.meta_json.get("rolled", []))
-        for tile_id in sorted(near):
-            watcher = observers.get(tile_id)
-            if watcher is None or watcher[0] == a.claim_id:
-                continue
-            key = f"{a.depart_tick}:{tile_id}"
-            if key in rolled:
-                continue
-            rolled.add(key)
-            size = a.infantry + a.cavalry + a.ships
-            dice, event = fairplay.roll(self.ctx, self.tick,
-                                        f"detect:{self.tick}:{a.id or 0}:{tile_id}",
-                                        branch=claim_branch(watcher[0]), armies=(a,))
-            watching = self.book().observer(watcher[0], tile_id)
-            result = roll_detection(size, watcher[1], dice=dice, rules=self.ctx.rules,
-                                    observer_modifiers=watching,
-                                    stealth_modifiers=self.book().army(a))
-            changed_by = labels_for(result.applied, watching)
-            self.log("detection", f"{self.label(tile_id)} rolls to detect army {a.id}: "
-                     + ("detected" if result.detected else "not detected"),
-                     claim_id=watcher[0],
-                     data={"army": a.id, "observer": tile_id, "detected": result.detected,
-                           "at": a.tile,  # where it was seen (the claim's map view)
-                           "target": result.target, "roll": result.roll,
-                           "bonus": result.bonus, "modifiers": list(changed_by),
-                           fairplay.DICE_KEY: fairplay.line_of(event, dice)},
-                     rolls=dice.rolls)
-            if result.detected:
-                detected_by = self._detected_by(a)
-                detected_by.add(watcher[0])
-                sighted = dict(a.meta_json.get("sighted", {}))
-                sighted[str(watcher[0])] = [tile_id, self.tick]  # the intercept window
-                self._set_meta(a, detected_by=sorted(detected_by), sighted=sighted)
-                roll = "automatic" if result.automatic else \
-                    f"d20 {result.roll} + {result.bonus} = {result.total} vs {result.target}" \
-                    + (f" ({', '.join(changed_by)})" if changed_by else "")
-                self.notify(watcher[0], f"detect:{a.id}:{self.tick}:{tile_id}",
-                            f"A host is sighted near {self.label(tile_id)}",
-                            f"Your watchers at {self.label(tile_id)} sight an army of "
-                            f"{self.claim_name(a.claim_id)} at {self.label(a.tile)}, "
-                            f"{self.ctx.when(self.at)}: "
-                            f"{troops_text(a.infantry, a.cavalry, a.ships)}. "
-                            f"Detection roll: {roll}." + self._intercept_hint(a, watcher[0],
-                                                                               tile_id))
-        self._set_meta(a, rolled=sorted(rolled))
+        return budget(army_value(a), self.rules_tick())
 
     def _gone(self, a: ArmyRecord, fate: str) -> None:
         """Army ``a`` is no more; ``fate`` completes "The besiegers of CLAIM ..." in posts."""
@@ -669,109 +708,6 @@ class _TickState:
         meta = dict(a.meta_json)
         meta.update(values)
         a.meta_json = meta
-
-    def _detected_by(self, a: ArmyRecord) -> set[int]:
-        return set(a.meta_json.get("detected_by", []))
-
-    def _encounter(self, a: ArmyRecord) -> bool:
-        """A marching (or retreating) army entering a tile held by an enemy at war stops there
-        to fight (issue 9: a retreat passing through an enemy is stopped too)."""
-        for other in self.by_tile.get(a.tile, ()):
-            if other is a or other.kind != a.kind:
-                continue
-            if other.state not in (ArmyState.STANDING, ArmyState.BESIEGING):
-                continue
-            if not self.at_war(a.claim_id, other.claim_id):
-                continue
-            self._meet(a, other)
-            return True
-        return False
-
-    def _meet(self, a: ArmyRecord, other: ArmyRecord) -> None:
-        """Army ``a`` meets enemy ``other`` on its tile: a battle after the reaction window.
-        The first reaction is the defender's if it detected ``a``, else ``a``'s."""
-        reactor = other.claim_id if other.claim_id in self._detected_by(a) else a.claim_id
-        battle = PendingBattle(
-            campaign_id=self.ctx.campaign_id, tile=a.tile, kind=BattleKind.FIELD,
-            attacker_army=a.id or 0, defender_army=other.id or 0,
-            attacker_claim=a.claim_id, defender_claim=other.claim_id,
-            created_tick=self.tick, resolve_tick=self.tick + self.ctx.rules.reaction_ticks,
-            reactor_claim=reactor)
-        self.session.add(battle)
-        when = self.ctx.when(self.ctx.tick_at(battle.resolve_tick))
-        self.log("encounter", f"army {a.id} meets enemy army {other.id} at {a.tile}",
-                 claim_id=a.claim_id, data={"attacker": a.id, "defender": other.id,
-                                            "reactor": reactor})
-        for claim_id, own, enemy in ((a.claim_id, a, other), (other.claim_id, other, a)):
-            if claim_id == reactor:
-                choice = (f" You have the first reaction: reply `retreat army {own.id}` or "
-                          f"`stand army {own.id}` before then.")
-            else:
-                choice = (f" {self.claim_name(enemy.claim_id)} saw you first: until then it "
-                          "may still choose to retreat instead of fighting.")
-            self.notify(claim_id, f"encounter:{self.tick}:{a.id}:{other.id}",
-                        f"Battle looms at {self.label(a.tile)}",
-                        f"Your army {own.id} faces army {enemy.id} of "
-                        f"{self.claim_name(enemy.claim_id)} at {self.label(a.tile)}. The "
-                        f"battle is fought at {when}.{choice}")
-
-    def meet_hostiles(self) -> None:
-        """Every pair of hostile armies left sharing a tile after this tick's moves and
-        battles meets in a battle (issue 9; :mod:`rules.campaign.meetings`)."""
-        busy: set[int] = set()
-        spared: set[tuple[int, int, str]] = set()
-        for att_id, dfd_id, status, tile in self.session.exec(
-                select(PendingBattle.attacker_army, PendingBattle.defender_army,
-                       PendingBattle.status, PendingBattle.tile).where(
-                    PendingBattle.campaign_id == self.ctx.campaign_id,
-                    col(PendingBattle.status).in_((BattleStatus.PENDING,
-                                                   BattleStatus.SPARED)))).all():
-            if status is BattleStatus.PENDING:
-                busy.update((att_id, dfd_id))
-            else:  # let stay after a failed retreat: they share that tile in peace
-                spared.update(((att_id, dfd_id, tile), (dfd_id, att_id, tile)))
-        by_id = {a.id: a for a in self.armies}
-        presences = []
-        for a in self.armies:
-            if a.state not in (ArmyState.STANDING, ArmyState.BESIEGING,
-                               ArmyState.MARCHING, ArmyState.RETREATING):
-                continue
-            if a.state == ArmyState.RETREATING \
-                    and a.meta_json.get("retreat_from") == a.tile:
-                continue  # it is leaving the battle it escaped; it meets nobody there
-            moving = a.state in (ArmyState.MARCHING, ArmyState.RETREATING) \
-                and marches_on(self.tick, a.depart_tick)
-            presences.append(Presence(a.id or 0, a.claim_id, a.tile, a.kind,
-                                      None if moving else a.stationary_since))
-        for attacker, defender in hostile_meetings(presences, self.at_war, busy):
-            if (attacker.army, defender.army, attacker.tile) in spared:
-                continue
-            att, dfd = by_id[attacker.army], by_id[defender.army]
-            for stopping in (att, dfd):
-                if stopping.state in (ArmyState.MARCHING, ArmyState.RETREATING):
-                    self._arrive(stopping, interrupted=True)  # both stop to fight
-                    self.save(stopping)
-            self._meet(att, dfd)
-
-    def _arrive(self, a: ArmyRecord, *, interrupted: bool) -> None:
-        was_retreat = a.state == ArmyState.RETREATING
-        a.state = ArmyState.STANDING
-        a.stationary_since = self.tick
-        a.path_json, a.costs_json = [], []
-        a.saved = "0"
-        a.arrival_tick = self.tick
-        a.travelled_json = [] if was_retreat else a.travelled_json
-        if interrupted:
-            return
-        what = "returns to" if was_retreat else "arrives at"
-        self.log("arrival", f"army {a.id} of {self.claim_name(a.claim_id)} {what} {a.tile}",
-                 claim_id=a.claim_id, public=True, data={"army": a.id, "tile": a.tile})
-        self.post(f"arrival:{a.id}:{self.tick}",
-                  self.ctx.settings.posts.arrival_title.format(
-                      claim=self.claim_name(a.claim_id), tile=self.label(a.tile)),
-                  f"A host of **{self.claim_name(a.claim_id)}** {what} "
-                  f"**{self.label(a.tile)}** ({self.ctx.when(self.at)}).",
-                  self.ctx.settings.posts.arrival_flair)
 
     # --- battles ------------------------------------------------------------------------
     def resolve_battles(self) -> None:
@@ -1124,6 +1060,48 @@ class _TickState:
             sally_army.tile = battle.holdfast
             sally_army.path_json, sally_army.costs_json = [], []
             self.save(sally_army)
+
+
+class _BookModifiers:
+    """The modifiers in force for the rules' moves: the tick's :class:`ModifierBook`."""
+
+    def __init__(self, state: _TickState) -> None:
+        self.state = state
+
+    def march(self, army: Army) -> tuple[Modifier, ...]:
+        return self.state.book().army(self.state.records_by_id()[army.id])
+
+    def observer(self, claim_id: int, tile: str) -> tuple[Modifier, ...]:
+        return self.state.book().observer(claim_id, tile)
+
+
+def claim_state(claim: Claim) -> ClaimState:
+    """A claim row as the rules' value."""
+    return ClaimState(
+        id=claim.id or 0, name=claim.name, holdfast=claim.holdfast, gold=claim.gold,
+        infantry=claim.infantry, cavalry=claim.cavalry, ships=claim.ships,
+        scattered_infantry=claim.scattered_infantry, scattered_cavalry=claim.scattered_cavalry,
+        scattered_until=claim.scattered_until, slain=ledger_from_json(claim.slain_json),
+        improvements=tuple(claim.improvements_json))
+
+
+def siege_state(siege: Siege) -> SiegeValue:
+    """A siege row as the rules' value."""
+    return SiegeValue(
+        id=siege.id or 0, army_id=siege.army_id, besieger_claim=siege.besieger_claim,
+        defender_claim=siege.defender_claim, holdfast=siege.holdfast,
+        started_tick=siege.started_tick, months_elapsed=siege.months_elapsed,
+        months_required=siege.months_required, paused=siege.paused, status=siege.status)
+
+
+def battle_state(battle: PendingBattle) -> BattleState:
+    """A pending battle row as the rules' value."""
+    return BattleState(
+        battle.id, tile=battle.tile, kind=battle.kind, attacker_army=battle.attacker_army,
+        defender_army=battle.defender_army, attacker_claim=battle.attacker_claim,
+        defender_claim=battle.defender_claim, created_tick=battle.created_tick,
+        resolve_tick=battle.resolve_tick, reactor_claim=battle.reactor_claim,
+        reaction=battle.reaction, holdfast=battle.holdfast, status=battle.status)
 
 
 def _present(a: ArmyRecord) -> bool:

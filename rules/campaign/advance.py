@@ -1,0 +1,358 @@
+"""What a tick decides, as pure functions over :class:`~rules.campaign.state.World` values.
+
+``advance_*`` functions take the world before a phase and return the world after it with the
+events of the phase, in the order they happened (plain values: the services journal them and
+render posts and messages from them; nothing here is markdown). Dice come from
+:class:`~rules.campaign.state.EventDice`, keyed per event exactly as the tick has always keyed
+them, so a replay, the demo and a database tick roll the same dice.
+
+The phases of a tick, in order (:func:`bot.services.tick.apply_tick` runs them):
+
+1. the monthly jobs of every in-game month boundary the tick passes (services, for now);
+2. :func:`advance_musters`: musters that are ready;
+3. :func:`advance_movement`: marches and retreats step on; every tile entered is watched by the
+   holdfasts and resource tiles near it (detection rolls) and an army entering a tile held by
+   an enemy at war stops there (an encounter: a battle after the reaction window);
+4. the battles whose reaction window has closed (services, for now);
+5. :func:`advance_meetings`: hostile armies still sharing a tile meet in a battle;
+6. sieges and resource tile holders (services, for now).
+
+:func:`advance_moves` runs 2 and 3 together (they share the observers of the tick).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from fractions import Fraction
+
+from rules.campaign.config import RulesConfig
+from rules.campaign.detection import DetectionResult, ObserverKind, roll_detection
+from rules.campaign.meetings import Presence, hostile_meetings
+from rules.campaign.modifiers import Modifier
+from rules.campaign.movement import MarchProgress, budget_per_tick, marches_on, step_march
+from rules.campaign.state import NO_MODIFIERS, BattleState, EventDice, Modifiers, World
+from rules.campaign.world import NO_MARCH, Army, ArmyKind, ArmyState, BattleKind, BattleStatus
+from rules.campaign.worldmap import WorldMap
+from rules.fairdice import claim_branch
+
+__all__ = [
+    "Arrival",
+    "Detection",
+    "Encounter",
+    "MusterDone",
+    "Tick",
+    "TickEvent",
+    "advance_meetings",
+    "advance_movement",
+    "advance_moves",
+    "advance_musters",
+    "observers_of",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Tick:
+    """The tick being applied: its index, the map and the rules numbers, and the modifiers in
+    force (:data:`~rules.campaign.state.NO_MODIFIERS` without a catalogue)."""
+
+    index: int
+    map: WorldMap
+    rules: RulesConfig
+    modifiers: Modifiers = NO_MODIFIERS
+
+
+# --- events ---------------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class MusterDone:
+    """A mustering army is ready (``army`` as it is now: standing, marching or in garrison)."""
+
+    army: Army
+
+
+@dataclass(frozen=True, slots=True)
+class Detection:
+    """Claim ``watcher`` rolled, from ``observer`` (a tile), to detect ``army`` (as it stood
+    then, on the tile it had just entered). ``watching``: the watcher's own modifiers (to name
+    its secret ones to it alone); ``guard``: a standing army of the watcher on the observer
+    tile that may intercept the passing force (None: none may); ``dice_line``: the printed
+    dice; ``rolls``: the dice rolled."""
+
+    army: Army
+    watcher: int
+    observer: str
+    result: DetectionResult
+    watching: tuple[Modifier, ...]
+    guard: int | None
+    dice_line: str
+    rolls: tuple[object, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Encounter:
+    """``attacker`` met the enemy ``defender`` on its tile: ``battle`` is fought after the
+    reaction window; ``battle.reactor_claim`` has the first reaction."""
+
+    attacker: Army
+    defender: Army
+    battle: BattleState
+
+
+@dataclass(frozen=True, slots=True)
+class Arrival:
+    """An army reached the end of its march (``returned``: the end of a retreat)."""
+
+    army: Army
+    returned: bool
+
+
+TickEvent = MusterDone | Detection | Encounter | Arrival
+"""Everything the moved phases report."""
+
+
+# --- musters --------------------------------------------------------------------------------
+
+def advance_musters(world: World, tick: Tick) -> tuple[World, list[TickEvent]]:
+    """Every mustering army whose ready tick has come is ready: inside its holdfast when it is
+    besieged, on the march when it was given a path, else standing."""
+    besieged = world.besieged()
+    armies = dict(world.armies)
+    events: list[TickEvent] = []
+    for a in world.armies.values():
+        if a.state is not ArmyState.MUSTERING or a.ready_tick is None \
+                or a.ready_tick > tick.index:
+            continue
+        if a.tile in besieged:
+            state = ArmyState.GARRISON
+        elif a.march.path:
+            state = ArmyState.MARCHING
+        else:
+            state = ArmyState.STANDING
+        ready = replace(a, state=state, stationary_since=tick.index)
+        armies[a.id] = ready
+        events.append(MusterDone(ready))
+    return replace(world, armies=armies), events
+
+
+# --- movement -------------------------------------------------------------------------------
+
+def observers_of(world: World, tick: Tick) -> dict[str, tuple[int, ObserverKind]]:
+    """The tiles watched this tick and the claim watching from each: every claim's holdfast,
+    and every resource tile a standing army holds (the first such army, by id)."""
+    found: dict[str, tuple[int, ObserverKind]] = {}
+    for claim in world.claims.values():
+        found[claim.holdfast] = (claim.id, ObserverKind.HOLDFAST)
+    for a in world.armies.values():
+        if a.state is ArmyState.STANDING and a.tile in tick.map \
+                and tick.map.tile(a.tile).resource and a.tile not in found:
+            found[a.tile] = (a.claim_id, ObserverKind.RESOURCE_TILE)
+    return found
+
+
+def budget(a: Army, tick: Tick) -> Fraction:
+    """The travel cost army ``a`` earns per tick now (its size, kind and modifiers)."""
+    return budget_per_tick(a.infantry, a.cavalry, tick.rules,
+                           is_fleet=a.kind is ArmyKind.FLEET,
+                           modifiers=tick.modifiers.march(a))
+
+
+class _Moves:
+    """One movement phase over a working copy of the armies (the world stays untouched)."""
+
+    def __init__(self, world: World, tick: Tick, dice: EventDice) -> None:
+        self.world = world
+        self.tick = tick
+        self.dice = dice
+        self.armies: dict[int, Army] = dict(world.armies)
+        # The armies on each tile, in the order they came (the order encounters look in).
+        self.by_tile: dict[str, list[int]] = {}
+        for a in world.armies.values():
+            self.by_tile.setdefault(a.tile, []).append(a.id)
+        self.battles: list[BattleState] = list(world.battles)
+        self.events: list[TickEvent] = []
+
+    def on_tile(self, tile: str) -> list[Army]:
+        return [self.armies[i] for i in self.by_tile.get(tile, ())]
+
+    def move_all(self) -> None:
+        observers = observers_of(replace(self.world, armies=self.armies), self.tick)
+        for army_id in list(self.armies):
+            a = self.armies[army_id]
+            if a.state not in (ArmyState.MARCHING, ArmyState.RETREATING):
+                continue
+            if not marches_on(self.tick.index, a.march.depart_tick) or not a.march.path:
+                continue  # no tile is entered on the departure tick itself
+            progress = MarchProgress(a.march.costs, 0, a.march.saved)
+            progress, entered = step_march(progress, budget(a, self.tick))
+            a = replace(a, march=replace(a.march, saved=progress.saved))
+            stopped = False
+            for _ in range(entered):
+                self.by_tile[a.tile].remove(a.id)
+                a = replace(a, travelled=(*a.travelled, a.tile), tile=a.march.path[0],
+                            march=replace(a.march, path=a.march.path[1:],
+                                          costs=a.march.costs[1:]))
+                self.by_tile.setdefault(a.tile, []).append(a.id)
+                self.armies[a.id] = a
+                a = self.detect(a, observers)
+                if self.encounter(a):
+                    stopped = True
+                    break
+            if stopped or not a.march.path:
+                a = self.arrive(a, interrupted=stopped)
+            self.armies[a.id] = a
+
+    def detect(self, a: Army, observers: Mapping[str, tuple[int, ObserverKind]]) -> Army:
+        """Every watched tile within the detection radius of ``a`` that has not rolled for this
+        march yet rolls to detect it."""
+        rules = self.tick.rules
+        near = self.tick.map.tiles_within(a.tile, rules.detection_radius)
+        rolled = set(a.meta.get("rolled", []))
+        for tile_id in sorted(near):
+            watcher = observers.get(tile_id)
+            if watcher is None or watcher[0] == a.claim_id:
+                continue
+            key = f"{a.march.depart_tick}:{tile_id}"
+            if key in rolled:
+                continue
+            rolled.add(key)
+            dice, event = self.dice.roll_for(f"detect:{self.tick.index}:{a.id}:{tile_id}", a,
+                                             branch=claim_branch(watcher[0]))
+            watching = self.tick.modifiers.observer(watcher[0], tile_id)
+            result = roll_detection(a.size, watcher[1], dice=dice, rules=rules,
+                                    observer_modifiers=watching,
+                                    stealth_modifiers=self.tick.modifiers.march(a))
+            guard = self.guard(a, watcher[0], tile_id)
+            self.events.append(Detection(a, watcher[0], tile_id, result, watching, guard,
+                                         self.dice.line(event, dice), tuple(dice.rolls)))
+            if result.detected:
+                detected_by = {*a.detected_by, watcher[0]}
+                sighted = dict(a.meta.get("sighted", {}))
+                sighted[str(watcher[0])] = [tile_id, self.tick.index]  # the intercept window
+                a = a.with_meta(detected_by=sorted(detected_by), sighted=sighted)
+        a = a.with_meta(rolled=sorted(rolled))
+        self.armies[a.id] = a
+        return a
+
+    def guard(self, a: Army, claim_id: int, tile_id: str) -> int | None:
+        """A standing army of the watching claim on the watching tile may intercept a marching
+        force it sighted, until the next tick."""
+        if a.state is not ArmyState.MARCHING:
+            return None
+        for g in self.on_tile(tile_id):
+            if g.claim_id == claim_id and g.state is ArmyState.STANDING and g.kind is a.kind:
+                return g.id
+        return None
+
+    def encounter(self, a: Army) -> bool:
+        """A marching (or retreating) army entering a tile held by an enemy at war stops there
+        to fight (a retreat passing through an enemy is stopped too)."""
+        for other in self.on_tile(a.tile):
+            if other.id == a.id or other.kind is not a.kind:
+                continue
+            if other.state not in (ArmyState.STANDING, ArmyState.BESIEGING):
+                continue
+            if not self.world.at_war(a.claim_id, other.claim_id):
+                continue
+            self.meet(a, other)
+            return True
+        return False
+
+    def meet(self, a: Army, other: Army) -> None:
+        """Army ``a`` meets enemy ``other`` on its tile: a battle after the reaction window.
+        The first reaction is the defender's if it detected ``a``, else ``a``'s."""
+        battle = meet(a, other, self.tick)
+        self.battles.append(battle)
+        self.events.append(Encounter(a, other, battle))
+
+    def arrive(self, a: Army, *, interrupted: bool) -> Army:
+        was_retreat = a.state is ArmyState.RETREATING
+        a = arrived(a, self.tick.index)
+        if not interrupted:
+            self.events.append(Arrival(a, was_retreat))
+        return a
+
+    def result(self) -> World:
+        return replace(self.world, armies=self.armies, battles=tuple(self.battles))
+
+
+def meet(a: Army, other: Army, tick: Tick) -> BattleState:
+    """The field battle that begins when army ``a`` meets the enemy ``other`` on its tile."""
+    reactor = other.claim_id if other.claim_id in a.detected_by else a.claim_id
+    return BattleState(None, tile=a.tile, kind=BattleKind.FIELD, attacker_army=a.id,
+                       defender_army=other.id, attacker_claim=a.claim_id,
+                       defender_claim=other.claim_id, created_tick=tick.index,
+                       resolve_tick=tick.index + tick.rules.reaction_ticks,
+                       reactor_claim=reactor)
+
+
+def arrived(a: Army, tick: int) -> Army:
+    """Army ``a`` stops where it is (its march ended, or it was stopped to fight): it stands
+    from this tick; a retreat's way back is forgotten."""
+    return replace(a, state=ArmyState.STANDING, stationary_since=tick, arrival_tick=tick,
+                   march=replace(NO_MARCH, depart_tick=a.march.depart_tick),
+                   travelled=() if a.state is ArmyState.RETREATING else a.travelled)
+
+
+def advance_movement(world: World, tick: Tick, dice: EventDice
+                     ) -> tuple[World, list[TickEvent]]:
+    """Every march and retreat steps on (see the module's docstring)."""
+    moves = _Moves(world, tick, dice)
+    moves.move_all()
+    return moves.result(), moves.events
+
+
+def advance_moves(world: World, tick: Tick, dice: EventDice) -> tuple[World, list[TickEvent]]:
+    """Musters, then movement."""
+    world, events = advance_musters(world, tick)
+    world, more = advance_movement(world, tick, dice)
+    return world, [*events, *more]
+
+
+# --- meetings -------------------------------------------------------------------------------
+
+def advance_meetings(world: World, tick: Tick) -> tuple[World, list[TickEvent]]:
+    """Every pair of hostile armies left sharing a tile after the tick's moves and battles
+    meets in a battle (:mod:`rules.campaign.meetings`); armies on the move stop to fight.
+
+    Armies already in a pending battle start no new one; two armies let stay after a failed
+    retreat (a spared battle) share that tile in peace.
+    """
+    busy: set[int] = set()
+    spared: set[tuple[int, int, str]] = set()
+    for b in world.battles:
+        if b.status is BattleStatus.PENDING:
+            busy.update((b.attacker_army, b.defender_army))
+        elif b.status is BattleStatus.SPARED:
+            spared.update(((b.attacker_army, b.defender_army, b.tile),
+                           (b.defender_army, b.attacker_army, b.tile)))
+    presences = []
+    for a in world.armies.values():
+        if a.state not in (ArmyState.STANDING, ArmyState.BESIEGING,
+                           ArmyState.MARCHING, ArmyState.RETREATING):
+            continue
+        if a.state is ArmyState.RETREATING and a.meta.get("retreat_from") == a.tile:
+            continue  # it is leaving the battle it escaped; it meets nobody there
+        moving = a.state in (ArmyState.MARCHING, ArmyState.RETREATING) \
+            and marches_on(tick.index, a.march.depart_tick)
+        presences.append(Presence(a.id, a.claim_id, a.tile, a.kind,
+                                  None if moving else a.stationary_since))
+    armies = dict(world.armies)
+    battles = list(world.battles)
+    events: list[TickEvent] = []
+    for attacker, defender in hostile_meetings(presences, world.at_war, busy):
+        if (attacker.army, defender.army, attacker.tile) in spared:
+            continue
+        for stopping in (attacker.army, defender.army):
+            if armies[stopping].state in (ArmyState.MARCHING, ArmyState.RETREATING):
+                armies[stopping] = arrived(armies[stopping], tick.index)  # both stop to fight
+        att, dfd = armies[attacker.army], armies[defender.army]
+        battle = meet(att, dfd, tick)
+        battles.append(battle)
+        events.append(Encounter(att, dfd, battle))
+    return replace(world, armies=armies, battles=tuple(battles)), events
+
+
+def changed_armies(before: World, after: World) -> Sequence[Army]:
+    """The armies ``after`` changed (new values), by id."""
+    return [a for i, a in after.armies.items() if before.armies.get(i) is not a]
