@@ -2,7 +2,7 @@
 
 :func:`load_order_world` reads the campaign's claims, its raised armies, its pending battles,
 its active sieges and its relations (one query each) into a
-:class:`rules.campaign.apply.OrderWorld`; :func:`write_back` compares the world after
+:class:`rules.campaign.state.World`; :func:`write_back` compares the world after
 :func:`rules.campaign.apply.apply_order` with the one loaded and changes only the rows that
 differ, adding what the order created. The caller's transaction (the order's savepoint) holds
 it all.
@@ -19,10 +19,10 @@ from sqlmodel import Session, col, select
 
 from bot.db.models import Army, Campaign, Claim, PendingBattle, Relation, Siege
 from bot.services.world import CampaignContext, set_relation
-from rules.campaign import apply as rules
 from rules.campaign import world as w
 from rules.campaign.config import Season
-from rules.campaign.world import ArmyState, BattleStatus, SiegeStatus
+from rules.campaign.state import BattleState, ClaimState, SiegeState, World, war_key
+from rules.campaign.world import ArmyState, BattleStatus, RelationStatus, SiegeStatus
 
 
 @dataclass(slots=True)
@@ -41,24 +41,28 @@ def army_value(row: Army) -> w.Army:
         id=row.id or 0, claim_id=row.claim_id, kind=row.kind, state=row.state, tile=row.tile,
         infantry=row.infantry, cavalry=row.cavalry, ships=row.ships,
         stationary_since=row.stationary_since, arrival_tick=row.arrival_tick,
-        retreat_penalty=row.retreat_penalty, accepted_at=row.accepted_at,
-        ready_tick=row.ready_tick, depart_tick=row.depart_tick,
-        path=tuple(str(t) for t in row.path_json),
-        costs=tuple(int(c) for c in row.costs_json),
-        travelled=tuple(str(t) for t in row.travelled_json), saved=Fraction(row.saved),
-        commander_id=row.commander_id, meta=dict(row.meta_json))
+        retreat_penalty=row.retreat_penalty, ready_tick=row.ready_tick,
+        march=w.March(path=tuple(str(t) for t in row.path_json),
+                      costs=tuple(int(c) for c in row.costs_json), saved=Fraction(row.saved),
+                      depart_tick=row.depart_tick),
+        travelled=tuple(str(t) for t in row.travelled_json), commander_id=row.commander_id,
+        equipment=tuple(str(e.get("name", "")) for e in row.equipment_json
+                        if isinstance(e, dict)),
+        meta=dict(row.meta_json), accepted_at=row.accepted_at)
 
 
-def claim_value(row: Claim) -> rules.ClaimState:
-    return rules.ClaimState(
+def claim_value(row: Claim) -> ClaimState:
+    """A claim row as the rules' value (its regeneration ledger and improvements are not
+    loaded: no order reads them, and :func:`write_back` never writes them)."""
+    return ClaimState(
         id=row.id or 0, name=row.name, holdfast=row.holdfast, gold=row.gold,
         infantry=row.infantry, cavalry=row.cavalry, ships=row.ships,
         scattered_until=row.scattered_until, scattered_infantry=row.scattered_infantry,
         scattered_cavalry=row.scattered_cavalry)
 
 
-def battle_value(row: PendingBattle) -> rules.Battle:
-    return rules.Battle(
+def battle_value(row: PendingBattle) -> BattleState:
+    return BattleState(
         id=row.id or 0, tile=row.tile, kind=row.kind, attacker_army=row.attacker_army,
         defender_army=row.defender_army, attacker_claim=row.attacker_claim,
         defender_claim=row.defender_claim, created_tick=row.created_tick,
@@ -66,131 +70,139 @@ def battle_value(row: PendingBattle) -> rules.Battle:
         reaction=row.reaction, holdfast=row.holdfast, status=row.status)
 
 
-def siege_value(row: Siege) -> rules.SiegeState:
-    return rules.SiegeState(
+def siege_value(row: Siege) -> SiegeState:
+    return SiegeState(
         id=row.id or 0, army_id=row.army_id, besieger_claim=row.besieger_claim,
         defender_claim=row.defender_claim, holdfast=row.holdfast,
         started_tick=row.started_tick, months_elapsed=row.months_elapsed,
         months_required=row.months_required, paused=row.paused, status=row.status)
 
 
-def load_order_world(session: Session, ctx: CampaignContext) -> tuple[rules.OrderWorld, Rows]:
-    """The campaign as an order sees it, and the rows behind it."""
+def load_order_world(session: Session, ctx: CampaignContext) -> tuple[World, Rows]:
+    """The campaign as an order sees it (raised armies, claims, pending battles, active
+    sieges, wars and alliances), and the rows behind it."""
     cid = ctx.campaign_id
     campaign = session.exec(select(Campaign).where(Campaign.id == cid)).one()
-    claims = {c.id or 0: c for c in session.exec(select(Claim).where(Claim.campaign_id == cid))}
+    claims = {c.id or 0: c for c in session.exec(
+        select(Claim).where(Claim.campaign_id == cid).order_by(col(Claim.id)))}
     armies = {a.id or 0: a for a in session.exec(
-        select(Army).where(Army.campaign_id == cid, Army.state != ArmyState.GONE))}
+        select(Army).where(Army.campaign_id == cid, Army.state != ArmyState.GONE)
+        .order_by(col(Army.id)))}
     battles = {b.id or 0: b for b in session.exec(
         select(PendingBattle).where(PendingBattle.campaign_id == cid,
-                                    PendingBattle.status == BattleStatus.PENDING))}
+                                    PendingBattle.status == BattleStatus.PENDING)
+        .order_by(col(PendingBattle.id)))}
     sieges = {s.id or 0: s for s in session.exec(
-        select(Siege).where(Siege.campaign_id == cid, Siege.status == SiegeStatus.ACTIVE))}
-    relations = {(r.claim_a, r.claim_b): r.status for r in session.exec(
-        select(Relation).where(Relation.campaign_id == cid).order_by(col(Relation.id)))}
-    world = rules.OrderWorld(
-        rules=ctx.rules, map=ctx.world, season=Season(campaign.season),
+        select(Siege).where(Siege.campaign_id == cid, Siege.status == SiegeStatus.ACTIVE)
+        .order_by(col(Siege.id)))}
+    relations = session.exec(select(Relation).where(Relation.campaign_id == cid)).all()
+    world = World(
         armies={i: army_value(a) for i, a in armies.items()},
         claims={i: claim_value(c) for i, c in claims.items()},
-        battles={i: battle_value(b) for i, b in battles.items()},
-        sieges={i: siege_value(s) for i, s in sieges.items()},
-        relations=relations)
+        battles=tuple(battle_value(b) for b in battles.values()),
+        sieges=tuple(siege_value(s) for s in sieges.values()),
+        wars=frozenset(war_key(r.claim_a, r.claim_b) for r in relations
+                       if r.status is RelationStatus.WAR),
+        allies=frozenset(war_key(r.claim_a, r.claim_b) for r in relations
+                         if r.status is RelationStatus.ALLIED),
+        season=Season(campaign.season))
     return world, Rows(armies, claims, battles, sieges)
 
 
 # --- writing back -----------------------------------------------------------------------
 
-_ARMY_COLUMNS = {"path": "path_json", "costs": "costs_json", "travelled": "travelled_json",
-                 "meta": "meta_json"}
+_NOT_WRITTEN = frozenset({"id", "equipment", "slain", "improvements"})
+"""Fields no order of the rules changes (and the loader does not fully read)."""
 
 
-def _army_column(name: str, value: Any) -> tuple[str, Any]:
-    if name in _ARMY_COLUMNS:
-        return _ARMY_COLUMNS[name], dict(value) if name == "meta" else list(value)
-    if name == "saved":
-        return "saved", str(value)
-    return name, value
+def _army_columns(name: str, value: Any) -> Iterable[tuple[str, Any]]:
+    if name == "march":
+        yield from (("path_json", list(value.path)), ("costs_json", list(value.costs)),
+                    ("saved", str(value.saved)), ("depart_tick", value.depart_tick))
+    elif name == "meta":
+        yield "meta_json", dict(value)
+    elif name == "travelled":
+        yield "travelled_json", list(value)
+    else:
+        yield name, value
 
 
 def _changed(before: Any, after: Any) -> Iterable[tuple[str, Any]]:
     for f in fields(after):
         new = getattr(after, f.name)
-        if before is None or getattr(before, f.name) != new:
+        if f.name not in _NOT_WRITTEN and (before is None or getattr(before, f.name) != new):
             yield f.name, new
 
 
 @dataclass(slots=True)
 class Stored:
-    """Temporary ids (negative) of the things an order created, mapped to their rows' ids."""
+    """What :func:`write_back` stored: the ids of the army and the battle the order created
+    (None: it created none), the sieges it ended, the pairs it put at war."""
 
-    armies: dict[int, int]
-    battles: dict[int, int]
+    army: int | None
+    battle: int | None
     sieges_ended: list[Siege]
     wars: list[tuple[int, int]]
 
-    def army(self, army_id: int) -> int:
-        return self.armies.get(army_id, army_id)
 
-    def battle(self, battle_id: int) -> int:
-        return self.battles.get(battle_id, battle_id)
-
-
-def write_back(session: Session, ctx: CampaignContext, rows: Rows, before: rules.OrderWorld,
-               after: rules.OrderWorld) -> Stored:
-    """Change the rows where ``after`` differs from ``before``; add the armies and battles it
+def write_back(session: Session, ctx: CampaignContext, rows: Rows, before: World,
+               after: World) -> Stored:
+    """Change the rows where ``after`` differs from ``before``; add the army and the battle it
     created. Sieges it ended are returned, not yet written (their end is journaled and
     posted by :func:`bot.services.sieges.end_siege`)."""
-    stored = Stored({}, {}, [], [])
+    stored = Stored(None, None, [], [])
     for claim_id, claim in after.claims.items():
         if claim != before.claims.get(claim_id):
             row = rows.claims[claim_id]
             for name, value in _changed(before.claims.get(claim_id), claim):
-                if name != "id":
-                    setattr(row, name, value)
+                setattr(row, name, value)
             session.add(row)
-    created: list[tuple[int, Army]] = []
+    created: Army | None = None
     for army_id, value in after.armies.items():
         old = before.armies.get(army_id)
-        if value == old:
+        if old is not None and value == old and value.meta == old.meta:
             continue
         army_row = rows.armies.get(army_id)
         if army_row is None:
-            army_row = Army(campaign_id=ctx.campaign_id, claim_id=value.claim_id,
-                            tile=value.tile)
-            created.append((army_id, army_row))
+            army_row = created = Army(campaign_id=ctx.campaign_id, claim_id=value.claim_id,
+                                      tile=value.tile)
         for name, new in _changed(old, value):
-            if name != "id":
-                column, stored_value = _army_column(name, new)
+            for column, stored_value in _army_columns(name, new):
                 setattr(army_row, column, stored_value)
+        if old is not None and value.meta != old.meta:
+            army_row.meta_json = dict(value.meta)
         session.add(army_row)
-    new_battles: list[tuple[int, PendingBattle]] = []
-    for battle_id, battle in after.battles.items():
-        old_battle = before.battles.get(battle_id)
+    old_battles = {b.id: b for b in before.battles}
+    new_battle: PendingBattle | None = None
+    for battle in after.battles:
+        old_battle = old_battles.get(battle.id)
         if battle == old_battle:
             continue
-        battle_row = rows.battles.get(battle_id)
-        if battle_row is None:
-            battle_row = PendingBattle(campaign_id=ctx.campaign_id, tile=battle.tile,
-                                       attacker_army=0, defender_army=0, attacker_claim=0,
-                                       defender_claim=0, created_tick=0, resolve_tick=0)
-            new_battles.append((battle_id, battle_row))
+        if battle.id is None:
+            battle_row = new_battle = PendingBattle(
+                campaign_id=ctx.campaign_id, tile=battle.tile, attacker_army=0,
+                defender_army=0, attacker_claim=0, defender_claim=0, created_tick=0,
+                resolve_tick=0)
+        else:
+            battle_row = rows.battles[battle.id]
         for name, new in _changed(old_battle, battle):
-            if name != "id":
-                setattr(battle_row, name, new)
+            setattr(battle_row, name, new)
         session.add(battle_row)
-    for siege_id, siege in after.sieges.items():
-        old_siege = before.sieges.get(siege_id)
-        if old_siege is not None and siege.status != old_siege.status \
-                and siege.status is SiegeStatus.LIFTED:
-            stored.sieges_ended.append(rows.sieges[siege_id])
-    for pair, status in after.relations.items():
-        if before.relations.get(pair) != status:
-            stored.wars.append(pair)
-            set_relation(session, ctx, pair[0], pair[1], status)
-    if created or new_battles:
+    old_sieges = {s.id: s for s in before.sieges}
+    for siege in after.sieges:
+        old_siege = old_sieges.get(siege.id)
+        if old_siege is not None and siege.status is SiegeStatus.LIFTED \
+                and old_siege.status is not SiegeStatus.LIFTED:
+            stored.sieges_ended.append(rows.sieges[siege.id])
+    for pair in sorted(after.wars - before.wars):
+        stored.wars.append(pair)
+        set_relation(session, ctx, pair[0], pair[1], RelationStatus.WAR)
+    if created is not None or new_battle is not None:
         session.flush()
-        stored.armies = {temp: row.id or 0 for temp, row in created}
-        stored.battles = {temp: row.id or 0 for temp, row in new_battles}
-        rows.armies.update({row.id or 0: row for _, row in created})
-        rows.battles.update({row.id or 0: row for _, row in new_battles})
+    if created is not None:
+        stored.army = created.id
+        rows.armies[created.id or 0] = created
+    if new_battle is not None:
+        stored.battle = new_battle.id
+        rows.battles[new_battle.id or 0] = new_battle
     return stored

@@ -276,7 +276,8 @@ def _decided(c: Call, order: object) -> str:
     claim = c.require_claim()
     before, rows = load_order_world(c.session, c.ctx)
     try:
-        after, receipt = decide.apply_order(before, order, c.now, claim_id=claim.id)
+        after, receipt = decide.apply_order(
+            before, order, c.now, sender=decide.Sender(claim.id, c.ctx.rules, c.ctx.world))
     except decide.OrderRefused as exc:
         if exc.tried_army is not None:
             # Logged after the order's savepoint is rolled back, so the refusal is kept.
@@ -303,13 +304,16 @@ def _decided(c: Call, order: object) -> str:
 
 
 def _stored_ids(receipt: decide.Receipt, stored: Stored) -> decide.Receipt:
-    """The receipt naming the stored ids of what the order created."""
-    changes: dict[str, Any] = {"ordered": tuple(stored.army(i) for i in receipt.ordered)}
+    """The receipt naming the stored ids of the army and the battle the order created."""
+    def army_id(value: int) -> int:
+        return stored.army if value == decide.NEW_ARMY and stored.army is not None else value
+
+    changes: dict[str, Any] = {"ordered": tuple(army_id(i) for i in receipt.ordered)}
     for name in ("army", "target"):
         if isinstance(getattr(receipt, name, None), int):
-            changes[name] = stored.army(getattr(receipt, name))
-    if isinstance(getattr(receipt, "battle", None), int):
-        changes["battle"] = stored.battle(receipt.battle)  # type: ignore[attr-defined]
+            changes[name] = army_id(getattr(receipt, name))
+    if hasattr(receipt, "battle") and receipt.battle is None:
+        changes["battle"] = stored.battle
     return replace(receipt, **changes)
 
 

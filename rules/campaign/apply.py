@@ -4,7 +4,9 @@ The order language (:mod:`rules.campaign.orders`) reads the text; this module de
 order does to the world: it checks the order (ownership, troops, the army's state, the battle it
 is in, the holdfast it names) and either raises :class:`OrderRefused` (nothing changes) or
 returns the world after the order and a receipt value saying what was accepted (the new army,
-the tick a battle is fought, the war it declared, the siege it lifted). Nothing here reads a
+the tick a battle is fought, the war it declared, the siege it lifted). The world is the
+tick's :class:`rules.campaign.state.World`; the campaign's rules and map come with the
+:class:`Sender`. Nothing here reads a
 clock, a database or a die that is not given; the services load the world, call
 :func:`apply_order`, write the difference back, journal it, and render the receipt
 (``bot.services.receipts``).
@@ -25,9 +27,10 @@ from typing import Any
 
 from rules.campaign import orders as o
 from rules.campaign.calendar import moment_text, next_tick_at_or_after, tick_index, tick_time
-from rules.campaign.config import RulesConfig, Season
+from rules.campaign.config import RulesConfig
 from rules.campaign.muster import check_muster, muster_ready_at
 from rules.campaign.paths import IllegalPath, cheapest_route, check_path
+from rules.campaign.state import BattleState, ClaimState, SiegeState, World, war_key
 from rules.campaign.upkeep import monthly_upkeep
 from rules.campaign.world import (
     FIGHTING_STATES,
@@ -46,12 +49,10 @@ from rules.errors import RulesError
 
 __all__ = [
     "PURE_ORDERS",
-    "Battle",
-    "ClaimState",
     "OrderRefused",
-    "OrderWorld",
+    "Receipt",
     "Said",
-    "SiegeState",
+    "Sender",
     "apply_order",
     "reaction_deadline",
 ]
@@ -60,135 +61,83 @@ __all__ = [
 # --- the world an order sees ------------------------------------------------------------
 
 @dataclass(frozen=True, slots=True)
-class ClaimState:
-    """A claim as orders see it: its seat, its treasury and the troops at home."""
+class Sender:
+    """Who sends an order (their claim, None for a sender who plays none) and the campaign's
+    rules and map it is read against."""
 
-    id: int
-    name: str
-    holdfast: str
-    gold: Decimal = Decimal(0)
-    infantry: int = 0
-    cavalry: int = 0
-    ships: int = 0
-    scattered_until: datetime | None = None
-    scattered_infantry: int = 0
-    scattered_cavalry: int = 0
-
-
-@dataclass(frozen=True, slots=True)
-class Battle:
-    """A pending (or decided) battle: who attacks whom where, and when it is fought."""
-
-    id: int
-    tile: str
-    kind: BattleKind
-    attacker_army: int
-    defender_army: int  # 0: the holdfast's garrison
-    attacker_claim: int
-    defender_claim: int
-    created_tick: int
-    resolve_tick: int
-    reactor_claim: int | None = None
-    reaction: Reaction | None = None
-    holdfast: str = ""
-    status: BattleStatus = BattleStatus.PENDING
-
-
-@dataclass(frozen=True, slots=True)
-class SiegeState:
-    """A siege of a holdfast by one army."""
-
-    id: int
-    army_id: int
-    besieger_claim: int
-    defender_claim: int
-    holdfast: str
-    started_tick: int
-    months_elapsed: int = 0
-    months_required: int = 12
-    paused: bool = False
-    status: SiegeStatus = SiegeStatus.ACTIVE
-
-
-def _frozen(mapping: Mapping[Any, Any]) -> Mapping[Any, Any]:
-    return MappingProxyType(dict(mapping))
-
-
-@dataclass(frozen=True, slots=True)
-class OrderWorld:
-    """The part of the campaign an order may look at or change, as values.
-
-    ``armies``, ``claims``, ``battles`` and ``sieges`` are keyed by id; things an order creates
-    get negative ids (``-1``, ``-2``...) until the services store them. ``relations`` holds
-    the pairs (lower claim id first) whose status is not neutral.
-    """
-
+    claim_id: int | None
     rules: RulesConfig
     map: WorldMap
-    season: Season
-    armies: Mapping[int, Army] = field(default_factory=dict)
-    claims: Mapping[int, ClaimState] = field(default_factory=dict)
-    battles: Mapping[int, Battle] = field(default_factory=dict)
-    sieges: Mapping[int, SiegeState] = field(default_factory=dict)
-    relations: Mapping[tuple[int, int], RelationStatus] = field(default_factory=dict)
 
-    def __post_init__(self) -> None:
-        for name in ("armies", "claims", "battles", "sieges", "relations"):
-            object.__setattr__(self, name, _frozen(getattr(self, name)))
 
-    def relation(self, a: int, b: int) -> RelationStatus:
-        return self.relations.get((min(a, b), max(a, b)), RelationStatus.NEUTRAL)
+NEW_ARMY = -1
+"""The id of an army an order creates, until the services store it (one per order)."""
 
-    def pending_battle_of(self, army_id: int) -> Battle | None:
-        """The pending battle army ``army_id`` is in, if any."""
-        for battle in sorted(self.battles.values(), key=lambda b: b.id):
-            if battle.status is BattleStatus.PENDING \
-                    and army_id in (battle.attacker_army, battle.defender_army):
-                return battle
-        return None
 
-    def active_siege(self, holdfast: str) -> SiegeState | None:
-        for siege in sorted(self.sieges.values(), key=lambda s: s.id):
-            if siege.holdfast == holdfast and siege.status is SiegeStatus.ACTIVE:
-                return siege
-        return None
+def _label(sender: Sender, tile: str) -> str:
+    return sender.map.tile(tile).label
 
-    def holdfast_owner(self, tile: str) -> ClaimState | None:
-        for claim in sorted(self.claims.values(), key=lambda c: c.id):
-            if claim.holdfast == tile:
-                return claim
-        return None
 
-    def label(self, tile: str) -> str:
-        return self.map.tile(tile).label
+def tick_of(at: datetime, sender: Sender) -> int:
+    return tick_index(at, sender.rules)
 
-    def tick(self, at: datetime) -> int:
-        return tick_index(at, self.rules)
 
-    def next_id(self, table: Mapping[int, object]) -> int:
-        """The temporary id of the next thing an order creates in ``table``."""
-        return min([0, *table]) - 1
+def relation(world: World, a: int, b: int) -> RelationStatus:
+    """How two claims stand: at war, allied, or (unrecorded) neutral."""
+    if world.at_war(a, b):
+        return RelationStatus.WAR
+    return RelationStatus.ALLIED if war_key(a, b) in world.allies else RelationStatus.NEUTRAL
 
-    def with_army(self, army: Army) -> OrderWorld:
-        return replace(self, armies={**self.armies, army.id: army})
 
-    def with_claim(self, claim: ClaimState) -> OrderWorld:
-        return replace(self, claims={**self.claims, claim.id: claim})
+def pending_battle_of(world: World, army_id: int) -> BattleState | None:
+    """The pending battle army ``army_id`` is in, if any (the first one stored)."""
+    for battle in world.battles:
+        if battle.status is BattleStatus.PENDING \
+                and army_id in (battle.attacker_army, battle.defender_army):
+            return battle
+    return None
 
-    def with_battle(self, battle: Battle) -> OrderWorld:
-        return replace(self, battles={**self.battles, battle.id: battle})
 
-    def with_siege(self, siege: SiegeState) -> OrderWorld:
-        return replace(self, sieges={**self.sieges, siege.id: siege})
+def active_siege(world: World, holdfast: str) -> SiegeState | None:
+    for siege in world.sieges:
+        if siege.holdfast == holdfast and siege.status is SiegeStatus.ACTIVE:
+            return siege
+    return None
 
-    def at_war(self, a: int, b: int) -> tuple[OrderWorld, RelationStatus | None]:
-        """The world with claims ``a`` and ``b`` at war, and their status before (None when
-        they already were at war)."""
-        before = self.relation(a, b)
-        if before is RelationStatus.WAR:
-            return self, None
-        pair = (min(a, b), max(a, b))
-        return replace(self, relations={**self.relations, pair: RelationStatus.WAR}), before
+
+def holdfast_owner(world: World, tile: str) -> ClaimState | None:
+    return next((c for c in world.claims.values() if c.holdfast == tile), None)
+
+
+def with_army(world: World, army: Army) -> World:
+    return replace(world, armies={**world.armies, army.id: army})
+
+
+def with_claim(world: World, claim: ClaimState) -> World:
+    return replace(world, claims={**world.claims, claim.id: claim})
+
+
+def with_battle(world: World, battle: BattleState) -> World:
+    """The world with ``battle`` replacing the one of its id (a new one, id None, added)."""
+    if battle.id is None:
+        return replace(world, battles=(*world.battles, battle))
+    return replace(world, battles=tuple(battle if b.id == battle.id else b
+                                        for b in world.battles))
+
+
+def with_siege(world: World, siege: SiegeState) -> World:
+    return replace(world, sieges=tuple(siege if s.id == siege.id else s
+                                       for s in world.sieges))
+
+
+def declare_war(world: World, a: int, b: int) -> tuple[World, RelationStatus | None]:
+    """The world with claims ``a`` and ``b`` at war, and how they stood before (None when
+    they already were at war)."""
+    before = relation(world, a, b)
+    if before is RelationStatus.WAR:
+        return world, None
+    pair = war_key(a, b)
+    return replace(world, wars=world.wars | {pair}, allies=world.allies - {pair}), before
 
 
 # --- refusals ---------------------------------------------------------------------------
@@ -227,18 +176,19 @@ def _refuse(problem: str, expected: str = "", example: str = "") -> OrderRefused
                         example=example)
 
 
-def require_claim(world: OrderWorld, claim_id: int | None) -> ClaimState:
+def require_claim(world: World, sender: Sender) -> ClaimState:
     """The sender's claim (the services refuse a sender without one before calling)."""
+    claim_id = sender.claim_id
     if claim_id is None or claim_id not in world.claims:
         raise _refuse("the sender plays no claim in this campaign", "a registered player",
                       "status")
     return world.claims[claim_id]
 
 
-def own_army(world: OrderWorld, claim_id: int | None, army_id: int, what: str = "army"
+def own_army(world: World, sender: Sender, army_id: int, what: str = "army"
              ) -> Army:
     """Army ``army_id`` if it belongs to the sender's claim."""
-    claim = require_claim(world, claim_id)
+    claim = require_claim(world, sender)
     found = world.armies.get(army_id)
     if found is None or found.state is ArmyState.GONE:
         raise _refuse(f"there is no {what} {army_id}", f"one of your {what} numbers "
@@ -261,8 +211,8 @@ def reaction_deadline(at: datetime, rules: RulesConfig) -> int:
 
 def departed(army: Army, tick: int) -> bool:
     """Whether the army's march has already begun at ``tick``."""
-    return army.state is ArmyState.MARCHING and army.depart_tick is not None \
-        and army.depart_tick <= tick
+    return army.state is ArmyState.MARCHING and army.march.depart_tick is not None \
+        and army.march.depart_tick <= tick
 
 
 # --- receipts ---------------------------------------------------------------------------
@@ -318,7 +268,7 @@ class Reacted(Receipt):
     falls back along ``route`` if it escapes."""
 
     army: int
-    battle: int
+    battle: int | None
     reaction: Reaction
     resolve_tick: int
     route: tuple[str, ...] = ()
@@ -327,7 +277,7 @@ class Reacted(Receipt):
 @dataclass(frozen=True, slots=True)
 class RetreatReferred(Receipt):
     army: int
-    battle: int
+    battle: int | None
     tile: str
     infantry: int
     cavalry: int
@@ -337,7 +287,7 @@ class RetreatReferred(Receipt):
 @dataclass(frozen=True, slots=True)
 class Spared(Receipt):
     army: int
-    battle: int
+    battle: int | None
     tile: str
     by_claim: int
     other_claim: int
@@ -349,7 +299,7 @@ class BattleOrdered(Receipt):
     stored) is fought at ``resolve_tick``."""
 
     how: str  # "attack", "intercept", "assault", "sally"
-    battle: int
+    battle: int | None  # None until stored
     army: int  # the attacking army (0: a sally of the whole garrison)
     target: int  # the defending army (0: the holdfast's garrison)
     tile: str
@@ -379,11 +329,11 @@ class Disbanded(Receipt):
 
 # --- muster -----------------------------------------------------------------------------
 
-def _muster(world: OrderWorld, claim_id: int | None, order: o.Muster, at: datetime
-            ) -> tuple[OrderWorld, Receipt]:
-    claim = require_claim(world, claim_id)
-    home = world.map.tile(claim.holdfast)
-    if order.at is not None and world.map.tile(order.at).id != home.id:
+def _muster(world: World, sender: Sender, order: o.Muster, at: datetime
+            ) -> tuple[World, Receipt]:
+    claim = require_claim(world, sender)
+    home = sender.map.tile(claim.holdfast)
+    if order.at is not None and sender.map.tile(order.at).id != home.id:
         raise OrderRefused(f"troops muster at your holdfast, {_brace(home.label)}, not at {{}}",
                            Said(order.at), expected="no place, or your holdfast",
                            example=f"muster {order.infantry} infantry {order.cavalry} cavalry")
@@ -396,19 +346,19 @@ def _muster(world: OrderWorld, claim_id: int | None, order: o.Muster, at: dateti
         scattered_infantry=claim.scattered_infantry, scattered_cavalry=claim.scattered_cavalry,
         scattered_ships=0, home_is_port=home.port,
     )
-    ready = muster_ready_at(at, world.rules)
+    ready = muster_ready_at(at, sender.rules)
     infantry = claim.infantry - request.infantry
     cavalry = claim.cavalry - request.cavalry
     claim = replace(claim, infantry=infantry, cavalry=cavalry,
                     ships=claim.ships - request.ships,
                     scattered_infantry=min(claim.scattered_infantry, infantry),
                     scattered_cavalry=min(claim.scattered_cavalry, cavalry))
-    new = Army(id=world.next_id(world.armies), claim_id=claim.id,
+    new = Army(id=NEW_ARMY, claim_id=claim.id,
                kind=ArmyKind.FLEET if request.ships else ArmyKind.LAND,
                state=ArmyState.MUSTERING, tile=home.id, infantry=request.infantry,
                cavalry=request.cavalry, ships=request.ships, accepted_at=at,
-               ready_tick=tick_index(ready, world.rules))
-    cost = monthly_upkeep(request.infantry, request.cavalry, world.season, world.rules,
+               ready_tick=tick_index(ready, sender.rules))
+    cost = monthly_upkeep(request.infantry, request.cavalry, world.season, sender.rules,
                           ships=request.ships)
     receipt = Mustered(
         army=new.id, kind=new.kind, infantry=new.infantry, cavalry=new.cavalry,
@@ -416,7 +366,7 @@ def _muster(world: OrderWorld, claim_id: int | None, order: o.Muster, at: dateti
         upkeep=cost, home_infantry=claim.infantry, home_cavalry=claim.cavalry,
         home_ships=claim.ships, show_ships=bool(claim.ships or request.ships),
         ordered=(new.id,))
-    return world.with_claim(claim).with_army(new), receipt
+    return with_army(with_claim(world, claim), new), receipt
 
 
 def _brace(text: str) -> str:
@@ -426,25 +376,27 @@ def _brace(text: str) -> str:
 # --- cancel, stand, disband -------------------------------------------------------------
 
 def _no_march(army: Army, **changes: Any) -> Army:
-    return replace(army, path=(), costs=(), depart_tick=None, arrival_tick=None, **changes)
+    """The army with no march ahead (its saved budget kept)."""
+    return replace(army, march=replace(army.march, path=(), costs=(), depart_tick=None),
+                   arrival_tick=None, **changes)
 
 
-def _cancel(world: OrderWorld, claim_id: int | None, order: o.Cancel, at: datetime
-            ) -> tuple[OrderWorld, Receipt]:
-    a = own_army(world, claim_id, order.army)
-    claim = require_claim(world, claim_id)
-    tick = world.tick(at)
-    if a.state is ArmyState.MUSTERING and a.path:
+def _cancel(world: World, sender: Sender, order: o.Cancel, at: datetime
+            ) -> tuple[World, Receipt]:
+    a = own_army(world, sender, order.army)
+    claim = require_claim(world, sender)
+    tick = tick_of(at, sender)
+    if a.state is ArmyState.MUSTERING and a.march.path:
         # The latest order queued a march: cancel that first; a second cancel ends the muster.
-        return (world.with_army(_no_march(a)),
+        return (with_army(world, _no_march(a)),
                 Cancelled("queued march", a.id, a.tile))
     if a.state is ArmyState.MUSTERING:
         claim = replace(claim, infantry=claim.infantry + a.infantry,
                         cavalry=claim.cavalry + a.cavalry, ships=claim.ships + a.ships)
-        return (world.with_claim(claim).with_army(replace(a, state=ArmyState.GONE)),
+        return (with_army(with_claim(world, claim), replace(a, state=ArmyState.GONE)),
                 Cancelled("muster", a.id, a.tile, a.infantry, a.cavalry, a.ships))
     if a.state is ArmyState.MARCHING and not departed(a, tick):
-        return (world.with_army(_no_march(a, state=ArmyState.STANDING)),
+        return (with_army(world, _no_march(a, state=ArmyState.STANDING)),
                 Cancelled("march", a.id, a.tile))
     raise _refuse(f"army {a.id} has nothing to cancel (it is {a.state}"
                   + (", and its march has departed" if departed(a, tick) else "") + ")",
@@ -452,104 +404,104 @@ def _cancel(world: OrderWorld, claim_id: int | None, order: o.Cancel, at: dateti
                   "(halt a departed march with `stand`)", f"stand army {a.id}")
 
 
-def _stand(world: OrderWorld, claim_id: int | None, order: o.Stand, at: datetime
-           ) -> tuple[OrderWorld, Receipt]:
-    a = own_army(world, claim_id, order.army)
-    battle = world.pending_battle_of(a.id)
+def _stand(world: World, sender: Sender, order: o.Stand, at: datetime
+           ) -> tuple[World, Receipt]:
+    a = own_army(world, sender, order.army)
+    battle = pending_battle_of(world, a.id)
     if battle is not None:
         return _react(world, a, battle, Reaction.STAND)
     if a.state is ArmyState.MARCHING:
-        return (world.with_army(_no_march(a, state=ArmyState.STANDING,
-                                          stationary_since=world.tick(at))),
+        return (with_army(world, _no_march(a, state=ArmyState.STANDING,
+                                          stationary_since=tick_of(at, sender))),
                 Halted(a.id, a.tile))
     raise _refuse(f"army {a.id} is not marching and not facing a battle",
                   "a marching army to halt, or an army that was attacked", "status")
 
 
-def _disband(world: OrderWorld, claim_id: int | None, order: o.Disband, at: datetime
-             ) -> tuple[OrderWorld, Receipt]:
-    a = own_army(world, claim_id, order.army)
-    claim = require_claim(world, claim_id)
+def _disband(world: World, sender: Sender, order: o.Disband, at: datetime
+             ) -> tuple[World, Receipt]:
+    a = own_army(world, sender, order.army)
+    claim = require_claim(world, sender)
     if a.tile != claim.holdfast or a.state not in (ArmyState.STANDING, ArmyState.GARRISON):
-        home = world.label(claim.holdfast)
+        home = _label(sender, claim.holdfast)
         raise _refuse(f"army {a.id} must stand at {home} to disband",
                       "a standing army at your holdfast", f"route army {a.id} to {home}")
     claim = replace(claim, infantry=claim.infantry + a.infantry,
                     cavalry=claim.cavalry + a.cavalry, ships=claim.ships + a.ships)
-    return (world.with_claim(claim).with_army(replace(a, state=ArmyState.GONE)),
+    return (with_army(with_claim(world, claim), replace(a, state=ArmyState.GONE)),
             Disbanded(a.id, a.infantry, a.cavalry, a.ships))
 
 
 # --- reactions: retreat, stand, spare ---------------------------------------------------
 
-def _react(world: OrderWorld, a: Army, battle: Battle, reaction: Reaction,
-           route: tuple[str, ...] = ()) -> tuple[OrderWorld, Receipt]:
+def _react(world: World, a: Army, battle: BattleState, reaction: Reaction,
+           route: tuple[str, ...] = ()) -> tuple[World, Receipt]:
     if battle.reactor_claim != a.claim_id:
         raise _refuse(f"army {a.id} did not get the first reaction in this battle, so it "
                       "cannot choose", "only the side that detected the other first may "
                       "retreat or stand", "status")
-    return (world.with_battle(replace(battle, reaction=reaction)),
+    return (with_battle(world, replace(battle, reaction=reaction)),
             Reacted(a.id, battle.id, reaction, battle.resolve_tick, route,
                     ordered=(a.id,) if route else ()))
 
 
-def harbours(world: OrderWorld, army: Army) -> frozenset[str]:
+def harbours(world: World, sender: Sender, army: Army) -> frozenset[str]:
     """Port holdfasts fleet ``army`` may sail into: those of the claims allied to its own."""
     if army.kind is not ArmyKind.FLEET:
         return frozenset()
     return frozenset(
         other.holdfast for other in world.claims.values()
-        if other.holdfast in world.map and world.map.tile(other.holdfast).port
-        and world.relation(army.claim_id, other.id) is RelationStatus.ALLIED)
+        if other.holdfast in sender.map and sender.map.tile(other.holdfast).port
+        and relation(world, army.claim_id, other.id) is RelationStatus.ALLIED)
 
 
-def retreat_route(world: OrderWorld, a: Army, order: o.Retreat) -> tuple[str, ...]:
+def retreat_route(world: World, sender: Sender, a: Army, order: o.Retreat) -> tuple[str, ...]:
     """The tiles a retreat would enter: the path given, the cheapest way to the tile given,
     or back along the path travelled (docs/rules.md "Retreat"); () when there is none."""
     if order.path:
         try:
-            return check_path(world.map, a.tile, order.path, a.kind, world.rules,
-                              harbours(world, a)).ids
+            return check_path(sender.map, a.tile, order.path, a.kind, sender.rules,
+                              harbours(world, sender, a)).ids
         except IllegalPath as exc:
             raise OrderRefused("{}", Said(str(exc), 300),
                                expected="a path of adjacent tiles starting next to the army's "
-                               f"tile ({world.label(a.tile)})",
+                               f"tile ({_label(sender, a.tile)})",
                                example=f"retreat army {a.id}") from None
     if order.to is not None:
-        goal = world.map.tile(order.to)
-        best = cheapest_route(world.map, a.tile, goal.id, a.kind, world.rules,
-                              harbours(world, a))
+        goal = sender.map.tile(order.to)
+        best = cheapest_route(sender.map, a.tile, goal.id, a.kind, sender.rules,
+                              harbours(world, sender, a))
         if best is None or not best.tiles:
             raise _refuse(f"army {a.id} cannot fall back to {goal.label} from "
-                          f"{world.label(a.tile)}", "another tile its kind can reach",
+                          f"{_label(sender, a.tile)}", "another tile its kind can reach",
                           f"retreat army {a.id}")
         return tuple(t.id for t in best.tiles)
     return tuple(reversed(a.travelled))
 
 
-def _retreat(world: OrderWorld, claim_id: int | None, order: o.Retreat, at: datetime
-             ) -> tuple[OrderWorld, Receipt]:
-    a = own_army(world, claim_id, order.army)
-    battle = world.pending_battle_of(a.id)
+def _retreat(world: World, sender: Sender, order: o.Retreat, at: datetime
+             ) -> tuple[World, Receipt]:
+    a = own_army(world, sender, order.army)
+    battle = pending_battle_of(world, a.id)
     if battle is None:
         raise _refuse(f"army {a.id} faces no battle to retreat from",
                       "an army that has been attacked and got the first reaction", "status")
     if battle.reactor_claim != a.claim_id:
         return _react(world, a, battle, Reaction.RETREAT)  # refused there, with the reason
-    route = retreat_route(world, a, order)
+    route = retreat_route(world, sender, a, order)
     if not route:
         return world, RetreatReferred(a.id, battle.id, a.tile, a.infantry, a.cavalry, a.ships)
-    world = world.with_army(replace(a, meta=_frozen({**a.meta, "retreat_route": list(route)})))
+    world = with_army(world, a.with_meta(retreat_route=list(route)))
     return _react(world, a, battle, Reaction.RETREAT, route)
 
 
-def _spare(world: OrderWorld, claim_id: int | None, order: o.Spare, at: datetime
-           ) -> tuple[OrderWorld, Receipt]:
+def _spare(world: World, sender: Sender, order: o.Spare, at: datetime
+           ) -> tuple[World, Receipt]:
     """After the enemy army's failed retreat, its opponent lets it stay: no battle."""
-    claim = require_claim(world, claim_id)
-    battle = world.pending_battle_of(order.army)
+    claim = require_claim(world, sender)
+    battle = pending_battle_of(world, order.army)
     if battle is None or battle.reaction not in (Reaction.FAILED, Reaction.STAND) \
-            or battle.reactor_claim != claim.id or world.tick(at) >= battle.resolve_tick \
+            or battle.reactor_claim != claim.id or tick_of(at, sender) >= battle.resolve_tick \
             or claim.id not in (battle.attacker_claim, battle.defender_claim) \
             or (battle.attacker_army == order.army and battle.attacker_claim == claim.id) \
             or (battle.defender_army == order.army and battle.defender_claim == claim.id):
@@ -557,44 +509,44 @@ def _spare(world: OrderWorld, claim_id: int | None, order: o.Spare, at: datetime
                       "the army named in a failed-retreat note, before the battle", "status")
     other = battle.defender_claim if battle.attacker_claim == claim.id else \
         battle.attacker_claim
-    return (world.with_battle(replace(battle, status=BattleStatus.SPARED)),
+    return (with_battle(world, replace(battle, status=BattleStatus.SPARED)),
             Spared(order.army, battle.id, battle.tile, claim.id, other))
 
 
 # --- battles ----------------------------------------------------------------------------
 
-def _open_battle(world: OrderWorld, how: str, mine: Army, target: Army, at: datetime,
-                 ordered: tuple[int, ...] = ()) -> tuple[OrderWorld, Receipt]:
+def _open_battle(world: World, sender: Sender, how: str, mine: Army, target: Army, at: datetime,
+                 ordered: tuple[int, ...] = ()) -> tuple[World, Receipt]:
     """A battle ordered by ``mine`` against ``target`` on their (shared) tile, fought at the end
     of the reaction window; the defender gets the first reaction (starting a battle is always
     detected by the defender). The two claims are at war."""
-    world, before = world.at_war(mine.claim_id, target.claim_id)
-    battle = Battle(id=world.next_id(world.battles), tile=target.tile, kind=BattleKind.FIELD,
+    world, before = declare_war(world, mine.claim_id, target.claim_id)
+    battle = BattleState(id=None, tile=target.tile, kind=BattleKind.FIELD,
                     attacker_army=mine.id, defender_army=target.id,
                     attacker_claim=mine.claim_id, defender_claim=target.claim_id,
-                    created_tick=world.tick(at),
-                    resolve_tick=reaction_deadline(at, world.rules),
+                    created_tick=tick_of(at, sender),
+                    resolve_tick=reaction_deadline(at, sender.rules),
                     reactor_claim=target.claim_id)
     wars = () if before is None else ((mine.claim_id, target.claim_id, before),)
-    return world.with_battle(battle), BattleOrdered(
+    return with_battle(world, battle), BattleOrdered(
         how, battle.id, mine.id, target.id, target.tile, battle.resolve_tick, mine.claim_id,
         target.claim_id, mine.infantry, mine.cavalry, mine.ships,
         ordered=(*ordered, mine.id), wars=wars)
 
 
-def _not_in_battle(world: OrderWorld, *armies: Army) -> None:
+def _not_in_battle(world: World, *armies: Army) -> None:
     for a in armies:
-        if world.pending_battle_of(a.id) is not None:
+        if pending_battle_of(world, a.id) is not None:
             raise _refuse(f"army {a.id} is already in a battle", "a battle to be fought first",
                           "status")
 
 
-def _attack(world: OrderWorld, claim_id: int | None, order: o.Attack, at: datetime
-            ) -> tuple[OrderWorld, Receipt]:
-    mine = own_army(world, claim_id, order.army)
+def _attack(world: World, sender: Sender, order: o.Attack, at: datetime
+            ) -> tuple[World, Receipt]:
+    mine = own_army(world, sender, order.army)
     target = world.armies.get(order.target)
     if target is None or target.state not in FIGHTING_STATES or target.tile != mine.tile:
-        raise _refuse(f"there is no enemy army {order.target} on {world.label(mine.tile)} "
+        raise _refuse(f"there is no enemy army {order.target} on {_label(sender, mine.tile)} "
                       "where your army stands", "an army on the same tile as yours",
                       f"attack army 5 with army {mine.id}")
     if target.claim_id == mine.claim_id:
@@ -605,17 +557,17 @@ def _attack(world: OrderWorld, claim_id: int | None, order: o.Attack, at: dateti
         raise _refuse("fleets fight fleets and armies fight armies",
                       "an enemy of the same kind", "status")
     _not_in_battle(world, mine, target)
-    return _open_battle(world, "attack", mine, target, at)
+    return _open_battle(world, sender, "attack", mine, target, at)
 
 
-def _intercept(world: OrderWorld, claim_id: int | None, order: o.Intercept, at: datetime
-               ) -> tuple[OrderWorld, Receipt]:
+def _intercept(world: World, sender: Sender, order: o.Intercept, at: datetime
+               ) -> tuple[World, Receipt]:
     """Within the reaction window of a sighting, a standing army on the watching tile stops the
     passing force: it halts where it is, the interceptor joins it there, and the battle is
     fought at the end of the window (the intercepted side has the first reaction)."""
-    mine = own_army(world, claim_id, order.army)
-    claim = require_claim(world, claim_id)
-    tick = world.tick(at)
+    mine = own_army(world, sender, order.army)
+    claim = require_claim(world, sender)
+    tick = tick_of(at, sender)
     target = world.armies.get(order.target)
     sightings = target.meta.get("sighted") if target is not None else None
     sighted = sightings.get(str(claim.id)) if isinstance(sightings, Mapping) else None
@@ -625,33 +577,34 @@ def _intercept(world: OrderWorld, claim_id: int | None, order: o.Intercept, at: 
                       "an enemy army named in a sighting note, while it is still marching",
                       "status")
     watch_tile, sighted_tick = str(sighted[0]), int(sighted[1])
-    closes = sighted_tick + world.rules.reaction_ticks
+    closes = sighted_tick + sender.rules.reaction_ticks
     if tick >= closes:
         raise _refuse(f"the chance to intercept army {target.id} has passed (it closed at "
-                      f"{moment_text(tick_time(closes, world.rules), world.rules)})",
+                      f"{moment_text(tick_time(closes, sender.rules), sender.rules)})",
                       "an intercept sent before the next tick after the sighting", "status")
     if mine.tile != watch_tile or mine.state is not ArmyState.STANDING \
             or mine.kind != target.kind:
-        raise _refuse(f"army {mine.id} is not standing at {world.label(watch_tile)}, where "
+        raise _refuse(f"army {mine.id} is not standing at {_label(sender, watch_tile)}, where "
                       f"army {target.id} was sighted", "your standing army on the watching tile",
                       f"intercept army {target.id} with army 2")
-    if target.tile not in world.map.tiles_within(watch_tile, world.rules.detection_radius):
-        raise _refuse(f"army {target.id} is out of reach of {world.label(watch_tile)}",
+    if target.tile not in sender.map.tiles_within(watch_tile, sender.rules.detection_radius):
+        raise _refuse(f"army {target.id} is out of reach of {_label(sender, watch_tile)}",
                       "a force still within sight of the watching tile", "status")
     _not_in_battle(world, mine, target)
-    target = replace(target, state=ArmyState.STANDING, path=(), costs=(), saved=Fraction(0),
+    target = replace(target, state=ArmyState.STANDING,
+                     march=replace(target.march, path=(), costs=(), saved=Fraction(0)),
                      arrival_tick=tick, stationary_since=tick)  # stopped, off the march
     mine = replace(mine, travelled=(*mine.travelled, mine.tile), tile=target.tile,
                    stationary_since=tick)
-    world = world.with_army(target).with_army(mine)
-    return _open_battle(world, "intercept", mine, target, at)
+    world = with_army(with_army(world, target), mine)
+    return _open_battle(world, sender, "intercept", mine, target, at)
 
 
-def _assault(world: OrderWorld, claim_id: int | None, order: o.Assault, at: datetime
-             ) -> tuple[OrderWorld, Receipt]:
-    a = own_army(world, claim_id, order.army)
-    hold = world.map.tile(order.holdfast)
-    owner = world.holdfast_owner(hold.id)
+def _assault(world: World, sender: Sender, order: o.Assault, at: datetime
+             ) -> tuple[World, Receipt]:
+    a = own_army(world, sender, order.army)
+    hold = sender.map.tile(order.holdfast)
+    owner = holdfast_owner(world, hold.id)
     if owner is None or owner.id == a.claim_id:
         raise _refuse(f"{hold.label} is not an enemy holdfast", "a holdfast of another claim",
                       f"assault {hold.label} with army {a.id}")
@@ -666,39 +619,39 @@ def _assault(world: OrderWorld, claim_id: int | None, order: o.Assault, at: date
         raise _refuse(f"enemy army {defenders[0].id} holds the tile; defeat it first",
                       "no enemy army on the holdfast's tile", f"attack army {defenders[0].id} "
                       f"with army {a.id}")
-    if world.pending_battle_of(a.id) is not None:
+    if pending_battle_of(world, a.id) is not None:
         raise _refuse(f"army {a.id} is already in a battle", "one battle at a time", "status")
-    world, before = world.at_war(a.claim_id, owner.id)
-    battle = Battle(id=world.next_id(world.battles), tile=hold.id, kind=BattleKind.ASSAULT,
+    world, before = declare_war(world, a.claim_id, owner.id)
+    battle = BattleState(id=None, tile=hold.id, kind=BattleKind.ASSAULT,
                     attacker_army=a.id, defender_army=0, attacker_claim=a.claim_id,
-                    defender_claim=owner.id, created_tick=world.tick(at),
-                    resolve_tick=reaction_deadline(at, world.rules), reactor_claim=None,
+                    defender_claim=owner.id, created_tick=tick_of(at, sender),
+                    resolve_tick=reaction_deadline(at, sender.rules), reactor_claim=None,
                     holdfast=hold.id)
     wars = () if before is None else ((a.claim_id, owner.id, before),)
-    return world.with_battle(battle), BattleOrdered(
+    return with_battle(world, battle), BattleOrdered(
         "assault", battle.id, a.id, 0, hold.id, battle.resolve_tick, a.claim_id, owner.id,
         a.infantry, a.cavalry, a.ships, ordered=(a.id,), wars=wars)
 
 
-def _sally(world: OrderWorld, claim_id: int | None, order: o.Sally, at: datetime
-           ) -> tuple[OrderWorld, Receipt]:
-    claim = require_claim(world, claim_id)
-    hold = world.map.tile(order.holdfast)
+def _sally(world: World, sender: Sender, order: o.Sally, at: datetime
+           ) -> tuple[World, Receipt]:
+    claim = require_claim(world, sender)
+    hold = sender.map.tile(order.holdfast)
     if hold.id != claim.holdfast:
         raise _refuse(f"{hold.label} is not your holdfast", "your own besieged holdfast",
-                      f"sally from {world.label(claim.holdfast)}")
-    siege = world.active_siege(hold.id)
+                      f"sally from {_label(sender, claim.holdfast)}")
+    siege = active_siege(world, hold.id)
     if siege is None:
         raise _refuse(f"{hold.label} is not under siege", "a besieged holdfast", "status")
     sally_army = 0
     ordered: tuple[int, ...] = ()
-    tick = world.tick(at)
+    tick = tick_of(at, sender)
     if order.army is not None:
-        a = own_army(world, claim_id, order.army)
+        a = own_army(world, sender, order.army)
         if a.tile == hold.id and a.state is ArmyState.MUSTERING:
-            ready = tick_time(a.ready_tick if a.ready_tick is not None else tick, world.rules)
+            ready = tick_time(a.ready_tick if a.ready_tick is not None else tick, sender.rules)
             raise _refuse(f"army {a.id} is still mustering (ready "
-                          f"{moment_text(ready, world.rules)}): "
+                          f"{moment_text(ready, sender.rules)}): "
                           "only ready troops sally", "an army inside the walls that has "
                           "finished mustering, or no army (the whole ready garrison sallies)",
                           f"sally from {hold.label}")
@@ -714,42 +667,42 @@ def _sally(world: OrderWorld, claim_id: int | None, order: o.Sally, at: datetime
             and x.tile == hold.id) == 0:
         raise _refuse("your garrison has no ready troops to sally with",
                       "troops at home or a ready army inside the walls", "status")
-    battle = Battle(id=world.next_id(world.battles), tile=hold.id, kind=BattleKind.SALLY,
+    battle = BattleState(id=None, tile=hold.id, kind=BattleKind.SALLY,
                     attacker_army=sally_army, defender_army=siege.army_id,
                     attacker_claim=claim.id, defender_claim=siege.besieger_claim,
-                    created_tick=tick, resolve_tick=reaction_deadline(at, world.rules),
+                    created_tick=tick, resolve_tick=reaction_deadline(at, sender.rules),
                     reactor_claim=None, holdfast=hold.id)
-    return world.with_battle(battle), BattleOrdered(
+    return with_battle(world, battle), BattleOrdered(
         "sally", battle.id, sally_army, siege.army_id, hold.id, battle.resolve_tick, claim.id,
         siege.besieger_claim, ordered=ordered)
 
 
 # --- sieges -----------------------------------------------------------------------------
 
-def leave_siege(world: OrderWorld, a: Army) -> tuple[OrderWorld, Army, SiegeState | None]:
+def leave_siege(world: World, a: Army) -> tuple[World, Army, SiegeState | None]:
     """Army ``a`` stops besieging (it stands on the tile again); the siege it held, if any,
     is lifted. Returns the world, the army and the lifted siege."""
     if a.state is not ArmyState.BESIEGING:
         return world, a, None
-    siege = world.active_siege(a.tile)
+    siege = active_siege(world, a.tile)
     a = replace(a, state=ArmyState.STANDING)
-    world = world.with_army(a)
+    world = with_army(world, a)
     if siege is None or siege.army_id != a.id:
         return world, a, None
     siege = replace(siege, status=SiegeStatus.LIFTED)
-    return world.with_siege(siege), a, siege
+    return with_siege(world, siege), a, siege
 
 
-def _lift(world: OrderWorld, claim_id: int | None, order: o.Lift, at: datetime
-          ) -> tuple[OrderWorld, Receipt]:
-    claim = require_claim(world, claim_id)
-    hold = world.map.tile(order.holdfast)
-    siege = world.active_siege(hold.id)
+def _lift(world: World, sender: Sender, order: o.Lift, at: datetime
+          ) -> tuple[World, Receipt]:
+    claim = require_claim(world, sender)
+    hold = sender.map.tile(order.holdfast)
+    siege = active_siege(world, hold.id)
     if siege is None or siege.besieger_claim != claim.id:
         raise _refuse(f"you are not besieging {hold.label}", "a holdfast your army besieges",
                       "status")
-    a = own_army(world, claim_id, siege.army_id)
-    if world.pending_battle_of(a.id) is not None:
+    a = own_army(world, sender, siege.army_id)
+    if pending_battle_of(world, a.id) is not None:
         raise _refuse(f"army {a.id} is caught in a battle", "`retreat` or `stand` first",
                       f"retreat army {a.id}")
     world, a, lifted = leave_siege(world, a)
@@ -758,7 +711,7 @@ def _lift(world: OrderWorld, claim_id: int | None, order: o.Lift, at: datetime
 
 # --- the table --------------------------------------------------------------------------
 
-Decide = Callable[[OrderWorld, "int | None", Any, datetime], "tuple[OrderWorld, Receipt]"]
+Decide = Callable[[World, Sender, Any, datetime], "tuple[World, Receipt]"]
 
 PURE_ORDERS: Mapping[type, Decide] = MappingProxyType({
     o.Muster: _muster,
@@ -776,9 +729,9 @@ PURE_ORDERS: Mapping[type, Decide] = MappingProxyType({
 """The orders decided here, each by its function."""
 
 
-def apply_order(world: OrderWorld, order: object, at: datetime, dice: Dice | None = None, *,
-                claim_id: int | None) -> tuple[OrderWorld, Receipt]:
-    """Decide ``order`` sent for claim ``claim_id`` at ``at``: the world after it and the
+def apply_order(world: World, order: object, at: datetime, dice: Dice | None = None, *,
+                sender: Sender) -> tuple[World, Receipt]:
+    """Decide ``order`` sent by ``sender`` at ``at``: the world after it and the
     receipt, or :class:`OrderRefused` (or another :class:`RulesError`) with nothing changed.
 
     No order of this table rolls a die today; ``dice`` is taken so that one that does needs
@@ -789,4 +742,4 @@ def apply_order(world: OrderWorld, order: object, at: datetime, dice: Dice | Non
     if decide is None:
         raise _refuse(f"`{type(order).__name__.lower()}` orders are not decided by the rules "
                       "module yet", "an order of rules.campaign.apply.PURE_ORDERS", "status")
-    return decide(world, claim_id, order, at)
+    return decide(world, sender, order, at)
