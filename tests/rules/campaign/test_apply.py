@@ -1,0 +1,275 @@
+"""Orders decided on World values: checks, changes and receipts with no database."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import timedelta
+from decimal import Decimal
+from fractions import Fraction
+
+import pytest
+
+from rules.campaign import orders as o
+from rules.campaign.apply import (
+    NEW_ARMY,
+    BattleOrdered,
+    Cancelled,
+    Disbanded,
+    Halted,
+    Mustered,
+    OrderRefused,
+    Reacted,
+    RetreatReferred,
+    Sender,
+    SiegeLifted,
+    Spared,
+    apply_order,
+    pending_battle_of,
+    reaction_deadline,
+    relation,
+)
+from rules.campaign.calendar import tick_time
+from rules.campaign.config import RulesConfig
+from rules.campaign.muster import muster_ready_at
+from rules.campaign.state import BattleState, ClaimState, SiegeState, World
+from rules.campaign.world import (
+    Army,
+    ArmyKind,
+    ArmyState,
+    BattleKind,
+    BattleStatus,
+    March,
+    Reaction,
+    RelationStatus,
+    SiegeStatus,
+)
+from rules.campaign.worldmap import parse_map, tile_id
+from rules.errors import RulesError
+
+RULES = RulesConfig()
+HEADER = "id,name,terrain,flags,resource_benefit,defense_bonus,region,neighbours\n"
+MAP = parse_map(HEADER + "".join(
+    f"{tile_id(c, 0)},{'Hold ' + str(c) if c in (0, 9) else ''},field,"
+    f"{'holdfast' if c in (0, 9) else ''},,,,\n" for c in range(10)))
+T = [tile_id(c, 0) for c in range(10)]
+STARK = ClaimState(1, "House Stark", T[0], gold=Decimal(100), infantry=500, cavalry=50)
+LANNISTER = ClaimState(2, "House Lannister", T[9], infantry=300)
+TICK = 100
+AT = tick_time(TICK, RULES) + timedelta(hours=1)  # between two ticks
+STARK_SENDS = Sender(1, RULES, MAP)
+LANNISTER_SENDS = Sender(2, RULES, MAP)
+
+
+def army(id: int, claim: int, tile: str, state: ArmyState = ArmyState.STANDING, *,
+         path: tuple[str, ...] = (), depart: int | None = None, infantry: int = 100,
+         **kw: object) -> Army:
+    march = March(path, tuple(1 for _ in path), Fraction(0), depart)
+    return Army(id, claim, ArmyKind.LAND, state, tile, infantry=infantry, march=march,
+                **kw)  # type: ignore[arg-type]
+
+
+def world(*armies: Army, wars: bool = False, claims: tuple[ClaimState, ...] = (STARK, LANNISTER),
+          **kw: object) -> World:
+    return World.of(armies=armies, claims=claims, wars=[(1, 2)] if wars else (),
+                    **kw)  # type: ignore[arg-type]
+
+
+def battle(id: int, attacker: Army, defender: Army, **kw: object) -> BattleState:
+    return BattleState(id, defender.tile, BattleKind.FIELD, attacker.id, defender.id,
+                       attacker.claim_id, defender.claim_id, TICK - 1, TICK + 1,
+                       **kw)  # type: ignore[arg-type]
+
+
+def refusal(w: World, order: object, sender: Sender = STARK_SENDS) -> OrderRefused:
+    with pytest.raises(OrderRefused) as caught:
+        apply_order(w, order, AT, sender=sender)
+    return caught.value
+
+
+# --- muster -----------------------------------------------------------------------------
+
+def test_a_muster_raises_an_army_at_home_and_leaves_the_world_given_untouched() -> None:
+    w = world()
+    after, receipt = apply_order(w, o.Muster(300, 20), AT, sender=STARK_SENDS)
+    new = after.armies[NEW_ARMY]
+    ready = muster_ready_at(AT, RULES)
+    assert (new.state, new.tile, new.infantry, new.cavalry, new.claim_id) == (
+        ArmyState.MUSTERING, T[0], 300, 20, 1)
+    assert new.ready_tick == TICK + 1 + RULES.muster_hours // 6 and new.accepted_at == AT
+    assert (after.claims[1].infantry, after.claims[1].cavalry) == (200, 30)
+    assert isinstance(receipt, Mustered) and receipt.ready == ready
+    assert (receipt.home_infantry, receipt.home_cavalry, receipt.ordered) == (200, 30,
+                                                                               (NEW_ARMY,))
+    assert receipt.upkeep > 0
+    assert w.claims[1].infantry == 500 and NEW_ARMY not in w.armies
+
+
+def test_a_muster_elsewhere_than_home_is_refused_quoting_the_place_inert() -> None:
+    err = refusal(world(), o.Muster(10, 0, at=T[5]))
+    assert err.problem() == "troops muster at your holdfast, Hold 0, not at " + T[5]
+    assert err.problem(lambda text, limit: f"<{text}>").endswith(f"<{T[5]}>")
+    assert err.example == "muster 10 infantry 0 cavalry"
+
+
+def test_a_muster_of_more_troops_than_at_home_is_a_rules_error() -> None:
+    with pytest.raises(RulesError):
+        apply_order(world(), o.Muster(501, 0), AT, sender=STARK_SENDS)
+
+
+def test_a_sender_without_a_claim_is_refused() -> None:
+    with pytest.raises(OrderRefused):
+        apply_order(world(), o.Muster(10, 0), AT, sender=Sender(None, RULES, MAP))
+
+
+# --- cancel, stand, disband -------------------------------------------------------------
+
+def test_cancel_drops_a_queued_march_first_then_the_muster() -> None:
+    w = world(army(1, 1, T[0], ArmyState.MUSTERING, path=(T[1],), depart=TICK + 2,
+                   infantry=40), claims=(replace(STARK, infantry=460), LANNISTER))
+    once, first = apply_order(w, o.Cancel(1), AT, sender=STARK_SENDS)
+    assert first == Cancelled("queued march", 1, T[0])
+    assert once.armies[1].march.path == () and once.armies[1].state is ArmyState.MUSTERING
+    twice, second = apply_order(once, o.Cancel(1), AT, sender=STARK_SENDS)
+    assert second == Cancelled("muster", 1, T[0], 40, 0, 0)
+    assert twice.armies[1].state is ArmyState.GONE and twice.claims[1].infantry == 500
+
+
+def test_a_departed_march_cannot_be_cancelled_but_can_be_halted() -> None:
+    w = world(army(1, 1, T[2], ArmyState.MARCHING, path=(T[3],), depart=TICK - 1))
+    err = refusal(w, o.Cancel(1))
+    assert "its march has departed" in err.problem()
+    after, receipt = apply_order(w, o.Stand(1), AT, sender=STARK_SENDS)
+    assert receipt == Halted(1, T[2])
+    halted = after.armies[1]
+    assert (halted.state, halted.march.path, halted.stationary_since) == (
+        ArmyState.STANDING, (), TICK)
+
+
+def test_a_march_not_yet_departed_is_cancelled_in_place() -> None:
+    w = world(army(1, 1, T[2], ArmyState.MARCHING, path=(T[3],), depart=TICK + 1))
+    after, receipt = apply_order(w, o.Cancel(1), AT, sender=STARK_SENDS)
+    assert receipt == Cancelled("march", 1, T[2]) and after.armies[1].state is ArmyState.STANDING
+
+
+def test_disband_only_at_home_and_the_troops_return() -> None:
+    away = world(army(1, 1, T[3], infantry=70))
+    assert refusal(away, o.Disband(1)).example == "route army 1 to Hold 0"
+    home = world(army(1, 1, T[0], infantry=70))
+    after, receipt = apply_order(home, o.Disband(1), AT, sender=STARK_SENDS)
+    assert receipt == Disbanded(1, 70, 0, 0)
+    assert after.armies[1].state is ArmyState.GONE and after.claims[1].infantry == 570
+
+
+def test_another_claims_army_is_refused_and_named_for_the_log() -> None:
+    err = refusal(world(army(5, 2, T[9])), o.Stand(5))
+    assert err.problem() == "army 5 is not yours" and err.tried_army == (5, 2, 1)
+    assert refusal(world(), o.Stand(5)).problem() == "there is no army 5"
+
+
+# --- battles ----------------------------------------------------------------------------
+
+def test_an_attack_opens_a_battle_fought_when_the_reaction_window_closes() -> None:
+    w = world(army(1, 1, T[4]), army(2, 2, T[4]))
+    after, receipt = apply_order(w, o.Attack(target=2, army=1), AT, sender=STARK_SENDS)
+    assert isinstance(receipt, BattleOrdered)
+    assert (receipt.how, receipt.battle, receipt.army, receipt.target) == ("attack", None, 1, 2)
+    assert receipt.resolve_tick == reaction_deadline(AT, RULES) == TICK + 1
+    assert receipt.wars == ((1, 2, RelationStatus.NEUTRAL),) and receipt.ordered == (1,)
+    opened = pending_battle_of(after, 2)
+    assert opened is not None and opened.reactor_claim == 2 and opened.attacker_army == 1
+    assert relation(after, 1, 2) is RelationStatus.WAR and relation(w, 1, 2) is not \
+        RelationStatus.WAR
+
+
+def test_an_attack_between_claims_at_war_declares_nothing_new() -> None:
+    w = world(army(1, 1, T[4]), army(2, 2, T[4]), wars=True)
+    _, receipt = apply_order(w, o.Attack(target=2, army=1), AT, sender=STARK_SENDS)
+    assert receipt.wars == ()
+
+
+def test_an_attack_is_refused_off_the_tile_on_its_own_and_during_another_battle() -> None:
+    assert "there is no enemy army 2" in refusal(
+        world(army(1, 1, T[4]), army(2, 2, T[5])), o.Attack(target=2, army=1)).problem()
+    assert refusal(world(army(1, 1, T[4]), army(2, 1, T[4])),
+                   o.Attack(target=2, army=1)).problem() == "army 2 is your own"
+    a, b = army(1, 1, T[4]), army(2, 2, T[4])
+    busy = world(a, b, army(3, 2, T[4]), battles=(battle(7, army(3, 2, T[4]), b),))
+    assert refusal(busy, o.Attack(target=2, army=1)).problem() == "army 2 is already in a battle"
+
+
+def test_a_retreat_along_the_way_travelled_records_its_route() -> None:
+    a, b = army(1, 1, T[4]), army(2, 2, T[4], travelled=(T[7], T[5]))
+    w = world(a, b, battles=(battle(7, a, b, reactor_claim=2),), wars=True)
+    after, receipt = apply_order(w, o.Retreat(2), AT, sender=LANNISTER_SENDS)
+    assert receipt == Reacted(2, 7, Reaction.RETREAT, TICK + 1, (T[5], T[7]), ordered=(2,))
+    assert after.armies[2].meta["retreat_route"] == [T[5], T[7]]
+    assert after.battles[0].reaction is Reaction.RETREAT
+
+
+def test_a_retreat_with_no_way_back_is_referred_and_changes_nothing() -> None:
+    a, b = army(1, 1, T[4]), army(2, 2, T[4])
+    w = world(a, b, battles=(battle(7, a, b, reactor_claim=2),), wars=True)
+    after, receipt = apply_order(w, o.Retreat(2), AT, sender=LANNISTER_SENDS)
+    assert receipt == RetreatReferred(2, 7, T[4], 100, 0, 0) and after == w
+
+
+def test_only_the_side_with_the_first_reaction_chooses() -> None:
+    a, b = army(1, 1, T[4]), army(2, 2, T[4])
+    w = world(a, b, battles=(battle(7, a, b, reactor_claim=2),), wars=True)
+    assert "did not get the first reaction" in refusal(w, o.Stand(1)).problem()
+    after, receipt = apply_order(w, o.Stand(2), AT, sender=LANNISTER_SENDS)
+    assert receipt == Reacted(2, 7, Reaction.STAND, TICK + 1)
+    assert after.battles[0].reaction is Reaction.STAND
+
+
+def test_a_failed_retreat_may_be_spared_by_the_other_side() -> None:
+    a, b = army(1, 1, T[4]), army(2, 2, T[4])
+    w = world(a, b, battles=(battle(7, a, b, reactor_claim=1, reaction=Reaction.FAILED),))
+    after, receipt = apply_order(w, o.Spare(2), AT, sender=STARK_SENDS)
+    assert receipt == Spared(2, 7, T[4], 1, 2)
+    assert after.battles[0].status is BattleStatus.SPARED and pending_battle_of(after, 2) is None
+    assert "is not an enemy" in refusal(w, o.Spare(1)).problem()
+
+
+def test_an_intercept_stops_the_sighted_march_and_joins_it() -> None:
+    passing = army(2, 2, T[5], ArmyState.MARCHING, path=(T[6],), depart=TICK - 1,
+                   meta={"sighted": {"1": [T[4], TICK]}})
+    w = world(army(1, 1, T[4]), passing)
+    after, receipt = apply_order(w, o.Intercept(target=2, army=1), AT, sender=STARK_SENDS)
+    assert isinstance(receipt, BattleOrdered) and receipt.how == "intercept"
+    stopped, mine = after.armies[2], after.armies[1]
+    assert (stopped.state, stopped.march.path, stopped.stationary_since) == (
+        ArmyState.STANDING, (), TICK)
+    assert (mine.tile, mine.travelled) == (T[5], (T[4],))
+    late = tick_time(TICK + RULES.reaction_ticks, RULES)
+    with pytest.raises(OrderRefused, match="has passed"):
+        apply_order(w, o.Intercept(target=2, army=1), late, sender=STARK_SENDS)
+
+
+# --- sieges -----------------------------------------------------------------------------
+
+def test_an_assault_needs_an_empty_enemy_holdfast_tile() -> None:
+    mine = army(1, 1, T[9])
+    after, receipt = apply_order(world(mine), o.Assault(holdfast=T[9], army=1), AT,
+                                 sender=STARK_SENDS)
+    assert isinstance(receipt, BattleOrdered) and receipt.how == "assault"
+    assert after.battles[-1].kind is BattleKind.ASSAULT and after.battles[-1].defender_army == 0
+    held = world(mine, army(2, 2, T[9]))
+    assert refusal(held, o.Assault(holdfast=T[9], army=1)).problem() == \
+        "enemy army 2 holds the tile; defeat it first"
+
+
+def test_a_sally_from_a_besieged_holdfast_and_lifting_the_siege() -> None:
+    besieger = army(1, 1, T[9], ArmyState.BESIEGING)
+    siege = SiegeState(4, 1, 1, 2, T[9], TICK - 8)
+    w = world(besieger, sieges=(siege,), wars=True)
+    after, sally = apply_order(w, o.Sally(T[9]), AT, sender=LANNISTER_SENDS)
+    assert isinstance(sally, BattleOrdered) and (sally.how, sally.army, sally.target) == (
+        "sally", 0, 1)
+    assert after.battles[-1].kind is BattleKind.SALLY
+    lifted, receipt = apply_order(w, o.Lift(T[9]), AT, sender=STARK_SENDS)
+    assert receipt == SiegeLifted(1, T[9], 4, "House Stark")
+    assert lifted.sieges[0].status is SiegeStatus.LIFTED
+    assert lifted.armies[1].state is ArmyState.STANDING
+    assert refusal(w, o.Lift(T[9]), LANNISTER_SENDS).problem() == \
+        "you are not besieging Hold 9"
