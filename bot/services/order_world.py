@@ -18,10 +18,11 @@ from typing import Any
 from sqlmodel import Session, col, select
 
 from bot.db.models import Army, Campaign, Claim, PendingBattle, Relation, Siege
+from bot.services.tick import battle_state, claim_state, siege_state
 from bot.services.world import CampaignContext, set_relation
 from rules.campaign import world as w
 from rules.campaign.config import Season
-from rules.campaign.state import BattleState, ClaimState, SiegeState, World, war_key
+from rules.campaign.state import World, war_key
 from rules.campaign.world import ArmyState, BattleStatus, RelationStatus, SiegeStatus
 
 
@@ -36,7 +37,8 @@ class Rows:
 
 
 def army_value(row: Army) -> w.Army:
-    """An army row as the rules' value."""
+    """An army row object as the rules' value (the tick reads its Core records with
+    :func:`bot.services.army_rows.army_value`)."""
     return w.Army(
         id=row.id or 0, claim_id=row.claim_id, kind=row.kind, state=row.state, tile=row.tile,
         infantry=row.infantry, cavalry=row.cavalry, ships=row.ships,
@@ -49,33 +51,6 @@ def army_value(row: Army) -> w.Army:
         equipment=tuple(str(e.get("name", "")) for e in row.equipment_json
                         if isinstance(e, dict)),
         meta=dict(row.meta_json), accepted_at=row.accepted_at)
-
-
-def claim_value(row: Claim) -> ClaimState:
-    """A claim row as the rules' value (its regeneration ledger and improvements are not
-    loaded: no order reads them, and :func:`write_back` never writes them)."""
-    return ClaimState(
-        id=row.id or 0, name=row.name, holdfast=row.holdfast, gold=row.gold,
-        infantry=row.infantry, cavalry=row.cavalry, ships=row.ships,
-        scattered_until=row.scattered_until, scattered_infantry=row.scattered_infantry,
-        scattered_cavalry=row.scattered_cavalry)
-
-
-def battle_value(row: PendingBattle) -> BattleState:
-    return BattleState(
-        id=row.id or 0, tile=row.tile, kind=row.kind, attacker_army=row.attacker_army,
-        defender_army=row.defender_army, attacker_claim=row.attacker_claim,
-        defender_claim=row.defender_claim, created_tick=row.created_tick,
-        resolve_tick=row.resolve_tick, reactor_claim=row.reactor_claim,
-        reaction=row.reaction, holdfast=row.holdfast, status=row.status)
-
-
-def siege_value(row: Siege) -> SiegeState:
-    return SiegeState(
-        id=row.id or 0, army_id=row.army_id, besieger_claim=row.besieger_claim,
-        defender_claim=row.defender_claim, holdfast=row.holdfast,
-        started_tick=row.started_tick, months_elapsed=row.months_elapsed,
-        months_required=row.months_required, paused=row.paused, status=row.status)
 
 
 def load_order_world(session: Session, ctx: CampaignContext) -> tuple[World, Rows]:
@@ -98,9 +73,9 @@ def load_order_world(session: Session, ctx: CampaignContext) -> tuple[World, Row
     relations = session.exec(select(Relation).where(Relation.campaign_id == cid)).all()
     world = World(
         armies={i: army_value(a) for i, a in armies.items()},
-        claims={i: claim_value(c) for i, c in claims.items()},
-        battles=tuple(battle_value(b) for b in battles.values()),
-        sieges=tuple(siege_value(s) for s in sieges.values()),
+        claims={i: claim_state(c) for i, c in claims.items()},
+        battles=tuple(battle_state(b) for b in battles.values()),
+        sieges=tuple(siege_state(s) for s in sieges.values()),
         wars=frozenset(war_key(r.claim_a, r.claim_b) for r in relations
                        if r.status is RelationStatus.WAR),
         allies=frozenset(war_key(r.claim_a, r.claim_b) for r in relations

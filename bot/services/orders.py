@@ -15,19 +15,17 @@ import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from fractions import Fraction
 from types import MappingProxyType
 from typing import Any
 
 from sqlalchemy.exc import DBAPIError
-from sqlmodel import Session, col, select
+from sqlmodel import Session, select
 
 from bot.db.models import (
     Army,
     ArmyKind,
     ArmyState,
     Claim,
-    PendingBattle,
     RelationStatus,
     Siege,
 )
@@ -45,7 +43,6 @@ from bot.services.world import (
     claim_by_name,
     claim_of_user,
     get_campaign,
-    relation,
     set_relation,
 )
 from bot.text import escape_md
@@ -54,20 +51,12 @@ from rules.campaign import orders as o
 from rules.campaign.battle import Strength, Winner, matchup
 from rules.campaign.calendar import next_tick_at_or_after
 from rules.campaign.config import Season
-from rules.campaign.detection import ObserverKind, detection_target
-from rules.campaign.movement import budget_per_tick, departure_tick, schedule_march
+from rules.campaign.modifiers import Modifier
 from rules.campaign.odds import battle_odds
-from rules.campaign.paths import (
-    IllegalPath,
-    PathCheck,
-    cheapest_route,
-    check_path,
-    format_path,
-    observers_along,
-)
 from rules.campaign.siege import SpecialHoldfast, check_siege_start
 from rules.campaign.upkeep import monthly_upkeep
-from rules.campaign.world import FIGHTING_STATES, BattleStatus
+from rules.campaign.world import FIGHTING_STATES
+from rules.campaign.world import Army as ArmyValue
 from rules.errors import RulesError
 
 __all__ = ["HANDLERS", "Call", "Outcome", "Rejected", "active_siege", "process_message"]
@@ -213,54 +202,12 @@ def _troops(a: Army) -> str:
     return ", ".join(parts) or "no troops"
 
 
-def _word(a: Army) -> str:
-    return "Fleet" if a.kind == ArmyKind.FLEET else "Army"
-
-
-def _harbours(c: Call, a: Army) -> frozenset[str]:
-    """Port holdfasts fleet ``a`` may sail into: its own claim's and its allies'."""
-    if a.kind != ArmyKind.FLEET:
-        return frozenset()
-    claims = c.session.exec(select(Claim).where(Claim.campaign_id == c.ctx.campaign_id)).all()
-    return frozenset(
-        other.holdfast for other in claims
-        if other.holdfast in c.ctx.world and c.ctx.world.tile(other.holdfast).port
-        and relation(c.session, c.ctx, a.claim_id, other.id or 0) is RelationStatus.ALLIED)
-
-
 def _label(c: Call, tile_id: str) -> str:
     return c.ctx.world.tile(tile_id).label
 
 
 def _season(c: Call) -> Season:
     return Season(get_campaign(c.session, c.ctx).season)
-
-
-def observer_tiles(c: Call, claim_id: int) -> dict[str, ObserverKind]:
-    """Tiles that may detect a march of ``claim_id``: other claims' holdfasts, and resource
-    tiles where another claim has a standing army."""
-    result: dict[str, ObserverKind] = {}
-    others = c.session.exec(select(Claim).where(Claim.campaign_id == c.ctx.campaign_id,
-                                                Claim.id != claim_id)).all()
-    for other in others:
-        result[other.holdfast] = ObserverKind.HOLDFAST
-    for a in armies(c.session, c.ctx, states=(ArmyState.STANDING,)):
-        if a.claim_id != claim_id and a.tile in c.ctx.world:
-            tile = c.ctx.world.tile(a.tile)
-            if tile.resource and a.tile not in result:
-                result[a.tile] = ObserverKind.RESOURCE_TILE
-    return result
-
-
-def _pending_battle_of(c: Call, army_id: int) -> PendingBattle | None:
-    return c.session.exec(
-        select(PendingBattle).where(
-            PendingBattle.campaign_id == c.ctx.campaign_id,
-            PendingBattle.status == BattleStatus.PENDING,
-            (col(PendingBattle.attacker_army) == army_id)
-            | (col(PendingBattle.defender_army) == army_id),
-        )
-    ).first()
 
 
 def reaction_deadline(c: Call) -> int:
@@ -276,8 +223,8 @@ def _decided(c: Call, order: object) -> str:
     claim = c.require_claim()
     before, rows = load_order_world(c.session, c.ctx)
     try:
-        after, receipt = decide.apply_order(
-            before, order, c.now, sender=decide.Sender(claim.id, c.ctx.rules, c.ctx.world))
+        after, receipt = decide.apply_order(before, order, c.now,
+                                            sender=_sender(c, claim.id or 0))
     except decide.OrderRefused as exc:
         if exc.tried_army is not None:
             # Logged after the order's savepoint is rolled back, so the refusal is kept.
@@ -300,7 +247,30 @@ def _decided(c: Call, order: object) -> str:
         end_siege(c.session, c.ctx, siege, f"The besiegers of {claim.name} {how}.", at=c.now,
                   tick=c.tick)
     _JOURNAL[type(receipt)](c, claim, receipt, rows)
-    return receipt_text(c.ctx, receipt)
+    text = receipt_text(c.ctx, receipt)
+    if isinstance(receipt, decide.Marched):
+        c.finish = _whole_message(c, receipt, text)
+    return text
+
+
+class _CatalogueModifiers:
+    """The catalogue's modifiers as the rules ask for them while deciding an order."""
+
+    def __init__(self, c: Call) -> None:
+        self.c = c
+
+    def march(self, army: ArmyValue) -> tuple[Modifier, ...]:
+        from bot.services.catalogue import march_modifiers  # speed modifiers
+
+        row = self.c.session.get(Army, army.id)
+        return () if row is None else march_modifiers(self.c.session, self.c.ctx, row)
+
+    def observer(self, claim_id: int, tile: str) -> tuple[Modifier, ...]:
+        return ()  # no order rolls to detect
+
+
+def _sender(c: Call, claim_id: int) -> decide.Sender:
+    return decide.Sender(claim_id, c.ctx.rules, c.ctx.world, _CatalogueModifiers(c))
 
 
 def _stored_ids(receipt: decide.Receipt, stored: Stored) -> decide.Receipt:
@@ -327,6 +297,12 @@ def _journal_muster(c: Call, claim: Claim, rc: decide.Mustered, rows: Rows) -> N
     _log(c, "muster", f"{claim.name} musters {word} {rc.army}: "
          f"{troops_text(rc.infantry, rc.cavalry, rc.ships)}", claim.id, army=rc.army,
          infantry=rc.infantry, cavalry=rc.cavalry, ships=rc.ships, ready_tick=rc.ready_tick)
+
+
+def _journal_march(c: Call, claim: Claim, rc: decide.Marched, rows: Rows) -> None:
+    _log(c, "march", f"army {rc.army} ordered to march {rc.check.breakdown()}", claim.id,
+         army=rc.army, path=list(rc.check.ids), cost=rc.check.total,
+         depart_tick=c.ctx.tick_of(rc.depart), arrival_tick=rc.plan.arrival_tick)
 
 
 def _journal_cancel(c: Call, claim: Claim, rc: decide.Cancelled, rows: Rows) -> None:
@@ -408,7 +384,8 @@ def _journal_battle(c: Call, claim: Claim, rc: decide.BattleOrdered, rows: Rows)
 
 
 def _journal_nothing(c: Call, claim: Claim, rc: decide.Receipt, rows: Rows) -> None:
-    """The order's change is journaled elsewhere (a lifted siege by ``end_siege``)."""
+    """Nothing to journal (a route is a question), or journaled elsewhere (a lifted siege by
+    ``end_siege``)."""
 
 
 def _journal_disband(c: Call, claim: Claim, rc: decide.Disbanded, rows: Rows) -> None:
@@ -417,6 +394,8 @@ def _journal_disband(c: Call, claim: Claim, rc: decide.Disbanded, rows: Rows) ->
 
 _JOURNAL: Mapping[type, Callable[[Call, Claim, Any, Rows], None]] = MappingProxyType({
     decide.Mustered: _journal_muster,
+    decide.Marched: _journal_march,
+    decide.RouteFound: _journal_nothing,
     decide.Cancelled: _journal_cancel,
     decide.Halted: _journal_halt,
     decide.Reacted: _journal_reaction,
@@ -438,144 +417,28 @@ def _muster(c: Call, order: o.Muster) -> str:
 
 # --- movement ---------------------------------------------------------------------------
 
-def _departed(c: Call, a: Army) -> bool:
-    return a.state == ArmyState.MARCHING and a.depart_tick is not None \
-        and a.depart_tick <= c.tick
-
-
 def _move(c: Call, order: o.Move) -> str:
-    a = c.own_army(order.army)
-    if a.state not in (ArmyState.MUSTERING, ArmyState.STANDING,
-                       ArmyState.MARCHING, ArmyState.BESIEGING) or _departed(c, a):
-        state = "already on the march" if _departed(c, a) else a.state
-        raise Rejected(f"army {a.id} cannot take a new march now: it is {state}",
-                       "a standing or mustering army, or a march that has not departed yet "
-                       "(use `stand army N` to halt a march)", f"stand army {a.id}")
-    if _pending_battle_of(c, a.id or 0) is not None:
-        raise Rejected(f"army {a.id} is caught in a battle", "`retreat` or `stand` first",
-                       f"retreat army {a.id}")
-    kind = a.kind
-    try:
-        check = check_path(c.ctx.world, a.tile, order.path, kind, c.ctx.rules,
-                           _harbours(c, a))
-    except IllegalPath as exc:
-        raise Rejected(escape_md(str(exc), 300), "a path of adjacent tiles starting next to "
-                       f"the army's tile ({_label(c, a.tile)})",
-                       f"route army {a.id} to <destination>") from None
-    if order.stated_cost != check.total:
-        best = cheapest_route(c.ctx.world, a.tile, check.tiles[-1].id, kind, c.ctx.rules,
-                          _harbours(c, a))
-        hint = ""
-        if best is not None and best.total < check.total:
-            hint = (f" The cheapest route there costs {best.total}: "
-                    f"`move army {a.id}: {format_path(t.label for t in best.tiles)} "
-                    f"(cost {best.total})`.")
-        stated = "no cost" if order.stated_cost is None else f"cost {order.stated_cost}"
-        raise Rejected(
-            f"you stated {stated}, but this path costs {check.total}: {check.breakdown()}."
-            + hint,
-            "the total travel cost at the end of the order",
-            f"move army {a.id}: {format_path(t.label for t in check.tiles)} "
-            f"(cost {check.total})")
-    ready_at = c.ctx.tick_at(a.ready_tick) if a.state == ArmyState.MUSTERING \
-        and a.ready_tick is not None else None
-    depart = departure_tick(c.now, ready_at, c.ctx.rules)
-    lifted = _leave_siege(c, a, "have marched away")  # leaving ends the siege
-    if a.state != ArmyState.MUSTERING:
-        a.state = ArmyState.MARCHING
-    a.path_json = list(check.ids)
-    a.costs_json = list(check.costs)
-    a.meta_json = {}  # who detected the previous march does not carry over
-    fairplay.mark_order(a, c.ref)
-    a.saved = "0"
-    a.depart_tick = c.ctx.tick_of(depart)
-    c.session.add(a)
-    first = _march_receipt(c, a, check, depart, lifted)
-    journal.log_event(c.session, c.ctx.campaign_id, c.tick, "march",
-                      f"army {a.id} ordered to march {check.breakdown()}", at=c.now,
-                      claim_id=a.claim_id, actor=c.author,
-                      data={"army": a.id, "path": list(check.ids), "cost": check.total,
-                            "depart_tick": a.depart_tick, "arrival_tick": a.arrival_tick})
+    return _decided(c, order)
 
-    def whole_message() -> str:
-        # Receipts reflect the whole message: a later line (a commander with a
-        # speed skill) may change the march; a later line that replaced it keeps this one.
-        if a.path_json != list(check.ids) or a.state not in (ArmyState.MARCHING,
-                                                             ArmyState.MUSTERING):
+
+def _whole_message(c: Call, receipt: decide.Marched, first: str) -> Callable[[], str]:
+    """The march receipt once the whole message is applied: a later line (a commander with a
+    speed skill) may change the march; a later line that replaced it keeps the first one."""
+    def again() -> str:
+        world, rows = load_order_world(c.session, c.ctx)
+        replanned = decide.replan(world, _sender(c, c.require_claim().id or 0), receipt)
+        if replanned is None:
             return first
-        return _march_receipt(c, a, check, depart, lifted)
+        row = rows.armies[receipt.army]
+        row.arrival_tick = replanned.plan.arrival_tick
+        c.session.add(row)
+        return receipt_text(c.ctx, replanned)
 
-    c.finish = whole_message
-    return first
-
-
-def _march_receipt(c: Call, a: Army, check: PathCheck, depart: datetime,
-                   lifted: str | None) -> str:
-    """The receipt of a march as the army stands now; sets its arrival tick to match."""
-    from bot.services.catalogue import march_modifiers  # speed modifiers
-    from rules.campaign.movement import speed_multiplier
-
-    kind = a.kind
-    speed_mods = march_modifiers(c.session, c.ctx, a)
-    budget = budget_per_tick(a.infantry, a.cavalry, c.ctx.rules, modifiers=speed_mods,
-                             is_fleet=kind is ArmyKind.FLEET)
-    schedule = schedule_march(check.costs, budget, depart, c.ctx.rules)
-    a.arrival_tick = c.ctx.tick_of(schedule.arrival)
-    c.session.add(a)
-    observers = observer_tiles(c, a.claim_id)
-    sightings = observers_along(c.ctx.world, [a.tile, *check.ids], observers,
-                                c.ctx.rules.detection_radius)
-    size = a.infantry + a.cavalry + a.ships
-    watch = []
-    for s in sightings:
-        target = detection_target(size, observers[s.observer], c.ctx.rules)
-        needed = None if target.automatic or target.target is None \
-            else target.target - target.bonus
-        odds = "certain" if needed is None or needed <= 1 else \
-            ("impossible" if needed > 20 else f"on a d20 of {needed}+")
-        watch.append(f"{_label(c, s.observer)} ({odds})")
-    mult, reasons = speed_multiplier(a.infantry, a.cavalry, c.ctx.rules, modifiers=speed_mods,
-                                     is_fleet=kind is ArmyKind.FLEET)
-    speed = f"x{mult.normalize():f}" + (f" ({', '.join(reasons)})" if reasons else "")
-    lines = [
-        f"**{_word(a)} {a.id}** ({_troops(a)}) will march from {_label(c, a.tile)} to "
-        f"{check.tiles[-1].label}.",
-        "",
-        f"- Path: {check.breakdown()}",
-        f"- Speed: {Fraction(budget)} travel cost per tick, {speed}",
-        f"- Departs: {c.ctx.when(depart)}",
-        f"- Arrives: {c.ctx.when(schedule.arrival)}",
-    ]
-    if watch:
-        lines.append("- May be detected by: " + "; ".join(watch))
-    else:
-        lines.append("- Passes no holdfast or occupied resource tile that could detect it")
-    best = cheapest_route(c.ctx.world, a.tile, check.tiles[-1].id, kind, c.ctx.rules,
-                          _harbours(c, a))
-    if best is not None and best.total < check.total:
-        lines.append(f"- A cheaper route there costs {best.total}: "
-                     f"{format_path(t.label for t in best.tiles)}")
-    if lifted:
-        lines.append(f"- The siege of {lifted} is lifted: your army has left it")
-    lines.append(f"\nYou may `cancel army {a.id}` until it departs.")
-    return "\n".join(lines)
+    return again
 
 
 def _route(c: Call, order: o.Route) -> str:
-    a = c.own_army(order.army)
-    goal = c.ctx.world.tile(order.destination)
-    route = cheapest_route(c.ctx.world, a.tile, goal.id, a.kind, c.ctx.rules,
-                           _harbours(c, a))
-    if route is None:
-        raise Rejected(f"army {a.id} cannot reach {goal.label} from {_label(c, a.tile)}",
-                       "a destination its kind can reach", f"route army {a.id} to Riverrun")
-    if not route.tiles:
-        return f"Army {a.id} is already at {goal.label}."
-    order_text = (f"move army {a.id}: {format_path(t.label for t in route.tiles)} "
-                  f"(cost {route.total})")
-    return (f"The cheapest route for army {a.id} from {_label(c, a.tile)} to {goal.label} "
-            f"costs **{route.total}**: {route.breakdown()}.\n\nTo march, send:\n\n    "
-            f"{order_text}")
+    return _decided(c, order)
 
 
 def _cancel(c: Call, order: o.Cancel) -> str:
@@ -626,22 +489,6 @@ def _blockaded(c: Call, claim_id: int, tile_id: str) -> bool:
     return any(a.kind == ArmyKind.FLEET and a.tile in water
                for a in armies(c.session, c.ctx, claim_id=claim_id,
                                states=(ArmyState.STANDING,)))
-
-
-def _leave_siege(c: Call, a: Army, how: str) -> str | None:
-    """End the siege army ``a`` holds, if any (it stands on the tile again); returns the
-    holdfast's name. ``how`` completes "The besiegers of CLAIM ..." in the public post."""
-    if a.state != ArmyState.BESIEGING:
-        return None
-    siege = active_siege(c.session, c.ctx, a.tile)
-    a.state = ArmyState.STANDING
-    c.session.add(a)
-    if siege is None or siege.army_id != a.id:
-        return None
-    claim = c.require_claim()
-    end_siege(c.session, c.ctx, siege, f"The besiegers of {claim.name} {how}.", at=c.now,
-              tick=c.tick)
-    return _label(c, siege.holdfast)
 
 
 def _lift(c: Call, order: o.Lift) -> str:

@@ -37,6 +37,51 @@ def mustered(ctx: CampaignContext, rc: r.Mustered) -> str:
             + f"\n\nYou may already order its march: `move army {rc.army}: ... (cost N)`.")
 
 
+def _watch_odds(needed: int | None) -> str:
+    if needed is None or needed <= 1:
+        return "certain"
+    return "impossible" if needed > 20 else f"on a d20 of {needed}+"
+
+
+def marched(ctx: CampaignContext, rc: r.Marched) -> str:
+    plan = rc.plan
+    word = "Fleet" if rc.kind is ArmyKind.FLEET else "Army"
+    speed = f"x{plan.multiplier.normalize():f}" + (f" ({', '.join(plan.reasons)})"
+                                                  if plan.reasons else "")
+    lines = [
+        f"**{word} {rc.army}** ({troops_text(rc.infantry, rc.cavalry, rc.ships)}) will march "
+        f"from {_label(ctx, rc.start)} to {rc.check.tiles[-1].label}.",
+        "",
+        f"- Path: {rc.check.breakdown()}",
+        f"- Speed: {plan.budget} travel cost per tick, {speed}",
+        f"- Departs: {ctx.when(rc.depart)}",
+        f"- Arrives: {ctx.when(plan.arrival)}",
+    ]
+    if plan.watch:
+        lines.append("- May be detected by: " + "; ".join(
+            f"{_label(ctx, w.tile)} ({_watch_odds(w.needed)})" for w in plan.watch))
+    else:
+        lines.append("- Passes no holdfast or occupied resource tile that could detect it")
+    if rc.cheaper is not None:
+        lines.append(f"- A cheaper route there costs {rc.cheaper.total}: "
+                     f"{format_path(t.label for t in rc.cheaper.tiles)}")
+    if rc.lifted:
+        lines.append(f"- The siege of {_label(ctx, rc.lifted)} is lifted: your army has left it")
+    lines.append(f"\nYou may `cancel army {rc.army}` until it departs.")
+    return "\n".join(lines)
+
+
+def route_found(ctx: CampaignContext, rc: r.RouteFound) -> str:
+    goal = _label(ctx, rc.goal)
+    if not rc.route.tiles:
+        return f"Army {rc.army} is already at {goal}."
+    order_text = (f"move army {rc.army}: {format_path(t.label for t in rc.route.tiles)} "
+                  f"(cost {rc.route.total})")
+    return (f"The cheapest route for army {rc.army} from {_label(ctx, rc.start)} to {goal} "
+            f"costs **{rc.route.total}**: {rc.route.breakdown()}.\n\nTo march, send:\n\n    "
+            f"{order_text}")
+
+
 def cancelled(ctx: CampaignContext, rc: r.Cancelled) -> str:
     if rc.what == "queued march":
         return (f"The queued march of army {rc.army} is cancelled; the army is still mustering "
@@ -104,6 +149,8 @@ def disbanded(ctx: CampaignContext, rc: r.Disbanded) -> str:
 
 _RENDER: dict[type, Callable[[CampaignContext, Any], str]] = {
     r.Mustered: mustered,
+    r.Marched: marched,
+    r.RouteFound: route_found,
     r.Cancelled: cancelled,
     r.Halted: halted,
     r.Reacted: reacted,

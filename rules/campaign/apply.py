@@ -28,9 +28,32 @@ from typing import Any
 from rules.campaign import orders as o
 from rules.campaign.calendar import moment_text, next_tick_at_or_after, tick_index, tick_time
 from rules.campaign.config import RulesConfig
+from rules.campaign.detection import ObserverKind, detection_target
+from rules.campaign.movement import (
+    budget_per_tick,
+    departure_tick,
+    schedule_march,
+    speed_multiplier,
+)
 from rules.campaign.muster import check_muster, muster_ready_at
-from rules.campaign.paths import IllegalPath, cheapest_route, check_path
-from rules.campaign.state import BattleState, ClaimState, SiegeState, World, war_key
+from rules.campaign.paths import (
+    IllegalPath,
+    PathCheck,
+    Route,
+    cheapest_route,
+    check_path,
+    format_path,
+    observers_along,
+)
+from rules.campaign.state import (
+    NO_MODIFIERS,
+    BattleState,
+    ClaimState,
+    Modifiers,
+    SiegeState,
+    World,
+    war_key,
+)
 from rules.campaign.upkeep import monthly_upkeep
 from rules.campaign.world import (
     FIGHTING_STATES,
@@ -63,11 +86,12 @@ __all__ = [
 @dataclass(frozen=True, slots=True)
 class Sender:
     """Who sends an order (their claim, None for a sender who plays none) and the campaign's
-    rules and map it is read against."""
+    rules, map and modifiers it is read against."""
 
     claim_id: int | None
     rules: RulesConfig
     map: WorldMap
+    modifiers: Modifiers = NO_MODIFIERS  # the catalogue's (a commander's speed, ...)
 
 
 NEW_ARMY = -1
@@ -83,7 +107,10 @@ def tick_of(at: datetime, sender: Sender) -> int:
 
 
 def relation(world: World, a: int, b: int) -> RelationStatus:
-    """How two claims stand: at war, allied, or (unrecorded) neutral."""
+    """How two claims stand: at war, allied (a claim with itself too), or (unrecorded)
+    neutral."""
+    if a == b:
+        return RelationStatus.ALLIED
     if world.at_war(a, b):
         return RelationStatus.WAR
     return RelationStatus.ALLIED if war_key(a, b) in world.allies else RelationStatus.NEUTRAL
@@ -373,6 +400,171 @@ def _brace(text: str) -> str:
     return text.replace("{", "{{").replace("}", "}}")
 
 
+# --- movement ---------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class Watch:
+    """A tile that may detect a march, and the d20 roll it needs (None: certain)."""
+
+    tile: str
+    needed: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class MarchPlan:
+    """How a march goes for the army as it stands now: its budget and speed, when it arrives,
+    and who may detect it on the way."""
+
+    budget: Fraction
+    multiplier: Decimal
+    reasons: tuple[str, ...]
+    arrival: datetime
+    arrival_tick: int
+    watch: tuple[Watch, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Marched(Receipt):
+    """A march ordered: ``check`` the path, ``depart`` when it sets off, ``plan`` how it goes,
+    ``cheaper`` a cheaper route to the same tile (a warning), ``lifted`` the holdfast whose
+    siege the army left."""
+
+    army: int
+    kind: ArmyKind
+    infantry: int
+    cavalry: int
+    ships: int
+    start: str
+    check: PathCheck
+    depart: datetime
+    plan: MarchPlan
+    cheaper: Route | None = None
+    lifted: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RouteFound(Receipt):
+    """The cheapest route for an army (``route.tiles`` empty: it is already there)."""
+
+    army: int
+    start: str
+    goal: str
+    route: Route
+
+
+def observer_tiles(world: World, claim_id: int, worldmap: WorldMap) -> dict[str, ObserverKind]:
+    """Tiles that may detect a march of ``claim_id``: other claims' holdfasts, and resource
+    tiles where another claim has a standing army."""
+    result: dict[str, ObserverKind] = {}
+    for other in world.claims.values():
+        if other.id != claim_id:
+            result[other.holdfast] = ObserverKind.HOLDFAST
+    for a in world.armies.values():
+        if a.state is ArmyState.STANDING and a.claim_id != claim_id and a.tile in worldmap \
+                and worldmap.tile(a.tile).resource and a.tile not in result:
+            result[a.tile] = ObserverKind.RESOURCE_TILE
+    return result
+
+
+def plan_march(world: World, sender: Sender, army: Army, check: PathCheck, depart: datetime
+               ) -> MarchPlan:
+    """The march of ``army`` along ``check`` leaving at ``depart``, with the speed its
+    modifiers give it now."""
+    fleet = army.kind is ArmyKind.FLEET
+    mods = sender.modifiers.march(army)
+    budget = budget_per_tick(army.infantry, army.cavalry, sender.rules, modifiers=mods,
+                             is_fleet=fleet)
+    schedule = schedule_march(check.costs, budget, depart, sender.rules)
+    observers = observer_tiles(world, army.claim_id, sender.map)
+    watch = []
+    for seen in observers_along(sender.map, [army.tile, *check.ids], observers,
+                                sender.rules.detection_radius):
+        target = detection_target(army.size, observers[seen.observer], sender.rules)
+        needed = None if target.automatic or target.target is None \
+            else target.target - target.bonus
+        watch.append(Watch(seen.observer, needed))
+    mult, reasons = speed_multiplier(army.infantry, army.cavalry, sender.rules,
+                                     modifiers=mods, is_fleet=fleet)
+    return MarchPlan(Fraction(budget), mult, tuple(reasons), schedule.arrival,
+                     tick_index(schedule.arrival, sender.rules), tuple(watch))
+
+
+def replan(world: World, sender: Sender, receipt: Marched) -> Marched | None:
+    """The march receipt again for the army as it stands now (a later line of the message
+    may have changed its speed), or None when the march is no longer the one ordered."""
+    army = world.armies.get(receipt.army)
+    if army is None or army.march.path != receipt.check.ids \
+            or army.state not in (ArmyState.MARCHING, ArmyState.MUSTERING):
+        return None
+    return replace(receipt, plan=plan_march(world, sender, army, receipt.check,
+                                            receipt.depart))
+
+
+def _path_refused(exc: IllegalPath, a: Army, sender: Sender, example: str) -> OrderRefused:
+    return OrderRefused("{}", Said(str(exc), 300), expected="a path of adjacent tiles "
+                        f"starting next to the army's tile ({_label(sender, a.tile)})",
+                        example=example)
+
+
+def _move(world: World, sender: Sender, order: o.Move, at: datetime
+          ) -> tuple[World, Receipt]:
+    a = own_army(world, sender, order.army)
+    tick = tick_of(at, sender)
+    if a.state not in (ArmyState.MUSTERING, ArmyState.STANDING, ArmyState.MARCHING,
+                       ArmyState.BESIEGING) or departed(a, tick):
+        state = "already on the march" if departed(a, tick) else a.state
+        raise _refuse(f"army {a.id} cannot take a new march now: it is {state}",
+                      "a standing or mustering army, or a march that has not departed yet "
+                      "(use `stand army N` to halt a march)", f"stand army {a.id}")
+    if pending_battle_of(world, a.id) is not None:
+        raise _refuse(f"army {a.id} is caught in a battle", "`retreat` or `stand` first",
+                      f"retreat army {a.id}")
+    ports = harbours(world, sender, a)
+    try:
+        check = check_path(sender.map, a.tile, order.path, a.kind, sender.rules, ports)
+    except IllegalPath as exc:
+        raise _path_refused(exc, a, sender, f"route army {a.id} to <destination>") from None
+    best = cheapest_route(sender.map, a.tile, check.tiles[-1].id, a.kind, sender.rules, ports)
+    cheaper = best if best is not None and best.total < check.total else None
+    if order.stated_cost != check.total:
+        hint = ""
+        if cheaper is not None:
+            hint = (f" The cheapest route there costs {cheaper.total}: "
+                    f"`move army {a.id}: {format_path(t.label for t in cheaper.tiles)} "
+                    f"(cost {cheaper.total})`.")
+        stated = "no cost" if order.stated_cost is None else f"cost {order.stated_cost}"
+        raise _refuse(
+            f"you stated {stated}, but this path costs {check.total}: {check.breakdown()}."
+            + hint, "the total travel cost at the end of the order",
+            f"move army {a.id}: {format_path(t.label for t in check.tiles)} "
+            f"(cost {check.total})")
+    ready_at = tick_time(a.ready_tick, sender.rules) \
+        if a.state is ArmyState.MUSTERING and a.ready_tick is not None else None
+    depart = departure_tick(at, ready_at, sender.rules)
+    world, a, lifted = leave_siege(world, a)  # leaving ends the siege
+    plan = plan_march(world, sender, a, check, depart)
+    a = replace(a, state=a.state if a.state is ArmyState.MUSTERING else ArmyState.MARCHING,
+                march=replace(a.march, path=check.ids, costs=check.costs, saved=Fraction(0),
+                              depart_tick=tick_index(depart, sender.rules)),
+                arrival_tick=plan.arrival_tick,
+                meta={})  # who detected the previous march does not carry over
+    return with_army(world, a), Marched(
+        a.id, a.kind, a.infantry, a.cavalry, a.ships, a.tile, check, depart, plan, cheaper,
+        lifted.holdfast if lifted is not None else None, ordered=(a.id,))
+
+
+def _route(world: World, sender: Sender, order: o.Route, at: datetime
+           ) -> tuple[World, Receipt]:
+    a = own_army(world, sender, order.army)
+    goal = sender.map.tile(order.destination)
+    route = cheapest_route(sender.map, a.tile, goal.id, a.kind, sender.rules,
+                           harbours(world, sender, a))
+    if route is None:
+        raise _refuse(f"army {a.id} cannot reach {goal.label} from {_label(sender, a.tile)}",
+                      "a destination its kind can reach", f"route army {a.id} to Riverrun")
+    return world, RouteFound(a.id, a.tile, goal.id, route)
+
+
 # --- cancel, stand, disband -------------------------------------------------------------
 
 def _no_march(army: Army, **changes: Any) -> Army:
@@ -446,7 +638,7 @@ def _react(world: World, a: Army, battle: BattleState, reaction: Reaction,
 
 
 def harbours(world: World, sender: Sender, army: Army) -> frozenset[str]:
-    """Port holdfasts fleet ``army`` may sail into: those of the claims allied to its own."""
+    """Port holdfasts fleet ``army`` may sail into: its own claim's and its allies'."""
     if army.kind is not ArmyKind.FLEET:
         return frozenset()
     return frozenset(
@@ -463,10 +655,7 @@ def retreat_route(world: World, sender: Sender, a: Army, order: o.Retreat) -> tu
             return check_path(sender.map, a.tile, order.path, a.kind, sender.rules,
                               harbours(world, sender, a)).ids
         except IllegalPath as exc:
-            raise OrderRefused("{}", Said(str(exc), 300),
-                               expected="a path of adjacent tiles starting next to the army's "
-                               f"tile ({_label(sender, a.tile)})",
-                               example=f"retreat army {a.id}") from None
+            raise _path_refused(exc, a, sender, f"retreat army {a.id}") from None
     if order.to is not None:
         goal = sender.map.tile(order.to)
         best = cheapest_route(sender.map, a.tile, goal.id, a.kind, sender.rules,
@@ -715,6 +904,8 @@ Decide = Callable[[World, Sender, Any, datetime], "tuple[World, Receipt]"]
 
 PURE_ORDERS: Mapping[type, Decide] = MappingProxyType({
     o.Muster: _muster,
+    o.Move: _move,
+    o.Route: _route,
     o.Cancel: _cancel,
     o.Stand: _stand,
     o.Retreat: _retreat,

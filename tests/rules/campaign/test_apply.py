@@ -16,10 +16,12 @@ from rules.campaign.apply import (
     Cancelled,
     Disbanded,
     Halted,
+    Marched,
     Mustered,
     OrderRefused,
     Reacted,
     RetreatReferred,
+    RouteFound,
     Sender,
     SiegeLifted,
     Spared,
@@ -273,3 +275,38 @@ def test_a_sally_from_a_besieged_holdfast_and_lifting_the_siege() -> None:
     assert lifted.armies[1].state is ArmyState.STANDING
     assert refusal(w, o.Lift(T[9]), LANNISTER_SENDS).problem() == \
         "you are not besieging Hold 9"
+
+
+# --- movement ---------------------------------------------------------------------------
+
+def test_a_move_sets_the_march_and_its_receipt_says_when_it_arrives() -> None:
+    w = world(army(1, 1, T[2], meta={"detected_by": [2]}))
+    after, receipt = apply_order(w, o.Move(1, (T[3], T[4]), 2), AT, sender=STARK_SENDS)
+    assert isinstance(receipt, Marched) and receipt.check.ids == (T[3], T[4])
+    moved = after.armies[1]
+    assert moved.state is ArmyState.MARCHING and moved.march.path == (T[3], T[4])
+    assert moved.march.depart_tick == TICK + 1 and moved.meta == {}
+    assert moved.arrival_tick == receipt.plan.arrival_tick > TICK + 1
+    assert receipt.cheaper is None and receipt.lifted is None and receipt.ordered == (1,)
+
+
+def test_a_move_with_the_wrong_cost_is_refused_with_the_right_one() -> None:
+    err = refusal(world(army(1, 1, T[2])), o.Move(1, (T[3], T[4]), 5))
+    assert err.problem().startswith("you stated cost 5, but this path costs 2")
+    assert err.example == f"move army 1: {T[3]} > {T[4]} (cost 2)"
+
+
+def test_marching_away_lifts_the_siege_the_army_held() -> None:
+    w = world(army(1, 1, T[9], ArmyState.BESIEGING), sieges=(SiegeState(4, 1, 1, 2, T[9], 90),),
+              wars=True)
+    after, receipt = apply_order(w, o.Move(1, (T[8],), 1), AT, sender=STARK_SENDS)
+    assert isinstance(receipt, Marched) and receipt.lifted == T[9]
+    assert after.sieges[0].status is SiegeStatus.LIFTED
+
+
+def test_route_finds_the_cheapest_way_or_says_the_army_is_there() -> None:
+    w = world(army(1, 1, T[2]))
+    _, found = apply_order(w, o.Route(1, T[5]), AT, sender=STARK_SENDS)
+    assert isinstance(found, RouteFound) and found.route.ids == (T[3], T[4], T[5])
+    _, here = apply_order(w, o.Route(1, T[2]), AT, sender=STARK_SENDS)
+    assert isinstance(here, RouteFound) and here.route.tiles == ()
