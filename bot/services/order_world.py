@@ -111,11 +111,12 @@ def _changed(before: Any, after: Any) -> Iterable[tuple[str, Any]]:
 
 @dataclass(slots=True)
 class Stored:
-    """What :func:`write_back` stored: the ids of the army and the battle the order created
-    (None: it created none), the sieges it ended, the pairs it put at war."""
+    """What :func:`write_back` stored: the ids of the army, the battle and the siege the order
+    created (None: it created none), the sieges it ended, the pairs it put at war."""
 
     army: int | None
     battle: int | None
+    siege: int | None
     sieges_ended: list[Siege]
     wars: list[tuple[int, int]]
 
@@ -125,7 +126,7 @@ def write_back(session: Session, ctx: CampaignContext, rows: Rows, before: World
     """Change the rows where ``after`` differs from ``before``; add the army and the battle it
     created. Sieges it ended are returned, not yet written (their end is journaled and
     posted by :func:`bot.services.sieges.end_siege`)."""
-    stored = Stored(None, None, [], [])
+    stored = Stored(None, None, None, [], [])
     for claim_id, claim in after.claims.items():
         if claim != before.claims.get(claim_id):
             row = rows.claims[claim_id]
@@ -164,19 +165,32 @@ def write_back(session: Session, ctx: CampaignContext, rows: Rows, before: World
             setattr(battle_row, name, new)
         session.add(battle_row)
     old_sieges = {s.id: s for s in before.sieges}
+    new_siege: Siege | None = None
     for siege in after.sieges:
         old_siege = old_sieges.get(siege.id)
+        if old_siege is None:
+            new_siege = Siege(campaign_id=ctx.campaign_id, army_id=siege.army_id,
+                              besieger_claim=siege.besieger_claim,
+                              defender_claim=siege.defender_claim, holdfast=siege.holdfast,
+                              started_tick=siege.started_tick,
+                              months_elapsed=siege.months_elapsed,
+                              months_required=siege.months_required, paused=siege.paused,
+                              status=siege.status)
+            session.add(new_siege)
+            continue
         if old_siege is not None and siege.status is SiegeStatus.LIFTED \
                 and old_siege.status is not SiegeStatus.LIFTED:
             stored.sieges_ended.append(rows.sieges[siege.id])
     for pair in sorted(after.wars - before.wars):
         stored.wars.append(pair)
         set_relation(session, ctx, pair[0], pair[1], RelationStatus.WAR)
-    if created is not None or new_battle is not None:
+    if created is not None or new_battle is not None or new_siege is not None:
         session.flush()
     if created is not None:
         stored.army = created.id
         rows.armies[created.id or 0] = created
+    if new_siege is not None:
+        stored.siege = new_siege.id
     if new_battle is not None:
         stored.battle = new_battle.id
         rows.battles[new_battle.id or 0] = new_battle

@@ -19,15 +19,13 @@ from types import MappingProxyType
 from typing import Any
 
 from sqlalchemy.exc import DBAPIError
-from sqlmodel import Session, select
+from sqlmodel import Session
 
 from bot.db.models import (
     Army,
     ArmyKind,
     ArmyState,
     Claim,
-    RelationStatus,
-    Siege,
 )
 from bot.services import fairplay, journal, orders_catalogue
 from bot.services.help import help_reply
@@ -43,19 +41,15 @@ from bot.services.world import (
     claim_by_name,
     claim_of_user,
     get_campaign,
-    set_relation,
 )
 from bot.text import escape_md
 from rules.campaign import apply as decide
 from rules.campaign import orders as o
 from rules.campaign.battle import Strength, Winner, matchup
-from rules.campaign.calendar import next_tick_at_or_after
 from rules.campaign.config import Season
 from rules.campaign.modifiers import Modifier
 from rules.campaign.odds import battle_odds
-from rules.campaign.siege import SpecialHoldfast, check_siege_start
 from rules.campaign.upkeep import monthly_upkeep
-from rules.campaign.world import FIGHTING_STATES
 from rules.campaign.world import Army as ArmyValue
 from rules.errors import RulesError
 
@@ -268,6 +262,20 @@ class _CatalogueModifiers:
     def observer(self, claim_id: int, tile: str) -> tuple[Modifier, ...]:
         return ()  # no order rolls to detect
 
+    def besieger(self, army: ArmyValue) -> tuple[Modifier, ...]:
+        from bot.services.catalogue import ModifierBook
+
+        row = self.c.session.get(Army, army.id)
+        return () if row is None else ModifierBook.load(self.c.session, self.c.ctx).army(
+            row, equipment=True)
+
+    def holdfast(self, claim_id: int) -> tuple[Modifier, ...]:
+        from bot.services.catalogue import ModifierBook
+
+        claim = self.c.session.get(Claim, claim_id)
+        return () if claim is None else ModifierBook.load(self.c.session, self.c.ctx).holdfast(
+            claim)
+
 
 def _sender(c: Call, claim_id: int) -> decide.Sender:
     return decide.Sender(claim_id, c.ctx.rules, c.ctx.world, _CatalogueModifiers(c))
@@ -284,6 +292,8 @@ def _stored_ids(receipt: decide.Receipt, stored: Stored) -> decide.Receipt:
             changes[name] = army_id(getattr(receipt, name))
     if hasattr(receipt, "battle") and receipt.battle is None:
         changes["battle"] = stored.battle
+    if isinstance(receipt, decide.SiegeBegun) and stored.siege is not None:
+        changes["siege"] = stored.siege
     return replace(receipt, **changes)
 
 
@@ -388,6 +398,52 @@ def _journal_nothing(c: Call, claim: Claim, rc: decide.Receipt, rows: Rows) -> N
     ``end_siege``)."""
 
 
+def _journal_siege(c: Call, claim: Claim, rc: decide.SiegeBegun, rows: Rows) -> None:
+    from bot.services.catalogue import siege_note
+
+    hold = _label(c, rc.holdfast)
+    owner = rows.claims[rc.defender_claim]
+    journal.log_event(c.session, c.ctx.campaign_id, c.tick, "siege_start",
+                      f"{claim.name} besieges {hold} with army {rc.army}", at=c.now,
+                      claim_id=claim.id, actor=c.author, public=True,
+                      data={"siege": rc.siege, "army": rc.army, "months": rc.length.months})
+    journal.queue(c.session, c.ctx.campaign_id, f"siege:{rc.siege}:start", "post",
+                  title=c.ctx.settings.posts.siege_title.format(event="Siege begins",
+                                                                holdfast=hold),
+                  body=(f"The host of **{claim.name}** has laid siege to **{hold}**, seat "
+                        f"of {owner.name}, on {c.ctx.when(c.now)}."),
+                  flair=c.ctx.settings.posts.siege_flair, public=True, at=c.now, tick=c.tick,
+                  target=c.ctx.settings.campaign.subreddit)
+    journal.notify_claim(c.session, c.ctx.campaign_id, owner.id or 0, f"besieged:{rc.siege}",
+                         subject=f"{hold} is besieged",
+                         body=(f"Army {rc.army} of {claim.name} "
+                               f"({troops_text(rc.infantry, rc.cavalry, rc.ships)}) besieges "
+                               f"{hold}. Your garrison can hold for {rc.length.months} "
+                               f"in-game months{siege_note(rc.length, rc.defender_mods)}. You "
+                               f"may sally: `sally from {hold}`."), at=c.now, tick=c.tick)
+
+
+def _journal_siege_referred(c: Call, claim: Claim, rc: decide.SiegeReferred,
+                            rows: Rows) -> None:
+    """A siege of a special holdfast: the moderators rule on it (an internal note and an
+    event); nothing else changes."""
+    hold = _label(c, rc.holdfast)
+    owner = rows.claims[rc.defender_claim]
+    journal.log_event(c.session, c.ctx.campaign_id, c.tick, "referral",
+                      f"{claim.name} orders army {rc.army} to besiege {hold} (special rules): "
+                      "referred to the moderators", at=c.now, claim_id=claim.id, actor=c.author,
+                      data={"army": rc.army, "holdfast": rc.holdfast, "defender": owner.id})
+    journal.notify_moderators(
+        c.session, c.ctx.campaign_id, f"referral:siege:{c.ref}",
+        subject=f"Siege of {hold} referred to you",
+        body=(f"u/{escape_md(c.author)} ({escape_md(claim.name)}) orders army {rc.army} "
+              f"({troops_text(rc.infantry, rc.cavalry, rc.ships)}) to besiege "
+              f"**{escape_md(hold)}**, seat of {escape_md(owner.name)}. This holdfast has its "
+              "own siege rules, so maester started nothing: please rule on it and tell both "
+              "claims."),
+        at=c.now, tick=c.tick)
+
+
 def _journal_disband(c: Call, claim: Claim, rc: decide.Disbanded, rows: Rows) -> None:
     _log(c, "disband", f"army {rc.army} disbanded", claim.id, army=rc.army)
 
@@ -404,6 +460,8 @@ _JOURNAL: Mapping[type, Callable[[Call, Claim, Any, Rows], None]] = MappingProxy
     decide.BattleOrdered: _journal_battle,
     decide.SiegeLifted: _journal_nothing,
     decide.Disbanded: _journal_disband,
+    decide.SiegeBegun: _journal_siege,
+    decide.SiegeReferred: _journal_siege_referred,
 })
 """How each receipt of the rules is journaled (events, notes to other claims and the
 moderators)."""
@@ -471,109 +529,12 @@ def _intercept(c: Call, order: o.Intercept) -> str:
     return _decided(c, order)
 
 
-def _declare_war(c: Call, a: int, b: int) -> None:
-    before = set_relation(c.session, c.ctx, a, b, RelationStatus.WAR)
-    if before is not RelationStatus.WAR:
-        journal.log_event(c.session, c.ctx.campaign_id, c.tick, "war",
-                          f"claims {a} and {b} are at war", at=c.now, claim_id=a,
-                          actor=c.author, data={"claims": [a, b], "before": before.value})
-
-
-def _holdfast_owner(c: Call, tile_id: str) -> Claim | None:
-    return c.session.exec(select(Claim).where(Claim.campaign_id == c.ctx.campaign_id,
-                                              Claim.holdfast == tile_id)).first()
-
-
-def _blockaded(c: Call, claim_id: int, tile_id: str) -> bool:
-    water = set(c.ctx.world.water_adjacent(tile_id))
-    return any(a.kind == ArmyKind.FLEET and a.tile in water
-               for a in armies(c.session, c.ctx, claim_id=claim_id,
-                               states=(ArmyState.STANDING,)))
-
-
 def _lift(c: Call, order: o.Lift) -> str:
     return _decided(c, order)
 
 
 def _siege(c: Call, order: o.Siege) -> str:
-    a = c.own_army(order.army)
-    hold = c.ctx.world.tile(order.holdfast)
-    if a.tile != hold.id or a.state != ArmyState.STANDING:
-        raise Rejected(f"army {a.id} must stand on {hold.label} to besiege it (it is "
-                       f"{a.state} at {_label(c, a.tile)})", "a standing army on the holdfast",
-                       f"route army {a.id} to {hold.label}")
-    owner = _holdfast_owner(c, hold.id)
-    if owner is None or owner.id == a.claim_id:
-        raise Rejected(f"{hold.label} is not an enemy holdfast", "a holdfast of another claim",
-                       f"siege {hold.label} with army {a.id}")
-    if active_siege(c.session, c.ctx, hold.id) is not None:
-        raise Rejected(f"{hold.label} is already under siege", "a holdfast not yet besieged",
-                       "status")
-    defenders = [d for d in armies(c.session, c.ctx, states=FIGHTING_STATES)
-                 if d.tile == hold.id and d.claim_id != a.claim_id]
-    try:
-        check_siege_start(holdfast=hold.holdfast, port=hold.port, special=hold.special,
-                          hostile_troops_on_tile=bool(defenders),
-                          blockaded=_blockaded(c, a.claim_id, hold.id))
-    except SpecialHoldfast:
-        return _refer_siege(c, a, hold.label, owner)
-    garrison = owner.infantry + owner.cavalry
-    from bot.services.catalogue import siege_terms  # siege modifiers of both sides
-
-    terms = siege_terms(c.session, c.ctx, a, owner, garrison)
-    length = terms.length
-    _declare_war(c, a.claim_id, owner.id or 0)
-    siege = Siege(campaign_id=c.ctx.campaign_id, army_id=a.id or 0, besieger_claim=a.claim_id,
-                  defender_claim=owner.id or 0, holdfast=hold.id,
-                  # months count from the tick at or after the order
-                  started_tick=c.ctx.tick_of(next_tick_at_or_after(c.now, c.ctx.rules)),
-                  months_required=length.months)
-    a.state = ArmyState.BESIEGING
-    c.session.add(a)
-    c.session.add(siege)
-    c.session.flush()
-    claim = c.require_claim()
-    journal.log_event(c.session, c.ctx.campaign_id, c.tick, "siege_start",
-                      f"{claim.name} besieges {hold.label} with army {a.id}", at=c.now,
-                      claim_id=a.claim_id, actor=c.author, public=True,
-                      data={"siege": siege.id, "army": a.id, "months": length.months})
-    journal.queue(c.session, c.ctx.campaign_id, f"siege:{siege.id}:start", "post",
-                  title=c.ctx.settings.posts.siege_title.format(event="Siege begins",
-                                                                holdfast=hold.label),
-                  body=(f"The host of **{claim.name}** has laid siege to **{hold.label}**, seat "
-                        f"of {owner.name}, on {c.ctx.when(c.now)}."),
-                  flair=c.ctx.settings.posts.siege_flair, public=True, at=c.now, tick=c.tick,
-                  target=c.ctx.settings.campaign.subreddit)
-    journal.notify_claim(c.session, c.ctx.campaign_id, owner.id or 0, f"besieged:{siege.id}",
-                         subject=f"{hold.label} is besieged",
-                         body=(f"Army {a.id} of {claim.name} ({_troops(a)}) besieges "
-                               f"{hold.label}. Your garrison can hold for {length.months} "
-                               f"in-game months{terms.defender_note}. You may sally: `sally from "
-                               f"{hold.label}`."), at=c.now, tick=c.tick)
-    return (f"Army {a.id} besieges {hold.label}. With its garrison it falls after "
-            f"**{length.months}** in-game months{terms.besieger_note} if you hold the tile; "
-            "you may also "
-            f"`assault {hold.label} with army {a.id}`.")
-
-
-def _refer_siege(c: Call, a: Army, holdfast: str, owner: Claim) -> str:
-    """A siege of a special holdfast: the moderators rule on it (an internal note and an
-    event); nothing else changes."""
-    claim = c.require_claim()
-    journal.log_event(c.session, c.ctx.campaign_id, c.tick, "referral",
-                      f"{claim.name} orders army {a.id} to besiege {holdfast} (special rules): "
-                      "referred to the moderators", at=c.now, claim_id=claim.id, actor=c.author,
-                      data={"army": a.id, "holdfast": a.tile, "defender": owner.id})
-    journal.notify_moderators(
-        c.session, c.ctx.campaign_id, f"referral:siege:{c.ref}",
-        subject=f"Siege of {holdfast} referred to you",
-        body=(f"u/{escape_md(c.author)} ({escape_md(claim.name)}) orders army {a.id} "
-              f"({_troops(a)}) to besiege **{escape_md(holdfast)}**, seat of "
-              f"{escape_md(owner.name)}. This holdfast has its own siege rules, so maester "
-              "started nothing: please rule on it and tell both claims."),
-        at=c.now, tick=c.tick)
-    return (f"{holdfast} has its own siege rules: your order is **referred to the "
-            "moderators**, who will rule on it. Nothing has changed yet.")
+    return _decided(c, order)
 
 
 def _assault(c: Call, order: o.Assault) -> str:

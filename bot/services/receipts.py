@@ -142,6 +142,20 @@ def siege_lifted(ctx: CampaignContext, rc: r.SiegeLifted) -> str:
             "tile; the months counted are lost.")
 
 
+def siege_begun(ctx: CampaignContext, rc: r.SiegeBegun) -> str:
+    from bot.services.catalogue import siege_note
+
+    hold = _label(ctx, rc.holdfast)
+    return (f"Army {rc.army} besieges {hold}. With its garrison it falls after "
+            f"**{rc.length.months}** in-game months{siege_note(rc.length, rc.besieger_mods)} "
+            f"if you hold the tile; you may also `assault {hold} with army {rc.army}`.")
+
+
+def siege_referred(ctx: CampaignContext, rc: r.SiegeReferred) -> str:
+    return (f"{_label(ctx, rc.holdfast)} has its own siege rules: your order is **referred to "
+            "the moderators**, who will rule on it. Nothing has changed yet.")
+
+
 def disbanded(ctx: CampaignContext, rc: r.Disbanded) -> str:
     return (f"Army {rc.army} is disbanded; {troops_text(rc.infantry, rc.cavalry, rc.ships)} "
             "return home and cost no more upkeep.")
@@ -159,6 +173,8 @@ _RENDER: dict[type, Callable[[CampaignContext, Any], str]] = {
     r.BattleOrdered: battle_ordered,
     r.SiegeLifted: siege_lifted,
     r.Disbanded: disbanded,
+    r.SiegeBegun: siege_begun,
+    r.SiegeReferred: siege_referred,
 }
 
 

@@ -23,12 +23,13 @@ from datetime import datetime
 from decimal import Decimal
 from fractions import Fraction
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Protocol
 
 from rules.campaign import orders as o
 from rules.campaign.calendar import moment_text, next_tick_at_or_after, tick_index, tick_time
 from rules.campaign.config import RulesConfig
 from rules.campaign.detection import ObserverKind, detection_target
+from rules.campaign.modifiers import Modifier
 from rules.campaign.movement import (
     budget_per_tick,
     departure_tick,
@@ -45,11 +46,12 @@ from rules.campaign.paths import (
     format_path,
     observers_along,
 )
+from rules.campaign.siege import SiegeLength, SpecialHoldfast, check_siege_start, siege_months
 from rules.campaign.state import (
-    NO_MODIFIERS,
     BattleState,
     ClaimState,
     Modifiers,
+    NoModifiers,
     SiegeState,
     World,
     war_key,
@@ -83,6 +85,28 @@ __all__ = [
 
 # --- the world an order sees ------------------------------------------------------------
 
+class OrderModifiers(Modifiers, Protocol):
+    """The modifiers in force as orders ask for them: the tick's, and those of a siege."""
+
+    def besieger(self, army: Army) -> tuple[Modifier, ...]:
+        """A besieging army's modifiers (its skills and its siege equipment)."""
+        ...
+
+    def holdfast(self, claim_id: int) -> tuple[Modifier, ...]:
+        """The modifiers of a holdfast's defenders (improvements, skills at home)."""
+        ...
+
+
+class NoOrderModifiers(NoModifiers):
+    """No catalogue: nothing modifies anything."""
+
+    def besieger(self, army: Army) -> tuple[Modifier, ...]:
+        return ()
+
+    def holdfast(self, claim_id: int) -> tuple[Modifier, ...]:
+        return ()
+
+
 @dataclass(frozen=True, slots=True)
 class Sender:
     """Who sends an order (their claim, None for a sender who plays none) and the campaign's
@@ -91,11 +115,14 @@ class Sender:
     claim_id: int | None
     rules: RulesConfig
     map: WorldMap
-    modifiers: Modifiers = NO_MODIFIERS  # the catalogue's (a commander's speed, ...)
+    modifiers: OrderModifiers = field(default_factory=NoOrderModifiers)  # the catalogue's
 
 
 NEW_ARMY = -1
 """The id of an army an order creates, until the services store it (one per order)."""
+
+NEW_SIEGE = -1
+"""The id of a siege an order lays, until the services store it."""
 
 
 def _label(sender: Sender, tile: str) -> str:
@@ -898,6 +925,85 @@ def _lift(world: World, sender: Sender, order: o.Lift, at: datetime
     return world, SiegeLifted(a.id, hold.id, lifted.id if lifted else None, claim.name)
 
 
+@dataclass(frozen=True, slots=True)
+class SiegeBegun(Receipt):
+    """A siege laid (``siege`` :data:`NEW_SIEGE` until stored): it lasts ``length`` months,
+    with each side's modifiers (``besieger_mods``, ``defender_mods``) for the notes each side
+    may read."""
+
+    siege: int
+    army: int
+    holdfast: str
+    besieger_claim: int
+    defender_claim: int
+    length: SiegeLength
+    besieger_mods: tuple[Modifier, ...]
+    defender_mods: tuple[Modifier, ...]
+    infantry: int
+    cavalry: int
+    ships: int
+
+
+@dataclass(frozen=True, slots=True)
+class SiegeReferred(Receipt):
+    """A siege of a holdfast with its own rules: referred to the moderators, nothing changed."""
+
+    army: int
+    holdfast: str
+    defender_claim: int
+    infantry: int
+    cavalry: int
+    ships: int
+
+
+def blockaded(world: World, claim_id: int, tile: str, worldmap: WorldMap) -> bool:
+    """Whether a standing fleet of ``claim_id`` lies on water next to ``tile``."""
+    water = set(worldmap.water_adjacent(tile))
+    return any(a.kind is ArmyKind.FLEET and a.tile in water and a.claim_id == claim_id
+               and a.state is ArmyState.STANDING for a in world.armies.values())
+
+
+def _siege(world: World, sender: Sender, order: o.Siege, at: datetime
+           ) -> tuple[World, Receipt]:
+    a = own_army(world, sender, order.army)
+    hold = sender.map.tile(order.holdfast)
+    if a.tile != hold.id or a.state is not ArmyState.STANDING:
+        raise _refuse(f"army {a.id} must stand on {hold.label} to besiege it (it is "
+                      f"{a.state} at {_label(sender, a.tile)})",
+                      "a standing army on the holdfast", f"route army {a.id} to {hold.label}")
+    owner = holdfast_owner(world, hold.id)
+    if owner is None or owner.id == a.claim_id:
+        raise _refuse(f"{hold.label} is not an enemy holdfast", "a holdfast of another claim",
+                      f"siege {hold.label} with army {a.id}")
+    if active_siege(world, hold.id) is not None:
+        raise _refuse(f"{hold.label} is already under siege", "a holdfast not yet besieged",
+                      "status")
+    defenders = [d for d in world.armies.values() if d.state in FIGHTING_STATES
+                 and d.tile == hold.id and d.claim_id != a.claim_id]
+    try:
+        check_siege_start(holdfast=hold.holdfast, port=hold.port, special=hold.special,
+                          hostile_troops_on_tile=bool(defenders),
+                          blockaded=blockaded(world, a.claim_id, hold.id, sender.map))
+    except SpecialHoldfast:
+        return world, SiegeReferred(a.id, hold.id, owner.id, a.infantry, a.cavalry, a.ships)
+    attack = sender.modifiers.besieger(a)
+    defense = sender.modifiers.holdfast(owner.id)
+    length = siege_months(owner.infantry + owner.cavalry, sender.rules,
+                          besieger_modifiers=attack, defender_modifiers=defense)
+    world, before = declare_war(world, a.claim_id, owner.id)
+    siege = SiegeState(id=NEW_SIEGE, army_id=a.id, besieger_claim=a.claim_id,
+                       defender_claim=owner.id, holdfast=hold.id,
+                       # months count from the tick at or after the order
+                       started_tick=tick_index(next_tick_at_or_after(at, sender.rules),
+                                               sender.rules),
+                       months_required=length.months)
+    a = replace(a, state=ArmyState.BESIEGING)
+    world = replace(with_army(world, a), sieges=(*world.sieges, siege))
+    wars = () if before is None else ((a.claim_id, owner.id, before),)
+    return world, SiegeBegun(NEW_SIEGE, a.id, hold.id, a.claim_id, owner.id, length, attack,
+                             defense, a.infantry, a.cavalry, a.ships, wars=wars)
+
+
 # --- the table --------------------------------------------------------------------------
 
 Decide = Callable[[World, Sender, Any, datetime], "tuple[World, Receipt]"]
@@ -912,6 +1018,7 @@ PURE_ORDERS: Mapping[type, Decide] = MappingProxyType({
     o.Spare: _spare,
     o.Attack: _attack,
     o.Intercept: _intercept,
+    o.Siege: _siege,
     o.Assault: _assault,
     o.Sally: _sally,
     o.Lift: _lift,

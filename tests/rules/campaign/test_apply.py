@@ -12,6 +12,7 @@ import pytest
 from rules.campaign import orders as o
 from rules.campaign.apply import (
     NEW_ARMY,
+    NEW_SIEGE,
     BattleOrdered,
     Cancelled,
     Disbanded,
@@ -23,6 +24,7 @@ from rules.campaign.apply import (
     RetreatReferred,
     RouteFound,
     Sender,
+    SiegeBegun,
     SiegeLifted,
     Spared,
     apply_order,
@@ -33,6 +35,7 @@ from rules.campaign.apply import (
 from rules.campaign.calendar import tick_time
 from rules.campaign.config import RulesConfig
 from rules.campaign.muster import muster_ready_at
+from rules.campaign.siege import siege_months
 from rules.campaign.state import BattleState, ClaimState, SiegeState, World
 from rules.campaign.world import (
     Army,
@@ -310,3 +313,19 @@ def test_route_finds_the_cheapest_way_or_says_the_army_is_there() -> None:
     assert isinstance(found, RouteFound) and found.route.ids == (T[3], T[4], T[5])
     _, here = apply_order(w, o.Route(1, T[2]), AT, sender=STARK_SENDS)
     assert isinstance(here, RouteFound) and here.route.tiles == ()
+
+
+def test_a_siege_is_laid_by_a_standing_army_on_an_enemy_holdfast() -> None:
+    w = world(army(1, 1, T[9]))
+    after, receipt = apply_order(w, o.Siege(holdfast=T[9], army=1), AT, sender=STARK_SENDS)
+    assert isinstance(receipt, SiegeBegun) and receipt.siege == NEW_SIEGE
+    assert receipt.length.months == siege_months(300, RULES).months
+    assert receipt.wars == ((1, 2, RelationStatus.NEUTRAL),)
+    laid = after.sieges[-1]
+    assert (laid.army_id, laid.holdfast, laid.started_tick, laid.months_required) == (
+        1, T[9], TICK + 1, receipt.length.months)
+    assert after.armies[1].state is ArmyState.BESIEGING
+    assert refusal(after, o.Siege(holdfast=T[9], army=1)).problem().startswith(
+        "army 1 must stand on Hold 9")
+    assert refusal(world(army(1, 1, T[0])), o.Siege(holdfast=T[0], army=1)).problem() == \
+        "Hold 0 is not an enemy holdfast"
