@@ -32,7 +32,7 @@ from bot.services.help import help_reply
 from bot.services.order_call import Call, Handler, Rejected, active_siege
 from bot.services.order_world import Rows, Stored, load_order_world, write_back
 from bot.services.receipts import receipt_text
-from bot.services.render import money, troops_text
+from bot.services.render import troops_text
 from bot.services.sieges import end_siege
 from bot.services.world import (
     CampaignContext,
@@ -45,11 +45,9 @@ from bot.services.world import (
 from bot.text import escape_md
 from rules.campaign import apply as decide
 from rules.campaign import orders as o
-from rules.campaign.battle import Strength, Winner, matchup
+from rules.campaign.battle import Winner
 from rules.campaign.config import Season
 from rules.campaign.modifiers import Modifier
-from rules.campaign.odds import battle_odds
-from rules.campaign.upkeep import monthly_upkeep
 from rules.campaign.world import Army as ArmyValue
 from rules.errors import RulesError
 
@@ -460,6 +458,7 @@ _JOURNAL: Mapping[type, Callable[[Call, Claim, Any, Rows], None]] = MappingProxy
     decide.BattleOrdered: _journal_battle,
     decide.SiegeLifted: _journal_nothing,
     decide.Disbanded: _journal_disband,
+    decide.StatusReport: _journal_nothing,
     decide.SiegeBegun: _journal_siege,
     decide.SiegeReferred: _journal_siege_referred,
 })
@@ -548,34 +547,7 @@ def _sally(c: Call, order: o.Sally) -> str:
 # --- information ------------------------------------------------------------------------
 
 def _status(c: Call, order: o.Status) -> str:
-    claim = c.require_claim()
-    lines = [f"**{claim.name}** — {c.ctx.when(c.now)}", "",
-             f"- Gold: {money(claim.gold)}",
-             f"- At home in {_label(c, claim.holdfast)}: {claim.infantry} infantry, "
-             f"{claim.cavalry} cavalry" + (f", {claim.ships} ships" if claim.ships else "")]
-    home = c.ctx.world.tile(claim.holdfast)
-    if home.defense_bonus != 1:  # the claimant knows its own holdfast's secret
-        lines.append(f"- Defenses of {home.label}: x{money(home.defense_bonus)} to your "
-                     "defenders' strength against an assault (secret: only your claim and the "
-                     "moderators see this)")
-    if claim.scattered_until is not None and claim.scattered_until > c.now:
-        lines.append(f"- Scattered (cannot be raised until {c.ctx.when(claim.scattered_until)}):"
-                     f" {claim.scattered_infantry} infantry, {claim.scattered_cavalry} cavalry")
-    mine = armies(c.session, c.ctx, claim_id=claim.id)
-    if not mine:
-        lines.append("- No armies raised")
-    for a in mine:
-        extra = ""
-        if a.state == ArmyState.MUSTERING and a.ready_tick is not None:
-            extra = f", ready {c.ctx.when(c.ctx.tick_at(a.ready_tick))}"
-        if a.path_json and a.arrival_tick is not None:
-            extra += (f", marching to {_label(c, a.path_json[-1])}, arrives "
-                      f"{c.ctx.when(c.ctx.tick_at(a.arrival_tick))}")
-        lines.append(f"- Army {a.id}: {_troops(a)}, {a.state} at {_label(c, a.tile)}{extra}")
-    upkeep = monthly_upkeep(sum(a.infantry for a in mine), sum(a.cavalry for a in mine),
-                            _season(c), c.ctx.rules, ships=sum(a.ships for a in mine))
-    lines.append(f"- Upkeep of raised troops: {money(upkeep)} gold a month this season")
-    return "\n".join(lines)
+    return _decided(c, order)
 
 
 def _odds(c: Call, order: o.Odds) -> str:
@@ -601,27 +573,8 @@ def _odds(c: Call, order: o.Odds) -> str:
                               secrets_of=asker)
     defender = battle_side_of(book, other, Winner.DEFENDER, tick=fought, began=c.tick,
                               secrets_of=asker)
-    odds = battle_odds(attacker, defender, c.ctx.rules)
-    fight = matchup(attacker, defender, c.ctx.rules)
-    win = odds.attacker_win
-
-    def shown(power: Strength) -> str:
-        labels = power.public_labels()
-        return money(power.value) + (f" ({power.base} " + " ".join(labels) + ")"
-                                     if labels else "")
-
-    ratio = "" if fight.ratio is None else f"ratio {money(fight.ratio)}, "
-    return (f"If army {mine.id} attacks army {other.id} now (army {mine.id} is the attacker: "
-            "it never has the defender's terrain bonus; the battle would be fought at "
-            f"{c.ctx.when(c.ctx.tick_at(fought))}):\n\n"
-            f"- strength {shown(fight.attacker)} against {shown(fight.defender)}: "
-            f"{ratio}band {fight.band.name}\n"
-            f"- **{float(win) * 100:.1f}%** to win, {float(1 - win) * 100:.1f}% to lose "
-            f"(exactly {win})\n"
-            f"- expected losses: yours {float(odds.attacker_losses.infantry):.0f} infantry, "
-            f"{float(odds.attacker_losses.cavalry):.0f} cavalry; theirs "
-            f"{float(odds.defender_losses.infantry):.0f} infantry, "
-            f"{float(odds.defender_losses.cavalry):.0f} cavalry")
+    return receipt_text(c.ctx, decide.odds_of(mine.id or 0, other.id or 0, attacker, defender,
+                                              fought, c.ctx.rules))
 
 
 def _cede(c: Call, order: o.Cede) -> str:

@@ -14,8 +14,9 @@ from typing import Any
 from bot.services.render import money, troops_text
 from bot.services.world import CampaignContext
 from rules.campaign import apply as r
+from rules.campaign.battle import Strength
 from rules.campaign.paths import format_path
-from rules.campaign.world import ArmyKind, Reaction
+from rules.campaign.world import ArmyKind, ArmyState, Reaction
 
 
 def _label(ctx: CampaignContext, tile: str) -> str:
@@ -161,6 +162,55 @@ def disbanded(ctx: CampaignContext, rc: r.Disbanded) -> str:
             "return home and cost no more upkeep.")
 
 
+def status_report(ctx: CampaignContext, rc: r.StatusReport) -> str:
+    claim = rc.claim
+    lines = [f"**{claim.name}** — {ctx.when(rc.at)}", "",
+             f"- Gold: {money(claim.gold)}",
+             f"- At home in {_label(ctx, claim.holdfast)}: {claim.infantry} infantry, "
+             f"{claim.cavalry} cavalry" + (f", {claim.ships} ships" if claim.ships else "")]
+    if rc.defense_bonus != 1:  # the claimant knows its own holdfast's secret
+        lines.append(f"- Defenses of {_label(ctx, claim.holdfast)}: x{money(rc.defense_bonus)} "
+                     "to your defenders' strength against an assault (secret: only your claim "
+                     "and the moderators see this)")
+    if rc.scattered and claim.scattered_until is not None:
+        lines.append(f"- Scattered (cannot be raised until {ctx.when(claim.scattered_until)}):"
+                     f" {claim.scattered_infantry} infantry, {claim.scattered_cavalry} cavalry")
+    if not rc.armies:
+        lines.append("- No armies raised")
+    for a in rc.armies:
+        extra = ""
+        if a.state is ArmyState.MUSTERING and a.ready_tick is not None:
+            extra = f", ready {_at(ctx, a.ready_tick)}"
+        if a.march.path and a.arrival_tick is not None:
+            extra += (f", marching to {_label(ctx, a.march.path[-1])}, arrives "
+                      f"{_at(ctx, a.arrival_tick)}")
+        lines.append(f"- Army {a.id}: {troops_text(a.infantry, a.cavalry, a.ships)}, {a.state} "
+                     f"at {_label(ctx, a.tile)}{extra}")
+    lines.append(f"- Upkeep of raised troops: {money(rc.upkeep)} gold a month this season")
+    return "\n".join(lines)
+
+
+def _strength(power: Strength) -> str:
+    labels = power.public_labels()
+    return money(power.value) + (f" ({power.base} " + " ".join(labels) + ")" if labels else "")
+
+
+def odds_shown(ctx: CampaignContext, rc: r.OddsShown) -> str:
+    fight, odds, win = rc.fight, rc.odds, rc.odds.attacker_win
+    ratio = "" if fight.ratio is None else f"ratio {money(fight.ratio)}, "
+    return (f"If army {rc.army} attacks army {rc.target} now (army {rc.army} is the attacker: "
+            "it never has the defender's terrain bonus; the battle would be fought at "
+            f"{_at(ctx, rc.fought_tick)}):\n\n"
+            f"- strength {_strength(fight.attacker)} against {_strength(fight.defender)}: "
+            f"{ratio}band {fight.band.name}\n"
+            f"- **{float(win) * 100:.1f}%** to win, {float(1 - win) * 100:.1f}% to lose "
+            f"(exactly {win})\n"
+            f"- expected losses: yours {float(odds.attacker_losses.infantry):.0f} infantry, "
+            f"{float(odds.attacker_losses.cavalry):.0f} cavalry; theirs "
+            f"{float(odds.defender_losses.infantry):.0f} infantry, "
+            f"{float(odds.defender_losses.cavalry):.0f} cavalry")
+
+
 _RENDER: dict[type, Callable[[CampaignContext, Any], str]] = {
     r.Mustered: mustered,
     r.Marched: marched,
@@ -174,6 +224,8 @@ _RENDER: dict[type, Callable[[CampaignContext, Any], str]] = {
     r.SiegeLifted: siege_lifted,
     r.Disbanded: disbanded,
     r.SiegeBegun: siege_begun,
+    r.StatusReport: status_report,
+    r.OddsShown: odds_shown,
     r.SiegeReferred: siege_referred,
 }
 

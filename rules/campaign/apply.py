@@ -26,6 +26,7 @@ from types import MappingProxyType
 from typing import Any, Protocol
 
 from rules.campaign import orders as o
+from rules.campaign.battle import Matchup, Side, matchup
 from rules.campaign.calendar import moment_text, next_tick_at_or_after, tick_index, tick_time
 from rules.campaign.config import RulesConfig
 from rules.campaign.detection import ObserverKind, detection_target
@@ -37,6 +38,7 @@ from rules.campaign.movement import (
     speed_multiplier,
 )
 from rules.campaign.muster import check_muster, muster_ready_at
+from rules.campaign.odds import Odds, battle_odds
 from rules.campaign.paths import (
     IllegalPath,
     PathCheck,
@@ -1004,6 +1006,52 @@ def _siege(world: World, sender: Sender, order: o.Siege, at: datetime
                              defense, a.infantry, a.cavalry, a.ships, wars=wars)
 
 
+# --- information ------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class StatusReport(Receipt):
+    """A claim's state at ``at``: its treasury and troops at home, its holdfast's defenses
+    (its own secret), the troops still scattered, its raised armies and their upkeep."""
+
+    claim: ClaimState
+    at: datetime
+    defense_bonus: Decimal
+    scattered: bool
+    armies: tuple[Army, ...]
+    upkeep: Decimal
+
+
+def _status(world: World, sender: Sender, order: o.Status, at: datetime
+            ) -> tuple[World, Receipt]:
+    claim = require_claim(world, sender)
+    mine = tuple(a for a in world.armies.values()
+                 if a.claim_id == claim.id and a.state is not ArmyState.GONE)
+    upkeep = monthly_upkeep(sum(a.infantry for a in mine), sum(a.cavalry for a in mine),
+                            world.season, sender.rules, ships=sum(a.ships for a in mine))
+    scattered = claim.scattered_until is not None and claim.scattered_until > at
+    return world, StatusReport(claim, at, sender.map.tile(claim.holdfast).defense_bonus,
+                               scattered, mine, upkeep)
+
+
+@dataclass(frozen=True, slots=True)
+class OddsShown(Receipt):
+    """What a battle of ``army`` attacking ``target`` would be if ordered now (fought at
+    ``fought_tick``): both sides as the battle counts them, the band, the exact chances."""
+
+    army: int
+    target: int
+    fought_tick: int
+    fight: Matchup
+    odds: Odds
+
+
+def odds_of(army: int, target: int, attacker: Side, defender: Side, fought_tick: int,
+            rules: RulesConfig) -> OddsShown:
+    """The odds shown for two sides built by :func:`rules.campaign.world.army_side`."""
+    return OddsShown(army, target, fought_tick, matchup(attacker, defender, rules),
+                     battle_odds(attacker, defender, rules))
+
+
 # --- the table --------------------------------------------------------------------------
 
 Decide = Callable[[World, Sender, Any, datetime], "tuple[World, Receipt]"]
@@ -1023,6 +1071,7 @@ PURE_ORDERS: Mapping[type, Decide] = MappingProxyType({
     o.Sally: _sally,
     o.Lift: _lift,
     o.Disband: _disband,
+    o.Status: _status,
 })
 """The orders decided here, each by its function."""
 

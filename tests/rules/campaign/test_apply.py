@@ -27,6 +27,7 @@ from rules.campaign.apply import (
     SiegeBegun,
     SiegeLifted,
     Spared,
+    StatusReport,
     apply_order,
     pending_battle_of,
     reaction_deadline,
@@ -37,6 +38,7 @@ from rules.campaign.config import RulesConfig
 from rules.campaign.muster import muster_ready_at
 from rules.campaign.siege import siege_months
 from rules.campaign.state import BattleState, ClaimState, SiegeState, World
+from rules.campaign.upkeep import monthly_upkeep
 from rules.campaign.world import (
     Army,
     ArmyKind,
@@ -329,3 +331,14 @@ def test_a_siege_is_laid_by_a_standing_army_on_an_enemy_holdfast() -> None:
         "army 1 must stand on Hold 9")
     assert refusal(world(army(1, 1, T[0])), o.Siege(holdfast=T[0], army=1)).problem() == \
         "Hold 0 is not an enemy holdfast"
+
+
+# --- information ------------------------------------------------------------------------
+
+def test_status_lists_the_claims_own_armies_and_their_upkeep_and_changes_nothing() -> None:
+    w = world(army(1, 1, T[3], infantry=70), army(2, 2, T[8]), army(3, 1, T[0], infantry=30))
+    after, receipt = apply_order(w, o.Status(), AT, sender=STARK_SENDS)
+    assert after is w and isinstance(receipt, StatusReport)
+    assert [a.id for a in receipt.armies] == [1, 3] and receipt.claim == STARK
+    assert receipt.upkeep == monthly_upkeep(100, 0, w.season, RULES)
+    assert not receipt.scattered and receipt.defense_bonus == 1
