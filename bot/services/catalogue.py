@@ -68,7 +68,7 @@ from rules.campaign.characters import (
 )
 from rules.campaign.config import Terrain
 from rules.campaign.modifiers import Applied, EffectKind, Modifier, Role, collect, total
-from rules.campaign.resources import benefit_holder
+from rules.campaign.resources import tile_holder
 from rules.campaign.siege import SiegeLength, siege_months
 from rules.campaign.world import FREE_CHARACTERS, CharacterStatus
 from rules.errors import InvalidInput
@@ -356,20 +356,10 @@ class ModifierBook:
         benefit, unless the :class:`~bot.db.models.ResourceHolder` row says it was ceded to
         another occupant.
         """
-        standing = sorted((a for a in self.armies if a.tile == tile_id
-                           and a.state == ArmyState.STANDING),
-                          key=lambda a: (a.stationary_since or 0, a.id or 0))
-        strengths: dict[int, int] = {}
-        for a in standing:
-            strengths[a.claim_id] = strengths.get(a.claim_id, 0) + self._base_strength(a)
-        if not strengths:
-            return None
         row = self.holders.get(tile_id)
-        ceded = row.ceded_to if row is not None and row.ceded_to is not None \
-            and strengths.get(row.ceded_to, 0) > 0 else None
-        holder = row.claim_id if row is not None else None
-        return benefit_holder(list(strengths.items()), ceded, holder=holder,
-                              hostile=lambda a, b: (min(a, b), max(a, b)) in self.wars)
+        return tile_holder(self.armies, tile_id, self.ctx.rules,
+                           holder=row.claim_id if row is not None else None,
+                           ceded_to=row.ceded_to if row is not None else None, wars=self.wars)
 
     def held_resource_tiles(self, claim_id: int) -> tuple[str, ...]:
         """Ids of the resource tiles whose benefit the claim receives now, sorted."""

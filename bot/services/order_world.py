@@ -1,7 +1,7 @@
 """The world an order needs, loaded as values, and the difference an order made, written back.
 
 :func:`load_order_world` reads the campaign's claims, its raised armies, its pending battles,
-its active sieges and its relations (one query each) into a
+its active sieges, its relations and its resource tile holders (one query each) into a
 :class:`rules.campaign.state.World`; :func:`write_back` compares the world after
 :func:`rules.campaign.apply.apply_order` with the one loaded and changes only the rows that
 differ, adding what the order created. The caller's transaction (the order's savepoint) holds
@@ -17,12 +17,20 @@ from typing import Any
 
 from sqlmodel import Session, col, select
 
-from bot.db.models import Army, Campaign, Claim, PendingBattle, Relation, Siege
+from bot.db.models import (
+    Army,
+    Campaign,
+    Claim,
+    PendingBattle,
+    Relation,
+    ResourceHolder,
+    Siege,
+)
 from bot.services.tick import battle_state, claim_state, siege_state
 from bot.services.world import CampaignContext, set_relation
 from rules.campaign import world as w
 from rules.campaign.config import Season
-from rules.campaign.state import World, war_key
+from rules.campaign.state import HolderState, World, war_key
 from rules.campaign.world import ArmyState, BattleStatus, RelationStatus, SiegeStatus
 
 
@@ -34,6 +42,7 @@ class Rows:
     claims: dict[int, Claim]
     battles: dict[int, PendingBattle]
     sieges: dict[int, Siege]
+    holders: dict[str, ResourceHolder]
 
 
 def army_value(row: Army) -> w.Army:
@@ -71,6 +80,8 @@ def load_order_world(session: Session, ctx: CampaignContext) -> tuple[World, Row
         select(Siege).where(Siege.campaign_id == cid, Siege.status == SiegeStatus.ACTIVE)
         .order_by(col(Siege.id)))}
     relations = session.exec(select(Relation).where(Relation.campaign_id == cid)).all()
+    holders = {h.tile: h for h in session.exec(
+        select(ResourceHolder).where(ResourceHolder.campaign_id == cid))}
     world = World(
         armies={i: army_value(a) for i, a in armies.items()},
         claims={i: claim_state(c) for i, c in claims.items()},
@@ -80,8 +91,9 @@ def load_order_world(session: Session, ctx: CampaignContext) -> tuple[World, Row
                        if r.status is RelationStatus.WAR),
         allies=frozenset(war_key(r.claim_a, r.claim_b) for r in relations
                          if r.status is RelationStatus.ALLIED),
+        holders={t: HolderState(t, h.claim_id, h.ceded_to) for t, h in holders.items()},
         season=Season(campaign.season))
-    return world, Rows(armies, claims, battles, sieges)
+    return world, Rows(armies, claims, battles, sieges, holders)
 
 
 # --- writing back -----------------------------------------------------------------------
@@ -181,6 +193,12 @@ def write_back(session: Session, ctx: CampaignContext, rows: Rows, before: World
         if old_siege is not None and siege.status is SiegeStatus.LIFTED \
                 and old_siege.status is not SiegeStatus.LIFTED:
             stored.sieges_ended.append(rows.sieges[siege.id])
+    for tile, record in after.holders.items():
+        if record != before.holders.get(tile):
+            holder_row = rows.holders.get(tile) or ResourceHolder(campaign_id=ctx.campaign_id,
+                                                                  tile=tile)
+            holder_row.claim_id, holder_row.ceded_to = record.claim_id, record.ceded_to
+            session.add(holder_row)
     for pair in sorted(after.wars - before.wars):
         stored.wars.append(pair)
         set_relation(session, ctx, pair[0], pair[1], RelationStatus.WAR)

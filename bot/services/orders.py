@@ -24,7 +24,6 @@ from sqlmodel import Session
 from bot.db.models import (
     Army,
     ArmyKind,
-    ArmyState,
     Claim,
 )
 from bot.services import fairplay, journal, orders_catalogue
@@ -36,7 +35,6 @@ from bot.services.render import troops_text
 from bot.services.sieges import end_siege
 from bot.services.world import (
     CampaignContext,
-    armies,
     army,
     claim_by_name,
     claim_of_user,
@@ -442,6 +440,11 @@ def _journal_siege_referred(c: Call, claim: Claim, rc: decide.SiegeReferred,
         at=c.now, tick=c.tick)
 
 
+def _journal_cede(c: Call, claim: Claim, rc: decide.Ceded, rows: Rows) -> None:
+    _log(c, "cede", f"{claim.name} cedes {_label(c, rc.tile)} to {rc.to_name}", claim.id,
+         tile=rc.tile, to=rc.to_claim)
+
+
 def _journal_disband(c: Call, claim: Claim, rc: decide.Disbanded, rows: Rows) -> None:
     _log(c, "disband", f"army {rc.army} disbanded", claim.id, army=rc.army)
 
@@ -459,6 +462,7 @@ _JOURNAL: Mapping[type, Callable[[Call, Claim, Any, Rows], None]] = MappingProxy
     decide.SiegeLifted: _journal_nothing,
     decide.Disbanded: _journal_disband,
     decide.StatusReport: _journal_nothing,
+    decide.Ceded: _journal_cede,
     decide.SiegeBegun: _journal_siege,
     decide.SiegeReferred: _journal_siege_referred,
 })
@@ -578,37 +582,7 @@ def _odds(c: Call, order: o.Odds) -> str:
 
 
 def _cede(c: Call, order: o.Cede) -> str:
-    from bot.db.models import ResourceHolder
-    from bot.services.catalogue import ModifierBook
-
-    claim = c.require_claim()
-    tile = c.ctx.world.tile(order.tile)
-    if not tile.resource:
-        raise Rejected(f"{tile.label} is not a resource tile", "a resource tile you hold",
-                       "cede The Wolfswood to House Manderly")
-    other = claim_by_name(c.session, c.ctx, order.claim)
-    if other is None or other.id == claim.id:
-        raise Rejected(f"there is no other claim called {escape_md(order.claim, 60)}",
-                       "another claim's name", f"cede {tile.label} to House Manderly")
-    standing = [a for a in armies(c.session, c.ctx, states=(ArmyState.STANDING,))
-                if a.tile == tile.id]
-    book = ModifierBook.load(c.session, c.ctx, armies=standing, claims=[claim, other])
-    if book.resource_holder(tile.id) != claim.id:
-        raise Rejected(f"you do not hold {tile.label}'s benefit now",
-                       "a resource tile where your standing army is the strongest", "status")
-    if not any(a.claim_id == other.id for a in standing):
-        raise Rejected(f"{other.name} has no standing army on {tile.label}",
-                       "a claim whose army stands on the tile with yours", "status")
-    row = book.holders.get(tile.id) or ResourceHolder(campaign_id=c.ctx.campaign_id,
-                                                      tile=tile.id, claim_id=claim.id)
-    row.ceded_to = other.id
-    c.session.add(row)
-    journal.log_event(c.session, c.ctx.campaign_id, c.tick, "cede",
-                      f"{claim.name} cedes {tile.label} to {other.name}", at=c.now,
-                      claim_id=claim.id, actor=c.author,
-                      data={"tile": tile.id, "to": other.id})
-    return (f"From the next tick **{other.name}** receives the benefit of {tile.label}, for as "
-            "long as both your armies stand there.")
+    return _decided(c, order)
 
 
 def _disband(c: Call, order: o.Disband) -> str:

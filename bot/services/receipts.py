@@ -162,6 +162,11 @@ def disbanded(ctx: CampaignContext, rc: r.Disbanded) -> str:
             "return home and cost no more upkeep.")
 
 
+def ceded(ctx: CampaignContext, rc: r.Ceded) -> str:
+    return (f"From the next tick **{rc.to_name}** receives the benefit of "
+            f"{_label(ctx, rc.tile)}, for as long as both your armies stand there.")
+
+
 def status_report(ctx: CampaignContext, rc: r.StatusReport) -> str:
     claim = rc.claim
     lines = [f"**{claim.name}** — {ctx.when(rc.at)}", "",
@@ -225,6 +230,7 @@ _RENDER: dict[type, Callable[[CampaignContext, Any], str]] = {
     r.Disbanded: disbanded,
     r.SiegeBegun: siege_begun,
     r.StatusReport: status_report,
+    r.Ceded: ceded,
     r.OddsShown: odds_shown,
     r.SiegeReferred: siege_referred,
 }

@@ -98,15 +98,10 @@ def claim_of_user(session: Session, ctx: CampaignContext, reddit_name: str) -> C
 
 def claim_by_name(session: Session, ctx: CampaignContext, name: str) -> Claim | None:
     """A claim by its name, case-insensitively ("stark" finds "House Stark")."""
-    wanted = " ".join(name.lower().split())
-    claims = session.exec(select(Claim).where(Claim.campaign_id == ctx.campaign_id)).all()
-    for claim in claims:
-        if claim.name.lower() == wanted:
-            return claim
-    for claim in claims:
-        if claim.name.lower().removeprefix("house ") == wanted.removeprefix("house "):
-            return claim
-    return None
+    from rules.campaign.apply import claim_named
+
+    return claim_named(session.exec(select(Claim).where(Claim.campaign_id == ctx.campaign_id)
+                                    ).all(), name)
 
 
 def all_claims(session: Session, ctx: CampaignContext) -> Sequence[Claim]:

@@ -17,13 +17,13 @@ service handlers (see ``bot.services.orders.HANDLERS``).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from decimal import Decimal
 from fractions import Fraction
 from types import MappingProxyType
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from rules.campaign import orders as o
 from rules.campaign.battle import Matchup, Side, matchup
@@ -48,10 +48,12 @@ from rules.campaign.paths import (
     format_path,
     observers_along,
 )
+from rules.campaign.resources import tile_holder
 from rules.campaign.siege import SiegeLength, SpecialHoldfast, check_siege_start, siege_months
 from rules.campaign.state import (
     BattleState,
     ClaimState,
+    HolderState,
     Modifiers,
     NoModifiers,
     SiegeState,
@@ -83,6 +85,14 @@ __all__ = [
     "apply_order",
     "reaction_deadline",
 ]
+
+
+class _Named(Protocol):
+    @property
+    def name(self) -> str: ...
+
+
+C = TypeVar("C", bound=_Named)
 
 
 # --- the world an order sees ------------------------------------------------------------
@@ -1006,6 +1016,58 @@ def _siege(world: World, sender: Sender, order: o.Siege, at: datetime
                              defense, a.infantry, a.cavalry, a.ships, wars=wars)
 
 
+# --- resource tiles ---------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class Ceded(Receipt):
+    tile: str
+    to_claim: int
+    to_name: str
+
+
+def claim_named(claims: Iterable[C], name: str) -> C | None:
+    """A claim by its name, case-insensitively ("stark" finds "House Stark")."""
+    wanted = " ".join(name.lower().split())
+    found = list(claims)
+    for claim in found:
+        if claim.name.lower() == wanted:
+            return claim
+    for claim in found:
+        if claim.name.lower().removeprefix("house ") == wanted.removeprefix("house "):
+            return claim
+    return None
+
+
+def _cede(world: World, sender: Sender, order: o.Cede, at: datetime
+          ) -> tuple[World, Receipt]:
+    claim = require_claim(world, sender)
+    tile = sender.map.tile(order.tile)
+    if not tile.resource:
+        raise _refuse(f"{tile.label} is not a resource tile", "a resource tile you hold",
+                      "cede The Wolfswood to House Manderly")
+    other = claim_named(world.claims.values(), order.claim)
+    if other is None or other.id == claim.id:
+        raise OrderRefused("there is no other claim called {}", Said(order.claim, 60),
+                           expected="another claim's name",
+                           example=f"cede {tile.label} to House Manderly")
+    record = world.holders.get(tile.id)
+    # As the tick's modifiers count it (they read no wars: see ModifierBook.resource_holder).
+    holder = tile_holder(world.armies.values(), tile.id, sender.rules,
+                         holder=record.claim_id if record is not None else None,
+                         ceded_to=record.ceded_to if record is not None else None, wars=())
+    if holder != claim.id:
+        raise _refuse(f"you do not hold {tile.label}'s benefit now",
+                      "a resource tile where your standing army is the strongest", "status")
+    if not any(a.claim_id == other.id and a.tile == tile.id and a.state is ArmyState.STANDING
+               for a in world.armies.values()):
+        raise _refuse(f"{other.name} has no standing army on {tile.label}",
+                      "a claim whose army stands on the tile with yours", "status")
+    record = replace(record, ceded_to=other.id) if record is not None else \
+        HolderState(tile.id, claim.id, other.id)
+    return (replace(world, holders={**world.holders, tile.id: record}),
+            Ceded(tile.id, other.id, other.name))
+
+
 # --- information ------------------------------------------------------------------------
 
 @dataclass(frozen=True, slots=True)
@@ -1070,6 +1132,7 @@ PURE_ORDERS: Mapping[type, Decide] = MappingProxyType({
     o.Assault: _assault,
     o.Sally: _sally,
     o.Lift: _lift,
+    o.Cede: _cede,
     o.Disband: _disband,
     o.Status: _status,
 })

@@ -13,11 +13,12 @@ when the occupier is defeated or leaves).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Collection, Hashable, Iterable, Sequence
 from decimal import Decimal
 from fractions import Fraction
-from typing import TypeVar
+from typing import Protocol, TypeVar
 
+from rules.campaign.config import RulesConfig
 from rules.errors import InvalidInput
 
 C = TypeVar("C", bound=Hashable)
@@ -62,3 +63,48 @@ def benefit_holder(
     if holder is not None and holder in tied:
         return holder
     return tied[0]
+
+
+class Occupier(Protocol):
+    """An army as :func:`tile_holder` reads it (a stored row or the rules' value)."""
+
+    @property
+    def id(self) -> int | None: ...
+    @property
+    def claim_id(self) -> int: ...
+    @property
+    def tile(self) -> str: ...
+    @property
+    def state(self) -> str: ...
+    @property
+    def stationary_since(self) -> int | None: ...
+    @property
+    def infantry(self) -> int: ...
+    @property
+    def cavalry(self) -> int: ...
+    @property
+    def ships(self) -> int: ...
+
+
+def tile_holder(armies: Iterable[Occupier], tile: str, rules: RulesConfig, *,
+                holder: int | None, ceded_to: int | None,
+                wars: Collection[tuple[int, int]]) -> int | None:
+    """The claim that receives resource tile ``tile``'s benefit now, or None.
+
+    The claims with standing armies on the tile occupy it; the strongest (troops by the battle
+    weights; on a tie the recorded ``holder``, else the earliest arrival) receives the benefit,
+    unless it ceded it (``ceded_to``) to another occupant. ``wars``: the pairs at war (lower
+    claim id first).
+    """
+    standing = sorted((a for a in armies if a.tile == tile and a.state == "standing"),
+                      key=lambda a: (a.stationary_since or 0, a.id or 0))
+    strengths: dict[int, int] = {}
+    for a in standing:
+        strengths[a.claim_id] = strengths.get(a.claim_id, 0) + (
+            a.infantry * rules.infantry_strength + a.cavalry * rules.cavalry_strength
+            + a.ships * rules.ship_strength)
+    if not strengths:
+        return None
+    ceded = ceded_to if ceded_to is not None and strengths.get(ceded_to, 0) > 0 else None
+    return benefit_holder(list(strengths.items()), ceded, holder=holder,
+                          hostile=lambda a, b: (min(a, b), max(a, b)) in wars)

@@ -15,6 +15,7 @@ from rules.campaign.apply import (
     NEW_SIEGE,
     BattleOrdered,
     Cancelled,
+    Ceded,
     Disbanded,
     Halted,
     Marched,
@@ -37,7 +38,7 @@ from rules.campaign.calendar import tick_time
 from rules.campaign.config import RulesConfig
 from rules.campaign.muster import muster_ready_at
 from rules.campaign.siege import siege_months
-from rules.campaign.state import BattleState, ClaimState, SiegeState, World
+from rules.campaign.state import BattleState, ClaimState, HolderState, SiegeState, World
 from rules.campaign.upkeep import monthly_upkeep
 from rules.campaign.world import (
     Army,
@@ -342,3 +343,21 @@ def test_status_lists_the_claims_own_armies_and_their_upkeep_and_changes_nothing
     assert [a.id for a in receipt.armies] == [1, 3] and receipt.claim == STARK
     assert receipt.upkeep == monthly_upkeep(100, 0, w.season, RULES)
     assert not receipt.scattered and receipt.defense_bonus == 1
+
+
+# --- resource tiles ---------------------------------------------------------------------
+
+def test_the_holder_of_a_resource_tile_cedes_its_benefit_to_an_occupant() -> None:
+    wood = parse_map(HEADER + f"{T[0]},Hold 0,field,holdfast,,,,\n{T[1]},Wood,forest,resource,"
+                     "timber,,,\n" + f"{T[9]},Hold 9,field,holdfast,,,,\n")
+    sender = Sender(1, RULES, wood)
+    w = world(army(1, 1, T[1], infantry=200, stationary_since=5),
+              army(2, 2, T[1], infantry=50, stationary_since=6))
+    after, receipt = apply_order(w, o.Cede(T[1], "lannister"), AT, sender=sender)
+    assert receipt == Ceded(T[1], 2, "House Lannister")
+    assert after.holders[T[1]] == HolderState(T[1], 1, 2)
+    lannister = Sender(2, RULES, wood)
+    assert refusal(w, o.Cede(T[1], "stark"), lannister).problem() == \
+        "you do not hold Wood's benefit now"
+    assert refusal(w, o.Cede(T[1], "Tully"), sender).problem() == \
+        "there is no other claim called Tully"
