@@ -10,7 +10,7 @@ it all.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, fields
 from fractions import Fraction
 from typing import Any
@@ -29,6 +29,7 @@ from bot.db.models import (
 from bot.services.tick import battle_state, claim_state, siege_state
 from bot.services.world import CampaignContext, set_relation
 from rules.campaign import world as w
+from rules.campaign.apply import Part
 from rules.campaign.config import Season
 from rules.campaign.state import HolderState, World, war_key
 from rules.campaign.world import ArmyState, BattleStatus, RelationStatus, SiegeStatus
@@ -62,26 +63,31 @@ def army_value(row: Army) -> w.Army:
         meta=dict(row.meta_json), accepted_at=row.accepted_at)
 
 
-def load_order_world(session: Session, ctx: CampaignContext) -> tuple[World, Rows]:
-    """The campaign as an order sees it (raised armies, claims, pending battles, active
-    sieges, wars and alliances), and the rows behind it."""
+def load_order_world(session: Session, ctx: CampaignContext,
+                     parts: Collection[Part] = frozenset(Part)) -> tuple[World, Rows]:
+    """The campaign as an order sees it: the claims and the ``parts`` it reads (raised armies,
+    pending battles, active sieges, wars and alliances, resource tile holders), one query
+    each, and the rows behind it."""
     cid = ctx.campaign_id
-    campaign = session.exec(select(Campaign).where(Campaign.id == cid)).one()
+    campaign = session.get(Campaign, cid)
+    season = Season(campaign.season) if campaign is not None else Season.SUMMER
     claims = {c.id or 0: c for c in session.exec(
         select(Claim).where(Claim.campaign_id == cid).order_by(col(Claim.id)))}
     armies = {a.id or 0: a for a in session.exec(
         select(Army).where(Army.campaign_id == cid, Army.state != ArmyState.GONE)
-        .order_by(col(Army.id)))}
+        .order_by(col(Army.id)))} if Part.ARMIES in parts else {}
     battles = {b.id or 0: b for b in session.exec(
         select(PendingBattle).where(PendingBattle.campaign_id == cid,
                                     PendingBattle.status == BattleStatus.PENDING)
-        .order_by(col(PendingBattle.id)))}
+        .order_by(col(PendingBattle.id)))} if Part.BATTLES in parts else {}
     sieges = {s.id or 0: s for s in session.exec(
         select(Siege).where(Siege.campaign_id == cid, Siege.status == SiegeStatus.ACTIVE)
-        .order_by(col(Siege.id)))}
-    relations = session.exec(select(Relation).where(Relation.campaign_id == cid)).all()
+        .order_by(col(Siege.id)))} if Part.SIEGES in parts else {}
+    relations = session.exec(select(Relation).where(Relation.campaign_id == cid)).all() \
+        if Part.RELATIONS in parts else []
     holders = {h.tile: h for h in session.exec(
-        select(ResourceHolder).where(ResourceHolder.campaign_id == cid))}
+        select(ResourceHolder).where(ResourceHolder.campaign_id == cid))} \
+        if Part.HOLDERS in parts else {}
     world = World(
         armies={i: army_value(a) for i, a in armies.items()},
         claims={i: claim_state(c) for i, c in claims.items()},
@@ -92,7 +98,7 @@ def load_order_world(session: Session, ctx: CampaignContext) -> tuple[World, Row
         allies=frozenset(war_key(r.claim_a, r.claim_b) for r in relations
                          if r.status is RelationStatus.ALLIED),
         holders={t: HolderState(t, h.claim_id, h.ceded_to) for t, h in holders.items()},
-        season=Season(campaign.season))
+        season=season)
     return world, Rows(armies, claims, battles, sieges, holders)
 
 

@@ -211,7 +211,7 @@ def _decided(c: Call, order: object) -> str:
     """An order of :data:`rules.campaign.apply.PURE_ORDERS`: load the world it needs, let the
     rules decide, write the difference back, journal it, render the receipt."""
     claim = c.require_claim()
-    before, rows = load_order_world(c.session, c.ctx)
+    before, rows = load_order_world(c.session, c.ctx, decide.READS[type(order)])
     try:
         after, receipt = decide.apply_order(before, order, c.now,
                                             sender=_sender(c, claim.id or 0))
@@ -486,7 +486,7 @@ def _whole_message(c: Call, receipt: decide.Marched, first: str) -> Callable[[],
     """The march receipt once the whole message is applied: a later line (a commander with a
     speed skill) may change the march; a later line that replaced it keeps the first one."""
     def again() -> str:
-        world, rows = load_order_world(c.session, c.ctx)
+        world, rows = load_order_world(c.session, c.ctx, decide.READS[o.Move])
         replanned = decide.replan(world, _sender(c, c.require_claim().id or 0), receipt)
         if replanned is None:
             return first

@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from decimal import Decimal
+from enum import StrEnum
 from fractions import Fraction
 from types import MappingProxyType
 from typing import Any, Protocol, TypeVar
@@ -1137,6 +1138,40 @@ PURE_ORDERS: Mapping[type, Decide] = MappingProxyType({
     o.Status: _status,
 })
 """The orders decided here, each by its function."""
+
+
+class Part(StrEnum):
+    """A part of the world an order may read (the claims are always read)."""
+
+    ARMIES = "armies"
+    BATTLES = "battles"
+    SIEGES = "sieges"
+    RELATIONS = "relations"
+    HOLDERS = "holders"
+
+
+_A, _B, _S, _R, _H = Part.ARMIES, Part.BATTLES, Part.SIEGES, Part.RELATIONS, Part.HOLDERS
+READS: Mapping[type, frozenset[Part]] = MappingProxyType({
+    o.Muster: frozenset(),
+    o.Move: frozenset({_A, _B, _S, _R}),
+    o.Route: frozenset({_A, _R}),
+    o.Cancel: frozenset({_A}),
+    o.Stand: frozenset({_A, _B}),
+    o.Retreat: frozenset({_A, _B, _R}),
+    o.Spare: frozenset({_A, _B}),
+    o.Attack: frozenset({_A, _B, _R}),
+    o.Intercept: frozenset({_A, _B, _R}),
+    o.Siege: frozenset({_A, _S, _R}),
+    o.Assault: frozenset({_A, _B, _R}),
+    o.Sally: frozenset({_A, _S}),
+    o.Lift: frozenset({_A, _B, _S}),
+    o.Cede: frozenset({_A, _H}),
+    o.Disband: frozenset({_A}),
+    o.Status: frozenset({_A}),
+})
+"""What each order of :data:`PURE_ORDERS` reads besides the claims: the services load only
+that (a part not read is empty in the world the order sees, and the order changes nothing
+there)."""
 
 
 def apply_order(world: World, order: object, at: datetime, dice: Dice | None = None, *,
