@@ -10,7 +10,7 @@ it all.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, fields
 from fractions import Fraction
 from typing import Any
@@ -26,6 +26,7 @@ from bot.db.models import (
     ResourceHolder,
     Siege,
 )
+from bot.services.catalogue import set_improvement_records
 from bot.services.tick import battle_state, claim_state, siege_state
 from bot.services.world import CampaignContext, set_relation
 from rules.campaign import world as w
@@ -146,10 +147,15 @@ def write_back(session: Session, ctx: CampaignContext, rows: Rows, before: World
     posted by :func:`bot.services.sieges.end_siege`)."""
     stored = Stored(None, None, None, [], [])
     for claim_id, claim in after.claims.items():
-        if claim != before.claims.get(claim_id):
+        old_claim = before.claims.get(claim_id)
+        improved = old_claim is not None and claim.improvements != old_claim.improvements
+        if claim != old_claim or improved:
             row = rows.claims[claim_id]
-            for name, value in _changed(before.claims.get(claim_id), claim):
+            for name, value in _changed(old_claim, claim):
                 setattr(row, name, value)
+            if improved:
+                set_improvement_records(row, [dict(item) for item in claim.improvements
+                                              if isinstance(item, Mapping) and "name" in item])
             session.add(row)
     created: Army | None = None
     for army_id, value in after.armies.items():

@@ -167,6 +167,44 @@ def ceded(ctx: CampaignContext, rc: r.Ceded) -> str:
             f"{_label(ctx, rc.tile)}, for as long as both your armies stand there.")
 
 
+def building(ctx: CampaignContext, rc: r.Building) -> str:
+    secret = ("\n\nOnly your claim and the moderators know of it: posts never name it."
+              if rc.entry.hidden else "")
+    return (f"Building **{rc.entry.name}** at {_label(ctx, rc.holdfast)} for "
+            f"{r.cost_text(rc.entry)} (gold left: {r.gold_text(rc.gold_left)}).\n\n"
+            f"- Effect: {rc.entry.describe_effects()}\n"
+            f"- Finished: when the month begins, {ctx.when(rc.ready)}; you will get a "
+            f"note{secret}")
+
+
+def bought(ctx: CampaignContext, rc: r.Bought) -> str:
+    return (f"Army {rc.army} now carries **{rc.entry.name}** ({r.cost_text(rc.entry)}; gold "
+            f"left: {r.gold_text(rc.gold_left)}).\n\n- Effect: "
+            f"{rc.entry.describe_effects()}\n"
+            "- Siege equipment counts when the army besieges or assaults a holdfast.")
+
+
+def blockading(ctx: CampaignContext, rc: r.Blockading) -> str:
+    port = _label(ctx, rc.port)
+    head = f"**Fleet {rc.fleet}** ({rc.ships} ships) blockades {port}.\n\n"
+    if rc.owner is None:
+        return (head + f"No claim holds {port}, so there is no siege to support; its harbour "
+                "is closed all the same while the fleet stays on its tile.")
+    siege = rc.siege
+    if siege is None:
+        status = (f"No siege yet: {port} may now be besieged by an army of yours standing "
+                  f"on it (`siege {port} with army N`). The blockade holds while the "
+                  "fleet stays on its tile.")
+    elif siege.besieger_claim == rc.claim_id:
+        paused = " It was paused while no ships held the blockade; it counts again from the " \
+                 "next month." if siege.paused else ""
+        status = (f"The siege of {port} goes on: {siege.months_elapsed} of "
+                  f"{siege.months_required} months counted.{paused}")
+    else:
+        status = f"{port} is besieged by another claim; your blockade stands beside it."
+    return head + status
+
+
 def status_report(ctx: CampaignContext, rc: r.StatusReport) -> str:
     claim = rc.claim
     lines = [f"**{claim.name}** — {ctx.when(rc.at)}", "",
@@ -231,6 +269,9 @@ _RENDER: dict[type, Callable[[CampaignContext, Any], str]] = {
     r.SiegeBegun: siege_begun,
     r.StatusReport: status_report,
     r.Ceded: ceded,
+    r.Building: building,
+    r.Bought: bought,
+    r.Blockading: blockading,
     r.OddsShown: odds_shown,
     r.SiegeReferred: siege_referred,
 }

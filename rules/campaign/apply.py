@@ -26,9 +26,11 @@ from fractions import Fraction
 from types import MappingProxyType
 from typing import Any, Protocol, TypeVar
 
+from rules.campaign import calendar
 from rules.campaign import orders as o
 from rules.campaign.battle import Matchup, Side, matchup
 from rules.campaign.calendar import moment_text, next_tick_at_or_after, tick_index, tick_time
+from rules.campaign.catalogue import Catalogue, Entry, Section, UnknownEntry
 from rules.campaign.config import RulesConfig
 from rules.campaign.detection import ObserverKind, detection_target
 from rules.campaign.modifiers import Modifier
@@ -129,6 +131,7 @@ class Sender:
     rules: RulesConfig
     map: WorldMap
     modifiers: OrderModifiers = field(default_factory=NoOrderModifiers)  # the catalogue's
+    catalogue: Catalogue = field(default_factory=Catalogue)  # what may be built and bought
 
 
 NEW_ARMY = -1
@@ -1069,6 +1072,178 @@ def _cede(world: World, sender: Sender, order: o.Cede, at: datetime
             Ceded(tile.id, other.id, other.name))
 
 
+# --- the catalogue: build, buy; blockade ---------------------------------------------------
+
+def lookup(catalogue: Catalogue, section: Section, name: str, example: str) -> Entry:
+    """The catalogue's entry called ``name``, or a refusal listing the valid names (``example``
+    has a ``{}`` for the name to suggest)."""
+    try:
+        return catalogue.lookup(section, name)
+    except UnknownEntry as exc:
+        hint = f" (did you mean {exc.suggestion}?)" if exc.suggestion else ""
+        valid = ", ".join(exc.valid)
+        raise OrderRefused(
+            f"there is no {section.singular} called {{}}{_brace(hint)}", Said(name, 100),
+            expected=f"one of: {valid}" if valid else
+            f"nothing: this campaign has no {section.value}",
+            example=example.replace("{}", exc.suggestion or (exc.valid[0] if exc.valid
+                                                             else name))) from None
+
+
+def gold_text(value: Decimal) -> str:
+    """Gold as players write it: ``2658``, ``12.5``."""
+    if value == value.to_integral_value():
+        return str(value.quantize(Decimal(1)))
+    return format(value.normalize(), "f")
+
+
+def cost_text(entry: Entry) -> str:
+    """``150 gold`` (or ``free``)."""
+    return "free" if entry.cost == 0 else f"{_plain(entry.cost)} gold"
+
+
+def _plain(value: Decimal) -> str:
+    return format(value.normalize(), "f") if value == value.to_integral_value() \
+        else format(value, "f")
+
+
+def improvement_records(claim: ClaimState) -> list[dict[str, Any]]:
+    """The claim's built and in-progress improvements (bookkeeping entries left out)."""
+    return [dict(item) for item in claim.improvements
+            if isinstance(item, Mapping) and "name" in item]
+
+
+@dataclass(frozen=True, slots=True)
+class Building(Receipt):
+    """An improvement begun at the claim's holdfast: finished when ``ready_month`` begins
+    (``ready``)."""
+
+    entry: Entry
+    holdfast: str
+    gold_left: Decimal
+    ready_month: int
+    ready: datetime
+
+
+def _build(world: World, sender: Sender, order: o.Build, at: datetime
+           ) -> tuple[World, Receipt]:
+    claim = require_claim(world, sender)
+    home = _label(sender, claim.holdfast)
+    entry = lookup(sender.catalogue, Section.IMPROVEMENTS, order.improvement,
+                   "build {} at " + home)
+    place = sender.map.tile(order.holdfast)
+    if place.id != claim.holdfast:
+        raise OrderRefused(f"you can only build in your own holdfast, {_brace(home)}, not {{}}",
+                           Said(place.label, 100), expected="your holdfast",
+                           example=f"build {entry.name} at {home}")
+    records = improvement_records(claim)
+    for record in records:
+        if str(record.get("name", "")).casefold() == entry.name.casefold():
+            if record.get("done"):
+                raise _refuse(f"{home} already has {entry.name}",
+                              "an improvement not built yet", "status")
+            ready = calendar.date_of_month_number(int(record["ready_month"]), sender.rules)
+            raise _refuse(f"{entry.name} is already being built at {home} (finished at the "
+                          f"start of {calendar.format_game_date(ready)})",
+                          "an improvement not built yet", "status")
+    if claim.gold < entry.cost:
+        raise _refuse(f"{entry.name} costs {cost_text(entry)} and {claim.name} has "
+                      f"{gold_text(claim.gold)}", "enough gold in the treasury", "status")
+    ready_month = calendar.month_number(at, sender.rules) + entry.months
+    record = {"name": entry.name, "holdfast": claim.holdfast, "cost": str(entry.cost),
+              "ordered_tick": tick_of(at, sender), "ready_month": ready_month, "done": False}
+    kept = tuple(item for item in claim.improvements
+                 if not (isinstance(item, Mapping) and "name" in item))
+    claim = replace(claim, gold=claim.gold - entry.cost,
+                    improvements=(*(dict(r) for r in records), record, *kept))
+    ready_at = calendar.month_start(calendar.date_of_month_number(ready_month, sender.rules),
+                                    sender.rules)
+    return with_claim(world, claim), Building(entry, claim.holdfast, claim.gold, ready_month,
+                                              ready_at)
+
+
+@dataclass(frozen=True, slots=True)
+class Bought(Receipt):
+    """Siege equipment bought for an army (stored with its cost and the tick it was bought)."""
+
+    army: int
+    entry: Entry
+    gold_left: Decimal
+    tick: int
+
+
+def _buy(world: World, sender: Sender, order: o.Buy, at: datetime
+         ) -> tuple[World, Receipt]:
+    a = own_army(world, sender, order.army)
+    claim = require_claim(world, sender)
+    if a.kind is ArmyKind.FLEET:
+        raise _refuse(f"fleet {a.id} carries no siege equipment", "a land army", "status")
+    entry = lookup(sender.catalogue, Section.EQUIPMENT, order.equipment,
+                   "buy {} for army " + str(a.id))
+    if order.quantity > 1:
+        raise _refuse(f"an army can use only one {entry.name}: equipment of the same name "
+                      "does not stack", "one of each kind of equipment",
+                      f"buy {entry.name} for army {a.id}")
+    if any(n.casefold() == entry.name.casefold() for n in a.equipment):
+        raise _refuse(f"army {a.id} already carries {entry.name}",
+                      "equipment the army does not carry yet", "status")
+    if claim.gold < entry.cost:
+        raise _refuse(f"{entry.name} costs {cost_text(entry)} and {claim.name} has "
+                      f"{gold_text(claim.gold)}", "enough gold in the treasury", "status")
+    claim = replace(claim, gold=claim.gold - entry.cost)
+    a = replace(a, equipment=(*a.equipment, entry.name))
+    return (with_army(with_claim(world, claim), a),
+            Bought(a.id, entry, claim.gold, tick_of(at, sender)))
+
+
+@dataclass(frozen=True, slots=True)
+class Blockading(Receipt):
+    """A fleet closing a port: ``owner`` the claim holding it (None: nobody), ``siege`` the
+    siege of the port at the moment (None: none)."""
+
+    fleet: int
+    ships: int
+    port: str
+    claim_id: int
+    claim_name: str
+    owner: int | None
+    owner_name: str | None
+    siege: SiegeState | None
+    tick: int
+
+
+def _blockade(world: World, sender: Sender, order: o.Blockade, at: datetime
+              ) -> tuple[World, Receipt]:
+    fleet = own_army(world, sender, order.fleet, "fleet")
+    claim = require_claim(world, sender)
+    if fleet.kind is not ArmyKind.FLEET:
+        raise _refuse(f"army {fleet.id} is not a fleet", "one of your fleets (muster ships at "
+                      "your port: `muster 4 ships`)", "muster 4 ships")
+    port = sender.map.tile(order.port)
+    if not (port.holdfast and port.port):
+        ports = ", ".join(t.label for t in sender.map.ports() if t.holdfast)
+        raise _refuse(f"{port.label} is not a port holdfast", f"one of: {ports}",
+                      f"blockade {port.label} with fleet {fleet.id}")
+    owner = holdfast_owner(world, port.id)
+    if owner is not None and owner.id == claim.id:
+        raise _refuse(f"{port.label} is your own port", "the port holdfast of another claim",
+                      "status")
+    water = sender.map.water_adjacent(port.id)
+    if fleet.tile not in water or fleet.state is not ArmyState.STANDING:
+        raise _refuse(f"fleet {fleet.id} must stand on a water tile next to {port.label} "
+                      f"({', '.join(water)}); it is {fleet.state} at "
+                      f"{_label(sender, fleet.tile)}", "a standing fleet next to the port",
+                      f"route army {fleet.id} to {water[0] if water else port.label}")
+    wars: tuple[tuple[int, int, RelationStatus], ...] = ()
+    if owner is not None:
+        world, before = declare_war(world, claim.id, owner.id)
+        wars = () if before is None else ((claim.id, owner.id, before),)
+    return world, Blockading(fleet.id, fleet.ships, port.id, claim.id, claim.name,
+                             owner.id if owner is not None else None,
+                             owner.name if owner is not None else None,
+                             active_siege(world, port.id), tick_of(at, sender), wars=wars)
+
+
 # --- information ------------------------------------------------------------------------
 
 @dataclass(frozen=True, slots=True)
@@ -1133,6 +1308,9 @@ PURE_ORDERS: Mapping[type, Decide] = MappingProxyType({
     o.Assault: _assault,
     o.Sally: _sally,
     o.Lift: _lift,
+    o.Blockade: _blockade,
+    o.Build: _build,
+    o.Buy: _buy,
     o.Cede: _cede,
     o.Disband: _disband,
     o.Status: _status,
@@ -1165,6 +1343,9 @@ READS: Mapping[type, frozenset[Part]] = MappingProxyType({
     o.Assault: frozenset({_A, _B, _R}),
     o.Sally: frozenset({_A, _S}),
     o.Lift: frozenset({_A, _B, _S}),
+    o.Blockade: frozenset({_A, _S, _R}),
+    o.Build: frozenset(),
+    o.Buy: frozenset({_A}),
     o.Cede: frozenset({_A, _H}),
     o.Disband: frozenset({_A}),
     o.Status: frozenset({_A}),

@@ -14,6 +14,9 @@ from rules.campaign.apply import (
     NEW_ARMY,
     NEW_SIEGE,
     BattleOrdered,
+    Blockading,
+    Bought,
+    Building,
     Cancelled,
     Ceded,
     Disbanded,
@@ -35,6 +38,7 @@ from rules.campaign.apply import (
     relation,
 )
 from rules.campaign.calendar import tick_time
+from rules.campaign.catalogue import parse_catalogue
 from rules.campaign.config import RulesConfig
 from rules.campaign.muster import muster_ready_at
 from rules.campaign.siege import siege_months
@@ -361,3 +365,53 @@ def test_the_holder_of_a_resource_tile_cedes_its_benefit_to_an_occupant() -> Non
         "you do not hold Wood's benefit now"
     assert refusal(w, o.Cede(T[1], "Tully"), sender).problem() == \
         "there is no other claim called Tully"
+
+
+# --- the catalogue: build, buy; blockade -------------------------------------------------
+
+CATALOGUE = parse_catalogue({
+    "improvements": {"Granary": {"cost": 40, "months": 2,
+                                 "effects": [{"kind": "siege_months", "amount": 1,
+                                              "role": "defense"}]}},
+    "equipment": {"Trebuchet": {"cost": 30,
+                                "effects": [{"kind": "siege_months", "amount": -1,
+                                             "role": "attack"}]}},
+})
+SHOPPER = Sender(1, RULES, MAP, catalogue=CATALOGUE)
+
+
+def test_building_takes_the_gold_and_records_the_improvement() -> None:
+    after, receipt = apply_order(world(), o.Build("granary", T[0]), AT, sender=SHOPPER)
+    assert isinstance(receipt, Building) and receipt.entry.name == "Granary"
+    assert receipt.gold_left == after.claims[1].gold == Decimal(60)
+    [record] = [r for r in after.claims[1].improvements if r.get("name") == "Granary"]
+    assert record["done"] is False and record["ready_month"] == receipt.ready_month
+    again = refusal(after, o.Build("Granary", T[0]), SHOPPER)
+    assert again.problem().startswith("Granary is already being built at Hold 0")
+    unknown = refusal(world(), o.Build("Granery", T[0]), SHOPPER)
+    assert unknown.problem() == "there is no improvement called Granery (did you mean Granary?)"
+    assert unknown.example == "build Granary at Hold 0"
+
+
+def test_buying_equipment_arms_the_army_once() -> None:
+    w = world(army(1, 1, T[3]))
+    after, receipt = apply_order(w, o.Buy("Trebuchet", 1), AT, sender=SHOPPER)
+    assert isinstance(receipt, Bought) and receipt.gold_left == Decimal(70)
+    assert after.armies[1].equipment == ("Trebuchet",)
+    assert refusal(after, o.Buy("Trebuchet", 1), SHOPPER).problem() == \
+        "army 1 already carries Trebuchet"
+    poor = world(army(1, 1, T[3]), claims=(replace(STARK, gold=Decimal(5)), LANNISTER))
+    assert refusal(poor, o.Buy("Trebuchet", 1), SHOPPER).problem() == \
+        "Trebuchet costs 30 gold and House Stark has 5"
+
+
+def test_a_blockade_needs_a_standing_fleet_next_to_an_enemy_port() -> None:
+    sea = parse_map(HEADER + f"{T[0]},Hold 0,field,holdfast,,,,\n{T[1]},,water,,,,,\n"
+                    f"{T[2]},Port,field,holdfast port,,,,\n")
+    sender = Sender(1, RULES, sea)
+    fleet = Army(1, 1, ArmyKind.FLEET, ArmyState.STANDING, T[1], ships=4)
+    w = world(fleet, claims=(STARK, replace(LANNISTER, holdfast=T[2])))
+    after, receipt = apply_order(w, o.Blockade(T[2], 1), AT, sender=sender)
+    assert isinstance(receipt, Blockading) and (receipt.owner, receipt.siege) == (2, None)
+    assert receipt.wars == ((1, 2, RelationStatus.NEUTRAL),) and after.at_war(1, 2)
+    assert refusal(w, o.Blockade(T[0], 1), sender).problem() == "Hold 0 is not a port holdfast"
