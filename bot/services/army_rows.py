@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, fields
 from fractions import Fraction
 from typing import Any
 
-from sqlalchemy import String, Table, Text, cast, select, type_coerce
+from sqlalchemy import Table
 from sqlmodel import Session
 
 from bot.db.models import Army
@@ -91,17 +91,19 @@ def _decoded(raw: str | None) -> Any:
 def load_records(session: Session, campaign_id: int,
                  states: Collection[ArmyState] = ACTIVE_STATES) -> list[ArmyRecord]:
     """The campaign's armies in ``states`` (by id), one query."""
-    # JSON and enum columns are read as text and decoded here: thousands of rows go through
-    # a dict lookup or a fast path instead of a type processor each.
-    columns = [cast(ARMY_TABLE.c[name], Text) if name in _JSON
-               else type_coerce(ARMY_TABLE.c[name], String) if name in _ENUMS
-               else ARMY_TABLE.c[name] for name in _READ]
+    # The statement goes to the driver as it is (JSON columns cast to text and decoded here,
+    # enums mapped by a dict lookup): thousands of rows skip per-value type processing.
+    connection = session.connection()
+    mark = "?" if connection.dialect.paramstyle == "qmark" else "%s"
+    columns = ", ".join(f"CAST({name} AS TEXT)" if name in _JSON else name for name in _READ)
+    wanted = sorted(states)
+    rows = connection.exec_driver_sql(
+        f"SELECT {columns} FROM {ARMY_TABLE.name} WHERE campaign_id = {mark} AND state IN "
+        f"({', '.join(mark for _ in wanted)}) ORDER BY id",
+        (campaign_id, *(str(s) for s in wanted))).fetchall()
     json_at = [i for i, name in enumerate(_READ) if name in _JSON]
     enum_at = [(i, _ENUMS[name]) for i, name in enumerate(_READ) if name in _ENUMS]
-    rows = session.execute(
-        select(*columns).where(ARMY_TABLE.c.campaign_id == campaign_id,
-                               ARMY_TABLE.c.state.in_(sorted(states)))
-        .order_by(ARMY_TABLE.c.id)).all()
+    flag_at = _READ.index("retreat_penalty")
     records = []
     for row in rows:
         values = list(row)
@@ -109,6 +111,7 @@ def load_records(session: Session, campaign_id: int,
             values[i] = _decoded(values[i])
         for i, members in enum_at:
             values[i] = members[values[i]]
+        values[flag_at] = bool(values[flag_at])  # SQLite stores 0 and 1
         record = ArmyRecord(*values)
         record.remember()
         records.append(record)
@@ -167,14 +170,33 @@ def army_value(r: ArmyRecord) -> ArmyValue:
         meta=r.meta_json)
 
 
-def apply_value(r: ArmyRecord, a: ArmyValue) -> None:
-    """Take the tick columns of the rules' value ``a`` into its record (written back by
-    :func:`save_changed` if they differ from the stored ones)."""
-    r.state, r.tile = a.state, a.tile
-    r.infantry, r.cavalry, r.ships = a.infantry, a.cavalry, a.ships
-    r.path_json, r.costs_json = list(a.march.path), list(a.march.costs)
-    r.saved, r.depart_tick = str(a.march.saved), a.march.depart_tick
-    r.travelled_json = list(a.travelled)
-    r.arrival_tick, r.stationary_since = a.arrival_tick, a.stationary_since
-    r.retreat_penalty, r.commander_id = a.retreat_penalty, a.commander_id
-    r.meta_json = dict(a.meta)
+def apply_change(r: ArmyRecord, old: ArmyValue, new: ArmyValue) -> None:
+    """Take into the record the columns the rules changed from ``old`` to ``new`` (and only
+    those: what the services changed in other columns meanwhile stays)."""
+    if old.state is not new.state:
+        r.state = new.state
+    if old.tile != new.tile:
+        r.tile = new.tile
+    if (old.infantry, old.cavalry, old.ships) != (new.infantry, new.cavalry, new.ships):
+        r.infantry, r.cavalry, r.ships = new.infantry, new.cavalry, new.ships
+    if old.march is not new.march:
+        m = new.march
+        if m.path != old.march.path:
+            r.path_json = list(m.path)
+        if m.costs != old.march.costs:
+            r.costs_json = list(m.costs)
+        if m.saved != old.march.saved:
+            r.saved = str(m.saved)
+        r.depart_tick = m.depart_tick
+    if old.travelled != new.travelled:
+        r.travelled_json = list(new.travelled)
+    if old.arrival_tick != new.arrival_tick:
+        r.arrival_tick = new.arrival_tick
+    if old.stationary_since != new.stationary_since:
+        r.stationary_since = new.stationary_since
+    if old.retreat_penalty != new.retreat_penalty:
+        r.retreat_penalty = new.retreat_penalty
+    if old.commander_id != new.commander_id:
+        r.commander_id = new.commander_id
+    if old.meta is not new.meta:
+        r.meta_json = dict(new.meta)

@@ -343,11 +343,6 @@ class ModifierBook:
         return tuple(c.name for c in self._alive()
                      if c.claim_id == claim_id and c.army_id is None)
 
-    def _base_strength(self, army: AnyArmy) -> int:
-        rules = self.ctx.rules
-        return (army.infantry * rules.infantry_strength + army.cavalry * rules.cavalry_strength
-                + army.ships * rules.ship_strength)
-
     def resource_holder(self, tile_id: str) -> int | None:
         """The claim that receives a resource tile's benefit now, or None.
 
@@ -357,9 +352,10 @@ class ModifierBook:
         another occupant.
         """
         row = self.holders.get(tile_id)
-        return tile_holder(self.armies, tile_id, self.ctx.rules,
-                           holder=row.claim_id if row is not None else None,
-                           ceded_to=row.ceded_to if row is not None else None, wars=self.wars)
+        return tile_holder((a for a in self.armies if a.tile == tile_id), self.ctx.rules,
+                           recorded=row.claim_id if row is not None else None,
+                           ceded_to=row.ceded_to if row is not None else None,
+                           hostile=lambda a, b: (min(a, b), max(a, b)) in self.wars)
 
     def held_resource_tiles(self, claim_id: int) -> tuple[str, ...]:
         """Ids of the resource tiles whose benefit the claim receives now, sorted."""

@@ -213,3 +213,24 @@ def encounter_note(*, own: int, enemy: int, enemy_claim: str, place: str, when: 
     return (f"Battle looms at {place}",
             f"Your army {own} faces army {enemy} of {enemy_claim} at {place}. The battle is "
             f"fought at {when}.{choice}")
+
+
+def siege_month_post(*, date: str, holdfast: str, besieger: str, months: int, note: str
+                     ) -> str:
+    """The public post of a siege month completed (``note``: why it did not count)."""
+    return (f"{date}: the siege of **{holdfast}** by {besieger} enters its month "
+            f"{months}{note}.")
+
+
+def fall_post(*, holdfast: str, besieger: str, how: str) -> str:
+    """The public post of a holdfast falling."""
+    return (f"**{holdfast}** has fallen to {besieger}, {how}. Its garrison is captured; the "
+            "gold and the people within are at the mercy of the victors (the moderators will "
+            "rule on them).")
+
+
+def holder_note(place: str, benefit: str) -> tuple[str, str]:
+    """The note to a claim that now receives a resource tile's benefit: (subject, body)."""
+    return (f"You hold {place}",
+            f"Your army holds {place}: your claim receives {benefit} while a standing army of "
+            "yours is the strongest there. It also watches the land around it like a holdfast.")

@@ -14,8 +14,10 @@ secret and the event, so a replay gives the same rolls.
 
 from __future__ import annotations
 
+import gc
 from collections import defaultdict
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from fractions import Fraction
@@ -40,7 +42,7 @@ from bot.db.models import (
 from bot.services import fairplay, journal
 from bot.services.army_rows import (
     ArmyRecord,
-    apply_value,
+    apply_change,
     army_value,
     load_records,
     save_changed,
@@ -60,8 +62,11 @@ from bot.services.render import (
     battle_post,
     detection_roll_text,
     encounter_note,
+    fall_post,
+    holder_note,
     money,
     muster_note,
+    siege_month_post,
     sighting_note,
     troops_text,
 )
@@ -77,14 +82,22 @@ from rules.campaign.advance import (
     Arrival,
     Detection,
     Encounter,
+    HolderChanged,
+    HoldfastFalls,
     MusterDone,
+    SiegeEnded,
+    SiegeMonth,
     Tick,
     TickEvent,
+    advance_holders,
     advance_meetings,
     advance_movement,
     advance_musters,
+    advance_sieges,
     budget,
     changed_armies,
+    changed_claims,
+    holdfast_falls,
 )
 from rules.campaign.battle import BattleResult, Side, Winner, resolve_battle
 from rules.campaign.config import Season, Terrain
@@ -96,8 +109,14 @@ from rules.campaign.movement import (
 from rules.campaign.paths import entry_cost
 from rules.campaign.publication import PublicAssault, public_assault
 from rules.campaign.retreat import roll_retreat
-from rules.campaign.siege import SiegeState, advance_siege_month, month_checks
-from rules.campaign.state import BattleState, ClaimState, EventDice, World
+from rules.campaign.state import (
+    BattleState,
+    CharacterState,
+    ClaimState,
+    EventDice,
+    HolderState,
+    World,
+)
 from rules.campaign.state import SiegeState as SiegeValue
 from rules.campaign.upkeep import (
     SlainLedger,
@@ -151,7 +170,7 @@ def catch_up(engine: Engine, ctx: CampaignContext, now: datetime, *,
     reports: list[TickReport] = []
     target = ctx.tick_of(now)
     while limit is None or len(reports) < limit:
-        with transaction(engine) as session:
+        with _collector_paused(), transaction(engine) as session:
             campaign = get_campaign(session, ctx, lock=True)
             index = campaign.last_tick + 1
             if index > target:
@@ -161,6 +180,20 @@ def catch_up(engine: Engine, ctx: CampaignContext, now: datetime, *,
         if on_tick is not None:
             on_tick(report)
     return reports
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector during one tick: a tick allocates thousands of
+    short-lived values that hold no cycles, and the collector's full passes over them cost
+    more than the tick's rules (memory is freed by reference counting as usual)."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 class CatchUpTooLong(RuntimeError):
@@ -275,6 +308,10 @@ class _TickState:
         self.wars = war_pairs(session, ctx)
         self.frozen_wars = frozenset(self.wars)
         self._by_id: dict[int, ArmyRecord] = {}
+        self._values: dict[int, Army] | None = None  # the armies as the rules' values
+        self._dirty: set[int] = set()  # armies the services changed since
+        self._siege_rows: dict[int, Siege] = {}
+        self._character_rows: dict[int, Character] = {}
         self.dice = EventDice(ctx.secret, fairplay.period_of(ctx, index))
         # Keys queued by a tick are unique by construction (they name the tick or the army
         # and the tick applies once), so the outbox need not look each one up.
@@ -316,7 +353,9 @@ class _TickState:
         """Keep changed rows; the tick's armies are records, written back at the end of the
         tick by :func:`~bot.services.army_rows.save_changed` (one statement)."""
         for row in rows:
-            if not isinstance(row, ArmyRecord):
+            if isinstance(row, ArmyRecord):
+                self._dirty.add(row.id)
+            else:
                 self.session.add(row)
 
     def book(self) -> ModifierBook:
@@ -328,34 +367,29 @@ class _TickState:
 
     # --- resource tiles -----------------------------------------------------------------
     def update_resource_holders(self) -> None:
-        """Record who holds each occupied resource tile's benefit now; tell the new holder."""
+        """Record who holds each occupied resource tile's benefit now
+        (:func:`rules.campaign.advance.advance_holders`); tell the new holder."""
         book = self.book()
-        occupied = {a.tile for a in self.armies if a.state == ArmyState.STANDING
-                    and a.tile in self.ctx.world and self.ctx.world.tile(a.tile).resource}
-        for tile_id in sorted(occupied | set(book.holders)):
-            holder = book.resource_holder(tile_id)
+        world = self.world(sieges=False, holders={
+            tile: HolderState(tile, row.claim_id, row.ceded_to)
+            for tile, row in book.holders.items()})
+        after, events = advance_holders(world, self.rules_tick())
+        for event in events:
+            assert isinstance(event, HolderChanged)
+            tile_id, holder, before = event.tile, event.holder, event.before
             row = book.holders.get(tile_id)
-            before = row.claim_id if row is not None else None
-            if holder == before:
-                continue
             if row is None:
                 row = ResourceHolder(campaign_id=self.ctx.campaign_id, tile=tile_id)
                 book.holders[tile_id] = row
-            row.claim_id = holder
-            if holder is None or row.ceded_to == before:
-                row.ceded_to = None
+            row.claim_id, row.ceded_to = holder, after.holders[tile_id].ceded_to
             self.session.add(row)
             tile = self.ctx.world.tile(tile_id)
             self.log("resource_holder", f"{tile.label}: benefit now with "
                      f"{self.claim_name(holder) if holder else 'nobody'}", claim_id=holder,
                      data={"tile": tile_id, "holder": holder, "before": before})
             if holder is not None:
-                benefit = tile.resource_benefit or "its benefit"
-                self.notify(holder, f"resource:{tile_id}:{self.tick}",
-                            f"You hold {tile.label}",
-                            f"Your army holds {tile.label}: your claim receives "
-                            f"{benefit} while a standing army of yours is the strongest there. "
-                            "It also watches the land around it like a holdfast.")
+                subject, body = holder_note(tile.label, tile.resource_benefit or "its benefit")
+                self.notify(holder, f"resource:{tile_id}:{self.tick}", subject, body)
 
     # --- monthly jobs -------------------------------------------------------------------
     def run_month(self, month: int, date: calendar.GameDate) -> None:
@@ -440,136 +474,103 @@ class _TickState:
         self.save(claim)
 
     def progress_sieges(self) -> None:
-        """End every siege whose besiegers left the tile or are no more (at once, saying
-        which), then count each whole in-game month completed since its start."""
-        sieges = self.session.exec(select(Siege).where(Siege.campaign_id == self.ctx.campaign_id,
-                                                 Siege.status == SiegeStatus.ACTIVE)).all()
-        previous = self.ctx.tick_at(self.tick - 1)
-        for siege in sieges:
-            besieger = next((a for a in self.armies if a.id == siege.army_id), None)
-            if besieger is None or besieger.state == ArmyState.GONE:
-                fate = (besieger.meta_json.get("fate") if besieger is not None else None) \
-                    or "are no more"
-                self._end_siege(siege, f"The besiegers of {self.claim_name(siege.besieger_claim)}"
-                                f" {fate}.")
-                continue
-            if besieger.tile != siege.holdfast or besieger.state != ArmyState.BESIEGING:
-                self._end_siege(siege, f"The besiegers of {self.claim_name(siege.besieger_claim)}"
-                                " have left the holdfast's tile.")
-                continue
-            started = self.ctx.tick_at(siege.started_tick)
-            for month in month_checks(started, previous, self.at, self.ctx.rules.month_length):
-                if self._siege_month(siege, month):
-                    break
-            self.save(siege)
-        self._release_garrisons({s.holdfast for s in sieges if s.status is SiegeStatus.ACTIVE})
-
-    def _release_garrisons(self, besieged: set[str]) -> None:
-        """Armies behind their walls come out (standing) once no siege holds the holdfast and
-        no enemy army stands on its tile."""
-        for a in self.armies:
-            if a.state != ArmyState.GARRISON or a.tile in besieged:
-                continue
-            if any(o.claim_id != a.claim_id and self.at_war(a.claim_id, o.claim_id)
-                   and o.state in (ArmyState.STANDING, ArmyState.BESIEGING)
-                   for o in self.by_tile.get(a.tile, ())):
-                continue
-            a.state = ArmyState.STANDING
-            self.save(a)
+        """End every siege whose besiegers left the tile or are no more, count each siege
+        month completed, let out the garrisons no siege holds
+        (:func:`rules.campaign.advance.advance_sieges`)."""
+        world = self.world(characters=True)
+        after, events = advance_sieges(world, self.rules_tick())
+        self.take(world, after)
+        self.report_moves(events)
 
     def _end_siege(self, siege: Siege, reason: str, *,
                    status: SiegeStatus = SiegeStatus.LIFTED) -> None:
         self.report.events.append(end_siege(self.session, self.ctx, siege, reason, at=self.at,
                                             tick=self.tick, status=status))
 
-    def _siege_month(self, siege: Siege, month: int) -> bool:
-        """Count siege month ``month`` (1-based from the start); True when the holdfast fell."""
-        tile = self.ctx.world.tile(siege.holdfast)
-        blockade_ok = True
-        if tile.port:
-            water = set(self.ctx.world.water_adjacent(tile.id))
-            blockade_ok = any(a.kind == ArmyKind.FLEET and a.tile in water
-                              and a.claim_id == siege.besieger_claim
-                              and a.state == ArmyState.STANDING for a in self.armies)
-        state = SiegeState(siege.months_required, siege.months_elapsed, siege.paused)
-        new, fell = advance_siege_month(state, True, blockade_ok)
-        siege.months_elapsed, siege.paused = new.months_elapsed, new.paused
-        if fell:
-            self._holdfast_falls(siege, tile.label, "starved out after "
-                                 f"{siege.months_elapsed} months of siege")
-            return True
-        date = calendar.game_date(self.at, self.ctx.rules)
-        note = " (paused: the blockade is broken)" if new.paused else ""
-        self.log("siege_month", f"siege of {tile.label}: month {new.months_elapsed}"
-                 + note, claim_id=siege.besieger_claim, public=True,
-                 data={"siege": siege.id, "months": new.months_elapsed})
-        self.post(f"siege:{siege.id}:month:{month}",
-                  self.ctx.settings.posts.siege_title.format(event="Siege goes on",
-                                                             holdfast=tile.label),
-                  f"{date}: the siege of **{tile.label}** by "
-                  f"{self.claim_name(siege.besieger_claim)} enters its month "
-                  f"{new.months_elapsed}{note}.", self.ctx.settings.posts.siege_flair)
-        self.notify(siege.besieger_claim, f"siege:{siege.id}:left:{month}",
-                    f"Siege of {tile.label}",
-                    f"{new.months_left} in-game months until {tile.label} falls.")
-        return False
+    def _holdfast_falls(self, siege: Siege, how: str) -> None:
+        """The holdfast of ``siege`` falls (:func:`rules.campaign.advance.holdfast_falls`)."""
+        world = self.world(characters=True)
+        value = next(s for s in world.sieges if s.id == siege.id)
+        after, event = holdfast_falls(world, value, how)
+        self.take(world, after)
+        self.report_moves([event])
 
-    def _holdfast_falls(self, siege: Siege, holdfast: str, how: str) -> None:
-        defender = self.claims.get(siege.defender_claim)
-        captured_inf = defender.infantry if defender else 0
-        captured_cav = defender.cavalry if defender else 0
-        if defender is not None:
-            defender.infantry = defender.cavalry = 0
-            defender.scattered_infantry = defender.scattered_cavalry = 0
-            self.save(defender)
-        for a in self.armies:  # every troop of the claim on the tile shares the holdfast's fate
-            if a.claim_id == siege.defender_claim and a.tile == siege.holdfast \
-                    and a.kind == ArmyKind.LAND and a.state != ArmyState.GONE:
-                captured_inf += a.infantry
-                captured_cav += a.cavalry
-                self._gone(a, "were captured when the holdfast fell")
-                self._capture_characters(a)
-                self.save(a)
-        siege.status = SiegeStatus.FALLEN
-        besieger = next((a for a in self.armies if a.id == siege.army_id), None)
-        if besieger is not None and besieger.state == ArmyState.BESIEGING:
-            besieger.state = ArmyState.STANDING
-            self.save(besieger)
-        self.save(siege)
-        self.log("holdfast_falls", f"{holdfast} falls to {self.claim_name(siege.besieger_claim)}"
-                 f" ({how})", claim_id=siege.besieger_claim, public=True,
-                 data={"siege": siege.id, "captured": [captured_inf, captured_cav]})
-        self.post(f"siege:{siege.id}:fallen",
-                  self.ctx.settings.posts.siege_title.format(event="Holdfast falls",
-                                                             holdfast=holdfast),
-                  f"**{holdfast}** has fallen to {self.claim_name(siege.besieger_claim)}, "
-                  f"{how}. Its garrison is captured; the gold and the people within are at "
-                  "the mercy of the victors (the moderators will rule on them).",
-                  self.ctx.settings.posts.siege_flair)
-
-    # --- musters, movement, meetings: decided by rules.campaign.advance -------------------
-    def world(self, battles: Sequence[BattleState] = ()) -> World:
-        """The tick's world as the rules' values (armies from the tick's records)."""
-        return World(armies={a.id: army_value(a) for a in self.armies},
+    # --- the phases rules.campaign.advance decides ---------------------------------------
+    def world(self, battles: Sequence[BattleState] = (), *, characters: bool = False,
+              sieges: bool = True, holders: Mapping[str, HolderState] | None = None
+              ) -> World:
+        """The tick's world as the rules' values, with what the phase needs: armies from the
+        tick's records (converted once, then only those the services changed since), claims,
+        (``sieges``: one query) the active sieges, ``battles``, (``characters``: one query)
+        the free characters, ``holders``."""
+        if self._values is None:
+            self._values = {a.id: army_value(a) for a in self.armies}
+        elif self._dirty:
+            by_id = self.records_by_id()
+            for army_id in self._dirty:
+                self._values[army_id] = army_value(by_id[army_id])
+        self._dirty.clear()
+        return World(armies=dict(self._values),
                      claims={c.id or 0: claim_state(c) for c in self.claims.values()},
-                     sieges=self.sieges(), battles=tuple(battles),
-                     wars=self.frozen_wars, season=Season(self.campaign.season),
-                     last_month=self.campaign.last_month)
+                     sieges=self.sieges() if sieges else (), battles=tuple(battles),
+                     wars=self.frozen_wars, holders=holders or {},
+                     characters=self.characters() if characters else {},
+                     season=Season(self.campaign.season), last_month=self.campaign.last_month)
 
     def sieges(self) -> tuple[SiegeValue, ...]:
         """The active sieges, one query."""
-        return tuple(siege_state(s) for s in self.session.exec(select(Siege).where(
+        rows = self.session.exec(select(Siege).where(
             Siege.campaign_id == self.ctx.campaign_id,
-            Siege.status == SiegeStatus.ACTIVE)).all())
+            Siege.status == SiegeStatus.ACTIVE).order_by(col(Siege.id))).all()
+        self._siege_rows = {s.id or 0: s for s in rows}
+        return tuple(siege_state(s) for s in rows)
+
+    def characters(self) -> dict[int, CharacterState]:
+        """The free characters, one query."""
+        rows = self.session.exec(select(Character).where(
+            Character.campaign_id == self.ctx.campaign_id,
+            col(Character.status).in_(sorted(FREE_CHARACTERS))).order_by(col(Character.id))
+        ).all()
+        self._character_rows = {c.id or 0: c for c in rows}
+        return {c.id or 0: CharacterState(c.id or 0, c.claim_id, c.name,
+                                          tuple(str(s) for s in c.skills_json), c.army_id,
+                                          c.status) for c in rows}
 
     def rules_tick(self) -> Tick:
         return Tick(self.tick, self.ctx.world, self.ctx.rules, _BookModifiers(self))
 
     def take(self, before: World, after: World) -> None:
-        """Take the armies the rules changed into the tick's records."""
+        """Take what the rules changed into the tick's records and rows: armies (only the
+        columns that changed), claims, sieges and characters."""
         by_id = self.records_by_id()
         for a in changed_armies(before, after):
-            apply_value(by_id[a.id], a)
+            apply_change(by_id[a.id], before.armies[a.id], a)
+        self._values = dict(after.armies)
+        for c in changed_claims(before, after):
+            old, row = before.claims[c.id], self.claims[c.id]
+            row.gold, row.infantry, row.cavalry, row.ships = c.gold, c.infantry, c.cavalry, \
+                c.ships
+            row.scattered_infantry, row.scattered_cavalry = c.scattered_infantry, \
+                c.scattered_cavalry
+            row.scattered_until = c.scattered_until
+            if c.slain != old.slain:
+                row.slain_json = ledger_to_json(c.slain)
+            self.save(row)
+        if after.sieges is not before.sieges:
+            for s in after.sieges:
+                siege = self._siege_rows.get(s.id)
+                if siege is not None and (siege.status, siege.months_elapsed, siege.paused) \
+                        != (s.status, s.months_elapsed, s.paused):
+                    siege.status, siege.months_elapsed, siege.paused = \
+                        s.status, s.months_elapsed, s.paused
+                    self.save(siege)
+        if after.characters is not before.characters:
+            for character in after.characters.values():
+                if before.characters.get(character.id) is character:
+                    continue
+                person = self._character_rows[character.id]
+                person.status, person.army_id = character.status, character.army_id
+                self.session.add(person)
 
     def records_by_id(self) -> dict[int, ArmyRecord]:
         if len(self._by_id) != len(self.armies):
@@ -596,7 +597,7 @@ class _TickState:
         battles = [battle_state(b) for b in self.session.exec(select(PendingBattle).where(
             PendingBattle.campaign_id == self.ctx.campaign_id,
             col(PendingBattle.status).in_((BattleStatus.PENDING, BattleStatus.SPARED)))).all()]
-        world = self.world(battles)
+        world = self.world(battles, sieges=False)
         after, events = advance_meetings(world, self.rules_tick())
         self.take(world, after)
         self.report_moves(events)
@@ -615,8 +616,49 @@ class _TickState:
                 self.report_detection(event)
             elif isinstance(event, Encounter):
                 self.report_encounter(event)
-            else:
+            elif isinstance(event, Arrival):
                 self.report_arrival(event)
+            elif isinstance(event, SiegeEnded):
+                self._end_siege(self._siege_rows[event.siege.id],
+                                f"The besiegers of {self.claim_name(event.siege.besieger_claim)}"
+                                f" {event.fate}.", status=event.siege.status)
+            elif isinstance(event, SiegeMonth):
+                self.report_siege_month(event)
+            elif isinstance(event, HoldfastFalls):
+                self.report_fall(event)
+            else:
+                raise TypeError(f"no report for {event!r}")  # holders report themselves
+
+    def report_siege_month(self, event: SiegeMonth) -> None:
+        siege, month = event.siege, event.month
+        label = self.label(siege.holdfast)
+        date = calendar.game_date(self.at, self.ctx.rules)
+        note = " (paused: the blockade is broken)" if siege.paused else ""
+        self.log("siege_month", f"siege of {label}: month {siege.months_elapsed}" + note,
+                 claim_id=siege.besieger_claim, public=True,
+                 data={"siege": siege.id, "months": siege.months_elapsed})
+        self.post(f"siege:{siege.id}:month:{month}",
+                  self.ctx.settings.posts.siege_title.format(event="Siege goes on",
+                                                             holdfast=label),
+                  siege_month_post(date=str(date), holdfast=label,
+                                   besieger=self.claim_name(siege.besieger_claim),
+                                   months=siege.months_elapsed, note=note),
+                  self.ctx.settings.posts.siege_flair)
+        self.notify(siege.besieger_claim, f"siege:{siege.id}:left:{month}",
+                    f"Siege of {label}",
+                    f"{event.months_left} in-game months until {label} falls.")
+
+    def report_fall(self, event: HoldfastFalls) -> None:
+        siege, holdfast = event.siege, self.label(event.siege.holdfast)
+        besieger = self.claim_name(siege.besieger_claim)
+        self.log("holdfast_falls", f"{holdfast} falls to {besieger} ({event.how})",
+                 claim_id=siege.besieger_claim, public=True,
+                 data={"siege": siege.id, "captured": [event.infantry, event.cavalry]})
+        self.post(f"siege:{siege.id}:fallen",
+                  self.ctx.settings.posts.siege_title.format(event="Holdfast falls",
+                                                             holdfast=holdfast),
+                  fall_post(holdfast=holdfast, besieger=besieger, how=event.how),
+                  self.ctx.settings.posts.siege_flair)
 
     def report_detection(self, event: Detection) -> None:
         a, result, tile_id, watcher = event.army, event.result, event.observer, event.watcher
@@ -1021,7 +1063,7 @@ class _TickState:
                 att.state = ArmyState.STANDING
                 att.tile = battle.holdfast
                 self.save(att)
-            self._holdfast_falls(siege, self.label(battle.holdfast), "taken by assault")
+            self._holdfast_falls(siege, "taken by assault")
 
     def _sally(self, battle: PendingBattle, by_id: dict[int, ArmyRecord]) -> None:
         besieger = by_id.get(battle.defender_army)

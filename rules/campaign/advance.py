@@ -15,7 +15,10 @@ The phases of a tick, in order (:func:`bot.services.tick.apply_tick` runs them):
    an enemy at war stops there (an encounter: a battle after the reaction window);
 4. the battles whose reaction window has closed (services, for now);
 5. :func:`advance_meetings`: hostile armies still sharing a tile meet in a battle;
-6. sieges and resource tile holders (services, for now).
+6. :func:`advance_sieges`: sieges whose besiegers left end, each siege month completed counts
+   (a holdfast starved out falls: :func:`holdfast_falls`, also what a won assault does), and
+   armies behind walls no siege holds come out;
+7. :func:`advance_holders`: who receives each occupied resource tile's benefit now.
 
 :func:`advance_moves` runs 2 and 3 together (they share the observers of the tick).
 """
@@ -26,13 +29,37 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 
+from rules.campaign import calendar
 from rules.campaign.config import RulesConfig
 from rules.campaign.detection import DetectionResult, ObserverKind, roll_detection
 from rules.campaign.meetings import Presence, hostile_meetings
 from rules.campaign.modifiers import Modifier
 from rules.campaign.movement import MarchProgress, budget_per_tick, marches_on, step_march
-from rules.campaign.state import NO_MODIFIERS, BattleState, EventDice, Modifiers, World
-from rules.campaign.world import NO_MARCH, Army, ArmyKind, ArmyState, BattleKind, BattleStatus
+from rules.campaign.resources import tile_holder
+from rules.campaign.siege import SiegeState as SiegeCount
+from rules.campaign.siege import advance_siege_month, month_checks
+from rules.campaign.state import (
+    NO_MODIFIERS,
+    BattleState,
+    CharacterState,
+    ClaimState,
+    EventDice,
+    HolderState,
+    Modifiers,
+    SiegeState,
+    World,
+)
+from rules.campaign.world import (
+    NO_MARCH,
+    Army,
+    ArmyKind,
+    ArmyState,
+    BattleKind,
+    BattleStatus,
+    CharacterStatus,
+    March,
+    SiegeStatus,
+)
 from rules.campaign.worldmap import WorldMap
 from rules.fairdice import claim_branch
 
@@ -40,13 +67,21 @@ __all__ = [
     "Arrival",
     "Detection",
     "Encounter",
+    "HolderChanged",
+    "HoldfastFalls",
     "MusterDone",
+    "SiegeEnded",
+    "SiegeMonth",
     "Tick",
     "TickEvent",
+    "advance_holders",
     "advance_meetings",
     "advance_movement",
     "advance_moves",
     "advance_musters",
+    "advance_sieges",
+    "gone",
+    "holdfast_falls",
     "observers_of",
 ]
 
@@ -107,7 +142,48 @@ class Arrival:
     returned: bool
 
 
-TickEvent = MusterDone | Detection | Encounter | Arrival
+@dataclass(frozen=True, slots=True)
+class SiegeEnded:
+    """``siege`` ended (its status says how: lifted, or broken by a sally) because its
+    besiegers ``fate`` (completes "The besiegers of CLAIM ...")."""
+
+    siege: SiegeState
+    fate: str
+
+
+@dataclass(frozen=True, slots=True)
+class SiegeMonth:
+    """Siege month ``month`` (1-based from the start) of ``siege`` completed; the siege as it
+    is now (``paused``: the month did not count, the blockade is broken)."""
+
+    siege: SiegeState
+    month: int
+    months_left: int
+
+
+@dataclass(frozen=True, slots=True)
+class HoldfastFalls:
+    """The holdfast of ``siege`` fell: ``how`` (``taken by assault``, ``starved out after N
+    months of siege``); the garrison captured (``infantry``, ``cavalry``)."""
+
+    siege: SiegeState
+    how: str
+    infantry: int
+    cavalry: int
+
+
+@dataclass(frozen=True, slots=True)
+class HolderChanged:
+    """The benefit of resource tile ``tile`` passed from claim ``before`` to ``holder`` (None:
+    nobody)."""
+
+    tile: str
+    holder: int | None
+    before: int | None
+
+
+TickEvent = (MusterDone | Detection | Encounter | Arrival | SiegeEnded | SiegeMonth
+             | HoldfastFalls | HolderChanged)
 """Everything the moved phases report."""
 
 
@@ -171,6 +247,17 @@ class _Moves:
             self.by_tile.setdefault(a.tile, []).append(a.id)
         self.battles: list[BattleState] = list(world.battles)
         self.events: list[TickEvent] = []
+        self.budgets: dict[tuple[int, int, ArmyKind, tuple[Modifier, ...]], Fraction] = {}
+
+    def budget(self, a: Army) -> Fraction:
+        """:func:`budget`, worked out once per size, kind and modifiers in this phase."""
+        key = (a.infantry, a.cavalry, a.kind, self.tick.modifiers.march(a))
+        found = self.budgets.get(key)
+        if found is None:
+            found = self.budgets[key] = budget_per_tick(
+                a.infantry, a.cavalry, self.tick.rules, is_fleet=a.kind is ArmyKind.FLEET,
+                modifiers=key[3])
+        return found
 
     def on_tile(self, tile: str) -> list[Army]:
         return [self.armies[i] for i in self.by_tile.get(tile, ())]
@@ -184,14 +271,17 @@ class _Moves:
             if not marches_on(self.tick.index, a.march.depart_tick) or not a.march.path:
                 continue  # no tile is entered on the departure tick itself
             progress = MarchProgress(a.march.costs, 0, a.march.saved)
-            progress, entered = step_march(progress, budget(a, self.tick))
-            a = replace(a, march=replace(a.march, saved=progress.saved))
+            progress, entered = step_march(progress, self.budget(a))
+            saved = progress.saved
+            if not entered:
+                a = replace(a, march=March(a.march.path, a.march.costs, saved,
+                                           a.march.depart_tick))
             stopped = False
             for _ in range(entered):
                 self.by_tile[a.tile].remove(a.id)
-                a = replace(a, travelled=(*a.travelled, a.tile), tile=a.march.path[0],
-                            march=replace(a.march, path=a.march.path[1:],
-                                          costs=a.march.costs[1:]))
+                m = a.march
+                a = replace(a, travelled=(*a.travelled, a.tile), tile=m.path[0],
+                            march=March(m.path[1:], m.costs[1:], saved, m.depart_tick))
                 self.by_tile.setdefault(a.tile, []).append(a.id)
                 self.armies[a.id] = a
                 a = self.detect(a, observers)
@@ -326,13 +416,21 @@ def advance_meetings(world: World, tick: Tick) -> tuple[World, list[TickEvent]]:
         elif b.status is BattleStatus.SPARED:
             spared.update(((b.attacker_army, b.defender_army, b.tile),
                            (b.defender_army, b.attacker_army, b.tile)))
+    present = [a for a in world.armies.values()
+               if a.state in (ArmyState.STANDING, ArmyState.BESIEGING,
+                              ArmyState.MARCHING, ArmyState.RETREATING)
+               and not (a.state is ArmyState.RETREATING and a.meta.get("retreat_from") == a.tile)]
+    # (a retreating army leaving the battle it escaped meets nobody there)
+    # Only tiles where two claims' armies stand can hold a meeting.
+    first_claim: dict[str, int] = {}
+    shared: set[str] = set()
+    for a in present:
+        if first_claim.setdefault(a.tile, a.claim_id) != a.claim_id:
+            shared.add(a.tile)
     presences = []
-    for a in world.armies.values():
-        if a.state not in (ArmyState.STANDING, ArmyState.BESIEGING,
-                           ArmyState.MARCHING, ArmyState.RETREATING):
+    for a in present:
+        if a.tile not in shared:
             continue
-        if a.state is ArmyState.RETREATING and a.meta.get("retreat_from") == a.tile:
-            continue  # it is leaving the battle it escaped; it meets nobody there
         moving = a.state in (ArmyState.MARCHING, ArmyState.RETREATING) \
             and marches_on(tick.index, a.march.depart_tick)
         presences.append(Presence(a.id, a.claim_id, a.tile, a.kind,
@@ -351,6 +449,166 @@ def advance_meetings(world: World, tick: Tick) -> tuple[World, list[TickEvent]]:
         battles.append(battle)
         events.append(Encounter(att, dfd, battle))
     return replace(world, armies=armies, battles=tuple(battles)), events
+
+
+# --- sieges ---------------------------------------------------------------------------------
+
+def gone(a: Army, fate: str) -> Army:
+    """Army ``a`` is no more; ``fate`` completes "The besiegers of CLAIM ..." in posts."""
+    return replace(a, state=ArmyState.GONE,
+                   march=replace(a.march, path=(), costs=())).with_meta(fate=fate)
+
+
+def captured(world: World, army_ids: Sequence[int]) -> dict[int, CharacterState]:
+    """The world's characters after those with the given armies were captured with them: no
+    longer free to command (the moderators rule on their fate)."""
+    characters = dict(world.characters)
+    taken = set(army_ids)
+    for c in world.characters.values():
+        if c.army_id in taken and c.status in (CharacterStatus.ALIVE, CharacterStatus.WOUNDED):
+            characters[c.id] = replace(c, status=CharacterStatus.CAPTURED, army_id=None)
+    return characters
+
+
+def holdfast_falls(world: World, siege: SiegeState, how: str
+                   ) -> tuple[World, HoldfastFalls]:
+    """The holdfast of ``siege`` falls (``how``: taken by assault, starved out): the
+    defender's troops at home and every land army of it on the tile are captured (their
+    characters too), the siege is over and the besiegers stand on the tile."""
+    claims = dict(world.claims)
+    armies = dict(world.armies)
+    defender = world.claims.get(siege.defender_claim)
+    infantry = defender.infantry if defender is not None else 0
+    cavalry = defender.cavalry if defender is not None else 0
+    if defender is not None:
+        claims[defender.id] = replace(defender, infantry=0, cavalry=0, scattered_infantry=0,
+                                      scattered_cavalry=0)
+    taken = []
+    for a in world.armies.values():  # every troop of the claim on the tile shares its fate
+        if a.claim_id == siege.defender_claim and a.tile == siege.holdfast \
+                and a.kind is ArmyKind.LAND and a.state is not ArmyState.GONE:
+            infantry += a.infantry
+            cavalry += a.cavalry
+            armies[a.id] = replace(gone(a, "were captured when the holdfast fell"),
+                                   commander_id=None)
+            taken.append(a.id)
+    fallen = replace(siege, status=SiegeStatus.FALLEN)
+    besieger = armies.get(siege.army_id)
+    if besieger is not None and besieger.state is ArmyState.BESIEGING:
+        armies[besieger.id] = replace(besieger, state=ArmyState.STANDING)
+    world = replace(world, claims=claims, armies=armies, characters=captured(world, taken),
+                    sieges=_with_siege(world.sieges, fallen))
+    return world, HoldfastFalls(fallen, how, infantry, cavalry)
+
+
+def _with_siege(sieges: Sequence[SiegeState], siege: SiegeState) -> tuple[SiegeState, ...]:
+    return tuple(siege if s.id == siege.id else s for s in sieges)
+
+
+def _blockade_holds(world: World, siege: SiegeState, tick: Tick) -> bool:
+    """A port holdfast is starved only while a standing fleet of the besiegers holds a water
+    tile next to it; any other holdfast always."""
+    tile = tick.map.tile(siege.holdfast)
+    if not tile.port:
+        return True
+    water = set(tick.map.water_adjacent(tile.id))
+    return any(a.kind is ArmyKind.FLEET and a.tile in water
+               and a.claim_id == siege.besieger_claim and a.state is ArmyState.STANDING
+               for a in world.armies.values())
+
+
+def advance_sieges(world: World, tick: Tick) -> tuple[World, list[TickEvent]]:
+    """End every siege whose besiegers left the tile or are no more, then count each whole
+    in-game month completed since its start (a holdfast starved out falls); then the armies
+    behind walls that no siege holds and no enemy stands before come out."""
+    events: list[TickEvent] = []
+    at = calendar.tick_time(tick.index, tick.rules)
+    previous = calendar.tick_time(tick.index - 1, tick.rules)
+    for siege in sorted(world.active_sieges(), key=lambda s: s.id):
+        besieger = world.armies.get(siege.army_id)
+        if besieger is None or besieger.state is ArmyState.GONE:
+            fate = (besieger.meta.get("fate") if besieger is not None else None) \
+                or "are no more"
+            world = _end(world, siege, str(fate), events)
+            continue
+        if besieger.tile != siege.holdfast or besieger.state is not ArmyState.BESIEGING:
+            world = _end(world, siege, "have left the holdfast's tile", events)
+            continue
+        started = calendar.tick_time(siege.started_tick, tick.rules)
+        for month in month_checks(started, previous, at, tick.rules.month_length):
+            count = SiegeCount(siege.months_required, siege.months_elapsed, siege.paused)
+            new, fell = advance_siege_month(count, True, _blockade_holds(world, siege, tick))
+            siege = replace(siege, months_elapsed=new.months_elapsed, paused=new.paused)
+            world = replace(world, sieges=_with_siege(world.sieges, siege))
+            if fell:
+                world, fall = holdfast_falls(world, siege, "starved out after "
+                                             f"{siege.months_elapsed} months of siege")
+                events.append(fall)
+                break
+            events.append(SiegeMonth(siege, month, new.months_left))
+    return release_garrisons(world), events
+
+
+def _end(world: World, siege: SiegeState, fate: str, events: list[TickEvent]) -> World:
+    ended = replace(siege, status=SiegeStatus.LIFTED)
+    events.append(SiegeEnded(ended, fate))
+    return replace(world, sieges=_with_siege(world.sieges, ended))
+
+
+def release_garrisons(world: World) -> World:
+    """Armies behind their walls come out (standing) once no siege holds the holdfast and no
+    enemy army at war stands on its tile."""
+    besieged = world.besieged()
+    here: dict[str, list[Army]] | None = None
+    armies: dict[int, Army] | None = None
+    for a in world.armies.values():
+        if a.state is not ArmyState.GARRISON or a.tile in besieged:
+            continue
+        if here is None:
+            here = world.by_tile()
+        now = armies if armies is not None else world.armies  # earlier releases count
+        if any(o.claim_id != a.claim_id and world.at_war(a.claim_id, o.claim_id)
+               and now[o.id].state in (ArmyState.STANDING, ArmyState.BESIEGING)
+               for o in here.get(a.tile, ())):
+            continue
+        if armies is None:
+            armies = dict(world.armies)
+        armies[a.id] = replace(a, state=ArmyState.STANDING)
+    return world if armies is None else replace(world, armies=armies)
+
+
+# --- resource tiles -------------------------------------------------------------------------
+
+def advance_holders(world: World, tick: Tick) -> tuple[World, list[TickEvent]]:
+    """Record who receives each occupied (or recorded) resource tile's benefit now
+    (:func:`rules.campaign.resources.tile_holder`); a hostile newcomer takes nothing by
+    arriving. A cession lapses when the claim it was made to loses the benefit."""
+    on_tile: dict[str, list[Army]] = {}
+    for a in world.armies.values():
+        if a.state is ArmyState.STANDING and a.tile in tick.map \
+                and tick.map.tile(a.tile).resource:
+            on_tile.setdefault(a.tile, []).append(a)
+    holders = dict(world.holders)
+    events: list[TickEvent] = []
+    for tile in sorted(set(on_tile) | set(world.holders)):
+        row = world.holders.get(tile)
+        before = row.claim_id if row is not None else None
+        holder = tile_holder(on_tile.get(tile, ()), tick.rules, recorded=before,
+                             ceded_to=row.ceded_to if row is not None else None,
+                             hostile=world.at_war)
+        if holder == before:
+            continue
+        ceded = row.ceded_to if row is not None else None
+        if holder is None or ceded == before:
+            ceded = None
+        holders[tile] = HolderState(tile, holder, ceded)
+        events.append(HolderChanged(tile, holder, before))
+    return (world if not events else replace(world, holders=holders)), events
+
+
+def changed_claims(before: World, after: World) -> Sequence[ClaimState]:
+    """The claims ``after`` changed (new values), by id."""
+    return [c for i, c in after.claims.items() if before.claims.get(i) is not c]
 
 
 def changed_armies(before: World, after: World) -> Sequence[Army]:

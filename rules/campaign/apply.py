@@ -1055,10 +1055,11 @@ def _cede(world: World, sender: Sender, order: o.Cede, at: datetime
                            expected="another claim's name",
                            example=f"cede {tile.label} to House Manderly")
     record = world.holders.get(tile.id)
-    # As the tick's modifiers count it (they read no wars: see ModifierBook.resource_holder).
-    holder = tile_holder(world.armies.values(), tile.id, sender.rules,
-                         holder=record.claim_id if record is not None else None,
-                         ceded_to=record.ceded_to if record is not None else None, wars=())
+    # As the tick counts it (rules.campaign.advance.advance_holders).
+    holder = tile_holder((a for a in world.armies.values() if a.tile == tile.id), sender.rules,
+                         recorded=record.claim_id if record is not None else None,
+                         ceded_to=record.ceded_to if record is not None else None,
+                         hostile=world.at_war)
     if holder != claim.id:
         raise _refuse(f"you do not hold {tile.label}'s benefit now",
                       "a resource tile where your standing army is the strongest", "status")
@@ -1346,7 +1347,7 @@ READS: Mapping[type, frozenset[Part]] = MappingProxyType({
     o.Blockade: frozenset({_A, _S, _R}),
     o.Build: frozenset(),
     o.Buy: frozenset({_A}),
-    o.Cede: frozenset({_A, _H}),
+    o.Cede: frozenset({_A, _H, _R}),
     o.Disband: frozenset({_A}),
     o.Status: frozenset({_A}),
 })

@@ -3,32 +3,58 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from datetime import timedelta
 from fractions import Fraction
 
 from rules.campaign.advance import (
     Arrival,
     Detection,
     Encounter,
+    HolderChanged,
+    HoldfastFalls,
     MusterDone,
+    SiegeEnded,
+    SiegeMonth,
     Tick,
+    advance_holders,
     advance_meetings,
     advance_movement,
     advance_moves,
     advance_musters,
+    advance_sieges,
     changed_armies,
+    holdfast_falls,
 )
 from rules.campaign.config import RulesConfig
-from rules.campaign.state import BattleState, ClaimState, EventDice, SiegeState, World
-from rules.campaign.world import Army, ArmyKind, ArmyState, BattleKind, BattleStatus, March
+from rules.campaign.state import (
+    BattleState,
+    CharacterState,
+    ClaimState,
+    EventDice,
+    HolderState,
+    SiegeState,
+    World,
+)
+from rules.campaign.world import (
+    Army,
+    ArmyKind,
+    ArmyState,
+    BattleKind,
+    BattleStatus,
+    CharacterStatus,
+    March,
+    SiegeStatus,
+)
 from rules.campaign.worldmap import parse_map, tile_id
 from rules.fairdice import EventKey, claim_branch
 
 RULES = RulesConfig()
 # One row of ten field tiles, 0000 .. 0900 (a tile borders the next one), holdfasts at both ends.
 HEADER = "id,name,terrain,flags,resource_benefit,defense_bonus,region,neighbours\n"
+FLAGS = {0: "holdfast", 9: "holdfast", 5: "resource"}  # 0500: a resource tile (a mine)
 MAP = parse_map(HEADER + "".join(
     f"{tile_id(c, 0)},{'Hold ' + str(c) if c in (0, 9) else ''},field,"
-    f"{'holdfast' if c in (0, 9) else ''},,,,\n" for c in range(10)))
+    f"{FLAGS.get(c, '')},{'Gold mine' if c == 5 else ''},,,\n" for c in range(10)))
 T = [tile_id(c, 0) for c in range(10)]
 DICE = EventDice("a campaign secret", 3)
 STARK = ClaimState(1, "House Stark", T[0])
@@ -48,7 +74,8 @@ def army(id: int, claim: int, tile: str, state: ArmyState = ArmyState.STANDING, 
 
 
 def world(*armies: Army, wars: bool = True, **kw: object) -> World:
-    return World.of(armies=armies, claims=(STARK, LANNISTER), wars=[(1, 2)] if wars else (),
+    kw.setdefault("claims", (STARK, LANNISTER))
+    return World.of(armies=armies, wars=[(1, 2)] if wars else (),
                     **kw)  # type: ignore[arg-type]
 
 
@@ -174,3 +201,97 @@ def test_hostile_armies_sharing_a_tile_meet_unless_busy_or_spared() -> None:
     pending = replace(after.battles[-1], id=8)
     _, more = advance_meetings(replace(after, battles=(spared, pending)), tick(10))
     assert [(e.attacker.id, e.defender.id) for e in more] == [(2, 1)]
+
+
+def ticks_per_month() -> int:
+    return int(RULES.month_length / timedelta(hours=RULES.tick_hours))
+
+
+def besieged_world(months_elapsed: int = 0, **kw: object) -> tuple[World, SiegeState]:
+    """Stark (army 1) besieges Lannister's holdfast T[9], where Lannister's army 2 is inside
+    with its lord."""
+    siege = SiegeState(5, army_id=1, besieger_claim=1, defender_claim=2, holdfast=T[9],
+                       started_tick=0, months_elapsed=months_elapsed, months_required=3)
+    w = world(army(1, 1, T[9], ArmyState.BESIEGING, stationary_since=0),
+              army(2, 2, T[9], ArmyState.GARRISON, infantry=50, commander_id=7),
+              claims=(STARK, replace(LANNISTER, infantry=300, cavalry=30)), sieges=(siege,),
+              characters=(CharacterState(7, 2, "Tywin", army_id=2),), **kw)
+    return w, siege
+
+
+def test_a_siege_month_counts_when_one_completes() -> None:
+    w, _ = besieged_world()
+    month_end = ticks_per_month()
+    _, quiet = advance_sieges(w, tick(month_end - 1))
+    assert quiet == []  # no siege month completes on this tick
+    after, events = advance_sieges(w, tick(month_end))
+    assert events == [SiegeMonth(after.sieges[0], 1, 2)]
+    assert after.sieges[0].months_elapsed == 1 and after.sieges[0].status is SiegeStatus.ACTIVE
+
+
+def test_a_holdfast_starved_out_falls_with_its_garrison_and_lord() -> None:
+    w, _ = besieged_world(months_elapsed=2)
+    after, events = advance_sieges(w, tick(ticks_per_month() * 3))
+    [fall] = events
+    assert isinstance(fall, HoldfastFalls) and fall.how == "starved out after 3 months of siege"
+    assert (fall.infantry, fall.cavalry) == (350, 30)  # at home and in the garrison army
+    assert after.sieges[0].status is SiegeStatus.FALLEN
+    assert after.claims[2].infantry == after.claims[2].cavalry == 0
+    assert after.armies[2].state is ArmyState.GONE and after.armies[2].commander_id is None
+    assert after.armies[2].meta["fate"] == "were captured when the holdfast fell"
+    assert after.characters[7].status is CharacterStatus.CAPTURED
+    assert after.armies[1].state is ArmyState.STANDING  # the besiegers hold the tile
+
+
+def test_an_assault_won_takes_the_holdfast_at_once() -> None:
+    w, siege = besieged_world()
+    after, fall = holdfast_falls(w, siege, "taken by assault")
+    assert fall.how == "taken by assault" and after.sieges[0].status is SiegeStatus.FALLEN
+    assert w.sieges[0].status is SiegeStatus.ACTIVE  # the world given is untouched
+
+
+def test_a_siege_ends_when_the_besiegers_leave_or_are_gone_and_the_garrison_comes_out() -> None:
+    w, _ = besieged_world()
+    left = replace(w, armies={**w.armies, 1: replace(w.armies[1], state=ArmyState.MARCHING,
+                                                     tile=T[8])})
+    after, events = advance_sieges(left, tick(3))
+    assert events == [SiegeEnded(after.sieges[0], "have left the holdfast's tile")]
+    assert after.sieges[0].status is SiegeStatus.LIFTED
+    assert after.armies[2].state is ArmyState.STANDING  # nobody holds it in any more
+    beaten = replace(w, armies={**w.armies, 1: replace(w.armies[1], state=ArmyState.GONE)
+                                .with_meta(fate="fell in battle to the last man")})
+    _, events = advance_sieges(beaten, tick(3))
+    assert [e.fate for e in events if isinstance(e, SiegeEnded)] == [
+        "fell in battle to the last man"]
+
+
+def test_the_strongest_standing_occupier_holds_a_resource_tile() -> None:
+    w = world(army(1, 1, T[5], stationary_since=2, infantry=100),
+              army(2, 1, T[5], ArmyState.MARCHING, path=(T[6],), depart=9, infantry=900),
+              wars=False)
+    after, events = advance_holders(w, tick())
+    assert events == [HolderChanged(T[5], 1, None)] and after.holders[T[5]].claim_id == 1
+    again, none = advance_holders(after, tick(11))
+    assert none == [] and again is after  # nothing changed, nothing to write
+
+
+def test_a_hostile_newcomer_takes_nothing_by_arriving_but_a_friend_can() -> None:
+    held = {T[5]: HolderState(T[5], 1)}
+    enemy = world(army(1, 1, T[5], stationary_since=2, infantry=100),
+                  army(2, 2, T[5], stationary_since=9, infantry=900), holders=held.values())
+    assert advance_holders(enemy, tick())[1] == []
+    friend = replace(enemy, wars=frozenset())
+    assert advance_holders(friend, tick())[1] == [HolderChanged(T[5], 2, 1)]
+
+
+def test_a_cession_holds_while_its_claim_keeps_the_benefit_and_lapses_when_it_loses_it() -> None:
+    ceded = world(army(1, 1, T[5], stationary_since=2, infantry=900),
+                  army(2, 2, T[5], stationary_since=9, infantry=100),
+                  holders=[HolderState(T[5], 1, ceded_to=2)], wars=False)
+    after, events = advance_holders(ceded, tick())
+    assert events == [HolderChanged(T[5], 2, 1)] and after.holders[T[5]].ceded_to == 2
+    left = replace(after, armies={1: after.armies[1]})  # army 2 leaves the tile
+    back, events = advance_holders(left, tick(11))
+    assert events == [HolderChanged(T[5], 1, 2)] and back.holders[T[5]].ceded_to is None
+    nobody, events = advance_holders(replace(back, armies={}), tick(12))
+    assert events == [HolderChanged(T[5], None, 1)] and nobody.holders[T[5]].claim_id is None
