@@ -99,7 +99,7 @@ class _CatalogueModifiers:
 
 def _sender(c: Call, claim_id: int, order: object = None) -> decide.Sender:
     catalogue = Catalogue()
-    if isinstance(order, (o.Build, o.Buy)):
+    if isinstance(order, (o.Build, o.Buy, o.Assign)):
         from bot.services.catalogue import catalogue_of
 
         catalogue = catalogue_of(c.session, c.ctx)
@@ -313,6 +313,11 @@ def _journal_blockade(c: Call, claim: Claim, rc: decide.Blockading, rows: Rows) 
                              at=c.now, tick=c.tick)
 
 
+def _journal_assign(c: Call, claim: Claim, rc: decide.Assigned, rows: Rows) -> None:
+    _log(c, "assign", f"{rc.name} takes command of army {rc.army}", claim.id, army=rc.army,
+         character=rc.character)
+
+
 def _journal_disband(c: Call, claim: Claim, rc: decide.Disbanded, rows: Rows) -> None:
     _log(c, "disband", f"army {rc.army} disbanded", claim.id, army=rc.army)
 
@@ -334,6 +339,7 @@ _JOURNAL: Mapping[type, Callable[[Call, Claim, Any, Rows], None]] = MappingProxy
     decide.Building: _journal_build,
     decide.Bought: _journal_buy,
     decide.Blockading: _journal_blockade,
+    decide.Assigned: _journal_assign,
     decide.SiegeBegun: _journal_siege,
     decide.SiegeReferred: _journal_siege_referred,
 })

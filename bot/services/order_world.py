@@ -20,6 +20,7 @@ from sqlmodel import Session, col, select
 from bot.db.models import (
     Army,
     Campaign,
+    Character,
     Claim,
     PendingBattle,
     Relation,
@@ -32,7 +33,7 @@ from bot.services.world import CampaignContext, set_relation
 from rules.campaign import world as w
 from rules.campaign.apply import Part
 from rules.campaign.config import Season
-from rules.campaign.state import HolderState, World, war_key
+from rules.campaign.state import CharacterState, HolderState, World, war_key
 from rules.campaign.world import ArmyState, BattleStatus, RelationStatus, SiegeStatus
 
 
@@ -45,6 +46,7 @@ class Rows:
     battles: dict[int, PendingBattle]
     sieges: dict[int, Siege]
     holders: dict[str, ResourceHolder]
+    characters: dict[int, Character]
 
 
 def army_value(row: Army) -> w.Army:
@@ -67,8 +69,8 @@ def army_value(row: Army) -> w.Army:
 def load_order_world(session: Session, ctx: CampaignContext,
                      parts: Collection[Part] = frozenset(Part)) -> tuple[World, Rows]:
     """The campaign as an order sees it: the claims and the ``parts`` it reads (raised armies,
-    pending battles, active sieges, wars and alliances, resource tile holders), one query
-    each, and the rows behind it."""
+    pending battles, active sieges, wars and alliances, resource tile holders, characters of
+    every status), one query each, and the rows behind it."""
     cid = ctx.campaign_id
     campaign = session.get(Campaign, cid)
     season = Season(campaign.season) if campaign is not None else Season.SUMMER
@@ -86,6 +88,9 @@ def load_order_world(session: Session, ctx: CampaignContext,
         .order_by(col(Siege.id)))} if Part.SIEGES in parts else {}
     relations = session.exec(select(Relation).where(Relation.campaign_id == cid)).all() \
         if Part.RELATIONS in parts else []
+    characters = {ch.id or 0: ch for ch in session.exec(
+        select(Character).where(Character.campaign_id == cid).order_by(col(Character.id)))} \
+        if Part.CHARACTERS in parts else {}
     holders = {h.tile: h for h in session.exec(
         select(ResourceHolder).where(ResourceHolder.campaign_id == cid))} \
         if Part.HOLDERS in parts else {}
@@ -99,8 +104,11 @@ def load_order_world(session: Session, ctx: CampaignContext,
         allies=frozenset(war_key(r.claim_a, r.claim_b) for r in relations
                          if r.status is RelationStatus.ALLIED),
         holders={t: HolderState(t, h.claim_id, h.ceded_to) for t, h in holders.items()},
+        characters={i: CharacterState(i, ch.claim_id, ch.name,
+                                      tuple(str(k) for k in ch.skills_json), ch.army_id,
+                                      ch.status) for i, ch in characters.items()},
         season=season)
-    return world, Rows(armies, claims, battles, sieges, holders)
+    return world, Rows(armies, claims, battles, sieges, holders, characters)
 
 
 # --- writing back -----------------------------------------------------------------------
@@ -211,6 +219,11 @@ def write_back(session: Session, ctx: CampaignContext, rows: Rows, before: World
                                                                   tile=tile)
             holder_row.claim_id, holder_row.ceded_to = record.claim_id, record.ceded_to
             session.add(holder_row)
+    for char_id, character in after.characters.items():
+        if character != before.characters.get(char_id):
+            char_row = rows.characters[char_id]
+            char_row.army_id = character.army_id
+            session.add(char_row)
     for pair in sorted(after.wars - before.wars):
         stored.wars.append(pair)
         set_relation(session, ctx, pair[0], pair[1], RelationStatus.WAR)

@@ -205,6 +205,19 @@ def blockading(ctx: CampaignContext, rc: r.Blockading) -> str:
     return head + status
 
 
+def assigned(ctx: CampaignContext, rc: r.Assigned) -> str:
+    notes = []
+    if rc.left is not None:
+        notes.append(f"{rc.name} leaves army {rc.left}, which has no commander now.")
+    if rc.relieved is not None:
+        notes.append(f"{rc.relieved} is relieved of army {rc.army}.")
+    skills = [f"{e.shown_as} ({e.describe_effects()})" + (" (secret)" if e.hidden else "")
+              for e in rc.skills]
+    skill_text = ("Skills now with the army: " + "; ".join(skills)) if skills else \
+        f"{rc.name} has no skills in this campaign's catalogue."
+    return "\n\n".join([f"**{rc.name}** takes command of army {rc.army}.", *notes, skill_text])
+
+
 def status_report(ctx: CampaignContext, rc: r.StatusReport) -> str:
     claim = rc.claim
     lines = [f"**{claim.name}** — {ctx.when(rc.at)}", "",
@@ -272,6 +285,7 @@ _RENDER: dict[type, Callable[[CampaignContext, Any], str]] = {
     r.Building: building,
     r.Bought: bought,
     r.Blockading: blockading,
+    r.Assigned: assigned,
     r.OddsShown: odds_shown,
     r.SiegeReferred: siege_referred,
 }

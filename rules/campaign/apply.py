@@ -55,6 +55,7 @@ from rules.campaign.resources import tile_holder
 from rules.campaign.siege import SiegeLength, SpecialHoldfast, check_siege_start, siege_months
 from rules.campaign.state import (
     BattleState,
+    CharacterState,
     ClaimState,
     HolderState,
     Modifiers,
@@ -66,11 +67,13 @@ from rules.campaign.state import (
 from rules.campaign.upkeep import monthly_upkeep
 from rules.campaign.world import (
     FIGHTING_STATES,
+    FREE_CHARACTERS,
     Army,
     ArmyKind,
     ArmyState,
     BattleKind,
     BattleStatus,
+    CharacterStatus,
     Reaction,
     RelationStatus,
     SiegeStatus,
@@ -1245,6 +1248,84 @@ def _blockade(world: World, sender: Sender, order: o.Blockade, at: datetime
                              active_siege(world, port.id), tick_of(at, sender), wars=wars)
 
 
+# --- assign ---------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class Assigned(Receipt):
+    """``name`` takes command of ``army``; ``left``: the army it left (now with no commander),
+    ``relieved``: the commander it replaced; ``skills``: its skills in the catalogue."""
+
+    army: int
+    character: int
+    name: str
+    left: int | None
+    relieved: str | None
+    skills: tuple[Entry, ...]
+
+
+def find_character(characters: Iterable[CharacterState], name: str) -> CharacterState | None:
+    """The character called ``name`` (any case and spacing), or the only one whose name holds
+    all its words."""
+    wanted = " ".join(name.split()).casefold()
+    found = list(characters)
+    for ch in found:
+        if ch.name.casefold() == wanted:
+            return ch
+    words = set(wanted.split())
+    close = [ch for ch in found if words <= set(ch.name.casefold().split())]
+    return close[0] if len(close) == 1 else None
+
+
+def _assign(world: World, sender: Sender, order: o.Assign, at: datetime
+            ) -> tuple[World, Receipt]:
+    a = own_army(world, sender, order.army)
+    claim = require_claim(world, sender)
+    mine = [ch for ch in world.characters.values() if ch.claim_id == claim.id]
+    free = [ch for ch in mine if ch.status in FREE_CHARACTERS]
+    chosen = find_character(free, order.commander)
+    unfree = find_character([ch for ch in mine if ch.status not in FREE_CHARACTERS],
+                            order.commander) if chosen is None else None
+    example = f"assign {free[0].name if free else 'NAME'} to army {a.id}"
+    if unfree is not None:
+        names = ", ".join(ch.name for ch in free)
+        why = ("is dead" if unfree.status is CharacterStatus.DEAD else
+               "is a captive and cannot command until the moderators free them")
+        raise _refuse(f"{unfree.name} {why}",
+                      f"a free character of your claim ({names})" if names else
+                      "a free character of your claim (you have none now; the moderators "
+                      "add characters)", example)
+    if chosen is None:
+        names = ", ".join(ch.name for ch in free)
+        raise OrderRefused(f"{_brace(claim.name)} has no living character called {{}}",
+                           Said(order.commander, 100),
+                           expected=f"one of: {names}" if names else "a character (your claim "
+                           "has none; the moderators add characters)", example=example)
+    if chosen.army_id == a.id:
+        raise _refuse(f"{chosen.name} already commands army {a.id}", "another army", "status")
+    left: int | None = None
+    relieved: str | None = None
+    if chosen.army_id is not None:
+        before = world.armies.get(chosen.army_id)
+        if before is not None and before.commander_id == chosen.id:
+            world = with_army(world, replace(before, commander_id=None))
+            left = before.id
+    characters = dict(world.characters)
+    if a.commander_id is not None and a.commander_id != chosen.id:
+        old = characters.get(a.commander_id)
+        if old is not None and old.army_id == a.id:
+            characters[old.id] = replace(old, army_id=None)
+            relieved = old.name
+    for other in list(characters.values()):
+        if other.army_id == a.id and other.id != chosen.id:
+            characters[other.id] = replace(other, army_id=None)
+    characters[chosen.id] = replace(chosen, army_id=a.id)
+    world = replace(with_army(world, replace(a, commander_id=chosen.id)),
+                    characters=characters)
+    skills = tuple(entry for entry in (sender.catalogue.find(Section.SKILLS, str(skill))
+                                       for skill in chosen.skills) if entry is not None)
+    return world, Assigned(a.id, chosen.id, chosen.name, left, relieved, skills)
+
+
 # --- information ------------------------------------------------------------------------
 
 @dataclass(frozen=True, slots=True)
@@ -1311,6 +1392,7 @@ PURE_ORDERS: Mapping[type, Decide] = MappingProxyType({
     o.Lift: _lift,
     o.Blockade: _blockade,
     o.Build: _build,
+    o.Assign: _assign,
     o.Buy: _buy,
     o.Cede: _cede,
     o.Disband: _disband,
@@ -1327,9 +1409,11 @@ class Part(StrEnum):
     SIEGES = "sieges"
     RELATIONS = "relations"
     HOLDERS = "holders"
+    CHARACTERS = "characters"  # every status (an order may name the dead or a captive)
 
 
 _A, _B, _S, _R, _H = Part.ARMIES, Part.BATTLES, Part.SIEGES, Part.RELATIONS, Part.HOLDERS
+_C = Part.CHARACTERS
 READS: Mapping[type, frozenset[Part]] = MappingProxyType({
     o.Muster: frozenset(),
     o.Move: frozenset({_A, _B, _S, _R}),
@@ -1346,6 +1430,7 @@ READS: Mapping[type, frozenset[Part]] = MappingProxyType({
     o.Lift: frozenset({_A, _B, _S}),
     o.Blockade: frozenset({_A, _S, _R}),
     o.Build: frozenset(),
+    o.Assign: frozenset({_A, _C}),
     o.Buy: frozenset({_A}),
     o.Cede: frozenset({_A, _H, _R}),
     o.Disband: frozenset({_A}),

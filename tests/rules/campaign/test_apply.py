@@ -13,6 +13,7 @@ from rules.campaign import orders as o
 from rules.campaign.apply import (
     NEW_ARMY,
     NEW_SIEGE,
+    Assigned,
     BattleOrdered,
     Blockading,
     Bought,
@@ -42,7 +43,14 @@ from rules.campaign.catalogue import parse_catalogue
 from rules.campaign.config import RulesConfig
 from rules.campaign.muster import muster_ready_at
 from rules.campaign.siege import siege_months
-from rules.campaign.state import BattleState, ClaimState, HolderState, SiegeState, World
+from rules.campaign.state import (
+    BattleState,
+    CharacterState,
+    ClaimState,
+    HolderState,
+    SiegeState,
+    World,
+)
 from rules.campaign.upkeep import monthly_upkeep
 from rules.campaign.world import (
     Army,
@@ -50,6 +58,7 @@ from rules.campaign.world import (
     ArmyState,
     BattleKind,
     BattleStatus,
+    CharacterStatus,
     March,
     Reaction,
     RelationStatus,
@@ -415,3 +424,21 @@ def test_a_blockade_needs_a_standing_fleet_next_to_an_enemy_port() -> None:
     assert isinstance(receipt, Blockading) and (receipt.owner, receipt.siege) == (2, None)
     assert receipt.wars == ((1, 2, RelationStatus.NEUTRAL),) and after.at_war(1, 2)
     assert refusal(w, o.Blockade(T[0], 1), sender).problem() == "Hold 0 is not a port holdfast"
+
+
+def test_assign_moves_a_commander_and_relieves_the_one_before() -> None:
+    brynden = CharacterState(7, 1, "Brynden Tully", ("Blackfish",), army_id=2)
+    robb = CharacterState(8, 1, "Robb Stark", (), army_id=1)
+    ned = CharacterState(9, 1, "Eddard Stark", (), status=CharacterStatus.DEAD)
+    w = world(army(1, 1, T[3], commander_id=8), army(2, 1, T[4], commander_id=7),
+              characters=(brynden, robb, ned))
+    catalogue = parse_catalogue({"skills": {"Blackfish": {
+        "effects": [{"kind": "strength", "amount": "1.2"}]}}})
+    sender = Sender(1, RULES, MAP, catalogue=catalogue)
+    after, receipt = apply_order(w, o.Assign("brynden", 1), AT, sender=sender)
+    assert isinstance(receipt, Assigned)
+    assert (receipt.left, receipt.relieved, [e.name for e in receipt.skills]) == (
+        2, "Robb Stark", ["Blackfish"])
+    assert after.armies[1].commander_id == 7 and after.armies[2].commander_id is None
+    assert (after.characters[7].army_id, after.characters[8].army_id) == (1, None)
+    assert refusal(w, o.Assign("Eddard", 1), sender).problem() == "Eddard Stark is dead"
