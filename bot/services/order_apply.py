@@ -353,7 +353,7 @@ def _whole_message(c: Call, receipt: decide.Marched, first: str) -> Callable[[],
     """The march receipt once the whole message is applied: a later line (a commander with a
     speed skill) may change the march; a later line that replaced it keeps the first one."""
     def again() -> str:
-        world, rows = load_order_world(c.session, c.ctx, decide.READS[o.Move])
+        world, rows = load_order_world(c.session, c.ctx, {decide.Part.ARMIES})
         replanned = decide.replan(world, _sender(c, c.require_claim().id or 0), receipt)
         if replanned is None:
             return first

@@ -2,11 +2,15 @@
 
 Every order kind and its handler are listed in :data:`HANDLERS` at the end of this module.
 
-A handler gets a parsed order (syntax already checked by :mod:`rules.campaign.orders`), checks
-it against the world (ownership, troops, muster, path, stated cost, target) and either raises
-:class:`Rejected` (nothing changes) or changes state and returns the receipt. Each order runs in
-a savepoint, so one bad order in a message leaves the good ones applied and itself changes
-nothing. The caller owns the transaction (and records the message id in it).
+A handler gets a parsed order (syntax already checked by :mod:`rules.campaign.orders`). Almost
+every order is decided by the rules (:func:`rules.campaign.apply.apply_order`, on the world as
+values): the handler calls :func:`bot.services.order_apply.decided`, which loads the world the
+order reads, writes back what the rules changed, journals it and renders the receipt
+(:mod:`bot.services.receipts`). A refused order raises :class:`Rejected` and changes nothing.
+``odds`` (its sides come from :func:`bot.services.catalogue.battle_side_of`, as the battle's
+do) and ``help`` answer here. Each order runs in a savepoint, so one bad order in a message
+leaves the good ones applied and itself changes nothing. The caller owns the transaction (and
+records the message id in it).
 """
 
 from __future__ import annotations
@@ -20,9 +24,6 @@ from types import MappingProxyType
 from sqlalchemy.exc import DBAPIError
 from sqlmodel import Session
 
-from bot.db.models import (
-    Army,
-)
 from bot.services import journal, orders_catalogue
 from bot.services.help import help_reply
 from bot.services.order_apply import decided as _decided
@@ -39,7 +40,6 @@ from bot.text import escape_md
 from rules.campaign import apply as decide
 from rules.campaign import orders as o
 from rules.campaign.battle import Winner
-from rules.campaign.config import Season
 from rules.errors import RulesError
 
 __all__ = ["HANDLERS", "Call", "Outcome", "Rejected", "active_siege", "process_message"]
@@ -174,23 +174,8 @@ def _from_rules(exc: RulesError, order: object) -> Rejected:
 
 # --- helpers ----------------------------------------------------------------------------
 
-def _troops(a: Army) -> str:
-    parts = []
-    if a.infantry:
-        parts.append(f"{a.infantry} infantry")
-    if a.cavalry:
-        parts.append(f"{a.cavalry} cavalry")
-    if a.ships:
-        parts.append(f"{a.ships} ships")
-    return ", ".join(parts) or "no troops"
-
-
 def _label(c: Call, tile_id: str) -> str:
     return c.ctx.world.tile(tile_id).label
-
-
-def _season(c: Call) -> Season:
-    return Season(get_campaign(c.session, c.ctx).season)
 
 
 def reaction_deadline(c: Call) -> int:
