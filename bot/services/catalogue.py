@@ -667,7 +667,8 @@ class SiegeTerms:
     defender_note: str
 
 
-def _note(length: SiegeLength, own: Iterable[Modifier]) -> str:
+def siege_note(length: SiegeLength, own: Iterable[Modifier]) -> str:
+    """A siege's chart and the modifiers one side may read: `` (chart 12 months; ...)``."""
     labels = labels_for(length.applied, own)
     if not labels:
         return ""
@@ -687,7 +688,7 @@ def siege_terms(session: Session, ctx: CampaignContext, besieger: AnyArmy, defen
     defense = book.holdfast(defender)
     length = siege_months(garrison, ctx.rules, besieger_modifiers=attack,
                           defender_modifiers=defense)
-    return SiegeTerms(length, _note(length, attack), _note(length, defense))
+    return SiegeTerms(length, siege_note(length, attack), siege_note(length, defense))
 
 
 def army_value(army: AnyArmy) -> world.Army:

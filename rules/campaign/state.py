@@ -168,6 +168,7 @@ class World:
     characters: Mapping[int, CharacterState] = field(default_factory=dict)
     season: Season = Season.SUMMER
     last_month: int = 0
+    allies: frozenset[tuple[int, int]] = frozenset()  # pairs allied (war_key), for harbours
 
     def at_war(self, a: int, b: int) -> bool:
         return war_key(a, b) in self.wars

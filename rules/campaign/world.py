@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from datetime import datetime
 from decimal import Decimal
 from enum import StrEnum
 from fractions import Fraction
@@ -177,6 +178,7 @@ class Army:
     commander_id: int | None = None
     equipment: tuple[str, ...] = ()
     meta: Mapping[str, Any] = field(default_factory=dict, compare=False, hash=False)
+    accepted_at: datetime | None = None  # when the muster order that raised it was accepted
 
     @property
     def size(self) -> int:
