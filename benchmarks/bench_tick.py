@@ -55,7 +55,7 @@ def big_map_text(rng: random.Random, size: int = SIZE) -> str:
             edge = col in (0, size - 1) or row in (0, size - 1)
             terrain = "water" if edge else rng.choice(["field", "field", "forest", "hill"])
             flags = "holdfast" if (col, row) in holdfasts else ""
-            name = f"Hold {col}-{row}" if flags else ""
+            name = f"Hold {col}x{row}" if flags else ""
             lines.append(f"{tile_id(col, row)},{name},{terrain},{flags},,,,")
     return "\n".join(lines) + "\n"
 
