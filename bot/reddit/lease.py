@@ -304,24 +304,29 @@ class CampaignLease:
         return True
 
     def release(self) -> None:
-        """Give the lease up (idempotent)."""
+        """Give the lease up (idempotent). A lock whose connection the server already
+        dropped is gone with it: that is said in the log, not raised."""
         self._unfence()
-        if not self.held:
-            return
-        self.held = False
+        held, self.held = self.held, False
         try:
-            with _own_write(), transaction(self.engine) as session:
-                row = session.get(Lease, self.name)
-                if row is not None and row.holder == self.holder \
-                        and row.generation == self.generation:
-                    # The row stays, so that the next holder's generation is higher still.
-                    row.holder, row.expires_at = "", None
+            if held:
+                with _own_write(), transaction(self.engine) as session:
+                    row = session.get(Lease, self.name)
+                    if row is not None and row.holder == self.holder \
+                            and row.generation == self.generation:
+                        # The row stays, so that the next holder's generation is higher.
+                        row.holder, row.expires_at = "", None
         finally:
             if self._connection is not None:
+                connection, self._connection = self._connection, None
                 try:
-                    self._connection.execute(text("SELECT pg_advisory_unlock(:key)"),
-                                             {"key": self._key})
-                finally:
-                    self._connection.close()
-                    self._connection = None
+                    connection.execute(text("SELECT pg_advisory_unlock(:key)"),
+                                       {"key": self._key})
+                    connection.close()
+                except Exception as exc:
+                    log.warning("lease %s: the connection holding the lock is gone (%s)",
+                                self.name, str(exc).splitlines()[0] if str(exc) else exc)
+                    connection.invalidate()
+        if not held:
+            return
         log.info("lease %s released by %s", self.name, self.holder)
