@@ -28,6 +28,7 @@ def test_tick_statements_stay_constant_as_the_armies_grow(backend: str, tmp_path
             figures.append(measure(url, armies, size=30))
     assert figures[0]["statements"] == figures[1]["statements"] > 0
     assert all(f["tick"] > 0 and f["baseline"] > 0 and f["peak_mb"] > 0 for f in figures)
+    assert not any(f["statements_varied"] for f in figures)  # two ticks, one count
 
 
 def test_the_growth_check_reads_marginal_costs() -> None:
