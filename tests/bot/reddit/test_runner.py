@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 
 from bot.cli import app
 from bot.db.engine import transaction
-from bot.db.models import Lease, TickRun
+from bot.db.models import InboxMessage, Lease, TickRun
 from bot.reddit.lease import CampaignLease
 from bot.runner import EXIT_LEASE_LOST, BotRunner, run
 from bot.sandbox import MODERATOR, SUBREDDIT, Fault
@@ -145,6 +145,32 @@ def test_a_lost_lease_stops_the_runner(bot: Harness) -> None:
                   holder="there:2:bb").acquire()
     runner.renew_lease()
     assert stopped == [EXIT_LEASE_LOST]
+
+
+def test_a_refused_write_stops_the_runner_before_the_renewal_notices(bot: Harness) -> None:
+    """A fenced runner whose lease was taken over: its next round's write is refused
+    (nothing recorded) and the runner stops with the lease-lost code at once."""
+    lease = CampaignLease(bot.engine, bot.ctx.campaign_id, seconds=60, clock=bot.clock,
+                          holder="here:1:aa")
+    lease.acquire()
+    lease.fence()
+    stopped: list[int] = []
+    runner = BotRunner(bot.settings, bot.engine, bot.ctx, bot.gateway, clock=bot.clock,
+                       lease=lease, on_fatal=stopped.append)
+    conversation, _ = bot.send("ned_stark", "status")
+    bot.clock.advance(timedelta(minutes=2))
+    other = CampaignLease(bot.engine, bot.ctx.campaign_id, seconds=60, clock=bot.clock,
+                          holder="there:2:bb")
+    other.acquire()
+    try:
+        assert runner.poll() is None
+    finally:
+        lease.release()  # unfences this engine: the test reads with it below
+        other.release()
+    assert stopped == [EXIT_LEASE_LOST]
+    with transaction(bot.engine) as session:
+        assert session.exec(select(InboxMessage)).all() == []
+    assert not bot.bot_messages(conversation)
 
 
 def test_run_answers_at_start_up_and_stops_cleanly(bot: Harness) -> None:
