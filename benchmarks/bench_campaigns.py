@@ -202,7 +202,8 @@ def run() -> list[tuple[str, int, float]]:
           f"{r.total_seconds:.1f} s wall; workers "
           + ", ".join(f"{s:.1f} s / {n} ticks" for s, n in
                       zip(r.worker_seconds, r.applied, strict=True))
-          + f"; {r.total_seconds / max(1, sum(r.applied)) * 1000:.0f} ms per tick overall; "
+          + f"; {sum(r.applied) / r.total_seconds:.2f} ticks/s together, "
+          + f"{sum(r.worker_seconds) / max(1, sum(r.applied)):.2f} s per tick per process; "
           + ("every tick applied exactly once" if not r.problems
              else "PROBLEMS: " + "; ".join(r.problems)), flush=True)
     return [(f"postgresql catch-up of {r.campaigns} campaigns x {r.armies:,} armies, "
