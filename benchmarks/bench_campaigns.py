@@ -1,16 +1,18 @@
 """Many campaigns on one PostgreSQL, caught up by two bot processes sharing the database.
 
-World: ``MAESTER_BENCH_CAMPAIGNS`` campaigns (default 50), each the tick benchmark's world
-(a 100 x 100 map, 200 claims, ``MAESTER_BENCH_CAMPAIGN_ARMIES`` armies, default 5,000, 40%
-marching), written with bulk Core inserts (one campaign is built by the services, the others
-are copies of its rows). Then ``MAESTER_BENCH_WORKERS`` (default 2) real OS processes
+World: ``MAESTER_BENCH_CAMPAIGNS`` campaigns, each the tick benchmark's world (a 100 x 100
+map, 200 claims, ``MAESTER_BENCH_CAMPAIGN_ARMIES`` armies, 40% marching): 50 x 5,000 with
+``MAESTER_BENCH_FULL=1`` (the figure of the README), else 10 x 1,000. Written with bulk Core
+inserts (one campaign is built by the services, the others are copies of its rows). Then
+``MAESTER_BENCH_WORKERS`` (default 2) real OS processes
 (``python -m benchmarks.bench_campaigns worker ...``) each walk every campaign, starting at
-a different one, and call :func:`bot.services.tick.catch_up` for a day (4 ticks): they meet
-on the same campaigns, as two bots sharing a database would, and ``catch_up`` must apply each
-tick once. Reported: the set-up time, the total wall time of the catch-up (process start to
-the last exit), each worker's own time and the ticks it applied; checked: every campaign has
-exactly one ``TickRun`` row per tick of the day, the workers' applied ticks add up to
-campaigns x 4 with no tick reported twice, every campaign's ``last_tick`` moved on 4.
+a different one, and call :func:`bot.services.tick.catch_up` for a day (4 ticks, the last
+one a month boundary): they meet on the same campaigns, as two bots sharing a database
+would, and ``catch_up`` must apply each tick once. Reported: the set-up time, the total wall
+time of the catch-up (process start to the last exit), each worker's own time and the ticks
+it applied; checked: every campaign has exactly one ``TickRun`` row per tick of the day, the
+workers' applied ticks add up to campaigns x 4 with no tick reported twice, every campaign's
+``last_tick`` moved on 4.
 
 Runs when ``MAESTER_BENCH_PG_URL`` is set or the test server answers (see bench_tick), in a
 fresh schema. ``MAESTER_BENCH_MAP`` (default 100) sets the map's side: the smoke test uses
@@ -191,8 +193,9 @@ def run() -> list[tuple[str, int, float]]:
     if base is None:
         print("no PostgreSQL server: set MAESTER_BENCH_PG_URL", flush=True)
         return []
-    campaigns = int(os.environ.get("MAESTER_BENCH_CAMPAIGNS", "50"))
-    armies = int(os.environ.get("MAESTER_BENCH_CAMPAIGN_ARMIES", "5000"))
+    full = os.environ.get("MAESTER_BENCH_FULL") == "1"
+    campaigns = int(os.environ.get("MAESTER_BENCH_CAMPAIGNS", "50" if full else "10"))
+    armies = int(os.environ.get("MAESTER_BENCH_CAMPAIGN_ARMIES", "5000" if full else "1000"))
     workers = int(os.environ.get("MAESTER_BENCH_WORKERS", "2"))
     size = int(os.environ.get("MAESTER_BENCH_MAP", str(SIZE)))
     with pg_url(base) as url:
