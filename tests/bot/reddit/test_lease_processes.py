@@ -1,4 +1,5 @@
-"""Two real ``maester publish --once`` processes and a slow Reddit: a lapsed holder cannot write.
+"""Two real ``maester publish --once`` (or ``poll --once``) processes and a slow Reddit: a
+lapsed lease holder cannot write.
 
 Process A claims a post and sends it; the sandbox stores it and holds the answer (a
 ``stored_then_held`` fault: slow without a clock). A's lease then lapses: on SQLite its row
@@ -7,7 +8,9 @@ connection that holds its advisory lock. Process B takes the lease over, release
 finds A's post on Reddit by its marker and records it, and delivers the rest. Then the
 sandbox answers A: A's attempt to record the delivery is refused by the lease fence (the
 generation it took is no longer the row's), A exits with code 3 and says why. Every outbox
-entry is delivered once, on Reddit and in the database.
+entry is delivered once, on Reddit and in the database. The ``poll --once`` case: A is held
+reading the modmail list, B handles the order; A's writes are refused and the order is
+recorded and answered once.
 
 Every wait is for an observable state (a held answer, a process exit, a lock row), with a
 generous deadline only as a safety net.
@@ -29,7 +32,7 @@ from sqlmodel import col, select
 
 from bot.db.engine import make_engine, transaction
 from bot.db.migrate import upgrade
-from bot.db.models import Lease, Outbox, OutboxStatus
+from bot.db.models import InboxMessage, Lease, Outbox, OutboxStatus
 from bot.reddit.deliver import marker
 from bot.reddit.lease import _advisory_key, lease_name
 from bot.sandbox import (
@@ -82,11 +85,15 @@ publish = false
 
 
 def _publish_once(config: Path, home: Path) -> subprocess.Popen[str]:
+    return _maester_once("publish", config, home)
+
+
+def _maester_once(command: str, config: Path, home: Path) -> subprocess.Popen[str]:
     env = {k: v for k, v in os.environ.items()
            if not k.lower().startswith(("praw", "maester_"))}
     env.update(HOME=str(home), PYTHONPATH=str(REPO), PYTHONUNBUFFERED="1")
     return subprocess.Popen(
-        [sys.executable, "-c", "from bot.cli import main; main()", "publish", "--once",
+        [sys.executable, "-c", "from bot.cli import main; main()", command, "--once",
          "--config", str(config)],
         cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
@@ -105,6 +112,10 @@ def _wait_for(what: str, done: Callable[[], bool], proc: subprocess.Popen[str]) 
 def _finish(proc: subprocess.Popen[str]) -> tuple[int, str]:
     output, _ = proc.communicate(timeout=SAFETY)
     return proc.returncode, output
+
+
+def _lapse(backend: str, engine: Engine, campaign_id: int) -> None:
+    (_lapse_sqlite if backend == "sqlite" else _lapse_postgres)(engine, campaign_id)
 
 
 def _lapse_sqlite(engine: Engine, campaign_id: int) -> None:
@@ -139,6 +150,7 @@ def _lapse_postgres(engine: Engine, campaign_id: int) -> None:
         time.sleep(0.02)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("backend", ["sqlite", "postgres"])
 def test_a_lapsed_publisher_cannot_record_what_the_new_holder_delivers(
         backend: str, sandbox: RedditSandbox, tmp_path: Path,
@@ -176,7 +188,7 @@ def test_a_lapsed_publisher_cannot_record_what_the_new_holder_delivers(
             lease = session.get(Lease, lease_name(ctx.campaign_id))
         assert held.kind == "post" and held.attempts == 1
         assert lease is not None and lease.generation == 1
-        (_lapse_sqlite if backend == "sqlite" else _lapse_postgres)(engine, ctx.campaign_id)
+        _lapse(backend, engine, ctx.campaign_id)
 
         second = _publish_once(config, home)
         code, output = _finish(second)
@@ -217,4 +229,54 @@ def test_a_lapsed_publisher_cannot_record_what_the_new_holder_delivers(
     submits = [r for r in sandbox.requests() if r.route == "submit"]
     assert len(submits) == sum(1 for r in rows if r.key in keys and r.kind == "post")
     assert entry.reddit_id == next(p.fullname for p in posts if held.key in p.body)
+    engine.dispose()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+def test_a_lapsed_poller_cannot_record_what_the_new_holder_handled(
+        backend: str, sandbox: RedditSandbox, tmp_path: Path,
+        request: pytest.FixtureRequest) -> None:
+    """``poll --once``: A is held reading the modmail list when its lease lapses; B takes
+    over and handles the order; when Reddit answers A, A's writes are refused (exit 3) and
+    the order is recorded and answered once."""
+    database_url = (sqlite_url(tmp_path / "lease.db") if backend == "sqlite"
+                    else str(request.getfixturevalue("pg_url")))
+    engine = make_engine(database_url)
+    upgrade(engine)
+    ctx = new_campaign(engine, settings_for(sandbox.url, database_url), datetime.now(UTC))
+    config = _config(tmp_path / "config.toml", sandbox.url, database_url)
+    home = tmp_path / "home"
+    home.mkdir(exist_ok=True)
+    conversation, message = sandbox.send_modmail("ned_stark", "Orders", "status",
+                                                 subreddit=SUBREDDIT)
+    sandbox.add_fault(Fault.stored_then_held(), method="GET", path="/api/mod/conversations",
+                      times=1)
+    first = _maester_once("poll", config, home)
+    second: subprocess.Popen[str] | None = None
+    try:
+        _wait_for("A's modmail list held", lambda: sandbox.held_answers() == 1, first)
+        _lapse(backend, engine, ctx.campaign_id)
+        second = _maester_once("poll", config, home)
+        code, output = _finish(second)
+        assert code == 0, output
+        assert "poll: 1 messages handled, 1 replies queued" in output
+        assert sandbox.release_held() == 1
+        code, output = _finish(first)
+    finally:
+        sandbox.release_held()
+        for proc in (first, second):
+            if proc is not None and proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    assert code == 3, output
+    assert "took this campaign over" in output and "Traceback" not in output
+    with transaction(engine) as session:
+        handled = session.exec(select(InboxMessage).where(
+            InboxMessage.campaign_id == ctx.campaign_id)).all()
+        replies = session.exec(select(Outbox).where(
+            Outbox.campaign_id == ctx.campaign_id, Outbox.kind == "reply",
+            Outbox.target == conversation)).all()
+    assert [m.message_id for m in handled] == [message]
+    assert len(replies) == 1 and replies[0].status == OutboxStatus.PENDING.value
     engine.dispose()
