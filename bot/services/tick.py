@@ -1093,7 +1093,10 @@ class _TickState:
 
 
 class _BookModifiers:
-    """The modifiers in force for the rules' moves: the tick's :class:`ModifierBook`."""
+    """The modifiers in force for the rules' moves: the tick's :class:`ModifierBook`, over the
+    tick's records. The records take the rules' changes after each phase, so within the
+    movement phase an observer's modifiers are those of the armies as the phase began (an army
+    arriving on its claim's watched resource tile counts from the next tick)."""
 
     def __init__(self, state: _TickState) -> None:
         self.state = state
