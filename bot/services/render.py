@@ -234,3 +234,16 @@ def holder_note(place: str, benefit: str) -> tuple[str, str]:
     return (f"You hold {place}",
             f"Your army holds {place}: your claim receives {benefit} while a standing army of "
             "yours is the strongest there. It also watches the land around it like a holdfast.")
+
+
+def upkeep_note(cost: Decimal, income: Decimal, sources: str, troops: str, gold: Decimal) -> str:
+    """The claim's note on a month's upkeep paid (``sources``: where its income came from)."""
+    earned = f"Income: {income} gold ({sources}). " if income else ""
+    return (f"{earned}Upkeep of {money(cost)} gold paid for {troops}. Gold left: "
+            f"{money(gold)}.")
+
+
+def scatter_post(claim: str, date: str) -> str:
+    """The public post of a claim's armies scattering, unpaid."""
+    return (f"Unpaid and unfed, the armies of **{claim}** scatter in {date}. Half of them "
+            "straggle home and will not answer a call to arms again this year.")

@@ -18,7 +18,7 @@ import gc
 from collections import defaultdict
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from fractions import Fraction
 from typing import Any
@@ -66,9 +66,11 @@ from bot.services.render import (
     holder_note,
     money,
     muster_note,
+    scatter_post,
     siege_month_post,
     sighting_note,
     troops_text,
+    upkeep_note,
 )
 from bot.services.sieges import end_siege
 from bot.services.world import (
@@ -85,15 +87,20 @@ from rules.campaign.advance import (
     HolderChanged,
     HoldfastFalls,
     MusterDone,
+    Regenerated,
+    Scattered,
     SiegeEnded,
     SiegeMonth,
     Tick,
     TickEvent,
+    UpkeepPaid,
     advance_holders,
     advance_meetings,
     advance_movement,
     advance_musters,
+    advance_regeneration,
     advance_sieges,
+    advance_upkeep,
     budget,
     changed_armies,
     changed_claims,
@@ -121,12 +128,9 @@ from rules.campaign.state import SiegeState as SiegeValue
 from rules.campaign.upkeep import (
     SlainLedger,
     SlainLoss,
-    accrue_month,
-    apply_upkeep,
     record_loss,
 )
 from rules.campaign.world import (
-    ACTIVE_STATES,
     FREE_CHARACTERS,
     Army,
     BattleKind,
@@ -393,76 +397,59 @@ class _TickState:
 
     # --- monthly jobs -------------------------------------------------------------------
     def run_month(self, month: int, date: calendar.GameDate) -> None:
+        """The jobs of in-game month ``month``, claim by claim: improvements and capacity
+        (services), then upkeep and regeneration (:mod:`rules.campaign.advance`)."""
         self.session.add(MonthlyRun(campaign_id=self.ctx.campaign_id, month=month, tick=self.tick))
         self.session.flush()
-        season = Season(self.campaign.season)
+        tick = self.rules_tick()
+        world = self.world(sieges=False)
         for claim in self.claims.values():
             self.report.events.extend(month_for_claim(  # improvements, capacity
                 self.session, self.ctx, self.book(), claim, month, tick=self.tick, at=self.at))
-            self._upkeep(claim, season, date)
-            self._regenerate(claim, date)
+            claim_id = claim.id or 0
+            world = before = replace(world, claims={**world.claims,
+                                                    claim_id: claim_state(claim)})
+            income = self.book().claim(claim)  # gold income, with the armies as they are now
+            world, events = advance_upkeep(world, claim_id, date, tick, income=income)
+            world, more = advance_regeneration(world, claim_id, date, tick)
+            self.take(before, world)
+            self.save(claim)
+            self.report_month(events + more, income)
         fairplay.month_begins(self.session, self.ctx, month=month, tick=self.tick, at=self.at,
                               claims={c.id or 0: c.name for c in self.claims.values()})
         self.campaign.last_month = month
         self.report.months.append(month)
 
-    def _upkeep(self, claim: Claim, season: Season, date: calendar.GameDate) -> None:
-        raised = [a for a in self.armies if a.claim_id == claim.id and a.state in ACTIVE_STATES]
-        inf = sum(a.infantry for a in raised)
-        cav = sum(a.cavalry for a in raised)
-        ships = sum(a.ships for a in raised)
-        income_mods = self.book().claim(claim)  # gold income of the claim
-        result = apply_upkeep(claim.gold, inf, cav, season, self.ctx.rules, ships,
-                              income_modifiers=income_mods)
-        claim.gold = result.gold_after
-        self.save(claim)
-        if not result.scatter:
-            if result.cost or result.income:
-                income = f"Income: {result.income} gold ({income_sources(income_mods)}). " \
-                    if result.income else ""
-                self.notify(claim.id or 0, f"upkeep:{claim.id}:{date.year}:{date.month}",
-                            f"Upkeep for {date}",
-                            f"{income}Upkeep of {money(result.cost)} gold paid for "
-                            f"{troops_text(inf, cav, ships)}. Gold left: {money(claim.gold)}.")
-            return
-        # Half of the claim's raised troops (rounded down per type) come home: the rules
-        # engine's survivors, not army by army.
-        home_inf, home_cav = result.survivors.infantry, result.survivors.cavalry
-        claim.infantry += home_inf
-        claim.cavalry += home_cav
-        claim.ships += result.survivors.ships
-        claim.scattered_infantry += home_inf
-        claim.scattered_cavalry += home_cav
-        for a in raised:
-            self._gone(a, "scattered, unpaid and unfed")
-            self.save(a)
-        claim.scattered_until = calendar.scattered_until(self.at, self.ctx.rules)
-        self.save(claim)
-        summary = (f"{claim.name} cannot pay {money(result.cost)} gold of upkeep: its armies "
-                   "scatter; "
-                   f"{troops_text(home_inf, home_cav)} "
-                   "return home")
-        self.log("scatter", summary, claim_id=claim.id, public=True,
-                 data={"cost": str(result.cost), "survivors": [result.survivors.infantry,
-                                                              result.survivors.cavalry]})
-        self.post(f"scatter:{claim.id}:{date.year}:{date.month}",
-                  self.ctx.settings.posts.scatter_title.format(claim=claim.name),
-                  f"Unpaid and unfed, the armies of **{claim.name}** scatter in {date}. Half of "
-                  "them straggle home and will not answer a call to arms again this year.",
-                  self.ctx.settings.posts.scatter_flair)
-
-    def _regenerate(self, claim: Claim, date: calendar.GameDate) -> None:
-        ledger = ledger_from_json(claim.slain_json)
-        if ledger.last_accrued is not None and date <= ledger.last_accrued:
-            return
-        ledger, inf, cav = accrue_month(ledger, date, self.ctx.rules)
-        claim.slain_json = ledger_to_json(ledger)
-        if inf or cav:
-            claim.infantry += inf
-            claim.cavalry += cav
-            self.log("regeneration", f"{claim.name} regains {troops_text(inf, cav)}",
-                     claim_id=claim.id, data={"infantry": inf, "cavalry": cav})
-        self.save(claim)
+    def report_month(self, events: Sequence[TickEvent], income: Sequence[Modifier]) -> None:
+        for event in events:
+            if isinstance(event, UpkeepPaid):
+                claim = event.claim
+                result, date = event.result, event.date
+                if result.cost or result.income:
+                    self.notify(claim.id, f"upkeep:{claim.id}:{date.year}:{date.month}",
+                                f"Upkeep for {date}", upkeep_note(
+                                    result.cost, result.income, income_sources(income),
+                                    troops_text(event.infantry, event.cavalry, event.ships),
+                                    claim.gold))
+            elif isinstance(event, Scattered):
+                claim, result, date = event.claim, event.result, event.date
+                home = troops_text(result.survivors.infantry, result.survivors.cavalry)
+                summary = (f"{claim.name} cannot pay {money(result.cost)} gold of upkeep: its "
+                           f"armies scatter; {home} return home")
+                self.log("scatter", summary, claim_id=claim.id, public=True,
+                         data={"cost": str(result.cost),
+                               "survivors": [result.survivors.infantry,
+                                             result.survivors.cavalry]})
+                self.post(f"scatter:{claim.id}:{date.year}:{date.month}",
+                          self.ctx.settings.posts.scatter_title.format(claim=claim.name),
+                          scatter_post(claim.name, str(date)),
+                          self.ctx.settings.posts.scatter_flair)
+            elif isinstance(event, Regenerated):
+                claim = event.claim
+                self.log("regeneration",
+                         f"{claim.name} regains {troops_text(event.infantry, event.cavalry)}",
+                         claim_id=claim.id,
+                         data={"infantry": event.infantry, "cavalry": event.cavalry})
 
     def record_slain(self, claim_id: int, infantry: int, cavalry: int) -> None:
         claim = self.claims.get(claim_id)
@@ -542,11 +529,12 @@ class _TickState:
     def take(self, before: World, after: World) -> None:
         """Take what the rules changed into the tick's records and rows: armies (only the
         columns that changed), claims, sieges and characters."""
-        by_id = self.records_by_id()
-        for a in changed_armies(before, after):
-            apply_change(by_id[a.id], before.armies[a.id], a)
-        self._values = dict(after.armies)
-        for c in changed_claims(before, after):
+        if after.armies is not before.armies and self._values is not None:
+            by_id = self.records_by_id()
+            for a in changed_armies(before, after):
+                apply_change(by_id[a.id], before.armies[a.id], a)
+                self._values[a.id] = a
+        for c in changed_claims(before, after) if after.claims is not before.claims else ():
             old, row = before.claims[c.id], self.claims[c.id]
             row.gold, row.infantry, row.cavalry, row.ships = c.gold, c.infantry, c.cavalry, \
                 c.ships
@@ -1105,7 +1093,10 @@ class _TickState:
 
 
 class _BookModifiers:
-    """The modifiers in force for the rules' moves: the tick's :class:`ModifierBook`."""
+    """The modifiers in force for the rules' moves: the tick's :class:`ModifierBook`, over the
+    tick's records. The records take the rules' changes after each phase, so within the
+    movement phase an observer's modifiers are those of the armies as the phase began (an army
+    arriving on its claim's watched resource tile counts from the next tick)."""
 
     def __init__(self, state: _TickState) -> None:
         self.state = state

@@ -8,7 +8,9 @@ them, so a replay, the demo and a database tick roll the same dice.
 
 The phases of a tick, in order (:func:`bot.services.tick.apply_tick` runs them):
 
-1. the monthly jobs of every in-game month boundary the tick passes (services, for now);
+1. the monthly jobs of every in-game month boundary the tick passes, claim by claim: its
+   improvements and troop capacity (services, for now), then :func:`advance_upkeep` (pay the
+   month's upkeep or scatter) and :func:`advance_regeneration` (the slain coming back);
 2. :func:`advance_musters`: musters that are ready;
 3. :func:`advance_movement`: marches and retreats step on; every tile entered is watched by the
    holdfasts and resource tiles near it (detection rolls) and an army entering a tile held by
@@ -49,7 +51,9 @@ from rules.campaign.state import (
     SiegeState,
     World,
 )
+from rules.campaign.upkeep import UpkeepResult, accrue_month, apply_upkeep
 from rules.campaign.world import (
+    ACTIVE_STATES,
     NO_MARCH,
     Army,
     ArmyKind,
@@ -70,16 +74,21 @@ __all__ = [
     "HolderChanged",
     "HoldfastFalls",
     "MusterDone",
+    "Regenerated",
+    "Scattered",
     "SiegeEnded",
     "SiegeMonth",
     "Tick",
     "TickEvent",
+    "UpkeepPaid",
     "advance_holders",
     "advance_meetings",
     "advance_movement",
     "advance_moves",
     "advance_musters",
+    "advance_regeneration",
     "advance_sieges",
+    "advance_upkeep",
     "gone",
     "holdfast_falls",
     "observers_of",
@@ -182,9 +191,89 @@ class HolderChanged:
     before: int | None
 
 
+@dataclass(frozen=True, slots=True)
+class UpkeepPaid:
+    """``claim`` (as it is now) paid the upkeep of in-game month ``date`` for its raised
+    ``infantry``, ``cavalry`` and ``ships`` (``result``: cost, income, gold left)."""
+
+    claim: ClaimState
+    date: calendar.GameDate
+    result: UpkeepResult
+    infantry: int
+    cavalry: int
+    ships: int
+
+
+@dataclass(frozen=True, slots=True)
+class Scattered:
+    """``claim`` could not pay the upkeep of in-game month ``date``: its armies scattered,
+    ``result.survivors`` went home (locked until ``claim.scattered_until``)."""
+
+    claim: ClaimState
+    date: calendar.GameDate
+    result: UpkeepResult
+
+
+@dataclass(frozen=True, slots=True)
+class Regenerated:
+    """``infantry`` and ``cavalry`` slain in earlier months came back to ``claim``."""
+
+    claim: ClaimState
+    infantry: int
+    cavalry: int
+
+
 TickEvent = (MusterDone | Detection | Encounter | Arrival | SiegeEnded | SiegeMonth
-             | HoldfastFalls | HolderChanged)
+             | HoldfastFalls | HolderChanged | UpkeepPaid | Scattered | Regenerated)
 """Everything the moved phases report."""
+
+
+# --- monthly jobs ---------------------------------------------------------------------------
+
+def advance_upkeep(world: World, claim_id: int, date: calendar.GameDate, tick: Tick, *,
+                   income: Sequence[Modifier] = ()) -> tuple[World, list[TickEvent]]:
+    """Claim ``claim_id`` pays the upkeep of in-game month ``date`` for its raised armies out
+    of its gold and the month's ``income`` (its gold income modifiers), in the world's season.
+    When it cannot, every raised army scatters: the rules' survivors go home, locked until the
+    end of the year, and the armies are gone."""
+    claim = world.claims[claim_id]
+    raised = [a for a in world.armies.values()
+              if a.claim_id == claim_id and a.state in ACTIVE_STATES]
+    inf = sum(a.infantry for a in raised)
+    cav = sum(a.cavalry for a in raised)
+    ships = sum(a.ships for a in raised)
+    result = apply_upkeep(claim.gold, inf, cav, world.season, tick.rules, ships,
+                          income_modifiers=income)
+    claim = replace(claim, gold=result.gold_after)
+    if not result.scatter:
+        world = replace(world, claims={**world.claims, claim_id: claim})
+        return world, [UpkeepPaid(claim, date, result, inf, cav, ships)]
+    home = result.survivors
+    at = calendar.tick_time(tick.index, tick.rules)
+    claim = replace(claim, infantry=claim.infantry + home.infantry,
+                    cavalry=claim.cavalry + home.cavalry, ships=claim.ships + home.ships,
+                    scattered_infantry=claim.scattered_infantry + home.infantry,
+                    scattered_cavalry=claim.scattered_cavalry + home.cavalry,
+                    scattered_until=calendar.scattered_until(at, tick.rules))
+    armies = dict(world.armies)
+    for a in raised:
+        armies[a.id] = gone(a, "scattered, unpaid and unfed")
+    world = replace(world, claims={**world.claims, claim_id: claim}, armies=armies)
+    return world, [Scattered(claim, date, result)]
+
+
+def advance_regeneration(world: World, claim_id: int, date: calendar.GameDate, tick: Tick
+                         ) -> tuple[World, list[TickEvent]]:
+    """The slain of claim ``claim_id`` accrue in-game month ``date`` (once per month): whole
+    soldiers come back home."""
+    claim = world.claims[claim_id]
+    if claim.slain.last_accrued is not None and date <= claim.slain.last_accrued:
+        return world, []
+    ledger, inf, cav = accrue_month(claim.slain, date, tick.rules)
+    claim = replace(claim, slain=ledger, infantry=claim.infantry + inf,
+                    cavalry=claim.cavalry + cav)
+    world = replace(world, claims={**world.claims, claim_id: claim})
+    return world, [Regenerated(claim, inf, cav)] if inf or cav else []
 
 
 # --- musters --------------------------------------------------------------------------------
@@ -213,15 +302,20 @@ def advance_musters(world: World, tick: Tick) -> tuple[World, list[TickEvent]]:
 
 # --- movement -------------------------------------------------------------------------------
 
+def resource_ids(world_map: WorldMap) -> frozenset[str]:
+    """The ids of the map's resource tiles."""
+    return frozenset(t.id for t in world_map.resource_tiles())
+
+
 def observers_of(world: World, tick: Tick) -> dict[str, tuple[int, ObserverKind]]:
     """The tiles watched this tick and the claim watching from each: every claim's holdfast,
     and every resource tile a standing army holds (the first such army, by id)."""
     found: dict[str, tuple[int, ObserverKind]] = {}
     for claim in world.claims.values():
         found[claim.holdfast] = (claim.id, ObserverKind.HOLDFAST)
+    resource = resource_ids(tick.map)
     for a in world.armies.values():
-        if a.state is ArmyState.STANDING and a.tile in tick.map \
-                and tick.map.tile(a.tile).resource and a.tile not in found:
+        if a.state is ArmyState.STANDING and a.tile in resource and a.tile not in found:
             found[a.tile] = (a.claim_id, ObserverKind.RESOURCE_TILE)
     return found
 
@@ -584,9 +678,9 @@ def advance_holders(world: World, tick: Tick) -> tuple[World, list[TickEvent]]:
     (:func:`rules.campaign.resources.tile_holder`); a hostile newcomer takes nothing by
     arriving. A cession lapses when the claim it was made to loses the benefit."""
     on_tile: dict[str, list[Army]] = {}
+    resource = resource_ids(tick.map)
     for a in world.armies.values():
-        if a.state is ArmyState.STANDING and a.tile in tick.map \
-                and tick.map.tile(a.tile).resource:
+        if a.state is ArmyState.STANDING and a.tile in resource:
             on_tile.setdefault(a.tile, []).append(a)
     holders = dict(world.holders)
     events: list[TickEvent] = []

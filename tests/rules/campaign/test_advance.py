@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 from datetime import timedelta
+from decimal import Decimal
 from fractions import Fraction
 
+from rules.campaign import calendar
 from rules.campaign.advance import (
     Arrival,
     Detection,
@@ -13,19 +15,24 @@ from rules.campaign.advance import (
     HolderChanged,
     HoldfastFalls,
     MusterDone,
+    Regenerated,
+    Scattered,
     SiegeEnded,
     SiegeMonth,
     Tick,
+    UpkeepPaid,
     advance_holders,
     advance_meetings,
     advance_movement,
     advance_moves,
     advance_musters,
+    advance_regeneration,
     advance_sieges,
+    advance_upkeep,
     changed_armies,
     holdfast_falls,
 )
-from rules.campaign.config import RulesConfig
+from rules.campaign.config import RulesConfig, Season
 from rules.campaign.state import (
     BattleState,
     CharacterState,
@@ -35,6 +42,7 @@ from rules.campaign.state import (
     SiegeState,
     World,
 )
+from rules.campaign.upkeep import SlainLedger, record_loss
 from rules.campaign.world import (
     Army,
     ArmyKind,
@@ -295,3 +303,47 @@ def test_a_cession_holds_while_its_claim_keeps_the_benefit_and_lapses_when_it_lo
     assert events == [HolderChanged(T[5], 1, 2)] and back.holders[T[5]].ceded_to is None
     nobody, events = advance_holders(replace(back, armies={}), tick(12))
     assert events == [HolderChanged(T[5], None, 1)] and nobody.holders[T[5]].claim_id is None
+
+
+MONTH = calendar.GameDate(300, 5)
+
+
+def test_upkeep_is_paid_from_gold_for_every_raised_army() -> None:
+    rich = replace(STARK, gold=Decimal(100))
+    w = world(army(1, 1, T[3], infantry=100, cavalry=10), army(2, 1, T[0], ArmyState.GARRISON,
+              infantry=50), army(3, 2, T[9], infantry=500), claims=(rich, LANNISTER),
+              season=Season.SUMMER)
+    after, [paid] = advance_upkeep(w, 1, MONTH, tick())
+    assert isinstance(paid, UpkeepPaid) and (paid.infantry, paid.cavalry) == (150, 10)
+    cost = 150 * RULES.infantry_upkeep + 10 * RULES.cavalry_upkeep
+    assert paid.result.cost == cost and after.claims[1].gold == 100 - cost
+    assert after.armies is w.armies  # nobody scattered
+
+
+def test_unpaid_armies_scatter_and_half_go_home_locked_for_the_year() -> None:
+    poor = replace(STARK, gold=Decimal(0), infantry=7)
+    w = world(army(1, 1, T[3], infantry=100, cavalry=10), army(2, 1, T[4], infantry=51),
+              army(3, 2, T[9], infantry=500), claims=(poor, LANNISTER))
+    after, [scattered] = advance_upkeep(w, 1, MONTH, tick())
+    assert isinstance(scattered, Scattered) and scattered.result.scatter
+    home = scattered.result.survivors
+    assert (home.infantry, home.cavalry) == (75, 5)  # half of 151 and of 10, rounded down
+    claim = after.claims[1]
+    assert (claim.infantry, claim.cavalry, claim.scattered_infantry) == (82, 5, 75)
+    assert claim.scattered_until == calendar.scattered_until(
+        calendar.tick_time(10, RULES), RULES)
+    assert [after.armies[i].state for i in (1, 2, 3)] == [
+        ArmyState.GONE, ArmyState.GONE, ArmyState.STANDING]
+    assert after.armies[1].meta["fate"] == "scattered, unpaid and unfed"
+
+
+def test_the_slain_come_back_month_by_month_once_per_month() -> None:
+    ledger = record_loss(SlainLedger(), calendar.GameDate(299, 1), 1000, 100)
+    w = world(claims=(replace(STARK, slain=ledger), LANNISTER))
+    after, events = advance_regeneration(w, 1, MONTH, tick())
+    [back] = events
+    assert isinstance(back, Regenerated) and back.infantry > 0
+    assert after.claims[1].infantry == back.infantry
+    assert after.claims[1].slain.last_accrued == MONTH
+    again, none = advance_regeneration(after, 1, MONTH, tick())
+    assert none == [] and again is after  # a month accrues once
