@@ -53,7 +53,17 @@ COMMANDS: tuple[Entry, ...] = (
     Entry("order", "bot.cli.campaign",
           "Process TEXT exactly as a modmail from that user would be; print the reply."),
     Entry("tick", "bot.cli.campaign",
-          "Apply every due tick up to --until (default: now), with a progress bar."),
+          "Apply every due tick up to --until (default: now); --preview: show, apply nothing."),
+    Entry("undo", "bot.cli.safety", "Take back the last tick or moderator command (refused "
+          "if already posted, unless --force)."),
+    Entry("rollback", "bot.cli.safety", "Take the world back to just after tick --to (a tick "
+          "number or a time); as undo, further."),
+    Entry("snapshots", "bot.cli.safety",
+          "List the kept snapshots: what each tick or command can be taken back to."),
+    Entry("pause", "bot.cli.safety",
+          "Pause the campaign: no tick applies, orders are answered that it is paused."),
+    Entry("resume", "bot.cli.safety",
+          "End the pause: a holiday (the missed ticks are skipped), or --catch-up applies them."),
     Entry("season", "bot.cli.campaign", "The season (winter doubles upkeep)."),
     Entry("relations", "bot.cli.campaign", "Relations between claims."),
     Entry("adjust", "bot.cli.campaign", "Change a claim's gold and troops at home; recorded "

@@ -1,0 +1,460 @@
+"""Snapshots of a campaign's world, taking ticks and commands back, and previewing ticks.
+
+**What a snapshot holds.** Just before each tick (:func:`bot.services.tick.catch_up`) and each
+moderator command that changes the world (``adjust``, ``season set``, ``relations set``,
+``character set``, ``army remove``, ``skills grant/remove``, ``catalogue load``, ``map
+update``), :func:`take` stores a :class:`~bot.db.models.Snapshot` row: every row of the
+campaign's world tables (:data:`WORLD_TABLES` and the campaign row's own world columns) as
+zlib-compressed JSON, plus three marks: the newest event, outbox entry and inbox message
+then. A full copy, not a replay of the event log: restoring it needs no code of the tick,
+so it stays right whatever the tick's internals become. The newest ``[bot] snapshots_kept``
+per campaign are kept (default 200: seven weeks of ticks at four a day).
+
+**Taking back** (:func:`plan` then :func:`restore`, ``maester undo`` / ``rollback``): the world
+rows are replaced by the snapshot's, events logged since are deleted (the ``undo`` event that
+replaces them lists what was taken back), and the outbox entries queued since are handled:
+
+- not delivered yet (pending or dead): *withdrawn* (deleted with their pictures);
+- delivered players' or public entries (posts, comments, replies, private messages): refused
+  unless ``force``; forced, they are listed for the moderators to delete or correct on Reddit,
+  and with ``delete_posts`` a ``delete`` entry is queued for each post and comment (modmail
+  cannot be deleted). Their keys are renamed so that the ticks, applied again, post afresh;
+- an entry being delivered at this moment: refused, try again in a minute.
+
+Orders players sent after the snapshot are not replayed (their receipts may be wrong once the
+world is older): they are listed for the moderators, and each player is told by private
+message which of their orders were taken back and that they may send them again.
+
+**Same dice.** Dice derive from the campaign secret, the tick and the ids of the rows they are
+about (``battle:7``). Restoring gives every row its old id back, and PostgreSQL's sequences are
+set to follow the restored rows (:func:`align_sequences`; SQLite reuses ids by itself), so the
+ticks applied again roll the same dice and create rows under the same ids.
+
+**Preview** (:func:`preview`, ``maester tick --preview``): the due ticks are applied in one
+transaction that is rolled back; what they logged and queued is returned.
+"""
+
+from __future__ import annotations
+
+import json
+import zlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from decimal import Decimal
+from enum import StrEnum
+from typing import Any
+
+from sqlalchemy import Column, Engine, Table, delete, func, insert, text, update
+from sqlalchemy import select as core_select
+from sqlmodel import Session, SQLModel, col, select
+
+from bot.db.models import (
+    Army,
+    Campaign,
+    Character,
+    Claim,
+    Event,
+    InboxMessage,
+    MonthlyRun,
+    Outbox,
+    OutboxStatus,
+    PendingBattle,
+    Player,
+    PostImage,
+    Relation,
+    ResourceHolder,
+    Siege,
+    Snapshot,
+    TickRun,
+)
+from bot.db.types import ExactDecimal, UTCDateTime
+from bot.services import journal
+from bot.services.world import CampaignContext, get_campaign
+
+FORMAT = 1
+WORLD_TABLES: tuple[type[SQLModel], ...] = (
+    Claim, Player, Army, Character, Relation, Siege, PendingBattle, ResourceHolder,
+    MonthlyRun, TickRun)
+"""The campaign-scoped tables a snapshot copies, parents before children."""
+CAMPAIGN_FIELDS = ("name", "subreddit", "season", "last_tick", "last_month", "map_text",
+                   "catalogue_json")
+"""The campaign row's world columns (its secret, creation time and pause stay as they are)."""
+SEEN_KINDS = frozenset({"post", "comment", "reply", "message"})
+"""Outbox kinds players or the public read: once delivered, taking them back needs force."""
+DELETABLE_KINDS = frozenset({"post", "comment"})
+"""What the bot can delete on Reddit (a modmail message cannot be deleted)."""
+
+
+class UndoRefused(Exception):
+    """Taking back is not possible as asked; the message says why and what to do."""
+
+
+def _table(model: type[SQLModel]) -> Table:
+    table = model.__table__  # type: ignore[attr-defined]
+    assert isinstance(table, Table)
+    return table
+
+
+# --- (de)serialising rows ----------------------------------------------------------------
+
+def _dump(column: Column[Any], value: Any) -> Any:
+    if value is None:
+        return None
+    if isinstance(column.type, ExactDecimal):
+        return str(value)
+    if isinstance(column.type, UTCDateTime):
+        return value.isoformat()
+    if isinstance(value, StrEnum):
+        return value.value
+    return value
+
+
+def _load(column: Column[Any], value: Any) -> Any:
+    if value is None:
+        return None
+    if isinstance(column.type, ExactDecimal):
+        return Decimal(value)
+    if isinstance(column.type, UTCDateTime):
+        return datetime.fromisoformat(value)
+    return value
+
+
+def world_state(session: Session, campaign_id: int) -> dict[str, Any]:
+    """Every world row of the campaign as JSON-able data (the snapshot's content)."""
+    campaign = _table(Campaign)
+    row = session.execute(core_select(campaign).where(campaign.c.id == campaign_id)).mappings().one()
+    tables: dict[str, list[dict[str, Any]]] = {}
+    for model in WORLD_TABLES:
+        table = _table(model)
+        rows = session.execute(core_select(table).where(table.c.campaign_id == campaign_id)
+                               .order_by(table.c.id)).mappings().all()
+        tables[table.name] = [{c.name: _dump(c, r[c.name]) for c in table.columns}
+                              for r in rows]
+    return {"format": FORMAT,
+            "campaign": {name: _dump(campaign.c[name], row[name]) for name in CAMPAIGN_FIELDS},
+            "tables": tables}
+
+
+def _max_id(session: Session, model: type[SQLModel]) -> int:
+    table = _table(model)
+    return int(session.execute(core_select(func.max(table.c.id))).scalar() or 0)
+
+
+def take(session: Session, ctx: CampaignContext, *, kind: str, label: str, now: datetime,
+         actor: str = "maester") -> Snapshot:
+    """Keep the world as it is now, in the caller's transaction (before it changes it); drop
+    the snapshots beyond ``[bot] snapshots_kept``."""
+    session.flush()
+    campaign = get_campaign(session, ctx)
+    data = json.dumps(world_state(session, ctx.campaign_id), separators=(",", ":"),
+                      sort_keys=True).encode()
+    snapshot = Snapshot(campaign_id=ctx.campaign_id, kind=kind, label=label[:200],
+                        actor=actor[:60], tick=campaign.last_tick, taken_at=now,
+                        event_mark=_max_id(session, Event), outbox_mark=_max_id(session, Outbox),
+                        inbox_mark=_max_id(session, InboxMessage),
+                        data=zlib.compress(data, 6))
+    session.add(snapshot)
+    session.flush()
+    kept = ctx.settings.bot.snapshots_kept
+    oldest = session.exec(select(Snapshot.id).where(Snapshot.campaign_id == ctx.campaign_id)
+                          .order_by(col(Snapshot.id).desc()).offset(kept - 1).limit(1)).first()
+    if oldest is not None:
+        session.execute(delete(_table(Snapshot)).where(
+            _table(Snapshot).c.campaign_id == ctx.campaign_id, _table(Snapshot).c.id < oldest))
+    return snapshot
+
+
+def content(snapshot: Snapshot) -> dict[str, Any]:
+    """The world a snapshot holds (as :func:`world_state` gave it)."""
+    data: dict[str, Any] = json.loads(zlib.decompress(snapshot.data))
+    if data.get("format") != FORMAT:
+        raise UndoRefused(f"snapshot {snapshot.id} has format {data.get('format')!r}, which "
+                          f"this version of maester cannot restore (it writes format {FORMAT})")
+    return data
+
+
+def listing(session: Session, ctx: CampaignContext) -> Sequence[Snapshot]:
+    """The campaign's snapshots, oldest first."""
+    return session.exec(select(Snapshot).where(Snapshot.campaign_id == ctx.campaign_id)
+                        .order_by(col(Snapshot.id))).all()
+
+
+# --- choosing what to take back ----------------------------------------------------------
+
+def newest(session: Session, ctx: CampaignContext) -> Snapshot:
+    """The snapshot ``maester undo`` goes back to: the one before the last tick or command."""
+    found = session.exec(select(Snapshot).where(Snapshot.campaign_id == ctx.campaign_id)
+                         .order_by(col(Snapshot.id).desc())).first()
+    if found is None:
+        raise UndoRefused("there is nothing to take back: no tick or moderator command was "
+                          "recorded since the snapshots began (see `maester snapshots`)")
+    return found
+
+
+def after_tick(session: Session, ctx: CampaignContext, tick: int) -> Snapshot:
+    """The snapshot of the world just after tick ``tick`` was applied (before anything
+    later): the first one taken while ``tick`` was the last applied tick."""
+    last = get_campaign(session, ctx).last_tick
+    if tick > last:
+        raise UndoRefused(f"tick {tick} ({ctx.when(ctx.tick_at(tick))}) is not applied yet; "
+                          f"the last applied tick is {last}")
+    snapshots = listing(session, ctx)
+    later = [s for s in snapshots if s.tick >= tick]
+    if not later:
+        raise UndoRefused(f"nothing changed after tick {tick}: there is nothing to take back")
+    if later[0].tick != tick:
+        oldest = snapshots[0]
+        raise UndoRefused(f"no snapshot of tick {tick} is kept: the oldest is from tick "
+                          f"{oldest.tick} ({ctx.when(ctx.tick_at(oldest.tick))}); "
+                          "`maester snapshots` lists them ([bot] snapshots_kept sets how many "
+                          "are kept)")
+    return later[0]
+
+
+@dataclass(slots=True)
+class SentEntry:
+    """An outbox entry already delivered that taking back would leave on Reddit."""
+
+    id: int
+    kind: str
+    target: str
+    title: str
+    reddit_id: str
+
+    @property
+    def deletable(self) -> bool:
+        return self.kind in DELETABLE_KINDS and bool(self.reddit_id)
+
+    def describe(self) -> str:
+        what = {"post": "public post", "comment": "comment", "reply": "modmail reply",
+                "message": "private message"}.get(self.kind, self.kind)
+        where = f" {self.reddit_id}" if self.reddit_id else ""
+        to = "" if self.kind in DELETABLE_KINDS else f" to {self.target}"
+        return f"#{self.id} {what}{where}{to}: {self.title or '(no title)'}"
+
+
+@dataclass(slots=True)
+class Plan:
+    """What taking the world back to ``snapshot`` would do."""
+
+    snapshot: Snapshot
+    undone: list[Snapshot]  # the ticks and commands taken back, oldest first
+    sent: list[SentEntry] = field(default_factory=list)  # seen on Reddit already
+    withdrawn: list[str] = field(default_factory=list)  # queued, not delivered: withdrawn
+    busy: list[int] = field(default_factory=list)  # being delivered right now
+    orders: dict[str, list[str]] = field(default_factory=dict)  # player -> orders taken back
+
+    def lines(self, ctx: CampaignContext) -> list[str]:
+        """The plan in words, for the moderator."""
+        snap = self.snapshot
+        out = [f"Back to the world before {snap.label} (snapshot {snap.id}, tick {snap.tick}, "
+               f"{ctx.when(ctx.tick_at(snap.tick))}); taken back:"]
+        out += [f"  - {s.label} (by {s.actor})" for s in self.undone]
+        if self.withdrawn:
+            out.append(f"Withdrawn before delivery: {len(self.withdrawn)} outbox entr"
+                       f"{'y' if len(self.withdrawn) == 1 else 'ies'}: "
+                       + "; ".join(self.withdrawn[:10])
+                       + (" ..." if len(self.withdrawn) > 10 else ""))
+        if self.sent:
+            out.append("Already on Reddit (delete or correct them there):")
+            out += [f"  - {e.describe()}" + ("" if e.deletable else " (modmail: cannot be "
+                                             "deleted; send a correction)") for e in self.sent]
+        for player, orders in sorted(self.orders.items()):
+            out.append(f"Orders of u/{player} taken back (they are told to send them again): "
+                       + "; ".join(orders))
+        return out
+
+
+def plan(session: Session, ctx: CampaignContext, snapshot: Snapshot, now: datetime) -> Plan:
+    """What :func:`restore` to ``snapshot`` would do (changes nothing; locks the campaign
+    row, so the plan holds for a restore in the same transaction)."""
+    get_campaign(session, ctx, lock=True)
+    undone = [s for s in listing(session, ctx) if s.id is not None and s.id >= (snapshot.id or 0)]
+    result = Plan(snapshot, undone)
+    entries = session.exec(select(Outbox).where(Outbox.campaign_id == ctx.campaign_id,
+                                                col(Outbox.id) > snapshot.outbox_mark)
+                           .order_by(col(Outbox.id))).all()
+    for entry in entries:
+        if entry.status == OutboxStatus.DELIVERED.value:
+            if entry.kind in SEEN_KINDS:
+                result.sent.append(SentEntry(entry.id or 0, entry.kind, entry.target,
+                                             entry.title, entry.reddit_id or ""))
+        elif entry.status == OutboxStatus.PENDING.value and entry.claimed_by is not None \
+                and entry.claimed_until is not None and entry.claimed_until > now:
+            result.busy.append(entry.id or 0)
+        else:
+            result.withdrawn.append(f"#{entry.id} {entry.kind} {entry.title or entry.key}"[:90])
+    players = set(session.exec(select(Player.reddit_name).where(
+        Player.campaign_id == ctx.campaign_id)).all())
+    for event in session.exec(select(Event).where(
+            Event.campaign_id == ctx.campaign_id, col(Event.id) > snapshot.event_mark,
+            col(Event.actor).in_(sorted(players))).order_by(col(Event.id))).all():
+        result.orders.setdefault(event.actor, []).append(event.summary[:120])
+    return result
+
+
+# --- restoring ---------------------------------------------------------------------------
+
+def restore(session: Session, ctx: CampaignContext, chosen: Plan, *, actor: str,
+            now: datetime, force: bool = False, delete_posts: bool = False) -> list[str]:
+    """Take the world back to ``chosen.snapshot`` in the caller's transaction (see the
+    module's docstring); returns the plan's lines. Raises :class:`UndoRefused` (nothing
+    changed) while an entry is being delivered, or when delivered entries would stay on
+    Reddit and ``force`` is not given."""
+    snapshot = chosen.snapshot
+    if chosen.busy:
+        raise UndoRefused(f"outbox entr{'y' if len(chosen.busy) == 1 else 'ies'} "
+                          f"{', '.join(f'#{i}' for i in chosen.busy)} "
+                          "{} being delivered right now; try again in a minute".format(
+                              "is" if len(chosen.busy) == 1 else "are"))
+    if chosen.sent and not force:
+        raise UndoRefused(
+            f"{len(chosen.sent)} post(s) or message(s) made since then are already on "
+            "Reddit:\n" + "\n".join(f"  - {e.describe()}" for e in chosen.sent)
+            + "\nAdd --force to take back anyway (they stay on Reddit; you delete or correct "
+            "them), or --force --delete-posts to have the bot delete the posts and comments")
+    data = content(snapshot)
+    cid = ctx.campaign_id
+    snap_id, snap_tick, label = snapshot.id or 0, snapshot.tick, snapshot.label
+    lines = chosen.lines(ctx)
+    undone = [s.label for s in chosen.undone]
+    get_campaign(session, ctx, lock=True)
+    session.flush()
+    for model in reversed(WORLD_TABLES):
+        table = _table(model)
+        session.execute(delete(table).where(table.c.campaign_id == cid))
+    for model in WORLD_TABLES:
+        table = _table(model)
+        rows = [{name: _load(table.c[name], value) for name, value in row.items()}
+                for row in data["tables"].get(table.name, [])]
+        if rows:
+            session.execute(insert(table), rows)
+    campaign = _table(Campaign)
+    session.execute(update(campaign).where(campaign.c.id == cid).values(
+        {name: _load(campaign.c[name], value) for name, value in data["campaign"].items()}))
+    event = _table(Event)
+    session.execute(delete(event).where(event.c.campaign_id == cid,
+                                        event.c.id > snapshot.event_mark))
+    _settle_outbox(session, ctx, snapshot, delete_posts=delete_posts, now=now)
+    for player, orders in chosen.orders.items():
+        journal.queue(session, cid, f"undo:{snap_id}:{player}"[:120], "message",
+                      target=player, at=now, tick=snap_tick,
+                      title="Orders taken back by the moderators",
+                      body=(f"The moderators took the campaign back to "
+                            f"{ctx.when(ctx.tick_at(snap_tick))}. What your orders did "
+                            "since then was taken back with it:\n\n"
+                            + "\n".join(f"- {o}" for o in orders)
+                            + "\n\nSend these orders again if you still want them."))
+    session.execute(delete(_table(Snapshot)).where(_table(Snapshot).c.campaign_id == cid,
+                                                   _table(Snapshot).c.id >= snap_id))
+    session.flush()
+    session.expunge_all()  # rows read before are stale; the objects keep what they held
+    align_sequences(session, [*WORLD_TABLES, Event])
+    journal.log_event(session, cid, snap_tick, "undo",
+                      f"world taken back to before {label} "
+                      f"({len(undone)} tick(s)/command(s))", at=now, actor=actor,
+                      data={"snapshot": snap_id, "undone": undone,
+                            "withdrawn": len(chosen.withdrawn),
+                            "sent": [e.describe() for e in chosen.sent],
+                            "deleted": delete_posts,
+                            "orders": chosen.orders})
+    return lines
+
+
+def _settle_outbox(session: Session, ctx: CampaignContext, snapshot: Snapshot, *,
+                   delete_posts: bool, now: datetime) -> None:
+    """Withdraw what was queued since the snapshot and not delivered; rename what was
+    delivered (the ticks applied again queue their entries afresh); queue deletions."""
+    cid = ctx.campaign_id
+    entries = session.exec(select(Outbox).where(Outbox.campaign_id == cid,
+                                                col(Outbox.id) > snapshot.outbox_mark)).all()
+    image = _table(PostImage)
+    keys = [e.key for e in entries]
+    for start in range(0, len(keys), 500):
+        session.execute(delete(image).where(image.c.campaign_id == cid,
+                                            image.c.key.in_(keys[start:start + 500])))
+    for entry in entries:
+        if entry.status != OutboxStatus.DELIVERED.value:
+            session.delete(entry)
+            continue
+        entry.key = f"undone{snapshot.id}:{entry.key}"[:120]
+        session.add(entry)
+        if delete_posts and entry.kind in DELETABLE_KINDS and entry.reddit_id:
+            journal.queue(session, cid, f"delete:{entry.reddit_id}", "delete",
+                          target=entry.reddit_id, title=entry.title, public=False,
+                          body=f"taken back: {entry.title}"[:300], at=now, tick=snapshot.tick)
+    session.flush()
+
+
+def align_sequences(session: Session, models: Sequence[type[SQLModel]]) -> None:
+    """PostgreSQL: make each table's next id follow its highest (a rolled-back transaction
+    or a restore leaves the sequence further on; SQLite reuses ids by itself). The table is
+    locked meanwhile, so no insert races the change."""
+    bind = session.get_bind()
+    if bind.dialect.name != "postgresql":
+        return
+    quote = bind.dialect.identifier_preparer.quote
+    for model in models:
+        name = quote(_table(model).name)
+        session.execute(text(f"LOCK TABLE {name} IN SHARE ROW EXCLUSIVE MODE"))
+        session.execute(text(
+            f"SELECT setval(pg_get_serial_sequence(:table, 'id'), "
+            f"COALESCE((SELECT MAX(id) FROM {name}), 0) + 1, false)"), {"table": name})
+
+
+# --- preview -----------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class QueuedEntry:
+    """An outbox entry a previewed tick would queue."""
+
+    kind: str
+    target: str
+    title: str
+    body: str
+    public: bool
+
+
+@dataclass(slots=True)
+class TickPreview:
+    """What one previewed tick would do."""
+
+    tick: int
+    at: datetime
+    months: list[int]
+    events: list[str]
+    queued: list[QueuedEntry]
+
+
+def preview(engine: Engine, ctx: CampaignContext, until: datetime) -> list[TickPreview]:
+    """Apply the ticks due at ``until`` in one transaction, roll it back, and return what
+    each would log and queue (the same dice: they derive from the secret and the rows' ids,
+    which :func:`align_sequences` keeps the same for the real tick)."""
+    from bot.services.tick import apply_tick
+
+    out: list[TickPreview] = []
+    models: tuple[type[SQLModel], ...] = (*WORLD_TABLES, Event, Outbox, PostImage)
+    with Session(engine, expire_on_commit=False) as session:
+        session.begin()
+        try:
+            align_sequences(session, models)
+            campaign = get_campaign(session, ctx, lock=True)
+            ctx.shift(campaign.tick_offset or 0)
+            mark = _max_id(session, Outbox)
+            for index in range(campaign.last_tick + 1, ctx.tick_of(until) + 1):
+                report = apply_tick(session, ctx, campaign, index)
+                session.flush()
+                rows = session.exec(select(Outbox).where(
+                    Outbox.campaign_id == ctx.campaign_id, col(Outbox.id) > mark)
+                    .order_by(col(Outbox.id))).all()
+                mark = max([mark, *(r.id or 0 for r in rows)])
+                out.append(TickPreview(report.tick, report.at, list(report.months),
+                                       list(report.events),
+                                       [QueuedEntry(r.kind, r.target, r.title, r.body, r.public)
+                                        for r in rows]))
+        finally:
+            session.rollback()
+    with Session(engine) as session, session.begin():
+        align_sequences(session, models)
+    return out
