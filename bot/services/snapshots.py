@@ -36,6 +36,7 @@ transaction that is rolled back; what they logged and queued is returned.
 
 from __future__ import annotations
 
+import base64
 import json
 import zlib
 from collections.abc import Sequence
@@ -45,7 +46,17 @@ from decimal import Decimal
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import Column, Engine, Table, delete, func, insert, text, update
+from sqlalchemy import (
+    Column,
+    Engine,
+    LargeBinary,
+    Table,
+    delete,
+    func,
+    insert,
+    text,
+    update,
+)
 from sqlalchemy import select as core_select
 from sqlmodel import Session, SQLModel, col, select
 
@@ -107,6 +118,8 @@ def _dump(column: Column[Any], value: Any) -> Any:
         return value.isoformat()
     if isinstance(value, StrEnum):
         return value.value
+    if isinstance(value, bytes):
+        return base64.b64encode(value).decode()
     return value
 
 
@@ -117,6 +130,8 @@ def _load(column: Column[Any], value: Any) -> Any:
         return Decimal(value)
     if isinstance(column.type, UTCDateTime):
         return datetime.fromisoformat(value)
+    if isinstance(column.type, LargeBinary):
+        return base64.b64decode(value)
     return value
 
 
@@ -133,7 +148,27 @@ def world_state(session: Session, campaign_id: int) -> dict[str, Any]:
                               for r in rows]
     return {"format": FORMAT,
             "campaign": {name: _dump(campaign.c[name], row[name]) for name in CAMPAIGN_FIELDS},
-            "tables": tables}
+            "tables": tables, "outbox": _outbox_state(session, campaign_id)}
+
+
+def _outbox_state(session: Session, campaign_id: int) -> dict[str, Any]:
+    """Which outbox entries exist (from the oldest undelivered one on: SQLite may give a
+    later entry the id of a deleted one), and the undelivered ones in full with their
+    pictures: a later tick may drop them (a newer [Realm] post supersedes an older one)."""
+    outbox, image = _table(Outbox), _table(PostImage)
+    pending = session.execute(core_select(outbox).where(
+        outbox.c.campaign_id == campaign_id, outbox.c.status == OutboxStatus.PENDING.value)
+        .order_by(outbox.c.id)).mappings().all()
+    low = pending[0]["id"] if pending else _max_id(session, Outbox) + 1
+    ids = session.execute(core_select(outbox.c.id).where(
+        outbox.c.campaign_id == campaign_id, outbox.c.id >= low)).scalars().all()
+    keys = [r["key"] for r in pending]
+    images = [] if not keys else session.execute(core_select(image).where(
+        image.c.campaign_id == campaign_id, image.c.key.in_(keys))).mappings().all()
+    return {"low": low, "ids": sorted(ids),
+            "pending": [{c.name: _dump(c, r[c.name]) for c in outbox.columns} for r in pending],
+            "images": [{c.name: _dump(c, r[c.name]) for c in image.columns if c.name != "id"}
+                       for r in images]}
 
 
 def _max_id(session: Session, model: type[SQLModel]) -> int:
@@ -266,16 +301,25 @@ class Plan:
         return out
 
 
+def queued_since(session: Session, ctx: CampaignContext, snapshot: Snapshot
+                 ) -> list[Outbox]:
+    """The outbox entries queued after ``snapshot`` was taken, oldest first."""
+    state = content(snapshot)["outbox"]
+    known = set(state["ids"])
+    return [entry for entry in session.exec(select(Outbox).where(
+        Outbox.campaign_id == ctx.campaign_id, col(Outbox.id) >= min(state["low"],
+                                                                     snapshot.outbox_mark + 1))
+        .order_by(col(Outbox.id))).all()
+        if (entry.id or 0) > snapshot.outbox_mark or entry.id not in known]
+
+
 def plan(session: Session, ctx: CampaignContext, snapshot: Snapshot, now: datetime) -> Plan:
     """What :func:`restore` to ``snapshot`` would do (changes nothing; locks the campaign
     row, so the plan holds for a restore in the same transaction)."""
     get_campaign(session, ctx, lock=True)
     undone = [s for s in listing(session, ctx) if s.id is not None and s.id >= (snapshot.id or 0)]
     result = Plan(snapshot, undone)
-    entries = session.exec(select(Outbox).where(Outbox.campaign_id == ctx.campaign_id,
-                                                col(Outbox.id) > snapshot.outbox_mark)
-                           .order_by(col(Outbox.id))).all()
-    for entry in entries:
+    for entry in queued_since(session, ctx, snapshot):
         if entry.status == OutboxStatus.DELIVERED.value:
             if entry.kind in SEEN_KINDS:
                 result.sent.append(SentEntry(entry.id or 0, entry.kind, entry.target,
@@ -367,8 +411,7 @@ def _settle_outbox(session: Session, ctx: CampaignContext, snapshot: Snapshot, *
     """Withdraw what was queued since the snapshot and not delivered; rename what was
     delivered (the ticks applied again queue their entries afresh); queue deletions."""
     cid = ctx.campaign_id
-    entries = session.exec(select(Outbox).where(Outbox.campaign_id == cid,
-                                                col(Outbox.id) > snapshot.outbox_mark)).all()
+    entries = queued_since(session, ctx, snapshot)
     image = _table(PostImage)
     keys = [e.key for e in entries]
     for start in range(0, len(keys), 500):
@@ -385,6 +428,21 @@ def _settle_outbox(session: Session, ctx: CampaignContext, snapshot: Snapshot, *
                           target=entry.reddit_id, title=entry.title, public=False,
                           body=f"taken back: {entry.title}"[:300], at=now, tick=snapshot.tick)
     session.flush()
+    # Undelivered entries of the snapshot that a later tick dropped come back.
+    state = content(snapshot)["outbox"]
+    outbox = _table(Outbox)
+    wanted = {row["id"]: row for row in state["pending"]}
+    present = set(session.execute(core_select(outbox.c.id).where(
+        outbox.c.id.in_(sorted(wanted)))).scalars().all()) if wanted else set()
+    back = [{name: _load(outbox.c[name], value) for name, value in row.items()}
+            for i, row in wanted.items() if i not in present]
+    if back:
+        session.execute(insert(outbox), back)
+        returned = {row["key"] for row in back}
+        pictures = [{name: _load(image.c[name], value) for name, value in row.items()}
+                    for row in state["images"] if row["key"] in returned]
+        if pictures:
+            session.execute(insert(image), pictures)
 
 
 def align_sequences(session: Session, models: Sequence[type[SQLModel]]) -> None:
@@ -444,15 +502,18 @@ def preview(engine: Engine, ctx: CampaignContext, until: datetime) -> list[TickP
             mark = _max_id(session, Outbox)
             for index in range(campaign.last_tick + 1, ctx.tick_of(until) + 1):
                 report = apply_tick(session, ctx, campaign, index)
-                session.flush()
-                rows = session.exec(select(Outbox).where(
-                    Outbox.campaign_id == ctx.campaign_id, col(Outbox.id) > mark)
-                    .order_by(col(Outbox.id))).all()
-                mark = max([mark, *(r.id or 0 for r in rows)])
                 out.append(TickPreview(report.tick, report.at, list(report.months),
-                                       list(report.events),
-                                       [QueuedEntry(r.kind, r.target, r.title, r.body, r.public)
-                                        for r in rows]))
+                                       list(report.events), []))
+            session.flush()
+            # What the ticks leave in the outbox (a newer [Realm] post supersedes an older
+            # one not yet delivered), under the tick that queued it.
+            by_tick = {t.tick: t for t in out}
+            for row in session.exec(select(Outbox).where(
+                    Outbox.campaign_id == ctx.campaign_id, col(Outbox.id) > mark)
+                    .order_by(col(Outbox.id))).all():
+                if row.tick in by_tick:
+                    by_tick[row.tick].queued.append(
+                        QueuedEntry(row.kind, row.target, row.title, row.body, row.public))
         finally:
             session.rollback()
     with Session(engine) as session, session.begin():
