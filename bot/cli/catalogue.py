@@ -191,7 +191,7 @@ def catalogue_load(
         try:
             data = read_catalogue_file(file)
             snapshots.take(session, ctx, kind="command", label=f"catalogue load {file.name}",
-                           now=_now(), actor=moderator_name(by))
+                           now=_now(), actor=moderator_name(by), heavy=True)
             catalogue = store_catalogue(session, ctx, data, by=moderator_name(by), now=_now(),
                                         source=file.name)
         except (CatalogueError, NotFound) as exc:

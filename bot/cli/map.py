@@ -157,6 +157,6 @@ def update_cmd(
             typer.echo("run again with --yes to apply it")
             return
         snapshots.take(session, ctx, kind="command", label=f"map update {map_file.name}",
-                       now=SystemClock().now(), actor=moderator_name(by))
+                       now=SystemClock().now(), actor=moderator_name(by), heavy=True)
         apply_map_update(session, ctx, plan, now=SystemClock().now(), actor=moderator_name(by))
     typer.echo("map updated; a running bot picks it up at its next wake-up (within a minute)")

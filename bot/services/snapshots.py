@@ -37,6 +37,8 @@ transaction that is rolled back; what they logged and queued is returned.
 from __future__ import annotations
 
 import base64
+import functools
+import hashlib
 import json
 import zlib
 from collections.abc import Sequence
@@ -50,7 +52,9 @@ from sqlalchemy import (
     Column,
     Engine,
     LargeBinary,
+    Select,
     Table,
+    bindparam,
     delete,
     func,
     insert,
@@ -85,12 +89,15 @@ from bot.services.world import CampaignContext, get_campaign
 
 FORMAT = 1
 WORLD_TABLES: tuple[type[SQLModel], ...] = (
-    Claim, Player, Army, Character, Relation, Siege, PendingBattle, ResourceHolder,
-    MonthlyRun, TickRun)
-"""The campaign-scoped tables a snapshot copies, parents before children."""
-CAMPAIGN_FIELDS = ("name", "subreddit", "season", "last_tick", "last_month", "map_text",
-                   "catalogue_json")
+    Claim, Player, Army, Character, Relation, Siege, PendingBattle, ResourceHolder)
+"""The campaign-scoped tables a snapshot copies, parents before children. (The keys of the
+applied ticks and months, ``TickRun`` and ``MonthlyRun``, are not copied: those after the
+snapshot's last tick and month are deleted.)"""
+CAMPAIGN_FIELDS = ("name", "subreddit", "season", "last_tick", "last_month")
 """The campaign row's world columns (its secret, creation time and pause stay as they are)."""
+HEAVY_FIELDS = ("map_text", "catalogue_json")
+"""The campaign's large columns, which only ``map update`` and ``catalogue load`` change: every
+snapshot keeps their digests, and those two commands' snapshots their values too."""
 SEEN_KINDS = frozenset({"post", "comment", "reply", "message"})
 """Outbox kinds players or the public read: once delivered, taking them back needs force."""
 DELETABLE_KINDS = frozenset({"post", "comment"})
@@ -135,55 +142,86 @@ def _load(column: Column[Any], value: Any) -> Any:
     return value
 
 
-def world_state(session: Session, campaign_id: int) -> dict[str, Any]:
-    """Every world row of the campaign as JSON-able data (the snapshot's content)."""
+@functools.cache
+def _query(name: str) -> Select[Any]:
+    """The rows of table ``name`` of the campaign ``:cid`` (built once: a tick takes a
+    snapshot, and building the statements cost more than running them)."""
+    table = SQLModel.metadata.tables[name]
+    if name == "campaign":
+        return core_select(table).where(table.c.id == bindparam("cid"))
+    return core_select(table).where(table.c.campaign_id == bindparam("cid")).order_by(table.c.id)
+
+
+def _digest(value: Any) -> str:
+    return hashlib.sha256(json.dumps(value, sort_keys=True).encode()).hexdigest()
+
+
+def world_state(session: Session, campaign_id: int, *, heavy: bool = False) -> dict[str, Any]:
+    """Every world row of the campaign as JSON-able data (the snapshot's content); the map
+    and catalogue as digests, and (``heavy``) in full."""
     campaign = _table(Campaign)
-    row = session.execute(core_select(campaign).where(campaign.c.id == campaign_id)).mappings().one()
+    cid = {"cid": campaign_id}
+    row = session.execute(_query("campaign"), cid).mappings().one()
     tables: dict[str, list[dict[str, Any]]] = {}
     for model in WORLD_TABLES:
         table = _table(model)
-        rows = session.execute(core_select(table).where(table.c.campaign_id == campaign_id)
-                               .order_by(table.c.id)).mappings().all()
+        rows = session.execute(_query(table.name), cid).mappings().all()
         tables[table.name] = [{c.name: _dump(c, r[c.name]) for c in table.columns}
                               for r in rows]
     return {"format": FORMAT,
             "campaign": {name: _dump(campaign.c[name], row[name]) for name in CAMPAIGN_FIELDS},
+            "digests": {name: _digest(row[name]) for name in HEAVY_FIELDS},
+            "heavy": {name: row[name] for name in HEAVY_FIELDS} if heavy else {},
             "tables": tables, "outbox": _outbox_state(session, campaign_id)}
 
 
+@functools.cache
+def _undrawn_query() -> Select[Any]:
+    image = _table(PostImage)
+    return core_select(image.c.key).where(image.c.campaign_id == bindparam("cid"),
+                                          func.length(image.c.data) == 0)
+
+
 def _outbox_state(session: Session, campaign_id: int) -> dict[str, Any]:
-    """Which outbox entries exist (from the oldest undelivered one on: SQLite may give a
-    later entry the id of a deleted one), and the undelivered ones in full with their
-    pictures: a later tick may drop them (a newer [Realm] post supersedes an older one)."""
+    """The undelivered picture posts whose picture is not drawn yet, in full with their
+    pictures (a later tick drops them: a newer [Realm] post supersedes an older one), and
+    which entries exist from the oldest of them on (SQLite may give a later entry the id of
+    a dropped one)."""
     outbox, image = _table(Outbox), _table(PostImage)
-    pending = session.execute(core_select(outbox).where(
-        outbox.c.campaign_id == campaign_id, outbox.c.status == OutboxStatus.PENDING.value)
-        .order_by(outbox.c.id)).mappings().all()
+    keys = session.execute(_undrawn_query(), {"cid": campaign_id}).scalars().all()
+    pending = [] if not keys else session.execute(core_select(outbox).where(
+        outbox.c.campaign_id == campaign_id, outbox.c.status == OutboxStatus.PENDING.value,
+        outbox.c.key.in_(keys)).order_by(outbox.c.id)).mappings().all()
     low = pending[0]["id"] if pending else _max_id(session, Outbox) + 1
     ids = session.execute(core_select(outbox.c.id).where(
         outbox.c.campaign_id == campaign_id, outbox.c.id >= low)).scalars().all()
-    keys = [r["key"] for r in pending]
-    images = [] if not keys else session.execute(core_select(image).where(
-        image.c.campaign_id == campaign_id, image.c.key.in_(keys))).mappings().all()
+    wanted = {r["key"] for r in pending}
+    images = [] if not wanted else session.execute(core_select(image).where(
+        image.c.campaign_id == campaign_id, image.c.key.in_(sorted(wanted)))).mappings().all()
     return {"low": low, "ids": sorted(ids),
             "pending": [{c.name: _dump(c, r[c.name]) for c in outbox.columns} for r in pending],
             "images": [{c.name: _dump(c, r[c.name]) for c in image.columns if c.name != "id"}
                        for r in images]}
 
 
+@functools.cache
+def _max_query(name: str) -> Select[Any]:
+    return core_select(func.max(SQLModel.metadata.tables[name].c.id))
+
+
 def _max_id(session: Session, model: type[SQLModel]) -> int:
-    table = _table(model)
-    return int(session.execute(core_select(func.max(table.c.id))).scalar() or 0)
+    return int(session.execute(_max_query(_table(model).name)).scalar() or 0)
 
 
 def take(session: Session, ctx: CampaignContext, *, kind: str, label: str, now: datetime,
-         actor: str = "maester") -> Snapshot:
+         actor: str = "maester", heavy: bool = False) -> Snapshot:
     """Keep the world as it is now, in the caller's transaction (before it changes it); drop
-    the snapshots beyond ``[bot] snapshots_kept``."""
+    the snapshots beyond ``[bot] snapshots_kept``. ``heavy``: before a command that changes
+    the map or the catalogue (they are kept in full)."""
     session.flush()
     campaign = get_campaign(session, ctx)
-    data = json.dumps(world_state(session, ctx.campaign_id), separators=(",", ":"),
-                      sort_keys=True).encode()
+    data = json.dumps(world_state(session, ctx.campaign_id, heavy=heavy),
+                      separators=(",", ":"), sort_keys=True).encode()
     snapshot = Snapshot(campaign_id=ctx.campaign_id, kind=kind, label=label[:200],
                         actor=actor[:60], tick=campaign.last_tick, taken_at=now,
                         event_mark=_max_id(session, Event), outbox_mark=_max_id(session, Outbox),
@@ -375,8 +413,14 @@ def restore(session: Session, ctx: CampaignContext, chosen: Plan, *, actor: str,
         if rows:
             session.execute(insert(table), rows)
     campaign = _table(Campaign)
-    session.execute(update(campaign).where(campaign.c.id == cid).values(
-        {name: _load(campaign.c[name], value) for name, value in data["campaign"].items()}))
+    values = {name: _load(campaign.c[name], value) for name, value in data["campaign"].items()}
+    values.update(_heavy_values(session, ctx, data, chosen.undone))
+    session.execute(update(campaign).where(campaign.c.id == cid).values(values))
+    ticks, months = _table(TickRun), _table(MonthlyRun)
+    session.execute(delete(ticks).where(ticks.c.campaign_id == cid,
+                                        ticks.c.tick > values["last_tick"]))
+    session.execute(delete(months).where(months.c.campaign_id == cid,
+                                         months.c.month > values["last_month"]))
     event = _table(Event)
     session.execute(delete(event).where(event.c.campaign_id == cid,
                                         event.c.id > snapshot.event_mark))
@@ -394,7 +438,7 @@ def restore(session: Session, ctx: CampaignContext, chosen: Plan, *, actor: str,
                                                    _table(Snapshot).c.id >= snap_id))
     session.flush()
     session.expunge_all()  # rows read before are stale; the objects keep what they held
-    align_sequences(session, [*WORLD_TABLES, Event])
+    align_sequences(session, [*WORLD_TABLES, TickRun, MonthlyRun, Event])
     journal.log_event(session, cid, snap_tick, "undo",
                       f"world taken back to before {label} "
                       f"({len(undone)} tick(s)/command(s))", at=now, actor=actor,
@@ -404,6 +448,28 @@ def restore(session: Session, ctx: CampaignContext, chosen: Plan, *, actor: str,
                             "deleted": delete_posts,
                             "orders": chosen.orders})
     return lines
+
+
+def _heavy_values(session: Session, ctx: CampaignContext, data: dict[str, Any],
+                  undone: Sequence[Snapshot]) -> dict[str, Any]:
+    """The map and catalogue as the snapshot saw them, where they differ from now: from the
+    first later snapshot that kept them (the one taken before they changed)."""
+    campaign = get_campaign(session, ctx)
+    out: dict[str, Any] = {}
+    for name in HEAVY_FIELDS:
+        wanted = data["digests"][name]
+        if _digest(getattr(campaign, name)) == wanted:
+            continue
+        for later in undone:
+            kept = content(later)["heavy"]
+            if name in kept and _digest(kept[name]) == wanted:
+                out[name] = kept[name]
+                break
+        else:
+            raise UndoRefused(f"the campaign's {name.removesuffix('_json')} changed since "
+                              "then without a snapshot of it; put it back with `maester map "
+                              "update` or `maester catalogue load` first")
+    return out
 
 
 def _settle_outbox(session: Session, ctx: CampaignContext, snapshot: Snapshot, *,
@@ -492,7 +558,8 @@ def preview(engine: Engine, ctx: CampaignContext, until: datetime) -> list[TickP
     from bot.services.tick import apply_tick
 
     out: list[TickPreview] = []
-    models: tuple[type[SQLModel], ...] = (*WORLD_TABLES, Event, Outbox, PostImage)
+    models: tuple[type[SQLModel], ...] = (*WORLD_TABLES, TickRun, MonthlyRun, Event, Outbox,
+                                          PostImage)
     with Session(engine, expire_on_commit=False) as session:
         session.begin()
         try:

@@ -12,9 +12,9 @@ from pathlib import Path
 from freezegun import freeze_time
 from typer.testing import CliRunner
 
-from bot.cli import app
-import bot.cli.campaign  # noqa: F401  (imported before freezing: pydantic models)
+import bot.cli.campaign
 import bot.cli.safety  # noqa: F401
+from bot.cli import app
 from bot.config import parse_settings
 
 runner = CliRunner()

@@ -27,7 +27,7 @@ def every_row(engine: Engine) -> dict[str, list[tuple[Any, ...]]]:
     """Every row of every table, as the database holds it."""
     out = {}
     with engine.connect() as connection:
-        for name, table in sorted(SQLModel.metadata.tables.items()):
+        for name in sorted(SQLModel.metadata.tables):
             rows = connection.execute(text(f'SELECT * FROM "{name}" ORDER BY 1')).all()
             out[name] = [tuple(r) for r in rows]
     return out
