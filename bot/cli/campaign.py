@@ -258,11 +258,14 @@ def tick_cmd(
             if not yes:
                 console.print(f"[red]not applied:[/red] {exc}; add --yes to apply them all")
                 raise typer.Exit(2) from None
-    if preview:
-        _print_preview(ctx, env.engine, moment)
-        return
     with env.session() as session:
         paused = queries.status(session, ctx, moment).paused
+    if preview:
+        _print_preview(ctx, env.engine, moment)
+        if paused:
+            console.print("[yellow]the campaign is paused[/yellow]: these ticks apply only "
+                          "after `maester resume --catch-up` (a plain resume skips them)")
+        return
     if paused:
         console.print(f"[yellow]the campaign is paused[/yellow] ({escape(paused)}): no tick "
                       "applies; `maester resume` ends the pause")

@@ -163,8 +163,10 @@ def check_catch_up_bound(session: Session, ctx: CampaignContext, now: datetime) 
 
 
 def pending_ticks(session: Session, ctx: CampaignContext, now: datetime) -> int:
-    """How many ticks are due and not applied yet."""
+    """How many ticks are due and not applied yet (none while the campaign is paused)."""
     campaign = get_campaign(session, ctx)
+    if pause.holds(ctx, campaign):
+        return 0
     return max(0, ctx.tick_of(now) - campaign.last_tick)
 
 
