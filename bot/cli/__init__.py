@@ -54,10 +54,10 @@ COMMANDS: tuple[Entry, ...] = (
           "Process TEXT exactly as a modmail from that user would be; print the reply."),
     Entry("tick", "bot.cli.campaign",
           "Apply every due tick up to --until (default: now); --preview: show, apply nothing."),
-    Entry("undo", "bot.cli.safety", "Take back the last tick or moderator command (refused "
-          "if already posted, unless --force)."),
-    Entry("rollback", "bot.cli.safety", "Take the world back to just after tick --to (a tick "
-          "number or a time); as undo, further."),
+    Entry("undo", "bot.cli.safety",
+          "Take back the last tick or moderator command (what is posted needs --force)."),
+    Entry("rollback", "bot.cli.safety",
+          "Take the world back to just after tick --to TICK|TIME (as undo, further back)."),
     Entry("snapshots", "bot.cli.safety",
           "List the kept snapshots: what each tick or command can be taken back to."),
     Entry("pause", "bot.cli.safety",

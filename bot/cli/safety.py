@@ -81,7 +81,7 @@ def _take_back(env: Opened, which: str | None, *, force: bool, delete_posts: boo
 def undo_cmd(config: ConfigOpt = None, force: ForceOpt = False,
              delete_posts: DeleteOpt = False, dry_run: DryOpt = False,
              by: ByOpt = None) -> None:
-    """Take back the last tick or moderator command (refused if already posted, unless --force).
+    """Take back the last tick or moderator command (what is posted needs --force).
 
     Posts and messages it queued and not yet delivered are withdrawn. Orders players sent
     since are taken back with it: they are listed, and the players are told to send them
@@ -99,7 +99,10 @@ def rollback_cmd(
     config: ConfigOpt = None, force: ForceOpt = False, delete_posts: DeleteOpt = False,
     dry_run: DryOpt = False, by: ByOpt = None,
 ) -> None:
-    """Take the world back to just after tick --to (a tick number or a time); as undo, further.
+    """Take the world back to just after tick --to TICK|TIME (as undo, further back).
+
+    TICK is a tick number (`maester snapshots`); TIME the last tick at or before it. Refused,
+    --force and --delete-posts as for `maester undo`.
     """
     _take_back(open_campaign(config), to, force=force, delete_posts=delete_posts,
                dry_run=dry_run, by=by)
