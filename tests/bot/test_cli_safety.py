@@ -159,3 +159,37 @@ def test_bad_undo_arguments_are_refused_and_change_nothing(tmp_path: Path) -> No
     assert "needs a time zone" in cli(config, "2026-11-23T10:00:00Z", "pause", "--until",
                                       "2026-12-01T00:00:00", code=2)
     assert export(config, "2026-11-23T10:00:00Z") == world
+
+
+def test_undo_puts_back_a_catalogue_loaded_before_later_ticks(tmp_path: Path) -> None:
+    """The catalogue is kept in full only by the snapshot of `catalogue load`: a rollback
+    further back than that finds it there, and a later snapshot's digest still matches."""
+    config = _config(tmp_path)
+    before = cli(config, "2026-11-23T10:00:00Z", "catalogue", "show")
+    rams = tmp_path / "rams.toml"
+    rams.write_text('[equipment.Rams]\ncost = 40\n'
+                    'effects = [{kind = "strength", amount = "1.1", role = "attack"}]\n',
+                    encoding="utf-8")
+    cli(config, "2026-11-23T10:00:00Z", "catalogue", "load", str(rams))
+    loaded = cli(config, "2026-11-23T10:00:00Z", "catalogue", "show")
+    assert "Rams" in loaded and loaded != before
+    cli(config, "2026-11-23T13:00:00Z", "tick")  # one tick, with the new catalogue
+    cli(config, "2026-11-23T13:00:00Z", "undo")  # the tick: the catalogue stays
+    assert cli(config, "2026-11-23T13:00:00Z", "catalogue", "show") == loaded
+    cli(config, "2026-11-23T13:00:00Z", "undo")  # the load: the old catalogue is back
+    assert cli(config, "2026-11-23T13:00:00Z", "catalogue", "show") == before
+
+
+def test_rollback_past_a_catalogue_load_finds_the_old_catalogue_in_its_snapshot(
+        tmp_path: Path) -> None:
+    config = _config(tmp_path)
+    before = cli(config, "2026-11-23T13:00:00Z", "catalogue", "show")
+    cli(config, "2026-11-23T13:00:00Z", "tick")  # tick 83122's snapshot: the catalogue digest
+    rams = tmp_path / "rams.toml"
+    rams.write_text('[equipment.Rams]\ncost = 40\n'
+                    'effects = [{kind = "strength", amount = "1.1", role = "attack"}]\n',
+                    encoding="utf-8")
+    cli(config, "2026-11-23T13:00:00Z", "catalogue", "load", str(rams))
+    out = cli(config, "2026-11-23T13:00:00Z", "rollback", "--to", "83121")
+    assert "tick 83122" in out and "catalogue load rams.toml" in out
+    assert cli(config, "2026-11-23T13:00:00Z", "catalogue", "show") == before
