@@ -26,9 +26,11 @@ replaces them lists what was taken back), and the outbox entries queued since ar
   cannot be deleted). Their keys are renamed so that the ticks, applied again, post afresh;
 - an entry being delivered at this moment: refused, try again in a minute.
 
-Orders players sent after the snapshot are not replayed (their receipts may be wrong once the
-world is older): they are listed for the moderators, and each player is told by private
-message which of their orders were taken back and that they may send them again.
+Orders sent after the snapshot are not replayed (their receipts may be wrong once the world
+is older): they are listed for the moderators (a moderator's ``as House X:`` orders too: the
+events after the snapshot by a player or a moderator that no moderator command logged), and
+each player is told by private message which of their orders were taken back and that they
+may send them again.
 
 **Same dice.** Dice derive from the campaign secret, the tick and the ids of the rows they are
 about (``battle:7``). Restoring gives every row its old id back, and PostgreSQL's sequences are
@@ -110,6 +112,10 @@ HEAVY_FIELDS = ("map_text", "catalogue_json")
 snapshot keeps their digests, and those two commands' snapshots their values too."""
 SEEN_KINDS = frozenset({"post", "comment", "reply", "message"})
 """Outbox kinds players or the public read: once delivered, taking them back needs force."""
+COMMAND_KINDS = frozenset({"adjust", "season", "relation", "character", "army_removed",
+                           "skill_granted", "skill_removed", "catalogue_loaded", "map_updated",
+                           "catalogue_check", "catalogue_show", "undo", "pause", "resume"})
+"""Events the moderators' own commands log (the rest, by a player or a moderator, are orders)."""
 DELETABLE_KINDS = frozenset({"post", "comment"})
 """What the bot can delete on Reddit (a modmail message cannot be deleted)."""
 
@@ -326,7 +332,9 @@ class Plan:
     sent: list[SentEntry] = field(default_factory=list)  # seen on Reddit already
     withdrawn: list[str] = field(default_factory=list)  # queued, not delivered: withdrawn
     busy: list[int] = field(default_factory=list)  # being delivered right now
-    orders: dict[str, list[str]] = field(default_factory=dict)  # player -> orders taken back
+    orders: dict[str, list[str]] = field(default_factory=dict)  # who -> orders taken back
+    players: set[str] = field(default_factory=set)  # of those, the players (they are told)
+    messages: int = 0  # modmail messages read since
 
     def lines(self, ctx: CampaignContext) -> list[str]:
         """The plan in words, for the moderator."""
@@ -343,9 +351,13 @@ class Plan:
             out.append("Already on Reddit (delete or correct them there):")
             out += [f"  - {e.describe()}" + ("" if e.deletable else " (modmail: cannot be "
                                              "deleted; send a correction)") for e in self.sent]
-        for player, orders in sorted(self.orders.items()):
-            out.append(f"Orders of u/{player} taken back (they are told to send them again): "
-                       + "; ".join(orders))
+        if self.messages:
+            out.append(f"{self.messages} modmail message(s) were read since; what their orders "
+                       "did is taken back (below).")
+        for who, orders in sorted(self.orders.items()):
+            told = "they are told to send them again" if who in self.players \
+                else "a moderator's: send them again if still wanted"
+            out.append(f"Orders of u/{who} taken back ({told}): " + "; ".join(orders))
         return out
 
 
@@ -377,12 +389,17 @@ def plan(session: Session, ctx: CampaignContext, snapshot: Snapshot, now: dateti
             result.busy.append(entry.id or 0)
         else:
             result.withdrawn.append(f"#{entry.id} {entry.kind} {entry.title or entry.key}"[:90])
-    players = set(session.exec(select(Player.reddit_name).where(
+    result.players = set(session.exec(select(Player.reddit_name).where(
         Player.campaign_id == ctx.campaign_id)).all())
+    ordering = sorted(result.players | ctx.moderators)  # a moderator's `as House X:` orders
     for event in session.exec(select(Event).where(
             Event.campaign_id == ctx.campaign_id, col(Event.id) > snapshot.event_mark,
-            col(Event.actor).in_(sorted(players))).order_by(col(Event.id))).all():
+            col(Event.actor).in_(ordering), col(Event.kind).not_in(sorted(COMMAND_KINDS)))
+            .order_by(col(Event.id))).all():
         result.orders.setdefault(event.actor, []).append(event.summary[:120])
+    result.messages = len(session.exec(select(InboxMessage.id).where(
+        InboxMessage.campaign_id == ctx.campaign_id,
+        col(InboxMessage.id) > snapshot.inbox_mark)).all())
     return result
 
 
@@ -436,6 +453,8 @@ def restore(session: Session, ctx: CampaignContext, chosen: Plan, *, actor: str,
                                         event.c.id > snapshot.event_mark))
     _settle_outbox(session, ctx, snapshot, delete_posts=delete_posts, now=now)
     for player, orders in chosen.orders.items():
+        if player not in chosen.players:
+            continue  # a moderator's orders: listed to the moderator who takes back
         journal.queue(session, cid, f"undo:{snap_id}:{player}"[:120], "message",
                       target=player, at=now, tick=snap_tick,
                       title="Orders taken back by the moderators",

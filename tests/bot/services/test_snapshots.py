@@ -126,16 +126,23 @@ def test_orders_sent_after_the_snapshot_are_listed_and_their_players_told(tmp_pa
         reply = handle_message(session, ctx, author="mace_tyrell", text="muster 30 cavalry",
                                now=later, ref="late-order")
     assert "mustering" in reply
+    with transaction(engine) as session:  # a moderator acting for a claim, by modmail
+        reply = handle_message(session, ctx, author="mod_jane", ref="mod-order",
+                               text="as House Stark: muster 10 infantry", now=later)
+    assert "mustering" in reply
     with transaction(engine) as session:
         chosen = snapshots.plan(session, ctx, snapshots.newest(session, ctx), later)
-        assert list(chosen.orders) == ["mace_tyrell"]
+        assert sorted(chosen.orders) == ["mace_tyrell", "mod_jane"]
         lines = snapshots.restore(session, ctx, chosen, actor="jane", now=later)
-    assert any("Orders of u/mace_tyrell taken back" in line for line in lines)
+    assert any("Orders of u/mace_tyrell taken back (they are told" in line for line in lines)
+    assert any("Orders of u/mod_jane taken back (a moderator's" in line for line in lines)
     with transaction(engine) as session:
         told = session.exec(select(Outbox).where(Outbox.target == "mace_tyrell",
                                                  Outbox.kind == "message")).all()
         data = export_world(session, ctx)
     assert any("Send these orders again" in m.body and "muster" in m.body for m in told)
+    with transaction(engine) as session:  # the moderator is not sent a message about it
+        assert not session.exec(select(Outbox).where(Outbox.target == "mod_jane")).all()
     tyrell = next(c["id"] for c in data["claims"] if "mace_tyrell" in c["players"])
     assert [a["cavalry"] for a in data["armies"] if a["claim"] == tyrell] == [20]
 
