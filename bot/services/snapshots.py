@@ -286,8 +286,8 @@ def after_tick(session: Session, ctx: CampaignContext, tick: int) -> Snapshot:
     later): the first one taken while ``tick`` was the last applied tick."""
     last = get_campaign(session, ctx).last_tick
     if tick > last:
-        raise UndoRefused(f"tick {tick} ({ctx.when(ctx.tick_at(tick))}) is not applied yet; "
-                          f"the last applied tick is {last}")
+        raise UndoRefused(f"tick {tick} is not applied yet; the last applied tick is {last} "
+                          f"({ctx.when(ctx.tick_at(last))})")
     snapshots = listing(session, ctx)
     later = [s for s in snapshots if s.tick >= tick]
     if not later:

@@ -156,6 +156,8 @@ def test_bad_undo_arguments_are_refused_and_change_nothing(tmp_path: Path) -> No
                                     "yesterday", code=2)
     assert "is not applied yet" in cli(config, "2026-11-23T10:00:00Z", "rollback", "--to",
                                        "2026-12-01T00:00:00Z", code=2)
+    assert "is not applied yet" in cli(config, "2026-11-23T10:00:00Z", "rollback", "--to",
+                                       "9" * 40, code=2)
     assert "needs a time zone" in cli(config, "2026-11-23T10:00:00Z", "pause", "--until",
                                       "2026-12-01T00:00:00", code=2)
     assert export(config, "2026-11-23T10:00:00Z") == world
