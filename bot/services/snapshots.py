@@ -254,6 +254,14 @@ def take(session: Session, ctx: CampaignContext, *, kind: str, label: str, now: 
     return snapshot
 
 
+def before_tick(session: Session, ctx: CampaignContext, index: int, now: datetime) -> None:
+    """The snapshot before tick ``index`` of a catch-up to ``now``; none when ``[bot]
+    snapshots_kept`` later ticks are due too (it would be dropped before the catch-up ends:
+    a long catch-up spends no time on them)."""
+    if index > ctx.tick_of(now) - ctx.settings.bot.snapshots_kept:
+        take(session, ctx, kind="tick", label=f"tick {index}", now=now)
+
+
 def content(snapshot: Snapshot) -> dict[str, Any]:
     """The world a snapshot holds (as :func:`world_state` gave it)."""
     data: dict[str, Any] = json.loads(zlib.decompress(snapshot.data))

@@ -134,7 +134,7 @@ def catch_up(engine: Engine, ctx: CampaignContext, now: datetime, *,
             index = campaign.last_tick + 1
             if index > ctx.tick_of(now):
                 break
-            snapshots.take(session, ctx, kind="tick", label=f"tick {index}", now=now)
+            snapshots.before_tick(session, ctx, index, now)
             report = apply_tick(session, ctx, campaign, index)
         reports.append(report)
         if on_tick is not None:

@@ -198,3 +198,14 @@ def test_only_the_newest_snapshots_are_kept(tmp_path: Any) -> None:
         assert [s.tick for s in kept] == [last - 3, last - 2, last - 1]
         with pytest.raises(snapshots.UndoRefused, match="oldest is from tick"):
             snapshots.after_tick(session, ctx, kept[0].tick - 2)
+
+
+def test_a_long_catch_up_keeps_snapshots_of_its_last_ticks_only(tmp_path: Any) -> None:
+    url = f"sqlite:///{tmp_path / 'w.db'}"
+    scenario.build(url)
+    engine, ctx = scenario.context(url)
+    ctx.settings.bot.snapshots_kept = 5
+    applied = catch_up(engine, ctx, scenario.START + 3 * DAY)
+    with transaction(engine) as session:
+        kept = [s.label for s in snapshots.listing(session, ctx)]
+    assert kept == [f"tick {r.tick}" for r in applied[-5:]]
