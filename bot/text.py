@@ -1,76 +1,13 @@
-"""Safe rendering of text that came from players into markdown replies and posts."""
+"""Safe rendering of text that came from players into markdown replies and posts (the pure
+escaping lives in :mod:`rules.text`, re-exported here; whole public bodies: :func:`inert_links`)."""
 
 from __future__ import annotations
 
 import re
-import unicodedata
 
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]#|>~^<])")
-_LINE_START = re.compile(r"^(\s*)([-+]|\d+\.)")
-_PING = re.compile(r"(?i)(?<!\w)(/?)([ur])/")
-_SCHEME = re.compile(r"(?i)(https?|ftp|mailto)(:)")
-_WWW = re.compile(r"(?i)(www)(\.)")
+from rules.text import NAME_CHARS, clean, code_md, defuse_pings, escape_md, name_code, name_md
 
-
-def clean(text: str) -> str:
-    """Drop control and zero-width characters, keep newlines and tabs."""
-    out = []
-    for ch in text:
-        if ch in "\n\t":
-            out.append(ch)
-            continue
-        cat = unicodedata.category(ch)
-        if cat in ("Cc", "Cf", "Cs", "Co", "Cn"):
-            continue
-        out.append(ch)
-    return "".join(out)
-
-
-def escape_md(text: str, limit: int = 200) -> str:
-    """Player text made inert for a markdown post: no formatting, no u/ or r/ pings.
-
-    Long text is cut to ``limit`` characters with an ellipsis, so an echo can never flood a reply.
-    """
-    text = clean(text).replace("\n", " ").replace("\t", " ")
-    if len(text) > limit:
-        text = text[:limit] + "…"
-    text = _MD_SPECIAL.sub(r"\\\1", text)
-    text = _LINE_START.sub(lambda m: m.group(1) + "\\" + m.group(2), text)
-    # u/name and r/name become u&#47;name: still readable, no longer a ping or a link; a bare
-    # URL loses its autolink the same way (https&#58;//, www&#46;).
-    return _defuse_urls(_PING.sub(lambda m: f"{m.group(1)}{m.group(2)}&#47;", text))
-
-
-def _defuse_urls(text: str) -> str:
-    text = _SCHEME.sub(lambda m: f"{m.group(1)}&#58;", text)
-    return _WWW.sub(lambda m: f"{m.group(1)}&#46;", text)
-
-
-NAME_CHARS = 100
-"""Names are cut to this length when rendered (valid names are shorter)."""
-
-
-def name_md(name: str) -> str:
-    """A claim, character, tile or catalogue name as it goes into a post or reply.
-
-    Names are checked when they are defined (a safe character set), and escaped here again
-    wherever they are rendered, so that a name can never break a table (``|``), become a link
-    or a ping, or start a list, whatever a database holds.
-    """
-    return escape_md(name, NAME_CHARS)
-
-
-def code_md(text: str, limit: int = 400) -> str:
-    """Text for inside a one-line code span (an example): shown as written, except that a
-    backtick, which would end the span, becomes an apostrophe and a line break a space."""
-    text = clean(text).replace("`", "'").replace("\n", " ").replace("\t", " ")
-    return text[:limit]
-
-
-def name_code(name: str) -> str:
-    """A name inside a code span (an example order); valid names have no backtick."""
-    return code_md(name, NAME_CHARS)
-
+__all__ = ["NAME_CHARS", "clean", "code_md", "escape_md", "inert_links", "name_code", "name_md"]
 
 _LINK_OPEN = re.compile(r"\]\s*\(")
 _AUTOLINK = re.compile(r"<(?=[^>\s]*[:@])")
@@ -83,6 +20,6 @@ def inert_links(text: str) -> str:
     The bot's own public text never carries a link, so this is applied to every public post
     and comment reply as the last step; the text still reads the same.
     """
-    text = _defuse_urls(_PING.sub(lambda m: f"{m.group(1)}{m.group(2)}&#47;", text))
+    text = defuse_pings(text)
     text = _LINK_OPEN.sub("]&#40;", text)
     return _AUTOLINK.sub("&lt;", text)

@@ -67,6 +67,7 @@ from bot.reddit.gateway import (
     TransientError,
 )
 from bot.reddit.intake import note_reply
+from bot.reddit.lease import LeaseLost
 from bot.reddit.media import post_image, submit_post  # map pictures
 from bot.services import journal
 from bot.services.world import CampaignContext
@@ -81,7 +82,7 @@ MAX_SUBJECT = 100
 BACKOFF_BASE = timedelta(seconds=30)
 BACKOFF_CAP = timedelta(hours=1)
 AUTH_PAUSE = timedelta(minutes=5)
-KINDS = ("post", "reply", "note", "message", "mod", "comment")
+KINDS = ("post", "reply", "note", "message", "mod", "comment", "delete")
 #: The longest a round sleeps for pacing before it ends and leaves the rest to the next one.
 MAX_PACE_WAIT = 10.0
 DISPATCH_SUBJECT = "Dispatches for {claim}: {month}"
@@ -405,7 +406,7 @@ def publish_once(engine: Engine, ctx: CampaignContext, gateway: RedditGateway, c
             _failed(engine, ctx, group, worker, clock.now(), str(exc), report)
             report.errors.append(f"{entry.key}: {exc}")
             continue
-        except DBAPIError:
+        except (DBAPIError, LeaseLost):
             raise
         except Exception as exc:
             # A bug must not wedge the queue: the entry is retried, then given up like any.
@@ -424,8 +425,11 @@ def publish_once(engine: Engine, ctx: CampaignContext, gateway: RedditGateway, c
                 continue
             replied = sent.conversation if member.kind in ("reply", "note", "message",
                                                            "mod") else None
-            _mark_delivered(engine, ctx, member, clock.now(), sent.reddit_id, replied,
-                            gateway.username)
+            if not _mark_delivered(engine, ctx, member, worker, clock.now(), sent.reddit_id,
+                                   replied, gateway.username):
+                report.errors.append(f"{member.key}: no longer claimed by this process "
+                                     "(another took it over); not recorded")
+                continue
             report.delivered += 1
             report.found_existing += int(existing)
             report.delivered_keys.append(member.key)
@@ -474,6 +478,9 @@ def _deliver(ctx: CampaignContext, gateway: RedditGateway, entry: Claimed, now: 
     """Post the entry, or find the copy an earlier attempt left: (what exists, found?)."""
     if entry.kind not in KINDS:
         raise PermanentError(f"unknown outbox kind {entry.kind!r}")
+    if entry.kind == "delete":  # taken back by `maester undo --force --delete-posts`
+        gateway.delete(entry.target)  # deleting twice does nothing: no marker to look for
+        return Sent(entry.target), False
     tag = marker(entry.key)
     if entry.attempts > 1:
         found = find_marker(ctx, gateway, entry, tag)
@@ -622,17 +629,25 @@ def _mine(entry: Claimed, worker: str) -> ColumnElement[bool]:
                 col(Outbox.claimed_by) == worker)
 
 
-def _mark_delivered(engine: Engine, ctx: CampaignContext, entry: Claimed, now: datetime,
-                    reddit_id: str, replied: Conversation | None, bot: str) -> None:
+def _mark_delivered(engine: Engine, ctx: CampaignContext, entry: Claimed, worker: str,
+                    now: datetime, reddit_id: str, replied: Conversation | None, bot: str
+                    ) -> bool:
+    """Record the entry delivered, if this worker still holds its claim (a process that
+    took over released it, and may have claimed it itself: then that one records it).
+    Under a fenced lease the commit is also refused once the lease was taken over."""
     with transaction(engine) as session:
-        session.execute(
-            update(Outbox)
-            .where(col(Outbox.id) == entry.id, col(Outbox.status) == OutboxStatus.PENDING.value)
+        result = session.execute(
+            update(Outbox).where(_mine(entry, worker))
             .values(status=OutboxStatus.DELIVERED.value, reddit_id=reddit_id[:40],
                     delivered_at=now, claimed_by=None, claimed_until=None, last_error=""))
+        if getattr(result, "rowcount", 0) != 1:
+            log.warning("outbox %s was delivered as %s but is no longer claimed by %s: "
+                        "left to its new claimant", entry.key, reddit_id, worker)
+            return False
         if replied is not None:
             note_reply(session, ctx, replied, bot)
     log.info("delivered %s %s as %s", entry.kind, entry.key, reddit_id)
+    return True
 
 
 def _retry_later(engine: Engine, ctx: CampaignContext, entry: Claimed, worker: str,
@@ -677,7 +692,8 @@ def _bury(engine: Engine, ctx: CampaignContext, entry: Claimed, worker: str, now
         if entry.kind != "mod":
             what = {"post": "the public post", "reply": "the modmail reply",
                     "note": "the internal note",
-                    "message": "the private message", "comment": "the comment reply"}
+                    "message": "the private message", "comment": "the comment reply",
+                    "delete": "deleting the post or comment"}
             title_line = f"\n\nTitle: {escape_md(entry.title, 300)}" if entry.title else ""
             journal.queue(
                 session, ctx.campaign_id, f"dead:{entry.key}"[:120], "mod",

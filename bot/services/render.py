@@ -164,3 +164,96 @@ def _assault_post(result: BattleResult, public: PublicAssault, *, attacker: str,
                  "dice and the exact losses of an assault are not published; the fates of "
                  "characters are told to their claims.")
     return "\n".join(lines)
+
+
+# --- the tick's moves (from the events of rules.campaign.advance) ----------------------------
+# Names come in plain: a body escapes them (name_md), a subject keeps them as written.
+
+def muster_note(army_id: int, troops: str, place: str, state: str) -> tuple[str, str]:
+    """The claim's note when a muster is ready: (subject, body)."""
+    return (f"Army {army_id} is ready",
+            f"Army {army_id} ({troops}) has mustered at {name_md(place)} and is {state}.")
+
+
+def arrival_post(claim: str, place: str, when: str, *, returned: bool) -> str:
+    """The public post of an army reaching the end of its march (or of its retreat)."""
+    what = "returns to" if returned else "arrives at"
+    return f"A host of **{name_md(claim)}** {what} **{name_md(place)}** ({when})."
+
+
+def detection_roll_text(automatic: bool, roll: int | None, bonus: int, total: int | None,
+                        target: int | None, labels: tuple[str, ...]) -> str:
+    """How a detection was decided, for the watcher: ``automatic`` or the d20 sum."""
+    if automatic:
+        return "automatic"
+    return f"d20 {roll} + {bonus} = {total} vs {target}" \
+        + (f" ({', '.join(labels)})" if labels else "")
+
+
+def sighting_note(*, watch_place: str, claim: str, place: str, when: str, troops: str,
+                  roll: str, guard: int | None, army_id: int, until: str) -> tuple[str, str]:
+    """The watcher's note when its watchers sight a host: (subject, body); ``guard``: its
+    standing army that may intercept the force before ``until``."""
+    watch = name_md(watch_place)
+    hint = "" if guard is None else (
+        f" Your army {guard} stands at {watch}: you may stop this force with "
+        f"`intercept army {army_id} with army {guard}` before {until}.")
+    return (f"A host is sighted near {watch_place}",
+            f"Your watchers at {watch} sight an army of {name_md(claim)} at {name_md(place)}, "
+            f"{when}: {troops}. Detection roll: {roll}." + hint)
+
+
+def encounter_note(*, own: int, enemy: int, enemy_claim: str, place: str, when: str,
+                   first_reaction: bool) -> tuple[str, str]:
+    """Each side's note when two hostile armies meet: (subject, body)."""
+    if first_reaction:
+        choice = (f" You have the first reaction: reply `retreat army {own}` or "
+                  f"`stand army {own}` before then.")
+    else:
+        choice = (f" {name_md(enemy_claim)} saw you first: until then it may still choose to "
+                  "retreat instead of fighting.")
+    return (f"Battle looms at {place}",
+            f"Your army {own} faces army {enemy} of {name_md(enemy_claim)} at {name_md(place)}. "
+            f"The battle is fought at {when}.{choice}")
+
+
+def siege_month_post(*, date: str, holdfast: str, besieger: str, months: int, note: str
+                     ) -> str:
+    """The public post of a siege month completed (``note``: why it did not count)."""
+    return (f"{date}: the siege of **{name_md(holdfast)}** by {name_md(besieger)} enters its "
+            f"month {months}{note}.")
+
+
+def besiegers_gone(besieger: str, fate: str) -> str:
+    """Why a siege ended when its besiegers left or are no more (``fate``: "are no more")."""
+    return f"The besiegers of {name_md(besieger)} {fate}."
+
+
+def fall_post(*, holdfast: str, besieger: str, how: str) -> str:
+    """The public post of a holdfast falling."""
+    return (f"**{name_md(holdfast)}** has fallen to {name_md(besieger)}, {how}. Its garrison "
+            "is captured; the "
+            "gold and the people within are at the mercy of the victors (the moderators will "
+            "rule on them).")
+
+
+def holder_note(place: str, benefit: str) -> tuple[str, str]:
+    """The note to a claim that now receives a resource tile's benefit: (subject, body)."""
+    return (f"You hold {place}",
+            f"Your army holds {name_md(place)}: your claim receives {name_md(benefit)} while a "
+            "standing army of yours is the strongest there. It also watches the land around it "
+            "like a holdfast.")
+
+
+def upkeep_note(cost: Decimal, income: Decimal, sources: str, troops: str, gold: Decimal) -> str:
+    """The claim's note on a month's upkeep paid (``sources``: where its income came from)."""
+    earned = f"Income: {income} gold ({sources}). " if income else ""
+    return (f"{earned}Upkeep of {money(cost)} gold paid for {troops}. Gold left: "
+            f"{money(gold)}.")
+
+
+def scatter_post(claim: str, date: str) -> str:
+    """The public post of a claim's armies scattering, unpaid."""
+    return (f"Unpaid and unfed, the armies of **{name_md(claim)}** scatter in {date}. Half of "
+            "them "
+            "straggle home and will not answer a call to arms again this year.")
