@@ -40,3 +40,11 @@ def test_public_bodies_have_no_live_links_or_pings() -> None:
 
 def test_names_cannot_break_a_table() -> None:
     assert "|" not in name_md("House Bolton | evil |").replace("\\|", "")
+
+
+def test_the_escaping_is_one_function_shared_with_the_rules() -> None:
+    """The rules' refusals and the bot's posts escape names with the same function."""
+    import rules.text
+
+    assert (name_md, escape_md, clean) == (rules.text.name_md, rules.text.escape_md,
+                                           rules.text.clean)

@@ -69,6 +69,7 @@ from rules.campaign.world import (
 )
 from rules.campaign.worldmap import parse_map, tile_id
 from rules.errors import RulesError
+from rules.text import name_md
 
 RULES = RulesConfig()
 HEADER = "id,name,terrain,flags,resource_benefit,defense_bonus,region,neighbours\n"
@@ -377,6 +378,22 @@ def test_the_holder_of_a_resource_tile_cedes_its_benefit_to_an_occupant() -> Non
         "you do not hold Wood's benefit now"
     assert refusal(w, o.Cede(T[1], "Tully"), sender).problem() == \
         "there is no other claim called Tully"
+
+
+def test_names_in_a_refusal_are_escaped_and_its_example_keeps_them_plain() -> None:
+    """A name a database holds (a hand edit) can break no refusal: the problem shows it
+    escaped (rules.text.name_md), the example keeps it as written for its code span."""
+    hostile = "Hold [x](https://e.example) | u/ping"
+    hold = parse_map(HEADER + f"{T[0]},Home,field,holdfast,,,,\n{T[1]},Field,field,,,,,\n"
+                     f"{T[2]},Far,field,holdfast,,,,\n")
+    tiles = dict(hold.tiles)
+    object.__setattr__(tiles[T[2]], "name", hostile)  # the map parser refuses such a name
+    w = world(army(1, 1, T[1]), claims=(STARK, replace(LANNISTER, holdfast=T[2])))
+    err = refusal(w, o.Siege(T[2], 1), Sender(1, RULES, hold))
+    assert err.problem() == f"army 1 must stand on {name_md(hostile)} to besiege it (it is " \
+        f"standing at Field)"
+    assert "[x](" not in err.problem() and "u/ping" not in err.problem()
+    assert err.example == f"route army 1 to {hostile}"
 
 
 # --- the catalogue: build, buy; blockade -------------------------------------------------
