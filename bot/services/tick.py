@@ -15,7 +15,6 @@ secret and the event, so a replay gives the same rolls.
 from __future__ import annotations
 
 import gc
-from collections import defaultdict
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -97,13 +96,8 @@ from rules.campaign.advance import (
     Tick,
     TickEvent,
     UpkeepPaid,
-    advance_battles,
-    advance_holders,
-    advance_meetings,
-    advance_movement,
-    advance_musters,
+    advance,
     advance_regeneration,
-    advance_sieges,
     advance_upkeep,
     changed_armies,
     changed_claims,
@@ -222,11 +216,7 @@ def apply_tick(session: Session, ctx: CampaignContext, campaign: Campaign, index
     # One flush at the end: row changes go out as a few batched statements, however many
     # armies moved (the number of statements per tick must not grow with the armies).
     with session.no_autoflush:
-        state.move()
-    state.resolve_battles()
-    state.meet_hostiles()
-    state.progress_sieges()
-    state.update_resource_holders()
+        state.advance()
     save_changed(session, state.armies)
     journal.flush_buffer(session)
     map_posts(session, ctx, tick=index, at=at, months=report.months)  # map posts
@@ -278,9 +268,6 @@ class _TickState:
         self.report = report
         self.claims = {c.id: c for c in all_claims(session, ctx)}
         self.armies = load_records(session, ctx.campaign_id)
-        self.by_tile: dict[str, list[ArmyRecord]] = defaultdict(list)
-        for a in self.armies:
-            self.by_tile[a.tile].append(a)
         self.wars = war_pairs(session, ctx)
         self.frozen_wars = frozenset(self.wars)
         self._by_id: dict[int, ArmyRecord] = {}
@@ -343,30 +330,82 @@ class _TickState:
         return book
 
     # --- resource tiles -----------------------------------------------------------------
-    def update_resource_holders(self) -> None:
-        """Record who holds each occupied resource tile's benefit now
-        (:func:`rules.campaign.advance.advance_holders`); tell the new holder."""
+    def report_holder(self, event: HolderChanged, after: World) -> None:
+        """Record who holds a resource tile's benefit now; tell the new holder."""
         book = self.book()
-        world = self.world(sieges=False, holders={
+        tile_id, holder, before = event.tile, event.holder, event.before
+        row = book.holders.get(tile_id)
+        if row is None:
+            row = ResourceHolder(campaign_id=self.ctx.campaign_id, tile=tile_id)
+            book.holders[tile_id] = row
+        row.claim_id, row.ceded_to = holder, after.holders[tile_id].ceded_to
+        self.session.add(row)
+        tile = self.ctx.world.tile(tile_id)
+        self.log("resource_holder", f"{tile.label}: benefit now with "
+                 f"{self.claim_name(holder) if holder else 'nobody'}", claim_id=holder,
+                 data={"tile": tile_id, "holder": holder, "before": before})
+        if holder is not None:
+            subject, body = holder_note(tile.label, tile.resource_benefit or "its benefit")
+            self.notify(holder, f"resource:{tile_id}:{self.tick}", subject, body)
+
+    # --- the phases after the monthly jobs ----------------------------------------------
+    def advance(self) -> None:
+        """Musters, movement, battles, meetings, sieges and resource holders: decided by
+        :func:`rules.campaign.advance.advance`, the services taking each phase's changes into
+        the rows and rendering its events in between (:meth:`between`)."""
+        book = self.book()
+        rows = self.session.exec(select(PendingBattle).where(
+            PendingBattle.campaign_id == self.ctx.campaign_id,
+            col(PendingBattle.status).in_((BattleStatus.PENDING, BattleStatus.SPARED))
+        ).order_by(col(PendingBattle.id))).all()
+        self._battle_rows = {b.id or 0: b for b in rows}
+        world = self.world([battle_state(b) for b in rows], characters=True, holders={
             tile: HolderState(tile, row.claim_id, row.ceded_to)
             for tile, row in book.holders.items()})
-        after, events = advance_holders(world, self.rules_tick())
-        for event in events:
-            assert isinstance(event, HolderChanged)
-            tile_id, holder, before = event.tile, event.holder, event.before
-            row = book.holders.get(tile_id)
-            if row is None:
-                row = ResourceHolder(campaign_id=self.ctx.campaign_id, tile=tile_id)
-                book.holders[tile_id] = row
-            row.claim_id, row.ceded_to = holder, after.holders[tile_id].ceded_to
-            self.session.add(row)
-            tile = self.ctx.world.tile(tile_id)
-            self.log("resource_holder", f"{tile.label}: benefit now with "
-                     f"{self.claim_name(holder) if holder else 'nobody'}", claim_id=holder,
-                     data={"tile": tile_id, "holder": holder, "before": before})
-            if holder is not None:
-                subject, body = holder_note(tile.label, tile.resource_benefit or "its benefit")
-                self.notify(holder, f"resource:{tile_id}:{self.tick}", subject, body)
+        advance(world, self.rules_tick(), self.dice, between=self.between)
+
+    def between(self, before: World, after: World, events: Sequence[TickEvent]) -> World:
+        """After each phase: take its changes into the rows, store the battles it began (they
+        get their ids) and write back those it settled, render its events; after battles,
+        re-read the free characters (a fate roll may have killed one)."""
+        self.take(before, after)
+        after = self.store_battles(before, after)
+        self.report_moves(events, after)
+        if any(isinstance(e, BattleFought) for e in events):
+            self.session.flush()  # the fates after_battle settled
+            after = replace(after, characters=self.characters())
+        return after
+
+    def store_battles(self, before: World, after: World) -> World:
+        """Write back the battles a phase changed; store those it began (one flush gives
+        them their ids)."""
+        if after.battles is before.battles:
+            return after
+        old = {b.id: b for b in before.battles if b.id is not None}
+        new: list[tuple[int, PendingBattle]] = []
+        for i, b in enumerate(after.battles):
+            if b.id is None:
+                row = PendingBattle(
+                    campaign_id=self.ctx.campaign_id, tile=b.tile, kind=b.kind,
+                    attacker_army=b.attacker_army, defender_army=b.defender_army,
+                    attacker_claim=b.attacker_claim, defender_claim=b.defender_claim,
+                    created_tick=b.created_tick, resolve_tick=b.resolve_tick,
+                    reactor_claim=b.reactor_claim, reaction=b.reaction, status=b.status)
+                self.session.add(row)
+                new.append((i, row))
+            elif old.get(b.id) is not b:
+                row = self._battle_rows[b.id]
+                row.status, row.reaction = b.status, b.reaction
+                row.reactor_claim, row.resolve_tick = b.reactor_claim, b.resolve_tick
+                self.session.add(row)
+        if not new:
+            return after
+        self.session.flush()
+        battles = list(after.battles)
+        for i, row in new:
+            self._battle_rows[row.id or 0] = row
+            battles[i] = replace(battles[i], id=row.id)
+        return replace(after, battles=tuple(battles))
 
     # --- monthly jobs -------------------------------------------------------------------
     def run_month(self, month: int, date: calendar.GameDate) -> None:
@@ -423,15 +462,6 @@ class _TickState:
                          f"{claim.name} regains {troops_text(event.infantry, event.cavalry)}",
                          claim_id=claim.id,
                          data={"infantry": event.infantry, "cavalry": event.cavalry})
-
-    def progress_sieges(self) -> None:
-        """End every siege whose besiegers left the tile or are no more, count each siege
-        month completed, let out the garrisons no siege holds
-        (:func:`rules.campaign.advance.advance_sieges`)."""
-        world = self.world(characters=True)
-        after, events = advance_sieges(world, self.rules_tick())
-        self.take(world, after)
-        self.report_moves(events)
 
     def _end_siege(self, siege: Siege, reason: str, *,
                    status: SiegeStatus = SiegeStatus.LIFTED) -> None:
@@ -521,33 +551,9 @@ class _TickState:
             self._by_id = {a.id: a for a in self.armies}
         return self._by_id
 
-    def move(self) -> None:
-        """Musters that are ready, then every march and retreat (rules.campaign.advance)."""
-        tick = self.rules_tick()
-        world = self.world()
-        after, events = advance_musters(world, tick)
-        self.take(world, after)  # the modifiers in force see the armies that are ready
-        world = after
-        after, more = advance_movement(world, tick, self.dice)
-        self.take(world, after)
-        self.by_tile = defaultdict(list)
-        for a in self.armies:
-            self.by_tile[a.tile].append(a)
-        self.report_moves([*events, *more])
-
-    def meet_hostiles(self) -> None:
-        """Every pair of hostile armies left sharing a tile after this tick's moves and
-        battles meets in a battle (:func:`rules.campaign.advance.advance_meetings`)."""
-        battles = [battle_state(b) for b in self.session.exec(select(PendingBattle).where(
-            PendingBattle.campaign_id == self.ctx.campaign_id,
-            col(PendingBattle.status).in_((BattleStatus.PENDING, BattleStatus.SPARED)))).all()]
-        world = self.world(battles, sieges=False)
-        after, events = advance_meetings(world, self.rules_tick())
-        self.take(world, after)
-        self.report_moves(events)
-
-    def report_moves(self, events: Sequence[TickEvent]) -> None:
-        """Journal the moves' events; queue their posts and notes."""
+    def report_moves(self, events: Sequence[TickEvent], after: World) -> None:
+        """Journal a phase's events; queue their posts and notes (``after``: the world after
+        the phase)."""
         for event in events:
             if isinstance(event, MusterDone):
                 a = event.army
@@ -579,8 +585,10 @@ class _TickState:
                 self.report_opponent_decides(event)
             elif isinstance(event, BattleFought):
                 self.report_battle(event)
+            elif isinstance(event, HolderChanged):
+                self.report_holder(event, after)
             else:
-                raise TypeError(f"no report for {event!r}")  # holders report themselves
+                raise TypeError(f"no report for {event!r}")
 
     def stored_fall(self, event: HoldfastFalls) -> HoldfastFalls:
         """The fall with its siege stored: a holdfast taken by assault with no siege before it
@@ -653,12 +661,6 @@ class _TickState:
 
     def report_encounter(self, event: Encounter) -> None:
         a, other, b = event.attacker, event.defender, event.battle
-        self.session.add(PendingBattle(
-            campaign_id=self.ctx.campaign_id, tile=b.tile, kind=b.kind,
-            attacker_army=b.attacker_army, defender_army=b.defender_army,
-            attacker_claim=b.attacker_claim, defender_claim=b.defender_claim,
-            created_tick=b.created_tick, resolve_tick=b.resolve_tick,
-            reactor_claim=b.reactor_claim))
         when = self.ctx.when(self.ctx.tick_at(b.resolve_tick))
         self.log("encounter", f"army {a.id} meets enemy army {other.id} at {a.tile}",
                  claim_id=a.claim_id, data={"attacker": a.id, "defender": other.id,
@@ -682,27 +684,6 @@ class _TickState:
                   self.ctx.settings.posts.arrival_flair)
 
     # --- battles ------------------------------------------------------------------------
-    def resolve_battles(self) -> None:
-        """The battles whose reaction window has closed
-        (:func:`rules.campaign.advance.advance_battles`)."""
-        rows = {b.id or 0: b for b in self.session.exec(select(PendingBattle).where(
-            PendingBattle.campaign_id == self.ctx.campaign_id,
-            PendingBattle.status == BattleStatus.PENDING,
-            col(PendingBattle.resolve_tick) <= self.tick,
-        ).order_by(col(PendingBattle.id))).all()}
-        if not rows:
-            return
-        world = self.world([battle_state(b) for b in rows.values()], characters=True)
-        after, events = advance_battles(world, self.rules_tick(), self.dice)
-        self.take(world, after)
-        for battle in after.battles:
-            row = rows[battle.id or 0]
-            row.status, row.reaction = battle.status, battle.reaction
-            row.reactor_claim, row.resolve_tick = battle.reactor_claim, battle.resolve_tick
-            self.session.add(row)
-        self._battle_rows = rows
-        self.report_moves(events)
-
     def report_retreat(self, event: RetreatReferred | RetreatFailed | Retreated) -> None:
         battle, runner = event.battle, event.runner
         place = self.label(battle.tile)

@@ -25,12 +25,14 @@ The phases of a tick, in order (:func:`bot.services.tick.apply_tick` runs them):
    armies behind walls no siege holds come out;
 7. :func:`advance_holders`: who receives each occupied resource tile's benefit now.
 
-:func:`advance_moves` runs 2 and 3 together (they share the observers of the tick).
+:func:`advance_moves` runs 2 and 3 together (they share the observers of the tick);
+:func:`advance` runs 2 to 7 in order (the monthly jobs run before it, claim by claim, because a
+claim's improvements are still worked out by the services).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from decimal import Decimal
 from fractions import Fraction
@@ -105,6 +107,7 @@ __all__ = [
     "Tick",
     "TickEvent",
     "UpkeepPaid",
+    "advance",
     "advance_battles",
     "advance_holders",
     "advance_meetings",
@@ -1146,3 +1149,39 @@ def changed_claims(before: World, after: World) -> Sequence[ClaimState]:
 def changed_armies(before: World, after: World) -> Sequence[Army]:
     """The armies ``after`` changed (new values), by id."""
     return [a for i, a in after.armies.items() if before.armies.get(i) is not a]
+
+
+# --- the whole tick -------------------------------------------------------------------------
+
+Between = Callable[[World, World, Sequence[TickEvent]], World]
+"""What runs between two phases of :func:`advance`: given the world before and after a phase
+and the phase's events, it returns the world the next phase starts from. The services take the
+phase's changes into their rows here (so the modifiers in force see them), give the battles the
+phase began their ids, and re-read what something outside the rules changed (a character who
+died of a fate roll after a battle)."""
+
+
+def _unchanged(before: World, after: World, events: Sequence[TickEvent]) -> World:
+    return after
+
+
+def advance(world: World, tick: Tick, dice: EventDice, *, between: Between = _unchanged
+            ) -> tuple[World, list[TickEvent]]:
+    """One tick after its monthly jobs: musters, movement, battles, meetings, sieges and
+    resource holders, in that order (see the module's docstring), with ``between`` run after
+    each phase. The world needs its active sieges, its pending and spared battles (with ids),
+    its free characters and its resource holders."""
+    phases: tuple[Callable[[World], tuple[World, list[TickEvent]]], ...] = (
+        lambda w: advance_musters(w, tick),
+        lambda w: advance_movement(w, tick, dice),
+        lambda w: advance_battles(w, tick, dice),
+        lambda w: advance_meetings(w, tick),
+        lambda w: advance_sieges(w, tick),
+        lambda w: advance_holders(w, tick),
+    )
+    events: list[TickEvent] = []
+    for phase in phases:
+        after, more = phase(world)
+        world = between(world, after, more)
+        events.extend(more)
+    return world, events

@@ -3,6 +3,7 @@ holders) as pure functions over World values: no database."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from datetime import timedelta
 from decimal import Decimal
@@ -27,7 +28,9 @@ from rules.campaign.advance import (
     SiegeEnded,
     SiegeMonth,
     Tick,
+    TickEvent,
     UpkeepPaid,
+    advance,
     advance_battles,
     advance_holders,
     advance_meetings,
@@ -561,3 +564,28 @@ def test_a_sally_by_an_army_not_inside_the_walls_is_void() -> None:
     w = replace(w, armies={**w.armies, 2: replace(w.armies[2], state=ArmyState.STANDING)})
     after, events = advance_battles(w, tick(10), DICE)
     assert events == [] and after.battles[0].status is BattleStatus.VOID
+
+
+def test_advance_runs_the_phases_in_order_with_the_services_in_between() -> None:
+    """With no reaction window a battle begun by a march is fought in the same tick, once
+    whoever runs between the phases has given it its id."""
+    rules = RulesConfig(reaction_ticks=0)
+    w = world(army(1, 1, T[3], ArmyState.MARCHING, path=(T[4],), depart=5,
+                   meta={"order": "o-1"}),
+              army(2, 2, T[4], stationary_since=2, infantry=80))
+    seen: list[list[type]] = []
+
+    def between(before: World, after: World, events: Sequence[TickEvent]) -> World:
+        seen.append([type(e) for e in events])
+        return replace(after, battles=tuple(
+            replace(b, id=100 + i) if b.id is None else b for i, b in enumerate(after.battles)))
+
+    after, events = advance(w, Tick(10, MAP, rules), DICE, between=between)
+    assert len(seen) == 6  # musters, movement, battles, meetings, sieges, holders
+    assert Encounter in seen[1] and BattleFought in seen[2]
+    [fought] = [e for e in events if isinstance(e, BattleFought)]
+    assert fought.battle.id == 100 and after.battles[0].status is BattleStatus.RESOLVED
+    # Without ids (nobody stored the battle) it waits.
+    alone, quiet = advance(w, Tick(10, MAP, rules), DICE)
+    assert not any(isinstance(e, BattleFought) for e in quiet)
+    assert alone.battles[0].status is BattleStatus.PENDING
