@@ -103,7 +103,7 @@ def load_records(session: Session, campaign_id: int,
         (campaign_id, *(str(s) for s in wanted))).fetchall()
     kinds, states_of = _ENUMS["kind"], _ENUMS["state"]
     decoded = _decoded
-    records = []
+    records: list[ArmyRecord] = []
     append = records.append
     for (army_id, claim_id, kind, state, tile, infantry, cavalry, ships, ready_tick, depart_tick,
          path, costs, travelled, saved, arrival_tick, stationary_since, retreat_penalty,
