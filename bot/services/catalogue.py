@@ -70,6 +70,7 @@ from rules.campaign.config import Terrain
 from rules.campaign.modifiers import Applied, EffectKind, Modifier, Role, collect, total
 from rules.campaign.resources import tile_holder
 from rules.campaign.siege import SiegeLength, siege_months
+from rules.campaign.state import BattleState
 from rules.campaign.world import FREE_CHARACTERS, CharacterStatus
 from rules.errors import InvalidInput
 
@@ -82,7 +83,10 @@ CAPACITY_KEY = "capacity"
 
 
 AnyArmy = Army | ArmyRecord
-"""An army as a row object (orders) or as the tick's record: the modifiers read either."""
+"""An army as a row object (orders) or as the tick's record."""
+
+ModifiedArmy = AnyArmy | world.Army
+"""An army whose modifiers are asked for: also the rules' value (the tick's phases)."""
 
 
 class CatalogueError(RuntimeError):
@@ -258,8 +262,10 @@ def set_improvement_records(claim: Claim, records: Sequence[Mapping[str, Any]]) 
     _store(claim, records, capacity_granted(claim))
 
 
-def equipment_names(army: AnyArmy) -> tuple[str, ...]:
+def equipment_names(army: ModifiedArmy) -> tuple[str, ...]:
     """Names of the siege equipment an army carries."""
+    if isinstance(army, world.Army):
+        return army.equipment
     names: list[str] = []
     for item in army.equipment_json:
         if isinstance(item, Mapping) and "name" in item:
@@ -334,7 +340,7 @@ class ModifierBook:
     def _alive(self) -> list[Character]:
         return [c for c in self.characters if c.status in FREE_CHARACTERS]
 
-    def characters_with(self, army: AnyArmy) -> list[Character]:
+    def characters_with(self, army: ModifiedArmy) -> list[Character]:
         """The living characters with an army (its commander)."""
         return [c for c in self._alive() if army.id is not None and c.army_id == army.id]
 
@@ -395,7 +401,7 @@ class ModifierBook:
         """The skills of the characters with an army (what counts on the march)."""
         return tuple(self._skills(self.characters_with(army)))
 
-    def army(self, army: AnyArmy, *, equipment: bool = False) -> tuple[Modifier, ...]:
+    def army(self, army: ModifiedArmy, *, equipment: bool = False) -> tuple[Modifier, ...]:
         """An army's modifiers: its characters' skills, the benefit of the resource tile it
         stands on if its claim holds it, and (``equipment``: in an assault or a siege) its siege
         equipment."""
@@ -466,6 +472,12 @@ def tick_book(session: Session, ctx: CampaignContext, *, armies: Iterable[AnyArm
     book = ModifierBook.load(session, ctx, armies=armies, claims=claims)
     session.info[_BOOK_KEY] = ((ctx.campaign_id, tick), book)
     return book
+
+
+def drop_tick_book(session: Session) -> None:
+    """Forget the book :func:`tick_book` keeps in the session (at the end of a tick: it holds
+    every army the tick read, which would otherwise live as long as the session object)."""
+    session.info.pop(_BOOK_KEY, None)
 
 
 def labels_for(applied: Iterable[Applied], own: Iterable[Modifier] = ()) -> tuple[str, ...]:
@@ -560,7 +572,7 @@ FateKey = tuple[str, str]
 """(``"attacker"`` or ``"defender"``, character name)."""
 
 
-def after_battle(session: Session, ctx: CampaignContext, battle: PendingBattle,
+def after_battle(session: Session, ctx: CampaignContext, battle: PendingBattle | BattleState,
                  result: BattleResult, attacker: AnyArmy | None, defender: AnyArmy | None, *,
                  tick: int, at: datetime, dice_lines: list[str] | None = None
                  ) -> dict[FateKey, TableRoll] | None:

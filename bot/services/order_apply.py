@@ -95,6 +95,11 @@ class _CatalogueModifiers:
         return () if row is None else ModifierBook.load(self.c.session, self.c.ctx).army(
             row, equipment=True)
 
+    def battle(self, army: ArmyValue, *, assault: bool) -> tuple[Modifier, ...]:
+        from bot.services.catalogue import ModifierBook
+
+        return ModifierBook.load(self.c.session, self.c.ctx).army(army, equipment=assault)
+
     def holdfast(self, claim_id: int) -> tuple[Modifier, ...]:
         from bot.services.catalogue import ModifierBook
 
