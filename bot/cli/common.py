@@ -6,6 +6,7 @@ import getpass
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -41,6 +42,19 @@ def settings_of(config: Path | None) -> Settings:
         raise fail(f"config error: {exc}") from None
 
 
+def parse_time(option: str, text: str) -> datetime:
+    """An ISO time with a zone given as ``option`` (``--until``, ``--at``); a bad one ends the
+    command with the example."""
+    try:
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise fail(f"{option}: {text!r} is not an ISO time (e.g. 2026-11-23T12:00:00Z)") \
+            from None
+    if moment.tzinfo is None:
+        raise fail(f"{option} needs a time zone, e.g. 2026-11-23T12:00:00Z")
+    return moment.astimezone(UTC)
+
+
 def moderator_name(by: str | None) -> str:
     return (by or getpass.getuser() or "moderator").strip()[:60]
 
@@ -53,6 +67,17 @@ class Opened:
     engine: Engine
     ctx: CampaignContext
     clock: Clock
+
+    def world_now(self) -> datetime:
+        """The world's clock (:func:`rules.campaign.timing.world_time`): the wall clock, or
+        just after the last applied tick when ticks were applied ahead of it. Everything a
+        moderator does to the world counts, and is logged, at this time."""
+        from bot.services.world import get_campaign
+        from rules.campaign.timing import world_time
+
+        with self.session() as session:
+            last = get_campaign(session, self.ctx).last_tick
+        return world_time(self.clock.now(), self.ctx.tick_at(last))
 
     @contextmanager
     def session(self) -> Iterator[Session]:

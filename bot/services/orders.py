@@ -30,7 +30,7 @@ from bot.db.models import (
     RelationStatus,
     Siege,
 )
-from bot.services import fairplay, journal, orders_catalogue
+from bot.services import fairplay, forewarn, journal, orders_catalogue
 from bot.services.help import help_reply
 from bot.services.order_call import Call, Handler, Rejected, active_siege
 from bot.services.render import money
@@ -63,6 +63,7 @@ from rules.campaign.paths import (
     observers_along,
 )
 from rules.campaign.siege import SpecialHoldfast, check_siege_start
+from rules.campaign.timing import world_time
 from rules.campaign.upkeep import monthly_upkeep
 from rules.campaign.world import FIGHTING_STATES, BattleKind, BattleStatus, Reaction
 from rules.errors import RulesError
@@ -94,8 +95,9 @@ def process_message(session: Session, ctx: CampaignContext, *, author: str, text
     is_mod = ctx.is_moderator(author)
     claim = claim_of_user(session, ctx, author)
     # The world may already stand later than the wall clock (a moderator ticked ahead): an
-    # order is then accepted at the world's time, so its receipt matches what will happen.
-    now = max(now, ctx.tick_at(get_campaign(session, ctx).last_tick))
+    # order is then accepted just after the last applied tick, so its receipt matches what
+    # will happen (the next tick is still to come).
+    now = world_time(now, ctx.tick_at(get_campaign(session, ctx).last_tick))
     text, acting_for = _acting_for(text)
     sections: list[str] = []
     outcome = Outcome(reply="")
@@ -311,11 +313,13 @@ def _muster(c: Call, order: o.Muster) -> str:
                             "ships": new.ships, "ready_tick": new.ready_tick})
     cost = monthly_upkeep(request.infantry, request.cavalry, _season(c), c.ctx.rules,
                           ships=request.ships)
+    short = forewarn.muster_note(c.session, c.ctx, claim, _season(c), c.now)
     return (f"**{word} {new.id}** ({_troops(new)}) is mustering at {home.label}.\n\n"
             f"- Ready: {c.ctx.when(ready)}\n"
             f"- Upkeep while raised: {money(cost)} gold a month this season\n"
             f"- Left at home: {claim.infantry} infantry, {claim.cavalry} cavalry"
             + (f", {claim.ships} ships" if claim.ships or request.ships else "")
+            + short
             + f"\n\nYou may already order its march: `move army {new.id}: ... (cost N)`.")
 
 
@@ -740,6 +744,7 @@ def _declare_war(c: Call, a: int, b: int) -> None:
         journal.log_event(c.session, c.ctx.campaign_id, c.tick, "war",
                           f"claims {a} and {b} are at war", at=c.now, claim_id=a,
                           actor=c.author, data={"claims": [a, b], "before": before.value})
+        forewarn.war_declared(c.session, c.ctx, a, [b], at=c.now, tick=c.tick)
 
 
 def _holdfast_owner(c: Call, tile_id: str) -> Claim | None:

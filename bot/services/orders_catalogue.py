@@ -13,7 +13,7 @@ from decimal import Decimal
 from sqlmodel import col, select
 
 from bot.db.models import Army, ArmyKind, ArmyState, Character, Claim, RelationStatus
-from bot.services import journal
+from bot.services import forewarn, journal
 from bot.services.catalogue import (
     catalogue_of,
     entry_cost_text,
@@ -252,6 +252,8 @@ def blockade(c: Call, order: o.Blockade) -> str:
                               f"claims {claim.id} and {owner.id} are at war", at=c.now,
                               claim_id=claim.id, actor=c.author,
                               data={"claims": [claim.id, owner.id], "before": before.value})
+            forewarn.war_declared(c.session, c.ctx, claim.id or 0, [owner.id or 0], at=c.now,
+                                  tick=c.tick, how=f"its fleet blockades {port.label}")
     journal.log_event(c.session, c.ctx.campaign_id, c.tick, "blockade",
                       f"fleet {fleet.id} of {claim.name} blockades {port.label}", at=c.now,
                       claim_id=claim.id, actor=c.author, public=True,

@@ -37,7 +37,7 @@ from bot.db.models import (
     Siege,
     TickRun,
 )
-from bot.services import fairplay, journal
+from bot.services import fairplay, forewarn, journal
 from bot.services.army_rows import ArmyRecord, load_records, save_changed
 from bot.services.catalogue import (  # the modifiers in force
     ModifierBook,
@@ -78,6 +78,7 @@ from rules.campaign.siege import SiegeState, advance_siege_month, month_checks
 from rules.campaign.upkeep import (
     SlainLedger,
     SlainLoss,
+    Troops,
     accrue_month,
     apply_upkeep,
     record_loss,
@@ -364,6 +365,9 @@ class _TickState:
                             f"Upkeep for {date}",
                             f"{income}Upkeep of {money(result.cost)} gold paid for "
                             f"{troops_text(inf, cav, ships)}. Gold left: {money(claim.gold)}.")
+            forewarn.upkeep_ahead(self.session, self.ctx, claim, season=season,  # private
+                                  after_paying=result, raised=Troops(inf, cav, ships),
+                                  month=date, income=income_mods, at=self.at, tick=self.tick)
             return
         # Half of the claim's raised troops (rounded down per type) come home: the rules
         # engine's survivors, not army by army.
@@ -378,6 +382,8 @@ class _TickState:
             self.save(a)
         claim.scattered_until = calendar.scattered_until(self.at, self.ctx.rules)
         self.save(claim)
+        forewarn.scattered(self.session, self.ctx, claim, result, date, claim.scattered_until,
+                           at=self.at, tick=self.tick)
         summary = (f"{claim.name} cannot pay {money(result.cost)} gold of upkeep: its armies "
                    "scatter; "
                    f"{troops_text(home_inf, home_cav)} "

@@ -162,11 +162,12 @@ def test_inspection_commands_show_the_world(config: Path) -> None:
 
 def test_orders_after_a_tick_ahead_are_accepted_at_the_worlds_time(config: Path) -> None:
     """A moderator ticked the world ahead of the wall clock: the receipt's times follow the
-    world, not the wall clock."""
+    world, not the wall clock; the order counts just after the last applied tick, so the
+    muster starts at the next one."""
     run(config, "tick", "--until", SOON)
     out = run(config, "order", "--as", "ned_stark", "muster 10 infantry")
     world = datetime.fromisoformat(SOON.replace("Z", "+00:00"))  # the last tick applied
-    assert f"Ready: {world + timedelta(hours=24):%Y-%m-%d %H:%M} UTC" in out
+    assert f"Ready: {world + timedelta(hours=30):%Y-%m-%d %H:%M} UTC" in out
 
 
 def test_the_bot_refuses_an_out_of_date_database_and_says_how_to_fix_it(tmp_path: Path
