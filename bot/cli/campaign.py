@@ -176,6 +176,10 @@ def status_cmd(config: ConfigOpt = None) -> None:
         report = queries.status(session, ctx, now)
     due = report.ticks_due
     console.print(f"[bold]{report.name}[/bold] (r/{report.subreddit})")
+    if report.created_on and report.created_on != report.subreddit:
+        console.print(f"  subreddit:  [yellow]r/{report.subreddit}, from the config (the "
+                      f"campaign was created on r/{report.created_on}); posts, replies and "
+                      f"modmail go to r/{report.subreddit}[/yellow]")
     ahead = now - wall
     console.print(f"  now:        {ctx.when(report.now)}" + (
         f"  [yellow]the world is {_span(ahead)} ahead of the wall clock (ticks applied with "
@@ -222,9 +226,10 @@ def order_cmd(
         "--yes", help="Apply the ticks due before --at even beyond bot.max_catch_up_days.")]
     = False,
 ) -> None:
-    """Process TEXT exactly as a modmail from that user sent at --at would be; print the reply.
+    """Process TEXT exactly as a modmail from that user would be; print the reply.
 
-    As for a player's message, the ticks due before the order are applied first.
+    The order is sent at --at (default: now, or just after the last applied tick when ticks
+    were applied ahead); as for a player's message, the ticks due before it apply first.
     """
     from bot.messages import handle_message
     from bot.services.orders import INTERNAL_FAILURE

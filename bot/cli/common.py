@@ -33,11 +33,26 @@ def fail(message: str, code: int = 2) -> typer.Exit:
     return typer.Exit(code)
 
 
-def settings_of(config: Path | None) -> Settings:
-    """The settings of ``--config`` (else ./config.toml if it exists, else the defaults)."""
-    path = config if config is not None else DEFAULT_CONFIG
+NO_CONFIG = ("no config file: there is no ./config.toml here and no --config FILE (or "
+             "MAESTER_CONFIG) was given")
+
+
+def settings_of(config: Path | None, *, required: bool = True) -> Settings:
+    """The settings of ``--config``, else of ./config.toml.
+
+    With neither, a command that needs a campaign (``required``) ends with a line saying so,
+    rather than silently running on the defaults (the demo map and ./maester.db); the others
+    (rules, map checks) say on stderr that they use the defaults.
+    """
+    path: Path | None = config if config is not None else DEFAULT_CONFIG
+    if config is None and not DEFAULT_CONFIG.exists():
+        if required:
+            raise fail(f"{NO_CONFIG}; copy config.example.toml to config.toml and fill it in, "
+                       "or pass --config FILE")
+        typer.echo(f"maester: {NO_CONFIG}: using the default settings", err=True)
+        path = None
     try:
-        return load_settings(path if (config is not None or path.exists()) else None)
+        return load_settings(path)
     except ConfigError as exc:
         raise fail(f"config error: {exc}") from None
 
