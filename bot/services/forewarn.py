@@ -16,7 +16,7 @@ from sqlmodel import Session
 from bot.db.models import Claim
 from bot.services import journal
 from bot.services.render import money, troops_text
-from bot.services.world import CampaignContext, all_claims, armies
+from bot.services.world import CampaignContext, all_claims, armies, get_campaign
 from bot.text import name_md
 from rules.campaign import calendar
 from rules.campaign.config import Season
@@ -143,15 +143,19 @@ def war_declared(session: Session, ctx: CampaignContext, by: int, on: Sequence[i
             at=at, tick=tick)
 
 
-def muster_note(session: Session, ctx: CampaignContext, claim: Claim, season: Season,
-                at: datetime) -> str:
-    """The receipt's warning when the claim's gold will not cover the first upkeep of all its
-    raised troops, the new army included (already saved); empty when it will."""
+def shortfall_note(session: Session, ctx: CampaignContext, claim: Claim, at: datetime, *,
+                   spent: bool = False) -> str:
+    """A reply's warning when the claim's gold will not cover the next upkeep of all its
+    raised troops: a muster's receipt (the new army counted), or with ``spent`` a purchase's
+    receipt or ``status``; empty when the gold will do."""
+    season = Season(get_campaign(session, ctx).season)
     forecast = forecast_upkeep(claim.gold, raised_troops(session, ctx, claim.id or 0), season,
                                ctx.rules, income_modifiers=income_modifiers(session, ctx, claim))
     if not forecast.scatter:
         return ""
     month = calendar.next_month(calendar.game_date(at, ctx.rules), ctx.rules)
     charged = calendar.next_tick_at_or_after(calendar.month_start(month, ctx.rules), ctx.rules)
-    return (f"\n\n**Warning: too little gold for the first upkeep** (charged "
-            f"{ctx.when(charged)}). " + scatter_forecast_text(forecast))
+    what = "too little gold left for the next upkeep" if spent else \
+        "too little gold for the first upkeep"
+    return (f"\n\n**Warning: {what}** (charged {ctx.when(charged)}). "
+            + scatter_forecast_text(forecast))

@@ -313,7 +313,7 @@ def _muster(c: Call, order: o.Muster) -> str:
                             "ships": new.ships, "ready_tick": new.ready_tick})
     cost = monthly_upkeep(request.infantry, request.cavalry, _season(c), c.ctx.rules,
                           ships=request.ships)
-    short = forewarn.muster_note(c.session, c.ctx, claim, _season(c), c.now)
+    short = forewarn.shortfall_note(c.session, c.ctx, claim, c.now)
     return (f"**{word} {new.id}** ({_troops(new)}) is mustering at {home.label}.\n\n"
             f"- Ready: {c.ctx.when(ready)}\n"
             f"- Upkeep while raised: {money(cost)} gold a month this season\n"
@@ -993,7 +993,7 @@ def _status(c: Call, order: o.Status) -> str:
     upkeep = monthly_upkeep(sum(a.infantry for a in mine), sum(a.cavalry for a in mine),
                             _season(c), c.ctx.rules, ships=sum(a.ships for a in mine))
     lines.append(f"- Upkeep of raised troops: {money(upkeep)} gold a month this season")
-    return "\n".join(lines)
+    return "\n".join(lines) + forewarn.shortfall_note(c.session, c.ctx, claim, c.now, spent=True)
 
 
 def _odds(c: Call, order: o.Odds) -> str:

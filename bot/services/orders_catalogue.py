@@ -101,7 +101,7 @@ def build(c: Call, order: o.Build) -> str:
             f"{_money(claim.gold)}).\n\n"
             f"- Effect: {entry.describe_effects()}\n"
             f"- Finished: when the month begins, {c.ctx.when(ready_at)}; you will get a "
-            f"note{secret}")
+            f"note{secret}" + forewarn.shortfall_note(c.session, c.ctx, claim, c.now, spent=True))
 
 
 # --- buy --------------------------------------------------------------------------------
@@ -136,7 +136,8 @@ def buy(c: Call, order: o.Buy) -> str:
                       data={"army": a.id, "name": entry.name, "cost": str(entry.cost)})
     return (f"Army {a.id} now carries **{entry.name}** ({entry_cost_text(entry)}; gold left: "
             f"{_money(claim.gold)}).\n\n- Effect: {entry.describe_effects()}\n"
-            "- Siege equipment counts when the army besieges or assaults a holdfast.")
+            "- Siege equipment counts when the army besieges or assaults a holdfast."
+            + forewarn.shortfall_note(c.session, c.ctx, claim, c.now, spent=True))
 
 
 # --- assign -----------------------------------------------------------------------------

@@ -105,3 +105,27 @@ def test_the_claim_attacked_is_told_privately_that_war_is_declared(tmp_path: Pat
     # a second attack between the same claims declares nothing new
     w.say("tywin_lannister", "attack army 1 with army 2", at=day(2, 14))
     assert len(_private(w, "ned_stark", "is at war with you")) == 1
+
+
+def test_spending_gold_below_the_next_upkeep_is_warned_in_the_receipt(tmp_path: Path) -> None:
+    """200 gold, 1000 infantry raised (100 a month): Trebuchets for 150 leave 50, too little
+    for the next upkeep; the receipt says so (the purchase still stands)."""
+    w = World(tmp_path, claims=roster("stark", stark={"gold": "200"}))
+    assert "too little gold" not in w.say("ned_stark", "muster 1000 infantry")
+    receipt = w.say("ned_stark", "buy Trebuchets for army 1")
+    assert "now carries **Trebuchets**" in receipt
+    assert "**Warning: too little gold left for the next upkeep**" in receipt
+    assert "will be 100 gold; you have 50 gold, **50 gold short**" in receipt
+    (tmp_path / "rich").mkdir()
+    rich = World(tmp_path / "rich", claims=roster("stark"))
+    rich.say("ned_stark", "muster 1000 infantry")
+    assert "Warning" not in rich.say("ned_stark", "buy Trebuchets for army 1")
+
+
+def test_status_repeats_the_warning_while_it_holds(tmp_path: Path) -> None:
+    w = World(tmp_path, claims=roster("stark", stark={"gold": "1"}))
+    w.say("ned_stark", "muster 7 infantry 3 cavalry")
+    status = w.say("ned_stark", "status")
+    assert "- Upkeep of raised troops: 1.9 gold" in status and "**0.9 gold short**" in status
+    w.say("ned_stark", "cancel army 1")
+    assert "Warning" not in w.say("ned_stark", "status")
