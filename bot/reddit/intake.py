@@ -527,9 +527,11 @@ def _sent_at(date: str) -> datetime | None:
 
 def late_note(ctx: CampaignContext, sent_at: datetime, read_at: datetime) -> str:
     """Why an order sent before a tick counts only from when it was read."""
+    counts = f"{read_at:%H:%M:%S}" if read_at.date() == sent_at.date() else \
+        f"{read_at:%Y-%m-%d %H:%M:%S}"
     return (f"*You sent this at {sent_at:%Y-%m-%d %H:%M:%S} UTC, but it reached the bot only "
             f"after a later tick had already been applied, so it counts from "
-            f"{read_at:%H:%M:%S} UTC.*")
+            f"{counts} UTC.*")
 
 
 def _is_recorded(session: Session, ctx: CampaignContext, message_id: str) -> bool:

@@ -1,5 +1,6 @@
-"""Warnings before losses reach the player through Reddit privately (real PRAW, the sandbox):
-in the claim's dispatch modmail, never in a post or comment."""
+"""Through Reddit (real PRAW, the sandbox): warnings before losses reach the player privately,
+in the claim's dispatch modmail, never in a post or comment; and an order read while the world
+stands ahead of the wall clock counts on the world's clock."""
 
 from __future__ import annotations
 
@@ -56,3 +57,19 @@ def test_the_upkeep_warning_arrives_in_the_dispatch_and_nowhere_public(timed: Ha
     assert public  # the month's public posts went out too
     for where, text in public:
         assert "gold short" not in text and "will scatter" not in text, where
+
+
+def test_an_order_read_while_the_world_is_ahead_counts_after_its_last_tick(timed: Harness
+                                                                          ) -> None:
+    """The moderators ticked the world two days ahead (a rehearsal): a player's muster read
+    by the running bot counts just after the last applied tick, and the note says when."""
+    from bot.services.tick import catch_up
+
+    bot = timed
+    catch_up(bot.engine, bot.ctx, datetime(2026, 11, 24, tzinfo=UTC))
+    conversation, _ = bot.send("ned_stark", "muster 100 infantry")
+    bot.poll()
+    bot.publish()
+    reply = bot.bot_messages(conversation)[-1]
+    assert "so it counts from 2026-11-24 00:00:00 UTC" in reply, reply
+    assert "Ready: 2026-11-25 06:00 UTC" in reply, reply
