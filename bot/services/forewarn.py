@@ -43,6 +43,11 @@ def scatter_forecast_text(f: UpkeepForecast) -> str:
             f"the year), {_troops(f.lost)} are lost for good.")
 
 
+def charged_at(ctx: CampaignContext, month: calendar.GameDate) -> datetime:
+    """When month ``month``'s upkeep is charged: the first tick at or after it begins."""
+    return calendar.next_tick_at_or_after(calendar.month_start(month, ctx.rules), ctx.rules)
+
+
 def raised_troops(session: Session, ctx: CampaignContext, claim_id: int) -> Troops:
     """A claim's raised troops (mustering, standing, marching or besieging): the ones upkeep
     is paid for."""
@@ -70,7 +75,7 @@ def upkeep_ahead(session: Session, ctx: CampaignContext, claim: Claim, *, season
     if not forecast.scatter:
         return
     coming = calendar.next_month(month, ctx.rules)
-    charged = calendar.next_tick_at_or_after(calendar.month_start(coming, ctx.rules), ctx.rules)
+    charged = charged_at(ctx, coming)
     journal.notify_claim(
         session, ctx.campaign_id, claim.id or 0,
         f"upkeep-warning:{claim.id}:{coming.year}:{coming.month}",
@@ -88,9 +93,9 @@ def scattered(session: Session, ctx: CampaignContext, claim: Claim, result: Upke
         session, ctx.campaign_id, claim.id or 0,
         f"scatter-note:{claim.id}:{month.year}:{month.month}",
         subject=f"Your armies scattered in {calendar.format_game_date(month)}",
-        body=(f"Your gold ({money(result.gold_after + result.cost - result.income)}"
-              + (f" and {money(result.income)} of income" if result.income else "")
-              + f") did not cover the upkeep of {money(result.cost)} gold, so your armies "
+        body=("Your gold" + (f" and {money(result.income)} gold of income" if result.income
+                             else "")
+              + f" did not cover the upkeep of {money(result.cost)} gold, so your armies "
               f"scattered and your gold is now 0.\n\n"
               f"- Came home: {_troops(result.survivors)}\n"
               f"- Lost for good: {_troops(result.lost)}\n"
@@ -154,7 +159,7 @@ def shortfall_note(session: Session, ctx: CampaignContext, claim: Claim, at: dat
     if not forecast.scatter:
         return ""
     month = calendar.next_month(calendar.game_date(at, ctx.rules), ctx.rules)
-    charged = calendar.next_tick_at_or_after(calendar.month_start(month, ctx.rules), ctx.rules)
+    charged = charged_at(ctx, month)
     what = "too little gold left for the next upkeep" if spent else \
         "too little gold for the first upkeep"
     return (f"\n\n**Warning: {what}** (charged {ctx.when(charged)}). "

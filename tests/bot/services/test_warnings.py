@@ -46,6 +46,7 @@ def test_next_months_shortfall_is_foretold_then_the_scatter_is_told(tmp_path: Pa
     [note] = _private(w, "ned_stark", "scattered")
     claim = w.claim("House Stark")
     assert claim.scattered_until is not None
+    assert "did not cover the upkeep of 1.9 gold" in note.body
     assert "- Came home: 3 infantry, 1 cavalry" in note.body
     assert "- Lost for good: 4 infantry, 2 cavalry" in note.body
     assert f"cannot be raised again until {w.ctx.when(claim.scattered_until)}" in note.body
