@@ -87,12 +87,8 @@ class Opened:
         """The world's clock (:func:`rules.campaign.timing.world_time`): the wall clock, or
         just after the last applied tick when ticks were applied ahead of it. Everything a
         moderator does to the world counts, and is logged, at this time."""
-        from bot.services.world import get_campaign
-        from rules.campaign.timing import world_time
-
         with self.session() as session:
-            last = get_campaign(session, self.ctx).last_tick
-        return world_time(self.clock.now(), self.ctx.tick_at(last))
+            return world_now_in(session, self.ctx, self.clock.now())
 
     @contextmanager
     def session(self) -> Iterator[Session]:
@@ -113,6 +109,14 @@ def open_campaign(config: Path | None, *, check_schema: bool = False) -> Opened:
     except LookupError as exc:
         raise fail(str(exc)) from None
     return Opened(settings, engine, ctx, SystemClock())
+
+
+def world_now_in(session: Session, ctx: CampaignContext, wall: datetime) -> datetime:
+    """The world's clock read inside an open transaction (see :meth:`Opened.world_now`)."""
+    from bot.services.world import get_campaign
+    from rules.campaign.timing import world_time
+
+    return world_time(wall, ctx.tick_at(get_campaign(session, ctx).last_tick))
 
 
 @contextmanager
