@@ -1,8 +1,12 @@
 """Warnings before losses, sent privately to a claim's players (never posted).
 
 The numbers come from :mod:`rules.campaign.warnings`; this module words them and queues them
-as private messages (:func:`bot.services.journal.notify_claim`). The callers (the monthly
-upkeep, the season command, war declarations, the muster receipt) each make one call here.
+as private messages (:func:`bot.services.journal.notify_claim`). The callers each make one
+call here: the tick's monthly upkeep (from the values of the upkeep events of
+:func:`rules.campaign.advance.advance_upkeep`), the season and relation commands, the wars an
+order's receipt declares (:mod:`bot.services.order_apply`), and the receipts of muster, build,
+buy and status (:func:`shortfall`, a value on the receipt rendered by
+:mod:`bot.services.receipts`).
 """
 
 from __future__ import annotations
@@ -15,14 +19,20 @@ from sqlmodel import Session
 
 from bot.db.models import Claim
 from bot.services import journal
-from bot.services.render import money, troops_text
+from bot.services.render import money, scatter_forecast_text, troops_text
 from bot.services.world import CampaignContext, all_claims, armies, get_campaign
 from bot.text import name_md
 from rules.campaign import calendar
 from rules.campaign.config import Season
 from rules.campaign.modifiers import Modifier
 from rules.campaign.upkeep import Troops, UpkeepResult
-from rules.campaign.warnings import UpkeepForecast, forecast_upkeep, winter_warning
+from rules.campaign.warnings import (
+    Shortfall,
+    forecast_upkeep,
+    next_upkeep_shortfall,
+    upkeep_charged_at,
+    winter_warning,
+)
 
 HOW_TO_AVOID = ("To avoid it, have more gold by then, or send troops home with "
                 "`disband army N` (troops at home cost no upkeep) until the upkeep fits your "
@@ -31,21 +41,6 @@ HOW_TO_AVOID = ("To avoid it, have more gold by then, or send troops home with "
 
 def _troops(t: Troops) -> str:
     return troops_text(t.infantry, t.cavalry, t.ships)
-
-
-def scatter_forecast_text(f: UpkeepForecast) -> str:
-    """What happens at the upkeep when the gold falls short (one paragraph)."""
-    income = f" and {money(f.income)} gold of income" if f.income else ""
-    return (f"The upkeep of your raised troops ({_troops(f.raised)}) will be "
-            f"{money(f.cost)} gold; you have {money(f.gold)} gold{income}, "
-            f"**{money(f.shortfall)} gold short**. If nothing changes, your armies scatter: "
-            f"{_troops(f.survivors)} come home (and cannot be raised again until the end of "
-            f"the year), {_troops(f.lost)} are lost for good.")
-
-
-def charged_at(ctx: CampaignContext, month: calendar.GameDate) -> datetime:
-    """When month ``month``'s upkeep is charged: the first tick at or after it begins."""
-    return calendar.next_tick_at_or_after(calendar.month_start(month, ctx.rules), ctx.rules)
 
 
 def raised_troops(session: Session, ctx: CampaignContext, claim_id: int) -> Troops:
@@ -64,10 +59,11 @@ def income_modifiers(session: Session, ctx: CampaignContext, claim: Claim
     return ModifierBook.load(session, ctx).claim(claim)
 
 
-def upkeep_ahead(session: Session, ctx: CampaignContext, claim: Claim, *, season: Season,
+def upkeep_ahead(session: Session, ctx: CampaignContext, claim_id: int, *, season: Season,
                  after_paying: UpkeepResult, raised: Troops, month: calendar.GameDate,
                  income: Iterable[Modifier], at: datetime, tick: int) -> None:
-    """After month ``month``'s upkeep: warn the claim when next month's will exceed its gold."""
+    """After month ``month``'s upkeep (``after_paying``, the tick's own result, of the
+    ``raised`` troops): warn claim ``claim_id`` when next month's will exceed its gold."""
     if after_paying.scatter:
         return
     forecast = forecast_upkeep(after_paying.gold_after, raised, season, ctx.rules,
@@ -75,23 +71,23 @@ def upkeep_ahead(session: Session, ctx: CampaignContext, claim: Claim, *, season
     if not forecast.scatter:
         return
     coming = calendar.next_month(month, ctx.rules)
-    charged = charged_at(ctx, coming)
+    charged = upkeep_charged_at(coming, ctx.rules)
     journal.notify_claim(
-        session, ctx.campaign_id, claim.id or 0,
-        f"upkeep-warning:{claim.id}:{coming.year}:{coming.month}",
+        session, ctx.campaign_id, claim_id,
+        f"upkeep-warning:{claim_id}:{coming.year}:{coming.month}",
         subject=f"Warning: your armies will scatter in {calendar.format_game_date(coming)}",
         body=(f"Next month's upkeep is charged {ctx.when(charged)}. "
               + scatter_forecast_text(forecast) + "\n\n" + HOW_TO_AVOID),
         at=at, tick=tick)
 
 
-def scattered(session: Session, ctx: CampaignContext, claim: Claim, result: UpkeepResult,
+def scattered(session: Session, ctx: CampaignContext, claim_id: int, result: UpkeepResult,
               month: calendar.GameDate, until: datetime, *, at: datetime, tick: int) -> None:
-    """Tell a claim whose armies just scattered what came home, what was lost, and until when
-    the survivors cannot be raised."""
+    """Tell claim ``claim_id``, whose armies just scattered, what came home, what was lost and
+    until when the survivors cannot be raised (``result``: the tick's own upkeep result)."""
     journal.notify_claim(
-        session, ctx.campaign_id, claim.id or 0,
-        f"scatter-note:{claim.id}:{month.year}:{month.month}",
+        session, ctx.campaign_id, claim_id,
+        f"scatter-note:{claim_id}:{month.year}:{month.month}",
         subject=f"Your armies scattered in {calendar.format_game_date(month)}",
         body=("Your gold" + (f" and {money(result.income)} gold of income" if result.income
                              else "")
@@ -148,19 +144,12 @@ def war_declared(session: Session, ctx: CampaignContext, by: int, on: Sequence[i
             at=at, tick=tick)
 
 
-def shortfall_note(session: Session, ctx: CampaignContext, claim: Claim, at: datetime, *,
-                   spent: bool = False) -> str:
-    """A reply's warning when the claim's gold will not cover the next upkeep of all its
-    raised troops: a muster's receipt (the new army counted), or with ``spent`` a purchase's
-    receipt or ``status``; empty when the gold will do."""
+def shortfall(session: Session, ctx: CampaignContext, claim: Claim, at: datetime, *,
+              first: bool = False) -> Shortfall | None:
+    """The warning a receipt carries when the claim's gold will not cover the next upkeep of
+    all its raised troops as stored now (``first``: a muster's receipt, the new army counted);
+    None when the gold will do. Rendered by :func:`bot.services.render.shortfall_text`."""
     season = Season(get_campaign(session, ctx).season)
-    forecast = forecast_upkeep(claim.gold, raised_troops(session, ctx, claim.id or 0), season,
-                               ctx.rules, income_modifiers=income_modifiers(session, ctx, claim))
-    if not forecast.scatter:
-        return ""
-    month = calendar.next_month(calendar.game_date(at, ctx.rules), ctx.rules)
-    charged = charged_at(ctx, month)
-    what = "too little gold left for the next upkeep" if spent else \
-        "too little gold for the first upkeep"
-    return (f"\n\n**Warning: {what}** (charged {ctx.when(charged)}). "
-            + scatter_forecast_text(forecast))
+    return next_upkeep_shortfall(claim.gold, raised_troops(session, ctx, claim.id or 0), season,
+                                 ctx.rules, at, first=first,
+                                 income_modifiers=income_modifiers(session, ctx, claim))

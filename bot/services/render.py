@@ -15,6 +15,8 @@ from rules.campaign.battle import BattleResult, SideResult, Winner
 from rules.campaign.characters import Fate, TableRoll
 from rules.campaign.modifiers import Source
 from rules.campaign.publication import PublicAssault
+from rules.campaign.upkeep import Troops
+from rules.campaign.warnings import Shortfall, UpkeepForecast
 
 
 def money(value: Decimal) -> str:
@@ -34,6 +36,30 @@ def troops_text(infantry: int, cavalry: int, ships: int = 0) -> str:
     if ships:
         parts.append(f"{ships} ships")
     return ", ".join(parts) or "no troops"
+
+
+def scatter_forecast_text(f: UpkeepForecast) -> str:
+    """What happens at the upkeep when the gold falls short (one paragraph, private)."""
+    def troops(t: Troops) -> str:
+        return troops_text(t.infantry, t.cavalry, t.ships)
+
+    income = f" and {money(f.income)} gold of income" if f.income else ""
+    return (f"The upkeep of your raised troops ({troops(f.raised)}) will be "
+            f"{money(f.cost)} gold; you have {money(f.gold)} gold{income}, "
+            f"**{money(f.shortfall)} gold short**. If nothing changes, your armies scatter: "
+            f"{troops(f.survivors)} come home (and cannot be raised again until the end of "
+            f"the year), {troops(f.lost)} are lost for good.")
+
+
+def shortfall_text(shortfall: Shortfall | None, when: str) -> str:
+    """A receipt's warning paragraph (empty without one); ``when`` is the charge time as the
+    reply shows times."""
+    if shortfall is None:
+        return ""
+    what = "too little gold for the first upkeep" if shortfall.first else \
+        "too little gold left for the next upkeep"
+    return (f"\n\n**Warning: {what}** (charged {when}). "
+            + scatter_forecast_text(shortfall.forecast))
 
 
 def _num(value: Decimal) -> str:
@@ -164,3 +190,86 @@ def _assault_post(result: BattleResult, public: PublicAssault, *, attacker: str,
                  "dice and the exact losses of an assault are not published; the fates of "
                  "characters are told to their claims.")
     return "\n".join(lines)
+
+
+# --- the tick's moves (from the events of rules.campaign.advance) ----------------------------
+
+def muster_note(army_id: int, troops: str, place: str, state: str) -> tuple[str, str]:
+    """The claim's note when a muster is ready: (subject, body)."""
+    return (f"Army {army_id} is ready",
+            f"Army {army_id} ({troops}) has mustered at {place} and is {state}.")
+
+
+def arrival_post(claim: str, place: str, when: str, *, returned: bool) -> str:
+    """The public post of an army reaching the end of its march (or of its retreat)."""
+    what = "returns to" if returned else "arrives at"
+    return f"A host of **{claim}** {what} **{place}** ({when})."
+
+
+def detection_roll_text(automatic: bool, roll: int | None, bonus: int, total: int | None,
+                        target: int | None, labels: tuple[str, ...]) -> str:
+    """How a detection was decided, for the watcher: ``automatic`` or the d20 sum."""
+    if automatic:
+        return "automatic"
+    return f"d20 {roll} + {bonus} = {total} vs {target}" \
+        + (f" ({', '.join(labels)})" if labels else "")
+
+
+def sighting_note(*, watch_place: str, claim: str, place: str, when: str, troops: str,
+                  roll: str, guard: int | None, army_id: int, until: str) -> tuple[str, str]:
+    """The watcher's note when its watchers sight a host: (subject, body); ``guard``: its
+    standing army that may intercept the force before ``until``."""
+    hint = "" if guard is None else (
+        f" Your army {guard} stands at {watch_place}: you may stop this force with "
+        f"`intercept army {army_id} with army {guard}` before {until}.")
+    return (f"A host is sighted near {watch_place}",
+            f"Your watchers at {watch_place} sight an army of {claim} at {place}, {when}: "
+            f"{troops}. Detection roll: {roll}." + hint)
+
+
+def encounter_note(*, own: int, enemy: int, enemy_claim: str, place: str, when: str,
+                   first_reaction: bool) -> tuple[str, str]:
+    """Each side's note when two hostile armies meet: (subject, body)."""
+    if first_reaction:
+        choice = (f" You have the first reaction: reply `retreat army {own}` or "
+                  f"`stand army {own}` before then.")
+    else:
+        choice = (f" {enemy_claim} saw you first: until then it may still choose to retreat "
+                  "instead of fighting.")
+    return (f"Battle looms at {place}",
+            f"Your army {own} faces army {enemy} of {enemy_claim} at {place}. The battle is "
+            f"fought at {when}.{choice}")
+
+
+def siege_month_post(*, date: str, holdfast: str, besieger: str, months: int, note: str
+                     ) -> str:
+    """The public post of a siege month completed (``note``: why it did not count)."""
+    return (f"{date}: the siege of **{holdfast}** by {besieger} enters its month "
+            f"{months}{note}.")
+
+
+def fall_post(*, holdfast: str, besieger: str, how: str) -> str:
+    """The public post of a holdfast falling."""
+    return (f"**{holdfast}** has fallen to {besieger}, {how}. Its garrison is captured; the "
+            "gold and the people within are at the mercy of the victors (the moderators will "
+            "rule on them).")
+
+
+def holder_note(place: str, benefit: str) -> tuple[str, str]:
+    """The note to a claim that now receives a resource tile's benefit: (subject, body)."""
+    return (f"You hold {place}",
+            f"Your army holds {place}: your claim receives {benefit} while a standing army of "
+            "yours is the strongest there. It also watches the land around it like a holdfast.")
+
+
+def upkeep_note(cost: Decimal, income: Decimal, sources: str, troops: str, gold: Decimal) -> str:
+    """The claim's note on a month's upkeep paid (``sources``: where its income came from)."""
+    earned = f"Income: {income} gold ({sources}). " if income else ""
+    return (f"{earned}Upkeep of {money(cost)} gold paid for {troops}. Gold left: "
+            f"{money(gold)}.")
+
+
+def scatter_post(claim: str, date: str) -> str:
+    """The public post of a claim's armies scattering, unpaid."""
+    return (f"Unpaid and unfed, the armies of **{claim}** scatter in {date}. Half of them "
+            "straggle home and will not answer a call to arms again this year.")

@@ -7,7 +7,8 @@ A claim hears, by private message only:
 * when **winter** begins: the upkeep doubles (``winter_upkeep_multiplier``), with the new cost
   and, if the gold will not cover it, the same scatter forecast;
 * in a **muster's receipt**, when the gold does not cover the first upkeep of all raised troops
-  with the new army;
+  with the new army (and in a purchase's receipt and in ``status``, when the gold left will
+  not cover the next upkeep): :func:`next_upkeep_shortfall`, carried by the receipt value;
 * when its armies **scatter**: how many came home, how many were lost and until when the
   survivors cannot be raised (the numbers of :func:`rules.campaign.upkeep.apply_upkeep`).
 
@@ -19,8 +20,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import datetime
 from decimal import Decimal
 
+from rules.campaign import calendar
 from rules.campaign.config import RulesConfig, Season
 from rules.campaign.modifiers import Modifier
 from rules.campaign.upkeep import Troops, apply_upkeep, monthly_upkeep
@@ -85,3 +88,31 @@ def winter_warning(before: Season, after: Season, gold: Decimal, raised: Troops,
     cost_before = monthly_upkeep(raised.infantry, raised.cavalry, before, rules, raised.ships)
     return WinterWarning(cost_before, forecast_upkeep(gold, raised, after, rules,
                                                       income_modifiers=income_modifiers))
+
+
+def upkeep_charged_at(month: calendar.GameDate, rules: RulesConfig) -> datetime:
+    """When month ``month``'s upkeep is charged: the first tick at or after it begins."""
+    return calendar.next_tick_at_or_after(calendar.month_start(month, rules), rules)
+
+
+@dataclass(frozen=True, slots=True)
+class Shortfall:
+    """A receipt's warning: the next upkeep (charged at ``charged``) will exceed the claim's
+    gold. ``first``: it is the first upkeep of a new army (a muster's receipt); otherwise the
+    gold was just spent (a purchase) or is only being looked at (``status``)."""
+
+    forecast: UpkeepForecast
+    charged: datetime
+    first: bool = False
+
+
+def next_upkeep_shortfall(gold: Decimal, raised: Troops, season: Season, rules: RulesConfig,
+                          at: datetime, *, income_modifiers: Iterable[Modifier] = (),
+                          first: bool = False) -> Shortfall | None:
+    """The warning for a reply sent at ``at``: None when ``gold`` (and the month's income)
+    covers the next month's upkeep of ``raised``."""
+    forecast = forecast_upkeep(gold, raised, season, rules, income_modifiers=income_modifiers)
+    if not forecast.scatter:
+        return None
+    month = calendar.next_month(calendar.game_date(at, rules), rules)
+    return Shortfall(forecast, upkeep_charged_at(month, rules), first)

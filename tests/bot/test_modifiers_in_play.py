@@ -327,6 +327,9 @@ def test_a_port_is_besieged_only_under_blockade_and_a_broken_blockade_pauses(
     assert w.army(2).tile == "0548"
     blockade = w.say("baelor_hightower", "blockade Starfall with fleet 2")
     assert "**Fleet 2** (4 ships) blockades Starfall" in blockade and "No siege yet" in blockade
+    [war] = [m for m in w.outbox(public=False, target="arthur_dayne")
+             if "is at war with you" in m.title]  # the blockade declared it: told privately
+    assert "(its fleet blockades Starfall)" in war.body
     assert "falls after **3** in-game months" in w.say("baelor_hightower",
                                                        "siege Starfall with army 1")
     assert any(p.title == "[Siege] Blockade: Starfall" for p in w.posts())

@@ -2,15 +2,23 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from decimal import Decimal as D
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from rules.campaign import calendar
 from rules.campaign.config import DEFAULT_RULES, Season
 from rules.campaign.modifiers import Effect, EffectKind, Modifier, Source
 from rules.campaign.upkeep import Troops, apply_upkeep
-from rules.campaign.warnings import forecast_upkeep, winter_warning, with_muster
+from rules.campaign.warnings import (
+    forecast_upkeep,
+    next_upkeep_shortfall,
+    upkeep_charged_at,
+    winter_warning,
+    with_muster,
+)
 
 R = DEFAULT_RULES
 
@@ -68,3 +76,17 @@ def test_winter_warning_only_when_winter_begins_for_raised_troops() -> None:
     assert winter_warning(Season.SUMMER, Season.WINTER, D(0), Troops(), R) is None
     rich = winter_warning(Season.SUMMER, Season.WINTER, D(100), Troops(7), R)
     assert rich is not None and not rich.forecast.scatter
+
+
+def test_a_receipts_shortfall_names_the_next_months_charge() -> None:
+    """Sent in some month, the warning names the charge of the next month's upkeep (the first
+    tick at or after that month begins) and the same forecast as :func:`forecast_upkeep`."""
+    at = datetime(2026, 1, 1, 7, tzinfo=UTC)
+    short = next_upkeep_shortfall(D("1.5"), Troops(7, 3), Season.SUMMER, R, at, first=True)
+    assert short is not None and short.first
+    assert short.forecast == forecast_upkeep(D("1.5"), Troops(7, 3), Season.SUMMER, R)
+    coming = calendar.next_month(calendar.game_date(at, R), R)
+    assert short.charged == upkeep_charged_at(coming, R)
+    assert short.charged > at and short.charged >= calendar.month_start(coming, R)
+    assert calendar.tick_time(calendar.tick_index(short.charged, R), R) == short.charged
+    assert next_upkeep_shortfall(D("1.9"), Troops(7, 3), Season.SUMMER, R, at) is None
