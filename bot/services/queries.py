@@ -50,6 +50,8 @@ class StatusReport:
     #: The subreddit recorded when the campaign was created; the config's ``subreddit`` (the
     #: one the bot uses) differs from it when a moderator changed the config since.
     created_on: str = ""
+    paused: str = ""  # since when, until when, why (empty: the campaign runs)
+    holidays: int = 0  # ticks the world's clock stands behind the wall clock
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,7 +110,19 @@ def status(session: Session, ctx: CampaignContext, now: datetime) -> StatusRepor
                            Outbox.status == OutboxStatus.DEAD.value),
         sieges_active=_count(session, Siege.campaign_id == ctx.campaign_id,
                              Siege.status == SiegeStatus.ACTIVE),
+        paused=pause_text(ctx, campaign),
+        holidays=campaign.tick_offset or 0,
     )
+
+
+def pause_text(ctx: CampaignContext, campaign: Campaign) -> str:
+    """"since ..., until ... (note)" while the campaign is paused; "" when it runs."""
+    from bot.services.pause import until_text
+
+    if campaign.paused_at is None:
+        return ""
+    return (f"since {campaign.paused_at:%Y-%m-%d %H:%M} UTC, {until_text(ctx, campaign)}"
+            + (f": {campaign.pause_note}" if campaign.pause_note else ""))
 
 
 def _players(session: Session, ctx: CampaignContext) -> dict[int, list[str]]:

@@ -1370,6 +1370,23 @@ class OddsShown(Receipt):
     odds: Odds
 
 
+def odds_pair(world: World, sender: Sender, order: o.Odds, *, moderator: bool = False
+              ) -> tuple[Army, Army]:
+    """The two armies an ``odds`` order asks about: the sender's own, and one on its tile (a
+    moderator may ask about any two armies); odds never reveal an army the sender cannot
+    see."""
+    mine = own_army(world, sender, order.army_a)
+    other = world.armies.get(order.army_b)
+    if other is None or not (other.tile == mine.tile or moderator):
+        raise _refuse(f"army {order.army_b} is not on {_label(sender, mine.tile)} with your "
+                      "army", "an army on the same tile as yours (odds never reveal armies "
+                      "you cannot see)", f"odds army {mine.id} vs army 5")
+    if other.claim_id == mine.claim_id and not moderator:
+        raise _refuse(f"army {other.id} is your own", "an enemy army on your tile",
+                      f"odds army {mine.id} vs army 5")
+    return mine, other
+
+
 def odds_of(army: int, target: int, attacker: Side, defender: Side, fought_tick: int,
             rules: RulesConfig) -> OddsShown:
     """The odds shown for two sides built by :func:`rules.campaign.world.army_side`."""
