@@ -25,6 +25,12 @@ _CHANGING = ("status", "reaction", "reactor_claim", "resolve_tick")
 """The columns a tick changes in a stored battle."""
 
 
+def battle_state(battle: PendingBattle) -> BattleState:
+    """A pending battle row (an order's ORM row) as the rules' value: the same columns the
+    tick reads with :func:`load_battles`."""
+    return BattleState(battle.id, **{name: getattr(battle, name) for name in _VALUE_COLUMNS})
+
+
 def load_battles(session: Session, campaign_id: int, statuses: Collection[BattleStatus]
                  ) -> list[BattleState]:
     """The campaign's battles in ``statuses``, by id (one query)."""
