@@ -26,9 +26,9 @@ _CHANGING = ("status", "reaction", "reactor_claim", "resolve_tick")
 
 
 def battle_state(battle: PendingBattle) -> BattleState:
-    """A pending battle row (an order's ORM row) as the rules' value: the same columns the
-    tick reads with :func:`load_battles`."""
-    return BattleState(battle.id, **{name: getattr(battle, name) for name in _VALUE_COLUMNS})
+    """A pending battle ORM row (as an order holds it) as the rules' value: the same columns
+    :func:`load_battles` reads."""
+    return BattleState(battle.id or 0, **{name: getattr(battle, name) for name in _VALUE_COLUMNS})
 
 
 def load_battles(session: Session, campaign_id: int, statuses: Collection[BattleStatus]
