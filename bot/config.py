@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import tomllib
 from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
@@ -170,10 +171,33 @@ def load_settings(path: Path | None, *, env: Mapping[str, str] | None = None) ->
         except OSError as exc:
             raise ConfigError(f"{path}: cannot be read ({exc.strerror or exc}); give the path "
                               "of a TOML file") from None
+        campaign = data.setdefault("campaign", {})
+        if isinstance(campaign, dict):  # (a wrong type is reported by the validation)
+            url = campaign.get("database_url", CampaignSettings.model_fields[
+                "database_url"].default)
+            if isinstance(url, str):
+                campaign["database_url"] = resolve_sqlite_path(url, path.resolve().parent)
     for (section, key), var in _ENV.items():
         if env.get(var):
             data.setdefault(section, {})[key] = env[var]
     return parse_settings(data, source=str(path) if path else "defaults")
+
+
+_SQLITE_URL = re.compile(r"^(sqlite(?:\+\w+)?:///)(.*)$")
+
+
+def resolve_sqlite_path(url: str, base: Path) -> str:
+    """A SQLite URL whose file path is relative, made absolute against ``base`` (the config
+    file's folder): ``sqlite:///maester.db`` in /srv/camp/config.toml is /srv/camp/maester.db
+    wherever the bot is started. Absolute paths, in-memory databases and other databases are
+    left alone."""
+    match = _SQLITE_URL.match(url)
+    if match is None:
+        return url
+    prefix, rest = match.groups()
+    if not rest or rest.startswith(("/", ":memory:", "file:")) or Path(rest).is_absolute():
+        return url
+    return prefix + str(base / rest)
 
 
 def parse_settings(data: Mapping[str, Any], source: str = "config") -> Settings:

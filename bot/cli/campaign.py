@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -14,7 +14,15 @@ from rich.markup import escape
 from rich.table import Table
 from sqlmodel import col, select
 
-from bot.cli.common import ByOpt, fail, moderator_name, open_campaign, settings_of, whole
+from bot.cli.common import (
+    ByOpt,
+    fail,
+    moderator_name,
+    open_campaign,
+    parse_time,
+    settings_of,
+    whole,
+)
 from bot.cli.group import ConfigOpt, command_group
 from bot.db.models import (
     Army,
@@ -26,7 +34,7 @@ from bot.db.models import (
     Relation,
     RelationStatus,
 )
-from bot.services import journal, queries, snapshots
+from bot.services import forewarn, journal, queries, snapshots
 from bot.services.world import (
     CampaignContext,
     all_claims,
@@ -164,11 +172,20 @@ def status_cmd(config: ConfigOpt = None) -> None:
     """Last tick, next tick, pending outbox, in-game date and season."""
     env = open_campaign(config)
     ctx = env.ctx
+    wall = env.clock.now()
+    now = env.world_now()
     with env.session() as session:
-        report = queries.status(session, ctx, env.clock.now())
+        report = queries.status(session, ctx, now)
     due = report.ticks_due
     console.print(f"[bold]{report.name}[/bold] (r/{report.subreddit})")
-    console.print(f"  now:        {ctx.when(report.now)}")
+    if report.created_on and report.created_on != report.subreddit:
+        console.print(f"  subreddit:  [yellow]r/{report.subreddit}, from the config (the "
+                      f"campaign was created on r/{report.created_on}); posts, replies and "
+                      f"modmail go to r/{report.subreddit}[/yellow]")
+    ahead = now - wall
+    console.print(f"  now:        {ctx.when(report.now)}" + (
+        f"  [yellow]the world is {_span(ahead)} ahead of the wall clock (ticks applied with "
+        "--until); orders count from this time[/yellow]" if ahead > timedelta(0) else ""))
     console.print(f"  last tick:  {ctx.when(report.last_tick_at)}")
     console.print(f"  next tick:  {ctx.when(report.next_tick_at)}"
                   + (f"  [yellow]{due} tick(s) due[/yellow]" if due else ""))
@@ -195,21 +212,62 @@ def status_cmd(config: ConfigOpt = None) -> None:
                       "then `maester outbox retry`[/red]")
 
 
+def _span(delta: timedelta) -> str:
+    """``2d 6h``, ``5h 59m``, ``1m``: a length of time in words for the status line."""
+    minutes = max(1, int(delta.total_seconds() // 60))
+    days, rest = divmod(minutes, 24 * 60)
+    hours, mins = divmod(rest, 60)
+    parts = [f"{days}d" if days else "", f"{hours}h" if hours else "",
+             f"{mins}m" if mins and not days else ""]
+    return " ".join(p for p in parts if p) or "1m"
+
+
 @app.command("order")
 def order_cmd(
     text: Annotated[str, typer.Argument(help="The order text, as a player would send it.")],
     as_user: Annotated[str, typer.Option("--as", help="Reddit user the order comes from.")],
     config: ConfigOpt = None,
+    at: Annotated[str | None, typer.Option(
+        "--at", help="ISO UTC time the order is sent at (default: now, or just after the last "
+        "applied tick when ticks were applied ahead of the wall clock).")] = None,
+    yes: Annotated[bool, typer.Option(
+        "--yes", help="Apply the ticks due before --at even beyond bot.max_catch_up_days.")]
+    = False,
 ) -> None:
-    """Process TEXT exactly as a modmail from that user would be; print the reply."""
+    """Process TEXT exactly as a modmail from that user would be; print the reply.
+
+    The order is sent at --at (default: now, or just after the last applied tick when ticks
+    were applied ahead); as for a player's message, the ticks due before it apply first.
+    """
     from bot.messages import handle_message
     from bot.services.orders import INTERNAL_FAILURE
+    from bot.services.tick import CatchUpTooLong, catch_up, check_catch_up_bound
 
     env = open_campaign(config)
-    now = env.clock.now()
     ctx = env.ctx
+    now = env.world_now()
+    if at is not None:
+        moment = parse_time("--at", at)
+        with env.session() as session:
+            last = ctx.tick_at(get_campaign(session, ctx).last_tick)
+        if moment <= last:
+            raise fail(f"--at {ctx.when(moment)}: the tick of {ctx.when(last)} is already "
+                       "applied, and an order counts from the moment it is sent, after the "
+                       f"ticks before it; give a time after it (e.g. --at "
+                       f"{now + timedelta(minutes=1):%Y-%m-%dT%H:%M:%SZ}) or leave --at out")
+        now = moment
     with env.session() as session:
-        ref = f"cli:{now.timestamp():.6f}"
+        try:
+            check_catch_up_bound(session, ctx, now)
+        except CatchUpTooLong as exc:
+            if not yes:
+                raise fail(f"not sent: {exc} before the order; add --yes to apply them "
+                           "first") from None
+    applied = catch_up(env.engine, ctx, now)  # the ticks due before the order come first
+    if applied:
+        console.print(f"{len(applied)} tick(s) due before the order applied first.")
+    with env.session() as session:
+        ref = f"cli:{env.clock.now().timestamp():.6f}"
         reply = handle_message(session, ctx, author=as_user.removeprefix("u/"), text=text,
                                now=now, ref=ref)
     console.print(reply, markup=False)
@@ -238,18 +296,10 @@ def tick_cmd(
 
     from bot.services.tick import CatchUpTooLong, catch_up, check_catch_up_bound, pending_ticks
 
+    moment = parse_time("--until", until) if until is not None else None
     env = open_campaign(config)
-    moment = env.clock.now()
-    if until is not None:
-        try:
-            moment = datetime.fromisoformat(until.replace("Z", "+00:00"))
-        except ValueError:
-            console.print(f"[red]--until: {until!r} is not an ISO time[/red] (e.g. "
-                          "2026-11-23T12:00:00Z)")
-            raise typer.Exit(2) from None
-        if moment.tzinfo is None:
-            console.print("[red]--until needs a time zone, e.g. 2026-11-23T12:00:00Z[/red]")
-            raise typer.Exit(2)
+    if moment is None:
+        moment = env.clock.now()
     ctx = env.ctx
     with env.session() as session:
         total = pending_ticks(session, ctx, moment)
@@ -314,7 +364,7 @@ def season_set_cmd(season: str, config: ConfigOpt = None, by: ByOpt = None) -> N
         console.print(f"[red]{season!r} is not a season[/red]: winter, spring, summer, autumn")
         raise typer.Exit(2) from None
     env = open_campaign(config)
-    now = env.clock.now()
+    now = env.world_now()
     ctx = env.ctx
     with env.session() as session:
         campaign = get_campaign(session, ctx, lock=True)
@@ -327,7 +377,11 @@ def season_set_cmd(season: str, config: ConfigOpt = None, by: ByOpt = None) -> N
                           f"season set from {before} to {value.value}", at=now,
                           actor=moderator_name(by), public=True,
                           data={"before": before, "after": value.value})
-    console.print(f"Season is now {value.value}.")
+        told = forewarn.winter_begins(session, ctx, Season(before), value, at=now,
+                                      tick=ctx.tick_of(now))
+    console.print(f"Season is now {value.value}."
+                  + (f" {told} claim(s) with raised troops were warned privately that their "
+                     "upkeep doubles." if told else ""))
 
 
 relations_app = command_group(help="Relations between claims.", no_args_is_help=True)
@@ -344,7 +398,7 @@ def relations_set_cmd(claim_a: str, claim_b: str, status: str, config: ConfigOpt
         console.print(f"[red]{status!r} is not a relation[/red]: war, neutral, allied")
         raise typer.Exit(2) from None
     env = open_campaign(config)
-    now = env.clock.now()
+    now = env.world_now()
     ctx = env.ctx
     with env.session() as session:
         a, b = claim_by_name(session, ctx, claim_a), claim_by_name(session, ctx, claim_b)
@@ -357,6 +411,9 @@ def relations_set_cmd(claim_a: str, claim_b: str, status: str, config: ConfigOpt
         journal.log_event(session, ctx.campaign_id, ctx.tick_of(now), "relation",
                           f"{a.name} and {b.name}: {before.value} -> {value.value}", at=now,
                           actor=moderator_name(by), data={"claims": [a.id, b.id]})
+        if value is RelationStatus.WAR and before is not RelationStatus.WAR:
+            forewarn.war_declared(session, ctx, 0, [a.id or 0, b.id or 0], at=now,
+                                  tick=ctx.tick_of(now), how="by the moderators' ruling")
     console.print(f"{a.name} and {b.name} are now {value.value} (were {before.value}).")
 
 
@@ -391,7 +448,7 @@ def adjust_cmd(
     Prints the claim before and after; with --dry-run nothing is written or logged.
     """
     env = open_campaign(config)
-    now = env.clock.now()
+    now = env.world_now()
     try:
         delta = parse_gold(gold or "0", "--gold", signed=True)
         infantry_n, cavalry_n, ships_n = (

@@ -16,8 +16,16 @@ from typing import Annotated
 import typer
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import SQLAlchemyError
+from sqlmodel import Session
 
-from bot.cli.common import ByOpt, campaign_session, fail, moderator_name, settings_of
+from bot.cli.common import (
+    ByOpt,
+    campaign_session,
+    fail,
+    moderator_name,
+    settings_of,
+    world_now_in,
+)
 from bot.cli.group import ConfigOpt, command_group
 from bot.config import Settings
 from bot.db.engine import make_engine, transaction
@@ -45,8 +53,9 @@ app.add_typer(skills_app, name="skills")
 app.add_typer(catalogue_app, name="catalogue")
 
 
-def _now() -> datetime:
-    return datetime.now(UTC)
+def _now(session: Session, ctx: CampaignContext) -> datetime:
+    """The world's clock: moderator changes are logged at the time the world stands at."""
+    return world_now_in(session, ctx, datetime.now(UTC))
 
 
 # --- skills ---------------------------------------------------------------------------------
@@ -61,9 +70,9 @@ def skills_grant(
     with campaign_session(config) as (session, ctx):
         try:
             snapshots.take(session, ctx, kind="command", label=f"skills grant {character} "
-                           f"{skill}", now=_now(), actor=moderator_name(by))
+                           f"{skill}", now=_now(session, ctx), actor=moderator_name(by))
             summary = grant_skill(session, ctx, character, skill, by=moderator_name(by),
-                                  now=_now())
+                                  now=_now(session, ctx))
         except (NotFound, ValueError, CatalogueError) as exc:
             raise fail(str(exc)) from None
     typer.echo(summary)
@@ -79,9 +88,9 @@ def skills_remove(
     with campaign_session(config) as (session, ctx):
         try:
             snapshots.take(session, ctx, kind="command", label=f"skills remove {character} "
-                           f"{skill}", now=_now(), actor=moderator_name(by))
+                           f"{skill}", now=_now(session, ctx), actor=moderator_name(by))
             summary = remove_skill(session, ctx, character, skill, by=moderator_name(by),
-                                   now=_now())
+                                   now=_now(session, ctx))
         except (NotFound, CatalogueError) as exc:
             raise fail(str(exc)) from None
     typer.echo(summary)
@@ -125,8 +134,9 @@ def catalogue_show(config: ConfigOpt = None, by: ByOpt = None) -> None:
         except CatalogueError as exc:
             raise fail(str(exc)) from None
         stored = bool(get_campaign(session, ctx).catalogue_json)
-        journal.log_event(session, ctx.campaign_id, ctx.tick_of(_now()), "catalogue_show",
-                          "catalogue shown", at=_now(), actor=moderator_name(by))
+        now = _now(session, ctx)
+        journal.log_event(session, ctx.campaign_id, ctx.tick_of(now), "catalogue_show",
+                          "catalogue shown", at=now, actor=moderator_name(by))
         source = "loaded into the campaign" if stored else "from the config file"
         typer.echo(f"Catalogue ({source}): {summary_of(catalogue)}")
         _print_catalogue(catalogue)
@@ -165,9 +175,10 @@ def catalogue_check(
         try:
             with transaction(engine) as session:
                 ctx = load_context(session, settings)
-                journal.log_event(session, ctx.campaign_id, ctx.tick_of(_now()),
+                now = _now(session, ctx)
+                journal.log_event(session, ctx.campaign_id, ctx.tick_of(now),
                                   "catalogue_check", f"catalogue file {file.name} checked: "
-                                  + ("invalid" if problem else "ok"), at=_now(),
+                                  + ("invalid" if problem else "ok"), at=now,
                                   actor=moderator_name(by), data={"file": str(file),
                                                               "problem": problem})
         except (LookupError, SQLAlchemyError):
@@ -191,8 +202,9 @@ def catalogue_load(
         try:
             data = read_catalogue_file(file)
             snapshots.take(session, ctx, kind="command", label=f"catalogue load {file.name}",
-                           now=_now(), actor=moderator_name(by), heavy=True)
-            catalogue = store_catalogue(session, ctx, data, by=moderator_name(by), now=_now(),
+                           now=_now(session, ctx), actor=moderator_name(by), heavy=True)
+            catalogue = store_catalogue(session, ctx, data, by=moderator_name(by),
+                                        now=_now(session, ctx),
                                         source=file.name)
         except (CatalogueError, NotFound) as exc:
             raise fail(str(exc)) from None

@@ -6,6 +6,7 @@ import getpass
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -44,13 +45,41 @@ def whole(value: int, field: str, *, low: int = 1, high: int = MAX_ROW_NUMBER,
         raise fail(f"{exc}{hint}") from None
 
 
-def settings_of(config: Path | None) -> Settings:
-    """The settings of ``--config`` (else ./config.toml if it exists, else the defaults)."""
-    path = config if config is not None else DEFAULT_CONFIG
+NO_CONFIG = ("no config file: there is no ./config.toml here and no --config FILE (or "
+             "MAESTER_CONFIG) was given")
+
+
+def settings_of(config: Path | None, *, required: bool = True) -> Settings:
+    """The settings of ``--config``, else of ./config.toml.
+
+    With neither, a command that needs a campaign (``required``) ends with a line saying so,
+    rather than silently running on the defaults (the demo map and ./maester.db); the others
+    (rules, map checks) say on stderr that they use the defaults.
+    """
+    path: Path | None = config if config is not None else DEFAULT_CONFIG
+    if config is None and not DEFAULT_CONFIG.exists():
+        if required:
+            raise fail(f"{NO_CONFIG}; copy config.example.toml to config.toml and fill it in, "
+                       "or pass --config FILE")
+        typer.echo(f"maester: {NO_CONFIG}: using the default settings", err=True)
+        path = None
     try:
-        return load_settings(path if (config is not None or path.exists()) else None)
+        return load_settings(path)
     except ConfigError as exc:
         raise fail(f"config error: {exc}") from None
+
+
+def parse_time(option: str, text: str) -> datetime:
+    """An ISO time with a zone given as ``option`` (``--until``, ``--at``); a bad one ends the
+    command with the example."""
+    try:
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise fail(f"{option}: {text!r} is not an ISO time (e.g. 2026-11-23T12:00:00Z)") \
+            from None
+    if moment.tzinfo is None:
+        raise fail(f"{option} needs a time zone, e.g. 2026-11-23T12:00:00Z")
+    return moment.astimezone(UTC)
 
 
 def moderator_name(by: str | None) -> str:
@@ -65,6 +94,13 @@ class Opened:
     engine: Engine
     ctx: CampaignContext
     clock: Clock
+
+    def world_now(self) -> datetime:
+        """The world's clock (:func:`rules.campaign.timing.world_time`): the wall clock, or
+        just after the last applied tick when ticks were applied ahead of it. Everything a
+        moderator does to the world counts, and is logged, at this time."""
+        with self.session() as session:
+            return world_now_in(session, self.ctx, self.clock.now())
 
     @contextmanager
     def session(self) -> Iterator[Session]:
@@ -85,6 +121,14 @@ def open_campaign(config: Path | None, *, check_schema: bool = False) -> Opened:
     except LookupError as exc:
         raise fail(str(exc)) from None
     return Opened(settings, engine, ctx, SystemClock())
+
+
+def world_now_in(session: Session, ctx: CampaignContext, wall: datetime) -> datetime:
+    """The world's clock read inside an open transaction (see :meth:`Opened.world_now`)."""
+    from bot.services.world import get_campaign
+    from rules.campaign.timing import world_time
+
+    return world_time(wall, ctx.tick_at(get_campaign(session, ctx).last_tick))
 
 
 @contextmanager

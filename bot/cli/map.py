@@ -54,7 +54,12 @@ def check_cmd(
 def _config_path(config: Path | None) -> Path | None:
     if config is not None:
         return config
-    return DEFAULT_CONFIG if DEFAULT_CONFIG.exists() else None
+    if DEFAULT_CONFIG.exists():
+        return DEFAULT_CONFIG
+    from bot.cli.common import NO_CONFIG
+
+    typer.echo(f"maester: {NO_CONFIG}: checking with the default settings", err=True)
+    return None
 
 
 @map_app.command("render")
@@ -94,7 +99,7 @@ def render_cmd(
         if map_file is not None:
             from bot.services.world import CampaignContext
 
-            settings = settings_of(config)
+            settings = settings_of(config, required=False)
             world = load_map(map_file)
             ctx = CampaignContext(0, settings, settings.rules_config(), world, "")
             picture = draw(ctx, Situation(), MODERATOR, options, svg=suffix == ".svg")

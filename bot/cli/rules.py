@@ -71,7 +71,7 @@ def show_rules(config: Path | None) -> None:
     from bot.cli.common import settings_of
     from bot.config import rules_table
 
-    settings = settings_of(config)
+    settings = settings_of(config, required=False)
     table = Table("Setting", "Value in force")
     for name, value in rules_table(settings.rules_config()):
         table.add_row(name, value)

@@ -63,6 +63,7 @@ def character_set_cmd(
                    f"character set {name!r} captured --note 'taken at the Twins'`); "
                    "nothing changed")
     env = open_campaign(config)
+    now = env.world_now()
     try:
         with env.session() as session:
             character = find_character(session, env.ctx, name, claim)
@@ -70,7 +71,7 @@ def character_set_cmd(
                            label=f"character set {character.name} {fate.lower()}",
                            actor=moderator_name(by))
             summary = set_fate(session, env.ctx, character, fate, note=note[:300],
-                               actor=moderator_name(by), now=env.clock.now())
+                               actor=moderator_name(by), now=now)
     except LookupError as exc:
         raise fail(f"{exc}; nothing changed") from None
     console.print(escape(summary))
@@ -100,12 +101,13 @@ def army_remove_cmd(
         raise fail("--reason must say why (it goes to the log), e.g. --reason 'duplicate "
                    "muster'; nothing changed")
     env = open_campaign(config)
+    now = env.world_now()
     try:
         with env.session() as session:
             snapshots.take(session, env.ctx, kind="command", label=f"army remove {army_id}",
                            now=env.clock.now(), actor=moderator_name(by))
             summary = remove_army(session, env.ctx, army_id, reason=reason.strip()[:300],
-                                  actor=moderator_name(by), now=env.clock.now())
+                                  actor=moderator_name(by), now=now)
     except LookupError as exc:
         raise fail(f"{exc}; nothing changed") from None
     console.print(escape(summary[0].upper() + summary[1:]) + ".")

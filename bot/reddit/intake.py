@@ -62,7 +62,7 @@ from bot.services import journal
 from bot.services.tick import catch_up
 from bot.services.world import CampaignContext, claim_of_user, get_campaign
 from bot.text import escape_md
-from rules.campaign.timing import order_moment
+from rules.campaign.timing import order_moment, world_time
 
 __all__ = [
     "FOLDERS", "Inbound", "IntakeReport", "Outcome", "claims_to_be_forward", "decide",
@@ -486,11 +486,14 @@ def handle_inbound(engine: Engine, ctx: CampaignContext, clock: Clock, message_i
                                      author=inbound.author[:40], outcome=inbound.outcome.value,
                                      processed_at=now))
             session.flush()  # the exactly-once keys: a concurrent twin fails here
-            moment = order_moment(sent_at if timed else None, now,
-                                  get_campaign(session, ctx).last_tick, ctx.tick_of)
+            last = get_campaign(session, ctx).last_tick
+            # read "now" on the world's clock: after ticks applied ahead of the wall clock
+            # (a rehearsal) a late order counts just after them, and its note says so
+            moment = order_moment(sent_at if timed else None,
+                                  world_time(now, ctx.tick_at(last)), last, ctx.tick_of)
             reply = _answer(session, ctx, inbound, message_id, moment.at, orders)
             if reply and moment.late and sent_at is not None:
-                reply = late_note(ctx, sent_at, now) + "\n\n" + reply
+                reply = late_note(ctx, sent_at, moment.at) + "\n\n" + reply
             if reply:
                 _queue_reply(session, ctx, inbound, key, reply, now)
                 report.replies_queued += 1
@@ -525,9 +528,11 @@ def _sent_at(date: str) -> datetime | None:
 
 def late_note(ctx: CampaignContext, sent_at: datetime, read_at: datetime) -> str:
     """Why an order sent before a tick counts only from when it was read."""
+    counts = f"{read_at:%H:%M:%S}" if read_at.date() == sent_at.date() else \
+        f"{read_at:%Y-%m-%d %H:%M:%S}"
     return (f"*You sent this at {sent_at:%Y-%m-%d %H:%M:%S} UTC, but it reached the bot only "
             f"after a later tick had already been applied, so it counts from "
-            f"{read_at:%H:%M:%S} UTC.*")
+            f"{counts} UTC.*")
 
 
 def _is_recorded(session: Session, ctx: CampaignContext, message_id: str) -> bool:

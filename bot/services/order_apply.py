@@ -13,7 +13,7 @@ from types import MappingProxyType
 from typing import Any
 
 from bot.db.models import Army, ArmyKind, Claim
-from bot.services import fairplay, journal
+from bot.services import fairplay, forewarn, journal
 from bot.services.order_call import Call, Rejected
 from bot.services.order_world import Rows, Stored, load_order_world, write_back
 from bot.services.receipts import receipt_text
@@ -62,15 +62,26 @@ def decided(c: Call, order: object) -> str:
         journal.log_event(c.session, c.ctx.campaign_id, c.tick, "war",
                           f"claims {a} and {b} are at war", at=c.now, claim_id=a,
                           actor=c.author, data={"claims": [a, b], "before": was.value})
+        how = f"its fleet blockades {name_md(_label(c, receipt.port))}" \
+            if isinstance(receipt, decide.Blockading) else ""
+        forewarn.war_declared(c.session, c.ctx, a, [b], at=c.now, tick=c.tick, how=how)
     for siege in stored.sieges_ended:
         how = "have lifted the siege" if isinstance(order, o.Lift) else "have marched away"
         end_siege(c.session, c.ctx, siege, besiegers_gone(claim.name, how), at=c.now,
                   tick=c.tick)
     _JOURNAL[type(receipt)](c, claim, receipt, rows)
+    if isinstance(receipt, _WARN_SHORT):  # private: the receipt goes to the claim only
+        receipt = replace(receipt, shortfall=forewarn.shortfall(
+            c.session, c.ctx, rows.claims.get(claim.id or 0, claim), c.now,
+            first=isinstance(receipt, decide.Mustered)))
     text = receipt_text(c.ctx, receipt)
     if isinstance(receipt, decide.Marched):
         c.finish = _whole_message(c, receipt, text)
     return text
+
+
+_WARN_SHORT = (decide.Mustered, decide.Building, decide.Bought, decide.StatusReport)
+"""Receipts that warn when the gold (after the order) will not cover the next upkeep."""
 
 
 class _CatalogueModifiers:

@@ -41,6 +41,7 @@ from bot.text import escape_md
 from rules.campaign import apply as decide
 from rules.campaign import orders as o
 from rules.campaign.battle import Winner
+from rules.campaign.timing import world_time
 from rules.errors import RulesError
 
 __all__ = ["HANDLERS", "Call", "Outcome", "Rejected", "active_siege", "process_message"]
@@ -70,8 +71,9 @@ def process_message(session: Session, ctx: CampaignContext, *, author: str, text
     is_mod = ctx.is_moderator(author)
     claim = claim_of_user(session, ctx, author)
     # The world may already stand later than the wall clock (a moderator ticked ahead): an
-    # order is then accepted at the world's time, so its receipt matches what will happen.
-    now = max(now, ctx.tick_at(get_campaign(session, ctx).last_tick))
+    # order is then accepted just after the last applied tick, so its receipt matches what
+    # will happen (the next tick is still to come).
+    now = world_time(now, ctx.tick_at(get_campaign(session, ctx).last_tick))
     text, acting_for = _acting_for(text)
     sections: list[str] = []
     outcome = Outcome(reply="")

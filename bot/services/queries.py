@@ -47,6 +47,9 @@ class StatusReport:
     outbox_pending: int
     outbox_dead: int
     sieges_active: int
+    #: The subreddit recorded when the campaign was created; the config's ``subreddit`` (the
+    #: one the bot uses) differs from it when a moderator changed the config since.
+    created_on: str = ""
     paused: str = ""  # since when, until when, why (empty: the campaign runs)
     holidays: int = 0  # ticks the world's clock stands behind the wall clock
 
@@ -94,7 +97,8 @@ def status(session: Session, ctx: CampaignContext, now: datetime) -> StatusRepor
     """Last and next tick, ticks due at ``now``, in-game date, season, outbox and sieges."""
     campaign = get_campaign(session, ctx)
     return StatusReport(
-        name=campaign.name, subreddit=campaign.subreddit, now=now,
+        name=campaign.name, subreddit=ctx.settings.campaign.subreddit,
+        created_on=campaign.subreddit, now=now,
         last_tick_at=ctx.tick_at(campaign.last_tick),
         next_tick_at=ctx.tick_at(campaign.last_tick + 1),
         ticks_due=max(0, ctx.tick_of(now) - campaign.last_tick),
@@ -203,7 +207,7 @@ def export_world(session: Session, ctx: CampaignContext) -> dict[str, Any]:
     assert campaign is not None
     players = _players(session, ctx)
     return {
-        "campaign": {"name": campaign.name, "subreddit": campaign.subreddit,
+        "campaign": {"name": campaign.name, "subreddit": ctx.settings.campaign.subreddit,
                      "season": campaign.season, "last_tick": campaign.last_tick,
                      "last_tick_at": ctx.tick_at(campaign.last_tick).isoformat(),
                      "last_month": campaign.last_month},

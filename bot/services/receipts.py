@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from bot.services.render import money, troops_text
+from bot.services.render import money, shortfall_text, troops_text
 from bot.services.world import CampaignContext
 from bot.text import escape_md, name_code, name_md
 from rules.campaign import apply as r
@@ -34,6 +34,12 @@ def _at(ctx: CampaignContext, tick: int) -> str:
     return ctx.when(ctx.tick_at(tick))
 
 
+def _warning(ctx: CampaignContext, rc: r.Receipt) -> str:
+    """The receipt's upkeep warning paragraph, if it carries one."""
+    return "" if rc.shortfall is None else shortfall_text(rc.shortfall,
+                                                          ctx.when(rc.shortfall.charged))
+
+
 def mustered(ctx: CampaignContext, rc: r.Mustered) -> str:
     word = "Fleet" if rc.kind is ArmyKind.FLEET else "Army"
     return (f"**{word} {rc.army}** ({troops_text(rc.infantry, rc.cavalry, rc.ships)}) is "
@@ -42,6 +48,7 @@ def mustered(ctx: CampaignContext, rc: r.Mustered) -> str:
             f"- Upkeep while raised: {money(rc.upkeep)} gold a month this season\n"
             f"- Left at home: {rc.home_infantry} infantry, {rc.home_cavalry} cavalry"
             + (f", {rc.home_ships} ships" if rc.show_ships else "")
+            + _warning(ctx, rc)
             + f"\n\nYou may already order its march: `move army {rc.army}: ... (cost N)`.")
 
 
@@ -184,7 +191,7 @@ def building(ctx: CampaignContext, rc: r.Building) -> str:
             f"{r.cost_text(rc.entry)} (gold left: {r.gold_text(rc.gold_left)}).\n\n"
             f"- Effect: {rc.entry.describe_effects()}\n"
             f"- Finished: when the month begins, {ctx.when(rc.ready)}; you will get a "
-            f"note{secret}")
+            f"note{secret}" + _warning(ctx, rc))
 
 
 def bought(ctx: CampaignContext, rc: r.Bought) -> str:
@@ -192,7 +199,8 @@ def bought(ctx: CampaignContext, rc: r.Bought) -> str:
             f"({r.cost_text(rc.entry)}; gold "
             f"left: {r.gold_text(rc.gold_left)}).\n\n- Effect: "
             f"{rc.entry.describe_effects()}\n"
-            "- Siege equipment counts when the army besieges or assaults a holdfast.")
+            "- Siege equipment counts when the army besieges or assaults a holdfast."
+            + _warning(ctx, rc))
 
 
 def blockading(ctx: CampaignContext, rc: r.Blockading) -> str:
@@ -256,7 +264,7 @@ def status_report(ctx: CampaignContext, rc: r.StatusReport) -> str:
         lines.append(f"- Army {a.id}: {troops_text(a.infantry, a.cavalry, a.ships)}, {a.state} "
                      f"at {_label(ctx, a.tile)}{extra}")
     lines.append(f"- Upkeep of raised troops: {money(rc.upkeep)} gold a month this season")
-    return "\n".join(lines)
+    return "\n".join(lines) + _warning(ctx, rc)
 
 
 def _strength(power: Strength) -> str:

@@ -15,6 +15,8 @@ from rules.campaign.battle import BattleResult, SideResult, Winner
 from rules.campaign.characters import Fate, TableRoll
 from rules.campaign.modifiers import Source
 from rules.campaign.publication import PublicAssault
+from rules.campaign.upkeep import Troops
+from rules.campaign.warnings import Shortfall, UpkeepForecast
 
 
 def money(value: Decimal) -> str:
@@ -34,6 +36,30 @@ def troops_text(infantry: int, cavalry: int, ships: int = 0) -> str:
     if ships:
         parts.append(f"{ships} ships")
     return ", ".join(parts) or "no troops"
+
+
+def scatter_forecast_text(f: UpkeepForecast) -> str:
+    """What happens at the upkeep when the gold falls short (one paragraph, private)."""
+    def troops(t: Troops) -> str:
+        return troops_text(t.infantry, t.cavalry, t.ships)
+
+    income = f" and {money(f.income)} gold of income" if f.income else ""
+    return (f"The upkeep of your raised troops ({troops(f.raised)}) will be "
+            f"{money(f.cost)} gold; you have {money(f.gold)} gold{income}, "
+            f"**{money(f.shortfall)} gold short**. If nothing changes, your armies scatter: "
+            f"{troops(f.survivors)} come home (and cannot be raised again until the end of "
+            f"the year), {troops(f.lost)} are lost for good.")
+
+
+def shortfall_text(shortfall: Shortfall | None, when: str) -> str:
+    """A receipt's warning paragraph (empty without one); ``when`` is the charge time as the
+    reply shows times."""
+    if shortfall is None:
+        return ""
+    what = "too little gold for the first upkeep" if shortfall.first else \
+        "too little gold left for the next upkeep"
+    return (f"\n\n**Warning: {what}** (charged {when}). "
+            + scatter_forecast_text(shortfall.forecast))
 
 
 def _num(value: Decimal) -> str:

@@ -35,7 +35,7 @@ from bot.db.models import (
     Siege,
     TickRun,
 )
-from bot.services import fairplay, journal, pause, snapshots
+from bot.services import fairplay, forewarn, journal, pause, snapshots
 from bot.services.army_rows import (
     ArmyRecord,
     apply_change,
@@ -120,6 +120,7 @@ from rules.campaign.state import SiegeState as SiegeValue
 from rules.campaign.upkeep import (
     SlainLedger,
     SlainLoss,
+    Troops,
 )
 from rules.campaign.world import (
     FREE_CHARACTERS,
@@ -419,13 +420,17 @@ class _TickState:
             world, more = advance_regeneration(world, claim_id, date, tick)
             self.take(before, world)
             self.save(claim)
-            self.report_month(events + more, income)
+            self.report_month(events + more, income, world.season)
         fairplay.month_begins(self.session, self.ctx, month=month, tick=self.tick, at=self.at,
                               claims={c.id or 0: c.name for c in self.claims.values()})
         self.campaign.last_month = month
         self.report.months.append(month)
 
-    def report_month(self, events: Sequence[TickEvent], income: Sequence[Modifier]) -> None:
+    def report_month(self, events: Sequence[TickEvent], income: Sequence[Modifier],
+                     season: Season) -> None:
+        """Journal the month's upkeep and regeneration events; warn privately
+        (:mod:`bot.services.forewarn`) from the same event values: next month's shortfall after
+        a paid upkeep, what came home and what was lost after a scatter."""
         for event in events:
             if isinstance(event, UpkeepPaid):
                 claim = event.claim
@@ -436,8 +441,15 @@ class _TickState:
                                     result.cost, result.income, income_sources(income),
                                     troops_text(event.infantry, event.cavalry, event.ships),
                                     claim.gold))
+                forewarn.upkeep_ahead(  # private: next month's upkeep, same troops and income
+                    self.session, self.ctx, claim.id, season=season, after_paying=result,
+                    raised=Troops(event.infantry, event.cavalry, event.ships), month=date,
+                    income=income, at=self.at, tick=self.tick)
             elif isinstance(event, Scattered):
                 claim, result, date = event.claim, event.result, event.date
+                if claim.scattered_until is not None:  # set by every scatter
+                    forewarn.scattered(self.session, self.ctx, claim.id, result, date,
+                                       claim.scattered_until, at=self.at, tick=self.tick)
                 home = troops_text(result.survivors.infantry, result.survivors.cavalry)
                 summary = (f"{claim.name} cannot pay {money(result.cost)} gold of upkeep: its "
                            f"armies scatter; {home} return home")

@@ -65,6 +65,7 @@ from rules.campaign.state import (
     war_key,
 )
 from rules.campaign.upkeep import monthly_upkeep
+from rules.campaign.warnings import Shortfall
 from rules.campaign.world import (
     FIGHTING_STATES,
     FREE_CHARACTERS,
@@ -299,10 +300,14 @@ def departed(army: Army, tick: int) -> bool:
 @dataclass(frozen=True, slots=True)
 class Receipt:
     """What an accepted order did. ``ordered`` lists the armies this order set going (their
-    last order is this one); ``wars`` the claims it put at war, with their status before."""
+    last order is this one); ``wars`` the claims it put at war, with their status before;
+    ``shortfall`` the warning that the next upkeep will exceed the claim's gold (set by the
+    services on a muster's, a purchase's or a status receipt, from the stored troops and the
+    claim's income: :func:`rules.campaign.warnings.next_upkeep_shortfall`)."""
 
     ordered: tuple[int, ...] = field(default=(), kw_only=True)
     wars: tuple[tuple[int, int, RelationStatus], ...] = field(default=(), kw_only=True)
+    shortfall: Shortfall | None = field(default=None, kw_only=True)
 
 
 @dataclass(frozen=True, slots=True)

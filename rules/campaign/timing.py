@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,3 +35,17 @@ def order_moment(sent_at: datetime | None, read_at: datetime, last_applied_tick:
     if tick_of(sent_at) < last_applied_tick:
         return OrderMoment(read_at, late=True)
     return OrderMoment(sent_at)
+
+
+EARLIEST_AFTER_TICK = timedelta(microseconds=1)
+"""How soon after an applied tick an order can count: strictly after it (the tick is done)."""
+
+
+def world_time(wall: datetime, last_applied_at: datetime) -> datetime:
+    """The world's clock: the wall clock, or just after the last applied tick when the world
+    stands there or later (a moderator applied ticks ahead with ``tick --until``).
+
+    An order given at this moment comes after every applied tick, so its receipt's times (the
+    tick it starts on, when it departs, when troops are ready) are still to come.
+    """
+    return max(wall, last_applied_at + EARLIEST_AFTER_TICK)

@@ -162,11 +162,12 @@ def test_inspection_commands_show_the_world(config: Path) -> None:
 
 def test_orders_after_a_tick_ahead_are_accepted_at_the_worlds_time(config: Path) -> None:
     """A moderator ticked the world ahead of the wall clock: the receipt's times follow the
-    world, not the wall clock."""
+    world, not the wall clock; the order counts just after the last applied tick, so the
+    muster starts at the next one."""
     run(config, "tick", "--until", SOON)
     out = run(config, "order", "--as", "ned_stark", "muster 10 infantry")
     world = datetime.fromisoformat(SOON.replace("Z", "+00:00"))  # the last tick applied
-    assert f"Ready: {world + timedelta(hours=24):%Y-%m-%d %H:%M} UTC" in out
+    assert f"Ready: {world + timedelta(hours=30):%Y-%m-%d %H:%M} UTC" in out
 
 
 def test_the_bot_refuses_an_out_of_date_database_and_says_how_to_fix_it(tmp_path: Path
@@ -197,3 +198,17 @@ def test_tick_beyond_the_catch_up_bound_asks_for_yes(config: Path) -> None:
     out = run(config, "tick", "--until", far, "--yes")
     assert re.search(r"\b1[56]\d tick\(s\) applied", out), out
     assert "0 tick(s) applied" in run(config, "tick", "--until", far, "--yes")
+
+
+def test_winter_and_a_war_set_by_the_moderators_warn_the_claims_privately(config: Path
+                                                                          ) -> None:
+    run(config, "order", "--as", "ned_stark", "muster 100 infantry")
+    out = run(config, "season", "set", "winter")
+    assert "1 claim(s) with raised troops were warned privately" in out
+    assert "0 claim" not in run(config, "season", "set", "spring")  # no warning leaving winter
+    run(config, "relations", "set", "House Reed", "House Frey", "war")
+    entries = wide(config, "outbox")
+    assert "Winter has begun" in entries
+    assert "House Frey is at war with you" in entries and "House Reed is at war with" in entries
+    body = wide(config, "outbox", "--body")
+    assert "now cost 20 gold a month instead of 10" in body

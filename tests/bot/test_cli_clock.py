@@ -4,7 +4,7 @@ tick at ``maester init``."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from freezegun import freeze_time
@@ -12,6 +12,7 @@ from sqlmodel import col, select
 from typer.testing import CliRunner
 
 from bot.cli import app
+from bot.cli import campaign as _loaded  # noqa: F401 (tables defined before time is frozen)
 from bot.db.engine import make_engine, transaction
 from bot.db.models import Army, Campaign, Event
 
@@ -66,3 +67,82 @@ def test_status_counts_the_ticks_due_at_the_wall_clock(tmp_path: Path) -> None:
     assert "next tick:  2026-11-23 12:00 UTC" in out and "5 tick(s) due" in out
     with freeze_time("2026-11-23T11:59:59+00:00"):
         assert "due" not in _invoke(config, "status")
+
+
+# --- rehearsing ahead: the world's clock -------------------------------------------------------
+
+def _ahead(tmp_path: Path) -> Path:
+    """A campaign whose world was ticked to 2026-11-25 00:00 while the wall clock reads
+    2026-11-23 10:00; Stark's army 1 (mustered at init) stands ready."""
+    config = _config(tmp_path)
+    with freeze_time("2026-11-23T09:45:00+00:00"):
+        _invoke(config, "order", "--as", "ned_stark", "muster 100 infantry")
+    with freeze_time("2026-11-23T10:00:00+00:00"):
+        out = _invoke(config, "tick", "--until", "2026-11-25T00:00:00Z")
+    assert "7 tick(s) applied" in out
+    return config
+
+
+def test_orders_after_ticking_ahead_count_strictly_after_the_last_tick(tmp_path: Path) -> None:
+    """The receipt's times are all still to come: a march ordered after the world was ticked
+    ahead departs at the next tick, and can be cancelled until then."""
+    config = _ahead(tmp_path)
+    with freeze_time("2026-11-23T10:05:00+00:00"):
+        out = _invoke(config, "order", "--as", "ned_stark", "muster 10 infantry")
+        # accepted just after the 00:00 tick: mustering starts at 06:00, ready 24 h later
+        assert "Ready: 2026-11-26 06:00 UTC" in out
+        march = _invoke(config, "order", "--as", "ned_stark",
+                        "move army 1: 1316 > 1317 > 1318 > 1319 > 1320 (cost 5)")
+        assert "**Not done:**" not in march
+        cancel = _invoke(config, "order", "--as", "ned_stark", "cancel army 1")
+    assert "**Not done:**" not in cancel and "already on the march" not in cancel
+    with transaction(make_engine(f"sqlite:///{tmp_path}/c.db")) as session:
+        new = session.exec(select(Army).order_by(col(Army.id).desc())).first()
+    assert new is not None and new.accepted_at is not None
+    assert new.accepted_at > datetime(2026, 11, 25, tzinfo=UTC)
+    assert new.accepted_at < datetime(2026, 11, 25, 0, 0, 1, tzinfo=UTC)
+
+
+def test_status_and_log_show_the_worlds_clock_when_it_is_ahead(tmp_path: Path) -> None:
+    config = _ahead(tmp_path)
+    with freeze_time("2026-11-23T10:00:00+00:00"):
+        _invoke(config, "season", "set", "winter", "--by", "jane")
+        status = _invoke(config, "status")
+        log = _invoke(config, "log", "--limit", "3")
+    assert "now:        2026-11-25 00:00 UTC" in status
+    assert "1d 14h ahead of the wall clock" in status and "due" not in status
+    assert "2026-11-23 10:00" not in status
+    # the moderator's change is logged at the world's time, after the ticks, not before them
+    assert "2026-11-25 00:00" in log and "2026-11-23 10:00" not in log
+
+
+def test_order_at_a_time_applies_the_ticks_before_it_first(tmp_path: Path) -> None:
+    config = _config(tmp_path)
+    with freeze_time("2026-11-23T10:00:00+00:00"):
+        out = _invoke(config, "order", "--as", "ned_stark", "muster 100 infantry",
+                      "--at", "2026-11-23T19:30:00Z")
+    assert "2 tick(s) due before the order applied first." in out  # 12:00 and 18:00
+    assert "Ready: 2026-11-25 00:00 UTC" in out
+    with transaction(make_engine(f"sqlite:///{tmp_path}/c.db")) as session:
+        army = session.exec(select(Army)).one()
+        campaign = session.exec(select(Campaign)).one()
+    assert army.accepted_at == datetime(2026, 11, 23, 19, 30, tzinfo=UTC)
+    six_hours = (datetime(2026, 11, 23, 18, tzinfo=UTC) - datetime(1970, 1, 1, tzinfo=UTC)
+                 ) // timedelta(hours=6)
+    assert campaign.last_tick == six_hours  # the 18:00 tick, not the 00:00 one after the order
+
+
+def test_order_at_a_time_already_ticked_is_refused_and_changes_nothing(tmp_path: Path
+                                                                      ) -> None:
+    config = _ahead(tmp_path)
+    with freeze_time("2026-11-23T10:00:00+00:00"):
+        for at in ("2026-11-24T12:00:00Z", "2026-11-25T00:00:00Z"):
+            done = runner.invoke(app, ["order", "--as", "ned_stark", "muster 5 infantry",
+                                       "--at", at, "-c", str(config)])
+            assert done.exit_code == 2
+            assert "already applied" in done.output and "Traceback" not in done.output
+        bad = runner.invoke(app, ["order", "--as", "ned_stark", "status", "--at", "noon",
+                                  "-c", str(config)])
+    assert bad.exit_code == 2 and "is not an ISO time" in bad.output
+    with transaction(make_engine(f"sqlite:///{tmp_path}/c.db")) as session:
+        assert len(session.exec(select(Army)).all()) == 1

@@ -321,26 +321,30 @@ def test_a_port_is_besieged_only_under_blockade_and_a_broken_blockade_pauses(
     assert "blockade it first" in refused
     assert "must stand on a water tile next to Starfall" in w.say(
         "baelor_hightower", "blockade Starfall with fleet 2")
+    # ordered after the 12:00 tick: it departs at 18:00 and sails at midnight
     w.say("baelor_hightower", "move army 2: 0447 > 0448 > 0548 (cost 3)")
-    w.run(day(3, 18))
+    w.run(day(4, 0))
     assert w.army(2).tile == "0548"
     blockade = w.say("baelor_hightower", "blockade Starfall with fleet 2")
     assert "**Fleet 2** (4 ships) blockades Starfall" in blockade and "No siege yet" in blockade
+    [war] = [m for m in w.outbox(public=False, target="arthur_dayne")
+             if "is at war with you" in m.title]  # the blockade declared it: told privately
+    assert "(its fleet blockades Starfall)" in war.body
     assert "falls after **3** in-game months" in w.say("baelor_hightower",
                                                        "siege Starfall with army 1")
     assert any(p.title == "[Siege] Blockade: Starfall" for p in w.posts())
-    w.run(day(4, 12))
-    assert w.siege().months_elapsed == 0  # months are whole months from the 18:00 start
-    w.run(day(4, 18))
+    w.run(day(5, 0))
+    assert w.siege().months_elapsed == 0  # months are whole months from the 06:00 start
+    w.run(day(5, 6))
     assert (w.siege().months_elapsed, w.siege().paused) == (1, False)
     # Dayne's fleet sails into the blockaders: an encounter, fought by the battle rules.
-    w.say("arthur_dayne", "move army 3: 0548 (cost 1)")
-    w.run(day(5, 6))
+    w.say("arthur_dayne", "move army 3: 0548 (cost 1)")  # departs 12:00, meets them at 18:00
+    w.run(day(6, 0))
     [battle] = [p for p in w.posts() if p.title.startswith("[Battle]")]
     assert "| Troops | 30 ships | 4 ships |" in battle.body
     assert "House Dayne wins" in battle.body
     assert w.army(2).state == ArmyState.GONE
-    w.run(day(5, 18))
+    w.run(day(6, 12))
     siege = w.siege()
     assert (siege.status, siege.months_elapsed, siege.paused) == ("active", 1, True)
     assert any("paused: the blockade is broken" in p.body for p in w.posts())

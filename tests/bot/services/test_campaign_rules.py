@@ -125,11 +125,11 @@ def test_every_troop_of_the_claim_on_the_tile_shares_the_holdfasts_fate(tmp_path
 
 
 def test_siege_months_are_whole_months_from_the_start(tmp_path: Path) -> None:
-    """A siege ordered at 18:00 completes each month at 18:00 (one in-game month a day): it
-    does not count the first midnight as a month, and falls exactly its length later."""
+    """A siege ordered before the 18:00 tick starts at 18:00 and completes each month at
+    18:00 (one in-game month a day): it does not count the first midnight as a month, and
+    falls exactly its length later."""
     w = _at_winterfell(tmp_path, stark={"infantry": 200, "cavalry": 0}, lannister="500 infantry")
-    w.run(day(2, 18))
-    reply = w.say("tywin_lannister", "siege Winterfell with army 1", at=day(2, 18))
+    reply = w.say("tywin_lannister", "siege Winterfell with army 1", at=day(2, 17))
     assert "besieges Winterfell" in reply
     months = w.siege().months_required
     w.run(day(3, 12))
@@ -140,6 +140,20 @@ def test_siege_months_are_whole_months_from_the_start(tmp_path: Path) -> None:
     assert w.siege().status == "active"
     w.run(day(2, 18) + timedelta(days=months))
     assert w.siege().status == "fallen"
+
+
+def test_a_siege_ordered_after_a_tick_starts_at_the_next_one(tmp_path: Path) -> None:
+    """Ordered once the 18:00 tick is applied (the tick comes before orders of its instant),
+    the siege counts from the next tick, 00:00, never from a tick already past."""
+    w = _at_winterfell(tmp_path, stark={"infantry": 200, "cavalry": 0}, lannister="500 infantry")
+    w.run(day(2, 18))
+    assert "besieges Winterfell" in w.say("tywin_lannister", "siege Winterfell with army 1",
+                                          at=day(2, 18))
+    assert w.siege().started_tick == w.ctx.tick_of(day(3))
+    w.run(day(3, 18))
+    assert w.siege().months_elapsed == 0
+    w.run(day(4))
+    assert w.siege().months_elapsed == 1
 
 
 def test_lift_ends_a_siege_and_the_army_stands(tmp_path: Path) -> None:
