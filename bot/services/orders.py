@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field, is_dataclass, replace
 from datetime import datetime
 from fractions import Fraction
 from types import MappingProxyType
@@ -33,7 +33,7 @@ from bot.db.models import (
 from bot.services import fairplay, journal, orders_catalogue
 from bot.services.help import help_reply
 from bot.services.order_call import Call, Handler, Rejected, active_siege
-from bot.services.render import money
+from bot.services.render import force, money
 from bot.services.sieges import end_siege
 from bot.services.world import (
     CampaignContext,
@@ -53,7 +53,9 @@ from rules.campaign.config import Season
 from rules.campaign.detection import ObserverKind, detection_target
 from rules.campaign.movement import budget_per_tick, departure_tick, schedule_march
 from rules.campaign.muster import check_muster, muster_ready_at
+from rules.campaign.naming import force_name, force_noun, state_word, travel
 from rules.campaign.odds import battle_odds
+from rules.campaign.orders import format_name
 from rules.campaign.paths import (
     IllegalPath,
     PathCheck,
@@ -61,10 +63,13 @@ from rules.campaign.paths import (
     check_path,
     format_path,
     observers_along,
+    path_problem,
+    tile_problem,
 )
 from rules.campaign.siege import SpecialHoldfast, check_siege_start
 from rules.campaign.upkeep import monthly_upkeep
 from rules.campaign.world import FIGHTING_STATES, BattleKind, BattleStatus, Reaction
+from rules.campaign.worldmap import UnknownTile
 from rules.errors import RulesError
 
 __all__ = ["HANDLERS", "Call", "Outcome", "Rejected", "active_siege", "process_message"]
@@ -192,9 +197,22 @@ def _from_rules(exc: RulesError, order: object) -> Rejected:
     expected = getattr(exc, "expected", "") or ""
     verb = getattr(order, "verb", "")
     example = next((f.example for f in o._FORMS if f.verb == verb), "")
+    if isinstance(exc, UnknownTile):  # "Did you mean Riverrun?", and the order corrected
+        return Rejected(escape_md(tile_problem(exc), 300), "a tile id like 0412 or a tile name",
+                        _corrected(order, exc) or example)
     # A rules error may quote the player's text (a tile name): echo it inert.
     return Rejected(escape_md(str(exc), 300), expected or "an order that fits the rules and "
                     "your claim", example)
+
+
+def _corrected(order: object, exc: UnknownTile) -> str | None:
+    """The order with its unknown tile replaced by the closest name, written out."""
+    if not exc.suggestions or not is_dataclass(order) or isinstance(order, type):
+        return None
+    for name, value in asdict(order).items():
+        if value == exc.ref:
+            return str(replace(order, **{name: exc.suggestions[0]}))
+    return None
 
 
 # --- helpers ----------------------------------------------------------------------------
@@ -208,10 +226,6 @@ def _troops(a: Army) -> str:
     if a.ships:
         parts.append(f"{a.ships} ships")
     return ", ".join(parts) or "no troops"
-
-
-def _word(a: Army) -> str:
-    return "Fleet" if a.kind == ArmyKind.FLEET else "Army"
 
 
 def _harbours(c: Call, a: Army) -> frozenset[str]:
@@ -316,7 +330,8 @@ def _muster(c: Call, order: o.Muster) -> str:
             f"- Upkeep while raised: {money(cost)} gold a month this season\n"
             f"- Left at home: {claim.infantry} infantry, {claim.cavalry} cavalry"
             + (f", {claim.ships} ships" if claim.ships or request.ships else "")
-            + f"\n\nYou may already order its march: `move army {new.id}: ... (cost N)`.")
+            + f"\n\nYou may already order it to {travel(new.kind)}: "
+            f"`move {force(new)}: {_label(c, new.tile)} > TILE (cost N)`.")
 
 
 # --- movement ---------------------------------------------------------------------------
@@ -330,35 +345,36 @@ def _move(c: Call, order: o.Move) -> str:
     a = c.own_army(order.army)
     if a.state not in (ArmyState.MUSTERING, ArmyState.STANDING,
                        ArmyState.MARCHING, ArmyState.BESIEGING) or _departed(c, a):
-        state = "already on the march" if _departed(c, a) else a.state
-        raise Rejected(f"army {a.id} cannot take a new march now: it is {state}",
-                       "a standing or mustering army, or a march that has not departed yet "
-                       "(use `stand army N` to halt a march)", f"stand army {a.id}")
+        state = "already under way" if _departed(c, a) else state_word(a.kind, a.state)
+        raise Rejected(f"{force(a)} cannot be given a new path now: it is {state}",
+                       f"a standing or mustering {force_noun(a.kind)}, or one that has not "
+                       f"departed yet (use `stand {force(a)}` to halt it where it is)",
+                       f"stand {force(a)}" if _departed(c, a) else "status")
     if _pending_battle_of(c, a.id or 0) is not None:
-        raise Rejected(f"army {a.id} is caught in a battle", "`retreat` or `stand` first",
-                       f"retreat army {a.id}")
+        raise Rejected(f"{force(a)} is caught in a battle", "`retreat` or `stand` first",
+                       f"retreat {force(a)}")
     kind = a.kind
     try:
         check = check_path(c.ctx.world, a.tile, order.path, kind, c.ctx.rules,
                            _harbours(c, a))
     except IllegalPath as exc:
-        raise Rejected(escape_md(str(exc), 300), "a path of adjacent tiles starting next to "
-                       f"the army's tile ({_label(c, a.tile)})",
-                       f"route army {a.id} to <destination>") from None
+        raise Rejected(escape_md(path_problem(exc), 300), "a path of adjacent tiles starting "
+                       f"next to the {force_noun(a.kind)}'s tile ({_label(c, a.tile)})",
+                       _route_example(c, a, (*order.path[-1:], *exc.suggestions))) from None
     if order.stated_cost != check.total:
         best = cheapest_route(c.ctx.world, a.tile, check.tiles[-1].id, kind, c.ctx.rules,
                           _harbours(c, a))
         hint = ""
         if best is not None and best.total < check.total:
             hint = (f" The cheapest route there costs {best.total}: "
-                    f"`move army {a.id}: {format_path(t.label for t in best.tiles)} "
+                    f"`move {force(a)}: {format_path(t.label for t in best.tiles)} "
                     f"(cost {best.total})`.")
         stated = "no cost" if order.stated_cost is None else f"cost {order.stated_cost}"
         raise Rejected(
             f"you stated {stated}, but this path costs {check.total}: {check.breakdown()}."
             + hint,
             "the total travel cost at the end of the order",
-            f"move army {a.id}: {format_path(t.label for t in check.tiles)} "
+            f"move {force(a)}: {format_path(t.label for t in check.tiles)} "
             f"(cost {check.total})")
     ready_at = c.ctx.tick_at(a.ready_tick) if a.state == ArmyState.MUSTERING \
         and a.ready_tick is not None else None
@@ -375,7 +391,7 @@ def _move(c: Call, order: o.Move) -> str:
     c.session.add(a)
     first = _march_receipt(c, a, check, depart, lifted)
     journal.log_event(c.session, c.ctx.campaign_id, c.tick, "march",
-                      f"army {a.id} ordered to march {check.breakdown()}", at=c.now,
+                      f"{force(a)} ordered to march {check.breakdown()}", at=c.now,
                       claim_id=a.claim_id, actor=c.author,
                       data={"army": a.id, "path": list(check.ids), "cost": check.total,
                             "depart_tick": a.depart_tick, "arrival_tick": a.arrival_tick})
@@ -390,6 +406,17 @@ def _move(c: Call, order: o.Move) -> str:
 
     c.finish = whole_message
     return first
+
+
+def _route_example(c: Call, a: Army, goals: tuple[str, ...]) -> str:
+    """A `route` order for ``a`` to the first of ``goals`` it can reach (a tile the player
+    probably meant), to suggest after a bad path; `help move` when none is reachable."""
+    for goal in goals:
+        if goal in c.ctx.world and cheapest_route(
+                c.ctx.world, a.tile, c.ctx.world.tile(goal).id, a.kind, c.ctx.rules,
+                _harbours(c, a)):
+            return f"route {force(a)} to {format_name(c.ctx.world.tile(goal).label)}"
+    return "help move"
 
 
 def _march_receipt(c: Call, a: Army, check: PathCheck, depart: datetime,
@@ -421,7 +448,8 @@ def _march_receipt(c: Call, a: Army, check: PathCheck, depart: datetime,
                                      is_fleet=kind is ArmyKind.FLEET)
     speed = f"x{mult.normalize():f}" + (f" ({', '.join(reasons)})" if reasons else "")
     lines = [
-        f"**{_word(a)} {a.id}** ({_troops(a)}) will march from {_label(c, a.tile)} to "
+        f"**{force(a, capital=True)}** ({_troops(a)}) will {travel(a.kind)} from "
+        f"{_label(c, a.tile)} to "
         f"{check.tiles[-1].label}.",
         "",
         f"- Path: {check.breakdown()}",
@@ -439,8 +467,8 @@ def _march_receipt(c: Call, a: Army, check: PathCheck, depart: datetime,
         lines.append(f"- A cheaper route there costs {best.total}: "
                      f"{format_path(t.label for t in best.tiles)}")
     if lifted:
-        lines.append(f"- The siege of {lifted} is lifted: your army has left it")
-    lines.append(f"\nYou may `cancel army {a.id}` until it departs.")
+        lines.append(f"- The siege of {lifted} is lifted: your {force_noun(a.kind)} has left it")
+    lines.append(f"\nYou may `cancel {force(a)}` until it departs.")
     return "\n".join(lines)
 
 
@@ -450,14 +478,14 @@ def _route(c: Call, order: o.Route) -> str:
     route = cheapest_route(c.ctx.world, a.tile, goal.id, a.kind, c.ctx.rules,
                            _harbours(c, a))
     if route is None:
-        raise Rejected(f"army {a.id} cannot reach {goal.label} from {_label(c, a.tile)}",
-                       "a destination its kind can reach", f"route army {a.id} to Riverrun")
+        raise Rejected(f"{force(a)} cannot reach {goal.label} from {_label(c, a.tile)}",
+                       "a destination its kind can reach", f"route {force(a)} to Riverrun")
     if not route.tiles:
-        return f"Army {a.id} is already at {goal.label}."
-    order_text = (f"move army {a.id}: {format_path(t.label for t in route.tiles)} "
+        return f"{force(a, capital=True)} is already at {goal.label}."
+    order_text = (f"move {force(a)}: {format_path(t.label for t in route.tiles)} "
                   f"(cost {route.total})")
-    return (f"The cheapest route for army {a.id} from {_label(c, a.tile)} to {goal.label} "
-            f"costs **{route.total}**: {route.breakdown()}.\n\nTo march, send:\n\n    "
+    return (f"The cheapest route for {force(a)} from {_label(c, a.tile)} to {goal.label} "
+            f"costs **{route.total}**: {route.breakdown()}.\n\nTo {travel(a.kind)}, send:\n\n    "
             f"{order_text}")
 
 
@@ -469,11 +497,11 @@ def _cancel(c: Call, order: o.Cancel) -> str:
         a.path_json, a.costs_json, a.depart_tick, a.arrival_tick = [], [], None, None
         c.session.add(a)
         journal.log_event(c.session, c.ctx.campaign_id, c.tick, "cancel",
-                          f"queued march of army {a.id} cancelled", at=c.now, claim_id=claim.id,
+                          f"queued march of {force(a)} cancelled", at=c.now, claim_id=claim.id,
                           actor=c.author, data={"army": a.id})
-        return (f"The queued march of army {a.id} is cancelled; the army is still mustering at "
-                f"{_label(c, a.tile)}. To cancel the muster too, send `cancel army {a.id}` "
-                "again.")
+        return (f"The queued {travel(a.kind, 'noun')} of {force(a)} is cancelled; it is still "
+                f"mustering at {_label(c, a.tile)}. To cancel the muster too, send "
+                f"`cancel {force(a)}` again.")
     if a.state == ArmyState.MUSTERING:
         claim.infantry += a.infantry
         claim.cavalry += a.cavalry
@@ -482,21 +510,22 @@ def _cancel(c: Call, order: o.Cancel) -> str:
         c.session.add(claim)
         c.session.add(a)
         journal.log_event(c.session, c.ctx.campaign_id, c.tick, "cancel",
-                          f"muster of army {a.id} cancelled", at=c.now, claim_id=claim.id,
+                          f"muster of {force(a)} cancelled", at=c.now, claim_id=claim.id,
                           actor=c.author, data={"army": a.id})
-        return f"The muster of army {a.id} is cancelled; {_troops(a)} are back at home."
+        return f"The muster of {force(a)} is cancelled; {_troops(a)} are back at home."
     if a.state == ArmyState.MARCHING and not _departed(c, a):
         a.state = ArmyState.STANDING
         a.path_json, a.costs_json, a.depart_tick, a.arrival_tick = [], [], None, None
         c.session.add(a)
         journal.log_event(c.session, c.ctx.campaign_id, c.tick, "cancel",
-                          f"march of army {a.id} cancelled", at=c.now, claim_id=claim.id,
+                          f"march of {force(a)} cancelled", at=c.now, claim_id=claim.id,
                           actor=c.author, data={"army": a.id})
-        return f"The march of army {a.id} is cancelled; it stays at {_label(c, a.tile)}."
-    raise Rejected(f"army {a.id} has nothing to cancel (it is {a.state}"
+        return (f"The {travel(a.kind, 'noun')} of {force(a)} is cancelled; it stays at "
+                f"{_label(c, a.tile)}.")
+    raise Rejected(f"{force(a)} has nothing to cancel (it is {a.state}"
                    + (", and its march has departed" if _departed(c, a) else "") + ")",
                    "a mustering army, or a march that has not departed yet "
-                   "(halt a departed march with `stand`)", f"stand army {a.id}")
+                   "(halt a departed march with `stand`)", f"stand {force(a)}")
 
 
 def _stand(c: Call, order: o.Stand) -> str:
@@ -510,19 +539,21 @@ def _stand(c: Call, order: o.Stand) -> str:
         a.stationary_since = c.tick
         c.session.add(a)
         journal.log_event(c.session, c.ctx.campaign_id, c.tick, "halt",
-                          f"army {a.id} halts at {a.tile}", at=c.now, claim_id=a.claim_id,
+                          f"{force(a)} halts at {a.tile}", at=c.now, claim_id=a.claim_id,
                           actor=c.author, data={"army": a.id, "tile": a.tile})
-        return f"Army {a.id} halts at {_label(c, a.tile)} and stands there."
-    raise Rejected(f"army {a.id} is not marching and not facing a battle",
-                   "a marching army to halt, or an army that was attacked", "status")
+        return f"{force(a, capital=True)} halts at {_label(c, a.tile)} and stands there."
+    raise Rejected(f"{force(a)} is not {travel(a.kind, 'ing')} and not facing a battle",
+                   f"a {force_noun(a.kind)} on its way to halt, or one that was attacked",
+                   "status")
 
 
 def _retreat(c: Call, order: o.Retreat) -> str:
     a = c.own_army(order.army)
     battle = _pending_battle_of(c, a.id or 0)
     if battle is None:
-        raise Rejected(f"army {a.id} faces no battle to retreat from",
-                       "an army that has been attacked and got the first reaction", "status")
+        raise Rejected(f"{force(a)} faces no battle to retreat from",
+                       f"a {force_noun(a.kind)} that has been attacked and got the first "
+                       "reaction", "status")
     if battle.reactor_claim != a.claim_id:
         return _react(c, a, battle, Reaction.RETREAT)  # refused there, with the reason
     route = _retreat_route(c, a, order)
@@ -544,15 +575,16 @@ def _retreat_route(c: Call, a: Army, order: o.Retreat) -> list[str]:
             return list(check_path(c.ctx.world, a.tile, order.path, kind, c.ctx.rules,
                            _harbours(c, a)).ids)
         except IllegalPath as exc:
-            raise Rejected(str(exc), "a path of adjacent tiles starting next to the army's "
-                           f"tile ({_label(c, a.tile)})", f"retreat army {a.id}") from None
+            raise Rejected(escape_md(path_problem(exc), 300), "a path of adjacent tiles "
+                           f"starting next to the {force_noun(a.kind)}'s tile "
+                           f"({_label(c, a.tile)})", f"retreat {force(a)}") from None
     if order.to is not None:
         goal = c.ctx.world.tile(order.to)
         best = cheapest_route(c.ctx.world, a.tile, goal.id, kind, c.ctx.rules, _harbours(c, a))
         if best is None or not best.tiles:
-            raise Rejected(f"army {a.id} cannot fall back to {goal.label} from "
+            raise Rejected(f"{force(a)} cannot fall back to {goal.label} from "
                            f"{_label(c, a.tile)}", "another tile its kind can reach",
-                           f"retreat army {a.id}")
+                           f"retreat {force(a)}")
         return [t.id for t in best.tiles]
     return list(reversed(a.travelled_json))
 
@@ -561,22 +593,23 @@ def _refer_retreat(c: Call, a: Army, battle: PendingBattle) -> str:
     """No way back and no route given: the moderators decide (nothing is rolled or lost)."""
     claim = c.require_claim()
     journal.log_event(c.session, c.ctx.campaign_id, c.tick, "referral",
-                      f"army {a.id} of {claim.name} wants to retreat from {a.tile} but has no "
+                      f"{force(a)} of {claim.name} wants to retreat from {a.tile} but has no "
                       "way back: referred to the moderators", at=c.now, claim_id=claim.id,
                       actor=c.author, data={"army": a.id, "battle": battle.id})
     journal.notify_moderators(
         c.session, c.ctx.campaign_id, f"referral:retreat:{c.ref}",
-        subject=f"Retreat of army {a.id} referred to you",
-        body=(f"u/{escape_md(c.author)} ({escape_md(claim.name)}) wants army {a.id} "
+        subject=f"Retreat of {force(a)} referred to you",
+        body=(f"u/{escape_md(c.author)} ({escape_md(claim.name)}) wants {force(a)} "
               f"({_troops(a)}) to retreat from {escape_md(_label(c, a.tile))} before battle "
-              f"{battle.id}, but it did not march there and gave no route. The rules leave "
+              f"{battle.id}, but it did not {travel(a.kind)} there and gave no route. The "
+              "rules leave "
               "this to your discretion. Nothing was rolled; the battle stands unless you "
               "rule otherwise."),
         at=c.now, tick=c.tick)
-    return (f"Army {a.id} has no path back (it did not march to {_label(c, a.tile)}) and you "
-            "gave no route, so nothing was rolled: your retreat is **referred to the "
-            "moderators**. To choose a way yourself, send `retreat army "
-            f"{a.id}: TILE > TILE` or `retreat army {a.id} to TILE`.")
+    return (f"{force(a, capital=True)} has no path back (it did not {travel(a.kind)} to "
+            f"{_label(c, a.tile)}) and you gave no route, so nothing was rolled: your retreat "
+            "is **referred to the moderators**. To choose a way yourself, send "
+            f"`retreat {force(a)}: TILE > TILE` or `retreat {force(a)} to TILE`.")
 
 
 def _spare(c: Call, order: o.Spare) -> str:
@@ -588,41 +621,46 @@ def _spare(c: Call, order: o.Spare) -> str:
             or claim.id not in (battle.attacker_claim, battle.defender_claim) \
             or (battle.attacker_army == order.army and battle.attacker_claim == claim.id) \
             or (battle.defender_army == order.army and battle.defender_claim == claim.id):
-        raise Rejected(f"army {order.army} is not an enemy whose retreat from your army failed",
-                       "the army named in a failed-retreat note, before the battle", "status")
+        raise Rejected(f"number {order.army} is not an enemy army or fleet whose retreat "
+                       "from yours failed", "the army or fleet named in a failed-retreat note, "
+                       "before the battle", "status")
     battle.status = BattleStatus.SPARED
     c.session.add(battle)
+    runner = army(c.session, c.ctx, order.army)
+    spared = force_name(runner.kind if runner is not None else None, order.army)
     journal.log_event(c.session, c.ctx.campaign_id, c.tick, "spared",
-                      f"{claim.name} lets army {order.army} stay at {battle.tile}", at=c.now,
+                      f"{claim.name} lets {spared} stay at {battle.tile}", at=c.now,
                       claim_id=claim.id, actor=c.author,
                       data={"battle": battle.id, "army": order.army})
     other = battle.defender_claim if battle.attacker_claim == claim.id else \
         battle.attacker_claim
     journal.notify_claim(c.session, c.ctx.campaign_id, other, f"spared:{battle.id}",
-                         subject=f"Army {order.army} is spared",
-                         body=(f"{claim.name} lets your army {order.army} stay at "
+                         subject=f"{spared.capitalize()} is spared",
+                         body=(f"{claim.name} lets your {spared} stay at "
                                f"{_label(c, battle.tile)}: there is no battle."),
                          at=c.now, tick=c.tick)
-    return (f"You let army {order.army} stay at {_label(c, battle.tile)}: there is no battle, "
-            "and the two armies share the tile in peace until one of them moves.")
+    return (f"You let {spared} stay at {_label(c, battle.tile)}: there is no battle, "
+            f"and the two {force_noun(runner.kind if runner else None, plural=True)} share "
+            "the tile in peace until one of them moves.")
 
 
 def _react(c: Call, a: Army, battle: PendingBattle, reaction: Reaction) -> str:
     if battle.reactor_claim != a.claim_id:
-        raise Rejected(f"army {a.id} did not get the first reaction in this battle, so it "
+        raise Rejected(f"{force(a)} did not get the first reaction in this battle, so it "
                        "cannot choose", "only the side that detected the other first may "
                        "retreat or stand", "status")
     battle.reaction = reaction
     c.session.add(battle)
     journal.log_event(c.session, c.ctx.campaign_id, c.tick, "reaction",
-                      f"army {a.id} chooses to {reaction}", at=c.now, claim_id=a.claim_id,
+                      f"{force(a)} chooses to {reaction}", at=c.now, claim_id=a.claim_id,
                       actor=c.author, data={"army": a.id, "battle": battle.id,
                                             "reaction": reaction})
     when = c.ctx.when(c.ctx.tick_at(battle.resolve_tick))
     if reaction is Reaction.RETREAT:
-        return (f"Army {a.id} will try to retreat at {when} (a d20: 18+ keeps every troop, "
-                "15+ three quarters, 13+ half; lower fails and gives -1 in the battle).")
-    return f"Army {a.id} will stand and fight at {when}."
+        return (f"{force(a, capital=True)} will try to retreat at {when} (a d20: 18+ keeps "
+                "every troop, 15+ three quarters, 13+ half; lower fails and gives -1 in the "
+                "battle).")
+    return f"{force(a, capital=True)} will stand and fight at {when}."
 
 
 # --- battle and siege -------------------------------------------------------------------
@@ -632,27 +670,31 @@ def _attack(c: Call, order: o.Attack) -> str:
     mine = c.own_army(order.army)
     target = army(c.session, c.ctx, order.target)
     if target is None or target.state not in FIGHTING_STATES or target.tile != mine.tile:
-        raise Rejected(f"there is no enemy army {order.target} on {_label(c, mine.tile)} "
-                       "where your army stands", "an army on the same tile as yours",
-                       f"attack army 5 with army {mine.id}")
+        raise Rejected(f"there is no enemy {force_name(mine.kind, order.target)} on "
+                       f"{_label(c, mine.tile)} where your {force_noun(mine.kind)} stands",
+                       f"an enemy {force_noun(mine.kind)} on the same tile as yours "
+                       "(send `status` to see where yours stand)", "status")
     if target.claim_id == mine.claim_id:
-        raise Rejected(f"army {target.id} is your own", "an enemy army", "status")
+        raise Rejected(f"{force(target)} is your own", f"an enemy {force_noun(target.kind)}",
+                       "status")
     if mine.state not in (ArmyState.STANDING, ArmyState.BESIEGING):
-        raise Rejected(f"army {mine.id} is {mine.state}", "a standing army", "status")
+        raise Rejected(f"{force(mine)} is {state_word(mine.kind, mine.state)}",
+                       f"a standing {force_noun(mine.kind)}", "status")
     if mine.kind != target.kind:
         raise Rejected("fleets fight fleets and armies fight armies",
                        "an enemy of the same kind", "status")
     for a in (mine, target):
         if _pending_battle_of(c, a.id or 0) is not None:
-            raise Rejected(f"army {a.id} is already in a battle", "a battle to be fought first",
+            raise Rejected(f"{force(a)} is already in a battle", "a battle to be fought first",
                            "status")
     _declare_war(c, mine.claim_id, target.claim_id)
     when = _open_battle(
-        c, mine, target, "attack", f"army {mine.id} attacks army {target.id} at {mine.tile}",
-        told="attacked", subject=f"Army {target.id} is attacked at {_label(c, mine.tile)}",
-        news=(f"Army {mine.id} ({_troops(mine)}) attacks your army {target.id} at "
+        c, mine, target, "attack", f"{force(mine)} attacks {force(target)} at {mine.tile}",
+        told="attacked",
+        subject=f"{force(target, capital=True)} is attacked at {_label(c, mine.tile)}",
+        news=(f"{force(mine, capital=True)} ({_troops(mine)}) attacks your {force(target)} at "
               f"{_label(c, mine.tile)}."))
-    return (f"Army {mine.id} will attack army {target.id} at {_label(c, mine.tile)}. "
+    return (f"{force(mine, capital=True)} will attack {force(target)} at {_label(c, mine.tile)}. "
             f"The defender has the first reaction; the battle is fought at {when}.")
 
 
@@ -678,7 +720,7 @@ def _open_battle(c: Call, mine: Army, target: Army, event: str, summary: str, *,
     journal.notify_claim(
         c.session, c.ctx.campaign_id, target.claim_id, f"{told}:{battle.id}", subject=subject,
         body=(f"{news} The battle is fought at {when}.\n\nYou have the first reaction: reply "
-              f"`retreat army {target.id}` to try to escape, or `stand army {target.id}` to "
+              f"`retreat {force(target)}` to try to escape, or `stand {force(target)}` to "
               "fight."),
         at=c.now, tick=c.tick)
     return when
@@ -695,25 +737,27 @@ def _intercept(c: Call, order: o.Intercept) -> str:
         if target is not None else None
     if target is None or sighted is None or target.claim_id == claim.id \
             or target.state != ArmyState.MARCHING:
-        raise Rejected(f"your watchers have not sighted a passing army {order.target}",
-                       "an enemy army named in a sighting note, while it is still marching",
+        raise Rejected(f"your watchers have not sighted a passing "
+                       f"{force_name(mine.kind, order.target)}",
+                       "an enemy army or fleet named in a sighting note, while it is still on "
+                       "its way",
                        "status")
     watch_tile, sighted_tick = str(sighted[0]), int(sighted[1])
     if c.tick >= sighted_tick + c.ctx.rules.reaction_ticks:
-        raise Rejected(f"the chance to intercept army {target.id} has passed (it closed at "
+        raise Rejected(f"the chance to intercept {force(target)} has passed (it closed at "
                        f"{c.ctx.when(c.ctx.tick_at(sighted_tick + c.ctx.rules.reaction_ticks))})",
                        "an intercept sent before the next tick after the sighting", "status")
     if mine.tile != watch_tile or mine.state != ArmyState.STANDING \
             or mine.kind != target.kind:
-        raise Rejected(f"army {mine.id} is not standing at {_label(c, watch_tile)}, where army "
-                       f"{target.id} was sighted", "your standing army on the watching tile",
-                       f"intercept army {target.id} with army 2")
+        raise Rejected(f"{force(mine)} is not standing at {_label(c, watch_tile)}, where "
+                       f"{force(target)} was sighted", f"your standing {force_noun(target.kind)} "
+                       "on the watching tile", "status")
     if target.tile not in c.ctx.world.tiles_within(watch_tile, c.ctx.rules.detection_radius):
-        raise Rejected(f"army {target.id} is out of reach of {_label(c, watch_tile)}",
+        raise Rejected(f"{force(target)} is out of reach of {_label(c, watch_tile)}",
                        "a force still within sight of the watching tile", "status")
     for a in (mine, target):
         if _pending_battle_of(c, a.id or 0) is not None:
-            raise Rejected(f"army {a.id} is already in a battle", "a battle to be fought first",
+            raise Rejected(f"{force(a)} is already in a battle", "a battle to be fought first",
                            "status")
     _declare_war(c, mine.claim_id, target.claim_id)
     target.state = ArmyState.STANDING  # stopped where it is, off the march
@@ -725,12 +769,14 @@ def _intercept(c: Call, order: o.Intercept) -> str:
     c.session.add(target)
     c.session.add(mine)
     when = _open_battle(
-        c, mine, target, "intercept", f"army {mine.id} intercepts army {target.id} at "
+        c, mine, target, "intercept", f"{force(mine)} intercepts {force(target)} at "
         f"{target.tile}", told="intercepted",
-        subject=f"Army {target.id} is intercepted at {_label(c, target.tile)}",
-        news=(f"Army {mine.id} ({_troops(mine)}) bars the way of your army {target.id} at "
-              f"{_label(c, target.tile)}: your march is stopped."))
-    return (f"Army {mine.id} intercepts army {target.id} at {_label(c, target.tile)}: its march "
+        subject=f"{force(target, capital=True)} is intercepted at {_label(c, target.tile)}",
+        news=(f"{force(mine, capital=True)} ({_troops(mine)}) bars the way of your "
+              f"{force(target)} at {_label(c, target.tile)}: your {travel(target.kind, 'noun')} is "
+              "stopped."))
+    return (f"{force(mine, capital=True)} intercepts {force(target)} at "
+            f"{_label(c, target.tile)}: its {travel(target.kind, 'noun')} "
             f"is stopped. The defender has the first reaction; the battle is fought at {when}.")
 
 
@@ -779,24 +825,24 @@ def _lift(c: Call, order: o.Lift) -> str:
                        "status")
     a = c.own_army(siege.army_id)
     if _pending_battle_of(c, a.id or 0) is not None:
-        raise Rejected(f"army {a.id} is caught in a battle", "`retreat` or `stand` first",
-                       f"retreat army {a.id}")
+        raise Rejected(f"{force(a)} is caught in a battle", "`retreat` or `stand` first",
+                       f"retreat {force(a)}")
     _leave_siege(c, a, "have lifted the siege")
-    return (f"The siege of {hold.label} is lifted. Army {a.id} stands on the tile; the months "
-            "counted are lost.")
+    return (f"The siege of {hold.label} is lifted. {force(a, capital=True)} stands on the "
+            "tile; the months counted are lost.")
 
 
 def _siege(c: Call, order: o.Siege) -> str:
     a = c.own_army(order.army)
     hold = c.ctx.world.tile(order.holdfast)
     if a.tile != hold.id or a.state != ArmyState.STANDING:
-        raise Rejected(f"army {a.id} must stand on {hold.label} to besiege it (it is "
+        raise Rejected(f"{force(a)} must stand on {hold.label} to besiege it (it is "
                        f"{a.state} at {_label(c, a.tile)})", "a standing army on the holdfast",
-                       f"route army {a.id} to {hold.label}")
+                       f"route {force(a)} to {hold.label}")
     owner = _holdfast_owner(c, hold.id)
     if owner is None or owner.id == a.claim_id:
         raise Rejected(f"{hold.label} is not an enemy holdfast", "a holdfast of another claim",
-                       f"siege {hold.label} with army {a.id}")
+                       f"siege {hold.label} with {force(a)}")
     if active_siege(c.session, c.ctx, hold.id) is not None:
         raise Rejected(f"{hold.label} is already under siege", "a holdfast not yet besieged",
                        "status")
@@ -825,7 +871,7 @@ def _siege(c: Call, order: o.Siege) -> str:
     c.session.flush()
     claim = c.require_claim()
     journal.log_event(c.session, c.ctx.campaign_id, c.tick, "siege_start",
-                      f"{claim.name} besieges {hold.label} with army {a.id}", at=c.now,
+                      f"{claim.name} besieges {hold.label} with {force(a)}", at=c.now,
                       claim_id=a.claim_id, actor=c.author, public=True,
                       data={"siege": siege.id, "army": a.id, "months": length.months})
     journal.queue(c.session, c.ctx.campaign_id, f"siege:{siege.id}:start", "post",
@@ -837,14 +883,14 @@ def _siege(c: Call, order: o.Siege) -> str:
                   target=c.ctx.settings.campaign.subreddit)
     journal.notify_claim(c.session, c.ctx.campaign_id, owner.id or 0, f"besieged:{siege.id}",
                          subject=f"{hold.label} is besieged",
-                         body=(f"Army {a.id} of {claim.name} ({_troops(a)}) besieges "
+                         body=(f"{force(a, capital=True)} of {claim.name} ({_troops(a)}) besieges "
                                f"{hold.label}. Your garrison can hold for {length.months} "
                                f"in-game months{terms.defender_note}. You may sally: `sally from "
                                f"{hold.label}`."), at=c.now, tick=c.tick)
-    return (f"Army {a.id} besieges {hold.label}. With its garrison it falls after "
+    return (f"{force(a, capital=True)} besieges {hold.label}. With its garrison it falls after "
             f"**{length.months}** in-game months{terms.besieger_note} if you hold the tile; "
             "you may also "
-            f"`assault {hold.label} with army {a.id}`.")
+            f"`assault {hold.label} with {force(a)}`.")
 
 
 def _refer_siege(c: Call, a: Army, holdfast: str, owner: Claim) -> str:
@@ -852,13 +898,13 @@ def _refer_siege(c: Call, a: Army, holdfast: str, owner: Claim) -> str:
     event); nothing else changes."""
     claim = c.require_claim()
     journal.log_event(c.session, c.ctx.campaign_id, c.tick, "referral",
-                      f"{claim.name} orders army {a.id} to besiege {holdfast} (special rules): "
+                      f"{claim.name} orders {force(a)} to besiege {holdfast} (special rules): "
                       "referred to the moderators", at=c.now, claim_id=claim.id, actor=c.author,
                       data={"army": a.id, "holdfast": a.tile, "defender": owner.id})
     journal.notify_moderators(
         c.session, c.ctx.campaign_id, f"referral:siege:{c.ref}",
         subject=f"Siege of {holdfast} referred to you",
-        body=(f"u/{escape_md(c.author)} ({escape_md(claim.name)}) orders army {a.id} "
+        body=(f"u/{escape_md(c.author)} ({escape_md(claim.name)}) orders {force(a)} "
               f"({_troops(a)}) to besiege **{escape_md(holdfast)}**, seat of "
               f"{escape_md(owner.name)}. This holdfast has its own siege rules, so maester "
               "started nothing: please rule on it and tell both claims."),
@@ -873,20 +919,20 @@ def _assault(c: Call, order: o.Assault) -> str:
     owner = _holdfast_owner(c, hold.id)
     if owner is None or owner.id == a.claim_id:
         raise Rejected(f"{hold.label} is not an enemy holdfast", "a holdfast of another claim",
-                       f"assault {hold.label} with army {a.id}")
+                       f"assault {hold.label} with {force(a)}")
     if a.tile != hold.id or a.state not in (ArmyState.STANDING,
                                             ArmyState.BESIEGING):
-        raise Rejected(f"army {a.id} must stand on {hold.label} to assault it",
+        raise Rejected(f"{force(a)} must stand on {hold.label} to assault it",
                        "a standing or besieging army on the holdfast",
-                       f"route army {a.id} to {hold.label}")
+                       f"route {force(a)} to {hold.label}")
     defenders = [d for d in armies(c.session, c.ctx, states=FIGHTING_STATES)
                  if d.tile == hold.id and d.claim_id != a.claim_id]
     if defenders:
-        raise Rejected(f"enemy army {defenders[0].id} holds the tile; defeat it first",
-                       "no enemy army on the holdfast's tile", f"attack army {defenders[0].id} "
-                       f"with army {a.id}")
+        raise Rejected(f"enemy {force(defenders[0])} holds the tile; defeat it first",
+                       "no enemy army on the holdfast's tile", f"attack {force(defenders[0])} "
+                       f"with {force(a)}")
     if _pending_battle_of(c, a.id or 0) is not None:
-        raise Rejected(f"army {a.id} is already in a battle", "one battle at a time", "status")
+        raise Rejected(f"{force(a)} is already in a battle", "one battle at a time", "status")
     _declare_war(c, a.claim_id, owner.id or 0)
     fairplay.mark_order(a, c.ref)
     c.session.add(a)
@@ -901,14 +947,15 @@ def _assault(c: Call, order: o.Assault) -> str:
     c.session.flush()
     when = c.ctx.when(c.ctx.tick_at(battle.resolve_tick))
     journal.log_event(c.session, c.ctx.campaign_id, c.tick, "assault",
-                      f"army {a.id} will assault {hold.label}", at=c.now, claim_id=a.claim_id,
+                      f"{force(a)} will assault {hold.label}", at=c.now, claim_id=a.claim_id,
                       actor=c.author, data={"battle": battle.id, "army": a.id})
     journal.notify_claim(c.session, c.ctx.campaign_id, owner.id or 0, f"assault:{battle.id}",
                          subject=f"{hold.label} will be assaulted",
-                         body=(f"Army {a.id} ({_troops(a)}) will assault {hold.label} at "
-                               f"{when}. Your garrison defends with the holdfast's defenses."),
+                         body=(f"{force(a, capital=True)} ({_troops(a)}) will assault "
+                               f"{hold.label} at {when}. Your garrison defends with the "
+                               "holdfast's defenses."),
                          at=c.now, tick=c.tick)
-    return f"Army {a.id} will assault {hold.label} at {when}."
+    return f"{force(a, capital=True)} will assault {hold.label} at {when}."
 
 
 def _sally(c: Call, order: o.Sally) -> str:
@@ -925,11 +972,11 @@ def _sally(c: Call, order: o.Sally) -> str:
         a = c.own_army(order.army)
         if a.tile == hold.id and a.state == ArmyState.MUSTERING:
             ready = c.ctx.when(c.ctx.tick_at(a.ready_tick or c.tick))
-            raise Rejected(f"army {a.id} is still mustering (ready {ready}): only ready troops "
+            raise Rejected(f"{force(a)} is still mustering (ready {ready}): only ready troops "
                            "sally", "an army inside the walls that has finished mustering, or "
                            "no army (the whole ready garrison sallies)", f"sally from {hold.label}")
         if a.tile != hold.id or a.state != ArmyState.GARRISON:
-            raise Rejected(f"army {a.id} is not inside {hold.label}",
+            raise Rejected(f"{force(a)} is not inside {hold.label}",
                            "an army inside the walls, or no army (the whole garrison sallies)",
                            f"sally from {hold.label}")
         sally_army = a.id or 0
@@ -954,8 +1001,8 @@ def _sally(c: Call, order: o.Sally) -> str:
     journal.log_event(c.session, c.ctx.campaign_id, c.tick, "sally",
                       f"{claim.name} sallies from {hold.label}", at=c.now, claim_id=claim.id,
                       actor=c.author, data={"battle": battle.id, "army": sally_army})
-    force = f"army {sally_army}" if sally_army else "the whole ready garrison"
-    return f"{force.capitalize()} will sally from {hold.label} at {when}."
+    who = f"army {sally_army}" if sally_army else "the whole ready garrison"
+    return f"{who.capitalize()} will sally from {hold.label} at {when}."
 
 
 # --- information ------------------------------------------------------------------------
@@ -976,15 +1023,16 @@ def _status(c: Call, order: o.Status) -> str:
                      f" {claim.scattered_infantry} infantry, {claim.scattered_cavalry} cavalry")
     mine = armies(c.session, c.ctx, claim_id=claim.id)
     if not mine:
-        lines.append("- No armies raised")
+        lines.append("- No armies or fleets raised")
     for a in mine:
         extra = ""
         if a.state == ArmyState.MUSTERING and a.ready_tick is not None:
             extra = f", ready {c.ctx.when(c.ctx.tick_at(a.ready_tick))}"
         if a.path_json and a.arrival_tick is not None:
-            extra += (f", marching to {_label(c, a.path_json[-1])}, arrives "
+            extra += (f", {travel(a.kind, 'ing')} to {_label(c, a.path_json[-1])}, arrives "
                       f"{c.ctx.when(c.ctx.tick_at(a.arrival_tick))}")
-        lines.append(f"- Army {a.id}: {_troops(a)}, {a.state} at {_label(c, a.tile)}{extra}")
+        lines.append(f"- {force(a, capital=True)}: {_troops(a)}, "
+                     f"{state_word(a.kind, a.state)} at {_label(c, a.tile)}{extra}")
     upkeep = monthly_upkeep(sum(a.infantry for a in mine), sum(a.cavalry for a in mine),
                             _season(c), c.ctx.rules, ships=sum(a.ships for a in mine))
     lines.append(f"- Upkeep of raised troops: {money(upkeep)} gold a month this season")
@@ -996,12 +1044,13 @@ def _odds(c: Call, order: o.Odds) -> str:
     other = army(c.session, c.ctx, order.army_b)
     visible = other is not None and (other.tile == mine.tile or c.is_moderator)
     if other is None or not visible:
-        raise Rejected(f"army {order.army_b} is not on {_label(c, mine.tile)} with your army",
-                       "an army on the same tile as yours (odds never reveal armies you "
-                       "cannot see)", f"odds army {mine.id} vs army 5")
+        raise Rejected(f"{force_name(mine.kind, order.army_b)} is not on "
+                       f"{_label(c, mine.tile)} with your {force_noun(mine.kind)}",
+                       f"an enemy {force_noun(mine.kind)} on the same tile as yours (odds never "
+                       "reveal forces you cannot see)", "status")
     if other.claim_id == mine.claim_id and not c.is_moderator:
-        raise Rejected(f"army {other.id} is your own", "an enemy army on your tile",
-                       f"odds army {mine.id} vs army 5")
+        raise Rejected(f"{force(other)} is your own",
+                       f"an enemy {force_noun(mine.kind)} on your tile", "status")
     from bot.services.catalogue import ModifierBook, battle_side_of
 
     # The sides the battle would count if the attack were ordered now: fought when the
@@ -1024,7 +1073,7 @@ def _odds(c: Call, order: o.Odds) -> str:
                                      if labels else "")
 
     ratio = "" if fight.ratio is None else f"ratio {money(fight.ratio)}, "
-    return (f"If army {mine.id} attacks army {other.id} now (army {mine.id} is the attacker: "
+    return (f"If {force(mine)} attacks {force(other)} now ({force(mine)} is the attacker: "
             "it never has the defender's terrain bonus; the battle would be fought at "
             f"{c.ctx.when(c.ctx.tick_at(fought))}):\n\n"
             f"- strength {shown(fight.attacker)} against {shown(fight.defender)}: "
@@ -1076,9 +1125,9 @@ def _disband(c: Call, order: o.Disband) -> str:
     claim = c.require_claim()
     if a.tile != claim.holdfast or a.state not in (ArmyState.STANDING,
                                                    ArmyState.GARRISON):
-        raise Rejected(f"army {a.id} must stand at {_label(c, claim.holdfast)} to disband",
+        raise Rejected(f"{force(a)} must stand at {_label(c, claim.holdfast)} to disband",
                        "a standing army at your holdfast",
-                       f"route army {a.id} to {_label(c, claim.holdfast)}")
+                       f"route {force(a)} to {_label(c, claim.holdfast)}")
     claim.infantry += a.infantry
     claim.cavalry += a.cavalry
     claim.ships += a.ships
@@ -1086,9 +1135,10 @@ def _disband(c: Call, order: o.Disband) -> str:
     c.session.add(claim)
     c.session.add(a)
     journal.log_event(c.session, c.ctx.campaign_id, c.tick, "disband",
-                      f"army {a.id} disbanded", at=c.now, claim_id=claim.id, actor=c.author,
+                      f"{force(a)} disbanded", at=c.now, claim_id=claim.id, actor=c.author,
                       data={"army": a.id})
-    return f"Army {a.id} is disbanded; {_troops(a)} return home and cost no more upkeep."
+    return (f"{force(a, capital=True)} is disbanded; {_troops(a)} return home and cost no more "
+            "upkeep.")
 
 
 def _help(c: Call, order: o.Help) -> str:

@@ -23,6 +23,7 @@ from bot.services.catalogue import (
     set_improvement_records,
 )
 from bot.services.order_call import Call, Rejected, active_siege
+from bot.services.render import force
 from bot.services.world import set_relation
 from bot.text import escape_md
 from rules.campaign import calendar
@@ -118,9 +119,9 @@ def buy(c: Call, order: o.Buy) -> str:
     if order.quantity > 1:
         raise Rejected(f"an army can use only one {entry.name}: equipment of the same name "
                        "does not stack", "one of each kind of equipment",
-                       f"buy {entry.name} for army {a.id}")
+                       f"buy {entry.name} for {force(a)}")
     if any(n.casefold() == entry.name.casefold() for n in equipment_names(a)):
-        raise Rejected(f"army {a.id} already carries {entry.name}",
+        raise Rejected(f"{force(a)} already carries {entry.name}",
                        "equipment the army does not carry yet", "status")
     if claim.gold < entry.cost:
         raise Rejected(f"{entry.name} costs {entry_cost_text(entry)} and {claim.name} has "
@@ -131,11 +132,12 @@ def buy(c: Call, order: o.Buy) -> str:
     c.session.add(claim)
     c.session.add(a)
     journal.log_event(c.session, c.ctx.campaign_id, c.tick, "buy",
-                      f"{claim.name} buys {entry.name} for army {a.id}", at=c.now,
+                      f"{claim.name} buys {entry.name} for {force(a)}", at=c.now,
                       claim_id=claim.id, actor=c.author,
                       data={"army": a.id, "name": entry.name, "cost": str(entry.cost)})
-    return (f"Army {a.id} now carries **{entry.name}** ({entry_cost_text(entry)}; gold left: "
-            f"{_money(claim.gold)}).\n\n- Effect: {entry.describe_effects()}\n"
+    return (f"{force(a, capital=True)} now carries **{entry.name}** "
+            f"({entry_cost_text(entry)}; gold left: {_money(claim.gold)}).\n\n"
+            f"- Effect: {entry.describe_effects()}\n"
             "- Siege equipment counts when the army besieges or assaults a holdfast.")
 
 
@@ -168,29 +170,30 @@ def assign(c: Call, order: o.Assign) -> str:
                        f"a free character of your claim ({free})" if free else
                        "a free character of your claim (you have none now; the moderators "
                        "add characters)",
-                       f"assign {characters[0].name if characters else 'NAME'} to army {a.id}")
+                       f"assign {characters[0].name if characters else 'NAME'} to {force(a)}")
     if chosen is None:
         names = ", ".join(ch.name for ch in characters)
         raise Rejected(f"{claim.name} has no living character called "
                        f"{escape_md(order.commander, 100)}",
                        f"one of: {names}" if names else "a character (your claim has none; "
                        "the moderators add characters)",
-                       f"assign {characters[0].name if characters else 'NAME'} to army {a.id}")
+                       f"assign {characters[0].name if characters else 'NAME'} to {force(a)}")
     if chosen.army_id == a.id:
-        raise Rejected(f"{chosen.name} already commands army {a.id}", "another army", "status")
+        raise Rejected(f"{chosen.name} already commands {force(a)}", "another army or fleet",
+                       "status")
     notes: list[str] = []
     if chosen.army_id is not None:
         before = c.session.get(Army, chosen.army_id)
         if before is not None and before.commander_id == chosen.id:
             before.commander_id = None
             c.session.add(before)
-            notes.append(f"{chosen.name} leaves army {before.id}, which has no commander now.")
+            notes.append(f"{chosen.name} leaves {force(before)}, which has no commander now.")
     if a.commander_id is not None and a.commander_id != chosen.id:
         relieved = c.session.get(Character, a.commander_id)
         if relieved is not None and relieved.army_id == a.id:
             relieved.army_id = None
             c.session.add(relieved)
-            notes.append(f"{relieved.name} is relieved of army {a.id}.")
+            notes.append(f"{relieved.name} is relieved of {force(a)}.")
     for other in c.session.exec(select(Character).where(Character.army_id == a.id)).all():
         if other.id != chosen.id:
             other.army_id = None
@@ -200,7 +203,7 @@ def assign(c: Call, order: o.Assign) -> str:
     c.session.add(chosen)
     c.session.add(a)
     journal.log_event(c.session, c.ctx.campaign_id, c.tick, "assign",
-                      f"{chosen.name} takes command of army {a.id}", at=c.now,
+                      f"{chosen.name} takes command of {force(a)}", at=c.now,
                       claim_id=claim.id, actor=c.author,
                       data={"army": a.id, "character": chosen.id})
     catalogue = catalogue_of(c.session, c.ctx)
@@ -212,7 +215,7 @@ def assign(c: Call, order: o.Assign) -> str:
                           + (" (secret)" if entry.hidden else ""))
     skill_text = ("Skills now with the army: " + "; ".join(skills)) if skills else \
         f"{chosen.name} has no skills in this campaign's catalogue."
-    return "\n\n".join([f"**{chosen.name}** takes command of army {a.id}.", *notes, skill_text])
+    return "\n\n".join([f"**{chosen.name}** takes command of {force(a)}.", *notes, skill_text])
 
 
 # --- blockade ---------------------------------------------------------------------------
@@ -243,7 +246,7 @@ def blockade(c: Call, order: o.Blockade) -> str:
         raise Rejected(f"fleet {fleet.id} must stand on a water tile next to {port.label} "
                        f"({where}); it is {fleet.state} at {_label(c, fleet.tile)}",
                        "a standing fleet next to the port",
-                       f"route army {fleet.id} to {water[0] if water else port.label}")
+                       f"route {force(fleet)} to {water[0] if water else port.label}")
     if owner is not None:
         before = set_relation(c.session, c.ctx, claim.id or 0, owner.id or 0,
                               RelationStatus.WAR)

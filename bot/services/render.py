@@ -9,11 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from decimal import Decimal
+from typing import Protocol
 
 from bot.text import name_md
 from rules.campaign.battle import BattleResult, SideResult, Winner
 from rules.campaign.characters import Fate, TableRoll
 from rules.campaign.modifiers import Source
+from rules.campaign.naming import force_name
+from rules.campaign.paths import ArmyKind
 from rules.campaign.publication import PublicAssault
 
 
@@ -23,6 +26,21 @@ def money(value: Decimal) -> str:
     if "." in text:
         text = text.rstrip("0").rstrip(".")
     return text or "0"
+
+
+class Force(Protocol):
+    """An army or a fleet as stored (a database row or a tick's record)."""
+
+    @property
+    def id(self) -> int | None: ...
+
+    @property
+    def kind(self) -> ArmyKind: ...
+
+
+def force(a: Force, *, capital: bool = False) -> str:
+    """``army 3`` or ``fleet 3`` as players read it (``Army 3`` at the start of a sentence)."""
+    return force_name(a.kind, a.id or 0, capital=capital)
 
 
 def troops_text(infantry: int, cavalry: int, ships: int = 0) -> str:

@@ -49,7 +49,7 @@ from bot.services.catalogue import (  # the modifiers in force
     tick_book,
 )
 from bot.services.realm import map_posts
-from bot.services.render import battle_post, money, troops_text
+from bot.services.render import battle_post, force, money, troops_text
 from bot.services.sieges import end_siege
 from bot.services.world import (
     CampaignContext,
@@ -71,6 +71,7 @@ from rules.campaign.movement import (
     step_march,
     ticks_to_cross,
 )
+from rules.campaign.naming import state_word
 from rules.campaign.paths import entry_cost
 from rules.campaign.publication import PublicAssault, public_assault
 from rules.campaign.retreat import roll_retreat
@@ -538,11 +539,12 @@ class _TickState:
                 a.state = ArmyState.STANDING
             a.stationary_since = self.tick
             self.save(a)
-            self.log("muster_done", f"army {a.id} is ready at {a.tile}", claim_id=a.claim_id,
+            self.log("muster_done", f"{force(a)} is ready at {a.tile}", claim_id=a.claim_id,
                      data={"army": a.id})
-            self.notify(a.claim_id, f"ready:{a.id}", f"Army {a.id} is ready",
-                        f"Army {a.id} ({troops_text(a.infantry, a.cavalry, a.ships)}) has "
-                        f"mustered at {self.label(a.tile)} and is {a.state}.")
+            self.notify(a.claim_id, f"ready:{a.id}", f"{force(a, capital=True)} is ready",
+                        f"{force(a, capital=True)} "
+                        f"({troops_text(a.infantry, a.cavalry, a.ships)}) has mustered at "
+                        f"{self.label(a.tile)} and is {state_word(a.kind, a.state)}.")
 
     # --- movement -----------------------------------------------------------------------
     def move_armies(self) -> None:
@@ -609,7 +611,7 @@ class _TickState:
                                     observer_modifiers=watching,
                                     stealth_modifiers=self.book().army(a))
             changed_by = labels_for(result.applied, watching)
-            self.log("detection", f"{self.label(tile_id)} rolls to detect army {a.id}: "
+            self.log("detection", f"{self.label(tile_id)} rolls to detect {force(a)}: "
                      + ("detected" if result.detected else "not detected"),
                      claim_id=watcher[0],
                      data={"army": a.id, "observer": tile_id, "detected": result.detected,
@@ -662,8 +664,8 @@ class _TickState:
         if not guards or a.state != ArmyState.MARCHING:
             return ""
         until = self.ctx.when(self.ctx.tick_at(self.tick + self.ctx.rules.reaction_ticks))
-        return (f" Your army {guards[0].id} stands at {self.label(tile_id)}: you may stop this "
-                f"force with `intercept army {a.id} with army {guards[0].id}` before {until}.")
+        return (f" Your {force(guards[0])} stands at {self.label(tile_id)}: you may stop this "
+                f"force with `intercept {force(a)} with {force(guards[0])}` before {until}.")
 
     def _set_meta(self, a: ArmyRecord, **values: Any) -> None:
         meta = dict(a.meta_json)
@@ -699,19 +701,19 @@ class _TickState:
             reactor_claim=reactor)
         self.session.add(battle)
         when = self.ctx.when(self.ctx.tick_at(battle.resolve_tick))
-        self.log("encounter", f"army {a.id} meets enemy army {other.id} at {a.tile}",
+        self.log("encounter", f"{force(a)} meets enemy {force(other)} at {a.tile}",
                  claim_id=a.claim_id, data={"attacker": a.id, "defender": other.id,
                                             "reactor": reactor})
         for claim_id, own, enemy in ((a.claim_id, a, other), (other.claim_id, other, a)):
             if claim_id == reactor:
-                choice = (f" You have the first reaction: reply `retreat army {own.id}` or "
-                          f"`stand army {own.id}` before then.")
+                choice = (f" You have the first reaction: reply `retreat {force(own)}` or "
+                          f"`stand {force(own)}` before then.")
             else:
                 choice = (f" {self.claim_name(enemy.claim_id)} saw you first: until then it "
                           "may still choose to retreat instead of fighting.")
             self.notify(claim_id, f"encounter:{self.tick}:{a.id}:{other.id}",
                         f"Battle looms at {self.label(a.tile)}",
-                        f"Your army {own.id} faces army {enemy.id} of "
+                        f"Your {force(own)} faces {force(enemy)} of "
                         f"{self.claim_name(enemy.claim_id)} at {self.label(a.tile)}. The "
                         f"battle is fought at {when}.{choice}")
 
@@ -764,7 +766,7 @@ class _TickState:
         if interrupted:
             return
         what = "returns to" if was_retreat else "arrives at"
-        self.log("arrival", f"army {a.id} of {self.claim_name(a.claim_id)} {what} {a.tile}",
+        self.log("arrival", f"{force(a)} of {self.claim_name(a.claim_id)} {what} {a.tile}",
                  claim_id=a.claim_id, public=True, data={"army": a.id, "tile": a.tile})
         self.post(f"arrival:{a.id}:{self.tick}",
                   self.ctx.settings.posts.arrival_title.format(
@@ -839,30 +841,32 @@ class _TickState:
         battle.resolve_tick = self.tick + max(1, self.ctx.rules.reaction_ticks)
         when = self.ctx.when(self.ctx.tick_at(battle.resolve_tick))
         self.notify(opponent.claim_id, f"battle:{battle.id}:failed-retreat",
-                    f"Army {runner.id} failed to retreat at {self.label(battle.tile)}",
-                    f"Army {runner.id} of {self.claim_name(runner.claim_id)} tried to retreat "
-                    f"from your army {opponent.id} at {self.label(battle.tile)} and failed. "
-                    f"You decide: reply `stand army {opponent.id}` to fight (they fight at -1) "
-                    f"or `spare army {runner.id}` to let them stay, before {when}. Without an "
+                    f"{force(runner, capital=True)} failed to retreat at {self.label(battle.tile)}",
+                    f"{force(runner, capital=True)} of {self.claim_name(runner.claim_id)} tried "
+                    f"to retreat from your {force(opponent)} at {self.label(battle.tile)} and "
+                    "failed. "
+                    f"You decide: reply `stand {force(opponent)}` to fight (they fight at -1) "
+                    f"or `spare {force(runner)}` to let them stay, before {when}. Without an "
                     "answer the battle is fought then.")
         self.notify(runner.claim_id, f"battle:{battle.id}:retreat-failed",
-                    f"Army {runner.id} failed to retreat",
-                    f"Army {runner.id} could not get away from {self.label(battle.tile)}. "
+                    f"{force(runner, capital=True)} failed to retreat",
+                    f"{force(runner, capital=True)} could not get away from "
+                    f"{self.label(battle.tile)}. "
                     f"{self.claim_name(opponent.claim_id)} decides before {when} whether to "
                     "fight (you would fight at -1) or to let you stay.")
 
     def _try_retreat(self, battle: PendingBattle, runner: ArmyRecord) -> bool:
         route = self._retreat_route(runner)
         if not route:  # nowhere to go: the moderators decide; nothing is rolled or lost
-            self.log("referral", f"army {runner.id} has no way to retreat from "
+            self.log("referral", f"{force(runner)} has no way to retreat from "
                      f"{self.label(battle.tile)}: referred to the moderators",
                      claim_id=runner.claim_id, data={"battle": battle.id, "army": runner.id})
             journal.notify_moderators(
                 self.session, self.ctx.campaign_id, f"referral:retreat:{battle.id}",
-                subject=f"Retreat of army {runner.id} referred to you",
-                body=(f"Army {runner.id} of {self.claim_name(runner.claim_id)} chose to retreat "
-                      f"from {self.label(battle.tile)} but has no way back. Nothing was rolled "
-                      "and the battle was fought; rule on it if needed."),
+                subject=f"Retreat of {force(runner)} referred to you",
+                body=(f"{force(runner, capital=True)} of {self.claim_name(runner.claim_id)} chose "
+                      f"to retreat from {self.label(battle.tile)} but has no way back. Nothing "
+                      "was rolled and the battle was fought; rule on it if needed."),
                 at=self.at, tick=self.tick)
             return False
         dice, event = fairplay.roll(self.ctx, self.tick, f"retreat:{battle.id or 0}",
@@ -873,7 +877,7 @@ class _TickState:
         if not result.success:
             runner.retreat_penalty = True
             self.save(runner)
-            self.log("retreat_failed", f"army {runner.id} fails to retreat (d20 {result.roll})",
+            self.log("retreat_failed", f"{force(runner)} fails to retreat (d20 {result.roll})",
                      claim_id=runner.claim_id, public=True,
                      data={"battle": battle.id, fairplay.DICE_KEY: line}, rolls=dice.rolls)
             return False
@@ -883,7 +887,7 @@ class _TickState:
                                                          result.escaped.ships)
         self.record_slain(runner.claim_id, lost.infantry, lost.cavalry)
         self._send_back(runner, route)
-        self.log("retreat", f"army {runner.id} retreats from {self.label(battle.tile)} (d20 "
+        self.log("retreat", f"{force(runner)} retreats from {self.label(battle.tile)} (d20 "
                  f"{result.roll}, keeps {result.fraction * 100:.0f}%)", claim_id=runner.claim_id,
                  public=True, data={"battle": battle.id, "lost": [lost.infantry, lost.cavalry],
                                     fairplay.DICE_KEY: line},

@@ -28,7 +28,6 @@ name (two timber tiles, two commanders with the same skill) count once.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
@@ -39,6 +38,7 @@ from rules.campaign.inputs import MAX_DEFINED_NAME_CHARS, name_problem
 from rules.campaign.modifiers import MULTIPLIER_KINDS, Effect, EffectKind, Modifier, Role, Source
 from rules.campaign.orders import MAX_NAME_CHARS, is_valid_name
 from rules.errors import InvalidInput
+from rules.suggest import closest
 
 ROOT = "catalogue"
 """Prefix of every field named in an error."""
@@ -181,9 +181,8 @@ class UnknownEntry(InvalidInput):
 
 
 def _closest(name: str, valid: Iterable[str]) -> str | None:
-    by_key = {_key(v): v for v in valid}
-    match = difflib.get_close_matches(_key(name), list(by_key), n=1, cutoff=0.6)
-    return by_key[match[0]] if match else None
+    found = closest(name, valid, key=_key)
+    return found[0] if found else None
 
 
 def _key(name: str) -> str:
