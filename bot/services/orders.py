@@ -49,6 +49,7 @@ from bot.text import escape_md
 from rules.campaign import orders as o
 from rules.campaign.battle import Strength, Winner, matchup
 from rules.campaign.calendar import next_tick_at_or_after
+from rules.campaign.calloff import call_off_refusal
 from rules.campaign.config import Season
 from rules.campaign.detection import ObserverKind, detection_target
 from rules.campaign.movement import budget_per_tick, departure_tick, schedule_march
@@ -409,10 +410,11 @@ def _move(c: Call, order: o.Move) -> str:
 
 
 def _route_example(c: Call, a: Army, goals: tuple[str, ...]) -> str:
-    """A `route` order for ``a`` to the first of ``goals`` it can reach (a tile the player
-    probably meant), to suggest after a bad path; `help move` when none is reachable."""
+    """A `route` order for ``a`` to the first of ``goals`` it can reach from where it stands
+    (a tile the player probably meant), to suggest in a refusal; `help move` when none is
+    reachable (a suggested order is always one that would be accepted)."""
     for goal in goals:
-        if goal in c.ctx.world and cheapest_route(
+        if goal in c.ctx.world and c.ctx.world.tile(goal).id != a.tile and cheapest_route(
                 c.ctx.world, a.tile, c.ctx.world.tile(goal).id, a.kind, c.ctx.rules,
                 _harbours(c, a)):
             return f"route {force(a)} to {format_name(c.ctx.world.tile(goal).label)}"
@@ -479,7 +481,8 @@ def _route(c: Call, order: o.Route) -> str:
                            _harbours(c, a))
     if route is None:
         raise Rejected(f"{force(a)} cannot reach {goal.label} from {_label(c, a.tile)}",
-                       "a destination its kind can reach", f"route {force(a)} to Riverrun")
+                       "a destination its kind can reach",
+                       _route_example(c, a, (c.require_claim().holdfast,)))
     if not route.tiles:
         return f"{force(a, capital=True)} is already at {goal.label}."
     order_text = (f"move {force(a)}: {format_path(t.label for t in route.tiles)} "
@@ -522,10 +525,39 @@ def _cancel(c: Call, order: o.Cancel) -> str:
                           actor=c.author, data={"army": a.id})
         return (f"The {travel(a.kind, 'noun')} of {force(a)} is cancelled; it stays at "
                 f"{_label(c, a.tile)}.")
-    raise Rejected(f"{force(a)} has nothing to cancel (it is {a.state}"
-                   + (", and its march has departed" if _departed(c, a) else "") + ")",
-                   "a mustering army, or a march that has not departed yet "
-                   "(halt a departed march with `stand`)", f"stand {force(a)}")
+    battle = _pending_battle_of(c, a.id or 0)
+    if battle is not None and battle.attacker_army == a.id:
+        return _call_off(c, a, battle)
+    departed = _departed(c, a)
+    raise Rejected(f"{force(a)} has nothing to cancel (it is {state_word(a.kind, a.state)}"
+                   + (f", and its {travel(a.kind, 'noun')} has departed" if departed else "")
+                   + ")", "a muster, a march or voyage that has not departed yet, or an assault "
+                   "not yet fought (halt a departed march with `stand`)",
+                   f"stand {force(a)}" if departed or battle is not None else "status")
+
+
+def _call_off(c: Call, a: Army, battle: PendingBattle) -> str:
+    """`cancel army N` for the army that ordered a pending battle: an assault is called off
+    before it is fought; an attack or a sally cannot be (:mod:`rules.campaign.calloff`)."""
+    why = call_off_refusal(battle.kind, c.tick, battle.resolve_tick)
+    if why is not None:
+        enemy = force_name(a.kind, battle.defender_army)
+        raise Rejected(why, "an assault that has not been fought yet",
+                       f"odds {force(a)} vs {enemy}" if battle.kind is BattleKind.FIELD
+                       else "status")
+    hold = _label(c, battle.holdfast or battle.tile)
+    battle.status = BattleStatus.CALLED_OFF
+    c.session.add(battle)
+    journal.log_event(c.session, c.ctx.campaign_id, c.tick, "call_off",
+                      f"{force(a)} calls off its assault on {hold}", at=c.now,
+                      claim_id=a.claim_id, actor=c.author,
+                      data={"battle": battle.id, "army": a.id})
+    journal.notify_claim(c.session, c.ctx.campaign_id, battle.defender_claim,
+                         f"call-off:{battle.id}", subject=f"The assault on {hold} is called off",
+                         body=(f"{force(a, capital=True)} will not assault {hold} after all: "
+                               "there is no battle."), at=c.now, tick=c.tick)
+    return (f"The assault of {force(a)} on {hold} is called off: there is no battle, and "
+            f"{force(a)} stays {state_word(a.kind, a.state)} at {hold}.")
 
 
 def _stand(c: Call, order: o.Stand) -> str:
@@ -695,7 +727,8 @@ def _attack(c: Call, order: o.Attack) -> str:
         news=(f"{force(mine, capital=True)} ({_troops(mine)}) attacks your {force(target)} at "
               f"{_label(c, mine.tile)}."))
     return (f"{force(mine, capital=True)} will attack {force(target)} at {_label(c, mine.tile)}. "
-            f"The defender has the first reaction; the battle is fought at {when}.")
+            f"The defender has the first reaction; the battle is fought at {when}. An attack "
+            "cannot be called off: your claims are now at war.")
 
 
 def _open_battle(c: Call, mine: Army, target: Army, event: str, summary: str, *,
@@ -838,7 +871,7 @@ def _siege(c: Call, order: o.Siege) -> str:
     if a.tile != hold.id or a.state != ArmyState.STANDING:
         raise Rejected(f"{force(a)} must stand on {hold.label} to besiege it (it is "
                        f"{a.state} at {_label(c, a.tile)})", "a standing army on the holdfast",
-                       f"route {force(a)} to {hold.label}")
+                       _route_example(c, a, (hold.id,)))
     owner = _holdfast_owner(c, hold.id)
     if owner is None or owner.id == a.claim_id:
         raise Rejected(f"{hold.label} is not an enemy holdfast", "a holdfast of another claim",
@@ -924,7 +957,7 @@ def _assault(c: Call, order: o.Assault) -> str:
                                             ArmyState.BESIEGING):
         raise Rejected(f"{force(a)} must stand on {hold.label} to assault it",
                        "a standing or besieging army on the holdfast",
-                       f"route {force(a)} to {hold.label}")
+                       _route_example(c, a, (hold.id,)))
     defenders = [d for d in armies(c.session, c.ctx, states=FIGHTING_STATES)
                  if d.tile == hold.id and d.claim_id != a.claim_id]
     if defenders:
@@ -955,7 +988,8 @@ def _assault(c: Call, order: o.Assault) -> str:
                                f"{hold.label} at {when}. Your garrison defends with the "
                                "holdfast's defenses."),
                          at=c.now, tick=c.tick)
-    return f"{force(a, capital=True)} will assault {hold.label} at {when}."
+    return (f"{force(a, capital=True)} will assault {hold.label} at {when}. You may call it "
+            f"off until then: `cancel {force(a)}`.")
 
 
 def _sally(c: Call, order: o.Sally) -> str:
@@ -963,7 +997,8 @@ def _sally(c: Call, order: o.Sally) -> str:
     hold = c.ctx.world.tile(order.holdfast)
     if hold.id != claim.holdfast:
         raise Rejected(f"{hold.label} is not your holdfast", "your own besieged holdfast",
-                       f"sally from {_label(c, claim.holdfast)}")
+                       f"sally from {_label(c, claim.holdfast)}"
+                       if active_siege(c.session, c.ctx, claim.holdfast) else "status")
     siege = active_siege(c.session, c.ctx, hold.id)
     if siege is None:
         raise Rejected(f"{hold.label} is not under siege", "a besieged holdfast", "status")
@@ -1094,11 +1129,11 @@ def _cede(c: Call, order: o.Cede) -> str:
     tile = c.ctx.world.tile(order.tile)
     if not tile.resource:
         raise Rejected(f"{tile.label} is not a resource tile", "a resource tile you hold",
-                       "cede The Wolfswood to House Manderly")
+                       "status")
     other = claim_by_name(c.session, c.ctx, order.claim)
     if other is None or other.id == claim.id:
         raise Rejected(f"there is no other claim called {escape_md(order.claim, 60)}",
-                       "another claim's name", f"cede {tile.label} to House Manderly")
+                       "another claim's name", "status")
     standing = [a for a in armies(c.session, c.ctx, states=(ArmyState.STANDING,))
                 if a.tile == tile.id]
     book = ModifierBook.load(c.session, c.ctx, armies=standing, claims=[claim, other])
@@ -1127,7 +1162,7 @@ def _disband(c: Call, order: o.Disband) -> str:
                                                    ArmyState.GARRISON):
         raise Rejected(f"{force(a)} must stand at {_label(c, claim.holdfast)} to disband",
                        "a standing army at your holdfast",
-                       f"route {force(a)} to {_label(c, claim.holdfast)}")
+                       _route_example(c, a, (claim.holdfast,)))
     claim.infantry += a.infantry
     claim.cavalry += a.cavalry
     claim.ships += a.ships

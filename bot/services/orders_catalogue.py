@@ -29,6 +29,7 @@ from bot.text import escape_md
 from rules.campaign import calendar
 from rules.campaign import orders as o
 from rules.campaign.catalogue import Catalogue, Entry, Section, UnknownEntry
+from rules.campaign.naming import state_word
 from rules.campaign.world import FREE_CHARACTERS, CharacterStatus
 
 
@@ -229,8 +230,10 @@ def blockade(c: Call, order: o.Blockade) -> str:
     fleet = c.own_army(order.fleet, "fleet")
     claim = c.require_claim()
     if fleet.kind != ArmyKind.FLEET:
-        raise Rejected(f"army {fleet.id} is not a fleet", "one of your fleets (muster ships at "
-                       "your port: `muster 4 ships`)", "muster 4 ships")
+        can_raise = c.ctx.world.tile(claim.holdfast).port and claim.ships > 0
+        raise Rejected(f"army {fleet.id} is not a fleet", "one of your fleets"
+                       + (" (muster ships at your port first)" if can_raise else ""),
+                       f"muster {min(4, claim.ships)} ships" if can_raise else "status")
     port = c.ctx.world.tile(order.port)
     if not (port.holdfast and port.port):
         ports = ", ".join(t.label for t in c.ctx.world.ports() if t.holdfast)
@@ -244,7 +247,8 @@ def blockade(c: Call, order: o.Blockade) -> str:
     if fleet.tile not in water or fleet.state != ArmyState.STANDING:
         where = ", ".join(water)
         raise Rejected(f"fleet {fleet.id} must stand on a water tile next to {port.label} "
-                       f"({where}); it is {fleet.state} at {_label(c, fleet.tile)}",
+                       f"({where}); it is {state_word(fleet.kind, fleet.state)} at "
+                       f"{_label(c, fleet.tile)}",
                        "a standing fleet next to the port",
                        f"route {force(fleet)} to {water[0] if water else port.label}")
     if owner is not None:

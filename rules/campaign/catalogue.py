@@ -189,6 +189,20 @@ def _key(name: str) -> str:
     return " ".join(name.split()).casefold()
 
 
+def _singular(key: str) -> str:
+    """``key`` with its last word made singular, the way English plurals of equipment and
+    buildings are made: ``trebuchets`` -> ``trebuchet``, ``stone walls`` -> ``stone wall``,
+    ``batteries`` -> ``battery``, ``torches`` -> ``torch``; a word in ``ss`` stays."""
+    head, _, last = key.rpartition(" ")
+    if last.endswith("ies") and len(last) > 4:
+        last = last[:-3] + "y"
+    elif last.endswith(("ches", "shes", "sses", "xes")):
+        last = last[:-2]
+    elif last.endswith("s") and not last.endswith("ss") and len(last) > 3:
+        last = last[:-1]
+    return f"{head} {last}" if head else last
+
+
 @dataclass(frozen=True, slots=True)
 class Catalogue:
     """Every entry of a campaign's catalogue, in the order given, names unique per section."""
@@ -211,6 +225,12 @@ class Catalogue:
                 return entry
         for entry in self.section(section):
             if entry.label and _key(entry.label) == wanted:
+                return entry
+        # "trebuchet" for "Trebuchets", "siege towers" for "Siege Tower": one or many alike.
+        one = _singular(wanted)
+        for entry in self.section(section):
+            if one in {_singular(_key(spelling)) for spelling in (entry.name, entry.label)
+                       if spelling}:
                 return entry
         return None
 
