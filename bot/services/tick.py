@@ -71,7 +71,7 @@ from rules.campaign.movement import (
     step_march,
     ticks_to_cross,
 )
-from rules.campaign.naming import state_word
+from rules.campaign.naming import force_noun, host, state_word
 from rules.campaign.paths import entry_cost
 from rules.campaign.publication import PublicAssault, public_assault
 from rules.campaign.retreat import roll_retreat
@@ -630,8 +630,9 @@ class _TickState:
                     f"d20 {result.roll} + {result.bonus} = {result.total} vs {result.target}" \
                     + (f" ({', '.join(changed_by)})" if changed_by else "")
                 self.notify(watcher[0], f"detect:{a.id}:{self.tick}:{tile_id}",
-                            f"A host is sighted near {self.label(tile_id)}",
-                            f"Your watchers at {self.label(tile_id)} sight an army of "
+                            f"A {host(a.kind)} is sighted near {self.label(tile_id)}",
+                            f"Your watchers at {self.label(tile_id)} sight "
+                            f"{force_noun(a.kind, article=True)} of "
                             f"{self.claim_name(a.claim_id)} at {self.label(a.tile)}, "
                             f"{self.ctx.when(self.at)}: "
                             f"{troops_text(a.infantry, a.cavalry, a.ships)}. "
@@ -771,7 +772,7 @@ class _TickState:
         self.post(f"arrival:{a.id}:{self.tick}",
                   self.ctx.settings.posts.arrival_title.format(
                       claim=self.claim_name(a.claim_id), tile=self.label(a.tile)),
-                  f"A host of **{self.claim_name(a.claim_id)}** {what} "
+                  f"A {host(a.kind)} of **{self.claim_name(a.claim_id)}** {what} "
                   f"**{self.label(a.tile)}** ({self.ctx.when(self.at)}).",
                   self.ctx.settings.posts.arrival_flair)
 
@@ -895,7 +896,8 @@ class _TickState:
         self.post(f"battle:{battle.id}:retreat",
                   f"[Battle] {self.claim_name(runner.claim_id)} withdraws from "
                   f"{self.label(battle.tile)}",
-                  f"Rather than give battle at **{self.label(battle.tile)}**, the host of "
+                  f"Rather than give battle at **{self.label(battle.tile)}**, the "
+                  f"{host(runner.kind)} of "
                   f"{self.claim_name(runner.claim_id)} withdraws (retreat roll {result.roll})."
                   f"\n\n{fairplay.markdown(line)}",
                   self.ctx.settings.posts.battle_flair)

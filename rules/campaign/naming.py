@@ -23,8 +23,11 @@ _TRAVEL: dict[ArmyKind, dict[Form, str]] = {
 }
 
 
-def force_noun(kind: ArmyKind | None, *, plural: bool = False) -> str:
-    """``army``/``fleet`` (``armies``/``fleets``); ``army or fleet`` when the kind is unknown."""
+def force_noun(kind: ArmyKind | None, *, plural: bool = False, article: bool = False) -> str:
+    """``army``/``fleet`` (``armies``/``fleets``, or ``an army``/``a fleet``); ``army or
+    fleet`` when the kind is unknown."""
+    if article:
+        return "a fleet" if kind is ArmyKind.FLEET else "an army"
     if kind is None:
         return "armies or fleets" if plural else "army or fleet"
     if kind is ArmyKind.FLEET:
@@ -36,6 +39,11 @@ def force_name(kind: ArmyKind | None, number: int, *, capital: bool = False) -> 
     """``army 3`` or ``fleet 3`` (``Army 3``/``Fleet 3`` at the start of a sentence)."""
     text = f"{force_noun(kind)} {number}"
     return text[0].upper() + text[1:] if capital else text
+
+
+def host(kind: ArmyKind | None) -> str:
+    """The word of public posts and notes for a force seen from afar: ``host`` or ``fleet``."""
+    return "fleet" if kind is ArmyKind.FLEET else "host"
 
 
 def travel(kind: ArmyKind | None, form: Form = "base") -> str:
