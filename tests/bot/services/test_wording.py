@@ -73,6 +73,11 @@ def test_a_fleet_is_a_fleet_in_receipts_status_errors_and_notes(tmp_path: Path) 
     reply = say(w, "balon_greyjoy", "muster 4 ships", day(1, 8))
     assert "**Fleet 1** (4 ships) is mustering at Pyke" in reply
     assert "order it to sail: `move fleet 1: Pyke > TILE (cost N)`" in reply
+    help_move = w.say("balon_greyjoy", "help move", at=day(1, 9))
+    sail = help_move.split("A fleet sails with the same order:\n\n    ", 1)[1].split("\n")[0]
+    assert sail.startswith("move fleet 1: ")
+    assert "**Fleet 1** (4 ships) will sail from Pyke" in _try(w, "balon_greyjoy", sail,
+                                                                day(1, 9))
     w.run(day(2, 12))
     notes = [m for m in w.outbox(public=False) if "is ready" in (m.title or "")]
     assert [m.title for m in notes] == ["Fleet 1 is ready"]
