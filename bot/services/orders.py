@@ -275,6 +275,17 @@ def _pending_battle_of(c: Call, army_id: int) -> PendingBattle | None:
     ).first()
 
 
+def _caught(c: Call, a: Army, battle: PendingBattle) -> Rejected:
+    """The refusal of an order for an army in a pending battle: it waits for the battle; its
+    example is `retreat` while the army's side may still choose, else `status`."""
+    when = c.ctx.when(c.ctx.tick_at(battle.resolve_tick))
+    choose = battle.reactor_claim == a.claim_id and battle.reaction is None
+    return Rejected(f"{force(a)} is caught in a battle, fought at {when}",
+                    "an order for it after the battle" + (" (until then you may `retreat` or "
+                                                          "`stand`)" if choose else ""),
+                    f"retreat {force(a)}" if choose else "status")
+
+
 def reaction_deadline(c: Call) -> int:
     """The tick at which a battle started now is fought (the reaction window's end)."""
     first = c.ctx.tick_of(next_tick_at_or_after(c.now, c.ctx.rules))
@@ -351,9 +362,8 @@ def _move(c: Call, order: o.Move) -> str:
                        f"a standing or mustering {force_noun(a.kind)}, or one that has not "
                        f"departed yet (use `stand {force(a)}` to halt it where it is)",
                        f"stand {force(a)}" if _departed(c, a) else "status")
-    if _pending_battle_of(c, a.id or 0) is not None:
-        raise Rejected(f"{force(a)} is caught in a battle", "`retreat` or `stand` first",
-                       f"retreat {force(a)}")
+    if (battle := _pending_battle_of(c, a.id or 0)) is not None:
+        raise _caught(c, a, battle)
     kind = a.kind
     try:
         check = check_path(c.ctx.world, a.tile, order.path, kind, c.ctx.rules,
@@ -857,9 +867,8 @@ def _lift(c: Call, order: o.Lift) -> str:
         raise Rejected(f"you are not besieging {hold.label}", "a holdfast your army besieges",
                        "status")
     a = c.own_army(siege.army_id)
-    if _pending_battle_of(c, a.id or 0) is not None:
-        raise Rejected(f"{force(a)} is caught in a battle", "`retreat` or `stand` first",
-                       f"retreat {force(a)}")
+    if (battle := _pending_battle_of(c, a.id or 0)) is not None:
+        raise _caught(c, a, battle)
     _leave_siege(c, a, "have lifted the siege")
     return (f"The siege of {hold.label} is lifted. {force(a, capital=True)} stands on the "
             "tile; the months counted are lost.")

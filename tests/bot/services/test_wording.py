@@ -202,6 +202,11 @@ def test_an_attack_cannot_be_called_off_and_the_reply_says_why(tmp_path: Path) -
     assert "an attack cannot be called off: ordering it put your claims at war" in refused
     assert "**Example:** `odds army 1 vs army 2`" in refused
     assert [b.status for b in _battles(w)] == [BattleStatus.PENDING]
+    caught = say(w, "ned_stark", "move army 2: 1317 (cost 1)", day(2, 14))
+    assert "army 2 is caught in a battle" in caught
+    assert "**Example:** `retreat army 2`" in caught  # the defender may still choose
+    caught = say(w, "tywin_lannister", "move army 1: 1317 (cost 1)", day(2, 14))
+    assert "army 1 is caught in a battle" in caught and "**Example:** `status`" in caught
     note = next(m for m in w.outbox(public=False) if "is attacked" in (m.title or ""))
     assert assert_suggestions_work(w, "ned_stark", note.body, day(2, 14)) == [
         "retreat army 2", "stand army 2"]
