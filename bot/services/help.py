@@ -126,6 +126,12 @@ EXAMPLES: Mapping[str, Callable[[Names], str]] = MappingProxyType({
 """One example per order word (a test checks every order has one), from :class:`Names`."""
 
 
+def example_for(c: Call, verb: str) -> str:
+    """The example of order ``verb`` made for the player of ``c`` (their own armies and this
+    campaign's map), as ``help`` shows it; a reply to a line that could not be read uses it."""
+    return EXAMPLES[verb](names_for(c))
+
+
 def _guide(c: Call) -> str:
     url = c.ctx.settings.posts.guide_url.strip()
     return f"\n\nThe players' guide: {url}" if url else ""

@@ -31,7 +31,7 @@ from bot.db.models import (
     Siege,
 )
 from bot.services import fairplay, journal, orders_catalogue
-from bot.services.help import help_reply
+from bot.services.help import example_for, help_reply
 from bot.services.order_call import Call, Handler, Rejected, active_siege
 from bot.services.render import force, money
 from bot.services.sieges import end_siege
@@ -129,8 +129,9 @@ def process_message(session: Session, ctx: CampaignContext, *, author: str, text
         quote = f"> {escape_md(item.source, 120)}\n\n"
         if isinstance(item.result, o.OrderSyntaxError):
             err = item.result
-            sections.append(quote + (Rejected(err.problem, err.expected,
-                                                           err.example)).render())
+            example = err.example if err.verb is None else example_for(
+                Call(session, ctx, author, claim, now, ref, is_mod), err.verb)
+            sections.append(quote + (Rejected(err.problem, err.expected, example)).render())
             outcome.rejected += 1
             continue
         call = Call(session, ctx, author, claim, now, f"{ref}:{item.line_no}", is_mod)

@@ -248,3 +248,5 @@ def test_replies_suggest_only_orders_that_are_accepted(tmp_path: Path) -> None:
                  "muster 99999 infantry", "muster 300", "as House Lannister: status",
                  "move army 1: 1318 > Winterfel (cost 3)", "help siege"):
         say(w, "ned_stark", text, day(3, 8))
+    unread = w.say("ned_stark", "siege with army 1", at=day(3, 8))  # the form, with own names
+    assert "**Example:** `siege Casterly Rock with army 1`" in unread
