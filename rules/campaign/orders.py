@@ -223,7 +223,7 @@ _FORMS: tuple[OrderForm, ...] = (
         ("abort", "revoke", "call off"),
         "cancel army N",
         "cancel army 2",
-        "call off an army's march, muster, attack or assault before it happens",
+        "call off a march, a muster or an assault before it happens",
     ),
     OrderForm(
         "route",
