@@ -46,7 +46,7 @@ from bot.reddit.deliver import (
 )
 from bot.reddit.gateway import PrawGateway, RedditGateway, praw_gateway
 from bot.reddit.intake import IntakeReport, poll_once
-from bot.reddit.lease import CampaignLease
+from bot.reddit.lease import CampaignLease, LeaseLost
 from bot.services import journal
 from bot.services.access import open_campaign
 from bot.services.mapupdate import reload_map
@@ -97,6 +97,9 @@ class BotRunner:
             if not self.within_catch_up_bound():
                 return 0
             reports = catch_up(self.engine, self.ctx, self.clock.now())
+        except LeaseLost as exc:
+            self.lease_lost(exc)
+            return 0
         except Exception:
             log.exception("catch_up failed (%s); the next wake-up retries", reason)
             return 0
@@ -145,6 +148,12 @@ class BotRunner:
         except Exception:
             log.exception("heartbeat could not read the database")
 
+    def lease_lost(self, exc: LeaseLost) -> None:
+        """A write was refused because another process took the campaign over: stop."""
+        log.error("%s: stopping so that two bots never run the same campaign", exc)
+        if self.on_fatal is not None:
+            self.on_fatal(EXIT_LEASE_LOST)
+
     def renew_lease(self) -> None:
         """Keep the lease; losing it stops the process (another bot may be running)."""
         if self.lease is None:
@@ -164,12 +173,18 @@ class BotRunner:
         try:
             if not self.within_catch_up_bound():  # the intake catches up first
                 return None
+        except LeaseLost as exc:
+            self.lease_lost(exc)
+            return None
         except Exception:
             log.exception("poll could not read the database")
             return None
         with self._reddit:
             try:
                 report = poll_once(self.engine, self.ctx, self.gateway, self.clock)
+            except LeaseLost as exc:
+                self.lease_lost(exc)
+                return None
             except Exception:
                 log.exception("intake round failed; the next round retries")
                 return None
@@ -191,6 +206,9 @@ class BotRunner:
         try:
             report = publish_once(self.engine, self.ctx, self.gateway, self.clock,
                                   worker_id=self.worker_id, limit=50, pacer=self.pacer)
+        except LeaseLost as exc:
+            self.lease_lost(exc)
+            return None
         except Exception:
             log.exception("delivery round failed; the next round retries")
             return None

@@ -92,7 +92,7 @@ def _with_lease(settings: Settings,
     """Run ``work`` while holding the campaign lease (refusing if a bot is running)."""
     from bot.reddit.deliver import release_claims
     from bot.reddit.gateway import GatewayConfigError, praw_gateway
-    from bot.reddit.lease import CampaignLease, LeaseHeld
+    from bot.reddit.lease import CampaignLease, LeaseHeld, LeaseLost
     from bot.reddit.state import DatabaseTokenStore
     from bot.services.access import open_campaign
 
@@ -113,6 +113,10 @@ def _with_lease(settings: Settings,
         release_claims(engine, ctx)
         with lease.kept_alive():  # renewed while a long round runs
             return work(engine, ctx, gateway)
+    except LeaseLost as exc:
+        raise fail(f"stopped: {exc}. Another maester process took this campaign over while "
+                   "this one was working (its lease had lapsed); nothing more was written "
+                   "by this process, and the other one carries on.", 3) from None
     finally:
         lease.release()
         engine.dispose()

@@ -290,11 +290,14 @@ class PostImage(SQLModel, table=True):
 
 
 class Lease(SQLModel, table=True):
-    """Who is the active bot process for a campaign (SQLite; PostgreSQL uses advisory locks)."""
+    """Who is the active bot process for a campaign (SQLite: the row is the lock; PostgreSQL:
+    an advisory lock decides, the row informs). ``generation`` grows by one at every
+    acquisition: a holder's writes are fenced by the generation it took."""
 
     name: str = Field(primary_key=True, max_length=64)
     holder: str = Field(max_length=120)
     expires_at: datetime | None = _when()
+    generation: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
 
 
 class MonthlyRun(SQLModel, table=True):

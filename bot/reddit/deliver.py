@@ -67,6 +67,7 @@ from bot.reddit.gateway import (
     TransientError,
 )
 from bot.reddit.intake import note_reply
+from bot.reddit.lease import LeaseLost
 from bot.reddit.media import post_image, submit_post  # map pictures
 from bot.services import journal
 from bot.services.world import CampaignContext
@@ -405,7 +406,7 @@ def publish_once(engine: Engine, ctx: CampaignContext, gateway: RedditGateway, c
             _failed(engine, ctx, group, worker, clock.now(), str(exc), report)
             report.errors.append(f"{entry.key}: {exc}")
             continue
-        except DBAPIError:
+        except (DBAPIError, LeaseLost):
             raise
         except Exception as exc:
             # A bug must not wedge the queue: the entry is retried, then given up like any.
@@ -424,8 +425,11 @@ def publish_once(engine: Engine, ctx: CampaignContext, gateway: RedditGateway, c
                 continue
             replied = sent.conversation if member.kind in ("reply", "note", "message",
                                                            "mod") else None
-            _mark_delivered(engine, ctx, member, clock.now(), sent.reddit_id, replied,
-                            gateway.username)
+            if not _mark_delivered(engine, ctx, member, worker, clock.now(), sent.reddit_id,
+                                   replied, gateway.username):
+                report.errors.append(f"{member.key}: no longer claimed by this process "
+                                     "(another took it over); not recorded")
+                continue
             report.delivered += 1
             report.found_existing += int(existing)
             report.delivered_keys.append(member.key)
@@ -622,17 +626,25 @@ def _mine(entry: Claimed, worker: str) -> ColumnElement[bool]:
                 col(Outbox.claimed_by) == worker)
 
 
-def _mark_delivered(engine: Engine, ctx: CampaignContext, entry: Claimed, now: datetime,
-                    reddit_id: str, replied: Conversation | None, bot: str) -> None:
+def _mark_delivered(engine: Engine, ctx: CampaignContext, entry: Claimed, worker: str,
+                    now: datetime, reddit_id: str, replied: Conversation | None, bot: str
+                    ) -> bool:
+    """Record the entry delivered, if this worker still holds its claim (a process that
+    took over released it, and may have claimed it itself: then that one records it).
+    Under a fenced lease the commit is also refused once the lease was taken over."""
     with transaction(engine) as session:
-        session.execute(
-            update(Outbox)
-            .where(col(Outbox.id) == entry.id, col(Outbox.status) == OutboxStatus.PENDING.value)
+        result = session.execute(
+            update(Outbox).where(_mine(entry, worker))
             .values(status=OutboxStatus.DELIVERED.value, reddit_id=reddit_id[:40],
                     delivered_at=now, claimed_by=None, claimed_until=None, last_error=""))
+        if getattr(result, "rowcount", 0) != 1:
+            log.warning("outbox %s was delivered as %s but is no longer claimed by %s: "
+                        "left to its new claimant", entry.key, reddit_id, worker)
+            return False
         if replied is not None:
             note_reply(session, ctx, replied, bot)
     log.info("delivered %s %s as %s", entry.kind, entry.key, reddit_id)
+    return True
 
 
 def _retry_later(engine: Engine, ctx: CampaignContext, entry: Claimed, worker: str,

@@ -564,8 +564,8 @@ class PrawGateway:
         try:
             self.token_store.save(self.fingerprint, token,
                                   now + timedelta(seconds=max(0, left_ns / 1e9)), now)
-        except Exception:
-            log.exception("could not cache the Reddit token; the next process logs in")
+        except Exception as exc:  # e.g. a lapsed lease refuses the write: one line is enough
+            log.warning("could not cache the Reddit token (%s); the next process logs in", exc)
 
     def _call(self, fn: Callable[[], T]) -> T:
         with self._lock:

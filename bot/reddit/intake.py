@@ -57,6 +57,7 @@ from bot.reddit.gateway import (
     RateLimited,
     RedditGateway,
 )
+from bot.reddit.lease import LeaseLost
 from bot.services import journal
 from bot.services.tick import catch_up
 from bot.services.world import CampaignContext, claim_of_user, get_campaign
@@ -498,7 +499,7 @@ def handle_inbound(engine: Engine, ctx: CampaignContext, clock: Clock, message_i
     except IntegrityError:
         report.already_done += 1
         return False
-    except DBAPIError:
+    except (DBAPIError, LeaseLost):
         raise
     except Exception:
         log.exception("message %s from u/%s failed unexpectedly", message_id, inbound.author)

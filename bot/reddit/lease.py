@@ -9,6 +9,16 @@ expires ``[bot] lease_seconds`` after the last renewal; the runner renews it fro
 within that time. A row whose holder is a dead process on this same host is taken over at
 once (after ``kill -9`` the restart need not wait for the expiry).
 
+Fencing, both backends: every acquisition adds one to the row's ``generation`` and the
+holder remembers the number it took. Once :meth:`CampaignLease.fence` is called, every commit
+on the holder's engine first reads the row in the same transaction (SQLite: under the
+``BEGIN IMMEDIATE`` write lock; PostgreSQL: ``FOR SHARE``, so a takeover waits for the commit
+or the commit sees the takeover) and is refused with :class:`LeaseLost` unless the row still
+names this holder and generation. A process whose lease lapsed while it was stuck (a slow
+Reddit, a frozen host, a dropped PostgreSQL connection) therefore cannot mark anything
+delivered, claim an entry or apply a tick after another process took over. Released, the
+row stays (holder empty, no expiry) so that the generation keeps growing.
+
 A second ``maester run`` (or ``poll``/``publish``) on the same database gets
 :class:`LeaseHeld`, whose message says who holds the lease and until when.
 """
@@ -129,6 +139,7 @@ class CampaignLease:
         self.expires_at: datetime | None = None
         self._connection: Connection | None = None
         self._key = 0
+        self.generation: int | None = None  # of the row, as this holder took it
         self._fence: Callable[[Session], None] | None = None
 
     def __enter__(self) -> CampaignLease:
@@ -165,12 +176,18 @@ class CampaignLease:
                 if live:
                     log.warning("taking over lease %s from dead process %s", self.name,
                                 row.holder)
-            if row is None:
-                row = Lease(name=self.name, holder=self.holder)
-            row.holder = self.holder
-            row.expires_at = now + timedelta(seconds=self.seconds)
-            session.add(row)
-            self.expires_at = row.expires_at
+            self._take(session, row, now)
+
+    def _take(self, session: Session, row: Lease | None, now: datetime) -> None:
+        """Write this holder and the next generation into the lease row."""
+        if row is None:
+            row = Lease(name=self.name, holder=self.holder)
+        row.holder = self.holder
+        row.generation = (row.generation or 0) + 1
+        row.expires_at = now + timedelta(seconds=self.seconds)
+        session.add(row)
+        self.generation = row.generation
+        self.expires_at = row.expires_at
 
     def _acquire_advisory(self) -> None:
         connection = self.engine.connect().execution_options(isolation_level="AUTOCOMMIT")
@@ -190,24 +207,31 @@ class CampaignLease:
             raise LeaseHeld(self.name, row.holder if row else "an unknown process",
                             row.expires_at if row else None)
         self._connection = connection
-        # The row only informs a refused second instance; the advisory lock decides.
-        self._refresh_row(force=True)
+        # The advisory lock decides; the row names the holder for a refused second instance
+        # and carries the generation that fences this holder's writes.
+        with _own_write(), transaction(self.engine) as session:
+            row = session.get(Lease, self.name, with_for_update=True)
+            self._take(session, row, self.clock.now())
 
     def fence(self) -> None:
         """From now on, every commit on this process's engine first checks, in the same
-        transaction, that this process still holds the lease (SQLite, where the row is the
-        lock); a lapsed holder's write raises :class:`LeaseLost` and is rolled back, so a
-        second instance that took over never sees two writers."""
-        if self._fence is not None or not is_sqlite(self.engine):
+        transaction, that this process still holds the lease: the row names this holder and
+        the generation it took (read under SQLite's write lock, or ``FOR SHARE`` on
+        PostgreSQL). A lapsed holder's write raises :class:`LeaseLost` and is rolled back,
+        so a second instance that took over never sees two writers."""
+        if self._fence is not None:
             return
+        query = select(col(Lease.holder), col(Lease.generation)).where(
+            col(Lease.name) == self.name)
+        if not is_sqlite(self.engine):
+            query = query.with_for_update(read=True)
 
         def check(session: Session) -> None:
             if session.get_bind() is not self.engine or getattr(_OWN_WRITE, "active", False):
                 return
-            current = session.execute(
-                select(col(Lease.holder)).where(col(Lease.name) == self.name)).scalar()
-            if current != self.holder:
-                raise LeaseLost(self.name, self.holder, current)
+            row = session.execute(query).first()
+            if not self.held or row is None or tuple(row) != (self.holder, self.generation):
+                raise LeaseLost(self.name, self.holder, row[0] if row is not None else None)
 
         event.listen(Session, "before_commit", check)
         self._fence = check
@@ -244,14 +268,11 @@ class CampaignLease:
         """Extend the lease; False if it was lost (then the caller must stop working)."""
         if not self.held:
             return False
-        if self._connection is not None:
-            if not self._still_locked():
-                log.error("lease %s: the connection holding the lock is gone", self.name)
-                self.held = False
-                return False
-            self._refresh_row(force=True)
-            return True
-        return self._refresh_row(force=False)
+        if self._connection is not None and not self._still_locked():
+            log.error("lease %s: the connection holding the lock is gone", self.name)
+            self.held = False
+            return False
+        return self._refresh_row()
 
     def _still_locked(self) -> bool:
         """Whether this connection still holds the advisory lock (a dropped connection may
@@ -268,39 +289,44 @@ class CampaignLease:
             return False
         return bool(held)
 
-    def _refresh_row(self, *, force: bool) -> bool:
+    def _refresh_row(self) -> bool:
+        """Move the expiry on, if the row still carries this holder's generation."""
         now = self.clock.now()
         with _own_write(), transaction(self.engine) as session:
-            row = session.get(Lease, self.name)
-            if row is not None and row.holder != self.holder and not force:
-                log.error("lease %s was taken over by %s", self.name, row.holder)
+            row = session.get(Lease, self.name, with_for_update=not is_sqlite(self.engine))
+            if row is None or row.holder != self.holder or row.generation != self.generation:
+                log.error("lease %s was taken over by %s", self.name,
+                          row.holder if row is not None and row.holder else "nobody")
                 self.held = False
                 return False
-            if row is None:
-                row = Lease(name=self.name, holder=self.holder)
-            row.holder = self.holder
             row.expires_at = now + timedelta(seconds=self.seconds)
-            session.add(row)
             self.expires_at = row.expires_at
         return True
 
     def release(self) -> None:
-        """Give the lease up (idempotent)."""
+        """Give the lease up (idempotent). A lock whose connection the server already
+        dropped is gone with it: that is said in the log, not raised."""
         self._unfence()
-        if not self.held:
-            return
-        self.held = False
+        held, self.held = self.held, False
         try:
-            with _own_write(), transaction(self.engine) as session:
-                row = session.get(Lease, self.name)
-                if row is not None and row.holder == self.holder:
-                    session.delete(row)
+            if held:
+                with _own_write(), transaction(self.engine) as session:
+                    row = session.get(Lease, self.name)
+                    if row is not None and row.holder == self.holder \
+                            and row.generation == self.generation:
+                        # The row stays, so that the next holder's generation is higher.
+                        row.holder, row.expires_at = "", None
         finally:
             if self._connection is not None:
+                connection, self._connection = self._connection, None
                 try:
-                    self._connection.execute(text("SELECT pg_advisory_unlock(:key)"),
-                                             {"key": self._key})
-                finally:
-                    self._connection.close()
-                    self._connection = None
+                    connection.execute(text("SELECT pg_advisory_unlock(:key)"),
+                                       {"key": self._key})
+                    connection.close()
+                except Exception as exc:
+                    log.warning("lease %s: the connection holding the lock is gone (%s)",
+                                self.name, str(exc).splitlines()[0] if str(exc) else exc)
+                    connection.invalidate()
+        if not held:
+            return
         log.info("lease %s released by %s", self.name, self.holder)

@@ -77,6 +77,8 @@ CONTROL_METHODS = frozenset(
         "reset_requests",
         "internal_errors",
         "set_rate_budget",
+        "held_answers",
+        "release_held",
     }
 )
 
@@ -498,3 +500,11 @@ class RemoteSandbox:
     def set_rate_budget(self, budget: int | None, *, window_seconds: float = 600.0) -> None:
         """See :meth:`RedditSandbox.set_rate_budget`."""
         self._call("set_rate_budget", budget=budget, window_seconds=window_seconds)
+
+    def held_answers(self) -> int:
+        """See :meth:`RedditSandbox.held_answers`."""
+        return int(self._call("held_answers"))
+
+    def release_held(self) -> int:
+        """See :meth:`RedditSandbox.release_held`."""
+        return int(self._call("release_held"))

@@ -39,6 +39,10 @@ class FaultKind(StrEnum):
     """HTTP 200 with any ``{"json": {"errors": [[code, message, field]]}}``."""
     STORED_THEN_SLOW = "stored_then_slow"
     """The action is performed, then the answer is held for ``delay`` seconds."""
+    STORED_THEN_HELD = "stored_then_held"
+    """The action is performed, then the answer is held until the test calls
+    ``release_held()`` (or the sandbox stops): a Reddit as slow as a test needs, with no
+    clock in it."""
     STORED_THEN_ERROR = "stored_then_error"
     """The action is performed, then the answer is a 5xx (default 504)."""
     LOST = "lost"
@@ -102,6 +106,11 @@ class Fault:
     def stored_then_slow(cls, delay: float = 2.0) -> Fault:
         """Perform the action, then answer only after ``delay`` seconds (client times out)."""
         return cls(FaultKind.STORED_THEN_SLOW, delay=delay)
+
+    @classmethod
+    def stored_then_held(cls) -> Fault:
+        """Perform the action, then hold the answer until ``release_held()``."""
+        return cls(FaultKind.STORED_THEN_HELD)
 
     @classmethod
     def stored_then_error(cls, status: int = 504) -> Fault:

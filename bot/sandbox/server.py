@@ -82,6 +82,7 @@ class _Response:
     body: Any = None
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0
+    held: bool = False  # held until release_held() (a STORED_THEN_HELD fault)
 
 
 _Handler = Callable[["RedditSandbox", str, "re.Match[str]", _Request], _Response]
@@ -303,6 +304,9 @@ class RedditSandbox(SandboxWorld):
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
         self._stopping = threading.Event()
+        self._hold = threading.Condition()
+        self._holding = 0
+        self._hold_round = 0
         self._log_lock = threading.Lock()
         self._requests: list[RequestRecord] = []
         self._errors: list[str] = []
@@ -517,6 +521,9 @@ class RedditSandbox(SandboxWorld):
         elif fault.kind is FaultKind.STORED_THEN_SLOW:
             response = self._perform(found, viewer, request, over_budget)
             response.delay = fault.delay
+        elif fault.kind is FaultKind.STORED_THEN_HELD:
+            response = self._perform(found, viewer, request, over_budget)
+            response.held = True
         elif fault.kind is FaultKind.STORED_THEN_ERROR:
             self._perform(found, viewer, request, over_budget)
             response = self._faulted(fault, token)
@@ -619,7 +626,8 @@ class RedditSandbox(SandboxWorld):
         client_id, secret = _basic_auth(request.headers.get("authorization"))
         fault = self.faults.take(request.method, request.path)
         headers, _ = self._ratelimit_headers(None)
-        if fault is None or fault.kind in (FaultKind.STORED_THEN_SLOW, FaultKind.STORED_THEN_ERROR):
+        if fault is None or fault.kind in (FaultKind.STORED_THEN_SLOW, FaultKind.STORED_THEN_HELD,
+                                           FaultKind.STORED_THEN_ERROR):
             try:
                 if request.path == TOKEN_PATH:
                     body = self.api_access_token(client_id, secret, request.form)
@@ -631,12 +639,40 @@ class RedditSandbox(SandboxWorld):
         if fault is not None:
             if fault.kind is FaultKind.STORED_THEN_SLOW:
                 response.delay = fault.delay
+            elif fault.kind is FaultKind.STORED_THEN_HELD:
+                response.held = True
             else:
                 response = self._faulted(fault, None)
         response.headers = {**headers, **response.headers}
         user = str(request.form.get("username")) if request.form.get("username") else None
         self._log(request, "token", response.status, user, fault)
         return response
+
+    def hold_answer(self) -> bool:
+        """Hold an answer until :meth:`release_held` (True: the sandbox stopped meanwhile)."""
+        with self._hold:
+            self._holding += 1
+            round_ = self._hold_round
+            try:
+                while self._hold_round == round_ and not self._stopping.is_set():
+                    self._hold.wait(0.1)
+            finally:
+                self._holding -= 1
+                self._hold.notify_all()
+        return self._stopping.is_set()
+
+    def held_answers(self) -> int:
+        """How many answers (of ``stored_then_held`` faults) are being held now."""
+        with self._hold:
+            return self._holding
+
+    def release_held(self) -> int:
+        """Send every held answer; returns how many were held."""
+        with self._hold:
+            released = self._holding
+            self._hold_round += 1
+            self._hold.notify_all()
+        return released
 
     def wait_or_stop(self, seconds: float) -> bool:
         """Hold a slow answer; returns True if the sandbox is stopping meanwhile."""
@@ -712,6 +748,8 @@ class _RequestHandler(BaseHTTPRequestHandler):
             sandbox.record_internal_error(traceback.format_exc())
             response = _Response(500, {"message": "Internal Server Error", "error": 500})
         if response.delay > 0 and sandbox.wait_or_stop(response.delay):
+            return
+        if response.held and sandbox.hold_answer():
             return
         self._send(response)
 

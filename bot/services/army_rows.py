@@ -9,15 +9,17 @@ tick owns for the records that changed, as one executemany, however many armies 
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
+from fractions import Fraction
 from typing import Any
 
-from sqlalchemy import String, Table, Text, cast, select, type_coerce
+from sqlalchemy import Table
 from sqlmodel import Session
 
 from bot.db.models import Army
-from rules.campaign.world import ACTIVE_STATES, ArmyKind, ArmyState
+from rules.campaign.world import ACTIVE_STATES, NO_MARCH, ArmyKind, ArmyState, March
+from rules.campaign.world import Army as ArmyValue
 
 ARMY_TABLE: Table = Army.__table__  # type: ignore[attr-defined]
 
@@ -89,17 +91,19 @@ def _decoded(raw: str | None) -> Any:
 def load_records(session: Session, campaign_id: int,
                  states: Collection[ArmyState] = ACTIVE_STATES) -> list[ArmyRecord]:
     """The campaign's armies in ``states`` (by id), one query."""
-    # JSON and enum columns are read as text and decoded here: thousands of rows go through
-    # a dict lookup or a fast path instead of a type processor each.
-    columns = [cast(ARMY_TABLE.c[name], Text) if name in _JSON
-               else type_coerce(ARMY_TABLE.c[name], String) if name in _ENUMS
-               else ARMY_TABLE.c[name] for name in _READ]
+    # The statement goes to the driver as it is (JSON columns cast to text and decoded here,
+    # enums mapped by a dict lookup): thousands of rows skip per-value type processing.
+    connection = session.connection()
+    mark = "?" if connection.dialect.paramstyle == "qmark" else "%s"
+    columns = ", ".join(f"CAST({name} AS TEXT)" if name in _JSON else name for name in _READ)
+    wanted = sorted(states)
+    rows = connection.exec_driver_sql(
+        f"SELECT {columns} FROM {ARMY_TABLE.name} WHERE campaign_id = {mark} AND state IN "
+        f"({', '.join(mark for _ in wanted)}) ORDER BY id",
+        (campaign_id, *(str(s) for s in wanted))).fetchall()
     json_at = [i for i, name in enumerate(_READ) if name in _JSON]
     enum_at = [(i, _ENUMS[name]) for i, name in enumerate(_READ) if name in _ENUMS]
-    rows = session.execute(
-        select(*columns).where(ARMY_TABLE.c.campaign_id == campaign_id,
-                               ARMY_TABLE.c.state.in_(sorted(states)))
-        .order_by(ARMY_TABLE.c.id)).all()
+    flag_at = _READ.index("retreat_penalty")
     records = []
     for row in rows:
         values = list(row)
@@ -107,6 +111,7 @@ def load_records(session: Session, campaign_id: int,
             values[i] = _decoded(values[i])
         for i, members in enum_at:
             values[i] = members[values[i]]
+        values[flag_at] = bool(values[flag_at])  # SQLite stores 0 and 1
         record = ArmyRecord(*values)
         record.remember()
         records.append(record)
@@ -137,3 +142,61 @@ def save_changed(session: Session, records: Iterable[ArmyRecord]) -> int:
     for r in changed:
         r.remember()
     return len(changed)
+
+
+_ZERO = Fraction(0)
+
+
+def _equipment_names(items: Sequence[Any]) -> tuple[str, ...]:
+    return tuple(str(item["name"]) if isinstance(item, Mapping) else str(item)
+                 for item in items if isinstance(item, str)
+                 or (isinstance(item, Mapping) and "name" in item))
+
+
+def army_value(r: ArmyRecord) -> ArmyValue:
+    """The record as the rules' frozen :class:`~rules.campaign.world.Army` value."""
+    if r.path_json or r.depart_tick is not None or r.saved != "0":
+        march = March(tuple(r.path_json), tuple(int(c) for c in r.costs_json),
+                      _ZERO if r.saved == "0" else Fraction(r.saved), r.depart_tick)
+    else:
+        march = NO_MARCH
+    return ArmyValue(
+        id=r.id, claim_id=r.claim_id, kind=r.kind, state=r.state, tile=r.tile,
+        infantry=r.infantry, cavalry=r.cavalry, ships=r.ships,
+        stationary_since=r.stationary_since, arrival_tick=r.arrival_tick,
+        retreat_penalty=r.retreat_penalty, ready_tick=r.ready_tick, march=march,
+        travelled=tuple(r.travelled_json), commander_id=r.commander_id,
+        equipment=_equipment_names(r.equipment_json) if r.equipment_json else (),
+        meta=r.meta_json)
+
+
+def apply_change(r: ArmyRecord, old: ArmyValue, new: ArmyValue) -> None:
+    """Take into the record the columns the rules changed from ``old`` to ``new`` (and only
+    those: what the services changed in other columns meanwhile stays)."""
+    if old.state is not new.state:
+        r.state = new.state
+    if old.tile != new.tile:
+        r.tile = new.tile
+    if (old.infantry, old.cavalry, old.ships) != (new.infantry, new.cavalry, new.ships):
+        r.infantry, r.cavalry, r.ships = new.infantry, new.cavalry, new.ships
+    if old.march is not new.march:
+        m = new.march
+        if m.path != old.march.path:
+            r.path_json = list(m.path)
+        if m.costs != old.march.costs:
+            r.costs_json = list(m.costs)
+        if m.saved != old.march.saved:
+            r.saved = str(m.saved)
+        r.depart_tick = m.depart_tick
+    if old.travelled != new.travelled:
+        r.travelled_json = list(new.travelled)
+    if old.arrival_tick != new.arrival_tick:
+        r.arrival_tick = new.arrival_tick
+    if old.stationary_since != new.stationary_since:
+        r.stationary_since = new.stationary_since
+    if old.retreat_penalty != new.retreat_penalty:
+        r.retreat_penalty = new.retreat_penalty
+    if old.commander_id != new.commander_id:
+        r.commander_id = new.commander_id
+    if old.meta is not new.meta:
+        r.meta_json = dict(new.meta)

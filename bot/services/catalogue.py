@@ -69,7 +69,7 @@ from rules.campaign.characters import (
 )
 from rules.campaign.config import Terrain
 from rules.campaign.modifiers import Applied, EffectKind, Modifier, Role, collect, total
-from rules.campaign.resources import benefit_holder
+from rules.campaign.resources import tile_holder
 from rules.campaign.siege import SiegeLength, siege_months
 from rules.campaign.world import FREE_CHARACTERS, CharacterStatus
 from rules.errors import InvalidInput
@@ -344,11 +344,6 @@ class ModifierBook:
         return tuple(c.name for c in self._alive()
                      if c.claim_id == claim_id and c.army_id is None)
 
-    def _base_strength(self, army: AnyArmy) -> int:
-        rules = self.ctx.rules
-        return (army.infantry * rules.infantry_strength + army.cavalry * rules.cavalry_strength
-                + army.ships * rules.ship_strength)
-
     def resource_holder(self, tile_id: str) -> int | None:
         """The claim that receives a resource tile's benefit now, or None.
 
@@ -357,20 +352,11 @@ class ModifierBook:
         benefit, unless the :class:`~bot.db.models.ResourceHolder` row says it was ceded to
         another occupant.
         """
-        standing = sorted((a for a in self.armies if a.tile == tile_id
-                           and a.state == ArmyState.STANDING),
-                          key=lambda a: (a.stationary_since or 0, a.id or 0))
-        strengths: dict[int, int] = {}
-        for a in standing:
-            strengths[a.claim_id] = strengths.get(a.claim_id, 0) + self._base_strength(a)
-        if not strengths:
-            return None
         row = self.holders.get(tile_id)
-        ceded = row.ceded_to if row is not None and row.ceded_to is not None \
-            and strengths.get(row.ceded_to, 0) > 0 else None
-        holder = row.claim_id if row is not None else None
-        return benefit_holder(list(strengths.items()), ceded, holder=holder,
-                              hostile=lambda a, b: (min(a, b), max(a, b)) in self.wars)
+        return tile_holder((a for a in self.armies if a.tile == tile_id), self.ctx.rules,
+                           recorded=row.claim_id if row is not None else None,
+                           ceded_to=row.ceded_to if row is not None else None,
+                           hostile=lambda a, b: (min(a, b), max(a, b)) in self.wars)
 
     def held_resource_tiles(self, claim_id: int) -> tuple[str, ...]:
         """Ids of the resource tiles whose benefit the claim receives now, sorted."""
@@ -683,7 +669,8 @@ class SiegeTerms:
     defender_note: str
 
 
-def _note(length: SiegeLength, own: Iterable[Modifier]) -> str:
+def siege_note(length: SiegeLength, own: Iterable[Modifier]) -> str:
+    """A siege's chart and the modifiers one side may read: `` (chart 12 months; ...)``."""
     labels = labels_for(length.applied, own)
     if not labels:
         return ""
@@ -703,7 +690,7 @@ def siege_terms(session: Session, ctx: CampaignContext, besieger: AnyArmy, defen
     defense = book.holdfast(defender)
     length = siege_months(garrison, ctx.rules, besieger_modifiers=attack,
                           defender_modifiers=defense)
-    return SiegeTerms(length, _note(length, attack), _note(length, defense))
+    return SiegeTerms(length, siege_note(length, attack), siege_note(length, defense))
 
 
 def army_value(army: AnyArmy) -> world.Army:

@@ -15,7 +15,7 @@ from bot.text import name_md
 from rules.campaign.battle import BattleResult, SideResult, Winner
 from rules.campaign.characters import Fate, TableRoll
 from rules.campaign.modifiers import Source
-from rules.campaign.naming import force_name
+from rules.campaign.naming import force_name, force_noun, host, state_word
 from rules.campaign.paths import ArmyKind
 from rules.campaign.publication import PublicAssault
 
@@ -182,3 +182,94 @@ def _assault_post(result: BattleResult, public: PublicAssault, *, attacker: str,
                  "dice and the exact losses of an assault are not published; the fates of "
                  "characters are told to their claims.")
     return "\n".join(lines)
+
+
+# --- the tick's moves (from the events of rules.campaign.advance) ----------------------------
+
+def muster_note(a: Force, troops: str, place: str, state: str) -> tuple[str, str]:
+    """The claim's note when a muster (of an army or a fleet) is ready: (subject, body)."""
+    name = force(a, capital=True)
+    return (f"{name} is ready",
+            f"{name} ({troops}) has mustered at {place} and is {state_word(a.kind, state)}.")
+
+
+def arrival_post(claim: str, place: str, when: str, *, returned: bool,
+                 kind: ArmyKind) -> str:
+    """The public post of an army (a host) or a fleet reaching the end of its march or voyage
+    (or of its retreat)."""
+    what = "returns to" if returned else "arrives at"
+    return f"A {host(kind)} of **{claim}** {what} **{place}** ({when})."
+
+
+def detection_roll_text(automatic: bool, roll: int | None, bonus: int, total: int | None,
+                        target: int | None, labels: tuple[str, ...]) -> str:
+    """How a detection was decided, for the watcher: ``automatic`` or the d20 sum."""
+    if automatic:
+        return "automatic"
+    return f"d20 {roll} + {bonus} = {total} vs {target}" \
+        + (f" ({', '.join(labels)})" if labels else "")
+
+
+def sighting_note(*, watch_place: str, claim: str, place: str, when: str, troops: str,
+                  roll: str, guard: int | None, army_id: int, until: str,
+                  kind: ArmyKind) -> tuple[str, str]:
+    """The watcher's note when its watchers sight a host (or a fleet, ``kind``): (subject,
+    body); ``guard``: its standing army (or fleet: guards are of the sighted kind) that may
+    intercept the force before ``until``."""
+    hint = "" if guard is None else (
+        f" Your {force_name(kind, guard)} stands at {watch_place}: you may stop this force "
+        f"with `intercept {force_name(kind, army_id)} with {force_name(kind, guard)}` before "
+        f"{until}.")
+    return (f"A {host(kind)} is sighted near {watch_place}",
+            f"Your watchers at {watch_place} sight {force_noun(kind, article=True)} of {claim} "
+            f"at {place}, {when}: {troops}. Detection roll: {roll}." + hint)
+
+
+def encounter_note(*, own: int, enemy: int, enemy_claim: str, place: str, when: str,
+                   first_reaction: bool, kind: ArmyKind) -> tuple[str, str]:
+    """Each side's note when two hostile armies (or fleets: ``kind``, both the same) meet:
+    (subject, body)."""
+    mine, theirs = force_name(kind, own), force_name(kind, enemy)
+    if first_reaction:
+        choice = (f" You have the first reaction: reply `retreat {mine}` or "
+                  f"`stand {mine}` before then.")
+    else:
+        choice = (f" {enemy_claim} saw you first: until then it may still choose to retreat "
+                  "instead of fighting.")
+    return (f"Battle looms at {place}",
+            f"Your {mine} faces {theirs} of {enemy_claim} at {place}. The battle is "
+            f"fought at {when}.{choice}")
+
+
+def siege_month_post(*, date: str, holdfast: str, besieger: str, months: int, note: str
+                     ) -> str:
+    """The public post of a siege month completed (``note``: why it did not count)."""
+    return (f"{date}: the siege of **{holdfast}** by {besieger} enters its month "
+            f"{months}{note}.")
+
+
+def fall_post(*, holdfast: str, besieger: str, how: str) -> str:
+    """The public post of a holdfast falling."""
+    return (f"**{holdfast}** has fallen to {besieger}, {how}. Its garrison is captured; the "
+            "gold and the people within are at the mercy of the victors (the moderators will "
+            "rule on them).")
+
+
+def holder_note(place: str, benefit: str) -> tuple[str, str]:
+    """The note to a claim that now receives a resource tile's benefit: (subject, body)."""
+    return (f"You hold {place}",
+            f"Your army holds {place}: your claim receives {benefit} while a standing army of "
+            "yours is the strongest there. It also watches the land around it like a holdfast.")
+
+
+def upkeep_note(cost: Decimal, income: Decimal, sources: str, troops: str, gold: Decimal) -> str:
+    """The claim's note on a month's upkeep paid (``sources``: where its income came from)."""
+    earned = f"Income: {income} gold ({sources}). " if income else ""
+    return (f"{earned}Upkeep of {money(cost)} gold paid for {troops}. Gold left: "
+            f"{money(gold)}.")
+
+
+def scatter_post(claim: str, date: str) -> str:
+    """The public post of a claim's armies scattering, unpaid."""
+    return (f"Unpaid and unfed, the armies of **{claim}** scatter in {date}. Half of them "
+            "straggle home and will not answer a call to arms again this year.")

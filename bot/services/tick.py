@@ -14,9 +14,11 @@ secret and the event, so a replay gives the same rolls.
 
 from __future__ import annotations
 
+import gc
 from collections import defaultdict
-from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from fractions import Fraction
 from typing import Any
@@ -38,7 +40,13 @@ from bot.db.models import (
     TickRun,
 )
 from bot.services import fairplay, journal
-from bot.services.army_rows import ArmyRecord, load_records, save_changed
+from bot.services.army_rows import (
+    ArmyRecord,
+    apply_change,
+    army_value,
+    load_records,
+    save_changed,
+)
 from bot.services.catalogue import (  # the modifiers in force
     ModifierBook,
     after_battle,
@@ -49,7 +57,22 @@ from bot.services.catalogue import (  # the modifiers in force
     tick_book,
 )
 from bot.services.realm import map_posts
-from bot.services.render import battle_post, force, money, troops_text
+from bot.services.render import (
+    arrival_post,
+    battle_post,
+    detection_roll_text,
+    encounter_note,
+    fall_post,
+    force,
+    holder_note,
+    money,
+    muster_note,
+    scatter_post,
+    siege_month_post,
+    sighting_note,
+    troops_text,
+    upkeep_note,
+)
 from bot.services.sieges import end_siege
 from bot.services.world import (
     CampaignContext,
@@ -58,34 +81,60 @@ from bot.services.world import (
     war_pairs,
 )
 from rules.campaign import calendar
+from rules.campaign.advance import (
+    Arrival,
+    Detection,
+    Encounter,
+    HolderChanged,
+    HoldfastFalls,
+    MusterDone,
+    Regenerated,
+    Scattered,
+    SiegeEnded,
+    SiegeMonth,
+    Tick,
+    TickEvent,
+    UpkeepPaid,
+    advance_holders,
+    advance_meetings,
+    advance_movement,
+    advance_musters,
+    advance_regeneration,
+    advance_sieges,
+    advance_upkeep,
+    budget,
+    changed_armies,
+    changed_claims,
+    holdfast_falls,
+)
 from rules.campaign.battle import BattleResult, Side, Winner, resolve_battle
 from rules.campaign.config import Season, Terrain
 from rules.campaign.contingents import split_losses
-from rules.campaign.detection import ObserverKind, roll_detection
-from rules.campaign.meetings import Presence, hostile_meetings
 from rules.campaign.modifiers import Effect, EffectKind, Modifier, Role, Source
 from rules.campaign.movement import (
-    MarchProgress,
-    budget_per_tick,
-    marches_on,
-    step_march,
     ticks_to_cross,
 )
-from rules.campaign.naming import force_noun, host, state_word
+from rules.campaign.naming import host
 from rules.campaign.paths import entry_cost
 from rules.campaign.publication import PublicAssault, public_assault
 from rules.campaign.retreat import roll_retreat
-from rules.campaign.siege import SiegeState, advance_siege_month, month_checks
+from rules.campaign.state import (
+    BattleState,
+    CharacterState,
+    ClaimState,
+    EventDice,
+    HolderState,
+    World,
+)
+from rules.campaign.state import SiegeState as SiegeValue
 from rules.campaign.upkeep import (
     SlainLedger,
     SlainLoss,
-    accrue_month,
-    apply_upkeep,
     record_loss,
 )
 from rules.campaign.world import (
-    ACTIVE_STATES,
     FREE_CHARACTERS,
+    Army,
     BattleKind,
     BattleStatus,
     CharacterStatus,
@@ -127,7 +176,7 @@ def catch_up(engine: Engine, ctx: CampaignContext, now: datetime, *,
     reports: list[TickReport] = []
     target = ctx.tick_of(now)
     while limit is None or len(reports) < limit:
-        with transaction(engine) as session:
+        with _collector_paused(), transaction(engine) as session:
             campaign = get_campaign(session, ctx, lock=True)
             index = campaign.last_tick + 1
             if index > target:
@@ -137,6 +186,20 @@ def catch_up(engine: Engine, ctx: CampaignContext, now: datetime, *,
         if on_tick is not None:
             on_tick(report)
     return reports
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector during one tick: a tick allocates thousands of
+    short-lived values that hold no cycles, and the collector's full passes over them cost
+    more than the tick's rules (memory is freed by reference counting as usual)."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 class CatchUpTooLong(RuntimeError):
@@ -182,8 +245,7 @@ def apply_tick(session: Session, ctx: CampaignContext, campaign: Campaign, index
     # One flush at the end: row changes go out as a few batched statements, however many
     # armies moved (the number of statements per tick must not grow with the armies).
     with session.no_autoflush:
-        state.complete_musters()
-        state.move_armies()
+        state.move()
     state.resolve_battles()
     state.meet_hostiles()
     state.progress_sieges()
@@ -251,6 +313,12 @@ class _TickState:
             self.by_tile[a.tile].append(a)
         self.wars = war_pairs(session, ctx)
         self.frozen_wars = frozenset(self.wars)
+        self._by_id: dict[int, ArmyRecord] = {}
+        self._values: dict[int, Army] | None = None  # the armies as the rules' values
+        self._dirty: set[int] = set()  # armies the services changed since
+        self._siege_rows: dict[int, Siege] = {}
+        self._character_rows: dict[int, Character] = {}
+        self.dice = EventDice(ctx.secret, fairplay.period_of(ctx, index))
         # Keys queued by a tick are unique by construction (they name the tick or the army
         # and the tick applies once), so the outbox need not look each one up.
         session.info["outbox_keys_unique"] = True
@@ -291,7 +359,9 @@ class _TickState:
         """Keep changed rows; the tick's armies are records, written back at the end of the
         tick by :func:`~bot.services.army_rows.save_changed` (one statement)."""
         for row in rows:
-            if not isinstance(row, ArmyRecord):
+            if isinstance(row, ArmyRecord):
+                self._dirty.add(row.id)
+            else:
                 self.session.add(row)
 
     def book(self) -> ModifierBook:
@@ -303,107 +373,85 @@ class _TickState:
 
     # --- resource tiles -----------------------------------------------------------------
     def update_resource_holders(self) -> None:
-        """Record who holds each occupied resource tile's benefit now; tell the new holder."""
+        """Record who holds each occupied resource tile's benefit now
+        (:func:`rules.campaign.advance.advance_holders`); tell the new holder."""
         book = self.book()
-        occupied = {a.tile for a in self.armies if a.state == ArmyState.STANDING
-                    and a.tile in self.ctx.world and self.ctx.world.tile(a.tile).resource}
-        for tile_id in sorted(occupied | set(book.holders)):
-            holder = book.resource_holder(tile_id)
+        world = self.world(sieges=False, holders={
+            tile: HolderState(tile, row.claim_id, row.ceded_to)
+            for tile, row in book.holders.items()})
+        after, events = advance_holders(world, self.rules_tick())
+        for event in events:
+            assert isinstance(event, HolderChanged)
+            tile_id, holder, before = event.tile, event.holder, event.before
             row = book.holders.get(tile_id)
-            before = row.claim_id if row is not None else None
-            if holder == before:
-                continue
             if row is None:
                 row = ResourceHolder(campaign_id=self.ctx.campaign_id, tile=tile_id)
                 book.holders[tile_id] = row
-            row.claim_id = holder
-            if holder is None or row.ceded_to == before:
-                row.ceded_to = None
+            row.claim_id, row.ceded_to = holder, after.holders[tile_id].ceded_to
             self.session.add(row)
             tile = self.ctx.world.tile(tile_id)
             self.log("resource_holder", f"{tile.label}: benefit now with "
                      f"{self.claim_name(holder) if holder else 'nobody'}", claim_id=holder,
                      data={"tile": tile_id, "holder": holder, "before": before})
             if holder is not None:
-                benefit = tile.resource_benefit or "its benefit"
-                self.notify(holder, f"resource:{tile_id}:{self.tick}",
-                            f"You hold {tile.label}",
-                            f"Your army holds {tile.label}: your claim receives "
-                            f"{benefit} while a standing army of yours is the strongest there. "
-                            "It also watches the land around it like a holdfast.")
+                subject, body = holder_note(tile.label, tile.resource_benefit or "its benefit")
+                self.notify(holder, f"resource:{tile_id}:{self.tick}", subject, body)
 
     # --- monthly jobs -------------------------------------------------------------------
     def run_month(self, month: int, date: calendar.GameDate) -> None:
+        """The jobs of in-game month ``month``, claim by claim: improvements and capacity
+        (services), then upkeep and regeneration (:mod:`rules.campaign.advance`)."""
         self.session.add(MonthlyRun(campaign_id=self.ctx.campaign_id, month=month, tick=self.tick))
         self.session.flush()
-        season = Season(self.campaign.season)
+        tick = self.rules_tick()
+        world = self.world(sieges=False)
         for claim in self.claims.values():
             self.report.events.extend(month_for_claim(  # improvements, capacity
                 self.session, self.ctx, self.book(), claim, month, tick=self.tick, at=self.at))
-            self._upkeep(claim, season, date)
-            self._regenerate(claim, date)
+            claim_id = claim.id or 0
+            world = before = replace(world, claims={**world.claims,
+                                                    claim_id: claim_state(claim)})
+            income = self.book().claim(claim)  # gold income, with the armies as they are now
+            world, events = advance_upkeep(world, claim_id, date, tick, income=income)
+            world, more = advance_regeneration(world, claim_id, date, tick)
+            self.take(before, world)
+            self.save(claim)
+            self.report_month(events + more, income)
         fairplay.month_begins(self.session, self.ctx, month=month, tick=self.tick, at=self.at,
                               claims={c.id or 0: c.name for c in self.claims.values()})
         self.campaign.last_month = month
         self.report.months.append(month)
 
-    def _upkeep(self, claim: Claim, season: Season, date: calendar.GameDate) -> None:
-        raised = [a for a in self.armies if a.claim_id == claim.id and a.state in ACTIVE_STATES]
-        inf = sum(a.infantry for a in raised)
-        cav = sum(a.cavalry for a in raised)
-        ships = sum(a.ships for a in raised)
-        income_mods = self.book().claim(claim)  # gold income of the claim
-        result = apply_upkeep(claim.gold, inf, cav, season, self.ctx.rules, ships,
-                              income_modifiers=income_mods)
-        claim.gold = result.gold_after
-        self.save(claim)
-        if not result.scatter:
-            if result.cost or result.income:
-                income = f"Income: {result.income} gold ({income_sources(income_mods)}). " \
-                    if result.income else ""
-                self.notify(claim.id or 0, f"upkeep:{claim.id}:{date.year}:{date.month}",
-                            f"Upkeep for {date}",
-                            f"{income}Upkeep of {money(result.cost)} gold paid for "
-                            f"{troops_text(inf, cav, ships)}. Gold left: {money(claim.gold)}.")
-            return
-        # Half of the claim's raised troops (rounded down per type) come home: the rules
-        # engine's survivors, not army by army.
-        home_inf, home_cav = result.survivors.infantry, result.survivors.cavalry
-        claim.infantry += home_inf
-        claim.cavalry += home_cav
-        claim.ships += result.survivors.ships
-        claim.scattered_infantry += home_inf
-        claim.scattered_cavalry += home_cav
-        for a in raised:
-            self._gone(a, "scattered, unpaid and unfed")
-            self.save(a)
-        claim.scattered_until = calendar.scattered_until(self.at, self.ctx.rules)
-        self.save(claim)
-        summary = (f"{claim.name} cannot pay {money(result.cost)} gold of upkeep: its armies "
-                   "scatter; "
-                   f"{troops_text(home_inf, home_cav)} "
-                   "return home")
-        self.log("scatter", summary, claim_id=claim.id, public=True,
-                 data={"cost": str(result.cost), "survivors": [result.survivors.infantry,
-                                                              result.survivors.cavalry]})
-        self.post(f"scatter:{claim.id}:{date.year}:{date.month}",
-                  self.ctx.settings.posts.scatter_title.format(claim=claim.name),
-                  f"Unpaid and unfed, the armies of **{claim.name}** scatter in {date}. Half of "
-                  "them straggle home and will not answer a call to arms again this year.",
-                  self.ctx.settings.posts.scatter_flair)
-
-    def _regenerate(self, claim: Claim, date: calendar.GameDate) -> None:
-        ledger = ledger_from_json(claim.slain_json)
-        if ledger.last_accrued is not None and date <= ledger.last_accrued:
-            return
-        ledger, inf, cav = accrue_month(ledger, date, self.ctx.rules)
-        claim.slain_json = ledger_to_json(ledger)
-        if inf or cav:
-            claim.infantry += inf
-            claim.cavalry += cav
-            self.log("regeneration", f"{claim.name} regains {troops_text(inf, cav)}",
-                     claim_id=claim.id, data={"infantry": inf, "cavalry": cav})
-        self.save(claim)
+    def report_month(self, events: Sequence[TickEvent], income: Sequence[Modifier]) -> None:
+        for event in events:
+            if isinstance(event, UpkeepPaid):
+                claim = event.claim
+                result, date = event.result, event.date
+                if result.cost or result.income:
+                    self.notify(claim.id, f"upkeep:{claim.id}:{date.year}:{date.month}",
+                                f"Upkeep for {date}", upkeep_note(
+                                    result.cost, result.income, income_sources(income),
+                                    troops_text(event.infantry, event.cavalry, event.ships),
+                                    claim.gold))
+            elif isinstance(event, Scattered):
+                claim, result, date = event.claim, event.result, event.date
+                home = troops_text(result.survivors.infantry, result.survivors.cavalry)
+                summary = (f"{claim.name} cannot pay {money(result.cost)} gold of upkeep: its "
+                           f"armies scatter; {home} return home")
+                self.log("scatter", summary, claim_id=claim.id, public=True,
+                         data={"cost": str(result.cost),
+                               "survivors": [result.survivors.infantry,
+                                             result.survivors.cavalry]})
+                self.post(f"scatter:{claim.id}:{date.year}:{date.month}",
+                          self.ctx.settings.posts.scatter_title.format(claim=claim.name),
+                          scatter_post(claim.name, str(date)),
+                          self.ctx.settings.posts.scatter_flair)
+            elif isinstance(event, Regenerated):
+                claim = event.claim
+                self.log("regeneration",
+                         f"{claim.name} regains {troops_text(event.infantry, event.cavalry)}",
+                         claim_id=claim.id,
+                         data={"infantry": event.infantry, "cavalry": event.cavalry})
 
     def record_slain(self, claim_id: int, infantry: int, cavalry: int) -> None:
         claim = self.claims.get(claim_id)
@@ -415,230 +463,251 @@ class _TickState:
         self.save(claim)
 
     def progress_sieges(self) -> None:
-        """End every siege whose besiegers left the tile or are no more (at once, saying
-        which), then count each whole in-game month completed since its start."""
-        sieges = self.session.exec(select(Siege).where(Siege.campaign_id == self.ctx.campaign_id,
-                                                 Siege.status == SiegeStatus.ACTIVE)).all()
-        previous = self.ctx.tick_at(self.tick - 1)
-        for siege in sieges:
-            besieger = next((a for a in self.armies if a.id == siege.army_id), None)
-            if besieger is None or besieger.state == ArmyState.GONE:
-                fate = (besieger.meta_json.get("fate") if besieger is not None else None) \
-                    or "are no more"
-                self._end_siege(siege, f"The besiegers of {self.claim_name(siege.besieger_claim)}"
-                                f" {fate}.")
-                continue
-            if besieger.tile != siege.holdfast or besieger.state != ArmyState.BESIEGING:
-                self._end_siege(siege, f"The besiegers of {self.claim_name(siege.besieger_claim)}"
-                                " have left the holdfast's tile.")
-                continue
-            started = self.ctx.tick_at(siege.started_tick)
-            for month in month_checks(started, previous, self.at, self.ctx.rules.month_length):
-                if self._siege_month(siege, month):
-                    break
-            self.save(siege)
-        self._release_garrisons({s.holdfast for s in sieges if s.status is SiegeStatus.ACTIVE})
-
-    def _release_garrisons(self, besieged: set[str]) -> None:
-        """Armies behind their walls come out (standing) once no siege holds the holdfast and
-        no enemy army stands on its tile."""
-        for a in self.armies:
-            if a.state != ArmyState.GARRISON or a.tile in besieged:
-                continue
-            if any(o.claim_id != a.claim_id and self.at_war(a.claim_id, o.claim_id)
-                   and o.state in (ArmyState.STANDING, ArmyState.BESIEGING)
-                   for o in self.by_tile.get(a.tile, ())):
-                continue
-            a.state = ArmyState.STANDING
-            self.save(a)
+        """End every siege whose besiegers left the tile or are no more, count each siege
+        month completed, let out the garrisons no siege holds
+        (:func:`rules.campaign.advance.advance_sieges`)."""
+        world = self.world(characters=True)
+        after, events = advance_sieges(world, self.rules_tick())
+        self.take(world, after)
+        self.report_moves(events)
 
     def _end_siege(self, siege: Siege, reason: str, *,
                    status: SiegeStatus = SiegeStatus.LIFTED) -> None:
         self.report.events.append(end_siege(self.session, self.ctx, siege, reason, at=self.at,
                                             tick=self.tick, status=status))
 
-    def _siege_month(self, siege: Siege, month: int) -> bool:
-        """Count siege month ``month`` (1-based from the start); True when the holdfast fell."""
-        tile = self.ctx.world.tile(siege.holdfast)
-        blockade_ok = True
-        if tile.port:
-            water = set(self.ctx.world.water_adjacent(tile.id))
-            blockade_ok = any(a.kind == ArmyKind.FLEET and a.tile in water
-                              and a.claim_id == siege.besieger_claim
-                              and a.state == ArmyState.STANDING for a in self.armies)
-        state = SiegeState(siege.months_required, siege.months_elapsed, siege.paused)
-        new, fell = advance_siege_month(state, True, blockade_ok)
-        siege.months_elapsed, siege.paused = new.months_elapsed, new.paused
-        if fell:
-            self._holdfast_falls(siege, tile.label, "starved out after "
-                                 f"{siege.months_elapsed} months of siege")
-            return True
+    def _holdfast_falls(self, siege: Siege, how: str) -> None:
+        """The holdfast of ``siege`` falls (:func:`rules.campaign.advance.holdfast_falls`)."""
+        world = self.world(characters=True)
+        value = next(s for s in world.sieges if s.id == siege.id)
+        after, event = holdfast_falls(world, value, how)
+        self.take(world, after)
+        self.report_moves([event])
+
+    # --- the phases rules.campaign.advance decides ---------------------------------------
+    def world(self, battles: Sequence[BattleState] = (), *, characters: bool = False,
+              sieges: bool = True, holders: Mapping[str, HolderState] | None = None
+              ) -> World:
+        """The tick's world as the rules' values, with what the phase needs: armies from the
+        tick's records (converted once, then only those the services changed since), claims,
+        (``sieges``: one query) the active sieges, ``battles``, (``characters``: one query)
+        the free characters, ``holders``."""
+        if self._values is None:
+            self._values = {a.id: army_value(a) for a in self.armies}
+        elif self._dirty:
+            by_id = self.records_by_id()
+            for army_id in self._dirty:
+                self._values[army_id] = army_value(by_id[army_id])
+        self._dirty.clear()
+        return World(armies=dict(self._values),
+                     claims={c.id or 0: claim_state(c) for c in self.claims.values()},
+                     sieges=self.sieges() if sieges else (), battles=tuple(battles),
+                     wars=self.frozen_wars, holders=holders or {},
+                     characters=self.characters() if characters else {},
+                     season=Season(self.campaign.season), last_month=self.campaign.last_month)
+
+    def sieges(self) -> tuple[SiegeValue, ...]:
+        """The active sieges, one query."""
+        rows = self.session.exec(select(Siege).where(
+            Siege.campaign_id == self.ctx.campaign_id,
+            Siege.status == SiegeStatus.ACTIVE).order_by(col(Siege.id))).all()
+        self._siege_rows = {s.id or 0: s for s in rows}
+        return tuple(siege_state(s) for s in rows)
+
+    def characters(self) -> dict[int, CharacterState]:
+        """The free characters, one query."""
+        rows = self.session.exec(select(Character).where(
+            Character.campaign_id == self.ctx.campaign_id,
+            col(Character.status).in_(sorted(FREE_CHARACTERS))).order_by(col(Character.id))
+        ).all()
+        self._character_rows = {c.id or 0: c for c in rows}
+        return {c.id or 0: CharacterState(c.id or 0, c.claim_id, c.name,
+                                          tuple(str(s) for s in c.skills_json), c.army_id,
+                                          c.status) for c in rows}
+
+    def rules_tick(self) -> Tick:
+        return Tick(self.tick, self.ctx.world, self.ctx.rules, _BookModifiers(self))
+
+    def take(self, before: World, after: World) -> None:
+        """Take what the rules changed into the tick's records and rows: armies (only the
+        columns that changed), claims, sieges and characters."""
+        if after.armies is not before.armies and self._values is not None:
+            by_id = self.records_by_id()
+            for a in changed_armies(before, after):
+                apply_change(by_id[a.id], before.armies[a.id], a)
+                self._values[a.id] = a
+        for c in changed_claims(before, after) if after.claims is not before.claims else ():
+            old, row = before.claims[c.id], self.claims[c.id]
+            row.gold, row.infantry, row.cavalry, row.ships = c.gold, c.infantry, c.cavalry, \
+                c.ships
+            row.scattered_infantry, row.scattered_cavalry = c.scattered_infantry, \
+                c.scattered_cavalry
+            row.scattered_until = c.scattered_until
+            if c.slain != old.slain:
+                row.slain_json = ledger_to_json(c.slain)
+            self.save(row)
+        if after.sieges is not before.sieges:
+            for s in after.sieges:
+                siege = self._siege_rows.get(s.id)
+                if siege is not None and (siege.status, siege.months_elapsed, siege.paused) \
+                        != (s.status, s.months_elapsed, s.paused):
+                    siege.status, siege.months_elapsed, siege.paused = \
+                        s.status, s.months_elapsed, s.paused
+                    self.save(siege)
+        if after.characters is not before.characters:
+            for character in after.characters.values():
+                if before.characters.get(character.id) is character:
+                    continue
+                person = self._character_rows[character.id]
+                person.status, person.army_id = character.status, character.army_id
+                self.session.add(person)
+
+    def records_by_id(self) -> dict[int, ArmyRecord]:
+        if len(self._by_id) != len(self.armies):
+            self._by_id = {a.id: a for a in self.armies}
+        return self._by_id
+
+    def move(self) -> None:
+        """Musters that are ready, then every march and retreat (rules.campaign.advance)."""
+        tick = self.rules_tick()
+        world = self.world()
+        after, events = advance_musters(world, tick)
+        self.take(world, after)  # the modifiers in force see the armies that are ready
+        world = after
+        after, more = advance_movement(world, tick, self.dice)
+        self.take(world, after)
+        self.by_tile = defaultdict(list)
+        for a in self.armies:
+            self.by_tile[a.tile].append(a)
+        self.report_moves([*events, *more])
+
+    def meet_hostiles(self) -> None:
+        """Every pair of hostile armies left sharing a tile after this tick's moves and
+        battles meets in a battle (:func:`rules.campaign.advance.advance_meetings`)."""
+        battles = [battle_state(b) for b in self.session.exec(select(PendingBattle).where(
+            PendingBattle.campaign_id == self.ctx.campaign_id,
+            col(PendingBattle.status).in_((BattleStatus.PENDING, BattleStatus.SPARED)))).all()]
+        world = self.world(battles, sieges=False)
+        after, events = advance_meetings(world, self.rules_tick())
+        self.take(world, after)
+        self.report_moves(events)
+
+    def report_moves(self, events: Sequence[TickEvent]) -> None:
+        """Journal the moves' events; queue their posts and notes."""
+        for event in events:
+            if isinstance(event, MusterDone):
+                a = event.army
+                self.log("muster_done", f"{force(a)} is ready at {a.tile}",
+                         claim_id=a.claim_id, data={"army": a.id})
+                subject, body = muster_note(a, troops_text(a.infantry, a.cavalry, a.ships),
+                                            self.label(a.tile), a.state)
+                self.notify(a.claim_id, f"ready:{a.id}", subject, body)
+            elif isinstance(event, Detection):
+                self.report_detection(event)
+            elif isinstance(event, Encounter):
+                self.report_encounter(event)
+            elif isinstance(event, Arrival):
+                self.report_arrival(event)
+            elif isinstance(event, SiegeEnded):
+                self._end_siege(self._siege_rows[event.siege.id],
+                                f"The besiegers of {self.claim_name(event.siege.besieger_claim)}"
+                                f" {event.fate}.", status=event.siege.status)
+            elif isinstance(event, SiegeMonth):
+                self.report_siege_month(event)
+            elif isinstance(event, HoldfastFalls):
+                self.report_fall(event)
+            else:
+                raise TypeError(f"no report for {event!r}")  # holders report themselves
+
+    def report_siege_month(self, event: SiegeMonth) -> None:
+        siege, month = event.siege, event.month
+        label = self.label(siege.holdfast)
         date = calendar.game_date(self.at, self.ctx.rules)
-        note = " (paused: the blockade is broken)" if new.paused else ""
-        self.log("siege_month", f"siege of {tile.label}: month {new.months_elapsed}"
-                 + note, claim_id=siege.besieger_claim, public=True,
-                 data={"siege": siege.id, "months": new.months_elapsed})
+        note = " (paused: the blockade is broken)" if siege.paused else ""
+        self.log("siege_month", f"siege of {label}: month {siege.months_elapsed}" + note,
+                 claim_id=siege.besieger_claim, public=True,
+                 data={"siege": siege.id, "months": siege.months_elapsed})
         self.post(f"siege:{siege.id}:month:{month}",
                   self.ctx.settings.posts.siege_title.format(event="Siege goes on",
-                                                             holdfast=tile.label),
-                  f"{date}: the siege of **{tile.label}** by "
-                  f"{self.claim_name(siege.besieger_claim)} enters its month "
-                  f"{new.months_elapsed}{note}.", self.ctx.settings.posts.siege_flair)
+                                                             holdfast=label),
+                  siege_month_post(date=str(date), holdfast=label,
+                                   besieger=self.claim_name(siege.besieger_claim),
+                                   months=siege.months_elapsed, note=note),
+                  self.ctx.settings.posts.siege_flair)
         self.notify(siege.besieger_claim, f"siege:{siege.id}:left:{month}",
-                    f"Siege of {tile.label}",
-                    f"{new.months_left} in-game months until {tile.label} falls.")
-        return False
+                    f"Siege of {label}",
+                    f"{event.months_left} in-game months until {label} falls.")
 
-    def _holdfast_falls(self, siege: Siege, holdfast: str, how: str) -> None:
-        defender = self.claims.get(siege.defender_claim)
-        captured_inf = defender.infantry if defender else 0
-        captured_cav = defender.cavalry if defender else 0
-        if defender is not None:
-            defender.infantry = defender.cavalry = 0
-            defender.scattered_infantry = defender.scattered_cavalry = 0
-            self.save(defender)
-        for a in self.armies:  # every troop of the claim on the tile shares the holdfast's fate
-            if a.claim_id == siege.defender_claim and a.tile == siege.holdfast \
-                    and a.kind == ArmyKind.LAND and a.state != ArmyState.GONE:
-                captured_inf += a.infantry
-                captured_cav += a.cavalry
-                self._gone(a, "were captured when the holdfast fell")
-                self._capture_characters(a)
-                self.save(a)
-        siege.status = SiegeStatus.FALLEN
-        besieger = next((a for a in self.armies if a.id == siege.army_id), None)
-        if besieger is not None and besieger.state == ArmyState.BESIEGING:
-            besieger.state = ArmyState.STANDING
-            self.save(besieger)
-        self.save(siege)
-        self.log("holdfast_falls", f"{holdfast} falls to {self.claim_name(siege.besieger_claim)}"
-                 f" ({how})", claim_id=siege.besieger_claim, public=True,
-                 data={"siege": siege.id, "captured": [captured_inf, captured_cav]})
+    def report_fall(self, event: HoldfastFalls) -> None:
+        siege, holdfast = event.siege, self.label(event.siege.holdfast)
+        besieger = self.claim_name(siege.besieger_claim)
+        self.log("holdfast_falls", f"{holdfast} falls to {besieger} ({event.how})",
+                 claim_id=siege.besieger_claim, public=True,
+                 data={"siege": siege.id, "captured": [event.infantry, event.cavalry]})
         self.post(f"siege:{siege.id}:fallen",
                   self.ctx.settings.posts.siege_title.format(event="Holdfast falls",
                                                              holdfast=holdfast),
-                  f"**{holdfast}** has fallen to {self.claim_name(siege.besieger_claim)}, "
-                  f"{how}. Its garrison is captured; the gold and the people within are at "
-                  "the mercy of the victors (the moderators will rule on them).",
+                  fall_post(holdfast=holdfast, besieger=besieger, how=event.how),
                   self.ctx.settings.posts.siege_flair)
 
-    # --- musters ------------------------------------------------------------------------
-    def complete_musters(self) -> None:
-        # One query for the tick, not one per army that finishes mustering.
-        besieged = set(self.session.exec(select(Siege.holdfast).where(
-            Siege.campaign_id == self.ctx.campaign_id, Siege.status == SiegeStatus.ACTIVE)).all())
-        for a in self.armies:
-            if a.state != ArmyState.MUSTERING or a.ready_tick is None \
-                    or a.ready_tick > self.tick:
-                continue
-            if a.tile in besieged:
-                a.state = ArmyState.GARRISON
-            elif a.path_json:
-                a.state = ArmyState.MARCHING
-            else:
-                a.state = ArmyState.STANDING
-            a.stationary_since = self.tick
-            self.save(a)
-            self.log("muster_done", f"{force(a)} is ready at {a.tile}", claim_id=a.claim_id,
-                     data={"army": a.id})
-            self.notify(a.claim_id, f"ready:{a.id}", f"{force(a, capital=True)} is ready",
-                        f"{force(a, capital=True)} "
-                        f"({troops_text(a.infantry, a.cavalry, a.ships)}) has mustered at "
-                        f"{self.label(a.tile)} and is {state_word(a.kind, a.state)}.")
+    def report_detection(self, event: Detection) -> None:
+        a, result, tile_id, watcher = event.army, event.result, event.observer, event.watcher
+        changed_by = labels_for(result.applied, event.watching)
+        self.log("detection", f"{self.label(tile_id)} rolls to detect {force(a)}: "
+                 + ("detected" if result.detected else "not detected"),
+                 claim_id=watcher,
+                 data={"army": a.id, "observer": tile_id, "detected": result.detected,
+                       "at": a.tile,  # where it was seen (the claim's map view)
+                       "target": result.target, "roll": result.roll,
+                       "bonus": result.bonus, "modifiers": list(changed_by),
+                       fairplay.DICE_KEY: event.dice_line},
+                 rolls=event.rolls)
+        if not result.detected:
+            return
+        roll = detection_roll_text(result.automatic, result.roll, result.bonus, result.total,
+                                   result.target, changed_by)
+        until = self.ctx.when(self.ctx.tick_at(self.tick + self.ctx.rules.reaction_ticks))
+        subject, body = sighting_note(
+            watch_place=self.label(tile_id), claim=self.claim_name(a.claim_id),
+            place=self.label(a.tile), when=self.ctx.when(self.at),
+            troops=troops_text(a.infantry, a.cavalry, a.ships), roll=roll, guard=event.guard,
+            army_id=a.id, until=until, kind=a.kind)
+        self.notify(watcher, f"detect:{a.id}:{self.tick}:{tile_id}", subject, body)
 
-    # --- movement -----------------------------------------------------------------------
-    def move_armies(self) -> None:
-        observers = self._observers()
-        for a in self.armies:
-            if a.state not in (ArmyState.MARCHING, ArmyState.RETREATING):
-                continue
-            if not marches_on(self.tick, a.depart_tick) or not a.path_json:
-                continue  # no tile is entered on the departure tick itself
-            budget = self._budget(a)
-            progress = MarchProgress(tuple(int(c) for c in a.costs_json), 0, Fraction(a.saved))
-            progress, entered = step_march(progress, budget)
-            a.saved = str(progress.saved)
-            stopped = False
-            for _ in range(entered):
-                a.travelled_json = [*a.travelled_json, a.tile]
-                self.by_tile[a.tile].remove(a)
-                a.tile = a.path_json[0]
-                self.by_tile[a.tile].append(a)
-                a.path_json = a.path_json[1:]
-                a.costs_json = a.costs_json[1:]
-                self._detect(a, observers)
-                if self._encounter(a):
-                    stopped = True
-                    break
-            if stopped or not a.path_json:
-                self._arrive(a, interrupted=stopped)
-            self.save(a)
+    def report_encounter(self, event: Encounter) -> None:
+        a, other, b = event.attacker, event.defender, event.battle
+        self.session.add(PendingBattle(
+            campaign_id=self.ctx.campaign_id, tile=b.tile, kind=b.kind,
+            attacker_army=b.attacker_army, defender_army=b.defender_army,
+            attacker_claim=b.attacker_claim, defender_claim=b.defender_claim,
+            created_tick=b.created_tick, resolve_tick=b.resolve_tick,
+            reactor_claim=b.reactor_claim))
+        when = self.ctx.when(self.ctx.tick_at(b.resolve_tick))
+        self.log("encounter", f"{force(a)} meets enemy {force(other)} at {a.tile}",
+                 claim_id=a.claim_id, data={"attacker": a.id, "defender": other.id,
+                                            "reactor": b.reactor_claim})
+        for claim_id, own, enemy in ((a.claim_id, a, other), (other.claim_id, other, a)):
+            subject, body = encounter_note(
+                own=own.id, enemy=enemy.id, enemy_claim=self.claim_name(enemy.claim_id),
+                place=self.label(a.tile), when=when, first_reaction=claim_id == b.reactor_claim,
+                kind=own.kind)
+            self.notify(claim_id, f"encounter:{self.tick}:{a.id}:{other.id}", subject, body)
+
+    def report_arrival(self, event: Arrival) -> None:
+        a = event.army
+        what = "returns to" if event.returned else "arrives at"
+        self.log("arrival", f"{force(a)} of {self.claim_name(a.claim_id)} {what} {a.tile}",
+                 claim_id=a.claim_id, public=True, data={"army": a.id, "tile": a.tile})
+        self.post(f"arrival:{a.id}:{self.tick}",
+                  self.ctx.settings.posts.arrival_title.format(
+                      claim=self.claim_name(a.claim_id), tile=self.label(a.tile)),
+                  arrival_post(self.claim_name(a.claim_id), self.label(a.tile),
+                               self.ctx.when(self.at), returned=event.returned, kind=a.kind),
+                  self.ctx.settings.posts.arrival_flair)
 
     def _budget(self, a: ArmyRecord) -> Fraction:
         """The travel cost army ``a`` earns per tick now (its size, kind and modifiers)."""
-        return budget_per_tick(a.infantry, a.cavalry, self.ctx.rules,
-                               is_fleet=a.kind == ArmyKind.FLEET,
-                               modifiers=self.book().army(a))
-    def _observers(self) -> dict[str, tuple[int, ObserverKind]]:
-        """Observer tiles and the claim that watches from each."""
-        found: dict[str, tuple[int, ObserverKind]] = {}
-        for claim in self.claims.values():
-            found[claim.holdfast] = (claim.id or 0, ObserverKind.HOLDFAST)
-        for a in self.armies:
-            if a.state == ArmyState.STANDING and a.tile in self.ctx.world \
-                    and self.ctx.world.tile(a.tile).resource and a.tile not in found:
-                found[a.tile] = (a.claim_id, ObserverKind.RESOURCE_TILE)
-        return found
-
-    def _detect(self, a: ArmyRecord, observers: dict[str, tuple[int, ObserverKind]]) -> None:
-        radius = self.ctx.rules.detection_radius
-        near = self.ctx.world.tiles_within(a.tile, radius)
-        rolled = set(a.meta_json.get("rolled", []))
-        for tile_id in sorted(near):
-            watcher = observers.get(tile_id)
-            if watcher is None or watcher[0] == a.claim_id:
-                continue
-            key = f"{a.depart_tick}:{tile_id}"
-            if key in rolled:
-                continue
-            rolled.add(key)
-            size = a.infantry + a.cavalry + a.ships
-            dice, event = fairplay.roll(self.ctx, self.tick,
-                                        f"detect:{self.tick}:{a.id or 0}:{tile_id}",
-                                        branch=claim_branch(watcher[0]), armies=(a,))
-            watching = self.book().observer(watcher[0], tile_id)
-            result = roll_detection(size, watcher[1], dice=dice, rules=self.ctx.rules,
-                                    observer_modifiers=watching,
-                                    stealth_modifiers=self.book().army(a))
-            changed_by = labels_for(result.applied, watching)
-            self.log("detection", f"{self.label(tile_id)} rolls to detect {force(a)}: "
-                     + ("detected" if result.detected else "not detected"),
-                     claim_id=watcher[0],
-                     data={"army": a.id, "observer": tile_id, "detected": result.detected,
-                           "at": a.tile,  # where it was seen (the claim's map view)
-                           "target": result.target, "roll": result.roll,
-                           "bonus": result.bonus, "modifiers": list(changed_by),
-                           fairplay.DICE_KEY: fairplay.line_of(event, dice)},
-                     rolls=dice.rolls)
-            if result.detected:
-                detected_by = self._detected_by(a)
-                detected_by.add(watcher[0])
-                sighted = dict(a.meta_json.get("sighted", {}))
-                sighted[str(watcher[0])] = [tile_id, self.tick]  # the intercept window
-                self._set_meta(a, detected_by=sorted(detected_by), sighted=sighted)
-                roll = "automatic" if result.automatic else \
-                    f"d20 {result.roll} + {result.bonus} = {result.total} vs {result.target}" \
-                    + (f" ({', '.join(changed_by)})" if changed_by else "")
-                self.notify(watcher[0], f"detect:{a.id}:{self.tick}:{tile_id}",
-                            f"A {host(a.kind)} is sighted near {self.label(tile_id)}",
-                            f"Your watchers at {self.label(tile_id)} sight "
-                            f"{force_noun(a.kind, article=True)} of "
-                            f"{self.claim_name(a.claim_id)} at {self.label(a.tile)}, "
-                            f"{self.ctx.when(self.at)}: "
-                            f"{troops_text(a.infantry, a.cavalry, a.ships)}. "
-                            f"Detection roll: {roll}." + self._intercept_hint(a, watcher[0],
-                                                                               tile_id))
-        self._set_meta(a, rolled=sorted(rolled))
+        return budget(army_value(a), self.rules_tick())
 
     def _gone(self, a: ArmyRecord, fate: str) -> None:
         """Army ``a`` is no more; ``fate`` completes "The besiegers of CLAIM ..." in posts."""
@@ -672,109 +741,6 @@ class _TickState:
         meta = dict(a.meta_json)
         meta.update(values)
         a.meta_json = meta
-
-    def _detected_by(self, a: ArmyRecord) -> set[int]:
-        return set(a.meta_json.get("detected_by", []))
-
-    def _encounter(self, a: ArmyRecord) -> bool:
-        """A marching (or retreating) army entering a tile held by an enemy at war stops there
-        to fight (issue 9: a retreat passing through an enemy is stopped too)."""
-        for other in self.by_tile.get(a.tile, ()):
-            if other is a or other.kind != a.kind:
-                continue
-            if other.state not in (ArmyState.STANDING, ArmyState.BESIEGING):
-                continue
-            if not self.at_war(a.claim_id, other.claim_id):
-                continue
-            self._meet(a, other)
-            return True
-        return False
-
-    def _meet(self, a: ArmyRecord, other: ArmyRecord) -> None:
-        """Army ``a`` meets enemy ``other`` on its tile: a battle after the reaction window.
-        The first reaction is the defender's if it detected ``a``, else ``a``'s."""
-        reactor = other.claim_id if other.claim_id in self._detected_by(a) else a.claim_id
-        battle = PendingBattle(
-            campaign_id=self.ctx.campaign_id, tile=a.tile, kind=BattleKind.FIELD,
-            attacker_army=a.id or 0, defender_army=other.id or 0,
-            attacker_claim=a.claim_id, defender_claim=other.claim_id,
-            created_tick=self.tick, resolve_tick=self.tick + self.ctx.rules.reaction_ticks,
-            reactor_claim=reactor)
-        self.session.add(battle)
-        when = self.ctx.when(self.ctx.tick_at(battle.resolve_tick))
-        self.log("encounter", f"{force(a)} meets enemy {force(other)} at {a.tile}",
-                 claim_id=a.claim_id, data={"attacker": a.id, "defender": other.id,
-                                            "reactor": reactor})
-        for claim_id, own, enemy in ((a.claim_id, a, other), (other.claim_id, other, a)):
-            if claim_id == reactor:
-                choice = (f" You have the first reaction: reply `retreat {force(own)}` or "
-                          f"`stand {force(own)}` before then.")
-            else:
-                choice = (f" {self.claim_name(enemy.claim_id)} saw you first: until then it "
-                          "may still choose to retreat instead of fighting.")
-            self.notify(claim_id, f"encounter:{self.tick}:{a.id}:{other.id}",
-                        f"Battle looms at {self.label(a.tile)}",
-                        f"Your {force(own)} faces {force(enemy)} of "
-                        f"{self.claim_name(enemy.claim_id)} at {self.label(a.tile)}. The "
-                        f"battle is fought at {when}.{choice}")
-
-    def meet_hostiles(self) -> None:
-        """Every pair of hostile armies left sharing a tile after this tick's moves and
-        battles meets in a battle (issue 9; :mod:`rules.campaign.meetings`)."""
-        busy: set[int] = set()
-        spared: set[tuple[int, int, str]] = set()
-        for att_id, dfd_id, status, tile in self.session.exec(
-                select(PendingBattle.attacker_army, PendingBattle.defender_army,
-                       PendingBattle.status, PendingBattle.tile).where(
-                    PendingBattle.campaign_id == self.ctx.campaign_id,
-                    col(PendingBattle.status).in_((BattleStatus.PENDING,
-                                                   BattleStatus.SPARED)))).all():
-            if status is BattleStatus.PENDING:
-                busy.update((att_id, dfd_id))
-            else:  # let stay after a failed retreat: they share that tile in peace
-                spared.update(((att_id, dfd_id, tile), (dfd_id, att_id, tile)))
-        by_id = {a.id: a for a in self.armies}
-        presences = []
-        for a in self.armies:
-            if a.state not in (ArmyState.STANDING, ArmyState.BESIEGING,
-                               ArmyState.MARCHING, ArmyState.RETREATING):
-                continue
-            if a.state == ArmyState.RETREATING \
-                    and a.meta_json.get("retreat_from") == a.tile:
-                continue  # it is leaving the battle it escaped; it meets nobody there
-            moving = a.state in (ArmyState.MARCHING, ArmyState.RETREATING) \
-                and marches_on(self.tick, a.depart_tick)
-            presences.append(Presence(a.id or 0, a.claim_id, a.tile, a.kind,
-                                      None if moving else a.stationary_since))
-        for attacker, defender in hostile_meetings(presences, self.at_war, busy):
-            if (attacker.army, defender.army, attacker.tile) in spared:
-                continue
-            att, dfd = by_id[attacker.army], by_id[defender.army]
-            for stopping in (att, dfd):
-                if stopping.state in (ArmyState.MARCHING, ArmyState.RETREATING):
-                    self._arrive(stopping, interrupted=True)  # both stop to fight
-                    self.save(stopping)
-            self._meet(att, dfd)
-
-    def _arrive(self, a: ArmyRecord, *, interrupted: bool) -> None:
-        was_retreat = a.state == ArmyState.RETREATING
-        a.state = ArmyState.STANDING
-        a.stationary_since = self.tick
-        a.path_json, a.costs_json = [], []
-        a.saved = "0"
-        a.arrival_tick = self.tick
-        a.travelled_json = [] if was_retreat else a.travelled_json
-        if interrupted:
-            return
-        what = "returns to" if was_retreat else "arrives at"
-        self.log("arrival", f"{force(a)} of {self.claim_name(a.claim_id)} {what} {a.tile}",
-                 claim_id=a.claim_id, public=True, data={"army": a.id, "tile": a.tile})
-        self.post(f"arrival:{a.id}:{self.tick}",
-                  self.ctx.settings.posts.arrival_title.format(
-                      claim=self.claim_name(a.claim_id), tile=self.label(a.tile)),
-                  f"A {host(a.kind)} of **{self.claim_name(a.claim_id)}** {what} "
-                  f"**{self.label(a.tile)}** ({self.ctx.when(self.at)}).",
-                  self.ctx.settings.posts.arrival_flair)
 
     # --- battles ------------------------------------------------------------------------
     def resolve_battles(self) -> None:
@@ -842,12 +808,12 @@ class _TickState:
         battle.resolve_tick = self.tick + max(1, self.ctx.rules.reaction_ticks)
         when = self.ctx.when(self.ctx.tick_at(battle.resolve_tick))
         self.notify(opponent.claim_id, f"battle:{battle.id}:failed-retreat",
-                    f"{force(runner, capital=True)} failed to retreat at {self.label(battle.tile)}",
+                    f"{force(runner, capital=True)} failed to retreat at "
+                    f"{self.label(battle.tile)}",
                     f"{force(runner, capital=True)} of {self.claim_name(runner.claim_id)} tried "
                     f"to retreat from your {force(opponent)} at {self.label(battle.tile)} and "
-                    "failed. "
-                    f"You decide: reply `stand {force(opponent)}` to fight (they fight at -1) "
-                    f"or `spare {force(runner)}` to let them stay, before {when}. Without an "
+                    f"failed. You decide: reply `stand {force(opponent)}` to fight (they fight at "
+                    f"-1) or `spare {force(runner)}` to let them stay, before {when}. Without an "
                     "answer the battle is fought then.")
         self.notify(runner.claim_id, f"battle:{battle.id}:retreat-failed",
                     f"{force(runner, capital=True)} failed to retreat",
@@ -1091,7 +1057,7 @@ class _TickState:
                 att.state = ArmyState.STANDING
                 att.tile = battle.holdfast
                 self.save(att)
-            self._holdfast_falls(siege, self.label(battle.holdfast), "taken by assault")
+            self._holdfast_falls(siege, "taken by assault")
 
     def _sally(self, battle: PendingBattle, by_id: dict[int, ArmyRecord]) -> None:
         besieger = by_id.get(battle.defender_army)
@@ -1130,6 +1096,51 @@ class _TickState:
             sally_army.tile = battle.holdfast
             sally_army.path_json, sally_army.costs_json = [], []
             self.save(sally_army)
+
+
+class _BookModifiers:
+    """The modifiers in force for the rules' moves: the tick's :class:`ModifierBook`, over the
+    tick's records. The records take the rules' changes after each phase, so within the
+    movement phase an observer's modifiers are those of the armies as the phase began (an army
+    arriving on its claim's watched resource tile counts from the next tick)."""
+
+    def __init__(self, state: _TickState) -> None:
+        self.state = state
+
+    def march(self, army: Army) -> tuple[Modifier, ...]:
+        return self.state.book().army(self.state.records_by_id()[army.id])
+
+    def observer(self, claim_id: int, tile: str) -> tuple[Modifier, ...]:
+        return self.state.book().observer(claim_id, tile)
+
+
+def claim_state(claim: Claim) -> ClaimState:
+    """A claim row as the rules' value."""
+    return ClaimState(
+        id=claim.id or 0, name=claim.name, holdfast=claim.holdfast, gold=claim.gold,
+        infantry=claim.infantry, cavalry=claim.cavalry, ships=claim.ships,
+        scattered_infantry=claim.scattered_infantry, scattered_cavalry=claim.scattered_cavalry,
+        scattered_until=claim.scattered_until, slain=ledger_from_json(claim.slain_json),
+        improvements=tuple(claim.improvements_json))
+
+
+def siege_state(siege: Siege) -> SiegeValue:
+    """A siege row as the rules' value."""
+    return SiegeValue(
+        id=siege.id or 0, army_id=siege.army_id, besieger_claim=siege.besieger_claim,
+        defender_claim=siege.defender_claim, holdfast=siege.holdfast,
+        started_tick=siege.started_tick, months_elapsed=siege.months_elapsed,
+        months_required=siege.months_required, paused=siege.paused, status=siege.status)
+
+
+def battle_state(battle: PendingBattle) -> BattleState:
+    """A pending battle row as the rules' value."""
+    return BattleState(
+        battle.id, tile=battle.tile, kind=battle.kind, attacker_army=battle.attacker_army,
+        defender_army=battle.defender_army, attacker_claim=battle.attacker_claim,
+        defender_claim=battle.defender_claim, created_tick=battle.created_tick,
+        resolve_tick=battle.resolve_tick, reactor_claim=battle.reactor_claim,
+        reaction=battle.reaction, holdfast=battle.holdfast, status=battle.status)
 
 
 def _present(a: ArmyRecord) -> bool:

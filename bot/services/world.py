@@ -55,8 +55,7 @@ class CampaignContext:
 
     def when(self, moment: datetime) -> str:
         """``2026-11-23 12:00 UTC (Month 5, 300 AC)`` for receipts and posts."""
-        date = calendar.game_date(moment, self.rules)
-        return f"{moment:%Y-%m-%d %H:%M} UTC ({calendar.format_game_date(date)})"
+        return calendar.moment_text(moment, self.rules)
 
 
 def load_context(session: Session, settings: Settings, campaign_id: int | None = None
@@ -99,15 +98,10 @@ def claim_of_user(session: Session, ctx: CampaignContext, reddit_name: str) -> C
 
 def claim_by_name(session: Session, ctx: CampaignContext, name: str) -> Claim | None:
     """A claim by its name, case-insensitively ("stark" finds "House Stark")."""
-    wanted = " ".join(name.lower().split())
-    claims = session.exec(select(Claim).where(Claim.campaign_id == ctx.campaign_id)).all()
-    for claim in claims:
-        if claim.name.lower() == wanted:
-            return claim
-    for claim in claims:
-        if claim.name.lower().removeprefix("house ") == wanted.removeprefix("house "):
-            return claim
-    return None
+    from rules.campaign.apply import claim_named
+
+    return claim_named(session.exec(select(Claim).where(Claim.campaign_id == ctx.campaign_id)
+                                    ).all(), name)
 
 
 def all_claims(session: Session, ctx: CampaignContext) -> Sequence[Claim]:

@@ -234,3 +234,8 @@ def parse_game_date(text: str, rules: RulesConfig | None = None) -> GameDate:
     if rules is not None and month > rules.months_per_year:
         raise InvalidInput("date", f"month must be at most {rules.months_per_year}, not {month}")
     return GameDate(year, month)
+
+
+def moment_text(moment: datetime, rules: RulesConfig) -> str:
+    """``2026-11-23 12:00 UTC (Month 5, 300 AC)``: an instant as receipts and posts name it."""
+    return f"{moment:%Y-%m-%d %H:%M} UTC ({format_game_date(game_date(moment, rules))})"

@@ -191,9 +191,11 @@ class MarchProgress:
     saved: Fraction = Fraction(0)
 
     def __post_init__(self) -> None:
-        for i, cost in enumerate(self.costs):
-            if isinstance(cost, bool) or not isinstance(cost, int) or cost < 1:
-                raise InvalidInput(f"costs[{i}]", f"must be a whole number above 0, not {cost!r}")
+        if not all(type(cost) is int and cost >= 1 for cost in self.costs):  # the usual case
+            for i, cost in enumerate(self.costs):
+                if isinstance(cost, bool) or not isinstance(cost, int) or cost < 1:
+                    raise InvalidInput(f"costs[{i}]",
+                                       f"must be a whole number above 0, not {cost!r}")
         if not 0 <= self.next_index <= len(self.costs):
             raise InvalidInput("next_index", f"must be within 0..{len(self.costs)}")
         if self.saved < 0:

@@ -13,11 +13,13 @@ when the occupier is defeated or leaves).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from decimal import Decimal
 from fractions import Fraction
-from typing import TypeVar
+from typing import Protocol, TypeVar
 
+from rules.campaign.config import RulesConfig
+from rules.campaign.world import ArmyState
 from rules.errors import InvalidInput
 
 C = TypeVar("C", bound=Hashable)
@@ -62,3 +64,44 @@ def benefit_holder(
     if holder is not None and holder in tied:
         return holder
     return tied[0]
+
+
+class Occupant(Protocol):
+    """An army as :func:`tile_holder` reads it (the rules' army value or a stored army)."""
+
+    @property
+    def id(self) -> int | None: ...
+    @property
+    def claim_id(self) -> int: ...
+    @property
+    def state(self) -> ArmyState: ...
+    @property
+    def infantry(self) -> int: ...
+    @property
+    def cavalry(self) -> int: ...
+    @property
+    def ships(self) -> int: ...
+    @property
+    def stationary_since(self) -> int | None: ...
+
+
+def tile_holder(armies: Iterable[Occupant], rules: RulesConfig, *, recorded: int | None,
+                ceded_to: int | None, hostile: Callable[[int, int], bool]) -> int | None:
+    """The claim receiving a resource tile's benefit now, from the ``armies`` on the tile.
+
+    The claims with standing armies there occupy it, each with its armies' strength by the
+    battle weights, listed in the order they came (earliest standing first, then by army);
+    ``recorded`` is the holder so far, ``ceded_to`` the occupant the holder let have it (it
+    counts only while that claim is still there): :func:`benefit_holder` decides.
+    """
+    standing = sorted((a for a in armies if a.state is ArmyState.STANDING),
+                      key=lambda a: (a.stationary_since or 0, a.id or 0))
+    strengths: dict[int, int] = {}
+    for a in standing:
+        strengths[a.claim_id] = strengths.get(a.claim_id, 0) + (
+            a.infantry * rules.infantry_strength + a.cavalry * rules.cavalry_strength
+            + a.ships * rules.ship_strength)
+    if not strengths:
+        return None
+    ceded = ceded_to if ceded_to is not None and strengths.get(ceded_to, 0) > 0 else None
+    return benefit_holder(list(strengths.items()), ceded, holder=recorded, hostile=hostile)

@@ -8,10 +8,13 @@ turn rows into :class:`Army` values and ask :func:`army_side` how a battle count
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime
 from decimal import Decimal
 from enum import StrEnum
+from fractions import Fraction
+from typing import Any
 
 from rules.campaign.battle import Side, Winner
 from rules.campaign.config import Terrain
@@ -30,6 +33,7 @@ __all__ = [
     "BattleKind",
     "BattleStatus",
     "CharacterStatus",
+    "March",
     "Reaction",
     "RelationStatus",
     "SiegeStatus",
@@ -129,11 +133,34 @@ STATIONARY_STATES = frozenset({ArmyState.STANDING, ArmyState.BESIEGING, ArmyStat
 
 
 @dataclass(frozen=True, slots=True)
+class March:
+    """Where an army's march stands: the tiles still ahead (``path``) with the travel cost of
+    entering each (``costs``), the budget it has saved and not spent (``saved``), and the tick
+    it set off (``depart_tick``: no tile is entered on that tick). An army that is not marching
+    has an empty path (its ``depart_tick`` is kept as stored)."""
+
+    path: tuple[str, ...] = ()
+    costs: tuple[int, ...] = ()
+    saved: Fraction = Fraction(0)
+    depart_tick: int | None = None
+
+
+NO_MARCH = March()
+
+
+@dataclass(frozen=True, slots=True)
 class Army:
     """An army (or fleet) as the rules need it.
 
     ``stationary_since`` is the tick it stopped moving (None: it never moved), ``arrival_tick``
-    the tick its last march ended (or is scheduled to end).
+    the tick its last march ended (or is scheduled to end). ``ready_tick``: when a mustering
+    army is ready. ``march``: its march (:class:`March`); ``travelled``: the tiles it left on
+    its current march, oldest first (the way back when it retreats). ``equipment``: the names of
+    its siege equipment. ``meta``: the bookkeeping of its current march, as stored (who rolled
+    to detect it and who did: ``rolled``, ``detected_by``, ``sighted``; ``retreat_route``,
+    ``retreat_from``, ``fate`` once it is gone, ``order``: the order that set it going). Treat
+    ``meta`` as read-only: a change is a new mapping in a new value. It takes no part in
+    equality or hashing.
     """
 
     id: int
@@ -147,10 +174,32 @@ class Army:
     stationary_since: int | None = None
     arrival_tick: int | None = None
     retreat_penalty: bool = False
+    ready_tick: int | None = None
+    march: March = NO_MARCH
+    travelled: tuple[str, ...] = ()
+    commander_id: int | None = None
+    equipment: tuple[str, ...] = ()
+    meta: Mapping[str, Any] = field(default_factory=dict, compare=False, hash=False)
+    accepted_at: datetime | None = None  # when the muster order that raised it was accepted
 
     @property
     def size(self) -> int:
         return self.infantry + self.cavalry + self.ships
+
+    @property
+    def detected_by(self) -> frozenset[int]:
+        """The claims that have detected it on its current march."""
+        return frozenset(int(c) for c in self.meta.get("detected_by", ()))
+
+    @property
+    def order_ref(self) -> str | None:
+        """The reference of the order that last set it going (the entropy of its dice)."""
+        ref = self.meta.get("order")
+        return str(ref) if ref else None
+
+    def with_meta(self, **values: Any) -> Army:
+        """The same army with ``values`` set in its bookkeeping."""
+        return replace(self, meta={**self.meta, **values})
 
 
 def is_stationary(army: Army, tick: int, began: int | None = None) -> bool:

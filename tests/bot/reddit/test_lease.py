@@ -216,3 +216,70 @@ def test_the_lease_is_renewed_while_a_long_round_runs(sqlite_engine: Engine) -> 
             threading.Event().wait(0.005)
     lease.release()
     assert renewed.is_set()
+
+
+def test_a_lapsed_holder_stays_out_after_the_new_holder_released(tmp_path: Path) -> None:
+    """The generation, not the holder's name, fences: after the new holder released the
+    lease, the lapsed one can neither renew it nor write, and the next taker counts on."""
+    url = sqlite_url(tmp_path / "generation.db")
+    first_engine, second_engine = make_engine(url), make_engine(url)
+    create_all(first_engine)
+    campaign_id = _campaign(first_engine)
+    clock = ManualClock(START)
+    first = CampaignLease(first_engine, campaign_id, seconds=60, clock=clock, holder="h:1:a")
+    first.acquire()
+    first.fence()
+    clock.advance(timedelta(seconds=61))
+    second = CampaignLease(second_engine, campaign_id, seconds=60, clock=clock, holder="h:2:b")
+    second.acquire()
+    assert (first.generation, second.generation) == (1, 2)
+    second.release()
+    with pytest.raises(LeaseLost), transaction(first_engine) as session:
+        session.get(Campaign, campaign_id).name = "by the lapsed holder"  # type: ignore[union-attr]
+    assert first.renew() is False and not first.held
+    third = CampaignLease(second_engine, campaign_id, seconds=60, clock=clock, holder="h:3:c")
+    third.acquire()
+    assert third.generation == 3
+    third.release()
+    first.release()
+    with transaction(second_engine) as session:
+        row = session.get(Lease, f"campaign:{campaign_id}")
+        assert session.get(Campaign, campaign_id).name == "Lease test"  # type: ignore[union-attr]
+    assert row is not None and (row.holder, row.expires_at, row.generation) == ("", None, 3)
+    first_engine.dispose()
+    second_engine.dispose()
+
+
+def test_postgres_a_holder_whose_lock_connection_dropped_cannot_write(pg_url: str) -> None:
+    """PostgreSQL fencing: the first holder's lock connection is dropped, a second process
+    takes the advisory lock (generation 2); the first one's next commit is refused."""
+    first_engine, second_engine = make_engine(pg_url), make_engine(pg_url)
+    create_all(first_engine)
+    campaign_id = _campaign(first_engine)
+    first = CampaignLease(first_engine, campaign_id, seconds=60, holder="h:1:a")
+    first.acquire()
+    first.fence()
+    with transaction(first_engine) as session:  # the holder writes
+        session.get(Campaign, campaign_id).name = "by the holder"  # type: ignore[union-attr]
+    assert first._connection is not None
+    first._connection.invalidate()  # as when the server drops it: the lock goes with it
+    second = CampaignLease(second_engine, campaign_id, seconds=60, holder="h:2:b")
+    deadline = time.monotonic() + 30
+    while not second.held:  # the server frees the lock once it sees the socket closed
+        try:
+            second.acquire()
+        except LeaseHeld:
+            assert time.monotonic() < deadline, "the lock outlived its connection"
+            time.sleep(0.05)
+    second.fence()
+    assert (first.generation, second.generation) == (1, 2)
+    with pytest.raises(LeaseLost), transaction(first_engine) as session:
+        session.get(Campaign, campaign_id).name = "by the lapsed holder"  # type: ignore[union-attr]
+    with transaction(second_engine) as session:
+        assert session.get(Campaign, campaign_id).name == "by the holder"  # type: ignore[union-attr]
+        session.get(Campaign, campaign_id).name = "by the new holder"  # type: ignore[union-attr]
+    assert first.renew() is False
+    first.release()
+    second.release()
+    first_engine.dispose()
+    second_engine.dispose()

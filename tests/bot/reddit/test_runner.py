@@ -17,13 +17,18 @@ from typer.testing import CliRunner
 
 from bot.cli import app
 from bot.db.engine import transaction
-from bot.db.models import Lease, TickRun
+from bot.db.models import InboxMessage, Lease, TickRun
 from bot.reddit.lease import CampaignLease
 from bot.runner import EXIT_LEASE_LOST, BotRunner, run
 from bot.sandbox import MODERATOR, SUBREDDIT, Fault
 from tests.bot.reddit.conftest import Harness
 
 cli = CliRunner()
+
+
+def _released(row: Lease | None) -> bool:
+    """No process holds the lease (a released row stays, empty, to keep its generation)."""
+    return row is None or (row.holder == "" and row.expires_at is None)
 
 
 def write_config(bot: Harness, path: Path, extra: str = "") -> Path:
@@ -142,6 +147,32 @@ def test_a_lost_lease_stops_the_runner(bot: Harness) -> None:
     assert stopped == [EXIT_LEASE_LOST]
 
 
+def test_a_refused_write_stops_the_runner_before_the_renewal_notices(bot: Harness) -> None:
+    """A fenced runner whose lease was taken over: its next round's write is refused
+    (nothing recorded) and the runner stops with the lease-lost code at once."""
+    lease = CampaignLease(bot.engine, bot.ctx.campaign_id, seconds=60, clock=bot.clock,
+                          holder="here:1:aa")
+    lease.acquire()
+    lease.fence()
+    stopped: list[int] = []
+    runner = BotRunner(bot.settings, bot.engine, bot.ctx, bot.gateway, clock=bot.clock,
+                       lease=lease, on_fatal=stopped.append)
+    conversation, _ = bot.send("ned_stark", "status")
+    bot.clock.advance(timedelta(minutes=2))
+    other = CampaignLease(bot.engine, bot.ctx.campaign_id, seconds=60, clock=bot.clock,
+                          holder="there:2:bb")
+    other.acquire()
+    try:
+        assert runner.poll() is None
+    finally:
+        lease.release()  # unfences this engine: the test reads with it below
+        other.release()
+    assert stopped == [EXIT_LEASE_LOST]
+    with transaction(bot.engine) as session:
+        assert session.exec(select(InboxMessage)).all() == []
+    assert not bot.bot_messages(conversation)
+
+
 def test_run_answers_at_start_up_and_stops_cleanly(bot: Harness) -> None:
     """``run`` takes the lease, catches up, answers waiting modmail, and on the stop signal
     finishes, releases the lease and returns 0."""
@@ -161,7 +192,7 @@ def test_run_answers_at_start_up_and_stops_cleanly(bot: Harness) -> None:
     assert result == [0]
     assert len(bot.bot_messages(conversation)) == 1
     with transaction(bot.engine) as session:
-        assert session.get(Lease, f"campaign:{bot.ctx.campaign_id}") is None
+        assert _released(session.get(Lease, f"campaign:{bot.ctx.campaign_id}"))
 
 
 def test_poll_once_and_publish_once(bot: Harness, tmp_path: Path) -> None:
@@ -253,7 +284,7 @@ def test_maester_check_names_each_problem_with_its_fix_and_run_refuses(
     assert refused.exit_code == 2
     assert "maester check failed" in refused.output and "Manage Mod Mail" in refused.output
     with transaction(bot.engine) as session:
-        assert session.get(Lease, f"campaign:{bot.ctx.campaign_id}") is None
+        assert _released(session.get(Lease, f"campaign:{bot.ctx.campaign_id}"))
 
 
 def test_a_wrong_subreddit_fails_the_check(bot: Harness, tmp_path: Path) -> None:

@@ -7,6 +7,8 @@ import os
 import subprocess
 import sys
 import textwrap
+import threading
+import time
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -187,6 +189,29 @@ def test_stored_then_slow_on_a_modmail_reply(
     conversation.reply(body="receipt [](#maester:r1)")
     bodies = [m.body for m in sandbox.conversation_messages(conversation_id)]
     assert bodies == ["order", "receipt [](#maester:r1)", "receipt [](#maester:r1)"]
+
+
+def test_stored_then_held_keeps_the_answer_until_released(sandbox: RedditSandbox) -> None:
+    """The post is stored at once; PRAW waits for the answer until the test releases it
+    (observable: the held count), then gets the one post it made."""
+    reddit = make_reddit(sandbox.url, username=BOT_USERNAME, password=BOT_PASSWORD)
+    reddit.user.me()
+    sandbox.add_fault(Fault.stored_then_held(), path="/api/submit")
+    answers: list[praw.models.Submission] = []
+    sender = threading.Thread(target=lambda: answers.append(_submit(reddit)))
+    sender.start()
+    try:
+        while sandbox.held_answers() != 1:
+            assert sender.is_alive(), "the answer was not held"
+            time.sleep(0.01)
+        assert [p.title for p in sandbox.posts()] == ["[Arrival] host"]
+        assert answers == []
+    finally:
+        released = sandbox.release_held()
+        sender.join(30)
+    assert released == 1 and sandbox.held_answers() == 0
+    assert [a.id for a in answers] == [p.id for p in sandbox.posts()]
+    assert _statuses(sandbox, "submit") == [200]
 
 
 def test_stored_then_error_duplicates_and_lost_does_not(

@@ -1,0 +1,391 @@
+"""Orders the rules decide (:data:`rules.campaign.apply.PURE_ORDERS`), end to end: load the
+world the order reads, let :func:`rules.campaign.apply.apply_order` decide, write the difference
+back, journal it (events, notes to other claims and to the moderators, public posts) and render
+the receipt (:mod:`bot.services.receipts`). The handlers of :mod:`bot.services.orders` and
+:mod:`bot.services.orders_catalogue` call :func:`decided`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import replace
+from types import MappingProxyType
+from typing import Any
+
+from bot.db.models import Army, ArmyKind, Claim
+from bot.services import fairplay, journal
+from bot.services.order_call import Call, Rejected
+from bot.services.order_world import Rows, Stored, load_order_world, write_back
+from bot.services.receipts import receipt_text
+from bot.services.render import troops_text
+from bot.services.sieges import end_siege
+from bot.text import escape_md
+from rules.campaign import apply as decide
+from rules.campaign import orders as o
+from rules.campaign.catalogue import Catalogue
+from rules.campaign.modifiers import Modifier
+from rules.campaign.naming import force_name, travel
+from rules.campaign.world import Army as ArmyValue
+
+
+def _label(c: Call, tile_id: str) -> str:
+    return c.ctx.world.tile(tile_id).label
+
+
+def decided(c: Call, order: object) -> str:
+    """An order of :data:`rules.campaign.apply.PURE_ORDERS`: load the world it needs, let the
+    rules decide, write the difference back, journal it, render the receipt."""
+    claim = c.require_claim()
+    before, rows = load_order_world(c.session, c.ctx, decide.READS[type(order)])
+    try:
+        after, receipt = decide.apply_order(before, order, c.now,
+                                            sender=_sender(c, claim.id or 0, order))
+    except decide.OrderRefused as exc:
+        if exc.tried_army is not None:
+            # Logged after the order's savepoint is rolled back, so the refusal is kept.
+            army_id, owner, mine = exc.tried_army
+            c.refusals.append((
+                f"u/{c.author} ({claim.name}) tried to order army {army_id} of another claim",
+                {"army": army_id, "owner": owner, "claim": mine}))
+        raise Rejected(exc.problem(escape_md), exc.expected, exc.example) from None
+    stored = write_back(c.session, c.ctx, rows, before, after)
+    receipt = _stored_ids(receipt, stored)
+    for army_id in receipt.ordered:
+        fairplay.mark_order(rows.armies[army_id], c.ref)
+        c.session.add(rows.armies[army_id])
+    for a, b, was in receipt.wars:
+        journal.log_event(c.session, c.ctx.campaign_id, c.tick, "war",
+                          f"claims {a} and {b} are at war", at=c.now, claim_id=a,
+                          actor=c.author, data={"claims": [a, b], "before": was.value})
+    for siege in stored.sieges_ended:
+        how = "have lifted the siege" if isinstance(order, o.Lift) else "have marched away"
+        end_siege(c.session, c.ctx, siege, f"The besiegers of {claim.name} {how}.", at=c.now,
+                  tick=c.tick)
+    _JOURNAL[type(receipt)](c, claim, receipt, rows)
+    text = receipt_text(c.ctx, receipt)
+    if isinstance(receipt, decide.Marched):
+        c.finish = _whole_message(c, receipt, text)
+    return text
+
+
+class _CatalogueModifiers:
+    """The catalogue's modifiers as the rules ask for them while deciding an order."""
+
+    def __init__(self, c: Call) -> None:
+        self.c = c
+
+    def march(self, army: ArmyValue) -> tuple[Modifier, ...]:
+        from bot.services.catalogue import march_modifiers  # speed modifiers
+
+        row = self.c.session.get(Army, army.id)
+        return () if row is None else march_modifiers(self.c.session, self.c.ctx, row)
+
+    def observer(self, claim_id: int, tile: str) -> tuple[Modifier, ...]:
+        return ()  # no order rolls to detect
+
+    def besieger(self, army: ArmyValue) -> tuple[Modifier, ...]:
+        from bot.services.catalogue import ModifierBook
+
+        row = self.c.session.get(Army, army.id)
+        return () if row is None else ModifierBook.load(self.c.session, self.c.ctx).army(
+            row, equipment=True)
+
+    def holdfast(self, claim_id: int) -> tuple[Modifier, ...]:
+        from bot.services.catalogue import ModifierBook
+
+        claim = self.c.session.get(Claim, claim_id)
+        return () if claim is None else ModifierBook.load(self.c.session, self.c.ctx).holdfast(
+            claim)
+
+
+def _sender(c: Call, claim_id: int, order: object = None) -> decide.Sender:
+    catalogue = Catalogue()
+    if isinstance(order, (o.Build, o.Buy, o.Assign)):
+        from bot.services.catalogue import catalogue_of
+
+        catalogue = catalogue_of(c.session, c.ctx)
+    return decide.Sender(claim_id, c.ctx.rules, c.ctx.world, _CatalogueModifiers(c), catalogue)
+
+
+def _stored_ids(receipt: decide.Receipt, stored: Stored) -> decide.Receipt:
+    """The receipt naming the stored ids of the army and the battle the order created."""
+    def army_id(value: int) -> int:
+        return stored.army if value == decide.NEW_ARMY and stored.army is not None else value
+
+    changes: dict[str, Any] = {"ordered": tuple(army_id(i) for i in receipt.ordered)}
+    for name in ("army", "target"):
+        if isinstance(getattr(receipt, name, None), int):
+            changes[name] = army_id(getattr(receipt, name))
+    if hasattr(receipt, "battle") and receipt.battle is None:
+        changes["battle"] = stored.battle
+    if isinstance(receipt, decide.SiegeBegun) and stored.siege is not None:
+        changes["siege"] = stored.siege
+    return replace(receipt, **changes)
+
+
+def _log(c: Call, kind: str, summary: str, claim_id: int | None, **data: object) -> None:
+    journal.log_event(c.session, c.ctx.campaign_id, c.tick, kind, summary, at=c.now,
+                      claim_id=claim_id, actor=c.author, data=dict(data))
+
+
+def _name(kind: ArmyKind | None, number: int, *, capital: bool = False) -> str:
+    return force_name(kind, number, capital=capital)
+
+
+def _journal_muster(c: Call, claim: Claim, rc: decide.Mustered, rows: Rows) -> None:
+    _log(c, "muster", f"{claim.name} musters {_name(rc.kind, rc.army)}: "
+         f"{troops_text(rc.infantry, rc.cavalry, rc.ships)}", claim.id, army=rc.army,
+         infantry=rc.infantry, cavalry=rc.cavalry, ships=rc.ships, ready_tick=rc.ready_tick)
+
+
+def _journal_march(c: Call, claim: Claim, rc: decide.Marched, rows: Rows) -> None:
+    _log(c, "march", f"{_name(rc.kind, rc.army)} ordered to {travel(rc.kind)} "
+         f"{rc.check.breakdown()}", claim.id,
+         army=rc.army, path=list(rc.check.ids), cost=rc.check.total,
+         depart_tick=c.ctx.tick_of(rc.depart), arrival_tick=rc.plan.arrival_tick)
+
+
+def _journal_cancel(c: Call, claim: Claim, rc: decide.Cancelled, rows: Rows) -> None:
+    what = rc.what.replace("march", travel(rc.kind, "noun"))
+    _log(c, "cancel", f"{what} of {_name(rc.kind, rc.army)} cancelled", claim.id,
+         army=rc.army)
+
+
+def _journal_call_off(c: Call, claim: Claim, rc: decide.CalledOff, rows: Rows) -> None:
+    hold = _label(c, rc.holdfast)
+    _log(c, "call_off", f"{_name(rc.kind, rc.army)} calls off its assault on {hold}", claim.id,
+         battle=rc.battle, army=rc.army)
+    journal.notify_claim(c.session, c.ctx.campaign_id, rc.defender_claim,
+                         f"call-off:{rc.battle}", subject=f"The assault on {hold} is called off",
+                         body=(f"{_name(rc.kind, rc.army, capital=True)} will not assault "
+                               f"{hold} after all: there is no battle."), at=c.now, tick=c.tick)
+
+
+def _journal_halt(c: Call, claim: Claim, rc: decide.Halted, rows: Rows) -> None:
+    _log(c, "halt", f"{_name(rc.kind, rc.army)} halts at {rc.tile}", claim.id, army=rc.army,
+         tile=rc.tile)
+
+
+def _journal_reaction(c: Call, claim: Claim, rc: decide.Reacted, rows: Rows) -> None:
+    _log(c, "reaction", f"{_name(rc.kind, rc.army)} chooses to {rc.reaction}", claim.id,
+         army=rc.army,
+         battle=rc.battle, reaction=rc.reaction)
+
+
+def _journal_retreat_referred(c: Call, claim: Claim, rc: decide.RetreatReferred,
+                              rows: Rows) -> None:
+    """No way back and no route given: the moderators decide (nothing is rolled or lost)."""
+    name = _name(rc.kind, rc.army)
+    _log(c, "referral", f"{name} of {claim.name} wants to retreat from {rc.tile} but "
+         "has no way back: referred to the moderators", claim.id, army=rc.army,
+         battle=rc.battle)
+    journal.notify_moderators(
+        c.session, c.ctx.campaign_id, f"referral:retreat:{c.ref}",
+        subject=f"Retreat of {name} referred to you",
+        body=(f"u/{escape_md(c.author)} ({escape_md(claim.name)}) wants {name} "
+              f"({troops_text(rc.infantry, rc.cavalry, rc.ships)}) to retreat from "
+              f"{escape_md(_label(c, rc.tile))} before battle {rc.battle}, but it did not "
+              f"{travel(rc.kind)} there and gave no route. The rules leave this to your "
+              "discretion. Nothing was rolled; the battle stands unless you rule otherwise."),
+        at=c.now, tick=c.tick)
+
+
+def _journal_spared(c: Call, claim: Claim, rc: decide.Spared, rows: Rows) -> None:
+    spared = _name(rc.kind, rc.army)
+    _log(c, "spared", f"{claim.name} lets {spared} stay at {rc.tile}", claim.id,
+         battle=rc.battle, army=rc.army)
+    journal.notify_claim(c.session, c.ctx.campaign_id, rc.other_claim, f"spared:{rc.battle}",
+                         subject=f"{_name(rc.kind, rc.army, capital=True)} is spared",
+                         body=(f"{claim.name} lets your {spared} stay at "
+                               f"{_label(c, rc.tile)}: there is no battle."),
+                         at=c.now, tick=c.tick)
+
+
+def _journal_battle(c: Call, claim: Claim, rc: decide.BattleOrdered, rows: Rows) -> None:
+    when = c.ctx.when(c.ctx.tick_at(rc.resolve_tick))
+    place = _label(c, rc.tile)
+    troops = troops_text(rc.infantry, rc.cavalry, rc.ships)
+    mine, target = _name(rc.kind, rc.army), _name(rc.kind, rc.target)
+    mine_cap, target_cap = (_name(rc.kind, rc.army, capital=True),
+                            _name(rc.kind, rc.target, capital=True))
+    if rc.how == "sally":
+        _log(c, "sally", f"{claim.name} sallies from {place}", claim.id, battle=rc.battle,
+             army=rc.army)
+        return
+    if rc.how == "assault":
+        _log(c, "assault", f"{mine} will assault {place}", rc.attacker_claim,
+             battle=rc.battle, army=rc.army)
+        journal.notify_claim(c.session, c.ctx.campaign_id, rc.defender_claim,
+                             f"assault:{rc.battle}", subject=f"{place} will be assaulted",
+                             body=(f"{mine_cap} ({troops}) will assault {place} at "
+                                   f"{when}. Your garrison defends with the holdfast's "
+                                   "defenses."), at=c.now, tick=c.tick)
+        return
+    if rc.how == "attack":
+        told, subject = "attacked", f"{target_cap} is attacked at {place}"
+        summary = f"{mine} attacks {target} at {rc.tile}"
+        news = f"{mine_cap} ({troops}) attacks your {target} at {place}."
+    else:
+        told, subject = "intercepted", f"{target_cap} is intercepted at {place}"
+        summary = f"{mine} intercepts {target} at {rc.tile}"
+        news = (f"{mine_cap} ({troops}) bars the way of your {target} at "
+                f"{place}: your {travel(rc.kind, 'noun')} is stopped.")
+    _log(c, rc.how, summary, rc.attacker_claim, battle=rc.battle, attacker=rc.army,
+         defender=rc.target)
+    journal.notify_claim(
+        c.session, c.ctx.campaign_id, rc.defender_claim, f"{told}:{rc.battle}",
+        subject=subject,
+        body=(f"{news} The battle is fought at {when}.\n\nYou have the first reaction: reply "
+              f"`retreat {target}` to try to escape, or `stand {target}` to fight."),
+        at=c.now, tick=c.tick)
+
+
+def _journal_nothing(c: Call, claim: Claim, rc: decide.Receipt, rows: Rows) -> None:
+    """Nothing to journal (a route is a question), or journaled elsewhere (a lifted siege by
+    ``end_siege``)."""
+
+
+def _journal_siege(c: Call, claim: Claim, rc: decide.SiegeBegun, rows: Rows) -> None:
+    from bot.services.catalogue import siege_note
+
+    hold = _label(c, rc.holdfast)
+    owner = rows.claims[rc.defender_claim]
+    journal.log_event(c.session, c.ctx.campaign_id, c.tick, "siege_start",
+                      f"{claim.name} besieges {hold} with {_name(rc.kind, rc.army)}", at=c.now,
+                      claim_id=claim.id, actor=c.author, public=True,
+                      data={"siege": rc.siege, "army": rc.army, "months": rc.length.months})
+    journal.queue(c.session, c.ctx.campaign_id, f"siege:{rc.siege}:start", "post",
+                  title=c.ctx.settings.posts.siege_title.format(event="Siege begins",
+                                                                holdfast=hold),
+                  body=(f"The host of **{claim.name}** has laid siege to **{hold}**, seat "
+                        f"of {owner.name}, on {c.ctx.when(c.now)}."),
+                  flair=c.ctx.settings.posts.siege_flair, public=True, at=c.now, tick=c.tick,
+                  target=c.ctx.settings.campaign.subreddit)
+    journal.notify_claim(c.session, c.ctx.campaign_id, owner.id or 0, f"besieged:{rc.siege}",
+                         subject=f"{hold} is besieged",
+                         body=(f"{_name(rc.kind, rc.army, capital=True)} of {claim.name} "
+                               f"({troops_text(rc.infantry, rc.cavalry, rc.ships)}) besieges "
+                               f"{hold}. Your garrison can hold for {rc.length.months} "
+                               f"in-game months{siege_note(rc.length, rc.defender_mods)}. You "
+                               f"may sally: `sally from {hold}`."), at=c.now, tick=c.tick)
+
+
+def _journal_siege_referred(c: Call, claim: Claim, rc: decide.SiegeReferred,
+                            rows: Rows) -> None:
+    """A siege of a special holdfast: the moderators rule on it (an internal note and an
+    event); nothing else changes."""
+    hold = _label(c, rc.holdfast)
+    owner = rows.claims[rc.defender_claim]
+    journal.log_event(c.session, c.ctx.campaign_id, c.tick, "referral",
+                      f"{claim.name} orders {_name(rc.kind, rc.army)} to besiege {hold} "
+                      "(special rules): "
+                      "referred to the moderators", at=c.now, claim_id=claim.id, actor=c.author,
+                      data={"army": rc.army, "holdfast": rc.holdfast, "defender": owner.id})
+    journal.notify_moderators(
+        c.session, c.ctx.campaign_id, f"referral:siege:{c.ref}",
+        subject=f"Siege of {hold} referred to you",
+        body=(f"u/{escape_md(c.author)} ({escape_md(claim.name)}) orders "
+              f"{_name(rc.kind, rc.army)} "
+              f"({troops_text(rc.infantry, rc.cavalry, rc.ships)}) to besiege "
+              f"**{escape_md(hold)}**, seat of {escape_md(owner.name)}. This holdfast has its "
+              "own siege rules, so maester started nothing: please rule on it and tell both "
+              "claims."),
+        at=c.now, tick=c.tick)
+
+
+def _journal_cede(c: Call, claim: Claim, rc: decide.Ceded, rows: Rows) -> None:
+    _log(c, "cede", f"{claim.name} cedes {_label(c, rc.tile)} to {rc.to_name}", claim.id,
+         tile=rc.tile, to=rc.to_claim)
+
+
+def _journal_build(c: Call, claim: Claim, rc: decide.Building, rows: Rows) -> None:
+    _log(c, "build", f"{claim.name} begins {rc.entry.name} at {_label(c, rc.holdfast)}",
+         claim.id, name=rc.entry.name, cost=str(rc.entry.cost), ready_month=rc.ready_month)
+
+
+def _journal_buy(c: Call, claim: Claim, rc: decide.Bought, rows: Rows) -> None:
+    row = rows.armies[rc.army]
+    row.equipment_json = [*row.equipment_json, {"name": rc.entry.name,
+                                                "cost": str(rc.entry.cost),
+                                                "bought_tick": rc.tick}]
+    c.session.add(row)
+    _log(c, "buy", f"{claim.name} buys {rc.entry.name} for army {rc.army}", claim.id,
+         army=rc.army, name=rc.entry.name, cost=str(rc.entry.cost))
+
+
+def _journal_blockade(c: Call, claim: Claim, rc: decide.Blockading, rows: Rows) -> None:
+    port = _label(c, rc.port)
+    journal.log_event(c.session, c.ctx.campaign_id, c.tick, "blockade",
+                      f"fleet {rc.fleet} of {claim.name} blockades {port}", at=c.now,
+                      claim_id=claim.id, actor=c.author, public=True,
+                      data={"fleet": rc.fleet, "port": rc.port, "ships": rc.ships})
+    journal.queue(c.session, c.ctx.campaign_id, f"blockade:{rc.fleet}:{rc.port}:{rc.tick}",
+                  "post", title=c.ctx.settings.posts.siege_title.format(event="Blockade",
+                                                                        holdfast=port),
+                  body=(f"The ships of **{claim.name}** close the harbour of **{port}**"
+                        + (f", seat of {rc.owner_name}," if rc.owner is not None else "")
+                        + f" in {c.ctx.when(c.now)}."),
+                  flair=c.ctx.settings.posts.siege_flair, public=True, at=c.now, tick=c.tick,
+                  target=c.ctx.settings.campaign.subreddit)
+    if rc.owner is not None:
+        journal.notify_claim(c.session, c.ctx.campaign_id, rc.owner,
+                             f"blockaded:{rc.fleet}:{rc.port}:{rc.tick}",
+                             subject=f"{port} is blockaded",
+                             body=(f"Fleet {rc.fleet} of {claim.name} ({rc.ships} ships) "
+                                   f"blockades {port}. Defeat it at sea to break the "
+                                   f"blockade: a siege of {port} pauses while it is broken."),
+                             at=c.now, tick=c.tick)
+
+
+def _journal_assign(c: Call, claim: Claim, rc: decide.Assigned, rows: Rows) -> None:
+    _log(c, "assign", f"{rc.name} takes command of {_name(rc.kind, rc.army)}", claim.id,
+         army=rc.army,
+         character=rc.character)
+
+
+def _journal_disband(c: Call, claim: Claim, rc: decide.Disbanded, rows: Rows) -> None:
+    _log(c, "disband", f"{_name(rc.kind, rc.army)} disbanded", claim.id, army=rc.army)
+
+
+_JOURNAL: Mapping[type, Callable[[Call, Claim, Any, Rows], None]] = MappingProxyType({
+    decide.Mustered: _journal_muster,
+    decide.Marched: _journal_march,
+    decide.RouteFound: _journal_nothing,
+    decide.Cancelled: _journal_cancel,
+    decide.CalledOff: _journal_call_off,
+    decide.Halted: _journal_halt,
+    decide.Reacted: _journal_reaction,
+    decide.RetreatReferred: _journal_retreat_referred,
+    decide.Spared: _journal_spared,
+    decide.BattleOrdered: _journal_battle,
+    decide.SiegeLifted: _journal_nothing,
+    decide.Disbanded: _journal_disband,
+    decide.StatusReport: _journal_nothing,
+    decide.Ceded: _journal_cede,
+    decide.Building: _journal_build,
+    decide.Bought: _journal_buy,
+    decide.Blockading: _journal_blockade,
+    decide.Assigned: _journal_assign,
+    decide.SiegeBegun: _journal_siege,
+    decide.SiegeReferred: _journal_siege_referred,
+})
+"""How each receipt of the rules is journaled (events, notes to other claims and the
+moderators)."""
+
+
+
+
+def _whole_message(c: Call, receipt: decide.Marched, first: str) -> Callable[[], str]:
+    """The march receipt once the whole message is applied: a later line (a commander with a
+    speed skill) may change the march; a later line that replaced it keeps the first one."""
+    def again() -> str:
+        world, rows = load_order_world(c.session, c.ctx, {decide.Part.ARMIES})
+        replanned = decide.replan(world, _sender(c, c.require_claim().id or 0), receipt)
+        if replanned is None:
+            return first
+        row = rows.armies[receipt.army]
+        row.arrival_tick = replanned.plan.arrival_tick
+        c.session.add(row)
+        return receipt_text(c.ctx, replanned)
+
+    return again

@@ -1,0 +1,325 @@
+"""Receipts of accepted orders as the markdown players read: the one place a receipt value
+(:mod:`rules.campaign.apply`) becomes text.
+
+Every function here takes the receipt (ids already the stored ones) and the campaign context
+(for tile names and dates) and returns the reply's section; nothing here checks or changes the
+world.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from bot.services.render import money, troops_text
+from bot.services.world import CampaignContext
+from rules.campaign import apply as r
+from rules.campaign.battle import Strength
+from rules.campaign.naming import force_name, force_noun, state_word, travel
+from rules.campaign.paths import format_path
+from rules.campaign.world import ArmyKind, ArmyState, Reaction
+
+
+def _label(ctx: CampaignContext, tile: str) -> str:
+    return ctx.world.tile(tile).label
+
+
+def _at(ctx: CampaignContext, tick: int) -> str:
+    return ctx.when(ctx.tick_at(tick))
+
+
+def _name(kind: ArmyKind | None, number: int) -> str:
+    """``Army 3``/``Fleet 3`` at the start of a sentence."""
+    return force_name(kind, number, capital=True)
+
+
+def mustered(ctx: CampaignContext, rc: r.Mustered) -> str:
+    new = force_name(rc.kind, rc.army)
+    return (f"**{_name(rc.kind, rc.army)}** ({troops_text(rc.infantry, rc.cavalry, rc.ships)}) is "
+            f"mustering at {_label(ctx, rc.tile)}.\n\n"
+            f"- Ready: {ctx.when(rc.ready)}\n"
+            f"- Upkeep while raised: {money(rc.upkeep)} gold a month this season\n"
+            f"- Left at home: {rc.home_infantry} infantry, {rc.home_cavalry} cavalry"
+            + (f", {rc.home_ships} ships" if rc.show_ships else "")
+            + f"\n\nYou may already order it to {travel(rc.kind)}: "
+            f"`move {new}: {_label(ctx, rc.tile)} > TILE (cost N)`.")
+
+
+def _watch_odds(needed: int | None) -> str:
+    if needed is None or needed <= 1:
+        return "certain"
+    return "impossible" if needed > 20 else f"on a d20 of {needed}+"
+
+
+def marched(ctx: CampaignContext, rc: r.Marched) -> str:
+    plan = rc.plan
+    speed = f"x{plan.multiplier.normalize():f}" + (f" ({', '.join(plan.reasons)})"
+                                                  if plan.reasons else "")
+    lines = [
+        f"**{_name(rc.kind, rc.army)}** ({troops_text(rc.infantry, rc.cavalry, rc.ships)}) will "
+        f"{travel(rc.kind)} from {_label(ctx, rc.start)} to {rc.check.tiles[-1].label}.",
+        "",
+        f"- Path: {rc.check.breakdown()}",
+        f"- Speed: {plan.budget} travel cost per tick, {speed}",
+        f"- Departs: {ctx.when(rc.depart)}",
+        f"- Arrives: {ctx.when(plan.arrival)}",
+    ]
+    if plan.watch:
+        lines.append("- May be detected by: " + "; ".join(
+            f"{_label(ctx, w.tile)} ({_watch_odds(w.needed)})" for w in plan.watch))
+    else:
+        lines.append("- Passes no holdfast or occupied resource tile that could detect it")
+    if rc.cheaper is not None:
+        lines.append(f"- A cheaper route there costs {rc.cheaper.total}: "
+                     f"{format_path(t.label for t in rc.cheaper.tiles)}")
+    if rc.lifted:
+        lines.append(f"- The siege of {_label(ctx, rc.lifted)} is lifted: your "
+                     f"{force_noun(rc.kind)} has left it")
+    lines.append(f"\nYou may `cancel {force_name(rc.kind, rc.army)}` until it departs.")
+    return "\n".join(lines)
+
+
+def route_found(ctx: CampaignContext, rc: r.RouteFound) -> str:
+    goal = _label(ctx, rc.goal)
+    name = force_name(rc.kind, rc.army)
+    if not rc.route.tiles:
+        return f"{_name(rc.kind, rc.army)} is already at {goal}."
+    order_text = (f"move {name}: {format_path(t.label for t in rc.route.tiles)} "
+                  f"(cost {rc.route.total})")
+    return (f"The cheapest route for {name} from {_label(ctx, rc.start)} to {goal} "
+            f"costs **{rc.route.total}**: {rc.route.breakdown()}.\n\nTo {travel(rc.kind)}, "
+            f"send:\n\n    {order_text}")
+
+
+def cancelled(ctx: CampaignContext, rc: r.Cancelled) -> str:
+    name = force_name(rc.kind, rc.army)
+    if rc.what == "queued march":
+        return (f"The queued {travel(rc.kind, 'noun')} of {name} is cancelled; it is still "
+                f"mustering at {_label(ctx, rc.tile)}. To cancel the muster too, send "
+                f"`cancel {name}` again.")
+    if rc.what == "muster":
+        return (f"The muster of {name} is cancelled; "
+                f"{troops_text(rc.infantry, rc.cavalry, rc.ships)} are back at home.")
+    return (f"The {travel(rc.kind, 'noun')} of {name} is cancelled; it stays at "
+            f"{_label(ctx, rc.tile)}.")
+
+
+def called_off(ctx: CampaignContext, rc: r.CalledOff) -> str:
+    name, hold = force_name(rc.kind, rc.army), _label(ctx, rc.holdfast)
+    return (f"The assault of {name} on {hold} is called off: there is no battle, and "
+            f"{name} stays {state_word(rc.kind, rc.state)} at {hold}.")
+
+
+def halted(ctx: CampaignContext, rc: r.Halted) -> str:
+    return f"{_name(rc.kind, rc.army)} halts at {_label(ctx, rc.tile)} and stands there."
+
+
+def reacted(ctx: CampaignContext, rc: r.Reacted) -> str:
+    when = _at(ctx, rc.resolve_tick)
+    name = _name(rc.kind, rc.army)
+    if rc.reaction is not Reaction.RETREAT:
+        return f"{name} will stand and fight at {when}."
+    text = (f"{name} will try to retreat at {when} (a d20: 18+ keeps every troop, "
+            "15+ three quarters, 13+ half; lower fails and gives -1 in the battle).")
+    if rc.route:
+        text += (" If it escapes it falls back by "
+                 f"{format_path(_label(ctx, t) for t in rc.route)}.")
+    return text
+
+
+def retreat_referred(ctx: CampaignContext, rc: r.RetreatReferred) -> str:
+    name = force_name(rc.kind, rc.army)
+    return (f"{_name(rc.kind, rc.army)} has no path back (it did not {travel(rc.kind)} to "
+            f"{_label(ctx, rc.tile)}) and you gave no route, so nothing was rolled: your "
+            "retreat is **referred to the moderators**. To choose a way yourself, send "
+            f"`retreat {name}: TILE > TILE` or `retreat {name} to TILE`.")
+
+
+def spared(ctx: CampaignContext, rc: r.Spared) -> str:
+    return (f"You let {force_name(rc.kind, rc.army)} stay at {_label(ctx, rc.tile)}: there is "
+            f"no battle, and the two {force_noun(rc.kind, plural=True)} share the tile in peace "
+            "until one of them moves.")
+
+
+def battle_ordered(ctx: CampaignContext, rc: r.BattleOrdered) -> str:
+    when = _at(ctx, rc.resolve_tick)
+    place = _label(ctx, rc.tile)
+    name, target = _name(rc.kind, rc.army), force_name(rc.kind, rc.target)
+    if rc.how == "attack":
+        return (f"{name} will attack {target} at {place}. The defender has the first "
+                f"reaction; the battle is fought at {when}. An attack cannot be called off: "
+                "your claims are now at war.")
+    if rc.how == "intercept":
+        return (f"{name} intercepts {target} at {place}: its {travel(rc.kind, 'noun')} is "
+                f"stopped. The defender has the first reaction; the battle is fought at "
+                f"{when}.")
+    if rc.how == "assault":
+        return (f"{name} will assault {place} at {when}. You may call it off until then: "
+                f"`cancel {force_name(rc.kind, rc.army)}`.")
+    who = f"army {rc.army}" if rc.army else "the whole ready garrison"
+    return f"{who.capitalize()} will sally from {place} at {when}."
+
+
+def siege_lifted(ctx: CampaignContext, rc: r.SiegeLifted) -> str:
+    return (f"The siege of {_label(ctx, rc.holdfast)} is lifted. {_name(rc.kind, rc.army)} "
+            "stands on the tile; the months counted are lost.")
+
+
+def siege_begun(ctx: CampaignContext, rc: r.SiegeBegun) -> str:
+    from bot.services.catalogue import siege_note
+
+    hold = _label(ctx, rc.holdfast)
+    return (f"{_name(rc.kind, rc.army)} besieges {hold}. With its garrison it falls after "
+            f"**{rc.length.months}** in-game months{siege_note(rc.length, rc.besieger_mods)} "
+            f"if you hold the tile; you may also `assault {hold} with "
+            f"{force_name(rc.kind, rc.army)}`.")
+
+
+def siege_referred(ctx: CampaignContext, rc: r.SiegeReferred) -> str:
+    return (f"{_label(ctx, rc.holdfast)} has its own siege rules: your order is **referred to "
+            "the moderators**, who will rule on it. Nothing has changed yet.")
+
+
+def disbanded(ctx: CampaignContext, rc: r.Disbanded) -> str:
+    return (f"{_name(rc.kind, rc.army)} is disbanded; "
+            f"{troops_text(rc.infantry, rc.cavalry, rc.ships)} return home and cost no more "
+            "upkeep.")
+
+
+def ceded(ctx: CampaignContext, rc: r.Ceded) -> str:
+    return (f"From the next tick **{rc.to_name}** receives the benefit of "
+            f"{_label(ctx, rc.tile)}, for as long as both your armies stand there.")
+
+
+def building(ctx: CampaignContext, rc: r.Building) -> str:
+    secret = ("\n\nOnly your claim and the moderators know of it: posts never name it."
+              if rc.entry.hidden else "")
+    return (f"Building **{rc.entry.name}** at {_label(ctx, rc.holdfast)} for "
+            f"{r.cost_text(rc.entry)} (gold left: {r.gold_text(rc.gold_left)}).\n\n"
+            f"- Effect: {rc.entry.describe_effects()}\n"
+            f"- Finished: when the month begins, {ctx.when(rc.ready)}; you will get a "
+            f"note{secret}")
+
+
+def bought(ctx: CampaignContext, rc: r.Bought) -> str:
+    return (f"{_name(ArmyKind.LAND, rc.army)} now carries **{rc.entry.name}** "
+            f"({r.cost_text(rc.entry)}; gold "
+            f"left: {r.gold_text(rc.gold_left)}).\n\n- Effect: "
+            f"{rc.entry.describe_effects()}\n"
+            "- Siege equipment counts when the army besieges or assaults a holdfast.")
+
+
+def blockading(ctx: CampaignContext, rc: r.Blockading) -> str:
+    port = _label(ctx, rc.port)
+    head = f"**Fleet {rc.fleet}** ({rc.ships} ships) blockades {port}.\n\n"
+    if rc.owner is None:
+        return (head + f"No claim holds {port}, so there is no siege to support; its harbour "
+                "is closed all the same while the fleet stays on its tile.")
+    siege = rc.siege
+    if siege is None:
+        status = (f"No siege yet: {port} may now be besieged by an army of yours standing "
+                  f"on it (`siege {port} with army N`). The blockade holds while the "
+                  "fleet stays on its tile.")
+    elif siege.besieger_claim == rc.claim_id:
+        paused = " It was paused while no ships held the blockade; it counts again from the " \
+                 "next month." if siege.paused else ""
+        status = (f"The siege of {port} goes on: {siege.months_elapsed} of "
+                  f"{siege.months_required} months counted.{paused}")
+    else:
+        status = f"{port} is besieged by another claim; your blockade stands beside it."
+    return head + status
+
+
+def assigned(ctx: CampaignContext, rc: r.Assigned) -> str:
+    notes = []
+    if rc.left is not None:
+        notes.append(f"{rc.name} leaves {force_name(rc.left_kind, rc.left)}, which has no "
+                     "commander now.")
+    if rc.relieved is not None:
+        notes.append(f"{rc.relieved} is relieved of {force_name(rc.kind, rc.army)}.")
+    skills = [f"{e.shown_as} ({e.describe_effects()})" + (" (secret)" if e.hidden else "")
+              for e in rc.skills]
+    skill_text = ("Skills now with the army: " + "; ".join(skills)) if skills else \
+        f"{rc.name} has no skills in this campaign's catalogue."
+    return "\n\n".join([f"**{rc.name}** takes command of {force_name(rc.kind, rc.army)}.",
+                        *notes, skill_text])
+
+
+def status_report(ctx: CampaignContext, rc: r.StatusReport) -> str:
+    claim = rc.claim
+    lines = [f"**{claim.name}** — {ctx.when(rc.at)}", "",
+             f"- Gold: {money(claim.gold)}",
+             f"- At home in {_label(ctx, claim.holdfast)}: {claim.infantry} infantry, "
+             f"{claim.cavalry} cavalry" + (f", {claim.ships} ships" if claim.ships else "")]
+    if rc.defense_bonus != 1:  # the claimant knows its own holdfast's secret
+        lines.append(f"- Defenses of {_label(ctx, claim.holdfast)}: x{money(rc.defense_bonus)} "
+                     "to your defenders' strength against an assault (secret: only your claim "
+                     "and the moderators see this)")
+    if rc.scattered and claim.scattered_until is not None:
+        lines.append(f"- Scattered (cannot be raised until {ctx.when(claim.scattered_until)}):"
+                     f" {claim.scattered_infantry} infantry, {claim.scattered_cavalry} cavalry")
+    if not rc.armies:
+        lines.append("- No armies or fleets raised")
+    for a in rc.armies:
+        extra = ""
+        if a.state is ArmyState.MUSTERING and a.ready_tick is not None:
+            extra = f", ready {_at(ctx, a.ready_tick)}"
+        if a.march.path and a.arrival_tick is not None:
+            extra += (f", {travel(a.kind, 'ing')} to {_label(ctx, a.march.path[-1])}, arrives "
+                      f"{_at(ctx, a.arrival_tick)}")
+        lines.append(f"- {_name(a.kind, a.id)}: {troops_text(a.infantry, a.cavalry, a.ships)}, "
+                     f"{state_word(a.kind, a.state)} at {_label(ctx, a.tile)}{extra}")
+    lines.append(f"- Upkeep of raised troops: {money(rc.upkeep)} gold a month this season")
+    return "\n".join(lines)
+
+
+def _strength(power: Strength) -> str:
+    labels = power.public_labels()
+    return money(power.value) + (f" ({power.base} " + " ".join(labels) + ")" if labels else "")
+
+
+def odds_shown(ctx: CampaignContext, rc: r.OddsShown) -> str:
+    fight, odds, win = rc.fight, rc.odds, rc.odds.attacker_win
+    ratio = "" if fight.ratio is None else f"ratio {money(fight.ratio)}, "
+    mine, theirs = force_name(rc.kind, rc.army), force_name(rc.target_kind, rc.target)
+    return (f"If {mine} attacks {theirs} now ({mine} is the attacker: "
+            "it never has the defender's terrain bonus; the battle would be fought at "
+            f"{_at(ctx, rc.fought_tick)}):\n\n"
+            f"- strength {_strength(fight.attacker)} against {_strength(fight.defender)}: "
+            f"{ratio}band {fight.band.name}\n"
+            f"- **{float(win) * 100:.1f}%** to win, {float(1 - win) * 100:.1f}% to lose "
+            f"(exactly {win})\n"
+            f"- expected losses: yours {float(odds.attacker_losses.infantry):.0f} infantry, "
+            f"{float(odds.attacker_losses.cavalry):.0f} cavalry; theirs "
+            f"{float(odds.defender_losses.infantry):.0f} infantry, "
+            f"{float(odds.defender_losses.cavalry):.0f} cavalry")
+
+
+_RENDER: dict[type, Callable[[CampaignContext, Any], str]] = {
+    r.Mustered: mustered,
+    r.Marched: marched,
+    r.RouteFound: route_found,
+    r.Cancelled: cancelled,
+    r.CalledOff: called_off,
+    r.Halted: halted,
+    r.Reacted: reacted,
+    r.RetreatReferred: retreat_referred,
+    r.Spared: spared,
+    r.BattleOrdered: battle_ordered,
+    r.SiegeLifted: siege_lifted,
+    r.Disbanded: disbanded,
+    r.SiegeBegun: siege_begun,
+    r.StatusReport: status_report,
+    r.Ceded: ceded,
+    r.Building: building,
+    r.Bought: bought,
+    r.Blockading: blockading,
+    r.Assigned: assigned,
+    r.OddsShown: odds_shown,
+    r.SiegeReferred: siege_referred,
+}
+
+
+def receipt_text(ctx: CampaignContext, receipt: r.Receipt) -> str:
+    """The reply section of an accepted order."""
+    return _RENDER[type(receipt)](ctx, receipt)

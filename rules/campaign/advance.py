@@ -1,0 +1,710 @@
+"""What a tick decides, as pure functions over :class:`~rules.campaign.state.World` values.
+
+``advance_*`` functions take the world before a phase and return the world after it with the
+events of the phase, in the order they happened (plain values: the services journal them and
+render posts and messages from them; nothing here is markdown). Dice come from
+:class:`~rules.campaign.state.EventDice`, keyed per event exactly as the tick has always keyed
+them, so a replay, the demo and a database tick roll the same dice.
+
+The phases of a tick, in order (:func:`bot.services.tick.apply_tick` runs them):
+
+1. the monthly jobs of every in-game month boundary the tick passes, claim by claim: its
+   improvements and troop capacity (services, for now), then :func:`advance_upkeep` (pay the
+   month's upkeep or scatter) and :func:`advance_regeneration` (the slain coming back);
+2. :func:`advance_musters`: musters that are ready;
+3. :func:`advance_movement`: marches and retreats step on; every tile entered is watched by the
+   holdfasts and resource tiles near it (detection rolls) and an army entering a tile held by
+   an enemy at war stops there (an encounter: a battle after the reaction window);
+4. the battles whose reaction window has closed (services, for now);
+5. :func:`advance_meetings`: hostile armies still sharing a tile meet in a battle;
+6. :func:`advance_sieges`: sieges whose besiegers left end, each siege month completed counts
+   (a holdfast starved out falls: :func:`holdfast_falls`, also what a won assault does), and
+   armies behind walls no siege holds come out;
+7. :func:`advance_holders`: who receives each occupied resource tile's benefit now.
+
+:func:`advance_moves` runs 2 and 3 together (they share the observers of the tick).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from fractions import Fraction
+
+from rules.campaign import calendar
+from rules.campaign.config import RulesConfig
+from rules.campaign.detection import DetectionResult, ObserverKind, roll_detection
+from rules.campaign.meetings import Presence, hostile_meetings
+from rules.campaign.modifiers import Modifier
+from rules.campaign.movement import MarchProgress, budget_per_tick, marches_on, step_march
+from rules.campaign.resources import tile_holder
+from rules.campaign.siege import SiegeState as SiegeCount
+from rules.campaign.siege import advance_siege_month, month_checks
+from rules.campaign.state import (
+    NO_MODIFIERS,
+    BattleState,
+    CharacterState,
+    ClaimState,
+    EventDice,
+    HolderState,
+    Modifiers,
+    SiegeState,
+    World,
+)
+from rules.campaign.upkeep import UpkeepResult, accrue_month, apply_upkeep
+from rules.campaign.world import (
+    ACTIVE_STATES,
+    NO_MARCH,
+    Army,
+    ArmyKind,
+    ArmyState,
+    BattleKind,
+    BattleStatus,
+    CharacterStatus,
+    March,
+    SiegeStatus,
+)
+from rules.campaign.worldmap import WorldMap
+from rules.fairdice import claim_branch
+
+__all__ = [
+    "Arrival",
+    "Detection",
+    "Encounter",
+    "HolderChanged",
+    "HoldfastFalls",
+    "MusterDone",
+    "Regenerated",
+    "Scattered",
+    "SiegeEnded",
+    "SiegeMonth",
+    "Tick",
+    "TickEvent",
+    "UpkeepPaid",
+    "advance_holders",
+    "advance_meetings",
+    "advance_movement",
+    "advance_moves",
+    "advance_musters",
+    "advance_regeneration",
+    "advance_sieges",
+    "advance_upkeep",
+    "gone",
+    "holdfast_falls",
+    "observers_of",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Tick:
+    """The tick being applied: its index, the map and the rules numbers, and the modifiers in
+    force (:data:`~rules.campaign.state.NO_MODIFIERS` without a catalogue)."""
+
+    index: int
+    map: WorldMap
+    rules: RulesConfig
+    modifiers: Modifiers = NO_MODIFIERS
+
+
+# --- events ---------------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class MusterDone:
+    """A mustering army is ready (``army`` as it is now: standing, marching or in garrison)."""
+
+    army: Army
+
+
+@dataclass(frozen=True, slots=True)
+class Detection:
+    """Claim ``watcher`` rolled, from ``observer`` (a tile), to detect ``army`` (as it stood
+    then, on the tile it had just entered). ``watching``: the watcher's own modifiers (to name
+    its secret ones to it alone); ``guard``: a standing army of the watcher on the observer
+    tile that may intercept the passing force (None: none may); ``dice_line``: the printed
+    dice; ``rolls``: the dice rolled."""
+
+    army: Army
+    watcher: int
+    observer: str
+    result: DetectionResult
+    watching: tuple[Modifier, ...]
+    guard: int | None
+    dice_line: str
+    rolls: tuple[object, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Encounter:
+    """``attacker`` met the enemy ``defender`` on its tile: ``battle`` is fought after the
+    reaction window; ``battle.reactor_claim`` has the first reaction."""
+
+    attacker: Army
+    defender: Army
+    battle: BattleState
+
+
+@dataclass(frozen=True, slots=True)
+class Arrival:
+    """An army reached the end of its march (``returned``: the end of a retreat)."""
+
+    army: Army
+    returned: bool
+
+
+@dataclass(frozen=True, slots=True)
+class SiegeEnded:
+    """``siege`` ended (its status says how: lifted, or broken by a sally) because its
+    besiegers ``fate`` (completes "The besiegers of CLAIM ...")."""
+
+    siege: SiegeState
+    fate: str
+
+
+@dataclass(frozen=True, slots=True)
+class SiegeMonth:
+    """Siege month ``month`` (1-based from the start) of ``siege`` completed; the siege as it
+    is now (``paused``: the month did not count, the blockade is broken)."""
+
+    siege: SiegeState
+    month: int
+    months_left: int
+
+
+@dataclass(frozen=True, slots=True)
+class HoldfastFalls:
+    """The holdfast of ``siege`` fell: ``how`` (``taken by assault``, ``starved out after N
+    months of siege``); the garrison captured (``infantry``, ``cavalry``)."""
+
+    siege: SiegeState
+    how: str
+    infantry: int
+    cavalry: int
+
+
+@dataclass(frozen=True, slots=True)
+class HolderChanged:
+    """The benefit of resource tile ``tile`` passed from claim ``before`` to ``holder`` (None:
+    nobody)."""
+
+    tile: str
+    holder: int | None
+    before: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class UpkeepPaid:
+    """``claim`` (as it is now) paid the upkeep of in-game month ``date`` for its raised
+    ``infantry``, ``cavalry`` and ``ships`` (``result``: cost, income, gold left)."""
+
+    claim: ClaimState
+    date: calendar.GameDate
+    result: UpkeepResult
+    infantry: int
+    cavalry: int
+    ships: int
+
+
+@dataclass(frozen=True, slots=True)
+class Scattered:
+    """``claim`` could not pay the upkeep of in-game month ``date``: its armies scattered,
+    ``result.survivors`` went home (locked until ``claim.scattered_until``)."""
+
+    claim: ClaimState
+    date: calendar.GameDate
+    result: UpkeepResult
+
+
+@dataclass(frozen=True, slots=True)
+class Regenerated:
+    """``infantry`` and ``cavalry`` slain in earlier months came back to ``claim``."""
+
+    claim: ClaimState
+    infantry: int
+    cavalry: int
+
+
+TickEvent = (MusterDone | Detection | Encounter | Arrival | SiegeEnded | SiegeMonth
+             | HoldfastFalls | HolderChanged | UpkeepPaid | Scattered | Regenerated)
+"""Everything the moved phases report."""
+
+
+# --- monthly jobs ---------------------------------------------------------------------------
+
+def advance_upkeep(world: World, claim_id: int, date: calendar.GameDate, tick: Tick, *,
+                   income: Sequence[Modifier] = ()) -> tuple[World, list[TickEvent]]:
+    """Claim ``claim_id`` pays the upkeep of in-game month ``date`` for its raised armies out
+    of its gold and the month's ``income`` (its gold income modifiers), in the world's season.
+    When it cannot, every raised army scatters: the rules' survivors go home, locked until the
+    end of the year, and the armies are gone."""
+    claim = world.claims[claim_id]
+    raised = [a for a in world.armies.values()
+              if a.claim_id == claim_id and a.state in ACTIVE_STATES]
+    inf = sum(a.infantry for a in raised)
+    cav = sum(a.cavalry for a in raised)
+    ships = sum(a.ships for a in raised)
+    result = apply_upkeep(claim.gold, inf, cav, world.season, tick.rules, ships,
+                          income_modifiers=income)
+    claim = replace(claim, gold=result.gold_after)
+    if not result.scatter:
+        world = replace(world, claims={**world.claims, claim_id: claim})
+        return world, [UpkeepPaid(claim, date, result, inf, cav, ships)]
+    home = result.survivors
+    at = calendar.tick_time(tick.index, tick.rules)
+    claim = replace(claim, infantry=claim.infantry + home.infantry,
+                    cavalry=claim.cavalry + home.cavalry, ships=claim.ships + home.ships,
+                    scattered_infantry=claim.scattered_infantry + home.infantry,
+                    scattered_cavalry=claim.scattered_cavalry + home.cavalry,
+                    scattered_until=calendar.scattered_until(at, tick.rules))
+    armies = dict(world.armies)
+    for a in raised:
+        armies[a.id] = gone(a, "scattered, unpaid and unfed")
+    world = replace(world, claims={**world.claims, claim_id: claim}, armies=armies)
+    return world, [Scattered(claim, date, result)]
+
+
+def advance_regeneration(world: World, claim_id: int, date: calendar.GameDate, tick: Tick
+                         ) -> tuple[World, list[TickEvent]]:
+    """The slain of claim ``claim_id`` accrue in-game month ``date`` (once per month): whole
+    soldiers come back home."""
+    claim = world.claims[claim_id]
+    if claim.slain.last_accrued is not None and date <= claim.slain.last_accrued:
+        return world, []
+    ledger, inf, cav = accrue_month(claim.slain, date, tick.rules)
+    claim = replace(claim, slain=ledger, infantry=claim.infantry + inf,
+                    cavalry=claim.cavalry + cav)
+    world = replace(world, claims={**world.claims, claim_id: claim})
+    return world, [Regenerated(claim, inf, cav)] if inf or cav else []
+
+
+# --- musters --------------------------------------------------------------------------------
+
+def advance_musters(world: World, tick: Tick) -> tuple[World, list[TickEvent]]:
+    """Every mustering army whose ready tick has come is ready: inside its holdfast when it is
+    besieged, on the march when it was given a path, else standing."""
+    besieged = world.besieged()
+    armies = dict(world.armies)
+    events: list[TickEvent] = []
+    for a in world.armies.values():
+        if a.state is not ArmyState.MUSTERING or a.ready_tick is None \
+                or a.ready_tick > tick.index:
+            continue
+        if a.tile in besieged:
+            state = ArmyState.GARRISON
+        elif a.march.path:
+            state = ArmyState.MARCHING
+        else:
+            state = ArmyState.STANDING
+        ready = replace(a, state=state, stationary_since=tick.index)
+        armies[a.id] = ready
+        events.append(MusterDone(ready))
+    return replace(world, armies=armies), events
+
+
+# --- movement -------------------------------------------------------------------------------
+
+def resource_ids(world_map: WorldMap) -> frozenset[str]:
+    """The ids of the map's resource tiles."""
+    return frozenset(t.id for t in world_map.resource_tiles())
+
+
+def observers_of(world: World, tick: Tick) -> dict[str, tuple[int, ObserverKind]]:
+    """The tiles watched this tick and the claim watching from each: every claim's holdfast,
+    and every resource tile a standing army holds (the first such army, by id)."""
+    found: dict[str, tuple[int, ObserverKind]] = {}
+    for claim in world.claims.values():
+        found[claim.holdfast] = (claim.id, ObserverKind.HOLDFAST)
+    resource = resource_ids(tick.map)
+    for a in world.armies.values():
+        if a.state is ArmyState.STANDING and a.tile in resource and a.tile not in found:
+            found[a.tile] = (a.claim_id, ObserverKind.RESOURCE_TILE)
+    return found
+
+
+def budget(a: Army, tick: Tick) -> Fraction:
+    """The travel cost army ``a`` earns per tick now (its size, kind and modifiers)."""
+    return budget_per_tick(a.infantry, a.cavalry, tick.rules,
+                           is_fleet=a.kind is ArmyKind.FLEET,
+                           modifiers=tick.modifiers.march(a))
+
+
+class _Moves:
+    """One movement phase over a working copy of the armies (the world stays untouched)."""
+
+    def __init__(self, world: World, tick: Tick, dice: EventDice) -> None:
+        self.world = world
+        self.tick = tick
+        self.dice = dice
+        self.armies: dict[int, Army] = dict(world.armies)
+        # The armies on each tile, in the order they came (the order encounters look in).
+        self.by_tile: dict[str, list[int]] = {}
+        for a in world.armies.values():
+            self.by_tile.setdefault(a.tile, []).append(a.id)
+        self.battles: list[BattleState] = list(world.battles)
+        self.events: list[TickEvent] = []
+        self.budgets: dict[tuple[int, int, ArmyKind, tuple[Modifier, ...]], Fraction] = {}
+
+    def budget(self, a: Army) -> Fraction:
+        """:func:`budget`, worked out once per size, kind and modifiers in this phase."""
+        key = (a.infantry, a.cavalry, a.kind, self.tick.modifiers.march(a))
+        found = self.budgets.get(key)
+        if found is None:
+            found = self.budgets[key] = budget_per_tick(
+                a.infantry, a.cavalry, self.tick.rules, is_fleet=a.kind is ArmyKind.FLEET,
+                modifiers=key[3])
+        return found
+
+    def on_tile(self, tile: str) -> list[Army]:
+        return [self.armies[i] for i in self.by_tile.get(tile, ())]
+
+    def move_all(self) -> None:
+        observers = observers_of(replace(self.world, armies=self.armies), self.tick)
+        for army_id in list(self.armies):
+            a = self.armies[army_id]
+            if a.state not in (ArmyState.MARCHING, ArmyState.RETREATING):
+                continue
+            if not marches_on(self.tick.index, a.march.depart_tick) or not a.march.path:
+                continue  # no tile is entered on the departure tick itself
+            progress = MarchProgress(a.march.costs, 0, a.march.saved)
+            progress, entered = step_march(progress, self.budget(a))
+            saved = progress.saved
+            if not entered:
+                a = replace(a, march=March(a.march.path, a.march.costs, saved,
+                                           a.march.depart_tick))
+            stopped = False
+            for _ in range(entered):
+                self.by_tile[a.tile].remove(a.id)
+                m = a.march
+                a = replace(a, travelled=(*a.travelled, a.tile), tile=m.path[0],
+                            march=March(m.path[1:], m.costs[1:], saved, m.depart_tick))
+                self.by_tile.setdefault(a.tile, []).append(a.id)
+                self.armies[a.id] = a
+                a = self.detect(a, observers)
+                if self.encounter(a):
+                    stopped = True
+                    break
+            if stopped or not a.march.path:
+                a = self.arrive(a, interrupted=stopped)
+            self.armies[a.id] = a
+
+    def detect(self, a: Army, observers: Mapping[str, tuple[int, ObserverKind]]) -> Army:
+        """Every watched tile within the detection radius of ``a`` that has not rolled for this
+        march yet rolls to detect it."""
+        rules = self.tick.rules
+        near = self.tick.map.tiles_within(a.tile, rules.detection_radius)
+        rolled = set(a.meta.get("rolled", []))
+        for tile_id in sorted(near):
+            watcher = observers.get(tile_id)
+            if watcher is None or watcher[0] == a.claim_id:
+                continue
+            key = f"{a.march.depart_tick}:{tile_id}"
+            if key in rolled:
+                continue
+            rolled.add(key)
+            dice, event = self.dice.roll_for(f"detect:{self.tick.index}:{a.id}:{tile_id}", a,
+                                             branch=claim_branch(watcher[0]))
+            watching = self.tick.modifiers.observer(watcher[0], tile_id)
+            result = roll_detection(a.size, watcher[1], dice=dice, rules=rules,
+                                    observer_modifiers=watching,
+                                    stealth_modifiers=self.tick.modifiers.march(a))
+            guard = self.guard(a, watcher[0], tile_id)
+            self.events.append(Detection(a, watcher[0], tile_id, result, watching, guard,
+                                         self.dice.line(event, dice), tuple(dice.rolls)))
+            if result.detected:
+                detected_by = {*a.detected_by, watcher[0]}
+                sighted = dict(a.meta.get("sighted", {}))
+                sighted[str(watcher[0])] = [tile_id, self.tick.index]  # the intercept window
+                a = a.with_meta(detected_by=sorted(detected_by), sighted=sighted)
+        a = a.with_meta(rolled=sorted(rolled))
+        self.armies[a.id] = a
+        return a
+
+    def guard(self, a: Army, claim_id: int, tile_id: str) -> int | None:
+        """A standing army of the watching claim on the watching tile may intercept a marching
+        force it sighted, until the next tick."""
+        if a.state is not ArmyState.MARCHING:
+            return None
+        for g in self.on_tile(tile_id):
+            if g.claim_id == claim_id and g.state is ArmyState.STANDING and g.kind is a.kind:
+                return g.id
+        return None
+
+    def encounter(self, a: Army) -> bool:
+        """A marching (or retreating) army entering a tile held by an enemy at war stops there
+        to fight (a retreat passing through an enemy is stopped too)."""
+        for other in self.on_tile(a.tile):
+            if other.id == a.id or other.kind is not a.kind:
+                continue
+            if other.state not in (ArmyState.STANDING, ArmyState.BESIEGING):
+                continue
+            if not self.world.at_war(a.claim_id, other.claim_id):
+                continue
+            self.meet(a, other)
+            return True
+        return False
+
+    def meet(self, a: Army, other: Army) -> None:
+        """Army ``a`` meets enemy ``other`` on its tile: a battle after the reaction window.
+        The first reaction is the defender's if it detected ``a``, else ``a``'s."""
+        battle = meet(a, other, self.tick)
+        self.battles.append(battle)
+        self.events.append(Encounter(a, other, battle))
+
+    def arrive(self, a: Army, *, interrupted: bool) -> Army:
+        was_retreat = a.state is ArmyState.RETREATING
+        a = arrived(a, self.tick.index)
+        if not interrupted:
+            self.events.append(Arrival(a, was_retreat))
+        return a
+
+    def result(self) -> World:
+        return replace(self.world, armies=self.armies, battles=tuple(self.battles))
+
+
+def meet(a: Army, other: Army, tick: Tick) -> BattleState:
+    """The field battle that begins when army ``a`` meets the enemy ``other`` on its tile."""
+    reactor = other.claim_id if other.claim_id in a.detected_by else a.claim_id
+    return BattleState(None, tile=a.tile, kind=BattleKind.FIELD, attacker_army=a.id,
+                       defender_army=other.id, attacker_claim=a.claim_id,
+                       defender_claim=other.claim_id, created_tick=tick.index,
+                       resolve_tick=tick.index + tick.rules.reaction_ticks,
+                       reactor_claim=reactor)
+
+
+def arrived(a: Army, tick: int) -> Army:
+    """Army ``a`` stops where it is (its march ended, or it was stopped to fight): it stands
+    from this tick; a retreat's way back is forgotten."""
+    return replace(a, state=ArmyState.STANDING, stationary_since=tick, arrival_tick=tick,
+                   march=replace(NO_MARCH, depart_tick=a.march.depart_tick),
+                   travelled=() if a.state is ArmyState.RETREATING else a.travelled)
+
+
+def advance_movement(world: World, tick: Tick, dice: EventDice
+                     ) -> tuple[World, list[TickEvent]]:
+    """Every march and retreat steps on (see the module's docstring)."""
+    moves = _Moves(world, tick, dice)
+    moves.move_all()
+    return moves.result(), moves.events
+
+
+def advance_moves(world: World, tick: Tick, dice: EventDice) -> tuple[World, list[TickEvent]]:
+    """Musters, then movement."""
+    world, events = advance_musters(world, tick)
+    world, more = advance_movement(world, tick, dice)
+    return world, [*events, *more]
+
+
+# --- meetings -------------------------------------------------------------------------------
+
+def advance_meetings(world: World, tick: Tick) -> tuple[World, list[TickEvent]]:
+    """Every pair of hostile armies left sharing a tile after the tick's moves and battles
+    meets in a battle (:mod:`rules.campaign.meetings`); armies on the move stop to fight.
+
+    Armies already in a pending battle start no new one; two armies let stay after a failed
+    retreat (a spared battle) share that tile in peace.
+    """
+    busy: set[int] = set()
+    spared: set[tuple[int, int, str]] = set()
+    for b in world.battles:
+        if b.status is BattleStatus.PENDING:
+            busy.update((b.attacker_army, b.defender_army))
+        elif b.status is BattleStatus.SPARED:
+            spared.update(((b.attacker_army, b.defender_army, b.tile),
+                           (b.defender_army, b.attacker_army, b.tile)))
+    present = [a for a in world.armies.values()
+               if a.state in (ArmyState.STANDING, ArmyState.BESIEGING,
+                              ArmyState.MARCHING, ArmyState.RETREATING)
+               and not (a.state is ArmyState.RETREATING and a.meta.get("retreat_from") == a.tile)]
+    # (a retreating army leaving the battle it escaped meets nobody there)
+    # Only tiles where two claims' armies stand can hold a meeting.
+    first_claim: dict[str, int] = {}
+    shared: set[str] = set()
+    for a in present:
+        if first_claim.setdefault(a.tile, a.claim_id) != a.claim_id:
+            shared.add(a.tile)
+    presences = []
+    for a in present:
+        if a.tile not in shared:
+            continue
+        moving = a.state in (ArmyState.MARCHING, ArmyState.RETREATING) \
+            and marches_on(tick.index, a.march.depart_tick)
+        presences.append(Presence(a.id, a.claim_id, a.tile, a.kind,
+                                  None if moving else a.stationary_since))
+    armies = dict(world.armies)
+    battles = list(world.battles)
+    events: list[TickEvent] = []
+    for attacker, defender in hostile_meetings(presences, world.at_war, busy):
+        if (attacker.army, defender.army, attacker.tile) in spared:
+            continue
+        for stopping in (attacker.army, defender.army):
+            if armies[stopping].state in (ArmyState.MARCHING, ArmyState.RETREATING):
+                armies[stopping] = arrived(armies[stopping], tick.index)  # both stop to fight
+        att, dfd = armies[attacker.army], armies[defender.army]
+        battle = meet(att, dfd, tick)
+        battles.append(battle)
+        events.append(Encounter(att, dfd, battle))
+    return replace(world, armies=armies, battles=tuple(battles)), events
+
+
+# --- sieges ---------------------------------------------------------------------------------
+
+def gone(a: Army, fate: str) -> Army:
+    """Army ``a`` is no more; ``fate`` completes "The besiegers of CLAIM ..." in posts."""
+    return replace(a, state=ArmyState.GONE,
+                   march=replace(a.march, path=(), costs=())).with_meta(fate=fate)
+
+
+def captured(world: World, army_ids: Sequence[int]) -> dict[int, CharacterState]:
+    """The world's characters after those with the given armies were captured with them: no
+    longer free to command (the moderators rule on their fate)."""
+    characters = dict(world.characters)
+    taken = set(army_ids)
+    for c in world.characters.values():
+        if c.army_id in taken and c.status in (CharacterStatus.ALIVE, CharacterStatus.WOUNDED):
+            characters[c.id] = replace(c, status=CharacterStatus.CAPTURED, army_id=None)
+    return characters
+
+
+def holdfast_falls(world: World, siege: SiegeState, how: str
+                   ) -> tuple[World, HoldfastFalls]:
+    """The holdfast of ``siege`` falls (``how``: taken by assault, starved out): the
+    defender's troops at home and every land army of it on the tile are captured (their
+    characters too), the siege is over and the besiegers stand on the tile."""
+    claims = dict(world.claims)
+    armies = dict(world.armies)
+    defender = world.claims.get(siege.defender_claim)
+    infantry = defender.infantry if defender is not None else 0
+    cavalry = defender.cavalry if defender is not None else 0
+    if defender is not None:
+        claims[defender.id] = replace(defender, infantry=0, cavalry=0, scattered_infantry=0,
+                                      scattered_cavalry=0)
+    taken = []
+    for a in world.armies.values():  # every troop of the claim on the tile shares its fate
+        if a.claim_id == siege.defender_claim and a.tile == siege.holdfast \
+                and a.kind is ArmyKind.LAND and a.state is not ArmyState.GONE:
+            infantry += a.infantry
+            cavalry += a.cavalry
+            armies[a.id] = replace(gone(a, "were captured when the holdfast fell"),
+                                   commander_id=None)
+            taken.append(a.id)
+    fallen = replace(siege, status=SiegeStatus.FALLEN)
+    besieger = armies.get(siege.army_id)
+    if besieger is not None and besieger.state is ArmyState.BESIEGING:
+        armies[besieger.id] = replace(besieger, state=ArmyState.STANDING)
+    world = replace(world, claims=claims, armies=armies, characters=captured(world, taken),
+                    sieges=_with_siege(world.sieges, fallen))
+    return world, HoldfastFalls(fallen, how, infantry, cavalry)
+
+
+def _with_siege(sieges: Sequence[SiegeState], siege: SiegeState) -> tuple[SiegeState, ...]:
+    return tuple(siege if s.id == siege.id else s for s in sieges)
+
+
+def _blockade_holds(world: World, siege: SiegeState, tick: Tick) -> bool:
+    """A port holdfast is starved only while a standing fleet of the besiegers holds a water
+    tile next to it; any other holdfast always."""
+    tile = tick.map.tile(siege.holdfast)
+    if not tile.port:
+        return True
+    water = set(tick.map.water_adjacent(tile.id))
+    return any(a.kind is ArmyKind.FLEET and a.tile in water
+               and a.claim_id == siege.besieger_claim and a.state is ArmyState.STANDING
+               for a in world.armies.values())
+
+
+def advance_sieges(world: World, tick: Tick) -> tuple[World, list[TickEvent]]:
+    """End every siege whose besiegers left the tile or are no more, then count each whole
+    in-game month completed since its start (a holdfast starved out falls); then the armies
+    behind walls that no siege holds and no enemy stands before come out."""
+    events: list[TickEvent] = []
+    at = calendar.tick_time(tick.index, tick.rules)
+    previous = calendar.tick_time(tick.index - 1, tick.rules)
+    for siege in sorted(world.active_sieges(), key=lambda s: s.id):
+        besieger = world.armies.get(siege.army_id)
+        if besieger is None or besieger.state is ArmyState.GONE:
+            fate = (besieger.meta.get("fate") if besieger is not None else None) \
+                or "are no more"
+            world = _end(world, siege, str(fate), events)
+            continue
+        if besieger.tile != siege.holdfast or besieger.state is not ArmyState.BESIEGING:
+            world = _end(world, siege, "have left the holdfast's tile", events)
+            continue
+        started = calendar.tick_time(siege.started_tick, tick.rules)
+        for month in month_checks(started, previous, at, tick.rules.month_length):
+            count = SiegeCount(siege.months_required, siege.months_elapsed, siege.paused)
+            new, fell = advance_siege_month(count, True, _blockade_holds(world, siege, tick))
+            siege = replace(siege, months_elapsed=new.months_elapsed, paused=new.paused)
+            world = replace(world, sieges=_with_siege(world.sieges, siege))
+            if fell:
+                world, fall = holdfast_falls(world, siege, "starved out after "
+                                             f"{siege.months_elapsed} months of siege")
+                events.append(fall)
+                break
+            events.append(SiegeMonth(siege, month, new.months_left))
+    return release_garrisons(world), events
+
+
+def _end(world: World, siege: SiegeState, fate: str, events: list[TickEvent]) -> World:
+    ended = replace(siege, status=SiegeStatus.LIFTED)
+    events.append(SiegeEnded(ended, fate))
+    return replace(world, sieges=_with_siege(world.sieges, ended))
+
+
+def release_garrisons(world: World) -> World:
+    """Armies behind their walls come out (standing) once no siege holds the holdfast and no
+    enemy army at war stands on its tile."""
+    besieged = world.besieged()
+    here: dict[str, list[Army]] | None = None
+    armies: dict[int, Army] | None = None
+    for a in world.armies.values():
+        if a.state is not ArmyState.GARRISON or a.tile in besieged:
+            continue
+        if here is None:
+            here = world.by_tile()
+        now = armies if armies is not None else world.armies  # earlier releases count
+        if any(o.claim_id != a.claim_id and world.at_war(a.claim_id, o.claim_id)
+               and now[o.id].state in (ArmyState.STANDING, ArmyState.BESIEGING)
+               for o in here.get(a.tile, ())):
+            continue
+        if armies is None:
+            armies = dict(world.armies)
+        armies[a.id] = replace(a, state=ArmyState.STANDING)
+    return world if armies is None else replace(world, armies=armies)
+
+
+# --- resource tiles -------------------------------------------------------------------------
+
+def advance_holders(world: World, tick: Tick) -> tuple[World, list[TickEvent]]:
+    """Record who receives each occupied (or recorded) resource tile's benefit now
+    (:func:`rules.campaign.resources.tile_holder`); a hostile newcomer takes nothing by
+    arriving. A cession lapses when the claim it was made to loses the benefit."""
+    on_tile: dict[str, list[Army]] = {}
+    resource = resource_ids(tick.map)
+    for a in world.armies.values():
+        if a.state is ArmyState.STANDING and a.tile in resource:
+            on_tile.setdefault(a.tile, []).append(a)
+    holders = dict(world.holders)
+    events: list[TickEvent] = []
+    for tile in sorted(set(on_tile) | set(world.holders)):
+        row = world.holders.get(tile)
+        before = row.claim_id if row is not None else None
+        holder = tile_holder(on_tile.get(tile, ()), tick.rules, recorded=before,
+                             ceded_to=row.ceded_to if row is not None else None,
+                             hostile=world.at_war)
+        if holder == before:
+            continue
+        ceded = row.ceded_to if row is not None else None
+        if holder is None or ceded == before:
+            ceded = None
+        holders[tile] = HolderState(tile, holder, ceded)
+        events.append(HolderChanged(tile, holder, before))
+    return (world if not events else replace(world, holders=holders)), events
+
+
+def changed_claims(before: World, after: World) -> Sequence[ClaimState]:
+    """The claims ``after`` changed (new values), by id."""
+    return [c for i, c in after.claims.items() if before.claims.get(i) is not c]
+
+
+def changed_armies(before: World, after: World) -> Sequence[Army]:
+    """The armies ``after`` changed (new values), by id."""
+    return [a for i, a in after.armies.items() if before.armies.get(i) is not a]

@@ -1,0 +1,266 @@
+"""The world a tick (and an order) works on, as frozen values: built once per tick by the
+services from one query per table, handed to the pure rules, and compared with the result to
+write back only what changed.
+
+- :class:`World`: the armies (:class:`~rules.campaign.world.Army`, with their march as a
+  :class:`~rules.campaign.world.March`), the claims (:class:`ClaimState`), the active sieges
+  (:class:`SiegeState`), the battles waiting for their reaction window or spared
+  (:class:`BattleState`), the pairs of claims at war, the resource tile holders
+  (:class:`HolderState`) and the free characters (:class:`CharacterState`).
+- :class:`EventDice`: where each event's dice come from (the campaign secret and the dice period
+  of the tick): the same derivation as the services' fair dice, so a value-level tick rolls
+  exactly the dice the database-level tick rolled.
+- :class:`Modifiers`: what the rules ask about the modifiers in force (the catalogue's skills,
+  equipment, resources, improvements); :data:`NO_MODIFIERS` when there are none.
+
+Every value is immutable: a rule that changes something returns a new value
+(:func:`dataclasses.replace`) and a new :class:`World`. The lifecycle enums live in
+:mod:`rules.campaign.world`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from decimal import Decimal
+from typing import Any, Protocol
+
+from rules.campaign.config import Season
+from rules.campaign.modifiers import Modifier
+from rules.campaign.upkeep import SlainLedger
+from rules.campaign.world import (
+    Army,
+    ArmyKind,
+    ArmyState,
+    BattleKind,
+    BattleStatus,
+    CharacterStatus,
+    March,
+    Reaction,
+    SiegeStatus,
+)
+from rules.fairdice import PUBLIC, EventKey, FairDice, dice_line, format_entropy
+
+__all__ = [
+    "NO_MODIFIERS",
+    "Army",
+    "ArmyKind",
+    "ArmyState",
+    "BattleState",
+    "CharacterState",
+    "ClaimState",
+    "EventDice",
+    "HolderState",
+    "March",
+    "Modifiers",
+    "NoModifiers",
+    "SiegeState",
+    "World",
+    "war_key",
+]
+
+
+def war_key(a: int, b: int) -> tuple[int, int]:
+    """How a pair of claims is kept in :attr:`World.wars`: smaller id first."""
+    return (a, b) if a <= b else (b, a)
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimState:
+    """A claim (a House) as the tick sees it: its gold, its troops at home (``scattered_*`` of
+    them locked until ``scattered_until``), its regeneration ledger and its improvements (the
+    stored records, read-only here)."""
+
+    id: int
+    name: str
+    holdfast: str
+    gold: Decimal = Decimal(0)
+    infantry: int = 0
+    cavalry: int = 0
+    ships: int = 0
+    scattered_infantry: int = 0
+    scattered_cavalry: int = 0
+    scattered_until: datetime | None = None
+    slain: SlainLedger = field(default_factory=SlainLedger)
+    improvements: tuple[Mapping[str, Any], ...] = field(default=(), compare=False, hash=False)
+
+
+@dataclass(frozen=True, slots=True)
+class SiegeState:
+    """A siege of ``holdfast`` by army ``army_id``: ``months_elapsed`` of ``months_required``
+    counted (``paused`` while a port's blockade is broken)."""
+
+    id: int
+    army_id: int
+    besieger_claim: int
+    defender_claim: int
+    holdfast: str
+    started_tick: int
+    months_elapsed: int = 0
+    months_required: int = 12
+    paused: bool = False
+    status: SiegeStatus = SiegeStatus.ACTIVE
+
+
+@dataclass(frozen=True, slots=True)
+class BattleState:
+    """A battle waiting for its reaction window to close at ``resolve_tick`` (or spared, or
+    settled this tick). ``id`` is None for a battle the tick has just begun (the database gives
+    it one when it is stored). ``defender_army`` 0: a holdfast's garrison."""
+
+    id: int | None
+    tile: str
+    kind: BattleKind
+    attacker_army: int
+    defender_army: int
+    attacker_claim: int
+    defender_claim: int
+    created_tick: int
+    resolve_tick: int
+    reactor_claim: int | None = None
+    reaction: Reaction | None = None
+    holdfast: str = ""
+    status: BattleStatus = BattleStatus.PENDING
+
+
+@dataclass(frozen=True, slots=True)
+class CharacterState:
+    """A player character: with army ``army_id`` (None: at home in the holdfast)."""
+
+    id: int
+    claim_id: int
+    name: str
+    skills: tuple[str, ...] = ()
+    army_id: int | None = None
+    status: CharacterStatus = CharacterStatus.ALIVE
+
+
+@dataclass(frozen=True, slots=True)
+class HolderState:
+    """Who receives a resource tile's benefit (``claim_id``), and to whom the holder ceded it."""
+
+    tile: str
+    claim_id: int | None = None
+    ceded_to: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class World:
+    """The campaign's state as one tick needs it.
+
+    ``armies``: the raised armies (every state but gone) by id, ascending; an army that is gone
+    during a tick stays in the mapping with state GONE (so what happened to it is written back).
+    ``claims`` by id, ascending. ``sieges``: the active ones (and those a tick ended). ``battles``:
+    pending and spared ones (and those a tick settled or began). ``wars``: pairs at war as
+    :func:`war_key`. ``holders`` by tile. ``characters``: the free ones, by id. ``season`` and
+    ``last_month``: the campaign's season and the last in-game month whose jobs ran.
+
+    Treat the mappings as read-only; rules build new ones.
+    """
+
+    armies: Mapping[int, Army] = field(default_factory=dict)
+    claims: Mapping[int, ClaimState] = field(default_factory=dict)
+    sieges: tuple[SiegeState, ...] = ()
+    battles: tuple[BattleState, ...] = ()
+    wars: frozenset[tuple[int, int]] = frozenset()
+    holders: Mapping[str, HolderState] = field(default_factory=dict)
+    characters: Mapping[int, CharacterState] = field(default_factory=dict)
+    season: Season = Season.SUMMER
+    last_month: int = 0
+    allies: frozenset[tuple[int, int]] = frozenset()  # pairs allied (war_key), for harbours
+
+    def at_war(self, a: int, b: int) -> bool:
+        return war_key(a, b) in self.wars
+
+    def claim_name(self, claim_id: int | None) -> str:
+        claim = self.claims.get(claim_id) if claim_id is not None else None
+        return claim.name if claim is not None else "an unknown claim"
+
+    def active_sieges(self) -> tuple[SiegeState, ...]:
+        return tuple(s for s in self.sieges if s.status is SiegeStatus.ACTIVE)
+
+    def besieged(self) -> frozenset[str]:
+        """The holdfasts under an active siege."""
+        return frozenset(s.holdfast for s in self.sieges if s.status is SiegeStatus.ACTIVE)
+
+    def by_tile(self) -> dict[str, list[Army]]:
+        """The armies on each tile (a fresh index: rules that move armies keep it current)."""
+        found: dict[str, list[Army]] = {}
+        for a in self.armies.values():
+            found.setdefault(a.tile, []).append(a)
+        return found
+
+    def characters_with(self, army_id: int) -> tuple[str, ...]:
+        """The names of the free characters with an army."""
+        return tuple(c.name for c in self.characters.values() if c.army_id == army_id)
+
+    @classmethod
+    def of(cls, *, armies: Iterable[Army] = (), claims: Iterable[ClaimState] = (),
+           sieges: Sequence[SiegeState] = (), battles: Sequence[BattleState] = (),
+           wars: Iterable[tuple[int, int]] = (), holders: Iterable[HolderState] = (),
+           characters: Iterable[CharacterState] = (), season: Season = Season.SUMMER,
+           last_month: int = 0) -> World:
+        """A world from plain sequences (ids ascending, war pairs in any order)."""
+        return cls(armies={a.id: a for a in sorted(armies, key=lambda a: a.id)},
+                   claims={c.id: c for c in sorted(claims, key=lambda c: c.id)},
+                   sieges=tuple(sieges), battles=tuple(battles),
+                   wars=frozenset(war_key(a, b) for a, b in wars),
+                   holders={h.tile: h for h in holders},
+                   characters={c.id: c for c in sorted(characters, key=lambda c: c.id)},
+                   season=season, last_month=last_month)
+
+
+@dataclass(frozen=True, slots=True)
+class EventDice:
+    """Where the events of one tick roll from: the campaign secret and the tick's dice period.
+
+    :meth:`roll` gives the dice of one event (``key`` names it, ``branch`` is the public branch
+    or a claim's private one, ``orders`` are the references of the orders behind it, the
+    event's public entropy) and where they came from; :meth:`line` the printed dice line once
+    they are rolled. The same derivation as :mod:`rules.fairdice` documents.
+    """
+
+    secret: str
+    period: int
+
+    def roll(self, key: str, *, branch: str = PUBLIC, orders: Iterable[str] = ()
+             ) -> tuple[FairDice, EventKey]:
+        event = EventKey(self.period, branch, key, format_entropy(orders))
+        return event.dice(self.secret), event
+
+    def roll_for(self, key: str, *armies: Army | None, branch: str = PUBLIC
+                 ) -> tuple[FairDice, EventKey]:
+        """The dice of an event the given armies take part in (their last orders are its
+        entropy)."""
+        return self.roll(key, branch=branch,
+                         orders=[a.order_ref for a in armies if a is not None and a.order_ref])
+
+    @staticmethod
+    def line(event: EventKey, dice: FairDice) -> str:
+        return str(dice_line(event, dice))
+
+
+class Modifiers(Protocol):
+    """The modifiers in force, as the tick's rules ask for them."""
+
+    def march(self, army: Army) -> tuple[Modifier, ...]:
+        """An army's own modifiers on the move (its speed and its stealth)."""
+        ...
+
+    def observer(self, claim_id: int, tile: str) -> tuple[Modifier, ...]:
+        """The modifiers of whoever watches from ``tile`` for ``claim_id``."""
+        ...
+
+
+class NoModifiers:
+    """No catalogue: nothing modifies anything."""
+
+    def march(self, army: Army) -> tuple[Modifier, ...]:
+        return ()
+
+    def observer(self, claim_id: int, tile: str) -> tuple[Modifier, ...]:
+        return ()
+
+
+NO_MODIFIERS = NoModifiers()

@@ -1,0 +1,48 @@
+"""The scale benchmarks at a tiny size: their invariants hold (not their timings).
+
+- The tick benchmark (benchmarks/bench_tick.py): a tick's SQL statement count does not grow
+  with the armies, on SQLite and PostgreSQL; the growth check reads its own figures.
+- The many-campaigns benchmark (benchmarks/bench_campaigns.py): two real worker processes
+  catching up the same campaigns on one PostgreSQL apply every tick exactly once.
+"""
+
+from __future__ import annotations
+
+from contextlib import ExitStack
+from pathlib import Path
+
+import pytest
+
+from benchmarks.bench_campaigns import TICKS, run_campaigns
+from benchmarks.bench_tick import linear_verdict, measure, slopes
+from tests.fixtures.db import fresh_schema, require_postgres, sqlite_url
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+def test_tick_statements_stay_constant_as_the_armies_grow(backend: str, tmp_path: Path) -> None:
+    figures = []
+    for armies in (40, 160):
+        with ExitStack() as stack:
+            url = (sqlite_url(tmp_path / f"tick{armies}.db") if backend == "sqlite"
+                   else stack.enter_context(fresh_schema(require_postgres())))
+            figures.append(measure(url, armies, size=30))
+    assert figures[0]["statements"] == figures[1]["statements"] > 0
+    assert all(f["tick"] > 0 and f["baseline"] > 0 and f["peak_mb"] > 0 for f in figures)
+    assert not any(f["statements_varied"] for f in figures)  # two ticks, one count
+
+
+def test_the_growth_check_reads_marginal_costs() -> None:
+    points = [(1_000, 1.0), (5_000, 5.0), (20_000, 20.0)]
+    assert slopes(points) == pytest.approx([1e-3, 1e-3])
+    assert linear_verdict(points) == "at most linear"
+    quadratic = [(n, (n / 1_000) ** 2) for n in (1_000, 5_000, 20_000)]
+    assert linear_verdict(quadratic) == "FASTER THAN LINEAR"
+
+
+def test_two_processes_catching_up_many_campaigns_apply_each_tick_once(pg_url: str) -> None:
+    result = run_campaigns(pg_url, campaigns=4, armies=60, workers=2, size=30)
+    assert result.problems == []
+    assert result.campaigns == 4
+    assert sum(result.applied) == 4 * TICKS
+    assert sorted(result.tick_runs.values()) == [TICKS] * 4
+    assert len(result.worker_seconds) == 2
