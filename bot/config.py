@@ -75,6 +75,8 @@ class BotSettings(_Section):
     lease_seconds: int = Field(default=180, ge=30, le=3600)
     # A clock jump or an --until further than this is not caught up without a moderator.
     max_catch_up_days: int = Field(default=31, ge=1, le=36600)
+    # snapshots of the world kept for `maester undo` / `rollback` (one per tick and command)
+    snapshots_kept: int = Field(default=200, ge=1, le=100_000)
 
 
 class CalendarSettings(_Section):

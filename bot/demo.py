@@ -140,6 +140,49 @@ class Demo:
                                now=self.clock.now())
         self.emit(f"\n$ maester skills grant \"{character}\" {skill}\n{text}")
 
+    def preview(self, hours: int) -> None:
+        """A moderator previews the next ticks (as `maester tick --preview --until`): they
+        are applied in a transaction that is rolled back; nothing changes."""
+        from bot.services.snapshots import preview
+
+        until = self.clock.now() + timedelta(hours=hours)
+        lines = [f"\n$ maester tick --preview --until {until:%Y-%m-%dT%H:%MZ}"]
+        ticks = preview(self.engine, self.ctx, until)
+        for tick in ticks:
+            lines.append(f"tick {tick.tick} ({self.ctx.when(tick.at)})")
+            lines += [f"  - {event}" for event in tick.events]
+            same: dict[tuple[str, str], list[str]] = {}  # one line per kind and title
+            for entry in tick.queued:
+                same.setdefault((entry.kind, entry.title), []).append(entry.target)
+            lines += [f"  {kind} to {', '.join(targets[:3])}"
+                      + (f" and {len(targets) - 3} more" if len(targets) > 3 else "")
+                      + f": {title}" for (kind, title), targets in same.items()]
+        lines.append(f"Preview: {len(ticks)} tick(s); nothing was applied.")
+        self.emit("\n".join(lines))
+
+    def mistake_and_undo(self) -> None:
+        """A moderator records a fate for the wrong character and takes it back (as
+        `maester character set ...` then `maester undo`)."""
+        from bot.services import snapshots
+        from bot.services.moderation import find_character, set_fate
+
+        now = self.clock.now()
+        with transaction(self.engine) as session:
+            character = find_character(session, self.ctx, "Robb Stark")
+            snapshots.take(session, self.ctx, kind="command", now=now, actor=MODERATOR,
+                           label="character set Robb Stark dead")
+            done = set_fate(session, self.ctx, character, "dead", note="fell at the ford",
+                            actor=MODERATOR, now=now)
+        self.emit(f"\n$ maester character set \"Robb Stark\" dead --note \"fell at the "
+                  f"ford\"\n{done}")
+        with transaction(self.engine) as session:
+            plan = snapshots.plan(session, self.ctx, snapshots.newest(session, self.ctx), now)
+            lines = snapshots.restore(session, self.ctx, plan, actor=MODERATOR, now=now)
+            robb = find_character(session, self.ctx, "Robb Stark")
+            state = robb.status.value
+        self.emit("\n$ maester undo\n" + "\n".join(lines)
+                  + f"\nTaken back. Robb Stark is {state} again.")
+
     def imitation(self, name: str, body: str) -> None:
         """A player lays a message out like an AutoModerator forward (the bot refuses it)."""
         self.sandbox.seed_fake_automod_forward(name, "[Orders] sneaky", body,
@@ -267,6 +310,8 @@ def play(demo: Demo) -> None:
     demo.narrate("the moderators grant the commanders their skills")
     demo.grant("Brynden Tully", "Blackfish")
     demo.grant("Jaime Lannister", "Siegecraft")
+    demo.narrate("a moderator records a fate for the wrong Stark, and takes it back")
+    demo.mistake_and_undo()
     demo.narrate("the lords raise their banners")
     demo.modmail("ned_stark", "muster 800 infantry 200 cavalry\nstatus")
     demo.modmail("hoster_tully", "muster 400 infantry 100 cavalry")
@@ -286,6 +331,8 @@ def play(demo: Demo) -> None:
     demo.modmail("hoster_tully", f"assign Brynden Tully to army {tullys}")
     demo.bot_round()
 
+    demo.narrate("before the musters complete, the moderators preview the next day")
+    demo.preview(30)
     demo.advance(30)  # the musters complete
     demo.narrate("Lord Tywin posts his orders; AutoModerator forwards them")
     path = demo.route(army_tile(demo, lions), "Riverrun")

@@ -14,7 +14,7 @@ from sqlmodel import Session
 
 from bot.commands.dispatch import is_private, run_command
 from bot.commands.registry import CommandContext
-from bot.services import journal
+from bot.services import journal, pause
 from bot.services.orders import process_message
 from bot.services.world import CampaignContext
 from bot.text import escape_md
@@ -38,7 +38,10 @@ def handle_message(session: Session, ctx: CampaignContext, *, author: str, text:
     if public is None:
         public = not orders
     parts: list[str] = []
-    if orders:
+    paused = pause.refusal(session, ctx, text) if orders else None
+    if paused is not None:  # the campaign is paused: no order changes the world
+        parts.append(paused)
+    if orders and paused is None:
         outcome = process_message(session, ctx, author=author, text=text, now=now, ref=ref)
         if outcome.reply:
             parts.append(outcome.reply)

@@ -26,7 +26,7 @@ from bot.db.models import (
     Relation,
     RelationStatus,
 )
-from bot.services import journal, queries
+from bot.services import journal, queries, snapshots
 from bot.services.world import (
     CampaignContext,
     all_claims,
@@ -174,6 +174,12 @@ def status_cmd(config: ConfigOpt = None) -> None:
     console.print(f"  in-game:    {report.game_date}, season {report.season}")
     console.print(f"  outbox:     {report.outbox_pending} pending, {report.outbox_dead} dead")
     console.print(f"  sieges:     {report.sieges_active} active")
+    if report.paused:
+        console.print(f"  [yellow]paused:     {escape(report.paused)}[/yellow] (`maester "
+                      "resume`)")
+    if report.holidays:
+        console.print(f"  holidays:   the world's clock stands {report.holidays} tick(s) "
+                      "behind the wall clock (pauses resumed without catching up)")
     from bot.reddit import state
 
     refused = state.load(env.engine, ctx.campaign_id, state.AUTH)
@@ -217,8 +223,16 @@ def tick_cmd(
     = None,
     yes: Annotated[bool, typer.Option("--yes", help="Catch up beyond bot.max_catch_up_days.")]
     = False,
+    preview: Annotated[bool, typer.Option(
+        "--preview", help="Apply the due ticks in a transaction that is rolled back and print "
+        "the events, posts and messages they would make (the same dice); change nothing.")]
+    = False,
 ) -> None:
-    """Apply every due tick up to --until (default: now), with a progress bar."""
+    """Apply every due tick up to --until (default: now); --preview: show, apply nothing.
+
+    Each tick first keeps a snapshot of the world (`maester undo` takes it back). Nothing
+    applies while the campaign is paused (`maester resume`).
+    """
     from rich.progress import Progress
 
     from bot.services.tick import CatchUpTooLong, catch_up, check_catch_up_bound, pending_ticks
@@ -244,12 +258,44 @@ def tick_cmd(
             if not yes:
                 console.print(f"[red]not applied:[/red] {exc}; add --yes to apply them all")
                 raise typer.Exit(2) from None
+    with env.session() as session:
+        paused = queries.status(session, ctx, moment).paused
+    if preview:
+        _print_preview(ctx, env.engine, moment)
+        if paused:
+            console.print("[yellow]the campaign is paused[/yellow]: these ticks apply only "
+                          "after `maester resume --catch-up` (a plain resume skips them)")
+        return
+    if paused:
+        console.print(f"[yellow]the campaign is paused[/yellow] ({escape(paused)}): no tick "
+                      "applies; `maester resume` ends the pause")
+        return
     with Progress(console=console) as progress:
         task = progress.add_task("ticks", total=total or 1)
         # Another process may apply some of them meanwhile: report what this one applied.
         applied = catch_up(env.engine, ctx, moment, on_tick=lambda r: progress.advance(task))
         events = sum(len(report.events) for report in applied)
     console.print(f"{len(applied)} tick(s) applied, {events} event(s).")
+
+
+def _print_preview(ctx: CampaignContext, engine: Any, moment: datetime) -> None:
+    """``tick --preview``: each due tick's events, then what it would post and send."""
+    from bot.services.snapshots import preview
+
+    ticks = preview(engine, ctx, moment)
+    for tick in ticks:
+        months = f", month(s) {', '.join(map(str, tick.months))} begin" if tick.months else ""
+        console.print(f"[bold]tick {tick.tick}[/bold] ({ctx.when(tick.at)}{months})")
+        for event in tick.events:
+            console.print(f"  - {escape(event)}")
+        for entry in tick.queued:
+            to = f"r/{entry.target}" if entry.kind == "post" else (entry.target or "moderators")
+            console.print(f"  {entry.kind} to {escape(to)}: {escape(entry.title)}")
+            typer.echo("    " + entry.body.replace("\n", "\n    "))
+    posts = sum(1 for t in ticks for e in t.queued if e.kind == "post")
+    messages = sum(len(t.queued) for t in ticks) - posts
+    console.print(f"Preview: {len(ticks)} tick(s), {sum(len(t.events) for t in ticks)} "
+                  f"event(s), {posts} post(s), {messages} message(s); nothing was applied.")
 
 
 season_app = command_group(help="The season (winter doubles upkeep).", no_args_is_help=True)
@@ -271,6 +317,8 @@ def season_set_cmd(season: str, config: ConfigOpt = None, by: ByOpt = None) -> N
     ctx = env.ctx
     with env.session() as session:
         campaign = get_campaign(session, ctx, lock=True)
+        snapshots.take(session, ctx, kind="command", label=f"season set {value.value}", now=now,
+                       actor=moderator_name(by))
         before = campaign.season
         campaign.season = value.value
         session.add(campaign)
@@ -302,6 +350,8 @@ def relations_set_cmd(claim_a: str, claim_b: str, status: str, config: ConfigOpt
         if a is None or b is None or a.id == b.id:
             console.print("[red]name two different claims[/red] (see `maester claims`)")
             raise typer.Exit(2)
+        snapshots.take(session, ctx, kind="command", now=now, actor=moderator_name(by),
+                       label=f"relations set {a.name} {b.name} {value.value}")
         before = set_relation(session, ctx, a.id or 0, b.id or 0, value)
         journal.log_event(session, ctx.campaign_id, ctx.tick_of(now), "relation",
                           f"{a.name} and {b.name}: {before.value} -> {value.value}", at=now,
@@ -373,6 +423,8 @@ def adjust_cmd(
         if dry_run:
             console.print("Dry run: nothing written.")
             return
+        snapshots.take(session, ctx, kind="command", label=f"adjust {found.name}", now=now,
+                       actor=moderator_name(by))
         found.gold, found.infantry, found.cavalry, found.ships = new
         session.add(found)
         journal.log_event(session, ctx.campaign_id, ctx.tick_of(now), "adjust",

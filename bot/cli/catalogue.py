@@ -21,7 +21,7 @@ from bot.cli.common import ByOpt, campaign_session, fail, moderator_name, settin
 from bot.cli.group import ConfigOpt, command_group
 from bot.config import Settings
 from bot.db.engine import make_engine, transaction
-from bot.services import journal
+from bot.services import journal, snapshots
 from bot.services.catalogue import (
     CatalogueError,
     NotFound,
@@ -60,6 +60,8 @@ def skills_grant(
     """Give a character a skill of the catalogue (its claim gets a private note)."""
     with campaign_session(config) as (session, ctx):
         try:
+            snapshots.take(session, ctx, kind="command", label=f"skills grant {character} "
+                           f"{skill}", now=_now(), actor=moderator_name(by))
             summary = grant_skill(session, ctx, character, skill, by=moderator_name(by),
                                   now=_now())
         except (NotFound, ValueError, CatalogueError) as exc:
@@ -76,6 +78,8 @@ def skills_remove(
     """Take a skill from a character (its claim gets a private note)."""
     with campaign_session(config) as (session, ctx):
         try:
+            snapshots.take(session, ctx, kind="command", label=f"skills remove {character} "
+                           f"{skill}", now=_now(), actor=moderator_name(by))
             summary = remove_skill(session, ctx, character, skill, by=moderator_name(by),
                                    now=_now())
         except (NotFound, CatalogueError) as exc:
@@ -186,6 +190,8 @@ def catalogue_load(
     with campaign_session(config) as (session, ctx):
         try:
             data = read_catalogue_file(file)
+            snapshots.take(session, ctx, kind="command", label=f"catalogue load {file.name}",
+                           now=_now(), actor=moderator_name(by), heavy=True)
             catalogue = store_catalogue(session, ctx, data, by=moderator_name(by), now=_now(),
                                         source=file.name)
         except (CatalogueError, NotFound) as exc:

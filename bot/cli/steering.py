@@ -11,6 +11,7 @@ from rich.table import Table
 from bot.cli.campaign import console
 from bot.cli.common import ByOpt, fail, moderator_name, open_campaign
 from bot.cli.group import ConfigOpt, command_group
+from bot.services import snapshots
 
 app = command_group()
 
@@ -65,6 +66,9 @@ def character_set_cmd(
     try:
         with env.session() as session:
             character = find_character(session, env.ctx, name, claim)
+            snapshots.take(session, env.ctx, kind="command", now=env.clock.now(),
+                           label=f"character set {character.name} {fate.lower()}",
+                           actor=moderator_name(by))
             summary = set_fate(session, env.ctx, character, fate, note=note[:300],
                                actor=moderator_name(by), now=env.clock.now())
     except LookupError as exc:
@@ -96,6 +100,8 @@ def army_remove_cmd(
     env = open_campaign(config)
     try:
         with env.session() as session:
+            snapshots.take(session, env.ctx, kind="command", label=f"army remove {army_id}",
+                           now=env.clock.now(), actor=moderator_name(by))
             summary = remove_army(session, env.ctx, army_id, reason=reason.strip()[:300],
                                   actor=moderator_name(by), now=env.clock.now())
     except LookupError as exc:

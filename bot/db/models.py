@@ -72,6 +72,13 @@ class Campaign(SQLModel, table=True):
     map_text: str = Field(default="")
     catalogue_json: dict[str, Any] = _json(dict)
     created_at: datetime | None = _when()
+    # The campaign clock's holidays (see bot.services.pause): while ``paused_at`` is set no
+    # tick applies; ``tick_offset`` is how many ticks every holiday so far moved the world's
+    # clock behind the wall clock (None: none).
+    paused_at: datetime | None = _when()
+    pause_note: str | None = Field(default=None, max_length=300)
+    pause_until: datetime | None = _when()  # what the players are told; resuming is by hand
+    tick_offset: int | None = None
 
 
 class Claim(SQLModel, table=True):
@@ -298,6 +305,25 @@ class Lease(SQLModel, table=True):
     holder: str = Field(max_length=120)
     expires_at: datetime | None = _when()
     generation: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
+
+
+class Snapshot(SQLModel, table=True):
+    """The campaign's world just before a tick or a moderator's command changed it (see
+    :mod:`bot.services.snapshots`): the rows of every world table, as compressed JSON, and
+    the last event, outbox entry and inbox message that existed then."""
+
+    __table_args__ = (Index("ix_snapshot_campaign", "campaign_id", "id"),)
+    id: int | None = Field(default=None, primary_key=True)
+    campaign_id: int = Field(foreign_key="campaign.id")
+    kind: str = Field(max_length=12)  # tick, command
+    label: str = Field(default="", max_length=200)  # "tick 82345", "adjust House Stark"
+    actor: str = Field(default="maester", max_length=60)
+    tick: int  # the campaign's last applied tick when it was taken
+    taken_at: datetime | None = _when()
+    event_mark: int = 0  # the newest Event id then (every campaign's)
+    outbox_mark: int = 0
+    inbox_mark: int = 0
+    data: bytes = Field(default=b"", sa_column=Column(LargeBinary(), nullable=False))
 
 
 class MonthlyRun(SQLModel, table=True):

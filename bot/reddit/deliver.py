@@ -82,7 +82,7 @@ MAX_SUBJECT = 100
 BACKOFF_BASE = timedelta(seconds=30)
 BACKOFF_CAP = timedelta(hours=1)
 AUTH_PAUSE = timedelta(minutes=5)
-KINDS = ("post", "reply", "note", "message", "mod", "comment")
+KINDS = ("post", "reply", "note", "message", "mod", "comment", "delete")
 #: The longest a round sleeps for pacing before it ends and leaves the rest to the next one.
 MAX_PACE_WAIT = 10.0
 DISPATCH_SUBJECT = "Dispatches for {claim}: {month}"
@@ -478,6 +478,9 @@ def _deliver(ctx: CampaignContext, gateway: RedditGateway, entry: Claimed, now: 
     """Post the entry, or find the copy an earlier attempt left: (what exists, found?)."""
     if entry.kind not in KINDS:
         raise PermanentError(f"unknown outbox kind {entry.kind!r}")
+    if entry.kind == "delete":  # taken back by `maester undo --force --delete-posts`
+        gateway.delete(entry.target)  # deleting twice does nothing: no marker to look for
+        return Sent(entry.target), False
     tag = marker(entry.key)
     if entry.attempts > 1:
         found = find_marker(ctx, gateway, entry, tag)
@@ -689,7 +692,8 @@ def _bury(engine: Engine, ctx: CampaignContext, entry: Claimed, worker: str, now
         if entry.kind != "mod":
             what = {"post": "the public post", "reply": "the modmail reply",
                     "note": "the internal note",
-                    "message": "the private message", "comment": "the comment reply"}
+                    "message": "the private message", "comment": "the comment reply",
+                    "delete": "deleting the post or comment"}
             title_line = f"\n\nTitle: {escape_md(entry.title, 300)}" if entry.title else ""
             journal.queue(
                 session, ctx.campaign_id, f"dead:{entry.key}"[:120], "mod",

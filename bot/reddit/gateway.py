@@ -276,6 +276,11 @@ class RedditGateway(Protocol):
         """Reply to a comment; ``Sent.reddit_id`` is the new comment's fullname."""
         ...
 
+    def delete(self, fullname: str) -> None:
+        """Delete the bot's own post (``t3_``) or comment (``t1_``); deleting one that is
+        already gone does nothing."""
+        ...
+
 
 # --------------------------------------------------------------------------- requestor
 
@@ -765,6 +770,15 @@ class PrawGateway:
         if comment is None:
             raise PermanentError(f"Reddit did not create the reply to {fullname}")
         return Sent(str(comment.fullname))
+
+    def delete(self, fullname: str) -> None:
+        """See :meth:`RedditGateway.delete` (PRAW's ``delete``: ``POST /api/del``)."""
+        kind, _, thing_id = fullname.partition("_")
+        if kind not in ("t3", "t1") or not thing_id:
+            raise PermanentError(f"{fullname!r} is not a post or comment to delete")
+        thing = self.reddit.submission(thing_id) if kind == "t3" else \
+            self.reddit.comment(thing_id)
+        self._call(thing.delete)
 
 
 def user_agent_problem(agent: str) -> str | None:

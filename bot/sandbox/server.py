@@ -50,6 +50,7 @@ ROUTE_SCOPES = {
     "media.asset": "submit",  # the image upload lease belongs to posting
     "convert_rte": "submit",
     "comment": "submit",
+    "del": "edit",
     "compose": "privatemessages",
     "inbox": "privatemessages",
     "read_message": "privatemessages",
@@ -190,6 +191,11 @@ def _convert_rte(s: RedditSandbox, viewer: str, m: re.Match[str], r: _Request) -
 @_route("POST", r"/api/comment", "comment")
 def _comment(s: RedditSandbox, viewer: str, m: re.Match[str], r: _Request) -> _Response:
     return _ok(s.api_comment(viewer, r.form))
+
+
+@_route("POST", r"/api/del", "del")
+def _delete(s: RedditSandbox, viewer: str, m: re.Match[str], r: _Request) -> _Response:
+    return _ok(s.api_delete(viewer, r.form))
 
 
 @_route("POST", r"/api/compose", "compose")

@@ -52,6 +52,10 @@ class SandboxError(ValueError):
     """A test hook was called with something the sandbox does not have (or cannot do)."""
 
 
+DELETED = "[deleted]"
+"""The author and text of a deleted post or comment."""
+
+
 class ApiFailure(Exception):
     """Reddit's answer to a request it refused: an HTTP status and a JSON (or empty) body."""
 
@@ -1863,6 +1867,28 @@ class SandboxWorld:
             self._private[pm.id] = pm
             self._notify(dest.name, "message", f"t4_{pm.id}")
             return {"json": {"errors": []}}
+
+    def api_delete(self, viewer: str, form: Mapping[str, str]) -> Json:
+        """``POST /api/del``: the author deletes a post or comment. Like Reddit, the thing
+        stays with author and text ``[deleted]`` (a post keeps its title); deleting it again,
+        or something that does not exist, answers ``{}`` and changes nothing; someone else's
+        answers 403."""
+        with self._lock:
+            fullname = form.get("id", "")
+            thing: _Post | _Comment | None = (
+                self._posts.get(fullname[3:]) if fullname.startswith("t3_")
+                else self._comments.get(fullname[3:]) if fullname.startswith("t1_") else None)
+            if thing is None or thing.author == DELETED:
+                return {}
+            if thing.author.lower() != viewer.lower():
+                raise forbidden()
+            subreddit = self._posts[thing.post_id].subreddit if isinstance(thing, _Comment) \
+                else thing.subreddit
+            title = thing.title if isinstance(thing, _Post) else ""
+            self._record("deleted", thing.id, viewer, subreddit, title, "", fullname,
+                         self._now())
+            thing.author, thing.body = DELETED, DELETED
+            return {}
 
     def api_info(self, viewer: str, params: Mapping[str, str]) -> Json:
         """``GET /api/info?id=t3_...,t1_...``: the things that exist, in the order asked."""

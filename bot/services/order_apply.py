@@ -32,6 +32,18 @@ def _label(c: Call, tile_id: str) -> str:
     return c.ctx.world.tile(tile_id).label
 
 
+def refused(c: Call, claim: Claim, exc: decide.OrderRefused) -> Rejected:
+    """The rules' refusal as the player reads it (their own words made inert); naming another
+    claim's army is kept for the moderators' log."""
+    if exc.tried_army is not None:
+        # Logged after the order's savepoint is rolled back, so the refusal is kept.
+        army_id, owner, mine = exc.tried_army
+        c.refusals.append((
+            f"u/{c.author} ({claim.name}) tried to order army {army_id} of another claim",
+            {"army": army_id, "owner": owner, "claim": mine}))
+    return Rejected(exc.problem(escape_md), exc.expected, exc.example)
+
+
 def decided(c: Call, order: object) -> str:
     """An order of :data:`rules.campaign.apply.PURE_ORDERS`: load the world it needs, let the
     rules decide, write the difference back, journal it, render the receipt."""
@@ -39,15 +51,9 @@ def decided(c: Call, order: object) -> str:
     before, rows = load_order_world(c.session, c.ctx, decide.READS[type(order)])
     try:
         after, receipt = decide.apply_order(before, order, c.now,
-                                            sender=_sender(c, claim.id or 0, order))
+                                            sender=sender_of(c, claim.id or 0, order))
     except decide.OrderRefused as exc:
-        if exc.tried_army is not None:
-            # Logged after the order's savepoint is rolled back, so the refusal is kept.
-            army_id, owner, mine = exc.tried_army
-            c.refusals.append((
-                f"u/{c.author} ({claim.name}) tried to order army {army_id} of another claim",
-                {"army": army_id, "owner": owner, "claim": mine}))
-        raise Rejected(exc.problem(escape_md), exc.expected, exc.example) from None
+        raise refused(c, claim, exc) from None
     stored = write_back(c.session, c.ctx, rows, before, after)
     receipt = _stored_ids(receipt, stored)
     for army_id in receipt.ordered:
@@ -98,7 +104,8 @@ class _CatalogueModifiers:
             claim)
 
 
-def _sender(c: Call, claim_id: int, order: object = None) -> decide.Sender:
+def sender_of(c: Call, claim_id: int, order: object = None) -> decide.Sender:
+    """The sender of an order as the rules see it, with the catalogue's modifiers."""
     catalogue = Catalogue()
     if isinstance(order, (o.Build, o.Buy, o.Assign)):
         from bot.services.catalogue import catalogue_of
@@ -380,7 +387,7 @@ def _whole_message(c: Call, receipt: decide.Marched, first: str) -> Callable[[],
     speed skill) may change the march; a later line that replaced it keeps the first one."""
     def again() -> str:
         world, rows = load_order_world(c.session, c.ctx, {decide.Part.ARMIES})
-        replanned = decide.replan(world, _sender(c, c.require_claim().id or 0), receipt)
+        replanned = decide.replan(world, sender_of(c, c.require_claim().id or 0), receipt)
         if replanned is None:
             return first
         row = rows.armies[receipt.army]

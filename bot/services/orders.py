@@ -27,12 +27,12 @@ from sqlmodel import Session
 from bot.services import journal, orders_catalogue
 from bot.services.help import example_for, help_reply
 from bot.services.order_apply import decided as _decided
+from bot.services.order_apply import refused, sender_of
 from bot.services.order_call import Call, Handler, Rejected, active_siege
+from bot.services.order_world import load_order_world
 from bot.services.receipts import receipt_text
-from bot.services.render import force
 from bot.services.world import (
     CampaignContext,
-    army,
     claim_by_name,
     claim_of_user,
     get_campaign,
@@ -41,7 +41,6 @@ from bot.text import escape_md
 from rules.campaign import apply as decide
 from rules.campaign import orders as o
 from rules.campaign.battle import Winner
-from rules.campaign.naming import force_name, force_noun
 from rules.campaign.paths import tile_problem
 from rules.campaign.worldmap import UnknownTile
 from rules.errors import RulesError
@@ -270,17 +269,14 @@ def _status(c: Call, order: o.Status) -> str:
 
 
 def _odds(c: Call, order: o.Odds) -> str:
-    mine = c.own_army(order.army_a)
-    other = army(c.session, c.ctx, order.army_b)
-    visible = other is not None and (other.tile == mine.tile or c.is_moderator)
-    if other is None or not visible:
-        raise Rejected(f"{force_name(mine.kind, order.army_b)} is not on "
-                       f"{_label(c, mine.tile)} with your {force_noun(mine.kind)}",
-                       f"an enemy {force_noun(mine.kind)} on the same tile as yours (odds never "
-                       "reveal forces you cannot see)", "status")
-    if other.claim_id == mine.claim_id and not c.is_moderator:
-        raise Rejected(f"{force(other)} is your own",
-                       f"an enemy {force_noun(mine.kind)} on your tile", "status")
+    claim = c.require_claim()
+    world, rows = load_order_world(c.session, c.ctx, {decide.Part.ARMIES})
+    try:
+        mine_value, other_value = decide.odds_pair(world, sender_of(c, claim.id or 0), order,
+                                                   moderator=c.is_moderator)
+    except decide.OrderRefused as exc:
+        raise refused(c, claim, exc) from None
+    mine, other = rows.armies[mine_value.id], rows.armies[other_value.id]
     from bot.services.catalogue import ModifierBook, battle_side_of
 
     # The sides the battle would count if the attack were ordered now: fought when the

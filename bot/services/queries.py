@@ -47,6 +47,8 @@ class StatusReport:
     outbox_pending: int
     outbox_dead: int
     sieges_active: int
+    paused: str = ""  # since when, until when, why (empty: the campaign runs)
+    holidays: int = 0  # ticks the world's clock stands behind the wall clock
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,7 +106,19 @@ def status(session: Session, ctx: CampaignContext, now: datetime) -> StatusRepor
                            Outbox.status == OutboxStatus.DEAD.value),
         sieges_active=_count(session, Siege.campaign_id == ctx.campaign_id,
                              Siege.status == SiegeStatus.ACTIVE),
+        paused=pause_text(ctx, campaign),
+        holidays=campaign.tick_offset or 0,
     )
+
+
+def pause_text(ctx: CampaignContext, campaign: Campaign) -> str:
+    """"since ..., until ... (note)" while the campaign is paused; "" when it runs."""
+    from bot.services.pause import until_text
+
+    if campaign.paused_at is None:
+        return ""
+    return (f"since {campaign.paused_at:%Y-%m-%d %H:%M} UTC, {until_text(ctx, campaign)}"
+            + (f": {campaign.pause_note}" if campaign.pause_note else ""))
 
 
 def _players(session: Session, ctx: CampaignContext) -> dict[int, list[str]]:

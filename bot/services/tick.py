@@ -39,7 +39,7 @@ from bot.db.models import (
     Siege,
     TickRun,
 )
-from bot.services import fairplay, journal
+from bot.services import fairplay, journal, pause, snapshots
 from bot.services.army_rows import (
     ArmyRecord,
     apply_change,
@@ -171,16 +171,20 @@ def catch_up(engine: Engine, ctx: CampaignContext, now: datetime, *,
     """Apply every tick due at ``now`` after the last applied one; return what was applied.
 
     Idempotent: called again, or with an earlier ``now``, it does nothing. ``limit`` caps the
-    number of ticks in this call (the rest are applied by the next call).
+    number of ticks in this call (the rest are applied by the next call). While the campaign
+    is paused nothing applies (:mod:`bot.services.pause`); each tick first keeps a snapshot
+    of the world in its own transaction (:mod:`bot.services.snapshots`, for ``maester undo``).
     """
     reports: list[TickReport] = []
-    target = ctx.tick_of(now)
     while limit is None or len(reports) < limit:
         with _collector_paused(), transaction(engine) as session:
             campaign = get_campaign(session, ctx, lock=True)
-            index = campaign.last_tick + 1
-            if index > target:
+            if pause.holds(ctx, campaign):  # paused: nothing applies (ctx follows the clock)
                 break
+            index = campaign.last_tick + 1
+            if index > ctx.tick_of(now):
+                break
+            snapshots.before_tick(session, ctx, index, now)
             report = apply_tick(session, ctx, campaign, index)
         reports.append(report)
         if on_tick is not None:
@@ -223,8 +227,10 @@ def check_catch_up_bound(session: Session, ctx: CampaignContext, now: datetime) 
 
 
 def pending_ticks(session: Session, ctx: CampaignContext, now: datetime) -> int:
-    """How many ticks are due and not applied yet."""
+    """How many ticks are due and not applied yet (none while the campaign is paused)."""
     campaign = get_campaign(session, ctx)
+    if pause.holds(ctx, campaign):
+        return 0
     return max(0, ctx.tick_of(now) - campaign.last_tick)
 
 

@@ -6,6 +6,7 @@ its text) and passed to every service call together with an open session.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
@@ -38,6 +39,17 @@ class CampaignContext:
     world: WorldMap
     secret: str
     moderators: frozenset[str] = field(default_factory=frozenset)
+    # Ticks the world's clock stands behind the wall clock, after holidays (``maester pause``
+    # then ``resume``): world tick ``n`` happens at wall tick ``n + tick_offset``, and the
+    # in-game calendar (``rules.epoch``) moves with it, so a holiday is a pause of the world.
+    tick_offset: int = 0
+
+    def shift(self, offset: int) -> None:
+        """Follow the campaign's stored offset (another process may have resumed it)."""
+        if offset != self.tick_offset:
+            moved = (offset - self.tick_offset) * calendar.tick_length(self.rules)
+            self.rules = dataclasses.replace(self.rules, epoch=self.rules.epoch + moved)
+            self.tick_offset = offset
 
     def dice(self, *parts: int | str) -> SeededDice:
         """Dice for one event, derived from the campaign secret: replayable and auditable."""
@@ -48,10 +60,10 @@ class CampaignContext:
 
     def tick_of(self, moment: datetime) -> int:
         """Index of the latest tick at or before ``moment``."""
-        return calendar.tick_index(moment, self.rules)
+        return calendar.tick_index(moment, self.rules) - self.tick_offset
 
     def tick_at(self, index: int) -> datetime:
-        return calendar.tick_time(index, self.rules)
+        return calendar.tick_time(index + self.tick_offset, self.rules)
 
     def when(self, moment: datetime) -> str:
         """``2026-11-23 12:00 UTC (Month 5, 300 AC)`` for receipts and posts."""
@@ -67,7 +79,7 @@ def load_context(session: Session, settings: Settings, campaign_id: int | None =
     campaign = session.exec(query.order_by(col(Campaign.id))).first()
     if campaign is None or campaign.id is None:
         raise LookupError("no campaign in this database: run `maester init` first")
-    return CampaignContext(
+    ctx = CampaignContext(
         campaign_id=campaign.id,
         settings=settings,
         rules=settings.rules_config(),
@@ -75,6 +87,8 @@ def load_context(session: Session, settings: Settings, campaign_id: int | None =
         secret=campaign.secret,
         moderators=frozenset(settings.campaign.moderators),
     )
+    ctx.shift(campaign.tick_offset or 0)
+    return ctx
 
 
 def get_campaign(session: Session, ctx: CampaignContext, *, lock: bool = False) -> Campaign:

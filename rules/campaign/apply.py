@@ -1466,6 +1466,24 @@ class OddsShown(Receipt):
     target_kind: ArmyKind = field(default=ArmyKind.LAND, kw_only=True)
 
 
+def odds_pair(world: World, sender: Sender, order: o.Odds, *, moderator: bool = False
+              ) -> tuple[Army, Army]:
+    """The two armies an ``odds`` order asks about: the sender's own, and one on its tile (a
+    moderator may ask about any two armies); odds never reveal an army the sender cannot
+    see."""
+    mine = own_army(world, sender, order.army_a)
+    other = world.armies.get(order.army_b)
+    if other is None or not (other.tile == mine.tile or moderator):
+        raise _refuse(f"{force_name(mine.kind, order.army_b)} is not on "
+                      f"{_label(sender, mine.tile)} with your {force_noun(mine.kind)}",
+                      f"an enemy {force_noun(mine.kind)} on the same tile as yours (odds never "
+                      "reveal forces you cannot see)", "status")
+    if other.claim_id == mine.claim_id and not moderator:
+        raise _refuse(f"{force(other)} is your own",
+                      f"an enemy {force_noun(mine.kind)} on your tile", "status")
+    return mine, other
+
+
 def odds_of(army: int, target: int, attacker: Side, defender: Side, fought_tick: int,
             rules: RulesConfig, *, kind: ArmyKind = ArmyKind.LAND,
             target_kind: ArmyKind = ArmyKind.LAND) -> OddsShown:

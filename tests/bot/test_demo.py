@@ -76,3 +76,17 @@ def test_the_demo_posts_one_realm_map_and_says_where_it_is(demo: tuple[object, s
     (where, data), = report.images  # type: ignore[attr-defined]
     assert data.startswith(b"\x89PNG") and "/sandbox-media/" in where
     assert f"stored by the sandbox at {where}" in text and "table postimage" in text
+
+
+def test_the_demo_previews_ticks_and_takes_a_mistake_back(demo: tuple[object, str]) -> None:
+    """Issue 14: a moderator previews the next ticks (nothing applies; then they happen as
+    shown) and takes back a wrong ruling with `maester undo`."""
+    _, text = demo
+    undo = text.index("$ maester undo")
+    assert text.index('$ maester character set "Robb Stark" dead') < undo
+    assert "Robb Stark: alive -> dead" in text and "Robb Stark is alive again" in text[undo:]
+    shown = text.index("$ maester tick --preview")
+    preview = text[shown:text.index("nothing was applied", shown)]
+    assert "army 1 is ready at" in preview and "message to ned_stark: Army 1 is ready" in preview
+    after = text[text.index("nothing was applied", shown):]
+    assert "**Army 1 is ready**" in after  # the real tick sent what the preview showed

@@ -13,6 +13,8 @@ from rules.campaign import orders as o
 from rules.campaign.apply import (
     NEW_ARMY,
     NEW_SIEGE,
+    PURE_ORDERS,
+    READS,
     Assigned,
     BattleOrdered,
     Blockading,
@@ -35,6 +37,7 @@ from rules.campaign.apply import (
     Spared,
     StatusReport,
     apply_order,
+    odds_pair,
     pending_battle_of,
     reaction_deadline,
     relation,
@@ -488,3 +491,18 @@ def test_assign_moves_a_commander_and_relieves_the_one_before() -> None:
     assert after.armies[1].commander_id == 7 and after.armies[2].commander_id is None
     assert (after.characters[7].army_id, after.characters[8].army_id) == (1, None)
     assert refusal(w, o.Assign("Eddard", 1), sender).problem() == "Eddard Stark is dead"
+
+
+def test_odds_name_only_armies_the_sender_may_see() -> None:
+    w = world(army(1, 1, T[3]), army(2, 2, T[3]), army(3, 2, T[5]), army(4, 1, T[3]))
+    mine, other = odds_pair(w, STARK_SENDS, o.Odds(1, 2))
+    assert (mine.id, other.id) == (1, 2)
+    with pytest.raises(OrderRefused, match="army 3 is not on 0300 with your army"):
+        odds_pair(w, STARK_SENDS, o.Odds(1, 3))
+    assert odds_pair(w, STARK_SENDS, o.Odds(1, 3), moderator=True)[1].id == 3
+    with pytest.raises(OrderRefused, match="army 4 is your own"):
+        odds_pair(w, STARK_SENDS, o.Odds(1, 4))
+
+
+def test_every_order_the_rules_decide_says_what_it_reads() -> None:
+    assert set(READS) == set(PURE_ORDERS)

@@ -1,0 +1,177 @@
+"""The moderators' safety net: snapshots, undo and rollback, pause and resume.
+
+``maester tick --preview`` (in :mod:`bot.cli.campaign`) belongs here in spirit: it shows what
+the due ticks would do before they are applied.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from bot.cli.campaign import console
+from bot.cli.common import ByOpt, Opened, fail, moderator_name, open_campaign
+from bot.cli.group import ConfigOpt, command_group
+
+app = command_group()
+
+ForceOpt = Annotated[bool, typer.Option(
+    "--force", help="Take back even what is already on Reddit (listed, for you to delete or "
+    "correct there).")]
+DeleteOpt = Annotated[bool, typer.Option(
+    "--delete-posts", help="With --force: the bot deletes those posts and comments on Reddit "
+    "(queued in the outbox; modmail cannot be deleted).")]
+DryOpt = Annotated[bool, typer.Option("--dry-run", help="Say what would be taken back; "
+                                                        "change nothing.")]
+
+
+def parse_time(value: str, option: str) -> datetime:
+    """An ISO time with a zone (``2026-11-23T12:00:00Z``), or exit 2 saying what was wrong."""
+    try:
+        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        raise fail(f"{option}: {value!r} is not an ISO time (e.g. 2026-11-23T12:00:00Z); "
+                   "nothing changed") from None
+    if moment.tzinfo is None:
+        raise fail(f"{option} needs a time zone, e.g. 2026-11-23T12:00:00Z; nothing changed")
+    return moment
+
+
+def _take_back(env: Opened, which: str | None, *, force: bool, delete_posts: bool,
+               dry_run: bool, by: str | None) -> None:
+    """Restore the snapshot ``which`` names (None: the newest) and print what happened."""
+    from bot.services import snapshots
+
+    if delete_posts and not force:
+        raise fail("--delete-posts goes with --force (it deletes what is already on Reddit); "
+                   "nothing changed")
+    ctx, now = env.ctx, env.clock.now()
+    try:
+        with env.session() as session:
+            if which is None:
+                snapshot = snapshots.newest(session, ctx)
+            else:
+                tick = int(which) if which.lstrip("-").isdigit() else \
+                    ctx.tick_of(parse_time(which, "--to"))
+                snapshot = snapshots.after_tick(session, ctx, tick)
+            plan = snapshots.plan(session, ctx, snapshot, now)
+            if dry_run:
+                lines = plan.lines(ctx)
+            else:
+                lines = snapshots.restore(session, ctx, plan, actor=moderator_name(by), now=now,
+                                          force=force, delete_posts=delete_posts)
+    except snapshots.UndoRefused as exc:
+        raise fail(f"not taken back: {exc}; nothing changed") from None
+    for line in lines:
+        console.print(escape(line))
+    if dry_run:
+        console.print("Dry run: nothing changed.")
+        return
+    deleted = sum(1 for e in plan.sent if e.deletable) if delete_posts else 0
+    console.print(f"Taken back. The world stands as before {escape(plan.snapshot.label)}"
+                  + (f"; {deleted} deletion(s) queued in the outbox" if deleted else "")
+                  + ". The ticks apply again as they fall due (the same dice).")
+
+
+@app.command("undo")
+def undo_cmd(config: ConfigOpt = None, force: ForceOpt = False,
+             delete_posts: DeleteOpt = False, dry_run: DryOpt = False,
+             by: ByOpt = None) -> None:
+    """Take back the last tick or moderator command (what is posted needs --force).
+
+    Posts and messages it queued and not yet delivered are withdrawn. Orders players sent
+    since are taken back with it: they are listed, and the players are told to send them
+    again. Run it again to go further back; `maester snapshots` lists what can be taken back.
+    """
+    _take_back(open_campaign(config), None, force=force, delete_posts=delete_posts,
+               dry_run=dry_run, by=by)
+
+
+@app.command("rollback")
+def rollback_cmd(
+    to: Annotated[str, typer.Option(
+        "--to", help="A tick number (`maester snapshots`, `maester log`) or an ISO time: the "
+        "world as it stood just after that tick (the last tick at or before that time).")],
+    config: ConfigOpt = None, force: ForceOpt = False, delete_posts: DeleteOpt = False,
+    dry_run: DryOpt = False, by: ByOpt = None,
+) -> None:
+    """Take the world back to just after tick --to TICK|TIME (as undo, further back).
+
+    TICK is a tick number (`maester snapshots`); TIME the last tick at or before it. Refused,
+    --force and --delete-posts as for `maester undo`.
+    """
+    _take_back(open_campaign(config), to, force=force, delete_posts=delete_posts,
+               dry_run=dry_run, by=by)
+
+
+@app.command("snapshots")
+def snapshots_cmd(config: ConfigOpt = None) -> None:
+    """List the kept snapshots: what each tick or command can be taken back to."""
+    from bot.services import snapshots
+
+    env = open_campaign(config)
+    with env.session() as session:
+        rows = snapshots.listing(session, env.ctx)
+        table = Table("#", "Before", "By", "After tick", "World time", "Taken", "Size")
+        for s in rows:
+            table.add_row(str(s.id), escape(s.label), escape(s.actor), str(s.tick),
+                          env.ctx.when(env.ctx.tick_at(s.tick)),
+                          f"{s.taken_at:%Y-%m-%d %H:%M}" if s.taken_at else "",
+                          f"{len(s.data) / 1024:.1f} KiB")
+    console.print(table)
+    console.print(f"{len(rows)} kept (at most {env.settings.bot.snapshots_kept}: "
+                  + escape("[bot] snapshots_kept)."))
+
+
+@app.command("pause")
+def pause_cmd(
+    config: ConfigOpt = None,
+    note: Annotated[str, typer.Option("--note", help="Why, told to players who send orders.")]
+    = "",
+    until: Annotated[str | None, typer.Option(
+        "--until", help="ISO time the players are told the pause lasts until (resuming is "
+        "still by hand).")] = None,
+    by: ByOpt = None,
+) -> None:
+    """Pause the campaign: no tick applies, orders are answered that it is paused."""
+    from bot.services.pause import PauseError, pause
+
+    moment = parse_time(until, "--until") if until is not None else None
+    env = open_campaign(config)
+    try:
+        with env.session() as session:
+            summary = pause(session, env.ctx, note=note.strip()[:300], until=moment,
+                            actor=moderator_name(by), now=env.clock.now())
+    except PauseError as exc:
+        raise fail(f"{exc}; nothing changed") from None
+    console.print(escape(summary[0].upper() + summary[1:]) + ".")
+
+
+@app.command("resume")
+def resume_cmd(
+    config: ConfigOpt = None,
+    catch_up: Annotated[bool, typer.Option(
+        "--catch-up", help="Apply the ticks missed during the pause (default: a holiday, "
+        "they are skipped and the world's clock moves on).")] = False,
+    by: ByOpt = None,
+) -> None:
+    """End the pause: a holiday (the missed ticks are skipped), or --catch-up applies them."""
+    from bot.services.pause import PauseError, resume
+
+    env = open_campaign(config)
+    try:
+        with env.session() as session:
+            summary = resume(session, env.ctx, catch_up=catch_up, actor=moderator_name(by),
+                             now=env.clock.now())
+    except PauseError as exc:
+        raise fail(f"{exc}; nothing changed") from None
+    console.print(escape(summary[0].upper() + summary[1:]) + ".")
+    if catch_up:
+        from bot.services.tick import catch_up as apply_due
+
+        applied = apply_due(env.engine, env.ctx, env.clock.now())
+        console.print(f"{len(applied)} tick(s) applied.")

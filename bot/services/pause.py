@@ -1,0 +1,127 @@
+"""Pausing the campaign (``maester pause``) and resuming it (``maester resume``).
+
+While the campaign row's ``paused_at`` is set, :func:`bot.services.tick.catch_up` applies no
+tick (``run``, ``poll`` and ``tick`` all go through it: see :func:`holds`), and a message with
+orders that would change the world is answered with :func:`paused_reply` and changes nothing
+(questions — ``status``, ``route``, ``odds``, ``help`` — and ``!commands`` are answered as
+usual).
+
+Resuming is a holiday by default: the ticks that fell due during the pause are never applied.
+The world's clock is moved behind the wall clock by that many ticks (``Campaign.tick_offset``;
+:meth:`~bot.services.world.CampaignContext.shift`): every due tick of an army (muster, arrival,
+battle), the in-game calendar and the monthly jobs move with it, so the world stands exactly as
+it stood when the pause began, and the next tick is the first wall tick after the resume.
+Scatter locks (stored as instants) move by the same time. ``--catch-up`` instead leaves the
+clock alone: the missed ticks are applied at once (the next ``catch_up``), in order, with their
+monthly jobs.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlmodel import Session, col, select
+
+from bot.db.models import Campaign, Claim
+from bot.services import journal
+from bot.services.world import CampaignContext, get_campaign
+from rules.campaign import calendar
+from rules.campaign import orders as o
+
+
+class PauseError(Exception):
+    """Pausing a paused campaign, or resuming a running one."""
+
+
+def holds(ctx: CampaignContext, campaign: Campaign) -> bool:
+    """Whether the campaign is paused; first makes ``ctx`` follow the stored clock offset
+    (another process may have resumed the campaign since ``ctx`` was loaded)."""
+    ctx.shift(campaign.tick_offset or 0)
+    return campaign.paused_at is not None
+
+
+def until_text(ctx: CampaignContext, campaign: Campaign) -> str:
+    """"until 2026-12-01 00:00 UTC" or "until the moderators resume it"."""
+    if campaign.pause_until is not None:
+        return f"until {campaign.pause_until:%Y-%m-%d %H:%M} UTC"
+    return "until the moderators resume it"
+
+
+def paused_reply(ctx: CampaignContext, campaign: Campaign) -> str:
+    """The answer to orders while the campaign is paused."""
+    note = f" ({campaign.pause_note})" if campaign.pause_note else ""
+    return (f"**Not done:** the campaign is paused {until_text(ctx, campaign)}{note}. No tick "
+            "is applied and no order is taken meanwhile; nothing of this message changed the "
+            "world. Send your orders again once the campaign has resumed. (`status`, `route`, "
+            "`odds` and `help` still answer.)")
+
+
+QUESTIONS = (o.Status, o.Route, o.Odds, o.Help)
+"""Orders that only answer: they work while the campaign is paused."""
+
+
+def refusal(session: Session, ctx: CampaignContext, text: str) -> str | None:
+    """The paused reply when the campaign is paused and ``text`` holds an order that would
+    change the world; None otherwise (the message is handled as usual)."""
+    campaign = get_campaign(session, ctx)
+    if not holds(ctx, campaign):
+        return None
+    from bot.services.orders import _acting_for  # a moderator's `as House X:` first line
+
+    parsed = o.parse_message(_acting_for(text)[0])
+    if all(isinstance(order, QUESTIONS) for order in parsed.orders):
+        return None
+    return paused_reply(ctx, campaign)
+
+
+def pause(session: Session, ctx: CampaignContext, *, note: str, until: datetime | None,
+          actor: str, now: datetime) -> str:
+    """Pause the campaign (logged, announced to nobody: the moderators post what they want)."""
+    campaign = get_campaign(session, ctx, lock=True)
+    if campaign.paused_at is not None:
+        raise PauseError(f"the campaign is already paused (since "
+                         f"{campaign.paused_at:%Y-%m-%d %H:%M} UTC); `maester resume` ends it")
+    campaign.paused_at, campaign.pause_note, campaign.pause_until = now, note or None, until
+    session.add(campaign)
+    summary = f"campaign paused {until_text(ctx, campaign)}" + (f" ({note})" if note else "")
+    journal.log_event(session, ctx.campaign_id, campaign.last_tick, "pause", summary, at=now,
+                      actor=actor, public=True, data={"note": note,
+                                                      "until": until.isoformat() if until
+                                                      else None})
+    return summary
+
+
+def resume(session: Session, ctx: CampaignContext, *, catch_up: bool, actor: str,
+           now: datetime) -> str:
+    """End the pause: a holiday (the missed ticks are skipped, the world's clock shifts), or
+    with ``catch_up`` the missed ticks stay due. Returns the summary."""
+    campaign = get_campaign(session, ctx, lock=True)
+    holds(ctx, campaign)
+    if campaign.paused_at is None:
+        raise PauseError("the campaign is not paused")
+    began = campaign.paused_at
+    # The ticks that fell due during the pause (not those already due when it began).
+    missed = max(0, ctx.tick_of(now) - max(campaign.last_tick, ctx.tick_of(began)))
+    campaign.paused_at, campaign.pause_note, campaign.pause_until = None, None, None
+    if catch_up or missed == 0:
+        summary = (f"campaign resumed; {missed} missed tick(s) will be applied now"
+                   if missed else "campaign resumed")
+    else:
+        offset = (campaign.tick_offset or 0) + missed
+        campaign.tick_offset = offset
+        moved = missed * calendar.tick_length(ctx.rules)
+        for claim in session.exec(select(Claim).where(
+                Claim.campaign_id == ctx.campaign_id,
+                col(Claim.scattered_until).is_not(None))).all():
+            claim.scattered_until = (claim.scattered_until or now) + moved
+            session.add(claim)
+        ctx.shift(offset)
+        summary = (f"campaign resumed after a holiday of {missed} tick(s) "
+                   f"({missed * ctx.rules.tick_hours} hours): the world's clock moved on by "
+                   f"as much, nothing due during the pause is applied; next tick "
+                   f"{ctx.when(ctx.tick_at(ctx.tick_of(now) + 1))}")
+    session.add(campaign)
+    journal.log_event(session, ctx.campaign_id, campaign.last_tick, "resume", summary, at=now,
+                      actor=actor, public=True, data={"missed": missed, "catch_up": catch_up,
+                                                      "offset": campaign.tick_offset or 0})
+    return summary

@@ -1,0 +1,625 @@
+"""Snapshots of a campaign's world, taking ticks and commands back, and previewing ticks.
+
+**What a snapshot holds.** Just before each tick (:func:`bot.services.tick.catch_up`) and each
+moderator command that changes the world (``adjust``, ``season set``, ``relations set``,
+``character set``, ``army remove``, ``skills grant/remove``, ``catalogue load``, ``map
+update``), :func:`take` stores a :class:`~bot.db.models.Snapshot` row: every row of the
+campaign's world tables (:data:`WORLD_TABLES` and the campaign row's own world columns) as
+zlib-compressed JSON, plus three marks: the newest event, outbox entry and inbox message
+then. A full copy, not a replay of the event log: restoring it needs no code of the tick,
+so it stays right whatever the tick's internals become. Three things are kept more cheaply:
+the keys of applied ticks and months (deleted past the snapshot's last tick and month), the
+map and catalogue (digests; in full only before ``map update`` and ``catalogue load``, the
+commands that change them), and of the outbox only the undelivered picture posts a later
+tick may drop. The demo campaign's snapshot is about 2 KiB and takes a few milliseconds. The
+newest ``[bot] snapshots_kept`` per campaign are kept (default 200: seven weeks of ticks at
+four a day).
+
+**Taking back** (:func:`plan` then :func:`restore`, ``maester undo`` / ``rollback``): the world
+rows are replaced by the snapshot's, events logged since are deleted (the ``undo`` event that
+replaces them lists what was taken back), and the outbox entries queued since are handled:
+
+- not delivered yet (pending or dead): *withdrawn* (deleted with their pictures);
+- delivered players' or public entries (posts, comments, replies, private messages): refused
+  unless ``force``; forced, they are listed for the moderators to delete or correct on Reddit,
+  and with ``delete_posts`` a ``delete`` entry is queued for each post and comment (modmail
+  cannot be deleted). Their keys are renamed so that the ticks, applied again, post afresh;
+- an entry being delivered at this moment: refused, try again in a minute.
+
+Orders sent after the snapshot are not replayed (their receipts may be wrong once the world
+is older): they are listed for the moderators (a moderator's ``as House X:`` orders too: the
+events after the snapshot by a player or a moderator that no moderator command logged), and
+each player is told by private message which of their orders were taken back and that they
+may send them again.
+
+**Same dice.** Dice derive from the campaign secret, the tick and the ids of the rows they are
+about (``battle:7``). Restoring gives every row its old id back, and PostgreSQL's sequences are
+set to follow the restored rows (:func:`align_sequences`; SQLite reuses ids by itself), so the
+ticks applied again roll the same dice and create rows under the same ids.
+
+**Preview** (:func:`preview`, ``maester tick --preview``): the due ticks are applied in one
+transaction that is rolled back; what they logged and what they leave in the outbox is
+returned. PostgreSQL sequences are not transactional: they are set to follow the rows before
+and after, so the real ticks create (and roll for) the same ids as the preview.
+
+The campaign's pause and its clock offset are not part of a snapshot (see
+:mod:`bot.services.pause`): taking back changes the world, not the calendar's holidays.
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+import hashlib
+import json
+import zlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from decimal import Decimal
+from enum import StrEnum
+from typing import Any
+
+from sqlalchemy import (
+    Column,
+    Engine,
+    LargeBinary,
+    Select,
+    Table,
+    bindparam,
+    delete,
+    func,
+    insert,
+    text,
+    update,
+)
+from sqlalchemy import select as core_select
+from sqlmodel import Session, SQLModel, col, select
+
+from bot.db.models import (
+    Army,
+    Campaign,
+    Character,
+    Claim,
+    Event,
+    InboxMessage,
+    MonthlyRun,
+    Outbox,
+    OutboxStatus,
+    PendingBattle,
+    Player,
+    PostImage,
+    Relation,
+    ResourceHolder,
+    Siege,
+    Snapshot,
+    TickRun,
+)
+from bot.db.types import ExactDecimal, UTCDateTime
+from bot.services import journal
+from bot.services.world import CampaignContext, get_campaign
+
+FORMAT = 1
+WORLD_TABLES: tuple[type[SQLModel], ...] = (
+    Claim, Player, Army, Character, Relation, Siege, PendingBattle, ResourceHolder)
+"""The campaign-scoped tables a snapshot copies, parents before children. (The keys of the
+applied ticks and months, ``TickRun`` and ``MonthlyRun``, are not copied: those after the
+snapshot's last tick and month are deleted.)"""
+CAMPAIGN_FIELDS = ("name", "subreddit", "season", "last_tick", "last_month")
+"""The campaign row's world columns (its secret, creation time and pause stay as they are)."""
+HEAVY_FIELDS = ("map_text", "catalogue_json")
+"""The campaign's large columns, which only ``map update`` and ``catalogue load`` change: every
+snapshot keeps their digests, and those two commands' snapshots their values too."""
+SEEN_KINDS = frozenset({"post", "comment", "reply", "message"})
+"""Outbox kinds players or the public read: once delivered, taking them back needs force."""
+COMMAND_KINDS = frozenset({"adjust", "season", "relation", "character", "army_removed",
+                           "skill_granted", "skill_removed", "catalogue_loaded", "map_updated",
+                           "catalogue_check", "catalogue_show", "undo", "pause", "resume"})
+"""Events the moderators' own commands log (the rest, by a player or a moderator, are orders)."""
+DELETABLE_KINDS = frozenset({"post", "comment"})
+"""What the bot can delete on Reddit (a modmail message cannot be deleted)."""
+
+
+class UndoRefused(Exception):
+    """Taking back is not possible as asked; the message says why and what to do."""
+
+
+def _table(model: type[SQLModel]) -> Table:
+    table = model.__table__  # type: ignore[attr-defined]
+    assert isinstance(table, Table)
+    return table
+
+
+# --- (de)serialising rows ----------------------------------------------------------------
+
+def _dump(column: Column[Any], value: Any) -> Any:
+    if value is None:
+        return None
+    if isinstance(column.type, ExactDecimal):
+        return str(value)
+    if isinstance(column.type, UTCDateTime):
+        return value.isoformat()
+    if isinstance(value, StrEnum):
+        return value.value
+    if isinstance(value, bytes):
+        return base64.b64encode(value).decode()
+    return value
+
+
+def _load(column: Column[Any], value: Any) -> Any:
+    if value is None:
+        return None
+    if isinstance(column.type, ExactDecimal):
+        return Decimal(value)
+    if isinstance(column.type, UTCDateTime):
+        return datetime.fromisoformat(value)
+    if isinstance(column.type, LargeBinary):
+        return base64.b64decode(value)
+    return value
+
+
+@functools.cache
+def _query(name: str) -> Select[Any]:
+    """The rows of table ``name`` of the campaign ``:cid`` (built once: a tick takes a
+    snapshot, and building the statements cost more than running them)."""
+    table = SQLModel.metadata.tables[name]
+    if name == "campaign":
+        return core_select(table).where(table.c.id == bindparam("cid"))
+    return core_select(table).where(table.c.campaign_id == bindparam("cid")).order_by(table.c.id)
+
+
+def _digest(value: Any) -> str:
+    return hashlib.sha256(json.dumps(value, sort_keys=True).encode()).hexdigest()
+
+
+def world_state(session: Session, campaign_id: int, *, heavy: bool = False) -> dict[str, Any]:
+    """Every world row of the campaign as JSON-able data (the snapshot's content); the map
+    and catalogue as digests, and (``heavy``) in full."""
+    campaign = _table(Campaign)
+    cid = {"cid": campaign_id}
+    row = session.execute(_query("campaign"), cid).mappings().one()
+    tables: dict[str, list[dict[str, Any]]] = {}
+    for model in WORLD_TABLES:
+        table = _table(model)
+        rows = session.execute(_query(table.name), cid).mappings().all()
+        tables[table.name] = [{c.name: _dump(c, r[c.name]) for c in table.columns}
+                              for r in rows]
+    return {"format": FORMAT,
+            "campaign": {name: _dump(campaign.c[name], row[name]) for name in CAMPAIGN_FIELDS},
+            "digests": {name: _digest(row[name]) for name in HEAVY_FIELDS},
+            "heavy": {name: row[name] for name in HEAVY_FIELDS} if heavy else {},
+            "tables": tables, "outbox": _outbox_state(session, campaign_id)}
+
+
+@functools.cache
+def _undrawn_query() -> Select[Any]:
+    image = _table(PostImage)
+    return core_select(image.c.key).where(image.c.campaign_id == bindparam("cid"),
+                                          func.length(image.c.data) == 0)
+
+
+def _outbox_state(session: Session, campaign_id: int) -> dict[str, Any]:
+    """The undelivered picture posts whose picture is not drawn yet, in full with their
+    pictures (a later tick drops them: a newer [Realm] post supersedes an older one), and
+    which entries exist from the oldest of them on (SQLite may give a later entry the id of
+    a dropped one)."""
+    outbox, image = _table(Outbox), _table(PostImage)
+    keys = session.execute(_undrawn_query(), {"cid": campaign_id}).scalars().all()
+    pending = [] if not keys else session.execute(core_select(outbox).where(
+        outbox.c.campaign_id == campaign_id, outbox.c.status == OutboxStatus.PENDING.value,
+        outbox.c.key.in_(keys)).order_by(outbox.c.id)).mappings().all()
+    low = pending[0]["id"] if pending else _max_id(session, Outbox) + 1
+    ids = session.execute(core_select(outbox.c.id).where(
+        outbox.c.campaign_id == campaign_id, outbox.c.id >= low)).scalars().all()
+    wanted = {r["key"] for r in pending}
+    images = [] if not wanted else session.execute(core_select(image).where(
+        image.c.campaign_id == campaign_id, image.c.key.in_(sorted(wanted)))).mappings().all()
+    return {"low": low, "ids": sorted(ids),
+            "pending": [{c.name: _dump(c, r[c.name]) for c in outbox.columns} for r in pending],
+            "images": [{c.name: _dump(c, r[c.name]) for c in image.columns if c.name != "id"}
+                       for r in images]}
+
+
+@functools.cache
+def _max_query(name: str) -> Select[Any]:
+    return core_select(func.max(SQLModel.metadata.tables[name].c.id))
+
+
+def _max_id(session: Session, model: type[SQLModel]) -> int:
+    return int(session.execute(_max_query(_table(model).name)).scalar() or 0)
+
+
+def take(session: Session, ctx: CampaignContext, *, kind: str, label: str, now: datetime,
+         actor: str = "maester", heavy: bool = False) -> Snapshot:
+    """Keep the world as it is now, in the caller's transaction (before it changes it); drop
+    the snapshots beyond ``[bot] snapshots_kept``. ``heavy``: before a command that changes
+    the map or the catalogue (they are kept in full)."""
+    session.flush()
+    campaign = get_campaign(session, ctx)
+    data = json.dumps(world_state(session, ctx.campaign_id, heavy=heavy),
+                      separators=(",", ":"), sort_keys=True).encode()
+    snapshot = Snapshot(campaign_id=ctx.campaign_id, kind=kind, label=label[:200],
+                        actor=actor[:60], tick=campaign.last_tick, taken_at=now,
+                        event_mark=_max_id(session, Event), outbox_mark=_max_id(session, Outbox),
+                        inbox_mark=_max_id(session, InboxMessage),
+                        data=zlib.compress(data, 6))
+    session.add(snapshot)
+    session.flush()
+    kept = ctx.settings.bot.snapshots_kept
+    oldest = session.exec(select(Snapshot.id).where(Snapshot.campaign_id == ctx.campaign_id)
+                          .order_by(col(Snapshot.id).desc()).offset(kept - 1).limit(1)).first()
+    if oldest is not None:
+        session.execute(delete(_table(Snapshot)).where(
+            _table(Snapshot).c.campaign_id == ctx.campaign_id, _table(Snapshot).c.id < oldest))
+    return snapshot
+
+
+def before_tick(session: Session, ctx: CampaignContext, index: int, now: datetime) -> None:
+    """The snapshot before tick ``index`` of a catch-up to ``now``; none when ``[bot]
+    snapshots_kept`` later ticks are due too (it would be dropped before the catch-up ends:
+    a long catch-up spends no time on them)."""
+    if index > ctx.tick_of(now) - ctx.settings.bot.snapshots_kept:
+        take(session, ctx, kind="tick", label=f"tick {index}", now=now)
+
+
+def content(snapshot: Snapshot) -> dict[str, Any]:
+    """The world a snapshot holds (as :func:`world_state` gave it)."""
+    data: dict[str, Any] = json.loads(zlib.decompress(snapshot.data))
+    if data.get("format") != FORMAT:
+        raise UndoRefused(f"snapshot {snapshot.id} has format {data.get('format')!r}, which "
+                          f"this version of maester cannot restore (it writes format {FORMAT})")
+    return data
+
+
+def listing(session: Session, ctx: CampaignContext) -> Sequence[Snapshot]:
+    """The campaign's snapshots, oldest first."""
+    return session.exec(select(Snapshot).where(Snapshot.campaign_id == ctx.campaign_id)
+                        .order_by(col(Snapshot.id))).all()
+
+
+# --- choosing what to take back ----------------------------------------------------------
+
+def newest(session: Session, ctx: CampaignContext) -> Snapshot:
+    """The snapshot ``maester undo`` goes back to: the one before the last tick or command."""
+    found = session.exec(select(Snapshot).where(Snapshot.campaign_id == ctx.campaign_id)
+                         .order_by(col(Snapshot.id).desc())).first()
+    if found is None:
+        raise UndoRefused("there is nothing to take back: no tick or moderator command was "
+                          "recorded since the snapshots began (see `maester snapshots`)")
+    return found
+
+
+def after_tick(session: Session, ctx: CampaignContext, tick: int) -> Snapshot:
+    """The snapshot of the world just after tick ``tick`` was applied (before anything
+    later): the first one taken while ``tick`` was the last applied tick."""
+    last = get_campaign(session, ctx).last_tick
+    if tick > last:
+        raise UndoRefused(f"tick {tick} is not applied yet; the last applied tick is {last} "
+                          f"({ctx.when(ctx.tick_at(last))})")
+    snapshots = listing(session, ctx)
+    later = [s for s in snapshots if s.tick >= tick]
+    if not later:
+        raise UndoRefused(f"nothing changed after tick {tick}: there is nothing to take back")
+    if later[0].tick != tick:
+        oldest = snapshots[0]
+        raise UndoRefused(f"no snapshot of tick {tick} is kept: the oldest is from tick "
+                          f"{oldest.tick} ({ctx.when(ctx.tick_at(oldest.tick))}); "
+                          "`maester snapshots` lists them ([bot] snapshots_kept sets how many "
+                          "are kept)")
+    return later[0]
+
+
+@dataclass(slots=True)
+class SentEntry:
+    """An outbox entry already delivered that taking back would leave on Reddit."""
+
+    id: int
+    kind: str
+    target: str
+    title: str
+    reddit_id: str
+
+    @property
+    def deletable(self) -> bool:
+        return self.kind in DELETABLE_KINDS and bool(self.reddit_id)
+
+    def describe(self) -> str:
+        what = {"post": "public post", "comment": "comment", "reply": "modmail reply",
+                "message": "private message"}.get(self.kind, self.kind)
+        where = f" {self.reddit_id}" if self.reddit_id else ""
+        to = "" if self.kind in DELETABLE_KINDS else f" to {self.target}"
+        return f"#{self.id} {what}{where}{to}: {self.title or '(no title)'}"
+
+
+@dataclass(slots=True)
+class Plan:
+    """What taking the world back to ``snapshot`` would do."""
+
+    snapshot: Snapshot
+    undone: list[Snapshot]  # the ticks and commands taken back, oldest first
+    sent: list[SentEntry] = field(default_factory=list)  # seen on Reddit already
+    withdrawn: list[str] = field(default_factory=list)  # queued, not delivered: withdrawn
+    busy: list[int] = field(default_factory=list)  # being delivered right now
+    orders: dict[str, list[str]] = field(default_factory=dict)  # who -> orders taken back
+    players: set[str] = field(default_factory=set)  # of those, the players (they are told)
+    messages: int = 0  # modmail messages read since
+
+    def lines(self, ctx: CampaignContext) -> list[str]:
+        """The plan in words, for the moderator."""
+        snap = self.snapshot
+        out = [f"Back to the world before {snap.label} (snapshot {snap.id}, tick {snap.tick}, "
+               f"{ctx.when(ctx.tick_at(snap.tick))}); taken back:"]
+        out += [f"  - {s.label} (by {s.actor})" for s in self.undone]
+        if self.withdrawn:
+            out.append(f"Withdrawn before delivery: {len(self.withdrawn)} outbox entr"
+                       f"{'y' if len(self.withdrawn) == 1 else 'ies'}: "
+                       + "; ".join(self.withdrawn[:10])
+                       + (" ..." if len(self.withdrawn) > 10 else ""))
+        if self.sent:
+            out.append("Already on Reddit (delete or correct them there):")
+            out += [f"  - {e.describe()}" + ("" if e.deletable else " (modmail: cannot be "
+                                             "deleted; send a correction)") for e in self.sent]
+        if self.messages:
+            out.append(f"{self.messages} modmail message(s) were read since; what their orders "
+                       "did is taken back (below).")
+        for who, orders in sorted(self.orders.items()):
+            told = "they are told to send them again" if who in self.players \
+                else "a moderator's: send them again if still wanted"
+            out.append(f"Orders of u/{who} taken back ({told}): " + "; ".join(orders))
+        return out
+
+
+def queued_since(session: Session, ctx: CampaignContext, snapshot: Snapshot
+                 ) -> list[Outbox]:
+    """The outbox entries queued after ``snapshot`` was taken, oldest first."""
+    state = content(snapshot)["outbox"]
+    known = set(state["ids"])
+    return [entry for entry in session.exec(select(Outbox).where(
+        Outbox.campaign_id == ctx.campaign_id, col(Outbox.id) >= min(state["low"],
+                                                                     snapshot.outbox_mark + 1))
+        .order_by(col(Outbox.id))).all()
+        if (entry.id or 0) > snapshot.outbox_mark or entry.id not in known]
+
+
+def plan(session: Session, ctx: CampaignContext, snapshot: Snapshot, now: datetime) -> Plan:
+    """What :func:`restore` to ``snapshot`` would do (changes nothing; locks the campaign
+    row, so the plan holds for a restore in the same transaction)."""
+    get_campaign(session, ctx, lock=True)
+    undone = [s for s in listing(session, ctx) if s.id is not None and s.id >= (snapshot.id or 0)]
+    result = Plan(snapshot, undone)
+    for entry in queued_since(session, ctx, snapshot):
+        if entry.status == OutboxStatus.DELIVERED.value:
+            if entry.kind in SEEN_KINDS:
+                result.sent.append(SentEntry(entry.id or 0, entry.kind, entry.target,
+                                             entry.title, entry.reddit_id or ""))
+        elif entry.status == OutboxStatus.PENDING.value and entry.claimed_by is not None \
+                and entry.claimed_until is not None and entry.claimed_until > now:
+            result.busy.append(entry.id or 0)
+        else:
+            result.withdrawn.append(f"#{entry.id} {entry.kind} {entry.title or entry.key}"[:90])
+    result.players = set(session.exec(select(Player.reddit_name).where(
+        Player.campaign_id == ctx.campaign_id)).all())
+    ordering = sorted(result.players | ctx.moderators)  # a moderator's `as House X:` orders
+    for event in session.exec(select(Event).where(
+            Event.campaign_id == ctx.campaign_id, col(Event.id) > snapshot.event_mark,
+            col(Event.actor).in_(ordering), col(Event.kind).not_in(sorted(COMMAND_KINDS)))
+            .order_by(col(Event.id))).all():
+        result.orders.setdefault(event.actor, []).append(event.summary[:120])
+    result.messages = len(session.exec(select(InboxMessage.id).where(
+        InboxMessage.campaign_id == ctx.campaign_id,
+        col(InboxMessage.id) > snapshot.inbox_mark)).all())
+    return result
+
+
+# --- restoring ---------------------------------------------------------------------------
+
+def restore(session: Session, ctx: CampaignContext, chosen: Plan, *, actor: str,
+            now: datetime, force: bool = False, delete_posts: bool = False) -> list[str]:
+    """Take the world back to ``chosen.snapshot`` in the caller's transaction (see the
+    module's docstring); returns the plan's lines. Raises :class:`UndoRefused` (nothing
+    changed) while an entry is being delivered, or when delivered entries would stay on
+    Reddit and ``force`` is not given."""
+    snapshot = chosen.snapshot
+    if chosen.busy:
+        raise UndoRefused(f"outbox entr{'y' if len(chosen.busy) == 1 else 'ies'} "
+                          f"{', '.join(f'#{i}' for i in chosen.busy)} "
+                          "{} being delivered right now; try again in a minute".format(
+                              "is" if len(chosen.busy) == 1 else "are"))
+    if chosen.sent and not force:
+        raise UndoRefused(
+            f"{len(chosen.sent)} post(s) or message(s) made since then are already on "
+            "Reddit:\n" + "\n".join(f"  - {e.describe()}" for e in chosen.sent)
+            + "\nAdd --force to take back anyway (they stay on Reddit; you delete or correct "
+            "them), or --force --delete-posts to have the bot delete the posts and comments")
+    data = content(snapshot)
+    cid = ctx.campaign_id
+    snap_id, snap_tick, label = snapshot.id or 0, snapshot.tick, snapshot.label
+    lines = chosen.lines(ctx)
+    undone = [s.label for s in chosen.undone]
+    get_campaign(session, ctx, lock=True)
+    session.flush()
+    for model in reversed(WORLD_TABLES):
+        table = _table(model)
+        session.execute(delete(table).where(table.c.campaign_id == cid))
+    for model in WORLD_TABLES:
+        table = _table(model)
+        rows = [{name: _load(table.c[name], value) for name, value in row.items()}
+                for row in data["tables"].get(table.name, [])]
+        if rows:
+            session.execute(insert(table), rows)
+    campaign = _table(Campaign)
+    values = {name: _load(campaign.c[name], value) for name, value in data["campaign"].items()}
+    values.update(_heavy_values(session, ctx, data, chosen.undone))
+    session.execute(update(campaign).where(campaign.c.id == cid).values(values))
+    ticks, months = _table(TickRun), _table(MonthlyRun)
+    session.execute(delete(ticks).where(ticks.c.campaign_id == cid,
+                                        ticks.c.tick > values["last_tick"]))
+    session.execute(delete(months).where(months.c.campaign_id == cid,
+                                         months.c.month > values["last_month"]))
+    event = _table(Event)
+    session.execute(delete(event).where(event.c.campaign_id == cid,
+                                        event.c.id > snapshot.event_mark))
+    _settle_outbox(session, ctx, snapshot, delete_posts=delete_posts, now=now)
+    for player, orders in chosen.orders.items():
+        if player not in chosen.players:
+            continue  # a moderator's orders: listed to the moderator who takes back
+        journal.queue(session, cid, f"undo:{snap_id}:{player}"[:120], "message",
+                      target=player, at=now, tick=snap_tick,
+                      title="Orders taken back by the moderators",
+                      body=(f"The moderators took the campaign back to "
+                            f"{ctx.when(ctx.tick_at(snap_tick))}. What your orders did "
+                            "since then was taken back with it:\n\n"
+                            + "\n".join(f"- {o}" for o in orders)
+                            + "\n\nSend these orders again if you still want them."))
+    session.execute(delete(_table(Snapshot)).where(_table(Snapshot).c.campaign_id == cid,
+                                                   _table(Snapshot).c.id >= snap_id))
+    session.flush()
+    session.expunge_all()  # rows read before are stale; the objects keep what they held
+    align_sequences(session, [*WORLD_TABLES, TickRun, MonthlyRun, Event])
+    journal.log_event(session, cid, snap_tick, "undo",
+                      f"world taken back to before {label} "
+                      f"({len(undone)} tick(s)/command(s))", at=now, actor=actor,
+                      data={"snapshot": snap_id, "undone": undone,
+                            "withdrawn": len(chosen.withdrawn),
+                            "sent": [e.describe() for e in chosen.sent],
+                            "deleted": delete_posts,
+                            "orders": chosen.orders})
+    return lines
+
+
+def _heavy_values(session: Session, ctx: CampaignContext, data: dict[str, Any],
+                  undone: Sequence[Snapshot]) -> dict[str, Any]:
+    """The map and catalogue as the snapshot saw them, where they differ from now: from the
+    first later snapshot that kept them (the one taken before they changed)."""
+    campaign = get_campaign(session, ctx)
+    out: dict[str, Any] = {}
+    for name in HEAVY_FIELDS:
+        wanted = data["digests"][name]
+        if _digest(getattr(campaign, name)) == wanted:
+            continue
+        for later in undone:
+            kept = content(later)["heavy"]
+            if name in kept and _digest(kept[name]) == wanted:
+                out[name] = kept[name]
+                break
+        else:
+            raise UndoRefused(f"the campaign's {name.removesuffix('_json')} changed since "
+                              "then without a snapshot of it; put it back with `maester map "
+                              "update` or `maester catalogue load` first")
+    return out
+
+
+def _settle_outbox(session: Session, ctx: CampaignContext, snapshot: Snapshot, *,
+                   delete_posts: bool, now: datetime) -> None:
+    """Withdraw what was queued since the snapshot and not delivered; rename what was
+    delivered (the ticks applied again queue their entries afresh); queue deletions."""
+    cid = ctx.campaign_id
+    entries = queued_since(session, ctx, snapshot)
+    image = _table(PostImage)
+    keys = [e.key for e in entries]
+    for start in range(0, len(keys), 500):
+        session.execute(delete(image).where(image.c.campaign_id == cid,
+                                            image.c.key.in_(keys[start:start + 500])))
+    for entry in entries:
+        if entry.status != OutboxStatus.DELIVERED.value:
+            session.delete(entry)
+            continue
+        entry.key = f"undone{snapshot.id}:{entry.key}"[:120]
+        session.add(entry)
+        if delete_posts and entry.kind in DELETABLE_KINDS and entry.reddit_id:
+            journal.queue(session, cid, f"delete:{entry.reddit_id}", "delete",
+                          target=entry.reddit_id, title=entry.title, public=False,
+                          body=f"taken back: {entry.title}"[:300], at=now, tick=snapshot.tick)
+    session.flush()
+    # Undelivered entries of the snapshot that a later tick dropped come back.
+    state = content(snapshot)["outbox"]
+    outbox = _table(Outbox)
+    wanted = {row["id"]: row for row in state["pending"]}
+    present = set(session.execute(core_select(outbox.c.id).where(
+        outbox.c.id.in_(sorted(wanted)))).scalars().all()) if wanted else set()
+    back = [{name: _load(outbox.c[name], value) for name, value in row.items()}
+            for i, row in wanted.items() if i not in present]
+    if back:
+        session.execute(insert(outbox), back)
+        returned = {row["key"] for row in back}
+        pictures = [{name: _load(image.c[name], value) for name, value in row.items()}
+                    for row in state["images"] if row["key"] in returned]
+        if pictures:
+            session.execute(insert(image), pictures)
+
+
+def align_sequences(session: Session, models: Sequence[type[SQLModel]]) -> None:
+    """PostgreSQL: make each table's next id follow its highest (a rolled-back transaction
+    or a restore leaves the sequence further on; SQLite reuses ids by itself). The table is
+    locked meanwhile, so no insert races the change."""
+    bind = session.get_bind()
+    if bind.dialect.name != "postgresql":
+        return
+    quote = bind.dialect.identifier_preparer.quote
+    for model in models:
+        name = quote(_table(model).name)
+        session.execute(text(f"LOCK TABLE {name} IN SHARE ROW EXCLUSIVE MODE"))
+        session.execute(text(
+            f"SELECT setval(pg_get_serial_sequence(:table, 'id'), "
+            f"COALESCE((SELECT MAX(id) FROM {name}), 0) + 1, false)"), {"table": name})
+
+
+# --- preview -----------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class QueuedEntry:
+    """An outbox entry a previewed tick would queue."""
+
+    kind: str
+    target: str
+    title: str
+    body: str
+    public: bool
+
+
+@dataclass(slots=True)
+class TickPreview:
+    """What one previewed tick would do."""
+
+    tick: int
+    at: datetime
+    months: list[int]
+    events: list[str]
+    queued: list[QueuedEntry]
+
+
+def preview(engine: Engine, ctx: CampaignContext, until: datetime) -> list[TickPreview]:
+    """Apply the ticks due at ``until`` in one transaction, roll it back, and return what
+    each would log and queue (the same dice: they derive from the secret and the rows' ids,
+    which :func:`align_sequences` keeps the same for the real tick)."""
+    from bot.services.tick import apply_tick
+
+    out: list[TickPreview] = []
+    models: tuple[type[SQLModel], ...] = (*WORLD_TABLES, TickRun, MonthlyRun, Event, Outbox,
+                                          PostImage)
+    with Session(engine, expire_on_commit=False) as session:
+        session.begin()
+        try:
+            align_sequences(session, models)
+            campaign = get_campaign(session, ctx, lock=True)
+            ctx.shift(campaign.tick_offset or 0)
+            mark = _max_id(session, Outbox)
+            for index in range(campaign.last_tick + 1, ctx.tick_of(until) + 1):
+                report = apply_tick(session, ctx, campaign, index)
+                out.append(TickPreview(report.tick, report.at, list(report.months),
+                                       list(report.events), []))
+            session.flush()
+            # What the ticks leave in the outbox (a newer [Realm] post supersedes an older
+            # one not yet delivered), under the tick that queued it.
+            by_tick = {t.tick: t for t in out}
+            for row in session.exec(select(Outbox).where(
+                    Outbox.campaign_id == ctx.campaign_id, col(Outbox.id) > mark)
+                    .order_by(col(Outbox.id))).all():
+                if row.tick in by_tick:
+                    by_tick[row.tick].queued.append(
+                        QueuedEntry(row.kind, row.target, row.title, row.body, row.public))
+        finally:
+            session.rollback()
+    with Session(engine) as session, session.begin():
+        align_sequences(session, models)
+    return out

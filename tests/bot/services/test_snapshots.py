@@ -1,0 +1,211 @@
+"""Snapshots, undo and rollback, and the tick preview, on the scripted scenario campaign
+(SQLite and PostgreSQL): a preview changes nothing and shows what the real tick then does; a
+rollback restores the world, and the ticks applied again give the same results and dice."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from sqlalchemy import Engine, text
+from sqlmodel import SQLModel, col, select
+
+from bot.db.engine import transaction
+from bot.db.models import Campaign, Event, Outbox, PendingBattle, Snapshot
+from bot.messages import handle_message
+from bot.services import snapshots
+from bot.services.queries import export_world
+from bot.services.tick import catch_up
+from bot.services.world import CampaignContext
+from tests.bot.services import scenario
+
+DAY = timedelta(days=1)
+
+
+def every_row(engine: Engine) -> dict[str, list[tuple[Any, ...]]]:
+    """Every row of every table, as the database holds it."""
+    out = {}
+    with engine.connect() as connection:
+        for name in sorted(SQLModel.metadata.tables):
+            rows = connection.execute(text(f'SELECT * FROM "{name}" ORDER BY 1')).all()
+            out[name] = [tuple(r) for r in rows]
+    return out
+
+
+def world(engine: Engine, ctx: CampaignContext) -> dict[str, Any]:
+    """The world, its events (with their dice) and what it queued, ids of rows included."""
+    with transaction(engine) as session:
+        data = export_world(session, ctx)
+        data["events"] = [(e.tick, e.kind, e.actor, e.summary, e.data_json, e.dice_json)
+                          for e in session.exec(select(Event).where(Event.kind != "undo")
+                                                .order_by(col(Event.id)))]
+        data["outbox"] = [(o.key, o.kind, o.target, o.title, o.body) for o in session.exec(
+            select(Outbox).order_by(col(Outbox.id)))]
+    return data
+
+
+def test_a_preview_changes_nothing_and_the_real_ticks_do_what_it_showed(db_url: str) -> None:
+    scenario.build(db_url)
+    engine, ctx = scenario.context(db_url)
+    until = scenario.START + 6 * DAY  # arrivals, detections, a battle, upkeep, months
+    catch_up(engine, ctx, scenario.START + DAY)
+    before = every_row(engine)
+
+    shown = snapshots.preview(engine, ctx, until)
+
+    assert every_row(engine) == before  # nothing written, the outbox as it was
+    with transaction(engine) as session:
+        mark = max(session.exec(select(col(Outbox.id))).all())
+    applied = catch_up(engine, ctx, until)
+    assert [t.tick for t in shown] == [r.tick for r in applied] and len(shown) == 20
+    assert [t.events for t in shown] == [r.events for r in applied]
+    with transaction(engine) as session:
+        queued = [(o.kind, o.target, o.title, o.body, o.public) for o in session.exec(
+            select(Outbox).where(col(Outbox.id) > mark).order_by(col(Outbox.id)))]
+        battles = session.exec(select(PendingBattle)).all()
+    assert queued == [(q.kind, q.target, q.title, q.body, q.public)
+                      for t in shown for q in t.queued]
+    assert any(kind == "post" and title.startswith("[Battle]")
+               for kind, _, title, _, _ in queued), "the scenario fights a battle"
+    assert battles  # their ids name the battles' dice: the preview rolled the same ones
+
+
+def test_rollback_then_the_same_ticks_again_give_the_same_world_and_dice(db_url: str) -> None:
+    scenario.build(db_url)
+    engine, ctx = scenario.context(db_url)
+    catch_up(engine, ctx, scenario.START + 2 * DAY)
+    at_two_days = world(engine, ctx)
+    with transaction(engine) as session:
+        back_to = session.exec(select(Snapshot.tick).order_by(col(Snapshot.id).desc())
+                               ).first()
+        assert back_to is not None
+        back_to += 1  # the last tick applied by now
+    catch_up(engine, ctx, scenario.START + 6 * DAY)
+    at_six_days = world(engine, ctx)
+    assert any(e[1] == "battle" for e in at_six_days["events"])
+
+    with transaction(engine) as session:
+        chosen = snapshots.plan(session, ctx, snapshots.after_tick(session, ctx, back_to),
+                                scenario.START + 6 * DAY)
+        assert len(chosen.undone) == 16 and not chosen.sent and chosen.withdrawn
+        snapshots.restore(session, ctx, chosen, actor="jane", now=scenario.START + 6 * DAY)
+    assert world(engine, ctx) == at_two_days  # ids, events, outbox: as they were
+
+    catch_up(engine, ctx, scenario.START + 6 * DAY)
+    assert world(engine, ctx) == at_six_days  # the same battles under the same ids and dice
+    with transaction(engine) as session:
+        undo = session.exec(select(Event).where(Event.kind == "undo")).one()
+    assert undo.actor == "jane" and len(undo.data_json["undone"]) == 16
+
+
+def test_undo_takes_back_the_last_tick_only_and_then_the_one_before(tmp_path: Any) -> None:
+    url = f"sqlite:///{tmp_path / 'w.db'}"
+    scenario.build(url)
+    engine, ctx = scenario.context(url)
+    catch_up(engine, ctx, scenario.START + DAY)
+    one_day = world(engine, ctx)
+    catch_up(engine, ctx, scenario.START + DAY + timedelta(hours=12))
+    for _ in range(2):
+        with transaction(engine) as session:
+            newest = snapshots.newest(session, ctx)
+            assert newest.kind == "tick"
+            snapshots.restore(session, ctx, snapshots.plan(session, ctx, newest, scenario.START),
+                              actor="jane", now=scenario.START + 2 * DAY)
+    assert world(engine, ctx) == one_day
+
+
+def test_orders_sent_after_the_snapshot_are_listed_and_their_players_told(tmp_path: Any
+                                                                         ) -> None:
+    url = f"sqlite:///{tmp_path / 'w.db'}"
+    scenario.build(url)
+    engine, ctx = scenario.context(url)
+    applied = catch_up(engine, ctx, scenario.START + DAY)
+    later = ctx.tick_at(applied[-1].tick) + timedelta(hours=1)
+    with transaction(engine) as session:
+        reply = handle_message(session, ctx, author="mace_tyrell", text="muster 30 cavalry",
+                               now=later, ref="late-order")
+    assert "mustering" in reply
+    with transaction(engine) as session:  # a moderator acting for a claim, by modmail
+        reply = handle_message(session, ctx, author="mod_jane", ref="mod-order",
+                               text="as House Stark: muster 10 infantry", now=later)
+    assert "mustering" in reply
+    with transaction(engine) as session:
+        chosen = snapshots.plan(session, ctx, snapshots.newest(session, ctx), later)
+        assert sorted(chosen.orders) == ["mace_tyrell", "mod_jane"]
+        lines = snapshots.restore(session, ctx, chosen, actor="jane", now=later)
+    assert any("Orders of u/mace_tyrell taken back (they are told" in line for line in lines)
+    assert any("Orders of u/mod_jane taken back (a moderator's" in line for line in lines)
+    with transaction(engine) as session:
+        told = session.exec(select(Outbox).where(Outbox.target == "mace_tyrell",
+                                                 Outbox.kind == "message")).all()
+        data = export_world(session, ctx)
+    assert any("Send these orders again" in m.body and "muster" in m.body for m in told)
+    with transaction(engine) as session:  # the moderator is not sent a message about it
+        assert not session.exec(select(Outbox).where(Outbox.target == "mod_jane")).all()
+    tyrell = next(c["id"] for c in data["claims"] if "mace_tyrell" in c["players"])
+    assert [a["cavalry"] for a in data["armies"] if a["claim"] == tyrell] == [20]
+
+
+def test_delivered_entries_refuse_an_undo_without_force(tmp_path: Any) -> None:
+    url = f"sqlite:///{tmp_path / 'w.db'}"
+    scenario.build(url)
+    engine, ctx = scenario.context(url)
+    catch_up(engine, ctx, scenario.START + DAY)
+    with transaction(engine) as session:  # as if the publisher had delivered the ticks' posts
+        first = session.exec(select(Snapshot).order_by(col(Snapshot.id))).first()
+        assert first is not None
+        for entry in session.exec(select(Outbox).where(
+                Outbox.kind == "post", col(Outbox.id) > first.outbox_mark)).all():
+            entry.status, entry.reddit_id = "delivered", f"t3_p{entry.id}"
+            session.add(entry)
+    before = every_row(engine)
+    with transaction(engine) as session:
+        chosen = snapshots.plan(session, ctx, first, scenario.START)
+        assert chosen.sent and all(e.deletable for e in chosen.sent)
+        with pytest.raises(snapshots.UndoRefused, match="--force"):
+            snapshots.restore(session, ctx, chosen, actor="jane", now=scenario.START)
+    assert every_row(engine) == before
+    with transaction(engine) as session:
+        chosen = snapshots.plan(session, ctx, snapshots.after_tick(session, ctx, first.tick),
+                                scenario.START)
+        snapshots.restore(session, ctx, chosen, actor="jane", now=scenario.START, force=True,
+                          delete_posts=True)
+    with transaction(engine) as session:
+        deletions = session.exec(select(Outbox).where(Outbox.kind == "delete")).all()
+        kept = session.exec(select(Outbox).where(Outbox.status == "delivered",
+                                                 col(Outbox.id) > first.outbox_mark)).all()
+    assert sorted(d.target for d in deletions) == sorted(e.reddit_id for e in chosen.sent)
+    assert kept and all(k.key.startswith(f"undone{first.id}:") for k in kept)
+    # The ticks applied again queue their posts afresh (the renamed keys free the old ones).
+    catch_up(engine, ctx, scenario.START + DAY)
+    with transaction(engine) as session:
+        again = session.exec(select(Outbox).where(Outbox.kind == "post",
+                                                  Outbox.status == "pending",
+                                                  col(Outbox.id) > first.outbox_mark)).all()
+    assert sorted(p.title for p in again) == sorted(p.title for p in kept if p.kind == "post")
+
+
+def test_only_the_newest_snapshots_are_kept(tmp_path: Any) -> None:
+    url = f"sqlite:///{tmp_path / 'w.db'}"
+    scenario.build(url)
+    engine, ctx = scenario.context(url)
+    ctx.settings.bot.snapshots_kept = 3
+    catch_up(engine, ctx, scenario.START + 2 * DAY)
+    with transaction(engine) as session:
+        kept = snapshots.listing(session, ctx)
+        last = session.exec(select(Campaign.last_tick)).one()
+        assert [s.tick for s in kept] == [last - 3, last - 2, last - 1]
+        with pytest.raises(snapshots.UndoRefused, match="oldest is from tick"):
+            snapshots.after_tick(session, ctx, kept[0].tick - 2)
+
+
+def test_a_long_catch_up_keeps_snapshots_of_its_last_ticks_only(tmp_path: Any) -> None:
+    url = f"sqlite:///{tmp_path / 'w.db'}"
+    scenario.build(url)
+    engine, ctx = scenario.context(url)
+    ctx.settings.bot.snapshots_kept = 5
+    applied = catch_up(engine, ctx, scenario.START + 3 * DAY)
+    with transaction(engine) as session:
+        kept = [s.label for s in snapshots.listing(session, ctx)]
+    assert kept == [f"tick {r.tick}" for r in applied[-5:]]

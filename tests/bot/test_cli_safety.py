@@ -1,0 +1,197 @@
+"""The moderators' safety net through the CLI, the wall clock frozen with freezegun where the
+CLI reads it: ``pause`` and ``resume`` (a holiday, or catching up), orders answered while
+paused, ``tick --preview``, ``undo`` and ``rollback`` with their refusals."""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import datetime, timedelta
+from pathlib import Path
+
+from freezegun import freeze_time
+from typer.testing import CliRunner
+
+import bot.cli.campaign
+import bot.cli.safety  # noqa: F401
+from bot.cli import app
+from bot.config import parse_settings
+
+runner = CliRunner()
+parse_settings({})  # pydantic builds its schemas with the real datetime, before any freezing
+INIT = "2026-11-23T09:30:00+00:00"
+
+
+def _config(tmp_path: Path) -> Path:
+    path = tmp_path / "config.toml"
+    path.write_text(f'[campaign]\nname = "Safety"\ndatabase_url = "sqlite:///{tmp_path}/c.db"'
+                    '\nmoderators = ["mod_jane"]\n')
+    with freeze_time(INIT):
+        done = runner.invoke(app, ["init", "--demo", "--seed", "s", "-c", str(path)])
+    assert done.exit_code == 0, done.output
+    return path
+
+
+def cli(config: Path, when: str, *args: str, code: int = 0) -> str:
+    with freeze_time(when):
+        done = runner.invoke(app, [*args, "-c", str(config)], catch_exceptions=False)
+    assert done.exit_code == code, done.output
+    return done.output
+
+
+def export(config: Path, when: str) -> dict[str, object]:
+    data: dict[str, object] = json.loads(cli(config, when, "export"))
+    return data
+
+
+def line(output: str, label: str) -> str:
+    found = re.search(rf"{label}:\s+(.*)", output)
+    assert found, output
+    return found.group(1)
+
+
+def test_paused_no_tick_applies_orders_are_answered_paused_and_resume_is_a_holiday(
+        tmp_path: Path) -> None:
+    config = _config(tmp_path)
+    cli(config, "2026-11-23T10:00:00Z", "order", "--as", "ned_stark", "muster 100 infantry")
+    before = cli(config, "2026-11-23T11:00:00Z", "show", "army", "1")
+    status = cli(config, "2026-11-23T11:00:00Z", "status")
+    out = cli(config, "2026-11-23T11:00:00Z", "pause", "--note", "the feast at Winterfell",
+              "--by", "jane")
+    assert "Campaign paused until the moderators resume it (the feast at Winterfell)" in out
+    cli(config, "2026-11-23T11:05:00Z", "pause", code=2)  # already paused
+
+    # Two days pass: nothing applies, orders are answered that the campaign is paused.
+    world = export(config, "2026-11-25T13:00:00Z")
+    assert "is paused" in cli(config, "2026-11-25T13:00:00Z", "tick")
+    paused = cli(config, "2026-11-25T13:00:00Z", "status")
+    assert "paused:     since 2026-11-23 11:00 UTC, until the moderators resume it: the " \
+           "feast" in paused and "9 tick(s) due" in paused
+    reply = cli(config, "2026-11-25T13:00:00Z", "order", "--as", "ned_stark",
+                "muster 50 cavalry\nstatus")
+    assert "the campaign is paused until the moderators resume it" in reply
+    assert export(config, "2026-11-25T13:00:00Z") == world  # the order changed nothing
+    asked = cli(config, "2026-11-25T13:00:00Z", "order", "--as", "ned_stark", "status")
+    assert "paused" not in asked and "House Stark" in asked  # questions still answer
+
+    # A holiday: the 9 ticks due during the pause are never applied; the world's clock,
+    # its in-game date and every due tick move on by 54 hours.
+    out = cli(config, "2026-11-25T13:00:00Z", "resume", "--by", "jane")
+    assert "holiday of 9 tick(s) (54 hours)" in out
+    assert "0 tick(s) applied" in cli(config, "2026-11-25T13:00:00Z", "tick")
+    assert export(config, "2026-11-25T13:00:00Z")["armies"] == world["armies"]
+    after = cli(config, "2026-11-25T13:00:00Z", "status")
+    assert line(after, "in-game") == line(status, "in-game")
+    assert "last tick:  2026-11-25 12:00 UTC" in after and "holidays:   the world's clock " \
+        "stands 9 tick(s) behind" in after and "paused" not in after
+    ready = datetime.strptime(line(before, "ready")[:16], "%Y-%m-%d %H:%M")
+    moved = line(cli(config, "2026-11-25T13:00:00Z", "show", "army", "1"), "ready")
+    assert moved.startswith(f"{ready + timedelta(hours=54):%Y-%m-%d %H:%M} UTC")
+    assert moved.endswith(line(before, "ready")[21:])  # the same in-game month
+    assert "1 tick(s) applied" in cli(config, "2026-11-25T18:00:00Z", "tick")
+    log = cli(config, "2026-11-25T18:00:00Z", "log", "--limit", "10")
+    assert "campaign paused" in log and "campaign resumed after a holiday" in log
+    cli(config, "2026-11-25T18:00:00Z", "resume", code=2)  # not paused
+
+
+def test_resume_with_catch_up_applies_the_missed_ticks(tmp_path: Path) -> None:
+    config = _config(tmp_path)
+    cli(config, "2026-11-23T11:00:00Z", "pause")
+    out = cli(config, "2026-11-24T11:00:00Z", "resume", "--catch-up")
+    assert "4 missed tick(s) will be applied now" in out and "4 tick(s) applied" in out
+    assert "due" not in cli(config, "2026-11-24T11:00:00Z", "status")
+
+
+def test_tick_preview_prints_what_the_tick_would_do_and_applies_nothing(tmp_path: Path
+                                                                       ) -> None:
+    config = _config(tmp_path)
+    cli(config, "2026-11-23T10:00:00Z", "order", "--as", "ned_stark", "muster 100 infantry")
+    world = export(config, "2026-11-24T13:00:00Z")
+    shown = cli(config, "2026-11-24T13:00:00Z", "tick", "--preview")
+    assert "tick 83126 (2026-11-24 12:00 UTC" in shown and "Preview: 5 tick(s)" in shown
+    assert "mustered at Winterfell and is standing" in shown
+    assert "[Realm] The realm at the start of" in shown  # the new month's post, in full
+    assert "**Holdfasts held:**" in shown and "nothing was applied" in shown
+    assert export(config, "2026-11-24T13:00:00Z") == world
+    assert "5 tick(s) due" in cli(config, "2026-11-24T13:00:00Z", "status")
+    assert "5 tick(s) applied" in cli(config, "2026-11-24T13:00:00Z", "tick")
+
+
+def test_undo_takes_back_a_command_and_a_tick_and_rollback_goes_further(tmp_path: Path
+                                                                       ) -> None:
+    config = _config(tmp_path)
+    start = export(config, "2026-11-23T10:00:00Z")
+    cli(config, "2026-11-23T10:00:00Z", "adjust", "House Stark", "--gold", "+5000", "--by",
+        "jane")
+    cli(config, "2026-11-23T10:01:00Z", "relations", "set", "House Stark", "House Tully",
+        "war", "--by", "jane")
+    listed = cli(config, "2026-11-23T10:02:00Z", "snapshots")
+    assert "adjust House Stark" in listed and "relations set House Stark House Tully war" \
+        in listed
+    dry = cli(config, "2026-11-23T10:02:00Z", "undo", "--dry-run")
+    assert "relations set" in dry and "Dry run: nothing changed" in dry
+    out = cli(config, "2026-11-23T10:02:00Z", "undo", "--by", "jane")
+    assert "Taken back" in out and "relations set House Stark House Tully war" in out
+    out = cli(config, "2026-11-23T10:03:00Z", "undo", "--by", "jane")
+    assert "adjust House Stark" in out
+    assert export(config, "2026-11-23T10:03:00Z")["claims"] == start["claims"]
+    assert "nothing to take back" in cli(config, "2026-11-23T10:03:00Z", "undo", code=2)
+
+    cli(config, "2026-11-24T01:00:00Z", "tick")
+    after_ticks = export(config, "2026-11-24T01:00:00Z")
+    assert "tick " in cli(config, "2026-11-24T01:00:00Z", "undo")
+    out = cli(config, "2026-11-24T01:00:00Z", "rollback", "--to", "2026-11-23T06:00:00Z")
+    assert "Taken back" in out
+    assert export(config, "2026-11-24T01:00:00Z")["campaign"] == start["campaign"]
+    cli(config, "2026-11-24T01:00:00Z", "tick")
+    assert export(config, "2026-11-24T01:00:00Z")["claims"] == after_ticks["claims"]
+
+
+def test_bad_undo_arguments_are_refused_and_change_nothing(tmp_path: Path) -> None:
+    config = _config(tmp_path)
+    world = export(config, "2026-11-23T10:00:00Z")
+    assert "goes with --force" in cli(config, "2026-11-23T10:00:00Z", "undo", "--delete-posts",
+                                      code=2)
+    assert "not an ISO time" in cli(config, "2026-11-23T10:00:00Z", "rollback", "--to",
+                                    "yesterday", code=2)
+    assert "is not applied yet" in cli(config, "2026-11-23T10:00:00Z", "rollback", "--to",
+                                       "2026-12-01T00:00:00Z", code=2)
+    assert "is not applied yet" in cli(config, "2026-11-23T10:00:00Z", "rollback", "--to",
+                                       "9" * 40, code=2)
+    assert "needs a time zone" in cli(config, "2026-11-23T10:00:00Z", "pause", "--until",
+                                      "2026-12-01T00:00:00", code=2)
+    assert export(config, "2026-11-23T10:00:00Z") == world
+
+
+def test_undo_puts_back_a_catalogue_loaded_before_later_ticks(tmp_path: Path) -> None:
+    """The catalogue is kept in full only by the snapshot of `catalogue load`: a rollback
+    further back than that finds it there, and a later snapshot's digest still matches."""
+    config = _config(tmp_path)
+    before = cli(config, "2026-11-23T10:00:00Z", "catalogue", "show")
+    rams = tmp_path / "rams.toml"
+    rams.write_text('[equipment.Rams]\ncost = 40\n'
+                    'effects = [{kind = "strength", amount = "1.1", role = "attack"}]\n',
+                    encoding="utf-8")
+    cli(config, "2026-11-23T10:00:00Z", "catalogue", "load", str(rams))
+    loaded = cli(config, "2026-11-23T10:00:00Z", "catalogue", "show")
+    assert "Rams" in loaded and loaded != before
+    cli(config, "2026-11-23T13:00:00Z", "tick")  # one tick, with the new catalogue
+    cli(config, "2026-11-23T13:00:00Z", "undo")  # the tick: the catalogue stays
+    assert cli(config, "2026-11-23T13:00:00Z", "catalogue", "show") == loaded
+    cli(config, "2026-11-23T13:00:00Z", "undo")  # the load: the old catalogue is back
+    assert cli(config, "2026-11-23T13:00:00Z", "catalogue", "show") == before
+
+
+def test_rollback_past_a_catalogue_load_finds_the_old_catalogue_in_its_snapshot(
+        tmp_path: Path) -> None:
+    config = _config(tmp_path)
+    before = cli(config, "2026-11-23T13:00:00Z", "catalogue", "show")
+    cli(config, "2026-11-23T13:00:00Z", "tick")  # tick 83122's snapshot: the catalogue digest
+    rams = tmp_path / "rams.toml"
+    rams.write_text('[equipment.Rams]\ncost = 40\n'
+                    'effects = [{kind = "strength", amount = "1.1", role = "attack"}]\n',
+                    encoding="utf-8")
+    cli(config, "2026-11-23T13:00:00Z", "catalogue", "load", str(rams))
+    out = cli(config, "2026-11-23T13:00:00Z", "rollback", "--to", "83121")
+    assert "tick 83122" in out and "catalogue load rams.toml" in out
+    assert cli(config, "2026-11-23T13:00:00Z", "catalogue", "show") == before
