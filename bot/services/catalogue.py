@@ -83,7 +83,10 @@ CAPACITY_KEY = "capacity"
 
 
 AnyArmy = Army | ArmyRecord
-"""An army as a row object (orders) or as the tick's record: the modifiers read either."""
+"""An army as a row object (orders) or as the tick's record."""
+
+ModifiedArmy = AnyArmy | world.Army
+"""An army whose modifiers are asked for: also the rules' value (the tick's phases)."""
 
 
 class CatalogueError(RuntimeError):
@@ -259,8 +262,10 @@ def set_improvement_records(claim: Claim, records: Sequence[Mapping[str, Any]]) 
     _store(claim, records, capacity_granted(claim))
 
 
-def equipment_names(army: AnyArmy) -> tuple[str, ...]:
+def equipment_names(army: ModifiedArmy) -> tuple[str, ...]:
     """Names of the siege equipment an army carries."""
+    if isinstance(army, world.Army):
+        return army.equipment
     names: list[str] = []
     for item in army.equipment_json:
         if isinstance(item, Mapping) and "name" in item:
@@ -335,7 +340,7 @@ class ModifierBook:
     def _alive(self) -> list[Character]:
         return [c for c in self.characters if c.status in FREE_CHARACTERS]
 
-    def characters_with(self, army: AnyArmy) -> list[Character]:
+    def characters_with(self, army: ModifiedArmy) -> list[Character]:
         """The living characters with an army (its commander)."""
         return [c for c in self._alive() if army.id is not None and c.army_id == army.id]
 
@@ -396,7 +401,7 @@ class ModifierBook:
         """The skills of the characters with an army (what counts on the march)."""
         return tuple(self._skills(self.characters_with(army)))
 
-    def army(self, army: AnyArmy, *, equipment: bool = False) -> tuple[Modifier, ...]:
+    def army(self, army: ModifiedArmy, *, equipment: bool = False) -> tuple[Modifier, ...]:
         """An army's modifiers: its characters' skills, the benefit of the resource tile it
         stands on if its claim holds it, and (``equipment``: in an assault or a siege) its siege
         equipment."""

@@ -89,12 +89,15 @@ class _CatalogueModifiers:
     def observer(self, claim_id: int, tile: str) -> tuple[Modifier, ...]:
         return ()  # no order rolls to detect
 
-    def besieger(self, army: ArmyValue) -> tuple[Modifier, ...]:
+    def battle(self, army: ArmyValue, *, assault: bool) -> tuple[Modifier, ...]:
         from bot.services.catalogue import ModifierBook
 
         row = self.c.session.get(Army, army.id)
         return () if row is None else ModifierBook.load(self.c.session, self.c.ctx).army(
-            row, equipment=True)
+            row, equipment=assault)
+
+    def besieger(self, army: ArmyValue) -> tuple[Modifier, ...]:
+        return self.battle(army, assault=True)
 
     def holdfast(self, claim_id: int) -> tuple[Modifier, ...]:
         from bot.services.catalogue import ModifierBook

@@ -15,8 +15,7 @@ secret and the event, so a replay gives the same rolls.
 from __future__ import annotations
 
 import gc
-from collections import defaultdict
-from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -28,8 +27,6 @@ from sqlmodel import Session, col, select
 
 from bot.db.engine import transaction
 from bot.db.models import (
-    ArmyKind,
-    ArmyState,
     Campaign,
     Character,
     Claim,
@@ -50,7 +47,6 @@ from bot.services.army_rows import (
 from bot.services.catalogue import (  # the modifiers in force
     ModifierBook,
     after_battle,
-    battle_side_of,
     income_sources,
     labels_for,
     month_for_claim,
@@ -83,41 +79,34 @@ from bot.services.world import (
 from rules.campaign import calendar
 from rules.campaign.advance import (
     Arrival,
+    BattleFought,
+    BattleVoid,
     Detection,
     Encounter,
     HolderChanged,
     HoldfastFalls,
     MusterDone,
+    OpponentDecides,
     Regenerated,
+    Retreated,
+    RetreatFailed,
+    RetreatReferred,
     Scattered,
     SiegeEnded,
     SiegeMonth,
     Tick,
     TickEvent,
     UpkeepPaid,
-    advance_holders,
-    advance_meetings,
-    advance_movement,
-    advance_musters,
+    advance,
     advance_regeneration,
-    advance_sieges,
     advance_upkeep,
-    budget,
     changed_armies,
     changed_claims,
-    holdfast_falls,
 )
-from rules.campaign.battle import BattleResult, Side, Winner, resolve_battle
+from rules.campaign.battle import Winner
 from rules.campaign.config import Season, Terrain
-from rules.campaign.contingents import split_losses
-from rules.campaign.modifiers import Effect, EffectKind, Modifier, Role, Source
-from rules.campaign.movement import (
-    ticks_to_cross,
-)
+from rules.campaign.modifiers import Modifier
 from rules.campaign.naming import host
-from rules.campaign.paths import entry_cost
-from rules.campaign.publication import PublicAssault, public_assault
-from rules.campaign.retreat import roll_retreat
 from rules.campaign.state import (
     BattleState,
     CharacterState,
@@ -130,29 +119,13 @@ from rules.campaign.state import SiegeState as SiegeValue
 from rules.campaign.upkeep import (
     SlainLedger,
     SlainLoss,
-    record_loss,
 )
 from rules.campaign.world import (
     FREE_CHARACTERS,
     Army,
-    BattleKind,
     BattleStatus,
-    CharacterStatus,
-    Reaction,
     SiegeStatus,
-    battle_side,
 )
-from rules.fairdice import claim_branch
-
-
-@dataclass(frozen=True, slots=True)
-class Contingent:
-    """One body of a holdfast's garrison: ``army`` (None: the troops at home) and its troops
-    when the battle began."""
-
-    army: ArmyRecord | None
-    infantry: int
-    cavalry: int
 
 
 @dataclass(slots=True)
@@ -251,11 +224,7 @@ def apply_tick(session: Session, ctx: CampaignContext, campaign: Campaign, index
     # One flush at the end: row changes go out as a few batched statements, however many
     # armies moved (the number of statements per tick must not grow with the armies).
     with session.no_autoflush:
-        state.move()
-    state.resolve_battles()
-    state.meet_hostiles()
-    state.progress_sieges()
-    state.update_resource_holders()
+        state.advance()
     save_changed(session, state.armies)
     journal.flush_buffer(session)
     map_posts(session, ctx, tick=index, at=at, months=report.months)  # map posts
@@ -294,13 +263,6 @@ def ledger_to_json(ledger: SlainLedger) -> list[Any]:
     return out
 
 
-def secret_defense(tile_bonus: Any) -> Modifier:
-    """A holdfast's secret defense bonus as a hidden strength modifier for its defenders."""
-    return Modifier("holdfast defenses", Source.HOLDFAST,
-                    (Effect(EffectKind.STRENGTH, tile_bonus, Role.DEFENSE),),
-                    label="holdfast defenses", hidden=True)
-
-
 class _TickState:
     """One tick's work over the rows it loaded."""
 
@@ -314,9 +276,6 @@ class _TickState:
         self.report = report
         self.claims = {c.id: c for c in all_claims(session, ctx)}
         self.armies = load_records(session, ctx.campaign_id)
-        self.by_tile: dict[str, list[ArmyRecord]] = defaultdict(list)
-        for a in self.armies:
-            self.by_tile[a.tile].append(a)
         self.wars = war_pairs(session, ctx)
         self.frozen_wars = frozenset(self.wars)
         self._by_id: dict[int, ArmyRecord] = {}
@@ -324,6 +283,7 @@ class _TickState:
         self._dirty: set[int] = set()  # armies the services changed since
         self._siege_rows: dict[int, Siege] = {}
         self._character_rows: dict[int, Character] = {}
+        self._battle_rows: dict[int, PendingBattle] = {}
         self.dice = EventDice(ctx.secret, fairplay.period_of(ctx, index))
         # Keys queued by a tick are unique by construction (they name the tick or the army
         # and the tick applies once), so the outbox need not look each one up.
@@ -378,30 +338,82 @@ class _TickState:
         return book
 
     # --- resource tiles -----------------------------------------------------------------
-    def update_resource_holders(self) -> None:
-        """Record who holds each occupied resource tile's benefit now
-        (:func:`rules.campaign.advance.advance_holders`); tell the new holder."""
+    def report_holder(self, event: HolderChanged, after: World) -> None:
+        """Record who holds a resource tile's benefit now; tell the new holder."""
         book = self.book()
-        world = self.world(sieges=False, holders={
+        tile_id, holder, before = event.tile, event.holder, event.before
+        row = book.holders.get(tile_id)
+        if row is None:
+            row = ResourceHolder(campaign_id=self.ctx.campaign_id, tile=tile_id)
+            book.holders[tile_id] = row
+        row.claim_id, row.ceded_to = holder, after.holders[tile_id].ceded_to
+        self.session.add(row)
+        tile = self.ctx.world.tile(tile_id)
+        self.log("resource_holder", f"{tile.label}: benefit now with "
+                 f"{self.claim_name(holder) if holder else 'nobody'}", claim_id=holder,
+                 data={"tile": tile_id, "holder": holder, "before": before})
+        if holder is not None:
+            subject, body = holder_note(tile.label, tile.resource_benefit or "its benefit")
+            self.notify(holder, f"resource:{tile_id}:{self.tick}", subject, body)
+
+    # --- the phases after the monthly jobs ----------------------------------------------
+    def advance(self) -> None:
+        """Musters, movement, battles, meetings, sieges and resource holders: decided by
+        :func:`rules.campaign.advance.advance`, the services taking each phase's changes into
+        the rows and rendering its events in between (:meth:`between`)."""
+        book = self.book()
+        rows = self.session.exec(select(PendingBattle).where(
+            PendingBattle.campaign_id == self.ctx.campaign_id,
+            col(PendingBattle.status).in_((BattleStatus.PENDING, BattleStatus.SPARED))
+        ).order_by(col(PendingBattle.id))).all()
+        self._battle_rows = {b.id or 0: b for b in rows}
+        world = self.world([battle_state(b) for b in rows], characters=True, holders={
             tile: HolderState(tile, row.claim_id, row.ceded_to)
             for tile, row in book.holders.items()})
-        after, events = advance_holders(world, self.rules_tick())
-        for event in events:
-            assert isinstance(event, HolderChanged)
-            tile_id, holder, before = event.tile, event.holder, event.before
-            row = book.holders.get(tile_id)
-            if row is None:
-                row = ResourceHolder(campaign_id=self.ctx.campaign_id, tile=tile_id)
-                book.holders[tile_id] = row
-            row.claim_id, row.ceded_to = holder, after.holders[tile_id].ceded_to
-            self.session.add(row)
-            tile = self.ctx.world.tile(tile_id)
-            self.log("resource_holder", f"{tile.label}: benefit now with "
-                     f"{self.claim_name(holder) if holder else 'nobody'}", claim_id=holder,
-                     data={"tile": tile_id, "holder": holder, "before": before})
-            if holder is not None:
-                subject, body = holder_note(tile.label, tile.resource_benefit or "its benefit")
-                self.notify(holder, f"resource:{tile_id}:{self.tick}", subject, body)
+        advance(world, self.rules_tick(), self.dice, between=self.between)
+
+    def between(self, before: World, after: World, events: Sequence[TickEvent]) -> World:
+        """After each phase: take its changes into the rows, store the battles it began (they
+        get their ids) and write back those it settled, render its events; after battles,
+        re-read the free characters (a fate roll may have killed one)."""
+        self.take(before, after)
+        after = self.store_battles(before, after)
+        self.report_moves(events, after)
+        if any(isinstance(e, BattleFought) for e in events):
+            self.session.flush()  # the fates after_battle settled
+            after = replace(after, characters=self.characters())
+        return after
+
+    def store_battles(self, before: World, after: World) -> World:
+        """Write back the battles a phase changed; store those it began (one flush gives
+        them their ids)."""
+        if after.battles is before.battles:
+            return after
+        old = {b.id: b for b in before.battles if b.id is not None}
+        new: list[tuple[int, PendingBattle]] = []
+        for i, b in enumerate(after.battles):
+            if b.id is None:
+                row = PendingBattle(
+                    campaign_id=self.ctx.campaign_id, tile=b.tile, kind=b.kind,
+                    attacker_army=b.attacker_army, defender_army=b.defender_army,
+                    attacker_claim=b.attacker_claim, defender_claim=b.defender_claim,
+                    created_tick=b.created_tick, resolve_tick=b.resolve_tick,
+                    reactor_claim=b.reactor_claim, reaction=b.reaction, status=b.status)
+                self.session.add(row)
+                new.append((i, row))
+            elif old.get(b.id) is not b:
+                row = self._battle_rows[b.id]
+                row.status, row.reaction = b.status, b.reaction
+                row.reactor_claim, row.resolve_tick = b.reactor_claim, b.resolve_tick
+                self.session.add(row)
+        if not new:
+            return after
+        self.session.flush()
+        battles = list(after.battles)
+        for i, row in new:
+            self._battle_rows[row.id or 0] = row
+            battles[i] = replace(battles[i], id=row.id)
+        return replace(after, battles=tuple(battles))
 
     # --- monthly jobs -------------------------------------------------------------------
     def run_month(self, month: int, date: calendar.GameDate) -> None:
@@ -459,36 +471,10 @@ class _TickState:
                          claim_id=claim.id,
                          data={"infantry": event.infantry, "cavalry": event.cavalry})
 
-    def record_slain(self, claim_id: int, infantry: int, cavalry: int) -> None:
-        claim = self.claims.get(claim_id)
-        if claim is None or not (infantry or cavalry):
-            return
-        date = calendar.game_date(self.at, self.ctx.rules)
-        claim.slain_json = ledger_to_json(
-            record_loss(ledger_from_json(claim.slain_json), date, infantry, cavalry))
-        self.save(claim)
-
-    def progress_sieges(self) -> None:
-        """End every siege whose besiegers left the tile or are no more, count each siege
-        month completed, let out the garrisons no siege holds
-        (:func:`rules.campaign.advance.advance_sieges`)."""
-        world = self.world(characters=True)
-        after, events = advance_sieges(world, self.rules_tick())
-        self.take(world, after)
-        self.report_moves(events)
-
     def _end_siege(self, siege: Siege, reason: str, *,
                    status: SiegeStatus = SiegeStatus.LIFTED) -> None:
         self.report.events.append(end_siege(self.session, self.ctx, siege, reason, at=self.at,
                                             tick=self.tick, status=status))
-
-    def _holdfast_falls(self, siege: Siege, how: str) -> None:
-        """The holdfast of ``siege`` falls (:func:`rules.campaign.advance.holdfast_falls`)."""
-        world = self.world(characters=True)
-        value = next(s for s in world.sieges if s.id == siege.id)
-        after, event = holdfast_falls(world, value, how)
-        self.take(world, after)
-        self.report_moves([event])
 
     # --- the phases rules.campaign.advance decides ---------------------------------------
     def world(self, battles: Sequence[BattleState] = (), *, characters: bool = False,
@@ -573,33 +559,9 @@ class _TickState:
             self._by_id = {a.id: a for a in self.armies}
         return self._by_id
 
-    def move(self) -> None:
-        """Musters that are ready, then every march and retreat (rules.campaign.advance)."""
-        tick = self.rules_tick()
-        world = self.world()
-        after, events = advance_musters(world, tick)
-        self.take(world, after)  # the modifiers in force see the armies that are ready
-        world = after
-        after, more = advance_movement(world, tick, self.dice)
-        self.take(world, after)
-        self.by_tile = defaultdict(list)
-        for a in self.armies:
-            self.by_tile[a.tile].append(a)
-        self.report_moves([*events, *more])
-
-    def meet_hostiles(self) -> None:
-        """Every pair of hostile armies left sharing a tile after this tick's moves and
-        battles meets in a battle (:func:`rules.campaign.advance.advance_meetings`)."""
-        battles = [battle_state(b) for b in self.session.exec(select(PendingBattle).where(
-            PendingBattle.campaign_id == self.ctx.campaign_id,
-            col(PendingBattle.status).in_((BattleStatus.PENDING, BattleStatus.SPARED)))).all()]
-        world = self.world(battles, sieges=False)
-        after, events = advance_meetings(world, self.rules_tick())
-        self.take(world, after)
-        self.report_moves(events)
-
-    def report_moves(self, events: Sequence[TickEvent]) -> None:
-        """Journal the moves' events; queue their posts and notes."""
+    def report_moves(self, events: Sequence[TickEvent], after: World) -> None:
+        """Journal a phase's events; queue their posts and notes (``after``: the world after
+        the phase)."""
         for event in events:
             if isinstance(event, MusterDone):
                 a = event.army
@@ -621,9 +583,34 @@ class _TickState:
             elif isinstance(event, SiegeMonth):
                 self.report_siege_month(event)
             elif isinstance(event, HoldfastFalls):
-                self.report_fall(event)
+                self.report_fall(self.stored_fall(event))
+            elif isinstance(event, BattleVoid):
+                self.log("battle_void", f"battle {event.battle.id} does not happen: the "
+                         "armies parted", data={"battle": event.battle.id})
+            elif isinstance(event, RetreatReferred | RetreatFailed | Retreated):
+                self.report_retreat(event)
+            elif isinstance(event, OpponentDecides):
+                self.report_opponent_decides(event)
+            elif isinstance(event, BattleFought):
+                self.report_battle(event)
+            elif isinstance(event, HolderChanged):
+                self.report_holder(event, after)
             else:
-                raise TypeError(f"no report for {event!r}")  # holders report themselves
+                raise TypeError(f"no report for {event!r}")
+
+    def stored_fall(self, event: HoldfastFalls) -> HoldfastFalls:
+        """The fall with its siege stored: a holdfast taken by assault with no siege before it
+        has a new siege (a negative id in the rules' world), stored here as fallen."""
+        siege = event.siege
+        if siege.id > 0:
+            return event
+        row = Siege(campaign_id=self.ctx.campaign_id, army_id=siege.army_id,
+                    besieger_claim=siege.besieger_claim, defender_claim=siege.defender_claim,
+                    holdfast=siege.holdfast, started_tick=siege.started_tick,
+                    status=siege.status)
+        self.session.add(row)
+        self.session.flush()
+        return replace(event, siege=replace(siege, id=row.id or 0))
 
     def report_siege_month(self, event: SiegeMonth) -> None:
         siege, month = event.siege, event.month
@@ -682,12 +669,6 @@ class _TickState:
 
     def report_encounter(self, event: Encounter) -> None:
         a, other, b = event.attacker, event.defender, event.battle
-        self.session.add(PendingBattle(
-            campaign_id=self.ctx.campaign_id, tile=b.tile, kind=b.kind,
-            attacker_army=b.attacker_army, defender_army=b.defender_army,
-            attacker_claim=b.attacker_claim, defender_claim=b.defender_claim,
-            created_tick=b.created_tick, resolve_tick=b.resolve_tick,
-            reactor_claim=b.reactor_claim))
         when = self.ctx.when(self.ctx.tick_at(b.resolve_tick))
         self.log("encounter", f"{force(a)} meets enemy {force(other)} at {a.tile}",
                  claim_id=a.claim_id, data={"attacker": a.id, "defender": other.id,
@@ -711,107 +692,45 @@ class _TickState:
                                self.ctx.when(self.at), returned=event.returned, kind=a.kind),
                   self.ctx.settings.posts.arrival_flair)
 
-    def _budget(self, a: ArmyRecord) -> Fraction:
-        """The travel cost army ``a`` earns per tick now (its size, kind and modifiers)."""
-        return budget(army_value(a), self.rules_tick())
-
-    def _gone(self, a: ArmyRecord, fate: str) -> None:
-        """Army ``a`` is no more; ``fate`` completes "The besiegers of CLAIM ..." in posts."""
-        a.state = ArmyState.GONE
-        a.path_json, a.costs_json = [], []
-        self._set_meta(a, fate=fate)
-
-    def _capture_characters(self, a: ArmyRecord) -> None:
-        """The characters with a captured army are captives: no longer free to command; the
-        moderators rule on their fate."""
-        for character in self.session.exec(select(Character).where(
-                Character.army_id == a.id,
-                col(Character.status).in_(sorted(FREE_CHARACTERS)))).all():
-            character.status = CharacterStatus.CAPTURED
-            character.army_id = None
-            self.session.add(character)
-        a.commander_id = None
-
-    def _intercept_hint(self, a: ArmyRecord, claim_id: int, tile_id: str) -> str:
-        """The reaction a sighting offers: a standing army of the watching claim on the
-        watching tile may intercept the passing force until the next tick."""
-        guards = [g for g in self.by_tile.get(tile_id, ()) if g.claim_id == claim_id
-                  and g.state == ArmyState.STANDING and g.kind == a.kind]
-        if not guards or a.state != ArmyState.MARCHING:
-            return ""
-        until = self.ctx.when(self.ctx.tick_at(self.tick + self.ctx.rules.reaction_ticks))
-        return (f" Your {force(guards[0])} stands at {self.label(tile_id)}: you may stop this "
-                f"force with `intercept {force(a)} with {force(guards[0])}` before {until}.")
-
-    def _set_meta(self, a: ArmyRecord, **values: Any) -> None:
-        meta = dict(a.meta_json)
-        meta.update(values)
-        a.meta_json = meta
-
     # --- battles ------------------------------------------------------------------------
-    def resolve_battles(self) -> None:
-        due = self.session.exec(select(PendingBattle).where(
-            PendingBattle.campaign_id == self.ctx.campaign_id,
-            PendingBattle.status == BattleStatus.PENDING,
-            col(PendingBattle.resolve_tick) <= self.tick,
-        ).order_by(col(PendingBattle.id))).all()
-        by_id = {a.id: a for a in self.armies}
-        for battle in due:
-            if battle.kind is BattleKind.FIELD:
-                self._field_battle(battle, by_id)
-            elif battle.kind is BattleKind.ASSAULT:
-                self._assault(battle, by_id)
-            else:
-                self._sally(battle, by_id)
-            self.save(battle)
-
-    def _characters(self, army_id: int) -> tuple[str, ...]:
-        rows = self.session.exec(select(Character).where(
-            Character.army_id == army_id,
-            col(Character.status).in_(sorted(FREE_CHARACTERS)))).all()
-        return tuple(r.name for r in rows)
-
-    def _side(self, a: ArmyRecord, role: Winner, *, assault: bool = False,
-              began: int | None = None) -> Side:
-        return battle_side_of(self.book(), a, role, tick=self.tick, assault=assault,
-                              began=began, characters=self._characters(a.id or 0))
-
-    def _field_battle(self, battle: PendingBattle, by_id: dict[int, ArmyRecord]) -> None:
-        att = by_id.get(battle.attacker_army)
-        dfd = by_id.get(battle.defender_army)
-        if att is None or dfd is None or att.tile != dfd.tile \
-                or ArmyState.GONE in (att.state, dfd.state):
-            battle.status = BattleStatus.VOID
-            self.log("battle_void", f"battle {battle.id} does not happen: the armies parted",
-                     data={"battle": battle.id})
+    def report_retreat(self, event: RetreatReferred | RetreatFailed | Retreated) -> None:
+        battle, runner = event.battle, event.runner
+        place = self.label(battle.tile)
+        if isinstance(event, RetreatReferred):
+            self.log("referral", f"{force(runner)} has no way to retreat from "
+                     f"{place}: referred to the moderators",
+                     claim_id=runner.claim_id, data={"battle": battle.id, "army": runner.id})
+            journal.notify_moderators(
+                self.session, self.ctx.campaign_id, f"referral:retreat:{battle.id}",
+                subject=f"Retreat of {force(runner)} referred to you",
+                body=(f"{force(runner, capital=True)} of {self.claim_name(runner.claim_id)} chose "
+                      f"to retreat from {place} but has no way back. Nothing was rolled "
+                      "and the battle was fought; rule on it if needed."),
+                at=self.at, tick=self.tick)
             return
-        if battle.reaction is Reaction.RETREAT and battle.reactor_claim is not None:
-            runner = att if att.claim_id == battle.reactor_claim else dfd
-            if self._try_retreat(battle, runner):
-                battle.status = BattleStatus.AVOIDED
-                return
-            if runner.retreat_penalty:  # the retreat failed: the opponent decides
-                self._ask_opponent(battle, runner, att if runner is dfd else dfd)
-                return
-        # The defender bonus is the defender's: the attacker either marched in (in transit)
-        # or left its own position to attack, so it never has it; the defender has it only if
-        # it stood there before the battle began (arriving together, neither has it).
-        dice, event = fairplay.roll(self.ctx, self.tick, f"battle:{battle.id or 0}",
-                                    armies=(att, dfd))
-        result = resolve_battle(self._side(att, Winner.ATTACKER),
-                                self._side(dfd, Winner.DEFENDER, began=battle.created_tick),
-                                dice=dice, rules=self.ctx.rules)
-        battle.status = BattleStatus.RESOLVED
-        self._apply_result(battle, result, att, dfd, hidden_defender=False,
-                           dice_line=fairplay.line_of(event, dice))
+        result, line = event.result, event.dice_line
+        if isinstance(event, RetreatFailed):
+            self.log("retreat_failed", f"{force(runner)} fails to retreat (d20 {result.roll})",
+                     claim_id=runner.claim_id, public=True,
+                     data={"battle": battle.id, fairplay.DICE_KEY: line}, rolls=event.rolls)
+            return
+        lost = result.lost
+        self.log("retreat", f"{force(runner)} retreats from {place} (d20 "
+                 f"{result.roll}, keeps {result.fraction * 100:.0f}%)", claim_id=runner.claim_id,
+                 public=True, data={"battle": battle.id, "lost": [lost.infantry, lost.cavalry],
+                                    fairplay.DICE_KEY: line},
+                 rolls=event.rolls)
+        self.post(f"battle:{battle.id}:retreat",
+                  f"[Battle] {self.claim_name(runner.claim_id)} withdraws from {place}",
+                  f"Rather than give battle at **{place}**, the {host(runner.kind)} of "
+                  f"{self.claim_name(runner.claim_id)} withdraws (retreat roll {result.roll})."
+                  f"\n\n{fairplay.markdown(line)}",
+                  self.ctx.settings.posts.battle_flair)
 
-    def _ask_opponent(self, battle: PendingBattle, runner: ArmyRecord,
-                      opponent: ArmyRecord) -> None:
+    def report_opponent_decides(self, event: OpponentDecides) -> None:
         """After a failed retreat the runner's opponent chooses, within a new reaction window,
         to fight (the runner at -1) or to let it stay; without an answer the battle is fought."""
-        battle.reaction = Reaction.FAILED
-        battle.reactor_claim = opponent.claim_id
-        battle.resolve_tick = self.tick + max(1, self.ctx.rules.reaction_ticks)
+        battle, runner, opponent = event.battle, event.runner, event.opponent
         when = self.ctx.when(self.ctx.tick_at(battle.resolve_tick))
         self.notify(opponent.claim_id, f"battle:{battle.id}:failed-retreat",
                     f"{force(runner, capital=True)} failed to retreat at "
@@ -828,103 +747,12 @@ class _TickState:
                     f"{self.claim_name(opponent.claim_id)} decides before {when} whether to "
                     "fight (you would fight at -1) or to let you stay.")
 
-    def _try_retreat(self, battle: PendingBattle, runner: ArmyRecord) -> bool:
-        route = self._retreat_route(runner)
-        if not route:  # nowhere to go: the moderators decide; nothing is rolled or lost
-            self.log("referral", f"{force(runner)} has no way to retreat from "
-                     f"{self.label(battle.tile)}: referred to the moderators",
-                     claim_id=runner.claim_id, data={"battle": battle.id, "army": runner.id})
-            journal.notify_moderators(
-                self.session, self.ctx.campaign_id, f"referral:retreat:{battle.id}",
-                subject=f"Retreat of {force(runner)} referred to you",
-                body=(f"{force(runner, capital=True)} of {self.claim_name(runner.claim_id)} chose "
-                      f"to retreat from {self.label(battle.tile)} but has no way back. Nothing "
-                      "was rolled and the battle was fought; rule on it if needed."),
-                at=self.at, tick=self.tick)
-            return False
-        dice, event = fairplay.roll(self.ctx, self.tick, f"retreat:{battle.id or 0}",
-                                    armies=(runner,))
-        result = roll_retreat(runner.infantry, runner.cavalry, runner.ships, dice=dice,
-                              rules=self.ctx.rules)
-        line = fairplay.line_of(event, dice)
-        if not result.success:
-            runner.retreat_penalty = True
-            self.save(runner)
-            self.log("retreat_failed", f"{force(runner)} fails to retreat (d20 {result.roll})",
-                     claim_id=runner.claim_id, public=True,
-                     data={"battle": battle.id, fairplay.DICE_KEY: line}, rolls=dice.rolls)
-            return False
-        lost = result.lost
-        runner.infantry, runner.cavalry, runner.ships = (result.escaped.infantry,
-                                                         result.escaped.cavalry,
-                                                         result.escaped.ships)
-        self.record_slain(runner.claim_id, lost.infantry, lost.cavalry)
-        self._send_back(runner, route)
-        self.log("retreat", f"{force(runner)} retreats from {self.label(battle.tile)} (d20 "
-                 f"{result.roll}, keeps {result.fraction * 100:.0f}%)", claim_id=runner.claim_id,
-                 public=True, data={"battle": battle.id, "lost": [lost.infantry, lost.cavalry],
-                                    fairplay.DICE_KEY: line},
-                 rolls=dice.rolls)
-        self.post(f"battle:{battle.id}:retreat",
-                  f"[Battle] {self.claim_name(runner.claim_id)} withdraws from "
-                  f"{self.label(battle.tile)}",
-                  f"Rather than give battle at **{self.label(battle.tile)}**, the "
-                  f"{host(runner.kind)} of "
-                  f"{self.claim_name(runner.claim_id)} withdraws (retreat roll {result.roll})."
-                  f"\n\n{fairplay.markdown(line)}",
-                  self.ctx.settings.posts.battle_flair)
-        return True
-
-    def _retreat_route(self, a: ArmyRecord) -> list[str]:
-        """The route the army's `retreat` order chose, else back along the path travelled."""
-        chosen = a.meta_json.get("retreat_route")
-        return list(chosen) if chosen else list(reversed(a.travelled_json))
-
-    def _send_back(self, a: ArmyRecord, route: Sequence[str] | None = None) -> None:
-        """Sends an army back along ``route`` (default: the way it came); with no way back it
-        stays."""
-        back = list(route) if route is not None else list(reversed(a.travelled_json))
-        self._set_meta(a, retreat_route=[])
-        if not back:
-            a.state = ArmyState.STANDING
-            self.save(a)
-            return
-        costs = [entry_cost(self.ctx.world.tile(t), a.kind, self.ctx.rules) or 1 for t in back]
-        a.state = ArmyState.RETREATING
-        a.path_json, a.costs_json, a.saved = back, costs, "0"
-        a.travelled_json = []
-        self._set_meta(a, retreat_from=a.tile)
-        # It sets off at once: the first tile is entered on the next tick, like any march.
-        a.depart_tick = self.tick
-        a.arrival_tick = self.tick + ticks_to_cross(costs, self._budget(a))
-        self.save(a)
-
-    def _apply_result(self, battle: PendingBattle, result: BattleResult, att: ArmyRecord | None,
-                      dfd: ArmyRecord | None, *, hidden_defender: bool,
-                      garrison_claim: Claim | None = None,
-                      garrison: Sequence[Contingent] = (), dice_line: str = "",
-                      public: PublicAssault | None = None) -> None:
-        """Apply a battle's losses; the side with no army is ``garrison_claim``'s ``garrison``
-        (its troops at home and its armies in the holdfast), whose losses are shared.
-        ``dice_line`` goes in the public post, or only to the claimant when it is hidden."""
-        for which, a in ((Winner.ATTACKER, att), (Winner.DEFENDER, dfd)):
-            side = result.side(which)
-            if a is not None:
-                a.infantry -= side.losses.infantry
-                a.cavalry -= side.losses.cavalry
-                a.ships -= side.losses.ships
-                a.retreat_penalty = False
-                if side.captured:
-                    self._gone(a, "were captured in battle")
-                    self._capture_characters(a)
-                elif a.infantry + a.cavalry + a.ships == 0:
-                    self._gone(a, "fell in battle to the last man")
-                self.save(a)
-                if not side.captured:
-                    self.record_slain(a.claim_id, side.losses.infantry, side.losses.cavalry)
-            elif garrison_claim is not None:
-                self._garrison_losses(garrison_claim, garrison, side.losses.infantry,
-                                      side.losses.cavalry, captured=side.captured)
+    def report_battle(self, event: BattleFought) -> None:
+        """Journal a fought battle, settle its characters' fates and secrets
+        (:func:`~bot.services.catalogue.after_battle`) and queue its post; an assault's
+        defenses and dice go to the claimant alone."""
+        battle, result, dice_line = event.battle, event.result, event.dice_line
+        hidden_defender, garrison_claim = event.hidden_defender, event.garrison_claim
         att_name = self.claim_name(battle.attacker_claim)
         dfd_name = self.claim_name(battle.defender_claim)
         winner_name = att_name if result.winner is Winner.ATTACKER else dfd_name
@@ -942,23 +770,28 @@ class _TickState:
                  rolls=result.rolls)
         if hidden_defender and dice_line and garrison_claim is not None:
             self.log("assault_dice", f"the dice of the assault on {battle.tile}",
-                     claim_id=garrison_claim.id, data={"battle": battle.id,
-                                                       fairplay.DICE_KEY: dice_line})
+                     claim_id=garrison_claim, data={"battle": battle.id,
+                                                    fairplay.DICE_KEY: dice_line})
         title = self.ctx.settings.posts.battle_title.format(
             attacker=att_name, defender=dfd_name, tile=self.label(battle.tile))
         fate_lines: list[str] = []
-        settled = after_battle(self.session, self.ctx, battle, result, att, dfd, tick=self.tick,
-                               at=self.at, dice_lines=fate_lines)  # secrets, fate tables
+        by_id = self.records_by_id()
+        fought = [by_id[a.id] if a is not None else None
+                  for a in (event.attacker, event.defender)]
+        settled = after_battle(self.session, self.ctx, self._battle_rows[battle.id or 0],
+                               result, fought[0], fought[1], tick=self.tick, at=self.at,
+                               dice_lines=fate_lines)  # secrets, fate tables
+        self.save(*(a for a in fought if a is not None))  # a commander may have died
         body = battle_post(result, attacker=att_name, defender=dfd_name,
                            place=self.label(battle.tile), when=self.ctx.when(self.at),
                            kind=battle.kind, hide_defender=hidden_defender, settled=settled,
-                           public=public)
+                           public=event.public)
         if dice_line and not hidden_defender:
             body += f"\n\n{fairplay.markdown(dice_line)}\n"
         body += "".join(f"\n{fairplay.markdown(line)}\n" for line in fate_lines)  # public
         self.post(f"battle:{battle.id}", title, body, self.ctx.settings.posts.battle_flair)
         if hidden_defender and garrison_claim is not None:
-            self.notify(garrison_claim.id or 0, f"battle:{battle.id}:defenses",
+            self.notify(garrison_claim, f"battle:{battle.id}:defenses",
                         f"The assault on {self.label(battle.tile)}",
                         "Your holdfast's defenses multiplied your garrison's strength: "
                         + ", ".join(result.defender.strength.all_labels())
@@ -966,158 +799,31 @@ class _TickState:
                         + ("\n\nThe assault's dice (your private branch): "
                            f"{fairplay.markdown(dice_line)}"
                            if dice_line else ""))
-        loser = att if result.winner is Winner.DEFENDER else dfd
-        if loser is not None and loser.state != ArmyState.GONE:
-            home = self.claims.get(loser.claim_id)
-            if not loser.travelled_json and home is not None and home.holdfast == loser.tile \
-                    and loser.kind == ArmyKind.LAND:
-                # No way back, but home: the beaten army withdraws behind its own walls,
-                # where only an assault or a siege can reach it.
-                loser.state = ArmyState.GARRISON
-                self.save(loser)
-            else:  # with no way back it stays, and meets the winner again (meet_hostiles)
-                self._send_back(loser)
-
-    def _garrison(self, claim: Claim, tile_id: str, states: Collection[ArmyState]
-                  ) -> list[Contingent]:
-        """The claim's troops at home, then its land armies on ``tile_id`` in ``states``."""
-        return [Contingent(None, claim.infantry, claim.cavalry), *(
-            Contingent(a, a.infantry, a.cavalry) for a in self.armies
-            if a.claim_id == claim.id and a.tile == tile_id and a.kind == ArmyKind.LAND
-            and a.state in states)]
-
-    def _garrison_side(self, claim: Claim, tile_id: str, garrison: Sequence[Contingent], *,
-                       defending: bool) -> Side:
-        """A holdfast's garrison as one side: defending (stationary, with the secret defense
-        bonus) against an assault, or riding out in a sally."""
-        tile = self.ctx.world.tile(tile_id)
-        mods = (secret_defense(tile.defense_bonus),) \
-            if defending and tile.defense_bonus != 1 else ()
-        characters = (*self.book().home_characters(claim.id or 0), *(
-            name for c in garrison if c.army is not None for name in self._characters(
-                c.army.id or 0)))
-        return battle_side(Winner.DEFENDER if defending else Winner.ATTACKER,
-                           infantry=sum(c.infantry for c in garrison),
-                           cavalry=sum(c.cavalry for c in garrison), terrain=tile.terrain,
-                           stationary=defending, modifiers=(*mods, *self.book().holdfast(claim)),
-                           characters=characters)
-
-    def _garrison_losses(self, claim: Claim, garrison: Sequence[Contingent], infantry: int,
-                         cavalry: int, *, captured: bool) -> None:
-        """Share a garrison's losses among its contingents."""
-        inf = split_losses([c.infantry for c in garrison], infantry)
-        cav = split_losses([c.cavalry for c in garrison], cavalry)
-        for c, lost_inf, lost_cav in zip(garrison, inf, cav, strict=True):
-            if c.army is None:
-                claim.infantry -= lost_inf
-                claim.cavalry -= lost_cav
-                claim.scattered_infantry = min(claim.scattered_infantry, claim.infantry)
-                claim.scattered_cavalry = min(claim.scattered_cavalry, claim.cavalry)
-                self.save(claim)
-                continue
-            c.army.infantry -= lost_inf
-            c.army.cavalry -= lost_cav
-            if captured:
-                self._gone(c.army, "were captured in battle")
-                self._capture_characters(c.army)
-            elif c.army.infantry + c.army.cavalry == 0:
-                self._gone(c.army, "fell in battle to the last man")
-            self.save(c.army)
-        if not captured:
-            self.record_slain(claim.id or 0, infantry, cavalry)
-
-    def _assault(self, battle: PendingBattle, by_id: dict[int, ArmyRecord]) -> None:
-        att = by_id.get(battle.attacker_army)
-        claim = self.claims.get(battle.defender_claim)
-        if att is None or claim is None or att.tile != battle.holdfast \
-                or att.state == ArmyState.GONE:
-            battle.status = BattleStatus.VOID
-            return
-        # Every troop of the claim on the tile defends: at home, mustering, standing, or back
-        # inside after a sally; they share the holdfast's fate.
-        garrison = self._garrison(claim, battle.holdfast, (
-            ArmyState.MUSTERING, ArmyState.GARRISON, ArmyState.STANDING))
-        # Assault dice would show the secret bonus: they come from the claimant's own branch.
-        dice, event = fairplay.roll(self.ctx, self.tick, f"battle:{battle.id or 0}",
-                                    branch=claim_branch(claim.id or 0), armies=(att,))
-        sides = (self._side(att, Winner.ATTACKER, assault=True),
-                 self._garrison_side(claim, battle.holdfast, garrison, defending=True))
-        result = resolve_battle(*sides, dice=dice, rules=self.ctx.rules)
-        battle.status = BattleStatus.RESOLVED
-        won = result.winner is Winner.ATTACKER
-        self._apply_result(battle, result, att, None, hidden_defender=True,
-                           garrison_claim=claim, garrison=garrison,
-                           dice_line=fairplay.line_of(event, dice),
-                           public=public_assault(*sides, result, self.ctx.rules))
-        if won:
-            siege = self.session.exec(select(Siege).where(
-                Siege.campaign_id == self.ctx.campaign_id, Siege.holdfast == battle.holdfast,
-                Siege.status == SiegeStatus.ACTIVE)).first()
-            if siege is None:
-                siege = Siege(campaign_id=self.ctx.campaign_id, army_id=att.id or 0,
-                              besieger_claim=att.claim_id, defender_claim=claim.id or 0,
-                              holdfast=battle.holdfast, started_tick=self.tick)
-                self.session.add(siege)
-                self.session.flush()
-            if _present(att):  # the battle may have captured it
-                att.state = ArmyState.STANDING
-                att.tile = battle.holdfast
-                self.save(att)
-            self._holdfast_falls(siege, "taken by assault")
-
-    def _sally(self, battle: PendingBattle, by_id: dict[int, ArmyRecord]) -> None:
-        besieger = by_id.get(battle.defender_army)
-        claim = self.claims.get(battle.attacker_claim)
-        siege = self.session.exec(select(Siege).where(
-            Siege.campaign_id == self.ctx.campaign_id, Siege.holdfast == battle.holdfast,
-            Siege.status == SiegeStatus.ACTIVE)).first()
-        if besieger is None or claim is None or siege is None \
-                or besieger.state != ArmyState.BESIEGING:
-            battle.status = BattleStatus.VOID
-            return
-        sally_army = by_id.get(battle.attacker_army) if battle.attacker_army else None
-        garrison: list[Contingent] = []
-        if sally_army is not None:
-            if sally_army.state != ArmyState.GARRISON:
-                battle.status = BattleStatus.VOID  # only ready troops inside the walls sally
-                return
-            sally_side = self._side(sally_army, Winner.ATTACKER)
-        else:  # the whole ready garrison: the troops at home and the armies inside
-            garrison = self._garrison(claim, battle.holdfast, (ArmyState.GARRISON,))
-            sally_side = self._garrison_side(claim, battle.holdfast, garrison, defending=False)
-        dice, event = fairplay.roll(self.ctx, self.tick, f"battle:{battle.id or 0}",
-                                    armies=(sally_army, besieger))
-        result = resolve_battle(sally_side, self._side(besieger, Winner.DEFENDER),
-                                dice=dice, rules=self.ctx.rules)
-        battle.status = BattleStatus.RESOLVED
-        self._apply_result(battle, result, sally_army, besieger, hidden_defender=False,
-                           garrison_claim=None if sally_army else claim, garrison=garrison,
-                           dice_line=fairplay.line_of(event, dice))
-        if result.winner is Winner.ATTACKER:  # the sally breaks the siege: say how
-            how = None if _present(besieger) else besieger.meta_json.get("fate")
-            self._end_siege(siege, f"The besiegers of {self.claim_name(siege.besieger_claim)} "
-                            f"{how or 'were driven off by a sally'}.", status=SiegeStatus.BROKEN)
-        elif sally_army is not None and sally_army.state != ArmyState.GONE:
-            sally_army.state = ArmyState.GARRISON
-            sally_army.tile = battle.holdfast
-            sally_army.path_json, sally_army.costs_json = [], []
-            self.save(sally_army)
 
 
 class _BookModifiers:
-    """The modifiers in force for the rules' moves: the tick's :class:`ModifierBook`, over the
-    tick's records. The records take the rules' changes after each phase, so within the
-    movement phase an observer's modifiers are those of the armies as the phase began (an army
-    arriving on its claim's watched resource tile counts from the next tick)."""
+    """The modifiers in force for the rules' moves: the tick's :class:`ModifierBook`. An army's
+    own modifiers are read from the value the rules hand over (as it is at that moment); who
+    holds a resource tile and who watches from a tile are read from the tick's records, which
+    take the rules' changes after each phase: within the movement phase an observer's
+    modifiers are those of the armies as the phase began (an army arriving on its claim's
+    watched resource tile counts from the next tick)."""
 
     def __init__(self, state: _TickState) -> None:
         self.state = state
 
     def march(self, army: Army) -> tuple[Modifier, ...]:
-        return self.state.book().army(self.state.records_by_id()[army.id])
+        return self.state.book().army(army)
 
     def observer(self, claim_id: int, tile: str) -> tuple[Modifier, ...]:
         return self.state.book().observer(claim_id, tile)
+
+    def battle(self, army: Army, *, assault: bool) -> tuple[Modifier, ...]:
+        return self.state.book().army(army, equipment=assault)
+
+    def holdfast(self, claim_id: int) -> tuple[Modifier, ...]:
+        claim = self.state.claims.get(claim_id)
+        return self.state.book().holdfast(claim) if claim is not None else ()
 
 
 def claim_state(claim: Claim) -> ClaimState:
@@ -1148,6 +854,3 @@ def battle_state(battle: PendingBattle) -> BattleState:
         resolve_tick=battle.resolve_tick, reactor_claim=battle.reactor_claim,
         reaction=battle.reaction, holdfast=battle.holdfast, status=battle.status)
 
-
-def _present(a: ArmyRecord) -> bool:
-    return a.state is not ArmyState.GONE

@@ -252,6 +252,14 @@ class Modifiers(Protocol):
         """The modifiers of whoever watches from ``tile`` for ``claim_id``."""
         ...
 
+    def battle(self, army: Army, *, assault: bool) -> tuple[Modifier, ...]:
+        """An army's modifiers in battle (``assault``: its siege equipment counts too)."""
+        ...
+
+    def holdfast(self, claim_id: int) -> tuple[Modifier, ...]:
+        """The modifiers of a holdfast's defenders (not its secret defense bonus)."""
+        ...
+
 
 class NoModifiers:
     """No catalogue: nothing modifies anything."""
@@ -260,6 +268,12 @@ class NoModifiers:
         return ()
 
     def observer(self, claim_id: int, tile: str) -> tuple[Modifier, ...]:
+        return ()
+
+    def battle(self, army: Army, *, assault: bool) -> tuple[Modifier, ...]:
+        return ()
+
+    def holdfast(self, claim_id: int) -> tuple[Modifier, ...]:
         return ()
 
 

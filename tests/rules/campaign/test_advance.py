@@ -1,7 +1,9 @@
-"""The tick's musters, movement and meetings as pure functions over World values: no database."""
+"""The tick's phases (monthly jobs, musters, movement, battles, meetings, sieges, resource
+holders) as pure functions over World values: no database."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from datetime import timedelta
 from decimal import Decimal
@@ -10,17 +12,26 @@ from fractions import Fraction
 from rules.campaign import calendar
 from rules.campaign.advance import (
     Arrival,
+    BattleFought,
+    BattleVoid,
     Detection,
     Encounter,
     HolderChanged,
     HoldfastFalls,
     MusterDone,
+    OpponentDecides,
     Regenerated,
+    Retreated,
+    RetreatFailed,
+    RetreatReferred,
     Scattered,
     SiegeEnded,
     SiegeMonth,
     Tick,
+    TickEvent,
     UpkeepPaid,
+    advance,
+    advance_battles,
     advance_holders,
     advance_meetings,
     advance_movement,
@@ -32,7 +43,9 @@ from rules.campaign.advance import (
     changed_armies,
     holdfast_falls,
 )
-from rules.campaign.config import RulesConfig, Season
+from rules.campaign.battle import Side, Winner, resolve_battle
+from rules.campaign.config import RetreatRow, RulesConfig, Season, Terrain
+from rules.campaign.retreat import roll_retreat
 from rules.campaign.state import (
     BattleState,
     CharacterState,
@@ -51,7 +64,10 @@ from rules.campaign.world import (
     BattleStatus,
     CharacterStatus,
     March,
+    Reaction,
     SiegeStatus,
+    army_side,
+    battle_side,
 )
 from rules.campaign.worldmap import parse_map, tile_id
 from rules.fairdice import EventKey, claim_branch
@@ -347,3 +363,229 @@ def test_the_slain_come_back_month_by_month_once_per_month() -> None:
     assert after.claims[1].slain.last_accrued == MONTH
     again, none = advance_regeneration(after, 1, MONTH, tick())
     assert none == [] and again is after  # a month accrues once
+
+
+# --- battles --------------------------------------------------------------------------------
+
+ALWAYS = RulesConfig(retreat=(RetreatRow(1, Decimal("0.5")),))  # every retreat keeps half
+NEVER = RulesConfig(retreat=(RetreatRow(1, Decimal(0)),))  # every retreat fails
+
+
+def field_battle(reaction: Reaction | None = None, **kw: object) -> BattleState:
+    battle = BattleState(3, tile=T[4], kind=BattleKind.FIELD, attacker_army=1,
+                         defender_army=2, attacker_claim=1, defender_claim=2, created_tick=9,
+                         resolve_tick=10, reactor_claim=1 if reaction else None,
+                         reaction=reaction)
+    return replace(battle, **kw)  # type: ignore[arg-type]
+
+
+def met(*, travelled: tuple[str, ...] = (T[3],), **kw: object) -> World:
+    """Stark's army 1 marched into T[4] (from T[3]), where Lannister's army 2 stands."""
+    return world(army(1, 1, T[4], stationary_since=9, arrival_tick=9, travelled=travelled,
+                      meta={"order": "o-1"}),
+                 army(2, 2, T[4], stationary_since=2, infantry=80), **kw)  # type: ignore[arg-type]
+
+
+def test_a_field_battle_is_fought_with_the_sides_every_battle_is_counted_with() -> None:
+    w = met(battles=(field_battle(),))
+    after, events = advance_battles(w, tick(10), DICE)
+    [fought] = [e for e in events if isinstance(e, BattleFought)]
+    att, dfd = w.armies[1], w.armies[2]
+    dice, _ = DICE.roll_for("battle:3", att, dfd)  # the attacker's order is the entropy
+    expected = resolve_battle(army_side(att, Winner.ATTACKER, tick=10, terrain=Terrain.FIELD),
+                              army_side(dfd, Winner.DEFENDER, tick=10, terrain=Terrain.FIELD,
+                                        began=9), dice=dice, rules=RULES)
+    assert fought.result == expected and not fought.hidden_defender
+    assert after.battles[0].status is BattleStatus.RESOLVED
+    loser_id = 2 if expected.winner is Winner.ATTACKER else 1
+    losses = expected.side(expected.winner.other).losses
+    assert after.armies[loser_id].infantry == w.armies[loser_id].infantry - losses.infantry
+    assert after.claims[w.armies[loser_id].claim_id].slain.losses[0].infantry \
+        == losses.infantry
+    assert w.battles[0].status is BattleStatus.PENDING  # the world given is untouched
+
+
+def test_a_battle_whose_armies_parted_does_not_happen() -> None:
+    w = met(battles=(field_battle(),))
+    w = replace(w, armies={**w.armies, 2: replace(w.armies[2], tile=T[5])})
+    after, events = advance_battles(w, tick(10), DICE)
+    assert events == [BattleVoid(after.battles[0])]
+    assert after.battles[0].status is BattleStatus.VOID and after.armies == w.armies
+
+
+def test_a_battle_waits_for_its_reaction_window() -> None:
+    w = met(battles=(field_battle(resolve_tick=11),))
+    assert advance_battles(w, tick(10), DICE) == (w, [])
+
+
+def test_a_successful_retreat_escapes_with_its_share_along_the_way_it_came() -> None:
+    w = met(battles=(field_battle(Reaction.RETREAT),))
+    after, events = advance_battles(w, Tick(10, MAP, ALWAYS), DICE)
+    [retreated] = events
+    assert isinstance(retreated, Retreated) and retreated.result.success
+    dice, event = DICE.roll_for("retreat:3", w.armies[1])
+    assert retreated.result == roll_retreat(100, 0, 0, dice=dice, rules=ALWAYS)
+    assert retreated.dice_line == DICE.line(event, dice)
+    runner = after.armies[1]
+    assert after.battles[0].status is BattleStatus.AVOIDED
+    assert (runner.state, runner.infantry, runner.march.path) == (
+        ArmyState.RETREATING, 50, (T[3],))
+    assert runner.meta["retreat_from"] == T[4] and runner.travelled == ()
+    assert after.claims[1].slain.losses[0].infantry == 50  # the half left behind
+    assert after.armies[2] == w.armies[2]
+
+
+def test_a_failed_retreat_leaves_the_choice_to_the_opponent() -> None:
+    w = met(battles=(field_battle(Reaction.RETREAT),))
+    after, events = advance_battles(w, Tick(10, MAP, NEVER), DICE)
+    assert [type(e) for e in events] == [RetreatFailed, OpponentDecides]
+    battle = after.battles[0]
+    assert (battle.status, battle.reaction, battle.reactor_claim, battle.resolve_tick) == (
+        BattleStatus.PENDING, Reaction.FAILED, 2, 10 + max(1, RULES.reaction_ticks))
+    assert after.armies[1].retreat_penalty and after.armies[1].infantry == 100
+    # When the window closes without an answer the battle is fought, the runner at -1.
+    later, more = advance_battles(after, Tick(battle.resolve_tick, MAP, NEVER), DICE)
+    [fought] = more
+    dice, _ = DICE.roll_for("battle:3", after.armies[1], after.armies[2])
+    runner = army_side(after.armies[1], Winner.ATTACKER, tick=battle.resolve_tick,
+                       terrain=Terrain.FIELD)
+    assert runner.retreat_penalty
+    assert isinstance(fought, BattleFought) and fought.result == resolve_battle(
+        runner, army_side(after.armies[2], Winner.DEFENDER, tick=battle.resolve_tick,
+                          terrain=Terrain.FIELD, began=9), dice=dice, rules=NEVER)
+    assert later.battles[0].status is BattleStatus.RESOLVED
+    assert not later.armies[1].retreat_penalty  # the penalty is spent
+
+
+def test_a_retreat_with_no_way_back_is_referred_and_the_battle_fought() -> None:
+    w = met(battles=(field_battle(Reaction.RETREAT),), travelled=())
+    after, events = advance_battles(w, Tick(10, MAP, ALWAYS), DICE)
+    assert [type(e) for e in events[:2]] == [RetreatReferred, BattleFought]
+    assert after.battles[0].status is BattleStatus.RESOLVED
+
+
+def assault(attacker_infantry: int) -> tuple[World, BattleState]:
+    """Stark's army 1 assaults Lannister's holdfast T[9]: 300 infantry and 30 cavalry at home
+    and army 2 (50 infantry, with Tywin) inside; Cersei is at home."""
+    battle = BattleState(4, tile=T[9], kind=BattleKind.ASSAULT, attacker_army=1,
+                         defender_army=0, attacker_claim=1, defender_claim=2, created_tick=9,
+                         resolve_tick=10, holdfast=T[9])
+    w = world(army(1, 1, T[9], stationary_since=9, arrival_tick=9, travelled=(T[8],),
+                   infantry=attacker_infantry, meta={"order": "o-1"}),
+              army(2, 2, T[9], ArmyState.GARRISON, infantry=50, commander_id=7),
+              claims=(STARK, replace(LANNISTER, infantry=300, cavalry=30)),
+              characters=(CharacterState(7, 2, "Tywin", army_id=2),
+                          CharacterState(8, 2, "Cersei")), battles=(battle,))
+    return w, battle
+
+
+def garrison_side() -> Side:
+    return battle_side(Winner.DEFENDER, infantry=350, cavalry=30, terrain=Terrain.FIELD,
+                       stationary=True, characters=("Cersei", "Tywin"))
+
+
+def test_an_assault_fights_the_whole_garrison_with_the_claimants_dice() -> None:
+    w, _ = assault(200)
+    after, events = advance_battles(w, tick(10), DICE)
+    [fought] = events
+    assert isinstance(fought, BattleFought) and fought.hidden_defender
+    assert fought.garrison_claim == 2 and fought.public is not None
+    dice, event = DICE.roll_for("battle:4", w.armies[1], branch=claim_branch(2))
+    expected = resolve_battle(army_side(w.armies[1], Winner.ATTACKER, tick=10,
+                                        terrain=Terrain.FIELD), garrison_side(),
+                              dice=dice, rules=RULES)
+    assert fought.result == expected and fought.dice_line == DICE.line(event, dice)
+    assert expected.winner is Winner.DEFENDER and expected.defender.losses.infantry > 0
+    lost = expected.defender.losses
+    # The garrison's losses are shared by the troops at home and the army inside.
+    assert (300 - after.claims[2].infantry) + (50 - after.armies[2].infantry) == lost.infantry
+    assert after.claims[2].slain.losses[0].infantry == lost.infantry
+    beaten = after.armies[1]  # the assault failed: back the way it came
+    assert (beaten.state, beaten.march.path) == (ArmyState.RETREATING, (T[8],))
+    assert beaten.infantry == 200 - expected.attacker.losses.infantry
+    assert after.sieges == ()
+
+
+def test_an_assault_won_takes_the_holdfast_and_captures_the_garrison() -> None:
+    w, _ = assault(20000)
+    after, events = advance_battles(w, tick(10), DICE)
+    fought, fall = events
+    assert isinstance(fought, BattleFought) and fought.result.winner is Winner.ATTACKER
+    assert isinstance(fall, HoldfastFalls) and fall.how == "taken by assault"
+    [siege] = after.sieges  # a siege begun and ended by the assault (stored by the services)
+    assert siege.id < 0 and siege.status is SiegeStatus.FALLEN and siege.army_id == 1
+    assert (siege.besieger_claim, siege.defender_claim, siege.started_tick) == (1, 2, 10)
+    assert after.armies[1].state is ArmyState.STANDING and after.armies[1].tile == T[9]
+    assert after.armies[2].state is ArmyState.GONE
+    assert after.claims[2].infantry == after.claims[2].cavalry == 0
+    assert after.characters[7].status is CharacterStatus.CAPTURED
+    assert after.characters[8].status is CharacterStatus.ALIVE  # at home: not with an army
+
+
+def sally(sally_infantry: int) -> World:
+    w, _ = besieged_world()
+    battle = BattleState(6, tile=T[9], kind=BattleKind.SALLY, attacker_army=2, defender_army=1,
+                         attacker_claim=2, defender_claim=1, created_tick=9, resolve_tick=10,
+                         holdfast=T[9])
+    return replace(w, battles=(battle,), armies={
+        **w.armies, 2: replace(w.armies[2], infantry=sally_infantry)})
+
+
+def test_a_sally_won_breaks_the_siege() -> None:
+    w = sally(20000)
+    after, events = advance_battles(w, tick(10), DICE)
+    fought, ended = events
+    dice, _ = DICE.roll_for("battle:6", w.armies[2], w.armies[1])
+    expected = resolve_battle(
+        army_side(w.armies[2], Winner.ATTACKER, tick=10, terrain=Terrain.FIELD,
+                  characters=("Tywin",)),
+        army_side(w.armies[1], Winner.DEFENDER, tick=10, terrain=Terrain.FIELD),
+        dice=dice, rules=RULES)
+    assert isinstance(fought, BattleFought) and fought.result == expected
+    assert expected.winner is Winner.ATTACKER
+    assert isinstance(ended, SiegeEnded) and ended.siege.status is SiegeStatus.BROKEN
+    assert after.sieges[0].status is SiegeStatus.BROKEN
+    assert ended.fate == (after.armies[1].meta.get("fate") or "were driven off by a sally")
+
+
+def test_a_sally_lost_goes_back_behind_the_walls() -> None:
+    w = sally(30)
+    after, events = advance_battles(w, tick(10), DICE)
+    [fought] = events
+    assert isinstance(fought, BattleFought) and fought.result.winner is Winner.DEFENDER
+    assert after.sieges[0].status is SiegeStatus.ACTIVE
+    sallied = after.armies[2]
+    assert (sallied.state, sallied.tile) == (ArmyState.GARRISON, T[9])
+    assert sallied.infantry == 30 - fought.result.attacker.losses.infantry
+
+
+def test_a_sally_by_an_army_not_inside_the_walls_is_void() -> None:
+    w = sally(100)
+    w = replace(w, armies={**w.armies, 2: replace(w.armies[2], state=ArmyState.STANDING)})
+    after, events = advance_battles(w, tick(10), DICE)
+    assert events == [] and after.battles[0].status is BattleStatus.VOID
+
+
+def test_advance_runs_the_phases_in_order_with_the_services_in_between() -> None:
+    """With no reaction window a battle begun by a march is fought in the same tick, once
+    whoever runs between the phases has given it its id."""
+    rules = RulesConfig(reaction_ticks=0)
+    w = world(army(1, 1, T[3], ArmyState.MARCHING, path=(T[4],), depart=5,
+                   meta={"order": "o-1"}),
+              army(2, 2, T[4], stationary_since=2, infantry=80))
+    seen: list[list[type]] = []
+
+    def between(before: World, after: World, events: Sequence[TickEvent]) -> World:
+        seen.append([type(e) for e in events])
+        return replace(after, battles=tuple(
+            replace(b, id=100 + i) if b.id is None else b for i, b in enumerate(after.battles)))
+
+    after, events = advance(w, Tick(10, MAP, rules), DICE, between=between)
+    assert len(seen) == 6  # musters, movement, battles, meetings, sieges, holders
+    assert Encounter in seen[1] and BattleFought in seen[2]
+    [fought] = [e for e in events if isinstance(e, BattleFought)]
+    assert fought.battle.id == 100 and after.battles[0].status is BattleStatus.RESOLVED
+    # Without ids (nobody stored the battle) it waits.
+    alone, quiet = advance(w, Tick(10, MAP, rules), DICE)
+    assert not any(isinstance(e, BattleFought) for e in quiet)
+    assert alone.battles[0].status is BattleStatus.PENDING
