@@ -71,6 +71,7 @@ from rules.campaign.config import Terrain
 from rules.campaign.modifiers import Applied, EffectKind, Modifier, Role, collect, total
 from rules.campaign.resources import tile_holder
 from rules.campaign.siege import SiegeLength, siege_months
+from rules.campaign.state import BattleState
 from rules.campaign.world import FREE_CHARACTERS, CharacterStatus
 from rules.errors import InvalidInput
 
@@ -566,7 +567,7 @@ FateKey = tuple[str, str]
 """(``"attacker"`` or ``"defender"``, character name)."""
 
 
-def after_battle(session: Session, ctx: CampaignContext, battle: PendingBattle,
+def after_battle(session: Session, ctx: CampaignContext, battle: PendingBattle | BattleState,
                  result: BattleResult, attacker: AnyArmy | None, defender: AnyArmy | None, *,
                  tick: int, at: datetime, dice_lines: list[str] | None = None
                  ) -> dict[FateKey, TableRoll] | None:

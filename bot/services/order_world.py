@@ -27,8 +27,9 @@ from bot.db.models import (
     ResourceHolder,
     Siege,
 )
+from bot.services.battle_rows import battle_state
 from bot.services.catalogue import set_improvement_records
-from bot.services.tick import battle_state, claim_state, siege_state
+from bot.services.tick import claim_state, siege_state
 from bot.services.world import CampaignContext, set_relation
 from rules.campaign import world as w
 from rules.campaign.apply import Part

@@ -31,7 +31,6 @@ from bot.db.models import (
     Character,
     Claim,
     MonthlyRun,
-    PendingBattle,
     ResourceHolder,
     Siege,
     TickRun,
@@ -44,6 +43,7 @@ from bot.services.army_rows import (
     load_records,
     save_changed,
 )
+from bot.services.battle_rows import insert_battles, load_battles, save_battles
 from bot.services.catalogue import (  # the modifiers in force
     ModifierBook,
     after_battle,
@@ -283,7 +283,6 @@ class _TickState:
         self._dirty: set[int] = set()  # armies the services changed since
         self._siege_rows: dict[int, Siege] = {}
         self._character_rows: dict[int, Character] = {}
-        self._battle_rows: dict[int, PendingBattle] = {}
         self.dice = EventDice(ctx.secret, fairplay.period_of(ctx, index))
         # Keys queued by a tick are unique by construction (they name the tick or the army
         # and the tick applies once), so the outbox need not look each one up.
@@ -362,12 +361,9 @@ class _TickState:
         :func:`rules.campaign.advance.advance`, the services taking each phase's changes into
         the rows and rendering its events in between (:meth:`between`)."""
         book = self.book()
-        rows = self.session.exec(select(PendingBattle).where(
-            PendingBattle.campaign_id == self.ctx.campaign_id,
-            col(PendingBattle.status).in_((BattleStatus.PENDING, BattleStatus.SPARED))
-        ).order_by(col(PendingBattle.id))).all()
-        self._battle_rows = {b.id or 0: b for b in rows}
-        world = self.world([battle_state(b) for b in rows], characters=True, holders={
+        battles = load_battles(self.session, self.ctx.campaign_id,
+                               (BattleStatus.PENDING, BattleStatus.SPARED))
+        world = self.world(battles, characters=True, holders={
             tile: HolderState(tile, row.claim_id, row.ceded_to)
             for tile, row in book.holders.items()})
         advance(world, self.rules_tick(), self.dice, between=self.between)
@@ -385,34 +381,21 @@ class _TickState:
         return after
 
     def store_battles(self, before: World, after: World) -> World:
-        """Write back the battles a phase changed; store those it began (one flush gives
-        them their ids)."""
+        """Write back the battles a phase changed; store those it began (they get their ids):
+        one Core statement each (:mod:`bot.services.battle_rows`)."""
         if after.battles is before.battles:
             return after
         old = {b.id: b for b in before.battles if b.id is not None}
-        new: list[tuple[int, PendingBattle]] = []
-        for i, b in enumerate(after.battles):
-            if b.id is None:
-                row = PendingBattle(
-                    campaign_id=self.ctx.campaign_id, tile=b.tile, kind=b.kind,
-                    attacker_army=b.attacker_army, defender_army=b.defender_army,
-                    attacker_claim=b.attacker_claim, defender_claim=b.defender_claim,
-                    created_tick=b.created_tick, resolve_tick=b.resolve_tick,
-                    reactor_claim=b.reactor_claim, reaction=b.reaction, status=b.status)
-                self.session.add(row)
-                new.append((i, row))
-            elif old.get(b.id) is not b:
-                row = self._battle_rows[b.id]
-                row.status, row.reaction = b.status, b.reaction
-                row.reactor_claim, row.resolve_tick = b.reactor_claim, b.resolve_tick
-                self.session.add(row)
+        save_battles(self.session, [b for b in after.battles
+                                    if b.id is not None and old.get(b.id) is not b])
+        new = [i for i, b in enumerate(after.battles) if b.id is None]
         if not new:
             return after
-        self.session.flush()
+        ids = insert_battles(self.session, self.ctx.campaign_id,
+                             [after.battles[i] for i in new])
         battles = list(after.battles)
-        for i, row in new:
-            self._battle_rows[row.id or 0] = row
-            battles[i] = replace(battles[i], id=row.id)
+        for i, battle_id in zip(new, ids, strict=True):
+            battles[i] = replace(battles[i], id=battle_id)
         return replace(after, battles=tuple(battles))
 
     # --- monthly jobs -------------------------------------------------------------------
@@ -778,7 +761,7 @@ class _TickState:
         by_id = self.records_by_id()
         fought = [by_id[a.id] if a is not None else None
                   for a in (event.attacker, event.defender)]
-        settled = after_battle(self.session, self.ctx, self._battle_rows[battle.id or 0],
+        settled = after_battle(self.session, self.ctx, battle,
                                result, fought[0], fought[1], tick=self.tick, at=self.at,
                                dice_lines=fate_lines)  # secrets, fate tables
         self.save(*(a for a in fought if a is not None))  # a commander may have died
@@ -843,14 +826,3 @@ def siege_state(siege: Siege) -> SiegeValue:
         defender_claim=siege.defender_claim, holdfast=siege.holdfast,
         started_tick=siege.started_tick, months_elapsed=siege.months_elapsed,
         months_required=siege.months_required, paused=siege.paused, status=siege.status)
-
-
-def battle_state(battle: PendingBattle) -> BattleState:
-    """A pending battle row as the rules' value."""
-    return BattleState(
-        battle.id, tile=battle.tile, kind=battle.kind, attacker_army=battle.attacker_army,
-        defender_army=battle.defender_army, attacker_claim=battle.attacker_claim,
-        defender_claim=battle.defender_claim, created_tick=battle.created_tick,
-        resolve_tick=battle.resolve_tick, reactor_claim=battle.reactor_claim,
-        reaction=battle.reaction, holdfast=battle.holdfast, status=battle.status)
-
