@@ -9,7 +9,8 @@ tick owns for the records that changed, as one executemany, however many armies 
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Iterable, Mapping, Sequence
+import json.encoder as json_encoder
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from fractions import Fraction
 from typing import Any
@@ -79,6 +80,18 @@ _ENUMS: dict[str, dict[str, Any]] = {
     "kind": {k.value: k for k in ArmyKind}, "state": {s.value: s for s in ArmyState}}
 
 
+def _json_text(value: Any) -> str:
+    """``json.dumps(value)`` (the same text), through one encoder made once: ``dumps`` makes a
+    new encoder for every value, which costs more than encoding a short list."""
+    return "".join(_ENCODE(value, 0)) if _ENCODE is not None else json.dumps(value)
+
+
+_MAKE_ENCODER: Callable[..., Any] | None = getattr(json_encoder, "c_make_encoder", None)
+_ENCODE = None if _MAKE_ENCODER is None else _MAKE_ENCODER(
+    None, json.JSONEncoder().default, json_encoder.encode_basestring_ascii, None, ": ", ", ",
+    False, False, True)  # no circular-reference check (the values are fresh JSON data)
+
+
 def _decoded(raw: str | None) -> Any:
     # Most armies stand with empty lists: skip the JSON parser for those.
     if raw == "[]":
@@ -101,20 +114,26 @@ def load_records(session: Session, campaign_id: int,
         f"SELECT {columns} FROM {ARMY_TABLE.name} WHERE campaign_id = {mark} AND state IN "
         f"({', '.join(mark for _ in wanted)}) ORDER BY id",
         (campaign_id, *(str(s) for s in wanted))).fetchall()
-    json_at = [i for i, name in enumerate(_READ) if name in _JSON]
-    enum_at = [(i, _ENUMS[name]) for i, name in enumerate(_READ) if name in _ENUMS]
-    flag_at = _READ.index("retreat_penalty")
-    records = []
-    for row in rows:
-        values = list(row)
-        for i in json_at:
-            values[i] = _decoded(values[i])
-        for i, members in enum_at:
-            values[i] = members[values[i]]
-        values[flag_at] = bool(values[flag_at])  # SQLite stores 0 and 1
-        record = ArmyRecord(*values)
-        record.remember()
-        records.append(record)
+    kinds, states_of = _ENUMS["kind"], _ENUMS["state"]
+    decoded = _decoded
+    records: list[ArmyRecord] = []
+    append = records.append
+    for (army_id, claim_id, kind, state, tile, infantry, cavalry, ships, ready_tick, depart_tick,
+         path, costs, travelled, saved, arrival_tick, stationary_since, retreat_penalty,
+         commander_id, equipment, meta) in rows:  # the order of _READ
+        path, costs, travelled, meta = decoded(path), decoded(costs), decoded(travelled), \
+            decoded(meta)
+        state = states_of[state]
+        retreat_penalty = bool(retreat_penalty)  # SQLite stores 0 and 1
+        record = ArmyRecord(army_id, claim_id, kinds[kind], state, tile, infantry, cavalry,
+                            ships, ready_tick, depart_tick, path, costs, travelled, saved,
+                            arrival_tick, stationary_since, retreat_penalty, commander_id,
+                            decoded(equipment), meta)
+        # what remember() takes, without a second pass over the record's attributes
+        record.loaded = (state, tile, infantry, cavalry, ships, path[:], costs[:], travelled[:],
+                         saved, depart_tick, arrival_tick, stationary_since, retreat_penalty,
+                         dict(meta), commander_id)
+        append(record)
     return records
 
 
@@ -133,7 +152,7 @@ def save_changed(session: Session, records: Iterable[ArmyRecord]) -> int:
     sql = (f"UPDATE {ARMY_TABLE.name} SET "
            + ", ".join(f"{name} = {mark}" for name in TICK_COLUMNS)
            + f" WHERE id = {mark}")
-    dumps = json.dumps
+    dumps = _json_text
     connection.exec_driver_sql(sql, [
         (r.state.value, r.tile, r.infantry, r.cavalry, r.ships, dumps(r.path_json),
          dumps(r.costs_json), dumps(r.travelled_json), r.saved, r.depart_tick, r.arrival_tick,
@@ -155,19 +174,20 @@ def _equipment_names(items: Sequence[Any]) -> tuple[str, ...]:
 
 def army_value(r: ArmyRecord) -> ArmyValue:
     """The record as the rules' frozen :class:`~rules.campaign.world.Army` value."""
-    if r.path_json or r.depart_tick is not None or r.saved != "0":
-        march = March(tuple(r.path_json), tuple(int(c) for c in r.costs_json),
-                      _ZERO if r.saved == "0" else Fraction(r.saved), r.depart_tick)
+    saved, depart_tick = r.saved, r.depart_tick
+    if r.path_json or depart_tick is not None or saved != "0":
+        march = March(tuple(r.path_json), tuple(map(int, r.costs_json)),
+                      _ZERO if saved == "0" else Fraction(saved), depart_tick)
     else:
         march = NO_MARCH
+    equipment = r.equipment_json
     return ArmyValue(
         id=r.id, claim_id=r.claim_id, kind=r.kind, state=r.state, tile=r.tile,
         infantry=r.infantry, cavalry=r.cavalry, ships=r.ships,
         stationary_since=r.stationary_since, arrival_tick=r.arrival_tick,
         retreat_penalty=r.retreat_penalty, ready_tick=r.ready_tick, march=march,
         travelled=tuple(r.travelled_json), commander_id=r.commander_id,
-        equipment=_equipment_names(r.equipment_json) if r.equipment_json else (),
-        meta=r.meta_json)
+        equipment=_equipment_names(equipment) if equipment else (), meta=r.meta_json)
 
 
 def apply_change(r: ArmyRecord, old: ArmyValue, new: ArmyValue) -> None:

@@ -475,6 +475,12 @@ def tick_book(session: Session, ctx: CampaignContext, *, armies: Iterable[AnyArm
     return book
 
 
+def drop_tick_book(session: Session) -> None:
+    """Forget the book :func:`tick_book` keeps in the session (at the end of a tick: it holds
+    every army the tick read, which would otherwise live as long as the session object)."""
+    session.info.pop(_BOOK_KEY, None)
+
+
 def labels_for(applied: Iterable[Applied], own: Iterable[Modifier] = ()) -> tuple[str, ...]:
     """Descriptions for one claim's eyes: every public modifier, and hidden ones only when they
     are the claim's own (``own``), marked secret."""

@@ -13,10 +13,11 @@ from typing import Any
 
 from sqlmodel import Session, col, select
 
-from bot.db.models import Army, ArmyKind, ArmyState, Event, PendingBattle, Siege
+from bot.db.models import ArmyKind, ArmyState, Event, PendingBattle, Siege
 from bot.mapimage.draw import render_png, render_svg
 from bot.mapimage.scene import DEFAULT_OPTIONS, Scene, SceneOptions, build_scene
-from bot.services.world import CampaignContext, all_claims, armies, get_campaign
+from bot.services.army_rows import ArmyRecord, load_records
+from bot.services.world import CampaignContext, all_claims, get_campaign
 from rules.campaign import calendar
 from rules.campaign.mapview import (
     ArmyMark,
@@ -56,7 +57,9 @@ def load_situation(session: Session, ctx: CampaignContext, *, tick: int | None =
     for siege in sieges:
         if siege.status == "fallen" and siege.besieger_claim in names:
             holders[siege.holdfast] = names[siege.besieger_claim]
-    rows = [a for a in armies(session, ctx, states=IN_MAP_STATES) if a.tile in ctx.world]
+    session.flush()  # the armies are read as plain records, past the ORM (and its autoflush)
+    rows = [a for a in load_records(session, ctx.campaign_id, IN_MAP_STATES)
+            if a.tile in ctx.world]
     seen_by = _sightings(session, ctx, rows) if sightings else {}
     marks: list[ArmyMark] = []
     for a in rows:
@@ -95,7 +98,7 @@ def load_situation(session: Session, ctx: CampaignContext, *, tick: int | None =
     )
 
 
-def _sightings(session: Session, ctx: CampaignContext, rows: Sequence[Army]
+def _sightings(session: Session, ctx: CampaignContext, rows: Sequence[ArmyRecord]
                ) -> dict[int, dict[int, str]]:
     """Per army, per claim that detected it in its current march: the tile where it was
     seen (from the detection events, newest last)."""

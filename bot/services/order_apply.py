@@ -89,15 +89,17 @@ class _CatalogueModifiers:
     def observer(self, claim_id: int, tile: str) -> tuple[Modifier, ...]:
         return ()  # no order rolls to detect
 
-    def battle(self, army: ArmyValue, *, assault: bool) -> tuple[Modifier, ...]:
+    def besieger(self, army: ArmyValue) -> tuple[Modifier, ...]:
         from bot.services.catalogue import ModifierBook
 
         row = self.c.session.get(Army, army.id)
         return () if row is None else ModifierBook.load(self.c.session, self.c.ctx).army(
-            row, equipment=assault)
+            row, equipment=True)
 
-    def besieger(self, army: ArmyValue) -> tuple[Modifier, ...]:
-        return self.battle(army, assault=True)
+    def battle(self, army: ArmyValue, *, assault: bool) -> tuple[Modifier, ...]:
+        from bot.services.catalogue import ModifierBook
+
+        return ModifierBook.load(self.c.session, self.c.ctx).army(army, equipment=assault)
 
     def holdfast(self, claim_id: int) -> tuple[Modifier, ...]:
         from bot.services.catalogue import ModifierBook

@@ -47,6 +47,7 @@ from bot.services.battle_rows import insert_battles, load_battles, save_battles
 from bot.services.catalogue import (  # the modifiers in force
     ModifierBook,
     after_battle,
+    drop_tick_book,
     income_sources,
     labels_for,
     month_for_claim,
@@ -226,6 +227,7 @@ def apply_tick(session: Session, ctx: CampaignContext, campaign: Campaign, index
     with session.no_autoflush:
         state.advance()
     save_changed(session, state.armies)
+    drop_tick_book(session)  # the tick's armies are freed as the tick ends, not by the collector
     journal.flush_buffer(session)
     map_posts(session, ctx, tick=index, at=at, months=report.months)  # map posts
     campaign.last_tick = index

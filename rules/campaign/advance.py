@@ -71,7 +71,6 @@ from rules.campaign.state import (
 from rules.campaign.upkeep import UpkeepResult, accrue_month, apply_upkeep, record_loss
 from rules.campaign.world import (
     ACTIVE_STATES,
-    NO_MARCH,
     Army,
     ArmyKind,
     ArmyState,
@@ -83,6 +82,7 @@ from rules.campaign.world import (
     SiegeStatus,
     army_side,
     battle_side,
+    evolve,
 )
 from rules.campaign.worldmap import WorldMap
 from rules.fairdice import claim_branch
@@ -466,13 +466,13 @@ class _Moves:
             progress, entered = step_march(progress, self.budget(a))
             saved = progress.saved
             if not entered:
-                a = replace(a, march=March(a.march.path, a.march.costs, saved,
+                a = evolve(a, march=March(a.march.path, a.march.costs, saved,
                                            a.march.depart_tick))
             stopped = False
             for _ in range(entered):
                 self.by_tile[a.tile].remove(a.id)
                 m = a.march
-                a = replace(a, travelled=(*a.travelled, a.tile), tile=m.path[0],
+                a = evolve(a, travelled=(*a.travelled, a.tile), tile=m.path[0],
                             march=March(m.path[1:], m.costs[1:], saved, m.depart_tick))
                 self.by_tile.setdefault(a.tile, []).append(a.id)
                 self.armies[a.id] = a
@@ -571,9 +571,9 @@ def meet(a: Army, other: Army, tick: Tick) -> BattleState:
 def arrived(a: Army, tick: int) -> Army:
     """Army ``a`` stops where it is (its march ended, or it was stopped to fight): it stands
     from this tick; a retreat's way back is forgotten."""
-    return replace(a, state=ArmyState.STANDING, stationary_since=tick, arrival_tick=tick,
-                   march=replace(NO_MARCH, depart_tick=a.march.depart_tick),
-                   travelled=() if a.state is ArmyState.RETREATING else a.travelled)
+    return evolve(a, state=ArmyState.STANDING, stationary_since=tick, arrival_tick=tick,
+                  march=March(depart_tick=a.march.depart_tick),
+                  travelled=() if a.state is ArmyState.RETREATING else a.travelled)
 
 
 def advance_movement(world: World, tick: Tick, dice: EventDice

@@ -191,7 +191,8 @@ class MarchProgress:
     saved: Fraction = Fraction(0)
 
     def __post_init__(self) -> None:
-        if not all(type(cost) is int and cost >= 1 for cost in self.costs):  # the usual case
+        costs = self.costs
+        if costs and (set(map(type, costs)) != {int} or min(costs) < 1):  # checked in bulk
             for i, cost in enumerate(self.costs):
                 if isinstance(cost, bool) or not isinstance(cost, int) or cost < 1:
                     raise InvalidInput(f"costs[{i}]",
@@ -218,7 +219,7 @@ class MarchProgress:
 
 
 def _budget(budget: Fraction | Decimal | int) -> Fraction:
-    value = Fraction(budget)
+    value = budget if type(budget) is Fraction else Fraction(budget)  # usually one already
     if value <= 0:
         raise InvalidInput("budget", f"must be above 0, not {budget}")
     return value

@@ -9,7 +9,7 @@ turn rows into :class:`Army` values and ask :func:`army_side` how a battle count
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields
 from datetime import datetime
 from decimal import Decimal
 from enum import StrEnum
@@ -39,6 +39,7 @@ __all__ = [
     "SiegeStatus",
     "army_side",
     "battle_side",
+    "evolve",
     "is_stationary",
 ]
 
@@ -199,7 +200,22 @@ class Army:
 
     def with_meta(self, **values: Any) -> Army:
         """The same army with ``values`` set in its bookkeeping."""
-        return replace(self, meta={**self.meta, **values})
+        return evolve(self, meta={**self.meta, **values})
+
+
+_ARMY_FIELDS = tuple(f.name for f in fields(Army))
+_new = object.__new__
+_set = object.__setattr__
+
+
+def evolve(army: Army, **changes: Any) -> Army:
+    """``army`` with ``changes`` (field names and new values): what :func:`dataclasses.replace`
+    gives, at half its cost (a tick changes thousands of armies, and an :class:`Army` has no
+    ``__post_init__`` to run)."""
+    new = _new(Army)
+    for name in _ARMY_FIELDS:
+        _set(new, name, changes[name] if name in changes else getattr(army, name))
+    return new
 
 
 def is_stationary(army: Army, tick: int, began: int | None = None) -> bool:
