@@ -7,12 +7,12 @@ models of :mod:`bot.jsonapi.models`), so running an engine never imports pydanti
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from decimal import Decimal, InvalidOperation
 from typing import Any, TypeVar
 
+from rules import suggest
 from rules.campaign.inputs import GOLD_PLACES, MAX_GOLD
 from rules.errors import InvalidInput
 
@@ -24,14 +24,9 @@ FieldTable = dict[str, tuple["FieldTable | None", "FieldTable | None"]]
 
 def closest(name: str, known: list[str]) -> str | None:
     """The valid name closest to a misspelt one, if any is close enough."""
-    folded = {k.lower(): k for k in known}
-    lower = name.lower()
     # An abbreviation or a longer spelling of a valid name ("str" for "strength") first.
-    stems = [k for k in folded if len(k) >= 3 and (lower.startswith(k) or k.startswith(lower))]
-    if stems:
-        return folded[max(stems, key=len)]
-    match = difflib.get_close_matches(lower, list(folded), n=1, cutoff=0.6)
-    return folded[match[0]] if match else None
+    found = suggest.closest(name, known, key=str.lower, stems=True)
+    return found[0] if found else None
 
 
 def unknown_field(path: str, name: str, known: list[str]) -> InvalidInput:

@@ -48,6 +48,7 @@ from bot.db.models import (
 )
 from bot.services import fairplay, journal
 from bot.services.army_rows import ArmyRecord
+from bot.services.render import force
 from bot.services.world import CampaignContext
 from rules.campaign import world
 from rules.campaign.battle import BattleResult, Side, Winner
@@ -592,8 +593,9 @@ def after_battle(session: Session, ctx: CampaignContext, battle: PendingBattle |
             journal.notify_claim(
                 session, ctx.campaign_id, army.claim_id, f"battle:{battle.id}:secret:{which}",
                 subject=f"Battle {battle.id}: your strength in full",
-                body=(f"Army {army.id} fought with strength {side.strength.value} (base "
-                      f"{side.strength.base}: " + ", ".join(side.strength.all_labels())
+                body=(f"{force(army, capital=True)} fought with strength "
+                      f"{side.strength.value} (base {side.strength.base}: "
+                      + ", ".join(side.strength.all_labels())
                       + "). The public post leaves your secret modifiers out."),
                 at=at, tick=tick)
     settings = fate_settings(ctx.settings)

@@ -12,11 +12,12 @@ from types import MappingProxyType
 from bot.db.models import Claim
 from bot.services.catalogue import catalogue_of, living_characters
 from bot.services.order_call import Call, Rejected
+from bot.services.render import force
 from bot.services.world import all_claims, armies, relation
 from bot.text import escape_md
 from rules.campaign import orders as o
 from rules.campaign.catalogue import Section
-from rules.campaign.paths import ArmyKind, cheapest_route, format_path
+from rules.campaign.paths import ArmyKind, cheapest_route, entry_cost, format_path
 from rules.campaign.world import RelationStatus
 
 
@@ -36,6 +37,7 @@ class Names:
     improvement: str
     equipment: str
     march: str  # a whole move order along the map, with its true cost
+    sail: str = ""  # the same for the asker's fleet, when it has one
 
 
 def _rival(c: Call, own: Claim | None, claims: list[Claim]) -> Claim | None:
@@ -79,7 +81,16 @@ def names_for(c: Call) -> Names:
                  f"(cost {sum(route.costs[:steps])})")
     else:
         march = f"move army {army_id}: TILE > TILE (cost N)"
+    sail = ""
+    if fleet is not None and fleet.tile in world:
+        waters = [n for n in world.neighbours(fleet.tile)
+                  if entry_cost(world.tile(n), ArmyKind.FLEET, c.ctx.rules) is not None]
+        if waters:
+            cost = entry_cost(world.tile(waters[0]), ArmyKind.FLEET, c.ctx.rules)
+            sail = (f"move {force(fleet)}: {format_path([world.tile(waters[0]).label])} "
+                    f"(cost {cost})")
     return Names(
+        sail=sail,
         army=army_id, fleet=fleet.id or 1 if fleet is not None else 1, home=home_tile.label,
         rival=rival.name if rival is not None else "CLAIM", rival_holdfast=rival_tile.label,
         port=port.label, resource=resource.label,
@@ -115,6 +126,12 @@ EXAMPLES: Mapping[str, Callable[[Names], str]] = MappingProxyType({
 """One example per order word (a test checks every order has one), from :class:`Names`."""
 
 
+def example_for(c: Call, verb: str) -> str:
+    """The example of order ``verb`` made for the player of ``c`` (their own armies and this
+    campaign's map), as ``help`` shows it; a reply to a line that could not be read uses it."""
+    return EXAMPLES[verb](names_for(c))
+
+
 def _guide(c: Call) -> str:
     url = c.ctx.settings.posts.guide_url.strip()
     return f"\n\nThe players' guide: {url}" if url else ""
@@ -134,5 +151,7 @@ def help_reply(c: Call, topic: str | None) -> str:
                        f"one of: {', '.join(o.VERBS)}", "help move")
     form = o.ORDER_FORMS[verb]
     also = f"\n\nAlso written: {', '.join(form.aliases)}." if form.aliases else ""
+    fleet = (f"\n\nA fleet sails with the same order:\n\n    {names.sail}"
+             if verb == "move" and names.sail else "")
     return (f"**{verb}**: {form.summary}.\n\nWrite it as: `{form.pattern}`\n\nFor example:"
-            f"\n\n    {EXAMPLES[verb](names)}{also}" + _guide(c))
+            f"\n\n    {EXAMPLES[verb](names)}{fleet}{also}" + _guide(c))

@@ -7,7 +7,6 @@ names the file, the line or entry, and what was expected.
 
 from __future__ import annotations
 
-import difflib
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -21,6 +20,7 @@ from rules.campaign.catalogue import missing_resources
 from rules.campaign.mapcheck import map_warnings
 from rules.campaign.worldmap import WorldMap, parse_map
 from rules.errors import InvalidInput
+from rules.suggest import closest
 
 ROSTER_KEYS = ("name", "holdfast", "players", "gold", "infantry", "cavalry", "ships",
                "characters")
@@ -46,7 +46,7 @@ class CheckReport:
 
 
 def _close(word: str, choices: Sequence[str]) -> str:
-    found = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    found = closest(word, choices, key=str)
     return f" (did you mean {found[0]!r}?)" if found else ""
 
 

@@ -24,6 +24,7 @@ from rules.campaign import apply as decide
 from rules.campaign import orders as o
 from rules.campaign.catalogue import Catalogue
 from rules.campaign.modifiers import Modifier
+from rules.campaign.naming import force_name, travel
 from rules.campaign.world import Army as ArmyValue
 
 
@@ -150,56 +151,75 @@ def _log(c: Call, kind: str, summary: str, claim_id: int | None, **data: object)
                       claim_id=claim_id, actor=c.author, data=dict(data))
 
 
+def _name(kind: ArmyKind | None, number: int, *, capital: bool = False) -> str:
+    return force_name(kind, number, capital=capital)
+
+
 def _journal_muster(c: Call, claim: Claim, rc: decide.Mustered, rows: Rows) -> None:
-    word = "fleet" if rc.kind is ArmyKind.FLEET else "army"
-    _log(c, "muster", f"{claim.name} musters {word} {rc.army}: "
+    _log(c, "muster", f"{claim.name} musters {_name(rc.kind, rc.army)}: "
          f"{troops_text(rc.infantry, rc.cavalry, rc.ships)}", claim.id, army=rc.army,
          infantry=rc.infantry, cavalry=rc.cavalry, ships=rc.ships, ready_tick=rc.ready_tick)
 
 
 def _journal_march(c: Call, claim: Claim, rc: decide.Marched, rows: Rows) -> None:
-    _log(c, "march", f"army {rc.army} ordered to march {rc.check.breakdown()}", claim.id,
+    _log(c, "march", f"{_name(rc.kind, rc.army)} ordered to {travel(rc.kind)} "
+         f"{rc.check.breakdown()}", claim.id,
          army=rc.army, path=list(rc.check.ids), cost=rc.check.total,
          depart_tick=c.ctx.tick_of(rc.depart), arrival_tick=rc.plan.arrival_tick)
 
 
 def _journal_cancel(c: Call, claim: Claim, rc: decide.Cancelled, rows: Rows) -> None:
-    _log(c, "cancel", f"{rc.what} of army {rc.army} cancelled", claim.id, army=rc.army)
+    what = rc.what.replace("march", travel(rc.kind, "noun"))
+    _log(c, "cancel", f"{what} of {_name(rc.kind, rc.army)} cancelled", claim.id,
+         army=rc.army)
+
+
+def _journal_call_off(c: Call, claim: Claim, rc: decide.CalledOff, rows: Rows) -> None:
+    hold = _label(c, rc.holdfast)
+    _log(c, "call_off", f"{_name(rc.kind, rc.army)} calls off its assault on {hold}", claim.id,
+         battle=rc.battle, army=rc.army)
+    journal.notify_claim(c.session, c.ctx.campaign_id, rc.defender_claim,
+                         f"call-off:{rc.battle}", subject=f"The assault on {hold} is called off",
+                         body=(f"{_name(rc.kind, rc.army, capital=True)} will not assault "
+                               f"{hold} after all: there is no battle."), at=c.now, tick=c.tick)
 
 
 def _journal_halt(c: Call, claim: Claim, rc: decide.Halted, rows: Rows) -> None:
-    _log(c, "halt", f"army {rc.army} halts at {rc.tile}", claim.id, army=rc.army,
+    _log(c, "halt", f"{_name(rc.kind, rc.army)} halts at {rc.tile}", claim.id, army=rc.army,
          tile=rc.tile)
 
 
 def _journal_reaction(c: Call, claim: Claim, rc: decide.Reacted, rows: Rows) -> None:
-    _log(c, "reaction", f"army {rc.army} chooses to {rc.reaction}", claim.id, army=rc.army,
+    _log(c, "reaction", f"{_name(rc.kind, rc.army)} chooses to {rc.reaction}", claim.id,
+         army=rc.army,
          battle=rc.battle, reaction=rc.reaction)
 
 
 def _journal_retreat_referred(c: Call, claim: Claim, rc: decide.RetreatReferred,
                               rows: Rows) -> None:
     """No way back and no route given: the moderators decide (nothing is rolled or lost)."""
-    _log(c, "referral", f"army {rc.army} of {claim.name} wants to retreat from {rc.tile} but "
+    name = _name(rc.kind, rc.army)
+    _log(c, "referral", f"{name} of {claim.name} wants to retreat from {rc.tile} but "
          "has no way back: referred to the moderators", claim.id, army=rc.army,
          battle=rc.battle)
     journal.notify_moderators(
         c.session, c.ctx.campaign_id, f"referral:retreat:{c.ref}",
-        subject=f"Retreat of army {rc.army} referred to you",
-        body=(f"u/{escape_md(c.author)} ({escape_md(claim.name)}) wants army {rc.army} "
+        subject=f"Retreat of {name} referred to you",
+        body=(f"u/{escape_md(c.author)} ({escape_md(claim.name)}) wants {name} "
               f"({troops_text(rc.infantry, rc.cavalry, rc.ships)}) to retreat from "
               f"{escape_md(_label(c, rc.tile))} before battle {rc.battle}, but it did not "
-              "march there and gave no route. The rules leave this to your discretion. "
-              "Nothing was rolled; the battle stands unless you rule otherwise."),
+              f"{travel(rc.kind)} there and gave no route. The rules leave this to your "
+              "discretion. Nothing was rolled; the battle stands unless you rule otherwise."),
         at=c.now, tick=c.tick)
 
 
 def _journal_spared(c: Call, claim: Claim, rc: decide.Spared, rows: Rows) -> None:
-    _log(c, "spared", f"{claim.name} lets army {rc.army} stay at {rc.tile}", claim.id,
+    spared = _name(rc.kind, rc.army)
+    _log(c, "spared", f"{claim.name} lets {spared} stay at {rc.tile}", claim.id,
          battle=rc.battle, army=rc.army)
     journal.notify_claim(c.session, c.ctx.campaign_id, rc.other_claim, f"spared:{rc.battle}",
-                         subject=f"Army {rc.army} is spared",
-                         body=(f"{claim.name} lets your army {rc.army} stay at "
+                         subject=f"{_name(rc.kind, rc.army, capital=True)} is spared",
+                         body=(f"{claim.name} lets your {spared} stay at "
                                f"{_label(c, rc.tile)}: there is no battle."),
                          at=c.now, tick=c.tick)
 
@@ -208,36 +228,38 @@ def _journal_battle(c: Call, claim: Claim, rc: decide.BattleOrdered, rows: Rows)
     when = c.ctx.when(c.ctx.tick_at(rc.resolve_tick))
     place = _label(c, rc.tile)
     troops = troops_text(rc.infantry, rc.cavalry, rc.ships)
+    mine, target = _name(rc.kind, rc.army), _name(rc.kind, rc.target)
+    mine_cap, target_cap = (_name(rc.kind, rc.army, capital=True),
+                            _name(rc.kind, rc.target, capital=True))
     if rc.how == "sally":
         _log(c, "sally", f"{claim.name} sallies from {place}", claim.id, battle=rc.battle,
              army=rc.army)
         return
     if rc.how == "assault":
-        _log(c, "assault", f"army {rc.army} will assault {place}", rc.attacker_claim,
+        _log(c, "assault", f"{mine} will assault {place}", rc.attacker_claim,
              battle=rc.battle, army=rc.army)
         journal.notify_claim(c.session, c.ctx.campaign_id, rc.defender_claim,
                              f"assault:{rc.battle}", subject=f"{place} will be assaulted",
-                             body=(f"Army {rc.army} ({troops}) will assault {place} at "
+                             body=(f"{mine_cap} ({troops}) will assault {place} at "
                                    f"{when}. Your garrison defends with the holdfast's "
                                    "defenses."), at=c.now, tick=c.tick)
         return
     if rc.how == "attack":
-        told, subject = "attacked", f"Army {rc.target} is attacked at {place}"
-        summary = f"army {rc.army} attacks army {rc.target} at {rc.tile}"
-        news = f"Army {rc.army} ({troops}) attacks your army {rc.target} at {place}."
+        told, subject = "attacked", f"{target_cap} is attacked at {place}"
+        summary = f"{mine} attacks {target} at {rc.tile}"
+        news = f"{mine_cap} ({troops}) attacks your {target} at {place}."
     else:
-        told, subject = "intercepted", f"Army {rc.target} is intercepted at {place}"
-        summary = f"army {rc.army} intercepts army {rc.target} at {rc.tile}"
-        news = (f"Army {rc.army} ({troops}) bars the way of your army {rc.target} at "
-                f"{place}: your march is stopped.")
+        told, subject = "intercepted", f"{target_cap} is intercepted at {place}"
+        summary = f"{mine} intercepts {target} at {rc.tile}"
+        news = (f"{mine_cap} ({troops}) bars the way of your {target} at "
+                f"{place}: your {travel(rc.kind, 'noun')} is stopped.")
     _log(c, rc.how, summary, rc.attacker_claim, battle=rc.battle, attacker=rc.army,
          defender=rc.target)
     journal.notify_claim(
         c.session, c.ctx.campaign_id, rc.defender_claim, f"{told}:{rc.battle}",
         subject=subject,
         body=(f"{news} The battle is fought at {when}.\n\nYou have the first reaction: reply "
-              f"`retreat army {rc.target}` to try to escape, or `stand army {rc.target}` to "
-              "fight."),
+              f"`retreat {target}` to try to escape, or `stand {target}` to fight."),
         at=c.now, tick=c.tick)
 
 
@@ -252,7 +274,7 @@ def _journal_siege(c: Call, claim: Claim, rc: decide.SiegeBegun, rows: Rows) -> 
     hold = _label(c, rc.holdfast)
     owner = rows.claims[rc.defender_claim]
     journal.log_event(c.session, c.ctx.campaign_id, c.tick, "siege_start",
-                      f"{claim.name} besieges {hold} with army {rc.army}", at=c.now,
+                      f"{claim.name} besieges {hold} with {_name(rc.kind, rc.army)}", at=c.now,
                       claim_id=claim.id, actor=c.author, public=True,
                       data={"siege": rc.siege, "army": rc.army, "months": rc.length.months})
     journal.queue(c.session, c.ctx.campaign_id, f"siege:{rc.siege}:start", "post",
@@ -264,7 +286,7 @@ def _journal_siege(c: Call, claim: Claim, rc: decide.SiegeBegun, rows: Rows) -> 
                   target=c.ctx.settings.campaign.subreddit)
     journal.notify_claim(c.session, c.ctx.campaign_id, owner.id or 0, f"besieged:{rc.siege}",
                          subject=f"{hold} is besieged",
-                         body=(f"Army {rc.army} of {claim.name} "
+                         body=(f"{_name(rc.kind, rc.army, capital=True)} of {claim.name} "
                                f"({troops_text(rc.infantry, rc.cavalry, rc.ships)}) besieges "
                                f"{hold}. Your garrison can hold for {rc.length.months} "
                                f"in-game months{siege_note(rc.length, rc.defender_mods)}. You "
@@ -278,13 +300,15 @@ def _journal_siege_referred(c: Call, claim: Claim, rc: decide.SiegeReferred,
     hold = _label(c, rc.holdfast)
     owner = rows.claims[rc.defender_claim]
     journal.log_event(c.session, c.ctx.campaign_id, c.tick, "referral",
-                      f"{claim.name} orders army {rc.army} to besiege {hold} (special rules): "
+                      f"{claim.name} orders {_name(rc.kind, rc.army)} to besiege {hold} "
+                      "(special rules): "
                       "referred to the moderators", at=c.now, claim_id=claim.id, actor=c.author,
                       data={"army": rc.army, "holdfast": rc.holdfast, "defender": owner.id})
     journal.notify_moderators(
         c.session, c.ctx.campaign_id, f"referral:siege:{c.ref}",
         subject=f"Siege of {hold} referred to you",
-        body=(f"u/{escape_md(c.author)} ({escape_md(claim.name)}) orders army {rc.army} "
+        body=(f"u/{escape_md(c.author)} ({escape_md(claim.name)}) orders "
+              f"{_name(rc.kind, rc.army)} "
               f"({troops_text(rc.infantry, rc.cavalry, rc.ships)}) to besiege "
               f"**{escape_md(hold)}**, seat of {escape_md(owner.name)}. This holdfast has its "
               "own siege rules, so maester started nothing: please rule on it and tell both "
@@ -337,12 +361,13 @@ def _journal_blockade(c: Call, claim: Claim, rc: decide.Blockading, rows: Rows) 
 
 
 def _journal_assign(c: Call, claim: Claim, rc: decide.Assigned, rows: Rows) -> None:
-    _log(c, "assign", f"{rc.name} takes command of army {rc.army}", claim.id, army=rc.army,
+    _log(c, "assign", f"{rc.name} takes command of {_name(rc.kind, rc.army)}", claim.id,
+         army=rc.army,
          character=rc.character)
 
 
 def _journal_disband(c: Call, claim: Claim, rc: decide.Disbanded, rows: Rows) -> None:
-    _log(c, "disband", f"army {rc.army} disbanded", claim.id, army=rc.army)
+    _log(c, "disband", f"{_name(rc.kind, rc.army)} disbanded", claim.id, army=rc.army)
 
 
 _JOURNAL: Mapping[type, Callable[[Call, Claim, Any, Rows], None]] = MappingProxyType({
@@ -350,6 +375,7 @@ _JOURNAL: Mapping[type, Callable[[Call, Claim, Any, Rows], None]] = MappingProxy
     decide.Marched: _journal_march,
     decide.RouteFound: _journal_nothing,
     decide.Cancelled: _journal_cancel,
+    decide.CalledOff: _journal_call_off,
     decide.Halted: _journal_halt,
     decide.Reacted: _journal_reaction,
     decide.RetreatReferred: _journal_retreat_referred,

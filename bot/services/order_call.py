@@ -18,6 +18,7 @@ from bot.db.models import Army, Claim, Siege
 from bot.errors import CommandError
 from bot.services.world import CampaignContext, army
 from bot.text import escape_md
+from rules.campaign.naming import force_name
 from rules.campaign.world import SiegeStatus
 
 
@@ -55,21 +56,23 @@ class Call:
             )
         return self.claim
 
-    def own_army(self, army_id: int, what: str = "army") -> Army:
-        """The army ``army_id`` if it belongs to the sender's claim; refusals are logged."""
+    def own_army(self, army_id: int, what: str = "army or fleet") -> Army:
+        """The army or fleet ``army_id`` if it belongs to the sender's claim; refusals are
+        logged."""
         claim = self.require_claim()
         found = army(self.session, self.ctx, army_id)
         if found is None:
-            raise Rejected(f"there is no {what} {army_id}", f"one of your {what} numbers "
-                           "(send `status` to list them)", "status")
+            raise Rejected(f"there is no {what} {army_id}", "the number of one of your "
+                           "armies or fleets (send `status` to list them)", "status")
         if found.claim_id != claim.id:
             # Logged after the order's savepoint is rolled back, so the refusal is kept.
             self.refusals.append((
                 f"u/{self.author} ({claim.name}) tried to order army {army_id} of another claim",
                 {"army": army_id, "owner": found.claim_id, "claim": claim.id},
             ))
-            raise Rejected(f"{what} {army_id} is not yours", "one of your own armies "
-                           "(send `status` to list them)", "status")
+            raise Rejected(f"{force_name(found.kind, army_id)} is not yours",
+                           "one of your own armies or fleets (send `status` to list them)",
+                           "status")
         return found
 
 

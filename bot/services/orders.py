@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field, is_dataclass, replace
 from datetime import datetime
 from types import MappingProxyType
 
@@ -25,7 +25,7 @@ from sqlalchemy.exc import DBAPIError
 from sqlmodel import Session
 
 from bot.services import journal, orders_catalogue
-from bot.services.help import help_reply
+from bot.services.help import example_for, help_reply
 from bot.services.order_apply import decided as _decided
 from bot.services.order_apply import refused, sender_of
 from bot.services.order_call import Call, Handler, Rejected, active_siege
@@ -42,6 +42,8 @@ from rules.campaign import apply as decide
 from rules.campaign import orders as o
 from rules.campaign.battle import Winner
 from rules.campaign.timing import world_time
+from rules.campaign.paths import tile_problem
+from rules.campaign.worldmap import UnknownTile
 from rules.errors import RulesError
 
 __all__ = ["HANDLERS", "Call", "Outcome", "Rejected", "active_siege", "process_message"]
@@ -101,8 +103,9 @@ def process_message(session: Session, ctx: CampaignContext, *, author: str, text
         quote = f"> {escape_md(item.source, 120)}\n\n"
         if isinstance(item.result, o.OrderSyntaxError):
             err = item.result
-            sections.append(quote + (Rejected(err.problem, err.expected,
-                                                           err.example)).render())
+            example = err.example if err.verb is None else example_for(
+                Call(session, ctx, author, claim, now, ref, is_mod), err.verb)
+            sections.append(quote + (Rejected(err.problem, err.expected, example)).render())
             outcome.rejected += 1
             continue
         call = Call(session, ctx, author, claim, now, f"{ref}:{item.line_no}", is_mod)
@@ -170,9 +173,22 @@ def _from_rules(exc: RulesError, order: object) -> Rejected:
     expected = getattr(exc, "expected", "") or ""
     verb = getattr(order, "verb", "")
     example = next((f.example for f in o._FORMS if f.verb == verb), "")
+    if isinstance(exc, UnknownTile):  # "Did you mean Riverrun?", and the order corrected
+        return Rejected(escape_md(tile_problem(exc), 300), "a tile id like 0412 or a tile name",
+                        _corrected(order, exc) or example)
     # A rules error may quote the player's text (a tile name): echo it inert.
     return Rejected(escape_md(str(exc), 300), expected or "an order that fits the rules and "
                     "your claim", example)
+
+
+def _corrected(order: object, exc: UnknownTile) -> str | None:
+    """The order with its unknown tile replaced by the closest name, written out."""
+    if not exc.suggestions or not is_dataclass(order) or isinstance(order, type):
+        return None
+    for name, value in asdict(order).items():
+        if value == exc.ref:
+            return str(replace(order, **{name: exc.suggestions[0]}))
+    return None
 
 
 # --- helpers ----------------------------------------------------------------------------
@@ -276,7 +292,8 @@ def _odds(c: Call, order: o.Odds) -> str:
     defender = battle_side_of(book, other, Winner.DEFENDER, tick=fought, began=c.tick,
                               secrets_of=asker)
     return receipt_text(c.ctx, decide.odds_of(mine.id or 0, other.id or 0, attacker, defender,
-                                              fought, c.ctx.rules))
+                                              fought, c.ctx.rules, kind=mine.kind,
+                                              target_kind=other.kind))
 
 
 def _cede(c: Call, order: o.Cede) -> str:

@@ -15,6 +15,7 @@ from bot.services.render import money, shortfall_text, troops_text
 from bot.services.world import CampaignContext
 from rules.campaign import apply as r
 from rules.campaign.battle import Strength
+from rules.campaign.naming import force_name, force_noun, state_word, travel
 from rules.campaign.paths import format_path
 from rules.campaign.world import ArmyKind, ArmyState, Reaction
 
@@ -33,16 +34,22 @@ def _warning(ctx: CampaignContext, rc: r.Receipt) -> str:
                                                           ctx.when(rc.shortfall.charged))
 
 
+def _name(kind: ArmyKind | None, number: int) -> str:
+    """``Army 3``/``Fleet 3`` at the start of a sentence."""
+    return force_name(kind, number, capital=True)
+
+
 def mustered(ctx: CampaignContext, rc: r.Mustered) -> str:
-    word = "Fleet" if rc.kind is ArmyKind.FLEET else "Army"
-    return (f"**{word} {rc.army}** ({troops_text(rc.infantry, rc.cavalry, rc.ships)}) is "
+    new = force_name(rc.kind, rc.army)
+    return (f"**{_name(rc.kind, rc.army)}** ({troops_text(rc.infantry, rc.cavalry, rc.ships)}) is "
             f"mustering at {_label(ctx, rc.tile)}.\n\n"
             f"- Ready: {ctx.when(rc.ready)}\n"
             f"- Upkeep while raised: {money(rc.upkeep)} gold a month this season\n"
             f"- Left at home: {rc.home_infantry} infantry, {rc.home_cavalry} cavalry"
             + (f", {rc.home_ships} ships" if rc.show_ships else "")
             + _warning(ctx, rc)
-            + f"\n\nYou may already order its march: `move army {rc.army}: ... (cost N)`.")
+            + f"\n\nYou may already order it to {travel(rc.kind)}: "
+            f"`move {new}: {_label(ctx, rc.tile)} > TILE (cost N)`.")
 
 
 def _watch_odds(needed: int | None) -> str:
@@ -53,12 +60,11 @@ def _watch_odds(needed: int | None) -> str:
 
 def marched(ctx: CampaignContext, rc: r.Marched) -> str:
     plan = rc.plan
-    word = "Fleet" if rc.kind is ArmyKind.FLEET else "Army"
     speed = f"x{plan.multiplier.normalize():f}" + (f" ({', '.join(plan.reasons)})"
                                                   if plan.reasons else "")
     lines = [
-        f"**{word} {rc.army}** ({troops_text(rc.infantry, rc.cavalry, rc.ships)}) will march "
-        f"from {_label(ctx, rc.start)} to {rc.check.tiles[-1].label}.",
+        f"**{_name(rc.kind, rc.army)}** ({troops_text(rc.infantry, rc.cavalry, rc.ships)}) will "
+        f"{travel(rc.kind)} from {_label(ctx, rc.start)} to {rc.check.tiles[-1].label}.",
         "",
         f"- Path: {rc.check.breakdown()}",
         f"- Speed: {plan.budget} travel cost per tick, {speed}",
@@ -74,42 +80,53 @@ def marched(ctx: CampaignContext, rc: r.Marched) -> str:
         lines.append(f"- A cheaper route there costs {rc.cheaper.total}: "
                      f"{format_path(t.label for t in rc.cheaper.tiles)}")
     if rc.lifted:
-        lines.append(f"- The siege of {_label(ctx, rc.lifted)} is lifted: your army has left it")
-    lines.append(f"\nYou may `cancel army {rc.army}` until it departs.")
+        lines.append(f"- The siege of {_label(ctx, rc.lifted)} is lifted: your "
+                     f"{force_noun(rc.kind)} has left it")
+    lines.append(f"\nYou may `cancel {force_name(rc.kind, rc.army)}` until it departs.")
     return "\n".join(lines)
 
 
 def route_found(ctx: CampaignContext, rc: r.RouteFound) -> str:
     goal = _label(ctx, rc.goal)
+    name = force_name(rc.kind, rc.army)
     if not rc.route.tiles:
-        return f"Army {rc.army} is already at {goal}."
-    order_text = (f"move army {rc.army}: {format_path(t.label for t in rc.route.tiles)} "
+        return f"{_name(rc.kind, rc.army)} is already at {goal}."
+    order_text = (f"move {name}: {format_path(t.label for t in rc.route.tiles)} "
                   f"(cost {rc.route.total})")
-    return (f"The cheapest route for army {rc.army} from {_label(ctx, rc.start)} to {goal} "
-            f"costs **{rc.route.total}**: {rc.route.breakdown()}.\n\nTo march, send:\n\n    "
-            f"{order_text}")
+    return (f"The cheapest route for {name} from {_label(ctx, rc.start)} to {goal} "
+            f"costs **{rc.route.total}**: {rc.route.breakdown()}.\n\nTo {travel(rc.kind)}, "
+            f"send:\n\n    {order_text}")
 
 
 def cancelled(ctx: CampaignContext, rc: r.Cancelled) -> str:
+    name = force_name(rc.kind, rc.army)
     if rc.what == "queued march":
-        return (f"The queued march of army {rc.army} is cancelled; the army is still mustering "
-                f"at {_label(ctx, rc.tile)}. To cancel the muster too, send `cancel army "
-                f"{rc.army}` again.")
+        return (f"The queued {travel(rc.kind, 'noun')} of {name} is cancelled; it is still "
+                f"mustering at {_label(ctx, rc.tile)}. To cancel the muster too, send "
+                f"`cancel {name}` again.")
     if rc.what == "muster":
-        return (f"The muster of army {rc.army} is cancelled; "
+        return (f"The muster of {name} is cancelled; "
                 f"{troops_text(rc.infantry, rc.cavalry, rc.ships)} are back at home.")
-    return f"The march of army {rc.army} is cancelled; it stays at {_label(ctx, rc.tile)}."
+    return (f"The {travel(rc.kind, 'noun')} of {name} is cancelled; it stays at "
+            f"{_label(ctx, rc.tile)}.")
+
+
+def called_off(ctx: CampaignContext, rc: r.CalledOff) -> str:
+    name, hold = force_name(rc.kind, rc.army), _label(ctx, rc.holdfast)
+    return (f"The assault of {name} on {hold} is called off: there is no battle, and "
+            f"{name} stays {state_word(rc.kind, rc.state)} at {hold}.")
 
 
 def halted(ctx: CampaignContext, rc: r.Halted) -> str:
-    return f"Army {rc.army} halts at {_label(ctx, rc.tile)} and stands there."
+    return f"{_name(rc.kind, rc.army)} halts at {_label(ctx, rc.tile)} and stands there."
 
 
 def reacted(ctx: CampaignContext, rc: r.Reacted) -> str:
     when = _at(ctx, rc.resolve_tick)
+    name = _name(rc.kind, rc.army)
     if rc.reaction is not Reaction.RETREAT:
-        return f"Army {rc.army} will stand and fight at {when}."
-    text = (f"Army {rc.army} will try to retreat at {when} (a d20: 18+ keeps every troop, "
+        return f"{name} will stand and fight at {when}."
+    text = (f"{name} will try to retreat at {when} (a d20: 18+ keeps every troop, "
             "15+ three quarters, 13+ half; lower fails and gives -1 in the battle).")
     if rc.route:
         text += (" If it escapes it falls back by "
@@ -118,45 +135,51 @@ def reacted(ctx: CampaignContext, rc: r.Reacted) -> str:
 
 
 def retreat_referred(ctx: CampaignContext, rc: r.RetreatReferred) -> str:
-    return (f"Army {rc.army} has no path back (it did not march to {_label(ctx, rc.tile)}) and "
-            "you gave no route, so nothing was rolled: your retreat is **referred to the "
-            "moderators**. To choose a way yourself, send `retreat army "
-            f"{rc.army}: TILE > TILE` or `retreat army {rc.army} to TILE`.")
+    name = force_name(rc.kind, rc.army)
+    return (f"{_name(rc.kind, rc.army)} has no path back (it did not {travel(rc.kind)} to "
+            f"{_label(ctx, rc.tile)}) and you gave no route, so nothing was rolled: your "
+            "retreat is **referred to the moderators**. To choose a way yourself, send "
+            f"`retreat {name}: TILE > TILE` or `retreat {name} to TILE`.")
 
 
 def spared(ctx: CampaignContext, rc: r.Spared) -> str:
-    return (f"You let army {rc.army} stay at {_label(ctx, rc.tile)}: there is no battle, "
-            "and the two armies share the tile in peace until one of them moves.")
+    return (f"You let {force_name(rc.kind, rc.army)} stay at {_label(ctx, rc.tile)}: there is "
+            f"no battle, and the two {force_noun(rc.kind, plural=True)} share the tile in peace "
+            "until one of them moves.")
 
 
 def battle_ordered(ctx: CampaignContext, rc: r.BattleOrdered) -> str:
     when = _at(ctx, rc.resolve_tick)
     place = _label(ctx, rc.tile)
+    name, target = _name(rc.kind, rc.army), force_name(rc.kind, rc.target)
     if rc.how == "attack":
-        return (f"Army {rc.army} will attack army {rc.target} at {place}. "
-                f"The defender has the first reaction; the battle is fought at {when}.")
+        return (f"{name} will attack {target} at {place}. The defender has the first "
+                f"reaction; the battle is fought at {when}. An attack cannot be called off: "
+                "your claims are now at war.")
     if rc.how == "intercept":
-        return (f"Army {rc.army} intercepts army {rc.target} at {place}: its march is "
+        return (f"{name} intercepts {target} at {place}: its {travel(rc.kind, 'noun')} is "
                 f"stopped. The defender has the first reaction; the battle is fought at "
                 f"{when}.")
     if rc.how == "assault":
-        return f"Army {rc.army} will assault {place} at {when}."
-    force = f"army {rc.army}" if rc.army else "the whole ready garrison"
-    return f"{force.capitalize()} will sally from {place} at {when}."
+        return (f"{name} will assault {place} at {when}. You may call it off until then: "
+                f"`cancel {force_name(rc.kind, rc.army)}`.")
+    who = f"army {rc.army}" if rc.army else "the whole ready garrison"
+    return f"{who.capitalize()} will sally from {place} at {when}."
 
 
 def siege_lifted(ctx: CampaignContext, rc: r.SiegeLifted) -> str:
-    return (f"The siege of {_label(ctx, rc.holdfast)} is lifted. Army {rc.army} stands on the "
-            "tile; the months counted are lost.")
+    return (f"The siege of {_label(ctx, rc.holdfast)} is lifted. {_name(rc.kind, rc.army)} "
+            "stands on the tile; the months counted are lost.")
 
 
 def siege_begun(ctx: CampaignContext, rc: r.SiegeBegun) -> str:
     from bot.services.catalogue import siege_note
 
     hold = _label(ctx, rc.holdfast)
-    return (f"Army {rc.army} besieges {hold}. With its garrison it falls after "
+    return (f"{_name(rc.kind, rc.army)} besieges {hold}. With its garrison it falls after "
             f"**{rc.length.months}** in-game months{siege_note(rc.length, rc.besieger_mods)} "
-            f"if you hold the tile; you may also `assault {hold} with army {rc.army}`.")
+            f"if you hold the tile; you may also `assault {hold} with "
+            f"{force_name(rc.kind, rc.army)}`.")
 
 
 def siege_referred(ctx: CampaignContext, rc: r.SiegeReferred) -> str:
@@ -165,8 +188,9 @@ def siege_referred(ctx: CampaignContext, rc: r.SiegeReferred) -> str:
 
 
 def disbanded(ctx: CampaignContext, rc: r.Disbanded) -> str:
-    return (f"Army {rc.army} is disbanded; {troops_text(rc.infantry, rc.cavalry, rc.ships)} "
-            "return home and cost no more upkeep.")
+    return (f"{_name(rc.kind, rc.army)} is disbanded; "
+            f"{troops_text(rc.infantry, rc.cavalry, rc.ships)} return home and cost no more "
+            "upkeep.")
 
 
 def ceded(ctx: CampaignContext, rc: r.Ceded) -> str:
@@ -185,7 +209,8 @@ def building(ctx: CampaignContext, rc: r.Building) -> str:
 
 
 def bought(ctx: CampaignContext, rc: r.Bought) -> str:
-    return (f"Army {rc.army} now carries **{rc.entry.name}** ({r.cost_text(rc.entry)}; gold "
+    return (f"{_name(ArmyKind.LAND, rc.army)} now carries **{rc.entry.name}** "
+            f"({r.cost_text(rc.entry)}; gold "
             f"left: {r.gold_text(rc.gold_left)}).\n\n- Effect: "
             f"{rc.entry.describe_effects()}\n"
             "- Siege equipment counts when the army besieges or assaults a holdfast."
@@ -216,14 +241,16 @@ def blockading(ctx: CampaignContext, rc: r.Blockading) -> str:
 def assigned(ctx: CampaignContext, rc: r.Assigned) -> str:
     notes = []
     if rc.left is not None:
-        notes.append(f"{rc.name} leaves army {rc.left}, which has no commander now.")
+        notes.append(f"{rc.name} leaves {force_name(rc.left_kind, rc.left)}, which has no "
+                     "commander now.")
     if rc.relieved is not None:
-        notes.append(f"{rc.relieved} is relieved of army {rc.army}.")
+        notes.append(f"{rc.relieved} is relieved of {force_name(rc.kind, rc.army)}.")
     skills = [f"{e.shown_as} ({e.describe_effects()})" + (" (secret)" if e.hidden else "")
               for e in rc.skills]
     skill_text = ("Skills now with the army: " + "; ".join(skills)) if skills else \
         f"{rc.name} has no skills in this campaign's catalogue."
-    return "\n\n".join([f"**{rc.name}** takes command of army {rc.army}.", *notes, skill_text])
+    return "\n\n".join([f"**{rc.name}** takes command of {force_name(rc.kind, rc.army)}.",
+                        *notes, skill_text])
 
 
 def status_report(ctx: CampaignContext, rc: r.StatusReport) -> str:
@@ -240,16 +267,16 @@ def status_report(ctx: CampaignContext, rc: r.StatusReport) -> str:
         lines.append(f"- Scattered (cannot be raised until {ctx.when(claim.scattered_until)}):"
                      f" {claim.scattered_infantry} infantry, {claim.scattered_cavalry} cavalry")
     if not rc.armies:
-        lines.append("- No armies raised")
+        lines.append("- No armies or fleets raised")
     for a in rc.armies:
         extra = ""
         if a.state is ArmyState.MUSTERING and a.ready_tick is not None:
             extra = f", ready {_at(ctx, a.ready_tick)}"
         if a.march.path and a.arrival_tick is not None:
-            extra += (f", marching to {_label(ctx, a.march.path[-1])}, arrives "
+            extra += (f", {travel(a.kind, 'ing')} to {_label(ctx, a.march.path[-1])}, arrives "
                       f"{_at(ctx, a.arrival_tick)}")
-        lines.append(f"- Army {a.id}: {troops_text(a.infantry, a.cavalry, a.ships)}, {a.state} "
-                     f"at {_label(ctx, a.tile)}{extra}")
+        lines.append(f"- {_name(a.kind, a.id)}: {troops_text(a.infantry, a.cavalry, a.ships)}, "
+                     f"{state_word(a.kind, a.state)} at {_label(ctx, a.tile)}{extra}")
     lines.append(f"- Upkeep of raised troops: {money(rc.upkeep)} gold a month this season")
     return "\n".join(lines) + _warning(ctx, rc)
 
@@ -262,7 +289,8 @@ def _strength(power: Strength) -> str:
 def odds_shown(ctx: CampaignContext, rc: r.OddsShown) -> str:
     fight, odds, win = rc.fight, rc.odds, rc.odds.attacker_win
     ratio = "" if fight.ratio is None else f"ratio {money(fight.ratio)}, "
-    return (f"If army {rc.army} attacks army {rc.target} now (army {rc.army} is the attacker: "
+    mine, theirs = force_name(rc.kind, rc.army), force_name(rc.target_kind, rc.target)
+    return (f"If {mine} attacks {theirs} now ({mine} is the attacker: "
             "it never has the defender's terrain bonus; the battle would be fought at "
             f"{_at(ctx, rc.fought_tick)}):\n\n"
             f"- strength {_strength(fight.attacker)} against {_strength(fight.defender)}: "
@@ -280,6 +308,7 @@ _RENDER: dict[type, Callable[[CampaignContext, Any], str]] = {
     r.Marched: marched,
     r.RouteFound: route_found,
     r.Cancelled: cancelled,
+    r.CalledOff: called_off,
     r.Halted: halted,
     r.Reacted: reacted,
     r.RetreatReferred: retreat_referred,

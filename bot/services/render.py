@@ -9,11 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from decimal import Decimal
+from typing import Protocol
 
 from bot.text import name_md
 from rules.campaign.battle import BattleResult, SideResult, Winner
 from rules.campaign.characters import Fate, TableRoll
 from rules.campaign.modifiers import Source
+from rules.campaign.naming import force_name, force_noun, host, state_word
+from rules.campaign.paths import ArmyKind
 from rules.campaign.publication import PublicAssault
 from rules.campaign.upkeep import Troops
 from rules.campaign.warnings import Shortfall, UpkeepForecast
@@ -25,6 +28,21 @@ def money(value: Decimal) -> str:
     if "." in text:
         text = text.rstrip("0").rstrip(".")
     return text or "0"
+
+
+class Force(Protocol):
+    """An army or a fleet as stored (a database row or a tick's record)."""
+
+    @property
+    def id(self) -> int | None: ...
+
+    @property
+    def kind(self) -> ArmyKind: ...
+
+
+def force(a: Force, *, capital: bool = False) -> str:
+    """``army 3`` or ``fleet 3`` as players read it (``Army 3`` at the start of a sentence)."""
+    return force_name(a.kind, a.id or 0, capital=capital)
 
 
 def troops_text(infantry: int, cavalry: int, ships: int = 0) -> str:
@@ -194,16 +212,19 @@ def _assault_post(result: BattleResult, public: PublicAssault, *, attacker: str,
 
 # --- the tick's moves (from the events of rules.campaign.advance) ----------------------------
 
-def muster_note(army_id: int, troops: str, place: str, state: str) -> tuple[str, str]:
-    """The claim's note when a muster is ready: (subject, body)."""
-    return (f"Army {army_id} is ready",
-            f"Army {army_id} ({troops}) has mustered at {place} and is {state}.")
+def muster_note(a: Force, troops: str, place: str, state: str) -> tuple[str, str]:
+    """The claim's note when a muster (of an army or a fleet) is ready: (subject, body)."""
+    name = force(a, capital=True)
+    return (f"{name} is ready",
+            f"{name} ({troops}) has mustered at {place} and is {state_word(a.kind, state)}.")
 
 
-def arrival_post(claim: str, place: str, when: str, *, returned: bool) -> str:
-    """The public post of an army reaching the end of its march (or of its retreat)."""
+def arrival_post(claim: str, place: str, when: str, *, returned: bool,
+                 kind: ArmyKind) -> str:
+    """The public post of an army (a host) or a fleet reaching the end of its march or voyage
+    (or of its retreat)."""
     what = "returns to" if returned else "arrives at"
-    return f"A host of **{claim}** {what} **{place}** ({when})."
+    return f"A {host(kind)} of **{claim}** {what} **{place}** ({when})."
 
 
 def detection_roll_text(automatic: bool, roll: int | None, bonus: int, total: int | None,
@@ -216,28 +237,33 @@ def detection_roll_text(automatic: bool, roll: int | None, bonus: int, total: in
 
 
 def sighting_note(*, watch_place: str, claim: str, place: str, when: str, troops: str,
-                  roll: str, guard: int | None, army_id: int, until: str) -> tuple[str, str]:
-    """The watcher's note when its watchers sight a host: (subject, body); ``guard``: its
-    standing army that may intercept the force before ``until``."""
+                  roll: str, guard: int | None, army_id: int, until: str,
+                  kind: ArmyKind) -> tuple[str, str]:
+    """The watcher's note when its watchers sight a host (or a fleet, ``kind``): (subject,
+    body); ``guard``: its standing army (or fleet: guards are of the sighted kind) that may
+    intercept the force before ``until``."""
     hint = "" if guard is None else (
-        f" Your army {guard} stands at {watch_place}: you may stop this force with "
-        f"`intercept army {army_id} with army {guard}` before {until}.")
-    return (f"A host is sighted near {watch_place}",
-            f"Your watchers at {watch_place} sight an army of {claim} at {place}, {when}: "
-            f"{troops}. Detection roll: {roll}." + hint)
+        f" Your {force_name(kind, guard)} stands at {watch_place}: you may stop this force "
+        f"with `intercept {force_name(kind, army_id)} with {force_name(kind, guard)}` before "
+        f"{until}.")
+    return (f"A {host(kind)} is sighted near {watch_place}",
+            f"Your watchers at {watch_place} sight {force_noun(kind, article=True)} of {claim} "
+            f"at {place}, {when}: {troops}. Detection roll: {roll}." + hint)
 
 
 def encounter_note(*, own: int, enemy: int, enemy_claim: str, place: str, when: str,
-                   first_reaction: bool) -> tuple[str, str]:
-    """Each side's note when two hostile armies meet: (subject, body)."""
+                   first_reaction: bool, kind: ArmyKind) -> tuple[str, str]:
+    """Each side's note when two hostile armies (or fleets: ``kind``, both the same) meet:
+    (subject, body)."""
+    mine, theirs = force_name(kind, own), force_name(kind, enemy)
     if first_reaction:
-        choice = (f" You have the first reaction: reply `retreat army {own}` or "
-                  f"`stand army {own}` before then.")
+        choice = (f" You have the first reaction: reply `retreat {mine}` or "
+                  f"`stand {mine}` before then.")
     else:
         choice = (f" {enemy_claim} saw you first: until then it may still choose to retreat "
                   "instead of fighting.")
     return (f"Battle looms at {place}",
-            f"Your army {own} faces army {enemy} of {enemy_claim} at {place}. The battle is "
+            f"Your {mine} faces {theirs} of {enemy_claim} at {place}. The battle is "
             f"fought at {when}.{choice}")
 
 

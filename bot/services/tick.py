@@ -60,6 +60,7 @@ from bot.services.render import (
     detection_roll_text,
     encounter_note,
     fall_post,
+    force,
     holder_note,
     money,
     muster_note,
@@ -106,6 +107,7 @@ from rules.campaign.advance import (
 from rules.campaign.battle import Winner
 from rules.campaign.config import Season, Terrain
 from rules.campaign.modifiers import Modifier
+from rules.campaign.naming import host
 from rules.campaign.state import (
     BattleState,
     CharacterState,
@@ -560,9 +562,9 @@ class _TickState:
         for event in events:
             if isinstance(event, MusterDone):
                 a = event.army
-                self.log("muster_done", f"army {a.id} is ready at {a.tile}",
+                self.log("muster_done", f"{force(a)} is ready at {a.tile}",
                          claim_id=a.claim_id, data={"army": a.id})
-                subject, body = muster_note(a.id, troops_text(a.infantry, a.cavalry, a.ships),
+                subject, body = muster_note(a, troops_text(a.infantry, a.cavalry, a.ships),
                                             self.label(a.tile), a.state)
                 self.notify(a.claim_id, f"ready:{a.id}", subject, body)
             elif isinstance(event, Detection):
@@ -641,7 +643,7 @@ class _TickState:
     def report_detection(self, event: Detection) -> None:
         a, result, tile_id, watcher = event.army, event.result, event.observer, event.watcher
         changed_by = labels_for(result.applied, event.watching)
-        self.log("detection", f"{self.label(tile_id)} rolls to detect army {a.id}: "
+        self.log("detection", f"{self.label(tile_id)} rolls to detect {force(a)}: "
                  + ("detected" if result.detected else "not detected"),
                  claim_id=watcher,
                  data={"army": a.id, "observer": tile_id, "detected": result.detected,
@@ -659,31 +661,32 @@ class _TickState:
             watch_place=self.label(tile_id), claim=self.claim_name(a.claim_id),
             place=self.label(a.tile), when=self.ctx.when(self.at),
             troops=troops_text(a.infantry, a.cavalry, a.ships), roll=roll, guard=event.guard,
-            army_id=a.id, until=until)
+            army_id=a.id, until=until, kind=a.kind)
         self.notify(watcher, f"detect:{a.id}:{self.tick}:{tile_id}", subject, body)
 
     def report_encounter(self, event: Encounter) -> None:
         a, other, b = event.attacker, event.defender, event.battle
         when = self.ctx.when(self.ctx.tick_at(b.resolve_tick))
-        self.log("encounter", f"army {a.id} meets enemy army {other.id} at {a.tile}",
+        self.log("encounter", f"{force(a)} meets enemy {force(other)} at {a.tile}",
                  claim_id=a.claim_id, data={"attacker": a.id, "defender": other.id,
                                             "reactor": b.reactor_claim})
         for claim_id, own, enemy in ((a.claim_id, a, other), (other.claim_id, other, a)):
             subject, body = encounter_note(
                 own=own.id, enemy=enemy.id, enemy_claim=self.claim_name(enemy.claim_id),
-                place=self.label(a.tile), when=when, first_reaction=claim_id == b.reactor_claim)
+                place=self.label(a.tile), when=when, first_reaction=claim_id == b.reactor_claim,
+                kind=own.kind)
             self.notify(claim_id, f"encounter:{self.tick}:{a.id}:{other.id}", subject, body)
 
     def report_arrival(self, event: Arrival) -> None:
         a = event.army
         what = "returns to" if event.returned else "arrives at"
-        self.log("arrival", f"army {a.id} of {self.claim_name(a.claim_id)} {what} {a.tile}",
+        self.log("arrival", f"{force(a)} of {self.claim_name(a.claim_id)} {what} {a.tile}",
                  claim_id=a.claim_id, public=True, data={"army": a.id, "tile": a.tile})
         self.post(f"arrival:{a.id}:{self.tick}",
                   self.ctx.settings.posts.arrival_title.format(
                       claim=self.claim_name(a.claim_id), tile=self.label(a.tile)),
                   arrival_post(self.claim_name(a.claim_id), self.label(a.tile),
-                               self.ctx.when(self.at), returned=event.returned),
+                               self.ctx.when(self.at), returned=event.returned, kind=a.kind),
                   self.ctx.settings.posts.arrival_flair)
 
     # --- battles ------------------------------------------------------------------------
@@ -691,32 +694,32 @@ class _TickState:
         battle, runner = event.battle, event.runner
         place = self.label(battle.tile)
         if isinstance(event, RetreatReferred):
-            self.log("referral", f"army {runner.id} has no way to retreat from "
+            self.log("referral", f"{force(runner)} has no way to retreat from "
                      f"{place}: referred to the moderators",
                      claim_id=runner.claim_id, data={"battle": battle.id, "army": runner.id})
             journal.notify_moderators(
                 self.session, self.ctx.campaign_id, f"referral:retreat:{battle.id}",
-                subject=f"Retreat of army {runner.id} referred to you",
-                body=(f"Army {runner.id} of {self.claim_name(runner.claim_id)} chose to retreat "
-                      f"from {place} but has no way back. Nothing was rolled "
+                subject=f"Retreat of {force(runner)} referred to you",
+                body=(f"{force(runner, capital=True)} of {self.claim_name(runner.claim_id)} chose "
+                      f"to retreat from {place} but has no way back. Nothing was rolled "
                       "and the battle was fought; rule on it if needed."),
                 at=self.at, tick=self.tick)
             return
         result, line = event.result, event.dice_line
         if isinstance(event, RetreatFailed):
-            self.log("retreat_failed", f"army {runner.id} fails to retreat (d20 {result.roll})",
+            self.log("retreat_failed", f"{force(runner)} fails to retreat (d20 {result.roll})",
                      claim_id=runner.claim_id, public=True,
                      data={"battle": battle.id, fairplay.DICE_KEY: line}, rolls=event.rolls)
             return
         lost = result.lost
-        self.log("retreat", f"army {runner.id} retreats from {place} (d20 "
+        self.log("retreat", f"{force(runner)} retreats from {place} (d20 "
                  f"{result.roll}, keeps {result.fraction * 100:.0f}%)", claim_id=runner.claim_id,
                  public=True, data={"battle": battle.id, "lost": [lost.infantry, lost.cavalry],
                                     fairplay.DICE_KEY: line},
                  rolls=event.rolls)
         self.post(f"battle:{battle.id}:retreat",
                   f"[Battle] {self.claim_name(runner.claim_id)} withdraws from {place}",
-                  f"Rather than give battle at **{place}**, the host of "
+                  f"Rather than give battle at **{place}**, the {host(runner.kind)} of "
                   f"{self.claim_name(runner.claim_id)} withdraws (retreat roll {result.roll})."
                   f"\n\n{fairplay.markdown(line)}",
                   self.ctx.settings.posts.battle_flair)
@@ -727,15 +730,17 @@ class _TickState:
         battle, runner, opponent = event.battle, event.runner, event.opponent
         when = self.ctx.when(self.ctx.tick_at(battle.resolve_tick))
         self.notify(opponent.claim_id, f"battle:{battle.id}:failed-retreat",
-                    f"Army {runner.id} failed to retreat at {self.label(battle.tile)}",
-                    f"Army {runner.id} of {self.claim_name(runner.claim_id)} tried to retreat "
-                    f"from your army {opponent.id} at {self.label(battle.tile)} and failed. "
-                    f"You decide: reply `stand army {opponent.id}` to fight (they fight at -1) "
-                    f"or `spare army {runner.id}` to let them stay, before {when}. Without an "
+                    f"{force(runner, capital=True)} failed to retreat at "
+                    f"{self.label(battle.tile)}",
+                    f"{force(runner, capital=True)} of {self.claim_name(runner.claim_id)} tried "
+                    f"to retreat from your {force(opponent)} at {self.label(battle.tile)} and "
+                    f"failed. You decide: reply `stand {force(opponent)}` to fight (they fight at "
+                    f"-1) or `spare {force(runner)}` to let them stay, before {when}. Without an "
                     "answer the battle is fought then.")
         self.notify(runner.claim_id, f"battle:{battle.id}:retreat-failed",
-                    f"Army {runner.id} failed to retreat",
-                    f"Army {runner.id} could not get away from {self.label(battle.tile)}. "
+                    f"{force(runner, capital=True)} failed to retreat",
+                    f"{force(runner, capital=True)} could not get away from "
+                    f"{self.label(battle.tile)}. "
                     f"{self.claim_name(opponent.claim_id)} decides before {when} whether to "
                     "fight (you would fight at -1) or to let you stay.")
 

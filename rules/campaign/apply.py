@@ -30,6 +30,7 @@ from rules.campaign import calendar
 from rules.campaign import orders as o
 from rules.campaign.battle import Matchup, Side, matchup
 from rules.campaign.calendar import moment_text, next_tick_at_or_after, tick_index, tick_time
+from rules.campaign.calloff import call_off_refusal
 from rules.campaign.catalogue import Catalogue, Entry, Section, UnknownEntry
 from rules.campaign.config import RulesConfig
 from rules.campaign.detection import ObserverKind, detection_target
@@ -41,6 +42,7 @@ from rules.campaign.movement import (
     speed_multiplier,
 )
 from rules.campaign.muster import check_muster, muster_ready_at
+from rules.campaign.naming import force_name, force_noun, state_word, travel
 from rules.campaign.odds import Odds, battle_odds
 from rules.campaign.paths import (
     IllegalPath,
@@ -50,6 +52,7 @@ from rules.campaign.paths import (
     check_path,
     format_path,
     observers_along,
+    path_problem,
 )
 from rules.campaign.resources import tile_holder
 from rules.campaign.siege import SiegeLength, SpecialHoldfast, check_siege_start, siege_months
@@ -147,6 +150,11 @@ NEW_SIEGE = -1
 
 def _label(sender: Sender, tile: str) -> str:
     return sender.map.tile(tile).label
+
+
+def force(a: Army, *, capital: bool = False) -> str:
+    """``army 3`` or ``fleet 3`` as players read it (``Army 3`` at the start of a sentence)."""
+    return force_name(a.kind, a.id, capital=capital)
 
 
 def tick_of(at: datetime, sender: Sender) -> int:
@@ -259,19 +267,31 @@ def require_claim(world: World, sender: Sender) -> ClaimState:
     return world.claims[claim_id]
 
 
-def own_army(world: World, sender: Sender, army_id: int, what: str = "army"
+def own_army(world: World, sender: Sender, army_id: int, what: str = "army or fleet"
              ) -> Army:
-    """Army ``army_id`` if it belongs to the sender's claim."""
+    """Army (or fleet) ``army_id`` if it belongs to the sender's claim."""
     claim = require_claim(world, sender)
     found = world.armies.get(army_id)
     if found is None or found.state is ArmyState.GONE:
-        raise _refuse(f"there is no {what} {army_id}", f"one of your {what} numbers "
-                      "(send `status` to list them)", "status")
+        raise _refuse(f"there is no {what} {army_id}", "the number of one of your armies or "
+                      "fleets (send `status` to list them)", "status")
     if found.claim_id != claim.id:
-        raise OrderRefused(f"{what} {army_id} is not yours", expected="one of your own armies "
-                           "(send `status` to list them)", example="status",
+        raise OrderRefused(f"{force_name(found.kind, army_id)} is not yours",
+                           expected="one of your own armies or fleets (send `status` to list "
+                           "them)", example="status",
                            tried_army=(army_id, found.claim_id, claim.id))
     return found
+
+
+def caught(a: Army, battle: BattleState, rules: RulesConfig) -> OrderRefused:
+    """The refusal of an order for an army in a pending battle: it waits for the battle; its
+    example is `retreat` while the army's side may still choose, else `status`."""
+    when = moment_text(tick_time(battle.resolve_tick, rules), rules)
+    choose = battle.reactor_claim == a.claim_id and battle.reaction is None
+    return _refuse(f"{force(a)} is caught in a battle, fought at {when}",
+                   "an order for it after the battle" + (" (until then you may `retreat` or "
+                                                         "`stand`)" if choose else ""),
+                   f"retreat {force(a)}" if choose else "status")
 
 
 def reaction_deadline(at: datetime, rules: RulesConfig) -> int:
@@ -332,12 +352,14 @@ class Cancelled(Receipt):
     infantry: int = 0
     cavalry: int = 0
     ships: int = 0
+    kind: ArmyKind = field(default=ArmyKind.LAND, kw_only=True)
 
 
 @dataclass(frozen=True, slots=True)
 class Halted(Receipt):
     army: int
     tile: str
+    kind: ArmyKind = field(default=ArmyKind.LAND, kw_only=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -350,6 +372,7 @@ class Reacted(Receipt):
     reaction: Reaction
     resolve_tick: int
     route: tuple[str, ...] = ()
+    kind: ArmyKind = field(default=ArmyKind.LAND, kw_only=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -360,6 +383,7 @@ class RetreatReferred(Receipt):
     infantry: int
     cavalry: int
     ships: int
+    kind: ArmyKind = field(default=ArmyKind.LAND, kw_only=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -369,6 +393,7 @@ class Spared(Receipt):
     tile: str
     by_claim: int
     other_claim: int
+    kind: ArmyKind | None = field(default=ArmyKind.LAND, kw_only=True)  # None: not known
 
 
 @dataclass(frozen=True, slots=True)
@@ -387,6 +412,7 @@ class BattleOrdered(Receipt):
     infantry: int = 0  # the attacking army's troops, for the defender's news
     cavalry: int = 0
     ships: int = 0
+    kind: ArmyKind = field(default=ArmyKind.LAND, kw_only=True)  # both sides' (one kind)
 
 
 @dataclass(frozen=True, slots=True)
@@ -395,6 +421,7 @@ class SiegeLifted(Receipt):
     holdfast: str
     siege: int | None  # the siege that ended (None: the army besieged nothing on record)
     besieger: str  # the besieging claim's name, for the public post
+    kind: ArmyKind = field(default=ArmyKind.LAND, kw_only=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -403,6 +430,20 @@ class Disbanded(Receipt):
     infantry: int
     cavalry: int
     ships: int
+    kind: ArmyKind = field(default=ArmyKind.LAND, kw_only=True)
+
+
+@dataclass(frozen=True, slots=True)
+class CalledOff(Receipt):
+    """The assault of ``army`` on ``holdfast`` is called off before it is fought
+    (:mod:`rules.campaign.calloff`): no battle; the army stays as it was (``state``)."""
+
+    army: int
+    battle: int | None
+    holdfast: str
+    defender_claim: int
+    state: ArmyState
+    kind: ArmyKind = field(default=ArmyKind.LAND, kw_only=True)
 
 
 # --- muster -----------------------------------------------------------------------------
@@ -501,6 +542,7 @@ class RouteFound(Receipt):
     start: str
     goal: str
     route: Route
+    kind: ArmyKind = field(default=ArmyKind.LAND, kw_only=True)
 
 
 def observer_tiles(world: World, claim_id: int, worldmap: WorldMap) -> dict[str, ObserverKind]:
@@ -552,9 +594,22 @@ def replan(world: World, sender: Sender, receipt: Marched) -> Marched | None:
 
 
 def _path_refused(exc: IllegalPath, a: Army, sender: Sender, example: str) -> OrderRefused:
-    return OrderRefused("{}", Said(str(exc), 300), expected="a path of adjacent tiles "
-                        f"starting next to the army's tile ({_label(sender, a.tile)})",
-                        example=example)
+    """A path refused in the player's words ("Did you mean ...?")."""
+    return OrderRefused("{}", Said(path_problem(exc), 300), expected="a path of adjacent tiles "
+                        f"starting next to the {force_noun(a.kind)}'s tile "
+                        f"({_label(sender, a.tile)})", example=example)
+
+
+def route_example(world: World, sender: Sender, a: Army, goals: Iterable[str]) -> str:
+    """A `route` order for ``a`` to the first of ``goals`` it can reach from where it stands
+    (a tile the player probably meant), to suggest in a refusal; `help move` when none is
+    reachable (a suggested order is always one that would be accepted)."""
+    for goal in goals:
+        if goal in sender.map and sender.map.tile(goal).id != a.tile and cheapest_route(
+                sender.map, a.tile, sender.map.tile(goal).id, a.kind, sender.rules,
+                harbours(world, sender, a)):
+            return f"route {force(a)} to {o.format_name(sender.map.tile(goal).label)}"
+    return "help move"
 
 
 def _move(world: World, sender: Sender, order: o.Move, at: datetime
@@ -563,31 +618,32 @@ def _move(world: World, sender: Sender, order: o.Move, at: datetime
     tick = tick_of(at, sender)
     if a.state not in (ArmyState.MUSTERING, ArmyState.STANDING, ArmyState.MARCHING,
                        ArmyState.BESIEGING) or departed(a, tick):
-        state = "already on the march" if departed(a, tick) else a.state
-        raise _refuse(f"army {a.id} cannot take a new march now: it is {state}",
-                      "a standing or mustering army, or a march that has not departed yet "
-                      "(use `stand army N` to halt a march)", f"stand army {a.id}")
-    if pending_battle_of(world, a.id) is not None:
-        raise _refuse(f"army {a.id} is caught in a battle", "`retreat` or `stand` first",
-                      f"retreat army {a.id}")
+        state = "already under way" if departed(a, tick) else state_word(a.kind, a.state)
+        raise _refuse(f"{force(a)} cannot be given a new path now: it is {state}",
+                      f"a standing or mustering {force_noun(a.kind)}, or one that has not "
+                      f"departed yet (use `stand {force(a)}` to halt it where it is)",
+                      f"stand {force(a)}" if departed(a, tick) else "status")
+    if (battle := pending_battle_of(world, a.id)) is not None:
+        raise caught(a, battle, sender.rules)
     ports = harbours(world, sender, a)
     try:
         check = check_path(sender.map, a.tile, order.path, a.kind, sender.rules, ports)
     except IllegalPath as exc:
-        raise _path_refused(exc, a, sender, f"route army {a.id} to <destination>") from None
+        raise _path_refused(exc, a, sender, route_example(
+            world, sender, a, (*order.path[-1:], *exc.suggestions))) from None
     best = cheapest_route(sender.map, a.tile, check.tiles[-1].id, a.kind, sender.rules, ports)
     cheaper = best if best is not None and best.total < check.total else None
     if order.stated_cost != check.total:
         hint = ""
         if cheaper is not None:
             hint = (f" The cheapest route there costs {cheaper.total}: "
-                    f"`move army {a.id}: {format_path(t.label for t in cheaper.tiles)} "
+                    f"`move {force(a)}: {format_path(t.label for t in cheaper.tiles)} "
                     f"(cost {cheaper.total})`.")
         stated = "no cost" if order.stated_cost is None else f"cost {order.stated_cost}"
         raise _refuse(
             f"you stated {stated}, but this path costs {check.total}: {check.breakdown()}."
             + hint, "the total travel cost at the end of the order",
-            f"move army {a.id}: {format_path(t.label for t in check.tiles)} "
+            f"move {force(a)}: {format_path(t.label for t in check.tiles)} "
             f"(cost {check.total})")
     ready_at = tick_time(a.ready_tick, sender.rules) \
         if a.state is ArmyState.MUSTERING and a.ready_tick is not None else None
@@ -611,9 +667,10 @@ def _route(world: World, sender: Sender, order: o.Route, at: datetime
     route = cheapest_route(sender.map, a.tile, goal.id, a.kind, sender.rules,
                            harbours(world, sender, a))
     if route is None:
-        raise _refuse(f"army {a.id} cannot reach {goal.label} from {_label(sender, a.tile)}",
-                      "a destination its kind can reach", f"route army {a.id} to Riverrun")
-    return world, RouteFound(a.id, a.tile, goal.id, route)
+        raise _refuse(f"{force(a)} cannot reach {goal.label} from {_label(sender, a.tile)}",
+                      "a destination its kind can reach",
+                      route_example(world, sender, a, (require_claim(world, sender).holdfast,)))
+    return world, RouteFound(a.id, a.tile, goal.id, route, kind=a.kind)
 
 
 # --- cancel, stand, disband -------------------------------------------------------------
@@ -632,19 +689,39 @@ def _cancel(world: World, sender: Sender, order: o.Cancel, at: datetime
     if a.state is ArmyState.MUSTERING and a.march.path:
         # The latest order queued a march: cancel that first; a second cancel ends the muster.
         return (with_army(world, _no_march(a)),
-                Cancelled("queued march", a.id, a.tile))
+                Cancelled("queued march", a.id, a.tile, kind=a.kind))
     if a.state is ArmyState.MUSTERING:
         claim = replace(claim, infantry=claim.infantry + a.infantry,
                         cavalry=claim.cavalry + a.cavalry, ships=claim.ships + a.ships)
         return (with_army(with_claim(world, claim), replace(a, state=ArmyState.GONE)),
-                Cancelled("muster", a.id, a.tile, a.infantry, a.cavalry, a.ships))
+                Cancelled("muster", a.id, a.tile, a.infantry, a.cavalry, a.ships, kind=a.kind))
     if a.state is ArmyState.MARCHING and not departed(a, tick):
         return (with_army(world, _no_march(a, state=ArmyState.STANDING)),
-                Cancelled("march", a.id, a.tile))
-    raise _refuse(f"army {a.id} has nothing to cancel (it is {a.state}"
-                  + (", and its march has departed" if departed(a, tick) else "") + ")",
-                  "a mustering army, or a march that has not departed yet "
-                  "(halt a departed march with `stand`)", f"stand army {a.id}")
+                Cancelled("march", a.id, a.tile, kind=a.kind))
+    battle = pending_battle_of(world, a.id)
+    if battle is not None and battle.attacker_army == a.id:
+        return _call_off(world, sender, a, battle, tick)
+    gone = departed(a, tick)
+    raise _refuse(f"{force(a)} has nothing to cancel (it is {state_word(a.kind, a.state)}"
+                  + (f", and its {travel(a.kind, 'noun')} has departed" if gone else "")
+                  + ")", "a muster, a march or voyage that has not departed yet, or an assault "
+                  "not yet fought (halt a departed march with `stand`)",
+                  f"stand {force(a)}" if gone or battle is not None else "status")
+
+
+def _call_off(world: World, sender: Sender, a: Army, battle: BattleState, tick: int
+              ) -> tuple[World, Receipt]:
+    """`cancel army N` for the army that ordered a pending battle: an assault is called off
+    before it is fought; an attack or a sally cannot be (:mod:`rules.campaign.calloff`)."""
+    why = call_off_refusal(battle.kind, tick, battle.resolve_tick)
+    if why is not None:
+        enemy = force_name(a.kind, battle.defender_army)
+        raise _refuse(why, "an assault that has not been fought yet",
+                      f"odds {force(a)} vs {enemy}" if battle.kind is BattleKind.FIELD
+                      else "status")
+    return (with_battle(world, replace(battle, status=BattleStatus.CALLED_OFF)),
+            CalledOff(a.id, battle.id, battle.holdfast or battle.tile, battle.defender_claim,
+                      a.state, kind=a.kind))
 
 
 def _stand(world: World, sender: Sender, order: o.Stand, at: datetime
@@ -656,9 +733,10 @@ def _stand(world: World, sender: Sender, order: o.Stand, at: datetime
     if a.state is ArmyState.MARCHING:
         return (with_army(world, _no_march(a, state=ArmyState.STANDING,
                                           stationary_since=tick_of(at, sender))),
-                Halted(a.id, a.tile))
-    raise _refuse(f"army {a.id} is not marching and not facing a battle",
-                  "a marching army to halt, or an army that was attacked", "status")
+                Halted(a.id, a.tile, kind=a.kind))
+    raise _refuse(f"{force(a)} is not {travel(a.kind, 'ing')} and not facing a battle",
+                  f"a {force_noun(a.kind)} on its way to halt, or one that was attacked",
+                  "status")
 
 
 def _disband(world: World, sender: Sender, order: o.Disband, at: datetime
@@ -667,12 +745,13 @@ def _disband(world: World, sender: Sender, order: o.Disband, at: datetime
     claim = require_claim(world, sender)
     if a.tile != claim.holdfast or a.state not in (ArmyState.STANDING, ArmyState.GARRISON):
         home = _label(sender, claim.holdfast)
-        raise _refuse(f"army {a.id} must stand at {home} to disband",
-                      "a standing army at your holdfast", f"route army {a.id} to {home}")
+        raise _refuse(f"{force(a)} must stand at {home} to disband",
+                      "a standing army at your holdfast",
+                      route_example(world, sender, a, (claim.holdfast,)))
     claim = replace(claim, infantry=claim.infantry + a.infantry,
                     cavalry=claim.cavalry + a.cavalry, ships=claim.ships + a.ships)
     return (with_army(with_claim(world, claim), replace(a, state=ArmyState.GONE)),
-            Disbanded(a.id, a.infantry, a.cavalry, a.ships))
+            Disbanded(a.id, a.infantry, a.cavalry, a.ships, kind=a.kind))
 
 
 # --- reactions: retreat, stand, spare ---------------------------------------------------
@@ -680,12 +759,12 @@ def _disband(world: World, sender: Sender, order: o.Disband, at: datetime
 def _react(world: World, a: Army, battle: BattleState, reaction: Reaction,
            route: tuple[str, ...] = ()) -> tuple[World, Receipt]:
     if battle.reactor_claim != a.claim_id:
-        raise _refuse(f"army {a.id} did not get the first reaction in this battle, so it "
+        raise _refuse(f"{force(a)} did not get the first reaction in this battle, so it "
                       "cannot choose", "only the side that detected the other first may "
                       "retreat or stand", "status")
     return (with_battle(world, replace(battle, reaction=reaction)),
             Reacted(a.id, battle.id, reaction, battle.resolve_tick, route,
-                    ordered=(a.id,) if route else ()))
+                    ordered=(a.id,) if route else (), kind=a.kind))
 
 
 def harbours(world: World, sender: Sender, army: Army) -> frozenset[str]:
@@ -706,15 +785,15 @@ def retreat_route(world: World, sender: Sender, a: Army, order: o.Retreat) -> tu
             return check_path(sender.map, a.tile, order.path, a.kind, sender.rules,
                               harbours(world, sender, a)).ids
         except IllegalPath as exc:
-            raise _path_refused(exc, a, sender, f"retreat army {a.id}") from None
+            raise _path_refused(exc, a, sender, f"retreat {force(a)}") from None
     if order.to is not None:
         goal = sender.map.tile(order.to)
         best = cheapest_route(sender.map, a.tile, goal.id, a.kind, sender.rules,
                               harbours(world, sender, a))
         if best is None or not best.tiles:
-            raise _refuse(f"army {a.id} cannot fall back to {goal.label} from "
+            raise _refuse(f"{force(a)} cannot fall back to {goal.label} from "
                           f"{_label(sender, a.tile)}", "another tile its kind can reach",
-                          f"retreat army {a.id}")
+                          f"retreat {force(a)}")
         return tuple(t.id for t in best.tiles)
     return tuple(reversed(a.travelled))
 
@@ -724,13 +803,15 @@ def _retreat(world: World, sender: Sender, order: o.Retreat, at: datetime
     a = own_army(world, sender, order.army)
     battle = pending_battle_of(world, a.id)
     if battle is None:
-        raise _refuse(f"army {a.id} faces no battle to retreat from",
-                      "an army that has been attacked and got the first reaction", "status")
+        raise _refuse(f"{force(a)} faces no battle to retreat from",
+                      f"a {force_noun(a.kind)} that has been attacked and got the first "
+                      "reaction", "status")
     if battle.reactor_claim != a.claim_id:
         return _react(world, a, battle, Reaction.RETREAT)  # refused there, with the reason
     route = retreat_route(world, sender, a, order)
     if not route:
-        return world, RetreatReferred(a.id, battle.id, a.tile, a.infantry, a.cavalry, a.ships)
+        return world, RetreatReferred(a.id, battle.id, a.tile, a.infantry, a.cavalry, a.ships,
+                                      kind=a.kind)
     world = with_army(world, a.with_meta(retreat_route=list(route)))
     return _react(world, a, battle, Reaction.RETREAT, route)
 
@@ -745,12 +826,15 @@ def _spare(world: World, sender: Sender, order: o.Spare, at: datetime
             or claim.id not in (battle.attacker_claim, battle.defender_claim) \
             or (battle.attacker_army == order.army and battle.attacker_claim == claim.id) \
             or (battle.defender_army == order.army and battle.defender_claim == claim.id):
-        raise _refuse(f"army {order.army} is not an enemy whose retreat from your army failed",
-                      "the army named in a failed-retreat note, before the battle", "status")
+        raise _refuse(f"number {order.army} is not an enemy army or fleet whose retreat "
+                      "from yours failed", "the army or fleet named in a failed-retreat note, "
+                      "before the battle", "status")
     other = battle.defender_claim if battle.attacker_claim == claim.id else \
         battle.attacker_claim
+    runner = world.armies.get(order.army)
     return (with_battle(world, replace(battle, status=BattleStatus.SPARED)),
-            Spared(order.army, battle.id, battle.tile, claim.id, other))
+            Spared(order.army, battle.id, battle.tile, claim.id, other,
+                   kind=runner.kind if runner is not None else None))
 
 
 # --- battles ----------------------------------------------------------------------------
@@ -771,13 +855,13 @@ def _open_battle(world: World, sender: Sender, how: str, mine: Army, target: Arm
     return with_battle(world, battle), BattleOrdered(
         how, battle.id, mine.id, target.id, target.tile, battle.resolve_tick, mine.claim_id,
         target.claim_id, mine.infantry, mine.cavalry, mine.ships,
-        ordered=(*ordered, mine.id), wars=wars)
+        ordered=(*ordered, mine.id), wars=wars, kind=mine.kind)
 
 
 def _not_in_battle(world: World, *armies: Army) -> None:
     for a in armies:
         if pending_battle_of(world, a.id) is not None:
-            raise _refuse(f"army {a.id} is already in a battle", "a battle to be fought first",
+            raise _refuse(f"{force(a)} is already in a battle", "a battle to be fought first",
                           "status")
 
 
@@ -786,13 +870,16 @@ def _attack(world: World, sender: Sender, order: o.Attack, at: datetime
     mine = own_army(world, sender, order.army)
     target = world.armies.get(order.target)
     if target is None or target.state not in FIGHTING_STATES or target.tile != mine.tile:
-        raise _refuse(f"there is no enemy army {order.target} on {_label(sender, mine.tile)} "
-                      "where your army stands", "an army on the same tile as yours",
-                      f"attack army 5 with army {mine.id}")
+        raise _refuse(f"there is no enemy {force_name(mine.kind, order.target)} on "
+                      f"{_label(sender, mine.tile)} where your {force_noun(mine.kind)} stands",
+                      f"an enemy {force_noun(mine.kind)} on the same tile as yours "
+                      "(send `status` to see where yours stand)", "status")
     if target.claim_id == mine.claim_id:
-        raise _refuse(f"army {target.id} is your own", "an enemy army", "status")
+        raise _refuse(f"{force(target)} is your own", f"an enemy {force_noun(target.kind)}",
+                      "status")
     if mine.state not in (ArmyState.STANDING, ArmyState.BESIEGING):
-        raise _refuse(f"army {mine.id} is {mine.state}", "a standing army", "status")
+        raise _refuse(f"{force(mine)} is {state_word(mine.kind, mine.state)}",
+                      f"a standing {force_noun(mine.kind)}", "status")
     if mine.kind != target.kind:
         raise _refuse("fleets fight fleets and armies fight armies",
                       "an enemy of the same kind", "status")
@@ -813,22 +900,23 @@ def _intercept(world: World, sender: Sender, order: o.Intercept, at: datetime
     sighted = sightings.get(str(claim.id)) if isinstance(sightings, Mapping) else None
     if target is None or sighted is None or target.claim_id == claim.id \
             or target.state is not ArmyState.MARCHING:
-        raise _refuse(f"your watchers have not sighted a passing army {order.target}",
-                      "an enemy army named in a sighting note, while it is still marching",
-                      "status")
+        raise _refuse(f"your watchers have not sighted a passing "
+                      f"{force_name(mine.kind, order.target)}",
+                      "an enemy army or fleet named in a sighting note, while it is still on "
+                      "its way", "status")
     watch_tile, sighted_tick = str(sighted[0]), int(sighted[1])
     closes = sighted_tick + sender.rules.reaction_ticks
     if tick >= closes:
-        raise _refuse(f"the chance to intercept army {target.id} has passed (it closed at "
+        raise _refuse(f"the chance to intercept {force(target)} has passed (it closed at "
                       f"{moment_text(tick_time(closes, sender.rules), sender.rules)})",
                       "an intercept sent before the next tick after the sighting", "status")
     if mine.tile != watch_tile or mine.state is not ArmyState.STANDING \
             or mine.kind != target.kind:
-        raise _refuse(f"army {mine.id} is not standing at {_label(sender, watch_tile)}, where "
-                      f"army {target.id} was sighted", "your standing army on the watching tile",
-                      f"intercept army {target.id} with army 2")
+        raise _refuse(f"{force(mine)} is not standing at {_label(sender, watch_tile)}, where "
+                      f"{force(target)} was sighted", f"your standing {force_noun(target.kind)} "
+                      "on the watching tile", "status")
     if target.tile not in sender.map.tiles_within(watch_tile, sender.rules.detection_radius):
-        raise _refuse(f"army {target.id} is out of reach of {_label(sender, watch_tile)}",
+        raise _refuse(f"{force(target)} is out of reach of {_label(sender, watch_tile)}",
                       "a force still within sight of the watching tile", "status")
     _not_in_battle(world, mine, target)
     target = replace(target, state=ArmyState.STANDING,
@@ -847,20 +935,20 @@ def _assault(world: World, sender: Sender, order: o.Assault, at: datetime
     owner = holdfast_owner(world, hold.id)
     if owner is None or owner.id == a.claim_id:
         raise _refuse(f"{hold.label} is not an enemy holdfast", "a holdfast of another claim",
-                      f"assault {hold.label} with army {a.id}")
+                      f"assault {hold.label} with {force(a)}")
     if a.tile != hold.id or a.state not in (ArmyState.STANDING, ArmyState.BESIEGING):
-        raise _refuse(f"army {a.id} must stand on {hold.label} to assault it",
+        raise _refuse(f"{force(a)} must stand on {hold.label} to assault it",
                       "a standing or besieging army on the holdfast",
-                      f"route army {a.id} to {hold.label}")
+                      route_example(world, sender, a, (hold.id,)))
     defenders = [d for d in sorted(world.armies.values(), key=lambda d: d.id)
                  if d.state in FIGHTING_STATES and d.tile == hold.id
                  and d.claim_id != a.claim_id]
     if defenders:
-        raise _refuse(f"enemy army {defenders[0].id} holds the tile; defeat it first",
-                      "no enemy army on the holdfast's tile", f"attack army {defenders[0].id} "
-                      f"with army {a.id}")
+        raise _refuse(f"enemy {force(defenders[0])} holds the tile; defeat it first",
+                      "no enemy army on the holdfast's tile", f"attack {force(defenders[0])} "
+                      f"with {force(a)}")
     if pending_battle_of(world, a.id) is not None:
-        raise _refuse(f"army {a.id} is already in a battle", "one battle at a time", "status")
+        raise _refuse(f"{force(a)} is already in a battle", "one battle at a time", "status")
     world, before = declare_war(world, a.claim_id, owner.id)
     battle = BattleState(id=None, tile=hold.id, kind=BattleKind.ASSAULT,
                     attacker_army=a.id, defender_army=0, attacker_claim=a.claim_id,
@@ -870,7 +958,7 @@ def _assault(world: World, sender: Sender, order: o.Assault, at: datetime
     wars = () if before is None else ((a.claim_id, owner.id, before),)
     return with_battle(world, battle), BattleOrdered(
         "assault", battle.id, a.id, 0, hold.id, battle.resolve_tick, a.claim_id, owner.id,
-        a.infantry, a.cavalry, a.ships, ordered=(a.id,), wars=wars)
+        a.infantry, a.cavalry, a.ships, ordered=(a.id,), wars=wars, kind=a.kind)
 
 
 def _sally(world: World, sender: Sender, order: o.Sally, at: datetime
@@ -879,7 +967,8 @@ def _sally(world: World, sender: Sender, order: o.Sally, at: datetime
     hold = sender.map.tile(order.holdfast)
     if hold.id != claim.holdfast:
         raise _refuse(f"{hold.label} is not your holdfast", "your own besieged holdfast",
-                      f"sally from {_label(sender, claim.holdfast)}")
+                      f"sally from {_label(sender, claim.holdfast)}"
+                      if active_siege(world, claim.holdfast) else "status")
     siege = active_siege(world, hold.id)
     if siege is None:
         raise _refuse(f"{hold.label} is not under siege", "a besieged holdfast", "status")
@@ -890,13 +979,13 @@ def _sally(world: World, sender: Sender, order: o.Sally, at: datetime
         a = own_army(world, sender, order.army)
         if a.tile == hold.id and a.state is ArmyState.MUSTERING:
             ready = tick_time(a.ready_tick if a.ready_tick is not None else tick, sender.rules)
-            raise _refuse(f"army {a.id} is still mustering (ready "
+            raise _refuse(f"{force(a)} is still mustering (ready "
                           f"{moment_text(ready, sender.rules)}): "
                           "only ready troops sally", "an army inside the walls that has "
                           "finished mustering, or no army (the whole ready garrison sallies)",
                           f"sally from {hold.label}")
         if a.tile != hold.id or a.state is not ArmyState.GARRISON:
-            raise _refuse(f"army {a.id} is not inside {hold.label}",
+            raise _refuse(f"{force(a)} is not inside {hold.label}",
                           "an army inside the walls, or no army (the whole garrison sallies)",
                           f"sally from {hold.label}")
         sally_army = a.id
@@ -942,11 +1031,11 @@ def _lift(world: World, sender: Sender, order: o.Lift, at: datetime
         raise _refuse(f"you are not besieging {hold.label}", "a holdfast your army besieges",
                       "status")
     a = own_army(world, sender, siege.army_id)
-    if pending_battle_of(world, a.id) is not None:
-        raise _refuse(f"army {a.id} is caught in a battle", "`retreat` or `stand` first",
-                      f"retreat army {a.id}")
+    if (battle := pending_battle_of(world, a.id)) is not None:
+        raise caught(a, battle, sender.rules)
     world, a, lifted = leave_siege(world, a)
-    return world, SiegeLifted(a.id, hold.id, lifted.id if lifted else None, claim.name)
+    return world, SiegeLifted(a.id, hold.id, lifted.id if lifted else None, claim.name,
+                              kind=a.kind)
 
 
 @dataclass(frozen=True, slots=True)
@@ -966,6 +1055,7 @@ class SiegeBegun(Receipt):
     infantry: int
     cavalry: int
     ships: int
+    kind: ArmyKind = field(default=ArmyKind.LAND, kw_only=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -978,6 +1068,7 @@ class SiegeReferred(Receipt):
     infantry: int
     cavalry: int
     ships: int
+    kind: ArmyKind = field(default=ArmyKind.LAND, kw_only=True)
 
 
 def blockaded(world: World, claim_id: int, tile: str, worldmap: WorldMap) -> bool:
@@ -992,13 +1083,14 @@ def _siege(world: World, sender: Sender, order: o.Siege, at: datetime
     a = own_army(world, sender, order.army)
     hold = sender.map.tile(order.holdfast)
     if a.tile != hold.id or a.state is not ArmyState.STANDING:
-        raise _refuse(f"army {a.id} must stand on {hold.label} to besiege it (it is "
-                      f"{a.state} at {_label(sender, a.tile)})",
-                      "a standing army on the holdfast", f"route army {a.id} to {hold.label}")
+        raise _refuse(f"{force(a)} must stand on {hold.label} to besiege it (it is "
+                      f"{state_word(a.kind, a.state)} at {_label(sender, a.tile)})",
+                      "a standing army on the holdfast",
+                      route_example(world, sender, a, (hold.id,)))
     owner = holdfast_owner(world, hold.id)
     if owner is None or owner.id == a.claim_id:
         raise _refuse(f"{hold.label} is not an enemy holdfast", "a holdfast of another claim",
-                      f"siege {hold.label} with army {a.id}")
+                      f"siege {hold.label} with {force(a)}")
     if active_siege(world, hold.id) is not None:
         raise _refuse(f"{hold.label} is already under siege", "a holdfast not yet besieged",
                       "status")
@@ -1009,7 +1101,8 @@ def _siege(world: World, sender: Sender, order: o.Siege, at: datetime
                           hostile_troops_on_tile=bool(defenders),
                           blockaded=blockaded(world, a.claim_id, hold.id, sender.map))
     except SpecialHoldfast:
-        return world, SiegeReferred(a.id, hold.id, owner.id, a.infantry, a.cavalry, a.ships)
+        return world, SiegeReferred(a.id, hold.id, owner.id, a.infantry, a.cavalry, a.ships,
+                                    kind=a.kind)
     attack = sender.modifiers.besieger(a)
     defense = sender.modifiers.holdfast(owner.id)
     length = siege_months(owner.infantry + owner.cavalry, sender.rules,
@@ -1025,7 +1118,7 @@ def _siege(world: World, sender: Sender, order: o.Siege, at: datetime
     world = replace(with_army(world, a), sieges=(*world.sieges, siege))
     wars = () if before is None else ((a.claim_id, owner.id, before),)
     return world, SiegeBegun(NEW_SIEGE, a.id, hold.id, a.claim_id, owner.id, length, attack,
-                             defense, a.infantry, a.cavalry, a.ships, wars=wars)
+                             defense, a.infantry, a.cavalry, a.ships, wars=wars, kind=a.kind)
 
 
 # --- resource tiles ---------------------------------------------------------------------
@@ -1056,12 +1149,11 @@ def _cede(world: World, sender: Sender, order: o.Cede, at: datetime
     tile = sender.map.tile(order.tile)
     if not tile.resource:
         raise _refuse(f"{tile.label} is not a resource tile", "a resource tile you hold",
-                      "cede The Wolfswood to House Manderly")
+                      "status")
     other = claim_named(world.claims.values(), order.claim)
     if other is None or other.id == claim.id:
         raise OrderRefused("there is no other claim called {}", Said(order.claim, 60),
-                           expected="another claim's name",
-                           example=f"cede {tile.label} to House Manderly")
+                           expected="another claim's name", example="status")
     record = world.holders.get(tile.id)
     # As the tick counts it (rules.campaign.advance.advance_holders).
     holder = tile_holder((a for a in world.armies.values() if a.tile == tile.id), sender.rules,
@@ -1188,13 +1280,13 @@ def _buy(world: World, sender: Sender, order: o.Buy, at: datetime
     if a.kind is ArmyKind.FLEET:
         raise _refuse(f"fleet {a.id} carries no siege equipment", "a land army", "status")
     entry = lookup(sender.catalogue, Section.EQUIPMENT, order.equipment,
-                   "buy {} for army " + str(a.id))
+                   "buy {} for " + force(a))
     if order.quantity > 1:
         raise _refuse(f"an army can use only one {entry.name}: equipment of the same name "
                       "does not stack", "one of each kind of equipment",
-                      f"buy {entry.name} for army {a.id}")
+                      f"buy {entry.name} for {force(a)}")
     if any(n.casefold() == entry.name.casefold() for n in a.equipment):
-        raise _refuse(f"army {a.id} already carries {entry.name}",
+        raise _refuse(f"{force(a)} already carries {entry.name}",
                       "equipment the army does not carry yet", "status")
     if claim.gold < entry.cost:
         raise _refuse(f"{entry.name} costs {cost_text(entry)} and {claim.name} has "
@@ -1226,8 +1318,10 @@ def _blockade(world: World, sender: Sender, order: o.Blockade, at: datetime
     fleet = own_army(world, sender, order.fleet, "fleet")
     claim = require_claim(world, sender)
     if fleet.kind is not ArmyKind.FLEET:
-        raise _refuse(f"army {fleet.id} is not a fleet", "one of your fleets (muster ships at "
-                      "your port: `muster 4 ships`)", "muster 4 ships")
+        can_raise = sender.map.tile(claim.holdfast).port and claim.ships > 0
+        raise _refuse(f"army {fleet.id} is not a fleet", "one of your fleets"
+                      + (" (muster ships at your port first)" if can_raise else ""),
+                      f"muster {min(4, claim.ships)} ships" if can_raise else "status")
     port = sender.map.tile(order.port)
     if not (port.holdfast and port.port):
         ports = ", ".join(t.label for t in sender.map.ports() if t.holdfast)
@@ -1240,9 +1334,9 @@ def _blockade(world: World, sender: Sender, order: o.Blockade, at: datetime
     water = sender.map.water_adjacent(port.id)
     if fleet.tile not in water or fleet.state is not ArmyState.STANDING:
         raise _refuse(f"fleet {fleet.id} must stand on a water tile next to {port.label} "
-                      f"({', '.join(water)}); it is {fleet.state} at "
+                      f"({', '.join(water)}); it is {state_word(fleet.kind, fleet.state)} at "
                       f"{_label(sender, fleet.tile)}", "a standing fleet next to the port",
-                      f"route army {fleet.id} to {water[0] if water else port.label}")
+                      f"route {force(fleet)} to {water[0] if water else port.label}")
     wars: tuple[tuple[int, int, RelationStatus], ...] = ()
     if owner is not None:
         world, before = declare_war(world, claim.id, owner.id)
@@ -1266,6 +1360,8 @@ class Assigned(Receipt):
     left: int | None
     relieved: str | None
     skills: tuple[Entry, ...]
+    kind: ArmyKind = field(default=ArmyKind.LAND, kw_only=True)
+    left_kind: ArmyKind = field(default=ArmyKind.LAND, kw_only=True)
 
 
 def find_character(characters: Iterable[CharacterState], name: str) -> CharacterState | None:
@@ -1290,7 +1386,7 @@ def _assign(world: World, sender: Sender, order: o.Assign, at: datetime
     chosen = find_character(free, order.commander)
     unfree = find_character([ch for ch in mine if ch.status not in FREE_CHARACTERS],
                             order.commander) if chosen is None else None
-    example = f"assign {free[0].name if free else 'NAME'} to army {a.id}"
+    example = f"assign {free[0].name if free else 'NAME'} to {force(a)}"
     if unfree is not None:
         names = ", ".join(ch.name for ch in free)
         why = ("is dead" if unfree.status is CharacterStatus.DEAD else
@@ -1306,14 +1402,16 @@ def _assign(world: World, sender: Sender, order: o.Assign, at: datetime
                            expected=f"one of: {names}" if names else "a character (your claim "
                            "has none; the moderators add characters)", example=example)
     if chosen.army_id == a.id:
-        raise _refuse(f"{chosen.name} already commands army {a.id}", "another army", "status")
+        raise _refuse(f"{chosen.name} already commands {force(a)}", "another army or fleet",
+                      "status")
     left: int | None = None
+    left_kind = ArmyKind.LAND
     relieved: str | None = None
     if chosen.army_id is not None:
         before = world.armies.get(chosen.army_id)
         if before is not None and before.commander_id == chosen.id:
             world = with_army(world, replace(before, commander_id=None))
-            left = before.id
+            left, left_kind = before.id, before.kind
     characters = dict(world.characters)
     if a.commander_id is not None and a.commander_id != chosen.id:
         old = characters.get(a.commander_id)
@@ -1328,7 +1426,8 @@ def _assign(world: World, sender: Sender, order: o.Assign, at: datetime
                     characters=characters)
     skills = tuple(entry for entry in (sender.catalogue.find(Section.SKILLS, str(skill))
                                        for skill in chosen.skills) if entry is not None)
-    return world, Assigned(a.id, chosen.id, chosen.name, left, relieved, skills)
+    return world, Assigned(a.id, chosen.id, chosen.name, left, relieved, skills, kind=a.kind,
+                           left_kind=left_kind)
 
 
 # --- information ------------------------------------------------------------------------
@@ -1368,6 +1467,8 @@ class OddsShown(Receipt):
     fought_tick: int
     fight: Matchup
     odds: Odds
+    kind: ArmyKind = field(default=ArmyKind.LAND, kw_only=True)
+    target_kind: ArmyKind = field(default=ArmyKind.LAND, kw_only=True)
 
 
 def odds_pair(world: World, sender: Sender, order: o.Odds, *, moderator: bool = False
@@ -1378,20 +1479,23 @@ def odds_pair(world: World, sender: Sender, order: o.Odds, *, moderator: bool = 
     mine = own_army(world, sender, order.army_a)
     other = world.armies.get(order.army_b)
     if other is None or not (other.tile == mine.tile or moderator):
-        raise _refuse(f"army {order.army_b} is not on {_label(sender, mine.tile)} with your "
-                      "army", "an army on the same tile as yours (odds never reveal armies "
-                      "you cannot see)", f"odds army {mine.id} vs army 5")
+        raise _refuse(f"{force_name(mine.kind, order.army_b)} is not on "
+                      f"{_label(sender, mine.tile)} with your {force_noun(mine.kind)}",
+                      f"an enemy {force_noun(mine.kind)} on the same tile as yours (odds never "
+                      "reveal forces you cannot see)", "status")
     if other.claim_id == mine.claim_id and not moderator:
-        raise _refuse(f"army {other.id} is your own", "an enemy army on your tile",
-                      f"odds army {mine.id} vs army 5")
+        raise _refuse(f"{force(other)} is your own",
+                      f"an enemy {force_noun(mine.kind)} on your tile", "status")
     return mine, other
 
 
 def odds_of(army: int, target: int, attacker: Side, defender: Side, fought_tick: int,
-            rules: RulesConfig) -> OddsShown:
+            rules: RulesConfig, *, kind: ArmyKind = ArmyKind.LAND,
+            target_kind: ArmyKind = ArmyKind.LAND) -> OddsShown:
     """The odds shown for two sides built by :func:`rules.campaign.world.army_side`."""
     return OddsShown(army, target, fought_tick, matchup(attacker, defender, rules),
-                     battle_odds(attacker, defender, rules))
+                     battle_odds(attacker, defender, rules), kind=kind,
+                     target_kind=target_kind)
 
 
 # --- the table --------------------------------------------------------------------------
@@ -1440,7 +1544,7 @@ READS: Mapping[type, frozenset[Part]] = MappingProxyType({
     o.Muster: frozenset(),
     o.Move: frozenset({_A, _B, _S, _R}),
     o.Route: frozenset({_A, _R}),
-    o.Cancel: frozenset({_A}),
+    o.Cancel: frozenset({_A, _B}),  # an assault may be called off
     o.Stand: frozenset({_A, _B}),
     o.Retreat: frozenset({_A, _B, _R}),
     o.Spare: frozenset({_A, _B}),

@@ -28,7 +28,6 @@ name (two timber tiles, two commanders with the same skill) count once.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
@@ -39,6 +38,7 @@ from rules.campaign.inputs import MAX_DEFINED_NAME_CHARS, name_problem
 from rules.campaign.modifiers import MULTIPLIER_KINDS, Effect, EffectKind, Modifier, Role, Source
 from rules.campaign.orders import MAX_NAME_CHARS, is_valid_name
 from rules.errors import InvalidInput
+from rules.suggest import closest
 
 ROOT = "catalogue"
 """Prefix of every field named in an error."""
@@ -181,13 +181,26 @@ class UnknownEntry(InvalidInput):
 
 
 def _closest(name: str, valid: Iterable[str]) -> str | None:
-    by_key = {_key(v): v for v in valid}
-    match = difflib.get_close_matches(_key(name), list(by_key), n=1, cutoff=0.6)
-    return by_key[match[0]] if match else None
+    found = closest(name, valid, key=_key)
+    return found[0] if found else None
 
 
 def _key(name: str) -> str:
     return " ".join(name.split()).casefold()
+
+
+def _singular(key: str) -> str:
+    """``key`` with its last word made singular, the way English plurals of equipment and
+    buildings are made: ``trebuchets`` -> ``trebuchet``, ``stone walls`` -> ``stone wall``,
+    ``batteries`` -> ``battery``, ``torches`` -> ``torch``; a word in ``ss`` stays."""
+    head, _, last = key.rpartition(" ")
+    if last.endswith("ies") and len(last) > 4:
+        last = last[:-3] + "y"
+    elif last.endswith(("ches", "shes", "sses", "xes")):
+        last = last[:-2]
+    elif last.endswith("s") and not last.endswith("ss") and len(last) > 3:
+        last = last[:-1]
+    return f"{head} {last}" if head else last
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,6 +225,12 @@ class Catalogue:
                 return entry
         for entry in self.section(section):
             if entry.label and _key(entry.label) == wanted:
+                return entry
+        # "trebuchet" for "Trebuchets", "siege towers" for "Siege Tower": one or many alike.
+        one = _singular(wanted)
+        for entry in self.section(section):
+            if one in {_singular(_key(spelling)) for spelling in (entry.name, entry.label)
+                       if spelling}:
                 return entry
         return None
 

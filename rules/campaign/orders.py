@@ -220,10 +220,10 @@ _FORMS: tuple[OrderForm, ...] = (
     ),
     OrderForm(
         "cancel",
-        ("abort", "revoke"),
+        ("abort", "revoke", "call off"),
         "cancel army N",
         "cancel army 2",
-        "cancel an army's order before it departs",
+        "call off a march, a muster or an assault before it happens",
     ),
     OrderForm(
         "route",
@@ -1058,7 +1058,15 @@ def _parse_muster(rest: str, line: str) -> Order:
     return Muster(counts.get("infantry", 0), counts.get("cavalry", 0), counts.get("ships", 0), at)
 
 
-_MOVE_HEAD = re.compile(rf"{_army('a', bare=False)}\s?(?:[:,\-–—]\s?)?(?:from\s)?", _I)
+# The army of a move: "army 2", "fleet 2", "#2"; or a bare number, followed by a colon
+# ("move 2: ...") or by a tile that is not a separator ("move 2 Winterfell > ..."); a bare
+# four-digit number with no colon is the first tile id of a path that forgot its army.
+_MOVE_HEAD = re.compile(
+    rf"(?:{_army('a', bare=False)}|(?P<b>{_NUM})(?=\s?:)|(?P<c>\d{{1,3}})\s"
+    r"(?!(?:-->|->|=>|→|⟶|⇒|➔|➜|>|,|–|—|-\s|(?:to|then)(?!\w))))"
+    r"\s?(?:[:,\-–—]\s?)?(?:from\s)?",
+    _I,
+)
 _COST_WORDS = r"(?:(?:total|travel)\s)*(?:cost|costs|tc)\s?(?:(?:of|is)\s)?[:=]?\s?"
 _COST_RE = re.compile(
     rf"[\(\[]\s?{_COST_WORDS}(?P<c1>{_NUM})\s?(?:tc\s?)?[\)\]]$"
@@ -1143,7 +1151,7 @@ def _parse_move(rest: str, line: str) -> Order:
                 line,
             )
         raise _error(Problem.WRONG_FORM, "put the army first, then its path", "move", line)
-    army = _army_number(head, ("a",), "move", line)
+    army = _army_number(head, ("a", "b", "c"), "move", line)
     body = rest[head.end() :].strip()
     cost: int | None = None
     cost_match = _COST_RE.search(body)
@@ -1308,6 +1316,8 @@ def _parse_blockade(rest: str, line: str) -> Order:
     return Blockade(*_parse_place("blockade", rest, line))
 
 
+# What a cancel may name: the army's pending order, whatever it is (the handler decides).
+_CANCELLED = r"(?:move|march|movement|orders?|muster|attack|assault)"
 _SINGLE_ARMY_FORMS: dict[str, re.Pattern[str]] = {
     "retreat": re.compile(
         rf"(?:with\s)?{_army('a', bare=True)}(?:\s(?:now|at\sonce|immediately))?", _I
@@ -1318,8 +1328,8 @@ _SINGLE_ARMY_FORMS: dict[str, re.Pattern[str]] = {
         _I,
     ),
     "cancel": re.compile(
-        r"(?:(?:the|my)\s)?(?:(?:move|march|movement|orders?|muster)\s)?(?:(?:of|for)\s)?"
-        rf"{_army('a', bare=True)}(?:'s|’s)?(?:\s(?:move|march|movement|orders?|muster))?",
+        rf"(?:(?:the|my|its)\s)?(?:{_CANCELLED}\s)?(?:(?:of|for|by|with)\s)?"
+        rf"{_army('a', bare=True)}(?:'s|’s)?(?:\s(?:(?:its|the)\s)?{_CANCELLED})?",
         _I,
     ),
     "disband": re.compile(

@@ -21,8 +21,9 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from rules.campaign.config import DEFAULT_RULES, LAND_TERRAINS, RulesConfig, Terrain
-from rules.campaign.worldmap import Tile, UnknownTile, WorldMap
+from rules.campaign.worldmap import Tile, UnknownTile, WorldMap, name_key
 from rules.errors import InvalidInput
+from rules.suggest import closest, did_you_mean
 
 FLEET_WATER_COST = 1
 """Travel cost of a water tile for a fleet when the campaign config gives none."""
@@ -48,7 +49,7 @@ class PathProblem(StrEnum):
 
 
 class IllegalPath(InvalidInput):
-    """A path step is refused.
+    """A path step is refused (:func:`path_problem` words it for a player).
 
     ``index`` is the position of the bad step in the references the player gave (0-based;
     the message counts from 1), ``problem`` says why, ``ref`` is the reference as given,
@@ -168,29 +169,34 @@ def check_path(
     costs: list[int] = []
     for index in range(offset, len(refs)):
         ref = refs[index]
-        step = index + 1
         try:
             tile = world.tile(ref)
         except UnknownTile as exc:
             raise IllegalPath(
-                index, PathProblem.UNKNOWN_TILE, f"step {step}: no tile is called {ref!r}",
+                index, PathProblem.UNKNOWN_TILE, f"{_step_words(index, repr(ref))}, is not on "
+                "the map",
                 exc.expected, ref=ref, suggestions=exc.suggestions,
             ) from None
+        where = _step_words(index, _named(tile))
         if not world.are_adjacent(previous.id, tile.id):
             if tile.id == previous.id:
-                message = f"step {step}: {_named(tile)} repeats the tile before it"
+                message = f"{where}, repeats the tile before it"
             else:
-                message = f"step {step}: {_named(tile)} does not border {_named(previous)}"
+                message = f"{where}, does not border {_named(previous)}, the tile before it"
+            bordering = _bordering_tiles(world, previous, kind, rules, harbours)
             raise IllegalPath(
                 index, PathProblem.NOT_ADJACENT, message,
-                f"a tile bordering {previous.label}: {_bordering(world, previous, kind, rules)}",
+                f"a tile bordering {previous.label}: "
+                + (", ".join(bordering) or "none it can enter"),
                 ref=ref, previous=previous,
+                suggestions=closest(ref, bordering, key=name_key) if tile.id != previous.id
+                else (),
             )
         cost = entry_cost(tile, kind, rules, harbours)
         if cost is None:
             raise IllegalPath(
                 index, PathProblem.CANNOT_ENTER,
-                f"step {step}: {_cannot_enter_reason(tile, kind)}",
+                f"{where}: {_cannot_enter_reason(tile, kind)}",
                 "water tiles only" if kind is ArmyKind.FLEET else "land tiles only",
                 ref=ref, previous=previous,
             )
@@ -198,6 +204,32 @@ def check_path(
         costs.append(cost)
         previous = tile
     return PathCheck(start, tuple(tiles), tuple(costs), kind)
+
+
+def _ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def _step_words(index: int, tile: str) -> str:
+    """``the 3rd tile of your path, Riverrun (0831)``: a step counted as the player wrote the
+    path (the start tile, when written, is the 1st)."""
+    return f"the {_ordinal(index + 1)} tile of your path, {tile}"
+
+
+def path_problem(error: IllegalPath) -> str:
+    """What was wrong with a path, in the player's words and without the field name, with a
+    "Did you mean ...?" when a close tile name is known:
+    ``the 3rd tile of your path, 'Crosroads', is not on the map. Did you mean Crossroads?``"""
+    hint = did_you_mean(error.suggestions)
+    return error.message + (f". {hint}" if hint else "")
+
+
+def tile_problem(error: UnknownTile) -> str:
+    """An unknown tile name in the player's words: ``no tile is called 'Riverun'. Did you
+    mean Riverrun?`` (the same suggestions as a path's)."""
+    hint = did_you_mean(error.suggestions)
+    return error.message + (f". {hint}" if hint else "")
 
 
 def _named(tile: Tile) -> str:
@@ -211,13 +243,14 @@ def _is_start(world: WorldMap, ref: str, start: Tile) -> bool:
         return False
 
 
-def _bordering(world: WorldMap, tile: Tile, kind: ArmyKind, rules: RulesConfig) -> str:
-    names = [
+def _bordering_tiles(world: WorldMap, tile: Tile, kind: ArmyKind, rules: RulesConfig,
+                     harbours: Collection[str] = ()) -> list[str]:
+    """The labels of the tiles bordering ``tile`` that ``kind`` can enter."""
+    return [
         world.tiles[n].label
         for n in world.neighbours(tile.id)
-        if entry_cost(world.tiles[n], kind, rules) is not None
+        if entry_cost(world.tiles[n], kind, rules, harbours) is not None
     ]
-    return ", ".join(names) if names else "none it can enter"
 
 
 def _example(world: WorldMap, start: Tile, kind: ArmyKind) -> str:

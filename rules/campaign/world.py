@@ -83,13 +83,15 @@ class BattleKind(StrEnum):
 
 class BattleStatus(StrEnum):
     """A pending battle waits for its reaction window to close; then it is fought (resolved),
-    avoided by a successful retreat, void (the armies parted or are gone) or spared."""
+    avoided by a successful retreat, void (the armies parted or are gone), spared, or called
+    off by its attacker (an assault, :func:`rules.campaign.calloff.call_off_refusal`)."""
 
     PENDING = "pending"
     RESOLVED = "resolved"
     AVOIDED = "avoided"
     VOID = "void"
     SPARED = "spared"  # after a failed retreat the opponent let the runner stay: no battle
+    CALLED_OFF = "called_off"  # the attacker called off its assault before it was fought
 
 
 class Reaction(StrEnum):

@@ -18,7 +18,6 @@ see it. It is kept out of ``repr`` so it cannot leak into logs by accident.
 from __future__ import annotations
 
 import csv
-import difflib
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -28,6 +27,7 @@ from types import MappingProxyType
 from rules.campaign.config import LAND_TERRAINS, Terrain
 from rules.campaign.inputs import name_problem
 from rules.errors import InvalidInput
+from rules.suggest import closest
 
 MAX_COORD = 99
 """Columns and rows run from 0 to 99: each takes two digits of a tile id."""
@@ -344,10 +344,10 @@ class WorldMap:
 
     def _suggest(self, text: str, key: str) -> tuple[str, ...]:
         if _ID_RE.match(text) or text.isdigit():
-            return tuple(difflib.get_close_matches(text, list(self.tiles), n=3, cutoff=0.5))
+            return closest(text, self.tiles, n=3, key=str, cutoff=0.5)
         if not key:
             return ()
-        keys = difflib.get_close_matches(key, list(self._names), n=3, cutoff=0.6)
+        keys = list(closest(key, self._names, n=3, key=str))
         if not keys:
             keys = [k for k in self._names if k.startswith(key) or key in k][:3]
         return tuple(self.tiles[self._names[k]].name for k in keys)

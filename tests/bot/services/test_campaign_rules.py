@@ -409,12 +409,14 @@ def test_a_fleet_sails_home_into_its_port_and_disbands(tmp_path: Path) -> None:
     w.run(day(2, 12))
     pyke = w.ctx.world.tile("Pyke").id
     sea = w.ctx.world.water_adjacent(pyke)[0]
-    assert "will march" in w.say("balon_greyjoy", f"move fleet 1: {sea} (cost 1)", at=day(2, 13))
+    assert "**Fleet 1** (4 ships) will sail" in w.say("balon_greyjoy",
+                                                      f"move fleet 1: {sea} (cost 1)",
+                                                      at=day(2, 13))
     w.run(day(3))
     assert w.army(1).tile == sea
     route = w.say("balon_greyjoy", "route fleet 1 to Pyke", at=day(3, 1))
-    assert "move army 1: Pyke (cost 1)" in route
-    assert "will march" in w.say("balon_greyjoy", "move fleet 1: Pyke (cost 1)", at=day(3, 1))
+    assert "To sail, send:" in route and "move fleet 1: Pyke (cost 1)" in route
+    assert "will sail" in w.say("balon_greyjoy", "move fleet 1: Pyke (cost 1)", at=day(3, 1))
     w.run(day(3, 12))
     assert (w.army(1).tile, w.army(1).state) == (pyke, "standing")
     ships = w.claim("House Greyjoy").ships

@@ -20,6 +20,7 @@ from rules.campaign.apply import (
     Blockading,
     Bought,
     Building,
+    CalledOff,
     Cancelled,
     Ceded,
     Disbanded,
@@ -187,7 +188,7 @@ def test_disband_only_at_home_and_the_troops_return() -> None:
 def test_another_claims_army_is_refused_and_named_for_the_log() -> None:
     err = refusal(world(army(5, 2, T[9])), o.Stand(5))
     assert err.problem() == "army 5 is not yours" and err.tried_army == (5, 2, 1)
-    assert refusal(world(), o.Stand(5)).problem() == "there is no army 5"
+    assert refusal(world(), o.Stand(5)).problem() == "there is no army or fleet 5"
 
 
 # --- battles ----------------------------------------------------------------------------
@@ -297,6 +298,51 @@ def test_a_sally_from_a_besieged_holdfast_and_lifting_the_siege() -> None:
     assert lifted.armies[1].state is ArmyState.STANDING
     assert refusal(w, o.Lift(T[9]), LANNISTER_SENDS).problem() == \
         "you are not besieging Hold 9"
+
+
+def test_an_assault_is_called_off_before_it_is_fought_and_the_defender_is_named() -> None:
+    mine = army(1, 1, T[9], ArmyState.BESIEGING)
+    assault = BattleState(7, T[9], BattleKind.ASSAULT, 1, 0, 1, 2, TICK - 1, TICK + 1,
+                          holdfast=T[9])
+    w = world(mine, battles=(assault,), wars=True)
+    after, receipt = apply_order(w, o.Cancel(1), AT, sender=STARK_SENDS)
+    assert receipt == CalledOff(1, 7, T[9], 2, ArmyState.BESIEGING)
+    assert after.battles[0].status is BattleStatus.CALLED_OFF and pending_battle_of(after, 1) \
+        is None
+    assert after.armies[1] == mine  # the besiegers stay outside the walls
+    late = tick_time(TICK + 1, RULES)
+    with pytest.raises(OrderRefused, match="already being fought"):
+        apply_order(w, o.Cancel(1), late, sender=STARK_SENDS)
+
+
+def test_an_attack_cannot_be_called_off_and_the_refusal_suggests_the_odds() -> None:
+    a, b = army(1, 1, T[4]), army(2, 2, T[4])
+    err = refusal(world(a, b, battles=(battle(7, a, b, reactor_claim=2),), wars=True),
+                  o.Cancel(1))
+    assert err.problem().startswith("an attack cannot be called off")
+    assert err.example == "odds army 1 vs army 2"
+
+
+def test_an_army_caught_in_a_battle_waits_for_it_and_may_retreat_while_it_may_choose() -> None:
+    a, b = army(1, 1, T[4]), army(2, 2, T[4])
+    w = world(a, b, battles=(battle(7, a, b, reactor_claim=2),), wars=True)
+    err = refusal(w, o.Move(2, (T[5],), 1), LANNISTER_SENDS)
+    assert err.problem().startswith("army 2 is caught in a battle, fought at ")
+    assert err.example == "retreat army 2" and "`retreat`" in err.expected
+    err = refusal(w, o.Move(1, (T[5],), 1))  # the attacker has no choice to make
+    assert err.example == "status" and "`retreat`" not in err.expected
+
+
+def test_a_fleet_is_named_a_fleet_in_refusals_and_receipts() -> None:
+    fleet = replace(army(1, 1, T[4], infantry=0, ships=3), kind=ArmyKind.FLEET)
+    w = world(fleet)
+    assert refusal(w, o.Stand(1)).problem() == "fleet 1 is not sailing and not facing a battle"
+    assert refusal(w, o.Cancel(1)).problem() == "fleet 1 has nothing to cancel (it is standing)"
+    assert refusal(w, o.Stand(1), LANNISTER_SENDS).problem() == "fleet 1 is not yours"
+    sailing = replace(fleet, state=ArmyState.MARCHING, march=March((T[5],), (1,), Fraction(0),
+                                                                  TICK - 1))
+    _, receipt = apply_order(world(sailing), o.Stand(1), AT, sender=STARK_SENDS)
+    assert receipt == Halted(1, T[4], kind=ArmyKind.FLEET)
 
 
 # --- movement ---------------------------------------------------------------------------

@@ -173,10 +173,22 @@ def test_lookup_ignores_case_and_knows_labels_and_lists_valid_names() -> None:
     assert cat.lookup(Section.IMPROVEMENTS, "stone   WALLS").name == "Stone Walls"
     assert cat.lookup(Section.RESOURCES, "Gold Mine").name == "gold_mine"
     with pytest.raises(UnknownEntry) as caught:
-        cat.lookup(Section.EQUIPMENT, "Trebuchet")
+        cat.lookup(Section.EQUIPMENT, "Trebucet")
     assert caught.value.valid == ("Trebuchets", "Siege Towers")
     assert caught.value.suggestion == "Trebuchets"
     assert "Trebuchets, Siege Towers" in str(caught.value)
+
+
+@pytest.mark.parametrize(("section", "written", "name"), [
+    (Section.EQUIPMENT, "trebuchet", "Trebuchets"),
+    (Section.EQUIPMENT, "Siege Tower", "Siege Towers"),
+    (Section.IMPROVEMENTS, "stone wall", "Stone Walls"),
+    (Section.RESOURCES, "gold mines", "gold_mine"),
+])
+def test_lookup_takes_one_or_many_alike(section: Section, written: str, name: str) -> None:
+    """`buy trebuchet` finds "Trebuchets": the singular and the plural of a name (or of its
+    label) are the same entry."""
+    assert demo().lookup(section, written).name == name
 
 
 @pytest.mark.parametrize(("effect", "text"), [

@@ -464,6 +464,58 @@ def test_forgiving_variants(line: str, order: Order) -> None:
 @pytest.mark.parametrize(
     ("line", "order"),
     [
+        ("move 1: Winterfell > 0412 (cost 2)", Move(1, ("Winterfell", "0412"), 2)),
+        ("march 1: Winterfell > 0412 (cost 2)", Move(1, ("Winterfell", "0412"), 2)),
+        ("sail 6: 0101 > 0102 (cost 2)", Move(6, ("0101", "0102"), 2)),
+        ("move fleet 6: 0101 > 0102 (cost 2)", Move(6, ("0101", "0102"), 2)),
+        ("move 12 Winterfell > 0412 (cost 2)", Move(12, ("Winterfell", "0412"), 2)),
+        ("move 2 from Winterfell > 0412 (cost 2)", Move(2, ("Winterfell", "0412"), 2)),
+        ("stand 1", Stand(1)),
+        ("retreat 1", Retreat(1)),
+        ("retreat 1 to Winterfell", Retreat(1, to="Winterfell")),
+        ("disband 1", Disband(1)),
+        ("cancel 1", Cancel(1)),
+        ("spare 5", Spare(5)),
+        ("attack 5 with 2", Attack(5, 2)),
+        ("intercept 5 with 2", Intercept(5, 2)),
+        ("siege Riverrun with 2", Siege("Riverrun", 2)),
+        ("assault Riverrun with 2", Assault("Riverrun", 2)),
+        ("sally from Riverrun with 4", Sally("Riverrun", 4)),
+        ("route 1 to Riverrun", Route(1, "Riverrun")),
+        ("odds 1 vs 5", Odds(1, 5)),
+        ("buy trebuchet for 1", Buy("trebuchet", 1)),
+        ("assign Ser Brynden Tully to 1", Assign("Ser Brynden Tully", 1)),
+        ("blockade Pyke with 3", Blockade("Pyke", 3)),
+    ],
+)
+def test_bare_army_numbers(line: str, order: Order) -> None:
+    """The bare number names the army in every order about one army (docs/orders.md), the
+    move and march included, with a colon or a tile after it."""
+    assert parse_order(line) == order
+
+
+@pytest.mark.parametrize("line", ["move 0412 > 0413 (cost 2)", "move 0412 0413 (cost 2)",
+                                  "move 1 > 0413 (cost 2)", "move 1 to 0413 (cost 2)"])
+def test_a_path_without_an_army_is_not_read_as_a_bare_number(line: str) -> None:
+    """A four-digit tile id, or a number followed by a path separator, is a path that forgot
+    its army: the reply asks for the army rather than moving army 412."""
+    assert syntax_error(line).code is Problem.MISSING_ARMY
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["cancel army 2", "cancel 2", "cancel the attack of army 2", "cancel army 2's attack",
+     "cancel the assault of army 2", "call off army 2", "call off the attack by army 2",
+     "call off army 2's assault", "abort army 2 attack", "cancel the march of army 2"],
+)
+def test_calling_off_is_a_cancel(line: str) -> None:
+    """An attack or assault is called off with the same order as a march or a muster."""
+    assert parse_order(line) == Cancel(2)
+
+
+@pytest.mark.parametrize(
+    ("line", "order"),
+    [
         ("army 2 retreats", Retreat(2)),
         ("army 2: retreat", Retreat(2)),
         ("army 2 will stand", Stand(2)),

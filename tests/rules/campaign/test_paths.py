@@ -21,6 +21,8 @@ from rules.campaign.paths import (
     format_path,
     observers_along,
     parse_path,
+    path_problem,
+    tile_problem,
 )
 from rules.campaign.worldmap import Tile, UnknownTile, WorldMap, tile_id
 from rules.errors import InvalidInput
@@ -114,8 +116,32 @@ def test_movement_path_must_be_contiguous() -> None:
     assert error.problem is PathProblem.NOT_ADJACENT
     assert error.index == 1
     assert error.previous is not None and error.previous.id == "0001"
-    assert "Riverrun (0003) does not border 0001" in str(error)
+    assert "Riverrun (0003), does not border 0001" in str(error)
     assert "0002" in error.expected
+
+
+def test_path_problems_are_worded_for_players_with_a_did_you_mean() -> None:
+    """A bad step is named by its place in the path as written ("the 3rd tile of your path"),
+    never by a field like ``path[2]``, and a misspelt or non-bordering tile gets the closest
+    name: "Did you mean Crossroads?"."""
+    world = grid(".....", names={"0000": "Winterfell", "0002": "Crossroads",
+                                 "0004": "Riverrun"})
+    with pytest.raises(IllegalPath) as info:
+        check_path(world, "0000", ["Winterfell", "0001", "Crosroads"])
+    text = path_problem(info.value)
+    assert text == ("the 3rd tile of your path, 'Crosroads', is not on the map. "
+                    "Did you mean Crossroads?")
+    assert "path[" not in text and "step" not in text
+    with pytest.raises(IllegalPath) as info:
+        check_path(world, "0000", ["0001", "Riverrun"])
+    assert path_problem(info.value) == (
+        "the 2nd tile of your path, Riverrun (0004), does not border 0001, the tile before it")
+    with pytest.raises(IllegalPath) as info:  # a slip of one digit: the bordering tile is meant
+        check_path(grid("....."), "0000", ["0001", "0003"])
+    assert path_problem(info.value).endswith("the tile before it. Did you mean 0002?")
+    with pytest.raises(UnknownTile) as unknown:
+        world.tile("Riverun")
+    assert tile_problem(unknown.value) == "no tile is called 'Riverun'. Did you mean Riverrun?"
 
 
 def test_movement_path_starts_at_the_army_tile() -> None:
