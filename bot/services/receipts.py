@@ -35,15 +35,15 @@ def _at(ctx: CampaignContext, tick: int) -> str:
     return ctx.when(ctx.tick_at(tick))
 
 
-def _name(kind: ArmyKind | None, number: int) -> str:
-    """``Army 3``/``Fleet 3`` at the start of a sentence."""
-    return force_name(kind, number, capital=True)
-
-
 def _warning(ctx: CampaignContext, rc: r.Receipt) -> str:
     """The receipt's upkeep warning paragraph, if it carries one."""
     return "" if rc.shortfall is None else shortfall_text(rc.shortfall,
                                                           ctx.when(rc.shortfall.charged))
+
+
+def _name(kind: ArmyKind | None, number: int) -> str:
+    """``Army 3``/``Fleet 3`` at the start of a sentence."""
+    return force_name(kind, number, capital=True)
 
 
 def mustered(ctx: CampaignContext, rc: r.Mustered) -> str:
