@@ -41,8 +41,8 @@ from bot.text import escape_md
 from rules.campaign import apply as decide
 from rules.campaign import orders as o
 from rules.campaign.battle import Winner
-from rules.campaign.timing import world_time
 from rules.campaign.paths import tile_problem
+from rules.campaign.timing import world_time
 from rules.campaign.worldmap import UnknownTile
 from rules.errors import RulesError
 
