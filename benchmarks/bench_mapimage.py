@@ -1,4 +1,4 @@
-"""Drawing the campaign map as PNG (issue 13).
+"""Drawing the campaign map as PNG.
 
 The 1,568-tile demo map in the public and moderator views (with 14 claims' holdfasts, 60
 armies, 40 of them marching, sieges and battles), first render (the map's base layer is

@@ -26,7 +26,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("bot.cli", "bot.__main__"),
 )
 # The order handlers register across two modules (orders.py imports orders_catalogue at its
-# end); the order-handler registry of issue 11 lists them in one place and ends this circle.
+# end); the order-handler registry lists them in one place and ends this circle.
 KNOWN_CIRCLES: set[tuple[str, ...]] = set()
 NAMES = ("pure rules", "base", "services", "commands", "messages", "reddit and the bot",
          "command line")

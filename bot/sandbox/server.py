@@ -170,7 +170,7 @@ def _modmail_unhighlight(s: RedditSandbox, viewer: str, m: re.Match[str], r: _Re
 @_route("POST", r"/api/submit", "submit")
 def _submit(s: RedditSandbox, viewer: str, m: re.Match[str], r: _Request) -> _Response:
     try:
-        form, used = media.submit_form(s, r.form)  # rich text with inline media (issue 13)
+        form, used = media.submit_form(s, r.form)  # rich text with inline media
     except ValueError as exc:
         return _ok({"json": {"errors": [["INVALID_MEDIA", str(exc), "richtext_json"]]}})
     answer = s.api_submit(viewer, form)

@@ -305,7 +305,7 @@ class ModifierBook:
         self.characters = list(characters)
         self.holders = {h.tile: h for h in holders}
         # Pairs of claims at war (smaller id first); the tick sets them so that a hostile
-        # newcomer cannot take a resource tile's benefit by arriving (issue 9).
+        # newcomer cannot take a resource tile's benefit by arriving.
         self.wars: frozenset[tuple[int, int]] = frozenset()
 
     @classmethod

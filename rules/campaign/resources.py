@@ -7,7 +7,7 @@ among the tied; otherwise the tied claim listed first wins (callers list occupan
 they arrived, so the earliest arrival wins). Claims with no strength do not occupy the tile.
 
 A hostile newcomer does not take the benefit by arriving: while the holder still occupies the
-tile, only claims not hostile to it compete with it (issue 9: the benefit changes hands only
+tile, only claims not hostile to it compete with it (the benefit changes hands only
 when the occupier is defeated or leaves).
 """
 

@@ -1,4 +1,4 @@
-"""A small campaign on a real SQLite file for the issue 6 tests (modifiers, fleets, fates).
+"""A small campaign on a real SQLite file for the catalogue tests (modifiers, fleets, fates).
 
 Orders go through :func:`bot.messages.handle_message` and time through
 :func:`bot.services.tick.catch_up`, as in production. :meth:`World.place` moves a standing army

@@ -1,4 +1,4 @@
-"""The moderators' catalogue and skill commands, and the settings they read (issue 6)."""
+"""The moderators' catalogue and skill commands, and the settings they read."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A moderator steering a campaign by hand (issue 14): characters and their fates, removing
+"""A moderator steering a campaign by hand: characters and their fates, removing
 an army, adjusting with a dry run, previewing the outbox; and a player who writes
 ``as House X:``. Driven through the CLI and the order language on a real SQLite file."""
 

@@ -36,7 +36,7 @@ def test_the_demo_answers_good_bad_and_forwarded_orders(demo: tuple[object, str]
 
 def test_the_demo_uses_skills_equipment_improvements_and_a_fleet(demo: tuple[object, str]
                                                                   ) -> None:
-    """Issue 6: a skill, an improvement, siege equipment and a fleet blockade, shown in the
+    """A skill, an improvement, siege equipment and a fleet blockade, shown in the
     bot's posts and receipts."""
     report, text = demo
     posts = [item for item in report.transcript  # type: ignore[attr-defined]
@@ -69,7 +69,7 @@ def test_the_demo_is_quick_and_summarised(demo: tuple[object, str], tmp_path: Pa
 
 
 def test_the_demo_posts_one_realm_map_and_says_where_it_is(demo: tuple[object, str]) -> None:
-    """Issue 13: one [Realm] post with the public map inline, and where the picture went."""
+    """One [Realm] post with the public map inline, and where the picture went."""
     report, text = demo
     realm = [t for t in report.posts if t.startswith("[Realm]")]  # type: ignore[attr-defined]
     assert len(realm) == 1
@@ -79,7 +79,7 @@ def test_the_demo_posts_one_realm_map_and_says_where_it_is(demo: tuple[object, s
 
 
 def test_the_demo_previews_ticks_and_takes_a_mistake_back(demo: tuple[object, str]) -> None:
-    """Issue 14: a moderator previews the next ticks (nothing applies; then they happen as
+    """A moderator previews the next ticks (nothing applies; then they happen as
     shown) and takes back a wrong ruling with `maester undo`."""
     _, text = demo
     undo = text.index("$ maester undo")

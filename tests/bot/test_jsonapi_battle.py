@@ -1,4 +1,4 @@
-"""The JSON engines ``battle``, ``odds`` and ``retreat``: the contract of issue 2."""
+"""The JSON engines ``battle``, ``odds`` and ``retreat``: the contract every engine keeps."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The contract every JSON engine keeps (issue 10): strict fields, errors, dice, schemas."""
+"""The contract every JSON engine keeps: strict fields, errors, dice, schemas."""
 
 from __future__ import annotations
 

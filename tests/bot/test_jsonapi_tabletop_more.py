@@ -1,4 +1,4 @@
-"""The tabletop rules issue 10 adds to the JSON engines, checked against hand-computed cases:
+"""The further tabletop rules in the JSON engines, checked against hand-computed cases:
 miniatures charges, panic and morale tests, victory points by game size; the board game's
 garrison after the combat; the card game's claim of 0."""
 

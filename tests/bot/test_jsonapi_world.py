@@ -1,5 +1,4 @@
-"""The JSON engines ``movement``, ``muster``, ``detection``, ``upkeep`` and ``siege`` (issue 2,
-"The JSON interface")."""
+"""The JSON engines ``movement``, ``muster``, ``detection``, ``upkeep`` and ``siege``."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 6 in play: the catalogue's orders, each effect kind through the services, hidden
+"""The catalogue in play: the catalogue's orders, each effect kind through the services, hidden
 modifiers kept out of public posts, fleets and blockades, and the characters' fate tables.
 
 Every test drives a real SQLite campaign through the message handler and the tick.
@@ -283,7 +283,7 @@ def test_fate_tables_are_rolled_or_the_post_says_who_must_roll(tmp_path: Path,
         assert brynden.status == "dead" and brynden.army_id is None
         [fate] = w.events("character_fate")
         assert fate.data_json["dies"] is True and fate.dice_json[0]["sides"] == 100
-        # the post carries the fate roll's dice line, so players can check it (issue 15)
+        # the post carries the fate roll's dice line, so players can check it
         line = str(fate.data_json["dice"])
         assert f"`{line}`" in body and "key=fate:" in line and "branch=public" in line
     else:

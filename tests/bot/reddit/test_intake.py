@@ -498,7 +498,7 @@ def test_an_arrival_post_at_the_right_tick(bot: Harness) -> None:
         raise AssertionError("the army never arrived")
 
 
-# --------------------------------------------------------------------------- issue 12
+# --------------------------------------------------------------------------- the real Reddit
 
 def _moderator_writes(bot: Harness, moderator: str, body: str, subject: str = "Orders"
                       ) -> str:

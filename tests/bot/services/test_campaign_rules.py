@@ -1,4 +1,4 @@
-"""Issue 9: the campaign rules as the seed says, played through the order language and ticks.
+"""The campaign rules as the seed says, played through the order language and ticks.
 
 Each test sends orders as players (``handle_message``) and applies ticks (``catch_up``) on a
 real SQLite campaign, then checks the world, the replies, the posts and the private notes.

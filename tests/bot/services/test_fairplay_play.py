@@ -1,4 +1,4 @@
-"""Issue 15's proofs on a played campaign: every public roll verifies with the stand-alone
+"""The dice proofs on a played campaign: every public roll verifies with the stand-alone
 verifier once its period is revealed, a forged roll fails by name, dice need the orders, and
 the public reveal recomputes no private roll."""
 

@@ -1,4 +1,4 @@
-"""Consistent wording through the order language (issue 14, "Consistent wording"): fleets are
+"""Consistent wording through the order language: fleets are
 fleets everywhere, the bare number names an army, path and tile errors say "Did you mean ...?",
 catalogue names work in the singular, an assault can be called off (an attack says why not),
 and every order a reply suggests is read and accepted in the situation it was suggested in."""

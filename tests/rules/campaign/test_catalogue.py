@@ -1,5 +1,5 @@
 """The catalogue: parsing with errors that name the key, each effect kind through its engine,
-the one stacking rule, the order effects apply in, and the odds property (issue 6)."""
+the one stacking rule, the order effects apply in, and the odds property."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Characters in battle: death and injury calls (DECISIONS.md) and the fate tables (issue 6)."""
+"""Characters in battle: death and injury calls (DECISIONS.md) and the fate tables."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Sharing one side's losses among its contingents (issue 9: every defender shares the fate)."""
+"""Sharing one side's losses among its contingents (every defender shares the fate)."""
 
 from __future__ import annotations
 

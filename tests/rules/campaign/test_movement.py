@@ -206,7 +206,7 @@ def test_march_worked_example_of_the_decisions() -> None:
 ])
 def test_march_takes_the_seeds_travel_time(infantry: int, cavalry: int, costs: list[int],
                                            hours: int) -> None:
-    """The measurements of issue 9, now as the seed says."""
+    """The measured march times, as the seed says."""
     schedule = schedule_march(costs, budget_per_tick(infantry, cavalry, R), DEPART, R)
     assert schedule.arrival - DEPART == hours * H
 

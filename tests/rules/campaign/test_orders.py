@@ -1,6 +1,6 @@
-"""The order language (issue 3, "The order language"; issue 6, orders for build/buy/assign
-and fleets): every form the issues list, the forgiving variants, and every kind of syntax
-error with what it expects and its example."""
+"""The order language (with the orders for build/buy/assign and fleets): every documented
+form, the forgiving variants, and every kind of syntax error with what it expects and its
+example."""
 
 from __future__ import annotations
 
@@ -79,7 +79,7 @@ ISSUE_FORMS: list[tuple[str, Order]] = [
     ("route army 2 to Riverrun", Route(2, "Riverrun")),
     ("status", Status()),
     ("odds army 2 vs army 5", Odds(2, 5)),
-    # issue 6 and the brief
+    # the catalogue orders and the brief
     ("raise 300 foot and 50 horse", Muster(300, 50)),
     ("muster 4 ships at Pyke", Muster(0, 0, 4, "Pyke")),
     ("march army 2 Winterfell -> 0412, 0413 cost 7", Move(2, ("Winterfell", "0412", "0413"), 7)),

@@ -443,7 +443,7 @@ def test_detection_along_a_path_rejects_bad_input() -> None:
 
 
 def test_a_fleet_enters_only_the_harbours_it_is_given() -> None:
-    """Issue 9: a fleet may sail into its own (or an ally's) port holdfast from the water next
+    """A fleet may sail into its own (or an ally's) port holdfast from the water next
     to it, at the cost of a water tile; any other land tile stays closed to it."""
     sea, port, field = tile_id(0, 0), tile_id(0, 1), tile_id(0, 2)
     world = WorldMap.of([Tile(sea, "", Terrain.WATER, 0, 0),

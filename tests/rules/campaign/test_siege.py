@@ -233,7 +233,7 @@ def test_siege_falls_only_after_required_counted_months(
         assert state.months_elapsed == counted
 
 
-# --- whole months from the siege's start (issue 9) ---------------------------------------------
+# --- whole months from the siege's start ---------------------------------------------
 
 def test_siege_months_are_whole_months_from_the_start() -> None:
     """An 11-month siege begun at 18:00 (one in-game month a real day) completes its first month

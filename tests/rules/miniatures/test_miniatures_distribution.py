@@ -1,5 +1,5 @@
 """Exact wound distributions: closed forms, exhaustive enumeration of the dice, and properties
-(issue 5: probabilities sum to 1; more dice or a better to-hit never lower expected wounds)."""
+(probabilities sum to 1; more dice or a better to-hit never lower expected wounds)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """post images
 
-The ``postimage`` table: a map picture stored with the outbox entry it belongs to (issue 13:
+The ``postimage`` table: a map picture stored with the outbox entry it belongs to (for
 the monthly [Realm] post and inset maps).
 
 Revision ID: 0004
