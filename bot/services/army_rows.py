@@ -172,8 +172,9 @@ def _equipment_names(items: Sequence[Any]) -> tuple[str, ...]:
                  or (isinstance(item, Mapping) and "name" in item))
 
 
-def army_value(r: ArmyRecord) -> ArmyValue:
-    """The record as the rules' frozen :class:`~rules.campaign.world.Army` value."""
+def army_value(r: ArmyRecord | Army) -> ArmyValue:
+    """A stored army as the rules' frozen :class:`~rules.campaign.world.Army` value: the tick's
+    record, or the row object an order or a battle side holds (the same column names)."""
     saved, depart_tick = r.saved, r.depart_tick
     if r.path_json or depart_tick is not None or saved != "0":
         march = March(tuple(r.path_json), tuple(map(int, r.costs_json)),
@@ -182,12 +183,13 @@ def army_value(r: ArmyRecord) -> ArmyValue:
         march = NO_MARCH
     equipment = r.equipment_json
     return ArmyValue(
-        id=r.id, claim_id=r.claim_id, kind=r.kind, state=r.state, tile=r.tile,
+        id=r.id or 0, claim_id=r.claim_id, kind=r.kind, state=r.state, tile=r.tile,
         infantry=r.infantry, cavalry=r.cavalry, ships=r.ships,
         stationary_since=r.stationary_since, arrival_tick=r.arrival_tick,
         retreat_penalty=r.retreat_penalty, ready_tick=r.ready_tick, march=march,
         travelled=tuple(r.travelled_json), commander_id=r.commander_id,
-        equipment=_equipment_names(equipment) if equipment else (), meta=r.meta_json)
+        equipment=_equipment_names(equipment) if equipment else (), meta=r.meta_json,
+        accepted_at=r.accepted_at if isinstance(r, Army) else None)
 
 
 def apply_change(r: ArmyRecord, old: ArmyValue, new: ArmyValue) -> None:

@@ -47,7 +47,7 @@ from bot.db.models import (
     ResourceHolder,
 )
 from bot.services import fairplay, journal
-from bot.services.army_rows import ArmyRecord
+from bot.services.army_rows import ArmyRecord, army_value
 from bot.services.render import force
 from bot.services.world import CampaignContext
 from rules.campaign import world
@@ -703,14 +703,6 @@ def siege_terms(session: Session, ctx: CampaignContext, besieger: AnyArmy, defen
     length = siege_months(garrison, ctx.rules, besieger_modifiers=attack,
                           defender_modifiers=defense)
     return SiegeTerms(length, siege_note(length, attack), siege_note(length, defense))
-
-
-def army_value(army: AnyArmy) -> world.Army:
-    """A stored army as the rules' value."""
-    return world.Army(id=army.id or 0, claim_id=army.claim_id, kind=army.kind, state=army.state,
-                      tile=army.tile, infantry=army.infantry, cavalry=army.cavalry,
-                      ships=army.ships, stationary_since=army.stationary_since,
-                      arrival_tick=army.arrival_tick, retreat_penalty=army.retreat_penalty)
 
 
 def battle_side_of(book: ModifierBook, army: AnyArmy, role: Winner, *, tick: int,

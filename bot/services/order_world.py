@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, fields
-from fractions import Fraction
 from typing import Any
 
 from sqlmodel import Session, col, select
@@ -27,11 +26,11 @@ from bot.db.models import (
     ResourceHolder,
     Siege,
 )
+from bot.services.army_rows import army_value
 from bot.services.battle_rows import battle_state
 from bot.services.catalogue import set_improvement_records
 from bot.services.tick import claim_state, siege_state
 from bot.services.world import CampaignContext, set_relation
-from rules.campaign import world as w
 from rules.campaign.apply import Part
 from rules.campaign.config import Season
 from rules.campaign.state import CharacterState, HolderState, World, war_key
@@ -48,23 +47,6 @@ class Rows:
     sieges: dict[int, Siege]
     holders: dict[str, ResourceHolder]
     characters: dict[int, Character]
-
-
-def army_value(row: Army) -> w.Army:
-    """An army row object as the rules' value (the tick reads its Core records with
-    :func:`bot.services.army_rows.army_value`)."""
-    return w.Army(
-        id=row.id or 0, claim_id=row.claim_id, kind=row.kind, state=row.state, tile=row.tile,
-        infantry=row.infantry, cavalry=row.cavalry, ships=row.ships,
-        stationary_since=row.stationary_since, arrival_tick=row.arrival_tick,
-        retreat_penalty=row.retreat_penalty, ready_tick=row.ready_tick,
-        march=w.March(path=tuple(str(t) for t in row.path_json),
-                      costs=tuple(int(c) for c in row.costs_json), saved=Fraction(row.saved),
-                      depart_tick=row.depart_tick),
-        travelled=tuple(str(t) for t in row.travelled_json), commander_id=row.commander_id,
-        equipment=tuple(str(e.get("name", "")) for e in row.equipment_json
-                        if isinstance(e, dict)),
-        meta=dict(row.meta_json), accepted_at=row.accepted_at)
 
 
 def load_order_world(session: Session, ctx: CampaignContext,
