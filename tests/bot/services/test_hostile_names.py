@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from sqlalchemy import Engine
 from sqlmodel import select
 
 from bot.db.engine import transaction
@@ -95,6 +96,17 @@ def test_escaped_player_text_is_always_inert(text: str) -> None:
     assert markdown_problems(escape_md(text)) == []
 
 
+def _rename_claims_and_characters(engine: Engine, hostile: str) -> None:
+    """Every claim and character renamed after ``hostile``, straight in the database."""
+    with transaction(engine) as session:
+        for i, claim in enumerate(session.exec(select(Claim)).all()):
+            claim.name = f"{hostile} {i}"
+            session.add(claim)
+        for i, character in enumerate(session.exec(select(Character)).all()):
+            character.name = f"{hostile} c{i}"
+            session.add(character)
+
+
 @pytest.mark.parametrize("hostile", HOSTILE)
 def test_every_post_of_a_campaign_with_hostile_names_is_inert(tmp_path: Path,
                                                                hostile: str) -> None:
@@ -103,13 +115,7 @@ def test_every_post_of_a_campaign_with_hostile_names_is_inert(tmp_path: Path,
     url = f"sqlite:///{tmp_path / 'h.db'}"
     scenario.build(url)
     engine, ctx = scenario.context(url)
-    with transaction(engine) as session:
-        for i, claim in enumerate(session.exec(select(Claim)).all()):
-            claim.name = f"{hostile} {i}"
-            session.add(claim)
-        for i, character in enumerate(session.exec(select(Character)).all()):
-            character.name = f"{hostile} c{i}"
-            session.add(character)
+    _rename_claims_and_characters(engine, hostile)
     catch_up(engine, ctx, scenario.START + timedelta(days=10))
     with transaction(engine) as session:
         posts = session.exec(select(Outbox).where(Outbox.kind.in_(["post", "comment"]))).all()
@@ -168,13 +174,7 @@ def run_hostile_campaign(folder: Path, hostile: str) -> tuple[list[Outbox], list
     url = f"sqlite:///{folder / 'h.db'}"
     scenario.build(url)
     engine, ctx = scenario.context(url)
-    with transaction(engine) as session:
-        for i, claim in enumerate(session.exec(select(Claim)).all()):
-            claim.name = f"{hostile} {i}"
-            session.add(claim)
-        for i, character in enumerate(session.exec(select(Character)).all()):
-            character.name = f"{hostile} c{i}"
-            session.add(character)
+    _rename_claims_and_characters(engine, hostile)
     ctx = _hostile_world(ctx, hostile)
     riverrun = next(t.id for t in ctx.world.tiles.values() if t.name.endswith(" Riverrun"))
     replies: list[str] = []
