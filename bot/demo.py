@@ -143,7 +143,7 @@ class Demo:
     def preview(self, hours: int) -> None:
         """A moderator previews the next ticks (as `maester tick --preview --until`): they
         are applied in a transaction that is rolled back; nothing changes."""
-        from bot.services.snapshots import preview
+        from bot.services.preview import preview
 
         until = self.clock.now() + timedelta(hours=hours)
         lines = [f"\n$ maester tick --preview --until {until:%Y-%m-%dT%H:%MZ}"]

@@ -1,131 +1,235 @@
-"""The house reads top-down: rules <- base <- services <- commands <- messages <- reddit <- CLI.
+"""The house reads top-down, with no circles.
 
-Every ``import`` in rules/ and bot/ (at module level, inside functions, and under
-TYPE_CHECKING alike) is read from the source with :mod:`ast`; a module may import only from its
-own layer or the layers below. So there is no arrow from the services to the commands, none
-from the rules to the bot, and no circle between layers. Within a layer, the modules' top-level
-imports form no circle either.
+Every ``import`` in rules/ and bot/ is read from the source with :mod:`ast`: at module level,
+inside functions and under ``TYPE_CHECKING`` alike (a deferred import is still an arrow). An
+import names the module it loads: ``from bot.services import journal`` is an arrow to
+``bot.services.journal``, ``from bot.cli import main`` one to the package ``bot.cli`` itself.
+
+Two things are checked:
+
+- **No circle.** The arrows between modules form no cycle (a failure prints each cycle).
+- **The layers.** Each module belongs to a group (the longest prefix in :data:`GROUPS` that
+  names it), and imports only from the groups :data:`ALLOWED` lists for its own. The picture
+  (issue "the world as a value"): rules <- services <- commands / messages <- reddit, CLI::
+
+      cli, __main__                      everything below
+        demo                             sandbox, reddit, messages, commands, jsonapi, ...
+          reddit, runner                 messages, services, base, rules
+          sandbox                        nothing of the bot (a stand-in for Reddit)
+            messages                     commands, services, base, rules
+              commands                   services, base, rules
+              jsonapi                    base, rules (the JSON engines run the rules only)
+                services                 base, rules
+                  base                   rules (and each other)
+                    rules                nothing of bot/
+
+  base: bot.errors, bot.text, bot.clock, bot.config, bot.db, bot.maps, bot.mapimage,
+  bot.data and the package ``bot`` itself (its ``__version__``). So rules/ imports nothing of
+  bot/; the services import no commands, messages, CLI, Reddit, sandbox, JSON interface, demo
+  or runner; the commands no messages, CLI or Reddit.
 """
 
 from __future__ import annotations
 
 import ast
+from collections.abc import Mapping
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
-# Lowest first. A module belongs to the longest prefix that names it.
-LAYERS: tuple[tuple[str, ...], ...] = (
-    ("rules",),
-    ("bot.errors", "bot.text", "bot.clock", "bot.config", "bot.maps", "bot.db", "bot.data",
-     "bot.mapimage"),
-    ("bot.services",),
-    ("bot.commands", "bot.jsonapi"),
-    ("bot.messages",),
-    ("bot.reddit", "bot.runner", "bot.sandbox", "bot.demo"),
-    ("bot.cli", "bot.__main__"),
-)
-# The order handlers register across two modules (orders.py imports orders_catalogue at its
-# end); the order-handler registry lists them in one place and ends this circle.
-KNOWN_CIRCLES: set[tuple[str, ...]] = set()
-NAMES = ("pure rules", "base", "services", "commands", "messages", "reddit and the bot",
-         "command line")
+GROUPS: dict[str, tuple[str, ...]] = {
+    "rules": ("rules",),
+    "base": ("bot", "bot.errors", "bot.text", "bot.clock", "bot.config", "bot.maps", "bot.db",
+             "bot.data", "bot.mapimage"),
+    "services": ("bot.services",),
+    "commands": ("bot.commands",),
+    "jsonapi": ("bot.jsonapi",),
+    "messages": ("bot.messages",),
+    "reddit": ("bot.reddit", "bot.runner"),
+    "sandbox": ("bot.sandbox",),
+    "demo": ("bot.demo",),
+    "cli": ("bot.cli", "bot.__main__"),
+}
+_BELOW_REDDIT = {"rules", "base", "services", "messages", "reddit"}
+ALLOWED: dict[str, set[str]] = {
+    "rules": {"rules"},
+    "base": {"rules", "base"},
+    "services": {"rules", "base", "services"},
+    "commands": {"rules", "base", "services", "commands"},
+    "jsonapi": {"rules", "base", "jsonapi"},
+    "messages": {"rules", "base", "services", "commands", "messages"},
+    "reddit": _BELOW_REDDIT,
+    "sandbox": {"sandbox"},
+    "demo": {*_BELOW_REDDIT, "commands", "jsonapi", "sandbox", "demo"},
+    "cli": set(GROUPS),
+}
 
 
-def _module_name(path: Path) -> str:
-    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+def _module_name(path: Path, root: Path = ROOT) -> str:
+    parts = list(path.relative_to(root).with_suffix("").parts)
     if parts[-1] == "__init__":
         parts.pop()
     return ".".join(parts)
 
 
-def _modules() -> dict[str, Path]:
-    return {_module_name(p): p for top in ("rules", "bot") for p in (ROOT / top).rglob("*.py")}
+def _modules(root: Path = ROOT) -> dict[str, Path]:
+    return {_module_name(p, root): p for top in ("rules", "bot") if (root / top).is_dir()
+            for p in (root / top).rglob("*.py")}
 
 
-def layer_of(module: str) -> int | None:
-    best: tuple[int, int] | None = None
-    for index, prefixes in enumerate(LAYERS):
+def group_of(module: str) -> str | None:
+    best: tuple[str, int] | None = None
+    for group, prefixes in GROUPS.items():
         for prefix in prefixes:
             if (module == prefix or module.startswith(prefix + ".")) and (
                     best is None or len(prefix) > best[1]):
-                best = (index, len(prefix))
+                best = (group, len(prefix))
     return None if best is None else best[0]
 
 
-def _imports(module: str, path: Path, *, top_level_only: bool = False) -> set[str]:
-    """The project modules ``module`` imports (relative imports resolved)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
-    nodes = tree.body if top_level_only else list(ast.walk(tree))
-    found: set[str] = set()
-    for node in nodes:
-        if isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                anchor = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
-                base = f"{anchor}.{base}" if base else anchor
-            found.add(base)
-            found.update(f"{base}.{alias.name}" for alias in node.names)
-    return {name for name in found if name.split(".")[0] in ("rules", "bot")}
-
-
-def _known(name: str, modules: dict[str, Path]) -> str | None:
-    """The module ``name`` refers to (``from bot import cli`` names the module bot.cli)."""
+def _known(name: str, modules: Mapping[str, Path]) -> str | None:
+    """The module ``name`` refers to (the longest prefix of it that is a module)."""
     while name and name not in modules:
         name = name.rpartition(".")[0]
     return name or None
 
 
-def test_every_module_has_a_layer() -> None:
-    assert [m for m in _modules() if layer_of(m) is None and m != "bot"] == []
+def imports_of(module: str, path: Path, modules: Mapping[str, Path]) -> set[str]:
+    """The project modules ``module`` imports, anywhere in its source (relative imports
+    resolved; ``from package import name`` is an arrow to the submodule ``package.name`` when
+    there is one, else to the package)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(k for alias in node.names if (k := _known(alias.name, modules)))
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+                base = f"{anchor}.{base}" if base else anchor
+            for alias in node.names:
+                target = f"{base}.{alias.name}"
+                found.add(target if target in modules else (_known(base, modules) or ""))
+    return {name for name in found if name and name != module}
 
 
-def test_no_module_imports_from_a_higher_layer() -> None:
-    modules = _modules()
-    upward = []
-    for module, path in sorted(modules.items()):
-        own = layer_of(module)
-        if own is None:
-            continue
-        for name in sorted(_imports(module, path)):
-            target = _known(name, modules)
-            theirs = layer_of(target) if target else None
-            if theirs is not None and theirs > own:
-                upward.append(f"{module} ({NAMES[own]}) imports {target} ({NAMES[theirs]})")
-    assert upward == []
+def import_graph(root: Path = ROOT) -> dict[str, set[str]]:
+    modules = _modules(root)
+    return {m: imports_of(m, p, modules) for m, p in modules.items()}
 
 
-def test_the_top_level_imports_form_no_circle() -> None:
-    modules = _modules()
-    graph = {m: {t for n in _imports(m, p, top_level_only=True)
-                 if (t := _known(n, modules)) and t != m and not m.startswith(t + ".")
-                 and t != "bot"}
-             for m, p in modules.items()}
-    state: dict[str, int] = {}
-    circles: list[list[str]] = []
-
-    def visit(node: str, trail: list[str]) -> None:
-        state[node] = 1
-        for nxt in sorted(graph.get(node, ())):
-            if state.get(nxt) == 1:
-                circles.append([*trail[trail.index(nxt):], nxt])
-            elif nxt not in state:
-                visit(nxt, [*trail, nxt])
-        state[node] = 2
-
+def cycles(graph: Mapping[str, set[str]]) -> list[list[str]]:
+    """One cycle (first module repeated at the end) through each strongly connected set of
+    modules (Tarjan's algorithm, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    components: list[set[str]] = []
     for start in sorted(graph):
-        if start not in state:
-            visit(start, [start])
-    assert [c for c in circles if tuple(sorted(set(c))) not in KNOWN_CIRCLES] == []
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph[start])))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, children = work[-1]
+            child = next((c for c in children if c in graph), None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = set()
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.add(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    components.append(component)
+    return [_a_cycle(graph, component) for component in components]
 
 
-def test_the_layer_check_sees_an_upward_import(tmp_path: Path) -> None:
-    """The checker itself: a services module importing the command layer is caught."""
-    bad = tmp_path / "bad.py"
-    bad.write_text("def f():\n    from bot.commands.dispatch import run_command\n")
-    names = _imports("bot.services.bad", bad)
-    assert "bot.commands.dispatch" in names
-    assert layer_of("bot.services.bad") == 2 and layer_of("bot.commands.dispatch") == 3
+def _a_cycle(graph: Mapping[str, set[str]], component: set[str]) -> list[str]:
+    """The shortest way from the component's first module back to itself."""
+    start = min(component)
+    paths = {start: [start]}
+    frontier = [start]
+    while frontier:
+        following = []
+        for node in frontier:
+            for nxt in sorted(graph[node] & component):
+                if nxt == start:
+                    return [*paths[node], start]
+                if nxt not in paths:
+                    paths[nxt] = [*paths[node], nxt]
+                    following.append(nxt)
+        frontier = following
+    raise AssertionError(f"no cycle through {start}")  # a component always has one
+
+
+def upward_imports(graph: Mapping[str, set[str]]) -> list[str]:
+    found = []
+    for module in sorted(graph):
+        own = group_of(module)
+        for target in sorted(graph[module]):
+            theirs = group_of(target)
+            if own is not None and theirs is not None and theirs not in ALLOWED[own]:
+                found.append(f"{module} ({own}) imports {target} ({theirs})")
+    return found
+
+
+def test_every_module_has_a_group() -> None:
+    assert [m for m in _modules() if group_of(m) is None] == []
+    assert set(ALLOWED) == set(GROUPS)
+
+
+def test_the_imports_form_no_circle() -> None:
+    found = cycles(import_graph())
+    assert found == [], "import cycles:\n" + "\n".join(" -> ".join(c) for c in found)
+
+
+def test_every_import_goes_to_an_allowed_layer() -> None:
+    assert upward_imports(import_graph()) == []
+
+
+def test_rules_import_nothing_of_bot() -> None:
+    graph = import_graph()
+    assert [(m, sorted(t)) for m, t in graph.items()
+            if m.startswith("rules") and any(n.startswith("bot") for n in t)] == []
+
+
+def test_the_checker_sees_a_circle_and_an_upward_import(tmp_path: Path) -> None:
+    """The checker itself, on a small made-up tree: a deferred import that closes a circle,
+    and a service importing the command layer, are both caught."""
+    services = tmp_path / "bot" / "services"
+    services.mkdir(parents=True)
+    (tmp_path / "bot" / "__init__.py").write_text("")
+    (services / "__init__.py").write_text("")
+    (services / "a.py").write_text("from bot.services import b\n")
+    (services / "b.py").write_text("def f():\n    from bot.services.c import g\n")
+    (services / "c.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .a import x\n"
+        "def g():\n    from bot.commands.dispatch import run_command\n")
+    commands = tmp_path / "bot" / "commands"
+    commands.mkdir()
+    (commands / "__init__.py").write_text("")
+    (commands / "dispatch.py").write_text("")
+    graph = import_graph(tmp_path)
+    assert cycles(graph) == [["bot.services.a", "bot.services.b", "bot.services.c",
+                              "bot.services.a"]]
+    assert upward_imports(graph) == [
+        "bot.services.c (services) imports bot.commands.dispatch (commands)"]

@@ -331,7 +331,7 @@ def tick_cmd(
 
 def _print_preview(ctx: CampaignContext, engine: Any, moment: datetime) -> None:
     """``tick --preview``: each due tick's events, then what it would post and send."""
-    from bot.services.snapshots import preview
+    from bot.services.preview import preview
 
     ticks = preview(engine, ctx, moment)
     for tick in ticks:

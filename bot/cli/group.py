@@ -15,7 +15,7 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperCommand, TyperGroup
 
-from bot.cli import _BY_NAME, COMMANDS, HELP, Entry
+from bot.cli.listing import BY_NAME, COMMANDS, HELP, Entry
 
 # The one declaration of the config option; every command that reads a config takes it.
 ConfigOpt = Annotated[Path | None, typer.Option(
@@ -53,7 +53,7 @@ class LazyGroup(TyperGroup):
     def get_command(self, ctx: Any, cmd_name: str) -> Any:
         if cmd_name in self.commands:
             return self.commands[cmd_name]
-        entry = _BY_NAME.get(cmd_name)
+        entry = BY_NAME.get(cmd_name)
         if entry is None:
             return None
         if self._listing:  # the help page needs only the name and summary

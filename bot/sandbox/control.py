@@ -17,7 +17,7 @@ import json
 import urllib.error
 import urllib.request
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from bot.sandbox.faults import Fault
 from bot.sandbox.views import (
@@ -33,8 +33,15 @@ from bot.sandbox.views import (
 )
 from bot.sandbox.world import AUTOMOD_SUBJECT, DEFAULT_FORWARD_TEMPLATE, SandboxError
 
-if TYPE_CHECKING:
-    from bot.sandbox.server import RedditSandbox
+
+class Controlled(Protocol):
+    """What :func:`handle_control` needs of the sandbox it serves (a
+    :class:`~bot.sandbox.server.RedditSandbox`): its base address; the hooks of
+    :data:`CONTROL_METHODS` are looked up by name."""
+
+    @property
+    def url(self) -> str: ...
+
 
 #: Hooks callable through the control endpoint.
 CONTROL_METHODS = frozenset(
@@ -91,7 +98,7 @@ def _encode(value: Any) -> Any:
     return value
 
 
-def handle_control(sandbox: RedditSandbox, path: str, body: Any) -> tuple[int, Any]:
+def handle_control(sandbox: Controlled, path: str, body: Any) -> tuple[int, Any]:
     """Answer one control request: (HTTP status, JSON body)."""
     if path == "/_sandbox/health":
         return 200, {"ok": True, "url": sandbox.url}

@@ -28,10 +28,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from email import message_from_bytes
 from email.message import Message
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-if TYPE_CHECKING:
-    from bot.sandbox.server import RedditSandbox
+
+class Host(Protocol):
+    """What the media endpoints need of the sandbox serving them (a
+    :class:`~bot.sandbox.server.RedditSandbox`): its base address. The sandbox itself keys
+    its media store."""
+
+    @property
+    def url(self) -> str: ...
 
 UPLOAD_PATH = "/sandbox-media/upload"
 MEDIA_PREFIX = "/sandbox-media/"
@@ -61,11 +67,11 @@ class MediaStore:
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
-_STORES: weakref.WeakKeyDictionary[Any, MediaStore] = weakref.WeakKeyDictionary()
+_STORES: weakref.WeakKeyDictionary[Host, MediaStore] = weakref.WeakKeyDictionary()
 _STORES_LOCK = threading.Lock()
 
 
-def media_store(sandbox: RedditSandbox) -> MediaStore:
+def media_store(sandbox: Host) -> MediaStore:
     """The media store of ``sandbox`` (made on first use)."""
     with _STORES_LOCK:
         store = _STORES.get(sandbox)
@@ -74,12 +80,12 @@ def media_store(sandbox: RedditSandbox) -> MediaStore:
         return store
 
 
-def media_url(sandbox: RedditSandbox, asset_id: str) -> str:
+def media_url(sandbox: Host, asset_id: str) -> str:
     """Where the sandbox serves an uploaded asset."""
     return f"{sandbox.url}{MEDIA_PREFIX}{asset_id}"
 
 
-def lease(sandbox: RedditSandbox, form: Mapping[str, str]) -> dict[str, Any]:
+def lease(sandbox: Host, form: Mapping[str, str]) -> dict[str, Any]:
     """``POST /api/media/asset.json``: a new asset and where to upload it."""
     filepath = form.get("filepath", "") or "upload"
     mimetype = form.get("mimetype", "")
@@ -132,7 +138,7 @@ def _xml_error(code: str, message: str, extra: str = "") -> str:
             f"<Message>{message}</Message>{extra}</Error>")
 
 
-def upload(sandbox: RedditSandbox, raw: bytes, content_type: str) -> tuple[int, str]:
+def upload(sandbox: Host, raw: bytes, content_type: str) -> tuple[int, str]:
     """The storage bucket's answer to an upload: (status, XML body)."""
     if not content_type.lower().startswith("multipart/form-data"):
         return 400, _xml_error("InvalidArgument", "expected multipart/form-data")
@@ -195,7 +201,7 @@ def from_richtext(text: str) -> tuple[str, list[str]]:
     return "\n\n".join(blocks), media
 
 
-def submit_form(sandbox: RedditSandbox, form: Mapping[str, str]) -> tuple[dict[str, str],
+def submit_form(sandbox: Host, form: Mapping[str, str]) -> tuple[dict[str, str],
                                                                           list[str]]:
     """A submit form with ``richtext_json`` turned into ``text``, and the media it uses.
 
@@ -215,21 +221,21 @@ def submit_form(sandbox: RedditSandbox, form: Mapping[str, str]) -> tuple[dict[s
     return out, media
 
 
-def record_post_media(sandbox: RedditSandbox, post_id: str, media: list[str]) -> None:
+def record_post_media(sandbox: Host, post_id: str, media: list[str]) -> None:
     if media:
         store = media_store(sandbox)
         with store.lock:
             store.post_media[post_id] = list(media)
 
 
-def post_media(sandbox: RedditSandbox, post_id: str) -> list[Asset]:
+def post_media(sandbox: Host, post_id: str) -> list[Asset]:
     """The uploaded assets a post shows, in order (test and demo helper)."""
     store = media_store(sandbox)
     with store.lock:
         return [store.assets[a] for a in store.post_media.get(post_id, [])]
 
 
-def asset(sandbox: RedditSandbox, asset_id: str) -> Asset | None:
+def asset(sandbox: Host, asset_id: str) -> Asset | None:
     store = media_store(sandbox)
     with store.lock:
         return store.assets.get(asset_id)

@@ -29,7 +29,7 @@ from bot.db.models import (
 from bot.services.army_rows import army_value
 from bot.services.battle_rows import battle_state
 from bot.services.catalogue import set_improvement_records
-from bot.services.tick import claim_state, siege_state
+from bot.services.row_values import claim_state, siege_state
 from bot.services.world import CampaignContext, set_relation
 from rules.campaign.apply import Part
 from rules.campaign.config import Season

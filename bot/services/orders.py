@@ -76,7 +76,7 @@ def process_message(session: Session, ctx: CampaignContext, *, author: str, text
     # order is then accepted just after the last applied tick, so its receipt matches what
     # will happen (the next tick is still to come).
     now = world_time(now, ctx.tick_at(get_campaign(session, ctx).last_tick))
-    text, acting_for = _acting_for(text)
+    text, acting_for = o.acting_for(text)
     sections: list[str] = []
     outcome = Outcome(reply="")
     if acting_for is not None and not is_mod:
@@ -157,16 +157,6 @@ def process_message(session: Session, ctx: CampaignContext, *, author: str, text
 
 INTERNAL_FAILURE = "something went wrong on my side"
 """The words of every apology for an unexpected failure (the CLI exits non-zero on them)."""
-
-
-def _acting_for(text: str) -> tuple[str, str | None]:
-    """A moderator's ``as House Stark:`` first line: (rest of the text, claim name)."""
-    first, _, rest = text.strip().partition("\n")
-    head = first.strip()
-    if head.lower().startswith("as ") and ":" in head:
-        name, _, after = head[3:].partition(":")
-        return (after + "\n" + rest).strip(), name.strip()
-    return text, None
 
 
 def _from_rules(exc: RulesError, order: object) -> Rejected:

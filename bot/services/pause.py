@@ -66,9 +66,7 @@ def refusal(session: Session, ctx: CampaignContext, text: str) -> str | None:
     campaign = get_campaign(session, ctx)
     if not holds(ctx, campaign):
         return None
-    from bot.services.orders import _acting_for  # a moderator's `as House X:` first line
-
-    parsed = o.parse_message(_acting_for(text)[0])
+    parsed = o.parse_message(o.acting_for(text)[0])  # after a moderator's `as House X:`
     if all(isinstance(order, QUESTIONS) for order in parsed.orders):
         return None
     return paused_reply(ctx, campaign)

@@ -1,4 +1,4 @@
-"""Snapshots of a campaign's world, taking ticks and commands back, and previewing ticks.
+"""Snapshots of a campaign's world, and taking ticks and commands back.
 
 **What a snapshot holds.** Just before each tick (:func:`bot.services.tick.catch_up`) and each
 moderator command that changes the world (``adjust``, ``season set``, ``relations set``,
@@ -37,10 +37,9 @@ about (``battle:7``). Restoring gives every row its old id back, and PostgreSQL'
 set to follow the restored rows (:func:`align_sequences`; SQLite reuses ids by itself), so the
 ticks applied again roll the same dice and create rows under the same ids.
 
-**Preview** (:func:`preview`, ``maester tick --preview``): the due ticks are applied in one
-transaction that is rolled back; what they logged and what they leave in the outbox is
-returned. PostgreSQL sequences are not transactional: they are set to follow the rows before
-and after, so the real ticks create (and roll for) the same ids as the preview.
+**Preview** (``maester tick --preview``, :mod:`bot.services.preview`) applies the due ticks
+in a transaction it rolls back; :func:`align_sequences` makes the real ticks then create (and
+roll for) the same ids.
 
 The campaign's pause and its clock offset are not part of a snapshot (see
 :mod:`bot.services.pause`): taking back changes the world, not the calendar's holidays.
@@ -62,7 +61,6 @@ from typing import Any
 
 from sqlalchemy import (
     Column,
-    Engine,
     LargeBinary,
     Select,
     Table,
@@ -562,64 +560,3 @@ def align_sequences(session: Session, models: Sequence[type[SQLModel]]) -> None:
         session.execute(text(
             f"SELECT setval(pg_get_serial_sequence(:table, 'id'), "
             f"COALESCE((SELECT MAX(id) FROM {name}), 0) + 1, false)"), {"table": name})
-
-
-# --- preview -----------------------------------------------------------------------------
-
-@dataclass(frozen=True, slots=True)
-class QueuedEntry:
-    """An outbox entry a previewed tick would queue."""
-
-    kind: str
-    target: str
-    title: str
-    body: str
-    public: bool
-
-
-@dataclass(slots=True)
-class TickPreview:
-    """What one previewed tick would do."""
-
-    tick: int
-    at: datetime
-    months: list[int]
-    events: list[str]
-    queued: list[QueuedEntry]
-
-
-def preview(engine: Engine, ctx: CampaignContext, until: datetime) -> list[TickPreview]:
-    """Apply the ticks due at ``until`` in one transaction, roll it back, and return what
-    each would log and queue (the same dice: they derive from the secret and the rows' ids,
-    which :func:`align_sequences` keeps the same for the real tick)."""
-    from bot.services.tick import apply_tick
-
-    out: list[TickPreview] = []
-    models: tuple[type[SQLModel], ...] = (*WORLD_TABLES, TickRun, MonthlyRun, Event, Outbox,
-                                          PostImage)
-    with Session(engine, expire_on_commit=False) as session:
-        session.begin()
-        try:
-            align_sequences(session, models)
-            campaign = get_campaign(session, ctx, lock=True)
-            ctx.shift(campaign.tick_offset or 0)
-            mark = _max_id(session, Outbox)
-            for index in range(campaign.last_tick + 1, ctx.tick_of(until) + 1):
-                report = apply_tick(session, ctx, campaign, index)
-                out.append(TickPreview(report.tick, report.at, list(report.months),
-                                       list(report.events), []))
-            session.flush()
-            # What the ticks leave in the outbox (a newer [Realm] post supersedes an older
-            # one not yet delivered), under the tick that queued it.
-            by_tick = {t.tick: t for t in out}
-            for row in session.exec(select(Outbox).where(
-                    Outbox.campaign_id == ctx.campaign_id, col(Outbox.id) > mark)
-                    .order_by(col(Outbox.id))).all():
-                if row.tick in by_tick:
-                    by_tick[row.tick].queued.append(
-                        QueuedEntry(row.kind, row.target, row.title, row.body, row.public))
-        finally:
-            session.rollback()
-    with Session(engine) as session, session.begin():
-        align_sequences(session, models)
-    return out

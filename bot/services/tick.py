@@ -19,7 +19,6 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from fractions import Fraction
 from typing import Any
 
 from sqlalchemy import Engine
@@ -29,7 +28,6 @@ from bot.db.engine import transaction
 from bot.db.models import (
     Campaign,
     Character,
-    Claim,
     MonthlyRun,
     ResourceHolder,
     Siege,
@@ -71,6 +69,7 @@ from bot.services.render import (
     troops_text,
     upkeep_note,
 )
+from bot.services.row_values import claim_state, ledger_to_json, siege_state
 from bot.services.sieges import end_siege
 from bot.services.world import (
     CampaignContext,
@@ -113,15 +112,12 @@ from rules.campaign.naming import host
 from rules.campaign.state import (
     BattleState,
     CharacterState,
-    ClaimState,
     EventDice,
     HolderState,
     World,
 )
 from rules.campaign.state import SiegeState as SiegeValue
 from rules.campaign.upkeep import (
-    SlainLedger,
-    SlainLoss,
     Troops,
 )
 from rules.campaign.world import (
@@ -236,36 +232,6 @@ def apply_tick(session: Session, ctx: CampaignContext, campaign: Campaign, index
     campaign.last_tick = index
     session.add(campaign)
     return report
-
-
-# --- ledger (de)serialisation ------------------------------------------------------------
-
-def ledger_from_json(data: Sequence[Any]) -> SlainLedger:
-    losses = []
-    last = None
-    for item in data:
-        if "last_accrued" in item:
-            y, m = item["last_accrued"]
-            last = calendar.GameDate(y, m)
-            continue
-        losses.append(SlainLoss(
-            calendar.GameDate(*item["month"]), item["infantry"], item["cavalry"],
-            item["returned_infantry"], item["returned_cavalry"],
-            Fraction(item["carry_infantry"]), Fraction(item["carry_cavalry"])))
-    return SlainLedger(tuple(losses), last)
-
-
-def ledger_to_json(ledger: SlainLedger) -> list[Any]:
-    out: list[Any] = [
-        {"month": [loss.month.year, loss.month.month], "infantry": loss.infantry,
-         "cavalry": loss.cavalry, "returned_infantry": loss.returned_infantry,
-         "returned_cavalry": loss.returned_cavalry, "carry_infantry": str(loss.carry_infantry),
-         "carry_cavalry": str(loss.carry_cavalry)}
-        for loss in ledger.losses
-    ]
-    if ledger.last_accrued is not None:
-        out.append({"last_accrued": [ledger.last_accrued.year, ledger.last_accrued.month]})
-    return out
 
 
 class _TickState:
@@ -827,22 +793,3 @@ class _BookModifiers:
     def holdfast(self, claim_id: int) -> tuple[Modifier, ...]:
         claim = self.state.claims.get(claim_id)
         return self.state.book().holdfast(claim) if claim is not None else ()
-
-
-def claim_state(claim: Claim) -> ClaimState:
-    """A claim row as the rules' value."""
-    return ClaimState(
-        id=claim.id or 0, name=claim.name, holdfast=claim.holdfast, gold=claim.gold,
-        infantry=claim.infantry, cavalry=claim.cavalry, ships=claim.ships,
-        scattered_infantry=claim.scattered_infantry, scattered_cavalry=claim.scattered_cavalry,
-        scattered_until=claim.scattered_until, slain=ledger_from_json(claim.slain_json),
-        improvements=tuple(claim.improvements_json))
-
-
-def siege_state(siege: Siege) -> SiegeValue:
-    """A siege row as the rules' value."""
-    return SiegeValue(
-        id=siege.id or 0, army_id=siege.army_id, besieger_claim=siege.besieger_claim,
-        defender_claim=siege.defender_claim, holdfast=siege.holdfast,
-        started_tick=siege.started_tick, months_elapsed=siege.months_elapsed,
-        months_required=siege.months_required, paused=siege.paused, status=siege.status)

@@ -1920,6 +1920,17 @@ def _no_orders(excerpt: str) -> OrderSyntaxError:
     )
 
 
+def acting_for(text: str) -> tuple[str, str | None]:
+    """A moderator's ``as House Stark:`` first line: (the rest of the text, the claim's name),
+    or (``text``, None) when the message has no such line."""
+    first, _, rest = text.strip().partition("\n")
+    head = first.strip()
+    if head.lower().startswith("as ") and ":" in head:
+        name, _, after = head[3:].partition(":")
+        return (after + "\n" + rest).strip(), name.strip()
+    return text, None
+
+
 def parse_message(text: str) -> ParsedMessage:
     """Read every order and ``!command`` in a message body; never raises.
 

@@ -15,6 +15,7 @@ from bot.db.engine import transaction
 from bot.db.models import Campaign, Event, Outbox, PendingBattle, Snapshot
 from bot.messages import handle_message
 from bot.services import snapshots
+from bot.services.preview import preview
 from bot.services.queries import export_world
 from bot.services.tick import catch_up
 from bot.services.world import CampaignContext
@@ -52,7 +53,7 @@ def test_a_preview_changes_nothing_and_the_real_ticks_do_what_it_showed(db_url: 
     catch_up(engine, ctx, scenario.START + DAY)
     before = every_row(engine)
 
-    shown = snapshots.preview(engine, ctx, until)
+    shown = preview(engine, ctx, until)
 
     assert every_row(engine) == before  # nothing written, the outbox as it was
     with transaction(engine) as session:

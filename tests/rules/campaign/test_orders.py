@@ -42,6 +42,7 @@ from rules.campaign.orders import (
     Spare,
     Stand,
     Status,
+    acting_for,
     canonical_verb,
     format_name,
     format_path,
@@ -785,6 +786,19 @@ def test_message_near_miss_verb_is_answered_not_ignored() -> None:
     assert len(parsed.items) == 1
     error = parsed.items[0].error
     assert error is not None and error.suggestion == "move"
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("as House Stark: status\nretreat army 2", ("status\nretreat army 2", "House Stark")),
+    ("  AS Tully :\nmuster 300 infantry", ("muster 300 infantry", "Tully")),
+    ("status\nas House Stark: status", ("status\nas House Stark: status", None)),
+    ("ask the maester: status", ("ask the maester: status", None)),
+    ("as House Stark status", ("as House Stark status", None)),
+])
+def test_a_moderators_first_line_names_the_claim_acted_for(
+        text: str, expected: tuple[str, str | None]) -> None:
+    """``as CLAIM:`` on the first line only: the rest of the message is parsed as usual."""
+    assert acting_for(text) == expected
 
 
 def test_message_semicolons_separate_orders() -> None:
