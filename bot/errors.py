@@ -1,9 +1,11 @@
 """Player-facing errors and their one renderer.
 
 A :class:`CommandError` says what was wrong, what was expected, and gives an example. Bot
-commands raise it, and campaign orders through its subclass ``bot.services.orders.Rejected``;
-:meth:`CommandError.render` is the one place it becomes a reply. It sits below the services
-and the commands so both can raise it without importing each other.
+commands raise it, and campaign orders through its subclass
+:class:`bot.services.order_call.Rejected`; :meth:`CommandError.render` is the one place it
+becomes a reply. :func:`apology` is the one answer to a failure on the bot's side (a bug, not
+the player's mistake). This module sits below the services and the commands so both can use
+it without importing each other.
 """
 
 from __future__ import annotations
@@ -29,6 +31,17 @@ class CommandError(Exception):
         if self.example:
             lines.append(f"**Example:** `{code_md(self.example)}`")
         return "\n\n".join(lines)
+
+
+INTERNAL_FAILURE = "something went wrong on my side"
+"""The words of every apology for an unexpected failure (the CLI exits non-zero on them)."""
+
+
+def apology(ref: str, doing: str) -> str:
+    """The reply to a failure on the bot's side while ``doing`` something ("handling this
+    order"): nothing changed, and ``ref`` lets the moderators find it in the log."""
+    return (f"**Not done:** {INTERNAL_FAILURE} while {doing} (reference "
+            f"`{code_md(ref, 80)}`). Nothing changed; the moderators can look it up.")
 
 
 def notation_failure(err: NotationError) -> CommandError:

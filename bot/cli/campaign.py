@@ -239,8 +239,8 @@ def order_cmd(
     The order is sent at --at (default: now, or just after the last applied tick when ticks
     were applied ahead); as for a player's message, the ticks due before it apply first.
     """
+    from bot.errors import INTERNAL_FAILURE
     from bot.messages import handle_message
-    from bot.services.orders import INTERNAL_FAILURE
     from bot.services.tick import CatchUpTooLong, catch_up, check_catch_up_bound
 
     env = open_campaign(config)

@@ -13,7 +13,7 @@ import logging
 from collections.abc import Callable
 
 from bot.commands.registry import Command, CommandContext, Handler, Registry, command, described
-from bot.errors import CommandError
+from bot.errors import CommandError, apology
 from bot.text import escape_md
 from rules.errors import RulesError
 
@@ -47,8 +47,7 @@ def run_command(name: str, args: str, ctx: CommandContext, *, ref: str = "",
         return CommandError(escape_md(str(exc), 300), "", cmd.example).render()
     except Exception:
         log.exception("command !%s (%s) failed", cmd.name, ref)
-        return (f"**Not done:** something went wrong on my side (reference `{escape_md(ref)}`)."
-                " The moderators can look it up.")
+        return apology(ref, f"running !{cmd.name}")
 
 
 @command("help", aliases=("commands",), example="!help attack")

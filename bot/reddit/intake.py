@@ -45,6 +45,7 @@ from sqlmodel import Session, col, select
 from bot.clock import Clock
 from bot.db.engine import transaction
 from bot.db.models import ConversationCursor, InboxMessage
+from bot.errors import CommandError, apology
 from bot.messages import handle_message
 from bot.reddit import state
 from bot.reddit.gateway import (
@@ -256,13 +257,11 @@ def decide(gateway: RedditGateway, ctx: CampaignContext, conversation: Conversat
 
 def imitation_reply(inbound: Inbound) -> str:
     """The refusal a player gets for a message dressed up as an AutoModerator forward."""
-    return (
-        "**Not done:** this message is laid out like an AutoModerator forward, but it was "
-        f"written by u/{escape_md(inbound.author, 40)}, not by AutoModerator. Nothing in it "
-        "was carried out.\n\n**Expected:** your orders sent straight to modmail from your "
-        "own account, or a post flaired *Orders* that AutoModerator forwards itself.\n\n"
-        "**Example:** `muster 300 infantry 50 cavalry`"
-    )
+    return CommandError(
+        "this message is laid out like an AutoModerator forward, but it was written by "
+        f"u/{escape_md(inbound.author, 40)}, not by AutoModerator. Nothing in it was carried "
+        "out", "your orders sent straight to modmail from your own account, or a post flaired "
+        "*Orders* that AutoModerator forwards itself", "muster 300 infantry 50 cavalry").render()
 
 
 # --------------------------------------------------------------------------- the round
@@ -582,9 +581,7 @@ def _queue_reply(session: Session, ctx: CampaignContext, inbound: Inbound, key: 
 def _record_failure(engine: Engine, ctx: CampaignContext, message_id: str,
                     conversation_id: str, inbound: Inbound, key: str, now: datetime,
                     report: IntakeReport) -> None:
-    apology = (f"**Not done:** something went wrong on my side while reading this message "
-               f"(reference `{escape_md(message_id, 40)}`). Nothing changed; the moderators "
-               "can look it up.")
+    sorry = apology(message_id, "reading this message")
     try:
         with transaction(engine) as session:
             if _is_recorded(session, ctx, message_id):
@@ -596,7 +593,7 @@ def _record_failure(engine: Engine, ctx: CampaignContext, message_id: str,
             journal.log_event(session, ctx.campaign_id, ctx.tick_of(now), "intake_error",
                               f"message {message_id} from u/{inbound.author} failed",
                               at=now, actor=inbound.author[:60], data={"message": message_id})
-            _queue_reply(session, ctx, inbound, key, apology, now)
+            _queue_reply(session, ctx, inbound, key, sorry, now)
     except IntegrityError:
         return
     report.errors.append(f"message {message_id} failed; recorded as an error")

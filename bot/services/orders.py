@@ -24,6 +24,7 @@ from types import MappingProxyType
 from sqlalchemy.exc import DBAPIError
 from sqlmodel import Session
 
+from bot.errors import apology
 from bot.services import journal, orders_catalogue
 from bot.services.help import example_for, help_reply
 from bot.services.order_apply import decided as _decided
@@ -131,9 +132,7 @@ def process_message(session: Session, ctx: CampaignContext, *, author: str, text
         except Exception:
             incident = f"{call.ref}"
             log.exception("order %s from u/%s failed unexpectedly", incident, author)
-            sections.append(quote + f"**Not done:** {INTERNAL_FAILURE} while "
-                            f"handling this order (reference `{escape_md(incident)}`). Nothing "
-                            "changed; the moderators can look it up.")
+            sections.append(quote + apology(incident, "handling this order"))
             outcome.rejected += 1
         else:
             sections.append(quote + receipt)
@@ -153,10 +152,6 @@ def process_message(session: Session, ctx: CampaignContext, *, author: str, text
                 Call(session, ctx, author, claim, now, ref, is_mod), None))
     outcome.reply = "\n\n---\n\n".join(sections)
     return outcome
-
-
-INTERNAL_FAILURE = "something went wrong on my side"
-"""The words of every apology for an unexpected failure (the CLI exits non-zero on them)."""
 
 
 def _from_rules(exc: RulesError, order: object) -> Rejected:
