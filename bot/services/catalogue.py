@@ -47,11 +47,11 @@ from bot.db.models import (
     ResourceHolder,
 )
 from bot.services import fairplay, journal
-from bot.services.army_rows import ArmyRecord, army_value
+from bot.services.army_rows import ArmyRecord
 from bot.services.render import force
 from bot.services.world import CampaignContext
 from rules.campaign import world
-from rules.campaign.battle import BattleResult, Side, Winner
+from rules.campaign.battle import BattleResult, Winner
 from rules.campaign.catalogue import (
     Catalogue,
     Entry,
@@ -67,7 +67,6 @@ from rules.campaign.characters import (
     TableRoll,
     settle_fate,
 )
-from rules.campaign.config import Terrain
 from rules.campaign.modifiers import Applied, EffectKind, Modifier, Role, collect, total
 from rules.campaign.resources import tile_holder
 from rules.campaign.siege import SiegeLength, siege_months
@@ -703,26 +702,6 @@ def siege_terms(session: Session, ctx: CampaignContext, besieger: AnyArmy, defen
     length = siege_months(garrison, ctx.rules, besieger_modifiers=attack,
                           defender_modifiers=defense)
     return SiegeTerms(length, siege_note(length, attack), siege_note(length, defense))
-
-
-def battle_side_of(book: ModifierBook, army: AnyArmy, role: Winner, *, tick: int,
-                   began: int | None = None, assault: bool = False,
-                   characters: Sequence[str] = (),
-                   secrets_of: int | None = None) -> Side:
-    """A stored army as a battle at tick ``tick`` counts it in ``role``: the tick's battles and
-    the ``odds`` order both come here, and :func:`rules.campaign.world.army_side` decides.
-
-    ``began``: the tick the battle began (see :func:`rules.campaign.world.is_stationary`).
-    ``assault``: its siege equipment counts. ``secrets_of``: the claim asking (odds); another
-    claim's hidden modifiers are then left out, so odds never reveal them.
-    """
-    mods = book.army(army, equipment=assault)
-    if secrets_of is not None and army.claim_id != secrets_of:
-        mods = tuple(m for m in mods if not m.hidden)
-    terrain = book.ctx.world.tile(army.tile).terrain if army.tile in book.ctx.world \
-        else Terrain.FIELD
-    return world.army_side(army_value(army), role, tick=tick, began=began, terrain=terrain,
-                           modifiers=mods, characters=characters)
 
 
 # --- the moderators' tools ------------------------------------------------------------------

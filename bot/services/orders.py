@@ -7,8 +7,8 @@ every order is decided by the rules (:func:`rules.campaign.apply.apply_order`, o
 values): the handler calls :func:`bot.services.order_apply.decided`, which loads the world the
 order reads, writes back what the rules changed, journals it and renders the receipt
 (:mod:`bot.services.receipts`). A refused order raises :class:`Rejected` and changes nothing.
-``odds`` (its sides come from :func:`bot.services.catalogue.battle_side_of`, as the battle's
-do) and ``help`` answer here. Each order runs in a savepoint, so one bad order in a message
+``odds`` (decided by :func:`rules.campaign.apply.odds_shown`, whose sides are the battle's)
+and ``help`` answer here. Each order runs in a savepoint, so one bad order in a message
 leaves the good ones applied and itself changes nothing. The caller owns the transaction (and
 records the message id in it).
 """
@@ -41,7 +41,6 @@ from bot.services.world import (
 from bot.text import escape_md
 from rules.campaign import apply as decide
 from rules.campaign import orders as o
-from rules.campaign.battle import Winner
 from rules.campaign.paths import tile_problem
 from rules.campaign.timing import world_time
 from rules.campaign.worldmap import UnknownTile
@@ -176,17 +175,6 @@ def _corrected(order: object, exc: UnknownTile) -> str | None:
     return None
 
 
-# --- helpers ----------------------------------------------------------------------------
-
-def _label(c: Call, tile_id: str) -> str:
-    return c.ctx.world.tile(tile_id).label
-
-
-def reaction_deadline(c: Call) -> int:
-    """The tick at which a battle started now is fought (the reaction window's end)."""
-    return decide.reaction_deadline(c.now, c.ctx.rules)
-
-
 # --- muster -----------------------------------------------------------------------------
 
 def _muster(c: Call, order: o.Muster) -> str:
@@ -256,29 +244,16 @@ def _status(c: Call, order: o.Status) -> str:
 
 
 def _odds(c: Call, order: o.Odds) -> str:
+    """Decided by the rules (:func:`rules.campaign.apply.odds_shown`: both sides as the battle
+    would count them); the odds change nothing."""
     claim = c.require_claim()
-    world, rows = load_order_world(c.session, c.ctx, {decide.Part.ARMIES})
+    world, _ = load_order_world(c.session, c.ctx, {decide.Part.ARMIES})
     try:
-        mine_value, other_value = decide.odds_pair(world, sender_of(c, claim.id or 0), order,
-                                                   moderator=c.is_moderator)
+        shown = decide.odds_shown(world, sender_of(c, claim.id or 0), order, c.now,
+                                  moderator=c.is_moderator)
     except decide.OrderRefused as exc:
         raise refused(c, claim, exc) from None
-    mine, other = rows.armies[mine_value.id], rows.armies[other_value.id]
-    from bot.services.catalogue import ModifierBook, battle_side_of
-
-    # The sides the battle would count if the attack were ordered now: fought when the
-    # reaction window closes, by the same function the tick uses. The enemy's secrets stay
-    # secret (a moderator sees everything).
-    book = ModifierBook.load(c.session, c.ctx)
-    fought = reaction_deadline(c)
-    asker = None if c.is_moderator else mine.claim_id
-    attacker = battle_side_of(book, mine, Winner.ATTACKER, tick=fought, began=c.tick,
-                              secrets_of=asker)
-    defender = battle_side_of(book, other, Winner.DEFENDER, tick=fought, began=c.tick,
-                              secrets_of=asker)
-    return receipt_text(c.ctx, decide.odds_of(mine.id or 0, other.id or 0, attacker, defender,
-                                              fought, c.ctx.rules, kind=mine.kind,
-                                              target_kind=other.kind))
+    return receipt_text(c.ctx, shown)
 
 
 def _cede(c: Call, order: o.Cede) -> str:

@@ -39,7 +39,7 @@ from fractions import Fraction
 
 from rules.campaign import calendar
 from rules.campaign.battle import BattleResult, Side, Winner, resolve_battle
-from rules.campaign.config import RulesConfig, Terrain
+from rules.campaign.config import RulesConfig
 from rules.campaign.contingents import split_losses
 from rules.campaign.detection import DetectionResult, ObserverKind, roll_detection
 from rules.campaign.meetings import Presence, hostile_meetings
@@ -67,6 +67,7 @@ from rules.campaign.state import (
     Modifiers,
     SiegeState,
     World,
+    fighting_side,
 )
 from rules.campaign.upkeep import UpkeepResult, accrue_month, apply_upkeep, record_loss
 from rules.campaign.world import (
@@ -80,7 +81,6 @@ from rules.campaign.world import (
     March,
     Reaction,
     SiegeStatus,
-    army_side,
     battle_side,
     evolve,
 )
@@ -640,14 +640,10 @@ class _Battles:
         self.world = replace(self.world, battles=tuple(
             battle if b.id == battle.id else b for b in self.world.battles))
 
-    def terrain(self, tile: str) -> Terrain:
-        return self.tick.map.tile(tile).terrain if tile in self.tick.map else Terrain.FIELD
-
     def side(self, a: Army, role: Winner, *, assault: bool = False,
              began: int | None = None) -> Side:
-        return army_side(a, role, tick=self.tick.index, terrain=self.terrain(a.tile),
-                         began=began, modifiers=self.tick.modifiers.battle(a, assault=assault),
-                         characters=self.world.characters_with(a.id))
+        return fighting_side(self.world, a, role, map=self.tick.map, tick=self.tick.index,
+                             modifiers=self.tick.modifiers, began=began, assault=assault)
 
     def record_slain(self, claim_id: int, infantry: int, cavalry: int) -> None:
         claim = self.claims.get(claim_id)

@@ -28,7 +28,7 @@ from typing import Any, Protocol, TypeVar
 
 from rules.campaign import calendar
 from rules.campaign import orders as o
-from rules.campaign.battle import Matchup, Side, matchup
+from rules.campaign.battle import Matchup, Side, Winner, matchup
 from rules.campaign.calendar import moment_text, next_tick_at_or_after, tick_index, tick_time
 from rules.campaign.calloff import call_off_refusal
 from rules.campaign.catalogue import Catalogue, Entry, Section, UnknownEntry
@@ -65,6 +65,7 @@ from rules.campaign.state import (
     NoModifiers,
     SiegeState,
     World,
+    fighting_side,
     war_key,
 )
 from rules.campaign.upkeep import monthly_upkeep
@@ -1509,13 +1510,26 @@ def odds_pair(world: World, sender: Sender, order: o.Odds, *, moderator: bool = 
     return mine, other
 
 
-def odds_of(army: int, target: int, attacker: Side, defender: Side, fought_tick: int,
-            rules: RulesConfig, *, kind: ArmyKind = ArmyKind.LAND,
-            target_kind: ArmyKind = ArmyKind.LAND) -> OddsShown:
-    """The odds shown for two sides built by :func:`rules.campaign.world.army_side`."""
-    return OddsShown(army, target, fought_tick, matchup(attacker, defender, rules),
-                     battle_odds(attacker, defender, rules), kind=kind,
-                     target_kind=target_kind)
+def odds_shown(world: World, sender: Sender, order: o.Odds, at: datetime, *,
+               moderator: bool = False) -> OddsShown:
+    """The answer to an ``odds`` order sent at ``at``: the battle of the sender's army
+    attacking the other (:func:`odds_pair`) if the attack were ordered now, as the tick would
+    fight it. Begun now, fought when the reaction window closes (the tick and the deadline an
+    ``attack`` order gives its battle), each side built by
+    :func:`rules.campaign.state.fighting_side` as the tick's battle builds it; the other
+    claim's hidden modifiers are left out unless a moderator asks."""
+    mine, other = odds_pair(world, sender, order, moderator=moderator)
+    fought, began = reaction_deadline(at, sender.rules), tick_of(at, sender)
+    asker = None if moderator else mine.claim_id
+
+    def side(army: Army, role: Winner) -> Side:
+        return fighting_side(world, army, role, map=sender.map, tick=fought,
+                             modifiers=sender.modifiers, began=began, secrets_of=asker)
+
+    attacker, defender = side(mine, Winner.ATTACKER), side(other, Winner.DEFENDER)
+    return OddsShown(mine.id, other.id, fought, matchup(attacker, defender, sender.rules),
+                     battle_odds(attacker, defender, sender.rules), kind=mine.kind,
+                     target_kind=other.kind)
 
 
 # --- the table --------------------------------------------------------------------------

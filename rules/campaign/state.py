@@ -26,7 +26,8 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any, Protocol
 
-from rules.campaign.config import Season
+from rules.campaign.battle import Side, Winner
+from rules.campaign.config import Season, Terrain
 from rules.campaign.modifiers import Modifier
 from rules.campaign.upkeep import SlainLedger
 from rules.campaign.world import (
@@ -39,7 +40,9 @@ from rules.campaign.world import (
     March,
     Reaction,
     SiegeStatus,
+    army_side,
 )
+from rules.campaign.worldmap import WorldMap
 from rules.fairdice import PUBLIC, EventKey, FairDice, dice_line, format_entropy
 
 __all__ = [
@@ -57,6 +60,7 @@ __all__ = [
     "NoModifiers",
     "SiegeState",
     "World",
+    "fighting_side",
     "war_key",
 ]
 
@@ -278,3 +282,24 @@ class NoModifiers:
 
 
 NO_MODIFIERS = NoModifiers()
+
+
+def fighting_side(world: World, army: Army, role: Winner, *, map: WorldMap, tick: int,
+                  modifiers: Modifiers, began: int | None = None, assault: bool = False,
+                  secrets_of: int | None = None) -> Side:
+    """How a battle fought at tick ``tick`` (begun at ``began``) counts ``army`` as ``role``:
+    on the terrain of its tile (a field off the map), with the modifiers in force for it
+    (``assault``: its siege equipment too) and the free characters with it.
+
+    The tick's battles (:mod:`rules.campaign.advance`) and the ``odds`` order
+    (:func:`rules.campaign.apply.odds_shown`) both build their sides here, through
+    :func:`rules.campaign.world.army_side`: the odds shown are the odds fought.
+    ``secrets_of``: the claim asking for odds; another claim's hidden modifiers are then left
+    out, so odds never reveal them.
+    """
+    mods = modifiers.battle(army, assault=assault)
+    if secrets_of is not None and army.claim_id != secrets_of:
+        mods = tuple(m for m in mods if not m.hidden)
+    terrain = map.tile(army.tile).terrain if army.tile in map else Terrain.FIELD
+    return army_side(army, role, tick=tick, terrain=terrain, began=began, modifiers=mods,
+                     characters=world.characters_with(army.id))
