@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from bot.commands.registry import CommandContext, CommandError, command
+from bot.errors import notation_failure
 from bot.text import escape_md
-from rules.campaign.battle import Side, Winner
-from rules.campaign.config import DEFAULT_RULES, Terrain
-from rules.campaign.odds import battle_odds
-from rules.campaign.world import as_role
+from rules.campaign import notation
+from rules.campaign.battle import Side
+from rules.campaign.config import DEFAULT_RULES
+from rules.errors import NotationError
 
 
 @command("claim", aliases=("whois",), example="!claim House Stark", moderator_only=True,
@@ -41,30 +41,7 @@ def claim_command(ctx: CommandContext, args: str) -> str:
     return str(HANDLERS[Status](call, Status()))
 
 
-_SIDE_WORDS = re.compile(
-    r"(?P<n>\d[\d,]*)\s*(?P<kind>inf(?:antry)?|foot|cav(?:alry)?|horse|ships?)\b", re.I)
-_TERRAIN = re.compile(r"\b(?:on|in)\s+(?:a\s+|the\s+)?(?P<t>field|forest|hill|mountain|sand|"
-                      r"swamp)s?\b", re.I)
-ODDS_EXAMPLE = "!odds 300 infantry 50 cavalry vs 200 infantry on a hill"
-
-
-def _odds_side(text: str, which: str) -> Side:
-    counts = {"infantry": 0, "cavalry": 0, "ships": 0}
-    for m in _SIDE_WORDS.finditer(text):
-        kind = m.group("kind").lower()
-        key = "infantry" if kind.startswith(("inf", "foot")) else \
-            "cavalry" if kind.startswith(("cav", "horse")) else "ships"
-        counts[key] += int(m.group("n").replace(",", ""))
-    if not any(counts.values()):
-        raise CommandError(f"the {which} side has no troops", "numbers of infantry, cavalry "
-                           "or ships on each side of `vs`", ODDS_EXAMPLE)
-    if any(v > 10_000_000 for v in counts.values()):
-        raise CommandError(f"the {which} side is too large", "at most 10,000,000 of a kind",
-                           ODDS_EXAMPLE)
-    terrain = _TERRAIN.search(text)
-    return Side(infantry=counts["infantry"], cavalry=counts["cavalry"], ships=counts["ships"],
-                terrain=Terrain(terrain.group("t").lower()) if terrain else Terrain.FIELD,
-                stationary=terrain is not None)
+ODDS_EXAMPLE = f"!odds {notation.ODDS_EXAMPLE}"
 
 
 @command("odds", aliases=("battleodds",), example=ODDS_EXAMPLE)
@@ -73,19 +50,18 @@ def odds_command(ctx: CommandContext, args: str) -> str:
     it counts): `!odds 300 infantry 50 cavalry vs 200 infantry on a hill`. The first side is
     the attacker; "on TERRAIN" gives the defender (after `vs`) the terrain's bonus as a
     stationary army; the attacker never has it, as in the battle."""
-    parts = re.split(r"\s+(?:vs\.?|versus|against)\s+", args.strip(), maxsplit=1, flags=re.I)
-    if len(parts) != 2:
-        raise CommandError("I need two sides separated by `vs`", "ATTACKER vs DEFENDER",
-                           ODDS_EXAMPLE)
-    described = _odds_side(parts[0], "attacking")
-    attacker = as_role(described, Winner.ATTACKER)
-    defender = as_role(_odds_side(parts[1], "defending"), Winner.DEFENDER)
-    ignored = (f" The attacker never has the defender's terrain bonus, so \"on "
-               f"{described.terrain.value}\" does not count for it."
-               if described.stationary else "")
     campaign: Any = ctx.extra.get("campaign")
-    rules = campaign.rules if campaign is not None else DEFAULT_RULES
-    odds = battle_odds(attacker, defender, rules)
+    try:  # parse and resolve: rules.campaign.notation; render: here
+        answer = notation.odds_answer(notation.parse_odds(args),
+                                      campaign.rules if campaign is not None else DEFAULT_RULES)
+    except NotationError as err:
+        failure = notation_failure(err)
+        failure.example = f"!odds {err.example}" if err.example else ODDS_EXAMPLE
+        raise failure from None
+    attacker, defender, odds = answer.attacker, answer.defender, answer.odds
+    ignored = (f" The attacker never has the defender's terrain bonus, so \"on "
+               f"{answer.ignored_terrain.value}\" does not count for it."
+               if answer.ignored_terrain is not None else "")
     win = odds.attacker_win
 
     def side_text(side: Side) -> str:

@@ -1,0 +1,98 @@
+"""The campaign's text notation for ``!odds``: two forces described, attacker first::
+
+    300 infantry 50 cavalry vs 200 infantry on a hill
+
+Each side is a list of counts of ``infantry`` (``inf``, ``foot``), ``cavalry`` (``cav``,
+``horse``) and ``ships``; ``vs`` (``versus``, ``against``) separates them. ``on TERRAIN`` (or
+``in``) puts a side on that terrain as a stationary army; only the defender can have the
+terrain's bonus (:func:`rules.campaign.world.battle_side`), so the attacker's is read, then
+set aside and named (:attr:`OddsQuestion.ignored_terrain`).
+
+:func:`parse_odds` reads the text into an :class:`OddsQuestion`; :func:`odds_answer` decides
+the odds (:func:`rules.campaign.odds.battle_odds`). The bot command only renders.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from rules.campaign.battle import Side, Winner
+from rules.campaign.config import DEFAULT_RULES, RulesConfig, Terrain
+from rules.campaign.odds import Odds, battle_odds
+from rules.campaign.world import as_role
+from rules.errors import NotationError
+
+ODDS_SYNTAX = "ATTACKER vs DEFENDER"
+ODDS_EXAMPLE = "300 infantry 50 cavalry vs 200 infantry on a hill"
+MAX_TROOPS = 10_000_000
+"""The most of one kind a described side may have."""
+
+_SIDE_WORDS = re.compile(
+    r"(?P<n>\d[\d,]*)\s*(?P<kind>inf(?:antry)?|foot|cav(?:alry)?|horse|ships?)\b", re.I)
+_TERRAIN = re.compile(r"\b(?:on|in)\s+(?:a\s+|the\s+)?(?P<t>field|forest|hill|mountain|sand|"
+                      r"swamp)s?\b", re.I)
+_VERSUS = re.compile(r"\s+(?:vs\.?|versus|against)\s+", re.I)
+
+
+@dataclass(frozen=True, slots=True)
+class OddsQuestion:
+    """Two forces as described: ``attacker`` and ``defender`` (each as written, a side "on"
+    a terrain being stationary there)."""
+
+    attacker: Side
+    defender: Side
+
+    @property
+    def ignored_terrain(self) -> Terrain | None:
+        """The terrain the attacker was said to be on: it never counts for an attacker."""
+        return self.attacker.terrain if self.attacker.stationary else None
+
+    def sides(self) -> tuple[Side, Side]:
+        """Both sides as the battle counts them (:func:`rules.campaign.world.as_role`)."""
+        return as_role(self.attacker, Winner.ATTACKER), as_role(self.defender, Winner.DEFENDER)
+
+
+@dataclass(frozen=True, slots=True)
+class OddsAnswer:
+    """The sides as fought and the exact odds of their battle."""
+
+    attacker: Side
+    defender: Side
+    odds: Odds
+    ignored_terrain: Terrain | None
+
+
+def _side(text: str, which: str) -> Side:
+    counts = {"infantry": 0, "cavalry": 0, "ships": 0}
+    for m in _SIDE_WORDS.finditer(text):
+        kind = m.group("kind").lower()
+        key = "infantry" if kind.startswith(("inf", "foot")) else \
+            "cavalry" if kind.startswith(("cav", "horse")) else "ships"
+        counts[key] += int(m.group("n").replace(",", ""))
+    if not any(counts.values()):
+        raise NotationError(f"the {which} side has no troops", syntax="numbers of infantry, "
+                            "cavalry or ships on each side of `vs`", example=ODDS_EXAMPLE)
+    if any(v > MAX_TROOPS for v in counts.values()):
+        raise NotationError(f"the {which} side is too large",
+                            syntax=f"at most {MAX_TROOPS:,} of a kind", example=ODDS_EXAMPLE)
+    terrain = _TERRAIN.search(text)
+    return Side(infantry=counts["infantry"], cavalry=counts["cavalry"], ships=counts["ships"],
+                terrain=Terrain(terrain.group("t").lower()) if terrain else Terrain.FIELD,
+                stationary=terrain is not None)
+
+
+def parse_odds(text: str) -> OddsQuestion:
+    """Read ``ATTACKER vs DEFENDER``; raises :class:`NotationError` saying what is wrong."""
+    parts = _VERSUS.split(text.strip(), maxsplit=1)
+    if len(parts) != 2:
+        raise NotationError("I need two sides separated by `vs`", syntax=ODDS_SYNTAX,
+                            example=ODDS_EXAMPLE)
+    return OddsQuestion(_side(parts[0], "attacking"), _side(parts[1], "defending"))
+
+
+def odds_answer(question: OddsQuestion, rules: RulesConfig = DEFAULT_RULES) -> OddsAnswer:
+    """The exact odds of the battle described, under the campaign's ``rules``."""
+    attacker, defender = question.sides()
+    return OddsAnswer(attacker, defender, battle_odds(attacker, defender, rules),
+                      question.ignored_terrain)
