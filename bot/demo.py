@@ -106,11 +106,12 @@ class Demo:
     def stop(self) -> None:
         from sqlmodel import select
 
-        from bot.db.models import Outbox
+        from bot.db.models import Outbox, OutboxStatus
 
         self.report.requests = self.sandbox.request_count()
         with transaction(self.engine) as session:
-            sent = session.exec(select(Outbox).where(Outbox.status == "delivered")).all()
+            sent = session.exec(select(Outbox).where(
+                Outbox.status == OutboxStatus.DELIVERED.value)).all()
         self.report.replies = sum(1 for o in sent if o.kind == "reply")
         self.report.private = sum(1 for o in sent if o.kind == "message")
         self.engine.dispose()

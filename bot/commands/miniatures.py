@@ -13,7 +13,7 @@ from fractions import Fraction
 from bot.commands.registry import CommandContext, CommandError, command
 from bot.errors import notation_failure
 from rules.errors import NotationError, RulesError
-from rules.miniatures.attack import AttackResult, AttackSpec, resolve_attack
+from rules.miniatures.attack import AttackOutcome, AttackResult, AttackSpec, resolve_attack
 from rules.miniatures.charge import (
     ChargeOutcome,
     ChargeReroll,
@@ -211,7 +211,7 @@ def render_attack(result: AttackResult) -> str:
     elif spec.morale is not None:
         lines.append("No panic test: the unit was destroyed.")
     verdict = f"**Total: {result.wounds} {'wound' if result.wounds == 1 else 'wounds'}**"
-    if result.outcome.value == "destroyed":
+    if result.outcome is AttackOutcome.DESTROYED:
         verdict += " — the unit is destroyed."
     lines.append(verdict)
     return "\n\n".join(line for line in lines if line)

@@ -26,7 +26,7 @@ from bot.services.world import (
 )
 from rules.campaign.config import Terrain
 from rules.campaign.mapcheck import MapDiff, map_difference
-from rules.campaign.world import ACTIVE_STATES
+from rules.campaign.world import ACTIVE_STATES, BattleStatus, SiegeStatus
 from rules.campaign.worldmap import WorldMap, parse_map
 
 
@@ -85,12 +85,12 @@ def plan_map_update(session: Session, ctx: CampaignContext, text: str) -> MapUpd
             plan.problems.append(f"{claim.name}'s holdfast {where(claim.holdfast)} is "
                                  f"{'gone' if tile is None else 'no longer a holdfast'}")
     for a in armies(session, ctx, states=ACTIVE_STATES):
-        fleet = a.kind == ArmyKind.FLEET.value
+        fleet = a.kind is ArmyKind.FLEET
         what = f"{'fleet' if fleet else 'army'} {a.id}"
         tile = new.tiles.get(a.tile)
         if tile is None:
             plan.problems.append(f"{what} stands on {where(a.tile)}, which is gone")
-        elif a.state != ArmyState.GARRISON.value and a.state != ArmyState.MUSTERING.value and (
+        elif a.state not in (ArmyState.GARRISON, ArmyState.MUSTERING) and (
                 (tile.terrain is Terrain.WATER) != fleet or tile.terrain is Terrain.IMPASSABLE):
             plan.problems.append(f"{what} stands on {a.tile}, now {tile.terrain.value}")
         previous = a.tile
@@ -112,7 +112,7 @@ def plan_map_update(session: Session, ctx: CampaignContext, text: str) -> MapUpd
                 break
             previous = step
     sieges = session.exec(select(Siege).where(Siege.campaign_id == ctx.campaign_id,
-                                              Siege.status == "active")).all()
+                                              Siege.status == SiegeStatus.ACTIVE)).all()
     for siege in sieges:
         tile = new.tiles.get(siege.holdfast)
         if tile is None or not tile.holdfast:
@@ -120,7 +120,7 @@ def plan_map_update(session: Session, ctx: CampaignContext, text: str) -> MapUpd
                                  f"is {'gone' if tile is None else 'no longer a holdfast'}")
     battles = session.exec(select(PendingBattle).where(
         PendingBattle.campaign_id == ctx.campaign_id,
-        PendingBattle.status == "pending")).all()
+        PendingBattle.status == BattleStatus.PENDING)).all()
     for battle in battles:
         if battle.tile not in new.tiles:
             plan.problems.append(f"pending battle {battle.id} at {where(battle.tile)}: the "

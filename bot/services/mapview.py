@@ -13,7 +13,7 @@ from typing import Any
 
 from sqlmodel import Session, col, select
 
-from bot.db.models import ArmyKind, ArmyState, Event, PendingBattle, Siege
+from bot.db.models import ArmyKind, ArmyState, Event, PendingBattle, Siege, SiegeStatus
 from bot.mapimage.draw import render_png, render_svg
 from bot.mapimage.scene import DEFAULT_OPTIONS, Scene, SceneOptions, build_scene
 from bot.services.army_rows import ArmyRecord, load_records
@@ -55,7 +55,7 @@ def load_situation(session: Session, ctx: CampaignContext, *, tick: int | None =
     sieges = session.exec(select(Siege).where(Siege.campaign_id == ctx.campaign_id)
                           .order_by(col(Siege.id))).all()
     for siege in sieges:
-        if siege.status == "fallen" and siege.besieger_claim in names:
+        if siege.status is SiegeStatus.FALLEN and siege.besieger_claim in names:
             holders[siege.holdfast] = names[siege.besieger_claim]
     session.flush()  # the armies are read as plain records, past the ORM (and its autoflush)
     rows = [a for a in load_records(session, ctx.campaign_id, IN_MAP_STATES)
@@ -66,17 +66,17 @@ def load_situation(session: Session, ctx: CampaignContext, *, tick: int | None =
         if a.claim_id not in names:
             continue
         path = tuple(str(t) for t in a.path_json if str(t) in ctx.world)
-        announced = a.state == ArmyState.BESIEGING.value or (
-            a.state == ArmyState.STANDING.value and a.arrival_tick is not None)
+        announced = a.state is ArmyState.BESIEGING or (
+            a.state is ArmyState.STANDING and a.arrival_tick is not None)
         seen = tuple(sorted((names[c], tile) for c, tile in seen_by.get(a.id or 0, {}).items()
                             if c in names))
         marks.append(ArmyMark(
             id=a.id or 0, claim=names[a.claim_id], tile=a.tile,
-            fleet=a.kind == ArmyKind.FLEET.value, infantry=a.infantry, cavalry=a.cavalry,
-            ships=a.ships, path=path if a.state in (ArmyState.MARCHING.value,
-                                                    ArmyState.RETREATING.value) else (),
+            fleet=a.kind is ArmyKind.FLEET, infantry=a.infantry, cavalry=a.cavalry,
+            ships=a.ships, path=path if a.state in (ArmyState.MARCHING,
+                                                    ArmyState.RETREATING) else (),
             announced=announced, seen=seen))
-    active = [s for s in sieges if s.status == "active" and s.holdfast in ctx.world]
+    active = [s for s in sieges if s.status is SiegeStatus.ACTIVE and s.holdfast in ctx.world]
     blockades: list[BlockadeMark] = []
     for siege in active:
         port = ctx.world.tile(siege.holdfast)
@@ -84,8 +84,8 @@ def load_situation(session: Session, ctx: CampaignContext, *, tick: int | None =
             continue
         water = set(ctx.world.water_adjacent(port.id))
         for a in rows:
-            if a.kind == ArmyKind.FLEET.value and a.claim_id == siege.besieger_claim \
-                    and a.state == ArmyState.STANDING.value and a.tile in water:
+            if a.kind is ArmyKind.FLEET and a.claim_id == siege.besieger_claim \
+                    and a.state is ArmyState.STANDING and a.tile in water:
                 blockades.append(BlockadeMark(a.tile, port.id, names[a.claim_id]))
     battles = _battles_this_month(session, ctx, now, names)
     return Situation(
