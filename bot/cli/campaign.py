@@ -12,7 +12,6 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
-from sqlmodel import col, select
 
 from bot.cli.common import (
     ByOpt,
@@ -25,25 +24,17 @@ from bot.cli.common import (
 )
 from bot.cli.group import ConfigOpt, command_group
 from bot.db.models import (
-    Army,
-    ArmyState,
-    Character,
-    Claim,
     Outbox,
-    PendingBattle,
-    Relation,
     RelationStatus,
 )
 from bot.services import forewarn, journal, queries, snapshots
 from bot.services.world import (
     CampaignContext,
-    all_claims,
     claim_by_name,
     get_campaign,
     set_relation,
 )
 from rules.campaign.inputs import MAX_LISTED_ROWS, check_holdings, parse_gold, parse_troops
-from rules.campaign.world import BattleStatus
 from rules.errors import InvalidInput
 
 app = command_group()
@@ -140,31 +131,25 @@ def show_army_cmd(army_id: int, config: ConfigOpt = None) -> None:
     env = open_campaign(config)
     ctx = env.ctx
     with env.session() as session:
-        a = session.get(Army, army_id)
-        if a is None or a.campaign_id != ctx.campaign_id:
+        try:
+            a = queries.army_detail(session, ctx, army_id)
+        except LookupError:
             console.print(f"[red]no army {army_id}[/red]")
-            raise typer.Exit(2)
-        claim = session.get(Claim, a.claim_id)
-        console.print(f"[bold]Army {a.id}[/bold] of {claim.name if claim else '?'}: "
-                      f"{a.kind}, {a.state} at {ctx.world.tile(a.tile).label} ({a.tile})")
-        console.print(f"  troops: {a.infantry} infantry, {a.cavalry} cavalry, {a.ships} ships")
-        if a.path_json:
-            console.print("  path left: " + " > ".join(ctx.world.tile(t).label
-                                                       for t in a.path_json))
-            if a.arrival_tick:
-                console.print(f"  arrives: {ctx.when(ctx.tick_at(a.arrival_tick))}")
-        if a.ready_tick and a.state == ArmyState.MUSTERING:
-            console.print(f"  ready: {ctx.when(ctx.tick_at(a.ready_tick))}")
-        chars = session.exec(select(Character).where(Character.army_id == a.id)).all()
-        if chars:
-            console.print("  characters: " + ", ".join(c.name for c in chars))
-        battles = session.exec(select(PendingBattle).where(
-            PendingBattle.status == BattleStatus.PENDING,
-            (col(PendingBattle.attacker_army) == a.id) | (col(PendingBattle.defender_army) ==
-                                                          a.id))).all()
-        for b in battles:
-            console.print(f"  pending {b.kind} battle {b.id} at {b.tile}, fought "
-                          f"{ctx.when(ctx.tick_at(b.resolve_tick))}, reaction: {b.reaction}")
+            raise typer.Exit(2) from None
+    console.print(f"[bold]Army {a.id}[/bold] of {a.claim}: {a.kind}, {a.state} at {a.tile} "
+                  f"({a.tile_id})")
+    console.print(f"  troops: {a.infantry} infantry, {a.cavalry} cavalry, {a.ships} ships")
+    if a.path:
+        console.print("  path left: " + " > ".join(a.path))
+        if a.arrives:
+            console.print(f"  arrives: {ctx.when(a.arrives)}")
+    if a.ready:
+        console.print(f"  ready: {ctx.when(a.ready)}")
+    if a.characters:
+        console.print("  characters: " + ", ".join(a.characters))
+    for b in a.battles:
+        console.print(f"  pending {b.kind} battle {b.id} at {b.tile}, fought "
+                      f"{ctx.when(b.resolve_at)}, reaction: {b.reaction}")
 
 
 @app.command("status")
@@ -423,10 +408,10 @@ def relations_list_cmd(config: ConfigOpt = None) -> None:
     env = open_campaign(config)
     ctx = env.ctx
     with env.session() as session:
-        names = {c.id: c.name for c in all_claims(session, ctx)}
-        table = Table("Claim", "Claim", "Relation")
-        for r in session.exec(select(Relation).where(Relation.campaign_id == ctx.campaign_id)):
-            table.add_row(names.get(r.claim_a, "?"), names.get(r.claim_b, "?"), r.status)
+        rows = queries.relations(session, ctx)
+    table = Table("Claim", "Claim", "Relation")
+    for r in rows:
+        table.add_row(r.claim_a, r.claim_b, r.status)
     console.print(table)
 
 

@@ -1,5 +1,6 @@
-"""Read-only views of one campaign: what ``maester status``, ``claims``, ``armies``, ``log``,
-``outbox`` and ``export`` show, as plain values the CLI formats and the tests read.
+"""Read-only views of one campaign: what ``maester status``, ``claims``, ``armies``, ``show
+army``, ``relations list``, ``log``, ``outbox`` and ``export`` show, as plain values the CLI
+formats and the tests read.
 
 Every query reads only the rows of ``ctx``'s campaign and changes nothing. A claim named by the
 caller that does not exist raises LookupError with a sentence for the moderator.
@@ -25,11 +26,12 @@ from bot.db.models import (
     OutboxStatus,
     PendingBattle,
     Player,
+    Relation,
     Siege,
 )
 from bot.services.world import CampaignContext, all_claims, armies, claim_by_name, get_campaign
 from rules.campaign import calendar
-from rules.campaign.world import SiegeStatus
+from rules.campaign.world import ArmyKind, ArmyState, BattleStatus, SiegeStatus
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +89,42 @@ class ArmyRow:
     ships: int
     destination: str
     arrives: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class BattleRow:
+    id: int
+    kind: str
+    tile: str
+    resolve_at: datetime
+    reaction: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class ArmyDetail:
+    """One army in full: troops, state, where it goes, its characters and pending battles."""
+
+    id: int
+    claim: str
+    kind: ArmyKind
+    state: ArmyState
+    tile: str  # the tile's label
+    tile_id: str
+    infantry: int
+    cavalry: int
+    ships: int
+    path: tuple[str, ...]  # labels of the tiles left to march
+    arrives: datetime | None
+    ready: datetime | None  # a mustering army's
+    characters: tuple[str, ...]
+    battles: tuple[BattleRow, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class RelationRow:
+    claim_a: str
+    claim_b: str
+    status: str
 
 
 def _count(session: Session, *where: Any) -> int:
@@ -166,6 +204,39 @@ def army_rows(session: Session, ctx: CampaignContext, claim: str | None = None
             ctx.world.tile(a.path_json[-1]).label if marching else "",
             ctx.tick_at(a.arrival_tick) if marching and a.arrival_tick else None))
     return rows
+
+
+def army_detail(session: Session, ctx: CampaignContext, army_id: int) -> ArmyDetail:
+    """Army ``army_id`` of this campaign in full; LookupError when there is none."""
+    a = session.get(Army, army_id)
+    if a is None or a.campaign_id != ctx.campaign_id:
+        raise LookupError(f"no army {army_id} (see `maester armies`)")
+    names = {c.id: c.name for c in all_claims(session, ctx)}
+    battles = session.exec(select(PendingBattle).where(
+        PendingBattle.campaign_id == ctx.campaign_id,
+        PendingBattle.status == BattleStatus.PENDING,
+        (col(PendingBattle.attacker_army) == a.id) | (col(PendingBattle.defender_army) == a.id))
+        .order_by(col(PendingBattle.id))).all()
+    chars = session.exec(select(Character).where(
+        Character.campaign_id == ctx.campaign_id, Character.army_id == a.id)
+        .order_by(col(Character.id))).all()
+    return ArmyDetail(
+        a.id or 0, names.get(a.claim_id, "?"), a.kind, a.state, ctx.world.tile(a.tile).label,
+        a.tile, a.infantry, a.cavalry, a.ships,
+        tuple(ctx.world.tile(str(t)).label for t in a.path_json),
+        ctx.tick_at(a.arrival_tick) if a.path_json and a.arrival_tick else None,
+        ctx.tick_at(a.ready_tick) if a.ready_tick and a.state is ArmyState.MUSTERING else None,
+        tuple(ch.name for ch in chars),
+        tuple(BattleRow(b.id or 0, b.kind, b.tile, ctx.tick_at(b.resolve_tick),
+                        b.reaction.value if b.reaction else None) for b in battles))
+
+
+def relations(session: Session, ctx: CampaignContext) -> list[RelationRow]:
+    """The recorded relations between claims (unlisted pairs are neutral)."""
+    names = {c.id: c.name for c in all_claims(session, ctx)}
+    return [RelationRow(names.get(r.claim_a, "?"), names.get(r.claim_b, "?"), r.status.value)
+            for r in session.exec(select(Relation).where(
+                Relation.campaign_id == ctx.campaign_id).order_by(col(Relation.id)))]
 
 
 def characters(session: Session, ctx: CampaignContext, claim: str | None = None

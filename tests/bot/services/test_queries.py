@@ -7,7 +7,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from sqlmodel import Session
+from sqlmodel import Session, select
 
 from bot.db.engine import make_engine, transaction
 from bot.db.models import Army, Campaign, Claim, Siege
@@ -92,3 +92,20 @@ def test_log_and_outbox_read_newest_events_of_a_claim(world: tuple[str, Campaign
     assert stark and all(e.claim_id == stark_id for e in stark)
     assert [e.id for e in last_two] == [e.id for e in everything[-2:]]
     assert all(o.status == "pending" for o in pending)
+
+
+def test_show_army_and_relations_see_one_campaign(world: tuple[str, CampaignContext]) -> None:
+    url, ctx = world
+    with transaction(make_engine(url)) as session:
+        mine = queries.army_rows(session, ctx)
+        detail = queries.army_detail(session, ctx, mine[0].id)
+        theirs = max(a.id or 0 for a in session.exec(select(Army)).all())
+        with pytest.raises(LookupError, match=f"no army {theirs}"):
+            queries.army_detail(session, ctx, theirs)  # the other campaign's besieger
+        relations = queries.relations(session, ctx)
+        names = {c.name for c in queries.claims(session, ctx)}
+    assert (detail.id, detail.claim, detail.tile, detail.infantry) == (
+        mine[0].id, mine[0].claim, mine[0].tile, mine[0].infantry)
+    assert all(b.resolve_at >= scenario.START for b in detail.battles)
+    assert relations and all({r.claim_a, r.claim_b} <= names for r in relations)
+    assert {r.status for r in relations} <= {"war", "allied", "neutral"}
