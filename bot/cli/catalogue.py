@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from sqlalchemy.engine import make_url
 from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import Session
 
@@ -27,9 +26,9 @@ from bot.cli.common import (
     world_now_in,
 )
 from bot.cli.group import ConfigOpt, command_group
-from bot.config import Settings
-from bot.db.engine import make_engine, transaction
+from bot.db.engine import MissingDatabase, transaction
 from bot.services import journal, snapshots
+from bot.services.access import open_campaign
 from bot.services.catalogue import (
     CatalogueError,
     NotFound,
@@ -42,7 +41,7 @@ from bot.services.catalogue import (
     store_catalogue,
     summary_of,
 )
-from bot.services.world import CampaignContext, get_campaign, load_context
+from bot.services.world import CampaignContext, get_campaign
 from rules.campaign.catalogue import Catalogue, Section, missing_resources
 
 app = command_group()
@@ -149,13 +148,6 @@ def catalogue_show(config: ConfigOpt = None, by: ByOpt = None) -> None:
         typer.echo(f"  {table.name} table (d{table.sides}): {rows}")
 
 
-def _database_exists(settings: Settings) -> bool:
-    url = make_url(settings.campaign.database_url)
-    if url.get_backend_name() != "sqlite":
-        return True
-    return bool(url.database) and Path(str(url.database)).exists()
-
-
 @catalogue_app.command("check")
 def catalogue_check(
     file: Annotated[Path, typer.Argument(help="A catalogue TOML file.")],
@@ -170,19 +162,21 @@ def catalogue_check(
     except CatalogueError as exc:
         problem = str(exc)
     ctx: CampaignContext | None = None
-    if _database_exists(settings):
-        engine = make_engine(settings.campaign.database_url)
+    try:
+        engine, ctx = open_campaign(settings, check_schema=False)
+    except (MissingDatabase, LookupError, SQLAlchemyError):
+        ctx = None  # no campaign there yet: the file is checked on its own
+    else:
         try:
             with transaction(engine) as session:
-                ctx = load_context(session, settings)
                 now = _now(session, ctx)
                 journal.log_event(session, ctx.campaign_id, ctx.tick_of(now),
                                   "catalogue_check", f"catalogue file {file.name} checked: "
                                   + ("invalid" if problem else "ok"), at=now,
                                   actor=moderator_name(by), data={"file": str(file),
                                                               "problem": problem})
-        except (LookupError, SQLAlchemyError):
-            ctx = None  # no campaign there yet: the file is checked on its own
+        except SQLAlchemyError:
+            ctx = None  # an older database without the tables it needs: checked on its own
         finally:
             engine.dispose()
     if catalogue is None:
