@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[1]
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("rules",),
     ("bot.errors", "bot.text", "bot.clock", "bot.config", "bot.maps", "bot.db", "bot.data",
-     "bot.mapimage"),
+     "bot.mapimage", "bot.render"),
     ("bot.services",),
     ("bot.commands", "bot.jsonapi"),
     ("bot.messages",),

@@ -6,7 +6,7 @@ call here: the tick's monthly upkeep (from the values of the upkeep events of
 :func:`rules.campaign.advance.advance_upkeep`), the season and relation commands, the wars an
 order's receipt declares (:mod:`bot.services.order_apply`), and the receipts of muster, build,
 buy and status (:func:`shortfall`, a value on the receipt rendered by
-:mod:`bot.services.receipts`).
+:mod:`bot.render.receipts`).
 """
 
 from __future__ import annotations
@@ -18,8 +18,9 @@ from decimal import Decimal
 from sqlmodel import Session
 
 from bot.db.models import Claim
+from bot.render.common import money, troops_text
+from bot.render.notes import scatter_forecast_text
 from bot.services import journal
-from bot.services.render import money, scatter_forecast_text, troops_text
 from bot.services.world import CampaignContext, all_claims, armies, get_campaign
 from bot.text import name_md
 from rules.campaign import calendar
@@ -148,7 +149,7 @@ def shortfall(session: Session, ctx: CampaignContext, claim: Claim, at: datetime
               first: bool = False) -> Shortfall | None:
     """The warning a receipt carries when the claim's gold will not cover the next upkeep of
     all its raised troops as stored now (``first``: a muster's receipt, the new army counted);
-    None when the gold will do. Rendered by :func:`bot.services.render.shortfall_text`."""
+    None when the gold will do. Rendered by :func:`bot.render.notes.shortfall_text`."""
     season = Season(get_campaign(session, ctx).season)
     return next_upkeep_shortfall(claim.gold, raised_troops(session, ctx, claim.id or 0), season,
                                  ctx.rules, at, first=first,

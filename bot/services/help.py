@@ -10,9 +10,9 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 from bot.db.models import Claim
+from bot.render.common import force
 from bot.services.catalogue import catalogue_of, living_characters
 from bot.services.order_call import Call, Rejected
-from bot.services.render import force
 from bot.services.world import all_claims, armies, relation
 from bot.text import escape_md, name_code
 from rules.campaign import orders as o

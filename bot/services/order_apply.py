@@ -1,7 +1,7 @@
 """Orders the rules decide (:data:`rules.campaign.apply.PURE_ORDERS`), end to end: load the
 world the order reads, let :func:`rules.campaign.apply.apply_order` decide, write the difference
 back, journal it (events, notes to other claims and to the moderators, public posts) and render
-the receipt (:mod:`bot.services.receipts`). The handlers of :mod:`bot.services.orders` and
+the receipt (:mod:`bot.render.receipts`). The handlers of :mod:`bot.services.orders` and
 :mod:`bot.services.orders_catalogue` call :func:`decided`.
 """
 
@@ -13,11 +13,12 @@ from types import MappingProxyType
 from typing import Any
 
 from bot.db.models import Army, ArmyKind, Claim
+from bot.render.common import siege_note, troops_text
+from bot.render.posts import besiegers_gone
+from bot.render.receipts import receipt_text
 from bot.services import fairplay, forewarn, journal
 from bot.services.order_call import Call, Rejected
 from bot.services.order_world import Rows, Stored, load_order_world, write_back
-from bot.services.receipts import receipt_text
-from bot.services.render import besiegers_gone, troops_text
 from bot.services.sieges import end_siege
 from bot.text import escape_md, name_code, name_md
 from rules.campaign import apply as decide
@@ -270,8 +271,6 @@ def _journal_nothing(c: Call, claim: Claim, rc: decide.Receipt, rows: Rows) -> N
 
 
 def _journal_siege(c: Call, claim: Claim, rc: decide.SiegeBegun, rows: Rows) -> None:
-    from bot.services.catalogue import siege_note
-
     hold = _label(c, rc.holdfast)
     owner = rows.claims[rc.defender_claim]
     journal.log_event(c.session, c.ctx.campaign_id, c.tick, "siege_start",

@@ -6,7 +6,7 @@ A handler gets a parsed order (syntax already checked by :mod:`rules.campaign.or
 every order is decided by the rules (:func:`rules.campaign.apply.apply_order`, on the world as
 values): the handler calls :func:`bot.services.order_apply.decided`, which loads the world the
 order reads, writes back what the rules changed, journals it and renders the receipt
-(:mod:`bot.services.receipts`). A refused order raises :class:`Rejected` and changes nothing.
+(:mod:`bot.render.receipts`). A refused order raises :class:`Rejected` and changes nothing.
 ``odds`` (its sides come from :func:`bot.services.catalogue.battle_side_of`, as the battle's
 do) and ``help`` answer here. Each order runs in a savepoint, so one bad order in a message
 leaves the good ones applied and itself changes nothing. The caller owns the transaction (and
@@ -24,13 +24,13 @@ from types import MappingProxyType
 from sqlalchemy.exc import DBAPIError
 from sqlmodel import Session
 
+from bot.render.receipts import receipt_text
 from bot.services import journal, orders_catalogue
 from bot.services.help import example_for, help_reply
 from bot.services.order_apply import decided as _decided
 from bot.services.order_apply import refused, sender_of
 from bot.services.order_call import Call, Handler, Rejected, active_siege
 from bot.services.order_world import load_order_world
-from bot.services.receipts import receipt_text
 from bot.services.world import (
     CampaignContext,
     claim_by_name,

@@ -35,6 +35,23 @@ from bot.db.models import (
     Siege,
     TickRun,
 )
+from bot.render.common import force, income_sources, labels_for, money, troops_text
+from bot.render.notes import (
+    detection_roll_text,
+    encounter_note,
+    holder_note,
+    muster_note,
+    sighting_note,
+    upkeep_note,
+)
+from bot.render.posts import (
+    arrival_post,
+    battle_post,
+    besiegers_gone,
+    fall_post,
+    scatter_post,
+    siege_month_post,
+)
 from bot.services import fairplay, forewarn, journal, pause, snapshots
 from bot.services.army_rows import (
     ArmyRecord,
@@ -48,29 +65,10 @@ from bot.services.catalogue import (  # the modifiers in force
     ModifierBook,
     after_battle,
     drop_tick_book,
-    income_sources,
-    labels_for,
     month_for_claim,
     tick_book,
 )
 from bot.services.realm import map_posts
-from bot.services.render import (
-    arrival_post,
-    battle_post,
-    besiegers_gone,
-    detection_roll_text,
-    encounter_note,
-    fall_post,
-    force,
-    holder_note,
-    money,
-    muster_note,
-    scatter_post,
-    siege_month_post,
-    sighting_note,
-    troops_text,
-    upkeep_note,
-)
 from bot.services.sieges import end_siege
 from bot.services.world import (
     CampaignContext,
