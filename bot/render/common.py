@@ -8,11 +8,13 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Protocol
 
+from rules.campaign.config import Terrain
 from rules.campaign.modifiers import Applied, EffectKind, Modifier, Role, collect
 from rules.campaign.naming import force_name
 from rules.campaign.paths import ArmyKind
 from rules.campaign.siege import SiegeLength
-from rules.campaign.worldmap import WorldMap
+from rules.campaign.upkeep import Troops
+from rules.campaign.worldmap import Tile, WorldMap
 from rules.fairdice import DiceLine
 
 
@@ -66,6 +68,18 @@ def troops_text(infantry: int, cavalry: int, ships: int = 0) -> str:
     if ships:
         parts.append(f"{ships} ships")
     return ", ".join(parts) or "no troops"
+
+
+def troops_of(t: Troops) -> str:
+    """:func:`troops_text` of a rules' troops value."""
+    return troops_text(t.infantry, t.cavalry, t.ships)
+
+
+def place_label(tile: Tile) -> str:
+    """A tile as a text names it (plain): its name, or ``the sea at X`` for open water."""
+    if not tile.name and tile.terrain is Terrain.WATER:
+        return f"the sea at {tile.id}"
+    return tile.label
 
 
 def dice_md(line: DiceLine | str) -> str:

@@ -8,17 +8,19 @@ band, the rolls and the outcome are shown. Names come in plain and are escaped h
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from decimal import Decimal
 
-from bot.render.common import number, troops_text
-from bot.text import name_md
+from bot.render.common import dice_md, number, troops_text
+from bot.text import escape_md, name_md
 from rules.campaign.battle import BattleResult, SideResult, Winner
 from rules.campaign.characters import Fate, TableRoll
+from rules.campaign.mapview import Situation
 from rules.campaign.modifiers import Source
 from rules.campaign.naming import host
 from rules.campaign.paths import ArmyKind
 from rules.campaign.publication import PublicAssault
+from rules.campaign.worldmap import WorldMap
 
 
 def _strength_cell(side: SideResult, hidden: bool) -> str:
@@ -42,17 +44,31 @@ def _roll_cell(side: SideResult) -> str:
 def battle_post(result: BattleResult, *, attacker: str, defender: str, place: str, when: str,
                 kind: str = "field", hide_defender: bool = False,
                 settled: Mapping[tuple[str, str], TableRoll] | None = None,
-                public: PublicAssault | None = None) -> str:
+                public: PublicAssault | None = None, dice: str | None = None,
+                fate_dice: Sequence[str] = ()) -> str:
     """The public battle report.
 
     ``settled`` holds the fate-table rolls the bot made, keyed by (``"attacker"`` or
     ``"defender"``, character name); without it the report lists who must roll. ``public``
     (an assault on a holdfast with a secret bonus) limits the report to what
-    :func:`rules.campaign.publication.public_assault` allows.
+    :func:`rules.campaign.publication.public_assault` allows. ``dice`` (the battle's dice
+    line, left out when it would tell a hidden defender's secret) and ``fate_dice`` (the
+    lines of the fate-table rolls) end the post.
     """
     if public is not None:
-        return _assault_post(result, public, attacker=name_md(attacker),
+        body = _assault_post(result, public, attacker=name_md(attacker),
                              defender=name_md(defender), place=name_md(place), when=when)
+    else:
+        body = _battle_table(result, attacker=attacker, defender=defender, place=place,
+                             when=when, kind=kind, hide_defender=hide_defender, settled=settled)
+    if dice and not hide_defender:
+        body += f"\n\n{dice_md(dice)}\n"
+    return body + "".join(f"\n{dice_md(line)}\n" for line in fate_dice)
+
+
+def _battle_table(result: BattleResult, *, attacker: str, defender: str, place: str, when: str,
+                  kind: str, hide_defender: bool,
+                  settled: Mapping[tuple[str, str], TableRoll] | None) -> str:
     what = {"field": "Battle", "assault": "Assault", "sally": "Sally"}.get(kind, "Battle")
     attacker, defender, place = name_md(attacker), name_md(defender), name_md(place)
     winner = attacker if result.winner is Winner.ATTACKER else defender
@@ -179,3 +195,59 @@ def scatter_post(claim: str, date: str) -> str:
     return (f"Unpaid and unfed, the armies of **{name_md(claim)}** scatter in {date}. Half of "
             "them "
             "straggle home and will not answer a call to arms again this year.")
+
+
+def siege_begins_post(*, claim: str, holdfast: str, owner: str, when: str) -> str:
+    """The public post of a siege laid."""
+    return (f"The host of **{name_md(claim)}** has laid siege to **{name_md(holdfast)}**, seat "
+            f"of {name_md(owner)}, on {when}.")
+
+
+def blockade_post(*, claim: str, port: str, owner: str | None, when: str) -> str:
+    """The public post of a fleet closing a port (``owner``: its holder's name, if any)."""
+    return (f"The ships of **{name_md(claim)}** close the harbour of **{name_md(port)}**"
+            + (f", seat of {name_md(owner)}," if owner is not None else "") + f" in {when}.")
+
+
+def siege_over_post(holdfast: str, reason: str) -> str:
+    """The public post of a siege ended; ``reason`` is a sentence already in markdown
+    (:func:`besiegers_gone`)."""
+    return f"The siege of **{name_md(holdfast)}** is over. {reason}"
+
+
+def retreat_post(*, claim: str, place: str, kind: ArmyKind, roll: int, dice: str
+                 ) -> tuple[str, str]:
+    """The public post of a host (or a fleet) withdrawing before battle: (title, body)."""
+    return (f"[Battle] {claim} withdraws from {place}",
+            f"Rather than give battle at **{name_md(place)}**, the {host(kind)} of "
+            f"{name_md(claim)} withdraws (retreat roll {roll}).\n\n{dice_md(dice)}")
+
+
+def realm_post(situation: Situation, world: WorldMap, date: str, total_holdfasts: int) -> str:
+    """The text of the monthly ``[Realm]`` post, from a PUBLIC situation (names escaped and
+    cut to length here)."""
+    held: dict[str, list[str]] = {}
+    for tile, claim in situation.holders:
+        held.setdefault(claim, []).append(world.tile(tile).label)
+    lines = [f"**The realm at the start of {date}.** The map shows what the whole realm "
+             "knows: the holdfasts and who holds them, sieges and blockades, announced hosts "
+             "and last month's battles. Every hex carries its tile id for your orders.", ""]
+    count = sum(len(v) for v in held.values())
+    lines.append(f"**Holdfasts held:** {count} of {total_holdfasts}.")
+    lines.append("")
+    if held:
+        lines += ["| Claim | Holdfasts |", "|---|---|"]
+        for claim in situation.claims:
+            if claim in held:
+                lines.append(f"| {escape_md(claim, 80)} | "
+                             f"{', '.join(escape_md(h, 60) for h in sorted(held[claim]))} |")
+        lines.append("")
+    sieges = [f"{escape_md(world.tile(s.holdfast).label, 60)} (by "
+              f"{escape_md(s.besieger, 80)})" for s in situation.sieges]
+    lines.append("**Sieges in progress:** " + ("; ".join(sieges) if sieges else "none") + ".")
+    lines.append("")
+    battles = [f"{escape_md(b.attacker, 80)} vs {escape_md(b.defender, 80)} at "
+               f"{escape_md(world.tile(b.tile).label, 60)}" for b in situation.battles]
+    lines.append(f"**Battles last month:** {len(battles)}"
+                 + (": " + "; ".join(battles) if battles else "") + ".")
+    return "\n".join(lines)

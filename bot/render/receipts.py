@@ -8,7 +8,7 @@ world.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from bot.render.common import Context, money, siege_note, troops_text
@@ -339,3 +339,30 @@ _RENDER: dict[type, Callable[[Context, Any], str]] = {
 def receipt_text(ctx: Context, receipt: r.Receipt) -> str:
     """The reply section of an accepted order."""
     return _RENDER[type(receipt)](ctx, receipt)
+
+
+# --- the reply to a message of orders ----------------------------------------------------------
+
+INTERNAL_FAILURE = "something went wrong on my side"
+"""The words of every apology for an unexpected failure (the CLI exits non-zero on them)."""
+
+TRUNCATED = ("*Only the first orders of this long message were read; send the rest in another "
+             "message.*")
+"""The reply's last section when a message held more orders than are read."""
+
+
+def quoted(source: str) -> str:
+    """An order line quoted above its receipt or refusal."""
+    return f"> {escape_md(source, 120)}\n\n"
+
+
+def failed(ref: str) -> str:
+    """The section of an order that failed unexpectedly (``ref``: the moderators' reference);
+    nothing changed."""
+    return (f"**Not done:** {INTERNAL_FAILURE} while handling this order (reference "
+            f"`{escape_md(ref)}`). Nothing changed; the moderators can look it up.")
+
+
+def reply(sections: Iterable[str]) -> str:
+    """The whole reply: one section per order (and command), ruled apart."""
+    return "\n\n---\n\n".join(sections)
