@@ -240,7 +240,7 @@ def order_cmd(
     were applied ahead); as for a player's message, the ticks due before it apply first.
     """
     from bot.messages import handle_message
-    from bot.services.orders import INTERNAL_FAILURE
+    from bot.render.receipts import INTERNAL_FAILURE
     from bot.services.tick import CatchUpTooLong, catch_up, check_catch_up_bound
 
     env = open_campaign(config)

@@ -46,6 +46,7 @@ from bot.db.models import (
     ResourceHolder,
 )
 from bot.render.common import force, labels_for, siege_note
+from bot.render.notes import skill_note
 from bot.services import fairplay, journal
 from bot.services.army_rows import ArmyRecord, army_value
 from bot.services.world import CampaignContext
@@ -751,17 +752,14 @@ def remove_skill(session: Session, ctx: CampaignContext, character: str, skill: 
 def _record_skill(session: Session, ctx: CampaignContext, row: Character, entry: Entry, *,
                   by: str, now: datetime, granted: bool) -> str:
     tick = ctx.tick_of(now)
-    verb = "gains" if granted else "loses"
-    summary = f"{row.name} {verb} the skill {entry.name}"
+    summary, subject, body = skill_note(row.name, entry, granted=granted)
     journal.log_event(session, ctx.campaign_id, tick, "skill_granted" if granted
                       else "skill_removed", summary, at=now, claim_id=row.claim_id, actor=by,
                       data={"character": row.id, "skill": entry.name})
-    effects = f": {entry.describe_effects()}" if entry.effects else ""
     journal.notify_claim(session, ctx.campaign_id, row.claim_id,
                          f"skill:{row.id}:{entry.name}:{'+' if granted else '-'}:"
                          f"{now.isoformat()}",
-                         subject=f"{row.name} {verb} a skill", body=summary + effects + ".",
-                         at=now, tick=tick)
+                         subject=subject, body=body, at=now, tick=tick)
     return summary
 
 

@@ -24,6 +24,7 @@ from types import MappingProxyType
 from sqlalchemy.exc import DBAPIError
 from sqlmodel import Session
 
+from bot.render import receipts
 from bot.render.receipts import receipt_text
 from bot.services import journal, orders_catalogue
 from bot.services.help import example_for, help_reply
@@ -100,7 +101,7 @@ def process_message(session: Session, ctx: CampaignContext, *, author: str, text
         if isinstance(item.result, o.CommandCall):
             outcome.commands.append(item.result)
             continue
-        quote = f"> {escape_md(item.source, 120)}\n\n"
+        quote = receipts.quoted(item.source)
         if isinstance(item.result, o.OrderSyntaxError):
             err = item.result
             example = err.example if err.verb is None else example_for(
@@ -131,9 +132,7 @@ def process_message(session: Session, ctx: CampaignContext, *, author: str, text
         except Exception:
             incident = f"{call.ref}"
             log.exception("order %s from u/%s failed unexpectedly", incident, author)
-            sections.append(quote + f"**Not done:** {INTERNAL_FAILURE} while "
-                            f"handling this order (reference `{escape_md(incident)}`). Nothing "
-                            "changed; the moderators can look it up.")
+            sections.append(quote + receipts.failed(incident))
             outcome.rejected += 1
         else:
             sections.append(quote + receipt)
@@ -143,20 +142,17 @@ def process_message(session: Session, ctx: CampaignContext, *, author: str, text
     for index, quote, finish in finishers:  # receipts reflect the whole message
         sections[index] = quote + finish()
     if parsed.text_truncated or parsed.lines_truncated:
-        sections.append("*Only the first orders of this long message were read; send the rest "
-                        "in another message.*")
+        sections.append(receipts.TRUNCATED)
     if not sections and not outcome.commands:
         sections.append((Rejected(
             "I found no order in your message",
             "one order per line, e.g. a muster, a march, an attack, or `status`",
             "muster 300 infantry 50 cavalry")).render() + "\n\n" + help_reply(
                 Call(session, ctx, author, claim, now, ref, is_mod), None))
-    outcome.reply = "\n\n---\n\n".join(sections)
+    outcome.reply = receipts.reply(sections)
     return outcome
 
 
-INTERNAL_FAILURE = "something went wrong on my side"
-"""The words of every apology for an unexpected failure (the CLI exits non-zero on them)."""
 
 
 def _acting_for(text: str) -> tuple[str, str | None]:
