@@ -40,7 +40,7 @@ ROOT = Path(__file__).resolve().parents[1]
 GROUPS: dict[str, tuple[str, ...]] = {
     "rules": ("rules",),
     "base": ("bot", "bot.errors", "bot.text", "bot.clock", "bot.config", "bot.maps", "bot.db",
-             "bot.data", "bot.mapimage"),
+             "bot.data", "bot.mapimage", "bot.render"),
     "services": ("bot.services",),
     "commands": ("bot.commands",),
     "jsonapi": ("bot.jsonapi",),

@@ -29,7 +29,6 @@ import tomllib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from decimal import Decimal
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -46,11 +45,13 @@ from bot.db.models import (
     PendingBattle,
     ResourceHolder,
 )
+from bot.render.common import force, labels_for, siege_note
+from bot.render.notes import skill_note
 from bot.services import fairplay, journal
 from bot.services.army_rows import ArmyRecord
-from bot.services.render import force
 from bot.services.world import CampaignContext
 from rules.campaign import world
+from rules.campaign.apply import cost_text
 from rules.campaign.battle import BattleResult, Winner
 from rules.campaign.catalogue import (
     Catalogue,
@@ -67,7 +68,7 @@ from rules.campaign.characters import (
     TableRoll,
     settle_fate,
 )
-from rules.campaign.modifiers import Applied, EffectKind, Modifier, Role, collect, total
+from rules.campaign.modifiers import EffectKind, Modifier, Role, collect, total
 from rules.campaign.resources import tile_holder
 from rules.campaign.siege import SiegeLength, siege_months
 from rules.campaign.state import BattleState
@@ -480,29 +481,6 @@ def drop_tick_book(session: Session) -> None:
     session.info.pop(_BOOK_KEY, None)
 
 
-def labels_for(applied: Iterable[Applied], own: Iterable[Modifier] = ()) -> tuple[str, ...]:
-    """Descriptions for one claim's eyes: every public modifier, and hidden ones only when they
-    are the claim's own (``own``), marked secret."""
-    mine = set(own)
-    out: list[str] = []
-    for a in applied:
-        text = a.describe()
-        if a.effect.kind is EffectKind.STEALTH:
-            # stealth is taken off the observer's roll: say so, in the roll's own sign
-            text = f"-{_plain(a.effect.amount)} {a.modifier.shown_as} (stealth)"
-        if not a.modifier.hidden:
-            out.append(text)
-        elif a.modifier in mine:
-            out.append(text + " (secret)")
-    return tuple(out)
-
-
-def income_sources(mods: Iterable[Modifier]) -> str:
-    """The claim's gold income effects in words for its own upkeep note (``+50 gold mine``)."""
-    mods = tuple(mods)
-    return ", ".join(labels_for(collect(mods, EffectKind.GOLD_INCOME, Role.BOTH), mods))
-
-
 # --- the monthly job ------------------------------------------------------------------------
 
 def month_for_claim(session: Session, ctx: CampaignContext, book: ModifierBook, claim: Claim,
@@ -652,12 +630,7 @@ def _mark_dead(session: Session, ctx: CampaignContext, claim_id: int, name: str,
 
 def entry_cost_text(entry: Entry) -> str:
     """``150 gold`` (or ``free``) for receipts."""
-    return "free" if entry.cost == 0 else f"{_plain(entry.cost)} gold"
-
-
-def _plain(value: Decimal) -> str:
-    return format(value.normalize(), "f") if value == value.to_integral_value() \
-        else format(value, "f")
+    return cost_text(entry)
 
 
 # --- orders: marches, sieges, odds ----------------------------------------------------------
@@ -678,14 +651,6 @@ class SiegeTerms:
     length: SiegeLength
     besieger_note: str
     defender_note: str
-
-
-def siege_note(length: SiegeLength, own: Iterable[Modifier]) -> str:
-    """A siege's chart and the modifiers one side may read: `` (chart 12 months; ...)``."""
-    labels = labels_for(length.applied, own)
-    if not labels:
-        return ""
-    return f" (chart {length.base} months; " + ", ".join(labels) + ")"
 
 
 def siege_terms(session: Session, ctx: CampaignContext, besieger: AnyArmy, defender: Claim,
@@ -766,17 +731,14 @@ def remove_skill(session: Session, ctx: CampaignContext, character: str, skill: 
 def _record_skill(session: Session, ctx: CampaignContext, row: Character, entry: Entry, *,
                   by: str, now: datetime, granted: bool) -> str:
     tick = ctx.tick_of(now)
-    verb = "gains" if granted else "loses"
-    summary = f"{row.name} {verb} the skill {entry.name}"
+    summary, subject, body = skill_note(row.name, entry, granted=granted)
     journal.log_event(session, ctx.campaign_id, tick, "skill_granted" if granted
                       else "skill_removed", summary, at=now, claim_id=row.claim_id, actor=by,
                       data={"character": row.id, "skill": entry.name})
-    effects = f": {entry.describe_effects()}" if entry.effects else ""
     journal.notify_claim(session, ctx.campaign_id, row.claim_id,
                          f"skill:{row.id}:{entry.name}:{'+' if granted else '-'}:"
                          f"{now.isoformat()}",
-                         subject=f"{row.name} {verb} a skill", body=summary + effects + ".",
-                         at=now, tick=tick)
+                         subject=subject, body=body, at=now, tick=tick)
     return summary
 
 

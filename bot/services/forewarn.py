@@ -1,12 +1,12 @@
 """Warnings before losses, sent privately to a claim's players (never posted).
 
-The numbers come from :mod:`rules.campaign.warnings`; this module words them and queues them
-as private messages (:func:`bot.services.journal.notify_claim`). The callers each make one
-call here: the tick's monthly upkeep (from the values of the upkeep events of
+The numbers come from :mod:`rules.campaign.warnings`; :mod:`bot.render.notes` words them and
+this module queues them as private messages (:func:`bot.services.journal.notify_claim`). The
+callers each make one call here: the tick's monthly upkeep (from the values of the upkeep events of
 :func:`rules.campaign.advance.advance_upkeep`), the season and relation commands, the wars an
 order's receipt declares (:mod:`bot.services.order_apply`), and the receipts of muster, build,
 buy and status (:func:`shortfall`, a value on the receipt rendered by
-:mod:`bot.services.receipts`).
+:mod:`bot.render.receipts`).
 """
 
 from __future__ import annotations
@@ -18,10 +18,9 @@ from decimal import Decimal
 from sqlmodel import Session
 
 from bot.db.models import Claim
+from bot.render import notes
 from bot.services import journal
-from bot.services.render import money, scatter_forecast_text, troops_text
 from bot.services.world import CampaignContext, all_claims, armies, get_campaign
-from bot.text import name_md
 from rules.campaign import calendar
 from rules.campaign.config import Season
 from rules.campaign.modifiers import Modifier
@@ -33,14 +32,6 @@ from rules.campaign.warnings import (
     upkeep_charged_at,
     winter_warning,
 )
-
-HOW_TO_AVOID = ("To avoid it, have more gold by then, or send troops home with "
-                "`disband army N` (troops at home cost no upkeep) until the upkeep fits your "
-                "gold.")
-
-
-def _troops(t: Troops) -> str:
-    return troops_text(t.infantry, t.cavalry, t.ships)
 
 
 def raised_troops(session: Session, ctx: CampaignContext, claim_id: int) -> Troops:
@@ -72,31 +63,22 @@ def upkeep_ahead(session: Session, ctx: CampaignContext, claim_id: int, *, seaso
         return
     coming = calendar.next_month(month, ctx.rules)
     charged = upkeep_charged_at(coming, ctx.rules)
-    journal.notify_claim(
-        session, ctx.campaign_id, claim_id,
-        f"upkeep-warning:{claim_id}:{coming.year}:{coming.month}",
-        subject=f"Warning: your armies will scatter in {calendar.format_game_date(coming)}",
-        body=(f"Next month's upkeep is charged {ctx.when(charged)}. "
-              + scatter_forecast_text(forecast) + "\n\n" + HOW_TO_AVOID),
-        at=at, tick=tick)
+    subject, body = notes.upkeep_warning_note(month=calendar.format_game_date(coming),
+                                              charged=ctx.when(charged), forecast=forecast)
+    journal.notify_claim(session, ctx.campaign_id, claim_id,
+                         f"upkeep-warning:{claim_id}:{coming.year}:{coming.month}",
+                         subject=subject, body=body, at=at, tick=tick)
 
 
 def scattered(session: Session, ctx: CampaignContext, claim_id: int, result: UpkeepResult,
               month: calendar.GameDate, until: datetime, *, at: datetime, tick: int) -> None:
     """Tell claim ``claim_id``, whose armies just scattered, what came home, what was lost and
     until when the survivors cannot be raised (``result``: the tick's own upkeep result)."""
-    journal.notify_claim(
-        session, ctx.campaign_id, claim_id,
-        f"scatter-note:{claim_id}:{month.year}:{month.month}",
-        subject=f"Your armies scattered in {calendar.format_game_date(month)}",
-        body=("Your gold" + (f" and {money(result.income)} gold of income" if result.income
-                             else "")
-              + f" did not cover the upkeep of {money(result.cost)} gold, so your armies "
-              f"scattered and your gold is now 0.\n\n"
-              f"- Came home: {_troops(result.survivors)}\n"
-              f"- Lost for good: {_troops(result.lost)}\n"
-              f"- The survivors cannot be raised again until {ctx.when(until)}."),
-        at=at, tick=tick)
+    subject, body = notes.scattered_note(month=calendar.format_game_date(month), result=result,
+                                         until=ctx.when(until))
+    journal.notify_claim(session, ctx.campaign_id, claim_id,
+                         f"scatter-note:{claim_id}:{month.year}:{month.month}",
+                         subject=subject, body=body, at=at, tick=tick)
 
 
 def winter_begins(session: Session, ctx: CampaignContext, before: Season, after: Season, *,
@@ -112,17 +94,10 @@ def winter_begins(session: Session, ctx: CampaignContext, before: Season, after:
                                  income_modifiers=income_modifiers(session, ctx, claim))
         if warning is None:
             continue
-        f = warning.forecast
-        body = (f"Winter has begun: upkeep is multiplied by "
-                f"{money(Decimal(ctx.rules.winter_upkeep_multiplier))} until the moderators "
-                f"end it. Your raised troops ({_troops(f.raised)}) now cost {money(f.cost)} "
-                f"gold a month instead of {money(warning.cost_before)}.")
-        if f.scatter:
-            body += "\n\n" + scatter_forecast_text(f) + "\n\n" + HOW_TO_AVOID
+        subject, body = notes.winter_note(Decimal(ctx.rules.winter_upkeep_multiplier), warning)
         journal.notify_claim(session, ctx.campaign_id, claim.id or 0,
                              f"winter:{claim.id}:{at.isoformat()}",
-                             subject="Winter has begun: your upkeep doubles", body=body,
-                             at=at, tick=tick)
+                             subject=subject, body=body, at=at, tick=tick)
         told += 1
     return told
 
@@ -134,21 +109,17 @@ def war_declared(session: Session, ctx: CampaignContext, by: int, on: Sequence[i
     names = {c.id: c.name for c in all_claims(session, ctx)}
     for target in on:
         other = by or next((x for x in on if x != target), 0)
-        enemy = name_md(names.get(other, "another claim"))
+        subject, body = notes.war_note(names.get(other), how)
         journal.notify_claim(
             session, ctx.campaign_id, target, f"war:{other}:{target}:{at.isoformat()}",
-            subject=f"{names.get(other, 'Another claim')} is at war with you",
-            body=(f"**{enemy}** is now at war with your claim"
-                  + (f" ({how})" if how else "") + ". Its armies may attack, intercept or "
-                  "besiege yours, and meeting them in the field means battle."),
-            at=at, tick=tick)
+            subject=subject, body=body, at=at, tick=tick)
 
 
 def shortfall(session: Session, ctx: CampaignContext, claim: Claim, at: datetime, *,
               first: bool = False) -> Shortfall | None:
     """The warning a receipt carries when the claim's gold will not cover the next upkeep of
     all its raised troops as stored now (``first``: a muster's receipt, the new army counted);
-    None when the gold will do. Rendered by :func:`bot.services.render.shortfall_text`."""
+    None when the gold will do. Rendered by :func:`bot.render.notes.shortfall_text`."""
     season = Season(get_campaign(session, ctx).season)
     return next_upkeep_shortfall(claim.gold, raised_troops(session, ctx, claim.id or 0), season,
                                  ctx.rules, at, first=first,

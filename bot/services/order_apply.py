@@ -1,7 +1,7 @@
 """Orders the rules decide (:data:`rules.campaign.apply.PURE_ORDERS`), end to end: load the
 world the order reads, let :func:`rules.campaign.apply.apply_order` decide, write the difference
 back, journal it (events, notes to other claims and to the moderators, public posts) and render
-the receipt (:mod:`bot.services.receipts`). The handlers of :mod:`bot.services.orders` and
+the receipt (:mod:`bot.render.receipts`). The handlers of :mod:`bot.services.orders` and
 :mod:`bot.services.orders_catalogue` call :func:`decided`.
 """
 
@@ -13,13 +13,15 @@ from types import MappingProxyType
 from typing import Any
 
 from bot.db.models import Army, ArmyKind, Claim
+from bot.render import notes, posts
+from bot.render.common import troops_text
+from bot.render.posts import besiegers_gone
+from bot.render.receipts import receipt_text
 from bot.services import fairplay, forewarn, journal
 from bot.services.order_call import Call, Rejected
 from bot.services.order_world import Rows, Stored, load_order_world, write_back
-from bot.services.receipts import receipt_text
-from bot.services.render import besiegers_gone, troops_text
 from bot.services.sieges import end_siege
-from bot.text import escape_md, name_code, name_md
+from bot.text import escape_md
 from rules.campaign import apply as decide
 from rules.campaign import orders as o
 from rules.campaign.catalogue import Catalogue
@@ -63,7 +65,7 @@ def decided(c: Call, order: object) -> str:
         journal.log_event(c.session, c.ctx.campaign_id, c.tick, "war",
                           f"claims {a} and {b} are at war", at=c.now, claim_id=a,
                           actor=c.author, data={"claims": [a, b], "before": was.value})
-        how = f"its fleet blockades {name_md(_label(c, receipt.port))}" \
+        how = notes.blockade_war(_label(c, receipt.port)) \
             if isinstance(receipt, decide.Blockading) else ""
         forewarn.war_declared(c.session, c.ctx, a, [b], at=c.now, tick=c.tick, how=how)
     for siege in stored.sieges_ended:
@@ -151,6 +153,20 @@ def _log(c: Call, kind: str, summary: str, claim_id: int | None, **data: object)
                       claim_id=claim_id, actor=c.author, data=dict(data))
 
 
+def _notify(c: Call, claim_id: int, key: str, note: tuple[str, str]) -> None:
+    """Queue a rendered ``(subject, body)`` note to another claim."""
+    subject, body = note
+    journal.notify_claim(c.session, c.ctx.campaign_id, claim_id, key, subject=subject,
+                         body=body, at=c.now, tick=c.tick)
+
+
+def _refer(c: Call, key: str, note: tuple[str, str]) -> None:
+    """Queue a rendered ``(subject, body)`` referral to the moderators."""
+    subject, body = note
+    journal.notify_moderators(c.session, c.ctx.campaign_id, key, subject=subject, body=body,
+                              at=c.now, tick=c.tick)
+
+
 def _name(kind: ArmyKind | None, number: int, *, capital: bool = False) -> str:
     return force_name(kind, number, capital=capital)
 
@@ -178,11 +194,8 @@ def _journal_call_off(c: Call, claim: Claim, rc: decide.CalledOff, rows: Rows) -
     hold = _label(c, rc.holdfast)
     _log(c, "call_off", f"{_name(rc.kind, rc.army)} calls off its assault on {hold}", claim.id,
          battle=rc.battle, army=rc.army)
-    journal.notify_claim(c.session, c.ctx.campaign_id, rc.defender_claim,
-                         f"call-off:{rc.battle}", subject=f"The assault on {hold} is called off",
-                         body=(f"{_name(rc.kind, rc.army, capital=True)} will not assault "
-                               f"{name_md(hold)} after all: there is no battle."), at=c.now,
-                         tick=c.tick)
+    _notify(c, rc.defender_claim, f"call-off:{rc.battle}",
+            notes.call_off_note(rc.kind, rc.army, hold))
 
 
 def _journal_halt(c: Call, claim: Claim, rc: decide.Halted, rows: Rows) -> None:
@@ -203,26 +216,18 @@ def _journal_retreat_referred(c: Call, claim: Claim, rc: decide.RetreatReferred,
     _log(c, "referral", f"{name} of {claim.name} wants to retreat from {rc.tile} but "
          "has no way back: referred to the moderators", claim.id, army=rc.army,
          battle=rc.battle)
-    journal.notify_moderators(
-        c.session, c.ctx.campaign_id, f"referral:retreat:{c.ref}",
-        subject=f"Retreat of {name} referred to you",
-        body=(f"u/{escape_md(c.author)} ({name_md(claim.name)}) wants {name} "
-              f"({troops_text(rc.infantry, rc.cavalry, rc.ships)}) to retreat from "
-              f"{name_md(_label(c, rc.tile))} before battle {rc.battle}, but it did not "
-              f"{travel(rc.kind)} there and gave no route. The rules leave this to your "
-              "discretion. Nothing was rolled; the battle stands unless you rule otherwise."),
-        at=c.now, tick=c.tick)
+    _refer(c, f"referral:retreat:{c.ref}", notes.retreat_referred_by_order(
+        author=c.author, claim=claim.name, kind=rc.kind, army=rc.army,
+        troops=troops_text(rc.infantry, rc.cavalry, rc.ships), place=_label(c, rc.tile),
+        battle=rc.battle))
 
 
 def _journal_spared(c: Call, claim: Claim, rc: decide.Spared, rows: Rows) -> None:
     spared = _name(rc.kind, rc.army)
     _log(c, "spared", f"{claim.name} lets {spared} stay at {rc.tile}", claim.id,
          battle=rc.battle, army=rc.army)
-    journal.notify_claim(c.session, c.ctx.campaign_id, rc.other_claim, f"spared:{rc.battle}",
-                         subject=f"{_name(rc.kind, rc.army, capital=True)} is spared",
-                         body=(f"{name_md(claim.name)} lets your {spared} stay at "
-                               f"{name_md(_label(c, rc.tile))}: there is no battle."),
-                         at=c.now, tick=c.tick)
+    _notify(c, rc.other_claim, f"spared:{rc.battle}", notes.spared_note(
+        claim=claim.name, kind=rc.kind, army=rc.army, place=_label(c, rc.tile)))
 
 
 def _journal_battle(c: Call, claim: Claim, rc: decide.BattleOrdered, rows: Rows) -> None:
@@ -230,8 +235,6 @@ def _journal_battle(c: Call, claim: Claim, rc: decide.BattleOrdered, rows: Rows)
     place = _label(c, rc.tile)
     troops = troops_text(rc.infantry, rc.cavalry, rc.ships)
     mine, target = _name(rc.kind, rc.army), _name(rc.kind, rc.target)
-    mine_cap, target_cap = (_name(rc.kind, rc.army, capital=True),
-                            _name(rc.kind, rc.target, capital=True))
     if rc.how == "sally":
         _log(c, "sally", f"{claim.name} sallies from {place}", claim.id, battle=rc.battle,
              army=rc.army)
@@ -239,29 +242,18 @@ def _journal_battle(c: Call, claim: Claim, rc: decide.BattleOrdered, rows: Rows)
     if rc.how == "assault":
         _log(c, "assault", f"{mine} will assault {place}", rc.attacker_claim,
              battle=rc.battle, army=rc.army)
-        journal.notify_claim(c.session, c.ctx.campaign_id, rc.defender_claim,
-                             f"assault:{rc.battle}", subject=f"{place} will be assaulted",
-                             body=(f"{mine_cap} ({troops}) will assault {name_md(place)} at "
-                                   f"{when}. Your garrison defends with the holdfast's "
-                                   "defenses."), at=c.now, tick=c.tick)
+        _notify(c, rc.defender_claim, f"assault:{rc.battle}", notes.assault_note(
+            kind=rc.kind, army=rc.army, troops=troops, holdfast=place, when=when))
         return
     if rc.how == "attack":
-        told, subject = "attacked", f"{target_cap} is attacked at {place}"
-        summary = f"{mine} attacks {target} at {rc.tile}"
-        news = f"{mine_cap} ({troops}) attacks your {target} at {name_md(place)}."
+        told, summary = "attacked", f"{mine} attacks {target} at {rc.tile}"
     else:
-        told, subject = "intercepted", f"{target_cap} is intercepted at {place}"
-        summary = f"{mine} intercepts {target} at {rc.tile}"
-        news = (f"{mine_cap} ({troops}) bars the way of your {target} at "
-                f"{name_md(place)}: your {travel(rc.kind, 'noun')} is stopped.")
+        told, summary = "intercepted", f"{mine} intercepts {target} at {rc.tile}"
     _log(c, rc.how, summary, rc.attacker_claim, battle=rc.battle, attacker=rc.army,
          defender=rc.target)
-    journal.notify_claim(
-        c.session, c.ctx.campaign_id, rc.defender_claim, f"{told}:{rc.battle}",
-        subject=subject,
-        body=(f"{news} The battle is fought at {when}.\n\nYou have the first reaction: reply "
-              f"`retreat {target}` to try to escape, or `stand {target}` to fight."),
-        at=c.now, tick=c.tick)
+    _notify(c, rc.defender_claim, f"{told}:{rc.battle}", notes.attacked_note(
+        how=rc.how, kind=rc.kind, army=rc.army, target=rc.target, troops=troops, place=place,
+        when=when))
 
 
 def _journal_nothing(c: Call, claim: Claim, rc: decide.Receipt, rows: Rows) -> None:
@@ -270,8 +262,6 @@ def _journal_nothing(c: Call, claim: Claim, rc: decide.Receipt, rows: Rows) -> N
 
 
 def _journal_siege(c: Call, claim: Claim, rc: decide.SiegeBegun, rows: Rows) -> None:
-    from bot.services.catalogue import siege_note
-
     hold = _label(c, rc.holdfast)
     owner = rows.claims[rc.defender_claim]
     journal.log_event(c.session, c.ctx.campaign_id, c.tick, "siege_start",
@@ -281,20 +271,14 @@ def _journal_siege(c: Call, claim: Claim, rc: decide.SiegeBegun, rows: Rows) -> 
     journal.queue(c.session, c.ctx.campaign_id, f"siege:{rc.siege}:start", "post",
                   title=c.ctx.settings.posts.siege_title.format(event="Siege begins",
                                                                 holdfast=hold),
-                  body=(f"The host of **{name_md(claim.name)}** has laid siege to "
-                        f"**{name_md(hold)}**, seat of {name_md(owner.name)}, on "
-                        f"{c.ctx.when(c.now)}."),
+                  body=posts.siege_begins_post(claim=claim.name, holdfast=hold,
+                                               owner=owner.name, when=c.ctx.when(c.now)),
                   flair=c.ctx.settings.posts.siege_flair, public=True, at=c.now, tick=c.tick,
                   target=c.ctx.settings.campaign.subreddit)
-    journal.notify_claim(c.session, c.ctx.campaign_id, owner.id or 0, f"besieged:{rc.siege}",
-                         subject=f"{hold} is besieged",
-                         body=(f"{_name(rc.kind, rc.army, capital=True)} of "
-                               f"{name_md(claim.name)} "
-                               f"({troops_text(rc.infantry, rc.cavalry, rc.ships)}) besieges "
-                               f"{name_md(hold)}. Your garrison can hold for {rc.length.months} "
-                               f"in-game months{siege_note(rc.length, rc.defender_mods)}. You "
-                               f"may sally: `sally from {name_code(hold)}`."), at=c.now,
-                         tick=c.tick)
+    _notify(c, owner.id or 0, f"besieged:{rc.siege}", notes.besieged_note(
+        claim=claim.name, kind=rc.kind, army=rc.army,
+        troops=troops_text(rc.infantry, rc.cavalry, rc.ships), holdfast=hold,
+        length=rc.length, own=rc.defender_mods))
 
 
 def _journal_siege_referred(c: Call, claim: Claim, rc: decide.SiegeReferred,
@@ -308,16 +292,10 @@ def _journal_siege_referred(c: Call, claim: Claim, rc: decide.SiegeReferred,
                       "(special rules): "
                       "referred to the moderators", at=c.now, claim_id=claim.id, actor=c.author,
                       data={"army": rc.army, "holdfast": rc.holdfast, "defender": owner.id})
-    journal.notify_moderators(
-        c.session, c.ctx.campaign_id, f"referral:siege:{c.ref}",
-        subject=f"Siege of {hold} referred to you",
-        body=(f"u/{escape_md(c.author)} ({name_md(claim.name)}) orders "
-              f"{_name(rc.kind, rc.army)} "
-              f"({troops_text(rc.infantry, rc.cavalry, rc.ships)}) to besiege "
-              f"**{name_md(hold)}**, seat of {name_md(owner.name)}. This holdfast has its "
-              "own siege rules, so maester started nothing: please rule on it and tell both "
-              "claims."),
-        at=c.now, tick=c.tick)
+    _refer(c, f"referral:siege:{c.ref}", notes.siege_referral_note(
+        author=c.author, claim=claim.name, kind=rc.kind, army=rc.army,
+        troops=troops_text(rc.infantry, rc.cavalry, rc.ships), holdfast=hold,
+        owner=owner.name))
 
 
 def _journal_cede(c: Call, claim: Claim, rc: decide.Ceded, rows: Rows) -> None:
@@ -349,22 +327,15 @@ def _journal_blockade(c: Call, claim: Claim, rc: decide.Blockading, rows: Rows) 
     journal.queue(c.session, c.ctx.campaign_id, f"blockade:{rc.fleet}:{rc.port}:{rc.tick}",
                   "post", title=c.ctx.settings.posts.siege_title.format(event="Blockade",
                                                                         holdfast=port),
-                  body=(f"The ships of **{name_md(claim.name)}** close the harbour of "
-                        f"**{name_md(port)}**"
-                        + (f", seat of {name_md(rc.owner_name or '')}," if rc.owner is not None
-                           else "")
-                        + f" in {c.ctx.when(c.now)}."),
+                  body=posts.blockade_post(
+                      claim=claim.name, port=port, when=c.ctx.when(c.now),
+                      owner=(rc.owner_name or "") if rc.owner is not None else None),
                   flair=c.ctx.settings.posts.siege_flair, public=True, at=c.now, tick=c.tick,
                   target=c.ctx.settings.campaign.subreddit)
     if rc.owner is not None:
-        journal.notify_claim(c.session, c.ctx.campaign_id, rc.owner,
-                             f"blockaded:{rc.fleet}:{rc.port}:{rc.tick}",
-                             subject=f"{port} is blockaded",
-                             body=(f"Fleet {rc.fleet} of {name_md(claim.name)} ({rc.ships} "
-                                   f"ships) blockades {name_md(port)}. Defeat it at sea to break "
-                                   f"the blockade: a siege of {name_md(port)} pauses while it "
-                                   "is broken."),
-                             at=c.now, tick=c.tick)
+        _notify(c, rc.owner, f"blockaded:{rc.fleet}:{rc.port}:{rc.tick}",
+                notes.blockaded_note(claim=claim.name, fleet=rc.fleet, ships=rc.ships,
+                                     port=port))
 
 
 def _journal_assign(c: Call, claim: Claim, rc: decide.Assigned, rows: Rows) -> None:

@@ -6,7 +6,7 @@ A handler gets a parsed order (syntax already checked by :mod:`rules.campaign.or
 every order is decided by the rules (:func:`rules.campaign.apply.apply_order`, on the world as
 values): the handler calls :func:`bot.services.order_apply.decided`, which loads the world the
 order reads, writes back what the rules changed, journals it and renders the receipt
-(:mod:`bot.services.receipts`). A refused order raises :class:`Rejected` and changes nothing.
+(:mod:`bot.render.receipts`). A refused order raises :class:`Rejected` and changes nothing.
 ``odds`` (decided by :func:`rules.campaign.apply.odds_shown`, whose sides are the battle's)
 and ``help`` answer here. Each order runs in a savepoint, so one bad order in a message
 leaves the good ones applied and itself changes nothing. The caller owns the transaction (and
@@ -25,13 +25,14 @@ from sqlalchemy.exc import DBAPIError
 from sqlmodel import Session
 
 from bot.errors import apology
+from bot.render import receipts
+from bot.render.receipts import receipt_text
 from bot.services import journal, orders_catalogue
 from bot.services.help import example_for, help_reply
 from bot.services.order_apply import decided as _decided
 from bot.services.order_apply import refused, sender_of
 from bot.services.order_call import Call, Handler, Rejected, active_siege
 from bot.services.order_world import load_order_world
-from bot.services.receipts import receipt_text
 from bot.services.world import (
     CampaignContext,
     claim_by_name,
@@ -100,7 +101,7 @@ def process_message(session: Session, ctx: CampaignContext, *, author: str, text
         if isinstance(item.result, o.CommandCall):
             outcome.commands.append(item.result)
             continue
-        quote = f"> {escape_md(item.source, 120)}\n\n"
+        quote = receipts.quoted(item.source)
         if isinstance(item.result, o.OrderSyntaxError):
             err = item.result
             example = err.example if err.verb is None else example_for(
@@ -141,15 +142,14 @@ def process_message(session: Session, ctx: CampaignContext, *, author: str, text
     for index, quote, finish in finishers:  # receipts reflect the whole message
         sections[index] = quote + finish()
     if parsed.text_truncated or parsed.lines_truncated:
-        sections.append("*Only the first orders of this long message were read; send the rest "
-                        "in another message.*")
+        sections.append(receipts.TRUNCATED)
     if not sections and not outcome.commands:
         sections.append((Rejected(
             "I found no order in your message",
             "one order per line, e.g. a muster, a march, an attack, or `status`",
             "muster 300 infantry 50 cavalry")).render() + "\n\n" + help_reply(
                 Call(session, ctx, author, claim, now, ref, is_mod), None))
-    outcome.reply = "\n\n---\n\n".join(sections)
+    outcome.reply = receipts.reply(sections)
     return outcome
 
 

@@ -28,10 +28,10 @@ from sqlmodel import Session, col, or_, select
 
 from bot.db.models import Army, Outbox, OutboxStatus, PendingBattle, PostImage, Siege
 from bot.mapimage.scene import Labels, SceneOptions
+from bot.render.posts import realm_post
 from bot.services import journal
 from bot.services.mapview import Picture, draw, load_situation
 from bot.services.world import CampaignContext
-from bot.text import escape_md
 from rules.campaign import calendar
 from rules.campaign.mapview import (
     PUBLIC,
@@ -48,36 +48,6 @@ def realm_key(month: int) -> str:
     return f"realm:{month}"
 
 
-def realm_summary(situation: Situation, ctx: CampaignContext, date: calendar.GameDate,
-                  total_holdfasts: int) -> str:
-    """The text of the ``[Realm]`` post, from a PUBLIC situation."""
-    held: dict[str, list[str]] = {}
-    for tile, claim in situation.holders:
-        held.setdefault(claim, []).append(ctx.world.tile(tile).label)
-    lines = [f"**The realm at the start of {date}.** The map shows what the whole realm "
-             "knows: the holdfasts and who holds them, sieges and blockades, announced hosts "
-             "and last month's battles. Every hex carries its tile id for your orders.", ""]
-    count = sum(len(v) for v in held.values())
-    lines.append(f"**Holdfasts held:** {count} of {total_holdfasts}.")
-    lines.append("")
-    if held:
-        lines += ["| Claim | Holdfasts |", "|---|---|"]
-        for claim in situation.claims:
-            if claim in held:
-                lines.append(f"| {escape_md(claim, 80)} | "
-                             f"{', '.join(escape_md(h, 60) for h in sorted(held[claim]))} |")
-        lines.append("")
-    sieges = [f"{escape_md(ctx.world.tile(s.holdfast).label, 60)} (by "
-              f"{escape_md(s.besieger, 80)})" for s in situation.sieges]
-    lines.append("**Sieges in progress:** " + ("; ".join(sieges) if sieges else "none") + ".")
-    lines.append("")
-    battles = [f"{escape_md(b.attacker, 80)} vs {escape_md(b.defender, 80)} at "
-               f"{escape_md(ctx.world.tile(b.tile).label, 60)}" for b in situation.battles]
-    lines.append(f"**Battles last month:** {len(battles)}"
-                 + (": " + "; ".join(battles) if battles else "") + ".")
-    return "\n".join(lines)
-
-
 def queue_realm_post(session: Session, ctx: CampaignContext, *, month: int, tick: int,
                      at: datetime) -> None:
     """Queue the ``[Realm]`` post of in-game month ``month`` (once: keyed by the month)."""
@@ -90,7 +60,7 @@ def queue_realm_post(session: Session, ctx: CampaignContext, *, month: int, tick
     key = realm_key(month)
     _supersede_realm_posts(session, ctx)
     journal.queue(session, ctx.campaign_id, key, "post", title=title,
-                  body=realm_summary(situation, ctx, date, len(ctx.world.holdfasts())),
+                  body=realm_post(situation, ctx.world, str(date), len(ctx.world.holdfasts())),
                   flair=posts.realm_flair, public=True, at=at, tick=tick,
                   target=ctx.settings.campaign.subreddit)
     session.add(PostImage(campaign_id=ctx.campaign_id, key=key,

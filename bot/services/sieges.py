@@ -8,9 +8,9 @@ from datetime import datetime
 from sqlmodel import Session
 
 from bot.db.models import Siege
+from bot.render.posts import siege_over_post
 from bot.services import journal
 from bot.services.world import CampaignContext
-from bot.text import name_md
 from rules.campaign.world import SiegeStatus
 
 
@@ -29,7 +29,7 @@ def end_siege(session: Session, ctx: CampaignContext, siege: Siege, reason: str,
     journal.queue(session, ctx.campaign_id, f"siege:{siege.id}:lifted", "post",
                   title=ctx.settings.posts.siege_title.format(event="Siege lifted",
                                                               holdfast=label),
-                  body=f"The siege of **{name_md(label)}** is over. {reason}",
+                  body=siege_over_post(label, reason),
                   flair=ctx.settings.posts.siege_flair, public=True, at=at, tick=tick,
                   target=ctx.settings.campaign.subreddit)
     return summary

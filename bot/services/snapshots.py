@@ -94,6 +94,7 @@ from bot.db.models import (
     TickRun,
 )
 from bot.db.types import ExactDecimal, UTCDateTime
+from bot.render.notes import orders_taken_back_note
 from bot.services import journal
 from bot.services.world import CampaignContext, get_campaign
 
@@ -461,14 +462,9 @@ def restore(session: Session, ctx: CampaignContext, chosen: Plan, *, actor: str,
     for player, orders in chosen.orders.items():
         if player not in chosen.players:
             continue  # a moderator's orders: listed to the moderator who takes back
+        title, body = orders_taken_back_note(ctx.when(ctx.tick_at(snap_tick)), orders)
         journal.queue(session, cid, f"undo:{snap_id}:{player}"[:120], "message",
-                      target=player, at=now, tick=snap_tick,
-                      title="Orders taken back by the moderators",
-                      body=(f"The moderators took the campaign back to "
-                            f"{ctx.when(ctx.tick_at(snap_tick))}. What your orders did "
-                            "since then was taken back with it:\n\n"
-                            + "\n".join(f"- {o}" for o in orders)
-                            + "\n\nSend these orders again if you still want them."))
+                      target=player, at=now, tick=snap_tick, title=title, body=body)
     session.execute(delete(_table(Snapshot)).where(_table(Snapshot).c.campaign_id == cid,
                                                    _table(Snapshot).c.id >= snap_id))
     session.flush()

@@ -33,6 +33,24 @@ from bot.db.models import (
     Siege,
     TickRun,
 )
+from bot.render import notes, posts
+from bot.render.common import force, income_sources, labels_for, money, place_label, troops_text
+from bot.render.notes import (
+    detection_roll_text,
+    encounter_note,
+    holder_note,
+    muster_note,
+    sighting_note,
+    upkeep_note,
+)
+from bot.render.posts import (
+    arrival_post,
+    battle_post,
+    besiegers_gone,
+    fall_post,
+    scatter_post,
+    siege_month_post,
+)
 from bot.services import fairplay, forewarn, journal, pause, snapshots
 from bot.services.army_rows import (
     ArmyRecord,
@@ -46,29 +64,10 @@ from bot.services.catalogue import (  # the modifiers in force
     ModifierBook,
     after_battle,
     drop_tick_book,
-    income_sources,
-    labels_for,
     month_for_claim,
     tick_book,
 )
 from bot.services.realm import map_posts
-from bot.services.render import (
-    arrival_post,
-    battle_post,
-    besiegers_gone,
-    detection_roll_text,
-    encounter_note,
-    fall_post,
-    force,
-    holder_note,
-    money,
-    muster_note,
-    scatter_post,
-    siege_month_post,
-    sighting_note,
-    troops_text,
-    upkeep_note,
-)
 from bot.services.row_values import claim_state, ledger_to_json, siege_state
 from bot.services.sieges import end_siege
 from bot.services.world import (
@@ -77,7 +76,6 @@ from bot.services.world import (
     get_campaign,
     war_pairs,
 )
-from bot.text import name_md
 from rules.campaign import calendar
 from rules.campaign.advance import (
     Arrival,
@@ -106,9 +104,8 @@ from rules.campaign.advance import (
     changed_claims,
 )
 from rules.campaign.battle import Winner
-from rules.campaign.config import Season, Terrain
+from rules.campaign.config import Season
 from rules.campaign.modifiers import Modifier
-from rules.campaign.naming import host
 from rules.campaign.state import (
     BattleState,
     CharacterState,
@@ -264,9 +261,7 @@ class _TickState:
         if tile_id not in self.ctx.world:
             return tile_id
         tile = self.ctx.world.tile(tile_id)
-        if not tile.name and tile.terrain is Terrain.WATER:
-            return f"the sea at {tile.id}"
-        return tile.label
+        return place_label(tile)
 
     def claim_name(self, claim_id: int | None) -> str:
         claim = self.claims.get(claim_id)
@@ -405,8 +400,9 @@ class _TickState:
                 result, date = event.result, event.date
                 if result.cost or result.income:
                     self.notify(claim.id, f"upkeep:{claim.id}:{date.year}:{date.month}",
-                                f"Upkeep for {date}", upkeep_note(
-                                    result.cost, result.income, income_sources(income),
+                                *upkeep_note(
+                                    str(date), result.cost, result.income,
+                                    income_sources(income),
                                     troops_text(event.infantry, event.cavalry, event.ships),
                                     claim.gold))
                 forewarn.upkeep_ahead(  # private: next month's upkeep, same troops and income
@@ -593,8 +589,7 @@ class _TickState:
                                    months=siege.months_elapsed, note=note),
                   self.ctx.settings.posts.siege_flair)
         self.notify(siege.besieger_claim, f"siege:{siege.id}:left:{month}",
-                    f"Siege of {label}",
-                    f"{event.months_left} in-game months until {name_md(label)} falls.")
+                    *notes.siege_left_note(label, event.months_left))
 
     def report_fall(self, event: HoldfastFalls) -> None:
         siege, holdfast = event.siege, self.label(event.siege.holdfast)
@@ -665,14 +660,12 @@ class _TickState:
             self.log("referral", f"{force(runner)} has no way to retreat from "
                      f"{place}: referred to the moderators",
                      claim_id=runner.claim_id, data={"battle": battle.id, "army": runner.id})
+            subject, body = notes.retreat_referred_in_battle(
+                claim=self.claim_name(runner.claim_id), kind=runner.kind, army=runner.id,
+                place=place)
             journal.notify_moderators(
                 self.session, self.ctx.campaign_id, f"referral:retreat:{battle.id}",
-                subject=f"Retreat of {force(runner)} referred to you",
-                body=(f"{force(runner, capital=True)} of "
-                      f"{name_md(self.claim_name(runner.claim_id))} chose "
-                      f"to retreat from {name_md(place)} but has no way back. Nothing was rolled "
-                      "and the battle was fought; rule on it if needed."),
-                at=self.at, tick=self.tick)
+                subject=subject, body=body, at=self.at, tick=self.tick)
             return
         result, line = event.result, event.dice_line
         if isinstance(event, RetreatFailed):
@@ -687,11 +680,8 @@ class _TickState:
                                     fairplay.DICE_KEY: line},
                  rolls=event.rolls)
         self.post(f"battle:{battle.id}:retreat",
-                  f"[Battle] {self.claim_name(runner.claim_id)} withdraws from {place}",
-                  f"Rather than give battle at **{name_md(place)}**, the {host(runner.kind)} of "
-                  f"{name_md(self.claim_name(runner.claim_id))} withdraws (retreat roll "
-                  f"{result.roll})."
-                  f"\n\n{fairplay.markdown(line)}",
+                  *posts.retreat_post(claim=self.claim_name(runner.claim_id), place=place,
+                                      kind=runner.kind, roll=result.roll, dice=line),
                   self.ctx.settings.posts.battle_flair)
 
     def report_opponent_decides(self, event: OpponentDecides) -> None:
@@ -699,22 +689,15 @@ class _TickState:
         to fight (the runner at -1) or to let it stay; without an answer the battle is fought."""
         battle, runner, opponent = event.battle, event.runner, event.opponent
         when = self.ctx.when(self.ctx.tick_at(battle.resolve_tick))
+        place = self.label(battle.tile)
         self.notify(opponent.claim_id, f"battle:{battle.id}:failed-retreat",
-                    f"{force(runner, capital=True)} failed to retreat at "
-                    f"{self.label(battle.tile)}",
-                    f"{force(runner, capital=True)} of "
-                    f"{name_md(self.claim_name(runner.claim_id))} tried to retreat from your "
-                    f"{force(opponent)} at {name_md(self.label(battle.tile))} and "
-                    f"failed. You decide: reply `stand {force(opponent)}` to fight (they fight at "
-                    f"-1) or `spare {force(runner)}` to let them stay, before {when}. Without an "
-                    "answer the battle is fought then.")
+                    *notes.opponent_decides_note(
+                        runner=runner, runner_claim=self.claim_name(runner.claim_id),
+                        own=opponent, place=place, until=when))
         self.notify(runner.claim_id, f"battle:{battle.id}:retreat-failed",
-                    f"{force(runner, capital=True)} failed to retreat",
-                    f"{force(runner, capital=True)} could not get away from "
-                    f"{name_md(self.label(battle.tile))}. "
-                    f"{name_md(self.claim_name(opponent.claim_id))} decides before {when} "
-                    "whether to "
-                    "fight (you would fight at -1) or to let you stay.")
+                    *notes.retreat_failed_note(
+                        runner=runner, opponent_claim=self.claim_name(opponent.claim_id),
+                        place=place, until=when))
 
     def report_battle(self, event: BattleFought) -> None:
         """Journal a fought battle, settle its characters' fates and secrets
@@ -754,20 +737,13 @@ class _TickState:
         body = battle_post(result, attacker=att_name, defender=dfd_name,
                            place=self.label(battle.tile), when=self.ctx.when(self.at),
                            kind=battle.kind, hide_defender=hidden_defender, settled=settled,
-                           public=event.public)
-        if dice_line and not hidden_defender:
-            body += f"\n\n{fairplay.markdown(dice_line)}\n"
-        body += "".join(f"\n{fairplay.markdown(line)}\n" for line in fate_lines)  # public
+                           public=event.public, dice=dice_line,
+                           fate_dice=fate_lines)  # fate rolls are public
         self.post(f"battle:{battle.id}", title, body, self.ctx.settings.posts.battle_flair)
         if hidden_defender and garrison_claim is not None:
             self.notify(garrison_claim, f"battle:{battle.id}:defenses",
-                        f"The assault on {self.label(battle.tile)}",
-                        "Your holdfast's defenses multiplied your garrison's strength: "
-                        + ", ".join(result.defender.strength.all_labels())
-                        + f"; strength {money(result.defender.strength.value)}."
-                        + ("\n\nThe assault's dice (your private branch): "
-                           f"{fairplay.markdown(dice_line)}"
-                           if dice_line else ""))
+                        *notes.defenses_note(self.label(battle.tile), result.defender.strength,
+                                             dice_line))
 
 
 class _BookModifiers:

@@ -9,7 +9,7 @@ tick's :class:`rules.campaign.state.World`; the campaign's rules and map come wi
 :class:`Sender`. Nothing here reads a
 clock, a database or a die that is not given; the services load the world, call
 :func:`apply_order`, write the difference back, journal it, and render the receipt
-(``bot.services.receipts``).
+(``bot.render.receipts``).
 
 Which orders are decided here is :data:`PURE_ORDERS`; the others are still decided by their
 service handlers (see ``bot.services.orders.HANDLERS``).

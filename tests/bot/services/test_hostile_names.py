@@ -24,7 +24,7 @@ from sqlmodel import select
 from bot.db.engine import transaction
 from bot.db.models import Character, Claim, Outbox
 from bot.messages import handle_message
-from bot.services.render import battle_post
+from bot.render.posts import battle_post
 from bot.services.tick import catch_up
 from bot.text import escape_md, inert_links, name_md
 from rules.campaign.battle import Side, resolve_battle

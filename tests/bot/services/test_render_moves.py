@@ -1,8 +1,9 @@
-"""The tick's notes and posts of moves (bot.services.render) name fleets as fleets."""
+"""The tick's notes and posts of moves (bot.render) name fleets as fleets."""
 
 from __future__ import annotations
 
-from bot.services.render import arrival_post, encounter_note, muster_note, sighting_note
+from bot.render.notes import encounter_note, muster_note, sighting_note
+from bot.render.posts import arrival_post
 from rules.campaign.world import Army, ArmyKind, ArmyState
 
 

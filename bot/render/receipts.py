@@ -8,11 +8,12 @@ world.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
-from bot.services.render import money, shortfall_text, troops_text
-from bot.services.world import CampaignContext
+from bot.errors import apology
+from bot.render.common import Context, money, siege_note, troops_text
+from bot.render.notes import shortfall_text
 from bot.text import escape_md, name_code, name_md
 from rules.campaign import apply as r
 from rules.campaign.battle import Strength
@@ -21,21 +22,21 @@ from rules.campaign.paths import format_path
 from rules.campaign.world import ArmyKind, ArmyState, Reaction
 
 
-def _label(ctx: CampaignContext, tile: str) -> str:
+def _label(ctx: Context, tile: str) -> str:
     """A tile's name as the markdown shows it (escaped)."""
     return name_md(ctx.world.tile(tile).label)
 
 
-def _code(ctx: CampaignContext, tile: str) -> str:
+def _code(ctx: Context, tile: str) -> str:
     """A tile's name inside a code span (an example order)."""
     return name_code(ctx.world.tile(tile).label)
 
 
-def _at(ctx: CampaignContext, tick: int) -> str:
+def _at(ctx: Context, tick: int) -> str:
     return ctx.when(ctx.tick_at(tick))
 
 
-def _warning(ctx: CampaignContext, rc: r.Receipt) -> str:
+def _warning(ctx: Context, rc: r.Receipt) -> str:
     """The receipt's upkeep warning paragraph, if it carries one."""
     return "" if rc.shortfall is None else shortfall_text(rc.shortfall,
                                                           ctx.when(rc.shortfall.charged))
@@ -46,7 +47,7 @@ def _name(kind: ArmyKind | None, number: int) -> str:
     return force_name(kind, number, capital=True)
 
 
-def mustered(ctx: CampaignContext, rc: r.Mustered) -> str:
+def mustered(ctx: Context, rc: r.Mustered) -> str:
     new = force_name(rc.kind, rc.army)
     return (f"**{_name(rc.kind, rc.army)}** ({troops_text(rc.infantry, rc.cavalry, rc.ships)}) is "
             f"mustering at {_label(ctx, rc.tile)}.\n\n"
@@ -65,7 +66,7 @@ def _watch_odds(needed: int | None) -> str:
     return "impossible" if needed > 20 else f"on a d20 of {needed}+"
 
 
-def marched(ctx: CampaignContext, rc: r.Marched) -> str:
+def marched(ctx: Context, rc: r.Marched) -> str:
     plan = rc.plan
     speed = f"x{plan.multiplier.normalize():f}" + (f" ({', '.join(plan.reasons)})"
                                                   if plan.reasons else "")
@@ -93,7 +94,7 @@ def marched(ctx: CampaignContext, rc: r.Marched) -> str:
     return "\n".join(lines)
 
 
-def route_found(ctx: CampaignContext, rc: r.RouteFound) -> str:
+def route_found(ctx: Context, rc: r.RouteFound) -> str:
     goal = _label(ctx, rc.goal)
     name = force_name(rc.kind, rc.army)
     if not rc.route.tiles:
@@ -107,7 +108,7 @@ def route_found(ctx: CampaignContext, rc: r.RouteFound) -> str:
             f"send:\n\n    {order_text}")
 
 
-def cancelled(ctx: CampaignContext, rc: r.Cancelled) -> str:
+def cancelled(ctx: Context, rc: r.Cancelled) -> str:
     name = force_name(rc.kind, rc.army)
     if rc.what == "queued march":
         return (f"The queued {travel(rc.kind, 'noun')} of {name} is cancelled; it is still "
@@ -120,17 +121,17 @@ def cancelled(ctx: CampaignContext, rc: r.Cancelled) -> str:
             f"{_label(ctx, rc.tile)}.")
 
 
-def called_off(ctx: CampaignContext, rc: r.CalledOff) -> str:
+def called_off(ctx: Context, rc: r.CalledOff) -> str:
     name, hold = force_name(rc.kind, rc.army), _label(ctx, rc.holdfast)
     return (f"The assault of {name} on {hold} is called off: there is no battle, and "
             f"{name} stays {state_word(rc.kind, rc.state)} at {hold}.")
 
 
-def halted(ctx: CampaignContext, rc: r.Halted) -> str:
+def halted(ctx: Context, rc: r.Halted) -> str:
     return f"{_name(rc.kind, rc.army)} halts at {_label(ctx, rc.tile)} and stands there."
 
 
-def reacted(ctx: CampaignContext, rc: r.Reacted) -> str:
+def reacted(ctx: Context, rc: r.Reacted) -> str:
     when = _at(ctx, rc.resolve_tick)
     name = _name(rc.kind, rc.army)
     if rc.reaction is not Reaction.RETREAT:
@@ -143,7 +144,7 @@ def reacted(ctx: CampaignContext, rc: r.Reacted) -> str:
     return text
 
 
-def retreat_referred(ctx: CampaignContext, rc: r.RetreatReferred) -> str:
+def retreat_referred(ctx: Context, rc: r.RetreatReferred) -> str:
     name = force_name(rc.kind, rc.army)
     return (f"{_name(rc.kind, rc.army)} has no path back (it did not {travel(rc.kind)} to "
             f"{_label(ctx, rc.tile)}) and you gave no route, so nothing was rolled: your "
@@ -151,13 +152,13 @@ def retreat_referred(ctx: CampaignContext, rc: r.RetreatReferred) -> str:
             f"`retreat {name}: TILE > TILE` or `retreat {name} to TILE`.")
 
 
-def spared(ctx: CampaignContext, rc: r.Spared) -> str:
+def spared(ctx: Context, rc: r.Spared) -> str:
     return (f"You let {force_name(rc.kind, rc.army)} stay at {_label(ctx, rc.tile)}: there is "
             f"no battle, and the two {force_noun(rc.kind, plural=True)} share the tile in peace "
             "until one of them moves.")
 
 
-def battle_ordered(ctx: CampaignContext, rc: r.BattleOrdered) -> str:
+def battle_ordered(ctx: Context, rc: r.BattleOrdered) -> str:
     when = _at(ctx, rc.resolve_tick)
     place = _label(ctx, rc.tile)
     name, target = _name(rc.kind, rc.army), force_name(rc.kind, rc.target)
@@ -176,14 +177,12 @@ def battle_ordered(ctx: CampaignContext, rc: r.BattleOrdered) -> str:
     return f"{who.capitalize()} will sally from {place} at {when}."
 
 
-def siege_lifted(ctx: CampaignContext, rc: r.SiegeLifted) -> str:
+def siege_lifted(ctx: Context, rc: r.SiegeLifted) -> str:
     return (f"The siege of {_label(ctx, rc.holdfast)} is lifted. {_name(rc.kind, rc.army)} "
             "stands on the tile; the months counted are lost.")
 
 
-def siege_begun(ctx: CampaignContext, rc: r.SiegeBegun) -> str:
-    from bot.services.catalogue import siege_note
-
+def siege_begun(ctx: Context, rc: r.SiegeBegun) -> str:
     hold = _label(ctx, rc.holdfast)
     return (f"{_name(rc.kind, rc.army)} besieges {hold}. With its garrison it falls after "
             f"**{rc.length.months}** in-game months{siege_note(rc.length, rc.besieger_mods)} "
@@ -191,23 +190,23 @@ def siege_begun(ctx: CampaignContext, rc: r.SiegeBegun) -> str:
             f"{force_name(rc.kind, rc.army)}`.")
 
 
-def siege_referred(ctx: CampaignContext, rc: r.SiegeReferred) -> str:
+def siege_referred(ctx: Context, rc: r.SiegeReferred) -> str:
     return (f"{_label(ctx, rc.holdfast)} has its own siege rules: your order is **referred to "
             "the moderators**, who will rule on it. Nothing has changed yet.")
 
 
-def disbanded(ctx: CampaignContext, rc: r.Disbanded) -> str:
+def disbanded(ctx: Context, rc: r.Disbanded) -> str:
     return (f"{_name(rc.kind, rc.army)} is disbanded; "
             f"{troops_text(rc.infantry, rc.cavalry, rc.ships)} return home and cost no more "
             "upkeep.")
 
 
-def ceded(ctx: CampaignContext, rc: r.Ceded) -> str:
+def ceded(ctx: Context, rc: r.Ceded) -> str:
     return (f"From the next tick **{name_md(rc.to_name)}** receives the benefit of "
             f"{_label(ctx, rc.tile)}, for as long as both your armies stand there.")
 
 
-def building(ctx: CampaignContext, rc: r.Building) -> str:
+def building(ctx: Context, rc: r.Building) -> str:
     secret = ("\n\nOnly your claim and the moderators know of it: posts never name it."
               if rc.entry.hidden else "")
     return (f"Building **{name_md(rc.entry.name)}** at {_label(ctx, rc.holdfast)} for "
@@ -217,7 +216,7 @@ def building(ctx: CampaignContext, rc: r.Building) -> str:
             f"note{secret}" + _warning(ctx, rc))
 
 
-def bought(ctx: CampaignContext, rc: r.Bought) -> str:
+def bought(ctx: Context, rc: r.Bought) -> str:
     return (f"{_name(ArmyKind.LAND, rc.army)} now carries **{name_md(rc.entry.name)}** "
             f"({r.cost_text(rc.entry)}; gold "
             f"left: {r.gold_text(rc.gold_left)}).\n\n- Effect: "
@@ -226,7 +225,7 @@ def bought(ctx: CampaignContext, rc: r.Bought) -> str:
             + _warning(ctx, rc))
 
 
-def blockading(ctx: CampaignContext, rc: r.Blockading) -> str:
+def blockading(ctx: Context, rc: r.Blockading) -> str:
     port = _label(ctx, rc.port)
     head = f"**Fleet {rc.fleet}** ({rc.ships} ships) blockades {port}.\n\n"
     if rc.owner is None:
@@ -248,7 +247,7 @@ def blockading(ctx: CampaignContext, rc: r.Blockading) -> str:
     return head + status
 
 
-def assigned(ctx: CampaignContext, rc: r.Assigned) -> str:
+def assigned(ctx: Context, rc: r.Assigned) -> str:
     notes = []
     if rc.left is not None:
         notes.append(f"{name_md(rc.name)} leaves {force_name(rc.left_kind, rc.left)}, which has no "
@@ -263,7 +262,7 @@ def assigned(ctx: CampaignContext, rc: r.Assigned) -> str:
                         *notes, skill_text])
 
 
-def status_report(ctx: CampaignContext, rc: r.StatusReport) -> str:
+def status_report(ctx: Context, rc: r.StatusReport) -> str:
     claim = rc.claim
     lines = [f"**{name_md(claim.name)}** — {ctx.when(rc.at)}", "",
              f"- Gold: {money(claim.gold)}",
@@ -296,7 +295,7 @@ def _strength(power: Strength) -> str:
     return money(power.value) + (f" ({power.base} " + " ".join(labels) + ")" if labels else "")
 
 
-def odds_shown(ctx: CampaignContext, rc: r.OddsShown) -> str:
+def odds_shown(ctx: Context, rc: r.OddsShown) -> str:
     fight, odds, win = rc.fight, rc.odds, rc.odds.attacker_win
     ratio = "" if fight.ratio is None else f"ratio {money(fight.ratio)}, "
     mine, theirs = force_name(rc.kind, rc.army), force_name(rc.target_kind, rc.target)
@@ -313,7 +312,7 @@ def odds_shown(ctx: CampaignContext, rc: r.OddsShown) -> str:
             f"{float(odds.defender_losses.cavalry):.0f} cavalry")
 
 
-_RENDER: dict[type, Callable[[CampaignContext, Any], str]] = {
+_RENDER: dict[type, Callable[[Context, Any], str]] = {
     r.Mustered: mustered,
     r.Marched: marched,
     r.RouteFound: route_found,
@@ -338,6 +337,29 @@ _RENDER: dict[type, Callable[[CampaignContext, Any], str]] = {
 }
 
 
-def receipt_text(ctx: CampaignContext, receipt: r.Receipt) -> str:
+def receipt_text(ctx: Context, receipt: r.Receipt) -> str:
     """The reply section of an accepted order."""
     return _RENDER[type(receipt)](ctx, receipt)
+
+
+# --- the reply to a message of orders ----------------------------------------------------------
+
+TRUNCATED = ("*Only the first orders of this long message were read; send the rest in another "
+             "message.*")
+"""The reply's last section when a message held more orders than are read."""
+
+
+def quoted(source: str) -> str:
+    """An order line quoted above its receipt or refusal."""
+    return f"> {escape_md(source, 120)}\n\n"
+
+
+def failed(ref: str) -> str:
+    """The section of an order that failed unexpectedly (``ref``: the moderators' reference);
+    nothing changed."""
+    return apology(ref, "handling this order")
+
+
+def reply(sections: Iterable[str]) -> str:
+    """The whole reply: one section per order (and command), ruled apart."""
+    return "\n\n---\n\n".join(sections)

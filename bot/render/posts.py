@@ -1,88 +1,26 @@
-"""Public posts and private notes as readable markdown.
+"""Public posts as readable markdown: battles, arrivals, sieges, falls, scatters.
 
 Public text never shows a hidden modifier: when a side's strength includes one (a holdfast's
 secret defense bonus), its strength, the ratio and the multipliers are left out, and only the
-band, the rolls and the outcome are shown.
+band, the rolls and the outcome are shown. Names come in plain and are escaped here
+(:func:`bot.text.name_md`); a post's title is the services' setting, formatted with plain names.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from decimal import Decimal
-from typing import Protocol
 
-from bot.text import name_md
+from bot.render.common import dice_md, number, troops_text
+from bot.text import escape_md, name_md
 from rules.campaign.battle import BattleResult, SideResult, Winner
 from rules.campaign.characters import Fate, TableRoll
+from rules.campaign.mapview import Situation
 from rules.campaign.modifiers import Source
-from rules.campaign.naming import force_name, force_noun, host, state_word
+from rules.campaign.naming import host
 from rules.campaign.paths import ArmyKind
 from rules.campaign.publication import PublicAssault
-from rules.campaign.upkeep import Troops
-from rules.campaign.warnings import Shortfall, UpkeepForecast
-
-
-def money(value: Decimal) -> str:
-    """Gold as players read it: ``750``, ``1.9``, ``12.25`` (exact, no trailing zeros)."""
-    text = format(value, "f")
-    if "." in text:
-        text = text.rstrip("0").rstrip(".")
-    return text or "0"
-
-
-class Force(Protocol):
-    """An army or a fleet as stored (a database row or a tick's record)."""
-
-    @property
-    def id(self) -> int | None: ...
-
-    @property
-    def kind(self) -> ArmyKind: ...
-
-
-def force(a: Force, *, capital: bool = False) -> str:
-    """``army 3`` or ``fleet 3`` as players read it (``Army 3`` at the start of a sentence)."""
-    return force_name(a.kind, a.id or 0, capital=capital)
-
-
-def troops_text(infantry: int, cavalry: int, ships: int = 0) -> str:
-    parts = []
-    if infantry:
-        parts.append(f"{infantry} infantry")
-    if cavalry:
-        parts.append(f"{cavalry} cavalry")
-    if ships:
-        parts.append(f"{ships} ships")
-    return ", ".join(parts) or "no troops"
-
-
-def scatter_forecast_text(f: UpkeepForecast) -> str:
-    """What happens at the upkeep when the gold falls short (one paragraph, private)."""
-    def troops(t: Troops) -> str:
-        return troops_text(t.infantry, t.cavalry, t.ships)
-
-    income = f" and {money(f.income)} gold of income" if f.income else ""
-    return (f"The upkeep of your raised troops ({troops(f.raised)}) will be "
-            f"{money(f.cost)} gold; you have {money(f.gold)} gold{income}, "
-            f"**{money(f.shortfall)} gold short**. If nothing changes, your armies scatter: "
-            f"{troops(f.survivors)} come home (and cannot be raised again until the end of "
-            f"the year), {troops(f.lost)} are lost for good.")
-
-
-def shortfall_text(shortfall: Shortfall | None, when: str) -> str:
-    """A receipt's warning paragraph (empty without one); ``when`` is the charge time as the
-    reply shows times."""
-    if shortfall is None:
-        return ""
-    what = "too little gold for the first upkeep" if shortfall.first else \
-        "too little gold left for the next upkeep"
-    return (f"\n\n**Warning: {what}** (charged {when}). "
-            + scatter_forecast_text(shortfall.forecast))
-
-
-def _num(value: Decimal) -> str:
-    text = f"{value.quantize(Decimal('0.01')):f}"
-    return text.rstrip("0").rstrip(".") if "." in text else text
+from rules.campaign.worldmap import WorldMap
 
 
 def _strength_cell(side: SideResult, hidden: bool) -> str:
@@ -93,7 +31,7 @@ def _strength_cell(side: SideResult, hidden: bool) -> str:
                                             for a in side.strength.applied) else ""
         parts = "; ".join(filter(None, (secret, " ".join(labels))))
         return f"hidden ({parts})" if parts else "hidden"
-    text = _num(side.strength.value)
+    text = number(side.strength.value)
     if labels:
         text += f" ({side.strength.base} " + " ".join(labels) + ")"
     return text
@@ -106,17 +44,31 @@ def _roll_cell(side: SideResult) -> str:
 def battle_post(result: BattleResult, *, attacker: str, defender: str, place: str, when: str,
                 kind: str = "field", hide_defender: bool = False,
                 settled: Mapping[tuple[str, str], TableRoll] | None = None,
-                public: PublicAssault | None = None) -> str:
+                public: PublicAssault | None = None, dice: str | None = None,
+                fate_dice: Sequence[str] = ()) -> str:
     """The public battle report.
 
     ``settled`` holds the fate-table rolls the bot made, keyed by (``"attacker"`` or
     ``"defender"``, character name); without it the report lists who must roll. ``public``
     (an assault on a holdfast with a secret bonus) limits the report to what
-    :func:`rules.campaign.publication.public_assault` allows.
+    :func:`rules.campaign.publication.public_assault` allows. ``dice`` (the battle's dice
+    line, left out when it would tell a hidden defender's secret) and ``fate_dice`` (the
+    lines of the fate-table rolls) end the post.
     """
     if public is not None:
-        return _assault_post(result, public, attacker=name_md(attacker),
+        body = _assault_post(result, public, attacker=name_md(attacker),
                              defender=name_md(defender), place=name_md(place), when=when)
+    else:
+        body = _battle_table(result, attacker=attacker, defender=defender, place=place,
+                             when=when, kind=kind, hide_defender=hide_defender, settled=settled)
+    if dice and not hide_defender:
+        body += f"\n\n{dice_md(dice)}\n"
+    return body + "".join(f"\n{dice_md(line)}\n" for line in fate_dice)
+
+
+def _battle_table(result: BattleResult, *, attacker: str, defender: str, place: str, when: str,
+                  kind: str, hide_defender: bool,
+                  settled: Mapping[tuple[str, str], TableRoll] | None) -> str:
     what = {"field": "Battle", "assault": "Assault", "sally": "Sally"}.get(kind, "Battle")
     attacker, defender, place = name_md(attacker), name_md(defender), name_md(place)
     winner = attacker if result.winner is Winner.ATTACKER else defender
@@ -131,16 +83,16 @@ def battle_post(result: BattleResult, *, attacker: str, defender: str, place: st
              f" | {_strength_cell(result.defender, hidden and (hide_defender or result.defender.strength.has_hidden))} |",  # noqa: E501
              (f"| Roll | {_roll_cell(result.attacker)} | {_roll_cell(result.defender)} |"
               if not hidden else "| Roll | (not published) | (not published) |"),
-             f"| Casualties | {_num(result.attacker.casualty_pct)}%: "
+             f"| Casualties | {number(result.attacker.casualty_pct)}%: "
              f"{troops_text(result.attacker.losses.infantry, result.attacker.losses.cavalry, result.attacker.losses.ships)}"  # noqa: E501
              f"{' (captured)' if result.attacker.captured else ''} | "
-             f"{_num(result.defender.casualty_pct)}%: "
+             f"{number(result.defender.casualty_pct)}%: "
              f"{troops_text(result.defender.losses.infantry, result.defender.losses.cavalry, result.defender.losses.ships)}"  # noqa: E501
              f"{' (captured)' if result.defender.captured else ''} |",
              ""]
     band = "automatic victory" if result.band == "auto" else f"band {result.band}"
     if result.ratio is not None and not hidden:
-        band = f"ratio {_num(result.ratio)}, {band}"
+        band = f"ratio {number(result.ratio)}, {band}"
     if hidden:
         # The band, the rolls and the margin would narrow down the secret defense bonus.
         lines.append(f"**{winner} wins.** The strength of the walls is known only to their "
@@ -167,7 +119,7 @@ def battle_post(result: BattleResult, *, attacker: str, defender: str, place: st
                 rolls.append(f"- {shown} ({name}) is **captured**")
             elif fate.fate is Fate.DEATH_ROLL:
                 rolls.append(f"- {shown} ({name}) must make a **death roll** "
-                             f"(d100 {fate.roll} <= {_num(fate.casualty_pct)})")
+                             f"(d100 {fate.roll} <= {number(fate.casualty_pct)})")
             elif fate.fate is Fate.INJURY_ROLL:
                 rolls.append(f"- {shown} ({name}) must make an **injury roll** "
                              f"(d100 {fate.roll})")
@@ -181,7 +133,7 @@ def _loss_cell(pct_range: tuple[Decimal, Decimal] | None, side: SideResult) -> s
         return "not published"
     low, high = pct_range
     troops = side.troops.infantry + side.troops.cavalry + side.troops.ships
-    return (f"{_num(low)}-{_num(high)}% (about {troops * low // 100:.0f}-"
+    return (f"{number(low)}-{number(high)}% (about {troops * low // 100:.0f}-"
             f"{troops * high // 100:.0f} of {troops})")
 
 
@@ -210,66 +162,12 @@ def _assault_post(result: BattleResult, public: PublicAssault, *, attacker: str,
     return "\n".join(lines)
 
 
-# --- the tick's moves (from the events of rules.campaign.advance) ----------------------------
-# Names come in plain: a body escapes them (name_md), a subject keeps them as written.
-
-def muster_note(a: Force, troops: str, place: str, state: str) -> tuple[str, str]:
-    """The claim's note when a muster (of an army or a fleet) is ready: (subject, body)."""
-    name = force(a, capital=True)
-    return (f"{name} is ready",
-            f"{name} ({troops}) has mustered at {name_md(place)} and is "
-            f"{state_word(a.kind, state)}.")
-
-
 def arrival_post(claim: str, place: str, when: str, *, returned: bool,
                  kind: ArmyKind) -> str:
     """The public post of an army (a host) or a fleet reaching the end of its march or voyage
     (or of its retreat)."""
     what = "returns to" if returned else "arrives at"
     return f"A {host(kind)} of **{name_md(claim)}** {what} **{name_md(place)}** ({when})."
-
-
-def detection_roll_text(automatic: bool, roll: int | None, bonus: int, total: int | None,
-                        target: int | None, labels: tuple[str, ...]) -> str:
-    """How a detection was decided, for the watcher: ``automatic`` or the d20 sum."""
-    if automatic:
-        return "automatic"
-    return f"d20 {roll} + {bonus} = {total} vs {target}" \
-        + (f" ({', '.join(labels)})" if labels else "")
-
-
-def sighting_note(*, watch_place: str, claim: str, place: str, when: str, troops: str,
-                  roll: str, guard: int | None, army_id: int, until: str,
-                  kind: ArmyKind) -> tuple[str, str]:
-    """The watcher's note when its watchers sight a host (or a fleet, ``kind``): (subject,
-    body); ``guard``: its standing army (or fleet: guards are of the sighted kind) that may
-    intercept the force before ``until``."""
-    hint = "" if guard is None else (
-        f" Your {force_name(kind, guard)} stands at {name_md(watch_place)}: you may stop this "
-        "force "
-        f"with `intercept {force_name(kind, army_id)} with {force_name(kind, guard)}` before "
-        f"{until}.")
-    return (f"A {host(kind)} is sighted near {watch_place}",
-            f"Your watchers at {name_md(watch_place)} sight {force_noun(kind, article=True)} of "
-            f"{name_md(claim)} at {name_md(place)}, {when}: {troops}. Detection roll: {roll}."
-            + hint)
-
-
-def encounter_note(*, own: int, enemy: int, enemy_claim: str, place: str, when: str,
-                   first_reaction: bool, kind: ArmyKind) -> tuple[str, str]:
-    """Each side's note when two hostile armies (or fleets: ``kind``, both the same) meet:
-    (subject, body)."""
-    mine, theirs = force_name(kind, own), force_name(kind, enemy)
-    if first_reaction:
-        choice = (f" You have the first reaction: reply `retreat {mine}` or "
-                  f"`stand {mine}` before then.")
-    else:
-        choice = (f" {name_md(enemy_claim)} saw you first: until then it may still choose to "
-                  "retreat instead of fighting.")
-    return (f"Battle looms at {place}",
-            f"Your {mine} faces {theirs} of {name_md(enemy_claim)} at {name_md(place)}. The "
-            "battle is "
-            f"fought at {when}.{choice}")
 
 
 def siege_month_post(*, date: str, holdfast: str, besieger: str, months: int, note: str
@@ -292,23 +190,64 @@ def fall_post(*, holdfast: str, besieger: str, how: str) -> str:
             "rule on them).")
 
 
-def holder_note(place: str, benefit: str) -> tuple[str, str]:
-    """The note to a claim that now receives a resource tile's benefit: (subject, body)."""
-    return (f"You hold {place}",
-            f"Your army holds {name_md(place)}: your claim receives {name_md(benefit)} while a "
-            "standing army of yours is the strongest there. It also watches the land around it "
-            "like a holdfast.")
-
-
-def upkeep_note(cost: Decimal, income: Decimal, sources: str, troops: str, gold: Decimal) -> str:
-    """The claim's note on a month's upkeep paid (``sources``: where its income came from)."""
-    earned = f"Income: {income} gold ({sources}). " if income else ""
-    return (f"{earned}Upkeep of {money(cost)} gold paid for {troops}. Gold left: "
-            f"{money(gold)}.")
-
-
 def scatter_post(claim: str, date: str) -> str:
     """The public post of a claim's armies scattering, unpaid."""
     return (f"Unpaid and unfed, the armies of **{name_md(claim)}** scatter in {date}. Half of "
             "them "
             "straggle home and will not answer a call to arms again this year.")
+
+
+def siege_begins_post(*, claim: str, holdfast: str, owner: str, when: str) -> str:
+    """The public post of a siege laid."""
+    return (f"The host of **{name_md(claim)}** has laid siege to **{name_md(holdfast)}**, seat "
+            f"of {name_md(owner)}, on {when}.")
+
+
+def blockade_post(*, claim: str, port: str, owner: str | None, when: str) -> str:
+    """The public post of a fleet closing a port (``owner``: its holder's name, if any)."""
+    return (f"The ships of **{name_md(claim)}** close the harbour of **{name_md(port)}**"
+            + (f", seat of {name_md(owner)}," if owner is not None else "") + f" in {when}.")
+
+
+def siege_over_post(holdfast: str, reason: str) -> str:
+    """The public post of a siege ended; ``reason`` is a sentence already in markdown
+    (:func:`besiegers_gone`)."""
+    return f"The siege of **{name_md(holdfast)}** is over. {reason}"
+
+
+def retreat_post(*, claim: str, place: str, kind: ArmyKind, roll: int, dice: str
+                 ) -> tuple[str, str]:
+    """The public post of a host (or a fleet) withdrawing before battle: (title, body)."""
+    return (f"[Battle] {claim} withdraws from {place}",
+            f"Rather than give battle at **{name_md(place)}**, the {host(kind)} of "
+            f"{name_md(claim)} withdraws (retreat roll {roll}).\n\n{dice_md(dice)}")
+
+
+def realm_post(situation: Situation, world: WorldMap, date: str, total_holdfasts: int) -> str:
+    """The text of the monthly ``[Realm]`` post, from a PUBLIC situation (names escaped and
+    cut to length here)."""
+    held: dict[str, list[str]] = {}
+    for tile, claim in situation.holders:
+        held.setdefault(claim, []).append(world.tile(tile).label)
+    lines = [f"**The realm at the start of {date}.** The map shows what the whole realm "
+             "knows: the holdfasts and who holds them, sieges and blockades, announced hosts "
+             "and last month's battles. Every hex carries its tile id for your orders.", ""]
+    count = sum(len(v) for v in held.values())
+    lines.append(f"**Holdfasts held:** {count} of {total_holdfasts}.")
+    lines.append("")
+    if held:
+        lines += ["| Claim | Holdfasts |", "|---|---|"]
+        for claim in situation.claims:
+            if claim in held:
+                lines.append(f"| {escape_md(claim, 80)} | "
+                             f"{', '.join(escape_md(h, 60) for h in sorted(held[claim]))} |")
+        lines.append("")
+    sieges = [f"{escape_md(world.tile(s.holdfast).label, 60)} (by "
+              f"{escape_md(s.besieger, 80)})" for s in situation.sieges]
+    lines.append("**Sieges in progress:** " + ("; ".join(sieges) if sieges else "none") + ".")
+    lines.append("")
+    battles = [f"{escape_md(b.attacker, 80)} vs {escape_md(b.defender, 80)} at "
+               f"{escape_md(world.tile(b.tile).label, 60)}" for b in situation.battles]
+    lines.append(f"**Battles last month:** {len(battles)}"
+                 + (": " + "; ".join(battles) if battles else "") + ".")
+    return "\n".join(lines)
