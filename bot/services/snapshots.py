@@ -578,10 +578,10 @@ def restore(session: Session, ctx: CampaignContext, chosen: Plan, *, actor: str,
     undone = [s.label for s in chosen.undone]
     get_campaign(session, ctx, lock=True)
     session.flush()
+    heavy = _heavy_values(session, ctx, data, chosen.undone)  # may refuse: nothing changed yet
     for model in reversed(WORLD_TABLES):
         table = _table(model)
         session.execute(delete(table).where(table.c.campaign_id == cid))
-    heavy = _heavy_values(session, ctx, data, chosen.undone)
     campaign = _table(Campaign)
     if data["format"] == 1:  # rows as dicts of values converted for JSON
         for model in WORLD_TABLES:
@@ -655,7 +655,8 @@ def _heavy_values(session: Session, ctx: CampaignContext, data: dict[str, Any],
                 out[name] = kept
                 break
         else:
-            raise UndoRefused(f"the campaign's {name.removesuffix('_json')} changed since "
+            what = {"map_text": "map", "catalogue_json": "catalogue"}.get(name, name)
+            raise UndoRefused(f"the campaign's {what} changed since "
                               "then without a snapshot of it; put it back with `maester map "
                               "update` or `maester catalogue load` first")
     return out
