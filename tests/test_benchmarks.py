@@ -2,6 +2,8 @@
 
 - The tick benchmark (benchmarks/bench_tick.py): a tick's SQL statement count does not grow
   with the armies, on SQLite and PostgreSQL; the growth check reads its own figures.
+- The snapshot benchmark (benchmarks/bench_snapshot.py): the world it takes back after a
+  tick is the one its snapshot saw, on SQLite and PostgreSQL.
 - The many-campaigns benchmark (benchmarks/bench_campaigns.py): two real worker processes
   catching up the same campaigns on one PostgreSQL apply every tick exactly once.
 """
@@ -13,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks import bench_snapshot
 from benchmarks.bench_campaigns import TICKS, run_campaigns
 from benchmarks.bench_tick import linear_verdict, measure, slopes
 from tests.fixtures.db import fresh_schema, require_postgres, sqlite_url
@@ -29,6 +32,17 @@ def test_tick_statements_stay_constant_as_the_armies_grow(backend: str, tmp_path
     assert figures[0]["statements"] == figures[1]["statements"] > 0
     assert all(f["tick"] > 0 and f["baseline"] > 0 and f["peak_mb"] > 0 for f in figures)
     assert not any(f["statements_varied"] for f in figures)  # two ticks, one count
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+def test_the_snapshot_benchmark_takes_back_a_tick_exactly(backend: str, tmp_path: Path) -> None:
+    with ExitStack() as stack:
+        url = (sqlite_url(tmp_path / "snapshot.db") if backend == "sqlite"
+               else stack.enter_context(fresh_schema(require_postgres())))
+        figures = bench_snapshot.measure(url, 40, size=30, repeat=2)
+    assert figures["changed"] and figures["same"]  # the tick moved armies; undo put them back
+    assert figures["json_bytes"] > figures["stored_bytes"] > 0
+    assert all(figures[k] > 0 for k in ("take", "median", "tick", "restore"))
 
 
 def test_the_growth_check_reads_marginal_costs() -> None:
