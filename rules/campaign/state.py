@@ -30,6 +30,7 @@ from rules.campaign.config import Season
 from rules.campaign.modifiers import Modifier
 from rules.campaign.upkeep import SlainLedger
 from rules.campaign.world import (
+    FREE_CHARACTERS,
     Army,
     ArmyKind,
     ArmyState,
@@ -70,7 +71,8 @@ def war_key(a: int, b: int) -> tuple[int, int]:
 class ClaimState:
     """A claim (a House) as the tick sees it: its gold, its troops at home (``scattered_*`` of
     them locked until ``scattered_until``), its regeneration ledger and its improvements (the
-    stored records, read-only here)."""
+    stored list: records and the capacity bookkeeping, :mod:`rules.campaign.improvements`;
+    rules that change it give a new tuple)."""
 
     id: int
     name: str
@@ -153,7 +155,8 @@ class World:
     during a tick stays in the mapping with state GONE (so what happened to it is written back).
     ``claims`` by id, ascending. ``sieges``: the active ones (and those a tick ended). ``battles``:
     pending and spared ones (and those a tick settled or began). ``wars``: pairs at war as
-    :func:`war_key`. ``holders`` by tile. ``characters``: the free ones, by id. ``season`` and
+    :func:`war_key`. ``holders`` by tile. ``characters``: the free ones, by id (and those a
+    tick captured or killed, with their new status). ``season`` and
     ``last_month``: the campaign's season and the last in-game month whose jobs ran.
 
     Treat the mappings as read-only; rules build new ones.
@@ -193,7 +196,8 @@ class World:
 
     def characters_with(self, army_id: int) -> tuple[str, ...]:
         """The names of the free characters with an army."""
-        return tuple(c.name for c in self.characters.values() if c.army_id == army_id)
+        return tuple(c.name for c in self.characters.values()
+                     if c.army_id == army_id and c.status in FREE_CHARACTERS)
 
     @classmethod
     def of(cls, *, armies: Iterable[Army] = (), claims: Iterable[ClaimState] = (),
