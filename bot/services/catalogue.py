@@ -67,6 +67,7 @@ from rules.campaign.config import Terrain
 from rules.campaign.modifiers import Applied, EffectKind, Modifier, Role, collect
 from rules.campaign.resources import tile_holder
 from rules.campaign.siege import SiegeLength, siege_months
+from rules.campaign.state import CharacterState
 from rules.campaign.world import FREE_CHARACTERS
 from rules.errors import InvalidInput
 
@@ -342,10 +343,12 @@ class ModifierBook:
                             and self.resource_holder(t) == claim_id))
 
     # entries as modifiers
-    def _skills(self, characters: Iterable[Character]) -> list[Modifier]:
+    def _skills(self, characters: Iterable[Character | CharacterState]) -> list[Modifier]:
         found: list[Modifier] = []
         for character in characters:
-            for skill in character.skills_json:
+            skills = character.skills if isinstance(character, CharacterState) \
+                else character.skills_json
+            for skill in skills:
                 entry = self.catalogue.find(Section.SKILLS, str(skill))
                 if entry is not None:
                     found.append(entry.modifier())
@@ -366,13 +369,15 @@ class ModifierBook:
         """The skills of the characters with an army (what counts on the march)."""
         return tuple(self._skills(self.characters_with(army)))
 
-    def army(self, army: ModifiedArmy, *, equipment: bool = False) -> tuple[Modifier, ...]:
-        """An army's modifiers: its characters' skills, the benefit of the resource tile it
-        stands on if its claim holds it, and (``equipment``: in an assault or a siege) its siege
+    def army(self, army: ModifiedArmy, *, equipment: bool = False,
+             characters: Iterable[CharacterState] | None = None) -> tuple[Modifier, ...]:
+        """An army's modifiers: its characters' skills (``characters``: those the rules say
+        are with it now; None: the book's), the benefit of the resource tile it stands on if
+        its claim holds it, and (``equipment``: in an assault or a siege) its siege
         equipment."""
         if not self.catalogue.entries:
             return ()
-        found = self._skills(self.characters_with(army))
+        found = self._skills(self.characters_with(army) if characters is None else characters)
         if equipment:
             for name in equipment_names(army):
                 entry = self.catalogue.find(Section.EQUIPMENT, name)

@@ -865,8 +865,9 @@ class _BookModifiers:
     def observer(self, claim_id: int, tile: str) -> tuple[Modifier, ...]:
         return self.state.book().observer(claim_id, tile)
 
-    def battle(self, army: Army, *, assault: bool) -> tuple[Modifier, ...]:
-        return self.state.book().army(army, equipment=assault)
+    def battle(self, army: Army, *, assault: bool,
+               characters: Sequence[CharacterState] | None = None) -> tuple[Modifier, ...]:
+        return self.state.book().army(army, equipment=assault, characters=characters)
 
     def holdfast(self, claim_id: int) -> tuple[Modifier, ...]:
         claim = self.state.claims.get(claim_id)

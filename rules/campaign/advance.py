@@ -781,9 +781,13 @@ class _Battles:
 
     def side(self, a: Army, role: Winner, *, assault: bool = False,
              began: int | None = None) -> Side:
+        """Army ``a`` in a battle: its free characters fight with it and lend their skills (one
+        killed in an earlier battle of the phase no longer does)."""
+        with_it = tuple(c for c in self.world.characters.values()
+                        if c.army_id == a.id and c.status in FREE_CHARACTERS)
+        mods = self.tick.modifiers.battle(a, assault=assault, characters=with_it)
         return army_side(a, role, tick=self.tick.index, terrain=self.terrain(a.tile),
-                         began=began, modifiers=self.tick.modifiers.battle(a, assault=assault),
-                         characters=self.world.characters_with(a.id))
+                         began=began, modifiers=mods, characters=tuple(c.name for c in with_it))
 
     def record_slain(self, claim_id: int, infantry: int, cavalry: int) -> None:
         claim = self.claims.get(claim_id)

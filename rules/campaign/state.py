@@ -256,8 +256,11 @@ class Modifiers(Protocol):
         """The modifiers of whoever watches from ``tile`` for ``claim_id``."""
         ...
 
-    def battle(self, army: Army, *, assault: bool) -> tuple[Modifier, ...]:
-        """An army's modifiers in battle (``assault``: its siege equipment counts too)."""
+    def battle(self, army: Army, *, assault: bool,
+               characters: Sequence[CharacterState] | None = None) -> tuple[Modifier, ...]:
+        """An army's modifiers in battle (``assault``: its siege equipment counts too).
+        ``characters``: the characters with it as the rules see them now (whose skills count);
+        None: as the modifiers' own records have them."""
         ...
 
     def holdfast(self, claim_id: int) -> tuple[Modifier, ...]:
@@ -274,7 +277,8 @@ class NoModifiers:
     def observer(self, claim_id: int, tile: str) -> tuple[Modifier, ...]:
         return ()
 
-    def battle(self, army: Army, *, assault: bool) -> tuple[Modifier, ...]:
+    def battle(self, army: Army, *, assault: bool,
+               characters: Sequence[CharacterState] | None = None) -> tuple[Modifier, ...]:
         return ()
 
     def holdfast(self, claim_id: int) -> tuple[Modifier, ...]:

@@ -4,6 +4,7 @@ upkeep, as pure functions over values: no database."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from decimal import Decimal
 from typing import Any
@@ -214,12 +215,40 @@ def test_an_outcome_that_does_not_kill_leaves_the_character_alive() -> None:
 class SecretSkill(NoModifiers):
     """Army 1 fights with a hidden strength modifier."""
 
-    def battle(self, army: Army, *, assault: bool) -> tuple[Modifier, ...]:
+    def battle(self, army: Army, *, assault: bool,
+               characters: Sequence[CharacterState] | None = None) -> tuple[Modifier, ...]:
         if army.id != 1:
             return ()
         return (Modifier("Ambush", Source.SKILL,
                          (Effect(EffectKind.STRENGTH, Decimal("1.2"), Role.BOTH),),
                          hidden=True),)
+
+
+class Skills(NoModifiers):
+    """Each character's skills are strength modifiers named after them (x1.1 each)."""
+
+    def battle(self, army: Army, *, assault: bool,
+               characters: Sequence[CharacterState] | None = None) -> tuple[Modifier, ...]:
+        return tuple(Modifier(skill, Source.SKILL,
+                              (Effect(EffectKind.STRENGTH, Decimal("1.1"), Role.BOTH),))
+                     for c in characters or () for skill in c.skills)
+
+
+def test_the_skills_of_a_character_killed_in_a_battle_count_in_no_later_one() -> None:
+    w = two_battles()
+    lion = replace(w.characters[7], skills=("Lion",))
+    w = replace(w, characters={7: lion})
+    for n in range(500):
+        dice = EventDice(f"secret {n}", 3)
+        after, events = advance_battles(w, Tick(10, MAP, RULES, Skills(), KILLING), dice)
+        first, second = [e for e in events if isinstance(e, BattleFought)]
+        if any(f.character == "Tywin" and f.dies for f in first.fates or ()) \
+                and second.defender is not None:
+            break
+    else:
+        raise AssertionError("no secret kills Tywin in the first battle")
+    assert [a.modifier.name for a in first.result.defender.strength.applied] == ["Lion"]
+    assert second.result.defender.strength.applied == ()
 
 
 @pytest.mark.parametrize("modifiers", [SecretSkill(), NoModifiers()])
