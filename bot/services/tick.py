@@ -441,17 +441,17 @@ class _TickState:
         """Journal the improvements a month finished and the troops at home capacity effects
         changed; tell the claim privately."""
         for event in events:
-            claim = event.claim if isinstance(event, ImprovementDone | CapacityChanged) else None
-            if isinstance(event, ImprovementDone) and claim is not None:
-                name, where = event.name, self.ctx.world.tile(event.holdfast).label
+            if isinstance(event, ImprovementDone):
+                claim, name = event.claim, event.name
+                where = self.ctx.world.tile(event.holdfast).label
                 self.log("improvement_done", improvement_done_summary(claim.name, name, where),
                          claim_id=claim.id, data={"name": name, "month": event.month})
                 subject, body = improvement_note(
                     name, where, event.entry.describe_effects() if event.entry else None)
                 self.notify(claim.id, f"improvement:{claim.id}:{name}:{event.month}", subject,
                             body)
-            elif isinstance(event, CapacityChanged) and claim is not None:
-                change = capacity_change_text(event.infantry, event.cavalry)
+            elif isinstance(event, CapacityChanged):
+                claim, change = event.claim, capacity_change_text(event.infantry, event.cavalry)
                 self.log("capacity", capacity_summary(claim.name, change), claim_id=claim.id,
                          data={"infantry": event.infantry, "cavalry": event.cavalry,
                                "capacity": list(event.capacity)})

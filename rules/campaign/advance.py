@@ -1342,8 +1342,7 @@ Between = Callable[[World, World, Sequence[TickEvent]], World]
 """What runs between two phases of :func:`advance`: given the world before and after a phase
 and the phase's events, it returns the world the next phase starts from. The services take the
 phase's changes into their rows here (so the modifiers in force see them), give the battles the
-phase began their ids, and re-read what something outside the rules changed (a character who
-died of a fate roll after a battle)."""
+phase began their ids (nothing outside the rules changes the world between phases)."""
 
 
 def _unchanged(before: World, after: World, events: Sequence[TickEvent]) -> World:
