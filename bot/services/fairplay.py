@@ -67,9 +67,8 @@ def period_of(ctx: CampaignContext, tick: int) -> int:
 
 def first_tick_of(ctx: CampaignContext, period: int) -> int:
     """The first tick at or after the start of ``period``."""
-    months = period * ctx.settings.dice.period_months
-    start = ctx.rules.epoch + months * ctx.rules.month_length
-    return ctx.tick_of(calendar.next_tick_at_or_after(start, ctx.rules))
+    return ctx.tick_of(calendar.period_first_tick(period, ctx.settings.dice.period_months,
+                                                  ctx.rules))
 
 
 def event_key(ctx: CampaignContext, tick: int, key: str, *, branch: str = PUBLIC,

@@ -315,3 +315,13 @@ def test_the_warning_after_upkeep_foresees_next_months_scatter() -> None:
     scattered = apply_upkeep(Decimal(1), 7, 3, Season.SUMMER, RULES)
     assert scattered.scatter and upkeep_ahead(scattered, raised, Season.SUMMER, paid,
                                               RULES) is None
+
+
+def test_a_dice_period_begins_with_the_first_tick_of_its_first_month() -> None:
+    for period, months in ((0, 1), (2, 3), (5, 2)):
+        first = calendar.period_first_tick(period, months, RULES)
+        assert calendar.is_tick(first, RULES)
+        assert dice_period(calendar.month_number(first, RULES), months) == period
+        before = first - calendar.tick_length(RULES)
+        assert period == 0 or dice_period(calendar.month_number(before, RULES), months) \
+            == period - 1
