@@ -167,3 +167,78 @@ class DiceLine:
 def dice_line(event: EventKey, dice: RecordingDice) -> DiceLine:
     """The printable dice line of an event once its dice have been rolled."""
     return DiceLine(event, tuple((r.sides, r.value) for r in dice.rolls))
+
+
+# --- periods: what is committed to and revealed when ----------------------------------------
+
+def dice_period(month: int, period_months: int) -> int:
+    """The dice period in-game month number ``month`` belongs to."""
+    return month // period_months
+
+
+@dataclass(frozen=True, slots=True)
+class Branch:
+    """One branch of a period with its commitment."""
+
+    name: str
+    commitment: str
+
+
+def branches(campaign_secret: str, period: int, claim_ids: Iterable[int]) -> tuple[Branch, ...]:
+    """The public branch and every claim's branch of ``period`` (claims by id), with their
+    commitments."""
+    names = [PUBLIC, *(claim_branch(c) for c in sorted(claim_ids))]
+    return tuple(Branch(n, commitment(branch_secret(campaign_secret, period, n))) for n in names)
+
+
+@dataclass(frozen=True, slots=True)
+class Reveal:
+    """The secret of a branch of an ended period, for whoever may read it (``claim_id`` None:
+    the public branch, for everybody)."""
+
+    claim_id: int | None
+    branch: str
+    secret: bytes
+
+    @property
+    def commitment(self) -> str:
+        return commitment(self.secret)
+
+
+@dataclass(frozen=True, slots=True)
+class PeriodTurn:
+    """What a month boundary that begins dice period ``period`` publishes: the commitments of
+    the period after it (``commit``), and, but at the first period, the secrets of the period
+    that ended (``ended``): the public one (``public``) and each claim's (``claims``)."""
+
+    period: int
+    commit: tuple[Branch, ...]
+    ended: int | None
+    public: Reveal | None
+    claims: tuple[Reveal, ...]
+
+
+def period_turn(campaign_secret: str, month: int, period_months: int,
+                claim_ids: Iterable[int]) -> PeriodTurn | None:
+    """What in-game month number ``month`` commits to and reveals; None when it does not begin
+    a dice period."""
+    if month % period_months:
+        return None
+    ids = sorted(claim_ids)
+    period = dice_period(month, period_months)
+    commit = branches(campaign_secret, period + 1, ids)
+    ended = period - 1
+    if ended < 0:
+        return PeriodTurn(period, commit, None, None, ())
+    public = Reveal(None, PUBLIC, branch_secret(campaign_secret, ended, PUBLIC))
+    claims = tuple(Reveal(c, claim_branch(c), branch_secret(campaign_secret, ended,
+                                                            claim_branch(c))) for c in ids)
+    return PeriodTurn(period, commit, ended, public, claims)
+
+
+def lines_by_branch(lines: Iterable[str]) -> dict[str, list[str]]:
+    """Printed dice lines grouped by the branch they rolled on (in the order given)."""
+    grouped: dict[str, list[str]] = {}
+    for line in lines:
+        grouped.setdefault(DiceLine.parse(line).event.branch, []).append(line)
+    return grouped

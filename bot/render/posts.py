@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from decimal import Decimal
 
-from bot.render.common import dice_md, number, troops_text
+from bot.render.common import Force, dice_md, force, number, troops_text
 from bot.text import escape_md, name_md
-from rules.campaign.battle import BattleResult, SideResult, Winner
+from rules.campaign.battle import BattleResult, SideResult, Strength, Winner
 from rules.campaign.characters import Fate, TableRoll
 from rules.campaign.mapview import Situation
 from rules.campaign.modifiers import Source
@@ -251,3 +251,52 @@ def realm_post(situation: Situation, world: WorldMap, date: str, total_holdfasts
     lines.append(f"**Battles last month:** {len(battles)}"
                  + (": " + "; ".join(battles) if battles else "") + ".")
     return "\n".join(lines)
+
+
+# --- the month's improvements and capacity; a battle's aftermath -----------------
+# Rendered from the values of rules.campaign.advance: ImprovementDone, CapacityChanged,
+# BattleFought (its secret strengths and its fate-table rolls).
+
+def improvement_done_summary(claim: str, name: str, where: str) -> str:
+    """The journal line of a finished improvement."""
+    return f"{claim} finishes {name} at {where}"
+
+
+def improvement_note(name: str, where: str, effects: str | None) -> tuple[str, str]:
+    """The claim's note on a finished improvement (``effects`` in words; None: the catalogue
+    no longer has it): (subject, body)."""
+    what = effects if effects is not None else "no effect in this catalogue"
+    return f"{name} is finished at {where}", f"The {name} of {where} is finished: {what}."
+
+
+def capacity_change_text(infantry: int, cavalry: int) -> str:
+    """``+10 infantry, -5 cavalry`` (the kinds that changed)."""
+    return ", ".join(f"{n:+d} {kind}" for n, kind in ((infantry, "infantry"),
+                                                      (cavalry, "cavalry")) if n)
+
+
+def capacity_summary(claim: str, change: str) -> str:
+    """The journal line of troops at home changed by capacity effects."""
+    return f"{claim} troops at home {change}"
+
+
+def capacity_note(change: str, reasons: str, infantry: int, cavalry: int) -> tuple[str, str]:
+    """The claim's note on its troops at home changed by capacity effects (``reasons``: the
+    effects in words, its own secret ones marked): (subject, body)."""
+    return ("Troops at home",
+            f"Your troops at home change by {change} ({reasons or 'no capacity effects'}). "
+            f"At home now: {infantry} infantry, {cavalry} cavalry.")
+
+
+def secret_strength_note(battle: int | None, a: Force, strength: Strength) -> tuple[str, str]:
+    """The private note to an army whose strength counted a hidden modifier: its strength in
+    full, every multiplier named (the public post leaves them out): (subject, body)."""
+    return (f"Battle {battle}: your strength in full",
+            f"{force(a, capital=True)} fought with strength {strength.value} (base "
+            f"{strength.base}: " + ", ".join(strength.all_labels())
+            + "). The public post leaves your secret modifiers out.")
+
+
+def fate_summary(character: str, roll: TableRoll) -> str:
+    """The journal line of a fate-table roll the bot made."""
+    return f"{character} rolls on the {roll.table} table: {roll.outcome}"

@@ -42,17 +42,15 @@ from bot.db.models import (
     Campaign,
     Character,
     Claim,
-    PendingBattle,
     ResourceHolder,
 )
-from bot.render.common import force, labels_for, siege_note
+from bot.render.common import siege_note
 from bot.render.notes import skill_note
-from bot.services import fairplay, journal
+from bot.services import journal
 from bot.services.army_rows import ArmyRecord
 from bot.services.world import CampaignContext
-from rules.campaign import world
+from rules.campaign import improvements, world
 from rules.campaign.apply import cost_text
-from rules.campaign.battle import BattleResult, Winner
 from rules.campaign.catalogue import (
     Catalogue,
     Entry,
@@ -63,22 +61,20 @@ from rules.campaign.catalogue import (
 from rules.campaign.characters import (
     DEFAULT_DEATH_TABLE,
     DEFAULT_INJURY_TABLE,
-    Fate,
+    FateSettings,
     FateTable,
-    TableRoll,
-    settle_fate,
 )
-from rules.campaign.modifiers import EffectKind, Modifier, Role, collect, total
+from rules.campaign.modifiers import Modifier
 from rules.campaign.resources import tile_holder
 from rules.campaign.siege import SiegeLength, siege_months
-from rules.campaign.state import BattleState
-from rules.campaign.world import FREE_CHARACTERS, CharacterStatus
+from rules.campaign.state import CharacterState
+from rules.campaign.world import FREE_CHARACTERS
 from rules.errors import InvalidInput
 
 DEMO_CATALOGUE = "demo_catalogue.toml"
 """File name of the demo catalogue inside the ``bot.data`` package."""
 
-CAPACITY_KEY = "capacity"
+CAPACITY_KEY = improvements.CAPACITY_KEY
 """Key of the bookkeeping entry in ``Claim.improvements_json``."""
 
 
@@ -171,20 +167,6 @@ def catalogue_of(session: Session, ctx: CampaignContext) -> Catalogue:
 _FATE_KEYS = ("roll_fates", "death_table", "injury_table", "death_outcomes")
 
 
-@dataclass(frozen=True, slots=True)
-class FateSettings:
-    """The ``[characters]`` settings: whether the bot rolls the fate tables, and the tables.
-
-    ``death_outcomes`` are the death-table outcomes that kill: a character rolled onto one of
-    them is marked dead and no longer fights or lends its skills.
-    """
-
-    roll: bool = False
-    death_table: FateTable = DEFAULT_DEATH_TABLE
-    injury_table: FateTable = DEFAULT_INJURY_TABLE
-    death_outcomes: frozenset[str] = frozenset({"dies"})
-
-
 def fate_settings(settings: Settings) -> FateSettings:
     """Read ``[characters]``: ``roll_fates`` (false), ``death_table`` and ``injury_table``
     (``{"1-35" = "dies", ...}``; defaults from :mod:`rules.campaign.characters`) and
@@ -233,34 +215,22 @@ def fate_settings(settings: Settings) -> FateSettings:
 
 def improvement_records(claim: Claim) -> list[dict[str, Any]]:
     """The claim's built and in-progress improvements (the bookkeeping entry left out)."""
-    return [dict(item) for item in claim.improvements_json
-            if isinstance(item, Mapping) and "name" in item]
+    return improvements.improvement_records(claim.improvements_json)
 
 
 def finished_improvements(claim: Claim) -> tuple[str, ...]:
     """Names of the claim's finished improvements."""
-    return tuple(str(r["name"]) for r in improvement_records(claim) if r.get("done"))
+    return improvements.finished_improvements(claim.improvements_json)
 
 
 def capacity_granted(claim: Claim) -> tuple[int, int]:
     """(infantry, cavalry) that capacity effects have added to the claim's troops so far."""
-    for item in claim.improvements_json:
-        if isinstance(item, Mapping) and CAPACITY_KEY in item:
-            granted = item[CAPACITY_KEY]
-            return int(granted.get("infantry", 0)), int(granted.get("cavalry", 0))
-    return 0, 0
-
-
-def _store(claim: Claim, records: Sequence[Mapping[str, Any]], granted: tuple[int, int]) -> None:
-    items: list[Any] = [dict(r) for r in records]
-    if granted != (0, 0):
-        items.append({CAPACITY_KEY: {"infantry": granted[0], "cavalry": granted[1]}})
-    claim.improvements_json = items
+    return improvements.capacity_granted(claim.improvements_json)
 
 
 def set_improvement_records(claim: Claim, records: Sequence[Mapping[str, Any]]) -> None:
     """Replace the claim's improvement list, keeping the capacity bookkeeping."""
-    _store(claim, records, capacity_granted(claim))
+    claim.improvements_json = list(improvements.stored_items(records, capacity_granted(claim)))
 
 
 def equipment_names(army: ModifiedArmy) -> tuple[str, ...]:
@@ -373,10 +343,12 @@ class ModifierBook:
                             and self.resource_holder(t) == claim_id))
 
     # entries as modifiers
-    def _skills(self, characters: Iterable[Character]) -> list[Modifier]:
+    def _skills(self, characters: Iterable[Character | CharacterState]) -> list[Modifier]:
         found: list[Modifier] = []
         for character in characters:
-            for skill in character.skills_json:
+            skills = character.skills if isinstance(character, CharacterState) \
+                else character.skills_json
+            for skill in skills:
                 entry = self.catalogue.find(Section.SKILLS, str(skill))
                 if entry is not None:
                     found.append(entry.modifier())
@@ -390,25 +362,22 @@ class ModifierBook:
         return entry.modifier() if entry is not None else None
 
     def _improvements(self, claim: Claim) -> list[Modifier]:
-        found: list[Modifier] = []
-        for name in finished_improvements(claim):
-            entry = self.catalogue.find(Section.IMPROVEMENTS, name)
-            if entry is not None:
-                found.append(entry.modifier())
-        return found
+        return list(improvements.improvement_modifiers(self.catalogue, claim.improvements_json))
 
     # the modifiers in force
     def skills_with(self, army: AnyArmy) -> tuple[Modifier, ...]:
         """The skills of the characters with an army (what counts on the march)."""
         return tuple(self._skills(self.characters_with(army)))
 
-    def army(self, army: ModifiedArmy, *, equipment: bool = False) -> tuple[Modifier, ...]:
-        """An army's modifiers: its characters' skills, the benefit of the resource tile it
-        stands on if its claim holds it, and (``equipment``: in an assault or a siege) its siege
+    def army(self, army: ModifiedArmy, *, equipment: bool = False,
+             characters: Iterable[CharacterState] | None = None) -> tuple[Modifier, ...]:
+        """An army's modifiers: its characters' skills (``characters``: those the rules say
+        are with it now; None: the book's), the benefit of the resource tile it stands on if
+        its claim holds it, and (``equipment``: in an assault or a siege) its siege
         equipment."""
         if not self.catalogue.entries:
             return ()
-        found = self._skills(self.characters_with(army))
+        found = self._skills(self.characters_with(army) if characters is None else characters)
         if equipment:
             for name in equipment_names(army):
                 entry = self.catalogue.find(Section.EQUIPMENT, name)
@@ -425,7 +394,15 @@ class ModifierBook:
         improvements, the benefits of the resource tiles it holds, its characters' skills."""
         if not self.catalogue.entries:
             return ()
-        found = self._improvements(claim)
+        return (*self._improvements(claim), *self.claim_besides_improvements(claim))
+
+    def claim_besides_improvements(self, claim: Claim) -> tuple[Modifier, ...]:
+        """A claim's own modifiers but its improvements: the benefits of the resource tiles
+        it holds and its living characters' skills (what the monthly rules add its
+        improvements to, :func:`rules.campaign.advance.advance_improvements`)."""
+        if not self.catalogue.entries:
+            return ()
+        found: list[Modifier] = []
         for tile_id in self.held_resource_tiles(claim.id or 0):
             benefit = self._resource(tile_id)
             if benefit is not None:
@@ -481,151 +458,6 @@ def drop_tick_book(session: Session) -> None:
     session.info.pop(_BOOK_KEY, None)
 
 
-# --- the monthly job ------------------------------------------------------------------------
-
-def month_for_claim(session: Session, ctx: CampaignContext, book: ModifierBook, claim: Claim,
-                    month: int, *, tick: int, at: datetime) -> list[str]:
-    """Finish the improvements due by in-game month ``month`` and bring the claim's troops at
-    home in line with its capacity effects; returns a summary line per change.
-
-    Runs at every month boundary before upkeep (so a finished improvement's income counts that
-    month). A finished improvement gets a private note to the claim. Capacity effects add troops
-    at home when they start and take them away (as far as troops are at home) when they stop.
-    """
-    catalogue = book.catalogue
-    records = improvement_records(claim)
-    summaries: list[str] = []
-    changed = False
-    for record in records:
-        if record.get("done") or int(record.get("ready_month", 0)) > month:
-            continue
-        record["done"] = True
-        changed = True
-        name = str(record["name"])
-        entry = catalogue.find(Section.IMPROVEMENTS, name)
-        what = entry.describe_effects() if entry is not None else "no effect in this catalogue"
-        where = ctx.world.tile(str(record.get("holdfast", claim.holdfast))).label
-        summary = f"{claim.name} finishes {name} at {where}"
-        journal.log_event(session, ctx.campaign_id, tick, "improvement_done", summary, at=at,
-                          claim_id=claim.id, data={"name": name, "month": month})
-        journal.notify_claim(session, ctx.campaign_id, claim.id or 0,
-                             f"improvement:{claim.id}:{name}:{month}",
-                             subject=f"{name} is finished at {where}",
-                             body=f"The {name} of {where} is finished: {what}.", at=at, tick=tick)
-        summaries.append(summary)
-    granted = capacity_granted(claim)
-    if changed:
-        _store(claim, records, granted)
-    mods = book.claim(claim)
-    infantry = collect(mods, EffectKind.INFANTRY_CAPACITY, Role.BOTH)
-    cavalry = collect(mods, EffectKind.CAVALRY_CAPACITY, Role.BOTH)
-    wanted = (int(total(infantry)), int(total(cavalry)))
-    if wanted != granted:
-        add_inf, add_cav = wanted[0] - granted[0], wanted[1] - granted[1]
-        claim.infantry = max(0, claim.infantry + add_inf)
-        claim.cavalry = max(0, claim.cavalry + add_cav)
-        claim.scattered_infantry = min(claim.scattered_infantry, claim.infantry)
-        claim.scattered_cavalry = min(claim.scattered_cavalry, claim.cavalry)
-        _store(claim, records, wanted)
-        reasons = ", ".join(labels_for((*infantry, *cavalry), mods)) or "no capacity effects"
-        change = ", ".join(f"{n:+d} {kind}" for n, kind in ((add_inf, "infantry"),
-                                                           (add_cav, "cavalry")) if n)
-        summary = f"{claim.name} troops at home {change}"
-        journal.log_event(session, ctx.campaign_id, tick, "capacity", summary, at=at,
-                          claim_id=claim.id, data={"infantry": add_inf, "cavalry": add_cav,
-                                                   "capacity": list(wanted)})
-        journal.notify_claim(session, ctx.campaign_id, claim.id or 0,
-                             f"capacity:{claim.id}:{month}", subject="Troops at home",
-                             body=f"Your troops at home change by {change} ({reasons}). At home "
-                                  f"now: {claim.infantry} infantry, {claim.cavalry} cavalry.",
-                             at=at, tick=tick)
-        summaries.append(summary)
-    session.add(claim)
-    return summaries
-
-
-# --- after a battle -------------------------------------------------------------------------
-
-FateKey = tuple[str, str]
-"""(``"attacker"`` or ``"defender"``, character name)."""
-
-
-def after_battle(session: Session, ctx: CampaignContext, battle: PendingBattle | BattleState,
-                 result: BattleResult, attacker: AnyArmy | None, defender: AnyArmy | None, *,
-                 tick: int, at: datetime, dice_lines: list[str] | None = None
-                 ) -> dict[FateKey, TableRoll] | None:
-    """What follows a battle for the characters and the secrets in it.
-
-    The printed dice line of every fate-table roll is appended to ``dice_lines`` (for the post).
-
-    Each army whose strength included a hidden modifier gets a private note listing every
-    multiplier (the public post leaves them out). Characters called to a death or injury roll:
-    with ``roll_fates`` set the bot rolls the table (dice key ``fate:<battle id>:<name>``),
-    records the outcome, marks a character dead on a death outcome, and returns the rolls for
-    the battle post; otherwise it returns None and the post lists who must roll.
-    """
-    for which, army in ((Winner.ATTACKER, attacker), (Winner.DEFENDER, defender)):
-        side = result.side(which)
-        if army is not None and side.strength.has_hidden:
-            journal.notify_claim(
-                session, ctx.campaign_id, army.claim_id, f"battle:{battle.id}:secret:{which}",
-                subject=f"Battle {battle.id}: your strength in full",
-                body=(f"{force(army, capital=True)} fought with strength "
-                      f"{side.strength.value} (base {side.strength.base}: "
-                      + ", ".join(side.strength.all_labels())
-                      + "). The public post leaves your secret modifiers out."),
-                at=at, tick=tick)
-    settings = fate_settings(ctx.settings)
-    if not settings.roll:
-        return None
-    settled: dict[FateKey, TableRoll] = {}
-    claims = {Winner.ATTACKER: battle.attacker_claim, Winner.DEFENDER: battle.defender_claim}
-    for which in (Winner.ATTACKER, Winner.DEFENDER):
-        for fate in result.side(which).fates:
-            if fate.fate not in (Fate.DEATH_ROLL, Fate.INJURY_ROLL):
-                continue
-            dice, event = fairplay.roll(ctx, tick, f"fate:{battle.id or 0}:{fate.name}",
-                                        armies=(attacker, defender))
-            rolled = settle_fate(fate, dice=dice, death_table=settings.death_table,
-                                 injury_table=settings.injury_table)
-            if rolled is None:
-                continue
-            settled[(which.value, fate.name)] = rolled
-            dies = fate.fate is Fate.DEATH_ROLL and rolled.outcome in settings.death_outcomes
-            if dies:
-                _mark_dead(session, ctx, claims[which], fate.name,
-                           (a for a in (attacker, defender) if a is not None))
-            journal.log_event(session, ctx.campaign_id, tick, "character_fate",
-                              f"{fate.name} rolls on the {rolled.table} table: {rolled.outcome}",
-                              at=at, claim_id=claims[which], public=True,
-                              data={"battle": battle.id, "character": fate.name,
-                                    "table": rolled.table, "roll": rolled.roll,
-                                    "outcome": rolled.outcome, "dies": dies,
-                                    fairplay.DICE_KEY: fairplay.line_of(event, dice)},
-                              rolls=dice.rolls)
-            if dice_lines is not None:
-                dice_lines.append(fairplay.line_of(event, dice))
-    return settled
-
-
-def _mark_dead(session: Session, ctx: CampaignContext, claim_id: int, name: str,
-               fought: Iterable[AnyArmy] = ()) -> None:
-    """Mark a character dead; the army it commanded loses its commander (the tick's own
-    record of it when it is one of the armies that fought, so the tick writes it back)."""
-    for character in living_characters(session, ctx, claim_id):
-        if character.name != name:
-            continue
-        army: AnyArmy | None = next((a for a in fought if a.id == character.army_id), None)
-        if army is None and character.army_id is not None:
-            army = session.get(Army, character.army_id)
-        if army is not None and army.commander_id == character.id:
-            army.commander_id = None
-            if isinstance(army, Army):
-                session.add(army)
-        character.status = CharacterStatus.DEAD
-        character.army_id = None
-        session.add(character)
-        return
 
 
 def entry_cost_text(entry: Entry) -> str:

@@ -21,18 +21,23 @@ from bot.db.models import Event
 from bot.services import journal
 from bot.services.world import CampaignContext
 from bot.text import name_md
+from rules import fairdice
 from rules.campaign import calendar
 from rules.fairdice import (
     PUBLIC,
+    Branch,
     DiceLine,
     EventKey,
     FairDice,
+    Reveal,
     branch_secret,
-    claim_branch,
     commitment,
     dice_line,
+    dice_period,
     format_entropy,
+    lines_by_branch,
     matches_commitment,
+    period_turn,
 )
 
 DICE_KEY = "dice"  # where an event's printed dice line is kept in its data
@@ -57,14 +62,13 @@ def orders_of(*armies: HasMeta | None) -> list[str]:
 def period_of(ctx: CampaignContext, tick: int) -> int:
     """The dice period a tick belongs to: in-game month number // ``[dice] period_months``."""
     month = calendar.month_number(ctx.tick_at(tick), ctx.rules)
-    return month // ctx.settings.dice.period_months
+    return dice_period(month, ctx.settings.dice.period_months)
 
 
 def first_tick_of(ctx: CampaignContext, period: int) -> int:
     """The first tick at or after the start of ``period``."""
-    months = period * ctx.settings.dice.period_months
-    start = ctx.rules.epoch + months * ctx.rules.month_length
-    return ctx.tick_of(calendar.next_tick_at_or_after(start, ctx.rules))
+    return ctx.tick_of(calendar.period_first_tick(period, ctx.settings.dice.period_months,
+                                                  ctx.rules))
 
 
 def event_key(ctx: CampaignContext, tick: int, key: str, *, branch: str = PUBLIC,
@@ -95,25 +99,17 @@ def markdown(line: DiceLine | str) -> str:
     return f"`{line}`"
 
 
-@dataclass(frozen=True, slots=True)
-class Branch:
-    """One branch of a period with its commitment."""
-
-    name: str
-    commitment: str
-
-
 def branches(ctx: CampaignContext, period: int, claim_ids: Iterable[int]) -> list[Branch]:
-    """The public branch and every claim's branch of ``period``, with their commitments."""
-    names = [PUBLIC, *(claim_branch(c) for c in sorted(claim_ids))]
-    return [Branch(n, commitment(branch_secret(ctx.secret, period, n))) for n in names]
+    """The public branch and every claim's branch of ``period``, with their commitments
+    (:func:`rules.fairdice.branches`)."""
+    return list(fairdice.branches(ctx.secret, period, claim_ids))
 
 
-def _commitment_lines(ctx: CampaignContext, period: int, claim_ids: Iterable[int],
-                      names: dict[int, str]) -> list[str]:
+def _commitment_lines(period: int, commit: Iterable[Branch], names: dict[int, str]
+                      ) -> list[str]:
     lines = [f"**Commitments for period {period}** (SHA-256 of each branch's dice key):", "",
              "| branch | commitment |", "| --- | --- |"]
-    for branch in branches(ctx, period, claim_ids):
+    for branch in commit:
         label = branch.name
         if branch.name != PUBLIC:
             claim_id = int(branch.name.split(":", 1)[1])
@@ -133,32 +129,28 @@ def _events_of(session: Session, ctx: CampaignContext, period: int) -> list[Even
 def _rolls_by_branch(events: Sequence[Event], *, public_only: bool = False
                      ) -> dict[str, list[str]]:
     """The printed dice lines of ``events``, grouped by the branch they rolled on."""
-    grouped: dict[str, list[str]] = {}
-    for event in events:
-        if public_only and not event.public:
-            continue
-        line = str(event.data_json[DICE_KEY])
-        grouped.setdefault(DiceLine.parse(line).event.branch, []).append(line)
-    return grouped
+    return lines_by_branch(str(e.data_json[DICE_KEY]) for e in events
+                           if e.public or not public_only)
 
 
-def _dice_post(ctx: CampaignContext, *, commit: Sequence[int], reveal: int | None,
-               revealed: Sequence[Event], claim_ids: Sequence[int], names: dict[int, str]
+def _dice_post(*, commit: Sequence[tuple[int, Sequence[Branch]]], reveal: int | None,
+               public: Reveal | None, revealed: Sequence[Event], names: dict[int, str]
                ) -> str:
-    """The [Dice] post: commitments of the ``commit`` periods, and the reveal of ``reveal``
-    with the public rolls among ``revealed`` (that period's events)."""
+    """The [Dice] post: the ``commit`` periods' commitments, and the reveal of period
+    ``reveal`` (its ``public`` secret) with the public rolls among ``revealed`` (that
+    period's events)."""
     parts: list[str] = []
-    for period in commit:
-        parts.extend(_commitment_lines(ctx, period, claim_ids, names))
+    for period, committed in commit:
+        parts.extend(_commitment_lines(period, committed, names))
         parts.append("")
-    if reveal is not None:
-        secret = branch_secret(ctx.secret, reveal, PUBLIC)
-        parts += [f"**Reveal of period {reveal}**: the public dice key is `{secret.hex()}`", ""]
-        public = _rolls_by_branch(revealed, public_only=True).get(PUBLIC, [])
-        if public:
+    if reveal is not None and public is not None:
+        parts += [f"**Reveal of period {reveal}**: the public dice key is "
+                  f"`{public.secret.hex()}`", ""]
+        rolled = _rolls_by_branch(revealed, public_only=True).get(PUBLIC, [])
+        if rolled:
             parts.append("Every public roll of the period:")
             parts.append("")
-            parts += [f"- {markdown(line)}" for line in public]
+            parts += [f"- {markdown(line)}" for line in rolled]
         else:
             parts.append("No public dice were rolled in that period.")
         parts.append("")
@@ -174,8 +166,8 @@ def start_campaign(session: Session, ctx: CampaignContext, *, tick: int, at: dat
     if not ctx.settings.dice.publish:
         return
     period = period_of(ctx, tick)
-    body = _dice_post(ctx, commit=(period, period + 1), reveal=None, revealed=(),
-                      claim_ids=list(claims), names=claims)
+    body = _dice_post(commit=[(p, branches(ctx, p, claims)) for p in (period, period + 1)],
+                      reveal=None, public=None, revealed=(), names=claims)
     journal.queue(session, ctx.campaign_id, f"dice:start:{period}", "post",
                   title=ctx.settings.dice.title.format(period=period), body=body,
                   flair=ctx.settings.dice.flair, public=True, at=at, tick=tick,
@@ -185,27 +177,29 @@ def start_campaign(session: Session, ctx: CampaignContext, *, tick: int, at: dat
 def month_begins(session: Session, ctx: CampaignContext, *, month: int, tick: int,
                  at: datetime, claims: dict[int, str]) -> None:
     """At each in-game month boundary: when a period starts, commit to the one after it,
-    reveal the one that ended (publicly for the public branch, privately for each claim)."""
-    if not ctx.settings.dice.publish or month % ctx.settings.dice.period_months:
+    reveal the one that ended (publicly for the public branch, privately for each claim).
+    What is committed and revealed is :func:`rules.fairdice.period_turn`'s."""
+    if not ctx.settings.dice.publish:
         return
-    period = month // ctx.settings.dice.period_months
-    ended = period - 1
-    events = _events_of(session, ctx, ended) if ended >= 0 else []
-    body = _dice_post(ctx, commit=(period + 1,), reveal=ended if ended >= 0 else None,
-                      revealed=events, claim_ids=list(claims), names=claims)
-    journal.queue(session, ctx.campaign_id, f"dice:period:{period}", "post",
-                  title=ctx.settings.dice.title.format(period=period), body=body,
+    turn = period_turn(ctx.secret, month, ctx.settings.dice.period_months, claims)
+    if turn is None:
+        return
+    events = _events_of(session, ctx, turn.ended) if turn.ended is not None else []
+    body = _dice_post(commit=[(turn.period + 1, turn.commit)], reveal=turn.ended,
+                      public=turn.public, revealed=events, names=claims)
+    journal.queue(session, ctx.campaign_id, f"dice:period:{turn.period}", "post",
+                  title=ctx.settings.dice.title.format(period=turn.period), body=body,
                   flair=ctx.settings.dice.flair, public=True, at=at, tick=tick,
                   target=ctx.settings.campaign.subreddit)
-    if ended < 0:
+    if turn.ended is None:
         return
     by_branch = _rolls_by_branch(events)
-    for claim_id in sorted(claims):
-        branch = claim_branch(claim_id)
-        secret = branch_secret(ctx.secret, ended, branch)
-        own = by_branch.get(branch, [])
-        lines = [f"Your private dice key for period {ended} ({branch}): `{secret.hex()}`",
-                 "", f"Its commitment was `{commitment(secret)}`.", ""]
+    for reveal in turn.claims:
+        claim_id, ended = reveal.claim_id or 0, turn.ended
+        own = by_branch.get(reveal.branch, [])
+        lines = [f"Your private dice key for period {ended} ({reveal.branch}): "
+                 f"`{reveal.secret.hex()}`", "", f"Its commitment was `{reveal.commitment}`.",
+                 ""]
         if own:
             lines += ["Your private rolls of that period:", ""]
             lines += [f"- {markdown(line)}" for line in own]

@@ -24,22 +24,19 @@ from bot.services.world import CampaignContext, all_claims, armies, get_campaign
 from rules.campaign import calendar
 from rules.campaign.config import Season
 from rules.campaign.modifiers import Modifier
-from rules.campaign.upkeep import Troops, UpkeepResult
+from rules.campaign.upkeep import Troops, UpkeepResult, troops_of
 from rules.campaign.warnings import (
     Shortfall,
-    forecast_upkeep,
     next_upkeep_shortfall,
-    upkeep_charged_at,
     winter_warning,
 )
+from rules.campaign.warnings import upkeep_ahead as rules_upkeep_ahead
 
 
 def raised_troops(session: Session, ctx: CampaignContext, claim_id: int) -> Troops:
     """A claim's raised troops (mustering, standing, marching or besieging): the ones upkeep
     is paid for."""
-    mine = armies(session, ctx, claim_id=claim_id)
-    return Troops(sum(a.infantry for a in mine), sum(a.cavalry for a in mine),
-                  sum(a.ships for a in mine))
+    return troops_of(armies(session, ctx, claim_id=claim_id))
 
 
 def income_modifiers(session: Session, ctx: CampaignContext, claim: Claim
@@ -55,16 +52,14 @@ def upkeep_ahead(session: Session, ctx: CampaignContext, claim_id: int, *, seaso
                  income: Iterable[Modifier], at: datetime, tick: int) -> None:
     """After month ``month``'s upkeep (``after_paying``, the tick's own result, of the
     ``raised`` troops): warn claim ``claim_id`` when next month's will exceed its gold."""
-    if after_paying.scatter:
-        return
-    forecast = forecast_upkeep(after_paying.gold_after, raised, season, ctx.rules,
+    ahead = rules_upkeep_ahead(after_paying, raised, season, month, ctx.rules,
                                income_modifiers=income)
-    if not forecast.scatter:
+    if ahead is None:
         return
-    coming = calendar.next_month(month, ctx.rules)
-    charged = upkeep_charged_at(coming, ctx.rules)
+    coming = ahead.month
     subject, body = notes.upkeep_warning_note(month=calendar.format_game_date(coming),
-                                              charged=ctx.when(charged), forecast=forecast)
+                                              charged=ctx.when(ahead.charged),
+                                              forecast=ahead.forecast)
     journal.notify_claim(session, ctx.campaign_id, claim_id,
                          f"upkeep-warning:{claim_id}:{coming.year}:{coming.month}",
                          subject=subject, body=body, at=at, tick=tick)

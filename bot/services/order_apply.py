@@ -7,7 +7,7 @@ the receipt (:mod:`bot.render.receipts`). The handlers of :mod:`bot.services.ord
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from types import MappingProxyType
 from typing import Any
@@ -27,6 +27,7 @@ from rules.campaign import orders as o
 from rules.campaign.catalogue import Catalogue
 from rules.campaign.modifiers import Modifier
 from rules.campaign.naming import force_name, travel
+from rules.campaign.state import CharacterState
 from rules.campaign.world import Army as ArmyValue
 
 
@@ -109,10 +110,12 @@ class _CatalogueModifiers:
         return () if row is None else ModifierBook.load(self.c.session, self.c.ctx).army(
             row, equipment=True)
 
-    def battle(self, army: ArmyValue, *, assault: bool) -> tuple[Modifier, ...]:
+    def battle(self, army: ArmyValue, *, assault: bool,
+               characters: Sequence[CharacterState] | None = None) -> tuple[Modifier, ...]:
         from bot.services.catalogue import ModifierBook
 
-        return ModifierBook.load(self.c.session, self.c.ctx).army(army, equipment=assault)
+        return ModifierBook.load(self.c.session, self.c.ctx).army(army, equipment=assault,
+                                                                 characters=characters)
 
     def holdfast(self, claim_id: int) -> tuple[Modifier, ...]:
         from bot.services.catalogue import ModifierBook

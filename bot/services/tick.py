@@ -47,8 +47,15 @@ from bot.render.posts import (
     arrival_post,
     battle_post,
     besiegers_gone,
+    capacity_change_text,
+    capacity_note,
+    capacity_summary,
     fall_post,
+    fate_summary,
+    improvement_done_summary,
+    improvement_note,
     scatter_post,
+    secret_strength_note,
     siege_month_post,
 )
 from bot.services import fairplay, forewarn, journal, pause, snapshots
@@ -62,9 +69,8 @@ from bot.services.army_rows import (
 from bot.services.battle_rows import insert_battles, load_battles, save_battles
 from bot.services.catalogue import (  # the modifiers in force
     ModifierBook,
-    after_battle,
     drop_tick_book,
-    month_for_claim,
+    fate_settings,
     tick_book,
 )
 from bot.services.realm import map_posts
@@ -81,10 +87,12 @@ from rules.campaign.advance import (
     Arrival,
     BattleFought,
     BattleVoid,
+    CapacityChanged,
     Detection,
     Encounter,
     HolderChanged,
     HoldfastFalls,
+    ImprovementDone,
     MusterDone,
     OpponentDecides,
     Regenerated,
@@ -98,6 +106,7 @@ from rules.campaign.advance import (
     TickEvent,
     UpkeepPaid,
     advance,
+    advance_improvements,
     advance_regeneration,
     advance_upkeep,
     changed_armies,
@@ -336,14 +345,10 @@ class _TickState:
 
     def between(self, before: World, after: World, events: Sequence[TickEvent]) -> World:
         """After each phase: take its changes into the rows, store the battles it began (they
-        get their ids) and write back those it settled, render its events; after battles,
-        re-read the free characters (a fate roll may have killed one)."""
+        get their ids) and write back those it settled, render its events."""
         self.take(before, after)
         after = self.store_battles(before, after)
         self.report_moves(events, after)
-        if any(isinstance(e, BattleFought) for e in events):
-            self.session.flush()  # the fates after_battle settled
-            after = replace(after, characters=self.characters())
         return after
 
     def store_battles(self, before: World, after: World) -> World:
@@ -366,19 +371,23 @@ class _TickState:
 
     # --- monthly jobs -------------------------------------------------------------------
     def run_month(self, month: int, date: calendar.GameDate) -> None:
-        """The jobs of in-game month ``month``, claim by claim: improvements and capacity
-        (services), then upkeep and regeneration (:mod:`rules.campaign.advance`)."""
+        """The jobs of in-game month ``month``, claim by claim (:mod:`rules.campaign.advance`):
+        improvements and capacity, then upkeep and regeneration."""
         self.session.add(MonthlyRun(campaign_id=self.ctx.campaign_id, month=month, tick=self.tick))
         self.session.flush()
         tick = self.rules_tick()
         world = self.world(sieges=False)
         for claim in self.claims.values():
-            self.report.events.extend(month_for_claim(  # improvements, capacity
-                self.session, self.ctx, self.book(), claim, month, tick=self.tick, at=self.at))
             claim_id = claim.id or 0
+            book = self.book()  # the claim's modifiers, with the armies as they are now
             world = before = replace(world, claims={**world.claims,
                                                     claim_id: claim_state(claim)})
-            income = self.book().claim(claim)  # gold income, with the armies as they are now
+            world, done = advance_improvements(world, claim_id, month, catalogue=book.catalogue,
+                                               modifiers=book.claim_besides_improvements(claim))
+            self.take(before, world)
+            self.report_improvements(done)
+            before = world
+            income = book.claim(claim)  # gold income, its improvements finished just now counted
             world, events = advance_upkeep(world, claim_id, date, tick, income=income)
             world, more = advance_regeneration(world, claim_id, date, tick)
             self.take(before, world)
@@ -388,6 +397,29 @@ class _TickState:
                               claims={c.id or 0: c.name for c in self.claims.values()})
         self.campaign.last_month = month
         self.report.months.append(month)
+
+    def report_improvements(self, events: Sequence[TickEvent]) -> None:
+        """Journal the improvements a month finished and the troops at home capacity effects
+        changed; tell the claim privately."""
+        for event in events:
+            if isinstance(event, ImprovementDone):
+                claim, name = event.claim, event.name
+                where = self.ctx.world.tile(event.holdfast).label
+                self.log("improvement_done", improvement_done_summary(claim.name, name, where),
+                         claim_id=claim.id, data={"name": name, "month": event.month})
+                subject, body = improvement_note(
+                    name, where, event.entry.describe_effects() if event.entry else None)
+                self.notify(claim.id, f"improvement:{claim.id}:{name}:{event.month}", subject,
+                            body)
+            elif isinstance(event, CapacityChanged):
+                claim, change = event.claim, capacity_change_text(event.infantry, event.cavalry)
+                self.log("capacity", capacity_summary(claim.name, change), claim_id=claim.id,
+                         data={"infantry": event.infantry, "cavalry": event.cavalry,
+                               "capacity": list(event.capacity)})
+                subject, body = capacity_note(change, ", ".join(labels_for(event.applied,
+                                                                          event.modifiers)),
+                                              claim.infantry, claim.cavalry)
+                self.notify(claim.id, f"capacity:{claim.id}:{event.month}", subject, body)
 
     def report_month(self, events: Sequence[TickEvent], income: Sequence[Modifier],
                      season: Season) -> None:
@@ -479,7 +511,8 @@ class _TickState:
                                           c.status) for c in rows}
 
     def rules_tick(self) -> Tick:
-        return Tick(self.tick, self.ctx.world, self.ctx.rules, _BookModifiers(self))
+        return Tick(self.tick, self.ctx.world, self.ctx.rules, _BookModifiers(self),
+                    fate_settings(self.ctx.settings))
 
     def take(self, before: World, after: World) -> None:
         """Take what the rules changed into the tick's records and rows: armies (only the
@@ -498,6 +531,8 @@ class _TickState:
             row.scattered_until = c.scattered_until
             if c.slain != old.slain:
                 row.slain_json = ledger_to_json(c.slain)
+            if c.improvements != old.improvements:
+                row.improvements_json = [dict(item) for item in c.improvements]
             self.save(row)
         if after.sieges is not before.sieges:
             for s in after.sieges:
@@ -700,9 +735,10 @@ class _TickState:
                         place=place, until=when))
 
     def report_battle(self, event: BattleFought) -> None:
-        """Journal a fought battle, settle its characters' fates and secrets
-        (:func:`~bot.services.catalogue.after_battle`) and queue its post; an assault's
-        defenses and dice go to the claimant alone."""
+        """Journal a fought battle and queue its post; an army whose strength counted a secret
+        modifier is told it in full, the fate-table rolls the rules made are journaled and
+        printed in the post (or the post says who must roll); an assault's defenses and dice go
+        to the claimant alone."""
         battle, result, dice_line = event.battle, event.result, event.dice_line
         hidden_defender, garrison_claim = event.hidden_defender, event.garrison_claim
         att_name = self.claim_name(battle.attacker_claim)
@@ -726,14 +762,22 @@ class _TickState:
                                                     fairplay.DICE_KEY: dice_line})
         title = self.ctx.settings.posts.battle_title.format(
             attacker=att_name, defender=dfd_name, tile=self.label(battle.tile))
-        fate_lines: list[str] = []
-        by_id = self.records_by_id()
-        fought = [by_id[a.id] if a is not None else None
-                  for a in (event.attacker, event.defender)]
-        settled = after_battle(self.session, self.ctx, battle,
-                               result, fought[0], fought[1], tick=self.tick, at=self.at,
-                               dice_lines=fate_lines)  # secrets, fate tables
-        self.save(*(a for a in fought if a is not None))  # a commander may have died
+        for which, army in event.secret_strengths():
+            subject, note = secret_strength_note(battle.id, army,
+                                                 result.side(which).strength)
+            self.notify(army.claim_id, f"battle:{battle.id}:secret:{which}", subject, note)
+        for fate in event.fates or ():  # journaled, not in the tick's report
+            journal.log_event(self.session, self.ctx.campaign_id, self.tick, "character_fate",
+                              fate_summary(fate.character, fate.roll), at=self.at,
+                              claim_id=fate.claim_id, public=True,
+                              data={"battle": battle.id, "character": fate.character,
+                                    "table": fate.roll.table, "roll": fate.roll.roll,
+                                    "outcome": fate.roll.outcome, "dies": fate.dies,
+                                    fairplay.DICE_KEY: fate.dice_line},
+                              rolls=fate.rolls)
+        fate_lines = [fate.dice_line for fate in event.fates or ()]
+        settled = None if event.fates is None else \
+            {(fate.side.value, fate.character): fate.roll for fate in event.fates}
         body = battle_post(result, attacker=att_name, defender=dfd_name,
                            place=self.label(battle.tile), when=self.ctx.when(self.at),
                            kind=battle.kind, hide_defender=hidden_defender, settled=settled,
@@ -763,8 +807,9 @@ class _BookModifiers:
     def observer(self, claim_id: int, tile: str) -> tuple[Modifier, ...]:
         return self.state.book().observer(claim_id, tile)
 
-    def battle(self, army: Army, *, assault: bool) -> tuple[Modifier, ...]:
-        return self.state.book().army(army, equipment=assault)
+    def battle(self, army: Army, *, assault: bool,
+               characters: Sequence[CharacterState] | None = None) -> tuple[Modifier, ...]:
+        return self.state.book().army(army, equipment=assault, characters=characters)
 
     def holdfast(self, claim_id: int) -> tuple[Modifier, ...]:
         claim = self.state.claims.get(claim_id)

@@ -8,9 +8,10 @@ them, so a replay, the demo and a database tick roll the same dice.
 
 The phases of a tick, in order (:func:`bot.services.tick.apply_tick` runs them):
 
-1. the monthly jobs of every in-game month boundary the tick passes, claim by claim: its
-   improvements and troop capacity (services, for now), then :func:`advance_upkeep` (pay the
-   month's upkeep or scatter) and :func:`advance_regeneration` (the slain coming back);
+1. the monthly jobs of every in-game month boundary the tick passes, claim by claim:
+   :func:`advance_improvements` (improvements finished, troops at home in line with the
+   capacity effects), then :func:`advance_upkeep` (pay the month's upkeep or scatter) and
+   :func:`advance_regeneration` (the slain coming back);
 2. :func:`advance_musters`: musters that are ready;
 3. :func:`advance_movement`: marches and retreats step on; every tile entered is watched by the
    holdfasts and resource tiles near it (detection rolls) and an army entering a tile held by
@@ -18,7 +19,9 @@ The phases of a tick, in order (:func:`bot.services.tick.apply_tick` runs them):
 4. :func:`advance_battles`: the battles whose reaction window has closed: a retreat is
    rolled for (after a failed one the opponent decides), field battles, assaults on a
    holdfast's garrison (a won assault takes the holdfast) and sallies out of a besieged one
-   (a won sally breaks the siege); losses, captures and the beaten sent back;
+   (a won sally breaks the siege); losses, captures and the beaten sent back; the fate tables
+   of the characters called to a death or an injury roll, when the campaign has the bot roll
+   them (a character killed no longer fights, even in a later battle of the same tick);
 5. :func:`advance_meetings`: hostile armies still sharing a tile meet in a battle;
 6. :func:`advance_sieges`: sieges whose besiegers left end, each siege month completed counts
    (a holdfast starved out falls: :func:`holdfast_falls`, also what a won assault does), and
@@ -26,8 +29,9 @@ The phases of a tick, in order (:func:`bot.services.tick.apply_tick` runs them):
 7. :func:`advance_holders`: who receives each occupied resource tile's benefit now.
 
 :func:`advance_moves` runs 2 and 3 together (they share the observers of the tick);
-:func:`advance` runs 2 to 7 in order (the monthly jobs run before it, claim by claim, because a
-claim's improvements are still worked out by the services).
+:func:`advance` runs 2 to 7 in order (the monthly jobs run before it, claim by claim: a
+claim's gold income and troop capacity come from modifiers the services look up between the
+claims).
 """
 
 from __future__ import annotations
@@ -39,11 +43,34 @@ from fractions import Fraction
 
 from rules.campaign import calendar
 from rules.campaign.battle import BattleResult, Side, Winner, resolve_battle
+from rules.campaign.catalogue import Catalogue, Entry, Section
+from rules.campaign.characters import (
+    NO_FATE_ROLLS,
+    Fate,
+    FateSettings,
+    TableRoll,
+    settle_fate,
+)
 from rules.campaign.config import RulesConfig
 from rules.campaign.contingents import split_losses
 from rules.campaign.detection import DetectionResult, ObserverKind, roll_detection
+from rules.campaign.improvements import (
+    capacity_granted,
+    improvement_modifiers,
+    improvement_records,
+    stored_items,
+)
 from rules.campaign.meetings import Presence, hostile_meetings
-from rules.campaign.modifiers import Effect, EffectKind, Modifier, Role, Source
+from rules.campaign.modifiers import (
+    Applied,
+    Effect,
+    EffectKind,
+    Modifier,
+    Role,
+    Source,
+    collect,
+    total,
+)
 from rules.campaign.movement import (
     MarchProgress,
     budget_per_tick,
@@ -69,9 +96,16 @@ from rules.campaign.state import (
     World,
     fighting_side,
 )
-from rules.campaign.upkeep import UpkeepResult, accrue_month, apply_upkeep, record_loss
+from rules.campaign.upkeep import (
+    UpkeepResult,
+    accrue_month,
+    apply_upkeep,
+    record_loss,
+    troops_of,
+)
 from rules.campaign.world import (
     ACTIVE_STATES,
+    FREE_CHARACTERS,
     Army,
     ArmyKind,
     ArmyState,
@@ -85,16 +119,20 @@ from rules.campaign.world import (
     evolve,
 )
 from rules.campaign.worldmap import WorldMap
+from rules.dice import Roll
 from rules.fairdice import claim_branch
 
 __all__ = [
     "Arrival",
     "BattleFought",
     "BattleVoid",
+    "CapacityChanged",
     "Detection",
     "Encounter",
+    "FateRolled",
     "HolderChanged",
     "HoldfastFalls",
+    "ImprovementDone",
     "MusterDone",
     "OpponentDecides",
     "Regenerated",
@@ -110,6 +148,7 @@ __all__ = [
     "advance",
     "advance_battles",
     "advance_holders",
+    "advance_improvements",
     "advance_meetings",
     "advance_movement",
     "advance_moves",
@@ -133,6 +172,8 @@ class Tick:
     map: WorldMap
     rules: RulesConfig
     modifiers: Modifiers = NO_MODIFIERS
+    fates: FateSettings = NO_FATE_ROLLS
+    """Whether the bot rolls the characters' fate tables after a battle, and the tables."""
 
 
 # --- events ---------------------------------------------------------------------------------
@@ -253,6 +294,34 @@ class Regenerated:
 
 
 @dataclass(frozen=True, slots=True)
+class ImprovementDone:
+    """``claim``'s improvement ``name`` at ``holdfast`` is finished at the start of in-game
+    month ``month``; ``entry``: its catalogue entry (None: the catalogue no longer has it)."""
+
+    claim: ClaimState
+    name: str
+    holdfast: str
+    month: int
+    entry: Entry | None
+
+
+@dataclass(frozen=True, slots=True)
+class CapacityChanged:
+    """``claim``'s troops at home changed by ``infantry`` and ``cavalry`` at the start of
+    in-game month ``month``, its capacity effects now granting ``capacity`` (infantry,
+    cavalry). ``applied``: the capacity effects that count; ``modifiers``: all the claim's own
+    modifiers (its secret ones it may read)."""
+
+    claim: ClaimState
+    month: int
+    infantry: int
+    cavalry: int
+    capacity: tuple[int, int]
+    applied: tuple[Applied, ...]
+    modifiers: tuple[Modifier, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class BattleVoid:
     """Field battle ``battle`` does not happen: the armies parted, or one is gone."""
 
@@ -302,12 +371,28 @@ class OpponentDecides:
 
 
 @dataclass(frozen=True, slots=True)
+class FateRolled:
+    """After a battle the bot rolled ``character``'s fate table (``roll``) for the side
+    ``side`` of claim ``claim_id``; ``dies``: the roll killed the character."""
+
+    side: Winner
+    claim_id: int
+    character: str
+    roll: TableRoll
+    dies: bool
+    dice_line: str
+    rolls: tuple[Roll, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class BattleFought:
     """``battle`` was fought: ``result``. ``attacker`` and ``defender``: the armies after their
     losses (None: the holdfast's garrison of claim ``garrison_claim`` fought on that side).
     ``hidden_defender``: an assault, whose defender strength (the secret defense bonus) is the
     claimant's alone; its ``dice_line`` then comes from the claimant's private branch, and
-    ``public`` is what may be published of it."""
+    ``public`` is what may be published of it. ``fates``: the fate-table rolls the bot made,
+    attacker's side first (None: the campaign does not have the bot roll them; the post says
+    who must roll)."""
 
     battle: BattleState
     result: BattleResult
@@ -317,16 +402,68 @@ class BattleFought:
     garrison_claim: int | None
     dice_line: str
     public: PublicAssault | None = None
+    fates: tuple[FateRolled, ...] | None = None
+
+    def secret_strengths(self) -> tuple[tuple[Winner, Army], ...]:
+        """The armies whose strength counted a hidden modifier: each is told privately its
+        strength in full (the public post leaves the secret modifiers out)."""
+        return tuple((which, a) for which, a in ((Winner.ATTACKER, self.attacker),
+                                                 (Winner.DEFENDER, self.defender))
+                     if a is not None and self.result.side(which).strength.has_hidden)
 
 
 TickEvent = (MusterDone | Detection | Encounter | Arrival | SiegeEnded | SiegeMonth
-             | HoldfastFalls | HolderChanged | UpkeepPaid | Scattered | Regenerated
-             | BattleVoid | RetreatReferred | RetreatFailed | Retreated | OpponentDecides
-             | BattleFought)
+             | HoldfastFalls | HolderChanged | ImprovementDone | CapacityChanged | UpkeepPaid
+             | Scattered | Regenerated | BattleVoid | RetreatReferred | RetreatFailed
+             | Retreated | OpponentDecides | BattleFought)
 """Everything the phases report."""
 
 
 # --- monthly jobs ---------------------------------------------------------------------------
+
+def advance_improvements(world: World, claim_id: int, month: int, *, catalogue: Catalogue,
+                         modifiers: Sequence[Modifier] = ()) -> tuple[World, list[TickEvent]]:
+    """In-game month ``month`` begins for claim ``claim_id``: its improvements due by then are
+    finished, and its troops at home are brought in line with its capacity effects.
+
+    ``modifiers``: the claim's own modifiers other than its improvements (the benefits of the
+    resource tiles it holds, its living characters' skills); its finished improvements count
+    from ``catalogue`` (one just finished counts at once, so its income counts this month).
+    Capacity effects add troops at home when they start and take them away, as far as troops
+    are at home, when they stop; what they have added is kept in the claim's improvement list.
+    """
+    claim = world.claims[claim_id]
+    records = improvement_records(claim.improvements)
+    granted = capacity_granted(claim.improvements)
+    events: list[TickEvent] = []
+    for record in records:
+        if record.get("done") or int(record.get("ready_month", 0)) > month:
+            continue
+        record["done"] = True
+        name = str(record["name"])
+        events.append(ImprovementDone(claim, name, str(record.get("holdfast", claim.holdfast)),
+                                      month, catalogue.find(Section.IMPROVEMENTS, name)))
+    if events:
+        claim = replace(claim, improvements=stored_items(records, granted))
+    mods = (*improvement_modifiers(catalogue, claim.improvements), *modifiers) \
+        if catalogue.entries else ()
+    infantry = collect(mods, EffectKind.INFANTRY_CAPACITY, Role.BOTH)
+    cavalry = collect(mods, EffectKind.CAVALRY_CAPACITY, Role.BOTH)
+    wanted = (int(total(infantry)), int(total(cavalry)))
+    if wanted != granted:
+        add_inf, add_cav = wanted[0] - granted[0], wanted[1] - granted[1]
+        left_inf = max(0, claim.infantry + add_inf)
+        left_cav = max(0, claim.cavalry + add_cav)
+        claim = replace(claim, infantry=left_inf, cavalry=left_cav,
+                        scattered_infantry=min(claim.scattered_infantry, left_inf),
+                        scattered_cavalry=min(claim.scattered_cavalry, left_cav),
+                        improvements=stored_items(records, wanted))
+        events.append(CapacityChanged(claim, month, add_inf, add_cav, wanted,
+                                      (*infantry, *cavalry), mods))
+    if claim is world.claims[claim_id]:
+        return world, events
+    return replace(world, claims={**world.claims, claim_id: claim}), events
+
 
 def advance_upkeep(world: World, claim_id: int, date: calendar.GameDate, tick: Tick, *,
                    income: Sequence[Modifier] = ()) -> tuple[World, list[TickEvent]]:
@@ -337,9 +474,8 @@ def advance_upkeep(world: World, claim_id: int, date: calendar.GameDate, tick: T
     claim = world.claims[claim_id]
     raised = [a for a in world.armies.values()
               if a.claim_id == claim_id and a.state in ACTIVE_STATES]
-    inf = sum(a.infantry for a in raised)
-    cav = sum(a.cavalry for a in raised)
-    ships = sum(a.ships for a in raised)
+    troops = troops_of(raised)
+    inf, cav, ships = troops.infantry, troops.cavalry, troops.ships
     result = apply_upkeep(claim.gold, inf, cav, world.season, tick.rules, ships,
                           income_modifiers=income)
     claim = replace(claim, gold=result.gold_after)
@@ -760,7 +896,8 @@ class _Battles:
         mods = (secret_defense(tile.defense_bonus),) \
             if defending and tile.defense_bonus != 1 else ()
         home = tuple(c.name for c in self.world.characters.values()
-                     if c.claim_id == claim.id and c.army_id is None)
+                     if c.claim_id == claim.id and c.army_id is None
+                     and c.status in FREE_CHARACTERS)
         characters = (*home, *(name for c in garrison if c.army is not None
                                for name in self.world.characters_with(c.army)))
         return battle_side(Winner.DEFENDER if defending else Winner.ATTACKER,
@@ -820,9 +957,12 @@ class _Battles:
                 self.garrison_losses(garrison_claim.id, garrison, side.losses.infantry,
                                      side.losses.cavalry, captured=side.captured)
             after.append(a)
+        fates = self.settle_fates(battle, result, after[0], after[1])
+        after = [self.armies[a.id] if a is not None else None for a in after]
         self.events.append(BattleFought(
             battle, result, after[0], after[1], hidden_defender,
-            garrison_claim.id if garrison_claim is not None else None, dice_line, public))
+            garrison_claim.id if garrison_claim is not None else None, dice_line, public,
+            fates))
         loser = after[0] if result.winner is Winner.DEFENDER else after[1]
         if loser is not None and loser.state is not ArmyState.GONE:
             home = self.claims.get(loser.claim_id)
@@ -833,6 +973,47 @@ class _Battles:
                 self.set(replace(loser, state=ArmyState.GARRISON))
             else:  # with no way back it stays, and meets the winner again (meetings)
                 self.send_back(loser)
+
+    def settle_fates(self, battle: BattleState, result: BattleResult, att: Army | None,
+                     dfd: Army | None) -> tuple[FateRolled, ...] | None:
+        """Roll the fate table of each character the battle called to a death or an injury
+        roll (dice key ``fate:<battle id>:<name>``, the armies' last orders as entropy), when
+        the campaign has the bot roll them (None when it does not). A character killed is dead
+        at once: it fights in no later battle and its army loses it as commander."""
+        settings = self.tick.fates
+        if not settings.roll:
+            return None
+        claims = {Winner.ATTACKER: battle.attacker_claim, Winner.DEFENDER: battle.defender_claim}
+        rolled: list[FateRolled] = []
+        for which in (Winner.ATTACKER, Winner.DEFENDER):
+            for fate in result.side(which).fates:
+                if fate.fate not in (Fate.DEATH_ROLL, Fate.INJURY_ROLL):
+                    continue
+                dice, event = self.dice.roll_for(f"fate:{battle.id or 0}:{fate.name}", att, dfd)
+                roll = settle_fate(fate, dice=dice, death_table=settings.death_table,
+                                   injury_table=settings.injury_table)
+                if roll is None:
+                    continue
+                dies = settings.kills(fate, roll)
+                if dies:
+                    self.kill(claims[which], fate.name)
+                rolled.append(FateRolled(which, claims[which], fate.name, roll, dies,
+                                         self.dice.line(event, dice), tuple(dice.rolls)))
+        return tuple(rolled)
+
+    def kill(self, claim_id: int, name: str) -> None:
+        """Claim ``claim_id``'s free character ``name`` (the first by id) is dead; the army it
+        commanded has no commander."""
+        for c in self.world.characters.values():
+            if c.claim_id != claim_id or c.name != name or c.status not in FREE_CHARACTERS:
+                continue
+            a = self.armies.get(c.army_id) if c.army_id is not None else None
+            if a is not None and a.commander_id == c.id:
+                self.set(replace(a, commander_id=None))
+            self.world = replace(self.world, characters={
+                **self.world.characters,
+                c.id: replace(c, status=CharacterStatus.DEAD, army_id=None)})
+            return
 
     def active_siege(self, holdfast: str) -> SiegeState | None:
         return next((s for s in self.world.sieges if s.holdfast == holdfast
@@ -1153,8 +1334,7 @@ Between = Callable[[World, World, Sequence[TickEvent]], World]
 """What runs between two phases of :func:`advance`: given the world before and after a phase
 and the phase's events, it returns the world the next phase starts from. The services take the
 phase's changes into their rows here (so the modifiers in force see them), give the battles the
-phase began their ids, and re-read what something outside the rules changed (a character who
-died of a fate roll after a battle)."""
+phase began their ids (nothing outside the rules changes the world between phases)."""
 
 
 def _unchanged(before: World, after: World, events: Sequence[TickEvent]) -> World:

@@ -26,7 +26,7 @@ from fractions import Fraction
 from types import MappingProxyType
 from typing import Any, Protocol, TypeVar
 
-from rules.campaign import calendar
+from rules.campaign import calendar, improvements
 from rules.campaign import orders as o
 from rules.campaign.battle import Matchup, Side, Winner, matchup
 from rules.campaign.calendar import moment_text, next_tick_at_or_after, tick_index, tick_time
@@ -1224,8 +1224,7 @@ def _plain(value: Decimal) -> str:
 
 def improvement_records(claim: ClaimState) -> list[dict[str, Any]]:
     """The claim's built and in-progress improvements (bookkeeping entries left out)."""
-    return [dict(item) for item in claim.improvements
-            if isinstance(item, Mapping) and "name" in item]
+    return improvements.improvement_records(claim.improvements)
 
 
 @dataclass(frozen=True, slots=True)

@@ -177,6 +177,13 @@ def month_start(date: GameDate, rules: RulesConfig) -> datetime:
     return _epoch(rules) + month_number_of(date, rules) * _month_length(rules)
 
 
+def period_first_tick(period: int, period_months: int, rules: RulesConfig) -> datetime:
+    """The first tick at or after the start of period ``period`` of ``period_months`` in-game
+    months each (the dice periods, :func:`rules.fairdice.dice_period`)."""
+    start = _epoch(rules) + period * period_months * _month_length(rules)
+    return next_tick_at_or_after(start, rules)
+
+
 def next_month(date: GameDate, rules: RulesConfig) -> GameDate:
     """The in-game month after ``date`` (month 1 of the next year after the last month)."""
     return date_of_month_number(month_number_of(date, rules) + 1, rules)

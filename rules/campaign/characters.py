@@ -189,3 +189,27 @@ def settle_fate(fate: CharacterFate, *, dice: Dice,
     if fate.fate is Fate.INJURY_ROLL:
         return roll_on_table(injury_table, dice, fate.name)
     return None
+
+
+@dataclass(frozen=True, slots=True)
+class FateSettings:
+    """The campaign's ``[characters]`` settings: whether the bot rolls the fate tables, and
+    the tables.
+
+    ``death_outcomes`` are the death-table outcomes that kill: a character rolled onto one of
+    them is marked dead and no longer fights or lends its skills. Without ``roll`` the bot
+    rolls nothing and the battle post lists who must roll.
+    """
+
+    roll: bool = False
+    death_table: FateTable = DEFAULT_DEATH_TABLE
+    injury_table: FateTable = DEFAULT_INJURY_TABLE
+    death_outcomes: frozenset[str] = frozenset({"dies"})
+
+    def kills(self, fate: CharacterFate, rolled: TableRoll) -> bool:
+        """Whether a table roll made for ``fate`` kills the character."""
+        return fate.fate is Fate.DEATH_ROLL and rolled.outcome in self.death_outcomes
+
+
+NO_FATE_ROLLS = FateSettings()
+"""The default: the bot rolls no fate table (the battle post lists who must roll)."""

@@ -31,6 +31,7 @@ from rules.campaign.config import Season, Terrain
 from rules.campaign.modifiers import Modifier
 from rules.campaign.upkeep import SlainLedger
 from rules.campaign.world import (
+    FREE_CHARACTERS,
     Army,
     ArmyKind,
     ArmyState,
@@ -74,7 +75,8 @@ def war_key(a: int, b: int) -> tuple[int, int]:
 class ClaimState:
     """A claim (a House) as the tick sees it: its gold, its troops at home (``scattered_*`` of
     them locked until ``scattered_until``), its regeneration ledger and its improvements (the
-    stored records, read-only here)."""
+    stored list: records and the capacity bookkeeping, :mod:`rules.campaign.improvements`;
+    rules that change it give a new tuple)."""
 
     id: int
     name: str
@@ -157,7 +159,8 @@ class World:
     during a tick stays in the mapping with state GONE (so what happened to it is written back).
     ``claims`` by id, ascending. ``sieges``: the active ones (and those a tick ended). ``battles``:
     pending and spared ones (and those a tick settled or began). ``wars``: pairs at war as
-    :func:`war_key`. ``holders`` by tile. ``characters``: the free ones, by id. ``season`` and
+    :func:`war_key`. ``holders`` by tile. ``characters``: the free ones, by id (and those a
+    tick captured or killed, with their new status). ``season`` and
     ``last_month``: the campaign's season and the last in-game month whose jobs ran.
 
     Treat the mappings as read-only; rules build new ones.
@@ -197,7 +200,8 @@ class World:
 
     def characters_with(self, army_id: int) -> tuple[str, ...]:
         """The names of the free characters with an army."""
-        return tuple(c.name for c in self.characters.values() if c.army_id == army_id)
+        return tuple(c.name for c in self.characters.values()
+                     if c.army_id == army_id and c.status in FREE_CHARACTERS)
 
     @classmethod
     def of(cls, *, armies: Iterable[Army] = (), claims: Iterable[ClaimState] = (),
@@ -256,8 +260,11 @@ class Modifiers(Protocol):
         """The modifiers of whoever watches from ``tile`` for ``claim_id``."""
         ...
 
-    def battle(self, army: Army, *, assault: bool) -> tuple[Modifier, ...]:
-        """An army's modifiers in battle (``assault``: its siege equipment counts too)."""
+    def battle(self, army: Army, *, assault: bool,
+               characters: Sequence[CharacterState] | None = None) -> tuple[Modifier, ...]:
+        """An army's modifiers in battle (``assault``: its siege equipment counts too).
+        ``characters``: the characters with it as the rules see them now (whose skills count);
+        None: as the modifiers' own records have them."""
         ...
 
     def holdfast(self, claim_id: int) -> tuple[Modifier, ...]:
@@ -274,7 +281,8 @@ class NoModifiers:
     def observer(self, claim_id: int, tile: str) -> tuple[Modifier, ...]:
         return ()
 
-    def battle(self, army: Army, *, assault: bool) -> tuple[Modifier, ...]:
+    def battle(self, army: Army, *, assault: bool,
+               characters: Sequence[CharacterState] | None = None) -> tuple[Modifier, ...]:
         return ()
 
     def holdfast(self, claim_id: int) -> tuple[Modifier, ...]:
@@ -289,7 +297,8 @@ def fighting_side(world: World, army: Army, role: Winner, *, map: WorldMap, tick
                   secrets_of: int | None = None) -> Side:
     """How a battle fought at tick ``tick`` (begun at ``began``) counts ``army`` as ``role``:
     on the terrain of its tile (a field off the map), with the modifiers in force for it
-    (``assault``: its siege equipment too) and the free characters with it.
+    (``assault``: its siege equipment too) and the free characters with it as ``world`` has
+    them (one killed earlier in the tick lends no skill).
 
     The tick's battles (:mod:`rules.campaign.advance`) and the ``odds`` order
     (:func:`rules.campaign.apply.odds_shown`) both build their sides here, through
@@ -297,9 +306,11 @@ def fighting_side(world: World, army: Army, role: Winner, *, map: WorldMap, tick
     ``secrets_of``: the claim asking for odds; another claim's hidden modifiers are then left
     out, so odds never reveal them.
     """
-    mods = modifiers.battle(army, assault=assault)
+    with_it = tuple(c for c in world.characters.values()
+                    if c.army_id == army.id and c.status in FREE_CHARACTERS)
+    mods = modifiers.battle(army, assault=assault, characters=with_it)
     if secrets_of is not None and army.claim_id != secrets_of:
         mods = tuple(m for m in mods if not m.hidden)
     terrain = map.tile(army.tile).terrain if army.tile in map else Terrain.FIELD
     return army_side(army, role, tick=tick, terrain=terrain, began=began, modifiers=mods,
-                     characters=world.characters_with(army.id))
+                     characters=tuple(c.name for c in with_it))

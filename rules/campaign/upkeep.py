@@ -25,6 +25,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from decimal import ROUND_FLOOR, Decimal
 from fractions import Fraction
+from typing import Protocol
 
 from rules.campaign.calendar import GameDate
 from rules.campaign.config import RulesConfig, Season
@@ -54,6 +55,27 @@ class Troops:
     @property
     def total(self) -> int:
         return self.infantry + self.cavalry + self.ships
+
+
+class HasTroops(Protocol):
+    """Anything with troops: an army as the rules or the database hold it."""
+
+    @property
+    def infantry(self) -> int: ...
+
+    @property
+    def cavalry(self) -> int: ...
+
+    @property
+    def ships(self) -> int: ...
+
+
+def troops_of(armies: Iterable[HasTroops]) -> Troops:
+    """The troops of ``armies`` together (a claim's raised troops: what its upkeep pays for)."""
+    inf = cav = ships = 0
+    for a in armies:
+        inf, cav, ships = inf + a.infantry, cav + a.cavalry, ships + a.ships
+    return Troops(inf, cav, ships)
 
 
 def monthly_upkeep(infantry: int, cavalry: int, season: Season, rules: RulesConfig,

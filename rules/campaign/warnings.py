@@ -26,7 +26,7 @@ from decimal import Decimal
 from rules.campaign import calendar
 from rules.campaign.config import RulesConfig, Season
 from rules.campaign.modifiers import Modifier
-from rules.campaign.upkeep import Troops, apply_upkeep, monthly_upkeep
+from rules.campaign.upkeep import Troops, UpkeepResult, apply_upkeep, monthly_upkeep
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +62,32 @@ def forecast_upkeep(gold: Decimal, raised: Troops, season: Season, rules: RulesC
     shortfall = max(Decimal(0), result.cost - gold - result.income)
     return UpkeepForecast(gold, result.income, result.cost, shortfall, raised,
                           result.survivors, result.lost)
+
+
+@dataclass(frozen=True, slots=True)
+class UpkeepAhead:
+    """The warning after a month's upkeep: month ``month``'s upkeep, charged at ``charged``,
+    will exceed the claim's gold (``forecast``)."""
+
+    forecast: UpkeepForecast
+    month: calendar.GameDate
+    charged: datetime
+
+
+def upkeep_ahead(after_paying: UpkeepResult, raised: Troops, season: Season,
+                 paid: calendar.GameDate, rules: RulesConfig, *,
+                 income_modifiers: Iterable[Modifier] = ()) -> UpkeepAhead | None:
+    """After month ``paid``'s upkeep (``after_paying``, of the ``raised`` troops): the warning
+    when the next month's upkeep, at the same troops, season and income, will exceed the gold
+    left; None when it will not (or the troops have just scattered)."""
+    if after_paying.scatter:
+        return None
+    forecast = forecast_upkeep(after_paying.gold_after, raised, season, rules,
+                               income_modifiers=income_modifiers)
+    if not forecast.scatter:
+        return None
+    coming = calendar.next_month(paid, rules)
+    return UpkeepAhead(forecast, coming, upkeep_charged_at(coming, rules))
 
 
 def with_muster(raised: Troops, mustered: Troops) -> Troops:
