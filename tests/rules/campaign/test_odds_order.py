@@ -5,6 +5,7 @@ an ``attack`` order sent at the same moment."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from datetime import timedelta
 from decimal import Decimal
@@ -28,7 +29,7 @@ from rules.campaign.battle import Winner
 from rules.campaign.calendar import tick_time
 from rules.campaign.config import RulesConfig, Terrain
 from rules.campaign.modifiers import Effect, EffectKind, Modifier, Role, Source
-from rules.campaign.state import ClaimState, EventDice, World, fighting_side
+from rules.campaign.state import CharacterState, ClaimState, EventDice, World, fighting_side
 from rules.campaign.world import Army, ArmyKind, ArmyState
 from rules.campaign.worldmap import parse_map, tile_id
 
@@ -52,7 +53,8 @@ class Book(NoOrderModifiers):
     def __init__(self, by_army: dict[int, tuple[Modifier, ...]]) -> None:
         self.by_army = by_army
 
-    def battle(self, army: Army, *, assault: bool) -> tuple[Modifier, ...]:
+    def battle(self, army: Army, *, assault: bool,
+               characters: Sequence[CharacterState] | None = None) -> tuple[Modifier, ...]:
         return self.by_army.get(army.id, ())
 
 
