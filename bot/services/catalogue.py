@@ -44,12 +44,12 @@ from bot.db.models import (
     Character,
     Claim,
     PendingBattle,
-    ResourceHolder,
 )
 from bot.services import fairplay, journal
 from bot.services.army_rows import ArmyRecord, army_value
 from bot.services.render import force
 from bot.services.world import CampaignContext
+from bot.services.world_rows import load_holders
 from rules.campaign import world
 from rules.campaign.battle import BattleResult, Side, Winner
 from rules.campaign.catalogue import (
@@ -71,7 +71,7 @@ from rules.campaign.config import Terrain
 from rules.campaign.modifiers import Applied, EffectKind, Modifier, Role, collect, total
 from rules.campaign.resources import tile_holder
 from rules.campaign.siege import SiegeLength, siege_months
-from rules.campaign.state import BattleState
+from rules.campaign.state import BattleState, ClaimState, HolderState
 from rules.campaign.world import FREE_CHARACTERS, CharacterStatus
 from rules.errors import InvalidInput
 
@@ -231,13 +231,13 @@ def fate_settings(settings: Settings) -> FateSettings:
 
 # --- stored lists ---------------------------------------------------------------------------
 
-def improvement_records(claim: Claim) -> list[dict[str, Any]]:
+def improvement_records(claim: Claim | ClaimState) -> list[dict[str, Any]]:
     """The claim's built and in-progress improvements (the bookkeeping entry left out)."""
-    return [dict(item) for item in claim.improvements_json
-            if isinstance(item, Mapping) and "name" in item]
+    stored = claim.improvements if isinstance(claim, ClaimState) else claim.improvements_json
+    return [dict(item) for item in stored if isinstance(item, Mapping) and "name" in item]
 
 
-def finished_improvements(claim: Claim) -> tuple[str, ...]:
+def finished_improvements(claim: Claim | ClaimState) -> tuple[str, ...]:
     """Names of the claim's finished improvements."""
     return tuple(str(r["name"]) for r in improvement_records(claim) if r.get("done"))
 
@@ -296,14 +296,14 @@ class ModifierBook:
     """
 
     def __init__(self, ctx: CampaignContext, catalogue: Catalogue, *, armies: Iterable[AnyArmy],
-                 claims: Iterable[Claim], characters: Iterable[Character],
-                 holders: Iterable[ResourceHolder]) -> None:
+                 claims: Iterable[Claim | ClaimState], characters: Iterable[Character],
+                 holders: Mapping[str, HolderState]) -> None:
         self.ctx = ctx
         self.catalogue = catalogue
         self.armies = list(armies)
         self.claims = {c.id: c for c in claims}
         self.characters = list(characters)
-        self.holders = {h.tile: h for h in holders}
+        self.holders = dict(holders)  # by tile (the tick keeps them current)
         # Pairs of claims at war (smaller id first); the tick sets them so that a hostile
         # newcomer cannot take a resource tile's benefit by arriving.
         self.wars: frozenset[tuple[int, int]] = frozenset()
@@ -311,17 +311,15 @@ class ModifierBook:
     @classmethod
     def load(cls, session: Session, ctx: CampaignContext, *,
              armies: Iterable[AnyArmy] | None = None,
-             claims: Iterable[Claim] | None = None) -> ModifierBook:
+             claims: Iterable[Claim | ClaimState] | None = None) -> ModifierBook:
         """A book over the given rows (default: every army and claim of the campaign)."""
         catalogue = catalogue_of(session, ctx)
         if not catalogue.entries:
             # No modifiers to look up; the tick still records resource tile holders.
             if armies is None:
-                return cls(ctx, catalogue, armies=(), claims=(), characters=(), holders=())
-            holders = session.exec(select(ResourceHolder).where(
-                ResourceHolder.campaign_id == ctx.campaign_id)).all()
+                return cls(ctx, catalogue, armies=(), claims=(), characters=(), holders={})
             return cls(ctx, catalogue, armies=armies, claims=claims or (), characters=(),
-                       holders=holders)
+                       holders=load_holders(session, ctx.campaign_id))
         if armies is None:
             armies = session.exec(select(Army).where(
                 Army.campaign_id == ctx.campaign_id,
@@ -332,10 +330,8 @@ class ModifierBook:
         characters = session.exec(select(Character).where(
             Character.campaign_id == ctx.campaign_id,
             col(Character.status).in_(sorted(FREE_CHARACTERS))).order_by(col(Character.id))).all()
-        holders = session.exec(select(ResourceHolder).where(
-            ResourceHolder.campaign_id == ctx.campaign_id)).all()
         return cls(ctx, catalogue, armies=armies, claims=claims, characters=characters,
-                   holders=holders)
+                   holders=load_holders(session, ctx.campaign_id))
 
     # who is where
     def _alive(self) -> list[Character]:
@@ -355,7 +351,8 @@ class ModifierBook:
 
         The claims with standing armies on the tile occupy it; the strongest (troops by the
         battle weights; on a tie the recorded holder, else the earliest arrival) receives the
-        benefit, unless the :class:`~bot.db.models.ResourceHolder` row says it was ceded to
+        benefit, unless the stored holder (:class:`~bot.db.models.ResourceHolder`) says it was
+        ceded to
         another occupant.
         """
         row = self.holders.get(tile_id)
@@ -389,7 +386,7 @@ class ModifierBook:
         entry = self.catalogue.find(Section.RESOURCES, benefit) if benefit else None
         return entry.modifier() if entry is not None else None
 
-    def _improvements(self, claim: Claim) -> list[Modifier]:
+    def _improvements(self, claim: Claim | ClaimState) -> list[Modifier]:
         found: list[Modifier] = []
         for name in finished_improvements(claim):
             entry = self.catalogue.find(Section.IMPROVEMENTS, name)
@@ -420,7 +417,7 @@ class ModifierBook:
                 found.append(benefit)
         return tuple(found)
 
-    def claim(self, claim: Claim) -> tuple[Modifier, ...]:
+    def claim(self, claim: Claim | ClaimState) -> tuple[Modifier, ...]:
         """A claim's own modifiers (its income and troop capacity come from these): finished
         improvements, the benefits of the resource tiles it holds, its characters' skills."""
         if not self.catalogue.entries:
@@ -433,7 +430,7 @@ class ModifierBook:
         found.extend(self._skills(c for c in self._alive() if c.claim_id == claim.id))
         return tuple(found)
 
-    def holdfast(self, claim: Claim) -> tuple[Modifier, ...]:
+    def holdfast(self, claim: Claim | ClaimState) -> tuple[Modifier, ...]:
         """The modifiers of a holdfast's defenders: finished improvements and the skills of the
         claim's characters at home. (The secret defense bonus is added where assaults are
         fought.)"""
@@ -462,7 +459,7 @@ _BOOK_KEY = "modifier_book"
 
 
 def tick_book(session: Session, ctx: CampaignContext, *, armies: Iterable[AnyArmy],
-              claims: Iterable[Claim], tick: int) -> ModifierBook:
+              claims: Iterable[Claim | ClaimState], tick: int) -> ModifierBook:
     """The book of one tick, made once per tick and kept in the session (the tick's rows are
     the ones it reads, so moves made during the tick count)."""
     cached = session.info.get(_BOOK_KEY)
