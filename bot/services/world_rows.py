@@ -25,7 +25,7 @@ from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any
 
-from sqlalchemy import Table, bindparam, insert, select, update
+from sqlalchemy import Connection, Table, bindparam, insert, select, update
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session
 
@@ -254,9 +254,9 @@ def save_world(session: Session, campaign_id: int, before: World, after: World
             saved.changed[table.name] = len(rows)
     if new_sieges:
         t = SIEGE_TABLE
-        result = run(insert(t).returning(t.c.id, sort_by_parameter_order=True),
-                     [{"campaign_id": campaign_id, **_siege_columns(s)} for s in new_sieges])
-        ids = [int(row[0]) for row in result]
+        saved.statements += 1
+        ids = insert_rows(connection, t, [{"campaign_id": campaign_id, **_siege_columns(s)}
+                                          for s in new_sieges])
         saved.siege_ids = {s.id: i for s, i in zip(new_sieges, ids, strict=True)}
         saved.added[t.name] = len(ids)
         after = replace(after, sieges=tuple(
@@ -268,6 +268,25 @@ def save_world(session: Session, campaign_id: int, before: World, after: World
         _save_relations(run, campaign_id, relations, saved, synced)
     _sync_session(session, campaign_id, synced)
     return after, saved
+
+
+def insert_rows(connection: Connection, table: Table, rows: Sequence[Mapping[str, Any]]
+                ) -> list[int]:
+    """Insert ``rows`` (one statement, however many) and return their ids in the same order.
+
+    The ids are matched to the rows by the values returned with them, not by the order of the
+    returned rows (which SQL does not promise; asking SQLAlchemy to sort them makes it insert
+    row by row on SQLite). Rows with the same values are interchangeable, so any of their ids
+    will do."""
+    if not rows:
+        return []
+    names = list(rows[0])
+    result = connection.execute(insert(table).returning(table.c.id, *(table.c[n] for n in names)),
+                                list(rows))
+    free: dict[tuple[Any, ...], list[int]] = {}
+    for row in result:
+        free.setdefault(tuple(row[1:]), []).append(int(row[0]))
+    return [free[tuple(r[n] for n in names)].pop() for r in rows]
 
 
 def _diff(before: Mapping[Any, Any], after: Mapping[Any, Any],
