@@ -301,7 +301,7 @@ class ModifierBook:
         self.ctx = ctx
         self.catalogue = catalogue
         self.armies = list(armies)
-        self.claims = {c.id: c for c in claims}
+        self.claims: Mapping[Any, Claim | ClaimState] = {c.id: c for c in claims}
         self.characters = list(characters)
         self.holders = dict(holders)  # by tile (the tick keeps them current)
         # Pairs of claims at war (smaller id first); the tick sets them so that a hostile

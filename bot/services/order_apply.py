@@ -13,9 +13,16 @@ from types import MappingProxyType
 from typing import Any
 
 from bot.db.models import Army, ArmyKind, Claim
-from bot.services import fairplay, forewarn, journal
+from bot.services import forewarn, journal
 from bot.services.order_call import Call, Rejected
-from bot.services.order_world import Rows, Stored, load_order_world, write_back
+from bot.services.order_world import (
+    Rows,
+    Stored,
+    load_order_world,
+    save_armies,
+    store_equipment,
+    write_back,
+)
 from bot.services.receipts import receipt_text
 from bot.services.render import besiegers_gone, troops_text
 from bot.services.sieges import end_siege
@@ -54,11 +61,9 @@ def decided(c: Call, order: object) -> str:
                                             sender=sender_of(c, claim.id or 0, order))
     except decide.OrderRefused as exc:
         raise refused(c, claim, exc) from None
-    stored = write_back(c.session, c.ctx, rows, before, after)
+    stored = write_back(c.session, c.ctx, rows, before, after, ordered=receipt.ordered,
+                        ref=c.ref)
     receipt = _stored_ids(receipt, stored)
-    for army_id in receipt.ordered:
-        fairplay.mark_order(rows.armies[army_id], c.ref)
-        c.session.add(rows.armies[army_id])
     for a, b, was in receipt.wars:
         journal.log_event(c.session, c.ctx.campaign_id, c.tick, "war",
                           f"claims {a} and {b} are at war", at=c.now, claim_id=a,
@@ -332,10 +337,8 @@ def _journal_build(c: Call, claim: Claim, rc: decide.Building, rows: Rows) -> No
 
 def _journal_buy(c: Call, claim: Claim, rc: decide.Bought, rows: Rows) -> None:
     row = rows.armies[rc.army]
-    row.equipment_json = [*row.equipment_json, {"name": rc.entry.name,
-                                                "cost": str(rc.entry.cost),
-                                                "bought_tick": rc.tick}]
-    c.session.add(row)
+    store_equipment(c.session, c.ctx, row, [*row.equipment_json, {
+        "name": rc.entry.name, "cost": str(rc.entry.cost), "bought_tick": rc.tick}])
     _log(c, "buy", f"{claim.name} buys {rc.entry.name} for army {rc.army}", claim.id,
          army=rc.army, name=rc.entry.name, cost=str(rc.entry.cost))
 
@@ -413,9 +416,8 @@ def _whole_message(c: Call, receipt: decide.Marched, first: str) -> Callable[[],
         replanned = decide.replan(world, sender_of(c, c.require_claim().id or 0), receipt)
         if replanned is None:
             return first
-        row = rows.armies[receipt.army]
-        row.arrival_tick = replanned.plan.arrival_tick
-        c.session.add(row)
+        rows.armies[receipt.army].arrival_tick = replanned.plan.arrival_tick
+        save_armies(c.session, c.ctx, rows)
         return receipt_text(c.ctx, replanned)
 
     return again

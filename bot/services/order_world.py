@@ -10,15 +10,26 @@ it all.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping
-from dataclasses import dataclass, fields
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, replace
 from typing import Any
 
-from sqlmodel import Session, col, select
+from sqlalchemy import update
+from sqlmodel import Session
 
 from bot.db.models import Army, Campaign
-from bot.services.army_rows import army_value
+from bot.services.army_rows import (
+    ARMY_TABLE,
+    TICK_COLUMNS,
+    ArmyRecord,
+    apply_change,
+    army_value,
+    insert_armies,
+    load_records,
+    save_changed,
+)
 from bot.services.battle_rows import insert_battles, load_battles, save_battles
+from bot.services.fairplay import marked
 from bot.services.world import CampaignContext
 from bot.services.world_rows import (
     load_characters,
@@ -27,19 +38,24 @@ from bot.services.world_rows import (
     load_relations,
     load_sieges,
     save_world,
+    sync_session,
 )
 from rules.campaign.apply import NEW_SIEGE, Part
 from rules.campaign.config import Season
 from rules.campaign.state import ClaimState, SiegeState, World
 from rules.campaign.world import ArmyState, BattleStatus, SiegeStatus
 
+RAISED = frozenset(ArmyState) - {ArmyState.GONE}
+"""The armies an order sees: every state but gone."""
+
 
 @dataclass(slots=True)
 class Rows:
-    """The army rows behind a loaded world, by id (written back in place), and the claims as
-    the order left them."""
+    """The records of the armies behind a loaded world, by id (the tick's
+    :class:`~bot.services.army_rows.ArmyRecord`: changed in place, written back by
+    :func:`save_armies`), and the claims as the order left them."""
 
-    armies: dict[int, Army]
+    armies: dict[int, ArmyRecord]
     claims: Mapping[int, ClaimState]
 
 
@@ -47,14 +63,13 @@ def load_order_world(session: Session, ctx: CampaignContext,
                      parts: Collection[Part] = frozenset(Part)) -> tuple[World, Rows]:
     """The campaign as an order sees it: the claims and the ``parts`` it reads (raised armies,
     pending battles, active sieges, wars and alliances, resource tile holders, characters of
-    every status), one query each, and the army rows behind it."""
+    every status), one query each (the tick's loaders), and the army records behind it."""
     cid = ctx.campaign_id
     campaign = session.get(Campaign, cid)
     season = Season(campaign.season) if campaign is not None else Season.SUMMER
     claims = load_claims(session, cid)
-    armies = {a.id or 0: a for a in session.exec(
-        select(Army).where(Army.campaign_id == cid, Army.state != ArmyState.GONE)
-        .order_by(col(Army.id)))} if Part.ARMIES in parts else {}
+    armies = {a.id: a for a in load_records(session, cid, RAISED)} \
+        if Part.ARMIES in parts else {}
     wars, allies = load_relations(session, cid) if Part.RELATIONS in parts \
         else (frozenset(), frozenset())
     world = World(
@@ -72,29 +87,6 @@ def load_order_world(session: Session, ctx: CampaignContext,
 
 # --- writing back -----------------------------------------------------------------------
 
-_NOT_WRITTEN = frozenset({"id", "equipment", "slain", "improvements"})
-"""Fields no order of the rules changes (and the loader does not fully read)."""
-
-
-def _army_columns(name: str, value: Any) -> Iterable[tuple[str, Any]]:
-    if name == "march":
-        yield from (("path_json", list(value.path)), ("costs_json", list(value.costs)),
-                    ("saved", str(value.saved)), ("depart_tick", value.depart_tick))
-    elif name == "meta":
-        yield "meta_json", dict(value)
-    elif name == "travelled":
-        yield "travelled_json", list(value)
-    else:
-        yield name, value
-
-
-def _changed(before: Any, after: Any) -> Iterable[tuple[str, Any]]:
-    for f in fields(after):
-        new = getattr(after, f.name)
-        if f.name not in _NOT_WRITTEN and (before is None or getattr(before, f.name) != new):
-            yield f.name, new
-
-
 @dataclass(slots=True)
 class Stored:
     """What :func:`write_back` stored: the ids of the army, the battle and the siege the order
@@ -108,32 +100,29 @@ class Stored:
 
 
 def write_back(session: Session, ctx: CampaignContext, rows: Rows, before: World,
-               after: World) -> Stored:
-    """Write back what ``after`` changed from ``before``: the claims, sieges, characters,
-    holders and relations with :func:`bot.services.world_rows.save_world`, the battles with
-    :mod:`bot.services.battle_rows` (the tick's own functions), the armies in their rows; add
-    the army, the battle and the siege it created. The sieges it ended are returned (their
-    end is journaled and posted by :func:`bot.services.sieges.end_siege`)."""
+               after: World, *, ordered: Collection[int] = (), ref: str = "") -> Stored:
+    """Write back what ``after`` changed from ``before`` with the tick's own functions: the
+    armies (:mod:`bot.services.army_rows`; those in ``ordered`` marked as set going by order
+    ``ref``), the battles (:mod:`bot.services.battle_rows`), the claims, sieges, characters,
+    holders and relations (:func:`bot.services.world_rows.save_world`); add the army, the
+    battle and the siege it created. The sieges it ended are returned (their end is
+    journaled and posted by :func:`bot.services.sieges.end_siege`)."""
     stored = Stored(None, None, None, [], sorted(after.wars - before.wars))
-    created: Army | None = None
+    if ordered:
+        after = replace(after, armies={
+            **after.armies, **{i: replace(after.armies[i], meta=marked(after.armies[i].meta, ref))
+                               for i in ordered}})
+    new_armies = []
     for army_id, value in after.armies.items():
         old = before.armies.get(army_id)
-        if old is not None and value == old and value.meta == old.meta:
-            continue
-        army_row = rows.armies.get(army_id)
-        if army_row is None:
-            army_row = created = Army(campaign_id=ctx.campaign_id, claim_id=value.claim_id,
-                                      tile=value.tile)
-        for name, new in _changed(old, value):
-            for column, stored_value in _army_columns(name, new):
-                setattr(army_row, column, stored_value)
-        if old is not None and value.meta != old.meta:
-            army_row.meta_json = dict(value.meta)
-        session.add(army_row)
-    if created is not None:
-        session.flush()  # the new army's id, before a siege or a battle names it
-        stored.army = created.id
-        rows.armies[created.id or 0] = created
+        if old is None:
+            new_armies.append(value)
+        elif value is not old:
+            apply_change(rows.armies[army_id], old, value)
+    for record in insert_armies(session, ctx.campaign_id, new_armies):
+        rows.armies[record.id] = record
+        stored.army = record.id
+    save_armies(session, ctx, rows)
     old_battles = {b.id: b for b in before.battles}
     save_battles(session, [b for b in after.battles
                            if b.id is not None and old_battles.get(b.id) not in (None, b)])
@@ -148,3 +137,27 @@ def write_back(session: Session, ctx: CampaignContext, rows: Rows, before: World
     stored.siege = saved.siege_ids.get(NEW_SIEGE)
     rows.claims = after.claims
     return stored
+
+
+def save_armies(session: Session, ctx: CampaignContext, rows: Rows) -> None:
+    """Write the army records that changed (one executemany,
+    :func:`bot.services.army_rows.save_changed`), after a flush of the session, and give the
+    ORM army objects the session holds the written columns."""
+    changed = [r for r in rows.armies.values() if r.tick_values() != r.loaded]
+    if not changed:
+        return
+    session.flush()
+    save_changed(session, changed)
+    sync_session(session, ctx.campaign_id, {
+        (Army, r.id): {name: getattr(r, name) for name in TICK_COLUMNS} for r in changed})
+
+
+def store_equipment(session: Session, ctx: CampaignContext, record: ArmyRecord,
+                    items: list[Any]) -> None:
+    """Store an army's equipment list (a purchase adds an item with its cost and tick; no
+    other order changes it)."""
+    session.flush()
+    session.connection().execute(update(ARMY_TABLE).where(ARMY_TABLE.c.id == record.id)
+                                 .values(equipment_json=items))
+    record.equipment_json = items
+    sync_session(session, ctx.campaign_id, {(Army, record.id): {"equipment_json": items}})

@@ -248,8 +248,7 @@ class _TickState:
         self.report = report
         self.claims = load_claims(session, ctx.campaign_id)
         self.armies = load_records(session, ctx.campaign_id)
-        self.frozen_wars = load_relations(session, ctx.campaign_id)[0]
-        self.wars = set(self.frozen_wars)
+        self.wars = self.frozen_wars = load_relations(session, ctx.campaign_id)[0]
         self._by_id: dict[int, ArmyRecord] = {}
         self._values: dict[int, Army] | None = None  # the armies as the rules' values
         self._dirty: set[int] = set()  # armies the services changed since
@@ -302,6 +301,7 @@ class _TickState:
         book = tick_book(self.session, self.ctx, armies=self.armies, claims=self.claims.values(),
                          tick=self.tick)
         book.wars = self.frozen_wars  # a hostile newcomer takes no benefit
+        book.claims = self.claims  # the claims as the tick changes them (improvements finished)
         return book
 
     # --- resource tiles -----------------------------------------------------------------

@@ -20,6 +20,7 @@ them and a later flush does not write an older value back).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
@@ -266,7 +267,7 @@ def save_world(session: Session, campaign_id: int, before: World, after: World
         _save_holders(run, campaign_id, before, holders, saved, synced)
     if relations:
         _save_relations(run, campaign_id, relations, saved, synced)
-    _sync_session(session, campaign_id, synced)
+    sync_session(session, campaign_id, synced)
     return after, saved
 
 
@@ -285,8 +286,14 @@ def insert_rows(connection: Connection, table: Table, rows: Sequence[Mapping[str
                                 list(rows))
     free: dict[tuple[Any, ...], list[int]] = {}
     for row in result:
-        free.setdefault(tuple(row[1:]), []).append(int(row[0]))
-    return [free[tuple(r[n] for n in names)].pop() for r in rows]
+        free.setdefault(_key(row[1:]), []).append(int(row[0]))
+    return [free[_key([r[n] for n in names])].pop() for r in rows]
+
+
+def _key(values: Iterable[Any]) -> tuple[Any, ...]:
+    """Values to match an inserted row by (JSON lists and mappings as their text)."""
+    return tuple(json.dumps(v, sort_keys=True) if isinstance(v, list | dict) else v
+                 for v in values)
 
 
 def _diff(before: Mapping[Any, Any], after: Mapping[Any, Any],
@@ -391,10 +398,12 @@ def _identities(obj: Any) -> Iterator[tuple[type, Any]]:
         yield type(obj), obj.id
 
 
-def _sync_session(session: Session, campaign_id: int,
-                  synced: Mapping[tuple[type, Any], Mapping[str, Any]]) -> None:
-    """Give the ORM objects the session holds for the rows just written the written values as
-    their committed state (no reload, nothing marked changed)."""
+def sync_session(session: Session, campaign_id: int,
+                 synced: Mapping[tuple[type, Any], Mapping[str, Any]]) -> None:
+    """Give the ORM objects the session holds for rows just written by Core (``synced``:
+    the stored values written, by model and id; holders by tile, relations by pair) the
+    written values as their committed state: no reload, nothing marked changed, so a read in
+    the same transaction sees them and a later flush does not write an older value back."""
     if not synced:
         return
     kinds = {kind for kind, _ in synced}
