@@ -395,7 +395,7 @@ class ModifierBook:
         return found
 
     # the modifiers in force
-    def skills_with(self, army: AnyArmy) -> tuple[Modifier, ...]:
+    def skills_with(self, army: ModifiedArmy) -> tuple[Modifier, ...]:
         """The skills of the characters with an army (what counts on the march)."""
         return tuple(self._skills(self.characters_with(army)))
 
@@ -660,10 +660,11 @@ def _plain(value: Decimal) -> str:
 
 # --- orders: marches, sieges, odds ----------------------------------------------------------
 
-def march_modifiers(session: Session, ctx: CampaignContext, army: AnyArmy) -> tuple[Modifier, ...]:
+def march_modifiers(session: Session, ctx: CampaignContext, army: ModifiedArmy
+                    ) -> tuple[Modifier, ...]:
     """The modifiers that count for an army on the march: its characters' skills (a resource
     benefit stays on its tile; equipment counts only in sieges and assaults)."""
-    book = ModifierBook.load(session, ctx, armies=(army,), claims=())
+    book = ModifierBook.load(session, ctx, armies=(), claims=())
     if not book.catalogue.entries:
         return ()
     return book.skills_with(army)

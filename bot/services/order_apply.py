@@ -12,7 +12,7 @@ from dataclasses import replace
 from types import MappingProxyType
 from typing import Any
 
-from bot.db.models import Army, ArmyKind, Claim
+from bot.db.models import ArmyKind, Claim
 from bot.services import forewarn, journal
 from bot.services.order_call import Call, Rejected
 from bot.services.order_world import (
@@ -99,8 +99,7 @@ class _CatalogueModifiers:
     def march(self, army: ArmyValue) -> tuple[Modifier, ...]:
         from bot.services.catalogue import march_modifiers  # speed modifiers
 
-        row = self.c.session.get(Army, army.id)
-        return () if row is None else march_modifiers(self.c.session, self.c.ctx, row)
+        return march_modifiers(self.c.session, self.c.ctx, army)
 
     def observer(self, claim_id: int, tile: str) -> tuple[Modifier, ...]:
         return ()  # no order rolls to detect
@@ -108,9 +107,7 @@ class _CatalogueModifiers:
     def besieger(self, army: ArmyValue) -> tuple[Modifier, ...]:
         from bot.services.catalogue import ModifierBook
 
-        row = self.c.session.get(Army, army.id)
-        return () if row is None else ModifierBook.load(self.c.session, self.c.ctx).army(
-            row, equipment=True)
+        return ModifierBook.load(self.c.session, self.c.ctx).army(army, equipment=True)
 
     def battle(self, army: ArmyValue, *, assault: bool) -> tuple[Modifier, ...]:
         from bot.services.catalogue import ModifierBook
