@@ -3,7 +3,8 @@
 Each order is sent as its own message in its own transaction, as the bot does: ``parse`` is
 the order language alone; ``order`` is the whole message (parse, the checks against the world,
 the changes, the journal, the receipt) and its commit. Armies mustered by the benchmark are
-cancelled again, so every repetition sees the same world.
+cancelled again, so every repetition sees the same world. Each order also prints the SQL
+statements its message ran (the most over the repetitions).
 """
 
 from __future__ import annotations
@@ -12,6 +13,9 @@ import tempfile
 import time
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
+
+from sqlalchemy import event
 
 from bot.config import parse_settings
 from bot.db.engine import create_all, make_engine, transaction
@@ -46,23 +50,35 @@ def run() -> list[tuple[str, int, float]]:
             handle_message(session, ctx, author="ned_stark", text="muster 300 infantry",
                            now=START, ref="setup")
         next_army = 2
+        statements = 0
+
+        def count(*_: Any) -> None:
+            nonlocal statements
+            statements += 1
+
+        event.listen(engine, "before_cursor_execute", count)
         for name, text in ORDERS:
             began = time.perf_counter()
             for _ in range(REPEAT * 10):
                 parse_message(text.format(next=next_army))
             results.append((f"parse: {name}", REPEAT * 10, time.perf_counter() - began))
             spent = 0.0
+            most = 0
             for i in range(REPEAT):
                 message = text.format(next=next_army)
+                statements = 0
                 began = time.perf_counter()
                 with transaction(engine) as session:
                     reply = handle_message(session, ctx, author="ned_stark", text=message,
                                            now=START, ref=f"{name}:{i}")
                 spent += time.perf_counter() - began
+                most = max(most, statements)
                 assert "**Not done:**" not in reply, reply
                 if "muster" in message:
                     next_army += 1
+            print(f"order {name}: {most} SQL statements per message", flush=True)
             results.append((f"order (parse, check, save, receipt, commit): {name}", REPEAT,
                             spent))
+        event.remove(engine, "before_cursor_execute", count)
         engine.dispose()
     return results

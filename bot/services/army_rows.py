@@ -222,3 +222,26 @@ def apply_change(r: ArmyRecord, old: ArmyValue, new: ArmyValue) -> None:
         r.commander_id = new.commander_id
     if old.meta is not new.meta:
         r.meta_json = dict(new.meta)
+
+
+def insert_armies(session: Session, campaign_id: int, new: Sequence[ArmyValue]
+                  ) -> list[ArmyRecord]:
+    """Store armies an order raised (one statement); their records, with the ids the database
+    gave them, in the same order."""
+    from bot.services.world_rows import insert_rows
+
+    if not new:
+        return []
+    records = [ArmyRecord(
+        0, a.claim_id, a.kind, a.state, a.tile, a.infantry, a.cavalry, a.ships, a.ready_tick,
+        a.march.depart_tick, list(a.march.path), list(a.march.costs), list(a.travelled),
+        str(a.march.saved), a.arrival_tick, a.stationary_since, a.retreat_penalty,
+        a.commander_id, list(a.equipment), dict(a.meta)) for a in new]
+    ids = insert_rows(session.connection(), ARMY_TABLE, [
+        {"campaign_id": campaign_id, "accepted_at": a.accepted_at,
+         **{name: getattr(r, name) for name in _READ if name != "id"}}
+        for a, r in zip(new, records, strict=True)])
+    for r, army_id in zip(records, ids, strict=True):
+        r.id = army_id
+        r.remember()
+    return records

@@ -1,5 +1,6 @@
 """The tick's pending battles as the rules' values: read with one Core query, the changed ones
-written back with one executemany, the new ones stored with one (their ids returned in order).
+written back with one executemany, the new ones stored with one
+(:func:`~bot.services.world_rows.insert_rows`: their ids returned in order).
 
 The tick never loads battle rows as ORM objects: :class:`~rules.campaign.state.BattleState`
 values go to the rules and come back changed or new.
@@ -9,10 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 
-from sqlalchemy import Table, bindparam, insert, select, update
+from sqlalchemy import Table, bindparam, select, update
 from sqlmodel import Session
 
 from bot.db.models import PendingBattle
+from bot.services.world_rows import insert_rows
 from rules.campaign.state import BattleState
 from rules.campaign.world import BattleStatus
 
@@ -61,9 +63,6 @@ def insert_battles(session: Session, campaign_id: int, new: Sequence[BattleState
     """Store battles the tick began (one statement); their ids, in the same order."""
     if not new:
         return []
-    t = BATTLE_TABLE
-    result = session.connection().execute(
-        insert(t).returning(t.c.id, sort_by_parameter_order=True),
-        [{"campaign_id": campaign_id, **{name: getattr(b, name) for name in _VALUE_COLUMNS}}
-         for b in new])
-    return [int(row[0]) for row in result]
+    return insert_rows(session.connection(), BATTLE_TABLE, [
+        {"campaign_id": campaign_id, **{name: getattr(b, name) for name in _VALUE_COLUMNS}}
+        for b in new])

@@ -42,13 +42,13 @@ from bot.db.models import (
     Campaign,
     Character,
     Claim,
-    ResourceHolder,
 )
 from bot.render.common import siege_note
 from bot.render.notes import skill_note
 from bot.services import journal
 from bot.services.army_rows import ArmyRecord
 from bot.services.world import CampaignContext
+from bot.services.world_rows import load_holders
 from rules.campaign import improvements, world
 from rules.campaign.apply import cost_text
 from rules.campaign.catalogue import (
@@ -67,7 +67,7 @@ from rules.campaign.characters import (
 from rules.campaign.modifiers import Modifier
 from rules.campaign.resources import tile_holder
 from rules.campaign.siege import SiegeLength, siege_months
-from rules.campaign.state import CharacterState
+from rules.campaign.state import CharacterState, ClaimState, HolderState
 from rules.campaign.world import FREE_CHARACTERS
 from rules.errors import InvalidInput
 
@@ -213,14 +213,19 @@ def fate_settings(settings: Settings) -> FateSettings:
 
 # --- stored lists ---------------------------------------------------------------------------
 
-def improvement_records(claim: Claim) -> list[dict[str, Any]]:
+def _stored(claim: Claim | ClaimState) -> Sequence[Any]:
+    """The claim's stored improvements list, from a row or the rules' value."""
+    return claim.improvements if isinstance(claim, ClaimState) else claim.improvements_json
+
+
+def improvement_records(claim: Claim | ClaimState) -> list[dict[str, Any]]:
     """The claim's built and in-progress improvements (the bookkeeping entry left out)."""
-    return improvements.improvement_records(claim.improvements_json)
+    return improvements.improvement_records(_stored(claim))
 
 
-def finished_improvements(claim: Claim) -> tuple[str, ...]:
+def finished_improvements(claim: Claim | ClaimState) -> tuple[str, ...]:
     """Names of the claim's finished improvements."""
-    return improvements.finished_improvements(claim.improvements_json)
+    return improvements.finished_improvements(_stored(claim))
 
 
 def capacity_granted(claim: Claim) -> tuple[int, int]:
@@ -266,14 +271,14 @@ class ModifierBook:
     """
 
     def __init__(self, ctx: CampaignContext, catalogue: Catalogue, *, armies: Iterable[AnyArmy],
-                 claims: Iterable[Claim], characters: Iterable[Character],
-                 holders: Iterable[ResourceHolder]) -> None:
+                 claims: Iterable[Claim | ClaimState], characters: Iterable[Character],
+                 holders: Mapping[str, HolderState]) -> None:
         self.ctx = ctx
         self.catalogue = catalogue
         self.armies = list(armies)
-        self.claims = {c.id: c for c in claims}
+        self.claims: Mapping[Any, Claim | ClaimState] = {c.id: c for c in claims}
         self.characters = list(characters)
-        self.holders = {h.tile: h for h in holders}
+        self.holders = dict(holders)  # by tile (the tick keeps them current)
         # Pairs of claims at war (smaller id first); the tick sets them so that a hostile
         # newcomer cannot take a resource tile's benefit by arriving.
         self.wars: frozenset[tuple[int, int]] = frozenset()
@@ -281,17 +286,15 @@ class ModifierBook:
     @classmethod
     def load(cls, session: Session, ctx: CampaignContext, *,
              armies: Iterable[AnyArmy] | None = None,
-             claims: Iterable[Claim] | None = None) -> ModifierBook:
+             claims: Iterable[Claim | ClaimState] | None = None) -> ModifierBook:
         """A book over the given rows (default: every army and claim of the campaign)."""
         catalogue = catalogue_of(session, ctx)
         if not catalogue.entries:
             # No modifiers to look up; the tick still records resource tile holders.
             if armies is None:
-                return cls(ctx, catalogue, armies=(), claims=(), characters=(), holders=())
-            holders = session.exec(select(ResourceHolder).where(
-                ResourceHolder.campaign_id == ctx.campaign_id)).all()
+                return cls(ctx, catalogue, armies=(), claims=(), characters=(), holders={})
             return cls(ctx, catalogue, armies=armies, claims=claims or (), characters=(),
-                       holders=holders)
+                       holders=load_holders(session, ctx.campaign_id))
         if armies is None:
             armies = session.exec(select(Army).where(
                 Army.campaign_id == ctx.campaign_id,
@@ -302,10 +305,8 @@ class ModifierBook:
         characters = session.exec(select(Character).where(
             Character.campaign_id == ctx.campaign_id,
             col(Character.status).in_(sorted(FREE_CHARACTERS))).order_by(col(Character.id))).all()
-        holders = session.exec(select(ResourceHolder).where(
-            ResourceHolder.campaign_id == ctx.campaign_id)).all()
         return cls(ctx, catalogue, armies=armies, claims=claims, characters=characters,
-                   holders=holders)
+                   holders=load_holders(session, ctx.campaign_id))
 
     # who is where
     def _alive(self) -> list[Character]:
@@ -325,7 +326,8 @@ class ModifierBook:
 
         The claims with standing armies on the tile occupy it; the strongest (troops by the
         battle weights; on a tie the recorded holder, else the earliest arrival) receives the
-        benefit, unless the :class:`~bot.db.models.ResourceHolder` row says it was ceded to
+        benefit, unless the stored holder (:class:`~bot.db.models.ResourceHolder`) says it was
+        ceded to
         another occupant.
         """
         row = self.holders.get(tile_id)
@@ -361,11 +363,11 @@ class ModifierBook:
         entry = self.catalogue.find(Section.RESOURCES, benefit) if benefit else None
         return entry.modifier() if entry is not None else None
 
-    def _improvements(self, claim: Claim) -> list[Modifier]:
-        return list(improvements.improvement_modifiers(self.catalogue, claim.improvements_json))
+    def _improvements(self, claim: Claim | ClaimState) -> list[Modifier]:
+        return list(improvements.improvement_modifiers(self.catalogue, _stored(claim)))
 
     # the modifiers in force
-    def skills_with(self, army: AnyArmy) -> tuple[Modifier, ...]:
+    def skills_with(self, army: ModifiedArmy) -> tuple[Modifier, ...]:
         """The skills of the characters with an army (what counts on the march)."""
         return tuple(self._skills(self.characters_with(army)))
 
@@ -389,14 +391,14 @@ class ModifierBook:
                 found.append(benefit)
         return tuple(found)
 
-    def claim(self, claim: Claim) -> tuple[Modifier, ...]:
+    def claim(self, claim: Claim | ClaimState) -> tuple[Modifier, ...]:
         """A claim's own modifiers (its income and troop capacity come from these): finished
         improvements, the benefits of the resource tiles it holds, its characters' skills."""
         if not self.catalogue.entries:
             return ()
         return (*self._improvements(claim), *self.claim_besides_improvements(claim))
 
-    def claim_besides_improvements(self, claim: Claim) -> tuple[Modifier, ...]:
+    def claim_besides_improvements(self, claim: Claim | ClaimState) -> tuple[Modifier, ...]:
         """A claim's own modifiers but its improvements: the benefits of the resource tiles
         it holds and its living characters' skills (what the monthly rules add its
         improvements to, :func:`rules.campaign.advance.advance_improvements`)."""
@@ -410,7 +412,7 @@ class ModifierBook:
         found.extend(self._skills(c for c in self._alive() if c.claim_id == claim.id))
         return tuple(found)
 
-    def holdfast(self, claim: Claim) -> tuple[Modifier, ...]:
+    def holdfast(self, claim: Claim | ClaimState) -> tuple[Modifier, ...]:
         """The modifiers of a holdfast's defenders: finished improvements and the skills of the
         claim's characters at home. (The secret defense bonus is added where assaults are
         fought.)"""
@@ -439,7 +441,7 @@ _BOOK_KEY = "modifier_book"
 
 
 def tick_book(session: Session, ctx: CampaignContext, *, armies: Iterable[AnyArmy],
-              claims: Iterable[Claim], tick: int) -> ModifierBook:
+              claims: Iterable[Claim | ClaimState], tick: int) -> ModifierBook:
     """The book of one tick, made once per tick and kept in the session (the tick's rows are
     the ones it reads, so moves made during the tick count)."""
     cached = session.info.get(_BOOK_KEY)
@@ -467,10 +469,11 @@ def entry_cost_text(entry: Entry) -> str:
 
 # --- orders: marches, sieges, odds ----------------------------------------------------------
 
-def march_modifiers(session: Session, ctx: CampaignContext, army: AnyArmy) -> tuple[Modifier, ...]:
+def march_modifiers(session: Session, ctx: CampaignContext, army: ModifiedArmy
+                    ) -> tuple[Modifier, ...]:
     """The modifiers that count for an army on the march: its characters' skills (a resource
     benefit stays on its tile; equipment counts only in sieges and assaults)."""
-    book = ModifierBook.load(session, ctx, armies=(army,), claims=())
+    book = ModifierBook.load(session, ctx, armies=(), claims=())
     if not book.catalogue.entries:
         return ()
     return book.skills_with(army)

@@ -10,7 +10,7 @@ same outbox keys).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
@@ -50,7 +50,12 @@ class HasMeta(Protocol):
 
 def mark_order(army: HasMeta, ref: str) -> None:
     """Remember the order that set an army going: its id is the entropy of what follows."""
-    army.meta_json = {**army.meta_json, ORDER_KEY: ref}
+    army.meta_json = marked(army.meta_json, ref)
+
+
+def marked(meta: Mapping[str, Any], ref: str) -> dict[str, Any]:
+    """An army's meta naming ``ref`` as the order that set it going (:func:`mark_order`)."""
+    return {**meta, ORDER_KEY: ref}
 
 
 def orders_of(*armies: HasMeta | None) -> list[str]:

@@ -24,6 +24,7 @@ from bot.services.world import CampaignContext, all_claims, armies, get_campaign
 from rules.campaign import calendar
 from rules.campaign.config import Season
 from rules.campaign.modifiers import Modifier
+from rules.campaign.state import ClaimState
 from rules.campaign.upkeep import Troops, UpkeepResult, troops_of
 from rules.campaign.warnings import (
     Shortfall,
@@ -39,7 +40,7 @@ def raised_troops(session: Session, ctx: CampaignContext, claim_id: int) -> Troo
     return troops_of(armies(session, ctx, claim_id=claim_id))
 
 
-def income_modifiers(session: Session, ctx: CampaignContext, claim: Claim
+def income_modifiers(session: Session, ctx: CampaignContext, claim: Claim | ClaimState
                      ) -> tuple[Modifier, ...]:
     """The claim's modifiers in force now (its monthly gold income comes from these)."""
     from bot.services.catalogue import ModifierBook
@@ -110,8 +111,8 @@ def war_declared(session: Session, ctx: CampaignContext, by: int, on: Sequence[i
             subject=subject, body=body, at=at, tick=tick)
 
 
-def shortfall(session: Session, ctx: CampaignContext, claim: Claim, at: datetime, *,
-              first: bool = False) -> Shortfall | None:
+def shortfall(session: Session, ctx: CampaignContext, claim: Claim | ClaimState,
+              at: datetime, *, first: bool = False) -> Shortfall | None:
     """The warning a receipt carries when the claim's gold will not cover the next upkeep of
     all its raised troops as stored now (``first``: a muster's receipt, the new army counted);
     None when the gold will do. Rendered by :func:`bot.render.notes.shortfall_text`."""

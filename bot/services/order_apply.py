@@ -12,14 +12,21 @@ from dataclasses import replace
 from types import MappingProxyType
 from typing import Any
 
-from bot.db.models import Army, ArmyKind, Claim
+from bot.db.models import ArmyKind, Claim
 from bot.render import notes, posts
 from bot.render.common import troops_text
 from bot.render.posts import besiegers_gone
 from bot.render.receipts import receipt_text
-from bot.services import fairplay, forewarn, journal
+from bot.services import forewarn, journal
 from bot.services.order_call import Call, Rejected
-from bot.services.order_world import Rows, Stored, load_order_world, write_back
+from bot.services.order_world import (
+    Rows,
+    Stored,
+    load_order_world,
+    save_armies,
+    store_equipment,
+    write_back,
+)
 from bot.services.sieges import end_siege
 from bot.text import escape_md
 from rules.campaign import apply as decide
@@ -57,11 +64,9 @@ def decided(c: Call, order: object) -> str:
                                             sender=sender_of(c, claim.id or 0, order))
     except decide.OrderRefused as exc:
         raise refused(c, claim, exc) from None
-    stored = write_back(c.session, c.ctx, rows, before, after)
+    stored = write_back(c.session, c.ctx, rows, before, after, ordered=receipt.ordered,
+                        ref=c.ref)
     receipt = _stored_ids(receipt, stored)
-    for army_id in receipt.ordered:
-        fairplay.mark_order(rows.armies[army_id], c.ref)
-        c.session.add(rows.armies[army_id])
     for a, b, was in receipt.wars:
         journal.log_event(c.session, c.ctx.campaign_id, c.tick, "war",
                           f"claims {a} and {b} are at war", at=c.now, claim_id=a,
@@ -97,8 +102,7 @@ class _CatalogueModifiers:
     def march(self, army: ArmyValue) -> tuple[Modifier, ...]:
         from bot.services.catalogue import march_modifiers  # speed modifiers
 
-        row = self.c.session.get(Army, army.id)
-        return () if row is None else march_modifiers(self.c.session, self.c.ctx, row)
+        return march_modifiers(self.c.session, self.c.ctx, army)
 
     def observer(self, claim_id: int, tile: str) -> tuple[Modifier, ...]:
         return ()  # no order rolls to detect
@@ -106,9 +110,7 @@ class _CatalogueModifiers:
     def besieger(self, army: ArmyValue) -> tuple[Modifier, ...]:
         from bot.services.catalogue import ModifierBook
 
-        row = self.c.session.get(Army, army.id)
-        return () if row is None else ModifierBook.load(self.c.session, self.c.ctx).army(
-            row, equipment=True)
+        return ModifierBook.load(self.c.session, self.c.ctx).army(army, equipment=True)
 
     def battle(self, army: ArmyValue, *, assault: bool,
                characters: Sequence[CharacterState] | None = None) -> tuple[Modifier, ...]:
@@ -313,10 +315,8 @@ def _journal_build(c: Call, claim: Claim, rc: decide.Building, rows: Rows) -> No
 
 def _journal_buy(c: Call, claim: Claim, rc: decide.Bought, rows: Rows) -> None:
     row = rows.armies[rc.army]
-    row.equipment_json = [*row.equipment_json, {"name": rc.entry.name,
-                                                "cost": str(rc.entry.cost),
-                                                "bought_tick": rc.tick}]
-    c.session.add(row)
+    store_equipment(c.session, c.ctx, row, [*row.equipment_json, {
+        "name": rc.entry.name, "cost": str(rc.entry.cost), "bought_tick": rc.tick}])
     _log(c, "buy", f"{claim.name} buys {rc.entry.name} for army {rc.army}", claim.id,
          army=rc.army, name=rc.entry.name, cost=str(rc.entry.cost))
 
@@ -387,9 +387,8 @@ def _whole_message(c: Call, receipt: decide.Marched, first: str) -> Callable[[],
         replanned = decide.replan(world, sender_of(c, c.require_claim().id or 0), receipt)
         if replanned is None:
             return first
-        row = rows.armies[receipt.army]
-        row.arrival_tick = replanned.plan.arrival_tick
-        c.session.add(row)
+        rows.armies[receipt.army].arrival_tick = replanned.plan.arrival_tick
+        save_armies(c.session, c.ctx, rows)
         return receipt_text(c.ctx, replanned)
 
     return again

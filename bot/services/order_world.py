@@ -10,114 +10,82 @@ it all.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping
-from dataclasses import dataclass, fields
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, replace
 from typing import Any
 
-from sqlmodel import Session, col, select
+from sqlalchemy import update
+from sqlmodel import Session
 
-from bot.db.models import (
-    Army,
-    Campaign,
-    Character,
-    Claim,
-    PendingBattle,
-    Relation,
-    ResourceHolder,
-    Siege,
+from bot.db.models import Army, Campaign
+from bot.services.army_rows import (
+    ARMY_TABLE,
+    TICK_COLUMNS,
+    ArmyRecord,
+    apply_change,
+    army_value,
+    insert_armies,
+    load_records,
+    save_changed,
 )
-from bot.services.army_rows import army_value
-from bot.services.battle_rows import battle_state
-from bot.services.catalogue import set_improvement_records
-from bot.services.row_values import claim_state, siege_state
-from bot.services.world import CampaignContext, set_relation
-from rules.campaign.apply import Part
+from bot.services.battle_rows import insert_battles, load_battles, save_battles
+from bot.services.fairplay import marked
+from bot.services.world import CampaignContext
+from bot.services.world_rows import (
+    load_characters,
+    load_claims,
+    load_holders,
+    load_relations,
+    load_sieges,
+    save_world,
+    sync_session,
+)
+from rules.campaign.apply import NEW_SIEGE, Part
 from rules.campaign.config import Season
-from rules.campaign.state import CharacterState, HolderState, World, war_key
-from rules.campaign.world import ArmyState, BattleStatus, RelationStatus, SiegeStatus
+from rules.campaign.state import ClaimState, SiegeState, World
+from rules.campaign.world import ArmyState, BattleStatus, SiegeStatus
+
+RAISED = frozenset(ArmyState) - {ArmyState.GONE}
+"""The armies an order sees: every state but gone."""
 
 
 @dataclass(slots=True)
 class Rows:
-    """The rows behind a loaded world, by id (written back in place)."""
+    """The records of the armies behind a loaded world, by id (the tick's
+    :class:`~bot.services.army_rows.ArmyRecord`: changed in place, written back by
+    :func:`save_armies`), and the claims as the order left them."""
 
-    armies: dict[int, Army]
-    claims: dict[int, Claim]
-    battles: dict[int, PendingBattle]
-    sieges: dict[int, Siege]
-    holders: dict[str, ResourceHolder]
-    characters: dict[int, Character]
+    armies: dict[int, ArmyRecord]
+    claims: Mapping[int, ClaimState]
 
 
 def load_order_world(session: Session, ctx: CampaignContext,
                      parts: Collection[Part] = frozenset(Part)) -> tuple[World, Rows]:
     """The campaign as an order sees it: the claims and the ``parts`` it reads (raised armies,
     pending battles, active sieges, wars and alliances, resource tile holders, characters of
-    every status), one query each, and the rows behind it."""
+    every status), one query each (the tick's loaders), and the army records behind it."""
     cid = ctx.campaign_id
     campaign = session.get(Campaign, cid)
     season = Season(campaign.season) if campaign is not None else Season.SUMMER
-    claims = {c.id or 0: c for c in session.exec(
-        select(Claim).where(Claim.campaign_id == cid).order_by(col(Claim.id)))}
-    armies = {a.id or 0: a for a in session.exec(
-        select(Army).where(Army.campaign_id == cid, Army.state != ArmyState.GONE)
-        .order_by(col(Army.id)))} if Part.ARMIES in parts else {}
-    battles = {b.id or 0: b for b in session.exec(
-        select(PendingBattle).where(PendingBattle.campaign_id == cid,
-                                    PendingBattle.status == BattleStatus.PENDING)
-        .order_by(col(PendingBattle.id)))} if Part.BATTLES in parts else {}
-    sieges = {s.id or 0: s for s in session.exec(
-        select(Siege).where(Siege.campaign_id == cid, Siege.status == SiegeStatus.ACTIVE)
-        .order_by(col(Siege.id)))} if Part.SIEGES in parts else {}
-    relations = session.exec(select(Relation).where(Relation.campaign_id == cid)).all() \
-        if Part.RELATIONS in parts else []
-    characters = {ch.id or 0: ch for ch in session.exec(
-        select(Character).where(Character.campaign_id == cid).order_by(col(Character.id)))} \
-        if Part.CHARACTERS in parts else {}
-    holders = {h.tile: h for h in session.exec(
-        select(ResourceHolder).where(ResourceHolder.campaign_id == cid))} \
-        if Part.HOLDERS in parts else {}
+    claims = load_claims(session, cid)
+    armies = {a.id: a for a in load_records(session, cid, RAISED)} \
+        if Part.ARMIES in parts else {}
+    wars, allies = load_relations(session, cid) if Part.RELATIONS in parts \
+        else (frozenset(), frozenset())
     world = World(
         armies={i: army_value(a) for i, a in armies.items()},
-        claims={i: claim_state(c) for i, c in claims.items()},
-        battles=tuple(battle_state(b) for b in battles.values()),
-        sieges=tuple(siege_state(s) for s in sieges.values()),
-        wars=frozenset(war_key(r.claim_a, r.claim_b) for r in relations
-                       if r.status is RelationStatus.WAR),
-        allies=frozenset(war_key(r.claim_a, r.claim_b) for r in relations
-                         if r.status is RelationStatus.ALLIED),
-        holders={t: HolderState(t, h.claim_id, h.ceded_to) for t, h in holders.items()},
-        characters={i: CharacterState(i, ch.claim_id, ch.name,
-                                      tuple(str(k) for k in ch.skills_json), ch.army_id,
-                                      ch.status) for i, ch in characters.items()},
+        claims=claims,
+        battles=tuple(load_battles(session, cid, (BattleStatus.PENDING,)))
+        if Part.BATTLES in parts else (),
+        sieges=load_sieges(session, cid) if Part.SIEGES in parts else (),
+        wars=wars, allies=allies,
+        holders=load_holders(session, cid) if Part.HOLDERS in parts else {},
+        characters=load_characters(session, cid) if Part.CHARACTERS in parts else {},
         season=season)
-    return world, Rows(armies, claims, battles, sieges, holders, characters)
+    return world, Rows(armies, claims)
 
 
 # --- writing back -----------------------------------------------------------------------
-
-_NOT_WRITTEN = frozenset({"id", "equipment", "slain", "improvements"})
-"""Fields no order of the rules changes (and the loader does not fully read)."""
-
-
-def _army_columns(name: str, value: Any) -> Iterable[tuple[str, Any]]:
-    if name == "march":
-        yield from (("path_json", list(value.path)), ("costs_json", list(value.costs)),
-                    ("saved", str(value.saved)), ("depart_tick", value.depart_tick))
-    elif name == "meta":
-        yield "meta_json", dict(value)
-    elif name == "travelled":
-        yield "travelled_json", list(value)
-    else:
-        yield name, value
-
-
-def _changed(before: Any, after: Any) -> Iterable[tuple[str, Any]]:
-    for f in fields(after):
-        new = getattr(after, f.name)
-        if f.name not in _NOT_WRITTEN and (before is None or getattr(before, f.name) != new):
-            yield f.name, new
-
 
 @dataclass(slots=True)
 class Stored:
@@ -127,97 +95,69 @@ class Stored:
     army: int | None
     battle: int | None
     siege: int | None
-    sieges_ended: list[Siege]
+    sieges_ended: list[SiegeState]
     wars: list[tuple[int, int]]
 
 
 def write_back(session: Session, ctx: CampaignContext, rows: Rows, before: World,
-               after: World) -> Stored:
-    """Change the rows where ``after`` differs from ``before``; add the army and the battle it
-    created. Sieges it ended are returned, not yet written (their end is journaled and
-    posted by :func:`bot.services.sieges.end_siege`)."""
-    stored = Stored(None, None, None, [], [])
-    for claim_id, claim in after.claims.items():
-        old_claim = before.claims.get(claim_id)
-        improved = old_claim is not None and claim.improvements != old_claim.improvements
-        if claim != old_claim or improved:
-            row = rows.claims[claim_id]
-            for name, value in _changed(old_claim, claim):
-                setattr(row, name, value)
-            if improved:
-                set_improvement_records(row, [dict(item) for item in claim.improvements
-                                              if isinstance(item, Mapping) and "name" in item])
-            session.add(row)
-    created: Army | None = None
+               after: World, *, ordered: Collection[int] = (), ref: str = "") -> Stored:
+    """Write back what ``after`` changed from ``before`` with the tick's own functions: the
+    armies (:mod:`bot.services.army_rows`; those in ``ordered`` marked as set going by order
+    ``ref``), the battles (:mod:`bot.services.battle_rows`), the claims, sieges, characters,
+    holders and relations (:func:`bot.services.world_rows.save_world`); add the army, the
+    battle and the siege it created. The sieges it ended are returned (their end is
+    journaled and posted by :func:`bot.services.sieges.end_siege`)."""
+    stored = Stored(None, None, None, [], sorted(after.wars - before.wars))
+    if ordered:
+        after = replace(after, armies={
+            **after.armies, **{i: replace(after.armies[i], meta=marked(after.armies[i].meta, ref))
+                               for i in ordered}})
+    new_armies = []
     for army_id, value in after.armies.items():
         old = before.armies.get(army_id)
-        if old is not None and value == old and value.meta == old.meta:
-            continue
-        army_row = rows.armies.get(army_id)
-        if army_row is None:
-            army_row = created = Army(campaign_id=ctx.campaign_id, claim_id=value.claim_id,
-                                      tile=value.tile)
-        for name, new in _changed(old, value):
-            for column, stored_value in _army_columns(name, new):
-                setattr(army_row, column, stored_value)
-        if old is not None and value.meta != old.meta:
-            army_row.meta_json = dict(value.meta)
-        session.add(army_row)
+        if old is None:
+            new_armies.append(value)
+        elif value is not old:
+            apply_change(rows.armies[army_id], old, value)
+    for record in insert_armies(session, ctx.campaign_id, new_armies):
+        rows.armies[record.id] = record
+        stored.army = record.id
+    save_armies(session, ctx, rows)
     old_battles = {b.id: b for b in before.battles}
-    new_battle: PendingBattle | None = None
-    for battle in after.battles:
-        old_battle = old_battles.get(battle.id)
-        if battle == old_battle:
-            continue
-        if battle.id is None:
-            battle_row = new_battle = PendingBattle(
-                campaign_id=ctx.campaign_id, tile=battle.tile, attacker_army=0,
-                defender_army=0, attacker_claim=0, defender_claim=0, created_tick=0,
-                resolve_tick=0)
-        else:
-            battle_row = rows.battles[battle.id]
-        for name, new in _changed(old_battle, battle):
-            setattr(battle_row, name, new)
-        session.add(battle_row)
+    save_battles(session, [b for b in after.battles
+                           if b.id is not None and old_battles.get(b.id) not in (None, b)])
+    new_battles = [b for b in after.battles if b.id is None]
+    if new_battles:
+        stored.battle = insert_battles(session, ctx.campaign_id, new_battles)[-1]
     old_sieges = {s.id: s for s in before.sieges}
-    new_siege: Siege | None = None
-    for siege in after.sieges:
-        old_siege = old_sieges.get(siege.id)
-        if old_siege is None:
-            new_siege = Siege(campaign_id=ctx.campaign_id, army_id=siege.army_id,
-                              besieger_claim=siege.besieger_claim,
-                              defender_claim=siege.defender_claim, holdfast=siege.holdfast,
-                              started_tick=siege.started_tick,
-                              months_elapsed=siege.months_elapsed,
-                              months_required=siege.months_required, paused=siege.paused,
-                              status=siege.status)
-            session.add(new_siege)
-            continue
-        if old_siege is not None and siege.status is SiegeStatus.LIFTED \
-                and old_siege.status is not SiegeStatus.LIFTED:
-            stored.sieges_ended.append(rows.sieges[siege.id])
-    for tile, record in after.holders.items():
-        if record != before.holders.get(tile):
-            holder_row = rows.holders.get(tile) or ResourceHolder(campaign_id=ctx.campaign_id,
-                                                                  tile=tile)
-            holder_row.claim_id, holder_row.ceded_to = record.claim_id, record.ceded_to
-            session.add(holder_row)
-    for char_id, character in after.characters.items():
-        if character != before.characters.get(char_id):
-            char_row = rows.characters[char_id]
-            char_row.army_id = character.army_id
-            session.add(char_row)
-    for pair in sorted(after.wars - before.wars):
-        stored.wars.append(pair)
-        set_relation(session, ctx, pair[0], pair[1], RelationStatus.WAR)
-    if created is not None or new_battle is not None or new_siege is not None:
-        session.flush()
-    if created is not None:
-        stored.army = created.id
-        rows.armies[created.id or 0] = created
-    if new_siege is not None:
-        stored.siege = new_siege.id
-    if new_battle is not None:
-        stored.battle = new_battle.id
-        rows.battles[new_battle.id or 0] = new_battle
+    stored.sieges_ended = [
+        s for s in after.sieges if s.status is SiegeStatus.LIFTED and s.id in old_sieges
+        and old_sieges[s.id].status is not SiegeStatus.LIFTED]
+    _, saved = save_world(session, ctx.campaign_id, before, after)
+    stored.siege = saved.siege_ids.get(NEW_SIEGE)
+    rows.claims = after.claims
     return stored
+
+
+def save_armies(session: Session, ctx: CampaignContext, rows: Rows) -> None:
+    """Write the army records that changed (one executemany,
+    :func:`bot.services.army_rows.save_changed`), after a flush of the session, and give the
+    ORM army objects the session holds the written columns."""
+    changed = [r for r in rows.armies.values() if r.tick_values() != r.loaded]
+    if not changed:
+        return
+    session.flush()
+    save_changed(session, changed)
+    sync_session(session, ctx.campaign_id, {
+        (Army, r.id): {name: getattr(r, name) for name in TICK_COLUMNS} for r in changed})
+
+
+def store_equipment(session: Session, ctx: CampaignContext, record: ArmyRecord,
+                    items: list[Any]) -> None:
+    """Store an army's equipment list (a purchase adds an item with its cost and tick; no
+    other order changes it)."""
+    session.flush()
+    session.connection().execute(update(ARMY_TABLE).where(ARMY_TABLE.c.id == record.id)
+                                 .values(equipment_json=items))
+    record.equipment_json = items
+    sync_session(session, ctx.campaign_id, {(Army, record.id): {"equipment_json": items}})

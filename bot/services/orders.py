@@ -16,7 +16,8 @@ records the message id in it).
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, is_dataclass, replace
 from datetime import datetime
 from types import MappingProxyType
@@ -116,7 +117,7 @@ def process_message(session: Session, ctx: CampaignContext, *, author: str, text
                 raise Rejected(f"`{type(item.result).__name__.lower()}` orders are not open in "
                                "this campaign", "one of the orders in the players' guide",
                                "status")
-            with session.begin_nested():
+            with _savepoint(session):
                 receipt = handler(call, item.result)
         except Rejected as exc:
             sections.append(quote + exc.render())
@@ -151,6 +152,20 @@ def process_message(session: Session, ctx: CampaignContext, *, author: str, text
                 Call(session, ctx, author, claim, now, ref, is_mod), None))
     outcome.reply = receipts.reply(sections)
     return outcome
+
+
+@contextmanager
+def _savepoint(session: Session) -> Iterator[None]:
+    """One order's savepoint. When the order fails its changes are rolled back, and every ORM
+    object of the session is expired: values the order wrote with Core statements were given
+    to those objects as committed (:func:`bot.services.world_rows.sync_session`), and the
+    rollback does not take them back by itself."""
+    try:
+        with session.begin_nested():
+            yield
+    except BaseException:
+        session.expire_all()
+        raise
 
 
 def _from_rules(exc: RulesError, order: object) -> Rejected:

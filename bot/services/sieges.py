@@ -11,16 +11,20 @@ from bot.db.models import Siege
 from bot.render.posts import siege_over_post
 from bot.services import journal
 from bot.services.world import CampaignContext
+from rules.campaign.state import SiegeState
 from rules.campaign.world import SiegeStatus
 
 
-def end_siege(session: Session, ctx: CampaignContext, siege: Siege, reason: str, *,
+def end_siege(session: Session, ctx: CampaignContext, siege: Siege | SiegeState, reason: str, *,
               at: datetime, tick: int, status: SiegeStatus = SiegeStatus.LIFTED) -> str:
-    """Mark ``siege`` ended (``status``: lifted, or broken by a sally), log it and queue the
-    public post saying ``reason`` (a sentence with its own full stop: what really happened).
-    Returns the event's summary."""
-    siege.status = status
-    session.add(siege)
+    """Log that ``siege`` ended (``status``: lifted, or broken by a sally) and queue the public
+    post saying ``reason`` (a sentence with its own full stop: what really happened). A row
+    (a moderator's removal of the besiegers) is marked ended here; a rules' value (the tick,
+    an order) is already ended in the world its caller writes back. Returns the event's
+    summary."""
+    if isinstance(siege, Siege):
+        siege.status = status
+        session.add(siege)
     label = ctx.world.tile(siege.holdfast).label
     summary = f"the siege of {label} ends: {reason}"
     journal.log_event(session, ctx.campaign_id, tick, "siege_lifted", summary, at=at,

@@ -22,17 +22,10 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Engine
-from sqlmodel import Session, col, select
+from sqlmodel import Session
 
 from bot.db.engine import transaction
-from bot.db.models import (
-    Campaign,
-    Character,
-    MonthlyRun,
-    ResourceHolder,
-    Siege,
-    TickRun,
-)
+from bot.db.models import Campaign, MonthlyRun, TickRun
 from bot.render import notes, posts
 from bot.render.common import force, income_sources, labels_for, money, place_label, troops_text
 from bot.render.notes import (
@@ -74,13 +67,18 @@ from bot.services.catalogue import (  # the modifiers in force
     tick_book,
 )
 from bot.services.realm import map_posts
-from bot.services.row_values import claim_state, ledger_to_json, siege_state
 from bot.services.sieges import end_siege
 from bot.services.world import (
     CampaignContext,
-    all_claims,
     get_campaign,
-    war_pairs,
+)
+from bot.services.world_rows import (
+    holder_states,
+    load_characters,
+    load_claims,
+    load_relations,
+    load_sieges,
+    save_world,
 )
 from rules.campaign import calendar
 from rules.campaign.advance import (
@@ -251,15 +249,13 @@ class _TickState:
         self.tick = index
         self.at = at
         self.report = report
-        self.claims = {c.id: c for c in all_claims(session, ctx)}
+        self.claims = load_claims(session, ctx.campaign_id)
         self.armies = load_records(session, ctx.campaign_id)
-        self.wars = war_pairs(session, ctx)
-        self.frozen_wars = frozenset(self.wars)
+        self.wars = self.frozen_wars = load_relations(session, ctx.campaign_id)[0]
         self._by_id: dict[int, ArmyRecord] = {}
         self._values: dict[int, Army] | None = None  # the armies as the rules' values
         self._dirty: set[int] = set()  # armies the services changed since
-        self._siege_rows: dict[int, Siege] = {}
-        self._character_rows: dict[int, Character] = {}
+        self._siege_ids: dict[int, int] = {}  # a new siege's stored id, by its rules' id
         self.dice = EventDice(ctx.secret, fairplay.period_of(ctx, index))
         # Keys queued by a tick are unique by construction (they name the tick or the army
         # and the tick applies once), so the outbox need not look each one up.
@@ -273,7 +269,7 @@ class _TickState:
         return place_label(tile)
 
     def claim_name(self, claim_id: int | None) -> str:
-        claim = self.claims.get(claim_id)
+        claim = self.claims.get(claim_id) if claim_id is not None else None
         return claim.name if claim else "an unknown claim"
 
     def at_war(self, a: int, b: int) -> bool:
@@ -295,33 +291,25 @@ class _TickState:
         journal.notify_claim(self.session, self.ctx.campaign_id, claim_id, key, subject=subject,
                              body=body, at=self.at, tick=self.tick)
 
-    def save(self, *rows: Any) -> None:
-        """Keep changed rows; the tick's armies are records, written back at the end of the
-        tick by :func:`~bot.services.army_rows.save_changed` (one statement)."""
+    def save(self, *rows: ArmyRecord) -> None:
+        """Keep changed army records, written back at the end of the tick by
+        :func:`~bot.services.army_rows.save_changed` (one statement)."""
         for row in rows:
-            if isinstance(row, ArmyRecord):
-                self._dirty.add(row.id)
-            else:
-                self.session.add(row)
+            self._dirty.add(row.id)
 
     def book(self) -> ModifierBook:
         """The modifiers in force this tick, loaded once per tick."""
         book = tick_book(self.session, self.ctx, armies=self.armies, claims=self.claims.values(),
                          tick=self.tick)
         book.wars = self.frozen_wars  # a hostile newcomer takes no benefit
+        book.claims = self.claims  # the claims as the tick changes them (improvements finished)
         return book
 
     # --- resource tiles -----------------------------------------------------------------
     def report_holder(self, event: HolderChanged, after: World) -> None:
         """Record who holds a resource tile's benefit now; tell the new holder."""
-        book = self.book()
         tile_id, holder, before = event.tile, event.holder, event.before
-        row = book.holders.get(tile_id)
-        if row is None:
-            row = ResourceHolder(campaign_id=self.ctx.campaign_id, tile=tile_id)
-            book.holders[tile_id] = row
-        row.claim_id, row.ceded_to = holder, after.holders[tile_id].ceded_to
-        self.session.add(row)
+        self.book().holders[tile_id] = after.holders[tile_id]  # stored by between()
         tile = self.ctx.world.tile(tile_id)
         self.log("resource_holder", f"{tile.label}: benefit now with "
                  f"{self.claim_name(holder) if holder else 'nobody'}", claim_id=holder,
@@ -338,17 +326,27 @@ class _TickState:
         book = self.book()
         battles = load_battles(self.session, self.ctx.campaign_id,
                                (BattleStatus.PENDING, BattleStatus.SPARED))
-        world = self.world(battles, characters=True, holders={
-            tile: HolderState(tile, row.claim_id, row.ceded_to)
-            for tile, row in book.holders.items()})
+        world = self.world(battles, characters=True, holders=holder_states(
+            book.holders.values()))
         advance(world, self.rules_tick(), self.dice, between=self.between)
 
     def between(self, before: World, after: World, events: Sequence[TickEvent]) -> World:
-        """After each phase: take its changes into the rows, store the battles it began (they
-        get their ids) and write back those it settled, render its events."""
+        """After each phase: take its changes into the army records, write back what it
+        changed in the claims, sieges, characters and holders (:func:`save_world`: the sieges
+        it began get their ids), store the battles it began and write back those it settled,
+        render its events."""
         self.take(before, after)
+        after = self.save_world(before, after)
         after = self.store_battles(before, after)
         self.report_moves(events, after)
+        return after
+
+    def save_world(self, before: World, after: World) -> World:
+        """Write back what the rules changed in the claims, sieges, characters and resource
+        tile holders (bulk Core statements, :func:`bot.services.world_rows.save_world`);
+        ``after`` with the new sieges' stored ids."""
+        after, saved = save_world(self.session, self.ctx.campaign_id, before, after)
+        self._siege_ids.update(saved.siege_ids)
         return after
 
     def store_battles(self, before: World, after: World) -> World:
@@ -372,27 +370,28 @@ class _TickState:
     # --- monthly jobs -------------------------------------------------------------------
     def run_month(self, month: int, date: calendar.GameDate) -> None:
         """The jobs of in-game month ``month``, claim by claim (:mod:`rules.campaign.advance`):
-        improvements and capacity, then upkeep and regeneration."""
+        improvements and capacity, then upkeep and regeneration; what they changed in the
+        claims written back once (:func:`bot.services.world_rows.save_world`)."""
         self.session.add(MonthlyRun(campaign_id=self.ctx.campaign_id, month=month, tick=self.tick))
         self.session.flush()
         tick = self.rules_tick()
-        world = self.world(sieges=False)
-        for claim in self.claims.values():
-            claim_id = claim.id or 0
+        world = start = self.world(sieges=False)
+        for claim_id in list(self.claims):
             book = self.book()  # the claim's modifiers, with the armies as they are now
-            world = before = replace(world, claims={**world.claims,
-                                                    claim_id: claim_state(claim)})
-            world, done = advance_improvements(world, claim_id, month, catalogue=book.catalogue,
-                                               modifiers=book.claim_besides_improvements(claim))
+            before = world
+            world, done = advance_improvements(
+                world, claim_id, month, catalogue=book.catalogue,
+                modifiers=book.claim_besides_improvements(self.claims[claim_id]))
             self.take(before, world)
             self.report_improvements(done)
             before = world
-            income = book.claim(claim)  # gold income, its improvements finished just now counted
+            # gold income, its improvements finished just now counted
+            income = book.claim(self.claims[claim_id])
             world, events = advance_upkeep(world, claim_id, date, tick, income=income)
             world, more = advance_regeneration(world, claim_id, date, tick)
             self.take(before, world)
-            self.save(claim)
             self.report_month(events + more, income, world.season)
+        save_world(self.session, self.ctx.campaign_id, start, world)
         fairplay.month_begins(self.session, self.ctx, month=month, tick=self.tick, at=self.at,
                               claims={c.id or 0: c.name for c in self.claims.values()})
         self.campaign.last_month = month
@@ -464,7 +463,7 @@ class _TickState:
                          claim_id=claim.id,
                          data={"infantry": event.infantry, "cavalry": event.cavalry})
 
-    def _end_siege(self, siege: Siege, reason: str, *,
+    def _end_siege(self, siege: SiegeValue, reason: str, *,
                    status: SiegeStatus = SiegeStatus.LIFTED) -> None:
         self.report.events.append(end_siege(self.session, self.ctx, siege, reason, at=self.at,
                                             tick=self.tick, status=status))
@@ -485,7 +484,7 @@ class _TickState:
                 self._values[army_id] = army_value(by_id[army_id])
         self._dirty.clear()
         return World(armies=dict(self._values),
-                     claims={c.id or 0: claim_state(c) for c in self.claims.values()},
+                     claims=dict(self.claims),
                      sieges=self.sieges() if sieges else (), battles=tuple(battles),
                      wars=self.frozen_wars, holders=holders or {},
                      characters=self.characters() if characters else {},
@@ -493,62 +492,29 @@ class _TickState:
 
     def sieges(self) -> tuple[SiegeValue, ...]:
         """The active sieges, one query."""
-        rows = self.session.exec(select(Siege).where(
-            Siege.campaign_id == self.ctx.campaign_id,
-            Siege.status == SiegeStatus.ACTIVE).order_by(col(Siege.id))).all()
-        self._siege_rows = {s.id or 0: s for s in rows}
-        return tuple(siege_state(s) for s in rows)
+        return load_sieges(self.session, self.ctx.campaign_id)
 
     def characters(self) -> dict[int, CharacterState]:
-        """The free characters, one query."""
-        rows = self.session.exec(select(Character).where(
-            Character.campaign_id == self.ctx.campaign_id,
-            col(Character.status).in_(sorted(FREE_CHARACTERS))).order_by(col(Character.id))
-        ).all()
-        self._character_rows = {c.id or 0: c for c in rows}
-        return {c.id or 0: CharacterState(c.id or 0, c.claim_id, c.name,
-                                          tuple(str(s) for s in c.skills_json), c.army_id,
-                                          c.status) for c in rows}
+        """The free characters, one query (after a flush: what the ORM changed counts)."""
+        self.session.flush()
+        return load_characters(self.session, self.ctx.campaign_id, FREE_CHARACTERS)
 
     def rules_tick(self) -> Tick:
         return Tick(self.tick, self.ctx.world, self.ctx.rules, _BookModifiers(self),
                     fate_settings(self.ctx.settings))
 
     def take(self, before: World, after: World) -> None:
-        """Take what the rules changed into the tick's records and rows: armies (only the
-        columns that changed), claims, sieges and characters."""
+        """Take what the rules changed into the tick's army records (only the columns that
+        changed) and claims (written back by :meth:`save_world` and at the end of
+        :meth:`run_month`)."""
         if after.armies is not before.armies and self._values is not None:
             by_id = self.records_by_id()
             for a in changed_armies(before, after):
                 apply_change(by_id[a.id], before.armies[a.id], a)
                 self._values[a.id] = a
-        for c in changed_claims(before, after) if after.claims is not before.claims else ():
-            old, row = before.claims[c.id], self.claims[c.id]
-            row.gold, row.infantry, row.cavalry, row.ships = c.gold, c.infantry, c.cavalry, \
-                c.ships
-            row.scattered_infantry, row.scattered_cavalry = c.scattered_infantry, \
-                c.scattered_cavalry
-            row.scattered_until = c.scattered_until
-            if c.slain != old.slain:
-                row.slain_json = ledger_to_json(c.slain)
-            if c.improvements != old.improvements:
-                row.improvements_json = [dict(item) for item in c.improvements]
-            self.save(row)
-        if after.sieges is not before.sieges:
-            for s in after.sieges:
-                siege = self._siege_rows.get(s.id)
-                if siege is not None and (siege.status, siege.months_elapsed, siege.paused) \
-                        != (s.status, s.months_elapsed, s.paused):
-                    siege.status, siege.months_elapsed, siege.paused = \
-                        s.status, s.months_elapsed, s.paused
-                    self.save(siege)
-        if after.characters is not before.characters:
-            for character in after.characters.values():
-                if before.characters.get(character.id) is character:
-                    continue
-                person = self._character_rows[character.id]
-                person.status, person.army_id = character.status, character.army_id
-                self.session.add(person)
+        if after.claims is not before.claims:
+            for c in changed_claims(before, after):
+                self.claims[c.id] = c
 
     def records_by_id(self) -> dict[int, ArmyRecord]:
         if len(self._by_id) != len(self.armies):
@@ -573,7 +539,7 @@ class _TickState:
             elif isinstance(event, Arrival):
                 self.report_arrival(event)
             elif isinstance(event, SiegeEnded):
-                self._end_siege(self._siege_rows[event.siege.id],
+                self._end_siege(event.siege,
                                 besiegers_gone(self.claim_name(event.siege.besieger_claim),
                                                event.fate), status=event.siege.status)
             elif isinstance(event, SiegeMonth):
@@ -600,13 +566,7 @@ class _TickState:
         siege = event.siege
         if siege.id > 0:
             return event
-        row = Siege(campaign_id=self.ctx.campaign_id, army_id=siege.army_id,
-                    besieger_claim=siege.besieger_claim, defender_claim=siege.defender_claim,
-                    holdfast=siege.holdfast, started_tick=siege.started_tick,
-                    status=siege.status)
-        self.session.add(row)
-        self.session.flush()
-        return replace(event, siege=replace(siege, id=row.id or 0))
+        return replace(event, siege=replace(siege, id=self._siege_ids[siege.id]))
 
     def report_siege_month(self, event: SiegeMonth) -> None:
         siege, month = event.siege, event.month
