@@ -69,7 +69,7 @@ from rules.campaign.characters import (
 )
 from rules.campaign.modifiers import Applied, EffectKind, Modifier, Role, collect, total
 from rules.campaign.resources import tile_holder
-from rules.campaign.siege import SiegeLength, siege_months
+from rules.campaign.siege import SiegeLength
 from rules.campaign.state import BattleState
 from rules.campaign.world import FREE_CHARACTERS, CharacterStatus
 from rules.errors import InvalidInput
@@ -650,11 +650,6 @@ def _mark_dead(session: Session, ctx: CampaignContext, claim_id: int, name: str,
         return
 
 
-def entry_cost_text(entry: Entry) -> str:
-    """``150 gold`` (or ``free``) for receipts."""
-    return "free" if entry.cost == 0 else f"{_plain(entry.cost)} gold"
-
-
 def _plain(value: Decimal) -> str:
     return format(value.normalize(), "f") if value == value.to_integral_value() \
         else format(value, "f")
@@ -671,37 +666,12 @@ def march_modifiers(session: Session, ctx: CampaignContext, army: AnyArmy) -> tu
     return book.skills_with(army)
 
 
-@dataclass(frozen=True, slots=True)
-class SiegeTerms:
-    """A siege's length with the modifiers that changed it, as each side may read them."""
-
-    length: SiegeLength
-    besieger_note: str
-    defender_note: str
-
-
 def siege_note(length: SiegeLength, own: Iterable[Modifier]) -> str:
     """A siege's chart and the modifiers one side may read: `` (chart 12 months; ...)``."""
     labels = labels_for(length.applied, own)
     if not labels:
         return ""
     return f" (chart {length.base} months; " + ", ".join(labels) + ")"
-
-
-def siege_terms(session: Session, ctx: CampaignContext, besieger: AnyArmy, defender: Claim,
-                garrison: int) -> SiegeTerms:
-    """How long a siege of ``defender``'s holdfast by ``besieger`` takes: the chart, then the
-    besieger's effects (skills, equipment) and the defenders' (improvements, skills at home).
-
-    Each side's note names the public modifiers and its own secret ones ("-1 month
-    Trebuchets"); the other side's secret ones are never named.
-    """
-    book = ModifierBook.load(session, ctx)
-    attack = book.army(besieger, equipment=True)
-    defense = book.holdfast(defender)
-    length = siege_months(garrison, ctx.rules, besieger_modifiers=attack,
-                          defender_modifiers=defense)
-    return SiegeTerms(length, siege_note(length, attack), siege_note(length, defense))
 
 
 # --- the moderators' tools ------------------------------------------------------------------
