@@ -47,10 +47,10 @@ class LazyGroup(TyperGroup):
 
     _listing = False
 
-    def list_commands(self, ctx: Any) -> list[str]:
+    def list_commands(self, click_ctx: Any) -> list[str]:
         return [*self.commands, *(e.name for e in COMMANDS if e.name not in self.commands)]
 
-    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+    def get_command(self, click_ctx: Any, cmd_name: str) -> Any:
         if cmd_name in self.commands:
             return self.commands[cmd_name]
         entry = BY_NAME.get(cmd_name)
@@ -62,10 +62,10 @@ class LazyGroup(TyperGroup):
         self.commands[cmd_name] = command
         return command
 
-    def format_help(self, ctx: Any, formatter: Any) -> None:
+    def format_help(self, click_ctx: Any, formatter: Any) -> None:
         self._listing = True
         try:
-            super().format_help(ctx, formatter)
+            super().format_help(click_ctx, formatter)
         finally:
             self._listing = False
 
