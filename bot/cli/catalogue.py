@@ -25,7 +25,7 @@ from bot.cli.common import (
     settings_of,
     world_now_in,
 )
-from bot.cli.group import ConfigOpt, command_group
+from bot.cli.options import ConfigOpt, command_group
 from bot.clock import SystemClock
 from bot.db.engine import MissingDatabase, transaction
 from bot.services import journal, snapshots

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from bot.cli.common import fail, open_campaign
-from bot.cli.group import ConfigOpt, command_group
+from bot.cli.options import ConfigOpt, command_group
 
 if TYPE_CHECKING:
     from bot.config import Settings

@@ -1,5 +1,7 @@
-"""The Typer application behind ``maester``: the top-level group and the helpers that every
-command module uses (:data:`ConfigOpt`, :func:`command_group`).
+"""The Typer application behind ``maester``: the top-level group, which lists
+:data:`bot.cli.listing.COMMANDS` and imports a command's module (by its name there) when it
+runs. The helpers every command module uses (:data:`ConfigOpt`, :func:`command_group`) are in
+:mod:`bot.cli.options`, below both, so no command module imports the group that loads it.
 
 Imported only when a command goes through Typer (everything but the fast paths of
 :mod:`bot.cli.quick`), so ``maester rules ENGINE`` never loads Typer or pydantic.
@@ -9,24 +11,15 @@ from __future__ import annotations
 
 import importlib
 import os
-from pathlib import Path
-from typing import Annotated, Any
+from typing import Any
 
 import typer
 from typer.core import TyperCommand, TyperGroup
 
 from bot.cli.listing import BY_NAME, COMMANDS, HELP, Entry
+from bot.cli.options import ConfigOpt, command_group
 
-# The one declaration of the config option; every command that reads a config takes it.
-ConfigOpt = Annotated[Path | None, typer.Option(
-    "--config", "-c", envvar="MAESTER_CONFIG",
-    help="Campaign config file (TOML); default ./config.toml if it exists.")]
-
-
-def command_group(help: str = "", **options: Any) -> typer.Typer:
-    """A Typer for one module's commands, formatted like the top level (plain help)."""
-    return typer.Typer(help=help or None, rich_markup_mode=None, add_completion=False,
-                       pretty_exceptions_enable=False, **options)
+__all__ = ["ConfigOpt", "LazyGroup", "app", "command_group", "load_command"]
 
 
 def load_command(entry: Entry) -> Any:
