@@ -216,7 +216,6 @@ def parse_settings(data: Mapping[str, Any], source: str = "config") -> Settings:
     return settings
 
 
-_SCALAR_TYPES = (int, Decimal, bool)
 # Whole-number settings that the clock divides by or counts in: 0 would stop the game.
 _AT_LEAST_ONE = frozenset({"tick_hours", "months_per_year"})
 # Counts of hours and months: a huge one would overflow the calendar.

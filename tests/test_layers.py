@@ -4,6 +4,8 @@ Every ``import`` in rules/ and bot/ is read from the source with :mod:`ast`: at 
 inside functions and under ``TYPE_CHECKING`` alike (a deferred import is still an arrow). An
 import names the module it loads: ``from bot.services import journal`` is an arrow to
 ``bot.services.journal``, ``from bot.cli import main`` one to the package ``bot.cli`` itself.
+A string that is exactly a module's name (``"bot.cli.campaign"`` in the command table, loaded
+with importlib when the command runs) is an arrow too.
 
 Two things are checked:
 
@@ -97,13 +99,16 @@ def _known(name: str, modules: Mapping[str, Path]) -> str | None:
 def imports_of(module: str, path: Path, modules: Mapping[str, Path]) -> set[str]:
     """The project modules ``module`` imports, anywhere in its source (relative imports
     resolved; ``from package import name`` is an arrow to the submodule ``package.name`` when
-    there is one, else to the package)."""
+    there is one, else to the package; a string naming a module is an arrow to it)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     found: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             found.update(k for alias in node.names if (k := _known(alias.name, modules)))
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) \
+                and "." in node.value and node.value in modules:
+            found.add(node.value)  # a registry's module loaded by name (importlib)
         elif isinstance(node, ast.ImportFrom):
             base = node.module or ""
             if node.level:
@@ -224,12 +229,15 @@ def test_the_checker_sees_a_circle_and_an_upward_import(tmp_path: Path) -> None:
     (services / "c.py").write_text(
         "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .a import x\n"
         "def g():\n    from bot.commands.dispatch import run_command\n")
+    (services / "d.py").write_text('TABLE = ("bot.services.e",)\n')
+    (services / "e.py").write_text("from bot.services.d import TABLE\n")
     commands = tmp_path / "bot" / "commands"
     commands.mkdir()
     (commands / "__init__.py").write_text("")
     (commands / "dispatch.py").write_text("")
     graph = import_graph(tmp_path)
     assert cycles(graph) == [["bot.services.a", "bot.services.b", "bot.services.c",
-                              "bot.services.a"]]
+                              "bot.services.a"],
+                             ["bot.services.d", "bot.services.e", "bot.services.d"]]
     assert upward_imports(graph) == [
         "bot.services.c (services) imports bot.commands.dispatch (commands)"]

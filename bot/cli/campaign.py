@@ -22,7 +22,7 @@ from bot.cli.common import (
     settings_of,
     whole,
 )
-from bot.cli.group import ConfigOpt, command_group
+from bot.cli.options import ConfigOpt, command_group
 from bot.db.models import (
     Outbox,
     RelationStatus,

@@ -9,7 +9,7 @@ operating-system user); ``check`` is recorded when the config names a database w
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Annotated
 
@@ -25,7 +25,8 @@ from bot.cli.common import (
     settings_of,
     world_now_in,
 )
-from bot.cli.group import ConfigOpt, command_group
+from bot.cli.options import ConfigOpt, command_group
+from bot.clock import SystemClock
 from bot.db.engine import MissingDatabase, transaction
 from bot.services import journal, snapshots
 from bot.services.access import open_campaign
@@ -54,7 +55,7 @@ app.add_typer(catalogue_app, name="catalogue")
 
 def _now(session: Session, ctx: CampaignContext) -> datetime:
     """The world's clock: moderator changes are logged at the time the world stands at."""
-    return world_now_in(session, ctx, datetime.now(UTC))
+    return world_now_in(session, ctx, SystemClock().now())
 
 
 # --- skills ---------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from bot.cli.common import fail, open_campaign
-from bot.cli.group import ConfigOpt, command_group
+from bot.cli.options import ConfigOpt, command_group
 
 if TYPE_CHECKING:
     from bot.config import Settings
@@ -30,10 +30,7 @@ def verify_cmd(
     """Recompute the dice of an event or a post and compare them with what was published."""
     import sys
 
-    from sqlmodel import select
-
-    from bot.db.models import Event
-    from bot.services import fairplay
+    from bot.services import fairplay, queries
     from rules.campaign.inputs import parse_row_number
     from rules.errors import InvalidInput
     from rules.fairdice import DiceLine
@@ -46,8 +43,7 @@ def verify_cmd(
         raise fail(f"{exc} (see `maester log`)") from None
     if number is not None:
         with env.session() as session:
-            event = session.exec(select(Event).where(
-                Event.campaign_id == env.ctx.campaign_id, Event.id == number)).first()
+            event = queries.event(session, env.ctx, number)
         if event is None:
             raise fail(f"there is no event {target} (see `maester log`)")
         raw = (event.data_json or {}).get(fairplay.DICE_KEY)

@@ -1,5 +1,7 @@
-"""The Typer application behind ``maester``: the top-level group and the helpers that every
-command module uses (:data:`ConfigOpt`, :func:`command_group`).
+"""The Typer application behind ``maester``: the top-level group, which lists
+:data:`bot.cli.listing.COMMANDS` and imports a command's module (by its name there) when it
+runs. The helpers every command module uses (:data:`ConfigOpt`, :func:`command_group`) are in
+:mod:`bot.cli.options`, below both, so no command module imports the group that loads it.
 
 Imported only when a command goes through Typer (everything but the fast paths of
 :mod:`bot.cli.quick`), so ``maester rules ENGINE`` never loads Typer or pydantic.
@@ -9,24 +11,15 @@ from __future__ import annotations
 
 import importlib
 import os
-from pathlib import Path
-from typing import Annotated, Any
+from typing import Any
 
 import typer
 from typer.core import TyperCommand, TyperGroup
 
 from bot.cli.listing import BY_NAME, COMMANDS, HELP, Entry
+from bot.cli.options import ConfigOpt, command_group
 
-# The one declaration of the config option; every command that reads a config takes it.
-ConfigOpt = Annotated[Path | None, typer.Option(
-    "--config", "-c", envvar="MAESTER_CONFIG",
-    help="Campaign config file (TOML); default ./config.toml if it exists.")]
-
-
-def command_group(help: str = "", **options: Any) -> typer.Typer:
-    """A Typer for one module's commands, formatted like the top level (plain help)."""
-    return typer.Typer(help=help or None, rich_markup_mode=None, add_completion=False,
-                       pretty_exceptions_enable=False, **options)
+__all__ = ["ConfigOpt", "LazyGroup", "app", "command_group", "load_command"]
 
 
 def load_command(entry: Entry) -> Any:
@@ -47,10 +40,10 @@ class LazyGroup(TyperGroup):
 
     _listing = False
 
-    def list_commands(self, ctx: Any) -> list[str]:
+    def list_commands(self, click_ctx: Any) -> list[str]:
         return [*self.commands, *(e.name for e in COMMANDS if e.name not in self.commands)]
 
-    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+    def get_command(self, click_ctx: Any, cmd_name: str) -> Any:
         if cmd_name in self.commands:
             return self.commands[cmd_name]
         entry = BY_NAME.get(cmd_name)
@@ -62,10 +55,10 @@ class LazyGroup(TyperGroup):
         self.commands[cmd_name] = command
         return command
 
-    def format_help(self, ctx: Any, formatter: Any) -> None:
+    def format_help(self, click_ctx: Any, formatter: Any) -> None:
         self._listing = True
         try:
-            super().format_help(ctx, formatter)
+            super().format_help(click_ctx, formatter)
         finally:
             self._listing = False
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated, NoReturn
 import typer
 
 from bot.cli.common import DEFAULT_CONFIG, ByOpt, campaign_session, moderator_name, settings_of
-from bot.cli.group import ConfigOpt, command_group
+from bot.cli.options import ConfigOpt, command_group
 
 if TYPE_CHECKING:
     from bot.services.mapcheck import CheckReport

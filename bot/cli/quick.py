@@ -68,9 +68,9 @@ def command_reply(text: str, seed: str | None) -> str:
 
     line = text.strip().lstrip("!")
     name, _, args = line.partition(" ")
-    ctx = CommandContext(author="moderator", dice=SeededDice(seed or secrets.token_hex(8)),
+    cmd_ctx = CommandContext(author="moderator", dice=SeededDice(seed or secrets.token_hex(8)),
                          now=SystemClock().now(), is_moderator=True)
-    return run_command(name, args, ctx, ref="cli")
+    return run_command(name, args, cmd_ctx, ref="cli")
 
 
 def _echo(lines: list[str]) -> int:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated, TypeVar
 import typer
 
 from bot.cli.common import fail, settings_of, whole
-from bot.cli.group import ConfigOpt, command_group
+from bot.cli.options import ConfigOpt, command_group
 from bot.clock import SystemClock
 from bot.config import Settings
 from bot.db.migrate import MigrationError

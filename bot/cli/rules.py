@@ -14,7 +14,7 @@ from typing import Annotated
 
 import typer
 
-from bot.cli.group import ConfigOpt, command_group
+from bot.cli.options import ConfigOpt, command_group
 from bot.cli.quick import command_reply, engine_lines, run_rules
 
 app = command_group()

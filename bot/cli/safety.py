@@ -15,7 +15,7 @@ from rich.table import Table
 
 from bot.cli.campaign import console
 from bot.cli.common import ByOpt, Opened, fail, moderator_name, open_campaign
-from bot.cli.group import ConfigOpt, command_group
+from bot.cli.options import ConfigOpt, command_group
 
 app = command_group()
 

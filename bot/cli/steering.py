@@ -10,7 +10,7 @@ from rich.table import Table
 
 from bot.cli.campaign import console
 from bot.cli.common import ByOpt, fail, moderator_name, open_campaign, whole
-from bot.cli.group import ConfigOpt, command_group
+from bot.cli.options import ConfigOpt, command_group
 from bot.services import snapshots
 
 app = command_group()

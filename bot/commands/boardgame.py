@@ -55,7 +55,7 @@ def _fail(err: RulesError) -> CommandError:
 
 @command("combat", aliases=("agot", "bgcombat", "battle-bg", "agotcombat", "clash"),
          example=EXAMPLE)
-def combat_command(ctx: CommandContext, args: str) -> str:
+def combat_command(cmd_ctx: CommandContext, args: str) -> str:
     """Resolve a combat of A Game of Thrones: The Board Game (2nd edition).
 
     Write the attacker (house, units, March order, House card), `vs`, then the defender
@@ -75,7 +75,7 @@ def combat_command(ctx: CommandContext, args: str) -> str:
     Example: `!combat attacker Lannister 2 knights 1 footman march +1 card Tywin Lannister vs
     defender Stark 2 footmen defense +1 card Catelyn Stark`
     """
-    del ctx
+    del cmd_ctx
     try:
         setup = parse_setup(args)
         result = resolve_combat(setup)
@@ -85,12 +85,12 @@ def combat_command(ctx: CommandContext, args: str) -> str:
 
 
 @command("housecard", aliases=("housecards", "hcard"), example=CARD_EXAMPLE)
-def housecard_command(ctx: CommandContext, args: str) -> str:
+def housecard_command(cmd_ctx: CommandContext, args: str) -> str:
     """Show a House card of the base game, or all seven of a house.
 
     Example: `!housecard Tywin` or `!housecard Greyjoy`.
     """
-    del ctx
+    del cmd_ctx
     text = args.strip()
     if not text:
         raise CommandError("no card or house named", "a card name or a house",

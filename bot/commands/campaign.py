@@ -15,15 +15,15 @@ from rules.errors import NotationError
 
 @command("claim", aliases=("whois",), example="!claim House Stark", moderator_only=True,
          private=True)
-def claim_command(ctx: CommandContext, args: str) -> str:
+def claim_command(cmd_ctx: CommandContext, args: str) -> str:
     """Moderators only: a claim's private state (gold, troops, armies), by claim name or by
     a player's Reddit name: `!claim House Stark`, `!claim u/ned_stark`."""
     from bot.services.orders import HANDLERS, Call
     from bot.services.world import claim_by_name, claim_of_user
     from rules.campaign.orders import Status
 
-    session: Any = ctx.extra.get("session")
-    campaign: Any = ctx.extra.get("campaign")
+    session: Any = cmd_ctx.extra.get("session")
+    campaign: Any = cmd_ctx.extra.get("campaign")
     if session is None or campaign is None:
         raise CommandError("this command needs the campaign", "a message sent to the bot",
                            "!claim House Stark")
@@ -37,7 +37,7 @@ def claim_command(ctx: CommandContext, args: str) -> str:
         raise CommandError(f"no claim or player called {escape_md(wanted, 60)}",
                            "a claim name as `maester claims` lists it, or `u/name`",
                            "!claim House Stark")
-    call = Call(session, campaign, ctx.author, found, ctx.now, "claim", True)
+    call = Call(session, campaign, cmd_ctx.author, found, cmd_ctx.now, "claim", True)
     return str(HANDLERS[Status](call, Status()))
 
 
@@ -45,12 +45,12 @@ ODDS_EXAMPLE = f"!odds {notation.ODDS_EXAMPLE}"
 
 
 @command("odds", aliases=("battleodds",), example=ODDS_EXAMPLE)
-def odds_command(ctx: CommandContext, args: str) -> str:
+def odds_command(cmd_ctx: CommandContext, args: str) -> str:
     """Exact odds of a campaign battle between two forces you describe (only what you give
     it counts): `!odds 300 infantry 50 cavalry vs 200 infantry on a hill`. The first side is
     the attacker; "on TERRAIN" gives the defender (after `vs`) the terrain's bonus as a
     stationary army; the attacker never has it, as in the battle."""
-    campaign: Any = ctx.extra.get("campaign")
+    campaign: Any = cmd_ctx.extra.get("campaign")
     try:  # parse and resolve: rules.campaign.notation; render: here
         answer = notation.odds_answer(notation.parse_odds(args),
                                       campaign.rules if campaign is not None else DEFAULT_RULES)

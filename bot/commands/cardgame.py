@@ -130,7 +130,7 @@ def render_result(result: ChallengeResult, request: ChallengeRequest) -> str:
 
 
 @command("challenge", aliases=("chal", "chall", "cardchallenge"), example=EXAMPLE)
-def challenge_command(ctx: CommandContext, args: str) -> str:
+def challenge_command(cmd_ctx: CommandContext, args: str) -> str:
     """Resolve a challenge of A Game of Thrones: The Card Game (2nd edition).
 
     Give the type (military, intrigue, power), the attackers as NAME STR with optional icons
@@ -144,7 +144,7 @@ def challenge_command(ctx: CommandContext, args: str) -> str:
     try:
         request = parse_challenge(args)
         state, declaration = build_game(request)
-        result = resolve_challenge(state, declaration, dice=ctx.dice)
+        result = resolve_challenge(state, declaration, dice=cmd_ctx.dice)
     except NotationError as err:
         raise notation_failure(err) from None
     except IllegalChallenge as err:

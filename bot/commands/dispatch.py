@@ -20,7 +20,7 @@ from rules.errors import RulesError
 log = logging.getLogger(__name__)
 
 
-def run_command(name: str, args: str, ctx: CommandContext, *, ref: str = "",
+def run_command(name: str, args: str, cmd_ctx: CommandContext, *, ref: str = "",
                 on_refused: Callable[[str], None] | None = None) -> str:
     """Run ``!name args`` and return the markdown reply (never raises).
 
@@ -31,14 +31,14 @@ def run_command(name: str, args: str, ctx: CommandContext, *, ref: str = "",
         known = ", ".join(f"`!{c.name}`" for c in all_commands())
         return CommandError(f"I do not know the command `!{escape_md(name, 40)}`",
                             f"one of {known}", "!help").render()
-    if cmd.moderator_only and not ctx.is_moderator:
-        log.warning("u/%s tried moderator command !%s", ctx.author, cmd.name)
+    if cmd.moderator_only and not cmd_ctx.is_moderator:
+        log.warning("u/%s tried moderator command !%s", cmd_ctx.author, cmd.name)
         if on_refused is not None:
             on_refused(cmd.name)
         return CommandError(f"`!{cmd.name}` is for moderators only",
                             "a command open to players", "!help").render()
     try:
-        return cmd.handler(ctx, args)
+        return cmd.handler(cmd_ctx, args)
     except CommandError as exc:
         if not exc.example and cmd.example:
             exc.example = cmd.example
@@ -51,7 +51,7 @@ def run_command(name: str, args: str, ctx: CommandContext, *, ref: str = "",
 
 
 @command("help", aliases=("commands",), example="!help attack")
-def help_command(ctx: CommandContext, args: str) -> str:
+def help_command(cmd_ctx: CommandContext, args: str) -> str:
     """Lists the bot's commands, or explains one: `!help attack`."""
     wanted = args.strip().lstrip("!")
     if wanted:
@@ -66,7 +66,7 @@ def help_command(ctx: CommandContext, args: str) -> str:
         return text
     lines = ["**Commands** (write them on a line of their own):", ""]
     for cmd in all_commands():
-        if cmd.moderator_only and not ctx.is_moderator:
+        if cmd.moderator_only and not cmd_ctx.is_moderator:
             continue
         lines.append(f"- `!{cmd.name}`: {cmd.summary}")
     lines.append("\nCampaign orders (muster, move, attack...) are explained in the players' "

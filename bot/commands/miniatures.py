@@ -218,7 +218,7 @@ def render_attack(result: AttackResult) -> str:
 
 
 @command("attack", aliases=("atk",), example=ATTACK_EXAMPLE)
-def attack_command(ctx: CommandContext, args: str) -> str:
+def attack_command(cmd_ctx: CommandContext, args: str) -> str:
     """Odds of an attack in ASOIAF Tabletop Miniatures, or roll it with `roll`.
 
     Give the attack dice, the to-hit value and the defense value; add the defender's morale
@@ -233,7 +233,7 @@ def attack_command(ctx: CommandContext, args: str) -> str:
     try:
         request = parse_attack(args)
         if request.roll:
-            return render_attack(resolve_attack(request.spec, dice=ctx.dice))
+            return render_attack(resolve_attack(request.spec, dice=cmd_ctx.dice))
     except RulesError as exc:  # unreadable text, or values the rules refuse
         raise notation_failure(rules_failure(exc, ATTACK_SYNTAX, ATTACK_EXAMPLE)) from None
     return render_distribution(wound_distribution(request.spec))
@@ -243,7 +243,7 @@ def attack_command(ctx: CommandContext, args: str) -> str:
 
 
 @command("panic", example=PANIC_EXAMPLE)
-def panic_command(ctx: CommandContext, args: str) -> str:
+def panic_command(cmd_ctx: CommandContext, args: str) -> str:
     """A panic test in ASOIAF Tabletop Miniatures: the odds, or roll it with `roll`.
 
     Give the unit's morale (`6+`), any modifier (`-1`, `horrific`, `inspiring`), `0 wounds`
@@ -259,7 +259,7 @@ def panic_command(ctx: CommandContext, args: str) -> str:
     mod = f" with {signed(modifier)} to the roll" if modifier else ""
     head = f"Panic test at morale **{morale}+**{mod} (a failed test costs {rule} wounds)."
     if roll:
-        result = panic_test(morale, dice=ctx.dice, modifier=modifier, rule=rule,
+        result = panic_test(morale, dice=cmd_ctx.dice, modifier=modifier, rule=rule,
                             wounds_suffered=wounds)
         return "\n\n".join([head, *_panic_lines(result)])
     if wounds == 0:
@@ -275,7 +275,7 @@ def panic_command(ctx: CommandContext, args: str) -> str:
 
 
 @command("morale", aliases=("moral",), example=MORALE_EXAMPLE)
-def morale_command(ctx: CommandContext, args: str) -> str:
+def morale_command(cmd_ctx: CommandContext, args: str) -> str:
     """A morale test in ASOIAF Tabletop Miniatures (2d6 against the morale value): the odds,
     or roll it with `roll`.
 
@@ -290,7 +290,7 @@ def morale_command(ctx: CommandContext, args: str) -> str:
     mod = f" with {signed(modifier)} to the roll" if modifier else ""
     head = f"Morale test at **{morale}+**{mod}."
     if roll:
-        test = morale_test(morale, dice=ctx.dice, modifier=modifier)
+        test = morale_test(morale, dice=cmd_ctx.dice, modifier=modifier)
         verdict = "**passed**" if test.passed else "**failed**"
         return "\n".join([head, "", f"Roll: {_morale_roll(test)} → {verdict}."])
     passing = morale_pass_chance(morale, modifier)
@@ -356,7 +356,7 @@ def render_charge(result: ChargeResult) -> str:
 
 
 @command("charge", example=CHARGE_EXAMPLE)
-def charge_command(ctx: CommandContext, args: str) -> str:
+def charge_command(cmd_ctx: CommandContext, args: str) -> str:
     """Odds of a charge in ASOIAF Tabletop Miniatures (d6 + speed must reach the target), or
     roll it with `roll`.
 
@@ -370,7 +370,7 @@ def charge_command(ctx: CommandContext, args: str) -> str:
     try:
         request = parse_charge(args)
         if request.roll:
-            return render_charge(resolve_charge(request.setup, dice=ctx.dice))
+            return render_charge(resolve_charge(request.setup, dice=cmd_ctx.dice))
     except RulesError as exc:  # unreadable text, or values the rules refuse
         raise notation_failure(rules_failure(exc, CHARGE_SYNTAX, CHARGE_EXAMPLE)) from None
     setup = request.setup

@@ -10,7 +10,6 @@ import errno
 import os
 import sys
 import traceback
-from collections.abc import Callable
 
 from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError
 
@@ -70,25 +69,6 @@ def explain_failure(exc: BaseException) -> str | None:
     if isinstance(exc, OverflowError):
         return f"a number is far too large ({exc}); give a sensible value."
     return None
-
-
-def run_cli(app: Callable[[], object], argv: list[str] | None = None) -> None:
-    """Run the CLI ``app``; a known failure ends it with one line on stderr and exit code 1.
-
-    ``--debug`` anywhere in the arguments (or MAESTER_DEBUG=1) also prints the traceback.
-    The CLI's entry point imports this module only once something failed, so commands that
-    never touch the database do not load SQLAlchemy for it.
-    """
-    args = sys.argv if argv is None else argv
-    debug = "--debug" in args or os.environ.get("MAESTER_DEBUG") == "1"
-    if "--debug" in args:
-        args.remove("--debug")
-    try:
-        app()
-    except SystemExit:
-        raise
-    except Exception as exc:
-        report_failure(exc, debug=debug)
 
 
 def report_failure(exc: Exception, *, debug: bool) -> None:

@@ -81,7 +81,6 @@ MAX_MESSAGE_BODY = 10_000
 MAX_SUBJECT = 100
 BACKOFF_BASE = timedelta(seconds=30)
 BACKOFF_CAP = timedelta(hours=1)
-AUTH_PAUSE = timedelta(minutes=5)
 KINDS = ("post", "reply", "note", "message", "mod", "comment", "delete")
 #: The longest a round sleeps for pacing before it ends and leaves the rest to the next one.
 MAX_PACE_WAIT = 10.0

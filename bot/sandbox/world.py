@@ -44,7 +44,6 @@ ACCESS_TOKEN_SECONDS = 86400
 DEFAULT_FILTER_WORDS = ("attack", "assault", "kill", "murder", "slaughter")
 #: A moderator's permissions when none are given (Reddit's "Everything").
 ALL_PERMISSIONS = ("all",)
-MODMAIL_STATES = {"new": 0, "inprogress": 1, "archived": 2}
 _MENTION = re.compile(r"(?<![A-Za-z0-9_/])/?u/([A-Za-z0-9_-]{3,20})", re.IGNORECASE)
 
 

@@ -27,7 +27,6 @@ import functools
 import json
 import tomllib
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from importlib import resources
 from pathlib import Path
@@ -43,14 +42,12 @@ from bot.db.models import (
     Character,
     Claim,
 )
-from bot.render.common import siege_note
 from bot.render.notes import skill_note
 from bot.services import journal
 from bot.services.army_rows import ArmyRecord
 from bot.services.world import CampaignContext
 from bot.services.world_rows import load_holders
 from rules.campaign import improvements, world
-from rules.campaign.apply import cost_text
 from rules.campaign.catalogue import (
     Catalogue,
     Entry,
@@ -66,7 +63,6 @@ from rules.campaign.characters import (
 )
 from rules.campaign.modifiers import Modifier
 from rules.campaign.resources import tile_holder
-from rules.campaign.siege import SiegeLength, siege_months
 from rules.campaign.state import CharacterState, ClaimState, HolderState
 from rules.campaign.world import FREE_CHARACTERS
 from rules.errors import InvalidInput
@@ -460,13 +456,6 @@ def drop_tick_book(session: Session) -> None:
     session.info.pop(_BOOK_KEY, None)
 
 
-
-
-def entry_cost_text(entry: Entry) -> str:
-    """``150 gold`` (or ``free``) for receipts."""
-    return cost_text(entry)
-
-
 # --- orders: marches, sieges, odds ----------------------------------------------------------
 
 def march_modifiers(session: Session, ctx: CampaignContext, army: ModifiedArmy
@@ -477,31 +466,6 @@ def march_modifiers(session: Session, ctx: CampaignContext, army: ModifiedArmy
     if not book.catalogue.entries:
         return ()
     return book.skills_with(army)
-
-
-@dataclass(frozen=True, slots=True)
-class SiegeTerms:
-    """A siege's length with the modifiers that changed it, as each side may read them."""
-
-    length: SiegeLength
-    besieger_note: str
-    defender_note: str
-
-
-def siege_terms(session: Session, ctx: CampaignContext, besieger: AnyArmy, defender: Claim,
-                garrison: int) -> SiegeTerms:
-    """How long a siege of ``defender``'s holdfast by ``besieger`` takes: the chart, then the
-    besieger's effects (skills, equipment) and the defenders' (improvements, skills at home).
-
-    Each side's note names the public modifiers and its own secret ones ("-1 month
-    Trebuchets"); the other side's secret ones are never named.
-    """
-    book = ModifierBook.load(session, ctx)
-    attack = book.army(besieger, equipment=True)
-    defense = book.holdfast(defender)
-    length = siege_months(garrison, ctx.rules, besieger_modifiers=attack,
-                          defender_modifiers=defense)
-    return SiegeTerms(length, siege_note(length, attack), siege_note(length, defense))
 
 
 # --- the moderators' tools ------------------------------------------------------------------

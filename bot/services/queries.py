@@ -263,6 +263,12 @@ def events(session: Session, ctx: CampaignContext, *, claim: str | None = None,
     return list(reversed(rows))
 
 
+def event(session: Session, ctx: CampaignContext, event_id: int) -> Event | None:
+    """Event ``event_id`` of this campaign (``maester verify N``), if there is one."""
+    return session.exec(select(Event).where(Event.campaign_id == ctx.campaign_id,
+                                            Event.id == event_id)).first()
+
+
 def outbox(session: Session, ctx: CampaignContext, *, everything: bool = False
            ) -> Sequence[Outbox]:
     """Entries waiting to be delivered (``everything``: delivered and dead too), in order."""

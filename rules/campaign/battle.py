@@ -1,8 +1,8 @@
 """Battles of the map campaign: strength, ratio bands, dice, margin, casualties and capture.
 
 Everything follows docs/rules.md "Strength and battle"; every number comes from
-:class:`~rules.campaign.config.RulesConfig`. The readings this module adds where DECISIONS is
-silent:
+:class:`~rules.campaign.config.RulesConfig`. The readings this module adds where those rules
+are silent:
 
 * **Retreat penalty in the equal band.** A side that failed a retreat takes
   ``rules.retreat_penalty`` off its d10. Ties are judged on these totals and re-rolled, and the

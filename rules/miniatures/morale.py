@@ -30,7 +30,7 @@ MAX_MORALE_MODIFIER = 12
 class PanicWounds(StrEnum):
     """How many wounds a failed panic test costs: the rules-version setting."""
 
-    D3 = "d3"  # as the rulebook text in shared/ has it; the default
+    D3 = "d3"  # as the rulebook (v1.6) has it; the default
     ONE_PLUS_D3 = "1+d3"  # the later rule updates
 
     def wounds(self, d3: int) -> int:

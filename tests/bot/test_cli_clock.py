@@ -1,6 +1,7 @@
 """Where the CLI reads the wall clock, frozen with freezegun: the time an order given with
 ``maester order`` is accepted, the ticks ``maester status`` says are due, the campaign's first
-tick at ``maester init``."""
+tick at ``maester init``, the time a moderator's change (``adjust``, ``catalogue check``) is
+logged at."""
 
 from __future__ import annotations
 
@@ -146,3 +147,17 @@ def test_order_at_a_time_already_ticked_is_refused_and_changes_nothing(tmp_path:
     assert bad.exit_code == 2 and "is not an ISO time" in bad.output
     with transaction(make_engine(f"sqlite:///{tmp_path}/c.db")) as session:
         assert len(session.exec(select(Army)).all()) == 1
+
+
+def test_moderators_changes_are_logged_at_the_wall_clock(tmp_path: Path) -> None:
+    config = _config(tmp_path)
+    catalogue = Path(__file__).resolve().parents[2] / "bot" / "data" / "demo_catalogue.toml"
+    with freeze_time("2026-11-23T10:05:00+00:00"):
+        _invoke(config, "adjust", "House Stark", "--gold", "+5")
+    with freeze_time("2026-11-23T11:15:30+00:00"):
+        _invoke(config, "catalogue", "check", str(catalogue))
+    with transaction(make_engine(f"sqlite:///{tmp_path}/c.db")) as session:
+        adjusted = session.exec(select(Event).where(Event.kind == "adjust")).one()
+        checked = session.exec(select(Event).where(Event.kind == "catalogue_check")).one()
+    assert adjusted.at == datetime(2026, 11, 23, 10, 5, tzinfo=UTC)
+    assert checked.at == datetime(2026, 11, 23, 11, 15, 30, tzinfo=UTC)

@@ -103,7 +103,7 @@ def test_help_lists_every_command_and_imports_only_the_command_table() -> None:
     assert modules.isdisjoint(STACKS)
     assert "rich" not in modules and "pydantic" not in modules
     assert {m for m in modules if m.startswith("bot.")} == {
-        "bot.cli", "bot.cli.listing", "bot.cli.group", "bot.cli.quick"}
+        "bot.cli", "bot.cli.listing", "bot.cli.options", "bot.cli.group", "bot.cli.quick"}
 
 
 def test_the_command_table_matches_the_commands_it_names() -> None:

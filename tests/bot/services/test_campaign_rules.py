@@ -21,7 +21,7 @@ def day(n: int, hour: int = 0) -> datetime:
     return START.replace(hour=0, minute=0) + timedelta(days=n - 1, hours=hour)
 
 
-# --- movement timing (DECISIONS.md "Movement") ------------------------------------------------
+# --- movement timing (docs/rules.md "3. Movement") ------------------------------------------------
 
 def test_a_march_ordered_during_a_muster_enters_nothing_on_the_readiness_tick(
         tmp_path: Path) -> None:

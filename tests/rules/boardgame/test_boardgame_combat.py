@@ -1,4 +1,4 @@
-"""The combat text, sentence by sentence (shared/rules/boardgame-combat.md).
+"""The combat rules of the board game's rulebook, sentence by sentence.
 
 Each test is named after the step or rule it checks; its docstring paraphrases the sentence.
 """

@@ -1,4 +1,5 @@
-"""Battles: DECISIONS.md "Strength and battle", one scenario per sentence, plus golden tables."""
+"""Battles: docs/rules.md "4. Strength and battle", one scenario per sentence, plus golden
+tables."""
 
 from __future__ import annotations
 

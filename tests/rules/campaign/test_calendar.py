@@ -1,4 +1,5 @@
-"""The campaign clock (DECISIONS.md, "Clock"): ticks, the in-game calendar, month boundaries."""
+"""The campaign clock (docs/rules.md, "1. Clock and calendar"): ticks, the in-game calendar,
+month boundaries."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Characters in battle: death and injury calls (DECISIONS.md) and the fate tables."""
+"""Characters in battle: death and injury calls (docs/rules.md "5. Characters in battle") and
+the fate tables."""
 
 from __future__ import annotations
 

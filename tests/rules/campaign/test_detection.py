@@ -1,4 +1,4 @@
-"""Detection (campaign.md "Detections", DECISIONS.md "Detection")."""
+"""Detection (docs/rules.md "7. Detection")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Movement (campaign.md "Moving your troops", DECISIONS.md "Movement")."""
+"""Movement (docs/rules.md "3. Movement")."""
 
 from __future__ import annotations
 
@@ -171,7 +171,7 @@ def test_movement_starts_at_next_tick_or_muster_readiness(accepted: str, ready: 
 
 
 def test_march_enters_nothing_on_the_departure_tick() -> None:
-    """DECISIONS.md: at departure the army has marched for no time, so even a single field
+    """docs/rules.md: at departure the army has marched for no time, so even a single field
     (cost 1 <= 1.5) is entered on the first tick after departure, never at departure."""
     schedule = schedule_march([1], F(3, 2), DEPART, R)
     assert schedule.entries == (DEPART + 6 * H,)
@@ -186,7 +186,7 @@ def test_march_enters_a_tile_when_the_accumulated_budget_covers_it() -> None:
 
 
 def test_march_worked_example_of_the_decisions() -> None:
-    """DECISIONS.md's worked example: 300 infantry accepted 07:30 day 1 over field, forest,
+    """The worked example of docs/rules.md: 300 infantry accepted 07:30 day 1 over field, forest,
     hill, field (cost 6): departs 12:00 day 1; enters 18:00, 00:00, then 12:00 day 2 twice."""
     departure = departure_tick(utc("2026-11-22T07:30:00"), None, R)
     costs = tile_costs([Terrain.FIELD, Terrain.FOREST, Terrain.HILL, Terrain.FIELD], R)

@@ -1,4 +1,4 @@
-"""Mustering (DECISIONS.md, "Muster"): readiness time and what a claim may raise."""
+"""Mustering (docs/rules.md, "2. Muster"): readiness time and what a claim may raise."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Resource tiles (campaign.md "Resource Tiles"): who receives a tile's benefit."""
+"""Resource tiles (docs/rules.md "8. Resource tiles"): who receives a tile's benefit."""
 
 from __future__ import annotations
 

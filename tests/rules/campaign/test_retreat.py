@@ -1,4 +1,5 @@
-"""Retreat rolls: DECISIONS.md "Retreat", every row of the chart, and properties."""
+"""Retreat rolls: docs/rules.md "6. Reactions and retreat", every row of the chart, and
+properties."""
 
 from __future__ import annotations
 

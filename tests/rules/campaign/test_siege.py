@@ -1,4 +1,4 @@
-"""Sieges (campaign.md "Sieges", DECISIONS.md "Sieges and holdfasts")."""
+"""Sieges (docs/rules.md "10. Sieges, assaults and sallies")."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Upkeep, scattering and regeneration (campaign.md "Maintaining your troops", DECISIONS.md
-"Upkeep and regeneration")."""
+"""Upkeep, scattering and regeneration (docs/rules.md "9. Upkeep, scatter and
+regeneration")."""
 
 from __future__ import annotations
 

@@ -96,7 +96,7 @@ def test_failed_panic_wounds_by_rules_version(rule: PanicWounds, d3: int, wounds
 
 
 def test_failed_panic_default_rule_is_d3_as_written() -> None:
-    """The rules text in shared/ is the default: d3 wounds."""
+    """The rulebook (v1.6) is the default: d3 wounds."""
     assert panic_test(6, dice=ScriptedDice([1, 2, 3]), wounds_suffered=1).wounds == 3
 
 
