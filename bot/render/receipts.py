@@ -9,6 +9,7 @@ world.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from datetime import datetime
 from typing import Any
 
 from bot.render.common import Context, money, siege_note, troops_text
@@ -366,3 +367,20 @@ def failed(ref: str) -> str:
 def reply(sections: Iterable[str]) -> str:
     """The whole reply: one section per order (and command), ruled apart."""
     return "\n\n---\n\n".join(sections)
+
+
+def pause_span(until: datetime | None) -> str:
+    """How long a pause lasts: ``until 2026-12-01 00:00 UTC`` or ``until the moderators resume
+    it``."""
+    if until is not None:
+        return f"until {until:%Y-%m-%d %H:%M} UTC"
+    return "until the moderators resume it"
+
+
+def paused(until: datetime | None, note: str | None) -> str:
+    """The answer to orders while the campaign is paused (``note``: the moderators' reason)."""
+    why = f" ({note})" if note else ""
+    return (f"**Not done:** the campaign is paused {pause_span(until)}{why}. No tick "
+            "is applied and no order is taken meanwhile; nothing of this message changed the "
+            "world. Send your orders again once the campaign has resumed. (`status`, `route`, "
+            "`odds` and `help` still answer.)")
