@@ -251,3 +251,36 @@ def realm_post(situation: Situation, world: WorldMap, date: str, total_holdfasts
     lines.append(f"**Battles last month:** {len(battles)}"
                  + (": " + "; ".join(battles) if battles else "") + ".")
     return "\n".join(lines)
+
+
+Commitment = tuple[str, str | None, str]
+"""One branch's row in a [Dice] post: (branch, its claim's name or None for the public
+branch, the commitment)."""
+
+
+def dice_post(*, commitments: Sequence[tuple[int, Sequence[Commitment]]],
+              reveal: int | None = None, public_key: str = "",
+              public_rolls: Sequence[str] = ()) -> str:
+    """The [Dice] post: the commitments of the coming periods and, for period ``reveal``, the
+    public dice key (hex) with every public roll's dice line."""
+    parts: list[str] = []
+    for period, rows in commitments:
+        parts += [f"**Commitments for period {period}** (SHA-256 of each branch's dice key):",
+                  "", "| branch | commitment |", "| --- | --- |"]
+        for branch, claim, commitment in rows:
+            label = branch if claim is None else f"{branch} ({name_md(claim)})"
+            parts.append(f"| {label} | `{commitment}` |")
+        parts.append("")
+    if reveal is not None:
+        parts += [f"**Reveal of period {reveal}**: the public dice key is `{public_key}`", ""]
+        if public_rolls:
+            parts.append("Every public roll of the period:")
+            parts.append("")
+            parts += [f"- {dice_md(line)}" for line in public_rolls]
+        else:
+            parts.append("No public dice were rolled in that period.")
+        parts.append("")
+        parts.append("Each claim receives the dice key of its own branch privately.")
+    parts.append("")
+    parts.append("How to check any roll yourself: see the players' guide, *Dice you can check*.")
+    return "\n".join(parts).strip() + "\n"

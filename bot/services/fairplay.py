@@ -18,9 +18,10 @@ from typing import Any, Protocol
 from sqlmodel import Session, col, select
 
 from bot.db.models import Event
+from bot.render.notes import dice_key_note
+from bot.render.posts import Commitment, dice_post
 from bot.services import journal
 from bot.services.world import CampaignContext
-from bot.text import name_md
 from rules.campaign import calendar
 from rules.fairdice import (
     PUBLIC,
@@ -90,11 +91,6 @@ def line_of(event: EventKey, dice: FairDice) -> str:
     return str(dice_line(event, dice))
 
 
-def markdown(line: DiceLine | str) -> str:
-    """The dice line as it stands at the end of a post (inline code, so markdown leaves it)."""
-    return f"`{line}`"
-
-
 @dataclass(frozen=True, slots=True)
 class Branch:
     """One branch of a period with its commitment."""
@@ -109,17 +105,16 @@ def branches(ctx: CampaignContext, period: int, claim_ids: Iterable[int]) -> lis
     return [Branch(n, commitment(branch_secret(ctx.secret, period, n))) for n in names]
 
 
-def _commitment_lines(ctx: CampaignContext, period: int, claim_ids: Iterable[int],
-                      names: dict[int, str]) -> list[str]:
-    lines = [f"**Commitments for period {period}** (SHA-256 of each branch's dice key):", "",
-             "| branch | commitment |", "| --- | --- |"]
+def _commitments(ctx: CampaignContext, period: int, claim_ids: Iterable[int],
+                 names: dict[int, str]) -> list[Commitment]:
+    """The rows of ``period``'s commitments in a [Dice] post."""
+    rows: list[Commitment] = []
     for branch in branches(ctx, period, claim_ids):
-        label = branch.name
+        claim = None
         if branch.name != PUBLIC:
-            claim_id = int(branch.name.split(":", 1)[1])
-            label = f"{branch.name} ({name_md(names.get(claim_id, 'a claim'))})"
-        lines.append(f"| {label} | `{branch.commitment}` |")
-    return lines
+            claim = names.get(int(branch.name.split(":", 1)[1]), "a claim")
+        rows.append((branch.name, claim, branch.commitment))
+    return rows
 
 
 def _events_of(session: Session, ctx: CampaignContext, period: int) -> list[Event]:
@@ -147,25 +142,12 @@ def _dice_post(ctx: CampaignContext, *, commit: Sequence[int], reveal: int | Non
                ) -> str:
     """The [Dice] post: commitments of the ``commit`` periods, and the reveal of ``reveal``
     with the public rolls among ``revealed`` (that period's events)."""
-    parts: list[str] = []
-    for period in commit:
-        parts.extend(_commitment_lines(ctx, period, claim_ids, names))
-        parts.append("")
-    if reveal is not None:
-        secret = branch_secret(ctx.secret, reveal, PUBLIC)
-        parts += [f"**Reveal of period {reveal}**: the public dice key is `{secret.hex()}`", ""]
-        public = _rolls_by_branch(revealed, public_only=True).get(PUBLIC, [])
-        if public:
-            parts.append("Every public roll of the period:")
-            parts.append("")
-            parts += [f"- {markdown(line)}" for line in public]
-        else:
-            parts.append("No public dice were rolled in that period.")
-        parts.append("")
-        parts.append("Each claim receives the dice key of its own branch privately.")
-    parts.append("")
-    parts.append("How to check any roll yourself: see the players' guide, *Dice you can check*.")
-    return "\n".join(parts).strip() + "\n"
+    commitments = [(period, _commitments(ctx, period, claim_ids, names)) for period in commit]
+    if reveal is None:
+        return dice_post(commitments=commitments)
+    return dice_post(commitments=commitments, reveal=reveal,
+                     public_key=branch_secret(ctx.secret, reveal, PUBLIC).hex(),
+                     public_rolls=_rolls_by_branch(revealed, public_only=True).get(PUBLIC, []))
 
 
 def start_campaign(session: Session, ctx: CampaignContext, *, tick: int, at: datetime,
@@ -203,18 +185,11 @@ def month_begins(session: Session, ctx: CampaignContext, *, month: int, tick: in
     for claim_id in sorted(claims):
         branch = claim_branch(claim_id)
         secret = branch_secret(ctx.secret, ended, branch)
-        own = by_branch.get(branch, [])
-        lines = [f"Your private dice key for period {ended} ({branch}): `{secret.hex()}`",
-                 "", f"Its commitment was `{commitment(secret)}`.", ""]
-        if own:
-            lines += ["Your private rolls of that period:", ""]
-            lines += [f"- {markdown(line)}" for line in own]
-        else:
-            lines.append("No private dice were rolled for you in that period.")
-        lines += ["", "Check them with docs/verify_dice.py (see the players' guide)."]
+        subject, body = dice_key_note(period=ended, branch=branch, key=secret.hex(),
+                                      commitment=commitment(secret),
+                                      rolls=by_branch.get(branch, []))
         journal.notify_claim(session, ctx.campaign_id, claim_id, f"dice:reveal:{ended}:{claim_id}",
-                             subject=f"Your dice key for period {ended}",
-                             body="\n".join(lines) + "\n", at=at, tick=tick)
+                             subject=subject, body=body, at=at, tick=tick)
 
 
 @dataclass(frozen=True, slots=True)
