@@ -6,6 +6,7 @@ import re
 from typing import Any
 
 from bot.commands.registry import CommandContext, CommandError, command
+from bot.render.odds import odds_reply
 from bot.text import escape_md
 from rules.campaign.battle import Side, Winner
 from rules.campaign.config import DEFAULT_RULES, Terrain
@@ -80,26 +81,7 @@ def odds_command(ctx: CommandContext, args: str) -> str:
     described = _odds_side(parts[0], "attacking")
     attacker = as_role(described, Winner.ATTACKER)
     defender = as_role(_odds_side(parts[1], "defending"), Winner.DEFENDER)
-    ignored = (f" The attacker never has the defender's terrain bonus, so \"on "
-               f"{described.terrain.value}\" does not count for it."
-               if described.stationary else "")
     campaign: Any = ctx.extra.get("campaign")
     rules = campaign.rules if campaign is not None else DEFAULT_RULES
-    odds = battle_odds(attacker, defender, rules)
-    win = odds.attacker_win
-
-    def side_text(side: Side) -> str:
-        bits = [f"{n} {k}" for n, k in ((side.infantry, "infantry"), (side.cavalry, "cavalry"),
-                                        (side.ships, "ships")) if n]
-        where = f" on {side.terrain.value} (stationary)" if side.stationary else ""
-        return ", ".join(bits) + where
-
-    return (f"**Attacker** (the side before `vs`) {side_text(attacker)} vs **defender** "
-            f"{side_text(defender)}:{ignored}\n\n"
-            f"- attacker wins **{float(win) * 100:.1f}%** (exactly {win})\n"
-            f"- defender wins **{float(1 - win) * 100:.1f}%**\n"
-            f"- expected attacker losses: {float(odds.attacker_losses.infantry):.0f} infantry, "
-            f"{float(odds.attacker_losses.cavalry):.0f} cavalry; defender losses: "
-            f"{float(odds.defender_losses.infantry):.0f} infantry, "
-            f"{float(odds.defender_losses.cavalry):.0f} cavalry\n\n"
-            "The campaign's rules, without commanders or modifiers.")
+    return odds_reply(attacker, defender, battle_odds(attacker, defender, rules),
+                      ignored=described.terrain if described.stationary else None)
