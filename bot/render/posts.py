@@ -175,11 +175,16 @@ def arrival_post(claim: str, place: str, when: str, *, returned: bool,
     return f"A {host(kind)} of **{name_md(claim)}** {what} **{name_md(place)}** ({when})."
 
 
-def siege_month_post(*, date: str, holdfast: str, besieger: str, months: int, note: str
+def siege_paused(paused: bool) -> str:
+    """What a siege month says of a siege paused by a broken blockade (empty otherwise)."""
+    return " (paused: the blockade is broken)" if paused else ""
+
+
+def siege_month_post(*, date: str, holdfast: str, besieger: str, months: int, paused: bool
                      ) -> str:
-    """The public post of a siege month completed (``note``: why it did not count)."""
+    """The public post of a siege month completed (``paused``: it did not count)."""
     return (f"{date}: the siege of **{name_md(holdfast)}** by {name_md(besieger)} enters its "
-            f"month {months}{note}.")
+            f"month {months}{siege_paused(paused)}.")
 
 
 def besiegers_gone(besieger: str, fate: str) -> str:

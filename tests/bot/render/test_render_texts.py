@@ -121,3 +121,13 @@ def test_open_water_without_a_name_is_the_sea_at_its_tile() -> None:
     assert place_label(sea) == f"the sea at {sea.id}"
     land = Tile(tile_id(1, 1), "Winterfell", Terrain.FIELD, 1, 1, holdfast=True)
     assert place_label(land) == "Winterfell"
+
+
+def test_a_siege_month_says_when_a_broken_blockade_paused_it() -> None:
+    kept = posts.siege_month_post(date="Month 5, 300 AC", holdfast="Pyke",
+                                  besieger="House Stark", months=2, paused=False)
+    assert kept == "Month 5, 300 AC: the siege of **Pyke** by House Stark enters its month 2."
+    paused = posts.siege_month_post(date="Month 5, 300 AC", holdfast="Pyke",
+                                    besieger="House Stark", months=2, paused=True)
+    assert paused == kept[:-1] + " (paused: the blockade is broken)."
+    assert posts.siege_paused(False) == ""
