@@ -352,9 +352,18 @@ TRUNCATED = ("*Only the first orders of this long message were read; send the re
 """The reply's last section when a message held more orders than are read."""
 
 
-def quoted(source: str) -> str:
-    """An order line quoted above its receipt or refusal."""
-    return f"> {escape_md(source, 120)}\n\n"
+FOOTER = "\n\n*maester, the campaign's bot. Send `help` for the orders, `!help` for commands.*"
+"""The end of every reply to a message."""
+
+PRIVATE_ELSEWHERE = ("This command shows private information, so I have answered you by "
+                     "modmail.")
+"""The public reply of a private command (its answer goes by modmail)."""
+
+
+def quoted(source: str, limit: int = 120) -> str:
+    """An order (or command) line quoted above its receipt or refusal (``limit``: at most so
+    many characters of it)."""
+    return f"> {escape_md(source, limit)}\n\n"
 
 
 def failed(ref: str) -> str:
