@@ -14,16 +14,10 @@ from sqlmodel import Session
 
 from bot.commands.dispatch import is_private, run_command
 from bot.commands.registry import CommandContext
+from bot.render.receipts import FOOTER, PRIVATE_ELSEWHERE, quoted, reply
 from bot.services import journal, pause
 from bot.services.orders import process_message
 from bot.services.world import CampaignContext
-from bot.text import escape_md
-
-FOOTER = "\n\n*maester, the campaign's bot. Send `help` for the orders, `!help` for commands.*"
-
-
-PRIVATE_ELSEWHERE = ("This command shows private information, so I have answered you by "
-                     "modmail.")
 
 
 def handle_message(session: Session, ctx: CampaignContext, *, author: str, text: str,
@@ -61,7 +55,7 @@ def handle_message(session: Session, ctx: CampaignContext, *, author: str, text:
                               f"u/{author} tried the moderator command !{command}", at=now,
                               actor=author, data={"command": command})
 
-        quote = "> " + escape_md(f"!{name} {args}".rstrip(), 200) + "\n\n"
+        quote = quoted(f"!{name} {args}".rstrip(), 200)
         answer = run_command(name, args, cmd_ctx, ref=f"{ref}:{line_no}", on_refused=refused)
         if public and is_private(name):
             journal.queue(session, ctx.campaign_id, f"private:{ref}:{line_no}", "message",
@@ -69,4 +63,4 @@ def handle_message(session: Session, ctx: CampaignContext, *, author: str, text:
                           target=author, title=f"!{name[:40]}")
             answer = PRIVATE_ELSEWHERE
         parts.append(quote + answer)
-    return "\n\n---\n\n".join(parts) + FOOTER if parts else ""
+    return reply(parts) + FOOTER if parts else ""

@@ -6,9 +6,9 @@ from typing import Any
 
 from bot.commands.registry import CommandContext, CommandError, command
 from bot.errors import notation_failure
+from bot.render.odds import odds_reply
 from bot.text import escape_md
 from rules.campaign import notation
-from rules.campaign.battle import Side
 from rules.campaign.config import DEFAULT_RULES
 from rules.errors import NotationError
 
@@ -58,24 +58,5 @@ def odds_command(cmd_ctx: CommandContext, args: str) -> str:
         failure = notation_failure(err)
         failure.example = f"!odds {err.example}" if err.example else ODDS_EXAMPLE
         raise failure from None
-    attacker, defender, odds = answer.attacker, answer.defender, answer.odds
-    ignored = (f" The attacker never has the defender's terrain bonus, so \"on "
-               f"{answer.ignored_terrain.value}\" does not count for it."
-               if answer.ignored_terrain is not None else "")
-    win = odds.attacker_win
-
-    def side_text(side: Side) -> str:
-        bits = [f"{n} {k}" for n, k in ((side.infantry, "infantry"), (side.cavalry, "cavalry"),
-                                        (side.ships, "ships")) if n]
-        where = f" on {side.terrain.value} (stationary)" if side.stationary else ""
-        return ", ".join(bits) + where
-
-    return (f"**Attacker** (the side before `vs`) {side_text(attacker)} vs **defender** "
-            f"{side_text(defender)}:{ignored}\n\n"
-            f"- attacker wins **{float(win) * 100:.1f}%** (exactly {win})\n"
-            f"- defender wins **{float(1 - win) * 100:.1f}%**\n"
-            f"- expected attacker losses: {float(odds.attacker_losses.infantry):.0f} infantry, "
-            f"{float(odds.attacker_losses.cavalry):.0f} cavalry; defender losses: "
-            f"{float(odds.defender_losses.infantry):.0f} infantry, "
-            f"{float(odds.defender_losses.cavalry):.0f} cavalry\n\n"
-            "The campaign's rules, without commanders or modifiers.")
+    return odds_reply(answer.attacker, answer.defender, answer.odds,
+                      ignored=answer.ignored_terrain)

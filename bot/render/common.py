@@ -13,7 +13,6 @@ from rules.campaign.modifiers import Applied, EffectKind, Modifier, Role, collec
 from rules.campaign.naming import force_name
 from rules.campaign.paths import ArmyKind
 from rules.campaign.siege import SiegeLength
-from rules.campaign.upkeep import Troops
 from rules.campaign.worldmap import Tile, WorldMap
 from rules.fairdice import DiceLine
 
@@ -70,7 +69,20 @@ def troops_text(infantry: int, cavalry: int, ships: int = 0) -> str:
     return ", ".join(parts) or "no troops"
 
 
-def troops_of(t: Troops) -> str:
+class Counted(Protocol):
+    """Troops as the rules count them (a force's troops, its losses, a claim's raised)."""
+
+    @property
+    def infantry(self) -> int: ...
+
+    @property
+    def cavalry(self) -> int: ...
+
+    @property
+    def ships(self) -> int: ...
+
+
+def troops_of(t: Counted) -> str:
     """:func:`troops_text` of a rules' troops value."""
     return troops_text(t.infantry, t.cavalry, t.ships)
 

@@ -7,7 +7,7 @@ written (a modmail subject is not markdown).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from decimal import Decimal
 
 from bot.render.common import Force, dice_md, force, money, siege_note, troops_of
@@ -314,3 +314,18 @@ def orders_taken_back_note(when: str, orders: Iterable[str]) -> tuple[str, str]:
             f"The moderators took the campaign back to {when}. What your orders did since then "
             "was taken back with it:\n\n" + "\n".join(f"- {o}" for o in orders)
             + "\n\nSend these orders again if you still want them.")
+
+
+def dice_key_note(*, period: int, branch: str, key: str, commitment: str,
+                  rolls: Sequence[str]) -> tuple[str, str]:
+    """The claim's private dice key of an ended period (hex), with its commitment and the
+    dice lines of its private rolls."""
+    lines = [f"Your private dice key for period {period} ({branch}): `{key}`",
+             "", f"Its commitment was `{commitment}`.", ""]
+    if rolls:
+        lines += ["Your private rolls of that period:", ""]
+        lines += [f"- {dice_md(line)}" for line in rolls]
+    else:
+        lines.append("No private dice were rolled for you in that period.")
+    lines += ["", "Check them with docs/verify_dice.py (see the players' guide)."]
+    return f"Your dice key for period {period}", "\n".join(lines) + "\n"

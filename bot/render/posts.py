@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from decimal import Decimal
 
-from bot.render.common import Force, dice_md, force, number, troops_text
+from bot.render.common import Force, dice_md, force, number, troops_of
 from bot.text import escape_md, name_md
 from rules.campaign.battle import BattleResult, SideResult, Strength, Winner
 from rules.campaign.characters import Fate, TableRoll
@@ -39,6 +39,22 @@ def _strength_cell(side: SideResult, hidden: bool) -> str:
 
 def _roll_cell(side: SideResult) -> str:
     return "auto" if side.roll is None else str(side.roll)
+
+
+def _casualty_cell(side: SideResult) -> str:
+    return (f"{number(side.casualty_pct)}%: {troops_of(side.losses)}"
+            + (" (captured)" if side.captured else ""))
+
+
+def _table_head(result: BattleResult, what: str, *, attacker: str, defender: str, place: str,
+                when: str) -> list[str]:
+    """A battle report's heading and the first row of its table, the troops of each side
+    (names already markdown)."""
+    return [f"**{what} at {place}**, {when}", "",
+            "| | " + attacker + " (attacker) | " + defender + " (defender) |",
+            "|---|---|---|",
+            f"| Troops | {troops_of(result.attacker.troops)} | "
+            f"{troops_of(result.defender.troops)} |"]
 
 
 def battle_post(result: BattleResult, *, attacker: str, defender: str, place: str, when: str,
@@ -72,23 +88,16 @@ def _battle_table(result: BattleResult, *, attacker: str, defender: str, place: 
     what = {"field": "Battle", "assault": "Assault", "sally": "Sally"}.get(kind, "Battle")
     attacker, defender, place = name_md(attacker), name_md(defender), name_md(place)
     winner = attacker if result.winner is Winner.ATTACKER else defender
-    hidden = hide_defender or result.defender.strength.has_hidden \
-        or result.attacker.strength.has_hidden
-    lines = [f"**{what} at {place}**, {when}", "",
-             "| | " + attacker + " (attacker) | " + defender + " (defender) |",
-             "|---|---|---|",
-             f"| Troops | {troops_text(result.attacker.troops.infantry, result.attacker.troops.cavalry, result.attacker.troops.ships)}"  # noqa: E501
-             f" | {troops_text(result.defender.troops.infantry, result.defender.troops.cavalry, result.defender.troops.ships)} |",  # noqa: E501
+    defender_hidden = result.defender.strength.has_hidden
+    hidden = hide_defender or defender_hidden or result.attacker.strength.has_hidden
+    lines = [*_table_head(result, what, attacker=attacker, defender=defender, place=place,
+                          when=when),
              f"| Strength | {_strength_cell(result.attacker, result.attacker.strength.has_hidden)}"
-             f" | {_strength_cell(result.defender, hidden and (hide_defender or result.defender.strength.has_hidden))} |",  # noqa: E501
+             f" | {_strength_cell(result.defender, hide_defender or defender_hidden)} |",
              (f"| Roll | {_roll_cell(result.attacker)} | {_roll_cell(result.defender)} |"
               if not hidden else "| Roll | (not published) | (not published) |"),
-             f"| Casualties | {number(result.attacker.casualty_pct)}%: "
-             f"{troops_text(result.attacker.losses.infantry, result.attacker.losses.cavalry, result.attacker.losses.ships)}"  # noqa: E501
-             f"{' (captured)' if result.attacker.captured else ''} | "
-             f"{number(result.defender.casualty_pct)}%: "
-             f"{troops_text(result.defender.losses.infantry, result.defender.losses.cavalry, result.defender.losses.ships)}"  # noqa: E501
-             f"{' (captured)' if result.defender.captured else ''} |",
+             f"| Casualties | {_casualty_cell(result.attacker)} | "
+             f"{_casualty_cell(result.defender)} |",
              ""]
     band = "automatic victory" if result.band == "auto" else f"band {result.band}"
     if result.ratio is not None and not hidden:
@@ -140,12 +149,8 @@ def _loss_cell(pct_range: tuple[Decimal, Decimal] | None, side: SideResult) -> s
 def _assault_post(result: BattleResult, public: PublicAssault, *, attacker: str, defender: str,
                   place: str, when: str) -> str:
     """An assault report holding only the facts that cannot narrow the secret bonus."""
-    a, d = result.attacker.troops, result.defender.troops
-    lines = [f"**Assault at {place}**, {when}", "",
-             "| | " + attacker + " (attacker) | " + defender + " (defender) |",
-             "|---|---|---|",
-             f"| Troops | {troops_text(a.infantry, a.cavalry, a.ships)} | "
-             f"{troops_text(d.infantry, d.cavalry, d.ships)} |",
+    lines = [*_table_head(result, "Assault", attacker=attacker, defender=defender, place=place,
+                          when=when),
              f"| Strength | {_strength_cell(result.attacker, result.attacker.strength.has_hidden)}"
              f" | {_strength_cell(result.defender, True)} |",
              f"| Losses | {_loss_cell(public.attacker_losses, result.attacker)} | "
@@ -170,11 +175,16 @@ def arrival_post(claim: str, place: str, when: str, *, returned: bool,
     return f"A {host(kind)} of **{name_md(claim)}** {what} **{name_md(place)}** ({when})."
 
 
-def siege_month_post(*, date: str, holdfast: str, besieger: str, months: int, note: str
+def siege_paused(paused: bool) -> str:
+    """What a siege month says of a siege paused by a broken blockade (empty otherwise)."""
+    return " (paused: the blockade is broken)" if paused else ""
+
+
+def siege_month_post(*, date: str, holdfast: str, besieger: str, months: int, paused: bool
                      ) -> str:
-    """The public post of a siege month completed (``note``: why it did not count)."""
+    """The public post of a siege month completed (``paused``: it did not count)."""
     return (f"{date}: the siege of **{name_md(holdfast)}** by {name_md(besieger)} enters its "
-            f"month {months}{note}.")
+            f"month {months}{siege_paused(paused)}.")
 
 
 def besiegers_gone(besieger: str, fate: str) -> str:
@@ -300,3 +310,34 @@ def secret_strength_note(battle: int | None, a: Force, strength: Strength) -> tu
 def fate_summary(character: str, roll: TableRoll) -> str:
     """The journal line of a fate-table roll the bot made."""
     return f"{character} rolls on the {roll.table} table: {roll.outcome}"
+Commitment = tuple[str, str | None, str]
+"""One branch's row in a [Dice] post: (branch, its claim's name or None for the public
+branch, the commitment)."""
+
+
+def dice_post(*, commitments: Sequence[tuple[int, Sequence[Commitment]]],
+              reveal: int | None = None, public_key: str = "",
+              public_rolls: Sequence[str] = ()) -> str:
+    """The [Dice] post: the commitments of the coming periods and, for period ``reveal``, the
+    public dice key (hex) with every public roll's dice line."""
+    parts: list[str] = []
+    for period, rows in commitments:
+        parts += [f"**Commitments for period {period}** (SHA-256 of each branch's dice key):",
+                  "", "| branch | commitment |", "| --- | --- |"]
+        for branch, claim, commitment in rows:
+            label = branch if claim is None else f"{branch} ({name_md(claim)})"
+            parts.append(f"| {label} | `{commitment}` |")
+        parts.append("")
+    if reveal is not None:
+        parts += [f"**Reveal of period {reveal}**: the public dice key is `{public_key}`", ""]
+        if public_rolls:
+            parts.append("Every public roll of the period:")
+            parts.append("")
+            parts += [f"- {dice_md(line)}" for line in public_rolls]
+        else:
+            parts.append("No public dice were rolled in that period.")
+        parts.append("")
+        parts.append("Each claim receives the dice key of its own branch privately.")
+    parts.append("")
+    parts.append("How to check any roll yourself: see the players' guide, *Dice you can check*.")
+    return "\n".join(parts).strip() + "\n"

@@ -9,6 +9,7 @@ world.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from datetime import datetime
 from typing import Any
 
 from bot.errors import apology
@@ -349,9 +350,18 @@ TRUNCATED = ("*Only the first orders of this long message were read; send the re
 """The reply's last section when a message held more orders than are read."""
 
 
-def quoted(source: str) -> str:
-    """An order line quoted above its receipt or refusal."""
-    return f"> {escape_md(source, 120)}\n\n"
+FOOTER = "\n\n*maester, the campaign's bot. Send `help` for the orders, `!help` for commands.*"
+"""The end of every reply to a message."""
+
+PRIVATE_ELSEWHERE = ("This command shows private information, so I have answered you by "
+                     "modmail.")
+"""The public reply of a private command (its answer goes by modmail)."""
+
+
+def quoted(source: str, limit: int = 120) -> str:
+    """An order (or command) line quoted above its receipt or refusal (``limit``: at most so
+    many characters of it)."""
+    return f"> {escape_md(source, limit)}\n\n"
 
 
 def failed(ref: str) -> str:
@@ -363,3 +373,20 @@ def failed(ref: str) -> str:
 def reply(sections: Iterable[str]) -> str:
     """The whole reply: one section per order (and command), ruled apart."""
     return "\n\n---\n\n".join(sections)
+
+
+def pause_span(until: datetime | None) -> str:
+    """How long a pause lasts: ``until 2026-12-01 00:00 UTC`` or ``until the moderators resume
+    it``."""
+    if until is not None:
+        return f"until {until:%Y-%m-%d %H:%M} UTC"
+    return "until the moderators resume it"
+
+
+def paused(until: datetime | None, note: str | None) -> str:
+    """The answer to orders while the campaign is paused (``note``: the moderators' reason)."""
+    why = f" ({note})" if note else ""
+    return (f"**Not done:** the campaign is paused {pause_span(until)}{why}. No tick "
+            "is applied and no order is taken meanwhile; nothing of this message changed the "
+            "world. Send your orders again once the campaign has resumed. (`status`, `route`, "
+            "`odds` and `help` still answer.)")

@@ -18,9 +18,10 @@ from typing import Any, Protocol
 from sqlmodel import Session, col, select
 
 from bot.db.models import Event
+from bot.render.notes import dice_key_note
+from bot.render.posts import Commitment, dice_post
 from bot.services import journal
 from bot.services.world import CampaignContext
-from bot.text import name_md
 from rules import fairdice
 from rules.campaign import calendar
 from rules.fairdice import (
@@ -99,9 +100,6 @@ def line_of(event: EventKey, dice: FairDice) -> str:
     return str(dice_line(event, dice))
 
 
-def markdown(line: DiceLine | str) -> str:
-    """The dice line as it stands at the end of a post (inline code, so markdown leaves it)."""
-    return f"`{line}`"
 
 
 def branches(ctx: CampaignContext, period: int, claim_ids: Iterable[int]) -> list[Branch]:
@@ -110,17 +108,16 @@ def branches(ctx: CampaignContext, period: int, claim_ids: Iterable[int]) -> lis
     return list(fairdice.branches(ctx.secret, period, claim_ids))
 
 
-def _commitment_lines(period: int, commit: Iterable[Branch], names: dict[int, str]
-                      ) -> list[str]:
-    lines = [f"**Commitments for period {period}** (SHA-256 of each branch's dice key):", "",
-             "| branch | commitment |", "| --- | --- |"]
+def _commitments(period: int, commit: Iterable[Branch], names: dict[int, str]
+                 ) -> list[Commitment]:
+    """The rows of ``period``'s commitments in a [Dice] post."""
+    rows: list[Commitment] = []
     for branch in commit:
-        label = branch.name
+        claim = None
         if branch.name != PUBLIC:
-            claim_id = int(branch.name.split(":", 1)[1])
-            label = f"{branch.name} ({name_md(names.get(claim_id, 'a claim'))})"
-        lines.append(f"| {label} | `{branch.commitment}` |")
-    return lines
+            claim = names.get(int(branch.name.split(":", 1)[1]), "a claim")
+        rows.append((branch.name, claim, branch.commitment))
+    return rows
 
 
 def _events_of(session: Session, ctx: CampaignContext, period: int) -> list[Event]:
@@ -144,25 +141,12 @@ def _dice_post(*, commit: Sequence[tuple[int, Sequence[Branch]]], reveal: int | 
     """The [Dice] post: the ``commit`` periods' commitments, and the reveal of period
     ``reveal`` (its ``public`` secret) with the public rolls among ``revealed`` (that
     period's events)."""
-    parts: list[str] = []
-    for period, committed in commit:
-        parts.extend(_commitment_lines(period, committed, names))
-        parts.append("")
-    if reveal is not None and public is not None:
-        parts += [f"**Reveal of period {reveal}**: the public dice key is "
-                  f"`{public.secret.hex()}`", ""]
-        rolled = _rolls_by_branch(revealed, public_only=True).get(PUBLIC, [])
-        if rolled:
-            parts.append("Every public roll of the period:")
-            parts.append("")
-            parts += [f"- {markdown(line)}" for line in rolled]
-        else:
-            parts.append("No public dice were rolled in that period.")
-        parts.append("")
-        parts.append("Each claim receives the dice key of its own branch privately.")
-    parts.append("")
-    parts.append("How to check any roll yourself: see the players' guide, *Dice you can check*.")
-    return "\n".join(parts).strip() + "\n"
+    commitments = [(period, _commitments(period, committed, names))
+                   for period, committed in commit]
+    if reveal is None or public is None:
+        return dice_post(commitments=commitments)
+    return dice_post(commitments=commitments, reveal=reveal, public_key=public.secret.hex(),
+                     public_rolls=_rolls_by_branch(revealed, public_only=True).get(PUBLIC, []))
 
 
 def start_campaign(session: Session, ctx: CampaignContext, *, tick: int, at: datetime,
@@ -201,19 +185,11 @@ def month_begins(session: Session, ctx: CampaignContext, *, month: int, tick: in
     by_branch = _rolls_by_branch(events)
     for reveal in turn.claims:
         claim_id, ended = reveal.claim_id or 0, turn.ended
-        own = by_branch.get(reveal.branch, [])
-        lines = [f"Your private dice key for period {ended} ({reveal.branch}): "
-                 f"`{reveal.secret.hex()}`", "", f"Its commitment was `{reveal.commitment}`.",
-                 ""]
-        if own:
-            lines += ["Your private rolls of that period:", ""]
-            lines += [f"- {markdown(line)}" for line in own]
-        else:
-            lines.append("No private dice were rolled for you in that period.")
-        lines += ["", "Check them with docs/verify_dice.py (see the players' guide)."]
+        subject, body = dice_key_note(period=ended, branch=reveal.branch,
+                                      key=reveal.secret.hex(), commitment=reveal.commitment,
+                                      rolls=by_branch.get(reveal.branch, []))
         journal.notify_claim(session, ctx.campaign_id, claim_id, f"dice:reveal:{ended}:{claim_id}",
-                             subject=f"Your dice key for period {ended}",
-                             body="\n".join(lines) + "\n", at=at, tick=tick)
+                             subject=subject, body=body, at=at, tick=tick)
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,10 +3,11 @@ campaign's own map and the asking player's own armies, holdfast and characters (
 map's names on a custom map), and a link to the players' guide when ``[posts] guide_url`` is
 set. The order forms (:data:`rules.campaign.orders.ORDER_FORMS`) and the examples
 (:mod:`rules.campaign.examples`) are the rules'; this module reads what the examples name and
-renders the answer."""
+hands them to :mod:`bot.render.help`."""
 
 from __future__ import annotations
 
+from bot.render.help import order_help, orders_help
 from bot.services.catalogue import catalogue_of, living_characters
 from bot.services.order_call import Call, Rejected
 from bot.services.world import all_claims, armies, relation
@@ -38,26 +39,15 @@ def example_for(c: Call, verb: str) -> str:
     return EXAMPLES[verb](names_for(c))
 
 
-def _guide(c: Call) -> str:
-    url = c.ctx.settings.posts.guide_url.strip()
-    return f"\n\nThe players' guide: {url}" if url else ""
-
-
 def help_reply(c: Call, topic: str | None) -> str:
-    """``help``: every order with its example; ``help ORDER``: that order explained."""
+    """``help``: every order with its example; ``help ORDER``: that order explained (the text
+    is :mod:`bot.render.help`'s)."""
     names = names_for(c)
+    url = c.ctx.settings.posts.guide_url
     if topic is None:
-        lines = [f"- **{verb}**: {form.summary}. `{EXAMPLES[verb](names)}`"
-                 for verb, form in o.ORDER_FORMS.items()]
-        return ("**Orders** (one per line; send `help ORDER` for one of them, e.g. "
-                "`help move`):\n\n" + "\n".join(lines) + _guide(c))
+        return orders_help(names, url)
     verb = o.canonical_verb(topic)
     if verb is None:
         raise Rejected(f"there is no order called {escape_md(topic, 60)}",
                        f"one of: {', '.join(o.VERBS)}", "help move")
-    form = o.ORDER_FORMS[verb]
-    also = f"\n\nAlso written: {', '.join(form.aliases)}." if form.aliases else ""
-    fleet = (f"\n\nA fleet sails with the same order:\n\n    {names.sail}"
-             if verb == "move" and names.sail else "")
-    return (f"**{verb}**: {form.summary}.\n\nWrite it as: `{form.pattern}`\n\nFor example:"
-            f"\n\n    {EXAMPLES[verb](names)}{fleet}{also}" + _guide(c))
+    return order_help(verb, names, url)

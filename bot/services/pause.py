@@ -23,6 +23,7 @@ from datetime import datetime
 from sqlmodel import Session, col, select
 
 from bot.db.models import Campaign, Claim
+from bot.render.receipts import pause_span, paused
 from bot.services import journal
 from bot.services.world import CampaignContext, get_campaign
 from rules.campaign import calendar
@@ -40,22 +41,6 @@ def holds(ctx: CampaignContext, campaign: Campaign) -> bool:
     return campaign.paused_at is not None
 
 
-def until_text(ctx: CampaignContext, campaign: Campaign) -> str:
-    """"until 2026-12-01 00:00 UTC" or "until the moderators resume it"."""
-    if campaign.pause_until is not None:
-        return f"until {campaign.pause_until:%Y-%m-%d %H:%M} UTC"
-    return "until the moderators resume it"
-
-
-def paused_reply(ctx: CampaignContext, campaign: Campaign) -> str:
-    """The answer to orders while the campaign is paused."""
-    note = f" ({campaign.pause_note})" if campaign.pause_note else ""
-    return (f"**Not done:** the campaign is paused {until_text(ctx, campaign)}{note}. No tick "
-            "is applied and no order is taken meanwhile; nothing of this message changed the "
-            "world. Send your orders again once the campaign has resumed. (`status`, `route`, "
-            "`odds` and `help` still answer.)")
-
-
 QUESTIONS = (o.Status, o.Route, o.Odds, o.Help)
 """Orders that only answer: they work while the campaign is paused."""
 
@@ -69,7 +54,7 @@ def refusal(session: Session, ctx: CampaignContext, text: str) -> str | None:
     parsed = o.parse_message(o.acting_for(text)[0])  # after a moderator's `as House X:`
     if all(isinstance(order, QUESTIONS) for order in parsed.orders):
         return None
-    return paused_reply(ctx, campaign)
+    return paused(campaign.pause_until, campaign.pause_note)
 
 
 def pause(session: Session, ctx: CampaignContext, *, note: str, until: datetime | None,
@@ -81,7 +66,7 @@ def pause(session: Session, ctx: CampaignContext, *, note: str, until: datetime 
                          f"{campaign.paused_at:%Y-%m-%d %H:%M} UTC); `maester resume` ends it")
     campaign.paused_at, campaign.pause_note, campaign.pause_until = now, note or None, until
     session.add(campaign)
-    summary = f"campaign paused {until_text(ctx, campaign)}" + (f" ({note})" if note else "")
+    summary = f"campaign paused {pause_span(until)}" + (f" ({note})" if note else "")
     journal.log_event(session, ctx.campaign_id, campaign.last_tick, "pause", summary, at=now,
                       actor=actor, public=True, data={"note": note,
                                                       "until": until.isoformat() if until

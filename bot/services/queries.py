@@ -29,6 +29,7 @@ from bot.db.models import (
     Relation,
     Siege,
 )
+from bot.render.receipts import pause_span
 from bot.services.world import CampaignContext, all_claims, armies, claim_by_name, get_campaign
 from rules.campaign import calendar
 from rules.campaign.world import ArmyKind, ArmyState, BattleStatus, SiegeStatus
@@ -155,11 +156,9 @@ def status(session: Session, ctx: CampaignContext, now: datetime) -> StatusRepor
 
 def pause_text(ctx: CampaignContext, campaign: Campaign) -> str:
     """"since ..., until ... (note)" while the campaign is paused; "" when it runs."""
-    from bot.services.pause import until_text
-
     if campaign.paused_at is None:
         return ""
-    return (f"since {campaign.paused_at:%Y-%m-%d %H:%M} UTC, {until_text(ctx, campaign)}"
+    return (f"since {campaign.paused_at:%Y-%m-%d %H:%M} UTC, {pause_span(campaign.pause_until)}"
             + (f": {campaign.pause_note}" if campaign.pause_note else ""))
 
 

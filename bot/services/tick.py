@@ -572,8 +572,8 @@ class _TickState:
         siege, month = event.siege, event.month
         label = self.label(siege.holdfast)
         date = calendar.game_date(self.at, self.ctx.rules)
-        note = " (paused: the blockade is broken)" if siege.paused else ""
-        self.log("siege_month", f"siege of {label}: month {siege.months_elapsed}" + note,
+        self.log("siege_month", f"siege of {label}: month {siege.months_elapsed}"
+                 + posts.siege_paused(siege.paused),
                  claim_id=siege.besieger_claim, public=True,
                  data={"siege": siege.id, "months": siege.months_elapsed})
         self.post(f"siege:{siege.id}:month:{month}",
@@ -581,7 +581,7 @@ class _TickState:
                                                              holdfast=label),
                   siege_month_post(date=str(date), holdfast=label,
                                    besieger=self.claim_name(siege.besieger_claim),
-                                   months=siege.months_elapsed, note=note),
+                                   months=siege.months_elapsed, paused=siege.paused),
                   self.ctx.settings.posts.siege_flair)
         self.notify(siege.besieger_claim, f"siege:{siege.id}:left:{month}",
                     *notes.siege_left_note(label, event.months_left))

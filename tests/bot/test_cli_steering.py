@@ -262,7 +262,7 @@ def test_help_without_a_guide_url_links_nothing(config: Path) -> None:
 
 
 def test_every_order_has_a_help_example() -> None:
-    from bot.services.help import EXAMPLES
+    from bot.render.help import EXAMPLES
     from rules.campaign.orders import VERBS
 
     assert tuple(EXAMPLES) == VERBS

@@ -12,7 +12,7 @@ import re
 import pytest
 
 from bot.commands.dispatch import all_commands
-from bot.messages import PRIVATE_ELSEWHERE
+from bot.render.receipts import PRIVATE_ELSEWHERE
 from bot.sandbox import BOT_USERNAME, MODERATOR, SUBREDDIT
 from tests.bot.reddit.conftest import Harness, public_texts
 

@@ -53,8 +53,8 @@ def forbidden_imports() -> dict[str, list[str]]:
 
 
 def test_the_render_modules_import_only_rules_text_and_the_standard_library() -> None:
-    modules = sorted(p.name for p in PACKAGE.glob("*.py"))
-    assert {"common.py", "notes.py", "posts.py", "receipts.py"} <= set(modules)
+    modules = {p.stem for p in PACKAGE.glob("*.py")}
+    assert {"common", "help", "notes", "odds", "posts", "receipts"} <= modules
     assert forbidden_imports() == {}
 
 
@@ -73,8 +73,8 @@ def test_the_check_sees_a_database_import() -> None:
 
 def test_importing_the_render_package_loads_no_storage_or_services() -> None:
     probe = ("import json, sys\n"
-             "import bot.render.common, bot.render.notes, bot.render.posts, "
-             "bot.render.receipts\n"
+             "import bot.render.common, bot.render.help, bot.render.notes, bot.render.odds, "
+             "bot.render.posts, bot.render.receipts\n"
              "print(json.dumps(sorted(sys.modules)))\n")
     out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True,
                          text=True, check=True)
