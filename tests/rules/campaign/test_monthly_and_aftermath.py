@@ -249,6 +249,7 @@ def test_the_skills_of_a_character_killed_in_a_battle_count_in_no_later_one() ->
         raise AssertionError("no secret kills Tywin in the first battle")
     assert [a.modifier.name for a in first.result.defender.strength.applied] == ["Lion"]
     assert second.result.defender.strength.applied == ()
+    assert after.characters[7].status is CharacterStatus.DEAD
 
 
 @pytest.mark.parametrize("modifiers", [SecretSkill(), NoModifiers()])
