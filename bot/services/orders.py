@@ -117,7 +117,7 @@ def process_message(session: Session, ctx: CampaignContext, *, author: str, text
                 raise Rejected(f"`{type(item.result).__name__.lower()}` orders are not open in "
                                "this campaign", "one of the orders in the players' guide",
                                "status")
-            with _savepoint(session):
+            with order_savepoint(session):
                 receipt = handler(call, item.result)
         except Rejected as exc:
             sections.append(quote + exc.render())
@@ -155,7 +155,7 @@ def process_message(session: Session, ctx: CampaignContext, *, author: str, text
 
 
 @contextmanager
-def _savepoint(session: Session) -> Iterator[None]:
+def order_savepoint(session: Session) -> Iterator[None]:
     """One order's savepoint. When the order fails its changes are rolled back, and every ORM
     object of the session is expired: values the order wrote with Core statements were given
     to those objects as committed (:func:`bot.services.world_rows.sync_session`), and the

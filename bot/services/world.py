@@ -166,12 +166,3 @@ def set_relation(session: Session, ctx: CampaignContext, a: int, b: int,
     row.status = status
     session.add(row)
     return before
-
-
-def war_pairs(session: Session, ctx: CampaignContext) -> set[tuple[int, int]]:
-    """Every pair of claims at war, as (lower id, higher id)."""
-    rows = session.exec(
-        select(Relation).where(Relation.campaign_id == ctx.campaign_id,
-                               Relation.status == RelationStatus.WAR)
-    ).all()
-    return {(r.claim_a, r.claim_b) for r in rows}

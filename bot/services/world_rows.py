@@ -21,12 +21,12 @@ them and a later flush does not write an older value back).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any
 
-from sqlalchemy import Connection, Table, bindparam, insert, select, update
+from sqlalchemy import Connection, Table, bindparam, insert, inspect, select, update
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session
 
@@ -387,15 +387,14 @@ def _save_relations(run: Callable[..., Any], campaign_id: int,
         synced[(Relation, pair)] = {"status": status}
 
 
-def _identities(obj: Any) -> Iterator[tuple[type, Any]]:
-    """How :func:`save_world` names the row behind an ORM object (holders by tile, relations
-    by pair: the values carry no row id)."""
+def _identity(obj: Any, loaded: Mapping[str, Any]) -> Any:
+    """How :func:`save_world` names the row behind an ORM object, from its loaded attributes
+    (holders by tile, relations by pair: the values carry no row id)."""
     if isinstance(obj, ResourceHolder):
-        yield ResourceHolder, obj.tile
-    elif isinstance(obj, Relation):
-        yield Relation, (obj.claim_a, obj.claim_b)
-    else:
-        yield type(obj), obj.id
+        return loaded.get("tile")
+    if isinstance(obj, Relation):
+        return loaded.get("claim_a"), loaded.get("claim_b")
+    return loaded.get("id")
 
 
 def sync_session(session: Session, campaign_id: int,
@@ -403,17 +402,19 @@ def sync_session(session: Session, campaign_id: int,
     """Give the ORM objects the session holds for rows just written by Core (``synced``:
     the stored values written, by model and id; holders by tile, relations by pair) the
     written values as their committed state: no reload, nothing marked changed, so a read in
-    the same transaction sees them and a later flush does not write an older value back."""
+    the same transaction sees them and a later flush does not write an older value back.
+    Only attributes already loaded are read here (an expired object reloads by itself)."""
     if not synced:
         return
     kinds = {kind for kind, _ in synced}
     for obj in list(session.identity_map.values()):
-        if type(obj) not in kinds or getattr(obj, "campaign_id", None) != campaign_id:
+        if type(obj) not in kinds:
             continue
-        for identity in _identities(obj):
-            values = synced.get(identity)
-            for name, value in (values or {}).items():
-                set_committed_value(obj, name, _copy(value))
+        loaded = inspect(obj).dict
+        if loaded.get("campaign_id") != campaign_id:
+            continue
+        for name, value in synced.get((type(obj), _identity(obj, loaded)), {}).items():
+            set_committed_value(obj, name, _copy(value))
 
 
 def _copy(value: Any) -> Any:

@@ -28,6 +28,7 @@ from bot.db.models import (
     ResourceHolder,
     Siege,
 )
+from bot.services.orders import order_savepoint
 from bot.services.world_rows import (
     CLAIM_TABLE,
     ledger_to_json,
@@ -308,3 +309,25 @@ def test_orm_objects_of_the_rows_see_the_writes_and_keep_them(engine: Engine) ->
         stored = load_claims(session, cid)[a]
         assert load_holders(session, cid)["0505"] == HolderState("0505")
     assert (stored.gold, stored.infantry, stored.ships, stored.cavalry) == (Decimal(5), 44, 7, 3)
+
+
+def test_a_failed_order_leaves_no_written_value_in_the_orm_objects(engine: Engine) -> None:
+    """An order's savepoint rolled back after a Core save: the rows and the ORM objects of the
+    session are as before the order."""
+    with transaction(engine) as session:
+        cid, claims, _ = _campaign(session)
+    a = claims[0]
+    with transaction(engine) as session:
+        row = session.get(Claim, a)
+        assert row is not None and row.gold == Decimal("1234.5678")
+        before = _load(session, cid)
+        try:
+            with order_savepoint(session):
+                save_world(session, cid, before, replace(before, claims={
+                    **before.claims, a: replace(before.claims[a], gold=Decimal(1))}))
+                assert row.gold == Decimal(1)
+                raise RuntimeError("the order fails after its save")
+        except RuntimeError:
+            pass
+        assert row.gold == Decimal("1234.5678")
+        assert load_claims(session, cid)[a].gold == Decimal("1234.5678")
