@@ -191,7 +191,8 @@ class _Kind(StrEnum):
     INT = "int"  # a JSON number
     BOOL = "bool"  # a JSON number (SQLite) or boolean (PostgreSQL); restored as a boolean
     TEXT = "text"  # a JSON string: text, and the types stored as text (decimals, times, enums)
-    JSON = "json"  # the stored JSON text itself, as a JSON string
+    JSON = "json"  # the stored JSON text itself, as a JSON string (SQLite stores a bare
+    # number as a number, and prints a float with 15 digits: JSON columns hold lists and dicts)
 
 
 def _kind(column: Column[Any]) -> _Kind:
@@ -326,17 +327,23 @@ def world_json(session: Session, campaign_id: int, *, heavy: bool = False) -> st
     arrays of stored values. The database builds the tables' JSON; nothing is converted."""
     dialect = session.get_bind().dialect.name
     cid = {"cid": campaign_id}
-    row = session.execute(_campaign_query(CAMPAIGN_FIELDS), cid).one()
-    stored = dict(zip(HEAVY_FIELDS, session.execute(_campaign_query(HEAVY_FIELDS), cid).one(),
-                      strict=True))
-    head = {"format": FORMAT, "campaign": dict(zip(CAMPAIGN_FIELDS, row, strict=True)),
+    row = session.execute(_campaign_query(CAMPAIGN_FIELDS + HEAVY_FIELDS), cid).one()
+    stored = dict(zip(HEAVY_FIELDS, row[len(CAMPAIGN_FIELDS):], strict=True))
+    head = {"format": FORMAT,
+            "campaign": dict(zip(CAMPAIGN_FIELDS, row[:len(CAMPAIGN_FIELDS)], strict=True)),
             "digests": {n: _heavy_digest(FORMAT, n, v) for n, v in stored.items()},
             "heavy": stored if heavy else {}, "outbox": _outbox_state(session, campaign_id),
             "columns": _columns()}
-    tables = [f'"{_table(m).name}":'
-              + session.execute(_rows_query(_table(m).name, dialect), cid).scalar_one()
-              for m in WORLD_TABLES]
-    return json.dumps(head, separators=(",", ":"))[:-1] + ',"tables":{' + ",".join(tables) + "}}"
+    rows = session.execute(_tables_query(dialect), cid).one()
+    tables = ",".join(f'"{_table(m).name}":{r}' for m, r in zip(WORLD_TABLES, rows, strict=True))
+    return json.dumps(head, separators=(",", ":"))[:-1] + ',"tables":{' + tables + "}}"
+
+
+@functools.cache
+def _tables_query(dialect: str) -> Select[Any]:
+    """Every world table's :func:`_rows_query` in one statement (one round trip)."""
+    return core_select(*(_rows_query(_table(m).name, dialect).scalar_subquery()
+                         for m in WORLD_TABLES))
 
 
 @functools.cache
@@ -382,6 +389,13 @@ def _max_id(session: Session, model: type[SQLModel]) -> int:
     return int(session.execute(_max_query(_table(model).name)).scalar() or 0)
 
 
+@functools.cache
+def _marks_query() -> Select[Any]:
+    """The newest event, outbox entry and inbox message (a snapshot's marks), at once."""
+    return core_select(*(_max_query(_table(m).name).scalar_subquery()
+                         for m in (Event, Outbox, InboxMessage)))
+
+
 def take(session: Session, ctx: CampaignContext, *, kind: str, label: str, now: datetime,
          actor: str = "maester", heavy: bool = False) -> Snapshot:
     """Keep the world as it is now, in the caller's transaction (before it changes it); drop
@@ -390,10 +404,10 @@ def take(session: Session, ctx: CampaignContext, *, kind: str, label: str, now: 
     session.flush()
     campaign = get_campaign(session, ctx)
     data = world_json(session, ctx.campaign_id, heavy=heavy).encode()
+    marks = [int(m or 0) for m in session.execute(_marks_query()).one()]
     snapshot = Snapshot(campaign_id=ctx.campaign_id, kind=kind, label=label[:200],
                         actor=actor[:60], tick=campaign.last_tick, taken_at=now,
-                        event_mark=_max_id(session, Event), outbox_mark=_max_id(session, Outbox),
-                        inbox_mark=_max_id(session, InboxMessage),
+                        event_mark=marks[0], outbox_mark=marks[1], inbox_mark=marks[2],
                         data=zlib.compress(data, 1))
     session.add(snapshot)
     session.flush()
