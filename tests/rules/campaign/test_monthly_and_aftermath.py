@@ -240,7 +240,7 @@ def test_the_skills_of_a_character_killed_in_a_battle_count_in_no_later_one() ->
     w = replace(w, characters={7: lion})
     for n in range(500):
         dice = EventDice(f"secret {n}", 3)
-        _after, events = advance_battles(w, Tick(10, MAP, RULES, Skills(), KILLING), dice)
+        after, events = advance_battles(w, Tick(10, MAP, RULES, Skills(), KILLING), dice)
         first, second = [e for e in events if isinstance(e, BattleFought)]
         if any(f.character == "Tywin" and f.dies for f in first.fates or ()) \
                 and second.defender is not None:
