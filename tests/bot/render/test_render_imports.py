@@ -2,7 +2,8 @@
 
 Every ``import`` in bot/render/ (at module level, inside functions and under TYPE_CHECKING
 alike) is read from the source with :mod:`ast`: only the standard library, the rules, the
-player-text helpers (:mod:`bot.text`) and the render package itself are allowed. A fresh
+player-text helpers (:mod:`bot.text`), the player-facing errors (:mod:`bot.errors`: the one
+apology) and the render package itself are allowed. A fresh
 process importing the whole package then must not have loaded a storage or Reddit stack.
 """
 
@@ -16,7 +17,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[3]
 PACKAGE = ROOT / "bot" / "render"
-ALLOWED = ("rules", "bot.text", "bot.render")
+ALLOWED = ("rules", "bot.text", "bot.errors", "bot.render")
 STACKS = ("sqlalchemy", "sqlmodel", "alembic", "psycopg", "praw", "prawcore", "apscheduler")
 
 
