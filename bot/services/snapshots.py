@@ -660,7 +660,8 @@ def _heavy_values(session: Session, ctx: CampaignContext, data: dict[str, Any],
                   undone: Sequence[Snapshot]) -> dict[str, str]:
     """The map and catalogue as the snapshot saw them (as stored), where they differ from
     now: from the first later snapshot that kept them (the one taken before they changed).
-    Snapshots of either format may be mixed."""
+    A format-1 snapshot may be restored from a later format-2 one (its digests are of the
+    values: they match however the text was written); format 2 never comes before format 1."""
     now = session.execute(_campaign_query(HEAVY_FIELDS), {"cid": ctx.campaign_id}).one()
     out: dict[str, str] = {}
     for name, stored in zip(HEAVY_FIELDS, now, strict=True):
