@@ -146,7 +146,10 @@ def every_problem(body: str, hostile: str) -> list[str]:
     problems = markdown_problems(body)
     problems += [f"raw html {m.group(0)!r}" for m in _HTML.finditer(body)]
     hostile = hostile.strip()  # a line break at an end only splits the message
-    if hostile in body and name_md(hostile) != hostile:
+    # A name typed with markdown escapes is read without them (``Evil \|`` is ``Evil |``), and
+    # that text escaped again may be the hostile text itself: then it appears, escaped.
+    typed = re.sub(r"\\([^\w\s])", r"\1", hostile)
+    if hostile in body and name_md(hostile) != hostile and escape_md(typed) != hostile:
         problems.append("the hostile name appears unescaped")
     problems += [f"marker {m.group(0)!r}" for m in _MARKERS.finditer(body)]
     return problems
