@@ -146,10 +146,12 @@ def every_problem(body: str, hostile: str) -> list[str]:
     problems = markdown_problems(body)
     problems += [f"raw html {m.group(0)!r}" for m in _HTML.finditer(body)]
     hostile = hostile.strip()  # a line break at an end only splits the message
-    # A name typed with markdown escapes is read without them (``Evil \|`` is ``Evil |``), and
-    # that text escaped again may be the hostile text itself: then it appears, escaped.
+    # The name escaped may hold the raw name (``Evil\`` escaped is ``Evil\\``), and a name
+    # typed with markdown escapes is read without them (``Evil \|`` is ``Evil |``), whose echo
+    # escaped again is the hostile text itself: only the raw name outside those counts.
     typed = re.sub(r"\\([^\w\s])", r"\1", hostile)
-    if hostile in body and name_md(hostile) != hostile and escape_md(typed) != hostile:
+    rest = body.replace(name_md(hostile), "").replace(escape_md(typed), "")
+    if hostile in rest and name_md(hostile) != hostile:
         problems.append("the hostile name appears unescaped")
     problems += [f"marker {m.group(0)!r}" for m in _MARKERS.finditer(body)]
     return problems
