@@ -2,7 +2,7 @@
 
 Two ways to fill it:
 
-* a real full disk: a 2 MB tmpfs mounted in a private mount namespace (``unshare``; root or
+* a real full disk: a 4 MB tmpfs mounted in a private mount namespace (``unshare``; root or
   unprivileged user namespaces), with the campaign's SQLite file on it and a filler file
   taking the free space. The real ``maester`` runs there. Skipped where ``unshare`` cannot
   mount (the reason is printed).
@@ -52,7 +52,7 @@ def _unshare_prefix() -> list[str] | None:
 
 SCRIPT = r"""
 set -u
-mount -t tmpfs -o size=2m tmpfs "$DISK"
+mount -t tmpfs -o size=4m tmpfs "$DISK"  # room for the WAL of 48 ticks once freed
 cp "$OUT/c.db" "$DISK/c.db"
 sed "s#$OUT/c.db#$DISK/c.db#" "$OUT/config.toml" > "$DISK/config.toml"
 fill() {  # leave $1 bytes free
