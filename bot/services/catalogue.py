@@ -26,7 +26,7 @@ import dataclasses
 import functools
 import json
 import tomllib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
@@ -289,18 +289,20 @@ def living_characters(session: Session, ctx: CampaignContext, claim_id: int
 class ModifierBook:
     """The modifiers in force, worked out in memory from rows loaded once.
 
-    Give it the armies and claims already loaded (the tick's own objects, so moves made during
-    the tick count); it loads the living characters and the resource holder rows with one query
-    each, and nothing at all when the catalogue is empty. Everything else is computed on each
-    call from the objects' current state.
+    Give it the armies and claims already loaded (the tick's own objects, its armies as a live
+    view, so moves made during the tick count); it loads the living characters and the resource
+    holder rows with one query each, and nothing at all when the catalogue is empty. Everything
+    else is computed on each call from the objects' current state.
     """
 
-    def __init__(self, ctx: CampaignContext, catalogue: Catalogue, *, armies: Iterable[AnyArmy],
-                 claims: Iterable[Claim], characters: Iterable[Character],
-                 holders: Iterable[ResourceHolder]) -> None:
+    def __init__(self, ctx: CampaignContext, catalogue: Catalogue, *,
+                 armies: Iterable[ModifiedArmy], claims: Iterable[Claim],
+                 characters: Iterable[Character], holders: Iterable[ResourceHolder]) -> None:
         self.ctx = ctx
         self.catalogue = catalogue
-        self.armies = list(armies)
+        # a collection is kept as given: the tick's live view of its armies, as they move
+        self.armies: Collection[ModifiedArmy] = armies if isinstance(armies, Collection) \
+            else list(armies)
         self.claims = {c.id: c for c in claims}
         self.characters = list(characters)
         self.holders = {h.tile: h for h in holders}
@@ -310,7 +312,7 @@ class ModifierBook:
 
     @classmethod
     def load(cls, session: Session, ctx: CampaignContext, *,
-             armies: Iterable[AnyArmy] | None = None,
+             armies: Iterable[ModifiedArmy] | None = None,
              claims: Iterable[Claim] | None = None) -> ModifierBook:
         """A book over the given rows (default: every army and claim of the campaign)."""
         catalogue = catalogue_of(session, ctx)
@@ -461,7 +463,7 @@ class ModifierBook:
 _BOOK_KEY = "modifier_book"
 
 
-def tick_book(session: Session, ctx: CampaignContext, *, armies: Iterable[AnyArmy],
+def tick_book(session: Session, ctx: CampaignContext, *, armies: Iterable[ModifiedArmy],
               claims: Iterable[Claim], tick: int) -> ModifierBook:
     """The book of one tick, made once per tick and kept in the session (the tick's rows are
     the ones it reads, so moves made during the tick count)."""

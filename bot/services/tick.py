@@ -36,13 +36,7 @@ from bot.db.models import (
     TickRun,
 )
 from bot.services import fairplay, forewarn, journal, pause, snapshots
-from bot.services.army_rows import (
-    ArmyRecord,
-    apply_change,
-    army_value,
-    load_records,
-    save_changed,
-)
+from bot.services.army_rows import ArmyRecord, load_armies
 from bot.services.battle_rows import insert_battles, load_battles, save_battles
 from bot.services.catalogue import (  # the modifiers in force
     ModifierBook,
@@ -103,7 +97,6 @@ from rules.campaign.advance import (
     advance,
     advance_regeneration,
     advance_upkeep,
-    changed_armies,
     changed_claims,
 )
 from rules.campaign.battle import Winner
@@ -229,7 +222,7 @@ def apply_tick(session: Session, ctx: CampaignContext, campaign: Campaign, index
     # armies moved (the number of statements per tick must not grow with the armies).
     with session.no_autoflush:
         state.advance()
-    save_changed(session, state.armies)
+    state.armies.save(session)  # one statement, the armies that changed
     drop_tick_book(session)  # the tick's armies are freed as the tick ends, not by the collector
     journal.flush_buffer(session)
     map_posts(session, ctx, tick=index, at=at, months=report.months)  # map posts
@@ -280,12 +273,10 @@ class _TickState:
         self.at = at
         self.report = report
         self.claims = {c.id: c for c in all_claims(session, ctx)}
-        self.armies = load_records(session, ctx.campaign_id)
+        self.armies = load_armies(session, ctx.campaign_id)  # as the rules' values
         self.wars = war_pairs(session, ctx)
         self.frozen_wars = frozenset(self.wars)
-        self._by_id: dict[int, ArmyRecord] = {}
-        self._values: dict[int, Army] | None = None  # the armies as the rules' values
-        self._dirty: set[int] = set()  # armies the services changed since
+        self._book: ModifierBook | None = None
         self._siege_rows: dict[int, Siege] = {}
         self._character_rows: dict[int, Character] = {}
         self.dice = EventDice(ctx.secret, fairplay.period_of(ctx, index))
@@ -326,20 +317,22 @@ class _TickState:
                              body=body, at=self.at, tick=self.tick)
 
     def save(self, *rows: Any) -> None:
-        """Keep changed rows; the tick's armies are records, written back at the end of the
-        tick by :func:`~bot.services.army_rows.save_changed` (one statement)."""
+        """Keep changed rows; an army's record goes back to the tick's armies, written back
+        at the end of the tick (:meth:`~bot.services.army_rows.TickArmies.save`)."""
         for row in rows:
             if isinstance(row, ArmyRecord):
-                self._dirty.add(row.id)
+                self.armies.changed(row)
             else:
                 self.session.add(row)
 
     def book(self) -> ModifierBook:
-        """The modifiers in force this tick, loaded once per tick."""
-        book = tick_book(self.session, self.ctx, armies=self.armies, claims=self.claims.values(),
-                         tick=self.tick)
-        book.wars = self.frozen_wars  # a hostile newcomer takes no benefit
-        return book
+        """The modifiers in force this tick, loaded once per tick (the rules ask for them
+        thousands of times)."""
+        if self._book is None:
+            self._book = tick_book(self.session, self.ctx, armies=self.armies.values(),
+                                   claims=self.claims.values(), tick=self.tick)
+            self._book.wars = self.frozen_wars  # a hostile newcomer takes no benefit
+        return self._book
 
     # --- resource tiles -----------------------------------------------------------------
     def report_holder(self, event: HolderChanged, after: World) -> None:
@@ -479,18 +472,10 @@ class _TickState:
     def world(self, battles: Sequence[BattleState] = (), *, characters: bool = False,
               sieges: bool = True, holders: Mapping[str, HolderState] | None = None
               ) -> World:
-        """The tick's world as the rules' values, with what the phase needs: armies from the
-        tick's records (converted once, then only those the services changed since), claims,
-        (``sieges``: one query) the active sieges, ``battles``, (``characters``: one query)
-        the free characters, ``holders``."""
-        if self._values is None:
-            self._values = {a.id: army_value(a) for a in self.armies}
-        elif self._dirty:
-            by_id = self.records_by_id()
-            for army_id in self._dirty:
-                self._values[army_id] = army_value(by_id[army_id])
-        self._dirty.clear()
-        return World(armies=dict(self._values),
+        """The tick's world as the rules' values, with what the phase needs: the tick's armies,
+        claims, (``sieges``: one query) the active sieges, ``battles``, (``characters``: one
+        query) the free characters, ``holders``."""
+        return World(armies=self.armies.current(),
                      claims={c.id or 0: claim_state(c) for c in self.claims.values()},
                      sieges=self.sieges() if sieges else (), battles=tuple(battles),
                      wars=self.frozen_wars, holders=holders or {},
@@ -522,11 +507,7 @@ class _TickState:
     def take(self, before: World, after: World) -> None:
         """Take what the rules changed into the tick's records and rows: armies (only the
         columns that changed), claims, sieges and characters."""
-        if after.armies is not before.armies and self._values is not None:
-            by_id = self.records_by_id()
-            for a in changed_armies(before, after):
-                apply_change(by_id[a.id], before.armies[a.id], a)
-                self._values[a.id] = a
+        self.armies.take(before, after)
         for c in changed_claims(before, after) if after.claims is not before.claims else ():
             old, row = before.claims[c.id], self.claims[c.id]
             row.gold, row.infantry, row.cavalry, row.ships = c.gold, c.infantry, c.cavalry, \
@@ -552,11 +533,6 @@ class _TickState:
                 person = self._character_rows[character.id]
                 person.status, person.army_id = character.status, character.army_id
                 self.session.add(person)
-
-    def records_by_id(self) -> dict[int, ArmyRecord]:
-        if len(self._by_id) != len(self.armies):
-            self._by_id = {a.id: a for a in self.armies}
-        return self._by_id
 
     def report_moves(self, events: Sequence[TickEvent], after: World) -> None:
         """Journal a phase's events; queue their posts and notes (``after``: the world after
@@ -778,8 +754,7 @@ class _TickState:
         title = self.ctx.settings.posts.battle_title.format(
             attacker=att_name, defender=dfd_name, tile=self.label(battle.tile))
         fate_lines: list[str] = []
-        by_id = self.records_by_id()
-        fought = [by_id[a.id] if a is not None else None
+        fought = [self.armies.record(a.id) if a is not None else None
                   for a in (event.attacker, event.defender)]
         settled = after_battle(self.session, self.ctx, battle,
                                result, fought[0], fought[1], tick=self.tick, at=self.at,
