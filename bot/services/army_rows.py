@@ -17,7 +17,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from fractions import Fraction
 from operator import itemgetter
-from typing import Any
+from typing import Any, ClassVar
 
 from sqlalchemy import Table
 from sqlmodel import Session
@@ -108,16 +108,21 @@ def _select(session: Session, campaign_id: int, states: Collection[ArmyState]
             ) -> Sequence[Any]:
     """The rows of the campaign's armies in ``states`` (by id, the columns of ``_READ``), one
     query. The statement goes to the driver as it is (JSON columns cast to text, decoded by
-    the caller; enums as their stored values): thousands of rows skip per-value type
-    processing."""
+    the caller; enums as their stored values) and the rows come back as the driver's tuples:
+    thousands of rows skip per-value type processing."""
     connection = session.connection()
     mark = "?" if connection.dialect.paramstyle == "qmark" else "%s"
     columns = ", ".join(f"CAST({name} AS TEXT)" if name in _JSON else name for name in _READ)
     wanted = sorted(states)
-    return connection.exec_driver_sql(
+    result = connection.exec_driver_sql(
         f"SELECT {columns} FROM {ARMY_TABLE.name} WHERE campaign_id = {mark} AND state IN "
         f"({', '.join(mark for _ in wanted)}) ORDER BY id",
-        (campaign_id, *(str(s) for s in wanted))).fetchall()
+        (campaign_id, *(str(s) for s in wanted)))
+    try:
+        rows: Sequence[Any] = result.cursor.fetchall()  # the driver's plain tuples
+    finally:
+        result.close()
+    return rows
 
 
 def load_records(session: Session, campaign_id: int,
@@ -191,8 +196,32 @@ def army_value(r: ArmyRecord | Army) -> ArmyValue:
 _PATH, _COSTS, _TRAVELLED, _SAVED, _EQUIPMENT, _META = (
     _READ.index(name) for name in ("path_json", "costs_json", "travelled_json", "saved",
                                    "equipment_json", "meta_json"))
-_STORED = itemgetter(*(_READ.index(name) for name in TICK_COLUMNS))
+_STORED_AT = tuple(_READ.index(name) for name in TICK_COLUMNS)
+_STORED = itemgetter(*_STORED_AT)
 """The :data:`TICK_COLUMNS` of a row of ``_select``, as a tuple."""
+
+
+Row = tuple[Any, ...]
+
+
+def _row_value(row: Row) -> ArmyValue:
+    """An army row of ``_select`` as the rules' value (most armies stand: their empty
+    columns are not decoded)."""
+    (army_id, claim_id, kind, state, tile, infantry, cavalry, ships, ready_tick, depart_tick,
+     path, costs, travelled, saved, arrival_tick, stationary_since, retreat_penalty,
+     commander_id, equipment, meta) = row  # the order of _READ
+    return ArmyValue(
+        id=army_id, claim_id=claim_id, kind=_ENUMS["kind"][kind], state=_ENUMS["state"][state],
+        tile=tile, infantry=infantry, cavalry=cavalry, ships=ships,
+        stationary_since=stationary_since, arrival_tick=arrival_tick,
+        retreat_penalty=bool(retreat_penalty),  # SQLite stores 0 and 1
+        ready_tick=ready_tick,
+        march=NO_MARCH if path == "[]" and depart_tick is None and saved == "0"
+        else _march(_decoded(path), _decoded(costs), saved, depart_tick),
+        travelled=() if travelled == "[]" else tuple(_decoded(travelled)),
+        commander_id=commander_id,
+        equipment=() if equipment == "[]" else _equipment_names(_decoded(equipment)),
+        meta={} if meta == "{}" else _decoded(meta))
 
 
 class TickArmies:
@@ -205,33 +234,33 @@ class TickArmies:
     commander who died) gets a mutable :class:`ArmyRecord` of it (:meth:`record`, made on
     first use) and hands it back (:meth:`changed`); from then on the record is the army's
     stored form (the rules' later changes are taken into it, column by column).
+
+    Converting thousands of rows costs more than the rules' work on them, and from one tick
+    to the next most rows stay as they were or as the tick wrote them. So the process keeps
+    the last tick's rows and values (``_memo``, by army id: a row exactly as read or written,
+    and its value): a row read again exactly as kept gets the value kept, any other row is
+    converted. A value is a pure function of its row and values are immutable, so this gives
+    the same values whoever wrote the rows since (another process, an undo, a rolled back
+    tick: their rows differ and are converted). One tick's armies are kept, no more.
     """
 
-    def __init__(self, rows: Sequence[Any]) -> None:
-        self.rows: dict[int, Any] = {}
+    _memo: ClassVar[dict[int, tuple[Row, ArmyValue]]] = {}
+
+    def __init__(self, rows: Sequence[Row]) -> None:
+        self.rows: dict[int, Row] = {}
         self.now: dict[int, ArmyValue] = {}
         self.records: dict[int, ArmyRecord] = {}
         self._dirty: set[int] = set()
         self._touched: set[int] = set()  # the armies the rules gave a new value
-        kinds, states = _ENUMS["kind"], _ENUMS["state"]
-        decoded, march_of, names = _decoded, _march, _equipment_names
-        for row in rows:  # (most armies stand: their empty columns are not decoded)
-            (army_id, claim_id, kind, state, tile, infantry, cavalry, ships, ready_tick,
-             depart_tick, path, costs, travelled, saved, arrival_tick, stationary_since,
-             retreat_penalty, commander_id, equipment, meta) = row  # the order of _READ
+        memo, kept = TickArmies._memo, {}
+        for row in rows:
+            army_id = row[0]
+            known = memo.get(army_id)
+            value = known[1] if known is not None and known[0] == row else _row_value(row)
             self.rows[army_id] = row
-            self.now[army_id] = ArmyValue(
-                id=army_id, claim_id=claim_id, kind=kinds[kind], state=states[state],
-                tile=tile, infantry=infantry, cavalry=cavalry, ships=ships,
-                stationary_since=stationary_since, arrival_tick=arrival_tick,
-                retreat_penalty=bool(retreat_penalty),  # SQLite stores 0 and 1
-                ready_tick=ready_tick,
-                march=NO_MARCH if path == "[]" and depart_tick is None and saved == "0"
-                else march_of(decoded(path), decoded(costs), saved, depart_tick),
-                travelled=() if travelled == "[]" else tuple(decoded(travelled)),
-                commander_id=commander_id,
-                equipment=() if equipment == "[]" else names(decoded(equipment)),
-                meta={} if meta == "{}" else decoded(meta))
+            self.now[army_id] = value
+            kept[army_id] = (row, value)
+        TickArmies._memo = kept
         self.read: dict[int, ArmyValue] = dict(self.now)  # the values as read
 
     def values(self) -> Collection[ArmyValue]:
@@ -288,6 +317,7 @@ class TickArmies:
         read, rows, records, dumps, stored = self.read, self.rows, self.records, _json_text, \
             _STORED
         params: list[tuple[Any, ...]] = []
+        written: dict[int, tuple[Row, ArmyValue]] = {}
         for army_id in sorted(self._touched.union(records)):  # the others are as read
             record = records.get(army_id)
             a = army_value(record) if record is not None else self.now[army_id]
@@ -297,18 +327,30 @@ class TickArmies:
             row = rows[army_id]
             m, m0 = a.march, first.march
             meta = a.meta
+            meta_text: str = row[_META] if meta is first.meta or meta == first.meta \
+                else dumps(dict(meta))
             values = (
                 a.state.value, a.tile, a.infantry, a.cavalry, a.ships,
                 row[_PATH] if m.path == m0.path else dumps(list(m.path)),
                 row[_COSTS] if m.costs == m0.costs else dumps(list(m.costs)),
                 row[_TRAVELLED] if a.travelled == first.travelled
                 else dumps(list(a.travelled)),
-                row[_SAVED] if m.saved == m0.saved else str(m.saved), m.depart_tick,
+                row[_SAVED] if m.saved is m0.saved else str(m.saved), m.depart_tick,
                 a.arrival_tick, a.stationary_since, a.retreat_penalty,
-                row[_META] if meta is first.meta or meta == first.meta else dumps(dict(meta)),
-                a.commander_id)
-            if values != stored(row):  # (SQLite's 0 and 1 equal False and True)
-                params.append((*values, army_id))
+                meta_text, a.commander_id)
+            if values == stored(row):  # (SQLite's 0 and 1 equal False and True)
+                continue
+            params.append((*values, army_id))
+            if (a.claim_id, a.kind, a.ready_tick, a.equipment, a.accepted_at) == (
+                    first.claim_id, first.kind, first.ready_tick, first.equipment,
+                    first.accepted_at) and (meta_text is row[_META]
+                                            or _decoded(meta_text) == meta):
+                # the row as it will be read back converts to ``a`` (the other columns are
+                # typed: tile ids, whole costs, a fraction): keep it for the next tick
+                stored_row = list(row)
+                for at, value in zip(_STORED_AT, values, strict=True):
+                    stored_row[at] = value
+                written[army_id] = (tuple(stored_row), a)
         if not params:
             return 0
         connection = session.connection()
@@ -317,6 +359,7 @@ class TickArmies:
             f"UPDATE {ARMY_TABLE.name} SET "
             + ", ".join(f"{name} = {mark}" for name in TICK_COLUMNS) + f" WHERE id = {mark}",
             params)
+        TickArmies._memo.update(written)
         return len(params)
 
 
