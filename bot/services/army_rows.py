@@ -237,14 +237,15 @@ class TickArmies:
 
     Converting thousands of rows costs more than the rules' work on them, and from one tick
     to the next most rows stay as they were or as the tick wrote them. So the process keeps
-    the last tick's rows and values (``_memo``, by army id: a row exactly as read or written,
-    and its value): a row read again exactly as kept gets the value kept, any other row is
-    converted. A value is a pure function of its row and values are immutable, so this gives
-    the same values whoever wrote the rows since (another process, an undo, a rolled back
-    tick: their rows differ and are converted). One tick's armies are kept, no more.
+    the last tick's rows and values (``_kept``, by army id: each row exactly as read or as the
+    tick wrote it, and its value): a row read again exactly as kept gets the value kept (the
+    very objects: the collector sees nothing new), any other row is converted. A value is a
+    pure function of its row and values are immutable, so this gives the same values whoever
+    wrote the rows since (another process, an undo, a rolled back tick: their rows differ and
+    are converted). One tick's armies are kept, no more.
     """
 
-    _memo: ClassVar[dict[int, tuple[Row, ArmyValue]]] = {}
+    _kept: ClassVar[tuple[dict[int, Row], dict[int, ArmyValue]]] = ({}, {})
 
     def __init__(self, rows: Sequence[Row]) -> None:
         self.rows: dict[int, Row] = {}
@@ -252,16 +253,18 @@ class TickArmies:
         self.records: dict[int, ArmyRecord] = {}
         self._dirty: set[int] = set()
         self._touched: set[int] = set()  # the armies the rules gave a new value
-        memo, kept = TickArmies._memo, {}
+        kept_rows, kept_values = TickArmies._kept
         for row in rows:
             army_id = row[0]
-            known = memo.get(army_id)
-            value = known[1] if known is not None and known[0] == row else _row_value(row)
+            known = kept_rows.get(army_id)
+            if known is not None and known == row:
+                row, value = known, kept_values[army_id]
+            else:
+                value = _row_value(row)
             self.rows[army_id] = row
             self.now[army_id] = value
-            kept[army_id] = (row, value)
-        TickArmies._memo = kept
         self.read: dict[int, ArmyValue] = dict(self.now)  # the values as read
+        TickArmies._kept = (self.rows, self.read)  # (save() puts in what it writes)
 
     def values(self) -> Collection[ArmyValue]:
         """The armies now, as a live view (it follows the tick's changes)."""
@@ -317,7 +320,7 @@ class TickArmies:
         read, rows, records, dumps, stored = self.read, self.rows, self.records, _json_text, \
             _STORED
         params: list[tuple[Any, ...]] = []
-        written: dict[int, tuple[Row, ArmyValue]] = {}
+        written: dict[int, tuple[Row, ArmyValue]] = {}  # for the next tick, once written
         for army_id in sorted(self._touched.union(records)):  # the others are as read
             record = records.get(army_id)
             a = army_value(record) if record is not None else self.now[army_id]
@@ -359,7 +362,8 @@ class TickArmies:
             f"UPDATE {ARMY_TABLE.name} SET "
             + ", ".join(f"{name} = {mark}" for name in TICK_COLUMNS) + f" WHERE id = {mark}",
             params)
-        TickArmies._memo.update(written)
+        for army_id, (row, a) in written.items():
+            rows[army_id], read[army_id] = row, a
         return len(params)
 
 
