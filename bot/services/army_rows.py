@@ -264,7 +264,7 @@ class TickArmies:
             self.rows[army_id] = row
             self.now[army_id] = value
         self.read: dict[int, ArmyValue] = dict(self.now)  # the values as read
-        TickArmies._kept = (self.rows, self.read)  # (save() puts in what it writes)
+        TickArmies._kept = (self.rows, self.read)  # (then what save() writes)
 
     def values(self) -> Collection[ArmyValue]:
         """The armies now, as a live view (it follows the tick's changes)."""
@@ -362,8 +362,11 @@ class TickArmies:
             f"UPDATE {ARMY_TABLE.name} SET "
             + ", ".join(f"{name} = {mark}" for name in TICK_COLUMNS) + f" WHERE id = {mark}",
             params)
-        for army_id, (row, a) in written.items():
-            rows[army_id], read[army_id] = row, a
+        if written:  # new mappings, swapped in at once (another thread may be reading)
+            kept_rows, kept_values = dict(rows), dict(read)
+            for army_id, (row, a) in written.items():
+                kept_rows[army_id], kept_values[army_id] = row, a
+            TickArmies._kept = (kept_rows, kept_values)
         return len(params)
 
 
