@@ -1,9 +1,12 @@
-"""The tick's armies as plain records: read with one Core query, written back with one.
+"""The armies past the ORM: read with one Core query, written back with one.
 
 Loading thousands of armies as ORM objects and flushing them costs far more than the rules
-themselves; the tick reads the columns it needs into :class:`ArmyRecord` values (the same
-attribute names as :class:`~bot.db.models.Army`) and :func:`save_changed` writes the columns the
-tick owns for the records that changed, as one executemany, however many armies moved.
+themselves. The tick reads its armies straight into the rules' values (:class:`TickArmies`:
+one query, the JSON of standing armies' empty columns not even decoded) and writes back the
+columns it owns for the armies that changed, as one executemany, however many armies moved.
+:class:`ArmyRecord` is an army row as a plain mutable record (the same attribute names as
+:class:`~bot.db.models.Army`): what the map view reads, and what a service that changes an
+army in place during the tick is given.
 """
 
 from __future__ import annotations
@@ -13,12 +16,15 @@ import json.encoder as json_encoder
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from fractions import Fraction
-from typing import Any
+from operator import itemgetter
+from typing import Any, ClassVar
 
 from sqlalchemy import Table
 from sqlmodel import Session
 
 from bot.db.models import Army
+from rules.campaign.advance import changed_armies
+from rules.campaign.state import World
 from rules.campaign.world import ACTIVE_STATES, NO_MARCH, ArmyKind, ArmyState, March
 from rules.campaign.world import Army as ArmyValue
 
@@ -56,7 +62,7 @@ class ArmyRecord:
     commander_id: int | None = None
     equipment_json: list[Any] = field(default_factory=list)
     meta_json: dict[str, Any] = field(default_factory=dict)
-    loaded: tuple[Any, ...] = ()  # the tick columns as read, to find what changed
+    loaded: tuple[Any, ...] = ()  # the tick columns as stored, to find what changed
 
     def tick_values(self) -> tuple[Any, ...]:
         """The :data:`TICK_COLUMNS`, in that order."""
@@ -92,28 +98,53 @@ _ENCODE = None if _MAKE_ENCODER is None else _MAKE_ENCODER(
     False, False, True)  # no circular-reference check (the values are fresh JSON data)
 
 
+# what json.loads runs, without its Python-level wrapper
+_SCAN: Callable[[str, int], tuple[Any, int]] = \
+    json.JSONDecoder().scan_once  # type: ignore[attr-defined]
+
+
 def _decoded(raw: str | None) -> Any:
+    """``json.loads(raw)`` (None for NULL): the same value, at a fraction of the cost for the
+    short texts of the army columns."""
     # Most armies stand with empty lists: skip the JSON parser for those.
     if raw == "[]":
         return []
     if raw == "{}":
         return {}
-    return json.loads(raw) if raw is not None else None
+    if raw is None:
+        return None
+    try:
+        value, end = _SCAN(raw, 0)
+    except StopIteration:  # leading white space, or not JSON: as json.loads has it
+        return json.loads(raw)
+    return value if end == len(raw) else json.loads(raw)
+
+
+def _select(session: Session, campaign_id: int, states: Collection[ArmyState]
+            ) -> Sequence[Any]:
+    """The rows of the campaign's armies in ``states`` (by id, the columns of ``_READ``), one
+    query. The statement goes to the driver as it is (JSON columns cast to text, decoded by
+    the caller; enums as their stored values) and the rows come back as the driver's tuples:
+    thousands of rows skip per-value type processing."""
+    connection = session.connection()
+    mark = "?" if connection.dialect.paramstyle == "qmark" else "%s"
+    columns = ", ".join(f"CAST({name} AS TEXT)" if name in _JSON else name for name in _READ)
+    wanted = sorted(states)
+    result = connection.exec_driver_sql(
+        f"SELECT {columns} FROM {ARMY_TABLE.name} WHERE campaign_id = {mark} AND state IN "
+        f"({', '.join(mark for _ in wanted)}) ORDER BY id",
+        (campaign_id, *(str(s) for s in wanted)))
+    try:
+        rows: Sequence[Any] = result.cursor.fetchall()  # the driver's plain tuples
+    finally:
+        result.close()
+    return rows
 
 
 def load_records(session: Session, campaign_id: int,
                  states: Collection[ArmyState] = ACTIVE_STATES) -> list[ArmyRecord]:
     """The campaign's armies in ``states`` (by id), one query."""
-    # The statement goes to the driver as it is (JSON columns cast to text and decoded here,
-    # enums mapped by a dict lookup): thousands of rows skip per-value type processing.
-    connection = session.connection()
-    mark = "?" if connection.dialect.paramstyle == "qmark" else "%s"
-    columns = ", ".join(f"CAST({name} AS TEXT)" if name in _JSON else name for name in _READ)
-    wanted = sorted(states)
-    rows = connection.exec_driver_sql(
-        f"SELECT {columns} FROM {ARMY_TABLE.name} WHERE campaign_id = {mark} AND state IN "
-        f"({', '.join(mark for _ in wanted)}) ORDER BY id",
-        (campaign_id, *(str(s) for s in wanted))).fetchall()
+    rows = _select(session, campaign_id, states)
     kinds, states_of = _ENUMS["kind"], _ENUMS["state"]
     decoded = _decoded
     records: list[ArmyRecord] = []
@@ -129,21 +160,15 @@ def load_records(session: Session, campaign_id: int,
                             ships, ready_tick, depart_tick, path, costs, travelled, saved,
                             arrival_tick, stationary_since, retreat_penalty, commander_id,
                             decoded(equipment), meta)
-        # what remember() takes, without a second pass over the record's attributes
-        record.loaded = (state, tile, infantry, cavalry, ships, path[:], costs[:], travelled[:],
-                         saved, depart_tick, arrival_tick, stationary_since, retreat_penalty,
-                         dict(meta), commander_id)
+        record.remember()
         append(record)
     return records
 
 
 def save_changed(session: Session, records: Iterable[ArmyRecord]) -> int:
-    """Write the tick columns of every record that changed since it was loaded (one
-    executemany, none when nothing changed); returns how many rows were written.
-
-    The statement goes to the driver as it is (values already in their stored form: enum
-    values, JSON text): per-row parameter processing would cost more than the tick's rules.
-    """
+    """Write the tick columns of every record that changed since it was loaded or last
+    written (one executemany, none when nothing changed); returns how many rows were written.
+    The orders' write-back (the tick writes through :meth:`TickArmies.save`)."""
     changed: Sequence[ArmyRecord] = [r for r in records if r.tick_values() != r.loaded]
     if not changed:
         return 0
@@ -166,6 +191,26 @@ def save_changed(session: Session, records: Iterable[ArmyRecord]) -> int:
 _ZERO = Fraction(0)
 
 
+def _fraction(text: str) -> Fraction:
+    """``Fraction(text)`` for a stored budget (``0``, ``3/2``...): the common forms skip the
+    string parser, which costs more than the rest of an army's conversion."""
+    if text == "0":
+        return _ZERO
+    num, slash, den = text.partition("/")
+    if num.isdigit() and (not slash or den.isdigit()):
+        return Fraction(int(num), int(den)) if slash else Fraction(int(num))
+    return Fraction(text)
+
+
+def _march(path: Sequence[Any], costs: Sequence[Any], saved: str, depart_tick: int | None
+           ) -> March:
+    """A stored march (its columns) as the rules' value: :data:`NO_MARCH` for an army that
+    never set off."""
+    if not path and depart_tick is None and saved == "0":
+        return NO_MARCH
+    return March(tuple(path), tuple(map(int, costs)), _fraction(saved), depart_tick)
+
+
 def _equipment_names(items: Sequence[Any]) -> tuple[str, ...]:
     return tuple(str(item["name"]) if isinstance(item, Mapping) else str(item)
                  for item in items if isinstance(item, str)
@@ -173,23 +218,201 @@ def _equipment_names(items: Sequence[Any]) -> tuple[str, ...]:
 
 
 def army_value(r: ArmyRecord | Army) -> ArmyValue:
-    """A stored army as the rules' frozen :class:`~rules.campaign.world.Army` value: the tick's
-    record, or the row object an order or a battle side holds (the same column names)."""
-    saved, depart_tick = r.saved, r.depart_tick
-    if r.path_json or depart_tick is not None or saved != "0":
-        march = March(tuple(r.path_json), tuple(map(int, r.costs_json)),
-                      _ZERO if saved == "0" else Fraction(saved), depart_tick)
-    else:
-        march = NO_MARCH
+    """A stored army as the rules' frozen :class:`~rules.campaign.world.Army` value: a record,
+    or the row object an order or a battle side holds (the same column names)."""
     equipment = r.equipment_json
     return ArmyValue(
         id=r.id or 0, claim_id=r.claim_id, kind=r.kind, state=r.state, tile=r.tile,
         infantry=r.infantry, cavalry=r.cavalry, ships=r.ships,
         stationary_since=r.stationary_since, arrival_tick=r.arrival_tick,
-        retreat_penalty=r.retreat_penalty, ready_tick=r.ready_tick, march=march,
+        retreat_penalty=r.retreat_penalty, ready_tick=r.ready_tick,
+        march=_march(r.path_json, r.costs_json, r.saved, r.depart_tick),
         travelled=tuple(r.travelled_json), commander_id=r.commander_id,
         equipment=_equipment_names(equipment) if equipment else (), meta=r.meta_json,
         accepted_at=r.accepted_at if isinstance(r, Army) else None)
+
+
+# the positions in a row of _select
+_PATH, _COSTS, _TRAVELLED, _SAVED, _EQUIPMENT, _META = (
+    _READ.index(name) for name in ("path_json", "costs_json", "travelled_json", "saved",
+                                   "equipment_json", "meta_json"))
+_STORED_AT = tuple(_READ.index(name) for name in TICK_COLUMNS)
+_STORED = itemgetter(*_STORED_AT)
+"""The :data:`TICK_COLUMNS` of a row of ``_select``, as a tuple."""
+
+
+Row = tuple[Any, ...]
+
+
+def _row_value(row: Row) -> ArmyValue:
+    """An army row of ``_select`` as the rules' value (most armies stand: their empty
+    columns are not decoded)."""
+    (army_id, claim_id, kind, state, tile, infantry, cavalry, ships, ready_tick, depart_tick,
+     path, costs, travelled, saved, arrival_tick, stationary_since, retreat_penalty,
+     commander_id, equipment, meta) = row  # the order of _READ
+    return ArmyValue(
+        id=army_id, claim_id=claim_id, kind=_ENUMS["kind"][kind], state=_ENUMS["state"][state],
+        tile=tile, infantry=infantry, cavalry=cavalry, ships=ships,
+        stationary_since=stationary_since, arrival_tick=arrival_tick,
+        retreat_penalty=bool(retreat_penalty),  # SQLite stores 0 and 1
+        ready_tick=ready_tick,
+        march=NO_MARCH if path == "[]" and depart_tick is None and saved == "0"
+        else _march(_decoded(path), _decoded(costs), saved, depart_tick),
+        travelled=() if travelled == "[]" else tuple(_decoded(travelled)),
+        commander_id=commander_id,
+        equipment=() if equipment == "[]" else _equipment_names(_decoded(equipment)),
+        meta={} if meta == "{}" else _decoded(meta))
+
+
+class TickArmies:
+    """The armies of one tick, read with one query and written back with one.
+
+    ``now``: every army as the rules' value, as the tick has it now (the tick takes each
+    phase's changes into it). The rows as read are kept: an army whose value is still the one
+    read is not written back, and the JSON columns an army did not change are written back
+    as the text read. A service that changes an army in place (the battle aftermath: a
+    commander who died) gets a mutable :class:`ArmyRecord` of it (:meth:`record`, made on
+    first use) and hands it back (:meth:`changed`); from then on the record is the army's
+    stored form (the rules' later changes are taken into it, column by column).
+
+    Converting thousands of rows costs more than the rules' work on them, and from one tick
+    to the next most rows stay as they were or as the tick wrote them. So the process keeps
+    the last tick's rows and values (``_kept``, by army id: each row exactly as read or as the
+    tick wrote it, and its value): a row read again exactly as kept gets the value kept (the
+    very objects: the collector sees nothing new), any other row is converted. A value is a
+    pure function of its row and values are immutable, so this gives the same values whoever
+    wrote the rows since (another process, an undo, a rolled back tick: their rows differ and
+    are converted). One tick's armies are kept, no more.
+    """
+
+    _kept: ClassVar[tuple[dict[int, Row], dict[int, ArmyValue]]] = ({}, {})
+
+    def __init__(self, rows: Sequence[Row]) -> None:
+        self.rows: dict[int, Row] = {}
+        self.now: dict[int, ArmyValue] = {}
+        self.records: dict[int, ArmyRecord] = {}
+        self._dirty: set[int] = set()
+        self._touched: set[int] = set()  # the armies the rules gave a new value
+        kept_rows, kept_values = TickArmies._kept
+        for row in rows:
+            army_id = row[0]
+            known = kept_rows.get(army_id)
+            if known is not None and known == row:
+                row, value = known, kept_values[army_id]
+            else:
+                value = _row_value(row)
+            self.rows[army_id] = row
+            self.now[army_id] = value
+        self.read: dict[int, ArmyValue] = dict(self.now)  # the values as read
+        TickArmies._kept = (self.rows, self.read)  # (then what save() writes)
+
+    def values(self) -> Collection[ArmyValue]:
+        """The armies now, as a live view (it follows the tick's changes)."""
+        return self.now.values()
+
+    def current(self) -> dict[int, ArmyValue]:
+        """The armies now, as a new mapping for the rules (those a service changed taken
+        from their records)."""
+        for army_id in self._dirty:
+            self.now[army_id] = army_value(self.records[army_id])
+        self._dirty.clear()
+        return dict(self.now)
+
+    def take(self, before: World, after: World) -> None:
+        """Take the armies the rules changed from ``before`` to ``after`` (new values; a
+        record, if the army has one, takes only the columns that changed)."""
+        if after.armies is before.armies:
+            return
+        records = self.records
+        for a in changed_armies(before, after):
+            record = records.get(a.id)
+            if record is not None:
+                apply_change(record, before.armies[a.id], a)
+            self.now[a.id] = a
+            self._touched.add(a.id)
+
+    def record(self, army_id: int) -> ArmyRecord:
+        """Army ``army_id`` as a mutable record, for a service that changes it in place."""
+        record = self.records.get(army_id)
+        if record is None:
+            a, m = self.now[army_id], self.now[army_id].march
+            record = ArmyRecord(
+                a.id, a.claim_id, a.kind, a.state, a.tile, a.infantry, a.cavalry, a.ships,
+                a.ready_tick, m.depart_tick, list(m.path), list(m.costs), list(a.travelled),
+                str(m.saved), a.arrival_tick, a.stationary_since, a.retreat_penalty,
+                a.commander_id, _decoded(self.rows[army_id][_EQUIPMENT]), dict(a.meta))
+            self.records[army_id] = record
+        return record
+
+    def changed(self, record: ArmyRecord) -> None:
+        """A service changed ``record`` (from :meth:`record`): the next :meth:`current`
+        takes it."""
+        self._dirty.add(record.id)
+
+    def save(self, session: Session) -> int:
+        """Write the tick columns of every army that changed since it was read (one
+        executemany, none when nothing changed); returns how many rows were written.
+
+        The statement goes to the driver as it is (values already in their stored form: enum
+        values, JSON text): per-row parameter processing would cost more than the tick's
+        rules. Run once, at the end of the tick.
+        """
+        read, rows, records, dumps, stored = self.read, self.rows, self.records, _json_text, \
+            _STORED
+        params: list[tuple[Any, ...]] = []
+        written: dict[int, tuple[Row, ArmyValue]] = {}  # for the next tick, once written
+        for army_id in sorted(self._touched.union(records)):  # the others are as read
+            record = records.get(army_id)
+            a = army_value(record) if record is not None else self.now[army_id]
+            first = read[army_id]
+            if a is first:
+                continue
+            row = rows[army_id]
+            m, m0 = a.march, first.march
+            meta = a.meta
+            meta_text: str = row[_META] if meta is first.meta or meta == first.meta \
+                else dumps(dict(meta))
+            values = (
+                a.state.value, a.tile, a.infantry, a.cavalry, a.ships,
+                row[_PATH] if m.path == m0.path else dumps(list(m.path)),
+                row[_COSTS] if m.costs == m0.costs else dumps(list(m.costs)),
+                row[_TRAVELLED] if a.travelled == first.travelled
+                else dumps(list(a.travelled)),
+                row[_SAVED] if m.saved is m0.saved else str(m.saved), m.depart_tick,
+                a.arrival_tick, a.stationary_since, a.retreat_penalty,
+                meta_text, a.commander_id)
+            if values == stored(row):  # (SQLite's 0 and 1 equal False and True)
+                continue
+            params.append((*values, army_id))
+            if (a.claim_id, a.kind, a.ready_tick, a.equipment, a.accepted_at) == (
+                    first.claim_id, first.kind, first.ready_tick, first.equipment,
+                    first.accepted_at) and (meta_text is row[_META]
+                                            or _decoded(meta_text) == meta):
+                # the row as it will be read back converts to ``a`` (the other columns are
+                # typed: tile ids, whole costs, a fraction): keep it for the next tick
+                stored_row = list(row)
+                for at, value in zip(_STORED_AT, values, strict=True):
+                    stored_row[at] = value
+                written[army_id] = (tuple(stored_row), a)
+        if not params:
+            return 0
+        connection = session.connection()
+        mark = "?" if connection.dialect.paramstyle == "qmark" else "%s"
+        connection.exec_driver_sql(
+            f"UPDATE {ARMY_TABLE.name} SET "
+            + ", ".join(f"{name} = {mark}" for name in TICK_COLUMNS) + f" WHERE id = {mark}",
+            params)
+        if written:  # new mappings, swapped in at once (another thread may be reading)
+            kept_rows, kept_values = dict(rows), dict(read)
+            for army_id, (row, a) in written.items():
+                kept_rows[army_id], kept_values[army_id] = row, a
+            TickArmies._kept = (kept_rows, kept_values)
+        return len(params)
+
+
+def load_armies(session: Session, campaign_id: int) -> TickArmies:
+    """The campaign's raised armies (every state but gone) for one tick, one query."""
+    return TickArmies(_select(session, campaign_id, ACTIVE_STATES))
 
 
 def apply_change(r: ArmyRecord, old: ArmyValue, new: ArmyValue) -> None:

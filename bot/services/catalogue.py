@@ -26,7 +26,7 @@ import dataclasses
 import functools
 import json
 import tomllib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from datetime import datetime
 from importlib import resources
 from pathlib import Path
@@ -260,18 +260,20 @@ def living_characters(session: Session, ctx: CampaignContext, claim_id: int
 class ModifierBook:
     """The modifiers in force, worked out in memory from rows loaded once.
 
-    Give it the armies and claims already loaded (the tick's own objects, so moves made during
-    the tick count); it loads the living characters and the resource holder rows with one query
-    each, and nothing at all when the catalogue is empty. Everything else is computed on each
-    call from the objects' current state.
+    Give it the armies and claims already loaded (the tick's own objects, its armies as a live
+    view, so moves made during the tick count); it loads the living characters and the resource
+    holder rows with one query each, and nothing at all when the catalogue is empty. Everything
+    else is computed on each call from the objects' current state.
     """
 
-    def __init__(self, ctx: CampaignContext, catalogue: Catalogue, *, armies: Iterable[AnyArmy],
-                 claims: Iterable[Claim | ClaimState], characters: Iterable[Character],
-                 holders: Mapping[str, HolderState]) -> None:
+    def __init__(self, ctx: CampaignContext, catalogue: Catalogue, *,
+                 armies: Iterable[ModifiedArmy], claims: Iterable[Claim | ClaimState],
+                 characters: Iterable[Character], holders: Mapping[str, HolderState]) -> None:
         self.ctx = ctx
         self.catalogue = catalogue
-        self.armies = list(armies)
+        # a collection is kept as given: the tick's live view of its armies, as they move
+        self.armies: Collection[ModifiedArmy] = armies if isinstance(armies, Collection) \
+            else list(armies)
         self.claims: Mapping[Any, Claim | ClaimState] = {c.id: c for c in claims}
         self.characters = list(characters)
         self.holders = dict(holders)  # by tile (the tick keeps them current)
@@ -281,7 +283,7 @@ class ModifierBook:
 
     @classmethod
     def load(cls, session: Session, ctx: CampaignContext, *,
-             armies: Iterable[AnyArmy] | None = None,
+             armies: Iterable[ModifiedArmy] | None = None,
              claims: Iterable[Claim | ClaimState] | None = None) -> ModifierBook:
         """A book over the given rows (default: every army and claim of the campaign)."""
         catalogue = catalogue_of(session, ctx)
@@ -436,7 +438,7 @@ class ModifierBook:
 _BOOK_KEY = "modifier_book"
 
 
-def tick_book(session: Session, ctx: CampaignContext, *, armies: Iterable[AnyArmy],
+def tick_book(session: Session, ctx: CampaignContext, *, armies: Iterable[ModifiedArmy],
               claims: Iterable[Claim | ClaimState], tick: int) -> ModifierBook:
     """The book of one tick, made once per tick and kept in the session (the tick's rows are
     the ones it reads, so moves made during the tick count)."""

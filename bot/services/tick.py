@@ -52,13 +52,7 @@ from bot.render.posts import (
     siege_month_post,
 )
 from bot.services import fairplay, forewarn, journal, pause, snapshots
-from bot.services.army_rows import (
-    ArmyRecord,
-    apply_change,
-    army_value,
-    load_records,
-    save_changed,
-)
+from bot.services.army_rows import ArmyRecord, load_armies
 from bot.services.battle_rows import insert_battles, load_battles, save_battles
 from bot.services.catalogue import (  # the modifiers in force
     ModifierBook,
@@ -107,7 +101,6 @@ from rules.campaign.advance import (
     advance_improvements,
     advance_regeneration,
     advance_upkeep,
-    changed_armies,
     changed_claims,
 )
 from rules.campaign.battle import Winner
@@ -229,7 +222,7 @@ def apply_tick(session: Session, ctx: CampaignContext, campaign: Campaign, index
     # armies moved (the number of statements per tick must not grow with the armies).
     with session.no_autoflush:
         state.advance()
-    save_changed(session, state.armies)
+    state.armies.save(session)  # one statement, the armies that changed
     drop_tick_book(session)  # the tick's armies are freed as the tick ends, not by the collector
     journal.flush_buffer(session)
     map_posts(session, ctx, tick=index, at=at, months=report.months)  # map posts
@@ -250,11 +243,9 @@ class _TickState:
         self.at = at
         self.report = report
         self.claims = load_claims(session, ctx.campaign_id)
-        self.armies = load_records(session, ctx.campaign_id)
+        self.armies = load_armies(session, ctx.campaign_id)  # as the rules' values
         self.wars = self.frozen_wars = load_relations(session, ctx.campaign_id)[0]
-        self._by_id: dict[int, ArmyRecord] = {}
-        self._values: dict[int, Army] | None = None  # the armies as the rules' values
-        self._dirty: set[int] = set()  # armies the services changed since
+        self._book: ModifierBook | None = None
         self._siege_ids: dict[int, int] = {}  # a new siege's stored id, by its rules' id
         self.dice = EventDice(ctx.secret, fairplay.period_of(ctx, index))
         # Keys queued by a tick are unique by construction (they name the tick or the army
@@ -292,18 +283,21 @@ class _TickState:
                              body=body, at=self.at, tick=self.tick)
 
     def save(self, *rows: ArmyRecord) -> None:
-        """Keep changed army records, written back at the end of the tick by
-        :func:`~bot.services.army_rows.save_changed` (one statement)."""
+        """Keep changed army records: they go back to the tick's armies, written back at the
+        end of the tick (:meth:`~bot.services.army_rows.TickArmies.save`, one statement)."""
         for row in rows:
-            self._dirty.add(row.id)
+            self.armies.changed(row)
 
     def book(self) -> ModifierBook:
-        """The modifiers in force this tick, loaded once per tick."""
-        book = tick_book(self.session, self.ctx, armies=self.armies, claims=self.claims.values(),
-                         tick=self.tick)
-        book.wars = self.frozen_wars  # a hostile newcomer takes no benefit
-        book.claims = self.claims  # the claims as the tick changes them (improvements finished)
-        return book
+        """The modifiers in force this tick, loaded once per tick (the rules ask for them
+        thousands of times)."""
+        if self._book is None:
+            self._book = tick_book(self.session, self.ctx, armies=self.armies.values(),
+                                   claims=self.claims.values(), tick=self.tick)
+            self._book.wars = self.frozen_wars  # a hostile newcomer takes no benefit
+            # the claims as the tick changes them (an improvement finished counts at once)
+            self._book.claims = self.claims
+        return self._book
 
     # --- resource tiles -----------------------------------------------------------------
     def report_holder(self, event: HolderChanged, after: World) -> None:
@@ -472,18 +466,10 @@ class _TickState:
     def world(self, battles: Sequence[BattleState] = (), *, characters: bool = False,
               sieges: bool = True, holders: Mapping[str, HolderState] | None = None
               ) -> World:
-        """The tick's world as the rules' values, with what the phase needs: armies from the
-        tick's records (converted once, then only those the services changed since), claims,
-        (``sieges``: one query) the active sieges, ``battles``, (``characters``: one query)
-        the free characters, ``holders``."""
-        if self._values is None:
-            self._values = {a.id: army_value(a) for a in self.armies}
-        elif self._dirty:
-            by_id = self.records_by_id()
-            for army_id in self._dirty:
-                self._values[army_id] = army_value(by_id[army_id])
-        self._dirty.clear()
-        return World(armies=dict(self._values),
+        """The tick's world as the rules' values, with what the phase needs: the tick's armies,
+        claims, (``sieges``: one query) the active sieges, ``battles``, (``characters``: one
+        query) the free characters, ``holders``."""
+        return World(armies=self.armies.current(),
                      claims=dict(self.claims),
                      sieges=self.sieges() if sieges else (), battles=tuple(battles),
                      wars=self.frozen_wars, holders=holders or {},
@@ -504,22 +490,13 @@ class _TickState:
                     fate_settings(self.ctx.settings))
 
     def take(self, before: World, after: World) -> None:
-        """Take what the rules changed into the tick's army records (only the columns that
-        changed) and claims (written back by :meth:`save_world` and at the end of
+        """Take what the rules changed into the tick's armies (written back at the end of the
+        tick) and claims (written back by :meth:`save_world` and at the end of
         :meth:`run_month`)."""
-        if after.armies is not before.armies and self._values is not None:
-            by_id = self.records_by_id()
-            for a in changed_armies(before, after):
-                apply_change(by_id[a.id], before.armies[a.id], a)
-                self._values[a.id] = a
+        self.armies.take(before, after)
         if after.claims is not before.claims:
             for c in changed_claims(before, after):
                 self.claims[c.id] = c
-
-    def records_by_id(self) -> dict[int, ArmyRecord]:
-        if len(self._by_id) != len(self.armies):
-            self._by_id = {a.id: a for a in self.armies}
-        return self._by_id
 
     def report_moves(self, events: Sequence[TickEvent], after: World) -> None:
         """Journal a phase's events; queue their posts and notes (``after``: the world after

@@ -72,10 +72,9 @@ from rules.campaign.modifiers import (
     total,
 )
 from rules.campaign.movement import (
-    MarchProgress,
     budget_per_tick,
+    enter_tiles,
     marches_on,
-    step_march,
     ticks_to_cross,
 )
 from rules.campaign.paths import entry_cost
@@ -531,7 +530,7 @@ def advance_musters(world: World, tick: Tick) -> tuple[World, list[TickEvent]]:
         ready = replace(a, state=state, stationary_since=tick.index)
         armies[a.id] = ready
         events.append(MusterDone(ready))
-    return replace(world, armies=armies), events
+    return (replace(world, armies=armies) if events else world), events
 
 
 # --- movement -------------------------------------------------------------------------------
@@ -548,7 +547,7 @@ def observers_of(world: World, tick: Tick) -> dict[str, tuple[int, ObserverKind]
     for claim in world.claims.values():
         found[claim.holdfast] = (claim.id, ObserverKind.HOLDFAST)
     resource = resource_ids(tick.map)
-    for a in world.armies.values():
+    for a in world.armies.values() if resource else ():
         if a.state is ArmyState.STANDING and a.tile in resource and a.tile not in found:
             found[a.tile] = (a.claim_id, ObserverKind.RESOURCE_TILE)
     return found
@@ -576,6 +575,7 @@ class _Moves:
         self.battles: list[BattleState] = list(world.battles)
         self.events: list[TickEvent] = []
         self.budgets: dict[tuple[int, int, ArmyKind, tuple[Modifier, ...]], Fraction] = {}
+        self.watched: dict[str, list[tuple[str, tuple[int, ObserverKind]]]] = {}
 
     def budget(self, a: Army) -> Fraction:
         """:func:`budget`, worked out once per size, kind and modifiers in this phase."""
@@ -591,19 +591,17 @@ class _Moves:
         return [self.armies[i] for i in self.by_tile.get(tile, ())]
 
     def move_all(self) -> None:
-        observers = observers_of(replace(self.world, armies=self.armies), self.tick)
+        self.watch(observers_of(replace(self.world, armies=self.armies), self.tick))
         for army_id in list(self.armies):
             a = self.armies[army_id]
             if a.state not in (ArmyState.MARCHING, ArmyState.RETREATING):
                 continue
-            if not marches_on(self.tick.index, a.march.depart_tick) or not a.march.path:
+            m = a.march
+            if not marches_on(self.tick.index, m.depart_tick) or not m.path:
                 continue  # no tile is entered on the departure tick itself
-            progress = MarchProgress(a.march.costs, 0, a.march.saved)
-            progress, entered = step_march(progress, self.budget(a))
-            saved = progress.saved
+            entered, saved = enter_tiles(m.costs, 0, m.saved, self.budget(a))  # a step_march
             if not entered:
-                a = evolve(a, march=March(a.march.path, a.march.costs, saved,
-                                           a.march.depart_tick))
+                a = evolve(a, march=March(m.path, m.costs, saved, m.depart_tick))
             stopped = False
             for _ in range(entered):
                 self.by_tile[a.tile].remove(a.id)
@@ -612,7 +610,7 @@ class _Moves:
                             march=March(m.path[1:], m.costs[1:], saved, m.depart_tick))
                 self.by_tile.setdefault(a.tile, []).append(a.id)
                 self.armies[a.id] = a
-                a = self.detect(a, observers)
+                a = self.detect(a)
                 if self.encounter(a):
                     stopped = True
                     break
@@ -620,15 +618,23 @@ class _Moves:
                 a = self.arrive(a, interrupted=stopped)
             self.armies[a.id] = a
 
-    def detect(self, a: Army, observers: Mapping[str, tuple[int, ObserverKind]]) -> Army:
+    def watch(self, observers: Mapping[str, tuple[int, ObserverKind]]) -> None:
+        """Note, for every tile, the watched tiles within the detection radius of it and who
+        watches from each, by tile id (the radius is symmetric: the tiles near each watched
+        tile, once per phase, rather than the tiles near each tile entered)."""
+        radius = self.tick.rules.detection_radius
+        for tile_id in sorted(observers):
+            if tile_id in self.tick.map.tiles:
+                for near in self.tick.map.tiles_within(tile_id, radius):
+                    self.watched.setdefault(near, []).append((tile_id, observers[tile_id]))
+
+    def detect(self, a: Army) -> Army:
         """Every watched tile within the detection radius of ``a`` that has not rolled for this
-        march yet rolls to detect it."""
+        march yet rolls to detect it (:meth:`watch`)."""
         rules = self.tick.rules
-        near = self.tick.map.tiles_within(a.tile, rules.detection_radius)
         rolled = set(a.meta.get("rolled", []))
-        for tile_id in sorted(near):
-            watcher = observers.get(tile_id)
-            if watcher is None or watcher[0] == a.claim_id:
+        for tile_id, watcher in self.watched.get(a.tile, ()):  # by tile id
+            if watcher[0] == a.claim_id:
                 continue
             key = f"{a.march.depart_tick}:{tile_id}"
             if key in rolled:
@@ -648,7 +654,8 @@ class _Moves:
                 sighted = dict(a.meta.get("sighted", {}))
                 sighted[str(watcher[0])] = [tile_id, self.tick.index]  # the intercept window
                 a = a.with_meta(detected_by=sorted(detected_by), sighted=sighted)
-        a = a.with_meta(rolled=sorted(rolled))
+        if a.meta.get("rolled") != (keys := sorted(rolled)):
+            a = a.with_meta(rolled=keys)
         self.armies[a.id] = a
         return a
 
@@ -1128,11 +1135,13 @@ def advance_meetings(world: World, tick: Tick) -> tuple[World, list[TickEvent]]:
         elif b.status is BattleStatus.SPARED:
             spared.update(((b.attacker_army, b.defender_army, b.tile),
                            (b.defender_army, b.attacker_army, b.tile)))
+    warring = {claim for pair in world.wars for claim in pair}
     present = [a for a in world.armies.values()
-               if a.state in (ArmyState.STANDING, ArmyState.BESIEGING,
-                              ArmyState.MARCHING, ArmyState.RETREATING)
+               if a.claim_id in warring and a.state in (ArmyState.STANDING, ArmyState.BESIEGING,
+                                                        ArmyState.MARCHING, ArmyState.RETREATING)
                and not (a.state is ArmyState.RETREATING and a.meta.get("retreat_from") == a.tile)]
-    # (a retreating army leaving the battle it escaped meets nobody there)
+    # (an army of a claim at war with nobody meets nobody; a retreating army leaving the battle
+    # it escaped meets nobody there)
     # Only tiles where two claims' armies stand can hold a meeting.
     first_claim: dict[str, int] = {}
     shared: set[str] = set()
@@ -1160,6 +1169,8 @@ def advance_meetings(world: World, tick: Tick) -> tuple[World, list[TickEvent]]:
         battle = meet(att, dfd, tick)
         battles.append(battle)
         events.append(Encounter(att, dfd, battle))
+    if not events:
+        return world, events
     return replace(world, armies=armies, battles=tuple(battles)), events
 
 
@@ -1297,7 +1308,7 @@ def advance_holders(world: World, tick: Tick) -> tuple[World, list[TickEvent]]:
     arriving. A cession lapses when the claim it was made to loses the benefit."""
     on_tile: dict[str, list[Army]] = {}
     resource = resource_ids(tick.map)
-    for a in world.armies.values():
+    for a in world.armies.values() if resource else ():
         if a.state is ArmyState.STANDING and a.tile in resource:
             on_tile.setdefault(a.tile, []).append(a)
     holders = dict(world.holders)

@@ -237,12 +237,23 @@ def step_march(progress: MarchProgress, budget: Fraction | Decimal | int
     earned = _budget(budget)
     if progress.arrived:
         return progress, 0
-    saved = progress.saved + earned
-    index = progress.next_index
-    while index < len(progress.costs) and saved >= progress.costs[index]:
-        saved -= progress.costs[index]
-        index += 1
+    index, saved = enter_tiles(progress.costs, progress.next_index, progress.saved, earned)
     return replace(progress, next_index=index, saved=saved), index - progress.next_index
+
+
+def enter_tiles(costs: Sequence[int], index: int, saved: Fraction, earned: Fraction
+                ) -> tuple[int, Fraction]:
+    """The arithmetic of one tick of marching (:func:`step_march`, which checks its inputs):
+    add ``earned`` to ``saved``, then from tile ``index`` of a path whose tiles cost ``costs``
+    enter every next tile the saving covers, paying its cost. Returns the index of the next
+    tile to enter and what is saved. Exact, in whole numbers over the saving's denominator (a
+    tick moves thousands of armies; fraction arithmetic costs more than the rest)."""
+    p, q, r, s = saved.numerator, saved.denominator, earned.numerator, earned.denominator
+    num, den = (p + r, q) if q == s else (p * s + r * q, q * s)
+    while index < len(costs) and num >= costs[index] * den:
+        num -= costs[index] * den
+        index += 1
+    return index, Fraction(num, den)
 
 
 def ticks_to_cross(costs: Sequence[int], budget: Fraction | Decimal | int) -> int:

@@ -233,6 +233,7 @@ class WorldMap:
         init=False, repr=False, compare=False, default_factory=dict
     )
     _names: Mapping[str, str] = field(init=False, repr=False, compare=False, default_factory=dict)
+    _resources: tuple[Tile, ...] = field(init=False, repr=False, compare=False, default=())
 
     @classmethod
     def of(
@@ -271,6 +272,8 @@ class WorldMap:
                 )
             names[key] = t.id
         object.__setattr__(self, "_names", MappingProxyType(names))
+        # every tick asks for them: found once (the tiles never change)
+        object.__setattr__(self, "_resources", tuple(t for t in ordered.values() if t.resource))
 
         grid: dict[str, set[str]] = {k: set() for k in ordered}
         for t in ordered.values():
@@ -373,7 +376,7 @@ class WorldMap:
 
     def resource_tiles(self) -> tuple[Tile, ...]:
         """Every resource tile, in id order."""
-        return tuple(t for t in self.tiles.values() if t.resource)
+        return self._resources
 
     def water_adjacent(self, tile_id: str) -> tuple[str, ...]:
         """Ids of the water tiles adjacent to ``tile_id`` (empty when it touches none).
