@@ -22,11 +22,11 @@ columns travel as their stored text. Restoring writes those stored values back u
 every value (decimals, times, enums, booleans, JSON text to the byte) comes back exactly;
 a column of a type without such a form (a float would lose digits) is refused by
 :func:`_kind`. The JSON is compressed with zlib at level 1 (level 6 took eight times as long
-for a quarter less). On the tick benchmark's world of 5,000 armies the snapshot is about
-125 KiB and takes 12 ms of CPU on SQLite, against 160 ms for format 1 (``scripts/bench
-snapshot``, figures in the README); the demo campaign's is about 2 KiB. Format 1 (rows as
-dicts of values converted one by one, written until format 2 came) is still restored, and
-snapshots of both formats mix.
+for a quarter less), below :data:`SMALL` at level 6. On the tick benchmark's world of 5,000
+armies the snapshot is about 125 KiB and takes 12 ms of CPU on SQLite, against 160 ms for
+format 1 (``scripts/bench snapshot``, figures in the README); the demo campaign's is about
+2 KiB. Format 1 (rows as dicts of values converted one by one, written until format 2 came)
+is still restored, and snapshots of both formats mix.
 
 **Taking back** (:func:`plan` then :func:`restore`, ``maester undo`` / ``rollback``): the world
 rows are replaced by the snapshot's, events logged since are deleted (the ``undo`` event that
@@ -127,6 +127,10 @@ FORMAT = 2
 2026-11; 2: rows as arrays of stored values, built by the database)."""
 READABLE = frozenset({1, 2})
 """The formats :func:`restore` reads."""
+SMALL = 64 * 1024
+"""A snapshot's JSON below this size is compressed harder (zlib level 6, under a millisecond):
+a small campaign's snapshots stay small; larger ones get level 1 (level 6 would cost a tick
+of 5,000 armies 25 ms for a quarter less)."""
 WORLD_TABLES: tuple[type[SQLModel], ...] = (
     Claim, Player, Army, Character, Relation, Siege, PendingBattle, ResourceHolder)
 """The campaign-scoped tables a snapshot copies, parents before children. (The keys of the
@@ -309,7 +313,7 @@ def _heavy_digest(fmt: int, name: str, stored: str) -> str:
     if fmt == 1:
         json_column = _kind(_table(Campaign).c[name]) is _Kind.JSON
         return _digest(json.loads(stored) if json_column else stored)
-    return hashlib.sha256(stored.encode()).hexdigest()
+    return hashlib.sha256(stored.encode()).hexdigest()[:32]  # 128 bits tell versions apart
 
 
 def _heavy_stored(fmt: int, name: str, kept: Any) -> str:
@@ -347,8 +351,10 @@ def _tables_query(dialect: str) -> Select[Any]:
 
 
 @functools.cache
-def _columns() -> dict[str, list[str]]:
-    return {_table(m).name: [c.name for c in _table(m).columns] for m in WORLD_TABLES}
+def _columns() -> dict[str, str]:
+    """Each world table's column names in the order of its rows, comma-separated (short: a
+    small campaign's snapshot is mostly these)."""
+    return {_table(m).name: ",".join(c.name for c in _table(m).columns) for m in WORLD_TABLES}
 
 
 @functools.cache
@@ -408,7 +414,7 @@ def take(session: Session, ctx: CampaignContext, *, kind: str, label: str, now: 
     snapshot = Snapshot(campaign_id=ctx.campaign_id, kind=kind, label=label[:200],
                         actor=actor[:60], tick=campaign.last_tick, taken_at=now,
                         event_mark=marks[0], outbox_mark=marks[1], inbox_mark=marks[2],
-                        data=zlib.compress(data, 1))
+                        data=zlib.compress(data, 6 if len(data) < SMALL else 1))
     session.add(snapshot)
     session.flush()
     kept = ctx.settings.bot.snapshots_kept
@@ -621,7 +627,7 @@ def restore(session: Session, ctx: CampaignContext, chosen: Plan, *, actor: str,
     else:  # rows as arrays of stored values
         for model in WORLD_TABLES:
             table = _table(model)
-            _insert_stored(session, table, data["columns"][table.name],
+            _insert_stored(session, table, data["columns"][table.name].split(","),
                            data["tables"][table.name])
         _update_stored(session, cid, data["campaign"])
     _update_stored(session, cid, heavy)
