@@ -23,7 +23,7 @@ every value (decimals, times, enums, booleans, JSON text to the byte) comes back
 a column of a type without such a form (a float would lose digits) is refused by
 :func:`_kind`. The JSON is compressed with zlib at level 1 (level 6 took eight times as long
 for a quarter less), below :data:`SMALL` at level 6. On the tick benchmark's world of 5,000
-armies the snapshot is about 125 KiB and takes 12 ms of CPU on SQLite, against 160 ms for
+armies the snapshot is about 125 KiB and takes 12 ms on SQLite, against 150 ms for
 format 1 (``scripts/bench snapshot``, figures in the README); the demo campaign's is about
 2 KiB. Format 1 (rows as dicts of values converted one by one, written until format 2 came)
 is still restored, and snapshots of both formats mix.
