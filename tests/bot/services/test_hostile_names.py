@@ -25,6 +25,7 @@ from bot.db.engine import transaction
 from bot.db.models import Character, Claim, Outbox
 from bot.messages import handle_message
 from bot.render.posts import battle_post
+from bot.services import snapshots
 from bot.services.tick import catch_up
 from bot.text import escape_md, inert_links, name_md
 from rules.campaign.battle import Side, resolve_battle
@@ -259,3 +260,32 @@ def test_every_message_kind_with_generated_names_is_inert(hostile: str) -> None:
     assert rows and len(replies) == 17
     for body in [row.body for row in rows] + replies:
         assert every_problem(body, hostile) == [], body
+
+
+# ------------------------------------------------------------------ moderators' actions
+
+@pytest.mark.parametrize("hostile", MARKED)
+def test_the_orders_an_undo_takes_back_are_listed_inert(tmp_path: Path, hostile: str) -> None:
+    """An undo tells a player which orders to send again, from the journal's summaries (the
+    names as written): the message lists them escaped."""
+    url = f"sqlite:///{tmp_path / 'u.db'}"
+    scenario.build(url)
+    engine, ctx = scenario.context(url)
+    _rename_claims_and_characters(engine, hostile)
+    applied = catch_up(engine, ctx, scenario.START + timedelta(days=1))
+    later = ctx.tick_at(applied[-1].tick) + timedelta(hours=1)
+    with transaction(engine) as session:
+        reply = handle_message(session, ctx, author="mace_tyrell", text="muster 30 cavalry",
+                               now=later, ref="late-order")
+    assert "mustering" in reply
+    with transaction(engine) as session:
+        chosen = snapshots.plan(session, ctx, snapshots.newest(session, ctx), later)
+        assert any(hostile in o for o in chosen.orders["mace_tyrell"])  # the raw summary
+        snapshots.restore(session, ctx, chosen, actor="jane", now=later)
+    with transaction(engine) as session:
+        told = session.exec(select(Outbox).where(Outbox.target == "mace_tyrell",
+                                                 Outbox.key.startswith("undo:"))).all()
+    assert len(told) == 1 and "Send these orders again" in told[0].body
+    assert escape_md(hostile) in told[0].body
+    assert every_problem(told[0].body, hostile) == [], told[0].body
+
