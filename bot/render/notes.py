@@ -304,7 +304,8 @@ def skill_note(character: str, skill: Entry, *, granted: bool) -> tuple[str, str
     verb = "gains" if granted else "loses"
     summary = f"{character} {verb} the skill {skill.name}"
     effects = f": {skill.describe_effects()}" if skill.effects else ""
-    return summary, f"{character} {verb} a skill", summary + effects + "."
+    return (summary, f"{character} {verb} a skill",
+            f"{name_md(character)} {verb} the skill {name_md(skill.name)}{effects}.")
 
 
 def orders_taken_back_note(when: str, orders: Iterable[str]) -> tuple[str, str]:

@@ -24,11 +24,15 @@ from sqlmodel import select
 from bot.db.engine import transaction
 from bot.db.models import Character, Claim, Outbox
 from bot.messages import handle_message
+from bot.render.notes import skill_note
 from bot.render.posts import battle_post
+from bot.render.receipts import paused
 from bot.services import snapshots
 from bot.services.tick import catch_up
 from bot.text import escape_md, inert_links, name_md
 from rules.campaign.battle import Side, resolve_battle
+from rules.campaign.catalogue import Entry, Section
+from rules.campaign.modifiers import Effect, EffectKind
 from rules.campaign.publication import public_assault, with_bonus
 from rules.campaign.worldmap import WorldMap
 from rules.dice import SeededDice
@@ -289,3 +293,19 @@ def test_the_orders_an_undo_takes_back_are_listed_inert(tmp_path: Path, hostile:
     assert escape_md(hostile) in told[0].body
     assert every_problem(told[0].body, hostile) == [], told[0].body
 
+
+@pytest.mark.parametrize("hostile", MARKED)
+def test_a_skill_note_and_the_pause_answer_are_inert(hostile: str) -> None:
+    """A character's skill note names the character and the skill escaped (the log's summary
+    and the modmail subject keep them as written); the answer to orders during a pause shows
+    the moderators' note escaped, still readable."""
+    skill = Entry(Section.SKILLS, f"{hostile} skill",
+                  (Effect(EffectKind.STRENGTH, Decimal("1.1")),))
+    for granted in (True, False):
+        summary, subject, body = skill_note(f"{hostile} c1", skill, granted=granted)
+        assert summary.startswith(f"{hostile} c1 ") and subject.startswith(f"{hostile} c1 ")
+        assert body.startswith(name_md(f"{hostile} c1"))
+        assert every_problem(body, hostile) == [], body
+    answer = paused(None, f"a note: {hostile}")
+    assert escape_md(f"a note: {hostile}") in answer
+    assert every_problem(answer, hostile) == [], answer
