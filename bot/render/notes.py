@@ -304,15 +304,17 @@ def skill_note(character: str, skill: Entry, *, granted: bool) -> tuple[str, str
     verb = "gains" if granted else "loses"
     summary = f"{character} {verb} the skill {skill.name}"
     effects = f": {skill.describe_effects()}" if skill.effects else ""
-    return summary, f"{character} {verb} a skill", summary + effects + "."
+    return (summary, f"{character} {verb} a skill",
+            f"{name_md(character)} {verb} the skill {name_md(skill.name)}{effects}.")
 
 
 def orders_taken_back_note(when: str, orders: Iterable[str]) -> tuple[str, str]:
     """The message to a player whose orders a moderator's undo took back (to the world of
-    ``when``): (title, body)."""
+    ``when``): (title, body). ``orders`` are the journal's plain summaries, names as written:
+    each is escaped whole."""
     return ("Orders taken back by the moderators",
             f"The moderators took the campaign back to {when}. What your orders did since then "
-            "was taken back with it:\n\n" + "\n".join(f"- {o}" for o in orders)
+            "was taken back with it:\n\n" + "\n".join(f"- {escape_md(o)}" for o in orders)
             + "\n\nSend these orders again if you still want them.")
 
 

@@ -385,7 +385,7 @@ def pause_span(until: datetime | None) -> str:
 
 def paused(until: datetime | None, note: str | None) -> str:
     """The answer to orders while the campaign is paused (``note``: the moderators' reason)."""
-    why = f" ({note})" if note else ""
+    why = f" ({escape_md(note)})" if note else ""  # the moderators' words, shown as typed
     return (f"**Not done:** the campaign is paused {pause_span(until)}{why}. No tick "
             "is applied and no order is taken meanwhile; nothing of this message changed the "
             "world. Send your orders again once the campaign has resumed. (`status`, `route`, "

@@ -410,13 +410,15 @@ class ModifierBook:
         found.extend(self._skills(c for c in self._alive() if c.claim_id == claim.id))
         return tuple(found)
 
-    def holdfast(self, claim: Claim | ClaimState) -> tuple[Modifier, ...]:
+    def holdfast(self, claim: Claim | ClaimState, *,
+                 characters: Iterable[CharacterState] | None = None) -> tuple[Modifier, ...]:
         """The modifiers of a holdfast's defenders: finished improvements and the skills of the
-        claim's characters at home. (The secret defense bonus is added where assaults are
-        fought.)"""
+        claim's characters at home (``characters``: those the rules say are at home now;
+        None: the book's). (The secret defense bonus is added where assaults are fought.)"""
         if not self.catalogue.entries:
             return ()
-        home = [c for c in self._alive() if c.claim_id == claim.id and c.army_id is None]
+        home: Iterable[Character | CharacterState] = characters if characters is not None \
+            else [c for c in self._alive() if c.claim_id == claim.id and c.army_id is None]
         return (*self._improvements(claim), *self._skills(home))
 
     def observer(self, claim_id: int, tile_id: str) -> tuple[Modifier, ...]:

@@ -119,12 +119,13 @@ class _CatalogueModifiers:
         return ModifierBook.load(self.c.session, self.c.ctx).army(army, equipment=assault,
                                                                  characters=characters)
 
-    def holdfast(self, claim_id: int) -> tuple[Modifier, ...]:
+    def holdfast(self, claim_id: int, *,
+                 characters: Sequence[CharacterState] | None = None) -> tuple[Modifier, ...]:
         from bot.services.catalogue import ModifierBook
 
         claim = self.c.session.get(Claim, claim_id)
         return () if claim is None else ModifierBook.load(self.c.session, self.c.ctx).holdfast(
-            claim)
+            claim, characters=characters)
 
 
 def sender_of(c: Call, claim_id: int, order: object = None) -> decide.Sender:

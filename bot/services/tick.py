@@ -748,6 +748,8 @@ class _BookModifiers:
                characters: Sequence[CharacterState] | None = None) -> tuple[Modifier, ...]:
         return self.state.book().army(army, equipment=assault, characters=characters)
 
-    def holdfast(self, claim_id: int) -> tuple[Modifier, ...]:
+    def holdfast(self, claim_id: int, *,
+                 characters: Sequence[CharacterState] | None = None) -> tuple[Modifier, ...]:
         claim = self.state.claims.get(claim_id)
-        return self.state.book().holdfast(claim) if claim is not None else ()
+        return () if claim is None else self.state.book().holdfast(claim,
+                                                                   characters=characters)

@@ -902,16 +902,17 @@ class _Battles:
         tile = self.tick.map.tile(tile_id)
         mods = (secret_defense(tile.defense_bonus),) \
             if defending and tile.defense_bonus != 1 else ()
-        home = tuple(c.name for c in self.world.characters.values()
+        home = tuple(c for c in self.world.characters.values()
                      if c.claim_id == claim.id and c.army_id is None
                      and c.status in FREE_CHARACTERS)
-        characters = (*home, *(name for c in garrison if c.army is not None
-                               for name in self.world.characters_with(c.army)))
+        characters = (*(c.name for c in home), *(name for c in garrison if c.army is not None
+                                                 for name in self.world.characters_with(c.army)))
         return battle_side(Winner.DEFENDER if defending else Winner.ATTACKER,
                            infantry=sum(c.infantry for c in garrison),
                            cavalry=sum(c.cavalry for c in garrison), terrain=tile.terrain,
                            stationary=defending,
-                           modifiers=(*mods, *self.tick.modifiers.holdfast(claim.id)),
+                           modifiers=(*mods, *self.tick.modifiers.holdfast(claim.id,
+                                                                            characters=home)),
                            characters=characters)
 
     def garrison_losses(self, claim_id: int, garrison: Sequence[_Contingent], infantry: int,

@@ -17,7 +17,7 @@ service handlers (see ``bot.services.orders.HANDLERS``).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from decimal import Decimal
@@ -116,7 +116,8 @@ class OrderModifiers(Modifiers, Protocol):
         """A besieging army's modifiers (its skills and its siege equipment)."""
         ...
 
-    def holdfast(self, claim_id: int) -> tuple[Modifier, ...]:
+    def holdfast(self, claim_id: int, *,
+                 characters: Sequence[CharacterState] | None = None) -> tuple[Modifier, ...]:
         """The modifiers of a holdfast's defenders (improvements, skills at home)."""
         ...
 
@@ -127,7 +128,8 @@ class NoOrderModifiers(NoModifiers):
     def besieger(self, army: Army) -> tuple[Modifier, ...]:
         return ()
 
-    def holdfast(self, claim_id: int) -> tuple[Modifier, ...]:
+    def holdfast(self, claim_id: int, *,
+                 characters: Sequence[CharacterState] | None = None) -> tuple[Modifier, ...]:
         return ()
 
 

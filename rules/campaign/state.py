@@ -267,8 +267,11 @@ class Modifiers(Protocol):
         None: as the modifiers' own records have them."""
         ...
 
-    def holdfast(self, claim_id: int) -> tuple[Modifier, ...]:
-        """The modifiers of a holdfast's defenders (not its secret defense bonus)."""
+    def holdfast(self, claim_id: int, *,
+                 characters: Sequence[CharacterState] | None = None) -> tuple[Modifier, ...]:
+        """The modifiers of a holdfast's defenders (not its secret defense bonus).
+        ``characters``: the claim's characters at home as the rules see them now (whose skills
+        count); None: as the modifiers' own records have them."""
         ...
 
 
@@ -285,7 +288,8 @@ class NoModifiers:
                characters: Sequence[CharacterState] | None = None) -> tuple[Modifier, ...]:
         return ()
 
-    def holdfast(self, claim_id: int) -> tuple[Modifier, ...]:
+    def holdfast(self, claim_id: int, *,
+                 characters: Sequence[CharacterState] | None = None) -> tuple[Modifier, ...]:
         return ()
 
 

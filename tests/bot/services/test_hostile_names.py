@@ -24,10 +24,15 @@ from sqlmodel import select
 from bot.db.engine import transaction
 from bot.db.models import Character, Claim, Outbox
 from bot.messages import handle_message
+from bot.render.notes import skill_note
 from bot.render.posts import battle_post
+from bot.render.receipts import paused
+from bot.services import snapshots
 from bot.services.tick import catch_up
 from bot.text import escape_md, inert_links, name_md
 from rules.campaign.battle import Side, resolve_battle
+from rules.campaign.catalogue import Entry, Section
+from rules.campaign.modifiers import Effect, EffectKind
 from rules.campaign.publication import public_assault, with_bonus
 from rules.campaign.worldmap import WorldMap
 from rules.dice import SeededDice
@@ -259,3 +264,48 @@ def test_every_message_kind_with_generated_names_is_inert(hostile: str) -> None:
     assert rows and len(replies) == 17
     for body in [row.body for row in rows] + replies:
         assert every_problem(body, hostile) == [], body
+
+
+# ------------------------------------------------------------------ moderators' actions
+
+@pytest.mark.parametrize("hostile", MARKED)
+def test_the_orders_an_undo_takes_back_are_listed_inert(tmp_path: Path, hostile: str) -> None:
+    """An undo tells a player which orders to send again, from the journal's summaries (the
+    names as written): the message lists them escaped."""
+    url = f"sqlite:///{tmp_path / 'u.db'}"
+    scenario.build(url)
+    engine, ctx = scenario.context(url)
+    _rename_claims_and_characters(engine, hostile)
+    applied = catch_up(engine, ctx, scenario.START + timedelta(days=1))
+    later = ctx.tick_at(applied[-1].tick) + timedelta(hours=1)
+    with transaction(engine) as session:
+        reply = handle_message(session, ctx, author="mace_tyrell", text="muster 30 cavalry",
+                               now=later, ref="late-order")
+    assert "mustering" in reply
+    with transaction(engine) as session:
+        chosen = snapshots.plan(session, ctx, snapshots.newest(session, ctx), later)
+        assert any(hostile in o for o in chosen.orders["mace_tyrell"])  # the raw summary
+        snapshots.restore(session, ctx, chosen, actor="jane", now=later)
+    with transaction(engine) as session:
+        told = session.exec(select(Outbox).where(Outbox.target == "mace_tyrell",
+                                                 Outbox.key.startswith("undo:"))).all()
+    assert len(told) == 1 and "Send these orders again" in told[0].body
+    assert escape_md(hostile) in told[0].body
+    assert every_problem(told[0].body, hostile) == [], told[0].body
+
+
+@pytest.mark.parametrize("hostile", MARKED)
+def test_a_skill_note_and_the_pause_answer_are_inert(hostile: str) -> None:
+    """A character's skill note names the character and the skill escaped (the log's summary
+    and the modmail subject keep them as written); the answer to orders during a pause shows
+    the moderators' note escaped, still readable."""
+    skill = Entry(Section.SKILLS, f"{hostile} skill",
+                  (Effect(EffectKind.STRENGTH, Decimal("1.1")),))
+    for granted in (True, False):
+        summary, subject, body = skill_note(f"{hostile} c1", skill, granted=granted)
+        assert summary.startswith(f"{hostile} c1 ") and subject.startswith(f"{hostile} c1 ")
+        assert body.startswith(name_md(f"{hostile} c1"))
+        assert every_problem(body, hostile) == [], body
+    answer = paused(None, f"a note: {hostile}")
+    assert escape_md(f"a note: {hostile}") in answer
+    assert every_problem(answer, hostile) == [], answer

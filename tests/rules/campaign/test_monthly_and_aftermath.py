@@ -54,7 +54,15 @@ from rules.fairdice import (
     matches_commitment,
     period_turn,
 )
-from tests.rules.campaign.test_advance import MAP, RULES, T, army, field_battle, world
+from tests.rules.campaign.test_advance import (
+    MAP,
+    RULES,
+    T,
+    army,
+    assault,
+    field_battle,
+    world,
+)
 
 CATALOGUE = parse_catalogue({"improvements": {
     "Barracks": {"cost": 250, "months": 2,
@@ -250,6 +258,48 @@ def test_the_skills_of_a_character_killed_in_a_battle_count_in_no_later_one() ->
     assert [a.modifier.name for a in first.result.defender.strength.applied] == ["Lion"]
     assert second.result.defender.strength.applied == ()
     assert after.characters[7].status is CharacterStatus.DEAD
+
+
+class HomeSkills(NoModifiers):
+    """A holdfast's defenders count the skills of the claim's characters at home (x1.1 each):
+    those the rules hand over, else those of ``records`` (as a modifier book holds them)."""
+
+    def __init__(self, records: World) -> None:
+        self.records = records
+
+    def holdfast(self, claim_id: int, *,
+                 characters: Sequence[CharacterState] | None = None) -> tuple[Modifier, ...]:
+        home = [c for c in self.records.characters.values()
+                if c.claim_id == claim_id and c.army_id is None] \
+            if characters is None else characters
+        return tuple(Modifier(skill, Source.SKILL,
+                              (Effect(EffectKind.STRENGTH, Decimal("1.1"), Role.BOTH),))
+                     for c in home for skill in c.skills)
+
+
+def test_the_skills_of_a_character_killed_at_home_count_in_no_later_assault() -> None:
+    """Stark's armies 1 and 3 assault Lannister's holdfast in the same tick (battles 4 and
+    6): Cersei, at home with her skill, dies in the first; the second is fought without it."""
+    w, first_assault = assault(200)
+    cersei = replace(w.characters[8], skills=("Lioness",))
+    w = replace(w, characters={**w.characters, 8: cersei}, armies={
+        **w.armies, 3: army(3, 1, T[9], stationary_since=9, arrival_tick=9, travelled=(T[8],),
+                            infantry=200, meta={"order": "o-3"})},
+                battles=(first_assault, replace(first_assault, id=6, attacker_army=3)))
+    for n in range(500):
+        dice = EventDice(f"secret {n}", 3)
+        after, events = advance_battles(w, Tick(10, MAP, RULES, HomeSkills(w), KILLING), dice)
+        fought = [e for e in events if isinstance(e, BattleFought)]
+        if len(fought) == 2 and any(f.character == "Cersei" and f.dies
+                                    for f in fought[0].fates or ()):
+            break
+    else:
+        raise AssertionError("no secret kills Cersei in the first assault")
+    first, second = fought
+    assert (first.battle.id, second.battle.id) == (4, 6)
+    assert [a.modifier.name for a in first.result.defender.strength.applied] == ["Lioness"]
+    assert second.result.defender.strength.applied == ()
+    assert after.characters[8].status is CharacterStatus.DEAD
 
 
 @pytest.mark.parametrize("modifiers", [SecretSkill(), NoModifiers()])
