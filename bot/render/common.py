@@ -13,6 +13,7 @@ from rules.campaign.modifiers import Applied, EffectKind, Modifier, Role, collec
 from rules.campaign.naming import force_name
 from rules.campaign.paths import ArmyKind
 from rules.campaign.siege import SiegeLength
+from rules.campaign.upkeep import HasTroops
 from rules.campaign.worldmap import Tile, WorldMap
 from rules.fairdice import DiceLine
 
@@ -69,20 +70,7 @@ def troops_text(infantry: int, cavalry: int, ships: int = 0) -> str:
     return ", ".join(parts) or "no troops"
 
 
-class Counted(Protocol):
-    """Troops as the rules count them (a force's troops, its losses, a claim's raised)."""
-
-    @property
-    def infantry(self) -> int: ...
-
-    @property
-    def cavalry(self) -> int: ...
-
-    @property
-    def ships(self) -> int: ...
-
-
-def troops_of(t: Counted) -> str:
+def troops_of(t: HasTroops) -> str:
     """:func:`troops_text` of a rules' troops value."""
     return troops_text(t.infantry, t.cavalry, t.ships)
 
