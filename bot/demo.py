@@ -111,7 +111,7 @@ class Demo:
         self.report.requests = self.sandbox.request_count()
         with transaction(self.engine) as session:
             sent = session.exec(select(Outbox).where(
-                Outbox.status == OutboxStatus.DELIVERED.value)).all()
+                Outbox.status == OutboxStatus.DELIVERED)).all()
         self.report.replies = sum(1 for o in sent if o.kind == "reply")
         self.report.private = sum(1 for o in sent if o.kind == "message")
         self.engine.dispose()

@@ -142,8 +142,8 @@ class BotRunner:
                 "heartbeat: campaign %d, last tick %d (due %d), outbox %d pending / %d dead, "
                 "%d polls / %d publish rounds, lease until %s",
                 self.ctx.campaign_id, campaign.last_tick, due,
-                counts.get(OutboxStatus.PENDING.value, 0),
-                counts.get(OutboxStatus.DEAD.value, 0), self.polls, self.publishes,
+                counts.get(OutboxStatus.PENDING, 0),
+                counts.get(OutboxStatus.DEAD, 0), self.polls, self.publishes,
                 until.isoformat() if until else "-")
         except Exception:
             log.exception("heartbeat could not read the database")

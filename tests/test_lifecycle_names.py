@@ -2,8 +2,8 @@
 relation's status, a reaction and an outbox entry's status are compared with their enum
 members (rules.campaign.world, bot.db.models.OutboxStatus), never with a string literal such as
 ``"active"``, through ``.value`` of the field, or (for the rules' enums, whose columns read
-back as members) with ``ArmyState.STANDING.value``. The outbox's status column is plain text:
-compared with ``OutboxStatus.X.value``."""
+back as members) with ``ArmyState.STANDING.value``; the outbox's status reads back as an
+:class:`~bot.db.models.OutboxStatus` member the same way."""
 
 from __future__ import annotations
 
@@ -26,7 +26,8 @@ LIFECYCLES = (ArmyState, BattleStatus, CharacterStatus, Reaction, RelationStatus
 VALUES = frozenset(member.value for enum in LIFECYCLES for member in enum)
 FIELDS = frozenset({"state", "status", "reaction", "outcome", "kind"})
 STORED_AS_ENUMS = frozenset({"ArmyState", "ArmyKind", "BattleStatus", "BattleKind",
-                             "CharacterStatus", "Reaction", "RelationStatus", "SiegeStatus"})
+                             "CharacterStatus", "Reaction", "RelationStatus", "SiegeStatus",
+                             "OutboxStatus"})
 """The rules' enums whose columns read back as members: compared as members, not ``.value``."""
 
 
@@ -76,4 +77,4 @@ def test_the_check_sees_a_raw_status_and_a_dotted_value() -> None:
               "e = entry.kind == 'post'\nf = a.state == ArmyState.STANDING.value\n"
               "g = o.status == OutboxStatus.PENDING.value\n")
     assert [hit.split(":")[0] for hit in raw_comparisons(source)] == [
-        "line 1", "line 2", "line 3", "line 6"]
+        "line 1", "line 2", "line 3", "line 6", "line 7"]

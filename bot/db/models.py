@@ -56,9 +56,10 @@ def _when(nullable: bool = True) -> Any:
 
 
 def _enum(enum: type[StrEnum], default: StrEnum | None, length: int = 16) -> Any:
-    """A lifecycle column: stores the rules' enum value, reads back the member."""
+    """A lifecycle column: stores the enum's value, reads back the member (the default applies
+    to Core inserts too)."""
     return Field(default=default, sa_column=Column(StoredEnum(enum, length),
-                                                   nullable=default is None))
+                                                   nullable=default is None, default=default))
 
 
 class Campaign(SQLModel, table=True):
@@ -268,7 +269,7 @@ class Outbox(SQLModel, table=True):
     body: str = Field(default="")
     flair: str = Field(default="", max_length=64)
     tick: int = 0  # the game tick the entry belongs to (late posts say so)
-    status: str = Field(default=OutboxStatus.PENDING.value, max_length=12)
+    status: OutboxStatus = _enum(OutboxStatus, OutboxStatus.PENDING, 12)
     attempts: int = 0
     claimed_by: str | None = Field(default=None, max_length=64)
     claimed_until: datetime | None = _when()

@@ -212,7 +212,7 @@ def claim_next(engine: Engine, ctx: CampaignContext, *, worker_id: str, now: dat
         query = (
             select(Outbox)
             .where(Outbox.campaign_id == ctx.campaign_id,
-                   Outbox.status == OutboxStatus.PENDING.value,
+                   Outbox.status == OutboxStatus.PENDING,
                    or_(col(Outbox.not_before).is_(None), col(Outbox.not_before) <= now),
                    or_(col(Outbox.claimed_until).is_(None), col(Outbox.claimed_until) <= now))
             .order_by(col(Outbox.id))
@@ -230,7 +230,7 @@ def claim_next(engine: Engine, ctx: CampaignContext, *, worker_id: str, now: dat
         result = session.execute(
             update(Outbox)
             .where(col(Outbox.id) == row.id,
-                   col(Outbox.status) == OutboxStatus.PENDING.value,
+                   col(Outbox.status) == OutboxStatus.PENDING,
                    or_(col(Outbox.claimed_until).is_(None), col(Outbox.claimed_until) <= now))
             .values(claimed_by=worker_id, claimed_until=until, attempts=col(Outbox.attempts) + 1)
         )
@@ -256,7 +256,7 @@ def claim_siblings(engine: Engine, ctx: CampaignContext, first: Claimed, *, work
         query = (
             select(Outbox)
             .where(Outbox.campaign_id == ctx.campaign_id,
-                   Outbox.status == OutboxStatus.PENDING.value,
+                   Outbox.status == OutboxStatus.PENDING,
                    Outbox.kind == "message", Outbox.claim_id == first.claim_id,
                    Outbox.target == first.target, Outbox.tick == first.tick,
                    col(Outbox.id) != first.id,
@@ -275,7 +275,7 @@ def claim_siblings(engine: Engine, ctx: CampaignContext, first: Claimed, *, work
             result = session.execute(
                 update(Outbox)
                 .where(col(Outbox.id) == row.id,
-                       col(Outbox.status) == OutboxStatus.PENDING.value,
+                       col(Outbox.status) == OutboxStatus.PENDING,
                        or_(col(Outbox.claimed_until).is_(None),
                            col(Outbox.claimed_until) <= now))
                 .values(claimed_by=worker_id, claimed_until=until,
@@ -292,7 +292,7 @@ def release_claims(engine: Engine, ctx: CampaignContext) -> int:
         result = session.execute(
             update(Outbox)
             .where(col(Outbox.campaign_id) == ctx.campaign_id,
-                   col(Outbox.status) == OutboxStatus.PENDING.value,
+                   col(Outbox.status) == OutboxStatus.PENDING,
                    col(Outbox.claimed_by).is_not(None))
             .values(claimed_by=None, claimed_until=None))
         return int(getattr(result, "rowcount", 0) or 0)
@@ -624,7 +624,7 @@ def _has_tag(conversation: Conversation, tag: str, bot: str) -> bool:
 
 def _mine(entry: Claimed, worker: str) -> ColumnElement[bool]:
     """The entry, if still pending and still claimed by this worker."""
-    return and_(col(Outbox.id) == entry.id, col(Outbox.status) == OutboxStatus.PENDING.value,
+    return and_(col(Outbox.id) == entry.id, col(Outbox.status) == OutboxStatus.PENDING,
                 col(Outbox.claimed_by) == worker)
 
 
@@ -637,7 +637,7 @@ def _mark_delivered(engine: Engine, ctx: CampaignContext, entry: Claimed, worker
     with transaction(engine) as session:
         result = session.execute(
             update(Outbox).where(_mine(entry, worker))
-            .values(status=OutboxStatus.DELIVERED.value, reddit_id=reddit_id[:40],
+            .values(status=OutboxStatus.DELIVERED, reddit_id=reddit_id[:40],
                     delivered_at=now, claimed_by=None, claimed_until=None, last_error=""))
         if getattr(result, "rowcount", 0) != 1:
             log.warning("outbox %s was delivered as %s but is no longer claimed by %s: "
@@ -672,7 +672,7 @@ def _postpone(engine: Engine, ctx: CampaignContext, entry: Claimed, worker: str,
         session.execute(
             update(Outbox)
             .where(col(Outbox.campaign_id) == ctx.campaign_id,
-                   col(Outbox.status) == OutboxStatus.PENDING.value,
+                   col(Outbox.status) == OutboxStatus.PENDING,
                    or_(col(Outbox.not_before).is_(None), col(Outbox.not_before) < until))
             .values(not_before=until))
 
@@ -683,7 +683,7 @@ def _bury(engine: Engine, ctx: CampaignContext, entry: Claimed, worker: str, now
     with transaction(engine) as session:
         session.execute(
             update(Outbox).where(_mine(entry, worker))
-            .values(status=OutboxStatus.DEAD.value, claimed_by=None, claimed_until=None,
+            .values(status=OutboxStatus.DEAD, claimed_by=None, claimed_until=None,
                     last_error=error[:2000]))
         journal.log_event(session, ctx.campaign_id, ctx.tick_of(now), "delivery_dead",
                           f"{entry.kind} {entry.key} could not be delivered: {error}"[:500],
@@ -778,19 +778,19 @@ def retry(engine: Engine, ctx: CampaignContext, now: datetime, *,
         revive = update(Outbox).where(col(Outbox.campaign_id) == ctx.campaign_id)
         if entry_id is not None:
             revive = revive.where(col(Outbox.id) == entry_id,
-                                  col(Outbox.status) != OutboxStatus.DELIVERED.value)
+                                  col(Outbox.status) != OutboxStatus.DELIVERED)
         elif all_dead:
-            revive = revive.where(col(Outbox.status) == OutboxStatus.DEAD.value)
+            revive = revive.where(col(Outbox.status) == OutboxStatus.DEAD)
         else:
-            revive = revive.where(col(Outbox.status) == OutboxStatus.PENDING.value)
+            revive = revive.where(col(Outbox.status) == OutboxStatus.PENDING)
         result = session.execute(revive.values(
-            status=OutboxStatus.PENDING.value, not_before=None, claimed_by=None,
+            status=OutboxStatus.PENDING, not_before=None, claimed_by=None,
             claimed_until=None, **({"attempts": 0} if entry_id is not None or all_dead
                                    else {})))
         changed = int(getattr(result, "rowcount", 0) or 0)
         session.execute(
             update(Outbox)
             .where(col(Outbox.campaign_id) == ctx.campaign_id,
-                   col(Outbox.status) == OutboxStatus.PENDING.value)
+                   col(Outbox.status) == OutboxStatus.PENDING)
             .values(not_before=None))
     return changed

@@ -144,9 +144,9 @@ def status(session: Session, ctx: CampaignContext, now: datetime) -> StatusRepor
         game_date=calendar.format_game_date(calendar.game_date(now, ctx.rules)),
         season=campaign.season,
         outbox_pending=_count(session, Outbox.campaign_id == ctx.campaign_id,
-                              Outbox.status == OutboxStatus.PENDING.value),
+                              Outbox.status == OutboxStatus.PENDING),
         outbox_dead=_count(session, Outbox.campaign_id == ctx.campaign_id,
-                           Outbox.status == OutboxStatus.DEAD.value),
+                           Outbox.status == OutboxStatus.DEAD),
         sieges_active=_count(session, Siege.campaign_id == ctx.campaign_id,
                              Siege.status == SiegeStatus.ACTIVE),
         paused=pause_text(ctx, campaign),
@@ -273,7 +273,7 @@ def outbox(session: Session, ctx: CampaignContext, *, everything: bool = False
     """Entries waiting to be delivered (``everything``: delivered and dead too), in order."""
     query = select(Outbox).where(Outbox.campaign_id == ctx.campaign_id)
     if not everything:
-        query = query.where(Outbox.status == OutboxStatus.PENDING.value)
+        query = query.where(Outbox.status == OutboxStatus.PENDING)
     return session.exec(query.order_by(col(Outbox.id))).all()
 
 

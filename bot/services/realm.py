@@ -80,7 +80,7 @@ def _supersede_realm_posts(session: Session, ctx: CampaignContext) -> None:
     if not candidates:
         return
     stale = (col(Outbox.campaign_id) == ctx.campaign_id, col(Outbox.key).in_(candidates),
-             col(Outbox.status) == OutboxStatus.PENDING.value, col(Outbox.attempts) == 0,
+             col(Outbox.status) == OutboxStatus.PENDING, col(Outbox.attempts) == 0,
              col(Outbox.claimed_by).is_(None))
     keys = list(session.exec(select(Outbox.key).where(*stale)).all())
     if keys:

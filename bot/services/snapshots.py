@@ -372,7 +372,7 @@ def _outbox_state(session: Session, campaign_id: int) -> dict[str, Any]:
     outbox, image = _table(Outbox), _table(PostImage)
     keys = session.execute(_undrawn_query(), {"cid": campaign_id}).scalars().all()
     pending = [] if not keys else session.execute(core_select(outbox).where(
-        outbox.c.campaign_id == campaign_id, outbox.c.status == OutboxStatus.PENDING.value,
+        outbox.c.campaign_id == campaign_id, outbox.c.status == OutboxStatus.PENDING,
         outbox.c.key.in_(keys)).order_by(outbox.c.id)).mappings().all()
     low = pending[0]["id"] if pending else _max_id(session, Outbox) + 1
     ids = session.execute(core_select(outbox.c.id).where(
@@ -560,11 +560,11 @@ def plan(session: Session, ctx: CampaignContext, snapshot: Snapshot, now: dateti
     undone = [s for s in listing(session, ctx) if s.id is not None and s.id >= (snapshot.id or 0)]
     result = Plan(snapshot, undone)
     for entry in queued_since(session, ctx, snapshot):
-        if entry.status == OutboxStatus.DELIVERED.value:
+        if entry.status == OutboxStatus.DELIVERED:
             if entry.kind in SEEN_KINDS:
                 result.sent.append(SentEntry(entry.id or 0, entry.kind, entry.target,
                                              entry.title, entry.reddit_id or ""))
-        elif entry.status == OutboxStatus.PENDING.value and entry.claimed_by is not None \
+        elif entry.status == OutboxStatus.PENDING and entry.claimed_by is not None \
                 and entry.claimed_until is not None and entry.claimed_until > now:
             result.busy.append(entry.id or 0)
         else:
@@ -702,7 +702,7 @@ def _settle_outbox(session: Session, ctx: CampaignContext, snapshot: Snapshot, *
         session.execute(delete(image).where(image.c.campaign_id == cid,
                                             image.c.key.in_(keys[start:start + 500])))
     for entry in entries:
-        if entry.status != OutboxStatus.DELIVERED.value:
+        if entry.status != OutboxStatus.DELIVERED:
             session.delete(entry)
             continue
         entry.key = f"undone{snapshot.id}:{entry.key}"[:120]

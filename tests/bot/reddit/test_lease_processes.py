@@ -170,7 +170,7 @@ def test_a_lapsed_publisher_cannot_record_what_the_new_holder_delivers(
     with transaction(engine) as session:
         keys = set(session.exec(select(Outbox.key).where(
             Outbox.campaign_id == ctx.campaign_id,
-            Outbox.status == OutboxStatus.PENDING.value)).all())
+            Outbox.status == OutboxStatus.PENDING)).all())
     config = _config(tmp_path / "config.toml", sandbox.url, database_url)
     home = tmp_path / "home"  # the praw_home fixture (through sandbox) made it empty
     home.mkdir(exist_ok=True)
@@ -197,7 +197,7 @@ def test_a_lapsed_publisher_cannot_record_what_the_new_holder_delivers(
         with transaction(engine) as session:
             entry = session.get(Outbox, held.id)
             lease = session.get(Lease, lease_name(ctx.campaign_id))
-        assert entry is not None and entry.status == OutboxStatus.DELIVERED.value
+        assert entry is not None and entry.status == OutboxStatus.DELIVERED
         assert entry.attempts == 2  # B claimed it again and found A's copy by its marker
         assert lease is not None and lease.generation == 2 and lease.holder == ""
 
@@ -216,7 +216,7 @@ def test_a_lapsed_publisher_cannot_record_what_the_new_holder_delivers(
     with transaction(engine) as session:
         rows = session.exec(select(Outbox).where(Outbox.campaign_id == ctx.campaign_id)).all()
     assert {r.key for r in rows} >= keys
-    assert all(r.status == OutboxStatus.DELIVERED.value and r.claimed_by is None
+    assert all(r.status == OutboxStatus.DELIVERED and r.claimed_by is None
                for r in rows if r.key in keys)
     # On Reddit: every entry once, and the held post is the one A sent (B only recorded it).
     posts = sandbox.posts(subreddit=SUBREDDIT)
@@ -278,5 +278,5 @@ def test_a_lapsed_poller_cannot_record_what_the_new_holder_handled(
             Outbox.campaign_id == ctx.campaign_id, Outbox.kind == "reply",
             Outbox.target == conversation)).all()
     assert [m.message_id for m in handled] == [message]
-    assert len(replies) == 1 and replies[0].status == OutboxStatus.PENDING.value
+    assert len(replies) == 1 and replies[0].status == OutboxStatus.PENDING
     engine.dispose()
