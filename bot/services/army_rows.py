@@ -239,6 +239,10 @@ _PATH, _COSTS, _TRAVELLED, _SAVED, _EQUIPMENT, _META = (
 _STORED_AT = tuple(_READ.index(name) for name in TICK_COLUMNS)
 _STORED = itemgetter(*_STORED_AT)
 """The :data:`TICK_COLUMNS` of a row of ``_select``, as a tuple."""
+_WRITTEN = itemgetter(*(len(_READ) + TICK_COLUMNS.index(name) if name in TICK_COLUMNS else at
+                        for at, name in enumerate(_READ)))
+"""A row of ``_select`` with its :data:`TICK_COLUMNS` replaced: ``_WRITTEN(row + values)``
+(``values`` in the order of :data:`TICK_COLUMNS`)."""
 
 
 Row = tuple[Any, ...]
@@ -390,10 +394,7 @@ class TickArmies:
                                             or _decoded(meta_text) == meta):
                 # the row as it will be read back converts to ``a`` (the other columns are
                 # typed: tile ids, whole costs, a fraction): keep it for the next tick
-                stored_row = list(row)
-                for at, value in zip(_STORED_AT, values, strict=True):
-                    stored_row[at] = value
-                written[army_id] = (tuple(stored_row), a)
+                written[army_id] = (_WRITTEN(row + values), a)
         if not params:
             return 0
         connection = session.connection()

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import insert
+from sqlalchemy import Table, insert
 from sqlmodel import Session, col, select
 
 from bot.db.models import Event, Outbox, Player
@@ -20,6 +20,8 @@ from bot.text import inert_links
 from rules.dice import Roll
 
 _BUFFER = "journal_buffer"
+_EVENT_TABLE: Table = Event.__table__  # type: ignore[attr-defined]
+_OUTBOX_TABLE: Table = Outbox.__table__  # type: ignore[attr-defined]
 
 
 def start_buffering(session: Session) -> None:
@@ -33,10 +35,14 @@ def flush_buffer(session: Session) -> None:
     buffer = session.info.pop(_BUFFER, None)
     if not buffer:
         return
-    if buffer["event"]:
-        session.execute(insert(Event), buffer["event"])
-    if buffer["outbox"]:
-        session.execute(insert(Outbox), buffer["outbox"])
+    # Core statements on the session's connection, after the session's pending changes (the
+    # ORM's bulk insert flushes them first): the rows are plain dicts, which the ORM's bulk
+    # path would only hand to the same executemany after bookkeeping of its own.
+    for table, rows in ((_EVENT_TABLE, buffer["event"]), (_OUTBOX_TABLE, buffer["outbox"])):
+        if rows:
+            if session.autoflush:
+                session.flush()
+            session.connection().execute(insert(table), rows)
 
 
 def log_event(
