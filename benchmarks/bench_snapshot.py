@@ -22,7 +22,7 @@ import zlib
 from datetime import timedelta
 from typing import Any
 
-from benchmarks.bench_tick import SIZE, START, build, pg_base, pg_url, sqlite_url
+from benchmarks.bench_tick import SIZE, START, backends, build
 from bot.db.engine import transaction
 from bot.services import snapshots
 from bot.services.tick import catch_up
@@ -69,12 +69,8 @@ def measure(url: str, armies: int, size: int = SIZE, repeat: int = 5) -> dict[st
 
 
 def run() -> list[tuple[str, int, float]]:
-    backends: list[tuple[str, Any]] = [("sqlite", sqlite_url)]
-    base = pg_base()
-    if base is not None:
-        backends.append(("postgresql", lambda: pg_url(base)))
     results: list[tuple[str, int, float]] = []
-    for name, opener in backends:
+    for name, opener in backends():
         for armies in SIZES:
             with opener() as url:
                 m = measure(url, armies)

@@ -222,15 +222,21 @@ def linear_verdict(points: list[tuple[int, float]], tolerance: float = 2.0) -> s
     return "at most linear" if worst <= tolerance * reference else "FASTER THAN LINEAR"
 
 
+def backends() -> list[tuple[str, Any]]:
+    """The backends to measure, each with the opener of a fresh database: SQLite, and
+    PostgreSQL when its server answers."""
+    found: list[tuple[str, Any]] = [("sqlite", sqlite_url)]
+    base = pg_base()
+    if base is not None:
+        found.append(("postgresql", lambda: pg_url(base)))
+    return found
+
+
 def run() -> list[tuple[str, int, float]]:
     full = os.environ.get("MAESTER_BENCH_FULL") == "1"
     sizes = (1_000, 5_000, 20_000, 50_000) if full else (1_000, 5_000)
-    backends: list[tuple[str, Any]] = [("sqlite", sqlite_url)]
-    base = pg_base()
-    if base is not None:
-        backends.append(("postgresql", lambda: pg_url(base)))
     results: list[tuple[str, int, float]] = []
-    for name, opener in backends:
+    for name, opener in backends():
         measured: list[tuple[int, dict[str, float]]] = []
         for armies in sizes:
             with opener() as url:
