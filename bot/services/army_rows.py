@@ -233,9 +233,9 @@ def army_value(r: ArmyRecord | Army) -> ArmyValue:
 
 
 # the positions in a row of _select
-_PATH, _COSTS, _TRAVELLED, _SAVED, _EQUIPMENT, _META = (
+_PATH, _COSTS, _TRAVELLED, _SAVED, _META = (
     _READ.index(name) for name in ("path_json", "costs_json", "travelled_json", "saved",
-                                   "equipment_json", "meta_json"))
+                                   "meta_json"))
 _STORED_AT = tuple(_READ.index(name) for name in TICK_COLUMNS)
 _STORED = itemgetter(*_STORED_AT)
 """The :data:`TICK_COLUMNS` of a row of ``_select``, as a tuple."""
@@ -274,10 +274,7 @@ class TickArmies:
     ``now``: every army as the rules' value, as the tick has it now (the tick takes each
     phase's changes into it). The rows as read are kept: an army whose value is still the one
     read is not written back, and the JSON columns an army did not change are written back
-    as the text read. A service that changes an army in place (the battle aftermath: a
-    commander who died) gets a mutable :class:`ArmyRecord` of it (:meth:`record`, made on
-    first use) and hands it back (:meth:`changed`); from then on the record is the army's
-    stored form (the rules' later changes are taken into it, column by column).
+    as the text read. Every change comes from the rules (:meth:`take`).
 
     Converting thousands of rows costs more than the rules' work on them, and from one tick
     to the next most rows stay as they were or as the tick wrote them. So the process keeps
@@ -294,8 +291,6 @@ class TickArmies:
     def __init__(self, rows: Sequence[Row]) -> None:
         self.rows: dict[int, Row] = {}
         self.now: dict[int, ArmyValue] = {}
-        self.records: dict[int, ArmyRecord] = {}
-        self._dirty: set[int] = set()
         self._touched: set[int] = set()  # the armies the rules gave a new value
         kept_rows, kept_values = TickArmies._kept
         for row in rows:
@@ -315,43 +310,16 @@ class TickArmies:
         return self.now.values()
 
     def current(self) -> dict[int, ArmyValue]:
-        """The armies now, as a new mapping for the rules (those a service changed taken
-        from their records)."""
-        for army_id in self._dirty:
-            self.now[army_id] = army_value(self.records[army_id])
-        self._dirty.clear()
+        """The armies now, as a new mapping for the rules."""
         return dict(self.now)
 
     def take(self, before: World, after: World) -> None:
-        """Take the armies the rules changed from ``before`` to ``after`` (new values; a
-        record, if the army has one, takes only the columns that changed)."""
+        """Take the armies the rules changed from ``before`` to ``after``."""
         if after.armies is before.armies:
             return
-        records = self.records
         for a in changed_armies(before, after):
-            record = records.get(a.id)
-            if record is not None:
-                apply_change(record, before.armies[a.id], a)
             self.now[a.id] = a
             self._touched.add(a.id)
-
-    def record(self, army_id: int) -> ArmyRecord:
-        """Army ``army_id`` as a mutable record, for a service that changes it in place."""
-        record = self.records.get(army_id)
-        if record is None:
-            a, m = self.now[army_id], self.now[army_id].march
-            record = ArmyRecord(
-                a.id, a.claim_id, a.kind, a.state, a.tile, a.infantry, a.cavalry, a.ships,
-                a.ready_tick, m.depart_tick, list(m.path), list(m.costs), list(a.travelled),
-                str(m.saved), a.arrival_tick, a.stationary_since, a.retreat_penalty,
-                a.commander_id, _decoded(self.rows[army_id][_EQUIPMENT]), dict(a.meta))
-            self.records[army_id] = record
-        return record
-
-    def changed(self, record: ArmyRecord) -> None:
-        """A service changed ``record`` (from :meth:`record`): the next :meth:`current`
-        takes it."""
-        self._dirty.add(record.id)
 
     def save(self, session: Session) -> int:
         """Write the tick columns of every army that changed since it was read (one
@@ -361,13 +329,11 @@ class TickArmies:
         values, JSON text): per-row parameter processing would cost more than the tick's
         rules. Run once, at the end of the tick.
         """
-        read, rows, records, dumps, stored = self.read, self.rows, self.records, _json_text, \
-            _STORED
+        read, rows, dumps, stored = self.read, self.rows, _json_text, _STORED
         params: list[tuple[Any, ...]] = []
         written: dict[int, tuple[Row, ArmyValue]] = {}  # for the next tick, once written
-        for army_id in sorted(self._touched.union(records)):  # the others are as read
-            record = records.get(army_id)
-            a = army_value(record) if record is not None else self.now[army_id]
+        for army_id in sorted(self._touched):  # the others are as read
+            a = self.now[army_id]
             first = read[army_id]
             if a is first:
                 continue

@@ -214,26 +214,6 @@ def _stored(claim: Claim | ClaimState) -> Sequence[Any]:
     return claim.improvements if isinstance(claim, ClaimState) else claim.improvements_json
 
 
-def improvement_records(claim: Claim | ClaimState) -> list[dict[str, Any]]:
-    """The claim's built and in-progress improvements (the bookkeeping entry left out)."""
-    return improvements.improvement_records(_stored(claim))
-
-
-def finished_improvements(claim: Claim | ClaimState) -> tuple[str, ...]:
-    """Names of the claim's finished improvements."""
-    return improvements.finished_improvements(_stored(claim))
-
-
-def capacity_granted(claim: Claim) -> tuple[int, int]:
-    """(infantry, cavalry) that capacity effects have added to the claim's troops so far."""
-    return improvements.capacity_granted(claim.improvements_json)
-
-
-def set_improvement_records(claim: Claim, records: Sequence[Mapping[str, Any]]) -> None:
-    """Replace the claim's improvement list, keeping the capacity bookkeeping."""
-    claim.improvements_json = list(improvements.stored_items(records, capacity_granted(claim)))
-
-
 def equipment_names(army: ModifiedArmy) -> tuple[str, ...]:
     """Names of the siege equipment an army carries."""
     if isinstance(army, world.Army):

@@ -108,9 +108,8 @@ def branches(ctx: CampaignContext, period: int, claim_ids: Iterable[int]) -> lis
     return list(fairdice.branches(ctx.secret, period, claim_ids))
 
 
-def _commitments(period: int, commit: Iterable[Branch], names: dict[int, str]
-                 ) -> list[Commitment]:
-    """The rows of ``period``'s commitments in a [Dice] post."""
+def _commitments(commit: Iterable[Branch], names: dict[int, str]) -> list[Commitment]:
+    """The rows of one period's commitments (``commit``) in a [Dice] post."""
     rows: list[Commitment] = []
     for branch in commit:
         claim = None
@@ -141,7 +140,7 @@ def _dice_post(*, commit: Sequence[tuple[int, Sequence[Branch]]], reveal: int | 
     """The [Dice] post: the ``commit`` periods' commitments, and the reveal of period
     ``reveal`` (its ``public`` secret) with the public rolls among ``revealed`` (that
     period's events)."""
-    commitments = [(period, _commitments(period, committed, names))
+    commitments = [(period, _commitments(committed, names))
                    for period, committed in commit]
     if reveal is None or public is None:
         return dice_post(commitments=commitments)

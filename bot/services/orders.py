@@ -25,7 +25,6 @@ from types import MappingProxyType
 from sqlalchemy.exc import DBAPIError
 from sqlmodel import Session
 
-from bot.errors import apology
 from bot.render import receipts
 from bot.render.receipts import receipt_text
 from bot.services import journal, orders_catalogue
@@ -133,7 +132,7 @@ def process_message(session: Session, ctx: CampaignContext, *, author: str, text
         except Exception:
             incident = f"{call.ref}"
             log.exception("order %s from u/%s failed unexpectedly", incident, author)
-            sections.append(quote + apology(incident, "handling this order"))
+            sections.append(quote + receipts.failed(incident))
             outcome.rejected += 1
         else:
             sections.append(quote + receipt)

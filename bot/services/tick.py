@@ -52,7 +52,7 @@ from bot.render.posts import (
     siege_month_post,
 )
 from bot.services import fairplay, forewarn, journal, pause, snapshots
-from bot.services.army_rows import ArmyRecord, load_armies
+from bot.services.army_rows import load_armies
 from bot.services.battle_rows import insert_battles, load_battles, save_battles
 from bot.services.catalogue import (  # the modifiers in force
     ModifierBook,
@@ -281,12 +281,6 @@ class _TickState:
     def notify(self, claim_id: int, key: str, subject: str, body: str) -> None:
         journal.notify_claim(self.session, self.ctx.campaign_id, claim_id, key, subject=subject,
                              body=body, at=self.at, tick=self.tick)
-
-    def save(self, *rows: ArmyRecord) -> None:
-        """Keep changed army records: they go back to the tick's armies, written back at the
-        end of the tick (:meth:`~bot.services.army_rows.TickArmies.save`, one statement)."""
-        for row in rows:
-            self.armies.changed(row)
 
     def book(self) -> ModifierBook:
         """The modifiers in force this tick, loaded once per tick (the rules ask for them

@@ -198,10 +198,14 @@ class World:
             found.setdefault(a.tile, []).append(a)
         return found
 
+    def free_characters_with(self, army_id: int) -> tuple[CharacterState, ...]:
+        """The free characters with an army."""
+        return tuple(c for c in self.characters.values()
+                     if c.army_id == army_id and c.status in FREE_CHARACTERS)
+
     def characters_with(self, army_id: int) -> tuple[str, ...]:
         """The names of the free characters with an army."""
-        return tuple(c.name for c in self.characters.values()
-                     if c.army_id == army_id and c.status in FREE_CHARACTERS)
+        return tuple(c.name for c in self.free_characters_with(army_id))
 
     @classmethod
     def of(cls, *, armies: Iterable[Army] = (), claims: Iterable[ClaimState] = (),
@@ -310,8 +314,7 @@ def fighting_side(world: World, army: Army, role: Winner, *, map: WorldMap, tick
     ``secrets_of``: the claim asking for odds; another claim's hidden modifiers are then left
     out, so odds never reveal them.
     """
-    with_it = tuple(c for c in world.characters.values()
-                    if c.army_id == army.id and c.status in FREE_CHARACTERS)
+    with_it = world.free_characters_with(army.id)
     mods = modifiers.battle(army, assault=assault, characters=with_it)
     if secrets_of is not None and army.claim_id != secrets_of:
         mods = tuple(m for m in mods if not m.hidden)
