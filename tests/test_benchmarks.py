@@ -4,6 +4,8 @@
   with the armies, on SQLite and PostgreSQL; the growth check reads its own figures.
 - The snapshot benchmark (benchmarks/bench_snapshot.py): the world it takes back after a
   tick is the one its snapshot saw, on SQLite and PostgreSQL.
+- The rules-alone benchmark (benchmarks/bench_advance.py): its world marches, detects and
+  gives the same tick each time it is measured.
 - The many-campaigns benchmark (benchmarks/bench_campaigns.py): two real worker processes
   catching up the same campaigns on one PostgreSQL apply every tick exactly once.
 """
@@ -15,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks import bench_snapshot
+from benchmarks import bench_advance, bench_snapshot
 from benchmarks.bench_campaigns import TICKS, run_campaigns
 from benchmarks.bench_tick import linear_verdict, measure, slopes
 from tests.fixtures.db import fresh_schema, require_postgres, sqlite_url
@@ -43,6 +45,15 @@ def test_the_snapshot_benchmark_takes_back_a_tick_exactly(backend: str, tmp_path
     assert figures["changed"] and figures["same"]  # the tick moved armies; undo put them back
     assert figures["json_bytes"] > figures["stored_bytes"] > 0
     assert all(figures[k] > 0 for k in ("take", "median", "tick", "restore"))
+
+
+def test_the_rules_benchmark_measures_a_tick_that_moves_and_detects() -> None:
+    figures = bench_advance.measure(160, size=30, repeat=2)
+    assert figures["entered"] > 0 and figures["rolls"] > 0
+    assert figures["movement"] > 0 and figures["advance"] > 0
+    world, tick, dice = bench_advance.bench_world(160, 64, size=30)
+    first = bench_advance.advance_movement(world, tick, dice)
+    assert repr(bench_advance.advance_movement(world, tick, dice)) == repr(first)
 
 
 def test_the_growth_check_reads_marginal_costs() -> None:

@@ -1,0 +1,343 @@
+"""The movement phase against a plain reference: on many seeded worlds (wars between claims,
+watched holdfasts and occupied resource tiles, retreats, fleets, musters, modifiers of speed,
+stealth and detection) :func:`rules.campaign.advance.advance_movement` gives exactly what
+the straightforward algorithm below gives, tick after tick: the same armies (their march,
+their bookkeeping with its keys in the same order), the same battles, the same events in the
+same order with the same dice.
+
+The reference works the rules out the obvious way (every army, every tile entered, every
+watcher near it, a new army value at each change); the phase may be as clever as it likes
+about doing less, but not about doing something else.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import replace
+from decimal import Decimal
+from fractions import Fraction
+
+import pytest
+
+from rules.campaign.advance import (
+    Arrival,
+    Detection,
+    Encounter,
+    Tick,
+    TickEvent,
+    advance,
+    advance_movement,
+    meet,
+    observers_of,
+)
+from rules.campaign.config import RulesConfig
+from rules.campaign.detection import roll_detection
+from rules.campaign.modifiers import Effect, EffectKind, Modifier, Source
+from rules.campaign.movement import budget_per_tick, marches_on
+from rules.campaign.paths import entry_cost
+from rules.campaign.state import (
+    BattleState,
+    CharacterState,
+    ClaimState,
+    EventDice,
+    SiegeState,
+    World,
+)
+from rules.campaign.world import (
+    Army,
+    ArmyKind,
+    ArmyState,
+    BattleKind,
+    March,
+)
+from rules.campaign.worldmap import WorldMap, parse_map, tile_id
+from rules.fairdice import claim_branch
+
+RULES = RulesConfig()
+DICE = EventDice("a campaign secret", 2)
+HEADER = "id,name,terrain,flags,resource_benefit,defense_bonus,region,neighbours\n"
+SIZES = ((10, 0), (0, 40), (150, 20), (180, 0), (400, 50), (700, 0), (1500, 300), (6000, 0))
+
+
+def _modifier(name: str, kind: EffectKind, amount: str, hidden: bool = False) -> Modifier:
+    return Modifier(name, Source.SKILL, (Effect(kind, Decimal(amount)),), name, hidden)
+
+
+FAST = _modifier("forced march", EffectKind.SPEED, "1.5")
+SNEAKY = _modifier("scouts", EffectKind.STEALTH, "3", hidden=True)
+WATCHFUL = _modifier("watchtower", EffectKind.DETECTION, "4")
+
+
+class SeededModifiers:
+    """Modifiers that depend on the army's id, state and tile and on the watcher: a phase that
+    asked them about another army value than the rules mean would be caught."""
+
+    def march(self, army: Army) -> tuple[Modifier, ...]:
+        found = []
+        if army.id % 5 == 0:
+            found.append(SNEAKY)
+        if army.id % 7 == 0 or (army.state is ArmyState.STANDING and army.tile.endswith("3")):
+            found.append(FAST)
+        return tuple(found)
+
+    def observer(self, claim_id: int, tile: str) -> tuple[Modifier, ...]:
+        return (WATCHFUL,) if claim_id % 3 == 0 else ()
+
+    def battle(self, army: Army, *, assault: bool,
+               characters: Sequence[CharacterState] | None = None) -> tuple[Modifier, ...]:
+        return ()
+
+    def holdfast(self, claim_id: int, *,
+                 characters: Sequence[CharacterState] | None = None) -> tuple[Modifier, ...]:
+        return ()
+
+
+def seeded_map(rng: random.Random, size: int = 14) -> WorldMap:
+    """Water round the edge and in lakes, a holdfast every 4 tiles, a few resource tiles."""
+    holds = {(c, r) for c in range(2, size - 1, 4) for r in range(2, size - 1, 4)}
+    lines = [HEADER]
+    for col in range(size):
+        for row in range(size):
+            edge = col in (0, size - 1) or row in (0, size - 1)
+            terrain = "water" if edge else rng.choice(
+                ["field", "field", "field", "forest", "hill", "water"])
+            flags, name, benefit = "", "", ""
+            if (col, row) in holds:
+                terrain, flags, name = "field", "holdfast", f"Hold {col}x{row}"
+            elif terrain != "water" and rng.random() < 0.06:
+                flags, benefit = "resource", "Gold mine"
+            lines.append(f"{tile_id(col, row)},{name},{terrain},{flags},{benefit},,,\n")
+    return parse_map("".join(lines))
+
+
+def _walk(world_map: WorldMap, start: str, kind: ArmyKind, length: int,
+          rng: random.Random) -> list[str]:
+    path, here = [], start
+    for _ in range(length):
+        options = [n for n in world_map.neighbours(here)
+                   if entry_cost(world_map.tile(n), kind, RULES) is not None]
+        if not options:
+            break
+        here = rng.choice(options)
+        path.append(here)
+    return path
+
+
+def seeded_world(seed: int, tick: int, armies: int = 160) -> tuple[World, WorldMap]:
+    """A world of 9 claims, some at war, with armies in every state near each other."""
+    rng = random.Random(seed)
+    world_map = seeded_map(rng)
+    holds = [t.id for t in world_map.holdfasts()]
+    claims = [ClaimState(i + 1, f"House {i}", h) for i, h in enumerate(holds)]
+    ids = [c.id for c in claims]
+    wars = [(a, b) for a in ids for b in ids if a < b and rng.random() < 0.45]
+    land = [t.id for t in world_map if t.is_land]
+    water = [t.id for t in world_map if not t.is_land]
+    values: list[Army] = []
+    sieges: list[SiegeState] = []
+    for i in range(1, armies + 1):
+        claim = rng.choice(claims)
+        fleet = rng.random() < 0.1
+        kind = ArmyKind.FLEET if fleet else ArmyKind.LAND
+        state = rng.choice([ArmyState.STANDING] * 6 + [ArmyState.MARCHING] * 7
+                           + [ArmyState.RETREATING] * 2 + [ArmyState.MUSTERING] * 2
+                           + [ArmyState.GARRISON, ArmyState.BESIEGING, ArmyState.GONE])
+        if fleet and state in (ArmyState.GARRISON, ArmyState.BESIEGING, ArmyState.MUSTERING):
+            state = ArmyState.STANDING
+        tile = rng.choice(water if fleet else (land + holds * 3))
+        if state is ArmyState.GARRISON:
+            tile = claim.holdfast
+        infantry, cavalry = rng.choice(SIZES)
+        ships = 0
+        if fleet:
+            infantry, cavalry, ships = 0, 0, rng.choice((3, 30, 600))
+        path = _walk(world_map, tile, kind, rng.randint(1, 6), rng) \
+            if state in (ArmyState.MARCHING, ArmyState.RETREATING, ArmyState.MUSTERING) \
+            and rng.random() < 0.9 else []
+        costs = [entry_cost(world_map.tile(t), kind, RULES) or 1 for t in path]
+        depart = rng.choice((tick - 3, tick - 1, tick - 1, tick, None)) if path else \
+            rng.choice((None, tick - 5))
+        meta: dict[str, object] = {}
+        if rng.random() < 0.5:
+            meta["order"] = f"t3_{seed}x{i}"
+        near = rng.sample(holds, 2)
+        if rng.random() < 0.3:
+            meta["rolled"] = [f"{depart}:{near[0]}", f"{tick - 9}:{near[1]}"]
+        if rng.random() < 0.2:
+            meta["detected_by"] = sorted(rng.sample(ids, 2))
+            meta["sighted"] = {str(meta["detected_by"][0]): [near[0], tick - 1]}  # type: ignore[index]
+        if state is ArmyState.RETREATING:
+            meta["retreat_from"] = tile
+        if rng.random() < 0.1:
+            meta["retreat_route"] = []
+        values.append(Army(
+            i, claim.id, kind, state, tile, infantry=infantry, cavalry=cavalry, ships=ships,
+            stationary_since=rng.choice((None, tick - 4)), arrival_tick=rng.choice((None, tick)),
+            ready_tick=rng.choice((tick, tick + 1)) if state is ArmyState.MUSTERING else None,
+            march=March(tuple(path), tuple(costs),
+                        Fraction(rng.randrange(4), rng.choice((1, 2, 4))), depart),
+            travelled=tuple(_walk(world_map, tile, kind, rng.randint(0, 3), rng)),
+            meta=meta))
+        if state is ArmyState.BESIEGING:
+            target = rng.choice(claims)
+            if target.id != claim.id:
+                values[-1] = replace(values[-1], tile=target.holdfast)
+                sieges.append(SiegeState(len(sieges) + 1, i, claim.id, target.id,
+                                         target.holdfast, tick - 3))
+    at_war = {tuple(sorted(p)) for p in wars}
+    battles = []
+    by_tile: dict[str, list[Army]] = {}
+    for a in values:
+        by_tile.setdefault(a.tile, []).append(a)
+    for here in by_tile.values():  # a pending battle between two armies at war on a tile
+        pair = [a for a in here if a.state is ArmyState.STANDING]
+        if len(pair) >= 2 and tuple(sorted((pair[0].claim_id, pair[1].claim_id))) in at_war:
+            battles.append(BattleState(len(battles) + 1, pair[0].tile, BattleKind.FIELD,
+                                       pair[0].id, pair[1].id, pair[0].claim_id,
+                                       pair[1].claim_id, tick - 1, tick + rng.randint(0, 1)))
+    world = World.of(armies=values, claims=claims, wars=wars, sieges=sieges, battles=battles)
+    return world, world_map
+
+
+# --- the reference ----------------------------------------------------------------------------
+
+def reference_movement(world: World, tick: Tick, dice: EventDice
+                       ) -> tuple[World, list[TickEvent]]:
+    """The movement phase, worked out the obvious way."""
+    armies = dict(world.armies)
+    battles = list(world.battles)
+    events: list[TickEvent] = []
+    order: dict[str, list[int]] = {}
+    for a in world.armies.values():
+        order.setdefault(a.tile, []).append(a.id)
+    observers = observers_of(world, tick)
+    watched: dict[str, list[str]] = {}  # entered tile -> observer tiles near it, by tile id
+    for obs in sorted(observers):
+        if obs in tick.map.tiles:
+            for near in tick.map.tiles_within(obs, tick.rules.detection_radius):
+                watched.setdefault(near, []).append(obs)
+
+    def detect(a: Army) -> Army:
+        rolled = set(a.meta.get("rolled", []))
+        for obs in watched.get(a.tile, ()):
+            watcher, kind = observers[obs]
+            key = f"{a.march.depart_tick}:{obs}"
+            if watcher == a.claim_id or key in rolled:
+                continue
+            rolled.add(key)
+            rolling, event = dice.roll_for(f"detect:{tick.index}:{a.id}:{obs}", a,
+                                           branch=claim_branch(watcher))
+            watching = tick.modifiers.observer(watcher, obs)
+            result = roll_detection(a.size, kind, dice=rolling, rules=tick.rules,
+                                    observer_modifiers=watching,
+                                    stealth_modifiers=tick.modifiers.march(a))
+            guard = None
+            if a.state is ArmyState.MARCHING:
+                guard = next((g.id for g in (armies[j] for j in order.get(obs, ()))
+                              if g.claim_id == watcher and g.state is ArmyState.STANDING
+                              and g.kind is a.kind), None)
+            events.append(Detection(a, watcher, obs, result, watching, guard,
+                                    dice.line(event, rolling), tuple(rolling.rolls)))
+            if result.detected:
+                sighted = dict(a.meta.get("sighted", {}))
+                sighted[str(watcher)] = [obs, tick.index]
+                a = a.with_meta(detected_by=sorted({*a.detected_by, watcher}), sighted=sighted)
+        if a.meta.get("rolled") != sorted(rolled):
+            a = a.with_meta(rolled=sorted(rolled))
+        return a
+
+    def stop(a: Army) -> Army:
+        return replace(a, state=ArmyState.STANDING, stationary_since=tick.index,
+                       arrival_tick=tick.index, march=March(depart_tick=a.march.depart_tick),
+                       travelled=() if a.state is ArmyState.RETREATING else a.travelled)
+
+    for army_id in list(armies):
+        a = armies[army_id]
+        m = a.march
+        if a.state not in (ArmyState.MARCHING, ArmyState.RETREATING) or not m.path \
+                or not marches_on(tick.index, m.depart_tick):
+            continue
+        saved = m.saved + budget_per_tick(a.infantry, a.cavalry, tick.rules,
+                                          is_fleet=a.kind is ArmyKind.FLEET,
+                                          modifiers=tick.modifiers.march(a))
+        entering = 0  # the tiles the saving covers; the march keeps what is left over
+        while entering < len(m.costs) and saved >= m.costs[entering]:
+            saved -= m.costs[entering]
+            entering += 1
+        a = replace(a, march=replace(m, saved=saved))
+        stopped = False
+        for _ in range(entering):
+            m = a.march
+            order[a.tile].remove(a.id)
+            a = replace(a, travelled=(*a.travelled, a.tile), tile=m.path[0],
+                        march=March(m.path[1:], m.costs[1:], m.saved, m.depart_tick))
+            order.setdefault(a.tile, []).append(a.id)
+            armies[a.id] = a
+            a = detect(a)
+            armies[a.id] = a
+            enemy = next((o for o in (armies[j] for j in order[a.tile])
+                          if o.id != a.id and o.kind is a.kind
+                          and o.state in (ArmyState.STANDING, ArmyState.BESIEGING)
+                          and world.at_war(a.claim_id, o.claim_id)), None)
+            if enemy is not None:
+                battle = meet(a, enemy, tick)
+                battles.append(battle)
+                events.append(Encounter(a, enemy, battle))
+                stopped = True
+                break
+        if stopped or not a.march.path:
+            if not stopped:
+                events.append(Arrival(stop(a), a.state is ArmyState.RETREATING))
+            a = stop(a)
+        armies[a.id] = a
+    return replace(world, armies=armies, battles=tuple(battles)), events
+
+
+def outcome(world: World, events: Sequence[TickEvent]) -> tuple[str, str]:
+    """Everything a phase decided, as text: the armies with their bookkeeping (whose keys'
+    order counts: it is stored as given) and the rest of the world, and the events."""
+    return repr(world), repr(list(events))
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_movement_decides_what_the_reference_decides(seed: int) -> None:
+    start = 40
+    world, world_map = seeded_world(seed, start)
+    ours, theirs = world, world
+    for index in range(start, start + 4):
+        tick = Tick(index, world_map, RULES, SeededModifiers())
+        ours, events = advance_movement(ours, tick, DICE)
+        theirs, expected = reference_movement(theirs, tick, DICE)
+        assert outcome(ours, events) == outcome(theirs, expected)
+        ours = theirs = _numbered(ours)
+
+
+def _numbered(world: World) -> World:
+    """The world with the battles a phase began given ids (what the services do)."""
+    battles = tuple(b if b.id is not None else replace(b, id=1000 + i)
+                    for i, b in enumerate(world.battles))
+    return replace(world, battles=battles)
+
+
+def test_the_seeded_worlds_exercise_every_case() -> None:
+    """The worlds above detect and miss, meet enemies, arrive, return from retreats, guard,
+    and move fleets (else the comparison would prove little)."""
+    kinds: dict[str, int] = {}
+    for seed in range(12):
+        world, world_map = seeded_world(seed, 40)
+        _, events = advance(world, Tick(40, world_map, RULES, SeededModifiers()), DICE)
+        for e in events:
+            name = type(e).__name__
+            if isinstance(e, Detection):
+                name += ":detected" if e.result.detected else ":missed"
+                name += ":auto" if e.result.automatic else ""
+                name += ":guarded" if e.guard is not None else ""
+            if isinstance(e, Arrival):
+                name += ":returned" if e.returned else ""
+                name += ":fleet" if e.army.kind is ArmyKind.FLEET else ""
+            kinds[name] = kinds.get(name, 0) + 1
+    for wanted in ("Detection:detected", "Detection:missed", "Detection:detected:auto",
+                   "Detection:detected:guarded", "Encounter", "Arrival", "Arrival:returned",
+                   "Arrival:fleet", "MusterDone", "BattleFought"):
+        assert kinds.get(wanted, 0) > 0, (wanted, kinds)
