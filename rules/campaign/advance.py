@@ -40,6 +40,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from decimal import Decimal
 from fractions import Fraction
+from typing import Any
 
 from rules.campaign import calendar
 from rules.campaign.battle import BattleResult, Side, Winner, resolve_battle
@@ -560,18 +561,42 @@ def budget(a: Army, tick: Tick) -> Fraction:
                            modifiers=tick.modifiers.march(a))
 
 
+_MOVING = (ArmyState.MARCHING, ArmyState.RETREATING)
+"""The states of an army on the move."""
+
+_HOLDING = (ArmyState.STANDING, ArmyState.BESIEGING)
+"""The states of an army that stops an enemy entering its tile."""
+
+_NO_WATCHERS: tuple[tuple[str, tuple[int, ObserverKind]], ...] = ()
+
+
 class _Moves:
-    """One movement phase over a working copy of the armies (the world stays untouched)."""
+    """One movement phase over a working copy of the armies (the world stays untouched).
+
+    Most tiles a march enters are neither watched by anyone who has not rolled for that march
+    yet nor held by an enemy: nothing happens there but the move. So a march step builds the
+    army as it stood on a tile (:meth:`entered`) only where something happens (a detection
+    roll, an encounter) and once at the end of the step, looks for enemies only on the tiles
+    where an army of a claim at war stands (:attr:`held`), and moves the army in the index of
+    the tiles once per step (no other army's step runs meanwhile, and no army stops or is
+    guarded by itself, so where it stands in between counts for nothing)."""
 
     def __init__(self, world: World, tick: Tick, dice: EventDice) -> None:
         self.world = world
         self.tick = tick
         self.dice = dice
         self.armies: dict[int, Army] = dict(world.armies)
+        self.warring = frozenset(claim for pair in world.wars for claim in pair)
+        """The claims at war with some claim: only their armies meet enemies."""
         # The armies on each tile, in the order they came (the order encounters look in).
         self.by_tile: dict[str, list[int]] = {}
+        self.held: set[str] = set()
+        """The tiles where an army of a claim at war stands or besieges (the only tiles where
+        a march may meet an enemy); an army that stops in this phase adds its tile."""
         for a in world.armies.values():
             self.by_tile.setdefault(a.tile, []).append(a.id)
+            if a.state in _HOLDING and a.claim_id in self.warring:
+                self.held.add(a.tile)
         self.battles: list[BattleState] = list(world.battles)
         self.events: list[TickEvent] = []
         self.budgets: dict[tuple[int, int, ArmyKind, tuple[Modifier, ...]], Fraction] = {}
@@ -591,32 +616,61 @@ class _Moves:
         return [self.armies[i] for i in self.by_tile.get(tile, ())]
 
     def move_all(self) -> None:
-        self.watch(observers_of(replace(self.world, armies=self.armies), self.tick))
-        for army_id in list(self.armies):
-            a = self.armies[army_id]
-            if a.state not in (ArmyState.MARCHING, ArmyState.RETREATING):
-                continue
+        self.watch(observers_of(self.world, self.tick))
+        index = self.tick.index
+        for a in self.world.armies.values():  # a step changes no army but the one stepping
             m = a.march
-            if not marches_on(self.tick.index, m.depart_tick) or not m.path:
-                continue  # no tile is entered on the departure tick itself
-            entered, saved = enter_tiles(m.costs, 0, m.saved, self.budget(a))  # a step_march
-            if not entered:
-                a = evolve(a, march=March(m.path, m.costs, saved, m.depart_tick))
-            stopped = False
-            for _ in range(entered):
-                self.by_tile[a.tile].remove(a.id)
-                m = a.march
-                a = evolve(a, travelled=(*a.travelled, a.tile), tile=m.path[0],
-                            march=March(m.path[1:], m.costs[1:], saved, m.depart_tick))
-                self.by_tile.setdefault(a.tile, []).append(a.id)
-                self.armies[a.id] = a
-                a = self.detect(a)
-                if self.encounter(a):
+            if a.state in _MOVING and m.path and marches_on(index, m.depart_tick):
+                self.step(a)  # (no tile is entered on the departure tick itself)
+
+    def step(self, a: Army) -> None:
+        """Army ``a`` marches on for one tick (a :func:`~rules.campaign.movement.step_march`):
+        it enters every next tile its saving covers, is watched on each (:meth:`detect`), and
+        stops at the first one an enemy at war holds (:meth:`encounter`) or at the end of its
+        path (:meth:`arrive`)."""
+        m = a.march
+        entered, saved = enter_tiles(m.costs, 0, m.saved, self.budget(a))
+        if not entered:
+            self.armies[a.id] = evolve(a, march=March(m.path, m.costs, saved, m.depart_tick))
+            return
+        self.by_tile[a.tile].remove(a.id)
+        meta = a.meta
+        rolled = set(meta.get("rolled", []))  # who has rolled for this march, as "depart:tile"
+        may_meet = a.claim_id in self.warring
+        now, now_at = a, -1  # the army as it stood on tile ``now_at`` of its path
+        stopped = False
+        for i in range(entered):
+            tile = m.path[i]
+            watchers = self.unrolled(tile, a, rolled)
+            if watchers:
+                now, now_at = self.detect(self.entered(a, i, saved, meta), watchers, rolled), i
+                meta = now.meta
+            elif i == 0 and meta.get("rolled") != (keys := sorted(rolled)):
+                meta = {**meta, "rolled": keys}  # what detect stores (see there)
+            if may_meet and tile in self.held:
+                if now_at != i:
+                    now, now_at = self.entered(a, i, saved, meta), i
+                if self.encounter(now):
                     stopped = True
                     break
-            if stopped or not a.march.path:
-                a = self.arrive(a, interrupted=stopped)
-            self.armies[a.id] = a
+        if now_at != i:
+            now = self.entered(a, i, saved, meta)
+        self.by_tile.setdefault(now.tile, []).append(a.id)
+        if stopped or not now.march.path:
+            now = self.arrive(now, interrupted=stopped)
+            if now.claim_id in self.warring:
+                self.held.add(now.tile)
+        self.armies[a.id] = now
+
+    @staticmethod
+    def entered(a: Army, i: int, saved: Fraction, meta: Mapping[str, Any]) -> Army:
+        """Army ``a`` as it began its step, once it has entered tile ``i`` of its path (what
+        ``i + 1`` moves of one tile each give): its saving ``saved`` (what is left after the
+        whole step) and its bookkeeping ``meta``."""
+        m = a.march
+        return evolve(a, tile=m.path[i], travelled=(*a.travelled, a.tile, *m.path[:i]),
+                      march=March(m.path[i + 1:], m.costs[i + 1:], saved, m.depart_tick),
+                      meta=meta)
 
     def watch(self, observers: Mapping[str, tuple[int, ObserverKind]]) -> None:
         """Note, for every tile, the watched tiles within the detection radius of it and who
@@ -628,18 +682,26 @@ class _Moves:
                 for near in self.tick.map.tiles_within(tile_id, radius):
                     self.watched.setdefault(near, []).append((tile_id, observers[tile_id]))
 
-    def detect(self, a: Army) -> Army:
-        """Every watched tile within the detection radius of ``a`` that has not rolled for this
-        march yet rolls to detect it (:meth:`watch`)."""
+    def unrolled(self, tile: str, a: Army, rolled: set[str]
+                 ) -> Sequence[tuple[str, tuple[int, ObserverKind]]]:
+        """The watched tiles within the detection radius of ``tile`` (:meth:`watch`) that roll
+        to detect army ``a`` entering it: those another claim watches from and that have not
+        rolled for this march yet (``rolled``), by tile id."""
+        near = self.watched.get(tile)
+        if not near:
+            return _NO_WATCHERS
+        depart = a.march.depart_tick
+        return [(tile_id, watcher) for tile_id, watcher in near
+                if watcher[0] != a.claim_id and f"{depart}:{tile_id}" not in rolled]
+
+    def detect(self, a: Army, watchers: Sequence[tuple[str, tuple[int, ObserverKind]]],
+               rolled: set[str]) -> Army:
+        """Each of ``watchers`` (:meth:`unrolled`) rolls to detect ``a`` on the tile it has
+        just entered; each is added to ``rolled``, which the army's bookkeeping keeps sorted
+        (as ``rolled``: written on the first tile a march enters, and whenever it changes)."""
         rules = self.tick.rules
-        rolled = set(a.meta.get("rolled", []))
-        for tile_id, watcher in self.watched.get(a.tile, ()):  # by tile id
-            if watcher[0] == a.claim_id:
-                continue
-            key = f"{a.march.depart_tick}:{tile_id}"
-            if key in rolled:
-                continue
-            rolled.add(key)
+        for tile_id, watcher in watchers:
+            rolled.add(f"{a.march.depart_tick}:{tile_id}")
             dice, event = self.dice.roll_for(f"detect:{self.tick.index}:{a.id}:{tile_id}", a,
                                              branch=claim_branch(watcher[0]))
             watching = self.tick.modifiers.observer(watcher[0], tile_id)
@@ -656,7 +718,6 @@ class _Moves:
                 a = a.with_meta(detected_by=sorted(detected_by), sighted=sighted)
         if a.meta.get("rolled") != (keys := sorted(rolled)):
             a = a.with_meta(rolled=keys)
-        self.armies[a.id] = a
         return a
 
     def guard(self, a: Army, claim_id: int, tile_id: str) -> int | None:
@@ -675,7 +736,7 @@ class _Moves:
         for other in self.on_tile(a.tile):
             if other.id == a.id or other.kind is not a.kind:
                 continue
-            if other.state not in (ArmyState.STANDING, ArmyState.BESIEGING):
+            if other.state not in _HOLDING:
                 continue
             if not self.world.at_war(a.claim_id, other.claim_id):
                 continue
