@@ -51,7 +51,7 @@ def claim_branch(claim_id: int) -> str:
 def branch_secret(campaign_secret: str, period: int, branch: str) -> bytes:
     """The 32-byte secret of one branch of one period, derived from the campaign secret."""
     message = f"{VERSION}|{period}|{branch}".encode()
-    return hmac.new(campaign_secret.encode(), message, hashlib.sha256).digest()
+    return hmac.digest(campaign_secret.encode(), message, "sha256")
 
 
 def commitment(secret: bytes) -> str:
@@ -66,7 +66,7 @@ def format_entropy(order_ids: Iterable[str]) -> str:
 
 def event_seed(secret: bytes, event_key: str, entropy: str = "") -> bytes:
     """The 32-byte seed of one event's dice stream."""
-    return hmac.new(secret, f"{event_key}|{entropy}".encode(), hashlib.sha256).digest()
+    return hmac.digest(secret, f"{event_key}|{entropy}".encode(), "sha256")
 
 
 class FairDice(RecordingDice):

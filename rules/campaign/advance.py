@@ -54,7 +54,13 @@ from rules.campaign.characters import (
 )
 from rules.campaign.config import RulesConfig
 from rules.campaign.contingents import split_losses
-from rules.campaign.detection import DetectionResult, ObserverKind, roll_detection
+from rules.campaign.detection import (
+    DetectionResult,
+    ObserverKind,
+    Target,
+    detection_target,
+    roll_against,
+)
 from rules.campaign.improvements import (
     capacity_granted,
     improvement_modifiers,
@@ -601,6 +607,8 @@ class _Moves:
         self.events: list[TickEvent] = []
         self.budgets: dict[tuple[int, int, ArmyKind, tuple[Modifier, ...]], Fraction] = {}
         self.watched: dict[str, list[tuple[str, tuple[int, ObserverKind]]]] = {}
+        self.targets: dict[tuple[int, ObserverKind, tuple[Modifier, ...],
+                                 tuple[Modifier, ...]], Target] = {}
 
     def budget(self, a: Army) -> Fraction:
         """:func:`budget`, worked out once per size, kind and modifiers in this phase."""
@@ -643,17 +651,17 @@ class _Moves:
             tile = m.path[i]
             watchers = self.unrolled(tile, a, rolled)
             if watchers:
-                now, now_at = self.detect(self.entered(a, i, saved, meta), watchers, rolled), i
-                meta = now.meta
+                now, now_at = self.entered(a, i, saved, meta), i
+                meta = self.detect(now, watchers, rolled)
             elif i == 0 and meta.get("rolled") != (keys := sorted(rolled)):
                 meta = {**meta, "rolled": keys}  # what detect stores (see there)
             if may_meet and tile in self.held:
-                if now_at != i:
+                if now_at != i or now.meta is not meta:
                     now, now_at = self.entered(a, i, saved, meta), i
                 if self.encounter(now):
                     stopped = True
                     break
-        if now_at != i:
+        if now_at != i or now.meta is not meta:
             now = self.entered(a, i, saved, meta)
         self.by_tile.setdefault(now.tile, []).append(a.id)
         if stopped or not now.march.path:
@@ -695,30 +703,46 @@ class _Moves:
                 if watcher[0] != a.claim_id and f"{depart}:{tile_id}" not in rolled]
 
     def detect(self, a: Army, watchers: Sequence[tuple[str, tuple[int, ObserverKind]]],
-               rolled: set[str]) -> Army:
+               rolled: set[str]) -> Mapping[str, Any]:
         """Each of ``watchers`` (:meth:`unrolled`) rolls to detect ``a`` on the tile it has
-        just entered; each is added to ``rolled``, which the army's bookkeeping keeps sorted
-        (as ``rolled``: written on the first tile a march enters, and whenever it changes)."""
-        rules = self.tick.rules
+        just entered; each is added to ``rolled``. Returns the army's bookkeeping afterwards:
+        who detected it and where (``detected_by``, ``sighted``), and the sorted ``rolled``
+        (written on the first tile a march enters, and whenever it changes). Each roll's event
+        shows the army as it was then (the earlier rolls on the tile counted)."""
+        meta = a.meta
         for tile_id, watcher in watchers:
+            if a.meta is not meta:
+                a = evolve(a, meta=meta)
             rolled.add(f"{a.march.depart_tick}:{tile_id}")
             dice, event = self.dice.roll_for(f"detect:{self.tick.index}:{a.id}:{tile_id}", a,
                                              branch=claim_branch(watcher[0]))
             watching = self.tick.modifiers.observer(watcher[0], tile_id)
-            result = roll_detection(a.size, watcher[1], dice=dice, rules=rules,
-                                    observer_modifiers=watching,
-                                    stealth_modifiers=self.tick.modifiers.march(a))
+            result = roll_against(self.target(a, watcher[1], watching), dice)
             guard = self.guard(a, watcher[0], tile_id)
             self.events.append(Detection(a, watcher[0], tile_id, result, watching, guard,
                                          self.dice.line(event, dice), tuple(dice.rolls)))
             if result.detected:
                 detected_by = {*a.detected_by, watcher[0]}
-                sighted = dict(a.meta.get("sighted", {}))
+                sighted = dict(meta.get("sighted", {}))
                 sighted[str(watcher[0])] = [tile_id, self.tick.index]  # the intercept window
-                a = a.with_meta(detected_by=sorted(detected_by), sighted=sighted)
-        if a.meta.get("rolled") != (keys := sorted(rolled)):
-            a = a.with_meta(rolled=keys)
-        return a
+                meta = {**meta, "detected_by": sorted(detected_by), "sighted": sighted}
+        if meta.get("rolled") != (keys := sorted(rolled)):
+            meta = {**meta, "rolled": keys}
+        return meta
+
+    def target(self, a: Army, observer: ObserverKind, watching: tuple[Modifier, ...]
+               ) -> Target:
+        """What ``observer`` with modifiers ``watching`` needs to detect army ``a``
+        (:func:`~rules.campaign.detection.detection_target`), worked out once per size,
+        observer and modifiers in this phase."""
+        stealth = self.tick.modifiers.march(a)
+        key = (a.size, observer, watching, stealth)
+        found = self.targets.get(key)
+        if found is None:
+            found = self.targets[key] = detection_target(
+                a.size, observer, self.tick.rules, observer_modifiers=watching,
+                stealth_modifiers=stealth)
+        return found
 
     def guard(self, a: Army, claim_id: int, tile_id: str) -> int | None:
         """A standing army of the watching claim on the watching tile may intercept a marching

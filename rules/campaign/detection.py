@@ -167,6 +167,16 @@ def roll_detection(
         observer_modifiers=observer_modifiers,
         stealth_modifiers=stealth_modifiers,
     )
+    return roll_against(target, dice)
+
+
+def roll_against(target: Target, dice: Dice) -> DetectionResult:
+    """Roll a detection whose target is ``target`` (:func:`detection_target`): what
+    :func:`roll_detection` does once it has the target. A tick rolls for many forces of the
+    same size before the same kind of observer: it works each target out once.
+
+    Rolls one d20 unless detection is automatic; raises whatever ``dice`` raises.
+    """
     if target.automatic or target.target is None:
         return DetectionResult(
             True, True, None, None, None, 0, target.explanation, target.applied

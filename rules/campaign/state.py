@@ -44,7 +44,14 @@ from rules.campaign.world import (
     army_side,
 )
 from rules.campaign.worldmap import WorldMap
-from rules.fairdice import PUBLIC, EventKey, FairDice, dice_line, format_entropy
+from rules.fairdice import (
+    PUBLIC,
+    EventKey,
+    FairDice,
+    branch_secret,
+    dice_line,
+    format_entropy,
+)
 
 __all__ = [
     "NO_MODIFIERS",
@@ -235,11 +242,18 @@ class EventDice:
 
     secret: str
     period: int
+    _branches: dict[str, bytes] = field(default_factory=dict, init=False, repr=False,
+                                        compare=False)
+    """The secret of each branch rolled on so far (a tick rolls hundreds of times on a few
+    branches; each secret is derived once)."""
 
     def roll(self, key: str, *, branch: str = PUBLIC, orders: Iterable[str] = ()
              ) -> tuple[FairDice, EventKey]:
         event = EventKey(self.period, branch, key, format_entropy(orders))
-        return event.dice(self.secret), event
+        secret = self._branches.get(branch)
+        if secret is None:
+            secret = self._branches[branch] = branch_secret(self.secret, self.period, branch)
+        return event.dice_from_secret(secret), event
 
     def roll_for(self, key: str, *armies: Army | None, branch: str = PUBLIC
                  ) -> tuple[FairDice, EventKey]:
