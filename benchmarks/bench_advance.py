@@ -29,7 +29,7 @@ from rules.campaign import calendar
 from rules.campaign.advance import Detection, Tick, advance, advance_movement
 from rules.campaign.config import RulesConfig
 from rules.campaign.state import ClaimState, EventDice, World
-from rules.campaign.world import Army, March
+from rules.campaign.world import Army, ArmyKind, ArmyState, March
 from rules.campaign.worldmap import parse_map
 
 SECRET = "bench"
@@ -46,7 +46,7 @@ def bench_world(armies: int, marching: int, size: int = SIZE) -> tuple[World, Ti
     claims = [ClaimState(i + 1, f"House {i}", hold) for i, hold in enumerate(holds)]
     rows = army_rows(SimpleNamespace(world=world_map, rules=rules), 1,
                      [c.id for c in claims], armies, marching, last_tick, rng)
-    values = [Army(i + 1, r["claim_id"], r["kind"], r["state"], r["tile"],
+    values = [Army(i + 1, r["claim_id"], ArmyKind(r["kind"]), ArmyState(r["state"]), r["tile"],
                    infantry=r["infantry"], cavalry=r["cavalry"], ships=r["ships"],
                    stationary_since=r["stationary_since"],
                    march=March(tuple(r["path_json"]), tuple(r["costs_json"]),

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import struct
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -41,6 +42,8 @@ from rules.dice import RecordingDice
 VERSION = "maester-dice/v1"
 PUBLIC = "public"
 _WORD = 2**32
+_EIGHT_WORDS = struct.Struct(">8I")
+"""A block of the stream: eight unsigned 32-bit big-endian words."""
 
 
 def claim_branch(claim_id: int) -> str:
@@ -82,7 +85,7 @@ class FairDice(RecordingDice):
         if not self._words:
             digest = hashlib.sha256(self._seed + self._block.to_bytes(8, "big")).digest()
             self._block += 1
-            self._words = [int.from_bytes(digest[i:i + 4], "big") for i in range(0, 32, 4)]
+            self._words = list(_EIGHT_WORDS.unpack(digest))
         return self._words.pop(0)
 
     def roll(self, sides: int, purpose: str = "") -> int:

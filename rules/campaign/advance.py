@@ -573,7 +573,19 @@ _MOVING = (ArmyState.MARCHING, ArmyState.RETREATING)
 _HOLDING = (ArmyState.STANDING, ArmyState.BESIEGING)
 """The states of an army that stops an enemy entering its tile."""
 
-_NO_WATCHERS: tuple[tuple[str, tuple[int, ObserverKind]], ...] = ()
+_NO_WATCHERS: Sequence[tuple[str, tuple[int, ObserverKind]]] = ()
+
+
+def _with_rolled(meta: Mapping[str, Any], rolled: set[str] | None = None
+                 ) -> Mapping[str, Any]:
+    """An army's bookkeeping once it has entered a tile: its ``rolled`` is the sorted list of
+    ``rolled`` (default: of the keys it has), which detection writes on the first tile a
+    march enters and whenever it changes; ``meta`` itself when it is that already."""
+    stored = meta.get("rolled")
+    if rolled is None and type(stored) is list and len(stored) < 2:
+        return meta  # sorted and without repeats already (the usual case)
+    keys = sorted(set(meta.get("rolled", [])) if rolled is None else rolled)
+    return meta if stored == keys else {**meta, "rolled": keys}
 
 
 class _Moves:
@@ -643,18 +655,24 @@ class _Moves:
             return
         self.by_tile[a.tile].remove(a.id)
         meta = a.meta
-        rolled = set(meta.get("rolled", []))  # who has rolled for this march, as "depart:tile"
+        rolled: set[str] | None = None  # who has rolled for this march ("depart:tile"),
+        # read when it first enters a watched tile (most tiles are watched by nobody)
         may_meet = a.claim_id in self.warring
         now, now_at = a, -1  # the army as it stood on tile ``now_at`` of its path
         stopped = False
         for i in range(entered):
             tile = m.path[i]
-            watchers = self.unrolled(tile, a, rolled)
-            if watchers:
+            watchers = _NO_WATCHERS
+            near = self.watched.get(tile)
+            if near:
+                if rolled is None:
+                    rolled = set(meta.get("rolled", []))
+                watchers = self.unrolled(near, a, rolled)
+            if watchers and rolled is not None:
                 now, now_at = self.entered(a, i, saved, meta), i
                 meta = self.detect(now, watchers, rolled)
-            elif i == 0 and meta.get("rolled") != (keys := sorted(rolled)):
-                meta = {**meta, "rolled": keys}  # what detect stores (see there)
+            elif i == 0:
+                meta = _with_rolled(meta)
             if may_meet and tile in self.held:
                 if now_at != i or now.meta is not meta:
                     now, now_at = self.entered(a, i, saved, meta), i
@@ -690,14 +708,12 @@ class _Moves:
                 for near in self.tick.map.tiles_within(tile_id, radius):
                     self.watched.setdefault(near, []).append((tile_id, observers[tile_id]))
 
-    def unrolled(self, tile: str, a: Army, rolled: set[str]
-                 ) -> Sequence[tuple[str, tuple[int, ObserverKind]]]:
-        """The watched tiles within the detection radius of ``tile`` (:meth:`watch`) that roll
-        to detect army ``a`` entering it: those another claim watches from and that have not
-        rolled for this march yet (``rolled``), by tile id."""
-        near = self.watched.get(tile)
-        if not near:
-            return _NO_WATCHERS
+    @staticmethod
+    def unrolled(near: Sequence[tuple[str, tuple[int, ObserverKind]]], a: Army,
+                 rolled: set[str]) -> Sequence[tuple[str, tuple[int, ObserverKind]]]:
+        """Those of the watched tiles ``near`` the tile army ``a`` has just entered
+        (:meth:`watch`) that roll to detect it: those another claim watches from and that have
+        not rolled for this march yet (``rolled``), by tile id."""
         depart = a.march.depart_tick
         return [(tile_id, watcher) for tile_id, watcher in near
                 if watcher[0] != a.claim_id and f"{depart}:{tile_id}" not in rolled]
@@ -726,9 +742,7 @@ class _Moves:
                 sighted = dict(meta.get("sighted", {}))
                 sighted[str(watcher[0])] = [tile_id, self.tick.index]  # the intercept window
                 meta = {**meta, "detected_by": sorted(detected_by), "sighted": sighted}
-        if meta.get("rolled") != (keys := sorted(rolled)):
-            meta = {**meta, "rolled": keys}
-        return meta
+        return _with_rolled(meta, rolled)
 
     def target(self, a: Army, observer: ObserverKind, watching: tuple[Modifier, ...]
                ) -> Target:
