@@ -127,15 +127,17 @@ def _decoded(raw: str | None) -> Any:
 def _select(session: Session, campaign_id: int, states: Collection[ArmyState]
             ) -> list[Row]:
     """The rows of the campaign's armies in ``states`` (by id, the columns of ``_READ``), one
-    query. The statement goes to the driver as it is (JSON columns cast to text, decoded by
-    the caller; enums as their stored values) and the rows come back as the driver's tuples:
+    query. The statement goes to the driver as it is (JSON columns as text, decoded by the
+    caller; enums as their stored values) and the rows come back as the driver's tuples:
     thousands of rows skip per-value type processing. The rows are put in id order here, not
     by the database: the query reads them through the (campaign, state) index, and an ORDER
     BY would sort them all in a temporary b-tree, where Python's sort merges the index's
     already ordered runs (one per state)."""
     connection = session.connection()
+    sqlite = connection.dialect.name == "sqlite"  # (whose JSON columns hold their text)
     mark = "?" if connection.dialect.paramstyle == "qmark" else "%s"
-    columns = ", ".join(f"CAST({name} AS TEXT)" if name in _JSON else name for name in _READ)
+    columns = ", ".join(f"CAST({name} AS TEXT)" if name in _JSON and not sqlite else name
+                        for name in _READ)
     wanted = sorted(states)
     result = connection.exec_driver_sql(
         f"SELECT {columns} FROM {ARMY_TABLE.name} WHERE campaign_id = {mark} AND state IN "
@@ -304,7 +306,9 @@ def _grown_text(text: str, old: tuple[Any, ...], new: tuple[Any, ...]) -> str:
     if not new:
         return "[]"
     if len(new) == len(old) + 1 and new[:-1] == old:
-        item = _json_text(new[-1])
+        last = new[-1]
+        item = f'"{last}"' if isinstance(last, str) and last.isascii() and last.isalnum() \
+            else _json_text(last)  # (a tile id's text is the id quoted)
         if not old:
             return f"[{item}]"
         body = text.rstrip()
