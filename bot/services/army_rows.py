@@ -286,37 +286,6 @@ _BESIDES = attrgetter("claim_id", "kind", "ready_tick", "equipment", "accepted_a
 """The fields of an army value from columns the tick never writes."""
 
 
-def _tail_text(text: str, old: tuple[Any, ...], new: tuple[Any, ...]) -> str:
-    """The JSON text of the list ``new``, given ``text``, that of ``old``: when ``new`` is a
-    tail of ``old`` (a march that entered tiles), cut out of ``text`` rather than encoded."""
-    if not new:
-        return "[]"
-    cut = len(old) - len(new)
-    # every comma of the text separates two items (none inside one): cutting after the
-    # ``cut``-th leaves the text of the tail
-    if cut > 0 and old[cut:] == new and text.count(",") == len(old) - 1:
-        return "[" + text.split(",", cut)[cut].lstrip()
-    return _json_text(list(new))
-
-
-def _grown_text(text: str, old: tuple[Any, ...], new: tuple[Any, ...]) -> str:
-    """The JSON text of the list ``new``, given ``text``, that of ``old``: when ``new`` is
-    ``old`` and one more item (a tile left behind), that item's text appended to ``text``
-    rather than the whole list encoded."""
-    if not new:
-        return "[]"
-    if len(new) == len(old) + 1 and new[:-1] == old:
-        last = new[-1]
-        item = f'"{last}"' if isinstance(last, str) and last.isascii() and last.isalnum() \
-            else _json_text(last)  # (a tile id's text is the id quoted)
-        if not old:
-            return f"[{item}]"
-        body = text.rstrip()
-        if body.endswith("]"):
-            return f"{body[:-1]}, {item}]"
-    return _json_text(list(new))
-
-
 def _row_value(row: Row) -> ArmyValue:
     """An army row of ``_select`` as the rules' value (most armies stand: their empty
     columns are not decoded)."""
@@ -407,14 +376,11 @@ class TickArmies:
             meta = a.meta
             meta_text: str = row[_META] if meta is first.meta or meta == first.meta \
                 else _json_text(dict(meta))
-            path = m.path
             step = (
-                a.tile,
-                row[_PATH] if path == m0.path else _tail_text(row[_PATH], m0.path, path),
-                row[_COSTS] if m.costs == m0.costs
-                else _tail_text(row[_COSTS], m0.costs, m.costs),
+                a.tile, row[_PATH] if m.path == m0.path else _json_text(list(m.path)),
+                row[_COSTS] if m.costs == m0.costs else _json_text(list(m.costs)),
                 row[_TRAVELLED] if a.travelled == first.travelled
-                else _grown_text(row[_TRAVELLED], first.travelled, a.travelled),
+                else _json_text(list(a.travelled)),
                 row[_SAVED] if m.saved is m0.saved else str(m.saved), meta_text)
             if m.depart_tick == m0.depart_tick and _NOT_STEP(a) == _NOT_STEP(first):
                 # (the other tick columns convert to these fields, one to one)

@@ -4,8 +4,7 @@ A process keeps the last tick's army rows and values and gives a row read again 
 kept value: the values must be exactly those a fresh conversion of the stored rows gives, after
 ticks that moved armies and after another writer changed a row. The armies a tick changed are
 written with one statement per shape of change (a march's step, or any other), whatever their
-number, and read back as the tick had them, including the march texts cut or grown rather than
-encoded.
+number, and read back as the tick had them.
 """
 
 from __future__ import annotations
@@ -20,13 +19,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
 from sqlalchemy import event, text
 
 from benchmarks.bench_tick import START, build
 from bot.db.engine import transaction
-from bot.services.army_rows import TickArmies, _grown_text, _tail_text, load_armies
+from bot.services.army_rows import TickArmies, load_armies
 from bot.services.tick import catch_up
 from rules.campaign.state import World
 from rules.campaign.world import ArmyState, March
@@ -149,23 +146,3 @@ def test_statements_per_tick_do_not_grow_with_the_armies(database: str) -> None:
         counts.append(len(updates))
     assert counts[0] == counts[1]
 
-
-ITEMS = st.lists(st.one_of(st.text(max_size=6), st.integers()), max_size=8)
-STYLES = st.sampled_from([{}, {"separators": (",", ":")}, {"indent": 2},
-                          {"ensure_ascii": False}])
-
-
-@given(ITEMS, st.integers(0, 9), STYLES)
-def test_a_tail_of_a_list_is_cut_out_of_its_text(old: list[Any], cut: int,
-                                                  style: dict[str, Any]) -> None:
-    new = old[cut:]
-    assert json.loads(_tail_text(json.dumps(old, **style), tuple(old), tuple(new))) == new
-
-
-@given(ITEMS, st.one_of(st.text(max_size=6), st.integers()), STYLES)
-def test_an_item_is_appended_to_the_text_of_a_list(old: list[Any], item: Any,
-                                                   style: dict[str, Any]) -> None:
-    text_ = _grown_text(json.dumps(old, **style), tuple(old), (*old, item))
-    assert json.loads(text_) == [*old, item]
-    if not style and (isinstance(item, int) or item.isascii()):
-        assert text_ == json.dumps([*old, item])
