@@ -53,13 +53,13 @@ def army_updates(engine: Any) -> Iterator[list[int]]:
     def record(conn: Any, cursor: Any, statement: str, parameters: Any, context: Any,
                executemany: bool) -> None:
         if statement.lstrip().upper().startswith("UPDATE ARMY "):
-            seen.append(len(parameters) if executemany else 1)
+            seen.append(cursor.rowcount)
 
-    event.listen(engine, "before_cursor_execute", record)
+    event.listen(engine, "after_cursor_execute", record)
     try:
         yield seen
     finally:
-        event.remove(engine, "before_cursor_execute", record)
+        event.remove(engine, "after_cursor_execute", record)
 
 
 def read(engine: Any, ctx: Any, *, fresh: bool) -> dict[int, tuple[Any, dict[str, Any]]]:
