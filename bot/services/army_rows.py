@@ -16,10 +16,10 @@ import json.encoder as json_encoder
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from fractions import Fraction
-from operator import itemgetter
+from operator import attrgetter, itemgetter
 from typing import Any, ClassVar
 
-from sqlalchemy import Table
+from sqlalchemy import Connection, Table
 from sqlmodel import Session
 
 from bot.db.models import Army
@@ -103,6 +103,10 @@ _SCAN: Callable[[str, int], tuple[Any, int]] = \
     json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 
 
+Row = tuple[Any, ...]
+_ID = itemgetter(0)  # a row's army id
+
+
 def _decoded(raw: str | None) -> Any:
     """``json.loads(raw)`` (None for NULL): the same value, at a fraction of the cost for the
     short texts of the army columns."""
@@ -121,23 +125,29 @@ def _decoded(raw: str | None) -> Any:
 
 
 def _select(session: Session, campaign_id: int, states: Collection[ArmyState]
-            ) -> Sequence[Any]:
+            ) -> list[Row]:
     """The rows of the campaign's armies in ``states`` (by id, the columns of ``_READ``), one
-    query. The statement goes to the driver as it is (JSON columns cast to text, decoded by
-    the caller; enums as their stored values) and the rows come back as the driver's tuples:
-    thousands of rows skip per-value type processing."""
+    query. The statement goes to the driver as it is (JSON columns as text, decoded by the
+    caller; enums as their stored values) and the rows come back as the driver's tuples:
+    thousands of rows skip per-value type processing. The rows are put in id order here, not
+    by the database: the query reads them through the (campaign, state) index, and an ORDER
+    BY would sort them all in a temporary b-tree, where Python's sort merges the index's
+    already ordered runs (one per state)."""
     connection = session.connection()
+    sqlite = connection.dialect.name == "sqlite"  # (whose JSON columns hold their text)
     mark = "?" if connection.dialect.paramstyle == "qmark" else "%s"
-    columns = ", ".join(f"CAST({name} AS TEXT)" if name in _JSON else name for name in _READ)
+    columns = ", ".join(f"CAST({name} AS TEXT)" if name in _JSON and not sqlite else name
+                        for name in _READ)
     wanted = sorted(states)
     result = connection.exec_driver_sql(
         f"SELECT {columns} FROM {ARMY_TABLE.name} WHERE campaign_id = {mark} AND state IN "
-        f"({', '.join(mark for _ in wanted)}) ORDER BY id",
+        f"({', '.join(mark for _ in wanted)})",
         (campaign_id, *(str(s) for s in wanted)))
     try:
-        rows: Sequence[Any] = result.cursor.fetchall()  # the driver's plain tuples
+        rows: list[Row] = list(result.cursor.fetchall())  # the driver's plain tuples
     finally:
         result.close()
+    rows.sort(key=_ID)
     return rows
 
 
@@ -236,16 +246,80 @@ def army_value(r: ArmyRecord | Army) -> ArmyValue:
 _PATH, _COSTS, _TRAVELLED, _SAVED, _META = (
     _READ.index(name) for name in ("path_json", "costs_json", "travelled_json", "saved",
                                    "meta_json"))
-_STORED_AT = tuple(_READ.index(name) for name in TICK_COLUMNS)
-_STORED = itemgetter(*_STORED_AT)
-"""The :data:`TICK_COLUMNS` of a row of ``_select``, as a tuple."""
-_WRITTEN = itemgetter(*(len(_READ) + TICK_COLUMNS.index(name) if name in TICK_COLUMNS else at
-                        for at, name in enumerate(_READ)))
-"""A row of ``_select`` with its :data:`TICK_COLUMNS` replaced: ``_WRITTEN(row + values)``
-(``values`` in the order of :data:`TICK_COLUMNS`)."""
 
 
-Row = tuple[Any, ...]
+@dataclass(frozen=True)
+class _Shape:
+    """The columns one UPDATE statement of :meth:`TickArmies.save` writes, how to take them
+    from a row of ``_select`` and put them into one, and the statement in its two forms."""
+
+    columns: tuple[str, ...]
+    stored: Callable[[Row], tuple[Any, ...]] = field(init=False)
+    """These columns of a row, as a tuple."""
+    written: Callable[[Row], Row] = field(init=False)
+    """A row with these columns replaced: ``written(row + values)`` (``values`` in the order
+    of :attr:`columns`)."""
+    scalars: Callable[[tuple[Any, ...]], tuple[Any, ...]] = field(init=False)
+    """The values of the columns that are not JSON, and the id, from a parameter set."""
+    texts: Callable[[tuple[Any, ...]], tuple[str, ...]] = field(init=False)
+    """The JSON texts of the JSON columns, from a parameter set."""
+
+    def __post_init__(self) -> None:
+        columns = self.columns
+        plain = [at for at, name in enumerate(columns) if name not in _JSON]
+        object.__setattr__(self, "stored", itemgetter(*(_READ.index(n) for n in columns)))
+        object.__setattr__(self, "written", itemgetter(*(
+            len(_READ) + columns.index(name) if name in columns else at
+            for at, name in enumerate(_READ))))
+        object.__setattr__(self, "scalars", itemgetter(*plain, len(columns)))
+        object.__setattr__(self, "texts", itemgetter(*(
+            at for at, name in enumerate(columns) if name in _JSON)))
+
+    def update(self, mark: str) -> str:
+        """The statement for an executemany (``mark``: the driver's parameter mark), a
+        parameter set being a row's values of :attr:`columns` and its id."""
+        return (f"UPDATE {ARMY_TABLE.name} SET "
+                + ", ".join(f"{name} = {mark}" for name in self.columns)
+                + f" WHERE id = {mark}")
+
+    def update_from_json(self, connection: Connection) -> str:
+        """The statement (PostgreSQL) that takes every row's values from one JSON document,
+        its parameter (:meth:`document`): one statement however many rows, where an
+        executemany costs the driver more than the rest of the write."""
+        plain = [name for name in self.columns if name not in _JSON]
+        json = [name for name in self.columns if name in _JSON]
+
+        def scalar(name: str, at: int) -> str:
+            kind = ARMY_TABLE.c[name].type.compile(dialect=connection.dialect)
+            return f"CAST(e ->> {at} AS {kind})"
+
+        sets = [f"{name} = {scalar(name, at)}" for at, name in enumerate(plain)] + [
+            f"{name} = e -> {len(plain) + 1 + at}" for at, name in enumerate(json)]
+        mark = "?" if connection.dialect.paramstyle == "qmark" else "%s"
+        return (f"UPDATE {ARMY_TABLE.name} SET {', '.join(sets)} FROM "
+                f"json_array_elements(CAST({mark} AS JSON)) AS e "
+                f"WHERE {ARMY_TABLE.name}.id = {scalar('id', len(plain))}")
+
+    def document(self, params: Sequence[tuple[Any, ...]]) -> str:
+        """The parameter of :meth:`update_from_json`: a JSON array with an array per
+        parameter set, the values that are not JSON (and the id) encoded, then the JSON
+        texts as they are (they are JSON already: the database keeps them verbatim)."""
+        scalars, texts = self.scalars, self.texts
+        return "[" + ", ".join(
+            f"[{_json_text(scalars(p))[1:-1]}, {', '.join(texts(p))}]" for p in params) + "]"
+
+
+STEP = _Shape(("tile", "path_json", "costs_json", "travelled_json", "saved", "meta_json"))
+"""The columns a march's step changes (and a detection roll's bookkeeping): most changed
+armies of a tick change no others, and are written with this shorter statement."""
+FULL = _Shape(TICK_COLUMNS)
+"""Every tick column: the armies that changed any other (arrived, fought, mustered...)."""
+
+_NOT_STEP = attrgetter("state", "infantry", "cavalry", "ships", "arrival_tick",
+                       "stationary_since", "retreat_penalty", "commander_id")
+"""The tick columns of an army value outside :data:`STEP` (the march's departure aside)."""
+_BESIDES = attrgetter("claim_id", "kind", "ready_tick", "equipment", "accepted_at")
+"""The fields of an army value from columns the tick never writes."""
 
 
 def _row_value(row: Row) -> ArmyValue:
@@ -289,19 +363,13 @@ class TickArmies:
     _kept: ClassVar[tuple[dict[int, Row], dict[int, ArmyValue]]] = ({}, {})
 
     def __init__(self, rows: Sequence[Row]) -> None:
-        self.rows: dict[int, Row] = {}
-        self.now: dict[int, ArmyValue] = {}
-        self._touched: set[int] = set()  # the armies the rules gave a new value
+        self.rows: dict[int, Row] = dict(zip(map(_ID, rows), rows, strict=True))
         kept_rows, kept_values = TickArmies._kept
-        for row in rows:
-            army_id = row[0]
-            known = kept_rows.get(army_id)
-            if known is not None and known == row:
-                row, value = known, kept_values[army_id]
-            else:
-                value = _row_value(row)
-            self.rows[army_id] = row
-            self.now[army_id] = value
+        kept = kept_rows.get
+        self.now: dict[int, ArmyValue] = {
+            army_id: kept_values[army_id] if kept(army_id) == row else _row_value(row)
+            for army_id, row in self.rows.items()}
+        self._touched: set[int] = set()  # the armies the rules gave a new value
         self.read: dict[int, ArmyValue] = dict(self.now)  # the values as read
         TickArmies._kept = (self.rows, self.read)  # (then what save() writes)
 
@@ -329,8 +397,10 @@ class TickArmies:
         values, JSON text): per-row parameter processing would cost more than the tick's
         rules. Run once, at the end of the tick.
         """
-        read, rows, dumps, stored = self.read, self.rows, _json_text, _STORED
-        params: list[tuple[Any, ...]] = []
+        read, rows = self.read, self.rows
+        step_stored, step_written = STEP.stored, STEP.written
+        steps: list[tuple[Any, ...]] = []  # the parameters of the STEP statement
+        full: list[tuple[Any, ...]] = []  # and those of the FULL one
         written: dict[int, tuple[Row, ArmyValue]] = {}  # for the next tick, once written
         for army_id in sorted(self._touched):  # the others are as read
             a = self.now[army_id]
@@ -341,40 +411,50 @@ class TickArmies:
             m, m0 = a.march, first.march
             meta = a.meta
             meta_text: str = row[_META] if meta is first.meta or meta == first.meta \
-                else dumps(dict(meta))
-            values = (
-                a.state.value, a.tile, a.infantry, a.cavalry, a.ships,
-                row[_PATH] if m.path == m0.path else dumps(list(m.path)),
-                row[_COSTS] if m.costs == m0.costs else dumps(list(m.costs)),
+                else _json_text(dict(meta))
+            step = (
+                a.tile, row[_PATH] if m.path == m0.path else _json_text(list(m.path)),
+                row[_COSTS] if m.costs == m0.costs else _json_text(list(m.costs)),
                 row[_TRAVELLED] if a.travelled == first.travelled
-                else dumps(list(a.travelled)),
-                row[_SAVED] if m.saved is m0.saved else str(m.saved), m.depart_tick,
-                a.arrival_tick, a.stationary_since, a.retreat_penalty,
-                meta_text, a.commander_id)
-            if values == stored(row):  # (SQLite's 0 and 1 equal False and True)
-                continue
-            params.append((*values, army_id))
-            if (a.claim_id, a.kind, a.ready_tick, a.equipment, a.accepted_at) == (
-                    first.claim_id, first.kind, first.ready_tick, first.equipment,
-                    first.accepted_at) and (meta_text is row[_META]
-                                            or _decoded(meta_text) == meta):
+                else _json_text(list(a.travelled)),
+                row[_SAVED] if m.saved is m0.saved else str(m.saved), meta_text)
+            if m.depart_tick == m0.depart_tick and _NOT_STEP(a) == _NOT_STEP(first):
+                # (the other tick columns convert to these fields, one to one)
+                if step == step_stored(row):
+                    continue
+                steps.append((*step, army_id))
+                new_row = step_written(row + step)
+            else:
+                values = (a.state.value, a.tile, a.infantry, a.cavalry, a.ships, step[1],
+                          step[2], step[3], step[4], m.depart_tick, a.arrival_tick,
+                          a.stationary_since, a.retreat_penalty, meta_text, a.commander_id)
+                if values == FULL.stored(row):  # (SQLite's 0 and 1 equal False and True)
+                    continue
+                full.append((*values, army_id))
+                new_row = FULL.written(row + values)
+            if _BESIDES(a) == _BESIDES(first) and (meta_text is row[_META]
+                                                   or _decoded(meta_text) == meta):
                 # the row as it will be read back converts to ``a`` (the other columns are
                 # typed: tile ids, whole costs, a fraction): keep it for the next tick
-                written[army_id] = (_WRITTEN(row + values), a)
-        if not params:
+                written[army_id] = (new_row, a)
+        if not steps and not full:
             return 0
         connection = session.connection()
         mark = "?" if connection.dialect.paramstyle == "qmark" else "%s"
-        connection.exec_driver_sql(
-            f"UPDATE {ARMY_TABLE.name} SET "
-            + ", ".join(f"{name} = {mark}" for name in TICK_COLUMNS) + f" WHERE id = {mark}",
-            params)
+        for shape, params in ((STEP, steps), (FULL, full)):
+            if not params:
+                continue
+            if connection.dialect.name == "postgresql":
+                connection.exec_driver_sql(shape.update_from_json(connection),
+                                           (shape.document(params),))
+            else:  # (SQLite's executemany is one loop in C)
+                connection.exec_driver_sql(shape.update(mark), params)
         if written:  # new mappings, swapped in at once (another thread may be reading)
             kept_rows, kept_values = dict(rows), dict(read)
             for army_id, (row, a) in written.items():
                 kept_rows[army_id], kept_values[army_id] = row, a
             TickArmies._kept = (kept_rows, kept_values)
-        return len(params)
+        return len(steps) + len(full)
 
 
 def load_armies(session: Session, campaign_id: int) -> TickArmies:

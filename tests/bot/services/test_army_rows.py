@@ -2,35 +2,64 @@
 
 A process keeps the last tick's army rows and values and gives a row read again unchanged its
 kept value: the values must be exactly those a fresh conversion of the stored rows gives, after
-ticks that moved armies and after another writer changed a row.
+ticks that moved armies and after another writer changed a row. The armies a tick changed are
+written with one statement per shape of change (a march's step, or any other), whatever their
+number, and read back as the tick had them.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
-from contextlib import ExitStack
+from contextlib import ExitStack, contextmanager
+from dataclasses import replace
 from datetime import timedelta
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import text
+from sqlalchemy import event, text
 
 from benchmarks.bench_tick import START, build
 from bot.db.engine import transaction
 from bot.services.army_rows import TickArmies, load_armies
 from bot.services.tick import catch_up
+from rules.campaign.state import World
+from rules.campaign.world import ArmyState, March
 from tests.fixtures.db import fresh_schema, require_postgres, sqlite_url
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
-def world(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[Any, Any]]:
+def database(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """The URL of an empty database of each backend."""
     with ExitStack() as stack:
-        url = (sqlite_url(tmp_path / "armies.db") if request.param == "sqlite"
+        yield (sqlite_url(tmp_path / "armies.db") if request.param == "sqlite"
                else stack.enter_context(fresh_schema(require_postgres())))
-        engine, ctx = build(url, 40, 16, size=30)
-        yield engine, ctx
-        engine.dispose()
+
+
+@pytest.fixture
+def world(database: str) -> Iterator[tuple[Any, Any]]:
+    engine, ctx = build(database, 40, 16, size=30)
+    yield engine, ctx
+    engine.dispose()
+
+
+@contextmanager
+def army_updates(engine: Any) -> Iterator[list[int]]:
+    """The UPDATE statements of the army table run meanwhile: the rows each wrote."""
+    seen: list[int] = []
+
+    def record(conn: Any, cursor: Any, statement: str, parameters: Any, context: Any,
+               executemany: bool) -> None:
+        if statement.lstrip().upper().startswith("UPDATE ARMY "):
+            seen.append(cursor.rowcount)
+
+    event.listen(engine, "after_cursor_execute", record)
+    try:
+        yield seen
+    finally:
+        event.remove(engine, "after_cursor_execute", record)
 
 
 def read(engine: Any, ctx: Any, *, fresh: bool) -> dict[int, tuple[Any, dict[str, Any]]]:
@@ -58,3 +87,62 @@ def test_kept_values_are_the_stored_rows_values(world: tuple[Any, Any]) -> None:
     assert after[marching.id][0].tile == marching.march.path[0]
     assert after[marching.id][0].march.path == ()
     assert after == read(engine, ctx, fresh=True)
+
+
+def test_changed_columns_are_written_and_read_back_exactly(world: tuple[Any, Any]) -> None:
+    engine, ctx = world
+    with transaction(engine) as session:
+        armies = load_armies(session, ctx.campaign_id)
+    marching = [a for a in armies.now.values() if a.march.path]
+    standing = [a for a in armies.now.values() if not a.march.path]
+    odd = marching[1]  # its march stored by another writer, as compact JSON
+    with transaction(engine) as session:
+        session.execute(text("UPDATE army SET path_json = :path, costs_json = :costs, "
+                             "travelled_json = :travelled WHERE id = :id"),
+                        {"path": json.dumps(list(odd.march.path), separators=(",", ":")),
+                         "costs": json.dumps(list(odd.march.costs), indent=1),
+                         "travelled": '[ "0000" ] ', "id": odd.id})
+    with transaction(engine) as session:
+        armies = load_armies(session, ctx.campaign_id)
+        before = World(armies=armies.current())
+
+        def step(a: Any, tiles: int) -> Any:  # ``tiles`` tiles entered, a detection rolled
+            m = a.march
+            return replace(a, tile=m.path[tiles - 1], march=replace(
+                m, path=m.path[tiles:], costs=m.costs[tiles:], saved=Fraction(1, 3)),
+                travelled=(*a.travelled, a.tile, *m.path[:tiles - 1]),
+                meta={**a.meta, "rolled": [tiles]})
+
+        odd = armies.now[odd.id]
+        assert odd.travelled == ("0000",)
+        new = {a.id: a for a in (
+            step(marching[0], 1), step(odd, 2),
+            replace(marching[2], tile=marching[2].march.path[-1], state=ArmyState.STANDING,
+                    march=replace(marching[2].march, path=(), costs=()),
+                    arrival_tick=7, stationary_since=7, travelled=()),  # arrived
+            replace(standing[0], state=ArmyState.MARCHING, march=March(
+                (standing[0].tile, "0101"), (2, 3), Fraction(5, 2), 9), infantry=7),
+            replace(standing[1], meta={**standing[1].meta}))}  # changed nothing stored
+        armies.take(before, replace(before, armies={**before.armies, **new}))
+        with army_updates(engine) as updates:
+            assert armies.save(session) == 4
+        assert updates == [2, 2]  # the march steps, then the others
+    for fresh in (False, True):
+        now = read(engine, ctx, fresh=fresh)
+        for a in new.values():
+            assert now[a.id] == (a, a.meta)
+            assert now[a.id][0].march == a.march and now[a.id][0].travelled == a.travelled
+
+
+def test_statements_per_tick_do_not_grow_with_the_armies(database: str) -> None:
+    counts = []
+    for armies in (20, 60):
+        engine, ctx = build(database, armies, armies * 2 // 5, size=30)
+        with army_updates(engine) as updates:
+            for hours in (6, 12):
+                assert len(catch_up(engine, ctx, START + timedelta(hours=hours))) == 1
+        engine.dispose()
+        assert sum(updates) >= armies * 2 // 5  # every march stepped or saved its budget
+        counts.append(len(updates))
+    assert counts[0] == counts[1]
+
