@@ -21,7 +21,9 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from rules.campaign import config as rc
+from rules.campaign.characters import read_fate_settings
 from rules.campaign.inputs import MAX_GOLD, MAX_TROOPS
+from rules.errors import InvalidInput
 
 
 class ConfigError(Exception):
@@ -180,7 +182,13 @@ def load_settings(path: Path | None, *, env: Mapping[str, str] | None = None) ->
     for (section, key), var in _ENV.items():
         if env.get(var):
             data.setdefault(section, {})[key] = env[var]
-    return parse_settings(data, source=str(path) if path else "defaults")
+    source = str(path) if path else "defaults"
+    settings = parse_settings(data, source=source)
+    try:  # refused here, once, rather than by every tick that would read it
+        read_fate_settings(settings.characters)
+    except InvalidInput as exc:
+        raise ConfigError(f"{source}: {exc}") from None
+    return settings
 
 
 _SQLITE_URL = re.compile(r"^(sqlite(?:\+\w+)?:///)(.*)$")

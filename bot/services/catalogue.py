@@ -22,7 +22,6 @@ added so far; ``Army.equipment_json`` is a list of ``{"name", "cost", "bought_ti
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import json
 import tomllib
@@ -55,12 +54,7 @@ from rules.campaign.catalogue import (
     format_catalogue,
     parse_catalogue,
 )
-from rules.campaign.characters import (
-    DEFAULT_DEATH_TABLE,
-    DEFAULT_INJURY_TABLE,
-    FateSettings,
-    FateTable,
-)
+from rules.campaign.characters import FateSettings, read_fate_settings
 from rules.campaign.modifiers import Modifier
 from rules.campaign.resources import tile_holder
 from rules.campaign.state import CharacterState, ClaimState, HolderState
@@ -160,51 +154,26 @@ def catalogue_of(session: Session, ctx: CampaignContext) -> Catalogue:
 
 # --- character fate settings ----------------------------------------------------------------
 
-_FATE_KEYS = ("roll_fates", "death_table", "injury_table", "death_outcomes")
-
-
 def fate_settings(settings: Settings) -> FateSettings:
-    """Read ``[characters]``: ``roll_fates`` (false), ``death_table`` and ``injury_table``
-    (``{"1-35" = "dies", ...}``; defaults from :mod:`rules.campaign.characters`) and
-    ``death_outcomes`` (``["dies"]``). Raises CatalogueError naming the key.
-    """
-    data = settings.characters
-    for key in data:
-        if key not in _FATE_KEYS:
-            raise CatalogueError(f"characters.{key}: unknown setting; known: "
-                                 + ", ".join(_FATE_KEYS))
-    roll = data.get("roll_fates", False)
-    if not isinstance(roll, bool):
-        raise CatalogueError(f"characters.roll_fates: must be true or false, not {roll!r}")
-    tables: dict[str, FateTable] = {}
-    for key, default in (("death_table", DEFAULT_DEATH_TABLE),
-                         ("injury_table", DEFAULT_INJURY_TABLE)):
-        raw = data.get(key)
-        if raw is None:
-            tables[key] = default
-            continue
-        if not isinstance(raw, Mapping) or not all(isinstance(v, str) for v in raw.values()):
-            raise CatalogueError(f'characters.{key}: must be a table of die ranges and outcome '
-                                 f'text, e.g. {{"1-35" = "dies", "36-100" = "survives"}}')
+    """Read ``[characters]`` (:func:`rules.campaign.characters.read_fate_settings`: the keys,
+    their defaults and their checks). Raises CatalogueError naming the key. The config file's
+    loader refuses a malformed table up front (:func:`bot.config.load_settings`); each table is
+    read once, not on every tick."""
+    key = json.dumps(settings.characters, sort_keys=True, default=repr)
+    found = _FATES.get(key)
+    if found is None:
         try:
-            table = FateTable.from_mapping(f"characters.{key}", raw)
-            tables[key] = dataclasses.replace(table, name=default.name)
+            found = read_fate_settings(settings.characters)
         except InvalidInput as exc:
             raise CatalogueError(str(exc)) from None
-    death = tables["death_table"]
-    outcomes = {row.outcome for row in death.rows}
-    raw_deadly = data.get("death_outcomes")
-    if raw_deadly is None:
-        deadly = frozenset({"dies"} & outcomes)
-    else:
-        if not isinstance(raw_deadly, list) or not all(isinstance(v, str) for v in raw_deadly):
-            raise CatalogueError("characters.death_outcomes: must be a list of outcome texts")
-        unknown = [v for v in raw_deadly if v not in outcomes]
-        if unknown:
-            raise CatalogueError(f"characters.death_outcomes: {unknown[0]!r} is not an outcome "
-                                 "of the death table")
-        deadly = frozenset(raw_deadly)
-    return FateSettings(roll, death, tables["injury_table"], deadly)
+        if len(_FATES) >= 16:
+            _FATES.clear()
+        _FATES[key] = found
+    return found
+
+
+_FATES: dict[str, FateSettings] = {}
+"""The fate settings read so far, by their ``[characters]`` table as JSON text."""
 
 
 # --- stored lists ---------------------------------------------------------------------------

@@ -120,10 +120,12 @@ def players_of(session: Session, claim_id: int) -> list[str]:
     cache: dict[int, list[str]] | None = session.info.get("players_by_claim")
     if cache is None:
         cache = {}
-        for player in session.exec(select(Player)).all():
-            cache.setdefault(player.claim_id, []).append(player.reddit_name)
+        for claim, name in session.exec(select(Player.claim_id, Player.reddit_name)).all():
+            cache.setdefault(claim, []).append(name)
+        for names in cache.values():
+            names.sort()
         session.info["players_by_claim"] = cache
-    return sorted(cache.get(claim_id, []))
+    return list(cache.get(claim_id, ()))
 
 
 def notify_claim(

@@ -313,7 +313,27 @@ def _heavy_digest(fmt: int, name: str, stored: str) -> str:
     if fmt == 1:
         json_column = _kind(_table(Campaign).c[name]) is _Kind.JSON
         return _digest(json.loads(stored) if json_column else stored)
-    return hashlib.sha256(stored.encode()).hexdigest()[:32]  # 128 bits tell versions apart
+    return _text_digest(stored)
+
+
+_LAST_DIGEST: dict[str, tuple[str, str]] = {}
+"""The last text :func:`_text_digest` digested, by nothing but itself: the map's text comes
+back from the database unchanged tick after tick, and comparing it with the last one costs far
+less than hashing it again."""
+
+
+def _text_digest(stored: str) -> str:
+    """The format-2 digest of a stored text: its SHA-256, the first 128 bits (enough to tell
+    versions apart). The last few texts' digests are remembered, checked by equality."""
+    key = f"{len(stored)}:{stored[:64]}"
+    known = _LAST_DIGEST.get(key)
+    if known is not None and known[0] == stored:
+        return known[1]
+    digest = hashlib.sha256(stored.encode()).hexdigest()[:32]
+    if len(_LAST_DIGEST) >= 8:
+        _LAST_DIGEST.clear()
+    _LAST_DIGEST[key] = (stored, digest)
+    return digest
 
 
 def _heavy_stored(fmt: int, name: str, kept: Any) -> str:
@@ -329,18 +349,28 @@ def world_json(session: Session, campaign_id: int, *, heavy: bool = False) -> st
     world columns, its map and catalogue as digests (and, ``heavy``, in full), the outbox
     state (:func:`_outbox_state`), and per world table its column names and its rows as
     arrays of stored values. The database builds the tables' JSON; nothing is converted."""
+    return "".join(_world_pieces(session, campaign_id, heavy=heavy)[0])
+
+
+def _world_pieces(session: Session, campaign_id: int, *, heavy: bool
+                  ) -> tuple[list[str], int]:
+    """:func:`world_json`'s text in pieces (the tables' JSON as the database gave it: not
+    copied into one string), and the campaign's last applied tick."""
     dialect = session.get_bind().dialect.name
     cid = {"cid": campaign_id}
     row = session.execute(_campaign_query(CAMPAIGN_FIELDS + HEAVY_FIELDS), cid).one()
     stored = dict(zip(HEAVY_FIELDS, row[len(CAMPAIGN_FIELDS):], strict=True))
-    head = {"format": FORMAT,
-            "campaign": dict(zip(CAMPAIGN_FIELDS, row[:len(CAMPAIGN_FIELDS)], strict=True)),
+    campaign = dict(zip(CAMPAIGN_FIELDS, row[:len(CAMPAIGN_FIELDS)], strict=True))
+    head = {"format": FORMAT, "campaign": campaign,
             "digests": {n: _heavy_digest(FORMAT, n, v) for n, v in stored.items()},
             "heavy": stored if heavy else {}, "outbox": _outbox_state(session, campaign_id),
             "columns": _columns()}
     rows = session.execute(_tables_query(dialect), cid).one()
-    tables = ",".join(f'"{_table(m).name}":{r}' for m, r in zip(WORLD_TABLES, rows, strict=True))
-    return json.dumps(head, separators=(",", ":"))[:-1] + ',"tables":{' + tables + "}}"
+    pieces = [json.dumps(head, separators=(",", ":"))[:-1] + ',"tables":{']
+    for i, (model, table_rows) in enumerate(zip(WORLD_TABLES, rows, strict=True)):
+        pieces += [f'{"," if i else ""}"{_table(model).name}":', table_rows]
+    pieces.append("}}")
+    return pieces, int(campaign["last_tick"])
 
 
 @functools.cache
@@ -408,13 +438,12 @@ def take(session: Session, ctx: CampaignContext, *, kind: str, label: str, now: 
     the snapshots beyond ``[bot] snapshots_kept``. ``heavy``: before a command that changes
     the map or the catalogue (they are kept in full)."""
     session.flush()
-    campaign = get_campaign(session, ctx)
-    data = world_json(session, ctx.campaign_id, heavy=heavy).encode()
+    pieces, last_tick = _world_pieces(session, ctx.campaign_id, heavy=heavy)
     marks = [int(m or 0) for m in session.execute(_marks_query()).one()]
     snapshot = Snapshot(campaign_id=ctx.campaign_id, kind=kind, label=label[:200],
-                        actor=actor[:60], tick=campaign.last_tick, taken_at=now,
+                        actor=actor[:60], tick=last_tick, taken_at=now,
                         event_mark=marks[0], outbox_mark=marks[1], inbox_mark=marks[2],
-                        data=zlib.compress(data, 6 if len(data) < SMALL else 1))
+                        data=_compress(pieces))
     session.add(snapshot)
     session.flush()
     kept = ctx.settings.bot.snapshots_kept
@@ -424,6 +453,14 @@ def take(session: Session, ctx: CampaignContext, *, kind: str, label: str, now: 
         session.execute(delete(_table(Snapshot)).where(
             _table(Snapshot).c.campaign_id == ctx.campaign_id, _table(Snapshot).c.id < oldest))
     return snapshot
+
+
+def _compress(pieces: Sequence[str]) -> bytes:
+    """The JSON text in ``pieces``, zlib-compressed as one stream (level 6 below
+    :data:`SMALL`, else 1)."""
+    size = sum(len(p) for p in pieces)
+    packer = zlib.compressobj(6 if size < SMALL else 1)
+    return b"".join([*(packer.compress(p.encode()) for p in pieces), packer.flush()])
 
 
 def before_tick(session: Session, ctx: CampaignContext, index: int, now: datetime) -> None:

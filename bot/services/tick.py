@@ -159,6 +159,8 @@ def catch_up(engine: Engine, ctx: CampaignContext, now: datetime, *,
         reports.append(report)
         if on_tick is not None:
             on_tick(report)
+        if index >= ctx.tick_of(now):
+            break  # the last due tick: no need to lock the campaign again to find none due
     return reports
 
 

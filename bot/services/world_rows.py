@@ -20,13 +20,31 @@ them and a later flush does not write an older value back).
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
+from types import SimpleNamespace
 from typing import Any
 
-from sqlalchemy import Connection, Table, bindparam, insert, inspect, select, update
+from sqlalchemy import (
+    JSON,
+    Connection,
+    Select,
+    String,
+    Table,
+    Text,
+    TypeDecorator,
+    bindparam,
+    cast,
+    insert,
+    inspect,
+    select,
+    type_coerce,
+    update,
+)
+from sqlalchemy.engine import Dialect
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session
 
@@ -142,12 +160,56 @@ _CHARACTER_STORED: Mapping[str, Callable[[Any], Any]] = {"skills_json": list}
 
 # --- loading ---------------------------------------------------------------------------------
 
-def load_claims(session: Session, campaign_id: int) -> dict[int, ClaimState]:
-    """The campaign's claims by id, ascending (one query)."""
+_CLAIM_READ = ("id", "name", "holdfast", "gold", "infantry", "cavalry", "ships",
+               "scattered_until", "scattered_infantry", "scattered_cavalry", "slain_json",
+               "improvements_json")
+"""The claim columns :func:`claim_state` reads."""
+
+
+@functools.cache
+def _claims_query() -> Select[Any]:
+    """The campaign ``:cid``'s claims by id, each column as stored (JSON as its text, our
+    types' text unconverted): rows that compare equal hold equal values."""
     t = CLAIM_TABLE
-    rows = session.connection().execute(
-        select(t).where(t.c.campaign_id == campaign_id).order_by(t.c.id)).all()
-    return {row.id: claim_state(row) for row in rows}
+    columns = [cast(t.c[n], Text) if isinstance(t.c[n].type, JSON)
+               else type_coerce(t.c[n], String()) if isinstance(t.c[n].type, TypeDecorator)
+               else t.c[n] for n in _CLAIM_READ]
+    return select(*columns).where(t.c.campaign_id == bindparam("cid")).order_by(t.c.id)
+
+
+_KEPT_CLAIMS: dict[tuple[Any, ...], ClaimState] = {}
+"""The claims the last :func:`load_claims` read: each value by its row as stored."""
+
+
+def _stored_claim(row: Sequence[Any], dialect: Dialect) -> ClaimState:
+    """A claim row as stored (:func:`_claims_query`) as the rules' value: each column
+    converted as its type converts it (JSON decoded from its text), then
+    :func:`claim_state`."""
+    values = {}
+    for name, raw in zip(_CLAIM_READ, row, strict=True):
+        kind = CLAIM_TABLE.c[name].type
+        if isinstance(kind, JSON):
+            values[name] = None if raw is None else json.loads(raw)
+            continue
+        convert = kind.result_processor(dialect, None)
+        values[name] = raw if convert is None else convert(raw)
+    return claim_state(SimpleNamespace(**values))
+
+
+def load_claims(session: Session, campaign_id: int) -> dict[int, ClaimState]:
+    """The campaign's claims by id, ascending (one query). A claim read exactly as the last
+    call read it gets the value made then (a value is a pure function of its stored row and
+    is immutable), so an unchanged claim costs a comparison, not a conversion."""
+    global _KEPT_CLAIMS
+    connection = session.connection()
+    rows = connection.execute(_claims_query(), {"cid": campaign_id}).all()
+    kept, now = _KEPT_CLAIMS, {}
+    for row in rows:
+        stored = tuple(row)
+        value = kept.get(stored)
+        now[stored] = value if value is not None else _stored_claim(stored, connection.dialect)
+    _KEPT_CLAIMS = now
+    return {value.id: value for value in now.values()}
 
 
 def load_sieges(session: Session, campaign_id: int,

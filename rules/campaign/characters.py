@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from enum import StrEnum
+from typing import Any
 
 from rules.campaign.config import DEFAULT_RULES, RulesConfig
 from rules.dice import Dice
@@ -213,3 +214,46 @@ class FateSettings:
 
 NO_FATE_ROLLS = FateSettings()
 """The default: the bot rolls no fate table (the battle post lists who must roll)."""
+
+FATE_KEYS = ("roll_fates", "death_table", "injury_table", "death_outcomes")
+"""The keys of the config file's ``[characters]`` table."""
+
+
+def read_fate_settings(data: Mapping[str, Any]) -> FateSettings:
+    """The fate settings of a config file's ``[characters]`` table: ``roll_fates`` (false),
+    ``death_table`` and ``injury_table`` (``{"1-35" = "dies", ...}``; by default
+    :data:`DEFAULT_DEATH_TABLE` and :data:`DEFAULT_INJURY_TABLE`) and ``death_outcomes``
+    (``["dies"]``). Raises InvalidInput naming the key (``characters.<key>``)."""
+    for key in data:
+        if key not in FATE_KEYS:
+            raise InvalidInput(f"characters.{key}", "unknown setting; known: "
+                               + ", ".join(FATE_KEYS))
+    roll = data.get("roll_fates", False)
+    if not isinstance(roll, bool):
+        raise InvalidInput("characters.roll_fates", f"must be true or false, not {roll!r}")
+    tables: dict[str, FateTable] = {}
+    for key, default in (("death_table", DEFAULT_DEATH_TABLE),
+                         ("injury_table", DEFAULT_INJURY_TABLE)):
+        raw = data.get(key)
+        if raw is None:
+            tables[key] = default
+            continue
+        if not isinstance(raw, Mapping) or not all(isinstance(v, str) for v in raw.values()):
+            raise InvalidInput(f"characters.{key}", "must be a table of die ranges and "
+                               'outcome text, e.g. {"1-35" = "dies", "36-100" = "survives"}')
+        table = FateTable.from_mapping(f"characters.{key}", raw)
+        tables[key] = replace(table, name=default.name)
+    death = tables["death_table"]
+    outcomes = {row.outcome for row in death.rows}
+    raw_deadly = data.get("death_outcomes")
+    if raw_deadly is None:
+        deadly = frozenset({"dies"} & outcomes)
+    else:
+        if not isinstance(raw_deadly, list) or not all(isinstance(v, str) for v in raw_deadly):
+            raise InvalidInput("characters.death_outcomes", "must be a list of outcome texts")
+        unknown = [v for v in raw_deadly if v not in outcomes]
+        if unknown:
+            raise InvalidInput("characters.death_outcomes",
+                               f"{unknown[0]!r} is not an outcome of the death table")
+        deadly = frozenset(raw_deadly)
+    return FateSettings(roll, death, tables["injury_table"], deadly)

@@ -159,6 +159,16 @@ def test_fate_settings_errors_name_the_key(characters: dict[str, object], messag
     assert message in str(caught.value)
 
 
+def test_fate_settings_are_read_once_per_table() -> None:
+    """The tick asks for the fate settings every time; the same table gives the same value
+    without reading it again, and a changed table is read afresh."""
+    settings = parse_settings({"characters": {"roll_fates": True}})
+    first = fate_settings(settings)
+    assert fate_settings(parse_settings({"characters": {"roll_fates": True}})) is first
+    settings.characters["roll_fates"] = False
+    assert not fate_settings(settings).roll
+
+
 def test_the_config_names_a_catalogue_file_or_holds_the_sections(tmp_path: Path) -> None:
     """[catalogue] is either file = "demo" / a path, or the sections themselves, not both."""
     assert catalogue_from_settings(parse_settings({"catalogue": {"file": "demo"}})).find(

@@ -127,6 +127,32 @@ def test_errors_name_the_file(tmp_path: Path) -> None:
         load_settings(path, env={})
 
 
+@pytest.mark.parametrize(("table", "problem"), [
+    ('roll_fate = true', "characters.roll_fate: unknown setting"),
+    ('roll_fates = "yes"', "characters.roll_fates: must be true or false"),
+    ('death_table = { "1-50" = "dies" }', "characters.death_table.rows: rows must cover 1-100"),
+    ('injury_table = { "one" = "scar" }', "characters.injury_table.one: is not a die range"),
+    ('death_outcomes = ["vanishes"]', "'vanishes' is not an outcome of the death table"),
+])
+def test_a_malformed_characters_table_is_refused_when_the_config_loads(
+        tmp_path: Path, table: str, problem: str) -> None:
+    """A bad ``[characters]`` table stops the config from loading, with one line naming the
+    file and the key (not every tick later)."""
+    path = _write(tmp_path, f"[characters]\n{table}\n")
+    with pytest.raises(ConfigError) as caught:
+        load_settings(path, env={})
+    message = str(caught.value)
+    assert message.startswith(str(path) + ": characters.") and problem in message
+    assert "\n" not in message
+
+
+def test_a_good_characters_table_loads(tmp_path: Path) -> None:
+    path = _write(tmp_path, '[characters]\nroll_fates = true\n'
+                            'death_table = { "1-50" = "falls", "51-100" = "lives" }\n'
+                            'death_outcomes = ["falls"]\n')
+    assert load_settings(path, env={}).characters["roll_fates"] is True
+
+
 # --- every key error names the key -----------------------------------------------------------
 
 @pytest.mark.parametrize(("data", "key"), [
