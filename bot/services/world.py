@@ -39,17 +39,18 @@ class CampaignContext:
     world: WorldMap
     secret: str
     moderators: frozenset[str] = field(default_factory=frozenset)
-    # Ticks the world's clock stands behind the wall clock, after holidays (``maester pause``
-    # then ``resume``): world tick ``n`` happens at wall tick ``n + tick_offset``, and the
-    # in-game calendar (``rules.epoch``) moves with it, so a holiday is a pause of the world.
-    tick_offset: int = 0
+
+    @property
+    def tick_offset(self) -> int:
+        """Ticks the world's clock stands behind the wall clock, after holidays (``maester
+        pause`` then ``resume``): carried in ``rules``, so the rules' ticks and in-game
+        calendar and the services' agree (:mod:`rules.campaign.calendar`)."""
+        return self.rules.tick_offset
 
     def shift(self, offset: int) -> None:
         """Follow the campaign's stored offset (another process may have resumed it)."""
-        if offset != self.tick_offset:
-            moved = (offset - self.tick_offset) * calendar.tick_length(self.rules)
-            self.rules = dataclasses.replace(self.rules, epoch=self.rules.epoch + moved)
-            self.tick_offset = offset
+        if offset != self.rules.tick_offset:
+            self.rules = dataclasses.replace(self.rules, tick_offset=offset)
 
     def dice(self, *parts: int | str) -> SeededDice:
         """Dice for one event, derived from the campaign secret: replayable and auditable."""
@@ -59,11 +60,12 @@ class CampaignContext:
         return name.lower() in self.moderators
 
     def tick_of(self, moment: datetime) -> int:
-        """Index of the latest tick at or before ``moment``."""
-        return calendar.tick_index(moment, self.rules) - self.tick_offset
+        """The world's tick at the real instant ``moment`` (:func:`calendar.tick_index`)."""
+        return calendar.tick_index(moment, self.rules)
 
     def tick_at(self, index: int) -> datetime:
-        return calendar.tick_time(index + self.tick_offset, self.rules)
+        """The real instant of the world's tick ``index`` (:func:`calendar.tick_time`)."""
+        return calendar.tick_time(index, self.rules)
 
     def when(self, moment: datetime) -> str:
         """``2026-11-23 12:00 UTC (Month 5, 300 AC)`` for receipts and posts."""
