@@ -71,6 +71,11 @@ class CampaignContext:
         """``2026-11-23 12:00 UTC (Month 5, 300 AC)`` for receipts and posts."""
         return calendar.moment_text(moment, self.rules)
 
+    def when_logged(self, at: datetime, tick: int) -> str:
+        """:meth:`when` for something logged at ``at`` in the world's tick ``tick`` (an event
+        of the journal): its in-game date as it was then, before any later holiday."""
+        return calendar.moment_text(at, calendar.rules_then(at, tick, self.rules))
+
 
 def load_context(session: Session, settings: Settings, campaign_id: int | None = None
                  ) -> CampaignContext:
@@ -94,11 +99,16 @@ def load_context(session: Session, settings: Settings, campaign_id: int | None =
 
 
 def get_campaign(session: Session, ctx: CampaignContext, *, lock: bool = False) -> Campaign:
-    """The campaign row; ``lock`` takes a row lock (PostgreSQL) for the tick transaction."""
+    """The campaign row; ``lock`` takes a row lock (PostgreSQL) for the tick transaction.
+
+    ``ctx`` follows the row's clock offset (another process may have resumed the campaign
+    after a holiday since ``ctx`` was loaded), so the ticks counted in this transaction are
+    the world's as stored."""
     query = select(Campaign).where(Campaign.id == ctx.campaign_id)
     if lock:
         query = query.with_for_update()
     campaign = session.exec(query).one()
+    ctx.shift(campaign.tick_offset or 0)
     return campaign
 
 

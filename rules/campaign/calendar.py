@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 
 from rules.campaign.config import RulesConfig
@@ -81,6 +81,19 @@ def tick_time(index: int, rules: RulesConfig) -> datetime:
     """The real instant of the world's tick ``index``; the inverse of :func:`tick_index` on
     tick instants."""
     return UNIX_EPOCH + _holidays(rules) + index * tick_length(rules)
+
+
+def rules_then(at: datetime, tick: int, rules: RulesConfig) -> RulesConfig:
+    """``rules`` with the holidays in force when the world's tick ``tick`` ran at the real
+    instant ``at`` (something logged then, as the tick's instant or an order's time): its
+    in-game date and times read as they did then, whatever holidays came since.
+
+    The holidays then are how far ``at``'s tick on the wall clock stood ahead of ``tick``,
+    bounded by the holidays so far (something logged before a tick fell due, as a pause, does
+    not count the ticks it waited as holidays)."""
+    wall = (require_aware(at, "at") - UNIX_EPOCH) // tick_length(rules)
+    held = min(max(wall - tick, 0), rules.tick_offset)
+    return rules if held == rules.tick_offset else replace(rules, tick_offset=held)
 
 
 def is_tick(moment: datetime, rules: RulesConfig) -> bool:
