@@ -40,15 +40,10 @@ class CampaignContext:
     secret: str
     moderators: frozenset[str] = field(default_factory=frozenset)
 
-    @property
-    def tick_offset(self) -> int:
-        """Ticks the world's clock stands behind the wall clock, after holidays (``maester
-        pause`` then ``resume``): carried in ``rules``, so the rules' ticks and in-game
-        calendar and the services' agree (:mod:`rules.campaign.calendar`)."""
-        return self.rules.tick_offset
-
     def shift(self, offset: int) -> None:
-        """Follow the campaign's stored offset (another process may have resumed it)."""
+        """Follow the campaign's stored clock offset, the ticks of its holidays (``maester
+        pause`` then ``resume``): ``rules`` carries it, so the rules' ticks and in-game
+        calendar and the services' are one clock (:mod:`rules.campaign.calendar`)."""
         if offset != self.rules.tick_offset:
             self.rules = dataclasses.replace(self.rules, tick_offset=offset)
 

@@ -227,3 +227,23 @@ def test_after_a_holiday_status_orders_ticks_and_log_keep_the_worlds_clock(
                             env={"COLUMNS": "300"}, catch_exceptions=False).output
     ordered = next(row for row in log.splitlines() if "2026-11-23 10:00 UTC" in row)
     assert line(before, "in-game").split(",")[0] in ordered  # Nov 23's in-game month
+
+
+def test_after_a_holiday_rollback_to_a_time_reads_the_worlds_clock_as_snapshots_list_it(
+        tmp_path: Path) -> None:
+    """After a holiday of three ticks, each snapshot's world time is where its tick falls on
+    the world's clock as it runs now, and ``rollback --to`` that time takes the world back to
+    just after that tick (a tick number does the same)."""
+    config = _config(tmp_path)
+    cli(config, "2026-11-23T13:00:00Z", "tick")  # 12:00
+    cli(config, "2026-11-23T13:00:00Z", "pause")
+    cli(config, "2026-11-24T07:00:00Z", "resume")  # 18:00, 00:00, 06:00 skipped
+    cli(config, "2026-11-24T13:00:00Z", "tick")  # the world's 18:00 tick, at 12:00
+    after_first = export(config, "2026-11-24T13:00:00Z")
+    cli(config, "2026-11-24T19:00:00Z", "tick")
+    listed = cli(config, "2026-11-24T19:00:00Z", "snapshots")
+    assert "2026-11-24 12:00 UTC" in listed  # the snapshot before the world's 00:00 tick
+    out = cli(config, "2026-11-24T19:00:00Z", "rollback", "--to", "2026-11-24T12:00:00Z")
+    assert "Taken back" in out
+    assert export(config, "2026-11-24T19:00:00Z")["armies"] == after_first["armies"]
+    assert export(config, "2026-11-24T19:00:00Z")["campaign"] == after_first["campaign"]
