@@ -224,6 +224,8 @@ def parse_settings(data: Mapping[str, Any], source: str = "config") -> Settings:
     return settings
 
 
+# Campaign state the rules carry, not settings: the holidays are set by `maester resume`.
+_NOT_SETTINGS = {"tick_offset": "is the campaign's holidays, set by `maester resume`"}
 # Whole-number settings that the clock divides by or counts in: 0 would stop the game.
 _AT_LEAST_ONE = frozenset({"tick_hours", "months_per_year"})
 # Counts of hours and months: a huge one would overflow the calendar.
@@ -244,8 +246,11 @@ def apply_rule_overrides(base: rc.RulesConfig, overrides: Mapping[str, Any]) -> 
     changes: dict[str, Any] = {}
     for key, value in overrides.items():
         where = f"rules.{key}"
+        if key in _NOT_SETTINGS:
+            raise ConfigError(f"{where}: {_NOT_SETTINGS[key]}, not a setting")
         if key not in fields:
-            raise ConfigError(f"{where}: unknown rule setting; known: {', '.join(sorted(fields))}")
+            known = sorted(set(fields) - set(_NOT_SETTINGS))
+            raise ConfigError(f"{where}: unknown rule setting; known: {', '.join(known)}")
         current = getattr(base, key)
         try:
             changes[key] = _convert(key, current, value)

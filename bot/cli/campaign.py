@@ -491,7 +491,7 @@ def log_cmd(config: ConfigOpt = None,
     table = Table("#", "When", "Kind", "By", "What", "Dice")
     for e in rows:
         dice = " ".join(f"d{d['sides']}={d['value']}" for d in e.dice_json)
-        table.add_row(str(e.id), env.ctx.when(e.at) if e.at else "", e.kind, e.actor,
+        table.add_row(str(e.id), env.ctx.when_logged(e.at, e.tick) if e.at else "", e.kind, e.actor,
                       e.summary, dice)
     console.print(table)
 

@@ -94,8 +94,9 @@ def undo_cmd(config: ConfigOpt = None, force: ForceOpt = False,
 @app.command("rollback")
 def rollback_cmd(
     to: Annotated[str, typer.Option(
-        "--to", help="A tick number (`maester snapshots`, `maester log`) or an ISO time: the "
-        "world as it stood just after that tick (the last tick at or before that time).")],
+        "--to", help="A tick number (`maester snapshots`, `maester log`) or an ISO time on the "
+        "world's clock (after a holiday: as `maester snapshots` lists the ticks): the world as "
+        "it stood just after that tick (the last tick at or before that time).")],
     config: ConfigOpt = None, force: ForceOpt = False, delete_posts: DeleteOpt = False,
     dry_run: DryOpt = False, by: ByOpt = None,
 ) -> None:

@@ -34,10 +34,9 @@ class PauseError(Exception):
     """Pausing a paused campaign, or resuming a running one."""
 
 
-def holds(ctx: CampaignContext, campaign: Campaign) -> bool:
-    """Whether the campaign is paused; first makes ``ctx`` follow the stored clock offset
-    (another process may have resumed the campaign since ``ctx`` was loaded)."""
-    ctx.shift(campaign.tick_offset or 0)
+def holds(campaign: Campaign) -> bool:
+    """Whether the campaign is paused (``campaign`` read with
+    :func:`~bot.services.world.get_campaign`, which makes ``ctx`` follow its clock offset)."""
     return campaign.paused_at is not None
 
 
@@ -49,7 +48,7 @@ def refusal(session: Session, ctx: CampaignContext, text: str) -> str | None:
     """The paused reply when the campaign is paused and ``text`` holds an order that would
     change the world; None otherwise (the message is handled as usual)."""
     campaign = get_campaign(session, ctx)
-    if not holds(ctx, campaign):
+    if not holds(campaign):
         return None
     parsed = o.parse_message(o.acting_for(text)[0])  # after a moderator's `as House X:`
     if all(isinstance(order, QUESTIONS) for order in parsed.orders):
@@ -79,7 +78,6 @@ def resume(session: Session, ctx: CampaignContext, *, catch_up: bool, actor: str
     """End the pause: a holiday (the missed ticks are skipped, the world's clock shifts), or
     with ``catch_up`` the missed ticks stay due. Returns the summary."""
     campaign = get_campaign(session, ctx, lock=True)
-    holds(ctx, campaign)
     if campaign.paused_at is None:
         raise PauseError("the campaign is not paused")
     began = campaign.paused_at

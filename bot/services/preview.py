@@ -55,7 +55,6 @@ def preview(engine: Engine, ctx: CampaignContext, until: datetime) -> list[TickP
         try:
             align_sequences(session, models)
             campaign = get_campaign(session, ctx, lock=True)
-            ctx.shift(campaign.tick_offset or 0)
             mark = session.exec(select(func.max(Outbox.id))).one() or 0
             for index in range(campaign.last_tick + 1, ctx.tick_of(until) + 1):
                 report = apply_tick(session, ctx, campaign, index)

@@ -149,7 +149,7 @@ def catch_up(engine: Engine, ctx: CampaignContext, now: datetime, *,
     while limit is None or len(reports) < limit:
         with _collector_paused(), transaction(engine) as session:
             campaign = get_campaign(session, ctx, lock=True)
-            if pause.holds(ctx, campaign):  # paused: nothing applies (ctx follows the clock)
+            if pause.holds(campaign):  # paused: nothing applies
                 break
             index = campaign.last_tick + 1
             if index > ctx.tick_of(now):
@@ -201,7 +201,7 @@ def check_catch_up_bound(session: Session, ctx: CampaignContext, now: datetime) 
 def pending_ticks(session: Session, ctx: CampaignContext, now: datetime) -> int:
     """How many ticks are due and not applied yet (none while the campaign is paused)."""
     campaign = get_campaign(session, ctx)
-    if pause.holds(ctx, campaign):
+    if pause.holds(campaign):
         return 0
     return max(0, ctx.tick_of(now) - campaign.last_tick)
 

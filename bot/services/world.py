@@ -39,17 +39,13 @@ class CampaignContext:
     world: WorldMap
     secret: str
     moderators: frozenset[str] = field(default_factory=frozenset)
-    # Ticks the world's clock stands behind the wall clock, after holidays (``maester pause``
-    # then ``resume``): world tick ``n`` happens at wall tick ``n + tick_offset``, and the
-    # in-game calendar (``rules.epoch``) moves with it, so a holiday is a pause of the world.
-    tick_offset: int = 0
 
     def shift(self, offset: int) -> None:
-        """Follow the campaign's stored offset (another process may have resumed it)."""
-        if offset != self.tick_offset:
-            moved = (offset - self.tick_offset) * calendar.tick_length(self.rules)
-            self.rules = dataclasses.replace(self.rules, epoch=self.rules.epoch + moved)
-            self.tick_offset = offset
+        """Follow the campaign's stored clock offset, the ticks of its holidays (``maester
+        pause`` then ``resume``): ``rules`` carries it, so the rules' ticks and in-game
+        calendar and the services' are one clock (:mod:`rules.campaign.calendar`)."""
+        if offset != self.rules.tick_offset:
+            self.rules = dataclasses.replace(self.rules, tick_offset=offset)
 
     def dice(self, *parts: int | str) -> SeededDice:
         """Dice for one event, derived from the campaign secret: replayable and auditable."""
@@ -59,15 +55,21 @@ class CampaignContext:
         return name.lower() in self.moderators
 
     def tick_of(self, moment: datetime) -> int:
-        """Index of the latest tick at or before ``moment``."""
-        return calendar.tick_index(moment, self.rules) - self.tick_offset
+        """The world's tick at the real instant ``moment`` (:func:`calendar.tick_index`)."""
+        return calendar.tick_index(moment, self.rules)
 
     def tick_at(self, index: int) -> datetime:
-        return calendar.tick_time(index + self.tick_offset, self.rules)
+        """The real instant of the world's tick ``index`` (:func:`calendar.tick_time`)."""
+        return calendar.tick_time(index, self.rules)
 
     def when(self, moment: datetime) -> str:
         """``2026-11-23 12:00 UTC (Month 5, 300 AC)`` for receipts and posts."""
         return calendar.moment_text(moment, self.rules)
+
+    def when_logged(self, at: datetime, tick: int) -> str:
+        """:meth:`when` for something logged at ``at`` in the world's tick ``tick`` (an event
+        of the journal): its in-game date as it was then, before any later holiday."""
+        return calendar.moment_text(at, calendar.rules_then(at, tick, self.rules))
 
 
 def load_context(session: Session, settings: Settings, campaign_id: int | None = None
@@ -92,11 +94,16 @@ def load_context(session: Session, settings: Settings, campaign_id: int | None =
 
 
 def get_campaign(session: Session, ctx: CampaignContext, *, lock: bool = False) -> Campaign:
-    """The campaign row; ``lock`` takes a row lock (PostgreSQL) for the tick transaction."""
+    """The campaign row; ``lock`` takes a row lock (PostgreSQL) for the tick transaction.
+
+    ``ctx`` follows the row's clock offset (another process may have resumed the campaign
+    after a holiday since ``ctx`` was loaded), so the ticks counted in this transaction are
+    the world's as stored."""
     query = select(Campaign).where(Campaign.id == ctx.campaign_id)
     if lock:
         query = query.with_for_update()
     campaign = session.exec(query).one()
+    ctx.shift(campaign.tick_offset or 0)
     return campaign
 
 

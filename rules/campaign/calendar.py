@@ -1,18 +1,24 @@
 """The campaign clock: ticks, the in-game calendar and the monthly boundaries.
 
+Every instant here is a real (wall-clock) UTC instant; every tick index is a tick of the
+world's clock. They differ by the holidays: ``rules.tick_offset`` ticks the world's clock stands
+behind the wall clock (0 until a pause is resumed without catching up). :func:`tick_index` and
+:func:`tick_time` are the one conversion between the two, for the rules and the services alike.
+
 Ticks
     The world moves on ticks, every ``rules.tick_hours`` hours (default 6: 00:00, 06:00, 12:00
     and 18:00 UTC). Tick indexes count from the Unix epoch (1970-01-01T00:00Z), not from the
-    campaign's epoch, so tick instants never depend on when a campaign began and a tick index
-    is the same in every campaign with the same ``tick_hours``. Tick ``0`` is the Unix epoch;
-    tick ``n`` is ``n * tick_hours`` hours later (negative indexes are before 1970).
+    campaign's epoch, so tick instants never depend on when a campaign began and, before any
+    holiday, a tick index is the same in every campaign with the same ``tick_hours``. Tick
+    ``n`` falls ``(n + rules.tick_offset) * tick_hours`` hours after the Unix epoch (negative
+    indexes are before 1970).
 
 In-game calendar
-    In-game month 1 of year ``rules.epoch_year`` begins at ``rules.epoch``; every in-game month
-    lasts ``rules.month_length`` of real time and a year has ``rules.months_per_year`` months
-    (default: one month per real day from 00:00 UTC, twelve a year). Instants before the epoch
-    fall in earlier years, counted the same way. Seasons are not derived from the calendar;
-    moderators set them.
+    In-game month 1 of year ``rules.epoch_year`` begins at ``rules.epoch``, moved on by the
+    holidays (``rules.tick_offset`` ticks); every in-game month lasts ``rules.month_length`` of
+    real time and a year has ``rules.months_per_year`` months (default: one month per real day
+    from 00:00 UTC, twelve a year). Instants before the epoch fall in earlier years, counted
+    the same way. Seasons are not derived from the calendar; moderators set them.
 
 All datetimes must be timezone-aware; a naive datetime raises :class:`NaiveDatetime`. Results
 are in UTC.
@@ -22,14 +28,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 
 from rules.campaign.config import RulesConfig
 from rules.errors import InvalidInput
 
 UNIX_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-"""Instant of tick index 0."""
+"""Instant of tick index 0 before any holiday."""
 
 ERA = "AC"
 """Era written after the year in game dates ("Month 3, 300 AC")."""
@@ -56,17 +62,38 @@ def tick_length(rules: RulesConfig) -> timedelta:
     return timedelta(hours=rules.tick_hours)
 
 
+def _holidays(rules: RulesConfig) -> timedelta:
+    """How far the world's clock stands behind the wall clock."""
+    return rules.tick_offset * tick_length(rules)
+
+
 def tick_index(moment: datetime, rules: RulesConfig) -> int:
-    """Index of the latest tick at or before ``moment`` (ticks counted from the Unix epoch).
+    """The world's tick at the real instant ``moment``: the index of the latest tick at or
+    before it (ticks counted from the Unix epoch, less the holidays).
 
     ``tick_time(tick_index(m)) <= m < tick_time(tick_index(m) + 1)`` for every instant ``m``.
     """
-    return (require_aware(moment, "moment") - UNIX_EPOCH) // tick_length(rules)
+    return (require_aware(moment, "moment") - UNIX_EPOCH - _holidays(rules)) \
+        // tick_length(rules)
 
 
 def tick_time(index: int, rules: RulesConfig) -> datetime:
-    """Instant of tick ``index``; the inverse of :func:`tick_index` on tick instants."""
-    return UNIX_EPOCH + index * tick_length(rules)
+    """The real instant of the world's tick ``index``; the inverse of :func:`tick_index` on
+    tick instants."""
+    return UNIX_EPOCH + _holidays(rules) + index * tick_length(rules)
+
+
+def rules_then(at: datetime, tick: int, rules: RulesConfig) -> RulesConfig:
+    """``rules`` with the holidays in force when the world's tick ``tick`` ran at the real
+    instant ``at`` (something logged then, as the tick's instant or an order's time): its
+    in-game date and times read as they did then, whatever holidays came since.
+
+    The holidays then are how far ``at``'s tick on the wall clock stood ahead of ``tick``,
+    bounded by the holidays so far (something logged before a tick fell due, as a pause, does
+    not count the ticks it waited as holidays)."""
+    wall = (require_aware(at, "at") - UNIX_EPOCH) // tick_length(rules)
+    held = min(max(wall - tick, 0), rules.tick_offset)
+    return rules if held == rules.tick_offset else replace(rules, tick_offset=held)
 
 
 def is_tick(moment: datetime, rules: RulesConfig) -> bool:
@@ -140,7 +167,8 @@ def _month_length(rules: RulesConfig) -> timedelta:
 
 
 def _epoch(rules: RulesConfig) -> datetime:
-    return require_aware(rules.epoch, "epoch")
+    """The real instant in-game month 1 of ``rules.epoch_year`` began, after the holidays."""
+    return require_aware(rules.epoch, "epoch") + _holidays(rules)
 
 
 def month_number(moment: datetime, rules: RulesConfig) -> int:

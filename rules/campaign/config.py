@@ -156,6 +156,10 @@ class RulesConfig:
     months_per_year: int = 12
     epoch: datetime = datetime(2026, 1, 1, tzinfo=UTC)
     epoch_year: int = 300  # in-game year of month 1 at the epoch
+    # Ticks the world's clock stands behind the wall clock after holidays (a pause resumed
+    # without catching up): campaign state, set on resume, not a setting of the config file.
+    # The calendar's ticks and in-game months all follow it (rules.campaign.calendar).
+    tick_offset: int = 0
     # muster
     muster_hours: int = 24
     # movement

@@ -195,3 +195,55 @@ def test_rollback_past_a_catalogue_load_finds_the_old_catalogue_in_its_snapshot(
     out = cli(config, "2026-11-23T13:00:00Z", "rollback", "--to", "83121")
     assert "tick 83122" in out and "catalogue load rams.toml" in out
     assert cli(config, "2026-11-23T13:00:00Z", "catalogue", "show") == before
+
+
+def test_after_a_holiday_status_orders_ticks_and_log_keep_the_worlds_clock(
+        tmp_path: Path) -> None:
+    """A holiday of three ticks (paused at 11:00, resumed at 05:00 the next day): status names
+    the world's last and next tick on the wall clock and the in-game date the pause began in;
+    a muster ordered after it is ready when its receipt says, on the world's clock (24 hours
+    from the next tick); and the log dates what happened before the holiday as it was then."""
+    config = _config(tmp_path)
+    cli(config, "2026-11-23T10:00:00Z", "order", "--as", "ned_stark", "muster 100 infantry")
+    before = cli(config, "2026-11-23T11:00:00Z", "status")
+    cli(config, "2026-11-23T11:00:00Z", "pause")
+    assert "holiday of 3 tick(s)" in cli(config, "2026-11-24T05:00:00Z", "resume")
+    after = cli(config, "2026-11-24T05:00:00Z", "status")
+    assert line(after, "in-game") == line(before, "in-game")
+    assert line(after, "last tick").startswith("2026-11-24 00:00 UTC")
+    assert line(after, "last tick").endswith(line(before, "last tick")[21:])  # same month
+    assert line(after, "next tick").startswith("2026-11-24 06:00 UTC") and "due" not in after
+    receipt = cli(config, "2026-11-24T05:30:00Z", "order", "--as", "ned_stark",
+                  "muster 10 infantry")
+    ready = line(receipt, "- Ready")
+    assert ready.startswith("2026-11-25 06:00 UTC")
+    assert line(cli(config, "2026-11-24T05:30:00Z", "show", "army", "2"), "ready") == ready
+    assert "4 tick(s) applied" in cli(config, "2026-11-25T00:00:00Z", "tick")
+    assert "mustering at" in cli(config, "2026-11-25T00:00:00Z", "show", "army", "2")
+    assert "1 tick(s) applied" in cli(config, "2026-11-25T06:00:00Z", "tick")
+    assert "standing at" in cli(config, "2026-11-25T06:00:00Z", "show", "army", "2")
+    with freeze_time("2026-11-25T06:00:00Z"):
+        log = runner.invoke(app, ["log", "--limit", "50", "-c", str(config)],
+                            env={"COLUMNS": "300"}, catch_exceptions=False).output
+    ordered = next(row for row in log.splitlines() if "2026-11-23 10:00 UTC" in row)
+    assert line(before, "in-game").split(",")[0] in ordered  # Nov 23's in-game month
+
+
+def test_after_a_holiday_rollback_to_a_time_reads_the_worlds_clock_as_snapshots_list_it(
+        tmp_path: Path) -> None:
+    """After a holiday of three ticks, each snapshot's world time is where its tick falls on
+    the world's clock as it runs now, and ``rollback --to`` that time takes the world back to
+    just after that tick (a tick number does the same)."""
+    config = _config(tmp_path)
+    cli(config, "2026-11-23T13:00:00Z", "tick")  # 12:00
+    cli(config, "2026-11-23T13:00:00Z", "pause")
+    cli(config, "2026-11-24T07:00:00Z", "resume")  # 18:00, 00:00, 06:00 skipped
+    cli(config, "2026-11-24T13:00:00Z", "tick")  # the world's 18:00 tick, at 12:00
+    after_first = export(config, "2026-11-24T13:00:00Z")
+    cli(config, "2026-11-24T19:00:00Z", "tick")
+    listed = cli(config, "2026-11-24T19:00:00Z", "snapshots")
+    assert "2026-11-24 12:00 UTC" in listed  # the snapshot before the world's 00:00 tick
+    out = cli(config, "2026-11-24T19:00:00Z", "rollback", "--to", "2026-11-24T12:00:00Z")
+    assert "Taken back" in out
+    assert export(config, "2026-11-24T19:00:00Z")["armies"] == after_first["armies"]
+    assert export(config, "2026-11-24T19:00:00Z")["campaign"] == after_first["campaign"]

@@ -4,17 +4,22 @@ holiday that moves every due tick with the world's clock (SQLite and PostgreSQL)
 
 from __future__ import annotations
 
-from datetime import timedelta
+import re
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
 
 from sqlmodel import select
 
 from bot.db.engine import transaction
-from bot.db.models import Army
+from bot.db.models import Army, PendingBattle
 from bot.messages import handle_message
 from bot.services import pause
 from bot.services.queries import export_world
 from bot.services.tick import catch_up, check_catch_up_bound
+from tests.bot.catalogue_world import World, roster
 from tests.bot.services import scenario
+from tests.bot.services.test_campaign_rules import day
 
 DAY = timedelta(days=1)
 
@@ -64,3 +69,72 @@ def test_resume_with_catch_up_applies_the_missed_ticks_in_order(db_url: str) -> 
     applied = catch_up(engine, ctx, scenario.START + 3 * DAY)
     assert len(applied) == 8 and [r.tick for r in applied] == list(
         range(applied[0].tick, applied[0].tick + 8))
+
+
+# --- a holiday is a pause of the world ----------------------------------------------------
+
+HOLIDAY = timedelta(hours=18)  # three ticks of six hours
+
+
+def _later_by(text: str, by: timedelta) -> str:
+    """``text`` with every wall time in it (``2026-11-23 12:00 UTC``) moved on by ``by``."""
+    def move(m: re.Match[str]) -> str:
+        moment = datetime.strptime(m.group(1), "%Y-%m-%d %H:%M").replace(tzinfo=UTC) + by
+        return f"{moment:%Y-%m-%d %H:%M} UTC"
+    return re.sub(r"(\d{4}-\d\d-\d\d \d\d:\d\d) UTC", move, text)
+
+
+def _played(tmp_path: Path, holiday: timedelta) -> tuple[World, list[str]]:
+    """Two hosts on 1316 and a third army on 1317; with a holiday (a pause from 13:00 on
+    day 2, resumed ``holiday`` later), then an attack, a muster and a march sent an hour after
+    the world's clock stood at 13:00, and ticks until the world has lived to day 4."""
+    tmp_path.mkdir()
+    w = World(tmp_path, claims=roster("stark", "lannister"))
+    w.say("ned_stark", "muster 300 infantry")
+    w.say("tywin_lannister", "muster 300 infantry\nmuster 100 infantry")
+    w.run(day(2, 12))
+    for army_id, tile in ((1, "1316"), (2, "1316"), (3, "1317")):
+        w.place(army_id, tile)
+    if holiday:
+        with w.session() as session:
+            pause.pause(session, w.ctx, note="", until=None, actor="jane", now=day(2, 13))
+        with w.session() as session:
+            summary = pause.resume(session, w.ctx, catch_up=False, actor="jane",
+                                   now=day(2, 13) + holiday)
+        assert "holiday of 3 tick(s)" in summary
+    replies = [w.say("tywin_lannister", "attack army 1 with army 2", at=day(2, 14) + holiday),
+               w.say("ned_stark", "muster 50 infantry", at=day(2, 14) + holiday),
+               w.say("tywin_lannister", "move army 3: 1318 > 1319 (cost 2)",
+                     at=day(2, 14) + holiday),
+               w.say("ned_stark", "status", at=day(2, 15) + holiday)]
+    return w, replies
+
+
+def _ticks(w: World) -> dict[str, Any]:
+    with w.session() as session:
+        world = export_world(session, w.ctx)
+        world["armies"] = [(a.id, a.state, a.tile, a.ready_tick, a.depart_tick, a.arrival_tick,
+                            a.stationary_since) for a in session.exec(select(Army))]
+        world["battles"] = [(b.id, b.created_tick, b.resolve_tick, b.status)
+                            for b in session.exec(select(PendingBattle))]
+    del world["campaign"]["last_tick_at"], world["outbox"]
+    return world
+
+
+def test_after_a_holiday_orders_and_ticks_count_on_the_worlds_clock(tmp_path: Path) -> None:
+    """A holiday pauses the world: orders sent after it, an hour later on the world's clock
+    than the pause began, get the same world ticks (a muster's readiness, a march's departure
+    and arrival, an attack's reaction window) as in a campaign that was never paused, their
+    receipts name the same times moved on by the holiday, and the ticks that follow play out
+    the same, tick for tick."""
+    plain, plain_replies = _played(tmp_path / "plain", timedelta(0))
+    paused, paused_replies = _played(tmp_path / "holiday", HOLIDAY)
+    assert paused.ctx.tick_of(day(2, 14) + HOLIDAY) == plain.ctx.tick_of(day(2, 14))
+    assert _ticks(paused) == _ticks(plain)
+    assert paused_replies == [_later_by(r, HOLIDAY) for r in plain_replies]
+    for hour in (18, 24, 30, 36, 42, 48):
+        plain.run(day(2) + timedelta(hours=hour))
+        paused.run(day(2) + timedelta(hours=hour) + HOLIDAY)
+        assert _ticks(paused) == _ticks(plain), hour
+    assert [(e.kind, e.tick, e.data_json) for e in paused.events("battle")] == \
+        [(e.kind, e.tick, e.data_json) for e in plain.events("battle")]

@@ -353,6 +353,19 @@ def test_unpaid_armies_scatter_and_half_go_home_locked_for_the_year() -> None:
     assert after.armies[1].meta["fate"] == "scattered, unpaid and unfed"
 
 
+def test_after_a_holiday_troops_scatter_until_the_worlds_year_ends() -> None:
+    """After a holiday the tick's instant is the world tick's, later by the holiday, and the
+    scatter lock ends with the world's in-game year, later by as much."""
+    poor = replace(STARK, gold=Decimal(0), infantry=7)
+    w = world(army(1, 1, T[3], infantry=100, cavalry=10), claims=(poor, LANNISTER))
+    held = replace(RULES, tick_offset=5)
+    plain, _ = advance_upkeep(w, 1, MONTH, tick())
+    after, _ = advance_upkeep(w, 1, MONTH, Tick(10, MAP, held))
+    until = plain.claims[1].scattered_until
+    assert until is not None
+    assert after.claims[1].scattered_until == until + 5 * timedelta(hours=RULES.tick_hours)
+
+
 def test_the_slain_come_back_month_by_month_once_per_month() -> None:
     ledger = record_loss(SlainLedger(), calendar.GameDate(299, 1), 1000, 100)
     w = world(claims=(replace(STARK, slain=ledger), LANNISTER))

@@ -523,3 +523,34 @@ def test_odds_name_only_armies_the_sender_may_see() -> None:
 
 def test_every_order_the_rules_decide_says_what_it_reads() -> None:
     assert set(READS) == set(PURE_ORDERS)
+
+
+# --- holidays -------------------------------------------------------------------------------
+
+HOLIDAY = replace(RULES, tick_offset=3)  # the world's clock stands three ticks behind
+LATER = 3 * timedelta(hours=RULES.tick_hours)
+
+
+def _without_acceptance(w: World) -> dict[int, Army]:
+    return {i: replace(a, accepted_at=None) for i, a in w.armies.items()}
+
+
+@pytest.mark.parametrize("order", [o.Muster(300, 20), o.Attack(target=2, army=1),
+                                   o.Move(1, (T[3], T[4]), 2)], ids=str)
+def test_after_a_holiday_an_order_gets_the_world_ticks_it_would_have_got(order: object) -> None:
+    """An order sent after a holiday, as late on the wall clock as the holiday lasted, gets
+    the same world ticks (readiness, departure and arrival, the battle's tick and its reaction
+    window) as the same order on a world's clock that never stopped; only the instants it
+    names are later by the holiday."""
+    w = world(army(1, 1, T[2]), army(2, 2, T[2]))
+    plain, plain_receipt = apply_order(w, order, AT, sender=STARK_SENDS)
+    held, held_receipt = apply_order(w, order, AT + LATER, sender=Sender(1, HOLIDAY, MAP))
+    assert _without_acceptance(held) == _without_acceptance(plain)
+    assert held.battles == plain.battles and held.claims == plain.claims
+    if isinstance(plain_receipt, Mustered):
+        assert isinstance(held_receipt, Mustered)
+        assert held_receipt.ready == plain_receipt.ready + LATER
+    if isinstance(plain_receipt, BattleOrdered):
+        assert isinstance(held_receipt, BattleOrdered)
+        assert held_receipt.resolve_tick == plain_receipt.resolve_tick == TICK + 1
+        assert reaction_deadline(AT + LATER, HOLIDAY) == reaction_deadline(AT, RULES)

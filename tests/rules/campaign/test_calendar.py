@@ -23,6 +23,8 @@ from rules.campaign.calendar import (
     next_month,
     next_tick_at_or_after,
     parse_game_date,
+    period_first_tick,
+    rules_then,
     scattered_until,
     tick_index,
     tick_time,
@@ -257,3 +259,45 @@ def test_parse_game_date_checks_the_month_against_the_config() -> None:
     assert parse_game_date("Month 13, 300 AC") == GameDate(300, 13)  # no rules: no upper bound
     with pytest.raises(InvalidInput):
         parse_game_date("Month 13, 300 AC", R)
+
+
+# --- holidays -------------------------------------------------------------------------------
+
+@given(st.integers(min_value=0, max_value=5000),
+       st.datetimes(min_value=datetime(2020, 1, 1), max_value=datetime(2040, 1, 1),
+                    timezones=st.just(UTC)),
+       st.integers(min_value=-200_000, max_value=200_000))
+@settings(max_examples=200)
+def test_a_holiday_moves_every_tick_and_the_calendar_on_by_its_length(
+        offset: int, moment: datetime, index: int) -> None:
+    """After holidays of ``tick_offset`` ticks the world's clock stands that far behind the
+    wall clock: each world tick, the tick of each instant, the in-game date and every month and
+    dice-period boundary fall that much later on the wall clock, and nothing else changes."""
+    held = replace(R, tick_offset=offset)
+    later = offset * timedelta(hours=R.tick_hours)
+    assert tick_time(index, held) == tick_time(index, R) + later
+    assert tick_index(moment + later, held) == tick_index(moment, R)
+    assert tick_index(tick_time(index, held), held) == index
+    assert next_tick_at_or_after(moment + later, held) == next_tick_at_or_after(moment, R) + later
+    assert game_date(moment + later, held) == game_date(moment, R)
+    assert month_number(moment + later, held) == month_number(moment, R)
+    assert month_start(game_date(moment, R), held) == month_start(game_date(moment, R), R) + later
+    assert scattered_until(moment + later, held) == scattered_until(moment, R) + later
+    assert period_first_tick(index % 500, 3, held) == period_first_tick(index % 500, 3, R) + later
+    day = timedelta(days=2)
+    plain = month_boundaries(moment, moment + day, R)
+    assert month_boundaries(moment + later, moment + later + day, held) == tuple(
+        replace(b, starts_at=b.starts_at + later) for b in plain)
+
+
+def test_something_logged_before_a_holiday_keeps_the_date_it_had_then() -> None:
+    """An event logged in world tick ``t`` at the real instant ``at`` reads with the holidays
+    of that time: none before the first holiday, two after a holiday of two ticks, never more
+    than the holidays so far (a pause logged while ticks were due does not count them)."""
+    held = replace(R, tick_offset=5)
+    at = utc("2026-11-23T10:00:00")
+    wall = tick_index(at, R)
+    assert rules_then(at, wall, held).tick_offset == 0
+    assert rules_then(at, wall - 2, held).tick_offset == 2
+    assert rules_then(at, wall - 9, held) is held
+    assert game_date(at, rules_then(at, wall, held)) == game_date(at, R)
