@@ -31,7 +31,7 @@ from bot.services import journal, orders_catalogue
 from bot.services.help import example_for, help_reply
 from bot.services.order_apply import decided as _decided
 from bot.services.order_apply import refused, sender_of
-from bot.services.order_call import Call, Handler, Rejected, active_siege
+from bot.services.order_call import Call, Handler, Rejected
 from bot.services.order_world import load_order_world
 from bot.services.world import (
     CampaignContext,
@@ -47,7 +47,7 @@ from rules.campaign.timing import world_time
 from rules.campaign.worldmap import UnknownTile
 from rules.errors import RulesError
 
-__all__ = ["HANDLERS", "Call", "Outcome", "Rejected", "active_siege", "process_message"]
+__all__ = ["HANDLERS", "Call", "Outcome", "Rejected", "process_message"]
 
 log = logging.getLogger(__name__)
 
