@@ -1,8 +1,7 @@
 """One order being handled: who sent it, for which claim, when; and the refusal it may raise.
 
-The order handlers (:mod:`bot.services.orders`, :mod:`bot.services.orders_catalogue`) take a
-:class:`Call` and raise :class:`Rejected`; the explicit table of handlers is
-:data:`bot.services.orders.HANDLERS`.
+The order handlers (:data:`bot.services.orders.HANDLERS`, the explicit table) take a
+:class:`Call` and raise :class:`Rejected`.
 """
 
 from __future__ import annotations
@@ -56,5 +55,5 @@ class Call:
 
 
 Handler = Callable[[Call, Any], str]
-"""An order handler: checks the order against the world, changes it, returns the receipt."""
+"""An order handler: has the order decided (by the rules) and returns the receipt."""
 
