@@ -27,12 +27,6 @@ _CHANGING = ("status", "reaction", "reactor_claim", "resolve_tick")
 """The columns a tick changes in a stored battle."""
 
 
-def battle_state(battle: PendingBattle) -> BattleState:
-    """A pending battle ORM row (as an order holds it) as the rules' value: the same columns
-    :func:`load_battles` reads."""
-    return BattleState(battle.id or 0, **{name: getattr(battle, name) for name in _VALUE_COLUMNS})
-
-
 def load_battles(session: Session, campaign_id: int, statuses: Collection[BattleStatus]
                  ) -> list[BattleState]:
     """The campaign's battles in ``statuses``, by id (one query)."""

@@ -64,11 +64,6 @@ from rules.errors import InvalidInput
 DEMO_CATALOGUE = "demo_catalogue.toml"
 """File name of the demo catalogue inside the ``bot.data`` package."""
 
-CAPACITY_KEY = improvements.CAPACITY_KEY
-"""Key of the bookkeeping entry in ``Claim.improvements_json``."""
-
-
-
 AnyArmy = Army | ArmyRecord
 """An army as a row object (orders) or as the tick's record."""
 
@@ -262,11 +257,6 @@ class ModifierBook:
     def characters_with(self, army: ModifiedArmy) -> list[Character]:
         """The living characters with an army (its commander)."""
         return [c for c in self._alive() if army.id is not None and c.army_id == army.id]
-
-    def home_characters(self, claim_id: int) -> tuple[str, ...]:
-        """Names of the claim's living characters with no army: they are in the holdfast."""
-        return tuple(c.name for c in self._alive()
-                     if c.claim_id == claim_id and c.army_id is None)
 
     def resource_holder(self, tile_id: str) -> int | None:
         """The claim that receives a resource tile's benefit now, or None.

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any
 
 from sqlmodel import Session, col, select
 
@@ -33,7 +33,6 @@ from rules.fairdice import (
     Reveal,
     branch_secret,
     commitment,
-    dice_line,
     dice_period,
     format_entropy,
     lines_by_branch,
@@ -45,24 +44,10 @@ DICE_KEY = "dice"  # where an event's printed dice line is kept in its data
 ORDER_KEY = "order"  # where an army keeps the reference of the last order that moved it
 
 
-class HasMeta(Protocol):
-    meta_json: dict[str, Any]
-
-
-def mark_order(army: HasMeta, ref: str) -> None:
-    """Remember the order that set an army going: its id is the entropy of what follows."""
-    army.meta_json = marked(army.meta_json, ref)
-
-
 def marked(meta: Mapping[str, Any], ref: str) -> dict[str, Any]:
-    """An army's meta naming ``ref`` as the order that set it going (:func:`mark_order`)."""
+    """An army's meta naming ``ref`` as the order that set it going: its id is the entropy of
+    the dice that follow (:attr:`rules.campaign.world.Army.order_ref` reads it back)."""
     return {**meta, ORDER_KEY: ref}
-
-
-def orders_of(*armies: HasMeta | None) -> list[str]:
-    """The references of the orders behind the given armies (their last orders)."""
-    return [str(a.meta_json[ORDER_KEY]) for a in armies
-            if a is not None and a.meta_json.get(ORDER_KEY)]
 
 
 def period_of(ctx: CampaignContext, tick: int) -> int:
@@ -86,20 +71,6 @@ def event_key(ctx: CampaignContext, tick: int, key: str, *, branch: str = PUBLIC
 def dice_for(ctx: CampaignContext, event: EventKey) -> FairDice:
     """The event's dice, drawn from the campaign secret's branch for the event's period."""
     return event.dice(ctx.secret)
-
-
-def roll(ctx: CampaignContext, tick: int, key: str, *, branch: str = PUBLIC,
-         armies: Iterable[HasMeta | None] = ()) -> tuple[FairDice, EventKey]:
-    """The dice of one event and where they come from (entropy: the armies' last orders)."""
-    event = event_key(ctx, tick, key, branch=branch, orders=orders_of(*armies))
-    return dice_for(ctx, event), event
-
-
-def line_of(event: EventKey, dice: FairDice) -> str:
-    """The printed dice line of a rolled event (kept in the event's data, shown in posts)."""
-    return str(dice_line(event, dice))
-
-
 
 
 def branches(ctx: CampaignContext, period: int, claim_ids: Iterable[int]) -> list[Branch]:

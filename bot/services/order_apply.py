@@ -1,8 +1,8 @@
 """Orders the rules decide (:data:`rules.campaign.apply.PURE_ORDERS`), end to end: load the
 world the order reads, let :func:`rules.campaign.apply.apply_order` decide, write the difference
 back, journal it (events, notes to other claims and to the moderators, public posts) and render
-the receipt (:mod:`bot.render.receipts`). The handlers of :mod:`bot.services.orders` and
-:mod:`bot.services.orders_catalogue` call :func:`decided`.
+the receipt (:mod:`bot.render.receipts`). The handlers of :mod:`bot.services.orders` call
+:func:`decided`.
 """
 
 from __future__ import annotations

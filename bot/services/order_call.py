@@ -1,8 +1,7 @@
 """One order being handled: who sent it, for which claim, when; and the refusal it may raise.
 
-The order handlers (:mod:`bot.services.orders`, :mod:`bot.services.orders_catalogue`) take a
-:class:`Call` and raise :class:`Rejected`; the explicit table of handlers is
-:data:`bot.services.orders.HANDLERS`.
+The order handlers (:data:`bot.services.orders.HANDLERS`, the explicit table) take a
+:class:`Call` and raise :class:`Rejected`.
 """
 
 from __future__ import annotations
@@ -12,14 +11,12 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlmodel import Session, select
+from sqlmodel import Session
 
-from bot.db.models import Army, Claim, Siege
+from bot.db.models import Claim
 from bot.errors import CommandError
-from bot.services.world import CampaignContext, army
+from bot.services.world import CampaignContext
 from bot.text import escape_md
-from rules.campaign.naming import force_name
-from rules.campaign.world import SiegeStatus
 
 
 class Rejected(CommandError):
@@ -56,31 +53,7 @@ class Call:
             )
         return self.claim
 
-    def own_army(self, army_id: int, what: str = "army or fleet") -> Army:
-        """The army or fleet ``army_id`` if it belongs to the sender's claim; refusals are
-        logged."""
-        claim = self.require_claim()
-        found = army(self.session, self.ctx, army_id)
-        if found is None:
-            raise Rejected(f"there is no {what} {army_id}", "the number of one of your "
-                           "armies or fleets (send `status` to list them)", "status")
-        if found.claim_id != claim.id:
-            # Logged after the order's savepoint is rolled back, so the refusal is kept.
-            self.refusals.append((
-                f"u/{self.author} ({claim.name}) tried to order army {army_id} of another claim",
-                {"army": army_id, "owner": found.claim_id, "claim": claim.id},
-            ))
-            raise Rejected(f"{force_name(found.kind, army_id)} is not yours",
-                           "one of your own armies or fleets (send `status` to list them)",
-                           "status")
-        return found
-
 
 Handler = Callable[[Call, Any], str]
-"""An order handler: checks the order against the world, changes it, returns the receipt."""
+"""An order handler: has the order decided (by the rules) and returns the receipt."""
 
-
-def active_siege(session: Session, ctx: CampaignContext, tile_id: str) -> Siege | None:
-    return session.exec(select(Siege).where(Siege.campaign_id == ctx.campaign_id,
-                                            Siege.holdfast == tile_id,
-                                            Siege.status == SiegeStatus.ACTIVE)).first()

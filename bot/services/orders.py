@@ -27,11 +27,11 @@ from sqlmodel import Session
 
 from bot.render import receipts
 from bot.render.receipts import receipt_text
-from bot.services import journal, orders_catalogue
+from bot.services import journal
 from bot.services.help import example_for, help_reply
 from bot.services.order_apply import decided as _decided
 from bot.services.order_apply import refused, sender_of
-from bot.services.order_call import Call, Handler, Rejected, active_siege
+from bot.services.order_call import Call, Handler, Rejected
 from bot.services.order_world import load_order_world
 from bot.services.world import (
     CampaignContext,
@@ -47,7 +47,7 @@ from rules.campaign.timing import world_time
 from rules.campaign.worldmap import UnknownTile
 from rules.errors import RulesError
 
-__all__ = ["HANDLERS", "Call", "Outcome", "Rejected", "active_siege", "process_message"]
+__all__ = ["HANDLERS", "Call", "Outcome", "Rejected", "process_message"]
 
 log = logging.getLogger(__name__)
 
@@ -270,6 +270,26 @@ def _odds(c: Call, order: o.Odds) -> str:
     return receipt_text(c.ctx, shown)
 
 
+# --- the catalogue's orders, and the fleets' blockade ----------------------------------
+
+def _build(c: Call, order: o.Build) -> str:
+    return _decided(c, order)
+
+
+def _buy(c: Call, order: o.Buy) -> str:
+    return _decided(c, order)
+
+
+def _assign(c: Call, order: o.Assign) -> str:
+    return _decided(c, order)
+
+
+def _blockade(c: Call, order: o.Blockade) -> str:
+    return _decided(c, order)
+
+
+# --- claims and armies ------------------------------------------------------------------
+
 def _cede(c: Call, order: o.Cede) -> str:
     return _decided(c, order)
 
@@ -298,10 +318,10 @@ HANDLERS: Mapping[type, Handler] = MappingProxyType({
     o.Assault: _assault,
     o.Sally: _sally,
     o.Lift: _lift,
-    o.Blockade: orders_catalogue.blockade,
-    o.Build: orders_catalogue.build,
-    o.Buy: orders_catalogue.buy,
-    o.Assign: orders_catalogue.assign,
+    o.Blockade: _blockade,
+    o.Build: _build,
+    o.Buy: _buy,
+    o.Assign: _assign,
     o.Cede: _cede,
     o.Disband: _disband,
     o.Status: _status,
