@@ -611,9 +611,13 @@ class _Moves:
         self.held: set[str] = set()
         """The tiles where an army of a claim at war stands or besieges (the only tiles where
         a march may meet an enemy); an army that stops in this phase adds its tile."""
+        self.moving: list[Army] = []
+        """The armies on the move, by id."""
         for a in world.armies.values():
             self.by_tile.setdefault(a.tile, []).append(a.id)
-            if a.state in _HOLDING and a.claim_id in self.warring:
+            if a.state in _MOVING:
+                self.moving.append(a)
+            elif a.state in _HOLDING and a.claim_id in self.warring:
                 self.held.add(a.tile)
         self.battles: list[BattleState] = list(world.battles)
         self.events: list[TickEvent] = []
@@ -638,9 +642,8 @@ class _Moves:
     def move_all(self) -> None:
         self.watch(observers_of(self.world, self.tick))
         index = self.tick.index
-        for a in self.world.armies.values():  # a step changes no army but the one stepping
-            m = a.march
-            if a.state in _MOVING and m.path and marches_on(index, m.depart_tick):
+        for a in self.moving:  # (a step changes no army but the one stepping)
+            if a.march.path and marches_on(index, a.march.depart_tick):
                 self.step(a)  # (no tile is entered on the departure tick itself)
 
     def step(self, a: Army) -> None:
