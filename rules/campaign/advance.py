@@ -581,9 +581,13 @@ def _with_rolled(meta: Mapping[str, Any], rolled: set[str] | None = None
     """An army's bookkeeping once it has entered a tile: its ``rolled`` is the sorted list of
     ``rolled`` (default: of the keys it has), which detection writes on the first tile a
     march enters and whenever it changes; ``meta`` itself when it is that already."""
+    if rolled is None:  # the usual cases first: no keys yet, or one or none
+        if "rolled" not in meta:
+            return {**meta, "rolled": []}
+        stored = meta["rolled"]
+        if type(stored) is list and len(stored) < 2:
+            return meta  # sorted and without repeats already
     stored = meta.get("rolled")
-    if rolled is None and type(stored) is list and len(stored) < 2:
-        return meta  # sorted and without repeats already (the usual case)
     keys = sorted(set(meta.get("rolled", [])) if rolled is None else rolled)
     return meta if stored == keys else {**meta, "rolled": keys}
 
@@ -684,7 +688,11 @@ class _Moves:
                     break
         if now_at != i or now.meta is not meta:
             now = self.entered(a, i, saved, meta)
-        self.by_tile.setdefault(now.tile, []).append(a.id)
+        here = self.by_tile.get(now.tile)
+        if here is None:
+            self.by_tile[now.tile] = [a.id]
+        else:
+            here.append(a.id)
         if stopped or not now.march.path:
             now = self.arrive(now, interrupted=stopped)
             if now.claim_id in self.warring:
