@@ -521,13 +521,14 @@ def advance_regeneration(world: World, claim_id: int, date: calendar.GameDate, t
 def advance_musters(world: World, tick: Tick) -> tuple[World, list[TickEvent]]:
     """Every mustering army whose ready tick has come is ready: inside its holdfast when it is
     besieged, on the march when it was given a path, else standing."""
+    due = [a for a in world.armies.values() if a.state is ArmyState.MUSTERING
+           and a.ready_tick is not None and a.ready_tick <= tick.index]
+    if not due:  # (the usual tick: the scan above is all it costs)
+        return world, []
     besieged = world.besieged()
     armies = dict(world.armies)
     events: list[TickEvent] = []
-    for a in world.armies.values():
-        if a.state is not ArmyState.MUSTERING or a.ready_tick is None \
-                or a.ready_tick > tick.index:
-            continue
+    for a in due:
         if a.tile in besieged:
             state = ArmyState.GARRISON
         elif a.march.path:
@@ -537,7 +538,7 @@ def advance_musters(world: World, tick: Tick) -> tuple[World, list[TickEvent]]:
         ready = replace(a, state=state, stationary_since=tick.index)
         armies[a.id] = ready
         events.append(MusterDone(ready))
-    return (replace(world, armies=armies) if events else world), events
+    return replace(world, armies=armies), events
 
 
 # --- movement -------------------------------------------------------------------------------
@@ -1395,9 +1396,9 @@ def release_garrisons(world: World) -> World:
     besieged = world.besieged()
     here: dict[str, list[Army]] | None = None
     armies: dict[int, Army] | None = None
-    for a in world.armies.values():
-        if a.state is not ArmyState.GARRISON or a.tile in besieged:
-            continue
+    inside = [a for a in world.armies.values()
+              if a.state is ArmyState.GARRISON and a.tile not in besieged]
+    for a in inside:
         if here is None:
             here = world.by_tile()
         now = armies if armies is not None else world.armies  # earlier releases count
