@@ -627,6 +627,8 @@ class _Moves:
         self.battles: list[BattleState] = list(world.battles)
         self.events: list[TickEvent] = []
         self.budgets: dict[tuple[int, int, ArmyKind, tuple[Modifier, ...]], Fraction] = {}
+        self.savings: dict[tuple[int, int], Fraction] = {}
+        """What marches have saved in this phase (:func:`enter_tiles`)."""
         self.watched: dict[str, list[tuple[str, tuple[int, ObserverKind]]]] = {}
         self.targets: dict[tuple[int, ObserverKind, tuple[Modifier, ...],
                                  tuple[Modifier, ...]], Target] = {}
@@ -657,7 +659,7 @@ class _Moves:
         stops at the first one an enemy at war holds (:meth:`encounter`) or at the end of its
         path (:meth:`arrive`)."""
         m = a.march
-        entered, saved = enter_tiles(m.costs, 0, m.saved, self.budget(a))
+        entered, saved = enter_tiles(m.costs, 0, m.saved, self.budget(a), self.savings)
         if not entered:
             self.armies[a.id] = evolve(a, march=March(m.path, m.costs, saved, m.depart_tick))
             return
