@@ -618,12 +618,17 @@ class _Moves:
         a march may meet an enemy); an army that stops in this phase adds its tile."""
         self.moving: list[Army] = []
         """The armies on the move, by id."""
+        by_tile, moving, held, warring = self.by_tile, self.moving, self.held, self.warring
         for a in world.armies.values():
-            self.by_tile.setdefault(a.tile, []).append(a.id)
+            here = by_tile.get(a.tile)
+            if here is None:
+                by_tile[a.tile] = [a.id]
+            else:
+                here.append(a.id)
             if a.state in _MOVING:
-                self.moving.append(a)
-            elif a.state in _HOLDING and a.claim_id in self.warring:
-                self.held.add(a.tile)
+                moving.append(a)
+            elif a.state in _HOLDING and a.claim_id in warring:
+                held.add(a.tile)
         self.battles: list[BattleState] = list(world.battles)
         self.events: list[TickEvent] = []
         self.budgets: dict[tuple[int, int, ArmyKind, tuple[Modifier, ...]], Fraction] = {}
@@ -670,10 +675,11 @@ class _Moves:
         may_meet = a.claim_id in self.warring
         now, now_at = a, -1  # the army as it stood on tile ``now_at`` of its path
         stopped = False
+        watched, held = self.watched, self.held
         for i in range(entered):
             tile = m.path[i]
             watchers = _NO_WATCHERS
-            near = self.watched.get(tile)
+            near = watched.get(tile)
             if near:
                 if rolled is None:
                     rolled = set(meta.get("rolled", []))
@@ -683,7 +689,7 @@ class _Moves:
                 meta = self.detect(now, watchers, rolled)
             elif i == 0:
                 meta = _with_rolled(meta)
-            if may_meet and tile in self.held:
+            if may_meet and tile in held:
                 if now_at != i or now.meta is not meta:
                     now, now_at = self.entered(a, i, saved, meta), i
                 if self.encounter(now):
