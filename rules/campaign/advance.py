@@ -521,13 +521,14 @@ def advance_regeneration(world: World, claim_id: int, date: calendar.GameDate, t
 def advance_musters(world: World, tick: Tick) -> tuple[World, list[TickEvent]]:
     """Every mustering army whose ready tick has come is ready: inside its holdfast when it is
     besieged, on the march when it was given a path, else standing."""
+    due = [a for a in world.armies.values() if a.state is ArmyState.MUSTERING
+           and a.ready_tick is not None and a.ready_tick <= tick.index]
+    if not due:  # (the usual tick: the scan above is all it costs)
+        return world, []
     besieged = world.besieged()
     armies = dict(world.armies)
     events: list[TickEvent] = []
-    for a in world.armies.values():
-        if a.state is not ArmyState.MUSTERING or a.ready_tick is None \
-                or a.ready_tick > tick.index:
-            continue
+    for a in due:
         if a.tile in besieged:
             state = ArmyState.GARRISON
         elif a.march.path:
@@ -537,7 +538,7 @@ def advance_musters(world: World, tick: Tick) -> tuple[World, list[TickEvent]]:
         ready = replace(a, state=state, stationary_since=tick.index)
         armies[a.id] = ready
         events.append(MusterDone(ready))
-    return (replace(world, armies=armies) if events else world), events
+    return replace(world, armies=armies), events
 
 
 # --- movement -------------------------------------------------------------------------------
@@ -581,9 +582,13 @@ def _with_rolled(meta: Mapping[str, Any], rolled: set[str] | None = None
     """An army's bookkeeping once it has entered a tile: its ``rolled`` is the sorted list of
     ``rolled`` (default: of the keys it has), which detection writes on the first tile a
     march enters and whenever it changes; ``meta`` itself when it is that already."""
+    if rolled is None:  # the usual cases first: no keys yet, or one or none
+        if "rolled" not in meta:
+            return {**meta, "rolled": []}
+        stored = meta["rolled"]
+        if type(stored) is list and len(stored) < 2:
+            return meta  # sorted and without repeats already
     stored = meta.get("rolled")
-    if rolled is None and type(stored) is list and len(stored) < 2:
-        return meta  # sorted and without repeats already (the usual case)
     keys = sorted(set(meta.get("rolled", [])) if rolled is None else rolled)
     return meta if stored == keys else {**meta, "rolled": keys}
 
@@ -611,13 +616,24 @@ class _Moves:
         self.held: set[str] = set()
         """The tiles where an army of a claim at war stands or besieges (the only tiles where
         a march may meet an enemy); an army that stops in this phase adds its tile."""
+        self.moving: list[Army] = []
+        """The armies on the move, by id."""
+        by_tile, moving, held, warring = self.by_tile, self.moving, self.held, self.warring
         for a in world.armies.values():
-            self.by_tile.setdefault(a.tile, []).append(a.id)
-            if a.state in _HOLDING and a.claim_id in self.warring:
-                self.held.add(a.tile)
+            here = by_tile.get(a.tile)
+            if here is None:
+                by_tile[a.tile] = [a.id]
+            else:
+                here.append(a.id)
+            if a.state in _MOVING:
+                moving.append(a)
+            elif a.state in _HOLDING and a.claim_id in warring:
+                held.add(a.tile)
         self.battles: list[BattleState] = list(world.battles)
         self.events: list[TickEvent] = []
         self.budgets: dict[tuple[int, int, ArmyKind, tuple[Modifier, ...]], Fraction] = {}
+        self.savings: dict[tuple[int, int], Fraction] = {}
+        """What marches have saved in this phase (:func:`enter_tiles`)."""
         self.watched: dict[str, list[tuple[str, tuple[int, ObserverKind]]]] = {}
         self.targets: dict[tuple[int, ObserverKind, tuple[Modifier, ...],
                                  tuple[Modifier, ...]], Target] = {}
@@ -638,9 +654,8 @@ class _Moves:
     def move_all(self) -> None:
         self.watch(observers_of(self.world, self.tick))
         index = self.tick.index
-        for a in self.world.armies.values():  # a step changes no army but the one stepping
-            m = a.march
-            if a.state in _MOVING and m.path and marches_on(index, m.depart_tick):
+        for a in self.moving:  # (a step changes no army but the one stepping)
+            if a.march.path and marches_on(index, a.march.depart_tick):
                 self.step(a)  # (no tile is entered on the departure tick itself)
 
     def step(self, a: Army) -> None:
@@ -649,7 +664,7 @@ class _Moves:
         stops at the first one an enemy at war holds (:meth:`encounter`) or at the end of its
         path (:meth:`arrive`)."""
         m = a.march
-        entered, saved = enter_tiles(m.costs, 0, m.saved, self.budget(a))
+        entered, saved = enter_tiles(m.costs, 0, m.saved, self.budget(a), self.savings)
         if not entered:
             self.armies[a.id] = evolve(a, march=March(m.path, m.costs, saved, m.depart_tick))
             return
@@ -660,10 +675,11 @@ class _Moves:
         may_meet = a.claim_id in self.warring
         now, now_at = a, -1  # the army as it stood on tile ``now_at`` of its path
         stopped = False
+        watched, held = self.watched, self.held
         for i in range(entered):
             tile = m.path[i]
             watchers = _NO_WATCHERS
-            near = self.watched.get(tile)
+            near = watched.get(tile)
             if near:
                 if rolled is None:
                     rolled = set(meta.get("rolled", []))
@@ -673,7 +689,7 @@ class _Moves:
                 meta = self.detect(now, watchers, rolled)
             elif i == 0:
                 meta = _with_rolled(meta)
-            if may_meet and tile in self.held:
+            if may_meet and tile in held:
                 if now_at != i or now.meta is not meta:
                     now, now_at = self.entered(a, i, saved, meta), i
                 if self.encounter(now):
@@ -681,7 +697,11 @@ class _Moves:
                     break
         if now_at != i or now.meta is not meta:
             now = self.entered(a, i, saved, meta)
-        self.by_tile.setdefault(now.tile, []).append(a.id)
+        here = self.by_tile.get(now.tile)
+        if here is None:
+            self.by_tile[now.tile] = [a.id]
+        else:
+            here.append(a.id)
         if stopped or not now.march.path:
             now = self.arrive(now, interrupted=stopped)
             if now.claim_id in self.warring:
@@ -1384,9 +1404,9 @@ def release_garrisons(world: World) -> World:
     besieged = world.besieged()
     here: dict[str, list[Army]] | None = None
     armies: dict[int, Army] | None = None
-    for a in world.armies.values():
-        if a.state is not ArmyState.GARRISON or a.tile in besieged:
-            continue
+    inside = [a for a in world.armies.values()
+              if a.state is ArmyState.GARRISON and a.tile not in besieged]
+    for a in inside:
         if here is None:
             here = world.by_tile()
         now = armies if armies is not None else world.armies  # earlier releases count

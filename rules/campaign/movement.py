@@ -241,19 +241,27 @@ def step_march(progress: MarchProgress, budget: Fraction | Decimal | int
     return replace(progress, next_index=index, saved=saved), index - progress.next_index
 
 
-def enter_tiles(costs: Sequence[int], index: int, saved: Fraction, earned: Fraction
-                ) -> tuple[int, Fraction]:
+def enter_tiles(costs: Sequence[int], index: int, saved: Fraction, earned: Fraction,
+                known: dict[tuple[int, int], Fraction] | None = None) -> tuple[int, Fraction]:
     """The arithmetic of one tick of marching (:func:`step_march`, which checks its inputs):
     add ``earned`` to ``saved``, then from tile ``index`` of a path whose tiles cost ``costs``
     enter every next tile the saving covers, paying its cost. Returns the index of the next
     tile to enter and what is saved. Exact, in whole numbers over the saving's denominator (a
-    tick moves thousands of armies; fraction arithmetic costs more than the rest)."""
+    tick moves thousands of armies; fraction arithmetic costs more than the rest).
+
+    ``known``: the savings worked out before, by numerator and denominator (the marches of a
+    tick save a few distinct amounts: with it each is made once, and kept in it)."""
     p, q, r, s = saved.numerator, saved.denominator, earned.numerator, earned.denominator
     num, den = (p + r, q) if q == s else (p * s + r * q, q * s)
     while index < len(costs) and num >= costs[index] * den:
         num -= costs[index] * den
         index += 1
-    return index, Fraction(num, den)
+    if known is None:
+        return index, Fraction(num, den)
+    left = known.get((num, den))
+    if left is None:
+        left = known[num, den] = Fraction(num, den)
+    return index, left
 
 
 def ticks_to_cross(costs: Sequence[int], budget: Fraction | Decimal | int) -> int:

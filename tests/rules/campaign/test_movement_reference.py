@@ -162,8 +162,9 @@ def seeded_world(seed: int, tick: int, armies: int = 160) -> tuple[World, WorldM
         if rng.random() < 0.5:
             meta["order"] = f"t3_{seed}x{i}"
         near = rng.sample(holds, 2)
-        if rng.random() < 0.3:
-            meta["rolled"] = [f"{depart}:{near[0]}", f"{tick - 9}:{near[1]}"]
+        if rng.random() < 0.3:  # unsorted, sometimes with a key twice
+            meta["rolled"] = [f"{depart}:{near[0]}", f"{tick - 9}:{near[1]}"] \
+                + [f"{depart}:{near[0]}"] * rng.randint(0, 1)
         if rng.random() < 0.2:
             meta["detected_by"] = sorted(rng.sample(ids, 2))
             meta["sighted"] = {str(meta["detected_by"][0]): [near[0], tick - 1]}  # type: ignore[index]
@@ -321,13 +322,22 @@ def _numbered(world: World) -> World:
 
 
 def test_the_seeded_worlds_exercise_every_case() -> None:
-    """The worlds above detect and miss, meet enemies, arrive, return from retreats, guard,
-    and move fleets (else the comparison would prove little)."""
+    """The worlds above detect and miss, meet enemies (also on a tile where a roll was made,
+    and armies that stopped earlier in the phase), arrive, return from retreats, guard, move
+    fleets, and roll several times on one tile (else the comparison would prove little)."""
     kinds: dict[str, int] = {}
     for seed in range(12):
         world, world_map = seeded_world(seed, 40)
         _, events = advance(world, Tick(40, world_map, RULES, SeededModifiers()), DICE)
+        rolls = [(e.army.id, e.army.tile) for e in events if isinstance(e, Detection)]
+        if len(set(rolls)) < len(rolls):
+            kinds["several rolls on a tile"] = kinds.get("several rolls on a tile", 0) + 1
         for e in events:
+            if isinstance(e, Encounter):
+                if (e.attacker.id, e.attacker.tile) in rolls:
+                    kinds["Encounter:watched"] = kinds.get("Encounter:watched", 0) + 1
+                if e.defender.arrival_tick == 40 == e.defender.stationary_since:
+                    kinds["Encounter:stopped"] = kinds.get("Encounter:stopped", 0) + 1
             name = type(e).__name__
             if isinstance(e, Detection):
                 name += ":detected" if e.result.detected else ":missed"
@@ -339,5 +349,6 @@ def test_the_seeded_worlds_exercise_every_case() -> None:
             kinds[name] = kinds.get(name, 0) + 1
     for wanted in ("Detection:detected", "Detection:missed", "Detection:detected:auto",
                    "Detection:detected:guarded", "Encounter", "Arrival", "Arrival:returned",
-                   "Arrival:fleet", "MusterDone", "BattleFought"):
+                   "Arrival:fleet", "MusterDone", "BattleFought", "Encounter:watched",
+                   "Encounter:stopped", "several rolls on a tile"):
         assert kinds.get(wanted, 0) > 0, (wanted, kinds)
