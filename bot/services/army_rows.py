@@ -98,6 +98,19 @@ _ENCODE = None if _MAKE_ENCODER is None else _MAKE_ENCODER(
     False, False, True)  # no circular-reference check (the values are fresh JSON data)
 
 
+def _tiles_text(tiles: tuple[str, ...]) -> str:
+    """The JSON text of a path or of the tiles travelled (``json.dumps`` of them as a list):
+    tile ids of letters and digits, which need no escaping, quoted and joined, at half the
+    cost of the encoder."""
+    try:
+        plain = "".join(tiles)
+    except TypeError:  # not all text
+        plain = ""
+    if plain.isascii() and plain.isalnum():
+        return '["' + '", "'.join(tiles) + '"]'
+    return _json_text(list(tiles))
+
+
 # what json.loads runs, without its Python-level wrapper
 _SCAN: Callable[[str, int], tuple[Any, int]] = \
     json.JSONDecoder().scan_once  # type: ignore[attr-defined]
@@ -413,10 +426,10 @@ class TickArmies:
             meta_text: str = row[_META] if meta is first.meta or meta == first.meta \
                 else _json_text(dict(meta))
             step = (
-                a.tile, row[_PATH] if m.path == m0.path else _json_text(list(m.path)),
+                a.tile, row[_PATH] if m.path == m0.path else _tiles_text(m.path),
                 row[_COSTS] if m.costs == m0.costs else _json_text(list(m.costs)),
                 row[_TRAVELLED] if a.travelled == first.travelled
-                else _json_text(list(a.travelled)),
+                else _tiles_text(a.travelled),
                 row[_SAVED] if m.saved is m0.saved else str(m.saved), meta_text)
             if m.depart_tick == m0.depart_tick and _NOT_STEP(a) == _NOT_STEP(first):
                 # (the other tick columns convert to these fields, one to one)
