@@ -1,9 +1,11 @@
-"""The armies past the ORM: read with one Core query, written back with one.
+"""The armies past the ORM: read with one Core query, written back with one or two.
 
 Loading thousands of armies as ORM objects and flushing them costs far more than the rules
 themselves. The tick reads its armies straight into the rules' values (:class:`TickArmies`:
 one query, the JSON of standing armies' empty columns not even decoded) and writes back the
-columns it owns for the armies that changed, as one executemany, however many armies moved.
+columns it owns for the armies that changed: one statement for the armies that only took a
+march's step (its columns only), one for the others (every tick column), however many armies
+moved.
 :class:`ArmyRecord` is an army row as a plain mutable record (the same attribute names as
 :class:`~bot.db.models.Army`): what the map view reads, and what a service that changes an
 army in place during the tick is given.
@@ -356,7 +358,8 @@ def _row_value(row: Row) -> ArmyValue:
 
 
 class TickArmies:
-    """The armies of one tick, read with one query and written back with one.
+    """The armies of one tick, read with one query and written back with one statement per
+    shape of change (:data:`STEP`, :data:`FULL`).
 
     ``now``: every army as the rules' value, as the tick has it now (the tick takes each
     phase's changes into it). The rows as read are kept: an army whose value is still the one
@@ -403,10 +406,12 @@ class TickArmies:
             self._touched.add(a.id)
 
     def save(self, session: Session) -> int:
-        """Write the tick columns of every army that changed since it was read (one
-        executemany, none when nothing changed); returns how many rows were written.
+        """Write the tick columns of every army that changed since it was read; returns how
+        many rows were written. An army that changed only :data:`STEP`'s columns gets those
+        written, any other gets every tick column (:data:`FULL`): one statement for each shape
+        that has armies, none when nothing changed.
 
-        The statement goes to the driver as it is (values already in their stored form: enum
+        The statements go to the driver as they are (values already in their stored form: enum
         values, JSON text): per-row parameter processing would cost more than the tick's
         rules. Run once, at the end of the tick.
         """
