@@ -159,11 +159,9 @@ def _select(session: Session, campaign_id: int, states: Collection[ArmyState]
         f"({', '.join(mark for _ in wanted)})",
         (campaign_id, *(str(s) for s in wanted)))
     try:
-        rows: list[Row] = list(result.cursor.fetchall())  # the driver's plain tuples
+        return sorted(result.cursor.fetchall(), key=_ID)  # the driver's plain tuples
     finally:
         result.close()
-    rows.sort(key=_ID)
-    return rows
 
 
 def load_records(session: Session, campaign_id: int,
@@ -379,13 +377,19 @@ class TickArmies:
     _kept: ClassVar[tuple[dict[int, Row], dict[int, ArmyValue]]] = ({}, {})
 
     def __init__(self, rows: Sequence[Row]) -> None:
-        self.rows: dict[int, Row] = dict(zip(map(_ID, rows), rows, strict=True))
-        kept_rows, kept_values = TickArmies._kept
-        kept = kept_rows.get
-        self.now: dict[int, ArmyValue] = {
-            army_id: kept_values[army_id] if kept(army_id) == row else _row_value(row)
-            for army_id, row in self.rows.items()}
+        self.rows: dict[int, Row] = {}
+        self.now: dict[int, ArmyValue] = {}
         self._touched: set[int] = set()  # the armies the rules gave a new value
+        kept_rows, kept_values = TickArmies._kept
+        for row in rows:
+            army_id = row[0]
+            known = kept_rows.get(army_id)
+            if known is not None and known == row:
+                row, value = known, kept_values[army_id]
+            else:
+                value = _row_value(row)
+            self.rows[army_id] = row
+            self.now[army_id] = value
         self.read: dict[int, ArmyValue] = dict(self.now)  # the values as read
         TickArmies._kept = (self.rows, self.read)  # (then what save() writes)
 
