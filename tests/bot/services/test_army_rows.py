@@ -19,11 +19,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from sqlalchemy import event, text
 
 from benchmarks.bench_tick import START, build
 from bot.db.engine import transaction
-from bot.services.army_rows import TickArmies, load_armies
+from bot.services.army_rows import TickArmies, _tiles_text, load_armies
 from bot.services.tick import catch_up
 from rules.campaign.state import World
 from rules.campaign.world import ArmyState, March
@@ -146,3 +148,8 @@ def test_statements_per_tick_do_not_grow_with_the_armies(database: str) -> None:
         counts.append(len(updates))
     assert counts[0] == counts[1]
 
+
+
+@given(st.lists(st.one_of(st.text(max_size=5), st.integers()), max_size=6))
+def test_the_text_of_tiles_is_their_json(tiles: list[Any]) -> None:
+    assert _tiles_text(tuple(tiles)) == json.dumps(tiles)
