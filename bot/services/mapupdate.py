@@ -92,7 +92,7 @@ def plan_map_update(session: Session, ctx: CampaignContext, text: str) -> MapUpd
             plan.problems.append(f"{what} stands on {where(a.tile)}, which is gone")
         elif a.state not in (ArmyState.GARRISON, ArmyState.MUSTERING) and (
                 (tile.terrain is Terrain.WATER) != fleet or tile.terrain is Terrain.IMPASSABLE):
-            plan.problems.append(f"{what} stands on {a.tile}, now {tile.terrain.value}")
+            plan.problems.append(f"{what} stands on {where(a.tile)}, now {tile.terrain.value}")
         previous = a.tile
         for step in a.path_json:
             step = str(step)

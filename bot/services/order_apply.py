@@ -14,7 +14,7 @@ from typing import Any
 
 from bot.db.models import ArmyKind, Claim
 from bot.render import notes, posts
-from bot.render.common import troops_text
+from bot.render.common import place_label, troops_text
 from bot.render.posts import besiegers_gone
 from bot.render.receipts import receipt_text
 from bot.services import forewarn, journal
@@ -39,7 +39,8 @@ from rules.campaign.world import Army as ArmyValue
 
 
 def _label(c: Call, tile_id: str) -> str:
-    return c.ctx.world.tile(tile_id).label
+    """A tile as the journal and the notes name it (:func:`bot.render.common.place_label`)."""
+    return place_label(c.ctx.world.tile(tile_id))
 
 
 def refused(c: Call, claim: Claim, exc: decide.OrderRefused) -> Rejected:
@@ -205,8 +206,8 @@ def _journal_call_off(c: Call, claim: Claim, rc: decide.CalledOff, rows: Rows) -
 
 
 def _journal_halt(c: Call, claim: Claim, rc: decide.Halted, rows: Rows) -> None:
-    _log(c, "halt", f"{_name(rc.kind, rc.army)} halts at {rc.tile}", claim.id, army=rc.army,
-         tile=rc.tile)
+    _log(c, "halt", f"{_name(rc.kind, rc.army)} halts at {_label(c, rc.tile)}", claim.id,
+         army=rc.army, tile=rc.tile)
 
 
 def _journal_reaction(c: Call, claim: Claim, rc: decide.Reacted, rows: Rows) -> None:
@@ -219,7 +220,7 @@ def _journal_retreat_referred(c: Call, claim: Claim, rc: decide.RetreatReferred,
                               rows: Rows) -> None:
     """No way back and no route given: the moderators decide (nothing is rolled or lost)."""
     name = _name(rc.kind, rc.army)
-    _log(c, "referral", f"{name} of {claim.name} wants to retreat from {rc.tile} but "
+    _log(c, "referral", f"{name} of {claim.name} wants to retreat from {_label(c, rc.tile)} but "
          "has no way back: referred to the moderators", claim.id, army=rc.army,
          battle=rc.battle)
     _refer(c, f"referral:retreat:{c.ref}", notes.retreat_referred_by_order(
@@ -230,7 +231,7 @@ def _journal_retreat_referred(c: Call, claim: Claim, rc: decide.RetreatReferred,
 
 def _journal_spared(c: Call, claim: Claim, rc: decide.Spared, rows: Rows) -> None:
     spared = _name(rc.kind, rc.army)
-    _log(c, "spared", f"{claim.name} lets {spared} stay at {rc.tile}", claim.id,
+    _log(c, "spared", f"{claim.name} lets {spared} stay at {_label(c, rc.tile)}", claim.id,
          battle=rc.battle, army=rc.army)
     _notify(c, rc.other_claim, f"spared:{rc.battle}", notes.spared_note(
         claim=claim.name, kind=rc.kind, army=rc.army, place=_label(c, rc.tile)))
@@ -252,9 +253,9 @@ def _journal_battle(c: Call, claim: Claim, rc: decide.BattleOrdered, rows: Rows)
             kind=rc.kind, army=rc.army, troops=troops, holdfast=place, when=when))
         return
     if rc.how == "attack":
-        told, summary = "attacked", f"{mine} attacks {target} at {rc.tile}"
+        told, summary = "attacked", f"{mine} attacks {target} at {place}"
     else:
-        told, summary = "intercepted", f"{mine} intercepts {target} at {rc.tile}"
+        told, summary = "intercepted", f"{mine} intercepts {target} at {place}"
     _log(c, rc.how, summary, rc.attacker_claim, battle=rc.battle, attacker=rc.army,
          defender=rc.target)
     _notify(c, rc.defender_claim, f"{told}:{rc.battle}", notes.attacked_note(

@@ -226,8 +226,9 @@ def army_detail(session: Session, ctx: CampaignContext, army_id: int) -> ArmyDet
         ctx.tick_at(a.arrival_tick) if a.path_json and a.arrival_tick else None,
         ctx.tick_at(a.ready_tick) if a.ready_tick and a.state is ArmyState.MUSTERING else None,
         tuple(ch.name for ch in chars),
-        tuple(BattleRow(b.id or 0, b.kind, b.tile, ctx.tick_at(b.resolve_tick),
-                        b.reaction.value if b.reaction else None) for b in battles))
+        tuple(BattleRow(b.id or 0, b.kind, ctx.world.tile(b.tile).label,
+                        ctx.tick_at(b.resolve_tick), b.reaction.value if b.reaction else None)
+              for b in battles))
 
 
 def relations(session: Session, ctx: CampaignContext) -> list[RelationRow]:

@@ -500,7 +500,7 @@ class _TickState:
         for event in events:
             if isinstance(event, MusterDone):
                 a = event.army
-                self.log("muster_done", f"{force(a)} is ready at {a.tile}",
+                self.log("muster_done", f"{force(a)} is ready at {self.label(a.tile)}",
                          claim_id=a.claim_id, data={"army": a.id})
                 subject, body = muster_note(a, troops_text(a.infantry, a.cavalry, a.ships),
                                             self.label(a.tile), a.state)
@@ -598,7 +598,7 @@ class _TickState:
     def report_encounter(self, event: Encounter) -> None:
         a, other, b = event.attacker, event.defender, event.battle
         when = self.ctx.when(self.ctx.tick_at(b.resolve_tick))
-        self.log("encounter", f"{force(a)} meets enemy {force(other)} at {a.tile}",
+        self.log("encounter", f"{force(a)} meets enemy {force(other)} at {self.label(a.tile)}",
                  claim_id=a.claim_id, data={"attacker": a.id, "defender": other.id,
                                             "reactor": b.reactor_claim})
         for claim_id, own, enemy in ((a.claim_id, a, other), (other.claim_id, other, a)):
@@ -611,8 +611,9 @@ class _TickState:
     def report_arrival(self, event: Arrival) -> None:
         a = event.army
         what = "returns to" if event.returned else "arrives at"
-        self.log("arrival", f"{force(a)} of {self.claim_name(a.claim_id)} {what} {a.tile}",
-                 claim_id=a.claim_id, public=True, data={"army": a.id, "tile": a.tile})
+        self.log("arrival", f"{force(a)} of {self.claim_name(a.claim_id)} {what} "
+                 f"{self.label(a.tile)}", claim_id=a.claim_id, public=True,
+                 data={"army": a.id, "tile": a.tile})
         self.post(f"arrival:{a.id}:{self.tick}",
                   self.ctx.settings.posts.arrival_title.format(
                       claim=self.claim_name(a.claim_id), tile=self.label(a.tile)),
@@ -682,7 +683,8 @@ class _TickState:
         # The strengths counted, for audits (never when they would reveal a secret bonus).
         strengths = {} if secret else {"strengths": [str(result.attacker.strength.value),
                                                      str(result.defender.strength.value)]}
-        self.log("battle", f"{att_name} vs {dfd_name} at {battle.tile}: {winner_name} wins",
+        self.log("battle", f"{att_name} vs {dfd_name} at {self.label(battle.tile)}: "
+                 f"{winner_name} wins",
                  claim_id=battle.attacker_claim, public=True,
                  data={"battle": battle.id, "kind": battle.kind, "winner": result.winner.value,
                        "band": result.band, "margin": result.margin,
@@ -690,7 +692,7 @@ class _TickState:
                                        else {fairplay.DICE_KEY: dice_line})},
                  rolls=result.rolls)
         if hidden_defender and dice_line and garrison_claim is not None:
-            self.log("assault_dice", f"the dice of the assault on {battle.tile}",
+            self.log("assault_dice", f"the dice of the assault on {self.label(battle.tile)}",
                      claim_id=garrison_claim, data={"battle": battle.id,
                                                     fairplay.DICE_KEY: dice_line})
         title = self.ctx.settings.posts.battle_title.format(

@@ -73,14 +73,15 @@ def tick_index(moment: datetime, rules: RulesConfig) -> int:
 
     ``tick_time(tick_index(m)) <= m < tick_time(tick_index(m) + 1)`` for every instant ``m``.
     """
-    return (require_aware(moment, "moment") - UNIX_EPOCH - _holidays(rules)) \
-        // tick_length(rules)
+    # The holidays are whole ticks: taking them off the wall clock's index is exact.
+    return (require_aware(moment, "moment") - UNIX_EPOCH) // tick_length(rules) \
+        - rules.tick_offset
 
 
 def tick_time(index: int, rules: RulesConfig) -> datetime:
     """The real instant of the world's tick ``index``; the inverse of :func:`tick_index` on
     tick instants."""
-    return UNIX_EPOCH + _holidays(rules) + index * tick_length(rules)
+    return UNIX_EPOCH + (index + rules.tick_offset) * tick_length(rules)
 
 
 def rules_then(at: datetime, tick: int, rules: RulesConfig) -> RulesConfig:
