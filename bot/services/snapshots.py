@@ -353,31 +353,39 @@ def world_json(session: Session, campaign_id: int, *, heavy: bool = False) -> st
 
 
 def _world_pieces(session: Session, campaign_id: int, *, heavy: bool
-                  ) -> tuple[list[str], int]:
+                  ) -> tuple[list[str], int, tuple[int, int, int]]:
     """:func:`world_json`'s text in pieces (the tables' JSON as the database gave it: not
-    copied into one string), and the campaign's last applied tick."""
+    copied into one string), the campaign's last applied tick, and the newest event, outbox
+    entry and inbox message (read by the statement that reads the tables: the marks and the
+    rows are of one moment)."""
     dialect = session.get_bind().dialect.name
     cid = {"cid": campaign_id}
     row = session.execute(_campaign_query(CAMPAIGN_FIELDS + HEAVY_FIELDS), cid).one()
     stored = dict(zip(HEAVY_FIELDS, row[len(CAMPAIGN_FIELDS):], strict=True))
     campaign = dict(zip(CAMPAIGN_FIELDS, row[:len(CAMPAIGN_FIELDS)], strict=True))
+    pending = _undrawn_posts(session, campaign_id)
+    found = session.execute(_tables_query(dialect), cid).one()
+    rows, marks = found[:len(WORLD_TABLES)], tuple(int(m or 0) for m in found[len(WORLD_TABLES):])
     head = {"format": FORMAT, "campaign": campaign,
             "digests": {n: _heavy_digest(FORMAT, n, v) for n, v in stored.items()},
-            "heavy": stored if heavy else {}, "outbox": _outbox_state(session, campaign_id),
+            "heavy": stored if heavy else {},
+            "outbox": _outbox_state(session, campaign_id, pending, newest=marks[1]),
             "columns": _columns()}
-    rows = session.execute(_tables_query(dialect), cid).one()
     pieces = [json.dumps(head, separators=(",", ":"))[:-1] + ',"tables":{']
     for i, (model, table_rows) in enumerate(zip(WORLD_TABLES, rows, strict=True)):
         pieces += [f'{"," if i else ""}"{_table(model).name}":', table_rows]
     pieces.append("}}")
-    return pieces, int(campaign["last_tick"])
+    return pieces, int(campaign["last_tick"]), (marks[0], marks[1], marks[2])
 
 
 @functools.cache
 def _tables_query(dialect: str) -> Select[Any]:
-    """Every world table's :func:`_rows_query` in one statement (one round trip)."""
+    """Every world table's :func:`_rows_query`, then the newest event, outbox entry and inbox
+    message (a snapshot's marks), in one statement (one round trip, one moment)."""
     return core_select(*(_rows_query(_table(m).name, dialect).scalar_subquery()
-                         for m in WORLD_TABLES))
+                         for m in WORLD_TABLES),
+                       *(_max_query(_table(m).name).scalar_subquery()
+                         for m in (Event, Outbox, InboxMessage)))
 
 
 @functools.cache
@@ -394,19 +402,34 @@ def _undrawn_query() -> Select[Any]:
                                           func.length(image.c.data) == 0)
 
 
-def _outbox_state(session: Session, campaign_id: int) -> dict[str, Any]:
-    """The undelivered picture posts whose picture is not drawn yet, in full with their
-    pictures (a later tick drops them: a newer [Realm] post supersedes an older one), and
-    which entries exist from the oldest of them on (SQLite may give a later entry the id of
-    a dropped one)."""
-    outbox, image = _table(Outbox), _table(PostImage)
+def _undrawn_posts(session: Session, campaign_id: int) -> Sequence[Any]:
+    """The undelivered picture posts whose picture is not drawn yet, by id (none, one query,
+    when no picture waits)."""
+    outbox = _table(Outbox)
     keys = session.execute(_undrawn_query(), {"cid": campaign_id}).scalars().all()
-    pending = [] if not keys else session.execute(core_select(outbox).where(
+    return [] if not keys else session.execute(core_select(outbox).where(
         outbox.c.campaign_id == campaign_id, outbox.c.status == OutboxStatus.PENDING,
         outbox.c.key.in_(keys)).order_by(outbox.c.id)).mappings().all()
-    low = pending[0]["id"] if pending else _max_id(session, Outbox) + 1
-    ids = session.execute(core_select(outbox.c.id).where(
-        outbox.c.campaign_id == campaign_id, outbox.c.id >= low)).scalars().all()
+
+
+def _outbox_state(session: Session, campaign_id: int, pending: Sequence[Any] | None = None,
+                  *, newest: int | None = None) -> dict[str, Any]:
+    """The undelivered picture posts whose picture is not drawn yet (``pending``, read now
+    when not given), in full with their pictures (a later tick drops them: a newer [Realm]
+    post supersedes an older one), and which entries exist from the oldest of them on (SQLite
+    may give a later entry the id of a dropped one). ``newest``: the newest outbox entry's
+    id, when known (without pending posts no entry exists after it)."""
+    outbox, image = _table(Outbox), _table(PostImage)
+    if pending is None:
+        pending = _undrawn_posts(session, campaign_id)
+    ids: Sequence[int] = []
+    if pending:
+        low = pending[0]["id"]
+    else:
+        low = (_max_id(session, Outbox) if newest is None else newest) + 1
+    if pending or newest is None:
+        ids = session.execute(core_select(outbox.c.id).where(
+            outbox.c.campaign_id == campaign_id, outbox.c.id >= low)).scalars().all()
     wanted = {r["key"] for r in pending}
     images = [] if not wanted else session.execute(core_select(image).where(
         image.c.campaign_id == campaign_id, image.c.key.in_(sorted(wanted)))).mappings().all()
@@ -426,10 +449,14 @@ def _max_id(session: Session, model: type[SQLModel]) -> int:
 
 
 @functools.cache
-def _marks_query() -> Select[Any]:
-    """The newest event, outbox entry and inbox message (a snapshot's marks), at once."""
-    return core_select(*(_max_query(_table(m).name).scalar_subquery()
-                         for m in (Event, Outbox, InboxMessage)))
+def _prune_statement() -> Any:
+    """Delete the campaign ``:cid``'s snapshots older than its newest ``:kept``, in one
+    statement (none when there are no more than that)."""
+    snapshot = _table(Snapshot)
+    oldest_kept = core_select(snapshot.c.id).where(snapshot.c.campaign_id == bindparam("cid")) \
+        .order_by(snapshot.c.id.desc()).limit(1).offset(bindparam("skip")).scalar_subquery()
+    return delete(snapshot).where(snapshot.c.campaign_id == bindparam("cid"),
+                                  snapshot.c.id < oldest_kept)
 
 
 def take(session: Session, ctx: CampaignContext, *, kind: str, label: str, now: datetime,
@@ -438,20 +465,15 @@ def take(session: Session, ctx: CampaignContext, *, kind: str, label: str, now: 
     the snapshots beyond ``[bot] snapshots_kept``. ``heavy``: before a command that changes
     the map or the catalogue (they are kept in full)."""
     session.flush()
-    pieces, last_tick = _world_pieces(session, ctx.campaign_id, heavy=heavy)
-    marks = [int(m or 0) for m in session.execute(_marks_query()).one()]
+    pieces, last_tick, marks = _world_pieces(session, ctx.campaign_id, heavy=heavy)
     snapshot = Snapshot(campaign_id=ctx.campaign_id, kind=kind, label=label[:200],
                         actor=actor[:60], tick=last_tick, taken_at=now,
                         event_mark=marks[0], outbox_mark=marks[1], inbox_mark=marks[2],
                         data=_compress(pieces))
     session.add(snapshot)
     session.flush()
-    kept = ctx.settings.bot.snapshots_kept
-    oldest = session.exec(select(Snapshot.id).where(Snapshot.campaign_id == ctx.campaign_id)
-                          .order_by(col(Snapshot.id).desc()).offset(kept - 1).limit(1)).first()
-    if oldest is not None:
-        session.execute(delete(_table(Snapshot)).where(
-            _table(Snapshot).c.campaign_id == ctx.campaign_id, _table(Snapshot).c.id < oldest))
+    session.execute(_prune_statement(), {"cid": ctx.campaign_id,
+                                         "skip": ctx.settings.bot.snapshots_kept - 1})
     return snapshot
 
 

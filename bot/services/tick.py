@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Engine
+from sqlalchemy import Engine, Table, insert
 from sqlmodel import Session
 
 from bot.db.engine import transaction
@@ -124,6 +124,8 @@ from rules.campaign.world import (
     SiegeStatus,
 )
 
+TICK_RUNS: Table = TickRun.__table__  # type: ignore[attr-defined]
+
 
 @dataclass(slots=True)
 class TickReport:
@@ -209,8 +211,8 @@ def pending_ticks(session: Session, ctx: CampaignContext, now: datetime) -> int:
 def apply_tick(session: Session, ctx: CampaignContext, campaign: Campaign, index: int
                ) -> TickReport:
     """Apply tick ``index`` inside the caller's transaction (the campaign row is locked)."""
-    session.add(TickRun(campaign_id=ctx.campaign_id, tick=index))
-    session.flush()  # the unique key: a second application fails here and rolls back
+    # the unique key: a second application fails here and rolls back
+    session.execute(insert(TICK_RUNS).values(campaign_id=ctx.campaign_id, tick=index))
     journal.start_buffering(session)
     at = ctx.tick_at(index)
     report = TickReport(index, at)

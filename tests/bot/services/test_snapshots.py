@@ -201,6 +201,31 @@ def test_only_the_newest_snapshots_are_kept(tmp_path: Any) -> None:
             snapshots.after_tick(session, ctx, kept[0].tick - 2)
 
 
+def test_each_snapshot_keeps_exactly_the_newest_snapshots_kept(db_url: str) -> None:
+    """Taking a snapshot drops the oldest beyond ``[bot] snapshots_kept`` at once: never one
+    more, never one fewer; the marks are those of the moment it was taken."""
+    scenario.build(db_url)
+    engine, ctx = scenario.context(db_url)
+    ctx.settings.bot.snapshots_kept = 3
+    taken: list[int] = []
+    for step in range(6):
+        with transaction(engine) as session:
+            snapshot = snapshots.take(session, ctx, kind="command", label=f"step {step}",
+                                      now=scenario.START)
+            taken.append(snapshot.id or 0)
+            newest = session.exec(select(col(Outbox.id)).order_by(col(Outbox.id).desc())
+                                  ).first()
+            assert snapshot.outbox_mark == (newest or 0)
+        with transaction(engine) as session:
+            assert [s.id for s in snapshots.listing(session, ctx)] == taken[-3:]
+    ctx.settings.bot.snapshots_kept = 1
+    catch_up(engine, ctx, scenario.START + DAY)
+    with transaction(engine) as session:
+        kept = snapshots.listing(session, ctx)
+        last = session.exec(select(Campaign.last_tick)).one()
+        assert [s.tick for s in kept] == [last - 1]
+
+
 def test_a_long_catch_up_keeps_snapshots_of_its_last_ticks_only(tmp_path: Any) -> None:
     url = f"sqlite:///{tmp_path / 'w.db'}"
     scenario.build(url)
