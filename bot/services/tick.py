@@ -156,8 +156,15 @@ def catch_up(engine: Engine, ctx: CampaignContext, now: datetime, *,
             index = campaign.last_tick + 1
             if index > ctx.tick_of(now):
                 break
-            snapshots.before_tick(session, ctx, index, now)
-            report = apply_tick(session, ctx, campaign, index)
+            snapshot = snapshots.before_tick(session, ctx, index, now)
+            try:
+                report = apply_tick(session, ctx, campaign, index)
+            except BaseException:
+                if snapshot is not None:
+                    snapshot.drop()
+                raise
+            if snapshot is not None:
+                snapshot.store(session)
         reports.append(report)
         if on_tick is not None:
             on_tick(report)
