@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Engine
+from sqlalchemy import Engine, Table, insert
 from sqlmodel import Session
 
 from bot.db.engine import transaction
@@ -124,6 +124,8 @@ from rules.campaign.world import (
     SiegeStatus,
 )
 
+TICK_RUNS: Table = TickRun.__table__  # type: ignore[attr-defined]
+
 
 @dataclass(slots=True)
 class TickReport:
@@ -154,8 +156,15 @@ def catch_up(engine: Engine, ctx: CampaignContext, now: datetime, *,
             index = campaign.last_tick + 1
             if index > ctx.tick_of(now):
                 break
-            snapshots.before_tick(session, ctx, index, now)
-            report = apply_tick(session, ctx, campaign, index)
+            snapshot = snapshots.before_tick(session, ctx, index, now)
+            try:
+                report = apply_tick(session, ctx, campaign, index)
+            except BaseException:
+                if snapshot is not None:
+                    snapshot.drop()
+                raise
+            if snapshot is not None:
+                snapshot.store(session)
         reports.append(report)
         if on_tick is not None:
             on_tick(report)
@@ -209,8 +218,8 @@ def pending_ticks(session: Session, ctx: CampaignContext, now: datetime) -> int:
 def apply_tick(session: Session, ctx: CampaignContext, campaign: Campaign, index: int
                ) -> TickReport:
     """Apply tick ``index`` inside the caller's transaction (the campaign row is locked)."""
-    session.add(TickRun(campaign_id=ctx.campaign_id, tick=index))
-    session.flush()  # the unique key: a second application fails here and rolls back
+    # the unique key: a second application fails here and rolls back
+    session.execute(insert(TICK_RUNS).values(campaign_id=ctx.campaign_id, tick=index))
     journal.start_buffering(session)
     at = ctx.tick_at(index)
     report = TickReport(index, at)
@@ -249,12 +258,21 @@ class _TickState:
         self.wars = self.frozen_wars = load_relations(session, ctx.campaign_id)[0]
         self._book: ModifierBook | None = None
         self._siege_ids: dict[int, int] = {}  # a new siege's stored id, by its rules' id
+        self._when: dict[datetime, str] = {}
         self.dice = EventDice(ctx.secret, fairplay.period_of(ctx, index))
         # Keys queued by a tick are unique by construction (they name the tick or the army
         # and the tick applies once), so the outbox need not look each one up.
         session.info["outbox_keys_unique"] = True
 
     # helpers
+    def when(self, moment: datetime) -> str:
+        """:meth:`CampaignContext.when`, worked out once per moment in a tick (its notes name
+        the same few moments hundreds of times)."""
+        text = self._when.get(moment)
+        if text is None:
+            text = self._when[moment] = self.ctx.when(moment)
+        return text
+
     def label(self, tile_id: str) -> str:
         if tile_id not in self.ctx.world:
             return tile_id
@@ -587,17 +605,17 @@ class _TickState:
             return
         roll = detection_roll_text(result.automatic, result.roll, result.bonus, result.total,
                                    result.target, changed_by)
-        until = self.ctx.when(self.ctx.tick_at(self.tick + self.ctx.rules.reaction_ticks))
+        until = self.when(self.ctx.tick_at(self.tick + self.ctx.rules.reaction_ticks))
         subject, body = sighting_note(
             watch_place=self.label(tile_id), claim=self.claim_name(a.claim_id),
-            place=self.label(a.tile), when=self.ctx.when(self.at),
+            place=self.label(a.tile), when=self.when(self.at),
             troops=troops_text(a.infantry, a.cavalry, a.ships), roll=roll, guard=event.guard,
             army_id=a.id, until=until, kind=a.kind)
         self.notify(watcher, f"detect:{a.id}:{self.tick}:{tile_id}", subject, body)
 
     def report_encounter(self, event: Encounter) -> None:
         a, other, b = event.attacker, event.defender, event.battle
-        when = self.ctx.when(self.ctx.tick_at(b.resolve_tick))
+        when = self.when(self.ctx.tick_at(b.resolve_tick))
         self.log("encounter", f"{force(a)} meets enemy {force(other)} at {self.label(a.tile)}",
                  claim_id=a.claim_id, data={"attacker": a.id, "defender": other.id,
                                             "reactor": b.reactor_claim})
@@ -618,7 +636,7 @@ class _TickState:
                   self.ctx.settings.posts.arrival_title.format(
                       claim=self.claim_name(a.claim_id), tile=self.label(a.tile)),
                   arrival_post(self.claim_name(a.claim_id), self.label(a.tile),
-                               self.ctx.when(self.at), returned=event.returned, kind=a.kind),
+                               self.when(self.at), returned=event.returned, kind=a.kind),
                   self.ctx.settings.posts.arrival_flair)
 
     # --- battles ------------------------------------------------------------------------
@@ -657,7 +675,7 @@ class _TickState:
         """After a failed retreat the runner's opponent chooses, within a new reaction window,
         to fight (the runner at -1) or to let it stay; without an answer the battle is fought."""
         battle, runner, opponent = event.battle, event.runner, event.opponent
-        when = self.ctx.when(self.ctx.tick_at(battle.resolve_tick))
+        when = self.when(self.ctx.tick_at(battle.resolve_tick))
         place = self.label(battle.tile)
         self.notify(opponent.claim_id, f"battle:{battle.id}:failed-retreat",
                     *notes.opponent_decides_note(
@@ -714,7 +732,7 @@ class _TickState:
         settled = None if event.fates is None else \
             {(fate.side.value, fate.character): fate.roll for fate in event.fates}
         body = battle_post(result, attacker=att_name, defender=dfd_name,
-                           place=self.label(battle.tile), when=self.ctx.when(self.at),
+                           place=self.label(battle.tile), when=self.when(self.at),
                            kind=battle.kind, hide_defender=hidden_defender, settled=settled,
                            public=event.public, dice=dice_line,
                            fate_dice=fate_lines)  # fate rolls are public

@@ -12,6 +12,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from sqlalchemy.orm import QueryableAttribute, defer
 from sqlmodel import Session, col, select
 
 from bot.config import Settings
@@ -93,15 +94,21 @@ def load_context(session: Session, settings: Settings, campaign_id: int | None =
     return ctx
 
 
+_MAP_TEXT: QueryableAttribute[str] = Campaign.map_text  # type: ignore[assignment]
+"""The campaign's map text as a mapped attribute (to defer its loading)."""
+
+
 def get_campaign(session: Session, ctx: CampaignContext, *, lock: bool = False) -> Campaign:
-    """The campaign row; ``lock`` takes a row lock (PostgreSQL) for the tick transaction.
+    """The campaign row; ``lock`` takes a row lock (PostgreSQL) for the tick transaction and
+    leaves the map's text unread until something asks for it (the map is parsed once per
+    process, :func:`parsed_map`; a tick never reads the text).
 
     ``ctx`` follows the row's clock offset (another process may have resumed the campaign
     after a holiday since ``ctx`` was loaded), so the ticks counted in this transaction are
     the world's as stored."""
     query = select(Campaign).where(Campaign.id == ctx.campaign_id)
     if lock:
-        query = query.with_for_update()
+        query = query.with_for_update().options(defer(_MAP_TEXT))
     campaign = session.exec(query).one()
     ctx.shift(campaign.tick_offset or 0)
     return campaign

@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import zlib
 from datetime import UTC, datetime, timedelta
@@ -326,3 +327,13 @@ def test_every_stored_value_of_every_world_column_comes_back_exactly(engine: Eng
                                 ).first() is None
 
     round_trip()
+
+
+def test_a_remembered_digest_is_that_of_the_same_text_only() -> None:
+    """The map's digest is remembered between snapshots; a text of the same length and the
+    same beginning that differs further on (a map edited in one tile) gets its own."""
+    first = "id,name\n" + "a" * 5000
+    second = first[:-1] + "b"
+    for text_ in (first, second, first, second):
+        assert snapshots._heavy_digest(2, "map_text", text_) == \
+            hashlib.sha256(text_.encode()).hexdigest()[:32]

@@ -4,21 +4,24 @@ rollback restores the world, and the ticks applied again give the same results a
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
 from typing import Any
 
 import pytest
-from sqlalchemy import Engine, text
+from sqlalchemy import Engine, create_engine, func, text
 from sqlmodel import SQLModel, col, select
 
-from bot.db.engine import transaction
-from bot.db.models import Campaign, Event, Outbox, PendingBattle, Snapshot
+from bot.db.engine import create_all, transaction
+from bot.db.models import Campaign, Event, InboxMessage, Outbox, PendingBattle, Snapshot
+from bot.maps import demo_map_text
 from bot.messages import handle_message
 from bot.services import snapshots
 from bot.services.preview import preview
 from bot.services.queries import export_world
+from bot.services.setup import DEMO_ROSTER, DEMO_WARS, create_campaign
 from bot.services.tick import catch_up
-from bot.services.world import CampaignContext
+from bot.services.world import CampaignContext, load_context
 from tests.bot.services import scenario
 
 DAY = timedelta(days=1)
@@ -116,6 +119,54 @@ def test_undo_takes_back_the_last_tick_only_and_then_the_one_before(tmp_path: An
     assert world(engine, ctx) == one_day
 
 
+def test_a_ticks_snapshot_holds_the_world_the_tick_found(db_url: str) -> None:
+    """The snapshot before a tick, read on a connection of its own while the tick runs, holds
+    the world exactly as the tick found it (none of the tick's changes), with the same marks
+    as a snapshot taken in the tick's own transaction would have."""
+    scenario.build(db_url)
+    engine, ctx = scenario.context(db_url)
+    catch_up(engine, ctx, scenario.START + DAY)
+    with transaction(engine) as session:
+        before = json.loads(snapshots.world_json(session, ctx.campaign_id))
+        marks = [session.exec(select(func.max(m.id))).one() or 0  # type: ignore[attr-defined]
+                 for m in (Event, Outbox, InboxMessage)]
+    assert len(catch_up(engine, ctx, scenario.START + DAY + timedelta(hours=6))) == 1
+    with transaction(engine) as session:
+        snapshot = snapshots.newest(session, ctx)
+        held = snapshots.content(snapshot)
+    assert snapshot.kind == "tick" and snapshot.tick == before["campaign"]["last_tick"]
+    assert [snapshot.event_mark, snapshot.outbox_mark, snapshot.inbox_mark] == marks
+    by_id = {name: sorted(rows, key=lambda r: int(r[0])) for name, rows in
+             before["tables"].items()}
+    assert {name: sorted(rows, key=lambda r: int(r[0]))
+            for name, rows in held["tables"].items()} == by_id
+    assert {k: v for k, v in held.items() if k != "tables"} == \
+        {k: v for k, v in before.items() if k != "tables"}
+
+
+def test_an_in_memory_database_takes_the_ticks_snapshot_in_the_tick(tmp_path: Any) -> None:
+    """Another connection would see another, empty database: the snapshot is taken in the
+    tick's own transaction, and taking the tick back works as on a file."""
+    url = "sqlite://"
+    engine = create_engine(url)  # one connection, one database, per thread
+    create_all(engine)
+    settings = scenario.settings_for(url)
+    with transaction(engine) as session:
+        create_campaign(session, settings, map_text=demo_map_text(), roster=DEMO_ROSTER,
+                        now=scenario.START, seed="scenario-secret", wars=DEMO_WARS)
+    with transaction(engine) as session:
+        ctx = load_context(session, settings)
+    catch_up(engine, ctx, scenario.START + DAY)
+    before = world(engine, ctx)
+    catch_up(engine, ctx, scenario.START + DAY + timedelta(hours=6))
+    assert world(engine, ctx) != before
+    with transaction(engine) as session:
+        newest = snapshots.newest(session, ctx)
+        snapshots.restore(session, ctx, snapshots.plan(session, ctx, newest, scenario.START),
+                          actor="jane", now=scenario.START + 2 * DAY)
+    assert world(engine, ctx) == before
+
+
 def test_orders_sent_after_the_snapshot_are_listed_and_their_players_told(tmp_path: Any
                                                                          ) -> None:
     url = f"sqlite:///{tmp_path / 'w.db'}"
@@ -199,6 +250,31 @@ def test_only_the_newest_snapshots_are_kept(tmp_path: Any) -> None:
         assert [s.tick for s in kept] == [last - 3, last - 2, last - 1]
         with pytest.raises(snapshots.UndoRefused, match="oldest is from tick"):
             snapshots.after_tick(session, ctx, kept[0].tick - 2)
+
+
+def test_each_snapshot_keeps_exactly_the_newest_snapshots_kept(db_url: str) -> None:
+    """Taking a snapshot drops the oldest beyond ``[bot] snapshots_kept`` at once: never one
+    more, never one fewer; the marks are those of the moment it was taken."""
+    scenario.build(db_url)
+    engine, ctx = scenario.context(db_url)
+    ctx.settings.bot.snapshots_kept = 3
+    taken: list[int] = []
+    for step in range(6):
+        with transaction(engine) as session:
+            snapshot = snapshots.take(session, ctx, kind="command", label=f"step {step}",
+                                      now=scenario.START)
+            taken.append(snapshot.id or 0)
+            newest = session.exec(select(col(Outbox.id)).order_by(col(Outbox.id).desc())
+                                  ).first()
+            assert snapshot.outbox_mark == (newest or 0)
+        with transaction(engine) as session:
+            assert [s.id for s in snapshots.listing(session, ctx)] == taken[-3:]
+    ctx.settings.bot.snapshots_kept = 1
+    catch_up(engine, ctx, scenario.START + DAY)
+    with transaction(engine) as session:
+        kept = snapshots.listing(session, ctx)
+        last = session.exec(select(Campaign.last_tick)).one()
+        assert [s.tick for s in kept] == [last - 1]
 
 
 def test_a_long_catch_up_keeps_snapshots_of_its_last_ticks_only(tmp_path: Any) -> None:
