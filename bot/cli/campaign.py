@@ -356,13 +356,13 @@ def season_set_cmd(season: str, config: ConfigOpt = None, by: ByOpt = None) -> N
         snapshots.take(session, ctx, kind="command", label=f"season set {value.value}", now=now,
                        actor=moderator_name(by))
         before = campaign.season
-        campaign.season = value.value
+        campaign.season = value
         session.add(campaign)
         journal.log_event(session, ctx.campaign_id, ctx.tick_of(now), "season",
-                          f"season set from {before} to {value.value}", at=now,
+                          f"season set from {before.value} to {value.value}", at=now,
                           actor=moderator_name(by), public=True,
-                          data={"before": before, "after": value.value})
-        told = forewarn.winter_begins(session, ctx, Season(before), value, at=now,
+                          data={"before": before.value, "after": value.value})
+        told = forewarn.winter_begins(session, ctx, before, value, at=now,
                                       tick=ctx.tick_of(now))
     console.print(f"Season is now {value.value}."
                   + (f" {told} claim(s) with raised troops were warned privately that their "
