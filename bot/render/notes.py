@@ -12,6 +12,7 @@ from decimal import Decimal
 
 from bot.render.common import Force, dice_md, force, money, siege_note, troops_of
 from bot.text import escape_md, name_code, name_md
+from rules.campaign.apply import BattleOrder
 from rules.campaign.battle import Strength
 from rules.campaign.catalogue import Entry
 from rules.campaign.modifiers import Modifier
@@ -209,13 +210,13 @@ def assault_note(*, kind: ArmyKind | None, army: int, troops: str, holdfast: str
             "defenses.")
 
 
-def attacked_note(*, how: str, kind: ArmyKind | None, army: int, target: int, troops: str,
-                  place: str, when: str) -> tuple[str, str]:
-    """The defender's note when its army (or fleet) is attacked (``how``: ``"attack"``) or
-    intercepted on the march (``"intercept"``); it has the first reaction."""
+def attacked_note(*, how: BattleOrder, kind: ArmyKind | None, army: int, target: int,
+                  troops: str, place: str, when: str) -> tuple[str, str]:
+    """The defender's note when its army (or fleet) is attacked (``how``: an attack) or
+    intercepted on the march (an intercept); it has the first reaction."""
     mine = force_name(kind, army, capital=True)
     theirs, theirs_cap = force_name(kind, target), force_name(kind, target, capital=True)
-    if how == "attack":
+    if how == BattleOrder.ATTACK:
         subject = f"{theirs_cap} is attacked at {place}"
         news = f"{mine} ({troops}) attacks your {theirs} at {name_md(place)}."
     else:
