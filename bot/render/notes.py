@@ -21,6 +21,7 @@ from rules.campaign.paths import ArmyKind
 from rules.campaign.siege import SiegeLength
 from rules.campaign.upkeep import UpkeepResult
 from rules.campaign.warnings import Shortfall, UpkeepForecast, WinterWarning
+from rules.campaign.world import ArmyState
 
 
 def scatter_forecast_text(f: UpkeepForecast) -> str:
@@ -82,7 +83,7 @@ def shortfall_text(shortfall: Shortfall | None, when: str) -> str:
             + scatter_forecast_text(shortfall.forecast))
 
 
-def muster_note(a: Force, troops: str, place: str, state: str) -> tuple[str, str]:
+def muster_note(a: Force, troops: str, place: str, state: ArmyState) -> tuple[str, str]:
     """The claim's note when a muster (of an army or a fleet) is ready: (subject, body)."""
     name = force(a, capital=True)
     return (f"{name} is ready",
