@@ -11,8 +11,8 @@ Two things are checked:
 
 - **No circle.** The arrows between modules form no cycle (a failure prints each cycle).
 - **The layers.** Each module belongs to a group (the longest prefix in :data:`GROUPS` that
-  names it), and imports only from the groups :data:`ALLOWED` lists for its own. The picture
-  (issue "the world as a value"): rules <- services <- commands / messages <- reddit, CLI::
+  names it), and imports only from the groups :data:`ALLOWED` lists for its own. The picture:
+  rules <- services <- commands / messages <- reddit, CLI::
 
       cli, __main__                      everything below
         demo                             sandbox, reddit, messages, commands, jsonapi, ...

@@ -27,14 +27,13 @@ from bot.db.models import (
     Outbox,
     RelationStatus,
 )
-from bot.services import forewarn, journal, queries, snapshots
+from bot.services import queries, snapshots
 from bot.services.world import (
     CampaignContext,
     claim_by_name,
     get_campaign,
-    set_relation,
 )
-from rules.campaign.inputs import MAX_LISTED_ROWS, check_holdings, parse_gold, parse_troops
+from rules.campaign.inputs import MAX_LISTED_ROWS, parse_gold, parse_troops
 from rules.errors import InvalidInput
 
 app = command_group()
@@ -341,6 +340,7 @@ app.add_typer(season_app, name="season")
 @season_app.command("set")
 def season_set_cmd(season: str, config: ConfigOpt = None, by: ByOpt = None) -> None:
     """Set the season: winter, spring, summer or autumn."""
+    from bot.services.moderation import set_season
     from rules.campaign.config import Season
 
     try:
@@ -352,18 +352,10 @@ def season_set_cmd(season: str, config: ConfigOpt = None, by: ByOpt = None) -> N
     now = env.world_now()
     ctx = env.ctx
     with env.session() as session:
-        campaign = get_campaign(session, ctx, lock=True)
+        get_campaign(session, ctx, lock=True)
         snapshots.take(session, ctx, kind="command", label=f"season set {value.value}", now=now,
                        actor=moderator_name(by))
-        before = campaign.season
-        campaign.season = value.value
-        session.add(campaign)
-        journal.log_event(session, ctx.campaign_id, ctx.tick_of(now), "season",
-                          f"season set from {before} to {value.value}", at=now,
-                          actor=moderator_name(by), public=True,
-                          data={"before": before, "after": value.value})
-        told = forewarn.winter_begins(session, ctx, Season(before), value, at=now,
-                                      tick=ctx.tick_of(now))
+        _, told = set_season(session, ctx, value, actor=moderator_name(by), now=now)
     console.print(f"Season is now {value.value}."
                   + (f" {told} claim(s) with raised troops were warned privately that their "
                      "upkeep doubles." if told else ""))
@@ -377,6 +369,8 @@ app.add_typer(relations_app, name="relations")
 def relations_set_cmd(claim_a: str, claim_b: str, status: str, config: ConfigOpt = None,
                       by: ByOpt = None) -> None:
     """Set how two claims stand: war, neutral or allied."""
+    from bot.services.moderation import set_relations
+
     try:
         value = RelationStatus(status.lower())
     except ValueError:
@@ -392,13 +386,7 @@ def relations_set_cmd(claim_a: str, claim_b: str, status: str, config: ConfigOpt
             raise typer.Exit(2)
         snapshots.take(session, ctx, kind="command", now=now, actor=moderator_name(by),
                        label=f"relations set {a.name} {b.name} {value.value}")
-        before = set_relation(session, ctx, a.id or 0, b.id or 0, value)
-        journal.log_event(session, ctx.campaign_id, ctx.tick_of(now), "relation",
-                          f"{a.name} and {b.name}: {before.value} -> {value.value}", at=now,
-                          actor=moderator_name(by), data={"claims": [a.id, b.id]})
-        if value is RelationStatus.WAR and before is not RelationStatus.WAR:
-            forewarn.war_declared(session, ctx, 0, [a.id or 0, b.id or 0], at=now,
-                                  tick=ctx.tick_of(now), how="by the moderators' ruling")
+        before = set_relations(session, ctx, a, b, value, actor=moderator_name(by), now=now)
     console.print(f"{a.name} and {b.name} are now {value.value} (were {before.value}).")
 
 
@@ -432,6 +420,8 @@ def adjust_cmd(
 
     Prints the claim before and after; with --dry-run nothing is written or logged.
     """
+    from bot.services.moderation import Holdings, adjust_claim, adjusted
+
     env = open_campaign(config)
     now = env.world_now()
     try:
@@ -447,33 +437,26 @@ def adjust_cmd(
         if found is None:
             console.print(f"[red]no claim called {escape(repr(claim[:80]))}[/red]")
             raise typer.Exit(2)
-        new = (found.gold + delta, found.infantry + infantry_n, found.cavalry + cavalry_n,
-               found.ships + ships_n)
+        change = Holdings(delta, infantry_n, cavalry_n, ships_n)
         try:
-            check_holdings(new[0], dict(zip(("infantry", "cavalry", "ships"), new[1:],
-                                            strict=True)), found.name)
+            new = adjusted(found, change)
         except InvalidInput as exc:
             raise fail(f"{exc}; nothing changed") from None
-        def holdings(values: tuple[Any, ...]) -> str:
-            return (f"gold {values[0]}, {values[1]} infantry, {values[2]} cavalry, "
-                    f"{values[3]} ships")
 
-        console.print(f"{escape(found.name)} before: "
-                      f"{holdings((found.gold, found.infantry, found.cavalry, found.ships))}")
+        def holdings(values: Holdings) -> str:
+            return (f"gold {values.gold}, {values.infantry} infantry, {values.cavalry} "
+                    f"cavalry, {values.ships} ships")
+
+        before = Holdings(found.gold, found.infantry, found.cavalry, found.ships)
+        console.print(f"{escape(found.name)} before: {holdings(before)}")
         console.print(f"{escape(found.name)} after:  {holdings(new)}")
         if dry_run:
             console.print("Dry run: nothing written.")
             return
         snapshots.take(session, ctx, kind="command", label=f"adjust {found.name}", now=now,
                        actor=moderator_name(by))
-        found.gold, found.infantry, found.cavalry, found.ships = new
-        session.add(found)
-        journal.log_event(session, ctx.campaign_id, ctx.tick_of(now), "adjust",
-                          f"{found.name}: gold {delta:+}, infantry {infantry_n:+}, cavalry "
-                          f"{cavalry_n:+}, ships {ships_n:+}" + (f" ({reason})" if reason else ""),
-                          at=now, claim_id=found.id, actor=moderator_name(by),
-                          data={"gold": str(delta), "infantry": infantry_n, "cavalry": cavalry_n,
-                                "ships": ships_n, "reason": reason})
+        adjust_claim(session, ctx, found, change, reason=reason, actor=moderator_name(by),
+                     now=now)
 
 
 @app.command("log")

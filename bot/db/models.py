@@ -16,6 +16,7 @@ from sqlalchemy import JSON, Column, Index, LargeBinary, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 from bot.db.types import ExactDecimal, StoredEnum, UTCDateTime
+from rules.campaign.config import Season
 from rules.campaign.world import (
     ArmyKind,
     ArmyState,
@@ -28,7 +29,7 @@ from rules.campaign.world import (
 )
 
 __all__ = ["ArmyKind", "ArmyState", "BattleKind", "BattleStatus", "CharacterStatus", "Reaction",
-           "RelationStatus", "SiegeStatus"]
+           "RelationStatus", "Season", "SiegeStatus"]
 
 # Every constraint gets a predictable name on every backend (PostgreSQL would invent its own,
 # SQLite keeps none), so a later migration can drop or alter it, in SQLite batch mode too.
@@ -67,7 +68,7 @@ class Campaign(SQLModel, table=True):
     name: str = Field(max_length=120)
     subreddit: str = Field(default="", max_length=80)
     secret: str = Field(max_length=128)
-    season: str = Field(default="summer", max_length=16)
+    season: Season = _enum(Season, Season.SUMMER)
     last_tick: int = Field(default=0)  # index of the last applied tick
     last_month: int = Field(default=0)  # index of the last applied in-game month
     map_text: str = Field(default="")

@@ -12,6 +12,7 @@ from decimal import Decimal
 
 from bot.render.common import Force, dice_md, force, money, siege_note, troops_of
 from bot.text import escape_md, name_code, name_md
+from rules.campaign.apply import BattleOrder
 from rules.campaign.battle import Strength
 from rules.campaign.catalogue import Entry
 from rules.campaign.modifiers import Modifier
@@ -20,6 +21,7 @@ from rules.campaign.paths import ArmyKind
 from rules.campaign.siege import SiegeLength
 from rules.campaign.upkeep import UpkeepResult
 from rules.campaign.warnings import Shortfall, UpkeepForecast, WinterWarning
+from rules.campaign.world import ArmyState
 
 
 def scatter_forecast_text(f: UpkeepForecast) -> str:
@@ -81,7 +83,7 @@ def shortfall_text(shortfall: Shortfall | None, when: str) -> str:
             + scatter_forecast_text(shortfall.forecast))
 
 
-def muster_note(a: Force, troops: str, place: str, state: str) -> tuple[str, str]:
+def muster_note(a: Force, troops: str, place: str, state: ArmyState) -> tuple[str, str]:
     """The claim's note when a muster (of an army or a fleet) is ready: (subject, body)."""
     name = force(a, capital=True)
     return (f"{name} is ready",
@@ -209,13 +211,13 @@ def assault_note(*, kind: ArmyKind | None, army: int, troops: str, holdfast: str
             "defenses.")
 
 
-def attacked_note(*, how: str, kind: ArmyKind | None, army: int, target: int, troops: str,
-                  place: str, when: str) -> tuple[str, str]:
-    """The defender's note when its army (or fleet) is attacked (``how``: ``"attack"``) or
-    intercepted on the march (``"intercept"``); it has the first reaction."""
+def attacked_note(*, how: BattleOrder, kind: ArmyKind | None, army: int, target: int,
+                  troops: str, place: str, when: str) -> tuple[str, str]:
+    """The defender's note when its army (or fleet) is attacked (``how``: an attack) or
+    intercepted on the march (an intercept); it has the first reaction."""
     mine = force_name(kind, army, capital=True)
     theirs, theirs_cap = force_name(kind, target), force_name(kind, target, capital=True)
-    if how == "attack":
+    if how == BattleOrder.ATTACK:
         subject = f"{theirs_cap} is attacked at {place}"
         news = f"{mine} ({troops}) attacks your {theirs} at {name_md(place)}."
     else:

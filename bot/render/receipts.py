@@ -163,15 +163,15 @@ def battle_ordered(ctx: Context, rc: r.BattleOrdered) -> str:
     when = _at(ctx, rc.resolve_tick)
     place = _label(ctx, rc.tile)
     name, target = _name(rc.kind, rc.army), force_name(rc.kind, rc.target)
-    if rc.how == "attack":
+    if rc.how is r.BattleOrder.ATTACK:
         return (f"{name} will attack {target} at {place}. The defender has the first "
                 f"reaction; the battle is fought at {when}. An attack cannot be called off: "
                 "your claims are now at war.")
-    if rc.how == "intercept":
+    if rc.how is r.BattleOrder.INTERCEPT:
         return (f"{name} intercepts {target} at {place}: its {travel(rc.kind, 'noun')} is "
                 f"stopped. The defender has the first reaction; the battle is fought at "
                 f"{when}.")
-    if rc.how == "assault":
+    if rc.how is r.BattleOrder.ASSAULT:
         return (f"{name} will assault {place} at {when}. You may call it off until then: "
                 f"`cancel {force_name(rc.kind, rc.army)}`.")
     who = f"army {rc.army}" if rc.army else "the whole ready garrison"

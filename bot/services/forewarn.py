@@ -116,7 +116,7 @@ def shortfall(session: Session, ctx: CampaignContext, claim: Claim | ClaimState,
     """The warning a receipt carries when the claim's gold will not cover the next upkeep of
     all its raised troops as stored now (``first``: a muster's receipt, the new army counted);
     None when the gold will do. Rendered by :func:`bot.render.notes.shortfall_text`."""
-    season = Season(get_campaign(session, ctx).season)
-    return next_upkeep_shortfall(claim.gold, raised_troops(session, ctx, claim.id or 0), season,
+    return next_upkeep_shortfall(claim.gold, raised_troops(session, ctx, claim.id or 0),
+                                 get_campaign(session, ctx).season,
                                  ctx.rules, at, first=first,
                                  income_modifiers=income_modifiers(session, ctx, claim))

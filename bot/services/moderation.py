@@ -1,22 +1,34 @@
-"""A moderator's rulings by hand: a character's fate, an army removed.
+"""A moderator's rulings by hand: a character's fate, an army removed, the season, how two
+claims stand, a claim's gold and troops at home.
 
-Each function changes the world inside the caller's transaction, logs one event with the
-moderator's name, and raises LookupError (a sentence for the moderator) when what it names
-does not exist, changing nothing.
+Each function changes the world inside the caller's transaction (the caller keeps the snapshot
+``maester undo`` takes it back to), logs one event with the moderator's name, and raises
+LookupError (a sentence for the moderator) when what it names does not exist, changing
+nothing.
 """
 
 from __future__ import annotations
 
 from datetime import datetime
+from decimal import Decimal
+from typing import NamedTuple
 
 from sqlmodel import Session, col, select
 
 from bot.db.models import Army, Character, Claim, Siege
-from bot.services import journal
+from bot.services import forewarn, journal
 from bot.services.sieges import end_siege
-from bot.services.world import CampaignContext, army, claim_by_name
+from bot.services.world import CampaignContext, army, claim_by_name, get_campaign, set_relation
+from rules.campaign.config import Season
+from rules.campaign.inputs import check_holdings
 from rules.campaign.paths import ArmyKind
-from rules.campaign.world import FREE_CHARACTERS, ArmyState, CharacterStatus, SiegeStatus
+from rules.campaign.world import (
+    FREE_CHARACTERS,
+    ArmyState,
+    CharacterStatus,
+    RelationStatus,
+    SiegeStatus,
+)
 
 FATES: dict[str, CharacterStatus] = {
     "dead": CharacterStatus.DEAD,
@@ -112,3 +124,73 @@ def remove_army(session: Session, ctx: CampaignContext, army_id: int, *, reason:
                       data={"army": found.id, "infantry": found.infantry,
                             "cavalry": found.cavalry, "ships": found.ships, "reason": reason})
     return summary
+
+
+def set_season(session: Session, ctx: CampaignContext, season: Season, *, actor: str,
+               now: datetime) -> tuple[Season, int]:
+    """Set the season (logged publicly); when winter begins, every claim with raised troops
+    is warned privately that its upkeep doubles. Returns the season before and how many
+    claims were warned."""
+    campaign = get_campaign(session, ctx)
+    before = campaign.season
+    campaign.season = season
+    session.add(campaign)
+    tick = ctx.tick_of(now)
+    journal.log_event(session, ctx.campaign_id, tick, "season",
+                      f"season set from {before.value} to {season.value}", at=now,
+                      actor=actor, public=True,
+                      data={"before": before.value, "after": season.value})
+    return before, forewarn.winter_begins(session, ctx, before, season, at=now, tick=tick)
+
+
+def set_relations(session: Session, ctx: CampaignContext, a: Claim, b: Claim,
+                  status: RelationStatus, *, actor: str, now: datetime) -> RelationStatus:
+    """Set how claims ``a`` and ``b`` stand (logged); a war they were not at is told to both
+    privately. Returns how they stood before."""
+    tick = ctx.tick_of(now)
+    before = set_relation(session, ctx, a.id or 0, b.id or 0, status)
+    journal.log_event(session, ctx.campaign_id, tick, "relation",
+                      f"{a.name} and {b.name}: {before.value} -> {status.value}", at=now,
+                      actor=actor, data={"claims": [a.id, b.id]})
+    if status is RelationStatus.WAR and before is not RelationStatus.WAR:
+        forewarn.war_declared(session, ctx, 0, [a.id or 0, b.id or 0], at=now, tick=tick,
+                              how="by the moderators' ruling")
+    return before
+
+
+class Holdings(NamedTuple):
+    """A claim's gold and troops at home."""
+
+    gold: Decimal
+    infantry: int
+    cavalry: int
+    ships: int
+
+
+def adjusted(claim: Claim, change: Holdings) -> Holdings:
+    """``claim``'s holdings after ``change`` (each part added, signed). Raises InvalidInput
+    (:func:`rules.campaign.inputs.check_holdings`) when any would fall below 0 or beyond the
+    limits."""
+    new = Holdings(claim.gold + change.gold, claim.infantry + change.infantry,
+                   claim.cavalry + change.cavalry, claim.ships + change.ships)
+    check_holdings(new.gold, {"infantry": new.infantry, "cavalry": new.cavalry,
+                              "ships": new.ships}, claim.name)
+    return new
+
+
+def adjust_claim(session: Session, ctx: CampaignContext, claim: Claim, change: Holdings, *,
+                 reason: str, actor: str, now: datetime) -> Holdings:
+    """Change ``claim``'s gold and troops at home by ``change`` (logged with ``reason``);
+    returns the holdings after. Raises InvalidInput as :func:`adjusted`, changing nothing."""
+    new = adjusted(claim, change)
+    claim.gold, claim.infantry, claim.cavalry, claim.ships = new
+    session.add(claim)
+    journal.log_event(session, ctx.campaign_id, ctx.tick_of(now), "adjust",
+                      f"{claim.name}: gold {change.gold:+}, infantry {change.infantry:+}, "
+                      f"cavalry {change.cavalry:+}, ships {change.ships:+}"
+                      + (f" ({reason})" if reason else ""),
+                      at=now, claim_id=claim.id, actor=actor,
+                      data={"gold": str(change.gold), "infantry": change.infantry,
+                            "cavalry": change.cavalry, "ships": change.ships,
+                            "reason": reason})
+    return new

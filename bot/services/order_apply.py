@@ -242,17 +242,17 @@ def _journal_battle(c: Call, claim: Claim, rc: decide.BattleOrdered, rows: Rows)
     place = _label(c, rc.tile)
     troops = troops_text(rc.infantry, rc.cavalry, rc.ships)
     mine, target = _name(rc.kind, rc.army), _name(rc.kind, rc.target)
-    if rc.how == "sally":
+    if rc.how is decide.BattleOrder.SALLY:
         _log(c, "sally", f"{claim.name} sallies from {place}", claim.id, battle=rc.battle,
              army=rc.army)
         return
-    if rc.how == "assault":
+    if rc.how is decide.BattleOrder.ASSAULT:
         _log(c, "assault", f"{mine} will assault {place}", rc.attacker_claim,
              battle=rc.battle, army=rc.army)
         _notify(c, rc.defender_claim, f"assault:{rc.battle}", notes.assault_note(
             kind=rc.kind, army=rc.army, troops=troops, holdfast=place, when=when))
         return
-    if rc.how == "attack":
+    if rc.how is decide.BattleOrder.ATTACK:
         told, summary = "attacked", f"{mine} attacks {target} at {place}"
     else:
         told, summary = "intercepted", f"{mine} intercepts {target} at {place}"

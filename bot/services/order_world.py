@@ -66,7 +66,7 @@ def load_order_world(session: Session, ctx: CampaignContext,
     every status), one query each (the tick's loaders), and the army records behind it."""
     cid = ctx.campaign_id
     campaign = session.get(Campaign, cid)
-    season = Season(campaign.season) if campaign is not None else Season.SUMMER
+    season = campaign.season if campaign is not None else Season.SUMMER
     claims = load_claims(session, cid)
     armies = {a.id: a for a in load_records(session, cid, RAISED)} \
         if Part.ARMIES in parts else {}

@@ -405,12 +405,22 @@ class Spared(Receipt):
     kind: ArmyKind | None = field(default=ArmyKind.LAND, kw_only=True)  # None: not known
 
 
+class BattleOrder(StrEnum):
+    """The order that began a battle: an attack or an intercept in the field, an assault on a
+    holdfast, or a sally out of one."""
+
+    ATTACK = "attack"
+    INTERCEPT = "intercept"
+    ASSAULT = "assault"
+    SALLY = "sally"
+
+
 @dataclass(frozen=True, slots=True)
 class BattleOrdered(Receipt):
     """An attack, an intercept, an assault or a sally: battle ``battle`` (a temporary id until
     stored) is fought at ``resolve_tick``."""
 
-    how: str  # "attack", "intercept", "assault", "sally"
+    how: BattleOrder
     battle: int | None  # None until stored
     army: int  # the attacking army (0: a sally of the whole garrison)
     target: int  # the defending army (0: the holdfast's garrison)
@@ -851,7 +861,8 @@ def _spare(world: World, sender: Sender, order: o.Spare, at: datetime
 
 # --- battles ----------------------------------------------------------------------------
 
-def _open_battle(world: World, sender: Sender, how: str, mine: Army, target: Army, at: datetime,
+def _open_battle(world: World, sender: Sender, how: BattleOrder, mine: Army, target: Army,
+                 at: datetime,
                  ordered: tuple[int, ...] = ()) -> tuple[World, Receipt]:
     """A battle ordered by ``mine`` against ``target`` on their (shared) tile, fought at the end
     of the reaction window; the defender gets the first reaction (starting a battle is always
@@ -896,7 +907,7 @@ def _attack(world: World, sender: Sender, order: o.Attack, at: datetime
         raise _refuse("fleets fight fleets and armies fight armies",
                       "an enemy of the same kind", "status")
     _not_in_battle(world, mine, target)
-    return _open_battle(world, sender, "attack", mine, target, at)
+    return _open_battle(world, sender, BattleOrder.ATTACK, mine, target, at)
 
 
 def _intercept(world: World, sender: Sender, order: o.Intercept, at: datetime
@@ -937,7 +948,7 @@ def _intercept(world: World, sender: Sender, order: o.Intercept, at: datetime
     mine = replace(mine, travelled=(*mine.travelled, mine.tile), tile=target.tile,
                    stationary_since=tick)
     world = with_army(with_army(world, target), mine)
-    return _open_battle(world, sender, "intercept", mine, target, at)
+    return _open_battle(world, sender, BattleOrder.INTERCEPT, mine, target, at)
 
 
 def _assault(world: World, sender: Sender, order: o.Assault, at: datetime
@@ -970,7 +981,7 @@ def _assault(world: World, sender: Sender, order: o.Assault, at: datetime
                     holdfast=hold.id)
     wars = () if before is None else ((a.claim_id, owner.id, before),)
     return with_battle(world, battle), BattleOrdered(
-        "assault", battle.id, a.id, 0, hold.id, battle.resolve_tick, a.claim_id, owner.id,
+        BattleOrder.ASSAULT, battle.id, a.id, 0, hold.id, battle.resolve_tick, a.claim_id, owner.id,
         a.infantry, a.cavalry, a.ships, ordered=(a.id,), wars=wars, kind=a.kind)
 
 
@@ -1015,8 +1026,8 @@ def _sally(world: World, sender: Sender, order: o.Sally, at: datetime
                     created_tick=tick, resolve_tick=reaction_deadline(at, sender.rules),
                     reactor_claim=None, holdfast=hold.id)
     return with_battle(world, battle), BattleOrdered(
-        "sally", battle.id, sally_army, siege.army_id, hold.id, battle.resolve_tick, claim.id,
-        siege.besieger_claim, ordered=ordered)
+        BattleOrder.SALLY, battle.id, sally_army, siege.army_id, hold.id, battle.resolve_tick,
+        claim.id, siege.besieger_claim, ordered=ordered)
 
 
 # --- sieges -----------------------------------------------------------------------------

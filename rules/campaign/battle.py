@@ -173,8 +173,8 @@ def strength(side: Side, role: Role, rules: RulesConfig = DEFAULT_RULES) -> Stre
         fixed.append(Modifier("commander bonus", Source.COMMANDER,
                               (Effect(EffectKind.STRENGTH, side.commander_bonus),)))
     applied = collect([*fixed, *side.modifiers], EffectKind.STRENGTH, role)
-    with localcontext() as ctx:
-        ctx.prec = _EXACT_PRECISION
+    with localcontext() as exact:
+        exact.prec = _EXACT_PRECISION
         value = Decimal(base)
         for a in applied:
             value *= a.effect.amount

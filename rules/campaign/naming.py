@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Literal
 
 from rules.campaign.paths import ArmyKind
+from rules.campaign.world import ArmyState
 
 Form = Literal["base", "s", "ing", "ed", "noun"]
 
@@ -52,8 +53,8 @@ def travel(kind: ArmyKind | None, form: Form = "base") -> str:
     return _TRAVEL[ArmyKind.FLEET if kind is ArmyKind.FLEET else ArmyKind.LAND][form]
 
 
-def state_word(kind: ArmyKind | None, state: str) -> str:
+def state_word(kind: ArmyKind | None, state: ArmyState) -> str:
     """An army state as players read it: a fleet's ``marching`` is ``sailing``."""
-    if state == "marching":
+    if state == ArmyState.MARCHING:
         return travel(kind, "ing")
-    return state
+    return str(state)

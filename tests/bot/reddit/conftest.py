@@ -43,6 +43,7 @@ from bot.sandbox import (
 )
 from bot.services.setup import DEMO_ROSTER, DEMO_WARS, create_campaign
 from bot.services.world import CampaignContext, load_context
+from rules.campaign.calendar import tick_index
 from rules.campaign.worldmap import parse_map
 from tests.fixtures.db import sqlite_url
 
@@ -188,22 +189,25 @@ class Harness:
                 if m.author == BOT_USERNAME]
 
 
-_TEMPLATE: dict[str, Path] = {}
+_TEMPLATE: dict[int, Path] = {}
+"""The template database of each tick a session needed one in (by the tick's index)."""
 
 
-def _sqlite_copy(database_url: str, tmp_factory: pytest.TempPathFactory) -> None:
-    """Copy a migrated database holding the demo campaign to the SQLite file of
-    ``database_url`` (migrating and creating the campaign once per session saves most of
-    each test's set-up time; the campaign is the same every time)."""
-    if "file" not in _TEMPLATE:
+def _sqlite_copy(database_url: str, tmp_factory: pytest.TempPathFactory, now: datetime,
+                 settings: Settings) -> None:
+    """Copy a migrated database holding the demo campaign, created in the tick of ``now``, to
+    the SQLite file of ``database_url`` (migrating and creating the campaign once per tick
+    saves most of each test's set-up time; the campaign is the same every time). A campaign
+    created before a tick boundary the session crossed would stand a tick behind ``now``."""
+    tick = tick_index(now, settings.rules_config())
+    if tick not in _TEMPLATE:
         path = tmp_factory.mktemp("template") / "campaign.db"
         engine = make_engine(sqlite_url(path))
         upgrade(engine)
-        new_campaign(engine, settings_for("http://127.0.0.1:1", sqlite_url(path)),
-                     datetime.now(UTC))
+        new_campaign(engine, settings_for("http://127.0.0.1:1", sqlite_url(path)), now)
         engine.dispose()  # closing the last connection folds the WAL into the file
-        _TEMPLATE["file"] = path
-    shutil.copyfile(_TEMPLATE["file"], database_url.removeprefix("sqlite:///"))
+        _TEMPLATE[tick] = path
+    shutil.copyfile(_TEMPLATE[tick], database_url.removeprefix("sqlite:///"))
 
 
 def make_harness(sandbox: RedditSandbox, database_url: str,
@@ -215,7 +219,7 @@ def make_harness(sandbox: RedditSandbox, database_url: str,
     settings = settings_for(sandbox.url, database_url, **bot)
     clock = clock or ManualClock(datetime.now(UTC))
     if tmp_factory is not None and database_url.startswith("sqlite:///"):
-        _sqlite_copy(database_url, tmp_factory)
+        _sqlite_copy(database_url, tmp_factory, clock.now(), settings)
         engine = make_engine(database_url)
         with transaction(engine) as session:
             ctx = load_context(session, settings)

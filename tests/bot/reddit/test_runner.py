@@ -322,3 +322,32 @@ def test_status_shows_a_halt_and_outbox_retry_lifts_it(bot: Harness, tmp_path: P
     assert "halted" not in cli.invoke(app, ["status", "--config", str(config)]).output
     bad = cli.invoke(app, ["outbox", "retry", "999", "--config", str(config)])
     assert bad.exit_code == 2 and "no pending or dead outbox entry #999" in bad.output
+
+
+def test_a_harness_made_after_a_tick_boundary_gets_a_campaign_of_its_own_tick(
+        tmp_path: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The harness's copied campaign stands at the tick of the harness's clock, also when the
+    session crossed a tick boundary since an earlier harness was made (the runner's catch-up
+    counts would otherwise be off by one)."""
+    from freezegun import freeze_time
+
+    from bot.db.engine import make_engine
+    from bot.db.models import Campaign
+    from bot.services.world import load_context
+    from tests.bot.reddit.conftest import _sqlite_copy, settings_for
+    from tests.fixtures.db import sqlite_url
+
+    for i, moment in enumerate(("2031-03-04T05:59:59+00:00", "2031-03-04T06:00:01+00:00")):
+        url = sqlite_url(tmp_path / f"h{i}.db")
+        settings = settings_for("http://127.0.0.1:1", url)
+        with freeze_time(moment):
+            now = datetime.now(UTC)
+            _sqlite_copy(url, tmp_path_factory, now, settings)
+        engine = make_engine(url)
+        try:
+            with transaction(engine) as session:
+                ctx = load_context(session, settings)
+                campaign = session.get(Campaign, ctx.campaign_id)
+                assert campaign is not None and campaign.last_tick == ctx.tick_of(now)
+        finally:
+            engine.dispose()

@@ -16,6 +16,7 @@ from rules.campaign.apply import (
     PURE_ORDERS,
     READS,
     Assigned,
+    BattleOrder,
     BattleOrdered,
     Blockading,
     Bought,
@@ -270,6 +271,26 @@ def test_an_intercept_stops_the_sighted_march_and_joins_it() -> None:
     late = tick_time(TICK + RULES.reaction_ticks, RULES)
     with pytest.raises(OrderRefused, match="has passed"):
         apply_order(w, o.Intercept(target=2, army=1), late, sender=STARK_SENDS)
+
+
+def test_the_order_that_began_a_battle_is_a_member_of_battle_order() -> None:
+    """Each battle receipt names its order as a :class:`BattleOrder` member (no raw string)."""
+    passing = army(2, 2, T[5], ArmyState.MARCHING, path=(T[6],), depart=TICK - 1,
+                   meta={"sighted": {"1": [T[4], TICK]}})
+    siege = SiegeState(4, 1, 1, 2, T[9], TICK - 8)
+    cases = [
+        (world(army(1, 1, T[4]), army(2, 2, T[4])), o.Attack(target=2, army=1), STARK_SENDS,
+         BattleOrder.ATTACK),
+        (world(army(1, 1, T[4]), passing), o.Intercept(target=2, army=1), STARK_SENDS,
+         BattleOrder.INTERCEPT),
+        (world(army(1, 1, T[9])), o.Assault(holdfast=T[9], army=1), STARK_SENDS,
+         BattleOrder.ASSAULT),
+        (world(army(1, 1, T[9], ArmyState.BESIEGING), sieges=(siege,), wars=True),
+         o.Sally(T[9]), LANNISTER_SENDS, BattleOrder.SALLY),
+    ]
+    for w, order, sender, how in cases:
+        _, receipt = apply_order(w, order, AT, sender=sender)
+        assert isinstance(receipt, BattleOrdered) and receipt.how is how
 
 
 # --- sieges -----------------------------------------------------------------------------

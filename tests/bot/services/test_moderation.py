@@ -1,0 +1,76 @@
+"""The moderators' rulings as services (what ``maester season set``, ``relations set`` and
+``adjust`` call): each changes the world in the caller's transaction and logs it; a change that
+would leave a claim with negative holdings is refused and changes nothing. Real SQLite file."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+from sqlmodel import select
+
+from bot.db.engine import make_engine, transaction
+from bot.db.models import Campaign, Claim, Event, Outbox
+from bot.services.moderation import Holdings, adjust_claim, set_relations, set_season
+from bot.services.world import claim_by_name
+from rules.campaign.config import Season
+from rules.campaign.world import RelationStatus
+from rules.errors import InvalidInput
+from tests.bot.services import scenario
+
+NOW = scenario.START + timedelta(hours=4)
+
+
+def test_season_relations_and_adjust_change_the_world_and_log_it(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'mod.db'}"
+    ctx = scenario.build(url)
+    engine = make_engine(url)
+    try:
+        with transaction(engine) as session:
+            before, told = set_season(session, ctx, Season.WINTER, actor="jane", now=NOW)
+            assert before is Season.SUMMER and told >= 1  # the scenario has raised armies
+            reed, frey = claim_by_name(session, ctx, "House Reed"), \
+                claim_by_name(session, ctx, "House Frey")
+            assert reed is not None and frey is not None
+            was = set_relations(session, ctx, reed, frey, RelationStatus.WAR, actor="jane",
+                                now=NOW)
+            assert was is RelationStatus.NEUTRAL
+            stark = claim_by_name(session, ctx, "House Stark")
+            assert stark is not None
+            gold, infantry = stark.gold, stark.infantry
+            after = adjust_claim(session, ctx, stark, Holdings(Decimal("-10.5"), -5, 0, 0),
+                                 reason="a ruling", actor="jane", now=NOW)
+            assert after == Holdings(gold - Decimal("10.5"), infantry - 5, stark.cavalry,
+                                     stark.ships)
+        with transaction(engine) as session:
+            campaign = session.get(Campaign, ctx.campaign_id)
+            assert campaign is not None and campaign.season is Season.WINTER
+            kinds = [e.kind for e in session.exec(select(Event).where(Event.actor == "jane"))]
+            assert kinds == ["season", "relation", "adjust"]
+            keys = [o.key for o in session.exec(select(Outbox))]
+            assert any(k.startswith("winter:") for k in keys)
+            assert sum(k.startswith("war:") for k in keys) == 2  # both claims are told
+            stored = session.exec(select(Claim).where(Claim.name == "House Stark")).one()
+            assert (stored.gold, stored.infantry) == (gold - Decimal("10.5"), infantry - 5)
+    finally:
+        engine.dispose()
+
+
+def test_an_adjustment_below_zero_is_refused_and_changes_nothing(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'mod.db'}"
+    ctx = scenario.build(url)
+    engine = make_engine(url)
+    try:
+        with transaction(engine) as session:
+            stark = claim_by_name(session, ctx, "House Stark")
+            assert stark is not None
+            held = Holdings(stark.gold, stark.infantry, stark.cavalry, stark.ships)
+            with pytest.raises(InvalidInput, match="infantry"):
+                adjust_claim(session, ctx, stark, Holdings(Decimal(0), -held.infantry - 1, 0, 0),
+                             reason="", actor="jane", now=NOW)
+            assert Holdings(stark.gold, stark.infantry, stark.cavalry, stark.ships) == held
+            assert session.exec(select(Event).where(Event.kind == "adjust")).first() is None
+    finally:
+        engine.dispose()
