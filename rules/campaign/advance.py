@@ -123,6 +123,7 @@ from rules.campaign.world import (
     SiegeStatus,
     battle_side,
     evolve,
+    moved,
 )
 from rules.campaign.worldmap import WorldMap
 from rules.dice import Roll
@@ -714,9 +715,8 @@ class _Moves:
         ``i + 1`` moves of one tile each give): its saving ``saved`` (what is left after the
         whole step) and its bookkeeping ``meta``."""
         m = a.march
-        return evolve(a, tile=m.path[i], travelled=(*a.travelled, a.tile, *m.path[:i]),
-                      march=March(m.path[i + 1:], m.costs[i + 1:], saved, m.depart_tick),
-                      meta=meta)
+        return moved(a, m.path[i], (*a.travelled, a.tile, *m.path[:i]),
+                     March(m.path[i + 1:], m.costs[i + 1:], saved, m.depart_tick), meta)
 
     def watch(self, observers: Mapping[str, tuple[int, ObserverKind]]) -> None:
         """Note, for every tile, the watched tiles within the detection radius of it and who

@@ -41,6 +41,7 @@ __all__ = [
     "battle_side",
     "evolve",
     "is_stationary",
+    "moved",
 ]
 
 
@@ -215,6 +216,34 @@ def evolve(army: Army, **changes: Any) -> Army:
     new = _new(Army)
     for name in _ARMY_FIELDS:
         _set(new, name, changes[name] if name in changes else getattr(army, name))
+    return new
+
+
+def moved(army: Army, tile: str, travelled: tuple[str, ...], march: March,
+          meta: Mapping[str, Any]) -> Army:
+    """``evolve(army, tile=tile, travelled=travelled, march=march, meta=meta)``, written out
+    field by field: the army a march step makes (a tick makes thousands, and the loop of
+    :func:`evolve` costs about twice as much). Every other field is kept; a field added to
+    :class:`Army` must be added here too (the tests compare the two for every field)."""
+    new = _new(Army)
+    _set(new, "id", army.id)
+    _set(new, "claim_id", army.claim_id)
+    _set(new, "kind", army.kind)
+    _set(new, "state", army.state)
+    _set(new, "tile", tile)
+    _set(new, "infantry", army.infantry)
+    _set(new, "cavalry", army.cavalry)
+    _set(new, "ships", army.ships)
+    _set(new, "stationary_since", army.stationary_since)
+    _set(new, "arrival_tick", army.arrival_tick)
+    _set(new, "retreat_penalty", army.retreat_penalty)
+    _set(new, "ready_tick", army.ready_tick)
+    _set(new, "march", march)
+    _set(new, "travelled", travelled)
+    _set(new, "commander_id", army.commander_id)
+    _set(new, "equipment", army.equipment)
+    _set(new, "meta", meta)
+    _set(new, "accepted_at", army.accepted_at)
     return new
 
 

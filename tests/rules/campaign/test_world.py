@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import fields
+from datetime import UTC, datetime
 from decimal import Decimal
+from fractions import Fraction
+from typing import Any
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -15,10 +19,13 @@ from rules.campaign.world import (
     Army,
     ArmyKind,
     ArmyState,
+    March,
     army_side,
     as_role,
     battle_side,
+    evolve,
     is_stationary,
+    moved,
 )
 from rules.dice import SeededDice
 
@@ -102,3 +109,25 @@ def test_a_defender_that_arrived_with_the_battle_has_no_bonus(army: Army, began:
     side = army_side(army, Winner.DEFENDER, tick=TICK, began=began, terrain=Terrain.HILL)
     stood_before = army.stationary_since is not None and army.stationary_since < began
     assert side.stationary == (is_stationary(army, TICK) and stood_before)
+
+
+def test_moved_is_evolve_of_what_a_march_step_changes() -> None:
+    """``moved`` writes the fields of an army out one by one: it keeps every field but the four
+    a march step changes, exactly as ``evolve`` does (a field added to Army must be added to
+    ``moved``, and to the sample here, which sets every field to a value of its own)."""
+    sample: dict[str, Any] = {
+        "id": 1, "claim_id": 2, "kind": ArmyKind.FLEET, "state": ArmyState.RETREATING,
+        "tile": "0101", "infantry": 3, "cavalry": 4, "ships": 5, "stationary_since": 6,
+        "arrival_tick": 7, "retreat_penalty": True, "ready_tick": 8,
+        "march": March(("0102",), (2,), Fraction(1, 2), 9), "travelled": ("0100",),
+        "commander_id": 10, "equipment": ("ram",), "meta": {"order": "t3_a"},
+        "accepted_at": datetime(2026, 11, 22, tzinfo=UTC)}
+    assert set(sample) == {f.name for f in fields(Army)}
+    army = Army(**sample)
+    march = March((), (), Fraction(1), 9)
+    after = moved(army, "0102", ("0100", "0101"), march, {"rolled": []})
+    expected = evolve(army, tile="0102", travelled=("0100", "0101"), march=march,
+                      meta={"rolled": []})
+    assert repr(after) == repr(expected)
+    assert all(getattr(after, f.name) is getattr(army, f.name) for f in fields(Army)
+               if f.name not in ("tile", "travelled", "march", "meta"))
