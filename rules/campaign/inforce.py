@@ -90,19 +90,34 @@ class ModifiersInForce:
     @characters.setter
     def characters(self, characters: Mapping[int, CharacterState]) -> None:
         self._characters = characters
-        self._free = tuple(c for c in characters.values() if c.status in FREE_CHARACTERS)
+        # the free ones indexed once (the tick asks about every army, every phase)
+        with_army: dict[int, list[CharacterState]] = {}
+        at_home: dict[int, list[CharacterState]] = {}
+        of_claim: dict[int, list[CharacterState]] = {}
+        for c in characters.values():
+            if c.status not in FREE_CHARACTERS:
+                continue
+            of_claim.setdefault(c.claim_id, []).append(c)
+            if c.army_id is None:
+                at_home.setdefault(c.claim_id, []).append(c)
+            else:
+                with_army.setdefault(c.army_id, []).append(c)
+        self._with_army = {k: tuple(v) for k, v in with_army.items()}
+        self._at_home = {k: tuple(v) for k, v in at_home.items()}
+        self._of_claim = {k: tuple(v) for k, v in of_claim.items()}
 
     # who is where
     def characters_with(self, army: Placed) -> tuple[CharacterState, ...]:
-        """The free characters with an army (its commander)."""
-        army_id = army.id
-        if army_id is None:
-            return ()
-        return tuple(c for c in self._free if c.army_id == army_id)
+        """The free characters with an army (its commander), in the order given."""
+        return () if army.id is None else self._with_army.get(army.id, ())
 
     def characters_at_home(self, claim_id: int) -> tuple[CharacterState, ...]:
-        """A claim's free characters at home (with no army)."""
-        return tuple(c for c in self._free if c.claim_id == claim_id and c.army_id is None)
+        """A claim's free characters at home (with no army), in the order given."""
+        return self._at_home.get(claim_id, ())
+
+    def characters_of(self, claim_id: int) -> tuple[CharacterState, ...]:
+        """A claim's free characters (with an army or at home), in the order given."""
+        return self._of_claim.get(claim_id, ())
 
     def resource_holder(self, tile_id: str) -> int | None:
         """The claim that receives a resource tile's benefit now, or None.
@@ -201,7 +216,7 @@ class ModifiersInForce:
             benefit = self._resource(tile_id)
             if benefit is not None:
                 found.append(benefit)
-        found.extend(self._skills(c for c in self._free if c.claim_id == claim.id))
+        found.extend(self._skills(self.characters_of(claim.id)))
         return tuple(found)
 
     def holdfast(self, claim: ClaimState, *,
