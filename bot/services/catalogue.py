@@ -57,6 +57,7 @@ from rules.errors import InvalidInput
 DEMO_CATALOGUE = "demo_catalogue.toml"
 """File name of the demo catalogue inside the ``bot.data`` package."""
 
+
 class CatalogueError(RuntimeError):
     """The catalogue or the character settings in force are unusable; the message names the
     key. Not a RulesError: players get an apology, not the catalogue's insides."""
