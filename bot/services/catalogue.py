@@ -4,15 +4,10 @@ The catalogue in force is the one stored in the campaign (``Campaign.catalogue_j
 by ``maester catalogue load``) when there is one, else the config file's ``[catalogue]`` table:
 either the sections themselves or ``file = "demo"`` / ``file = "path/to/catalogue.toml"``.
 
-Who gets which modifiers (``docs/modifiers.md``, "Where effects count"):
-
-* an **army**: the skills of the characters with it (its commander), the resource benefit of the
-  tile it stands on when its claim holds that benefit, and, in assaults and sieges only, the
-  siege equipment it carries;
-* a **claim** (gold income and troop capacity): its finished improvements, the benefits of the
-  resource tiles it holds and the skills of all its living characters;
-* a **holdfast's defenders** (garrison strength, the holdfast's detection, a siege's length):
-  its finished improvements and the skills of the claim's characters at home (with no army).
+Who gets which modifiers (``docs/modifiers.md``, "Where effects count") is decided by
+:class:`rules.campaign.inforce.ModifiersInForce`; :class:`ModifierBook` loads what it reads
+(the catalogue, the armies, the claims, the free characters, the resource tile holders) from
+the rows once.
 
 Storage: ``Claim.improvements_json`` is a list of ``{"name", "holdfast", "cost",
 "ordered_tick", "ready_month", "done"}`` entries plus one bookkeeping entry
@@ -25,7 +20,7 @@ from __future__ import annotations
 import functools
 import json
 import tomllib
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from importlib import resources
 from pathlib import Path
@@ -43,10 +38,8 @@ from bot.db.models import (
 )
 from bot.render.notes import skill_note
 from bot.services import journal
-from bot.services.army_rows import ArmyRecord
 from bot.services.world import CampaignContext
-from bot.services.world_rows import load_holders
-from rules.campaign import improvements, world
+from bot.services.world_rows import character_state, claim_state, load_holders
 from rules.campaign.catalogue import (
     Catalogue,
     Entry,
@@ -55,20 +48,14 @@ from rules.campaign.catalogue import (
     parse_catalogue,
 )
 from rules.campaign.characters import FateSettings, read_fate_settings
+from rules.campaign.inforce import ModifiersInForce, Placed
 from rules.campaign.modifiers import Modifier
-from rules.campaign.resources import tile_holder
-from rules.campaign.state import CharacterState, ClaimState, HolderState
+from rules.campaign.state import ClaimState
 from rules.campaign.world import FREE_CHARACTERS
 from rules.errors import InvalidInput
 
 DEMO_CATALOGUE = "demo_catalogue.toml"
 """File name of the demo catalogue inside the ``bot.data`` package."""
-
-AnyArmy = Army | ArmyRecord
-"""An army as a row object (orders) or as the tick's record."""
-
-ModifiedArmy = AnyArmy | world.Army
-"""An army whose modifiers are asked for: also the rules' value (the tick's phases)."""
 
 
 class CatalogueError(RuntimeError):
@@ -171,26 +158,6 @@ _FATES: dict[str, FateSettings] = {}
 """The fate settings read so far, by their ``[characters]`` table as JSON text."""
 
 
-# --- stored lists ---------------------------------------------------------------------------
-
-def _stored(claim: Claim | ClaimState) -> Sequence[Any]:
-    """The claim's stored improvements list, from a row or the rules' value."""
-    return claim.improvements if isinstance(claim, ClaimState) else claim.improvements_json
-
-
-def equipment_names(army: ModifiedArmy) -> tuple[str, ...]:
-    """Names of the siege equipment an army carries."""
-    if isinstance(army, world.Army):
-        return army.equipment
-    names: list[str] = []
-    for item in army.equipment_json:
-        if isinstance(item, Mapping) and "name" in item:
-            names.append(str(item["name"]))
-        elif isinstance(item, str):
-            names.append(item)
-    return tuple(names)
-
-
 # --- who is where, and the modifiers in force ----------------------------------------------
 
 def living_characters(session: Session, ctx: CampaignContext, claim_id: int
@@ -201,41 +168,33 @@ def living_characters(session: Session, ctx: CampaignContext, claim_id: int
         col(Character.status).in_(sorted(FREE_CHARACTERS))).order_by(col(Character.id))).all()
 
 
-class ModifierBook:
-    """The modifiers in force, worked out in memory from rows loaded once.
+def claim_value(claim: Claim | ClaimState) -> ClaimState:
+    """A claim as the rules' value (a row is converted, a value kept)."""
+    return claim if isinstance(claim, ClaimState) else claim_state(claim)
 
-    Give it the armies and claims already loaded (the tick's own objects, its armies as a live
-    view, so moves made during the tick count); it loads the living characters and the resource
-    holder rows with one query each, and nothing at all when the catalogue is empty. Everything
-    else is computed on each call from the objects' current state.
-    """
 
-    def __init__(self, ctx: CampaignContext, catalogue: Catalogue, *,
-                 armies: Iterable[ModifiedArmy], claims: Iterable[Claim | ClaimState],
-                 characters: Iterable[Character], holders: Mapping[str, HolderState]) -> None:
-        self.ctx = ctx
-        self.catalogue = catalogue
-        # a collection is kept as given: the tick's live view of its armies, as they move
-        self.armies: Collection[ModifiedArmy] = armies if isinstance(armies, Collection) \
-            else list(armies)
-        self.claims: Mapping[Any, Claim | ClaimState] = {c.id: c for c in claims}
-        self.characters = list(characters)
-        self.holders = dict(holders)  # by tile (the tick keeps them current)
-        # Pairs of claims at war (smaller id first); the tick sets them so that a hostile
-        # newcomer cannot take a resource tile's benefit by arriving.
-        self.wars: frozenset[tuple[int, int]] = frozenset()
+class ModifierBook(ModifiersInForce):
+    """The modifiers in force (:class:`rules.campaign.inforce.ModifiersInForce`, which decides
+    them), over the campaign's rows loaded once (:meth:`load`)."""
 
     @classmethod
     def load(cls, session: Session, ctx: CampaignContext, *,
-             armies: Iterable[ModifiedArmy] | None = None,
+             armies: Iterable[Placed] | None = None,
              claims: Iterable[Claim | ClaimState] | None = None) -> ModifierBook:
-        """A book over the given rows (default: every army and claim of the campaign)."""
+        """A book over the given armies and claims (default: every raised army and every claim
+        of the campaign), with the free characters and the resource tile holders, one query
+        each; with an empty catalogue nothing is loaded but the holders (the tick records
+        them), and nothing at all when no armies are given.
+
+        The armies are kept as given (the tick's live view of its armies, as they move);
+        the characters are read as the rules' values (a tick replaces them as its phases
+        change them)."""
         catalogue = catalogue_of(session, ctx)
         if not catalogue.entries:
-            # No modifiers to look up; the tick still records resource tile holders.
             if armies is None:
-                return cls(ctx, catalogue, armies=(), claims=(), characters=(), holders={})
-            return cls(ctx, catalogue, armies=armies, claims=claims or (), characters=(),
+                return cls(catalogue, ctx.world, ctx.rules)
+            return cls(catalogue, ctx.world, ctx.rules, armies=armies,
+                       claims=_claims_by_id(claims or ()),
                        holders=load_holders(session, ctx.campaign_id))
         if armies is None:
             armies = session.exec(select(Army).where(
@@ -247,139 +206,21 @@ class ModifierBook:
         characters = session.exec(select(Character).where(
             Character.campaign_id == ctx.campaign_id,
             col(Character.status).in_(sorted(FREE_CHARACTERS))).order_by(col(Character.id))).all()
-        return cls(ctx, catalogue, armies=armies, claims=claims, characters=characters,
+        return cls(catalogue, ctx.world, ctx.rules, armies=armies,
+                   claims=_claims_by_id(claims),
+                   characters={c.id or 0: character_state(c) for c in characters},
                    holders=load_holders(session, ctx.campaign_id))
 
-    # who is where
-    def _alive(self) -> list[Character]:
-        return [c for c in self.characters if c.status in FREE_CHARACTERS]
 
-    def characters_with(self, army: ModifiedArmy) -> list[Character]:
-        """The living characters with an army (its commander)."""
-        return [c for c in self._alive() if army.id is not None and c.army_id == army.id]
-
-    def resource_holder(self, tile_id: str) -> int | None:
-        """The claim that receives a resource tile's benefit now, or None.
-
-        The claims with standing armies on the tile occupy it; the strongest (troops by the
-        battle weights; on a tie the recorded holder, else the earliest arrival) receives the
-        benefit, unless the stored holder (:class:`~bot.db.models.ResourceHolder`) says it was
-        ceded to
-        another occupant.
-        """
-        row = self.holders.get(tile_id)
-        return tile_holder((a for a in self.armies if a.tile == tile_id), self.ctx.rules,
-                           recorded=row.claim_id if row is not None else None,
-                           ceded_to=row.ceded_to if row is not None else None,
-                           hostile=lambda a, b: (min(a, b), max(a, b)) in self.wars)
-
-    def held_resource_tiles(self, claim_id: int) -> tuple[str, ...]:
-        """Ids of the resource tiles whose benefit the claim receives now, sorted."""
-        tiles = {a.tile for a in self.armies
-                 if a.claim_id == claim_id and a.state == ArmyState.STANDING}
-        return tuple(sorted(t for t in tiles if t in self.ctx.world
-                            and self.ctx.world.tile(t).resource
-                            and self.resource_holder(t) == claim_id))
-
-    # entries as modifiers
-    def _skills(self, characters: Iterable[Character | CharacterState]) -> list[Modifier]:
-        found: list[Modifier] = []
-        for character in characters:
-            skills = character.skills if isinstance(character, CharacterState) \
-                else character.skills_json
-            for skill in skills:
-                entry = self.catalogue.find(Section.SKILLS, str(skill))
-                if entry is not None:
-                    found.append(entry.modifier())
-        return found
-
-    def _resource(self, tile_id: str) -> Modifier | None:
-        if tile_id not in self.ctx.world:
-            return None
-        benefit = self.ctx.world.tile(tile_id).resource_benefit
-        entry = self.catalogue.find(Section.RESOURCES, benefit) if benefit else None
-        return entry.modifier() if entry is not None else None
-
-    def _improvements(self, claim: Claim | ClaimState) -> list[Modifier]:
-        return list(improvements.improvement_modifiers(self.catalogue, _stored(claim)))
-
-    # the modifiers in force
-    def skills_with(self, army: ModifiedArmy) -> tuple[Modifier, ...]:
-        """The skills of the characters with an army (what counts on the march)."""
-        return tuple(self._skills(self.characters_with(army)))
-
-    def army(self, army: ModifiedArmy, *, equipment: bool = False,
-             characters: Iterable[CharacterState] | None = None) -> tuple[Modifier, ...]:
-        """An army's modifiers: its characters' skills (``characters``: those the rules say
-        are with it now; None: the book's), the benefit of the resource tile it stands on if
-        its claim holds it, and (``equipment``: in an assault or a siege) its siege
-        equipment."""
-        if not self.catalogue.entries:
-            return ()
-        found = self._skills(self.characters_with(army) if characters is None else characters)
-        if equipment:
-            for name in equipment_names(army):
-                entry = self.catalogue.find(Section.EQUIPMENT, name)
-                if entry is not None:
-                    found.append(entry.modifier())
-        if army.state == ArmyState.STANDING:
-            benefit = self._resource(army.tile)
-            if benefit is not None and self.resource_holder(army.tile) == army.claim_id:
-                found.append(benefit)
-        return tuple(found)
-
-    def claim(self, claim: Claim | ClaimState) -> tuple[Modifier, ...]:
-        """A claim's own modifiers (its income and troop capacity come from these): finished
-        improvements, the benefits of the resource tiles it holds, its characters' skills."""
-        if not self.catalogue.entries:
-            return ()
-        return (*self._improvements(claim), *self.claim_besides_improvements(claim))
-
-    def claim_besides_improvements(self, claim: Claim | ClaimState) -> tuple[Modifier, ...]:
-        """A claim's own modifiers but its improvements: the benefits of the resource tiles
-        it holds and its living characters' skills (what the monthly rules add its
-        improvements to, :func:`rules.campaign.advance.advance_improvements`)."""
-        if not self.catalogue.entries:
-            return ()
-        found: list[Modifier] = []
-        for tile_id in self.held_resource_tiles(claim.id or 0):
-            benefit = self._resource(tile_id)
-            if benefit is not None:
-                found.append(benefit)
-        found.extend(self._skills(c for c in self._alive() if c.claim_id == claim.id))
-        return tuple(found)
-
-    def holdfast(self, claim: Claim | ClaimState, *,
-                 characters: Iterable[CharacterState] | None = None) -> tuple[Modifier, ...]:
-        """The modifiers of a holdfast's defenders: finished improvements and the skills of the
-        claim's characters at home (``characters``: those the rules say are at home now;
-        None: the book's). (The secret defense bonus is added where assaults are fought.)"""
-        if not self.catalogue.entries:
-            return ()
-        home: Iterable[Character | CharacterState] = characters if characters is not None \
-            else [c for c in self._alive() if c.claim_id == claim.id and c.army_id is None]
-        return (*self._improvements(claim), *self._skills(home))
-
-    def observer(self, claim_id: int, tile_id: str) -> tuple[Modifier, ...]:
-        """The modifiers of whoever watches from ``tile_id`` for ``claim_id``: the holdfast's
-        defenders on the claim's holdfast, else the claim's standing armies there."""
-        if not self.catalogue.entries:
-            return ()
-        claim = self.claims.get(claim_id)
-        if claim is not None and claim.holdfast == tile_id:
-            return self.holdfast(claim)
-        found: list[Modifier] = []
-        for a in self.armies:
-            if a.claim_id == claim_id and a.tile == tile_id \
-                    and a.state == ArmyState.STANDING:
-                found.extend(self.army(a))
-        return tuple(found)
+def _claims_by_id(claims: Iterable[Claim | ClaimState]) -> dict[int, ClaimState]:
+    values = (claim_value(c) for c in claims)
+    return {c.id: c for c in values}
 
 
 _BOOK_KEY = "modifier_book"
 
 
-def tick_book(session: Session, ctx: CampaignContext, *, armies: Iterable[ModifiedArmy],
+def tick_book(session: Session, ctx: CampaignContext, *, armies: Iterable[Placed],
               claims: Iterable[Claim | ClaimState], tick: int) -> ModifierBook:
     """The book of one tick, made once per tick and kept in the session (the tick's rows are
     the ones it reads, so moves made during the tick count)."""
@@ -401,7 +242,7 @@ def drop_tick_book(session: Session) -> None:
 
 # --- orders: marches, sieges, odds ----------------------------------------------------------
 
-def march_modifiers(session: Session, ctx: CampaignContext, army: ModifiedArmy
+def march_modifiers(session: Session, ctx: CampaignContext, army: Placed
                     ) -> tuple[Modifier, ...]:
     """The modifiers that count for an army on the march: its characters' skills (a resource
     benefit stays on its tile; equipment counts only in sieges and assaults)."""

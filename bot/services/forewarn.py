@@ -43,9 +43,9 @@ def raised_troops(session: Session, ctx: CampaignContext, claim_id: int) -> Troo
 def income_modifiers(session: Session, ctx: CampaignContext, claim: Claim | ClaimState
                      ) -> tuple[Modifier, ...]:
     """The claim's modifiers in force now (its monthly gold income comes from these)."""
-    from bot.services.catalogue import ModifierBook
+    from bot.services.catalogue import ModifierBook, claim_value
 
-    return ModifierBook.load(session, ctx).claim(claim)
+    return ModifierBook.load(session, ctx).claim(claim_value(claim))
 
 
 def upkeep_ahead(session: Session, ctx: CampaignContext, claim_id: int, *, season: Season,

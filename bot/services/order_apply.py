@@ -122,11 +122,11 @@ class _CatalogueModifiers:
 
     def holdfast(self, claim_id: int, *,
                  characters: Sequence[CharacterState] | None = None) -> tuple[Modifier, ...]:
-        from bot.services.catalogue import ModifierBook
+        from bot.services.catalogue import ModifierBook, claim_value
 
         claim = self.c.session.get(Claim, claim_id)
         return () if claim is None else ModifierBook.load(self.c.session, self.c.ctx).holdfast(
-            claim, characters=characters)
+            claim_value(claim), characters=characters)
 
 
 def sender_of(c: Call, claim_id: int, order: object = None) -> decide.Sender:

@@ -355,6 +355,8 @@ class _TickState:
         ``after`` with the new sieges' stored ids."""
         after, saved = save_world(self.session, self.ctx.campaign_id, before, after)
         self._siege_ids.update(saved.siege_ids)
+        if self._book is not None and after.characters is not before.characters:
+            self._book.characters = after.characters  # the skills with each army from now on
         return after
 
     def store_battles(self, before: World, after: World) -> World:
