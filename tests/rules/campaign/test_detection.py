@@ -14,6 +14,7 @@ from rules.campaign.detection import (
     ObserverKind,
     battle_start_detected,
     detection_target,
+    intercept_closes,
     roll_detection,
 )
 from rules.campaign.modifiers import Effect, EffectKind, Modifier, Source
@@ -168,6 +169,13 @@ def test_detection_numbers_come_from_config() -> None:
     assert detection_target(101, NONE, rules).automatic
     assert detection_target(49, HOLD, rules).bonus == 2
     assert detection_target(50, HOLD, rules).automatic
+
+
+def test_the_chance_to_intercept_closes_a_reaction_window_after_the_sighting() -> None:
+    """A force sighted on tick 40 may be intercepted until the tick the reaction window ends
+    on (the sighting note's "before" and the intercept order's refusal both use it)."""
+    assert intercept_closes(40, R) == 40 + R.reaction_ticks
+    assert intercept_closes(40, replace(R, reaction_ticks=3)) == 43
 
 
 def test_starting_a_battle_or_siege_is_always_detected() -> None:
