@@ -13,13 +13,13 @@ from datetime import datetime
 from decimal import Decimal
 from typing import NamedTuple
 
-from sqlmodel import Session, col, select
+from sqlmodel import Session
 
 from bot.db.models import Character, Claim
 from bot.services import forewarn, journal
 from bot.services.order_world import load_order_world, write_back
 from bot.services.sieges import end_siege
-from bot.services.world import CampaignContext, claim_by_name, get_campaign, set_relation
+from bot.services.world import CampaignContext, get_campaign, set_relation
 from rules.campaign.apply import Part
 from rules.campaign.config import Season
 from rules.campaign.inputs import check_holdings
@@ -35,26 +35,6 @@ FATES: dict[str, CharacterStatus] = {
     "free": CharacterStatus.ALIVE,
 }
 """The fates a moderator can record, by the word ``maester character set`` takes."""
-
-
-def find_character(session: Session, ctx: CampaignContext, name: str,
-                   claim: str | None = None) -> Character:
-    """The one character called ``name`` (of ``claim`` when given), case-insensitively."""
-    query = select(Character).where(Character.campaign_id == ctx.campaign_id)
-    if claim is not None:
-        found = claim_by_name(session, ctx, claim)
-        if found is None:
-            raise LookupError(f"no claim called {claim!r} (see `maester claims`)")
-        query = query.where(Character.claim_id == found.id)
-    wanted = " ".join(name.split()).casefold()
-    matches = [ch for ch in session.exec(query.order_by(col(Character.id))).all()
-               if ch.name.casefold() == wanted]
-    if not matches:
-        raise LookupError(f"no character called {name!r}"
-                          + (f" in {claim}" if claim else "") + " (see `maester characters`)")
-    if len(matches) > 1:
-        raise LookupError(f"{len(matches)} characters are called {name!r}; add --claim CLAIM")
-    return matches[0]
 
 
 def set_fate(session: Session, ctx: CampaignContext, character: Character, fate: str, *,
