@@ -165,7 +165,8 @@ class Demo:
         """A moderator records a fate for the wrong character and takes it back (as
         `maester character set ...` then `maester undo`)."""
         from bot.services import snapshots
-        from bot.services.moderation import find_character, set_fate
+        from bot.services.moderation import set_fate
+        from bot.services.world import find_character
 
         now = self.clock.now()
         with transaction(self.engine) as session:

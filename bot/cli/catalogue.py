@@ -32,7 +32,6 @@ from bot.services import journal, snapshots
 from bot.services.access import open_campaign
 from bot.services.catalogue import (
     CatalogueError,
-    NotFound,
     catalogue_of,
     fate_settings,
     grant_skill,
@@ -42,7 +41,7 @@ from bot.services.catalogue import (
     store_catalogue,
     summary_of,
 )
-from bot.services.world import CampaignContext, get_campaign
+from bot.services.world import CampaignContext, NotFound, get_campaign
 from rules.campaign.catalogue import Catalogue, Section, missing_resources
 
 app = command_group()

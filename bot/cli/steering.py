@@ -56,7 +56,8 @@ def character_set_cmd(
     Dead and captured characters leave their army and cannot be assigned; wounded ones keep
     their command; free makes a captive or wounded character whole again.
     """
-    from bot.services.moderation import FATES, find_character, set_fate
+    from bot.services.moderation import FATES, set_fate
+    from bot.services.world import find_character
 
     if fate.lower() not in FATES:
         raise fail(f"{fate!r} is not a fate: one of {', '.join(FATES)} (e.g. `maester "

@@ -38,7 +38,7 @@ from bot.db.models import (
 )
 from bot.render.notes import skill_note
 from bot.services import journal
-from bot.services.world import CampaignContext
+from bot.services.world import CampaignContext, NotFound, find_character
 from bot.services.world_rows import character_state, claim_state, load_holders
 from rules.campaign.catalogue import (
     Catalogue,
@@ -253,22 +253,6 @@ def march_modifiers(session: Session, ctx: CampaignContext, army: Placed
 
 
 # --- the moderators' tools ------------------------------------------------------------------
-
-class NotFound(LookupError):
-    """A moderator named something that does not exist; the message lists what does."""
-
-
-def find_character(session: Session, ctx: CampaignContext, name: str) -> Character:
-    """A character of the campaign by name (any case). Raises NotFound listing them."""
-    rows = session.exec(select(Character).where(Character.campaign_id == ctx.campaign_id)
-                        .order_by(col(Character.id))).all()
-    wanted = " ".join(name.split()).casefold()
-    for row in rows:
-        if row.name.casefold() == wanted:
-            return row
-    names = ", ".join(r.name for r in rows) or "none"
-    raise NotFound(f"no character called {name!r}; characters: {names}")
-
 
 def _skill_entry(session: Session, ctx: CampaignContext, skill: str) -> Entry:
     catalogue = catalogue_of(session, ctx)

@@ -24,6 +24,7 @@ from bot.services import journal
 from bot.services.world import CampaignContext
 from rules import fairdice
 from rules.campaign import calendar
+from rules.campaign.world import ORDER_KEY
 from rules.fairdice import (
     PUBLIC,
     Branch,
@@ -41,7 +42,6 @@ from rules.fairdice import (
 )
 
 DICE_KEY = "dice"  # where an event's printed dice line is kept in its data
-ORDER_KEY = "order"  # where an army keeps the reference of the last order that moved it
 
 
 def marked(meta: Mapping[str, Any], ref: str) -> dict[str, Any]:

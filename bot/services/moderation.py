@@ -13,22 +13,20 @@ from datetime import datetime
 from decimal import Decimal
 from typing import NamedTuple
 
-from sqlmodel import Session, col, select
+from sqlmodel import Session
 
-from bot.db.models import Army, Character, Claim, Siege
+from bot.db.models import Character, Claim
 from bot.services import forewarn, journal
+from bot.services.order_world import load_order_world, write_back
 from bot.services.sieges import end_siege
-from bot.services.world import CampaignContext, army, claim_by_name, get_campaign, set_relation
+from bot.services.world import CampaignContext, get_campaign, set_relation
+from rules.campaign.apply import Part
 from rules.campaign.config import Season
 from rules.campaign.inputs import check_holdings
 from rules.campaign.paths import ArmyKind
-from rules.campaign.world import (
-    FREE_CHARACTERS,
-    ArmyState,
-    CharacterStatus,
-    RelationStatus,
-    SiegeStatus,
-)
+from rules.campaign.rulings import remove_army as rules_remove_army
+from rules.campaign.rulings import rule_fate
+from rules.campaign.world import CharacterStatus, RelationStatus
 
 FATES: dict[str, CharacterStatus] = {
     "dead": CharacterStatus.DEAD,
@@ -39,51 +37,17 @@ FATES: dict[str, CharacterStatus] = {
 """The fates a moderator can record, by the word ``maester character set`` takes."""
 
 
-def find_character(session: Session, ctx: CampaignContext, name: str,
-                   claim: str | None = None) -> Character:
-    """The one character called ``name`` (of ``claim`` when given), case-insensitively."""
-    query = select(Character).where(Character.campaign_id == ctx.campaign_id)
-    if claim is not None:
-        found = claim_by_name(session, ctx, claim)
-        if found is None:
-            raise LookupError(f"no claim called {claim!r} (see `maester claims`)")
-        query = query.where(Character.claim_id == found.id)
-    wanted = " ".join(name.split()).casefold()
-    matches = [ch for ch in session.exec(query.order_by(col(Character.id))).all()
-               if ch.name.casefold() == wanted]
-    if not matches:
-        raise LookupError(f"no character called {name!r}"
-                          + (f" in {claim}" if claim else "") + " (see `maester characters`)")
-    if len(matches) > 1:
-        raise LookupError(f"{len(matches)} characters are called {name!r}; add --claim CLAIM")
-    return matches[0]
-
-
-def _leave_command(session: Session, character: Character) -> int | None:
-    """``character`` no longer commands or rides with an army; returns that army's id."""
-    army_id = character.army_id
-    if army_id is not None:
-        commanded = session.get(Army, army_id)
-        if commanded is not None and commanded.commander_id == character.id:
-            commanded.commander_id = None
-            session.add(commanded)
-    character.army_id = None
-    return army_id
-
-
 def set_fate(session: Session, ctx: CampaignContext, character: Character, fate: str, *,
              note: str, actor: str, now: datetime) -> str:
-    """Record the fate the moderators ruled (a key of :data:`FATES`); returns the summary.
-
-    A dead or captured character leaves the army it was with (that army has no commander
-    now); a wounded one keeps its command; ``free`` makes a captive or wounded one whole."""
+    """Record the fate the moderators ruled (a key of :data:`FATES`,
+    :func:`rules.campaign.rulings.rule_fate`); returns the summary."""
     status = FATES.get(fate.lower())
     if status is None:
         raise LookupError(f"{fate!r} is not a fate: one of {', '.join(FATES)}")
-    before = character.status
-    left = None if status in FREE_CHARACTERS else _leave_command(session, character)
-    character.status = status
-    session.add(character)
+    world, rows = load_order_world(session, ctx, (Part.ARMIES, Part.CHARACTERS))
+    after, ruled = rule_fate(world, character.id or 0, status)
+    write_back(session, ctx, rows, world, after)
+    before, left = ruled.before, ruled.left
     summary = (f"{character.name}: {before.value} -> {status.value}"
                + (f", leaves army {left}" if left is not None else "")
                + (f" ({note})" if note else ""))
@@ -96,27 +60,22 @@ def set_fate(session: Session, ctx: CampaignContext, character: Character, fate:
 
 def remove_army(session: Session, ctx: CampaignContext, army_id: int, *, reason: str,
                 actor: str, now: datetime) -> str:
-    """Remove a raised army or fleet: its troops are gone (not sent home), its characters
-    stand free of it, a siege it held ends, a battle it awaited does not happen (the tick
-    voids battles of gone armies). Returns the event's summary."""
-    found = army(session, ctx, army_id)
-    if found is None:
+    """Remove a raised army or fleet (:func:`rules.campaign.rulings.remove_army`): its troops
+    are gone (not sent home), its characters stand free of it, a siege it held ends, a battle
+    it awaited does not happen (the tick voids battles of gone armies). Returns the event's
+    summary."""
+    world, rows = load_order_world(session, ctx, (Part.ARMIES, Part.SIEGES, Part.CHARACTERS))
+    if army_id not in world.armies:
         raise LookupError(f"no raised army or fleet {army_id} (see `maester armies`)")
-    claim = session.get(Claim, found.claim_id)
-    for character in session.exec(select(Character).where(Character.army_id == found.id)).all():
-        character.army_id = None
-        session.add(character)
-    found.commander_id = None
-    found.state = ArmyState.GONE
-    found.path_json, found.costs_json = [], []
-    session.add(found)
+    after, removed = rules_remove_army(world, army_id)
+    write_back(session, ctx, rows, world, after)
     tick = ctx.tick_of(now)
-    for siege in session.exec(select(Siege).where(Siege.army_id == found.id,
-                                                  Siege.status == SiegeStatus.ACTIVE)).all():
+    for siege in removed.sieges:
         end_siege(session, ctx, siege, "The besiegers were removed by the moderators.",
                   at=now, tick=tick)
+    found = removed.army
     what = "fleet" if found.kind == ArmyKind.FLEET else "army"
-    summary = (f"{what} {found.id} of {claim.name if claim else '?'} removed: "
+    summary = (f"{what} {found.id} of {world.claim_name(found.claim_id)} removed: "
                f"{found.infantry} infantry, {found.cavalry} cavalry, {found.ships} ships "
                f"are gone ({reason})")
     journal.log_event(session, ctx.campaign_id, tick, "army_removed", summary, at=now,

@@ -24,7 +24,6 @@ from bot.services.order_world import (
     Stored,
     load_order_world,
     save_armies,
-    store_equipment,
     write_back,
 )
 from bot.services.sieges import end_siege
@@ -66,7 +65,8 @@ def decided(c: Call, order: object) -> str:
     except decide.OrderRefused as exc:
         raise refused(c, claim, exc) from None
     stored = write_back(c.session, c.ctx, rows, before, after, ordered=receipt.ordered,
-                        ref=c.ref)
+                        ref=c.ref,
+                        bought=receipt if isinstance(receipt, decide.Bought) else None)
     receipt = _stored_ids(receipt, stored)
     for a, b, was in receipt.wars:
         journal.log_event(c.session, c.ctx.campaign_id, c.tick, "war",
@@ -316,9 +316,6 @@ def _journal_build(c: Call, claim: Claim, rc: decide.Building, rows: Rows) -> No
 
 
 def _journal_buy(c: Call, claim: Claim, rc: decide.Bought, rows: Rows) -> None:
-    row = rows.armies[rc.army]
-    store_equipment(c.session, c.ctx, row, [*row.equipment_json, {
-        "name": rc.entry.name, "cost": str(rc.entry.cost), "bought_tick": rc.tick}])
     _log(c, "buy", f"{claim.name} buys {rc.entry.name} for army {rc.army}", claim.id,
          army=rc.army, name=rc.entry.name, cost=str(rc.entry.cost))
 

@@ -40,7 +40,7 @@ from bot.services.world_rows import (
     save_world,
     sync_session,
 )
-from rules.campaign.apply import NEW_SIEGE, Part
+from rules.campaign.apply import NEW_SIEGE, Bought, Part
 from rules.campaign.config import Season
 from rules.campaign.state import ClaimState, SiegeState, World
 from rules.campaign.world import ArmyState, BattleStatus, SiegeStatus
@@ -100,12 +100,15 @@ class Stored:
 
 
 def write_back(session: Session, ctx: CampaignContext, rows: Rows, before: World,
-               after: World, *, ordered: Collection[int] = (), ref: str = "") -> Stored:
+               after: World, *, ordered: Collection[int] = (), ref: str = "",
+               bought: Bought | None = None) -> Stored:
     """Write back what ``after`` changed from ``before`` with the tick's own functions: the
     armies (:mod:`bot.services.army_rows`; those in ``ordered`` marked as set going by order
-    ``ref``), the battles (:mod:`bot.services.battle_rows`), the claims, sieges, characters,
-    holders and relations (:func:`bot.services.world_rows.save_world`); add the army, the
-    battle and the siege it created. The sieges it ended are returned (their end is
+    ``ref``; the army that ``bought`` equipment gets its stored record, with the cost and the
+    tick, :func:`store_equipment`), the battles (:mod:`bot.services.battle_rows`), the
+    claims, sieges, characters, holders and relations
+    (:func:`bot.services.world_rows.save_world`); add the army, the battle and the siege it
+    created. The sieges it ended are returned (their end is
     journaled and posted by :func:`bot.services.sieges.end_siege`)."""
     stored = Stored(None, None, None, [], sorted(after.wars - before.wars))
     if ordered:
@@ -123,6 +126,11 @@ def write_back(session: Session, ctx: CampaignContext, rows: Rows, before: World
         rows.armies[record.id] = record
         stored.army = record.id
     save_armies(session, ctx, rows)
+    if bought is not None:
+        record = rows.armies[bought.army]
+        store_equipment(session, ctx, record, [*record.equipment_json, {
+            "name": bought.entry.name, "cost": str(bought.entry.cost),
+            "bought_tick": bought.tick}])
     old_battles = {b.id: b for b in before.battles}
     save_battles(session, [b for b in after.battles
                            if b.id is not None and old_battles.get(b.id) not in (None, b)])

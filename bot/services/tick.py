@@ -74,7 +74,7 @@ from bot.services.world_rows import (
     load_sieges,
     save_world,
 )
-from rules.campaign import calendar
+from rules.campaign import calendar, detection
 from rules.campaign.advance import (
     Arrival,
     BattleFought,
@@ -490,7 +490,7 @@ class _TickState:
                      sieges=self.sieges() if sieges else (), battles=tuple(battles),
                      wars=self.frozen_wars, holders=holders or {},
                      characters=self.characters() if characters else {},
-                     season=Season(self.campaign.season), last_month=self.campaign.last_month)
+                     season=self.campaign.season, last_month=self.campaign.last_month)
 
     def sieges(self) -> tuple[SiegeValue, ...]:
         """The active sieges, one query."""
@@ -607,7 +607,7 @@ class _TickState:
             return
         roll = detection_roll_text(result.automatic, result.roll, result.bonus, result.total,
                                    result.target, changed_by)
-        until = self.when(self.ctx.tick_at(self.tick + self.ctx.rules.reaction_ticks))
+        until = self.when(self.ctx.tick_at(detection.intercept_closes(self.tick, self.ctx.rules)))
         subject, body = sighting_note(
             watch_place=self.label(tile_id), claim=self.claim_name(a.claim_id),
             place=self.label(a.tile), when=self.when(self.at),

@@ -16,7 +16,16 @@ from sqlalchemy.orm import QueryableAttribute, defer
 from sqlmodel import Session, col, select
 
 from bot.config import Settings
-from bot.db.models import Army, ArmyState, Campaign, Claim, Player, Relation, RelationStatus
+from bot.db.models import (
+    Army,
+    ArmyState,
+    Campaign,
+    Character,
+    Claim,
+    Player,
+    Relation,
+    RelationStatus,
+)
 from rules.campaign import calendar
 from rules.campaign.config import RulesConfig
 from rules.campaign.world import ACTIVE_STATES
@@ -130,6 +139,34 @@ def claim_by_name(session: Session, ctx: CampaignContext, name: str) -> Claim | 
 
     return claim_named(session.exec(select(Claim).where(Claim.campaign_id == ctx.campaign_id)
                                     ).all(), name)
+
+
+class NotFound(LookupError):
+    """A moderator named something that does not exist; the message lists what does."""
+
+
+def find_character(session: Session, ctx: CampaignContext, name: str,
+                   claim: str | None = None) -> Character:
+    """The one character of the campaign called ``name`` (of claim ``claim`` when given), in
+    any case and spacing. Raises NotFound listing the characters there are, or naming the
+    claims when more than one is called so."""
+    query = select(Character).where(Character.campaign_id == ctx.campaign_id)
+    if claim is not None:
+        found = claim_by_name(session, ctx, claim)
+        if found is None:
+            raise NotFound(f"no claim called {claim!r} (see `maester claims`)")
+        query = query.where(Character.claim_id == found.id)
+    rows = session.exec(query.order_by(col(Character.id))).all()
+    wanted = " ".join(name.split()).casefold()
+    matches = [row for row in rows if row.name.casefold() == wanted]
+    if len(matches) == 1:
+        return matches[0]
+    if matches:
+        raise NotFound(f"{len(matches)} characters are called {name!r}; name the claim too "
+                       "(--claim CLAIM)")
+    names = ", ".join(row.name for row in rows) or "none"
+    raise NotFound(f"no character called {name!r}" + (f" in {claim}" if claim else "")
+                   + f"; characters: {names} (see `maester characters`)")
 
 
 def all_claims(session: Session, ctx: CampaignContext) -> Sequence[Claim]:

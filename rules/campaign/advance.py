@@ -19,9 +19,11 @@ The phases of a tick, in order (:func:`bot.services.tick.apply_tick` runs them):
 4. :func:`advance_battles`: the battles whose reaction window has closed: a retreat is
    rolled for (after a failed one the opponent decides), field battles, assaults on a
    holdfast's garrison (a won assault takes the holdfast) and sallies out of a besieged one
-   (a won sally breaks the siege); losses, captures and the beaten sent back; the fate tables
-   of the characters called to a death or an injury roll, when the campaign has the bot roll
-   them (a character killed no longer fights, even in a later battle of the same tick);
+   (a won sally that drives the besiegers off the tile, or takes them, breaks the siege;
+   beaten besiegers with no way back hold the tile and the siege goes on); losses, captures
+   and the beaten sent back; the fate tables of the characters called to a death or an injury
+   roll, when the campaign has the bot roll them (a character killed no longer fights, even
+   in a later battle of the same tick);
 5. :func:`advance_meetings`: hostile armies still sharing a tile meet in a battle;
 6. :func:`advance_sieges`: sieges whose besiegers left end, each siege month completed counts
    (a holdfast starved out falls: :func:`holdfast_falls`, also what a won assault does), and
@@ -1211,8 +1213,11 @@ class _Battles:
         self.apply_result(battle, result, sally_army, besieger, hidden_defender=False,
                           garrison_claim=None if sally_army else claim, garrison=garrison,
                           dice_line=self.dice.line(event, dice))
-        if result.winner is Winner.ATTACKER:  # the sally breaks the siege: say how
-            besieger = self.armies[besieger.id]
+        besieger = self.armies[besieger.id]
+        if result.winner is Winner.ATTACKER and besieger.state is ArmyState.STANDING:
+            # beaten with no way back, the besiegers hold the tile: the siege goes on
+            self.set(replace(besieger, state=ArmyState.BESIEGING))
+        elif result.winner is Winner.ATTACKER:  # the sally breaks the siege: say how
             how = besieger.meta.get("fate") if besieger.state is ArmyState.GONE else None
             broken = replace(siege, status=SiegeStatus.BROKEN)
             self.world = replace(self.world, sieges=_with_siege(self.world.sieges, broken))

@@ -33,7 +33,7 @@ from rules.campaign.calendar import moment_text, next_tick_at_or_after, tick_ind
 from rules.campaign.calloff import call_off_refusal
 from rules.campaign.catalogue import Catalogue, Entry, Section, UnknownEntry
 from rules.campaign.config import RulesConfig
-from rules.campaign.detection import ObserverKind, detection_target
+from rules.campaign.detection import ObserverKind, detection_target, intercept_closes
 from rules.campaign.modifiers import Modifier
 from rules.campaign.movement import (
     budget_per_tick,
@@ -928,7 +928,7 @@ def _intercept(world: World, sender: Sender, order: o.Intercept, at: datetime
                       "an enemy army or fleet named in a sighting note, while it is still on "
                       "its way", "status")
     watch_tile, sighted_tick = str(sighted[0]), int(sighted[1])
-    closes = sighted_tick + sender.rules.reaction_ticks
+    closes = intercept_closes(sighted_tick, sender.rules)
     if tick >= closes:
         raise _refuse(f"the chance to intercept {force(target)} has passed (it closed at "
                       f"{moment_text(tick_time(closes, sender.rules), sender.rules)})",

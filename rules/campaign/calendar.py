@@ -26,8 +26,6 @@ are in UTC.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 
@@ -114,22 +112,7 @@ def next_tick_at_or_after(moment: datetime, rules: RulesConfig) -> datetime:
     return start if start == moment else tick_time(index + 1, rules)
 
 
-def ticks_between(after_exclusive: datetime, until_inclusive: datetime, rules: RulesConfig
-                  ) -> Iterator[datetime]:
-    """Every tick ``t`` with ``after_exclusive < t <= until_inclusive``, oldest first.
-
-    Used to catch up on ticks missed during downtime; yields nothing when the range is empty.
-    """
-    first = tick_index(after_exclusive, rules) + 1
-    last = tick_index(until_inclusive, rules)
-    for index in range(first, last + 1):
-        yield tick_time(index, rules)
-
-
 # --- the in-game calendar ----------------------------------------------------------------
-
-_DATE_RE = re.compile(r"^\s*month\s+(\d+)\s*,\s*(-?\d+)\s*(?:" + ERA + r")?\s*$", re.IGNORECASE)
-
 
 @dataclass(frozen=True, slots=True, order=True)
 class GameDate:
@@ -251,25 +234,8 @@ def scattered_until(moment: datetime, rules: RulesConfig) -> datetime:
 
 
 def format_game_date(date: GameDate) -> str:
-    """``GameDate(300, 3)`` as ``"Month 3, 300 AC"``; :func:`parse_game_date` reads it back."""
+    """``GameDate(300, 3)`` as ``"Month 3, 300 AC"``."""
     return f"Month {date.month}, {date.year} {ERA}"
-
-
-def parse_game_date(text: str, rules: RulesConfig | None = None) -> GameDate:
-    """Read ``"Month 3, 300 AC"`` (case and spacing are free, the era is optional).
-
-    With ``rules`` the month is also checked against ``rules.months_per_year``. Raises
-    InvalidInput naming ``date`` when the text is not a game date.
-    """
-    match = _DATE_RE.match(text)
-    if match is None:
-        raise InvalidInput("date", f"{text!r} is not a game date", f"e.g. 'Month 3, 300 {ERA}'")
-    month, year = int(match.group(1)), int(match.group(2))
-    if month < 1:
-        raise InvalidInput("date", f"month must be at least 1, not {month}")
-    if rules is not None and month > rules.months_per_year:
-        raise InvalidInput("date", f"month must be at most {rules.months_per_year}, not {month}")
-    return GameDate(year, month)
 
 
 def moment_text(moment: datetime, rules: RulesConfig) -> str:

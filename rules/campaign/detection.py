@@ -195,10 +195,7 @@ def roll_against(target: Target, dice: Dice) -> DetectionResult:
     )
 
 
-def battle_start_detected() -> bool:
-    """Whether the defender detects an army that starts a battle or a siege against it: always.
-
-    Starting a battle or a siege counts as an automatic detection for the defending force, so
-    no roll is made and no modifier (stealth included) can prevent it.
-    """
-    return True
+def intercept_closes(sighted_tick: int, rules: RulesConfig) -> int:
+    """The tick at which the chance to intercept a force sighted on tick ``sighted_tick``
+    closes: an intercept must be sent before it (the reaction window after a sighting)."""
+    return sighted_tick + rules.reaction_ticks

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 from fractions import Fraction
@@ -63,11 +63,6 @@ def tile_costs(terrains: Sequence[Terrain], rules: RulesConfig, field: str = "te
             )
         costs.append(cost)
     return tuple(costs)
-
-
-def travel_cost(terrains: Sequence[Terrain], rules: RulesConfig) -> int:
-    """Total travel cost of a path: the sum of the costs of every tile entered."""
-    return sum(tile_costs(terrains, rules))
 
 
 def _count(value: int, field: str) -> int:
@@ -207,16 +202,6 @@ class MarchProgress:
         """Whether the army has entered the last tile of its path."""
         return self.next_index >= len(self.costs)
 
-    @property
-    def remaining_costs(self) -> tuple[int, ...]:
-        """Costs of the tiles not entered yet."""
-        return self.costs[self.next_index:]
-
-    @property
-    def remaining_cost(self) -> int:
-        """Total cost of the tiles not entered yet."""
-        return sum(self.remaining_costs)
-
 
 def _budget(budget: Fraction | Decimal | int) -> Fraction:
     value = budget if type(budget) is Fraction else Fraction(budget)  # usually one already
@@ -225,25 +210,9 @@ def _budget(budget: Fraction | Decimal | int) -> Fraction:
     return value
 
 
-def step_march(progress: MarchProgress, budget: Fraction | Decimal | int
-               ) -> tuple[MarchProgress, int]:
-    """One tick of marching: add ``budget``, then enter every next tile the saving covers.
-
-    Returns the new progress and how many tiles were entered on this tick. The game tick
-    calls this on every tick after the departure tick (never on the departure tick itself:
-    see :func:`marches_on`). An army
-    that has arrived is returned unchanged with 0. Raises InvalidInput for a budget not above 0.
-    """
-    earned = _budget(budget)
-    if progress.arrived:
-        return progress, 0
-    index, saved = enter_tiles(progress.costs, progress.next_index, progress.saved, earned)
-    return replace(progress, next_index=index, saved=saved), index - progress.next_index
-
-
 def enter_tiles(costs: Sequence[int], index: int, saved: Fraction, earned: Fraction,
                 known: dict[tuple[int, int], Fraction] | None = None) -> tuple[int, Fraction]:
-    """The arithmetic of one tick of marching (:func:`step_march`, which checks its inputs):
+    """The arithmetic of one tick of marching (each tick after departure, :func:`marches_on`):
     add ``earned`` to ``saved``, then from tile ``index`` of a path whose tiles cost ``costs``
     enter every next tile the saving covers, paying its cost. Returns the index of the next
     tile to enter and what is saved. Exact, in whole numbers over the saving's denominator (a
@@ -289,7 +258,7 @@ def schedule_march(costs: Sequence[int], budget: Fraction | Decimal | int, depar
     Tile ``i`` is entered on the tick when the budget earned so far (nothing on the departure
     tick, one budget on each tick after it) covers the cost of tiles ``0..i``, i.e.
     ``ceil(cost of 0..i / budget)`` ticks after departure; this is exactly what repeated
-    :func:`step_march` on the ticks after departure gives. Raises InvalidInput for an empty
+    :func:`enter_tiles` on the ticks after departure gives. Raises InvalidInput for an empty
     path, a tile cost below 1, a budget not above 0, or a departure that is not a tick.
     """
     if not costs:

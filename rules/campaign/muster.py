@@ -9,13 +9,11 @@ want of gold cannot be raised again until the in-game year ends
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from rules.campaign.calendar import next_tick_at_or_after, require_aware
 from rules.campaign.config import RulesConfig
-from rules.campaign.modifiers import Applied, EffectKind, Modifier, Role, collect, total
 from rules.errors import InvalidInput, RulesError
 
 
@@ -163,46 +161,3 @@ def check_muster(
         if locked_short:
             raise ScatteredTroops(scattered_until.astimezone(now.tzinfo), tuple(locked_short))
     return MusterRequest(requested["infantry"], requested["cavalry"], requested["ships"])
-
-
-@dataclass(frozen=True, slots=True)
-class Capacity:
-    """A claim's troops after capacity effects, with the public labels of what changed them."""
-
-    infantry: int
-    cavalry: int
-    explanation: tuple[str, ...]
-
-
-def troop_capacity(base_infantry: int, base_cavalry: int, modifiers: Iterable[Modifier] = ()
-                   ) -> Capacity:
-    """A claim's troop numbers raised (or lowered) by capacity effects of improvements,
-    skills and resource tiles, after the stacking rule of :func:`modifiers.collect`.
-
-    Raises InvalidInput for a negative base, a fractional amount or a negative result.
-    """
-    mods = tuple(modifiers)
-    inf_applied = collect(mods, EffectKind.INFANTRY_CAPACITY, Role.BOTH)
-    cav_applied = collect(mods, EffectKind.CAVALRY_CAPACITY, Role.BOTH)
-    result = []
-    for kind, base, applied in (
-        ("infantry", base_infantry, inf_applied),
-        ("cavalry", base_cavalry, cav_applied),
-    ):
-        extra = total(applied)
-        if extra != extra.to_integral_value():
-            raise InvalidInput(f"{kind}_capacity", f"must be a whole number, not {extra}")
-        value = _count(base, f"base_{kind}") + int(extra)
-        if value < 0:
-            raise InvalidInput(f"{kind}_capacity", f"leaves {value} {kind}; must be at least 0")
-        result.append(value)
-    explanation = tuple(
-        _capacity_label(a, "infantry") for a in inf_applied if not a.modifier.hidden
-    ) + tuple(_capacity_label(a, "cavalry") for a in cav_applied if not a.modifier.hidden)
-    return Capacity(result[0], result[1], explanation)
-
-
-def _capacity_label(applied: Applied, kind: str) -> str:
-    amount = applied.effect.amount
-    sign = "+" if amount >= 0 else "-"
-    return f"{sign}{abs(amount).normalize():f} {kind} {applied.modifier.shown_as}"

@@ -1,4 +1,4 @@
-"""Sieges: how long they take, when one may start, monthly progress and sallies.
+"""Sieges: how long they take, when one may start and their monthly progress.
 
 Length
     The siege chart gives the in-game months by garrison size (defaults: 100 or fewer 12,
@@ -22,9 +22,11 @@ Progress
     counted reach the length. Leaving the tile, or losing the besieging army, ends the siege.
 
 Sallies
-    A sally is an ordinary battle. If the defenders win and force the besiegers off the tile the
-    count resets to zero and the siege is over (besieging again needs a new order and the full
-    length); otherwise the surviving defenders go back inside and the siege goes on unchanged.
+    A sally is an ordinary battle, fought by the tick
+    (:func:`rules.campaign.advance.advance_battles`): if the defenders win and the besiegers are
+    taken or driven off the tile the siege is over and its count lost (besieging again needs a
+    new order and the full length); if the defenders lose, the survivors go back inside; beaten
+    besiegers with no way back hold the tile and the siege goes on.
 """
 
 from __future__ import annotations
@@ -33,7 +35,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from decimal import Decimal
-from enum import StrEnum
 
 from rules.campaign.config import RulesConfig
 from rules.campaign.detection import size_chart_value
@@ -189,11 +190,6 @@ class SiegeState:
         return self.required - self.months_elapsed
 
 
-def start_siege(length: SiegeLength) -> SiegeState:
-    """A new siege of ``length`` with no month counted yet."""
-    return SiegeState(length.months)
-
-
 def months_passed(started: datetime, moment: datetime, month_length: timedelta) -> int:
     """Whole in-game months of ``month_length`` from ``started`` to ``moment`` (0 before).
 
@@ -230,50 +226,3 @@ def advance_siege_month(state: SiegeState, still_on_tile: bool, blockade_ok: boo
         return replace(state, paused=True), False
     advanced = replace(state, months_elapsed=state.months_elapsed + 1, paused=False)
     return advanced, advanced.fallen
-
-
-def end_siege(state: SiegeState) -> SiegeState:
-    """The siege after its besiegers left the tile."""
-    return replace(state, ended=True, paused=False)
-
-
-class SallyOutcome(StrEnum):
-    """What a sally's battle does to the siege."""
-
-    RESET = "reset"  # defenders won and drove the besiegers off: count back to 0, siege over
-    RETURN_INSIDE = "return_inside"  # defenders lost: survivors go back, siege goes on
-    HELD = "held"  # defenders won but the besiegers held the tile: defenders go back, siege on
-
-    @property
-    def siege_resets(self) -> bool:
-        return self is SallyOutcome.RESET
-
-    @property
-    def survivors_go_back_inside(self) -> bool:
-        return self is not SallyOutcome.RESET
-
-
-def sally_outcome(defenders_won: bool, besiegers_forced_out: bool) -> SallyOutcome:
-    """What happens after a sally's battle.
-
-    Raises InvalidInput when the besiegers are said to be forced out of a sally the defenders
-    lost.
-    """
-    if besiegers_forced_out and not defenders_won:
-        raise InvalidInput(
-            "besiegers_forced_out", "a sally the defenders lost cannot force the besiegers out"
-        )
-    if defenders_won and besiegers_forced_out:
-        return SallyOutcome.RESET
-    if defenders_won:
-        return SallyOutcome.HELD
-    return SallyOutcome.RETURN_INSIDE
-
-
-def apply_sally(state: SiegeState, outcome: SallyOutcome) -> SiegeState:
-    """The siege after a sally: reset and over, or unchanged. Raises SiegeOver if it was over."""
-    if state.ended or state.fallen:
-        raise SiegeOver()
-    if outcome.siege_resets:
-        return replace(state, months_elapsed=0, paused=False, ended=True)
-    return state

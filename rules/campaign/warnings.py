@@ -90,12 +90,6 @@ def upkeep_ahead(after_paying: UpkeepResult, raised: Troops, season: Season,
     return UpkeepAhead(forecast, coming, upkeep_charged_at(coming, rules))
 
 
-def with_muster(raised: Troops, mustered: Troops) -> Troops:
-    """The raised troops once a new army of ``mustered`` troops is added to them."""
-    return Troops(raised.infantry + mustered.infantry, raised.cavalry + mustered.cavalry,
-                  raised.ships + mustered.ships)
-
-
 @dataclass(frozen=True, slots=True)
 class WinterWarning:
     """Winter has begun: the month's upkeep goes from ``cost_before`` to ``forecast.cost``."""

@@ -149,6 +149,10 @@ class March:
 
 NO_MARCH = March()
 
+ORDER_KEY = "order"
+"""The key of an army's ``meta`` that holds the reference of the order that last set it going
+(:attr:`Army.order_ref`)."""
+
 
 @dataclass(frozen=True, slots=True)
 class Army:
@@ -196,7 +200,7 @@ class Army:
     @property
     def order_ref(self) -> str | None:
         """The reference of the order that last set it going (the entropy of its dice)."""
-        ref = self.meta.get("order")
+        ref = self.meta.get(ORDER_KEY)
         return str(ref) if ref else None
 
     def with_meta(self, **values: Any) -> Army:

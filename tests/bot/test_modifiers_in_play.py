@@ -72,6 +72,8 @@ def test_buy_pays_and_the_army_carries_the_equipment(tmp_path: Path) -> None:
     reply = w.say("tywin_lannister", "buy Trebuchets for army 1")
     assert "Army 1 now carries **Trebuchets** (150 gold; gold left: 4850)" in reply
     assert [e["name"] for e in w.army(1).equipment_json] == ["Trebuchets"]
+    [item] = w.army(1).equipment_json  # stored with what it cost and when it was bought
+    assert (item["cost"], type(item["bought_tick"])) == ("150", int)
     assert "one of: Trebuchets, Siege Towers" in w.say("tywin_lannister",
                                                        "buy catapults for army 1")
     assert "does not stack" in w.say("tywin_lannister", "buy 2 siege towers for army 1")

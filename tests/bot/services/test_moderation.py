@@ -14,7 +14,7 @@ from sqlmodel import select
 from bot.db.engine import make_engine, transaction
 from bot.db.models import Campaign, Claim, Event, Outbox
 from bot.services.moderation import Holdings, adjust_claim, set_relations, set_season
-from bot.services.world import claim_by_name
+from bot.services.world import NotFound, claim_by_name, find_character
 from rules.campaign.config import Season
 from rules.campaign.world import RelationStatus
 from rules.errors import InvalidInput
@@ -72,5 +72,26 @@ def test_an_adjustment_below_zero_is_refused_and_changes_nothing(tmp_path: Path)
                              reason="", actor="jane", now=NOW)
             assert Holdings(stark.gold, stark.infantry, stark.cavalry, stark.ships) == held
             assert session.exec(select(Event).where(Event.kind == "adjust")).first() is None
+    finally:
+        engine.dispose()
+
+
+def test_a_character_is_found_by_name_in_any_case_and_within_its_claim(tmp_path: Path) -> None:
+    """The one lookup the moderators' commands use (fates and skills alike)."""
+    url = f"sqlite:///{tmp_path / 'mod.db'}"
+    ctx = scenario.build(url)
+    engine = make_engine(url)
+    try:
+        with transaction(engine) as session:
+            ned = find_character(session, ctx, "  eddard   STARK ")
+            assert ned.name == "Eddard Stark"
+            assert find_character(session, ctx, "Eddard Stark", "stark").id == ned.id
+            with pytest.raises(NotFound) as elsewhere:
+                find_character(session, ctx, "Eddard Stark", "House Lannister")
+            assert str(elsewhere.value).startswith(
+                "no character called 'Eddard Stark' in House Lannister; characters: "
+                "Tywin Lannister, Jaime Lannister")
+            with pytest.raises(NotFound, match="no claim called 'House Nobody'"):
+                find_character(session, ctx, "Eddard Stark", "House Nobody")
     finally:
         engine.dispose()

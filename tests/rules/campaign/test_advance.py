@@ -561,6 +561,40 @@ def test_a_sally_won_breaks_the_siege() -> None:
     assert ended.fate == (after.armies[1].meta.get("fate") or "were driven off by a sally")
 
 
+def test_a_sally_won_drives_the_besiegers_back_the_way_they_came_and_ends_the_siege() -> None:
+    """The defenders win and the beaten besiegers (not taken: they fought 100 against 100)
+    turn back the way they came: forced off the tile, the siege is over and its count lost."""
+    w = sally(100)
+    w = replace(w, armies={**w.armies, 1: replace(w.armies[1], travelled=(T[8],))},
+                sieges=(replace(w.sieges[0], months_elapsed=2),))
+    after, events = advance_battles(w, tick(10), DICE)
+    fought, ended = events
+    assert isinstance(fought, BattleFought) and fought.result.winner is Winner.ATTACKER
+    beaten = after.armies[1]
+    assert (beaten.state, beaten.march.path, beaten.infantry) == (
+        ArmyState.RETREATING, (T[8],), 100 - fought.result.defender.losses.infantry)
+    assert isinstance(ended, SiegeEnded) and ended.fate == "were driven off by a sally"
+    assert after.sieges[0].status is SiegeStatus.BROKEN
+    assert after.armies[2].state is ArmyState.GARRISON  # the winners are back inside
+
+
+def test_besiegers_beaten_by_a_sally_with_no_way_back_hold_the_tile_and_the_siege_goes_on(
+) -> None:
+    """An ordinary battle's loser with no way back stays where it is: the besiegers were not
+    forced out, so they go on besieging and the siege keeps its count."""
+    w = sally(100)
+    w = replace(w, sieges=(replace(w.sieges[0], months_elapsed=2),))
+    assert w.armies[1].travelled == ()
+    after, events = advance_battles(w, tick(10), DICE)
+    [fought] = events
+    assert isinstance(fought, BattleFought) and fought.result.winner is Winner.ATTACKER
+    held = after.armies[1]
+    assert (held.state, held.tile) == (ArmyState.BESIEGING, T[9])
+    assert held.infantry == 100 - fought.result.defender.losses.infantry
+    assert after.sieges == w.sieges  # active, two months counted
+    assert after.armies[2].state is ArmyState.GARRISON
+
+
 def test_a_sally_lost_goes_back_behind_the_walls() -> None:
     w = sally(30)
     after, events = advance_battles(w, tick(10), DICE)

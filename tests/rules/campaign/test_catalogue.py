@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from rules.campaign.advance import advance_improvements
 from rules.campaign.battle import Side, strength
 from rules.campaign.catalogue import (
     EMPTY_CATALOGUE,
@@ -27,9 +28,9 @@ from rules.campaign.config import DEFAULT_RULES, Season, Terrain
 from rules.campaign.detection import ObserverKind, detection_target
 from rules.campaign.modifiers import Effect, EffectKind, Modifier, Role, Source, collect, total
 from rules.campaign.movement import speed_multiplier
-from rules.campaign.muster import troop_capacity
 from rules.campaign.odds import battle_odds
 from rules.campaign.siege import siege_months
+from rules.campaign.state import ClaimState, World
 from rules.campaign.upkeep import apply_upkeep
 from rules.errors import InvalidInput
 
@@ -258,10 +259,15 @@ def test_siege_month_effects_belong_to_one_side() -> None:
 
 
 def test_capacity_effects_raise_troops_at_home() -> None:
-    """Barracks (+200 infantry) and horse breeding (+100 cavalry) raise a claim's troops."""
-    capacity = troop_capacity(1000, 300, (mod(Section.IMPROVEMENTS, "Barracks"),
-                                          mod(Section.RESOURCES, "horse_breeding")))
-    assert (capacity.infantry, capacity.cavalry) == (1200, 400)
+    """Barracks (+200 infantry) and horse breeding (+100 cavalry) raise a claim's troops at
+    home when the next in-game month begins (:func:`advance_improvements`)."""
+    barracks = {"name": "Barracks", "holdfast": "0000", "cost": "250", "ordered_tick": 1,
+                "ready_month": 1, "done": True}
+    claim = ClaimState(1, "House Stark", "0000", infantry=1000, cavalry=300,
+                       improvements=(barracks,))
+    after, _ = advance_improvements(World.of(claims=(claim,)), 1, 2, catalogue=demo(),
+                                    modifiers=(mod(Section.RESOURCES, "horse_breeding"),))
+    assert (after.claims[1].infantry, after.claims[1].cavalry) == (1200, 400)
 
 
 def test_gold_income_effect_is_paid_each_month() -> None:

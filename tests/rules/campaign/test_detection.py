@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 from rules.campaign.config import DEFAULT_RULES, SizeRow
 from rules.campaign.detection import (
     ObserverKind,
-    battle_start_detected,
     detection_target,
+    intercept_closes,
     roll_detection,
 )
 from rules.campaign.modifiers import Effect, EffectKind, Modifier, Source
@@ -170,9 +170,11 @@ def test_detection_numbers_come_from_config() -> None:
     assert detection_target(50, HOLD, rules).automatic
 
 
-def test_starting_a_battle_or_siege_is_always_detected() -> None:
-    """Starting a battle or siege is always detected by the defender."""
-    assert battle_start_detected() is True
+def test_the_chance_to_intercept_closes_a_reaction_window_after_the_sighting() -> None:
+    """A force sighted on tick 40 may be intercepted until the tick the reaction window ends
+    on (the sighting note's "before" and the intercept order's refusal both use it)."""
+    assert intercept_closes(40, R) == 40 + R.reaction_ticks
+    assert intercept_closes(40, replace(R, reaction_ticks=3)) == 43
 
 
 @given(st.integers(min_value=1, max_value=2000), st.integers(min_value=1, max_value=20))

@@ -16,15 +16,13 @@ from rules.campaign.calendar import tick_index, tick_time
 from rules.campaign.config import DEFAULT_RULES, Terrain
 from rules.campaign.modifiers import Effect, EffectKind, Modifier, Source
 from rules.campaign.movement import (
-    MarchProgress,
     budget_per_tick,
     departure_tick,
+    enter_tiles,
     schedule_march,
     speed_multiplier,
-    step_march,
     ticks_to_cross,
     tile_costs,
-    travel_cost,
 )
 from rules.errors import InvalidInput
 
@@ -56,8 +54,8 @@ def test_travel_cost_is_the_sum_of_tiles_entered() -> None:
     """Travel cost of a path = sum of the terrain costs of every tile entered."""
     path = [Terrain.FIELD, Terrain.FOREST, Terrain.MOUNTAIN, Terrain.FIELD]
     assert tile_costs(path, R) == (1, 2, 3, 1)
-    assert travel_cost(path, R) == 7
-    assert travel_cost([], R) == 0
+    assert sum(tile_costs(path, R)) == 7
+    assert tile_costs([], R) == ()
 
 
 @pytest.mark.parametrize("terrain", [Terrain.WATER, Terrain.IMPASSABLE])
@@ -70,8 +68,8 @@ def test_land_armies_cannot_enter_water_or_impassable(terrain: Terrain) -> None:
 
 def test_terrain_costs_come_from_config() -> None:
     rules = replace(R, terrain_cost=((Terrain.FIELD, 2),))
-    assert travel_cost([Terrain.FIELD, Terrain.FIELD], R) == 2
-    assert travel_cost([Terrain.FIELD, Terrain.FIELD], rules) == 4
+    assert tile_costs([Terrain.FIELD, Terrain.FIELD], R) == (1, 1)
+    assert tile_costs([Terrain.FIELD, Terrain.FIELD], rules) == (2, 2)
 
 
 # --- speed ------------------------------------------------------------------------------------
@@ -213,14 +211,15 @@ def test_march_takes_the_seeds_travel_time(infantry: int, cavalry: int, costs: l
 
 def test_march_unspent_budget_carries_over() -> None:
     """Unspent budget carries over: fields at 1.5 a tick are entered 1, 2, 1, 2 per tick."""
-    progress = MarchProgress((1, 1, 1, 1, 1, 1))
+    costs, index, saved = (1, 1, 1, 1, 1, 1), 0, F(0)
     entered = []
     for _ in range(4):
-        progress, count = step_march(progress, F(3, 2))
-        entered.append(count)
+        after, saved = enter_tiles(costs, index, saved, F(3, 2))
+        entered.append(after - index)
+        index = after
     assert entered == [1, 2, 1, 2]
-    assert progress.arrived
-    assert progress.saved == 0
+    assert index == len(costs)
+    assert saved == 0
 
 
 def test_march_arrival_is_the_tick_the_last_tile_is_entered() -> None:
@@ -237,11 +236,6 @@ def test_march_six_travel_cost_take_a_day() -> None:
     assert schedule_march([1] * 6, F(3, 2), DEPART, R).arrival == DEPART + 24 * H
 
 
-def test_march_of_an_arrived_army_changes_nothing() -> None:
-    done = MarchProgress((1,), next_index=1, saved=F(1, 2))
-    assert step_march(done, F(3, 2)) == (done, 0)
-
-
 def test_march_refuses_bad_input() -> None:
     with pytest.raises(InvalidInput):
         schedule_march([], F(3, 2), DEPART, R)
@@ -252,8 +246,6 @@ def test_march_refuses_bad_input() -> None:
     with pytest.raises(InvalidInput) as err:
         schedule_march([1], F(3, 2), DEPART + H, R)
     assert err.value.field == "departure"
-    with pytest.raises(InvalidInput):
-        step_march(MarchProgress((1,)), F(-1))
 
 
 def test_march_scenario_from_order_to_arrival() -> None:
@@ -274,14 +266,15 @@ budgets = st.builds(F, st.integers(min_value=1, max_value=40), st.integers(min_v
 
 
 def _by_stepping(costs: list[int], budget: Fraction) -> list[datetime]:
-    progress = MarchProgress(tuple(costs))
+    """When the tick's marching (:func:`enter_tiles`) enters each tile."""
+    index, saved = 0, F(0)
     entries: list[datetime] = []
     first = tick_index(DEPART, R)
     k = 1  # the first budget is earned on the first tick after departure
-    while not progress.arrived:
-        progress, count = step_march(progress, budget)
-        entries.extend([tick_time(first + k, R)] * count)
-        k += 1
+    while index < len(costs):
+        after, saved = enter_tiles(costs, index, saved, budget)
+        entries.extend([tick_time(first + k, R)] * (after - index))
+        index, k = after, k + 1
     return entries
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
-from decimal import Decimal
 
 import pytest
 from hypothesis import given, settings
@@ -12,7 +11,6 @@ from hypothesis import strategies as st
 
 from rules.campaign.calendar import NaiveDatetime, is_tick, scattered_until
 from rules.campaign.config import DEFAULT_RULES
-from rules.campaign.modifiers import Effect, EffectKind, Modifier, Source
 from rules.campaign.muster import (
     MusterRequest,
     NoPort,
@@ -22,7 +20,6 @@ from rules.campaign.muster import (
     Shortfall,
     check_muster,
     muster_ready_at,
-    troop_capacity,
 )
 from rules.errors import InvalidInput
 
@@ -128,22 +125,3 @@ def test_muster_ships_only_at_a_port() -> None:
         check_muster(0, 0, 0, 0, None, NOW, 3, at_home_ships=5, home_is_port=False)
     with pytest.raises(NotEnoughTroops):
         check_muster(0, 0, 0, 0, None, NOW, 6, at_home_ships=5)
-
-
-def test_capacity_modifiers_raise_troops_at_home() -> None:
-    """Improvements, skills and resource tiles can raise a claim's infantry and cavalry."""
-    barracks = Modifier("Barracks", Source.IMPROVEMENT,
-                        (Effect(EffectKind.INFANTRY_CAPACITY, Decimal(100)),))
-    stables = Modifier("Stables", Source.IMPROVEMENT,
-                       (Effect(EffectKind.CAVALRY_CAPACITY, Decimal(20)),), hidden=True)
-    second_barracks = Modifier("barracks", Source.IMPROVEMENT,
-                               (Effect(EffectKind.INFANTRY_CAPACITY, Decimal(50)),))
-    cap = troop_capacity(500, 40, [barracks, stables, second_barracks])
-    assert (cap.infantry, cap.cavalry) == (600, 60)  # same-named improvements do not stack
-    assert cap.explanation == ("+100 infantry Barracks",)  # the hidden stables are not listed
-
-
-def test_capacity_refuses_fractional_amounts() -> None:
-    odd = Modifier("Odd", Source.SKILL, (Effect(EffectKind.INFANTRY_CAPACITY, Decimal("0.5")),))
-    with pytest.raises(InvalidInput):
-        troop_capacity(10, 0, [odd])

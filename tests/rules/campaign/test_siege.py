@@ -15,17 +15,12 @@ from rules.campaign.siege import (
     EnemyTroopsPresent,
     NeedsBlockade,
     NotAHoldfast,
-    SallyOutcome,
     SiegeOver,
     SiegeState,
     SpecialHoldfast,
     advance_siege_month,
-    apply_sally,
     check_siege_start,
-    end_siege,
-    sally_outcome,
     siege_months,
-    start_siege,
 )
 from rules.errors import InvalidInput
 
@@ -153,7 +148,7 @@ def test_siege_checks_enemy_troops_before_special_rules() -> None:
 def test_siege_holdfast_falls_when_the_months_are_reached() -> None:
     """If the attackers reach the required months without leaving the tile the holdfast is
     opened."""
-    state = start_siege(siege_months(1001, R))
+    state = SiegeState(siege_months(1001, R).months)
     fell_at = []
     for month in range(1, 7):
         state, fell = advance_siege_month(state, still_on_tile=True)
@@ -172,7 +167,6 @@ def test_siege_leaving_the_tile_ends_it() -> None:
     assert state.ended and not fell
     with pytest.raises(SiegeOver):
         advance_siege_month(state, still_on_tile=True)
-    assert end_siege(SiegeState(6, 2)).ended
 
 
 def test_siege_broken_blockade_pauses_it() -> None:
@@ -182,32 +176,6 @@ def test_siege_broken_blockade_pauses_it() -> None:
     assert (state.months_elapsed, state.paused, fell) == (1, True, False)
     state, _ = advance_siege_month(state, still_on_tile=True, blockade_ok=True)
     assert (state.months_elapsed, state.paused) == (2, False)
-
-
-@pytest.mark.parametrize(
-    ("won", "forced_out", "outcome"),
-    [(True, True, SallyOutcome.RESET), (True, False, SallyOutcome.HELD),
-     (False, False, SallyOutcome.RETURN_INSIDE)],
-)
-def test_sally_outcomes(won: bool, forced_out: bool, outcome: SallyOutcome) -> None:
-    """If the defenders win and force the besiegers out the siege count resets; if they lose,
-    survivors go back inside."""
-    assert sally_outcome(won, forced_out) is outcome
-    assert outcome.siege_resets is (won and forced_out)
-    assert outcome.survivors_go_back_inside is not (won and forced_out)
-
-
-def test_sally_reset_clears_the_count_and_ends_the_siege() -> None:
-    state = SiegeState(8, 5)
-    after = apply_sally(state, SallyOutcome.RESET)
-    assert (after.months_elapsed, after.ended) == (0, True)
-    assert apply_sally(state, SallyOutcome.RETURN_INSIDE) == state
-    assert apply_sally(state, SallyOutcome.HELD) == state
-
-
-def test_sally_lost_cannot_force_the_besiegers_out() -> None:
-    with pytest.raises(InvalidInput):
-        sally_outcome(False, True)
 
 
 @given(st.integers(0, 3000))

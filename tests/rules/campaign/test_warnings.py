@@ -11,13 +11,12 @@ from hypothesis import strategies as st
 from rules.campaign import calendar
 from rules.campaign.config import DEFAULT_RULES, Season
 from rules.campaign.modifiers import Effect, EffectKind, Modifier, Source
-from rules.campaign.upkeep import Troops, apply_upkeep
+from rules.campaign.upkeep import Troops, apply_upkeep, troops_of
 from rules.campaign.warnings import (
     forecast_upkeep,
     next_upkeep_shortfall,
     upkeep_charged_at,
     winter_warning,
-    with_muster,
 )
 
 R = DEFAULT_RULES
@@ -56,7 +55,8 @@ def test_forecast_agrees_with_the_upkeep_it_announces(gold: D, inf: int, cav: in
 
 
 def test_a_muster_adds_its_troops_to_the_forecast() -> None:
-    raised = with_muster(Troops(7, 3), Troops(10, 0))
+    """The raised troops are those of every raised army, the new army's included."""
+    raised = troops_of([Troops(7, 3), Troops(10, 0)])
     assert raised == Troops(17, 3)
     f = forecast_upkeep(D(2), raised, Season.SUMMER, R)
     assert (f.cost, f.shortfall) == (D("2.9"), D("0.9"))
