@@ -88,6 +88,27 @@ def move_scatter_locks(session: Session, ctx: CampaignContext, ticks: int) -> No
             session.add(claim)
 
 
+def resumed_after(session: Session, ctx: CampaignContext, sent_at: datetime) -> datetime | None:
+    """When the campaign resumed after a holiday, if it was paused at ``sent_at``; None if it
+    was running then, is still paused, or resumed catching up (the missed ticks then apply in
+    order, each before the orders sent after it, as if there had been no pause).
+
+    A message sent during a holiday and read after it counts from the resume: the world's clock
+    stood still meanwhile, so the resume is the world's moment the message was sent at."""
+    began = session.exec(select(Event).where(
+        Event.campaign_id == ctx.campaign_id, Event.kind == "pause",
+        col(Event.at) <= sent_at).order_by(col(Event.id).desc())).first()
+    if began is None:
+        return None
+    ended = session.exec(select(Event).where(
+        Event.campaign_id == ctx.campaign_id, Event.kind == "resume",
+        col(Event.id) > (began.id or 0)).order_by(col(Event.id))).first()
+    if ended is None or ended.at is None or ended.at <= sent_at \
+            or ended.data_json.get("catch_up"):
+        return None
+    return ended.at
+
+
 def offset_then(session: Session, ctx: CampaignContext, event_mark: int) -> int:
     """The campaign's clock offset (its holidays, in ticks) when the journal's newest event
     was ``event_mark``: as the last ``resume`` or ``undo`` up to then recorded it (0 before
