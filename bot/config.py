@@ -224,8 +224,10 @@ def parse_settings(data: Mapping[str, Any], source: str = "config") -> Settings:
     return settings
 
 
-# Campaign state the rules carry, not settings: the holidays are set by `maester resume`.
-_NOT_SETTINGS = {"tick_offset": "is the campaign's holidays, set by `maester resume`"}
+NOT_SETTINGS = {"tick_offset": "is the campaign's holidays, set by `maester resume`"}
+"""Campaign state the rules carry, not settings (refused in ``[rules]``, left out of
+``maester rules show``): the holidays are set by ``maester resume``, shown by ``maester
+status``."""
 # Whole-number settings that the clock divides by or counts in: 0 would stop the game.
 _AT_LEAST_ONE = frozenset({"tick_hours", "months_per_year"})
 # Counts of hours and months: a huge one would overflow the calendar.
@@ -246,10 +248,10 @@ def apply_rule_overrides(base: rc.RulesConfig, overrides: Mapping[str, Any]) -> 
     changes: dict[str, Any] = {}
     for key, value in overrides.items():
         where = f"rules.{key}"
-        if key in _NOT_SETTINGS:
-            raise ConfigError(f"{where}: {_NOT_SETTINGS[key]}, not a setting")
+        if key in NOT_SETTINGS:
+            raise ConfigError(f"{where}: {NOT_SETTINGS[key]}, not a setting")
         if key not in fields:
-            known = sorted(set(fields) - set(_NOT_SETTINGS))
+            known = sorted(set(fields) - set(NOT_SETTINGS))
             raise ConfigError(f"{where}: unknown rule setting; known: {', '.join(known)}")
         current = getattr(base, key)
         try:
@@ -363,7 +365,8 @@ def _row(cls: type, index: int, row: Any) -> Any:
 
 
 def rules_table(config: rc.RulesConfig) -> list[tuple[str, str]]:
-    """Every rule setting and its value in force, for ``maester rules-show``."""
+    """Every field of the rules and its value in force (``maester rules show`` leaves out
+    :data:`NOT_SETTINGS`)."""
     out: list[tuple[str, str]] = []
     for f in dataclasses.fields(config):
         value = getattr(config, f.name)

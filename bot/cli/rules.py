@@ -69,13 +69,18 @@ def show_rules(config: Path | None) -> None:
     from rich.table import Table
 
     from bot.cli.common import settings_of
-    from bot.config import rules_table
+    from bot.config import NOT_SETTINGS, rules_table
 
     settings = settings_of(config, required=False)
     table = Table("Setting", "Value in force")
     for name, value in rules_table(settings.rules_config()):
-        table.add_row(name, value)
-    Console(width=None if sys.stdout.isatty() else 160).print(table)
+        if name not in NOT_SETTINGS:  # the campaign's state, not a setting of the file
+            table.add_row(name, value)
+    console = Console(width=None if sys.stdout.isatty() else 160)
+    console.print(table)
+    console.print("The campaign's holidays (how many ticks its world's clock stands behind the "
+                  "wall clock after pauses resumed without catching up) are its state, not a "
+                  "setting: `maester status` shows them.")
 
 
 @app.command("engines")

@@ -59,7 +59,7 @@ from bot.reddit.gateway import (
     RedditGateway,
 )
 from bot.reddit.lease import LeaseLost
-from bot.services import journal
+from bot.services import journal, pause
 from bot.services.tick import catch_up
 from bot.services.world import CampaignContext, claim_of_user, get_campaign
 from bot.text import escape_md
@@ -486,13 +486,16 @@ def handle_inbound(engine: Engine, ctx: CampaignContext, clock: Clock, message_i
                                      processed_at=now))
             session.flush()  # the exactly-once keys: a concurrent twin fails here
             last = get_campaign(session, ctx).last_tick
+            # sent during a holiday: it counts from the resume, where the world's clock took up
+            resumed = pause.resumed_after(session, ctx, sent_at) \
+                if timed and sent_at is not None else None
             # read "now" on the world's clock: after ticks applied ahead of the wall clock
             # (a rehearsal) a late order counts just after them, and its note says so
-            moment = order_moment(sent_at if timed else None,
+            moment = order_moment(resumed or sent_at if timed else None,
                                   world_time(now, ctx.tick_at(last)), last, ctx.tick_of)
             reply = _answer(session, ctx, inbound, message_id, moment.at, orders)
-            if reply and moment.late and sent_at is not None:
-                reply = late_note(ctx, sent_at, moment.at) + "\n\n" + reply
+            if reply and sent_at is not None and (moment.late or resumed is not None):
+                reply = late_note(ctx, sent_at, moment.at, resumed) + "\n\n" + reply
             if reply:
                 _queue_reply(session, ctx, inbound, key, reply, now)
                 report.replies_queued += 1
@@ -525,13 +528,24 @@ def _sent_at(date: str) -> datetime | None:
     return moment
 
 
-def late_note(ctx: CampaignContext, sent_at: datetime, read_at: datetime) -> str:
-    """Why an order sent before a tick counts only from when it was read."""
+def late_note(ctx: CampaignContext, sent_at: datetime, read_at: datetime,
+              resumed: datetime | None = None) -> str:
+    """Why an order counts from ``read_at``, not from when it was sent: it was sent before a
+    tick and read only after it, or (``resumed``) sent while the campaign was paused, then
+    resumed after a holiday at ``resumed`` (it counts from the resume, or from when it was
+    read if a tick was applied after the resume first)."""
     counts = f"{read_at:%H:%M:%S}" if read_at.date() == sent_at.date() else \
         f"{read_at:%Y-%m-%d %H:%M:%S}"
-    return (f"*You sent this at {sent_at:%Y-%m-%d %H:%M:%S} UTC, but it reached the bot only "
-            f"after a later tick had already been applied, so it counts from "
-            f"{counts} UTC.*")
+    sent = f"*You sent this at {sent_at:%Y-%m-%d %H:%M:%S} UTC"
+    if resumed is None:
+        return (f"{sent}, but it reached the bot only after a later tick had already been "
+                f"applied, so it counts from {counts} UTC.*")
+    held = (f"{sent}, while the campaign was paused; nothing moved until it resumed at "
+            f"{resumed:%Y-%m-%d %H:%M:%S} UTC")
+    if read_at == resumed:
+        return f"{held}, so it counts from then.*"
+    return (f"{held}, and it reached the bot only after a later tick had already been "
+            f"applied, so it counts from {counts} UTC.*")
 
 
 def _is_recorded(session: Session, ctx: CampaignContext, message_id: str) -> bool:

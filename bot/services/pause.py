@@ -22,7 +22,7 @@ from datetime import datetime
 
 from sqlmodel import Session, col, select
 
-from bot.db.models import Campaign, Claim
+from bot.db.models import Campaign, Claim, Event
 from bot.render.receipts import pause_span, paused
 from bot.services import journal
 from bot.services.world import CampaignContext, get_campaign
@@ -73,6 +73,54 @@ def pause(session: Session, ctx: CampaignContext, *, note: str, until: datetime 
     return summary
 
 
+def move_scatter_locks(session: Session, ctx: CampaignContext, ticks: int) -> None:
+    """Move every scatter lock of the campaign (stored as an instant on the wall clock) on by
+    ``ticks`` ticks: a lock ends at the same tick of the world's clock once the world's clock
+    stands ``ticks`` more ticks behind the wall clock."""
+    if not ticks:
+        return
+    moved = ticks * calendar.tick_length(ctx.rules)
+    for claim in session.exec(select(Claim).where(
+            Claim.campaign_id == ctx.campaign_id,
+            col(Claim.scattered_until).is_not(None))).all():
+        if claim.scattered_until is not None:
+            claim.scattered_until += moved
+            session.add(claim)
+
+
+def resumed_after(session: Session, ctx: CampaignContext, sent_at: datetime) -> datetime | None:
+    """When the campaign resumed after a holiday, if it was paused at ``sent_at``; None if it
+    was running then, is still paused, or resumed catching up (the missed ticks then apply in
+    order, each before the orders sent after it, as if there had been no pause).
+
+    A message sent during a holiday and read after it counts from the resume: the world's clock
+    stood still meanwhile, so the resume is the world's moment the message was sent at."""
+    began = session.exec(select(Event).where(
+        Event.campaign_id == ctx.campaign_id, Event.kind == "pause",
+        col(Event.at) <= sent_at).order_by(col(Event.id).desc())).first()
+    if began is None:
+        return None
+    ended = session.exec(select(Event).where(
+        Event.campaign_id == ctx.campaign_id, Event.kind == "resume",
+        col(Event.id) > (began.id or 0)).order_by(col(Event.id))).first()
+    if ended is None or ended.at is None or ended.at <= sent_at \
+            or ended.data_json.get("catch_up"):
+        return None
+    return ended.at
+
+
+def offset_then(session: Session, ctx: CampaignContext, event_mark: int) -> int:
+    """The campaign's clock offset (its holidays, in ticks) when the journal's newest event
+    was ``event_mark``: as the last ``resume`` or ``undo`` up to then recorded it (0 before
+    any). A snapshot's world stands on the world's clock of that offset."""
+    for data in session.exec(select(Event.data_json).where(
+            Event.campaign_id == ctx.campaign_id, col(Event.id) <= event_mark,
+            col(Event.kind).in_(("resume", "undo"))).order_by(col(Event.id).desc())):
+        if isinstance(data, dict) and "offset" in data:
+            return int(data["offset"])
+    return 0
+
+
 def resume(session: Session, ctx: CampaignContext, *, catch_up: bool, actor: str,
            now: datetime) -> str:
     """End the pause: a holiday (the missed ticks are skipped, the world's clock shifts), or
@@ -90,12 +138,7 @@ def resume(session: Session, ctx: CampaignContext, *, catch_up: bool, actor: str
     else:
         offset = (campaign.tick_offset or 0) + missed
         campaign.tick_offset = offset
-        moved = missed * calendar.tick_length(ctx.rules)
-        for claim in session.exec(select(Claim).where(
-                Claim.campaign_id == ctx.campaign_id,
-                col(Claim.scattered_until).is_not(None))).all():
-            claim.scattered_until = (claim.scattered_until or now) + moved
-            session.add(claim)
+        move_scatter_locks(session, ctx, missed)
         ctx.shift(offset)
         summary = (f"campaign resumed after a holiday of {missed} tick(s) "
                    f"({missed * ctx.rules.tick_hours} hours): the world's clock moved on by "

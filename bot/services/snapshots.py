@@ -67,7 +67,10 @@ in a transaction it rolls back; :func:`align_sequences` makes the real ticks the
 roll for) the same ids.
 
 The campaign's pause and its clock offset are not part of a snapshot (see
-:mod:`bot.services.pause`): taking back changes the world, not the calendar's holidays.
+:mod:`bot.services.pause`): taking back changes the world, not the calendar's holidays. A
+world taken back across a holiday stands as it stood on the world's clock: the scatter locks
+(the only world-clock instants the rows store) move on by the holidays since the snapshot
+(:func:`bot.services.pause.offset_then`; the ``undo`` event records the offset it kept).
 """
 
 from __future__ import annotations
@@ -134,7 +137,7 @@ from bot.db.models import (
 )
 from bot.db.types import ExactDecimal, UTCDateTime
 from bot.render.notes import orders_taken_back_note
-from bot.services import journal
+from bot.services import journal, pause
 from bot.services.world import CampaignContext, get_campaign
 
 FORMAT = 2
@@ -800,7 +803,8 @@ def restore(session: Session, ctx: CampaignContext, chosen: Plan, *, actor: str,
     snap_id, snap_tick, label = snapshot.id or 0, snapshot.tick, snapshot.label
     lines = chosen.lines(ctx)
     undone = [s.label for s in chosen.undone]
-    get_campaign(session, ctx, lock=True)
+    offset = get_campaign(session, ctx, lock=True).tick_offset or 0
+    held = pause.offset_then(session, ctx, snapshot.event_mark)
     session.flush()
     heavy = _heavy_values(session, ctx, data, chosen.undone)  # may refuse: nothing changed yet
     for model in reversed(WORLD_TABLES):
@@ -842,6 +846,9 @@ def restore(session: Session, ctx: CampaignContext, chosen: Plan, *, actor: str,
                                                    _table(Snapshot).c.id >= snap_id))
     session.flush()
     session.expunge_all()  # rows read before are stale; the objects keep what they held
+    # Scatter locks are wall-clock instants: those of a snapshot from before a holiday move
+    # with the world's clock, which keeps its offset (the lock ends at the same world tick).
+    pause.move_scatter_locks(session, ctx, offset - held)
     align_sequences(session, [*WORLD_TABLES, TickRun, MonthlyRun, Event])
     journal.log_event(session, cid, snap_tick, "undo",
                       f"world taken back to before {label} "
@@ -850,7 +857,7 @@ def restore(session: Session, ctx: CampaignContext, chosen: Plan, *, actor: str,
                             "withdrawn": len(chosen.withdrawn),
                             "sent": [e.describe() for e in chosen.sent],
                             "deleted": delete_posts,
-                            "orders": chosen.orders})
+                            "orders": chosen.orders, "offset": offset})
     return lines
 
 

@@ -94,6 +94,20 @@ def test_paused_no_tick_applies_orders_are_answered_paused_and_resume_is_a_holid
     cli(config, "2026-11-25T18:00:00Z", "resume", code=2)  # not paused
 
 
+def test_rules_show_leaves_the_holidays_to_status(tmp_path: Path) -> None:
+    """The holidays are the campaign's state, not a rules setting: ``rules show`` does not
+    list the config's ``tick_offset`` (always 0) but says where they are shown, and
+    ``status`` shows the campaign's own after a holiday."""
+    config = _config(tmp_path)
+    cli(config, "2026-11-23T11:00:00Z", "pause", "--by", "jane")
+    cli(config, "2026-11-24T11:00:00Z", "resume", "--by", "jane")
+    shown = cli(config, "2026-11-24T11:00:00Z", "rules", "show")
+    assert "detection_radius" in shown and "tick_offset" not in shown
+    assert "maester status" in " ".join(shown.split())
+    assert "holidays:   the world's clock stands 4 tick(s) behind" in cli(
+        config, "2026-11-24T11:00:00Z", "status")
+
+
 def test_resume_with_catch_up_applies_the_missed_ticks(tmp_path: Path) -> None:
     config = _config(tmp_path)
     cli(config, "2026-11-23T11:00:00Z", "pause")

@@ -17,6 +17,7 @@ from bot.clock import ManualClock
 from bot.db.engine import transaction
 from bot.db.models import Army, ArmyState, PendingBattle
 from bot.sandbox import RedditSandbox, populate_default_world
+from bot.services import pause
 from bot.services.world import claim_of_user
 from tests.bot.reddit.conftest import Harness, make_harness
 from tests.fixtures.db import sqlite_url
@@ -92,3 +93,45 @@ def test_an_order_read_after_a_later_tick_was_applied_says_why(timed: Harness) -
     bot.publish()
     reply = bot.bot_messages(conversation)[-1]
     assert "already been applied" in reply and "counts from" in reply, reply
+
+
+def test_an_order_sent_during_a_holiday_counts_from_the_resume(timed: Harness) -> None:
+    """Orders sent while the campaign was paused and read only after a plain ``resume`` (a
+    holiday: the world's clock stood still) count from the resume, where the world's clock
+    took up again, whenever in the pause they were sent; their replies say so (no tick was
+    applied after them). An order sent after the resume counts from its send time as usual."""
+    bot = timed
+    bot.poll()
+    paused_at = START + timedelta(hours=1)
+    with transaction(bot.engine) as session:
+        pause.pause(session, bot.ctx, note="", until=None, actor="jane", now=paused_at)
+    resumed_at = paused_at + timedelta(days=2)
+    early, late = [], []
+    for sent, out in ((paused_at + timedelta(hours=2), early),
+                      (resumed_at - timedelta(hours=1), late)):
+        bot.clock.set(sent)
+        out.append(bot.send("ned_stark" if out is early else "tywin_lannister",
+                            "muster 100 infantry")[0])
+    bot.clock.set(resumed_at)
+    with transaction(bot.engine) as session:
+        pause.resume(session, bot.ctx, catch_up=False, actor="jane", now=resumed_at)
+    bot.clock.set(resumed_at + timedelta(minutes=5))
+    after, _ = bot.send("hoster_tully", "muster 100 infantry")
+    bot.clock.set(resumed_at + timedelta(minutes=10))
+    bot.poll()
+    bot.publish()
+    for conversation, sent in ((early[0], "2026-11-22 10:30"), (late[0], "2026-11-24 07:30")):
+        reply = bot.bot_messages(conversation)[-1]
+        assert f"You sent this at {sent}" in reply and "while the campaign was paused" in reply
+        assert "resumed at 2026-11-24 08:30:00 UTC, so it counts from then" in reply
+        assert "already been applied" not in reply
+    assert "You sent this" not in bot.bot_messages(after)[-1]
+    with transaction(bot.engine) as session:
+        accepted = {}
+        for player in ("ned_stark", "tywin_lannister", "hoster_tully"):
+            claim = claim_of_user(session, bot.ctx, player)
+            assert claim is not None
+            accepted[player] = [a.accepted_at for a in session.exec(
+                select(Army).where(Army.claim_id == claim.id))]
+    assert accepted == {"ned_stark": [resumed_at], "tywin_lannister": [resumed_at],
+                        "hoster_tully": [resumed_at + timedelta(minutes=5)]}

@@ -12,9 +12,9 @@ from typing import Any
 from sqlmodel import select
 
 from bot.db.engine import transaction
-from bot.db.models import Army, PendingBattle
+from bot.db.models import Army, Claim, PendingBattle, Snapshot
 from bot.messages import handle_message
-from bot.services import pause
+from bot.services import pause, snapshots
 from bot.services.queries import export_world
 from bot.services.tick import catch_up, check_catch_up_bound
 from tests.bot.catalogue_world import World, roster
@@ -69,6 +69,59 @@ def test_resume_with_catch_up_applies_the_missed_ticks_in_order(db_url: str) -> 
     applied = catch_up(engine, ctx, scenario.START + 3 * DAY)
     assert len(applied) == 8 and [r.tick for r in applied] == list(
         range(applied[0].tick, applied[0].tick + 8))
+
+
+def _lock_ticks(session: Any, ctx: Any) -> dict[str, int | None]:
+    """Each claim's scatter lock as the world's tick it ends at (None: no lock)."""
+    return {c.name: None if c.scattered_until is None else ctx.tick_of(c.scattered_until)
+            for c in session.exec(select(Claim))}
+
+
+def test_a_rollback_across_a_holiday_keeps_scatter_locks_on_the_worlds_clock(db_url: str
+                                                                             ) -> None:
+    """Taking back to a snapshot from before a holiday (the holiday itself stays: the world's
+    clock keeps its offset) gives the world as it was on the world's clock: a scatter lock
+    ends at the same world tick as it would have without the holiday; and a later rollback
+    to a snapshot taken after the holiday moves nothing."""
+    scenario.build(db_url)
+    engine, ctx = scenario.context(db_url)
+    catch_up(engine, ctx, scenario.START + DAY)
+    with transaction(engine) as session:  # troops scattered, locked until a tick to come
+        claim = session.exec(select(Claim).order_by(Claim.id)).first()
+        assert claim is not None
+        claim.scattered_until = ctx.tick_at(ctx.tick_of(scenario.START + DAY) + 10)
+        claim.scattered_infantry = claim.infantry
+        session.add(claim)
+    with transaction(engine) as session:
+        before_holiday = snapshots.take(session, ctx, kind="command", label="adjust",
+                                        now=scenario.START + DAY, actor="jane").id
+        locks = _lock_ticks(session, ctx)
+        world = export_world(session, ctx)
+    with transaction(engine) as session:
+        pause.pause(session, ctx, note="", until=None, actor="jane", now=scenario.START + DAY)
+    with transaction(engine) as session:
+        pause.resume(session, ctx, catch_up=False, actor="jane",
+                     now=scenario.START + 3 * DAY)
+        assert _lock_ticks(session, ctx) == locks
+    later = scenario.START + 3 * DAY + timedelta(hours=1)
+    catch_up(engine, ctx, later + DAY)
+    with transaction(engine) as session:
+        after_holiday = snapshots.take(session, ctx, kind="command", label="adjust",
+                                       now=later + DAY, actor="jane").id
+        locks_after = _lock_ticks(session, ctx)
+    catch_up(engine, ctx, later + 2 * DAY)
+
+    for back_to, expected in ((after_holiday, locks_after), (before_holiday, locks)):
+        with transaction(engine) as session:
+            chosen = snapshots.plan(session, ctx, session.get_one(Snapshot, back_to),
+                                    later + 2 * DAY)
+            snapshots.restore(session, ctx, chosen, actor="jane", now=later + 2 * DAY,
+                              force=True)
+        with transaction(engine) as session:
+            assert _lock_ticks(session, ctx) == expected
+            assert ctx.rules.tick_offset == 8  # the holiday stays
+    with transaction(engine) as session:
+        assert export_world(session, ctx)["claims"] == world["claims"]
 
 
 # --- a holiday is a pause of the world ----------------------------------------------------
