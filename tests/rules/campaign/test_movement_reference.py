@@ -38,9 +38,9 @@ from rules.campaign.movement import budget_per_tick, marches_on
 from rules.campaign.paths import entry_cost
 from rules.campaign.state import (
     BattleState,
-    CharacterState,
     ClaimState,
     EventDice,
+    NoModifiers,
     SiegeState,
     World,
 )
@@ -69,9 +69,9 @@ SNEAKY = _modifier("scouts", EffectKind.STEALTH, "3", hidden=True)
 WATCHFUL = _modifier("watchtower", EffectKind.DETECTION, "4")
 
 
-class SeededModifiers:
+class SeededModifiers(NoModifiers):
     """Modifiers that depend on the army's id, state and tile and on the watcher: a phase that
-    asked them about another army value than the rules mean would be caught."""
+    asked them about another army value than the rules mean would be caught (none in battle)."""
 
     def march(self, army: Army) -> tuple[Modifier, ...]:
         found = []
@@ -83,14 +83,6 @@ class SeededModifiers:
 
     def observer(self, claim_id: int, tile: str) -> tuple[Modifier, ...]:
         return (WATCHFUL,) if claim_id % 3 == 0 else ()
-
-    def battle(self, army: Army, *, assault: bool,
-               characters: Sequence[CharacterState] | None = None) -> tuple[Modifier, ...]:
-        return ()
-
-    def holdfast(self, claim_id: int, *,
-                 characters: Sequence[CharacterState] | None = None) -> tuple[Modifier, ...]:
-        return ()
 
 
 def seeded_map(rng: random.Random, size: int = 14) -> WorldMap:
