@@ -94,7 +94,11 @@ def resumed_after(session: Session, ctx: CampaignContext, sent_at: datetime) -> 
     order, each before the orders sent after it, as if there had been no pause).
 
     A message sent during a holiday and read after it counts from the resume: the world's clock
-    stood still meanwhile, so the resume is the world's moment the message was sent at."""
+    stood still meanwhile, so the resume is the world's moment the message was sent at.
+    ``ctx`` follows the campaign's offset (:func:`~bot.services.world.get_campaign`): without
+    holidays the journal is not read (nothing to look for, and a message is read often)."""
+    if not ctx.rules.tick_offset:
+        return None
     began = session.exec(select(Event).where(
         Event.campaign_id == ctx.campaign_id, Event.kind == "pause",
         col(Event.at) <= sent_at).order_by(col(Event.id).desc())).first()

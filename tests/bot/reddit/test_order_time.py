@@ -135,3 +135,56 @@ def test_an_order_sent_during_a_holiday_counts_from_the_resume(timed: Harness) -
                 select(Army).where(Army.claim_id == claim.id))]
     assert accepted == {"ned_stark": [resumed_at], "tywin_lannister": [resumed_at],
                         "hoster_tully": [resumed_at + timedelta(minutes=5)]}
+
+
+def test_an_order_sent_during_a_pause_resumed_catching_up_counts_from_its_send_time(
+        timed: Harness) -> None:
+    """A pause ended with ``resume --catch-up`` is as if there had been none: an order sent
+    during it and read after the resume counts from when it was sent (the missed ticks before
+    it apply first), and its reply has no note."""
+    bot = timed
+    bot.poll()
+    paused_at = START + timedelta(hours=1)
+    with transaction(bot.engine) as session:
+        pause.pause(session, bot.ctx, note="", until=None, actor="jane", now=paused_at)
+    sent = paused_at + timedelta(hours=8)
+    bot.clock.set(sent)
+    conversation, _ = bot.send("ned_stark", "muster 100 infantry")
+    resumed_at = paused_at + timedelta(days=1)
+    bot.clock.set(resumed_at)
+    with transaction(bot.engine) as session:
+        pause.resume(session, bot.ctx, catch_up=True, actor="jane", now=resumed_at)
+    bot.poll()
+    bot.publish()
+    assert "You sent this" not in bot.bot_messages(conversation)[-1]
+    with transaction(bot.engine) as session:
+        assert [a.accepted_at for a in session.exec(select(Army))] == [sent]
+
+
+def test_an_order_sent_during_a_holiday_and_read_after_a_later_tick_says_both(
+        timed: Harness) -> None:
+    """Sent during a holiday, read only after the resume and after a tick that followed it
+    was applied: it counts from when it was read, and the note says why."""
+    bot = timed
+    bot.poll()
+    paused_at = START + timedelta(hours=1)
+    with transaction(bot.engine) as session:
+        pause.pause(session, bot.ctx, note="", until=None, actor="jane", now=paused_at)
+    bot.clock.set(paused_at + timedelta(hours=2))
+    conversation, _ = bot.send("ned_stark", "muster 100 infantry")
+    resumed_at = paused_at + timedelta(days=2)
+    with transaction(bot.engine) as session:
+        pause.resume(session, bot.ctx, catch_up=False, actor="jane", now=resumed_at)
+    read_at = resumed_at + timedelta(hours=6)
+    bot.clock.set(read_at)
+    from bot.services.tick import catch_up
+
+    assert len(catch_up(bot.engine, bot.ctx, read_at)) == 1  # another process ticked first
+    bot.poll()
+    bot.publish()
+    reply = bot.bot_messages(conversation)[-1]
+    assert "while the campaign was paused; nothing moved until it resumed at 2026-11-24 " \
+           "08:30:00 UTC, and it reached the bot only after a later tick had already been " \
+           "applied, so it counts from 2026-11-24 14:30:00 UTC" in reply, reply
+    with transaction(bot.engine) as session:
+        assert [a.accepted_at for a in session.exec(select(Army))] == [read_at]
