@@ -196,7 +196,8 @@ class ResourceHolder(SQLModel, table=True):
 class Event(SQLModel, table=True):
     """Append-only log of every change, with the dice that caused it."""
 
-    __table_args__ = (Index("ix_event_campaign_tick", "campaign_id", "tick"),)
+    __table_args__ = (Index("ix_event_campaign_tick", "campaign_id", "tick"),
+                      Index("ix_event_campaign_kind", "campaign_id", "kind"))
     id: int | None = Field(default=None, primary_key=True)
     campaign_id: int = Field(foreign_key="campaign.id")
     tick: int

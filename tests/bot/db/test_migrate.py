@@ -156,3 +156,18 @@ def test_two_upgrades_at_once_both_succeed(db_url: str) -> None:
         assert schema_diff(engine) == []
     finally:
         engine.dispose()
+
+
+def test_the_journal_is_read_by_kind_through_its_index(sqlite_file: Path) -> None:
+    """The journal's reads by kind (a holiday's pause and resume, a map's detections and
+    battles) use the ``(campaign_id, kind)`` index, not a scan of every event."""
+    engine = make_engine(f"sqlite:///{sqlite_file}")
+    try:
+        upgrade(engine)
+        with engine.connect() as connection:
+            plan = " ".join(str(row[-1]) for row in connection.exec_driver_sql(
+                "EXPLAIN QUERY PLAN SELECT id FROM event WHERE campaign_id = 1 AND kind = 'resume'"
+                " ORDER BY id DESC"))
+        assert "ix_event_campaign_kind" in plan, plan
+    finally:
+        engine.dispose()
