@@ -39,7 +39,7 @@ from bot.db.models import (
 from bot.render.notes import skill_note
 from bot.services import journal
 from bot.services.world import CampaignContext, NotFound, find_character
-from bot.services.world_rows import character_state, claim_state, load_holders
+from bot.services.world_rows import claim_state, load_characters, load_holders
 from rules.campaign.catalogue import (
     Catalogue,
     Entry,
@@ -203,12 +203,11 @@ class ModifierBook(ModifiersInForce):
         if claims is None:
             claims = session.exec(select(Claim).where(Claim.campaign_id == ctx.campaign_id)
                                   ).all()
-        characters = session.exec(select(Character).where(
-            Character.campaign_id == ctx.campaign_id,
-            col(Character.status).in_(sorted(FREE_CHARACTERS))).order_by(col(Character.id))).all()
+        if session.autoflush:  # (as an ORM query would: characters changed by the ORM count)
+            session.flush()
         return cls(catalogue, ctx.world, ctx.rules, armies=armies,
                    claims=_claims_by_id(claims),
-                   characters={c.id or 0: character_state(c) for c in characters},
+                   characters=load_characters(session, ctx.campaign_id, FREE_CHARACTERS),
                    holders=load_holders(session, ctx.campaign_id))
 
 
