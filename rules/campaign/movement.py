@@ -172,35 +172,15 @@ def marches_on(tick: int, departure: int | None) -> bool:
     return departure is not None and tick > departure
 
 
-@dataclass(frozen=True, slots=True)
-class MarchProgress:
-    """Where a marching army is along its path.
-
-    ``costs`` are the costs of every tile of the path (start tile excluded); ``next_index`` is
-    the tile it enters next (``len(costs)`` once arrived); ``saved`` is the budget it has
-    accumulated and not spent yet.
-    """
-
-    costs: tuple[int, ...]
-    next_index: int = 0
-    saved: Fraction = Fraction(0)
-
-    def __post_init__(self) -> None:
-        costs = self.costs
-        if costs and (set(map(type, costs)) != {int} or min(costs) < 1):  # checked in bulk
-            for i, cost in enumerate(self.costs):
-                if isinstance(cost, bool) or not isinstance(cost, int) or cost < 1:
-                    raise InvalidInput(f"costs[{i}]",
-                                       f"must be a whole number above 0, not {cost!r}")
-        if not 0 <= self.next_index <= len(self.costs):
-            raise InvalidInput("next_index", f"must be within 0..{len(self.costs)}")
-        if self.saved < 0:
-            raise InvalidInput("saved", f"must not be negative, not {self.saved}")
-
-    @property
-    def arrived(self) -> bool:
-        """Whether the army has entered the last tile of its path."""
-        return self.next_index >= len(self.costs)
+def _checked_costs(costs: Sequence[int]) -> tuple[int, ...]:
+    """``costs`` (the cost of each tile of a path) as a tuple; raises InvalidInput naming the
+    first that is not a whole number above 0."""
+    checked = tuple(costs)
+    if checked and (set(map(type, checked)) != {int} or min(checked) < 1):  # checked in bulk
+        for i, cost in enumerate(checked):
+            if isinstance(cost, bool) or not isinstance(cost, int) or cost < 1:
+                raise InvalidInput(f"costs[{i}]", f"must be a whole number above 0, not {cost!r}")
+    return checked
 
 
 def _budget(budget: Fraction | Decimal | int) -> Fraction:
@@ -263,12 +243,12 @@ def schedule_march(costs: Sequence[int], budget: Fraction | Decimal | int, depar
     """
     if not costs:
         raise InvalidInput("terrains", "the path enters no tile", "at least one tile")
-    progress = MarchProgress(tuple(costs))  # validates the costs
+    checked = _checked_costs(costs)
     earned = _budget(budget)
     departure = require_aware(departure, "departure")
     if not is_tick(departure, rules):
         raise InvalidInput("departure", f"{departure.isoformat()} is not a tick")
     first = tick_index(departure, rules)
-    entries = [tick_time(first + ticks_to_cross(progress.costs[:i + 1], earned), rules)
-               for i in range(len(progress.costs))]
+    entries = [tick_time(first + ticks_to_cross(checked[:i + 1], earned), rules)
+               for i in range(len(checked))]
     return MarchSchedule(departure, tuple(entries), entries[-1])
