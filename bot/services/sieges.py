@@ -1,5 +1,6 @@
 """Ending a siege, from an order (`lift`, a `move` of the besiegers) or from the tick (the
-besiegers left the tile or are no more): one place for the row, the event and the post."""
+besiegers left the tile or are no more), or from a moderator's removal of the besiegers: one
+place for the event and the post."""
 
 from __future__ import annotations
 
@@ -7,24 +8,17 @@ from datetime import datetime
 
 from sqlmodel import Session
 
-from bot.db.models import Siege
 from bot.render.posts import siege_over_post
 from bot.services import journal
 from bot.services.world import CampaignContext
 from rules.campaign.state import SiegeState
-from rules.campaign.world import SiegeStatus
 
 
-def end_siege(session: Session, ctx: CampaignContext, siege: Siege | SiegeState, reason: str, *,
-              at: datetime, tick: int, status: SiegeStatus = SiegeStatus.LIFTED) -> str:
-    """Log that ``siege`` ended (``status``: lifted, or broken by a sally) and queue the public
-    post saying ``reason`` (a sentence with its own full stop: what really happened). A row
-    (a moderator's removal of the besiegers) is marked ended here; a rules' value (the tick,
-    an order) is already ended in the world its caller writes back. Returns the event's
-    summary."""
-    if isinstance(siege, Siege):
-        siege.status = status
-        session.add(siege)
+def end_siege(session: Session, ctx: CampaignContext, siege: SiegeState, reason: str, *,
+              at: datetime, tick: int) -> str:
+    """Log that ``siege`` ended (lifted, or broken by a sally: the rules ended it in the world
+    its caller writes back) and queue the public post saying ``reason`` (a sentence with its
+    own full stop: what really happened). Returns the event's summary."""
     label = ctx.world.tile(siege.holdfast).label
     summary = f"the siege of {label} ends: {reason}"
     journal.log_event(session, ctx.campaign_id, tick, "siege_lifted", summary, at=at,

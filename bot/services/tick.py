@@ -121,7 +121,6 @@ from rules.campaign.world import (
     FREE_CHARACTERS,
     Army,
     BattleStatus,
-    SiegeStatus,
 )
 
 TICK_RUNS: Table = TickRun.__table__  # type: ignore[attr-defined]
@@ -473,10 +472,9 @@ class _TickState:
                          claim_id=claim.id,
                          data={"infantry": event.infantry, "cavalry": event.cavalry})
 
-    def _end_siege(self, siege: SiegeValue, reason: str, *,
-                   status: SiegeStatus = SiegeStatus.LIFTED) -> None:
+    def _end_siege(self, siege: SiegeValue, reason: str) -> None:
         self.report.events.append(end_siege(self.session, self.ctx, siege, reason, at=self.at,
-                                            tick=self.tick, status=status))
+                                            tick=self.tick))
 
     # --- the phases rules.campaign.advance decides ---------------------------------------
     def world(self, battles: Sequence[BattleState] = (), *, characters: bool = False,
@@ -534,7 +532,7 @@ class _TickState:
             elif isinstance(event, SiegeEnded):
                 self._end_siege(event.siege,
                                 besiegers_gone(self.claim_name(event.siege.besieger_claim),
-                                               event.fate), status=event.siege.status)
+                                               event.fate))
             elif isinstance(event, SiegeMonth):
                 self.report_siege_month(event)
             elif isinstance(event, HoldfastFalls):
