@@ -662,7 +662,7 @@ class _Moves:
                 self.step(a)  # (no tile is entered on the departure tick itself)
 
     def step(self, a: Army) -> None:
-        """Army ``a`` marches on for one tick (a :func:`~rules.campaign.movement.step_march`):
+        """Army ``a`` marches on for one tick (:func:`~rules.campaign.movement.enter_tiles`):
         it enters every next tile its saving covers, is watched on each (:meth:`detect`), and
         stops at the first one an enemy at war holds (:meth:`encounter`) or at the end of its
         path (:meth:`arrive`)."""
