@@ -15,6 +15,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from rules.errors import InvalidInput
+from rules.suggest import closest
 
 MAX_GOLD = Decimal(10) ** 12
 """The most gold a claim may hold, and the largest gold amount accepted anywhere."""
@@ -226,7 +227,9 @@ def check_roster_entry(entry: Any, field: str) -> RosterEntry:
                            'name = "House Stark", holdfast = "Winterfell", ...')
     for key in entry:
         if key not in _ROSTER_KEYS:
-            raise InvalidInput(f"{field}.{key}", "is not a known key",
+            guess = closest(str(key), sorted(_ROSTER_KEYS))
+            hint = f"; did you mean {guess[0]!r}?" if guess else ""
+            raise InvalidInput(f"{field}.{key}", f"is not a known key{hint}",
                                "one of " + ", ".join(sorted(_ROSTER_KEYS)))
     for key in ("name", "holdfast"):
         if key not in entry:

@@ -71,13 +71,41 @@ def test_a_misspelt_roster_key_and_a_shared_character_name_are_errors(
         files: dict[str, Path]) -> None:
     """`init` refuses both, so the check calls them errors, with the fix."""
     roster = files["roster"]
-    roster.write_text(roster.read_text().replace("cavalry = 50", "cavalery = 50", 1)
-                      .replace("Young Wolf", "Old Bear"))
+    text = roster.read_text()
+    roster.write_text(text.replace("cavalry = 50", "cavalery = 50", 1))
     code, out = invoke("map", "check", "--roster", str(roster), "--config",
                        str(files["config"]))
     assert code == 1, out
-    assert "unknown key 'cavalery' (did you mean 'cavalry'?)" in out
+    # the message of init's own check of an entry (issue 24: the check now makes init's check)
+    assert "claims[0].cavalery: is not a known key; did you mean 'cavalry'?" in out
+    roster.write_text(text.replace("Young Wolf", "Old Bear"))
+    code, out = invoke("map", "check", "--roster", str(roster), "--config",
+                       str(files["config"]))
+    assert code == 1, out
     assert "character 'Old Bear' has the same name" in out
+
+
+@pytest.mark.parametrize(("change", "words"), [
+    (('players = ["north_lord"]', 'players = "north_lord"'), "claims[0].players"),
+    (("infantry = 300", 'infantry = 300\ngold = "1_000"'), "claims[0].gold"),
+    (('name = "House North"', 'name = "House [North](https://evil.example)"'), "claims[0].name"),
+])
+def test_the_check_refuses_what_init_refuses(files: dict[str, Path], tmp_path: Path,
+                                             change: tuple[str, str], words: str) -> None:
+    """Issue 24: ``players = "name"`` was read letter by letter and passed the check, which
+    `init` then refused; the check now makes init's own check of every entry."""
+    text = files["roster"].read_text()
+    assert change[0] in text
+    bad = text.replace(change[0], change[1], 1)
+    roster = tmp_path / "bad.toml"
+    roster.write_text(bad)
+    code, out = invoke("map", "check", "--roster", str(roster), "--config",
+                       str(files["config"]))
+    assert code == 1, out
+    assert words in out
+    code, out = invoke("init", "--roster", str(roster), "--config", str(files["config"]))
+    assert code != 0, out
+    assert words.split(".")[-1] in out
 
 
 def test_check_names_warnings_and_passes(files: dict[str, Path]) -> None:
@@ -104,7 +132,7 @@ def test_check_fails_on_errors_with_line_and_tile(files: dict[str, Path], tmp_pa
     code, out = invoke("map", "check", "--roster", str(roster), "--config",
                        str(files["config"]))
     assert code == 1, out
-    assert "infantry = -5 is negative" in out
+    assert "claims[0].infantry: is out of range" in out  # init's own message (issue 24)
     assert "0001 is not a holdfast" in out
     assert "claim name 'house north' is already used" in out
     assert "wars[0] names 'House South', which is no claim" in out
@@ -124,7 +152,7 @@ def test_init_runs_the_checks_first_and_writes_nothing_on_error(files: dict[str,
     result = runner.invoke(app, ["init", "--roster", str(files["roster"]), "--config",
                                  str(files["config"])])
     assert result.exit_code == 2
-    assert "infantry = -5 is negative" in result.output
+    assert "claims[0].infantry: is out of range" in result.output
     assert "Traceback" not in result.output and isinstance(result.exception, SystemExit)
     assert not (files["dir"] / "c.db").exists()
     broken = files["dir"] / "broken.toml"
