@@ -17,7 +17,7 @@ from bot.config import ConfigError, Settings, load_settings
 from bot.maps import demo_map_text, read_map_text
 from rules.campaign.catalogue import missing_resources
 from rules.campaign.inputs import check_roster_entry
-from rules.campaign.mapcheck import map_warnings
+from rules.campaign.mapcheck import bonuses_out_of_range, map_warnings
 from rules.campaign.worldmap import WorldMap, parse_map
 from rules.errors import InvalidInput
 from rules.suggest import closest
@@ -173,6 +173,8 @@ def check_all(*, config: Path | None = None, map_path: Path | None = None,
             report.errors.append(f"map {source}: {exc}")
     if report.world is not None:
         report.warnings += [f"map {source}: {w}" for w in map_warnings(text, report.world)]
+        report.errors += [f"map {source}: {e}"
+                          for e in bonuses_out_of_range(report.world, settings.rules_config())]
         _check_catalogue(settings, report.world, report)
     report.roster += [dict(e) for e in extra_roster]
     report.wars += list(extra_wars)
