@@ -300,7 +300,7 @@ def tick_cmd(
         _print_preview(ctx, env.engine, moment)
         if paused:
             console.print("[yellow]the campaign is paused[/yellow]: these ticks apply only "
-                          "after `maester resume --catch-up` (a plain resume skips them)")
+                          "after `maester resume --catch-up --yes` (a plain resume skips them)")
         return
     if paused:
         console.print(f"[yellow]the campaign is paused[/yellow] ({escape(paused)}): no tick "

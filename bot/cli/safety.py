@@ -157,22 +157,43 @@ def resume_cmd(
     config: ConfigOpt = None,
     catch_up: Annotated[bool, typer.Option(
         "--catch-up", help="Apply the ticks missed during the pause (default: a holiday, "
-        "they are skipped and the world's clock moves on).")] = False,
+        "they are skipped and the world's clock moves on); needs --yes.")] = False,
+    yes: Annotated[bool, typer.Option(
+        "--yes", help="With --catch-up: apply them (without it: say how many, change "
+        "nothing).")] = False,
     by: ByOpt = None,
 ) -> None:
-    """End the pause: a holiday (the missed ticks are skipped), or --catch-up applies them."""
+    """End the pause: a holiday (the missed ticks are skipped), or --catch-up --yes applies
+    them (each keeps its snapshot; the snapshots from before the pause stay)."""
     from bot.services.pause import PauseError, resume
+    from bot.services.tick import CatchUpTooLong, check_catch_up_bound
 
     env = open_campaign(config)
+    now = env.clock.now()
+
     try:
         with env.session() as session:
             summary = resume(session, env.ctx, catch_up=catch_up, actor=moderator_name(by),
-                             now=env.clock.now())
+                             now=now)
+            if catch_up and not yes:
+                try:
+                    due, bound = check_catch_up_bound(session, env.ctx, now), ""
+                except CatchUpTooLong as exc:
+                    due, bound = exc.pending, (f", more than the {exc.bound}-day bound "
+                                               "(bot.max_catch_up_days)")
+                if due:  # leaving the transaction by an exception rolls the resume back
+                    console.print(
+                        f"[red]not resumed:[/red] {due} tick(s) "
+                        f"({due * env.ctx.rules.tick_hours / 24:.1f} days){bound} fell due "
+                        "during the pause; `--catch-up` applies them all at once: add --yes "
+                        "to do so, or resume without --catch-up for a holiday (nothing "
+                        "changed)")
+                    raise typer.Exit(2)
     except PauseError as exc:
         raise fail(f"{exc}; nothing changed") from None
     console.print(escape(summary[0].upper() + summary[1:]) + ".")
     if catch_up:
         from bot.services.tick import catch_up as apply_due
 
-        applied = apply_due(env.engine, env.ctx, env.clock.now())
+        applied = apply_due(env.engine, env.ctx, now)
         console.print(f"{len(applied)} tick(s) applied.")

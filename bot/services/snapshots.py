@@ -14,6 +14,13 @@ commands that change them), and of the outbox only the undelivered picture posts
 tick may drop. The newest ``[bot] snapshots_kept`` per campaign are kept (default 200: seven
 weeks of ticks at four a day).
 
+**Catch-ups** (:func:`before_tick`). Every tick of a catch-up keeps its snapshot, whatever
+interrupts the catch-up (each is committed with its tick): the one before its first tick
+(the world before the catch-up, which ``undo`` of a mistaken catch-up needs) and the one
+before the newest tick applied. A long catch-up does not push out the snapshots from before
+it (a long pause resumed with ``--catch-up``, a week of downtime): it keeps its first
+snapshot and its newest :func:`catch_up_room` ones, dropping its own older ones first.
+
 **Cheap enough for every tick** (format 2, :func:`world_json`). The database itself builds
 each world table's rows as one JSON array of arrays of the values it stores, in column order
 (SQLite ``json_group_array(json_array(...))``, PostgreSQL ``json_agg(json_build_array(...))``):
@@ -538,28 +545,36 @@ def _compress(pieces: Sequence[str]) -> bytes:
     return b"".join([*(packer.compress(p.encode()) for p in pieces), packer.flush()])
 
 
-def before_tick(session: Session, ctx: CampaignContext, index: int, now: datetime
-                ) -> PendingSnapshot | None:
-    """The snapshot before tick ``index`` of a catch-up to ``now``; none when ``[bot]
-    snapshots_kept`` later ticks are due too (it would be dropped before the catch-up ends:
-    a long catch-up spends no time on them).
+def catch_up_room(ctx: CampaignContext) -> int:
+    """How many of its own newest snapshots a catch-up keeps besides its first: a quarter of
+    ``[bot] snapshots_kept`` (at least 1), so a catch-up never takes more than about a
+    quarter of the snapshots kept and those from before it stay."""
+    return max(1, ctx.settings.bot.snapshots_kept // 4)
+
+
+def before_tick(session: Session, ctx: CampaignContext, index: int, now: datetime, *,
+                catch_up_from: int | None = None) -> PendingSnapshot:
+    """The snapshot before tick ``index`` of a catch-up to ``now``. ``catch_up_from`` is the
+    id of the catch-up's first snapshot (None for its first tick): storing this one drops the
+    catch-up's own snapshots after that first one beyond its newest :func:`catch_up_room`
+    (this one included).
 
     Called first in the tick's transaction, with the campaign locked. On a database another
     connection shares (a SQLite file, PostgreSQL) the world's rows are read and compressed by
-    another thread on its own connection while the tick runs (:class:`PendingSnapshot`); the
-    caller stores it with :meth:`PendingSnapshot.store` before committing. Elsewhere (an
-    in-memory SQLite database) it is taken at once and None returned."""
-    if index <= ctx.tick_of(now) - ctx.settings.bot.snapshots_kept:
-        return None
+    another thread on its own connection while the tick runs; elsewhere (an in-memory SQLite
+    database) they are read at once in the tick's transaction. Either way the caller stores it
+    with :meth:`PendingSnapshot.store` before committing."""
     label = f"tick {index}"
+    session.flush()
     bind = session.get_bind()
     if not isinstance(bind, Engine) or not _shared(bind):
-        take(session, ctx, kind="tick", label=label, now=now)
-        return None
-    session.flush()
+        pieces, last_tick, marks = _world_pieces(session, ctx.campaign_id, heavy=False)
+        done: Future[tuple[bytes, tuple[int, int, int]]] = Future()
+        done.set_result((_compress(pieces), marks))
+        return PendingSnapshot(ctx, label, now, last_tick, done, catch_up_from)
     head = _read_head(session, ctx.campaign_id, heavy=False)
     return PendingSnapshot(ctx, label, now, head.last_tick, _workers().submit(
-        _read_elsewhere, bind, ctx.campaign_id, head))
+        _read_elsewhere, bind, ctx.campaign_id, head), catch_up_from)
 
 
 def _shared(engine: Engine) -> bool:
@@ -607,6 +622,18 @@ def _read_elsewhere(engine: Engine, campaign_id: int, head: _Head
     return _compress(pieces), marks
 
 
+def _thin(session: Session, ctx: CampaignContext, first: int) -> None:
+    """Make room for a catch-up's next snapshot: of its own after its first (``first``), keep
+    the newest :func:`catch_up_room` ``- 1``."""
+    table = _table(Snapshot)
+    own = session.execute(core_select(table.c.id).where(
+        table.c.campaign_id == ctx.campaign_id, table.c.id > first, table.c.kind == "tick")
+        .order_by(table.c.id.desc())).scalars().all()
+    extra = own[catch_up_room(ctx) - 1:]
+    if extra:
+        session.execute(delete(table).where(table.c.id.in_(extra)))
+
+
 @dataclass(slots=True)
 class PendingSnapshot:
     """A tick's snapshot being read and compressed by another thread (:func:`before_tick`)."""
@@ -616,11 +643,15 @@ class PendingSnapshot:
     now: datetime
     tick: int
     made: Future[tuple[bytes, tuple[int, int, int]]]
+    catch_up_from: int | None = None
 
     def store(self, session: Session) -> Snapshot:
-        """Wait for it and store it in the tick's transaction; drop the snapshots beyond
-        ``[bot] snapshots_kept``."""
+        """Wait for it and store it in the tick's transaction; drop the catch-up's own older
+        snapshots beyond its first and its newest :func:`catch_up_room`, then the snapshots
+        beyond ``[bot] snapshots_kept``."""
         data, marks = self.made.result()
+        if self.catch_up_from is not None:
+            _thin(session, self.ctx, self.catch_up_from)
         return _store(session, self.ctx, kind="tick", label=self.label, actor="maester",
                       tick=self.tick, now=self.now, marks=marks, data=data)
 
