@@ -2,7 +2,7 @@
 written back with one executemany, the new ones stored with one
 (:func:`~bot.services.world_rows.insert_rows`: their ids returned in order).
 
-The tick never loads battle rows as ORM objects: :class:`~rules.campaign.state.BattleState`
+The tick never loads battle rows as ORM objects: :class:`~rules.campaign.world.BattleState`
 values go to the rules and come back changed or new.
 """
 
@@ -15,8 +15,7 @@ from sqlmodel import Session
 
 from bot.db.models import PendingBattle
 from bot.services.world_rows import insert_rows
-from rules.campaign.state import BattleState
-from rules.campaign.world import BattleStatus
+from rules.campaign.world import BattleState, BattleStatus
 
 BATTLE_TABLE: Table = PendingBattle.__table__  # type: ignore[attr-defined]
 

@@ -50,8 +50,7 @@ from rules.campaign.catalogue import (
 from rules.campaign.characters import FateSettings, read_fate_settings
 from rules.campaign.inforce import ModifiersInForce, Placed
 from rules.campaign.modifiers import Modifier
-from rules.campaign.state import ClaimState
-from rules.campaign.world import FREE_CHARACTERS
+from rules.campaign.world import FREE_CHARACTERS, ClaimState
 from rules.errors import InvalidInput
 
 DEMO_CATALOGUE = "demo_catalogue.toml"

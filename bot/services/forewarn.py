@@ -24,7 +24,6 @@ from bot.services.world import CampaignContext, all_claims, armies, get_campaign
 from rules.campaign import calendar
 from rules.campaign.config import Season
 from rules.campaign.modifiers import Modifier
-from rules.campaign.state import ClaimState
 from rules.campaign.upkeep import Troops, UpkeepResult, troops_of
 from rules.campaign.warnings import (
     Shortfall,
@@ -32,6 +31,7 @@ from rules.campaign.warnings import (
     winter_warning,
 )
 from rules.campaign.warnings import upkeep_ahead as rules_upkeep_ahead
+from rules.campaign.world import ClaimState
 
 
 def raised_troops(session: Session, ctx: CampaignContext, claim_id: int) -> Troops:

@@ -106,22 +106,20 @@ from rules.campaign.advance import (
 from rules.campaign.battle import Winner
 from rules.campaign.config import Season
 from rules.campaign.modifiers import Modifier
-from rules.campaign.state import (
-    BattleState,
-    CharacterState,
-    EventDice,
-    HolderState,
-    World,
-)
-from rules.campaign.state import SiegeState as SiegeValue
 from rules.campaign.upkeep import (
     Troops,
 )
 from rules.campaign.world import (
     FREE_CHARACTERS,
     Army,
+    BattleState,
     BattleStatus,
+    CharacterState,
+    EventDice,
+    HolderState,
+    World,
 )
+from rules.campaign.world import SiegeState as SiegeValue
 
 TICK_RUNS: Table = TickRun.__table__  # type: ignore[attr-defined]
 

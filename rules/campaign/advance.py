@@ -1,9 +1,9 @@
-"""What a tick decides, as pure functions over :class:`~rules.campaign.state.World` values.
+"""What a tick decides, as pure functions over :class:`~rules.campaign.world.World` values.
 
 ``advance_*`` functions take the world before a phase and return the world after it with the
 events of the phase, in the order they happened (plain values: the services journal them and
 render posts and messages from them; nothing here is markdown). Dice come from
-:class:`~rules.campaign.state.EventDice`, keyed per event exactly as the tick has always keyed
+:class:`~rules.campaign.world.EventDice`, keyed per event exactly as the tick has always keyed
 them, so a replay, the demo and a database tick roll the same dice.
 
 The phases of a tick, in order (:func:`bot.services.tick.apply_tick` runs them):
@@ -92,18 +92,6 @@ from rules.campaign.resources import tile_holder
 from rules.campaign.retreat import RetreatResult, roll_retreat
 from rules.campaign.siege import SiegeState as SiegeCount
 from rules.campaign.siege import advance_siege_month, month_checks
-from rules.campaign.state import (
-    NO_MODIFIERS,
-    BattleState,
-    CharacterState,
-    ClaimState,
-    EventDice,
-    HolderState,
-    Modifiers,
-    SiegeState,
-    World,
-    fighting_side,
-)
 from rules.campaign.upkeep import (
     UpkeepResult,
     accrue_month,
@@ -114,17 +102,27 @@ from rules.campaign.upkeep import (
 from rules.campaign.world import (
     ACTIVE_STATES,
     FREE_CHARACTERS,
+    NO_MODIFIERS,
     Army,
     ArmyKind,
     ArmyState,
     BattleKind,
+    BattleState,
     BattleStatus,
+    CharacterState,
     CharacterStatus,
+    ClaimState,
+    EventDice,
+    HolderState,
     March,
+    Modifiers,
     Reaction,
+    SiegeState,
     SiegeStatus,
+    World,
     battle_side,
     evolve,
+    fighting_side,
     moved,
 )
 from rules.campaign.worldmap import WorldMap
@@ -175,7 +173,7 @@ __all__ = [
 @dataclass(frozen=True, slots=True)
 class Tick:
     """The tick being applied: its index, the map and the rules numbers, and the modifiers in
-    force (:data:`~rules.campaign.state.NO_MODIFIERS` without a catalogue)."""
+    force (:data:`~rules.campaign.world.NO_MODIFIERS` without a catalogue)."""
 
     index: int
     map: WorldMap
@@ -1236,7 +1234,7 @@ def advance_battles(world: World, tick: Tick, dice: EventDice
                     ) -> tuple[World, list[TickEvent]]:
     """Every pending battle whose reaction window has closed (by id) is decided (see the
     module's docstring). A holdfast taken by assault with no siege before it gets a new
-    :class:`~rules.campaign.state.SiegeState` with a negative id (the services store it).
+    :class:`~rules.campaign.world.SiegeState` with a negative id (the services store it).
     The world needs its free characters (they fight with their armies)."""
     phase = _Battles(world, tick, dice)
     phase.fight_all()

@@ -27,8 +27,7 @@ from benchmarks.bench_tick import START, build
 from bot.db.engine import transaction
 from bot.services.army_rows import TickArmies, _tiles_text, load_armies
 from bot.services.tick import catch_up
-from rules.campaign.state import World
-from rules.campaign.world import ArmyState, March
+from rules.campaign.world import ArmyState, March, World
 from tests.fixtures.db import fresh_schema, require_postgres, sqlite_url
 
 

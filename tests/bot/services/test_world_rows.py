@@ -40,20 +40,18 @@ from bot.services.world_rows import (
     save_world,
 )
 from rules.campaign import calendar
-from rules.campaign.state import (
-    CharacterState,
-    ClaimState,
-    HolderState,
-    SiegeState,
-    World,
-    war_key,
-)
 from rules.campaign.upkeep import SlainLedger, SlainLoss
 from rules.campaign.world import (
     ArmyState,
+    CharacterState,
     CharacterStatus,
+    ClaimState,
+    HolderState,
     RelationStatus,
+    SiegeState,
     SiegeStatus,
+    World,
+    war_key,
 )
 
 SCATTERED = datetime(2026, 12, 1, 6, 30, 15, 123456, tzinfo=UTC)

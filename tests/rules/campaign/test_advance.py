@@ -46,26 +46,24 @@ from rules.campaign.advance import (
 from rules.campaign.battle import Side, Winner, resolve_battle
 from rules.campaign.config import RetreatRow, RulesConfig, Season, Terrain
 from rules.campaign.retreat import roll_retreat
-from rules.campaign.state import (
-    BattleState,
-    CharacterState,
-    ClaimState,
-    EventDice,
-    HolderState,
-    SiegeState,
-    World,
-)
 from rules.campaign.upkeep import SlainLedger, record_loss
 from rules.campaign.world import (
     Army,
     ArmyKind,
     ArmyState,
     BattleKind,
+    BattleState,
     BattleStatus,
+    CharacterState,
     CharacterStatus,
+    ClaimState,
+    EventDice,
+    HolderState,
     March,
     Reaction,
+    SiegeState,
     SiegeStatus,
+    World,
     army_side,
     battle_side,
 )

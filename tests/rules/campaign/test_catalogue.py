@@ -30,8 +30,8 @@ from rules.campaign.modifiers import Effect, EffectKind, Modifier, Role, Source,
 from rules.campaign.movement import speed_multiplier
 from rules.campaign.odds import battle_odds
 from rules.campaign.siege import siege_months
-from rules.campaign.state import ClaimState, World
 from rules.campaign.upkeep import apply_upkeep
+from rules.campaign.world import ClaimState, World
 from rules.errors import InvalidInput
 
 D = Decimal

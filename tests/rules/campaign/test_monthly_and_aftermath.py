@@ -38,10 +38,18 @@ from rules.campaign.improvements import (
     improvement_records,
 )
 from rules.campaign.modifiers import Effect, EffectKind, Modifier, Role, Source
-from rules.campaign.state import CharacterState, ClaimState, EventDice, NoModifiers, World
 from rules.campaign.upkeep import Troops, apply_upkeep, troops_of
 from rules.campaign.warnings import forecast_upkeep, upkeep_ahead, upkeep_charged_at
-from rules.campaign.world import Army, ArmyState, CharacterStatus
+from rules.campaign.world import (
+    Army,
+    ArmyState,
+    CharacterState,
+    CharacterStatus,
+    ClaimState,
+    EventDice,
+    NoModifiers,
+    World,
+)
 from rules.fairdice import (
     PUBLIC,
     DiceLine,

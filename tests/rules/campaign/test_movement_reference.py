@@ -36,20 +36,18 @@ from rules.campaign.detection import roll_detection
 from rules.campaign.modifiers import Effect, EffectKind, Modifier, Source
 from rules.campaign.movement import budget_per_tick, marches_on
 from rules.campaign.paths import entry_cost
-from rules.campaign.state import (
-    BattleState,
-    ClaimState,
-    EventDice,
-    NoModifiers,
-    SiegeState,
-    World,
-)
 from rules.campaign.world import (
     Army,
     ArmyKind,
     ArmyState,
     BattleKind,
+    BattleState,
+    ClaimState,
+    EventDice,
     March,
+    NoModifiers,
+    SiegeState,
+    World,
 )
 from rules.campaign.worldmap import WorldMap, parse_map, tile_id
 from rules.fairdice import claim_branch

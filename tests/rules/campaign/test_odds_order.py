@@ -29,8 +29,16 @@ from rules.campaign.battle import Winner
 from rules.campaign.calendar import tick_time
 from rules.campaign.config import RulesConfig, Terrain
 from rules.campaign.modifiers import Effect, EffectKind, Modifier, Role, Source
-from rules.campaign.state import CharacterState, ClaimState, EventDice, World, fighting_side
-from rules.campaign.world import Army, ArmyKind, ArmyState
+from rules.campaign.world import (
+    Army,
+    ArmyKind,
+    ArmyState,
+    CharacterState,
+    ClaimState,
+    EventDice,
+    World,
+    fighting_side,
+)
 from rules.campaign.worldmap import parse_map, tile_id
 
 RULES = RulesConfig()
