@@ -25,8 +25,15 @@ from sqlalchemy import Connection, Table
 from sqlmodel import Session
 
 from bot.db.models import Army
-from rules.campaign.advance import changed_armies
-from rules.campaign.world import ACTIVE_STATES, NO_MARCH, ArmyKind, ArmyState, March, World
+from rules.campaign.world import (
+    ACTIVE_STATES,
+    NO_MARCH,
+    ArmyKind,
+    ArmyState,
+    March,
+    World,
+    changed_armies,
+)
 from rules.campaign.world import Army as ArmyValue
 
 ARMY_TABLE: Table = Army.__table__  # type: ignore[attr-defined]

@@ -3,7 +3,7 @@
 The numbers come from :mod:`rules.campaign.warnings`; :mod:`bot.render.notes` words them and
 this module queues them as private messages (:func:`bot.services.journal.notify_claim`). The
 callers each make one call here: the tick's monthly upkeep (from the values of the upkeep events of
-:func:`rules.campaign.advance.advance_upkeep`), the season and relation commands, the wars an
+:func:`rules.campaign.tick.advance_upkeep`), the season and relation commands, the wars an
 order's receipt declares (:mod:`bot.services.order_apply`), and the receipts of muster, build,
 buy and status (:func:`shortfall`, a value on the receipt rendered by
 :mod:`bot.render.receipts`).

@@ -75,7 +75,10 @@ from bot.services.world_rows import (
     save_world,
 )
 from rules.campaign import calendar, detection
-from rules.campaign.advance import (
+from rules.campaign.battle import Winner
+from rules.campaign.config import Season
+from rules.campaign.modifiers import Modifier
+from rules.campaign.tick import (
     Arrival,
     BattleFought,
     BattleVoid,
@@ -101,11 +104,7 @@ from rules.campaign.advance import (
     advance_improvements,
     advance_regeneration,
     advance_upkeep,
-    changed_claims,
 )
-from rules.campaign.battle import Winner
-from rules.campaign.config import Season
-from rules.campaign.modifiers import Modifier
 from rules.campaign.upkeep import (
     Troops,
 )
@@ -118,6 +117,7 @@ from rules.campaign.world import (
     EventDice,
     HolderState,
     World,
+    changed_claims,
 )
 from rules.campaign.world import SiegeState as SiegeValue
 
@@ -326,7 +326,7 @@ class _TickState:
     # --- the phases after the monthly jobs ----------------------------------------------
     def advance(self) -> None:
         """Musters, movement, battles, meetings, sieges and resource holders: decided by
-        :func:`rules.campaign.advance.advance`, the services taking each phase's changes into
+        :func:`rules.campaign.tick.advance`, the services taking each phase's changes into
         the rows and rendering its events in between (:meth:`between`)."""
         book = self.book()
         battles = load_battles(self.session, self.ctx.campaign_id,
@@ -376,7 +376,7 @@ class _TickState:
 
     # --- monthly jobs -------------------------------------------------------------------
     def run_month(self, month: int, date: calendar.GameDate) -> None:
-        """The jobs of in-game month ``month``, claim by claim (:mod:`rules.campaign.advance`):
+        """The jobs of in-game month ``month``, claim by claim (:mod:`rules.campaign.tick`):
         improvements and capacity, then upkeep and regeneration; what they changed in the
         claims written back once (:func:`bot.services.world_rows.save_world`)."""
         self.session.add(MonthlyRun(campaign_id=self.ctx.campaign_id, month=month, tick=self.tick))
@@ -474,7 +474,7 @@ class _TickState:
         self.report.events.append(end_siege(self.session, self.ctx, siege, reason, at=self.at,
                                             tick=self.tick))
 
-    # --- the phases rules.campaign.advance decides ---------------------------------------
+    # --- the phases rules.campaign.tick decides ---------------------------------------
     def world(self, battles: Sequence[BattleState] = (), *, characters: bool = False,
               sieges: bool = True, holders: Mapping[str, HolderState] | None = None
               ) -> World:

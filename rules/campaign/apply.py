@@ -1180,7 +1180,7 @@ def _cede(world: World, sender: Sender, order: o.Cede, at: datetime
         raise OrderRefused("there is no other claim called {}", Said(order.claim, 60),
                            expected="another claim's name", example="status")
     record = world.holders.get(tile.id)
-    # As the tick counts it (rules.campaign.advance.advance_holders).
+    # As the tick counts it (rules.campaign.tick.advance_holders).
     holder = tile_holder((a for a in world.armies.values() if a.tile == tile.id), sender.rules,
                          recorded=record.claim_id if record is not None else None,
                          ceded_to=record.ceded_to if record is not None else None,

@@ -214,7 +214,7 @@ class ModifiersInForce:
     def claim_besides_improvements(self, claim: ClaimState) -> tuple[Modifier, ...]:
         """A claim's own modifiers but its improvements: the benefits of the resource tiles
         it holds and its free characters' skills (what the monthly rules add its improvements
-        to, :func:`rules.campaign.advance.advance_improvements`)."""
+        to, :func:`rules.campaign.tick.advance_improvements`)."""
         if not self.catalogue.entries:
             return ()
         found: list[Modifier] = []

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from rules.campaign.advance import gone
 from rules.campaign.apply import with_army
 from rules.campaign.world import (
     FREE_CHARACTERS,
@@ -19,6 +18,7 @@ from rules.campaign.world import (
     SiegeState,
     SiegeStatus,
     World,
+    gone,
 )
 
 REMOVED_FATE = "were removed by the moderators"

@@ -25,7 +25,7 @@ Every value is immutable: a rule that changes something returns a new value
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from datetime import datetime
 from decimal import Decimal
 from enum import StrEnum
@@ -75,8 +75,12 @@ __all__ = [
     "World",
     "army_side",
     "battle_side",
+    "captured",
+    "changed_armies",
+    "changed_claims",
     "evolve",
     "fighting_side",
+    "gone",
     "is_stationary",
     "moved",
     "war_key",
@@ -593,7 +597,7 @@ def fighting_side(world: World, army: Army, role: Winner, *, map: WorldMap, tick
     (``assault``: its siege equipment too) and the free characters with it as ``world`` has
     them (one killed earlier in the tick lends no skill).
 
-    The tick's battles (:mod:`rules.campaign.advance`) and the ``odds`` order
+    The tick's battles (:mod:`rules.campaign.tick`) and the ``odds`` order
     (:func:`rules.campaign.apply.odds_shown`) both build their sides here, through
     :func:`rules.campaign.world.army_side`: the odds shown are the odds fought.
     ``secrets_of``: the claim asking for odds; another claim's hidden modifiers are then left
@@ -606,3 +610,30 @@ def fighting_side(world: World, army: Army, role: Winner, *, map: WorldMap, tick
     terrain = map.tile(army.tile).terrain if army.tile in map else Terrain.FIELD
     return army_side(army, role, tick=tick, terrain=terrain, began=began, modifiers=mods,
                      characters=tuple(c.name for c in with_it))
+
+
+def gone(a: Army, fate: str) -> Army:
+    """Army ``a`` is no more; ``fate`` completes "The besiegers of CLAIM ..." in posts."""
+    return replace(a, state=ArmyState.GONE,
+                   march=replace(a.march, path=(), costs=())).with_meta(fate=fate)
+
+
+def captured(world: World, army_ids: Sequence[int]) -> dict[int, CharacterState]:
+    """The world's characters after those with the given armies were captured with them: no
+    longer free to command (the moderators rule on their fate)."""
+    characters = dict(world.characters)
+    taken = set(army_ids)
+    for c in world.characters.values():
+        if c.army_id in taken and c.status in (CharacterStatus.ALIVE, CharacterStatus.WOUNDED):
+            characters[c.id] = replace(c, status=CharacterStatus.CAPTURED, army_id=None)
+    return characters
+
+
+def changed_claims(before: World, after: World) -> Sequence[ClaimState]:
+    """The claims ``after`` changed (new values), by id."""
+    return [c for i, c in after.claims.items() if before.claims.get(i) is not c]
+
+
+def changed_armies(before: World, after: World) -> Sequence[Army]:
+    """The armies ``after`` changed (new values), by id."""
+    return [a for i, a in after.armies.items() if before.armies.get(i) is not a]

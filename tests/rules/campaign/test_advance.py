@@ -10,7 +10,10 @@ from decimal import Decimal
 from fractions import Fraction
 
 from rules.campaign import calendar
-from rules.campaign.advance import (
+from rules.campaign.battle import Side, Winner, resolve_battle
+from rules.campaign.config import RetreatRow, RulesConfig, Season, Terrain
+from rules.campaign.retreat import roll_retreat
+from rules.campaign.tick import (
     Arrival,
     BattleFought,
     BattleVoid,
@@ -40,12 +43,8 @@ from rules.campaign.advance import (
     advance_regeneration,
     advance_sieges,
     advance_upkeep,
-    changed_armies,
     holdfast_falls,
 )
-from rules.campaign.battle import Side, Winner, resolve_battle
-from rules.campaign.config import RetreatRow, RulesConfig, Season, Terrain
-from rules.campaign.retreat import roll_retreat
 from rules.campaign.upkeep import SlainLedger, record_loss
 from rules.campaign.world import (
     Army,
@@ -66,6 +65,7 @@ from rules.campaign.world import (
     World,
     army_side,
     battle_side,
+    changed_armies,
 )
 from rules.campaign.worldmap import parse_map, tile_id
 from rules.fairdice import EventKey, claim_branch
