@@ -39,7 +39,7 @@ from bot.db.models import (
 from bot.render.notes import skill_note
 from bot.services import journal
 from bot.services.world import CampaignContext, NotFound, find_character
-from bot.services.world_rows import claim_state, load_characters, load_holders
+from bot.storage.world_rows import claim_state, load_characters, load_holders
 from rules.campaign.catalogue import (
     Catalogue,
     Entry,

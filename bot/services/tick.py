@@ -52,8 +52,6 @@ from bot.render.posts import (
     siege_month_post,
 )
 from bot.services import fairplay, forewarn, journal, pause, snapshots
-from bot.services.army_rows import load_armies
-from bot.services.battle_rows import insert_battles, load_battles, save_battles
 from bot.services.catalogue import (  # the modifiers in force
     ModifierBook,
     drop_tick_book,
@@ -66,7 +64,9 @@ from bot.services.world import (
     CampaignContext,
     get_campaign,
 )
-from bot.services.world_rows import (
+from bot.storage.army_rows import load_armies
+from bot.storage.battle_rows import insert_battles, load_battles, save_battles
+from bot.storage.world_rows import (
     holder_states,
     load_characters,
     load_claims,
@@ -348,7 +348,7 @@ class _TickState:
 
     def save_world(self, before: World, after: World) -> World:
         """Write back what the rules changed in the claims, sieges, characters and resource
-        tile holders (bulk Core statements, :func:`bot.services.world_rows.save_world`);
+        tile holders (bulk Core statements, :func:`bot.storage.world_rows.save_world`);
         ``after`` with the new sieges' stored ids."""
         after, saved = save_world(self.session, self.ctx.campaign_id, before, after)
         self._siege_ids.update(saved.siege_ids)
@@ -358,7 +358,7 @@ class _TickState:
 
     def store_battles(self, before: World, after: World) -> World:
         """Write back the battles a phase changed; store those it began (they get their ids):
-        one Core statement each (:mod:`bot.services.battle_rows`)."""
+        one Core statement each (:mod:`bot.storage.battle_rows`)."""
         if after.battles is before.battles:
             return after
         old = {b.id: b for b in before.battles if b.id is not None}
@@ -378,7 +378,7 @@ class _TickState:
     def run_month(self, month: int, date: calendar.GameDate) -> None:
         """The jobs of in-game month ``month``, claim by claim (:mod:`rules.campaign.tick`):
         improvements and capacity, then upkeep and regeneration; what they changed in the
-        claims written back once (:func:`bot.services.world_rows.save_world`)."""
+        claims written back once (:func:`bot.storage.world_rows.save_world`)."""
         self.session.add(MonthlyRun(campaign_id=self.ctx.campaign_id, month=month, tick=self.tick))
         self.session.flush()
         tick = self.rules_tick()

@@ -526,7 +526,7 @@ def insert_armies(session: Session, campaign_id: int, new: Sequence[ArmyValue]
                   ) -> list[ArmyRecord]:
     """Store armies an order raised (one statement); their records, with the ids the database
     gave them, in the same order."""
-    from bot.services.world_rows import insert_rows
+    from bot.storage.world_rows import insert_rows
 
     if not new:
         return []

@@ -7,8 +7,8 @@ these parts of a :class:`~rules.campaign.world.World` here and both save what th
 with :func:`save_world`: for each table one ``UPDATE ... WHERE id = ?`` executemany per set of
 changed columns (only the rows that changed, only the columns that changed in them) and one
 ``INSERT`` for the new rows. The number of statements does not grow with the number of rows.
-(The armies and the battles have their own modules: :mod:`bot.services.army_rows`,
-:mod:`bot.services.battle_rows`.)
+(The armies and the battles have their own modules: :mod:`bot.storage.army_rows`,
+:mod:`bot.storage.battle_rows`.)
 
 Other service code may still hold ORM objects of the same rows in the same session (the
 month's improvement job, a fate roll's death, a moderator's command). :func:`save_world`
