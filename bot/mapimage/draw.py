@@ -12,6 +12,7 @@ import functools
 import io
 import itertools
 import math
+from collections.abc import Sequence
 from xml.sax.saxutils import escape
 
 from PIL import Image, ImageColor, ImageDraw
@@ -146,10 +147,11 @@ def scene_colours(scene: Scene) -> list[str]:
     return list(seen)
 
 
-def _palette(scene: Scene) -> Image.Image:
-    """An 8-bit palette holding every colour of the scene exactly, the rest a colour cube
-    for the anti-aliased edges of text: small files, fast to write, flat colours intact."""
-    exact = [ImageColor.getrgb(c)[:3] for c in scene_colours(scene)][:256]
+def _palette(*scenes: Scene) -> Image.Image:
+    """An 8-bit palette holding every colour of the scenes exactly, the rest a colour cube
+    for the smoothed edges: small files, fast to write, flat colours intact."""
+    names = dict.fromkeys(c for scene in scenes for c in scene_colours(scene))
+    exact = [ImageColor.getrgb(c)[:3] for c in names][:256]
     colours = exact + [c for c in _CUBE if c not in exact][:256 - len(exact)]
     flat = [v for rgb in colours for v in rgb]
     palette = Image.new("P", (1, 1))
@@ -197,3 +199,35 @@ def render_svg(scene: Scene) -> str:
         parts.insert(1, f"<title>{escape(scene.title)}</title>")
     parts.append("</svg>")
     return "\n".join(parts) + "\n"
+
+
+FRAME_MS = 900
+FLASH_MS = 300
+LAST_FRAME_MS = 4000
+
+
+def render_film(frames: Sequence[Scene], flashes: Sequence[Scene | None] = ()) -> bytes:
+    """The ``frames`` as an animated GIF that plays once through and rests on the last
+    frame, looping. ``flashes[i]``, when given, is shown briefly before ``frames[i]`` (a
+    battle flashing). Frames of different heights are padded at the bottom.
+    Raises ValueError for no frames."""
+    if not frames:
+        raise ValueError("a film needs at least one frame")
+    shown: list[tuple[Scene, int]] = []
+    for i, scene in enumerate(frames):
+        flash = flashes[i] if i < len(flashes) else None
+        if flash is not None:
+            shown.append((flash, FLASH_MS))
+        shown.append((scene, LAST_FRAME_MS if i == len(frames) - 1 else FRAME_MS))
+    width = max(s.width for s, _ in shown)
+    height = max(s.height for s, _ in shown)
+    palette = _palette(*(s for s, _ in shown))
+    images = []
+    for scene, _ in shown:
+        canvas = Image.new("RGB", (width, height), BACKGROUND)
+        canvas.paste(paint(scene), (0, 0))
+        images.append(canvas.quantize(palette=palette, dither=Image.Dither.NONE))
+    out = io.BytesIO()
+    images[0].save(out, "GIF", save_all=True, append_images=images[1:], loop=0,
+                   duration=[ms for _, ms in shown], disposal=1, optimize=False)
+    return out.getvalue()

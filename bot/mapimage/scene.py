@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
 from bot.mapimage.font import size_for_digit_height
@@ -63,6 +63,9 @@ DEFAULT_HEX_SIZE = 32.0
 MIN_ID_PIXELS = 11.0  # how tall an id's digits stand at the default size
 SIGHTING_FADES_AFTER = 28  # ticks until a sighting is drawn fully faded (a week of 6 h ticks)
 MARGIN = 6.0
+MAX_HEX_SIZE = 120.0
+MIN_WIDTHS: Mapping[str, int] = {"map": 1000, "realm": 1600, "inset": 600}
+"""The narrowest picture of each use, in pixels (a small map's hexes grow to fill it)."""
 
 
 class Labels(StrEnum):
@@ -175,8 +178,8 @@ class SceneOptions:
     """``around``/``radius`` draw only the tiles within ``radius`` steps of ``around``.
     ``size`` is a hex's circumradius in pixels; ``width`` (when set) overrides it with the
     size that makes the picture that many pixels wide. ``tick_hours`` turns the ticks since
-    a sighting into hours and days; ``flash`` highlights this month's battles (a film's
-    flash frame)."""
+    a sighting into hours and days; ``flash`` names the tiles of new battles to highlight (a
+    film's flash frame)."""
 
     size: float = DEFAULT_HEX_SIZE
     labels: Labels = Labels.BOTH
@@ -187,7 +190,7 @@ class SceneOptions:
     numbers: bool = True  # army numbers and ids, when the situation has them
     width: int | None = None
     tick_hours: int = 6
-    flash: bool = False
+    flash: tuple[str, ...] = ()
 
 
 def claim_colours(situation: Situation) -> dict[str, str]:
@@ -227,12 +230,12 @@ def army_label(army: ArmyMark) -> str:
 
 
 def badge_label(armies: Sequence[ArmyMark]) -> str:
-    """The label of a badge: one army's :func:`army_label`; for a stack ``×3`` and the total
-    when the viewer knows every army's size (``×3 5.2k``)."""
+    """The label of a badge: one army's :func:`army_label`; for a stack ``x3`` and the total
+    when the viewer knows every army's size (``x3 5.2k``)."""
     if len(armies) == 1:
         return army_label(armies[0])
     total = f" {_short(sum(a.size for a in armies))}" if all(a.size for a in armies) else ""
-    return f"×{len(armies)}{total}"
+    return f"x{len(armies)}{total}"
 
 
 def age_text(ticks: int, tick_hours: int) -> str:
@@ -265,6 +268,15 @@ def hex_size_for_width(world: WorldMap, width: int, options: SceneOptions) -> fl
     if room < 40:
         raise ValueError(f"{width} px is too narrow (at least {legend + 60} px)")
     return room / (2 + 1.5 * (max(cols) - first))
+
+
+def at_least(world: WorldMap, options: SceneOptions, width: int) -> SceneOptions:
+    """``options`` with hexes enlarged (up to :data:`MAX_HEX_SIZE`) so that the picture is at
+    least ``width`` pixels wide: the default size of each use (:data:`MIN_WIDTHS`)."""
+    if options.width is not None:
+        return options
+    wanted = hex_size_for_width(world, width, options)
+    return replace(options, size=min(MAX_HEX_SIZE, max(options.size, wanted)))
 
 
 def _shown(world: WorldMap, options: SceneOptions) -> list[str]:
@@ -389,7 +401,7 @@ def _overlays(draft: _Draft, situation: Situation, centres: Mapping[str, Point],
     for battle in situation.battles:
         if battle.tile in centres:
             x, y = centres[battle.tile]
-            if options.flash:
+            if battle.tile in options.flash:
                 draft.overlay.append(Circle((x, y), s * 0.85, FLASH, SIEGE, 2))
             r = s * 0.45
             w = max(3, round(s * 0.12))
@@ -464,10 +476,12 @@ def _place_labels(draft: _Draft, tiles: Sequence[Tile], centres: Mapping[str, Po
     placer = Placer(area, s)
     for box in draft.boxes:
         placer.take(box)
-    army_size = max(8, round(s * 0.4))
-    name_size = max(8, round(s * 0.45))
-    id_size = max(7, round(s * 0.5))
-    legible = min(id_size, size_for_digit_height(MIN_ID_PIXELS))
+    # sizes grow with the hexes up to the default size's, then more slowly
+    legible = size_for_digit_height(MIN_ID_PIXELS)
+    id_size = max(7, min(round(s * 0.5), max(legible, round(s * 0.3))))
+    name_size = max(8, min(round(s * 0.45), max(legible - 2, round(s * 0.3))))
+    army_size = max(8, min(round(s * 0.4), max(legible - 3, round(s * 0.26))))
+    legible = min(id_size, legible)
 
     def put(kind: str, tile: str, text: str, anchor: Point, spots: Sequence[Spot],
             sizes: Sequence[int], colour: str = INK, halo: bool = True) -> None:
@@ -561,7 +575,7 @@ def _legend(x: float, y: float, situation: Situation, colours: Mapping[str, str]
     entry([Line(((cx - 9, row), (cx + 9, row)), LINK, 2, dashed=True)], "link (bridge, strait)")
     entry([Polygon(HexLayout(8, origin=(cx, row)).corners(0, 0, inset=1), None, INK, 3)],
           "held: ringed in its colour")
-    entry([Circle((cx, row), 6, INK, "#ffffff")], "army (×N: a stack)")
+    entry([Circle((cx, row), 6, INK, "#ffffff")], "army (x3: three stacked)")
     entry([Polygon(_triangle(cx, row, 7), INK, "#ffffff")], "fleet")
     entry([Circle((cx, row), 6, FADED, "#ffffff")], "sighted (greys with age)")
     entry([Line(((cx - 9, row), (cx + 9, row)), INK, 2, arrow=True)], "march ahead")

@@ -150,7 +150,7 @@ class Picture:
 
     @property
     def suffix(self) -> str:
-        return ".svg" if self.media_type == "image/svg+xml" else ".png"
+        return {"image/svg+xml": ".svg", "image/gif": ".gif"}.get(self.media_type, ".png")
 
 
 def draw(ctx: CampaignContext, situation: Situation, viewer: Viewer,
