@@ -63,7 +63,7 @@ DEFAULT_HEX_SIZE = 32.0
 MIN_ID_PIXELS = 11.0  # how tall an id's digits stand at the default size
 SIGHTING_FADES_AFTER = 28  # ticks until a sighting is drawn fully faded (a week of 6 h ticks)
 MARGIN = 6.0
-MAX_HEX_SIZE = 120.0
+MAX_HEX_SIZE = 200.0
 MIN_WIDTHS: Mapping[str, int] = {"map": 1000, "realm": 1600, "inset": 600}
 """The narrowest picture of each use, in pixels (a small map's hexes grow to fill it)."""
 
@@ -429,7 +429,8 @@ def _badges(draft: _Draft, situation: Situation, centres: Mapping[str, Point],
             groups.setdefault((army.tile, army.fleet, army.claim, age), []).append(army)
     slots: dict[tuple[str, bool], int] = {}
     badges: list[Badge] = []
-    r = s * 0.22
+    r = max(5.0, s * 0.22)
+    edge = 2 if r >= 6 else 1
     for (tile, fleet, claim, age), armies in groups.items():
         x, y = centres[tile]
         n = slots.get((tile, fleet), 0)
@@ -443,9 +444,9 @@ def _badges(draft: _Draft, situation: Situation, centres: Mapping[str, Point],
         draft.boxes.append(badge.box)
         for at in ([_stacked(centre, r)] if len(armies) > 1 else []) + [centre]:
             if fleet:
-                draft.markers.append(Polygon(_triangle(*at, r * 1.15), colour, "#ffffff", 2))
+                draft.markers.append(Polygon(_triangle(*at, r * 1.15), colour, "#ffffff", edge))
             else:
-                draft.markers.append(Circle(at, r, colour, "#ffffff", 2))
+                draft.markers.append(Circle(at, r, colour, "#ffffff", edge))
     del options
     return tuple(badges)
 
