@@ -741,6 +741,7 @@ class Plan:
     orders: dict[str, list[str]] = field(default_factory=dict)  # who -> orders taken back
     players: set[str] = field(default_factory=set)  # of those, the players (they are told)
     messages: int = 0  # modmail messages read since
+    revealed: list[int] = field(default_factory=list)  # dice periods whose key is out since
 
     def lines(self, ctx: CampaignContext) -> list[str]:
         """The plan in words, for the moderator."""
@@ -760,6 +761,10 @@ class Plan:
         if self.messages:
             out.append(f"{self.messages} modmail message(s) were read since; what their orders "
                        "did is taken back (below).")
+        if self.revealed:
+            out.append(f"Dice: the key of period(s) {', '.join(map(str, self.revealed))} was "
+                       "revealed since (a [Dice] post or a claim's private key note): the "
+                       "ticks applied again would roll dice anyone holding it can compute.")
         for who, orders in sorted(self.orders.items()):
             told = "they are told to send them again" if who in self.players \
                 else "a moderator's: send them again if still wanted"
@@ -785,8 +790,12 @@ def plan(session: Session, ctx: CampaignContext, snapshot: Snapshot, now: dateti
     get_campaign(session, ctx, lock=True)
     undone = [s for s in listing(session, ctx) if s.id is not None and s.id >= (snapshot.id or 0)]
     result = Plan(snapshot, undone)
+    revealed: set[int] = set()
     for entry in queued_since(session, ctx, snapshot):
         if entry.status == OutboxStatus.DELIVERED:
+            period = revealed_period(entry.key)
+            if period is not None:
+                revealed.add(period)
             if entry.kind in SEEN_KINDS:
                 result.sent.append(SentEntry(entry.id or 0, entry.kind, entry.target,
                                              entry.title, entry.reddit_id or ""))
@@ -795,6 +804,7 @@ def plan(session: Session, ctx: CampaignContext, snapshot: Snapshot, now: dateti
             result.busy.append(entry.id or 0)
         else:
             result.withdrawn.append(f"#{entry.id} {entry.kind} {entry.title or entry.key}"[:90])
+    result.revealed = sorted(revealed)
     result.players = set(session.exec(select(Player.reddit_name).where(
         Player.campaign_id == ctx.campaign_id)).all())
     ordering = sorted(result.players | ctx.moderators)  # a moderator's `as House X:` orders
@@ -809,20 +819,44 @@ def plan(session: Session, ctx: CampaignContext, snapshot: Snapshot, now: dateti
     return result
 
 
+def revealed_period(key: str) -> int | None:
+    """The dice period whose key an outbox entry reveals, by the entry's key (None: it
+    reveals none): a period's [Dice] post (``dice:period:P``) reveals period P - 1's public
+    key, a claim's key note (``dice:reveal:P:CLAIM:...``) its branch of period P."""
+    parts = key.split(":")
+    if len(parts) >= 3 and parts[0] == "dice" and parts[2].isdigit():
+        if parts[1] == "period" and int(parts[2]) > 0:
+            return int(parts[2]) - 1
+        if parts[1] == "reveal":
+            return int(parts[2])
+    return None
+
+
 # --- restoring ---------------------------------------------------------------------------
 
 def restore(session: Session, ctx: CampaignContext, chosen: Plan, *, actor: str,
-            now: datetime, force: bool = False, delete_posts: bool = False) -> list[str]:
+            now: datetime, force: bool = False, delete_posts: bool = False,
+            replay_revealed: bool = False) -> list[str]:
     """Take the world back to ``chosen.snapshot`` in the caller's transaction (see the
     module's docstring); returns the plan's lines. Raises :class:`UndoRefused` (nothing
-    changed) while an entry is being delivered, or when delivered entries would stay on
-    Reddit and ``force`` is not given."""
+    changed) while an entry is being delivered, when a dice period's key was revealed since
+    and ``replay_revealed`` is not given (the ticks applied again would roll dice anyone can
+    compute, so a player could resend an order until its dice suit), or when delivered
+    entries would stay on Reddit and ``force`` is not given."""
     snapshot = chosen.snapshot
     if chosen.busy:
         raise UndoRefused(f"outbox entr{'y' if len(chosen.busy) == 1 else 'ies'} "
                           f"{', '.join(f'#{i}' for i in chosen.busy)} "
                           "{} being delivered right now; try again in a minute".format(
                               "is" if len(chosen.busy) == 1 else "are"))
+    if chosen.revealed and not replay_revealed:
+        periods = ", ".join(map(str, chosen.revealed))
+        raise UndoRefused(
+            f"the dice key of period(s) {periods} was revealed after that snapshot, so the "
+            "ticks applied again would roll dice that anyone holding the key can compute, and "
+            "a player could resend an order until its dice suit them. Take back to a later "
+            "snapshot, or add --replay-revealed-dice to go ahead knowingly (the undo is "
+            "logged with it)")
     if chosen.sent and not force:
         raise UndoRefused(
             f"{len(chosen.sent)} post(s) or message(s) made since then are already on "
@@ -888,7 +922,8 @@ def restore(session: Session, ctx: CampaignContext, chosen: Plan, *, actor: str,
                             "withdrawn": len(chosen.withdrawn),
                             "sent": [e.describe() for e in chosen.sent],
                             "deleted": delete_posts,
-                            "orders": chosen.orders, "offset": offset})
+                            "orders": chosen.orders, "offset": offset,
+                            "revealed_dice_replayed": chosen.revealed})
     return lines
 
 

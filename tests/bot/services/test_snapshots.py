@@ -13,7 +13,15 @@ from sqlalchemy import Engine, create_engine, func, text
 from sqlmodel import SQLModel, col, select
 
 from bot.db.engine import create_all, transaction
-from bot.db.models import Campaign, Event, InboxMessage, Outbox, PendingBattle, Snapshot
+from bot.db.models import (
+    Campaign,
+    Event,
+    InboxMessage,
+    MonthlyRun,
+    Outbox,
+    PendingBattle,
+    Snapshot,
+)
 from bot.maps import demo_map_text
 from bot.messages import handle_message
 from bot.services import snapshots
@@ -216,13 +224,16 @@ def test_delivered_entries_refuse_an_undo_without_force(tmp_path: Any) -> None:
         chosen = snapshots.plan(session, ctx, first, scenario.START)
         assert chosen.sent and all(e.deletable for e in chosen.sent)
         with pytest.raises(snapshots.UndoRefused, match="--force"):
-            snapshots.restore(session, ctx, chosen, actor="jane", now=scenario.START)
+            # (the day's [Dice] post revealed the first period's key: issue 24's own refusal,
+            # tested below, is waived here to reach this one)
+            snapshots.restore(session, ctx, chosen, actor="jane", now=scenario.START,
+                              replay_revealed=True)
     assert every_row(engine) == before
     with transaction(engine) as session:
         chosen = snapshots.plan(session, ctx, snapshots.after_tick(session, ctx, first.tick),
                                 scenario.START)
         snapshots.restore(session, ctx, chosen, actor="jane", now=scenario.START, force=True,
-                          delete_posts=True)
+                          delete_posts=True, replay_revealed=True)
     with transaction(engine) as session:
         deletions = session.exec(select(Outbox).where(Outbox.kind == "delete")).all()
         kept = session.exec(select(Outbox).where(Outbox.status == "delivered",
@@ -360,3 +371,56 @@ def test_a_catch_up_killed_midway_keeps_its_first_and_newest_ticks_and_those_bef
     with transaction(engine) as session:
         assert snapshots.newest(session, ctx).label == f"tick {last}"
     engine.dispose()
+
+
+def _deliver_all(engine: Engine) -> None:
+    """As if the publisher had delivered every post and message queued so far."""
+    with transaction(engine) as session:
+        for entry in session.exec(select(Outbox).where(Outbox.status == "pending")).all():
+            entry.status, entry.reddit_id = "delivered", f"t3_p{entry.id}"
+            session.add(entry)
+
+
+def test_a_rollback_into_a_period_whose_dice_key_is_revealed_is_refused_and_says_so(
+        tmp_path: Any) -> None:
+    """Issue 24 item 4: after the [Dice] post revealed a period's key, a forced rollback into
+    that period replayed its rolls with the known key (anyone could compute them, and a
+    player could resend an order until its dice suited). It is refused, naming the period,
+    even with --force; only the explicit flag goes ahead, and the undo records it. A rollback
+    to after the reveal is not concerned."""
+    url = f"sqlite:///{tmp_path / 'w.db'}"
+    scenario.build(url)
+    engine, ctx = scenario.context(url)
+    catch_up(engine, ctx, scenario.START + DAY + DAY / 2)  # over one month boundary
+    _deliver_all(engine)
+    with transaction(engine) as session:
+        reveal = session.exec(select(Outbox).where(
+            col(Outbox.key).startswith("dice:period:"))).all()
+        revealed = [snapshots.revealed_period(r.key) for r in reveal]
+        first = session.exec(select(Snapshot).order_by(col(Snapshot.id))).first()
+        assert first is not None
+        boundary = session.exec(select(MonthlyRun.tick).order_by(col(MonthlyRun.id))).first()
+    assert revealed and revealed[0] is not None
+    before = every_row(engine)
+    with transaction(engine) as session:
+        chosen = snapshots.plan(session, ctx, first, scenario.START)
+        assert chosen.revealed == [revealed[0]]
+        assert any(f"key of period(s) {revealed[0]} was revealed" in line
+                   for line in chosen.lines(ctx))
+        with pytest.raises(snapshots.UndoRefused,
+                           match=rf"dice key of period\(s\) {revealed[0]} was revealed"):
+            snapshots.restore(session, ctx, chosen, actor="jane", now=scenario.START,
+                              force=True)
+    assert every_row(engine) == before
+    assert boundary is not None
+    with transaction(engine) as session:  # just after the boundary's tick: nothing revealed since
+        later = snapshots.plan(session, ctx, snapshots.after_tick(session, ctx, boundary),
+                               scenario.START)
+        assert later.revealed == []
+    with transaction(engine) as session:
+        chosen = snapshots.plan(session, ctx, first, scenario.START)
+        snapshots.restore(session, ctx, chosen, actor="jane", now=scenario.START, force=True,
+                          replay_revealed=True)
+    with transaction(engine) as session:
+        undo = session.exec(select(Event).where(Event.kind == "undo")).one()
+    assert undo.data_json["revealed_dice_replayed"] == [revealed[0]]
