@@ -172,8 +172,9 @@ def resume_cmd(
         "nothing).")] = False,
     by: ByOpt = None,
 ) -> None:
-    """End the pause: a holiday (the missed ticks are skipped), or --catch-up --yes applies
-    them (each keeps its snapshot; the snapshots from before the pause stay)."""
+    """End the pause: a holiday (missed ticks are skipped), or --catch-up --yes applies them.
+
+    Each tick applied keeps its snapshot; the snapshots from before the pause stay."""
     from bot.services.pause import PauseError, resume
     from bot.services.tick import CatchUpTooLong, check_catch_up_bound
 
