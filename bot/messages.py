@@ -41,7 +41,7 @@ def handle_message(session: Session, ctx: CampaignContext, *, author: str, text:
             parts.append(outcome.reply)
         calls = [(c.name, c.args, c.line_no) for c in outcome.commands]
     else:
-        from rules.campaign.orders import CommandCall, parse_message
+        from rules.campaign.language import CommandCall, parse_message
 
         calls = [(i.result.name, i.result.args, i.line_no) for i in parse_message(text).items
                  if isinstance(i.result, CommandCall)]

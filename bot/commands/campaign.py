@@ -20,7 +20,7 @@ def claim_command(cmd_ctx: CommandContext, args: str) -> str:
     a player's Reddit name: `!claim House Stark`, `!claim u/ned_stark`."""
     from bot.services.orders import HANDLERS, Call
     from bot.services.world import claim_by_name, claim_of_user
-    from rules.campaign.orders import Status
+    from rules.campaign.language import Status
 
     session: Any = cmd_ctx.extra.get("session")
     campaign: Any = cmd_ctx.extra.get("campaign")

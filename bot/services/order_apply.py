@@ -29,7 +29,7 @@ from bot.services.order_world import (
 from bot.services.sieges import end_siege
 from bot.text import escape_md
 from rules.campaign import apply as decide
-from rules.campaign import orders as o
+from rules.campaign import language as o
 from rules.campaign.catalogue import Catalogue
 from rules.campaign.modifiers import Modifier
 from rules.campaign.naming import force_name, travel

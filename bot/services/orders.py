@@ -2,7 +2,7 @@
 
 Every order kind and its handler are listed in :data:`HANDLERS` at the end of this module.
 
-A handler gets a parsed order (syntax already checked by :mod:`rules.campaign.orders`). Almost
+A handler gets a parsed order (syntax already checked by :mod:`rules.campaign.language`). Almost
 every order is decided by the rules (:func:`rules.campaign.apply.apply_order`, on the world as
 values): the handler calls :func:`bot.services.order_apply.decided`, which loads the world the
 order reads, writes back what the rules changed, journals it and renders the receipt
@@ -41,7 +41,7 @@ from bot.services.world import (
 )
 from bot.text import escape_md
 from rules.campaign import apply as decide
-from rules.campaign import orders as o
+from rules.campaign import language as o
 from rules.campaign.paths import tile_problem
 from rules.campaign.timing import world_time
 from rules.campaign.worldmap import UnknownTile
@@ -170,7 +170,8 @@ def order_savepoint(session: Session) -> Iterator[None]:
 def _from_rules(exc: RulesError, order: object) -> Rejected:
     expected = getattr(exc, "expected", "") or ""
     verb = getattr(order, "verb", "")
-    example = next((f.example for f in o._FORMS if f.verb == verb), "")
+    form = o.ORDER_FORMS.get(verb)
+    example = form.example if form is not None else ""
     if isinstance(exc, UnknownTile):  # "Did you mean Riverrun?", and the order corrected
         return Rejected(escape_md(tile_problem(exc), 300), "a tile id like 0412 or a tile name",
                         _corrected(order, exc) or example)

@@ -1,6 +1,6 @@
 """Players' orders decided as values: ``apply_order(world, order, at, dice) -> (world, receipt)``.
 
-The order language (:mod:`rules.campaign.orders`) reads the text; this module decides what an
+The order language (:mod:`rules.campaign.language`) reads the text; this module decides what an
 order does to the world: it checks the order (ownership, troops, the army's state, the battle it
 is in, the holdfast it names) and either raises :class:`OrderRefused` (nothing changes) or
 returns the world after the order and a receipt value saying what was accepted (the new army,
@@ -27,7 +27,7 @@ from types import MappingProxyType
 from typing import Any, Protocol, TypeVar
 
 from rules.campaign import calendar, improvements
-from rules.campaign import orders as o
+from rules.campaign import language as o
 from rules.campaign.battle import Matchup, Side, Winner, matchup
 from rules.campaign.calendar import moment_text, next_tick_at_or_after, tick_index, tick_time
 from rules.campaign.calloff import call_off_refusal

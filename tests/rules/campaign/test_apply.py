@@ -9,7 +9,7 @@ from fractions import Fraction
 
 import pytest
 
-from rules.campaign import orders as o
+from rules.campaign import language as o
 from rules.campaign.apply import (
     NEW_ARMY,
     NEW_SIEGE,

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rules.campaign import orders as o
+from rules.campaign import language as o
 from rules.campaign.advance import BattleFought, Tick, advance_battles
 from rules.campaign.apply import (
     BattleOrdered,
