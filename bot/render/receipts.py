@@ -1,5 +1,5 @@
 """Receipts of accepted orders as the markdown players read: the one place a receipt value
-(:mod:`rules.campaign.apply`) becomes text.
+(:mod:`rules.campaign.decide`) becomes text.
 
 Every function here takes the receipt (ids already the stored ones) and the campaign context
 (for tile names and dates) and returns the reply's section; nothing here checks or changes the
@@ -16,7 +16,7 @@ from bot.errors import apology
 from bot.render.common import Context, money, siege_note, troops_text
 from bot.render.notes import shortfall_text
 from bot.text import escape_md, name_code, name_md
-from rules.campaign import apply as r
+from rules.campaign import decide as r
 from rules.campaign.battle import Strength
 from rules.campaign.naming import force_name, force_noun, state_word, travel
 from rules.campaign.paths import format_path

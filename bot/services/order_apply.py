@@ -1,5 +1,5 @@
-"""Orders the rules decide (:data:`rules.campaign.apply.PURE_ORDERS`), end to end: load the
-world the order reads, let :func:`rules.campaign.apply.apply_order` decide, write the difference
+"""Orders the rules decide (:data:`rules.campaign.decide.PURE_ORDERS`), end to end: load the
+world the order reads, let :func:`rules.campaign.decide.apply_order` decide, write the difference
 back, journal it (events, notes to other claims and to the moderators, public posts) and render
 the receipt (:mod:`bot.render.receipts`). The handlers of :mod:`bot.services.orders` call
 :func:`decided`.
@@ -28,7 +28,7 @@ from bot.services.order_world import (
 )
 from bot.services.sieges import end_siege
 from bot.text import escape_md
-from rules.campaign import apply as decide
+from rules.campaign import decide
 from rules.campaign import language as o
 from rules.campaign.catalogue import Catalogue
 from rules.campaign.modifiers import Modifier
@@ -55,7 +55,7 @@ def refused(c: Call, claim: Claim, exc: decide.OrderRefused) -> Rejected:
 
 
 def decided(c: Call, order: object) -> str:
-    """An order of :data:`rules.campaign.apply.PURE_ORDERS`: load the world it needs, let the
+    """An order of :data:`rules.campaign.decide.PURE_ORDERS`: load the world it needs, let the
     rules decide, write the difference back, journal it, render the receipt."""
     claim = c.require_claim()
     before, rows = load_order_world(c.session, c.ctx, decide.READS[type(order)])

@@ -3,11 +3,11 @@
 Every order kind and its handler are listed in :data:`HANDLERS` at the end of this module.
 
 A handler gets a parsed order (syntax already checked by :mod:`rules.campaign.language`). Almost
-every order is decided by the rules (:func:`rules.campaign.apply.apply_order`, on the world as
+every order is decided by the rules (:func:`rules.campaign.decide.apply_order`, on the world as
 values): the handler calls :func:`bot.services.order_apply.decided`, which loads the world the
 order reads, writes back what the rules changed, journals it and renders the receipt
 (:mod:`bot.render.receipts`). A refused order raises :class:`Rejected` and changes nothing.
-``odds`` (decided by :func:`rules.campaign.apply.odds_shown`, whose sides are the battle's)
+``odds`` (decided by :func:`rules.campaign.decide.odds_shown`, whose sides are the battle's)
 and ``help`` answer here. Each order runs in a savepoint, so one bad order in a message
 leaves the good ones applied and itself changes nothing. The caller owns the transaction (and
 records the message id in it).
@@ -40,7 +40,7 @@ from bot.services.world import (
     get_campaign,
 )
 from bot.text import escape_md
-from rules.campaign import apply as decide
+from rules.campaign import decide
 from rules.campaign import language as o
 from rules.campaign.paths import tile_problem
 from rules.campaign.timing import world_time
@@ -232,7 +232,7 @@ def _attack(c: Call, order: o.Attack) -> str:
 
 def _intercept(c: Call, order: o.Intercept) -> str:
     """Within the reaction window of a sighting, a standing army on the watching tile stops the
-    passing force (:func:`rules.campaign.apply.apply_order`)."""
+    passing force (:func:`rules.campaign.decide.apply_order`)."""
     return _decided(c, order)
 
 
@@ -259,7 +259,7 @@ def _status(c: Call, order: o.Status) -> str:
 
 
 def _odds(c: Call, order: o.Odds) -> str:
-    """Decided by the rules (:func:`rules.campaign.apply.odds_shown`: both sides as the battle
+    """Decided by the rules (:func:`rules.campaign.decide.odds_shown`: both sides as the battle
     would count them); the odds change nothing."""
     claim = c.require_claim()
     world, _ = load_order_world(c.session, c.ctx, {decide.Part.ARMIES, decide.Part.CHARACTERS})

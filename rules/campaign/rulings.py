@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from rules.campaign.advance import gone
-from rules.campaign.apply import with_army
+from rules.campaign.decide import with_army
 from rules.campaign.state import CharacterState, SiegeState, World
 from rules.campaign.world import FREE_CHARACTERS, Army, CharacterStatus, SiegeStatus
 

@@ -10,7 +10,10 @@ from fractions import Fraction
 import pytest
 
 from rules.campaign import language as o
-from rules.campaign.apply import (
+from rules.campaign.calendar import tick_time
+from rules.campaign.catalogue import parse_catalogue
+from rules.campaign.config import RulesConfig
+from rules.campaign.decide import (
     NEW_ARMY,
     NEW_SIEGE,
     PURE_ORDERS,
@@ -43,9 +46,6 @@ from rules.campaign.apply import (
     reaction_deadline,
     relation,
 )
-from rules.campaign.calendar import tick_time
-from rules.campaign.catalogue import parse_catalogue
-from rules.campaign.config import RulesConfig
 from rules.campaign.muster import muster_ready_at
 from rules.campaign.siege import siege_months
 from rules.campaign.state import (
