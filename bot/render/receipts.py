@@ -1,5 +1,6 @@
 """Receipts of accepted orders as the markdown players read: the one place a receipt value
-(:mod:`rules.campaign.decide`) becomes text.
+(:mod:`rules.campaign.decide`) becomes text (each receipt kind's function is listed with its
+journal in ``bot.services.order_apply.RECEIPTS``).
 
 Every function here takes the receipt (ids already the stored ones) and the campaign context
 (for tile names and dates) and returns the reply's section; nothing here checks or changes the
@@ -8,9 +9,8 @@ world.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from datetime import datetime
-from typing import Any
 
 from bot.errors import apology
 from bot.render.common import Context, money, siege_note, troops_text
@@ -311,36 +311,6 @@ def odds_shown(ctx: Context, rc: r.OddsShown) -> str:
             f"{float(odds.attacker_losses.cavalry):.0f} cavalry; theirs "
             f"{float(odds.defender_losses.infantry):.0f} infantry, "
             f"{float(odds.defender_losses.cavalry):.0f} cavalry")
-
-
-_RENDER: dict[type, Callable[[Context, Any], str]] = {
-    r.Mustered: mustered,
-    r.Marched: marched,
-    r.RouteFound: route_found,
-    r.Cancelled: cancelled,
-    r.CalledOff: called_off,
-    r.Halted: halted,
-    r.Reacted: reacted,
-    r.RetreatReferred: retreat_referred,
-    r.Spared: spared,
-    r.BattleOrdered: battle_ordered,
-    r.SiegeLifted: siege_lifted,
-    r.Disbanded: disbanded,
-    r.SiegeBegun: siege_begun,
-    r.StatusReport: status_report,
-    r.Ceded: ceded,
-    r.Building: building,
-    r.Bought: bought,
-    r.Blockading: blockading,
-    r.Assigned: assigned,
-    r.OddsShown: odds_shown,
-    r.SiegeReferred: siege_referred,
-}
-
-
-def receipt_text(ctx: Context, receipt: r.Receipt) -> str:
-    """The reply section of an accepted order."""
-    return _RENDER[type(receipt)](ctx, receipt)
 
 
 # --- the reply to a message of orders ----------------------------------------------------------

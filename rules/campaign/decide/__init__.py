@@ -65,8 +65,8 @@ from rules.campaign.decide.movement import (
     replan,
 )
 from rules.campaign.decide.registry import (
-    PURE_ORDERS,
-    READS,
+    ORDER_KINDS,
+    OrderKind,
     Part,
     apply_order,
 )
@@ -79,8 +79,7 @@ from rules.campaign.decide.siege import (
 __all__ = [
     "NEW_ARMY",
     "NEW_SIEGE",
-    "PURE_ORDERS",
-    "READS",
+    "ORDER_KINDS",
     "Assigned",
     "BattleOrder",
     "BattleOrdered",
@@ -96,6 +95,7 @@ __all__ = [
     "Mustered",
     "NoOrderModifiers",
     "OddsShown",
+    "OrderKind",
     "OrderRefused",
     "Part",
     "Reacted",

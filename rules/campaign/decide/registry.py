@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 from types import MappingProxyType
@@ -42,6 +43,7 @@ from rules.campaign.decide.siege import (
     decide_lift,
     decide_siege,
 )
+from rules.campaign.language.lines import PARSERS
 from rules.campaign.state import (
     World,
 )
@@ -50,30 +52,7 @@ from rules.dice import Dice
 # --- the table --------------------------------------------------------------------------
 
 Decide = Callable[[World, Sender, Any, datetime], "tuple[World, Receipt]"]
-
-PURE_ORDERS: Mapping[type, Decide] = MappingProxyType({
-    o.Muster: decide_muster,
-    o.Move: decide_move,
-    o.Route: decide_route,
-    o.Cancel: decide_cancel,
-    o.Stand: decide_stand,
-    o.Retreat: decide_retreat,
-    o.Spare: decide_spare,
-    o.Attack: decide_attack,
-    o.Intercept: decide_intercept,
-    o.Siege: decide_siege,
-    o.Assault: decide_assault,
-    o.Sally: decide_sally,
-    o.Lift: decide_lift,
-    o.Blockade: decide_blockade,
-    o.Build: decide_build,
-    o.Assign: decide_assign,
-    o.Buy: decide_buy,
-    o.Cede: decide_cede,
-    o.Disband: decide_disband,
-    o.Status: decide_status,
-})
-"""The orders decided here, each by its function."""
+"""How an order kind is decided: ``decide(world, sender, order, at) -> (world, receipt)``."""
 
 
 class Part(StrEnum):
@@ -87,33 +66,70 @@ class Part(StrEnum):
     CHARACTERS = "characters"  # every status (an order may name the dead or a captive)
 
 
+@dataclass(frozen=True, slots=True)
+class OrderKind:
+    """One kind of order, end to end in the rules: how it is written (:attr:`form`), how a
+    line is read (:attr:`parse`), what decides it (``decide``, None for the two kinds the
+    services answer themselves: ``odds`` reads the sides through :func:`odds_shown`, ``help``
+    answers with the guide) and which parts of the world it reads besides the claims
+    (``reads``: the services load only those; a part not read is empty in the world the order
+    sees, and the order changes nothing there)."""
+
+    order: type[o.Order]
+    decide: Decide | None
+    reads: frozenset[Part]
+
+    @property
+    def verb(self) -> str:
+        """The order's word."""
+        return self.order.verb
+
+    @property
+    def form(self) -> o.OrderForm:
+        """How the order is written (its word, synonyms, shape, example, summary)."""
+        return o.ORDER_FORMS[self.order.verb]
+
+    @property
+    def parse(self) -> Callable[[str, str], o.Order]:
+        """The line parser of the order: ``parse(rest, line)`` (the text after the order word,
+        the whole line) -> the order value, or :class:`rules.campaign.language.OrderSyntaxError`."""
+        return PARSERS[self.order.verb]
+
+
+def _kind(order: type[o.Order], decide: Decide | None, *reads: Part) -> OrderKind:
+    return OrderKind(order, decide, frozenset(reads))
+
+
 _A, _B, _S, _R, _H = Part.ARMIES, Part.BATTLES, Part.SIEGES, Part.RELATIONS, Part.HOLDERS
 _C = Part.CHARACTERS
-READS: Mapping[type, frozenset[Part]] = MappingProxyType({
-    o.Muster: frozenset(),
-    o.Move: frozenset({_A, _B, _S, _R}),
-    o.Route: frozenset({_A, _R}),
-    o.Cancel: frozenset({_A, _B}),  # an assault may be called off
-    o.Stand: frozenset({_A, _B}),
-    o.Retreat: frozenset({_A, _B, _R}),
-    o.Spare: frozenset({_A, _B}),
-    o.Attack: frozenset({_A, _B, _R}),
-    o.Intercept: frozenset({_A, _B, _R}),
-    o.Siege: frozenset({_A, _S, _R}),
-    o.Assault: frozenset({_A, _B, _R}),
-    o.Sally: frozenset({_A, _S}),
-    o.Lift: frozenset({_A, _B, _S}),
-    o.Blockade: frozenset({_A, _S, _R}),
-    o.Build: frozenset(),
-    o.Assign: frozenset({_A, _C}),
-    o.Buy: frozenset({_A}),
-    o.Cede: frozenset({_A, _H, _R}),
-    o.Disband: frozenset({_A}),
-    o.Status: frozenset({_A}),
-})
-"""What each order of :data:`PURE_ORDERS` reads besides the claims: the services load only
-that (a part not read is empty in the world the order sees, and the order changes nothing
-there)."""
+ORDER_KINDS: Mapping[type, OrderKind] = MappingProxyType({k.order: k for k in (
+    # In the players' guide's order (rules.campaign.language.ORDER_FORMS).
+    _kind(o.Muster, decide_muster),
+    _kind(o.Move, decide_move, _A, _B, _S, _R),
+    _kind(o.Attack, decide_attack, _A, _B, _R),
+    _kind(o.Intercept, decide_intercept, _A, _B, _R),
+    _kind(o.Siege, decide_siege, _A, _S, _R),
+    _kind(o.Assault, decide_assault, _A, _B, _R),
+    _kind(o.Sally, decide_sally, _A, _S),
+    _kind(o.Lift, decide_lift, _A, _B, _S),
+    _kind(o.Retreat, decide_retreat, _A, _B, _R),
+    _kind(o.Stand, decide_stand, _A, _B),
+    _kind(o.Spare, decide_spare, _A, _B),
+    _kind(o.Cancel, decide_cancel, _A, _B),  # an assault may be called off
+    _kind(o.Route, decide_route, _A, _R),
+    _kind(o.Status, decide_status, _A),
+    _kind(o.Odds, None, _A, _C),
+    _kind(o.Build, decide_build),
+    _kind(o.Buy, decide_buy, _A),
+    _kind(o.Assign, decide_assign, _A, _C),
+    _kind(o.Blockade, decide_blockade, _A, _S, _R),
+    _kind(o.Cede, decide_cede, _A, _H, _R),
+    _kind(o.Disband, decide_disband, _A),
+    _kind(o.Help, None),
+)})
+"""Every order kind of the language, once: to add an order, add its value, form and parser to
+:mod:`rules.campaign.language`, its decision to the area's file of this package, its row here,
+and its receipt's row in ``bot.services.order_apply.RECEIPTS``."""
 
 
 def apply_order(world: World, order: object, at: datetime, dice: Dice | None = None, *,
@@ -125,8 +141,9 @@ def apply_order(world: World, order: object, at: datetime, dice: Dice | None = N
     no other signature.
     """
     del dice
-    decide = PURE_ORDERS.get(type(order))
+    kind = ORDER_KINDS.get(type(order))
+    decide = None if kind is None else kind.decide
     if decide is None:
         raise refuse(f"`{type(order).__name__.lower()}` orders are not decided by the rules "
-                      "module yet", "an order of rules.campaign.decide.PURE_ORDERS", "status")
+                      "module yet", "an order of rules.campaign.decide.ORDER_KINDS", "status")
     return decide(world, sender, order, at)

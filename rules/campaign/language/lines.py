@@ -714,7 +714,7 @@ def _parse_help(rest: str, line: str) -> Order:
     return Help(_name(rest, "help topic", "help", line))
 
 
-_PARSERS: dict[str, Callable[[str, str], Order]] = {
+PARSERS: dict[str, Callable[[str, str], Order]] = {
     "muster": _parse_muster,
     "move": _parse_move,
     "attack": _parse_attack,
@@ -867,7 +867,7 @@ def parse_order(line: str) -> Order:
     lead = _LEAD_PUNCT.match(words, m.end())
     rest = words[lead.end() if lead else m.end() :].strip()
     try:
-        return _PARSERS[verb](rest, text)
+        return PARSERS[verb](rest, text)
     except InvalidInput as exc:  # a value the patterns let through but an order refuses
         problem = f"this {verb} order could not be read"
         raise syntax_error(Problem.WRONG_FORM, problem, verb, text) from exc

@@ -16,8 +16,7 @@ from rules.campaign.config import RulesConfig
 from rules.campaign.decide import (
     NEW_ARMY,
     NEW_SIEGE,
-    PURE_ORDERS,
-    READS,
+    ORDER_KINDS,
     Assigned,
     BattleOrder,
     BattleOrdered,
@@ -543,7 +542,9 @@ def test_odds_name_only_armies_the_sender_may_see() -> None:
 
 
 def test_every_order_the_rules_decide_says_what_it_reads() -> None:
-    assert set(READS) == set(PURE_ORDERS)
+    assert all(isinstance(kind.reads, frozenset) for kind in ORDER_KINDS.values())
+    assert {k for k, kind in ORDER_KINDS.items() if kind.decide is not None} == set(
+        ORDER_KINDS) - {o.Odds, o.Help}
 
 
 # --- holidays -------------------------------------------------------------------------------
