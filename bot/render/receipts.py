@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import datetime
 
-from bot.errors import apology
 from bot.render.common import Context, money, siege_note, troops_text
 from bot.render.notes import shortfall_text
 from bot.text import escape_md, name_code, name_md
@@ -332,12 +331,6 @@ def quoted(source: str, limit: int = 120) -> str:
     """An order (or command) line quoted above its receipt or refusal (``limit``: at most so
     many characters of it)."""
     return f"> {escape_md(source, limit)}\n\n"
-
-
-def failed(ref: str) -> str:
-    """The section of an order that failed unexpectedly (``ref``: the moderators' reference);
-    nothing changed."""
-    return apology(ref, "handling this order")
 
 
 def reply(sections: Iterable[str]) -> str:

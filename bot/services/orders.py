@@ -23,6 +23,7 @@ from datetime import datetime
 from sqlalchemy.exc import DBAPIError
 from sqlmodel import Session
 
+from bot.errors import render_error
 from bot.render import receipts
 from bot.services import journal
 from bot.services.help import example_for, help_reply
@@ -56,6 +57,7 @@ class Outcome:
     reply: str
     accepted: int = 0
     rejected: int = 0
+    failed: int = 0  # of the rejected, those that failed on the bot's side (apologised for)
     commands: list[o.CommandCall] = field(default_factory=list)
 
 
@@ -114,22 +116,21 @@ def process_message(session: Session, ctx: CampaignContext, *, author: str, text
                                "status")
             with order_savepoint(session):
                 receipt = answer(call, item.result)
-        except Rejected as exc:
-            sections.append(quote + exc.render())
-            outcome.rejected += 1
-            for summary, data in call.refusals:
-                journal.log_event(session, ctx.campaign_id, call.tick, "refused", summary,
-                                  at=now, claim_id=data.get("claim"), actor=author, data=data)
-        except RulesError as exc:
-            sections.append(quote + _from_rules(exc, item.result).render())
-            outcome.rejected += 1
         except DBAPIError:
             raise  # the database failed, not the order: the whole message is retried
-        except Exception:
-            incident = f"{call.ref}"
-            log.exception("order %s from u/%s failed unexpectedly", incident, author)
-            sections.append(quote + receipts.failed(incident))
+        except Exception as exc:
+            # the rules' refusal is worded for the player here; every error becomes words in
+            # one place (render_error)
+            shown = _from_rules(exc, item.result) if isinstance(exc, RulesError) else exc
+            error = render_error(shown, ref=call.ref, doing="handling this order")
+            sections.append(quote + error.text)
             outcome.rejected += 1
+            if error.failed:
+                outcome.failed += 1
+                log.exception("order %s from u/%s failed unexpectedly", call.ref, author)
+            for summary, data in call.refusals if isinstance(exc, Rejected) else ():
+                journal.log_event(session, ctx.campaign_id, call.tick, "refused", summary,
+                                  at=now, claim_id=data.get("claim"), actor=author, data=data)
         else:
             sections.append(quote + receipt)
             outcome.accepted += 1
