@@ -24,6 +24,7 @@ _LABELS: Mapping[str, str] = {
     "commands": "commands: the !commands",
     "jsonapi": "jsonapi: the JSON engines",
     "services": "services: load, let the rules decide, store, journal",
+    "storage": "storage: the tick's row readers and writers",
     "base": "base: db, config, render, errors, text, clock, maps",
     "rules.decide": "rules.decide: what an order decides; rulings",
     "rules": "rules: the rule areas, the world, the tick",

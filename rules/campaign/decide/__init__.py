@@ -5,7 +5,7 @@ order does to the world: it checks the order (ownership, troops, the army's stat
 is in, the holdfast it names) and either raises :class:`OrderRefused` (nothing changes) or
 returns the world after the order and a receipt value saying what was accepted (the new army,
 the tick a battle is fought, the war it declared, the siege it lifted). The world is the
-tick's :class:`rules.campaign.state.World`; the campaign's rules and map come with the
+tick's :class:`rules.campaign.world.World`; the campaign's rules and map come with the
 :class:`Sender`. Nothing here reads a clock, a database or a die that is not given; the
 services load the world, call :func:`apply_order`, write the difference back, journal it, and
 render the receipt (``bot.render.receipts``).

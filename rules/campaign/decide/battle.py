@@ -47,19 +47,17 @@ from rules.campaign.paths import (
     cheapest_route,
     check_path,
 )
-from rules.campaign.state import (
-    BattleState,
-    World,
-    fighting_side,
-)
 from rules.campaign.world import (
     FIGHTING_STATES,
     Army,
     ArmyKind,
     ArmyState,
     BattleKind,
+    BattleState,
     BattleStatus,
     Reaction,
+    World,
+    fighting_side,
 )
 from rules.text import name_md
 
@@ -361,7 +359,7 @@ def odds_shown(world: World, sender: Sender, order: o.Odds, at: datetime, *,
     attacking the other (:func:`odds_pair`) if the attack were ordered now, as the tick would
     fight it. Begun now, fought when the reaction window closes (the tick and the deadline an
     ``attack`` order gives its battle), each side built by
-    :func:`rules.campaign.state.fighting_side` as the tick's battle builds it; the other
+    :func:`rules.campaign.world.fighting_side` as the tick's battle builds it; the other
     claim's hidden modifiers are left out unless a moderator asks."""
     mine, other = odds_pair(world, sender, order, moderator=moderator)
     fought, began = reaction_deadline(at, sender.rules), tick_of(at, sender)

@@ -20,14 +20,12 @@ from rules.campaign.decide.common import (
     require_claim,
     with_army,
 )
-from rules.campaign.state import (
-    CharacterState,
-    World,
-)
 from rules.campaign.world import (
     FREE_CHARACTERS,
     ArmyKind,
+    CharacterState,
     CharacterStatus,
+    World,
 )
 from rules.text import name_md
 

@@ -22,25 +22,23 @@ from rules.campaign.paths import (
     cheapest_route,
     path_problem,
 )
-from rules.campaign.state import (
-    BattleState,
-    CharacterState,
-    ClaimState,
-    Modifiers,
-    NoModifiers,
-    SiegeState,
-    World,
-    war_key,
-)
 from rules.campaign.warnings import Shortfall
 from rules.campaign.world import (
     Army,
     ArmyKind,
     ArmyState,
+    BattleState,
     BattleStatus,
+    CharacterState,
+    ClaimState,
+    Modifiers,
+    NoModifiers,
     Reaction,
     RelationStatus,
+    SiegeState,
     SiegeStatus,
+    World,
+    war_key,
 )
 from rules.campaign.worldmap import WorldMap
 from rules.errors import RulesError

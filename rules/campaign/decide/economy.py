@@ -35,16 +35,14 @@ from rules.campaign.decide.common import (
 )
 from rules.campaign.muster import check_muster, muster_ready_at
 from rules.campaign.resources import tile_holder
-from rules.campaign.state import (
-    ClaimState,
-    HolderState,
-    World,
-)
 from rules.campaign.upkeep import monthly_upkeep
 from rules.campaign.world import (
     Army,
     ArmyKind,
     ArmyState,
+    ClaimState,
+    HolderState,
+    World,
 )
 from rules.text import name_md
 
@@ -140,7 +138,7 @@ def decide_cede(world: World, sender: Sender, order: o.Cede, at: datetime
         raise OrderRefused("there is no other claim called {}", Said(order.claim, 60),
                            expected="another claim's name", example="status")
     record = world.holders.get(tile.id)
-    # As the tick counts it (rules.campaign.advance.advance_holders).
+    # As the tick counts it (rules.campaign.tick.advance_holders).
     holder = tile_holder((a for a in world.armies.values() if a.tile == tile.id), sender.rules,
                          recorded=record.claim_id if record is not None else None,
                          ceded_to=record.ceded_to if record is not None else None,

@@ -52,14 +52,12 @@ from rules.campaign.paths import (
     format_path,
     observers_along,
 )
-from rules.campaign.state import (
-    World,
-)
 from rules.campaign.world import (
     Army,
     ArmyKind,
     ArmyState,
     Reaction,
+    World,
 )
 from rules.campaign.worldmap import WorldMap
 from rules.text import escape_md, name_code, name_md

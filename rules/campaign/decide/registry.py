@@ -44,7 +44,7 @@ from rules.campaign.decide.siege import (
     decide_siege,
 )
 from rules.campaign.language.lines import PARSERS
-from rules.campaign.state import (
+from rules.campaign.world import (
     World,
 )
 from rules.dice import Dice

@@ -30,15 +30,13 @@ from rules.campaign.decide.common import (
 from rules.campaign.modifiers import Modifier
 from rules.campaign.naming import state_word
 from rules.campaign.siege import SiegeLength, SpecialHoldfast, check_siege_start, siege_months
-from rules.campaign.state import (
-    SiegeState,
-    World,
-)
 from rules.campaign.world import (
     FIGHTING_STATES,
     ArmyKind,
     ArmyState,
     RelationStatus,
+    SiegeState,
+    World,
 )
 from rules.campaign.worldmap import WorldMap
 from rules.text import name_md
