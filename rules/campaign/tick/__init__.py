@@ -10,10 +10,11 @@ The phases of a tick, in order, one file per rule area: :mod:`.economy` (monthly
 tile holders), :mod:`.movement` (musters, marches, detection, encounters), :mod:`.battle`
 (battles and meetings), :mod:`.siege` (siege months, falls); the events are in :mod:`.events`:
 
-1. the monthly jobs of every in-game month boundary the tick passes, claim by claim:
-   :func:`advance_improvements` (improvements finished, troops at home in line with the
-   capacity effects), then :func:`advance_upkeep` (pay the month's upkeep or scatter) and
-   :func:`advance_regeneration` (the slain coming back);
+1. the monthly jobs of every in-game month the tick begins (:func:`months_due`,
+   :func:`advance_month`), claim by claim: :func:`advance_improvements` (improvements
+   finished, troops at home in line with the capacity effects), then :func:`advance_upkeep`
+   (pay the month's upkeep or scatter) and :func:`advance_regeneration` (the slain coming
+   back);
 2. :func:`advance_musters`: musters that are ready;
 3. :func:`advance_movement`: marches and retreats step on; every tile entered is watched by the
    holdfasts and resource tiles near it (detection rolls) and an army entering a tile held by
@@ -33,9 +34,11 @@ tile holders), :mod:`.movement` (musters, marches, detection, encounters), :mod:
 7. :func:`advance_holders`: who receives each occupied resource tile's benefit now.
 
 :func:`advance_moves` runs 2 and 3 together (they share the observers of the tick);
-:func:`advance` runs 2 to 7 in order (the monthly jobs run before it, claim by claim: a
-claim's gold income and troop capacity come from modifiers the services look up between the
-claims).
+:func:`advance_phases` runs 2 to 7 in order; :func:`advance` is the whole tick, 1 to 7, with no
+callback: the modifiers in force come from the world and the tick's catalogue as each phase (or
+each claim's month) begins (:func:`in_force`), the battles the tick begins are numbered from
+the world's next free battle number, and the services write the difference and report the
+events afterwards.
 """
 
 from __future__ import annotations
