@@ -193,8 +193,6 @@ def test_kill_9_inside_a_tick_that_begins_battles_rolls_the_dice_the_preview_sho
     scenario's battles (after their rows are written), then run to the end: the posts and
     events are the preview's, and the world equals an uninterrupted run's, byte for byte
     (SQLite and PostgreSQL)."""
-    if not db_url.startswith("sqlite"):
-        pytest.xfail("PostgreSQL: fixed by ids from the rules (issue 25) or a fallback")
     from bot.services.preview import preview
     from tests.fixtures.db import fresh_schema, pg_base_url
 
