@@ -115,12 +115,12 @@ class BotRunner:
         """A hand-damaged value stops the ticks: one log line each wake-up (no traceback)
         and one note to the moderators per due tick, saying which row and how to fix it."""
         log.error("not applying ticks: %s", exc)
-        due = self.ctx.tick_of(self.clock.now())
+        now = self.clock.now()
+        due = self.ctx.tick_of(now)
         with transaction(self.engine) as session:
             journal.queue(session, self.ctx.campaign_id, f"damaged-value:{due}", "mod",
                           title="maester stopped: a damaged value in the database",
-                          body=f"**No tick was applied:** {exc}.", at=self.clock.now(),
-                          tick=due)
+                          body=f"**No tick was applied:** {exc}.", at=now, tick=due)
 
     def within_catch_up_bound(self) -> bool:
         """False (and the moderators told, once per jump) when the due ticks span more days

@@ -351,3 +351,27 @@ def test_a_harness_made_after_a_tick_boundary_gets_a_campaign_of_its_own_tick(
                 assert campaign is not None and campaign.last_tick == ctx.tick_of(now)
         finally:
             engine.dispose()
+
+
+def test_a_damaged_gold_stops_the_ticks_with_one_line_and_one_note_per_tick(
+        bot: Harness, caplog: pytest.LogCaptureFixture) -> None:
+    """Issue 24: a NaN gold written into the database by hand made every wake-up log a
+    traceback. The runner logs one line naming the claim (no traceback), applies nothing, and
+    queues one note to the moderators per due tick, however many wake-ups see it."""
+    from sqlalchemy import text
+
+    with bot.engine.begin() as connection:
+        connection.execute(text("UPDATE claim SET gold = :gold WHERE name = 'House Stark'"),
+                           {"gold": "NaN"})
+    runner = BotRunner(bot.settings, bot.engine, bot.ctx, bot.gateway, clock=bot.clock)
+    bot.clock.advance(timedelta(hours=7))
+    with caplog.at_level(logging.ERROR, logger="maester.runner"):
+        assert runner.wake("heartbeat") == 0
+        assert runner.wake("heartbeat") == 0
+    lines = [r for r in caplog.records if "not applying ticks" in r.getMessage()]
+    assert len(lines) == 2 and all(r.exc_info is None for r in lines)
+    assert "House Stark" in lines[0].getMessage() and "maester adjust" in lines[0].getMessage()
+    notes = [o for o in bot.outbox() if o.key.startswith("damaged-value:")]
+    assert len(notes) == 1 and notes[0].kind == "mod" and "House Stark" in notes[0].body
+    with transaction(bot.engine) as session:
+        assert session.exec(select(TickRun)).all() == []
