@@ -608,7 +608,7 @@ def fighting_side(world: World, army: Army, role: Winner, *, map: WorldMap, tick
     them (one killed earlier in the tick lends no skill).
 
     The tick's battles (:mod:`rules.campaign.tick`) and the ``odds`` order
-    (:func:`rules.campaign.apply.odds_shown`) both build their sides here, through
+    (:func:`rules.campaign.decide.odds_shown`) both build their sides here, through
     :func:`rules.campaign.world.army_side`: the odds shown are the odds fought.
     ``secrets_of``: the claim asking for odds; another claim's hidden modifiers are then left
     out, so odds never reveal them.
