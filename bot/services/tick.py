@@ -769,3 +769,13 @@ class _BookModifiers:
         claim = self.state.claims.get(claim_id)
         return () if claim is None else self.state.book().holdfast(claim,
                                                                    characters=characters)
+
+
+def advancer(engine: Engine, ctx: CampaignContext) -> Callable[[datetime], int]:
+    """The game clock as the intake takes it: ``advance_to(moment)`` applies every tick due
+    at ``moment`` and returns how many it applied (:func:`catch_up`, no progress)."""
+
+    def advance_to(moment: datetime) -> int:
+        return len(catch_up(engine, ctx, moment))
+
+    return advance_to
