@@ -265,11 +265,21 @@ class BotRunner:
         return scheduler
 
     def start(self) -> None:
-        """Start-up wake-up, a first poll and delivery, then the scheduler."""
+        """:meth:`start_up`, then the scheduler."""
         if is_sqlite(self.engine) and self._keeper is None:
             # With no pool, closing a file's last connection checkpoints and deletes its WAL
             # (an fsync per transaction); one idle connection kept open avoids that.
             self._keeper = self.engine.connect()
+        self.start_up()
+        self.scheduler = self.build_scheduler()
+        self.scheduler.start()
+        log.info("maester is running campaign %d on r/%s (poll every %d s, publish every %d s)",
+                 self.ctx.campaign_id, self.settings.campaign.subreddit,
+                 self.settings.bot.poll_seconds, self.settings.bot.publish_seconds)
+
+    def start_up(self) -> None:
+        """What a starting process does once: forget a dead predecessor's outbox claims, read
+        the modmail of the downtime (which catches the world up order by order), deliver."""
         released = release_claims(self.engine, self.ctx)
         if released:
             log.info("forgot %d outbox claims left by a previous process", released)
@@ -278,11 +288,6 @@ class BotRunner:
         if self.poll() is None:
             self.wake("start-up")
         self.publish()
-        self.scheduler = self.build_scheduler()
-        self.scheduler.start()
-        log.info("maester is running campaign %d on r/%s (poll every %d s, publish every %d s)",
-                 self.ctx.campaign_id, self.settings.campaign.subreddit,
-                 self.settings.bot.poll_seconds, self.settings.bot.publish_seconds)
 
     def stop(self) -> None:
         """Stop the scheduler (running jobs finish) and give up the lease."""

@@ -24,8 +24,8 @@ from dataclasses import dataclass
 
 from bot.reddit.gateway import Thing
 
-__all__ = ["FORWARD_MARKER", "NOT_THE_ORDERS_RULE", "OrdersRule", "first_line_permalink", "named_author",
-           "refusal"]
+__all__ = ["FORWARD_MARKER", "NOT_THE_ORDERS_RULE", "OrdersRule", "first_line_permalink",
+           "named_author", "refusal"]
 
 NOT_THE_ORDERS_RULE = ("it did not come from the campaign's orders rule (an AutoModerator "
                        "notice, not a forward of orders)")

@@ -308,6 +308,8 @@ class _Conversation:
     #: conversation held when they read it; a later message by someone else is unread.
     read_upto: dict[str, int] = field(default_factory=dict)
     marked_unread: set[str] = field(default_factory=set)
+    #: Left out of listings for now (Reddit's listings lag behind its writes at times).
+    unlisted: bool = False
 
 
 @dataclass(slots=True)
@@ -1001,6 +1003,12 @@ class SandboxWorld:
             )
             conversation.kind = kind
             return conversation.id, message.id
+
+    def delay_listing(self, conversation_id: str, *, delayed: bool = True) -> None:
+        """Leave a conversation out of every modmail listing until ``delayed=False`` (it can
+        still be fetched by id): a listing that shows a change late."""
+        with self._lock:
+            self._conversation(conversation_id).unlisted = delayed
 
     def moderator_writes(
         self, conversation_id: str, moderator: str, body: str, *, internal: bool = False
@@ -2116,7 +2124,7 @@ class SandboxWorld:
                 key=lambda c: (key(c), c.id),
                 reverse=True,
             )
-            chosen = [c for c in ordered if folder(c)]
+            chosen = [c for c in ordered if folder(c) and not c.unlisted]
             after = params.get("after")
             if after:
                 anchor = self._conversations.get(after)
