@@ -778,8 +778,8 @@ def _answer(session: Session, ctx: CampaignContext, inbound: Inbound, message_id
                 f"orders: {escape_md(inbound.note, 200)}. Only the campaign's orders rule "
                 "(docs/automoderator.yaml) forwards orders; nothing was carried out.")
     if inbound.outcome is Outcome.LEFT:
-        log.info("left message %s from u/%s unread for the moderators: %s", message_id,
-                 inbound.author, inbound.note)
+        log.info("left message %s (conversation %s) from u/%s unread for the moderators: %s",
+                 message_id, inbound.reply_target, inbound.author, inbound.note)
         return ""
     if inbound.outcome in (Outcome.IGNORED, Outcome.SEEN, Outcome.DUPLICATE):
         return ""

@@ -26,7 +26,7 @@ from bot.db.models import Campaign, InboxMessage, Outbox
 from bot.reddit.gateway import praw_gateway
 from bot.reddit.ratelimit import RequestBudget
 from bot.runner import BotRunner
-from bot.sandbox import SUBREDDIT, RedditSandbox, populate_default_world
+from bot.sandbox import SUBREDDIT, Fault, RedditSandbox, populate_default_world
 from tests.bot.reddit.conftest import TIMEOUT, Harness, make_harness
 from tests.fixtures.db import sqlite_url
 
@@ -66,12 +66,13 @@ class World:
         self.posts.clear()
 
 
-def _world(tmp_path: Path, tmp_factory: pytest.TempPathFactory) -> Iterator[World]:
+def _world(tmp_path: Path, tmp_factory: pytest.TempPathFactory,
+           tick_wait_minutes: int = 24 * 60) -> Iterator[World]:
     clock = ManualClock(START)
     with RedditSandbox(clock=clock.now) as sandbox:
         populate_default_world(sandbox)
         bot = make_harness(sandbox, sqlite_url(tmp_path / "fair.db"), tmp_factory,
-                           clock=clock, tick_wait_minutes=24 * 60)
+                           clock=clock, tick_wait_minutes=tick_wait_minutes)
         sandbox.add_moderator(SUBREDDIT, PLAYER_MODERATOR)
         runner = BotRunner(bot.settings, bot.engine, bot.ctx, bot.gateway, clock=clock)
         with bot.engine.connect():
@@ -186,3 +187,46 @@ def test_a_forward_is_timed_by_its_post(tmp_path: Path,
         report = world.runner.poll()
         assert report is not None and report.forwards == 1 and report.ticks_applied == 1
         _check(world)
+
+
+def test_start_up_reads_the_downtimes_orders_before_catching_up(
+        tmp_path: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """#24 (b): orders sent while the bot was down, before two ticks that fell in the
+    downtime, count before them: the start-up round reads them first."""
+    for world in _world(tmp_path, tmp_path_factory):
+        bot = world.bot
+        world.runner.poll()
+        bot.clock.advance(timedelta(minutes=5))
+        _send(world, "filtered", "ned_stark")
+        bot.clock.advance(timedelta(seconds=1))
+        _send(world, "new", "tywin_lannister")
+        bot.clock.advance(timedelta(hours=7))  # down across the 06:00 and 12:00 ticks
+        world.restart()
+        _check(world)
+        with transaction(bot.engine) as session:
+            assert session.exec(select(Campaign)).one().last_tick == bot.ctx.tick_of(START) + 2
+
+
+def test_a_due_tick_waits_for_unreadable_modmail_at_most_tick_wait_minutes(
+        tmp_path: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """#24 (c): while Reddit cannot be read the heartbeat does not apply a due tick past the
+    last complete round; after ``tick_wait_minutes`` the game goes on (a late order then
+    says so)."""
+    for world in _world(tmp_path, tmp_path_factory, tick_wait_minutes=30):
+        bot = world.bot
+        world.runner.poll()
+        first = bot.ctx.tick_of(START)
+        bot.sandbox.add_fault(Fault.server_error(503),
+                              path="/api/mod/conversations/unread/count", times=None)
+        tick_at = bot.ctx.tick_at(first + 1)
+        bot.clock.set(tick_at + timedelta(minutes=5))
+        world.runner.heartbeat()
+        report = world.runner.poll()
+        assert report is not None and report.errors  # the round failed, and said so
+        world.runner.wake("tick")
+        with transaction(bot.engine) as session:
+            assert session.exec(select(Campaign)).one().last_tick == first
+        bot.clock.set(tick_at + timedelta(minutes=30))
+        world.runner.heartbeat()  # 30 minutes past the tick: the game goes on
+        with transaction(bot.engine) as session:
+            assert session.exec(select(Campaign)).one().last_tick == first + 1
