@@ -1,32 +1,42 @@
-"""Exactly-once intake: every player message in modmail (and every comment mentioning the
-bot) is handled once, even across crashes, restarts, downtime and reopened conversations.
+"""Exactly-once, fairly timed intake: every campaign message in modmail (and every comment
+mentioning the bot) is handled once, even across crashes, restarts, downtime and reopened
+conversations, and each order counts from the moment it was sent.
 
 How (``docs/setup.md`` explains why the modmail stream cannot do this):
 
-1. List the subreddit's modmail sorted by most recent update, folder by folder (``all``, the
-   harassment filter's ``filtered``, AutoModerator's ``notifications``, the moderators'
-   ``mod`` discussions, and ``archived``), paging back only as far as the newest update seen
-   by the last complete round (a per-folder watermark).
+1. Ask Reddit for the unread counts and choose the folders to list (:mod:`bot.reddit.quiet`:
+   all of them when a tick is due or every ``full_poll_minutes``, else those whose count
+   changed). List each folder sorted by most recent update (``all``, the harassment filter's
+   ``filtered``, AutoModerator's ``notifications``, the moderators' ``mod`` discussions,
+   ``archived``, ``appeals``, ``join_requests``), paging back to the newest update the last
+   complete round saw, less :data:`LISTING_LAG` (a per-folder watermark); then the mentions.
 2. Skip each conversation whose ``lastUpdated`` equals its stored cursor; fetch the others
-   (unless the listing already holds every message, as it does for a new conversation).
-3. For every message the bot should read and has not recorded: decide who really wrote it
-   (AutoModerator forwards are checked, see :func:`decide`), then in ONE transaction record
-   its id in :class:`~bot.db.models.InboxMessage` (unique per campaign), run the orders, and
-   queue the reply in the outbox under ``reply:<message id>``. A crash before the commit
-   leaves nothing; after it, the id is recorded and the message is never handled again. A
-   forwarded post is recorded under its own fullname too, so the same post forwarded twice
-   is handled once.
-4. The conversation's ``lastUpdated`` becomes its cursor in the transaction of its last new
-   message; after a whole folder, the folder's watermark moves. After the bot's own reply
-   the deliverer moves the cursor past it (see :func:`note_reply`), so answering costs no
-   extra fetch.
+   (unless the listing already holds every message) and decide every new message
+   (:func:`decide`; AutoModerator forwards are checked in :mod:`bot.reddit.forwards`).
+3. Handle the round's new messages in the order they were sent (a forward by its post's or
+   comment's own time): for each, ``advance_to(its send time)`` applies the ticks due before
+   it, then in ONE transaction its id is recorded in :class:`~bot.db.models.InboxMessage`
+   (unique per campaign), the orders run and the reply is queued in the outbox under
+   ``reply:<message id>``. A crash before the commit leaves nothing; after it, the id is
+   recorded and the message is never handled again. A forwarded post is recorded under its
+   own fullname too, so the same post forwarded twice is handled once.
+4. A conversation's ``lastUpdated`` becomes its cursor in the transaction of its last new
+   message; after a whole folder, the folder's watermark moves. The campaign's conversations
+   are marked read. After a complete round the world advances to :func:`horizon` (the round's
+   start): nothing catches the world up past a message the intake has not read, except after
+   ``[bot] tick_wait_minutes`` of Reddit being unreadable. After the bot's own reply the
+   deliverer moves the cursor past it (see :func:`note_reply`), so answering costs no extra
+   fetch.
 
 Which messages the bot reads: in a conversation with a participant, the participant's own
 messages (so a moderator's reply to the player is not taken for orders); in AutoModerator's
 conversations, AutoModerator's forwards; in a Mod Discussion (an internal conversation, which
 is what Reddit makes of a moderator's message to their own subreddit) that a configured
-moderator started, the configured moderators' messages, answered with an internal reply.
-Never internal notes elsewhere, never the bot's own messages.
+moderator started, the configured moderators' messages, and in one a campaign player who
+moderates the subreddit started (or the bot started, their dispatches), that player's, both
+answered with an internal reply. Never internal notes elsewhere, never the bot's own
+messages. Mail from anyone who is neither a campaign player nor a campaign moderator is left
+as it came (no reply, not marked read, not archived) and logged.
 """
 
 from __future__ import annotations
