@@ -25,17 +25,28 @@ from dataclasses import dataclass
 from bot.reddit.gateway import Thing
 
 __all__ = ["FORWARD_MARKER", "NOT_THE_ORDERS_RULE", "OrdersRule", "first_line_permalink",
-           "named_author", "refusal"]
+           "first_permalink", "is_permalink", "named_author", "parse_permalink", "refusal"]
 
 NOT_THE_ORDERS_RULE = ("it did not come from the campaign's orders rule (an AutoModerator "
                        "notice, not a forward of orders)")
 #: The line the shipped template adds to every forward (docs/automoderator.yaml).
 FORWARD_MARKER = "Forwarded to maester as orders."
 
+#: A permalink alone (bare or between angle brackets).
 _PERMALINK = re.compile(
+    r"^<?(?:https?://[^/\s]+)?/r/(?P<sub>[A-Za-z0-9_]+)/comments/(?P<post>[0-9a-z]+)"
+    r"(?:/[^/\s?#]*)?(?:/(?P<comment>[0-9a-z]+))?/?(?:[?#]\S*)?>?$"
+)
+#: A permalink alone on a line: bare, ``<link>`` or ``[text](link)``.
+_LINE_PERMALINK = re.compile(
     r"^[<\[]?(?:[^\]]*\]\()?(?:https?://[^/\s]+)?/r/(?P<sub>[A-Za-z0-9_]+)/comments/"
     r"(?P<post>[0-9a-z]+)(?:/[^/\s?#)>]*)?(?:/(?P<comment>[0-9a-z]+))?/?(?:[?#][^\s)>]*)?"
     r"[>)]?$")
+#: A permalink anywhere in a text (in a markdown link, between angle brackets, on any line).
+_ANY_PERMALINK = re.compile(
+    r"(?<![A-Za-z0-9_/])(?:https?://[^/\s()<>\[\]]+)?/r/(?P<sub>[A-Za-z0-9_]+)/comments/"
+    r"(?P<post>[0-9a-z]+)(?:/[^/\s?#()<>\[\]]*)?(?:/(?P<comment>[0-9a-z]+))?"
+)
 _NAMED = re.compile(r"(?<![A-Za-z0-9_/])/?u/(?P<name>[A-Za-z0-9_-]{3,20})", re.IGNORECASE)
 
 
@@ -64,18 +75,40 @@ class OrdersRule:
             self.title_tag.strip().lower())
 
 
-def first_line_permalink(body: str, subreddit: str) -> str | None:
-    """The fullname the permalink on the message's first non-empty line points at (a bare
-    link, ``<link>`` or ``[text](link)``), if it points into ``subreddit``; else None."""
-    lines = [line.strip() for line in body.strip().splitlines() if line.strip()]
-    if not lines:
-        return None
-    found = _PERMALINK.match(lines[0])
+def _fullname(found: re.Match[str] | None, subreddit: str) -> str | None:
+    """The ``t1_``/``t3_`` fullname a permalink match names, if it is into ``subreddit``."""
     if found is None or found.group("sub").lower() != subreddit.lower():
         return None
     if found.group("comment"):
         return f"t1_{found.group('comment')}"
     return f"t3_{found.group('post')}"
+
+
+def is_permalink(text: str) -> bool:
+    """Whether ``text`` is a permalink into any subreddit, alone."""
+    return _PERMALINK.match(text.strip()) is not None
+
+
+def parse_permalink(url: str, subreddit: str) -> str | None:
+    """The fullname (``t3_``/``t1_``) a permalink into ``subreddit`` points at, else None."""
+    return _fullname(_PERMALINK.match(url.strip()), subreddit)
+
+
+def first_permalink(text: str, subreddit: str) -> str | None:
+    """The fullname the first permalink into ``subreddit`` anywhere in ``text`` points at
+    (permalinks into other subreddits are skipped); used only to say what is wrong with a
+    forward whose first line is not its permalink."""
+    for found in _ANY_PERMALINK.finditer(text):
+        if (name := _fullname(found, subreddit)) is not None:
+            return name
+    return None
+
+
+def first_line_permalink(body: str, subreddit: str) -> str | None:
+    """The fullname the permalink on the message's first non-empty line points at (a bare
+    link, ``<link>`` or ``[text](link)``), if it points into ``subreddit``; else None."""
+    lines = [line.strip() for line in body.strip().splitlines() if line.strip()]
+    return _fullname(_LINE_PERMALINK.match(lines[0]), subreddit) if lines else None
 
 
 def named_author(subject: str, body: str) -> str | None:

@@ -62,6 +62,9 @@ from bot.reddit.forwards import (
     NOT_THE_ORDERS_RULE,
     OrdersRule,
     first_line_permalink,
+    first_permalink,
+    is_permalink,
+    parse_permalink,
     refusal,
 )
 from bot.reddit.gateway import (
@@ -104,15 +107,6 @@ LISTING_LAG = timedelta(hours=1)
 MAX_CONVERSATIONS_PER_FOLDER = 1000
 WATERMARK_PREFIX = "folder:"
 
-_PERMALINK = re.compile(
-    r"^<?(?:https?://[^/\s]+)?/r/(?P<sub>[A-Za-z0-9_]+)/comments/(?P<post>[0-9a-z]+)"
-    r"(?:/[^/\s?#]*)?(?:/(?P<comment>[0-9a-z]+))?/?(?:[?#]\S*)?>?$"
-)
-#: A permalink anywhere in a text (in a markdown link, between angle brackets, on any line).
-_ANY_PERMALINK = re.compile(
-    r"(?<![A-Za-z0-9_/])(?:https?://[^/\s()<>\[\]]+)?/r/(?P<sub>[A-Za-z0-9_]+)/comments/"
-    r"(?P<post>[0-9a-z]+)(?:/[^/\s?#()<>\[\]]*)?(?:/(?P<comment>[0-9a-z]+))?"
-)
 _AUTHOR_LINE = re.compile(r"^\s*\**author\**\s*:\s*\**\s*/?u/(?P<name>[A-Za-z0-9_-]+)",
                           re.IGNORECASE | re.MULTILINE)
 
@@ -168,32 +162,6 @@ class Inbound:
     sent_at: datetime | None = None  # a forward's: when its post or comment was written
 
 
-def parse_permalink(url: str, subreddit: str) -> str | None:
-    """The fullname (``t3_``/``t1_``) a permalink into ``subreddit`` points at, else None."""
-    found = _PERMALINK.match(url.strip())
-    if found is None or found.group("sub").lower() != subreddit.lower():
-        return None
-    if found.group("comment"):
-        return f"t1_{found.group('comment')}"
-    return f"t3_{found.group('post')}"
-
-
-def first_permalink(text: str, subreddit: str) -> str | None:
-    """The fullname the first permalink into ``subreddit`` anywhere in ``text`` points at.
-
-    AutoModerator sends a template that uses ``{{permalink}}`` as written, so the permalink
-    may stand on any line, inside a markdown link or after other permalinks (into other
-    subreddits, which are skipped).
-    """
-    for found in _ANY_PERMALINK.finditer(text):
-        if found.group("sub").lower() != subreddit.lower():
-            continue
-        if found.group("comment"):
-            return f"t1_{found.group('comment')}"
-        return f"t3_{found.group('post')}"
-    return None
-
-
 def claims_to_be_forward(conversation: Conversation, message: ModmailMessage) -> bool:
     """Whether a message not written by AutoModerator presents itself as a forward.
 
@@ -203,7 +171,7 @@ def claims_to_be_forward(conversation: Conversation, message: ModmailMessage) ->
     if conversation.subject.strip().lower().startswith(AUTOMOD_SUBJECT.lower()):
         return True
     first = message.body.strip().split("\n", 1)[0].strip()
-    return bool(_PERMALINK.match(first)) and bool(_AUTHOR_LINE.search(message.body))
+    return is_permalink(first) and bool(_AUTHOR_LINE.search(message.body))
 
 
 @dataclass(frozen=True, slots=True)
