@@ -27,6 +27,7 @@ from bot.reddit.gateway import praw_gateway
 from bot.reddit.ratelimit import RequestBudget
 from bot.runner import BotRunner
 from bot.sandbox import SUBREDDIT, Fault, RedditSandbox, populate_default_world
+from bot.services.tick import advancer
 from tests.bot.reddit.conftest import TIMEOUT, Harness, make_harness
 from tests.fixtures.db import sqlite_url
 
@@ -230,3 +231,24 @@ def test_a_due_tick_waits_for_unreadable_modmail_at_most_tick_wait_minutes(
         world.runner.heartbeat()  # 30 minutes past the tick: the game goes on
         with transaction(bot.engine) as session:
             assert session.exec(select(Campaign)).one().last_tick == first + 1
+
+
+def test_a_forward_read_after_a_later_tick_gets_the_late_note(
+        tmp_path: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """#24 (e): a forwarded orders post that could only be read after its tick was applied
+    (here the moderators applied it by hand) is answered with the late note, like any
+    order."""
+    for world in _world(tmp_path, tmp_path_factory):
+        bot = world.bot
+        tick_at = bot.ctx.tick_at(bot.ctx.tick_of(START) + 1)
+        bot.clock.set(tick_at - timedelta(seconds=10))
+        _send(world, "post", "ned_stark")
+        bot.clock.set(tick_at + timedelta(seconds=20))
+        assert advancer(bot.engine, bot.ctx)(bot.clock.now()) == 1  # `maester tick`
+        world.automoderator()
+        report = world.runner.poll()
+        assert report is not None and report.forwards == 1
+        with transaction(bot.engine) as session:
+            (reply,) = session.exec(select(Outbox).where(
+                col(Outbox.key).startswith("reply:"))).all()
+        assert reply.body.startswith("*You sent this at") and LATE in reply.body
