@@ -371,6 +371,8 @@ def poll_once(engine: Engine, ctx: CampaignContext, gateway: RedditGateway, cloc
                                        mark_seen) for folder in plan.folders])
         mentions = _list_mentions(engine, ctx, gateway, who, found, report, mark_seen)
         _handle_in_send_order(engine, ctx, clock, found, report, advance_to)
+        for mark_key, newest in found.marks.items():
+            store_cursor(engine, ctx, mark_key, newest)
         if mentions:
             gateway.mark_read(mentions)
         read = sorted(found.owned - found.failed)
@@ -436,6 +438,7 @@ class _Found:
     owned: set[str] = field(default_factory=set)
     failed: set[str] = field(default_factory=set)
     cursors: dict[str, str] = field(default_factory=dict)
+    marks: dict[str, str] = field(default_factory=dict)  # folder watermarks to store
 
     def add(self, item: _Item) -> None:
         item.seq = len(self.items)
@@ -571,7 +574,7 @@ def _list_folder(engine: Engine, ctx: CampaignContext, gateway: RedditGateway, f
             log.warning("modmail conversation %s not read this round: %s", conversation.id,
                         exc)
     if complete and newest:
-        store_cursor(engine, ctx, mark_key, newest)
+        found.marks[mark_key] = newest  # stored once the round's messages are handled
     return complete
 
 
