@@ -220,6 +220,9 @@ class BotRunner:
             except LeaseLost as exc:
                 self.lease_lost(exc)
                 return None
+            except DamagedValue as exc:  # the round's catch-up met a hand-damaged value
+                self.damaged(exc)
+                return None
             except Exception:
                 log.exception("intake round failed; the next round retries")
                 return None

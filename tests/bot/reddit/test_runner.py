@@ -358,3 +358,19 @@ def test_a_harness_made_after_a_tick_boundary_gets_a_campaign_of_its_own_tick(
                 assert campaign is not None and campaign.last_tick == ctx.tick_of(now)
         finally:
             engine.dispose()
+
+
+def test_a_damaged_value_met_by_an_intake_round_is_one_note_not_a_traceback(
+        bot: Harness, caplog: pytest.LogCaptureFixture) -> None:
+    """The intake round catches the world up (advance_to); a hand-written NaN gold met there
+    stops the ticks as the wake-ups do: one log line and one note to the moderators."""
+    with bot.engine.begin() as connection:
+        connection.exec_driver_sql("UPDATE claim SET gold = 'NaN' WHERE name = 'House Stark'")
+    runner = BotRunner(bot.settings, bot.engine, bot.ctx, bot.gateway, clock=bot.clock)
+    month = bot.ctx.rules.month_length
+    bot.clock.advance(month + timedelta(hours=6))  # past a month's upkeep, which reads gold
+    with caplog.at_level(logging.ERROR, logger="maester.runner"):
+        assert runner.poll() is None
+    assert not [r for r in caplog.records if r.exc_info]
+    notes = [o for o in bot.outbox() if o.key.startswith("damaged-value:")]
+    assert len(notes) == 1 and "House Stark" in notes[0].body
