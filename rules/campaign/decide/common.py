@@ -15,7 +15,7 @@ from rules.campaign import language as o
 from rules.campaign.calendar import moment_text, next_tick_at_or_after, tick_index, tick_time
 from rules.campaign.catalogue import Catalogue
 from rules.campaign.config import RulesConfig
-from rules.campaign.inforce import ModifiersInForce
+from rules.campaign.inforce import InForce
 from rules.campaign.modifiers import Modifier
 from rules.campaign.naming import force_name, force_noun
 from rules.campaign.paths import (
@@ -69,15 +69,12 @@ class OrderModifiers(Modifiers, Protocol):
         ...
 
 
-class OrderInForce:
+class OrderInForce(InForce):
     """The modifiers in force as an order asks for them (:class:`OrderModifiers`), answered by a
     :class:`rules.campaign.inforce.ModifiersInForce` the caller worked out before the decision
-    (over the campaign as it stands when the order is read): on the march an army's characters'
-    skills, in a siege or a battle the army's skills, equipment and resource benefit, for a
-    holdfast its improvements and the skills at home. Nothing is detected by an order."""
-
-    def __init__(self, book: ModifiersInForce) -> None:
-        self.book = book
+    (over the campaign as it stands when the order is read). As the tick's (:class:`InForce`)
+    but: on the march an army's characters' skills only, a besieger's skills, equipment and
+    resource benefit, and nothing detected (no order rolls to detect)."""
 
     def march(self, army: Army) -> tuple[Modifier, ...]:
         return self.book.skills_with(army)
@@ -87,15 +84,6 @@ class OrderInForce:
 
     def besieger(self, army: Army) -> tuple[Modifier, ...]:
         return self.book.army(army, equipment=True)
-
-    def battle(self, army: Army, *, assault: bool,
-               characters: Sequence[CharacterState] | None = None) -> tuple[Modifier, ...]:
-        return self.book.army(army, equipment=assault, characters=characters)
-
-    def holdfast(self, claim_id: int, *,
-                 characters: Sequence[CharacterState] | None = None) -> tuple[Modifier, ...]:
-        claim = self.book.claims.get(claim_id)
-        return () if claim is None else self.book.holdfast(claim, characters=characters)
 
 
 class NoOrderModifiers(NoModifiers):
