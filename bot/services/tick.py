@@ -663,3 +663,13 @@ REPORTERS: Mapping[type, _Reporter] = {
 """The one table of the tick's reporters: each kind of event the rules report
 (:data:`rules.campaign.tick.TickEvent`), and the method that journals it and queues its posts
 and notes."""
+
+
+def advancer(engine: Engine, ctx: CampaignContext) -> Callable[[datetime], int]:
+    """The game clock as the intake takes it: ``advance_to(moment)`` applies every tick due
+    at ``moment`` and returns how many it applied (:func:`catch_up`, no progress)."""
+
+    def advance_to(moment: datetime) -> int:
+        return len(catch_up(engine, ctx, moment))
+
+    return advance_to
