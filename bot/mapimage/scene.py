@@ -490,7 +490,8 @@ def _place_labels(draft: _Draft, tiles: Sequence[Tile], centres: Mapping[str, Po
         if placed is None:
             draft.dropped.append((kind, text))
             return
-        _label(draft, kind, tile, text, placed, anchor, colour, halo)
+        _label(draft, kind, tile, text, placed, anchor, colour, halo,
+               s * (0.3 if kind == "army" else 0.45))
 
     if options.numbers:
         for badge in badges:
@@ -531,13 +532,16 @@ def _place_labels(draft: _Draft, tiles: Sequence[Tile], centres: Mapping[str, Po
 
 
 def _label(draft: _Draft, kind: str, tile: str, text: str, placed: Placed, anchor: Point,
-           colour: str, halo: bool) -> None:
+           colour: str, halo: bool, reach: float) -> None:
     draft.placed.append(Label(kind, tile, text, placed.size, placed.box, placed.far))
-    if placed.far:
+    if placed.far:  # from the edge of the marker area around the anchor to the label
         end = placed.box.nearest_edge_point(anchor)
         length = math.hypot(end[0] - anchor[0], end[1] - anchor[1])
-        if length > 0:
-            draft.labels.append(Line((anchor, end), INK, 1))
+        if length > reach:
+            share = reach / length
+            start = (anchor[0] + (end[0] - anchor[0]) * share,
+                     anchor[1] + (end[1] - anchor[1]) * share)
+            draft.labels.append(Line((start, end), INK, 1))
     draft.labels.append(Text(placed.box.centre, text, colour, placed.size, halo=halo))
 
 
