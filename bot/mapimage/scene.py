@@ -420,7 +420,7 @@ def _badges(draft: _Draft, situation: Situation, centres: Mapping[str, Point],
             ) -> tuple[Badge, ...]:
     """One badge per tile, side (land left, fleets right) and claim; a claim's several
     armies there are one stacked badge. A second claim's badge on the same side stands
-    below the first."""
+    above the first, a third below."""
     groups: dict[tuple[str, bool, str, int], list[ArmyMark]] = {}
     for army in situation.armies:
         if army.tile in centres:
@@ -435,7 +435,7 @@ def _badges(draft: _Draft, situation: Situation, centres: Mapping[str, Point],
         x, y = centres[tile]
         n = slots.get((tile, fleet), 0)
         slots[(tile, fleet)] = n + 1
-        centre = (x + (s * 0.55 if fleet else -s * 0.55), y - s * 0.1 + n * s * 0.5)
+        centre = (x + (s * 0.55 if fleet else -s * 0.55), y + s * _STACK_ROWS[n % 3])
         colour = colours.get(claim, INK)
         if age >= 0:
             colour = faded(colour, age)
@@ -449,6 +449,9 @@ def _badges(draft: _Draft, situation: Situation, centres: Mapping[str, Point],
                 draft.markers.append(Circle(at, r, colour, "#ffffff", edge))
     del options
     return tuple(badges)
+
+
+_STACK_ROWS = (-0.1, -0.56, 0.36)  # a side's 1st, 2nd, 3rd badge: the id moves, not the name
 
 
 def _holdfasts(draft: _Draft, tiles: Sequence[Tile], centres: Mapping[str, Point],
@@ -503,8 +506,8 @@ def _place_labels(draft: _Draft, tiles: Sequence[Tile], centres: Mapping[str, Po
             side = 1 if badge.fleet else -1
             gap = badge.radius * 1.2 + 2
             put("army", badge.tile, text, badge.centre, (
-                Spot(side * gap, 0, side), Spot(0, -gap - s * 0.2, 0),
-                Spot(0, gap + s * 0.3, 0), Spot(-side * gap, 0, -side),
+                Spot(0, -gap, valign=-1), Spot(side * gap, 0, side), Spot(0, gap, valign=1),
+                Spot(-side * gap, 0, -side),
                 Spot(side * s * 1.1, -s * 0.7, side, True),
                 Spot(side * s * 1.1, s * 0.7, side, True),
                 Spot(0, -s * 1.2, 0, True), Spot(0, s * 1.2, 0, True)),
@@ -514,6 +517,7 @@ def _place_labels(draft: _Draft, tiles: Sequence[Tile], centres: Mapping[str, Po
             if t.name:
                 put("name", t.id, t.name, centres[t.id], (
                     Spot(0, s * 0.66), Spot(-s * 0.25, s * 0.66), Spot(s * 0.25, s * 0.66),
+                    Spot(-s * 0.7, s * 0.66, 1), Spot(s * 0.7, s * 0.66, -1),
                     Spot(0, -s * 0.6), Spot(0, s * 1.05, 0, True), Spot(0, -s * 1.05, 0, True),
                     Spot(-s * 1.0, s * 0.5, -1, True), Spot(s * 1.0, s * 0.5, 1, True),
                     Spot(-s * 1.0, -s * 0.5, -1, True), Spot(s * 1.0, -s * 0.5, 1, True),
@@ -541,7 +545,7 @@ def _label(draft: _Draft, kind: str, tile: str, text: str, placed: Placed, ancho
             share = reach / length
             start = (anchor[0] + (end[0] - anchor[0]) * share,
                      anchor[1] + (end[1] - anchor[1]) * share)
-            draft.labels.append(Line((start, end), INK, 1))
+            draft.overlay.append(Line((start, end), INK, 1))  # under every marker
     draft.labels.append(Text(placed.box.centre, text, colour, placed.size, halo=halo))
 
 

@@ -140,9 +140,16 @@ def test_ids_stand_at_least_11_pixels_tall_at_the_default_size() -> None:
 
 def test_the_crowded_map_keeps_every_marker_and_moves_names_off_them() -> None:
     """The issue's case: "Crow Pass" no longer hides the armies at Blackfen below it; three
-    claims' armies on one tile are three badges, Stark's two armies one stacked badge."""
+    claims' armies on one tile are three badges, Stark's two armies one stacked badge. At
+    the size `map render` draws this small map every name fits; squeezed to the default hex
+    size, names and ids give way, never a badge."""
     world = parse_map(CROWDED)
-    scene = build_scene(world, _crowded_situation())
+    squeezed = build_scene(world, _crowded_situation())
+    assert {kind for kind, _ in squeezed.dropped} <= {"id", "name"}
+    assert len(squeezed.badges) == 6
+    scene = build_scene(world, _crowded_situation(),
+                        at_least(world, SceneOptions(), MIN_WIDTHS["map"]))
+    assert not [text for kind, text in scene.dropped if kind == "name"]
     at_blackfen = [b for b in scene.badges if b.tile == "0001"]
     assert sorted((b.armies[0].claim, len(b.armies), b.fleet) for b in at_blackfen) == \
         [(LANNISTER, 1, False), (STARK, 2, False), (TULLY, 1, True)]
