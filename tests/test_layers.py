@@ -12,24 +12,28 @@ Two things are checked:
 - **No circle.** The arrows between modules form no cycle (a failure prints each cycle).
 - **The layers.** Each module belongs to a group (the longest prefix in :data:`GROUPS` that
   names it), and imports only from the groups :data:`ALLOWED` lists for its own. The picture:
-  rules <- services <- commands / messages <- reddit, CLI::
+  rules <- storage <- services <- commands / messages <- reddit, CLI::
 
       cli, __main__                      everything below
         demo                             sandbox, reddit, messages, commands, jsonapi, ...
-          reddit, runner                 messages, services, base, rules
+          reddit, runner                 messages, services, storage, base, rules
           sandbox                        nothing of the bot (a stand-in for Reddit)
-            messages                     commands, services, base, rules
-              commands                   services, base, rules
+            messages                     commands, services, storage, base, rules
+              commands                   services, storage, base, rules
               jsonapi                    base, rules (the JSON engines run the rules only)
-                services                 base, rules
-                  base                   rules (and each other)
-                    rules                nothing of bot/
+                services                 storage, base, rules
+                  storage                base, rules (the tick's row readers and writers)
+                    base                 rules (and each other)
+                      rules.decide       the rules below (the order decisions, the rulings)
+                        rules            language, shared (rule areas, world, tick)
+                          rules.language shared (the order language)
+                            rules.shared nothing (errors, text, dice)
 
   base: bot.errors, bot.text, bot.clock, bot.config, bot.db, bot.maps, bot.mapimage,
   bot.render (the texts, from the rules' values), bot.data and the package ``bot`` itself (its
-  ``__version__``). So rules/ imports nothing of
-  bot/; the services import no commands, messages, CLI, Reddit, sandbox, JSON interface, demo
-  or runner; the commands no messages, CLI or Reddit.
+  ``__version__``). So rules/ imports nothing of bot/; storage imports no services; the
+  services import no commands, messages, CLI, Reddit, sandbox, JSON interface, demo or runner;
+  the commands no messages, CLI or Reddit.
 """
 
 from __future__ import annotations
@@ -41,11 +45,17 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 GROUPS: dict[str, tuple[str, ...]] = {
+    # rules/, bottom up: what every rule shares (errors, text, dice); the order language; the
+    # rule areas, the world and the tick; the order decisions (and the moderators' rulings).
+    "rules.shared": ("rules.errors", "rules.text", "rules.dice"),
+    "rules.language": ("rules.campaign.language",),
     "rules": ("rules",),
+    "rules.decide": ("rules.campaign.decide", "rules.campaign.rulings"),
     # The package ``bot`` itself (its __version__) is base too; see group_of.
     "base": ("bot.errors", "bot.text", "bot.clock", "bot.config", "bot.maps", "bot.db",
              "bot.data", "bot.mapimage", "bot.render"),
     "services": ("bot.services",),
+    "storage": ("bot.storage",),
     "commands": ("bot.commands",),
     "jsonapi": ("bot.jsonapi",),
     "messages": ("bot.messages",),
@@ -54,14 +64,19 @@ GROUPS: dict[str, tuple[str, ...]] = {
     "demo": ("bot.demo",),
     "cli": ("bot.cli", "bot.__main__"),
 }
-_BELOW_REDDIT = {"rules", "base", "services", "messages", "reddit"}
+_RULES = {"rules.shared", "rules.language", "rules", "rules.decide"}
+_BELOW_REDDIT = {*_RULES, "base", "storage", "services", "messages", "reddit"}
 ALLOWED: dict[str, set[str]] = {
-    "rules": {"rules"},
-    "base": {"rules", "base"},
-    "services": {"rules", "base", "services"},
-    "commands": {"rules", "base", "services", "commands"},
-    "jsonapi": {"rules", "base", "jsonapi"},
-    "messages": {"rules", "base", "services", "commands", "messages"},
+    "rules.shared": {"rules.shared"},
+    "rules.language": {"rules.shared", "rules.language"},
+    "rules": {"rules.shared", "rules.language", "rules"},
+    "rules.decide": _RULES,
+    "base": {*_RULES, "base"},
+    "storage": {*_RULES, "base", "storage"},
+    "services": {*_RULES, "base", "storage", "services"},
+    "commands": {*_RULES, "base", "storage", "services", "commands"},
+    "jsonapi": {*_RULES, "base", "jsonapi"},
+    "messages": {*_RULES, "base", "storage", "services", "commands", "messages"},
     "reddit": _BELOW_REDDIT,
     "sandbox": {"sandbox"},
     "demo": {*_BELOW_REDDIT, "commands", "jsonapi", "sandbox", "demo"},

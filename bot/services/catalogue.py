@@ -39,7 +39,7 @@ from bot.db.models import (
 from bot.render.notes import skill_note
 from bot.services import journal
 from bot.services.world import CampaignContext, NotFound, find_character
-from bot.services.world_rows import claim_state, load_characters, load_holders
+from bot.storage.world_rows import claim_state, load_characters, load_holders
 from rules.campaign.catalogue import (
     Catalogue,
     Entry,
@@ -50,8 +50,7 @@ from rules.campaign.catalogue import (
 from rules.campaign.characters import FateSettings, read_fate_settings
 from rules.campaign.inforce import ModifiersInForce, Placed
 from rules.campaign.modifiers import Modifier
-from rules.campaign.state import ClaimState
-from rules.campaign.world import FREE_CHARACTERS
+from rules.campaign.world import FREE_CHARACTERS, ClaimState
 from rules.errors import InvalidInput
 
 DEMO_CATALOGUE = "demo_catalogue.toml"
@@ -214,29 +213,6 @@ class ModifierBook(ModifiersInForce):
 def _claims_by_id(claims: Iterable[Claim | ClaimState]) -> dict[int, ClaimState]:
     values = (claim_value(c) for c in claims)
     return {c.id: c for c in values}
-
-
-_BOOK_KEY = "modifier_book"
-
-
-def tick_book(session: Session, ctx: CampaignContext, *, armies: Iterable[Placed],
-              claims: Iterable[Claim | ClaimState], tick: int) -> ModifierBook:
-    """The book of one tick, made once per tick and kept in the session (the tick's rows are
-    the ones it reads, so moves made during the tick count)."""
-    cached = session.info.get(_BOOK_KEY)
-    if isinstance(cached, tuple) and cached[0] == (ctx.campaign_id, tick):
-        book = cached[1]
-        assert isinstance(book, ModifierBook)
-        return book
-    book = ModifierBook.load(session, ctx, armies=armies, claims=claims)
-    session.info[_BOOK_KEY] = ((ctx.campaign_id, tick), book)
-    return book
-
-
-def drop_tick_book(session: Session) -> None:
-    """Forget the book :func:`tick_book` keeps in the session (at the end of a tick: it holds
-    every army the tick read, which would otherwise live as long as the session object)."""
-    session.info.pop(_BOOK_KEY, None)
 
 
 # --- orders: marches, sieges, odds ----------------------------------------------------------

@@ -16,8 +16,8 @@ from sqlmodel import Session, col, select
 from bot.db.models import ArmyKind, ArmyState, Event, PendingBattle, Siege, SiegeStatus
 from bot.mapimage.draw import render_png, render_svg
 from bot.mapimage.scene import DEFAULT_OPTIONS, Scene, SceneOptions, build_scene
-from bot.services.army_rows import ArmyRecord, load_records
 from bot.services.world import CampaignContext, all_claims, get_campaign
+from bot.storage.army_rows import ArmyRecord, load_records
 from rules.campaign import calendar
 from rules.campaign.mapview import (
     ArmyMark,

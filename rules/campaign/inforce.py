@@ -25,7 +25,7 @@ update them between questions (a tick keeps them current as its phases change th
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Protocol
 
 from rules.campaign.catalogue import Catalogue, Section
@@ -33,11 +33,19 @@ from rules.campaign.config import RulesConfig
 from rules.campaign.improvements import improvement_modifiers
 from rules.campaign.modifiers import Modifier
 from rules.campaign.resources import Occupant, tile_holder
-from rules.campaign.state import CharacterState, ClaimState, HolderState, war_key
-from rules.campaign.world import FREE_CHARACTERS, ArmyState
+from rules.campaign.world import (
+    FREE_CHARACTERS,
+    Army,
+    ArmyState,
+    CharacterState,
+    ClaimState,
+    HolderState,
+    World,
+    war_key,
+)
 from rules.campaign.worldmap import WorldMap
 
-__all__ = ["Equipped", "ModifiersInForce", "Placed"]
+__all__ = ["Equipped", "InForce", "ModifiersInForce", "Placed", "in_force_for"]
 
 
 class Placed(Occupant, Protocol):
@@ -61,7 +69,7 @@ class ModifiersInForce:
     ``armies``: every raised army (a collection is read as it is at each question: the owner
     may hand over a live view); ``claims`` by id; ``characters``: the free characters by id
     (any others given are left out); ``holders``: who holds each resource tile's benefit, by
-    tile; ``wars``: the pairs of claims at war (:func:`rules.campaign.state.war_key`), so that
+    tile; ``wars``: the pairs of claims at war (:func:`rules.campaign.world.war_key`), so that
     a hostile newcomer cannot take a resource tile's benefit by arriving. With an empty
     catalogue nothing modifies anything, and every question answers at once.
     """
@@ -208,7 +216,7 @@ class ModifiersInForce:
     def claim_besides_improvements(self, claim: ClaimState) -> tuple[Modifier, ...]:
         """A claim's own modifiers but its improvements: the benefits of the resource tiles
         it holds and its free characters' skills (what the monthly rules add its improvements
-        to, :func:`rules.campaign.advance.advance_improvements`)."""
+        to, :func:`rules.campaign.tick.advance_improvements`)."""
         if not self.catalogue.entries:
             return ()
         found: list[Modifier] = []
@@ -245,3 +253,37 @@ class ModifiersInForce:
                     and a.state == ArmyState.STANDING:
                 found.extend(self._army(a, (), None))
         return tuple(found)
+
+
+class InForce:
+    """The modifiers in force as the rules ask for them (:class:`~rules.campaign.world.Modifiers`),
+    answered by a :class:`ModifiersInForce` over the world as it is when made: a tick makes one
+    per phase from the world the phase starts from (:func:`in_force_for`)."""
+
+    def __init__(self, book: ModifiersInForce) -> None:
+        self.book = book
+
+    def march(self, army: Army) -> tuple[Modifier, ...]:
+        return self.book.army(army)
+
+    def observer(self, claim_id: int, tile: str) -> tuple[Modifier, ...]:
+        return self.book.observer(claim_id, tile)
+
+    def battle(self, army: Army, *, assault: bool,
+               characters: Sequence[CharacterState] | None = None) -> tuple[Modifier, ...]:
+        return self.book.army(army, equipment=assault, characters=characters)
+
+    def holdfast(self, claim_id: int, *,
+                 characters: Sequence[CharacterState] | None = None) -> tuple[Modifier, ...]:
+        claim = self.book.claims.get(claim_id)
+        return () if claim is None else self.book.holdfast(claim, characters=characters)
+
+
+def in_force_for(world: World, catalogue: Catalogue, map: WorldMap, rules: RulesConfig
+                 ) -> ModifiersInForce:
+    """The modifiers in force in ``world``: its armies, claims, free characters, resource tile
+    holders and wars, with ``catalogue`` saying what each skill, improvement, piece of
+    equipment and resource benefit does."""
+    return ModifiersInForce(catalogue, map, rules, armies=world.armies.values(),
+                            claims=world.claims, characters=world.characters,
+                            holders=world.holders, wars=world.wars)
