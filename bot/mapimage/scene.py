@@ -343,14 +343,14 @@ def build_scene(world: WorldMap, situation: Situation, options: SceneOptions = D
 
     _holdings(draft, layout, world, situation, holders, colours, on_map)
     _overlays(draft, situation, centres, colours, s, options)
-    badges = _badges(draft, situation, centres, colours, s, options)
+    badges = _badges(draft, situation, centres, colours, s)
     holdfast_colours = _holdfasts(draft, tiles, centres, holders, colours, s)
     _place_labels(draft, tiles, centres, badges, s, options,
                   Box(0, top, right + MARGIN, bottom + MARGIN))
     shapes += draft.overlay + draft.markers + draft.labels
     legend_bottom = 0.0
     if options.legend:
-        legend, legend_bottom = _legend(right + 14, 8 + top, situation, colours,
+        legend, legend_bottom = _legend(right + 14, 8 + top, colours,
                                         _present(situation, holders, badges))
         shapes += legend
     if options.title:
@@ -416,8 +416,7 @@ def _overlays(draft: _Draft, situation: Situation, centres: Mapping[str, Point],
 
 
 def _badges(draft: _Draft, situation: Situation, centres: Mapping[str, Point],
-            colours: Mapping[str, str], s: float, options: SceneOptions
-            ) -> tuple[Badge, ...]:
+            colours: Mapping[str, str], s: float) -> tuple[Badge, ...]:
     """One badge per tile, side (land left, fleets right) and claim; a claim's several
     armies there are one stacked badge. A second claim's badge on the same side stands
     above the first, a third below."""
@@ -435,7 +434,8 @@ def _badges(draft: _Draft, situation: Situation, centres: Mapping[str, Point],
         x, y = centres[tile]
         n = slots.get((tile, fleet), 0)
         slots[(tile, fleet)] = n + 1
-        centre = (x + (s * 0.55 if fleet else -s * 0.55), y + s * _STACK_ROWS[n % 3])
+        out = s * (0.55 + 0.45 * (n // len(_STACK_ROWS)))  # a fourth claim: further out
+        centre = (x + (out if fleet else -out), y + s * _STACK_ROWS[n % len(_STACK_ROWS)])
         colour = colours.get(claim, INK)
         if age >= 0:
             colour = faded(colour, age)
@@ -447,7 +447,6 @@ def _badges(draft: _Draft, situation: Situation, centres: Mapping[str, Point],
                 draft.markers.append(Polygon(_triangle(*at, r * 1.15), colour, "#ffffff", edge))
             else:
                 draft.markers.append(Circle(at, r, colour, "#ffffff", edge))
-    del options
     return tuple(badges)
 
 
@@ -557,8 +556,8 @@ def _present(situation: Situation, holders: Mapping[str, str], badges: Sequence[
     return [c for c in situation.claims if c in seen]
 
 
-def _legend(x: float, y: float, situation: Situation, colours: Mapping[str, str],
-            present: Sequence[str]) -> tuple[list[Shape], float]:
+def _legend(x: float, y: float, colours: Mapping[str, str], present: Sequence[str]
+            ) -> tuple[list[Shape], float]:
     """The legend's shapes and its bottom edge: the symbols, then the claims present."""
     out: list[Shape] = [Text((x, y + 8), "Legend", INK, 16, anchor="lm")]
     row = y + 32
@@ -598,5 +597,4 @@ def _legend(x: float, y: float, situation: Situation, colours: Mapping[str, str]
         row += 22
         for name in present:
             entry([Polygon(_square(cx, row, 6), colours[name], INK)], name)
-    del situation
     return out, row

@@ -266,3 +266,17 @@ def test_every_film_frame_hides_what_the_public_may_not_know() -> None:
         film.seek(index)
         durations.append(film.info["duration"])
     assert durations[-1] > durations[0]  # it rests on the month's map
+
+
+def test_four_claims_on_one_tile_each_keep_a_visible_badge() -> None:
+    world = parse_map(CROWDED)
+    claims = (*CLAIMS, "House Frey")
+    armies = tuple(ArmyMark(i + 1, claim, "0101", infantry=100) for i, claim in enumerate(claims))
+    scene = build_scene(world, Situation(claims, armies=armies))
+    assert len(scene.badges) == 4
+    for a, b in itertools.combinations(scene.badges, 2):
+        assert not a.box.overlaps(b.box)
+    image = _png(render_png(scene))
+    for badge in scene.badges:
+        x, y = badge.centre
+        assert image.getpixel((round(x), round(y))) == ImageColor.getrgb(badge.colour)
