@@ -260,7 +260,21 @@ def apply_rule_overrides(base: rc.RulesConfig, overrides: Mapping[str, Any]) -> 
             changes[key] = _convert(key, current, value)
         except (TypeError, ValueError, ArithmeticError) as exc:
             raise ConfigError(f"{where}: {exc}") from None
-    return dataclasses.replace(base, **changes)
+    rules = dataclasses.replace(base, **changes)
+    _check_bonus_range(rules)
+    return rules
+
+
+def _check_bonus_range(rules: rc.RulesConfig) -> None:
+    """The public range of the secret defense bonuses must be a range of positive bonuses:
+    posts promise that an assault never narrows it, and a map bonus must lie inside it."""
+    low, high = rules.defense_bonus_min, rules.defense_bonus_max
+    if low <= 0:
+        raise ConfigError(f"rules.defense_bonus_min: must be above 0 (a bonus multiplies the "
+                          f"garrison's strength), not {low}")
+    if high < low:
+        raise ConfigError(f"rules.defense_bonus_max: must be at least defense_bonus_min "
+                          f"({low}), not {high}")
 
 
 def _convert(key: str, current: Any, value: Any) -> Any:

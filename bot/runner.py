@@ -36,6 +36,7 @@ from bot.clock import Clock, SystemClock
 from bot.config import Settings
 from bot.db.engine import is_sqlite, transaction
 from bot.db.models import Outbox, OutboxStatus
+from bot.errors import DamagedValue
 from bot.reddit import state
 from bot.reddit.deliver import (
     DeliverReport,
@@ -100,12 +101,26 @@ class BotRunner:
         except LeaseLost as exc:
             self.lease_lost(exc)
             return 0
+        except DamagedValue as exc:
+            self.damaged(exc)
+            return 0
         except Exception:
             log.exception("catch_up failed (%s); the next wake-up retries", reason)
             return 0
         if reports:
             log.info("%s: applied ticks %d..%d", reason, reports[0].tick, reports[-1].tick)
         return len(reports)
+
+    def damaged(self, exc: DamagedValue) -> None:
+        """A hand-damaged value stops the ticks: one log line each wake-up (no traceback)
+        and one note to the moderators per due tick, saying which row and how to fix it."""
+        log.error("not applying ticks: %s", exc)
+        due = self.ctx.tick_of(self.clock.now())
+        with transaction(self.engine) as session:
+            journal.queue(session, self.ctx.campaign_id, f"damaged-value:{due}", "mod",
+                          title="maester stopped: a damaged value in the database",
+                          body=f"**No tick was applied:** {exc}.", at=self.clock.now(),
+                          tick=due)
 
     def within_catch_up_bound(self) -> bool:
         """False (and the moderators told, once per jump) when the due ticks span more days
