@@ -24,16 +24,14 @@ from bot.mapimage.scene import BACKGROUND, Circle, Line, Polygon, Scene, Shape, 
 _DASH = 5.0
 
 
-SUPERSAMPLED_PIXELS = 36_000_000  # the most pixels painted for one picture (memory, time)
+SMALL_PICTURE = 2_500_000  # pixels: up to this size a picture is painted at 3x, else 2x
+_STRIP = 256  # the base layer is painted this many rows at a time (bounded memory)
 
 
 def supersampling(width: int, height: int) -> int:
-    """How many times larger than its size a picture is painted: 3 for a small one, 2 for
-    most, 1 (no smoothing) only past :data:`SUPERSAMPLED_PIXELS` at twice the size."""
-    for factor in (3, 2):
-        if width * height * factor * factor <= SUPERSAMPLED_PIXELS:
-            return factor
-    return 1
+    """How many times larger than its size a picture's shapes are painted before they are
+    scaled down: 3 for a small picture, 2 for the rest."""
+    return 3 if width * height <= SMALL_PICTURE else 2
 
 
 def _dashes(points: tuple[Point, ...]) -> list[tuple[Point, Point]]:
@@ -64,25 +62,35 @@ def _arrow(line: Line) -> tuple[Point, Point, Point]:
 @functools.lru_cache(maxsize=4)
 def _base_image(width: int, height: int, factor: int, shapes: tuple[Shape, ...]
                 ) -> Image.Image:
-    image = Image.new("RGB", (width * factor, height * factor), BACKGROUND)
-    _paint(ImageDraw.Draw(image), shapes, factor)
+    """The map-only layer at the picture's size: painted ``factor`` times larger, a strip
+    of rows at a time, and scaled down."""
+    image = Image.new("RGB", (width, height), BACKGROUND)
+    bounds = [_bounds(shape) for shape in shapes]
+    for top in range(0, height, _STRIP):
+        bottom = min(height, top + _STRIP)
+        strip = Image.new("RGB", (width * factor, (bottom - top) * factor), BACKGROUND)
+        _paint(ImageDraw.Draw(strip), [shape for shape, b in zip(shapes, bounds, strict=True)
+                                       if b[1] < bottom and b[3] > top], factor, (0, top))
+        image.paste(strip.reduce(factor) if factor > 1 else strip, (0, top))
     return image
 
 
 def paint(scene: Scene) -> Image.Image:
-    """The scene as an RGB image of its size, smoothed (see :func:`supersampling`); texts
-    are painted last, over every other shape.
-
-    The scene's base layer (the map alone) is painted once per map and reused."""
+    """The scene as an RGB image of its size, smoothed: the map-only base layer is painted
+    once per map (larger, then scaled down) and reused; every later shape is painted larger
+    on a small tile of its own, scaled down and laid over it; texts come last, set at the
+    final size (the font is smooth by itself)."""
     factor = supersampling(scene.width, scene.height)
     image = _base_image(scene.width, scene.height, factor,
                         scene.shapes[:scene.base_count]).copy()
     rest = scene.shapes[scene.base_count:]
-    _paint(ImageDraw.Draw(image), tuple(s for s in rest if not isinstance(s, Text)), factor)
-    if factor > 1:
-        image = image.reduce(factor)
-    # the font is smooth by itself: text is set at the final size, sharper and faster
-    _paint(ImageDraw.Draw(image), tuple(s for s in rest if isinstance(s, Text)), 1)
+    for shape in rest:
+        if not isinstance(shape, Text):
+            _paint_smooth(image, shape, factor)
+    pen = ImageDraw.Draw(image)
+    for shape in rest:
+        if isinstance(shape, Text):
+            _paint_text(image, pen, shape)
     return image
 
 
@@ -97,9 +105,86 @@ def _quantized(image: Image.Image, scene: Scene) -> Image.Image:
     return image.quantize(palette=_palette(scene), dither=Image.Dither.NONE)
 
 
-def _paint(pen: ImageDraw.ImageDraw, shapes: tuple[Shape, ...], k: int) -> None:
-    def at(points: tuple[Point, ...]) -> list[Point]:
-        return [(x * k, y * k) for x, y in points]
+def _bounds(shape: Shape) -> tuple[int, int, int, int]:
+    """The pixels a shape may touch (not for texts): left, top, right, bottom."""
+    if isinstance(shape, Circle):
+        (x, y), r = shape.centre, shape.radius
+        points: tuple[Point, ...] = ((x - r, y - r), (x + r, y + r))
+        pad = shape.width
+    elif isinstance(shape, Line):
+        points = shape.points + (_arrow(shape) if shape.arrow else ())
+        pad = shape.width
+    elif isinstance(shape, Polygon):
+        points, pad = shape.points, shape.width
+    else:
+        raise TypeError(f"no bounds for {shape!r}")
+    xs = [p[0] for p in points]
+    ys = [p[1] for p in points]
+    return (math.floor(min(xs) - pad - 1), math.floor(min(ys) - pad - 1),
+            math.ceil(max(xs) + pad + 1), math.ceil(max(ys) + pad + 1))
+
+
+def _outer_colour(shape: Shape) -> str:
+    if isinstance(shape, Line):
+        return shape.colour
+    if isinstance(shape, Polygon | Circle):
+        return shape.outline or shape.fill or BACKGROUND
+    return shape.colour
+
+
+def _paint_smooth(image: Image.Image, shape: Shape, k: int) -> None:
+    """Paint ``shape`` k times larger on a transparent tile of its own, scale the tile down
+    and lay it over ``image``. The tile's clear pixels carry the shape's outer colour, so
+    its scaled-down edge blends with the picture, not with black."""
+    x0, y0, x1, y1 = _bounds(shape)
+    x0, y0 = max(0, x0), max(0, y0)
+    x1, y1 = min(image.width, x1), min(image.height, y1)
+    if x1 <= x0 or y1 <= y0:
+        return
+    clear = (*ImageColor.getrgb(_outer_colour(shape))[:3], 0)
+    tile = Image.new("RGBA", ((x1 - x0) * k, (y1 - y0) * k), clear)
+    _paint(ImageDraw.Draw(tile), [shape], k, (x0, y0))
+    small = tile.reduce(k) if k > 1 else tile
+    image.paste(small, (x0, y0), small)
+
+
+@functools.lru_cache(maxsize=512)
+def _glyph(char: str, size: int) -> tuple[Image.Image, int, int, int]:
+    """One character's coverage mask, its offset from the pen on the baseline, and its
+    advance (digits of the map font are whole pixels wide at every size)."""
+    face = font(size)
+    mask, (dx, dy) = face.getmask2(char, "L", anchor="ls")
+    image = Image.frombytes("L", mask.size, bytes(mask)) if mask.size[0] else \
+        Image.new("L", (1, 1))
+    return image, dx, dy, round(face.getlength(char))
+
+
+def _paint_text(image: Image.Image, pen: ImageDraw.ImageDraw, text: Text) -> None:
+    """Set ``text``; a number without a halo (a tile id) from cached glyphs, fast."""
+    if text.halo or not text.text.isdigit():
+        pen.text(text.at, text.text, fill=text.colour, font=font(text.size),
+                 anchor=text.anchor, stroke_width=2 if text.halo else 0,
+                 stroke_fill="#ffffff")
+        return
+    glyphs = [_glyph(c, text.size) for c in text.text]
+    width = sum(g[3] for g in glyphs)
+    ascent, descent = font(text.size).getmetrics()
+    x = round(text.at[0] - (width / 2 if text.anchor[0] == "m" else
+                            width if text.anchor[0] == "r" else 0))
+    baseline = round(text.at[1] + (ascent - descent) / 2)
+    colour = ImageColor.getrgb(text.colour)[:3]
+    for mask, dx, dy, advance in glyphs:
+        image.paste(colour, (x + dx, baseline + dy), mask)
+        x += advance
+
+
+def _paint(pen: ImageDraw.ImageDraw, shapes: Sequence[Shape], k: int,
+           offset: Point = (0.0, 0.0)) -> None:
+    """Paint ``shapes`` k times larger, the picture's point ``offset`` at the top left."""
+    ox, oy = offset
+
+    def at(points: Sequence[Point]) -> list[Point]:
+        return [((x - ox) * k, (y - oy) * k) for x, y in points]
 
     for shape in shapes:
         if isinstance(shape, Polygon):
@@ -113,8 +198,9 @@ def _paint(pen: ImageDraw.ImageDraw, shapes: tuple[Shape, ...], k: int) -> None:
                          width=shape.width * k, joint="curve")
         elif isinstance(shape, Circle):
             (x, y), r = shape.centre, shape.radius
-            pen.ellipse(((x - r) * k, (y - r) * k, (x + r) * k, (y + r) * k), fill=shape.fill,
-                        outline=shape.outline, width=shape.width * k)
+            pen.ellipse(((x - r - ox) * k, (y - r - oy) * k, (x + r - ox) * k,
+                         (y + r - oy) * k), fill=shape.fill, outline=shape.outline,
+                        width=shape.width * k)
         elif isinstance(shape, Line):
             if shape.dashed:
                 for a, b in _dashes(shape.points):
@@ -125,8 +211,8 @@ def _paint(pen: ImageDraw.ImageDraw, shapes: tuple[Shape, ...], k: int) -> None:
             if shape.arrow:
                 pen.polygon(at(_arrow(shape)), fill=shape.colour)
         elif isinstance(shape, Text):
-            pen.text((shape.at[0] * k, shape.at[1] * k), shape.text, fill=shape.colour,
-                     font=font(shape.size * k), anchor=shape.anchor,
+            pen.text(((shape.at[0] - ox) * k, (shape.at[1] - oy) * k), shape.text,
+                     fill=shape.colour, font=font(shape.size * k), anchor=shape.anchor,
                      stroke_width=2 * k if shape.halo else 0, stroke_fill="#ffffff")
 
 

@@ -12,6 +12,7 @@ import functools
 from PIL import ImageFont
 
 _REFERENCE = 200  # metrics are read once at this size and scaled
+_INK_SHARE = 0.82
 FAMILY = "Aileron, DejaVu Sans, Arial, sans-serif"  # the SVG's font list, ours first
 
 
@@ -46,7 +47,8 @@ def glyph_height(text: str, size: float) -> float:
     if text.isdigit():
         return _digit_height() * size
     ascent, descent = font(_REFERENCE).getmetrics()
-    return (ascent + descent) / _REFERENCE * size * 0.82
+    # the font's line box has room above its tallest letters: they fill about 82% of it
+    return (ascent + descent) / _REFERENCE * size * _INK_SHARE
 
 
 def size_for_digit_height(pixels: float) -> int:

@@ -64,13 +64,15 @@ def text_box(text: str, size: int, centre: Point) -> Box:
 @dataclass(frozen=True, slots=True)
 class Spot:
     """A candidate position: the label's centre is the anchor moved by (``dx``, ``dy``)
-    pixels; with ``align`` -1 (or 1) the label's right (left) edge sits there instead.
-    ``far`` positions get a leader line back to the anchor."""
+    pixels; with ``align`` -1 (or 1) the label's right (left) edge sits there instead, with
+    ``valign`` -1 (or 1) its bottom (top) edge. ``far`` positions get a leader line back to
+    the anchor."""
 
     dx: float
     dy: float
     align: int = 0
     far: bool = False
+    valign: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,14 +108,18 @@ class Placer:
 
     def place(self, text: str, anchor: Point, spots: Sequence[Spot], sizes: Sequence[int]
               ) -> Placed | None:
-        """The first free box for ``text`` (every spot at the first size, then at the next
-        size ...), taken; None when there is none (the label is dropped)."""
-        for size in sizes:
+        """The first free box for ``text``, taken: the near spots at each size (largest
+        first), then the far ones at each size; None when there is none (the label is
+        dropped)."""
+        tries = [(size, spot) for far in (False, True) for size in sizes
+                 for spot in spots if spot.far is far]
+        for size, spot in tries:
             width = text_width(text, size) / 2 + _PAD
-            for spot in spots:
-                x = anchor[0] + spot.dx + spot.align * width
-                box = text_box(text, size, (x, anchor[1] + spot.dy))
-                if self.free(box):
-                    self.take(box)
-                    return Placed(box, size, spot.far)
+            height = glyph_height(text, size) / 2 + _PAD
+            x = anchor[0] + spot.dx + spot.align * width
+            y = anchor[1] + spot.dy + spot.valign * height
+            box = text_box(text, size, (x, y))
+            if self.free(box):
+                self.take(box)
+                return Placed(box, size, spot.far)
         return None

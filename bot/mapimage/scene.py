@@ -343,14 +343,14 @@ def build_scene(world: WorldMap, situation: Situation, options: SceneOptions = D
 
     _holdings(draft, layout, world, situation, holders, colours, on_map)
     _overlays(draft, situation, centres, colours, s, options)
-    badges = _badges(draft, situation, centres, colours, s, options)
+    badges = _badges(draft, situation, centres, colours, s)
     holdfast_colours = _holdfasts(draft, tiles, centres, holders, colours, s)
     _place_labels(draft, tiles, centres, badges, s, options,
                   Box(0, top, right + MARGIN, bottom + MARGIN))
     shapes += draft.overlay + draft.markers + draft.labels
     legend_bottom = 0.0
     if options.legend:
-        legend, legend_bottom = _legend(right + 14, 8 + top, situation, colours,
+        legend, legend_bottom = _legend(right + 14, 8 + top, colours,
                                         _present(situation, holders, badges))
         shapes += legend
     if options.title:
@@ -416,11 +416,10 @@ def _overlays(draft: _Draft, situation: Situation, centres: Mapping[str, Point],
 
 
 def _badges(draft: _Draft, situation: Situation, centres: Mapping[str, Point],
-            colours: Mapping[str, str], s: float, options: SceneOptions
-            ) -> tuple[Badge, ...]:
+            colours: Mapping[str, str], s: float) -> tuple[Badge, ...]:
     """One badge per tile, side (land left, fleets right) and claim; a claim's several
     armies there are one stacked badge. A second claim's badge on the same side stands
-    below the first."""
+    above the first, a third below."""
     groups: dict[tuple[str, bool, str, int], list[ArmyMark]] = {}
     for army in situation.armies:
         if army.tile in centres:
@@ -435,7 +434,8 @@ def _badges(draft: _Draft, situation: Situation, centres: Mapping[str, Point],
         x, y = centres[tile]
         n = slots.get((tile, fleet), 0)
         slots[(tile, fleet)] = n + 1
-        centre = (x + (s * 0.55 if fleet else -s * 0.55), y - s * 0.1 + n * s * 0.5)
+        out = s * (0.55 + 0.45 * (n // len(_STACK_ROWS)))  # a fourth claim: further out
+        centre = (x + (out if fleet else -out), y + s * _STACK_ROWS[n % len(_STACK_ROWS)])
         colour = colours.get(claim, INK)
         if age >= 0:
             colour = faded(colour, age)
@@ -447,8 +447,10 @@ def _badges(draft: _Draft, situation: Situation, centres: Mapping[str, Point],
                 draft.markers.append(Polygon(_triangle(*at, r * 1.15), colour, "#ffffff", edge))
             else:
                 draft.markers.append(Circle(at, r, colour, "#ffffff", edge))
-    del options
     return tuple(badges)
+
+
+_STACK_ROWS = (-0.1, -0.56, 0.36)  # a side's 1st, 2nd, 3rd badge: the id moves, not the name
 
 
 def _holdfasts(draft: _Draft, tiles: Sequence[Tile], centres: Mapping[str, Point],
@@ -490,7 +492,8 @@ def _place_labels(draft: _Draft, tiles: Sequence[Tile], centres: Mapping[str, Po
         if placed is None:
             draft.dropped.append((kind, text))
             return
-        _label(draft, kind, tile, text, placed, anchor, colour, halo)
+        _label(draft, kind, tile, text, placed, anchor, colour, halo,
+               s * (0.3 if kind == "army" else 0.45))
 
     if options.numbers:
         for badge in badges:
@@ -502,8 +505,8 @@ def _place_labels(draft: _Draft, tiles: Sequence[Tile], centres: Mapping[str, Po
             side = 1 if badge.fleet else -1
             gap = badge.radius * 1.2 + 2
             put("army", badge.tile, text, badge.centre, (
-                Spot(side * gap, 0, side), Spot(0, -gap - s * 0.2, 0),
-                Spot(0, gap + s * 0.3, 0), Spot(-side * gap, 0, -side),
+                Spot(0, -gap, valign=-1), Spot(side * gap, 0, side), Spot(0, gap, valign=1),
+                Spot(-side * gap, 0, -side),
                 Spot(side * s * 1.1, -s * 0.7, side, True),
                 Spot(side * s * 1.1, s * 0.7, side, True),
                 Spot(0, -s * 1.2, 0, True), Spot(0, s * 1.2, 0, True)),
@@ -513,6 +516,7 @@ def _place_labels(draft: _Draft, tiles: Sequence[Tile], centres: Mapping[str, Po
             if t.name:
                 put("name", t.id, t.name, centres[t.id], (
                     Spot(0, s * 0.66), Spot(-s * 0.25, s * 0.66), Spot(s * 0.25, s * 0.66),
+                    Spot(-s * 0.7, s * 0.66, 1), Spot(s * 0.7, s * 0.66, -1),
                     Spot(0, -s * 0.6), Spot(0, s * 1.05, 0, True), Spot(0, -s * 1.05, 0, True),
                     Spot(-s * 1.0, s * 0.5, -1, True), Spot(s * 1.0, s * 0.5, 1, True),
                     Spot(-s * 1.0, -s * 0.5, -1, True), Spot(s * 1.0, -s * 0.5, 1, True),
@@ -531,13 +535,16 @@ def _place_labels(draft: _Draft, tiles: Sequence[Tile], centres: Mapping[str, Po
 
 
 def _label(draft: _Draft, kind: str, tile: str, text: str, placed: Placed, anchor: Point,
-           colour: str, halo: bool) -> None:
+           colour: str, halo: bool, reach: float) -> None:
     draft.placed.append(Label(kind, tile, text, placed.size, placed.box, placed.far))
-    if placed.far:
+    if placed.far:  # from the edge of the marker area around the anchor to the label
         end = placed.box.nearest_edge_point(anchor)
         length = math.hypot(end[0] - anchor[0], end[1] - anchor[1])
-        if length > 0:
-            draft.labels.append(Line((anchor, end), INK, 1))
+        if length > reach:
+            share = reach / length
+            start = (anchor[0] + (end[0] - anchor[0]) * share,
+                     anchor[1] + (end[1] - anchor[1]) * share)
+            draft.overlay.append(Line((start, end), INK, 1))  # under every marker
     draft.labels.append(Text(placed.box.centre, text, colour, placed.size, halo=halo))
 
 
@@ -549,8 +556,8 @@ def _present(situation: Situation, holders: Mapping[str, str], badges: Sequence[
     return [c for c in situation.claims if c in seen]
 
 
-def _legend(x: float, y: float, situation: Situation, colours: Mapping[str, str],
-            present: Sequence[str]) -> tuple[list[Shape], float]:
+def _legend(x: float, y: float, colours: Mapping[str, str], present: Sequence[str]
+            ) -> tuple[list[Shape], float]:
     """The legend's shapes and its bottom edge: the symbols, then the claims present."""
     out: list[Shape] = [Text((x, y + 8), "Legend", INK, 16, anchor="lm")]
     row = y + 32
@@ -590,5 +597,4 @@ def _legend(x: float, y: float, situation: Situation, colours: Mapping[str, str]
         row += 22
         for name in present:
             entry([Polygon(_square(cx, row, 6), colours[name], INK)], name)
-    del situation
     return out, row

@@ -69,12 +69,19 @@ def test_the_demo_is_quick_and_summarised(demo: tuple[object, str], tmp_path: Pa
 
 
 def test_the_demo_posts_one_realm_map_and_says_where_it_is(demo: tuple[object, str]) -> None:
-    """One [Realm] post with the public map inline, and where the picture went."""
+    """One [Realm] post with the month past inline as a film (the demo switches
+    [posts] realm_film on), and where the picture went."""
+    import io
+
+    from PIL import Image
+
     report, text = demo
     realm = [t for t in report.posts if t.startswith("[Realm]")]  # type: ignore[attr-defined]
     assert len(realm) == 1
     (where, data), = report.images  # type: ignore[attr-defined]
-    assert data.startswith(b"\x89PNG") and "/sandbox-media/" in where
+    assert data.startswith(b"GIF8") and "/sandbox-media/" in where
+    film = Image.open(io.BytesIO(data))
+    assert film.n_frames >= 2 and film.size[0] >= 1600
     assert f"stored by the sandbox at {where}" in text and "table postimage" in text
 
 

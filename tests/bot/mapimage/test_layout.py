@@ -140,9 +140,16 @@ def test_ids_stand_at_least_11_pixels_tall_at_the_default_size() -> None:
 
 def test_the_crowded_map_keeps_every_marker_and_moves_names_off_them() -> None:
     """The issue's case: "Crow Pass" no longer hides the armies at Blackfen below it; three
-    claims' armies on one tile are three badges, Stark's two armies one stacked badge."""
+    claims' armies on one tile are three badges, Stark's two armies one stacked badge. At
+    the size `map render` draws this small map every name fits; squeezed to the default hex
+    size, names and ids give way, never a badge."""
     world = parse_map(CROWDED)
-    scene = build_scene(world, _crowded_situation())
+    squeezed = build_scene(world, _crowded_situation())
+    assert {kind for kind, _ in squeezed.dropped} <= {"id", "name"}
+    assert len(squeezed.badges) == 6
+    scene = build_scene(world, _crowded_situation(),
+                        at_least(world, SceneOptions(), MIN_WIDTHS["map"]))
+    assert not [text for kind, text in scene.dropped if kind == "name"]
     at_blackfen = [b for b in scene.badges if b.tile == "0001"]
     assert sorted((b.armies[0].claim, len(b.armies), b.fleet) for b in at_blackfen) == \
         [(LANNISTER, 1, False), (STARK, 2, False), (TULLY, 1, True)]
@@ -164,9 +171,11 @@ def test_a_label_moved_away_gets_a_leader_line() -> None:
     assert moved
     leaders = [s for s in scene.shapes if getattr(s, "width", 0) == 1
                and getattr(s, "colour", "") == "#111111"]
-    for label in moved:
-        assert any(label.box.nearest_edge_point(line.points[0]) == line.points[1]
-                   for line in leaders if len(getattr(line, "points", ())) == 2)
+    ends = {getattr(line, "points", ((0, 0), (0, 0)))[-1] for line in leaders}
+    for label in moved:  # the line ends at the label's edge nearest its tile
+        anchor = scene.centres[label.tile]
+        badge = [b.centre for b in scene.badges if b.tile == label.tile]
+        assert {label.box.nearest_edge_point(p) for p in [anchor, *badge]} & ends
 
 
 def test_a_sighting_greys_with_age_and_says_when() -> None:
@@ -257,3 +266,17 @@ def test_every_film_frame_hides_what_the_public_may_not_know() -> None:
         film.seek(index)
         durations.append(film.info["duration"])
     assert durations[-1] > durations[0]  # it rests on the month's map
+
+
+def test_four_claims_on_one_tile_each_keep_a_visible_badge() -> None:
+    world = parse_map(CROWDED)
+    claims = (*CLAIMS, "House Frey")
+    armies = tuple(ArmyMark(i + 1, claim, "0101", infantry=100) for i, claim in enumerate(claims))
+    scene = build_scene(world, Situation(claims, armies=armies))
+    assert len(scene.badges) == 4
+    for a, b in itertools.combinations(scene.badges, 2):
+        assert not a.box.overlaps(b.box)
+    image = _png(render_png(scene))
+    for badge in scene.badges:
+        x, y = badge.centre
+        assert image.getpixel((round(x), round(y))) == ImageColor.getrgb(badge.colour)
