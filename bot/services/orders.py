@@ -19,7 +19,7 @@ import logging
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, is_dataclass, replace
-from datetime import datetime
+from datetime import UTC, datetime, time, timedelta
 from types import MappingProxyType
 
 from sqlalchemy.exc import DBAPIError
@@ -27,7 +27,7 @@ from sqlmodel import Session
 
 from bot.render import receipts
 from bot.render.receipts import receipt_text
-from bot.services import journal
+from bot.services import absence, journal
 from bot.services.help import example_for, help_reply
 from bot.services.order_apply import decided as _decided
 from bot.services.order_apply import refused, sender_of
@@ -77,6 +77,8 @@ def process_message(session: Session, ctx: CampaignContext, *, author: str, text
     # order is then accepted just after the last applied tick, so its receipt matches what
     # will happen (the next tick is still to come).
     now = world_time(now, ctx.tick_at(get_campaign(session, ctx).last_tick))
+    if claim is not None:  # a word from a player: the claim is active
+        absence.note_activity(session, ctx, claim, author=author, now=now)
     text, acting_for = o.acting_for(text)
     sections: list[str] = []
     outcome = Outcome(reply="")
@@ -298,6 +300,22 @@ def _disband(c: Call, order: o.Disband) -> str:
     return _decided(c, order)
 
 
+def _away(c: Call, order: o.Away) -> str:
+    """A leave announced (:func:`bot.services.absence.take_leave`)."""
+    claim = c.require_claim()
+    until = datetime.combine(order.until, time(), UTC)
+    try:
+        summary = absence.take_leave(c.session, c.ctx, claim, until, order.reason,
+                                     actor=c.author, now=c.now, by_order=True)
+    except absence.LeaveRefused as exc:
+        longest = c.ctx.settings.claims.leave_max_days
+        raise Rejected(escape_md(str(exc)), f"a date after today and at most {longest} days "
+                       "ahead", f"away until {(c.now + timedelta(days=min(14, longest))):%Y-%m-%d}"
+                       ) from None
+    return (f"Noted: {escape_md(summary)}. Your claim is not marked inactive meanwhile; any "
+            "message from you ends the leave early.")
+
+
 def _help(c: Call, order: o.Help) -> str:
     return help_reply(c, order.topic)
 
@@ -324,6 +342,7 @@ HANDLERS: Mapping[type, Handler] = MappingProxyType({
     o.Assign: _assign,
     o.Cede: _cede,
     o.Disband: _disband,
+    o.Away: _away,
     o.Status: _status,
     o.Odds: _odds,
     o.Help: _help,

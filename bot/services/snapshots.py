@@ -163,7 +163,9 @@ SEEN_KINDS = frozenset({"post", "comment", "reply", "message"})
 """Outbox kinds players or the public read: once delivered, taking them back needs force."""
 COMMAND_KINDS = frozenset({"adjust", "season", "relation", "character", "army_removed",
                            "skill_granted", "skill_removed", "catalogue_loaded", "map_updated",
-                           "catalogue_check", "catalogue_show", "undo", "pause", "resume"})
+                           "catalogue_check", "catalogue_show", "undo", "pause", "resume",
+                           "claim_away", "claim_hold", "claim_unheld", "claim_transfer",
+                           "claim_added", "claim_retired"})
 """Events the moderators' own commands log (the rest, by a player or a moderator, are orders)."""
 DELETABLE_KINDS = frozenset({"post", "comment"})
 """What the bot can delete on Reddit (a modmail message cannot be deleted)."""

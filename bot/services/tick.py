@@ -51,7 +51,7 @@ from bot.render.posts import (
     secret_strength_note,
     siege_month_post,
 )
-from bot.services import fairplay, forewarn, journal, pause, snapshots
+from bot.services import absence, fairplay, forewarn, journal, pause, snapshots
 from bot.services.army_rows import load_armies
 from bot.services.battle_rows import insert_battles, load_battles, save_battles
 from bot.services.catalogue import (  # the modifiers in force
@@ -75,6 +75,7 @@ from bot.services.world_rows import (
     save_world,
 )
 from rules.campaign import calendar, detection
+from rules.campaign.absence import stop_held
 from rules.campaign.advance import (
     Arrival,
     BattleFought,
@@ -228,6 +229,7 @@ def apply_tick(session: Session, ctx: CampaignContext, campaign: Campaign, index
         month = calendar.month_number_of(boundary.date, ctx.rules)
         if month > campaign.last_month:
             state.run_month(month, boundary.date)
+    state.held = absence.review(session, ctx, index, previous, at)  # leaves, warnings, holds
     # One flush at the end: row changes go out as a few batched statements, however many
     # armies moved (the number of statements per tick must not grow with the armies).
     with session.no_autoflush:
@@ -256,6 +258,7 @@ class _TickState:
         self.armies = load_armies(session, ctx.campaign_id)  # as the rules' values
         self.wars = self.frozen_wars = load_relations(session, ctx.campaign_id)[0]
         self._book: ModifierBook | None = None
+        self.held: frozenset[int] = frozenset()  # claims whose armies stop (set by apply_tick)
         self._siege_ids: dict[int, int] = {}  # a new siege's stored id, by its rules' id
         self._when: dict[datetime, str] = {}
         self.dice = EventDice(ctx.secret, fairplay.period_of(ctx, index))
@@ -335,7 +338,19 @@ class _TickState:
                                (BattleStatus.PENDING, BattleStatus.SPARED))
         world = self.world(battles, characters=True, holders=holder_states(
             book.holders.values()))
-        advance(world, self.rules_tick(), self.dice, between=self.between)
+        advance(self.stop_held(world), self.rules_tick(), self.dice, between=self.between)
+
+    def stop_held(self, world: World) -> World:
+        """The held claims' marches ended before anything moves
+        (:func:`rules.campaign.absence.stop_held`), each logged privately."""
+        after, stopped = stop_held(world, self.held, self.tick)
+        self.take(world, after)
+        for s in stopped:
+            what = "its queued march dropped" if s.queued else f"stops at {self.label(s.tile)}"
+            self.log("army_held", f"{force(s.army)} of {self.claim_name(s.army.claim_id)} "
+                     f"(held) {what}", claim_id=s.army.claim_id,
+                     data={"army": s.army.id, "tile": s.tile, "queued": s.queued})
+        return after
 
     def between(self, before: World, after: World, events: Sequence[TickEvent]) -> World:
         """After each phase: take its changes into the army records, write back what it

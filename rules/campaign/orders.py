@@ -24,6 +24,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from datetime import date
 from enum import StrEnum
 from functools import lru_cache
 from types import MappingProxyType
@@ -287,6 +288,13 @@ _FORMS: tuple[OrderForm, ...] = (
         "disband army N",
         "disband army 2",
         "send an army's troops home (the army must be at its holdfast)",
+    ),
+    OrderForm(
+        "away",
+        ("leave",),
+        "away until YYYY-MM-DD [reason]",
+        "away until 2027-01-10 travelling for work",
+        "announce a leave: your claim is not marked inactive until then",
     ),
     OrderForm(
         "help",
@@ -760,6 +768,27 @@ class Spare:
 
 
 @dataclass(frozen=True, slots=True)
+class Away:
+    """Announce a leave until the start of ``until`` (UTC), with an optional ``reason``."""
+
+    verb: ClassVar[str] = "away"
+    until: date
+    reason: str = ""
+
+    def __post_init__(self) -> None:
+        if len(self.reason) > MAX_REASON_CHARS:
+            raise InvalidInput("away.reason", f"at most {MAX_REASON_CHARS} characters")
+
+    def __str__(self) -> str:
+        return f"away until {self.until.isoformat()}" + (f" {self.reason}" if self.reason
+                                                          else "")
+
+
+MAX_REASON_CHARS = 200
+"""The longest reason a leave may give."""
+
+
+@dataclass(frozen=True, slots=True)
 class Help:
     """Ask for the list of orders, or for help on ``topic``."""
 
@@ -796,6 +825,7 @@ Order: TypeAlias = (
     | Cede
     | Disband
     | Spare
+    | Away
     | Help
 )
 
@@ -821,6 +851,7 @@ ORDER_TYPES: tuple[type[Order], ...] = (
     Blockade,
     Cede,
     Disband,
+    Away,
     Help,
 )
 """Every order class, in the order of :data:`ORDER_FORMS`."""
@@ -1503,6 +1534,28 @@ def _parse_assign(rest: str, line: str) -> Order:
     )
 
 
+_AWAY_FORM = re.compile(
+    r"(?:(?:until|till|til|to)\s)?(?P<date>\d{4}-\d{1,2}-\d{1,2})(?:\s?[:,.\-–—;]?\s?(?P<reason>.*))?",
+    _I | re.DOTALL,
+)
+
+
+def _parse_away(rest: str, line: str) -> Order:
+    m = _AWAY_FORM.fullmatch(rest)
+    if m is None:
+        raise _error(Problem.WRONG_FORM, "say until when, as a date YYYY-MM-DD", "away", line)
+    try:
+        until = date.fromisoformat("-".join(f"{int(p):02d}" for p in m.group("date").split("-")))
+    except ValueError:
+        raise _error(Problem.WRONG_FORM, f"{m.group('date')} is not a date", "away",
+                     line) from None
+    reason = " ".join((m.group("reason") or "").split())
+    if len(reason) > MAX_REASON_CHARS:
+        raise _error(Problem.WRONG_FORM, f"the reason is too long (at most {MAX_REASON_CHARS} "
+                     "characters)", "away", line)
+    return Away(until, reason)
+
+
 def _parse_help(rest: str, line: str) -> Order:
     if not rest.strip():
         return Help(None)
@@ -1531,6 +1584,7 @@ _PARSERS: dict[str, Callable[[str, str], Order]] = {
     "cede": _parse_cede,
     "disband": _parse_disband,
     "spare": _parse_spare,
+    "away": _parse_away,
     "help": _parse_help,
 }
 
