@@ -138,8 +138,6 @@ class ClaimsSettings(_Section):
     hold: str = Field(default="stop", pattern=r"^(stop|none)$")
     # a public post when a claim is handed over to a new player
     transfer_post: bool = True
-    # let `claims transfer` give a claim to someone who already plays another claim
-    allow_two_claims: bool = False
 
 
 class Settings(_Section):

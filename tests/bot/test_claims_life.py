@@ -292,3 +292,30 @@ def test_a_claim_added_from_a_roster_snippet_and_one_retired(config: Path, tmp_p
     assert {a.claim_id: a.state for a in rows(config, Army)}[bolton.id] == \
         ArmyState.MUSTERING
     assert "u/roose_bolton" in standing(config, at(hours=4), "House Bolton")
+
+
+def _public_after_hold_and_hand_over(tmp_path: Path, gold: str, infantry: str
+                                     ) -> list[tuple[str, str]]:
+    path = tmp_path / "config.toml"
+    path.write_text(f'[campaign]\nname = "Hidden"\ndatabase_url = "sqlite:///{tmp_path}/c.db"'
+                    '\nmoderators = ["mod_jane"]\n[claims]\ninactive_after_days = 2\n')
+    cli(path, at(), "init", "--demo", "--seed", "s")
+    cli(path, at(), "adjust", "House Stark", "--gold", gold, "--infantry", infantry)
+    say(path, at(hours=1), "ned_stark", "muster 100 infantry")
+    cli(path, at(days=3), "tick")  # Stark goes inactive and is held
+    assert claim_row(path, "House Stark").hold == "inactive"
+    cli(path, at(days=3, hours=1), "claims", "transfer", "House Stark", "--to", "arya_stark")
+    cli(path, at(days=5), "tick")
+    return [(o.title, o.body) for o in outbox(path) if o.public]
+
+
+def test_holds_and_hand_overs_publish_nothing_of_the_claims_hidden_numbers(tmp_path: Path
+                                                                           ) -> None:
+    """Two worlds that differ only in House Stark's treasury and troops at home (hidden from
+    everyone but its players): the held claim and its hand-over make the same public posts."""
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    one = _public_after_hold_and_hand_over(tmp_path / "a", "+0", "+0")
+    other = _public_after_hold_and_hand_over(tmp_path / "b", "+4321", "+777")
+    assert one == other
+    assert any(title == "[Claims] u/arya_stark now plays House Stark" for title, _ in one)
