@@ -3,7 +3,8 @@ last wrote, leave, hold, hand-over, new and retired claims)."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, time
+from collections.abc import Callable
+from datetime import UTC, datetime, time, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -12,7 +13,14 @@ from rich.markup import escape
 from rich.table import Table
 
 from bot.cli.campaign import console
-from bot.cli.common import ByOpt, Opened, fail, moderator_name, open_campaign
+from bot.cli.common import (
+    ByOpt,
+    Opened,
+    fail,
+    moderator_name,
+    open_campaign,
+    parse_time,
+)
 from bot.cli.options import ConfigOpt, command_group
 
 if TYPE_CHECKING:
@@ -82,17 +90,41 @@ def _claim(session: Session, ctx: CampaignContext, name: str) -> Claim:
 
 
 def _date(option: str, text: str) -> datetime:
-    """A date (2027-01-10, the start of that day in UTC) or an ISO time with a zone."""
+    """A date (2027-01-10, the start of that day in UTC) or an ISO time with a zone
+    (:func:`bot.cli.common.parse_time`)."""
+    if len(text) > 10:
+        return parse_time(option, text)
     try:
-        if len(text) <= 10:
-            return datetime.combine(datetime.strptime(text, "%Y-%m-%d").date(), time(), UTC)
-        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+        return datetime.combine(datetime.strptime(text, "%Y-%m-%d").date(), time(), UTC)
     except ValueError:
         raise fail(f"{option}: {text!r} is not a date (e.g. 2027-01-10); nothing changed") \
             from None
-    if moment.tzinfo is None:
-        raise fail(f"{option} needs a time zone, e.g. 2027-01-10T12:00:00Z; nothing changed")
-    return moment.astimezone(UTC)
+
+
+Change = Callable[["Session", "CampaignContext", "Claim", str, datetime], str]
+"""A change to one claim: (session, context, claim, moderator, world time) -> its summary;
+raises LookupError (nothing changed) when it cannot be made."""
+
+
+def _change_claim(context: typer.Context, config: Path | None, by: str | None, claim: str,
+                  verb: str, change: Change, *, hint: str = "") -> None:
+    """Run ``change`` on the claim named ``claim`` in one transaction, after the snapshot
+    ``maester undo`` goes back to; print its summary, or end with its refusal (nothing
+    changed)."""
+    from bot.services import snapshots
+
+    env = _opened(context, config)
+    now = env.world_now()
+    actor = moderator_name(by)
+    with env.session() as session:
+        found = _claim(session, env.ctx, claim)
+        snapshots.take(session, env.ctx, kind="command", now=env.clock.now(),
+                       label=f"claims {verb} {found.name}", actor=actor)
+        try:
+            summary = change(session, env.ctx, found, actor, now)
+        except LookupError as exc:
+            raise fail(f"{exc}{hint}; nothing changed") from None
+    console.print(escape(summary) + ".")
 
 
 @claims_app.command("away")
@@ -105,42 +137,33 @@ def away_cmd(
     by: ByOpt = None,
 ) -> None:
     """Put a claim on leave until a date: it is not marked inactive meanwhile (logged)."""
-    from bot.services import absence, snapshots
+    from bot.services import absence
 
     end = _date("--until", until)
-    env = _opened(context, config)
-    now = env.world_now()
-    with env.session() as session:
-        found = _claim(session, env.ctx, claim)
-        snapshots.take(session, env.ctx, kind="command", label=f"claims away {found.name}",
-                       now=env.clock.now(), actor=moderator_name(by))
+
+    def leave(session: Session, ctx: CampaignContext, found: Claim, actor: str,
+              now: datetime) -> str:
         try:
-            summary = absence.take_leave(session, env.ctx, found, end, reason,
-                                         actor=moderator_name(by), now=now, by_order=False)
+            return absence.take_leave(session, ctx, found, end, reason, actor=actor, now=now,
+                                      by_order=False)
         except absence.LeaveRefused as exc:
-            raise fail(f"{exc} (expected a date after today, at most "
-                       f"{env.settings.claims.leave_max_days} days ahead, e.g. --until "
-                       f"{now:%Y}-12-31); nothing changed") from None
-    console.print(escape(summary) + ".")
+            longest = ctx.settings.claims.leave_max_days
+            raise LookupError(f"{exc} (expected a date after today, at most {longest} days "
+                              f"ahead, e.g. --until {now + timedelta(days=7):%Y-%m-%d})"
+                              ) from None
+
+    _change_claim(context, config, by, claim, "away", leave)
 
 
 def _hold(context: typer.Context, claim: str, held: bool, config: Path | None,
           by: str | None) -> None:
-    from bot.services import absence, snapshots
+    from bot.services import absence
 
-    env = _opened(context, config)
-    now = env.world_now()
-    with env.session() as session:
-        found = _claim(session, env.ctx, claim)
-        snapshots.take(session, env.ctx, kind="command", now=env.clock.now(),
-                       label=f"claims {'hold' if held else 'lift'} {found.name}",
-                       actor=moderator_name(by))
-        try:
-            summary = absence.set_hold(session, env.ctx, found, held, actor=moderator_name(by),
-                                       now=now)
-        except LookupError as exc:
-            raise fail(f"{exc}; nothing changed") from None
-    console.print(escape(summary) + ".")
+    def hold(session: Session, ctx: CampaignContext, found: Claim, actor: str,
+             now: datetime) -> str:
+        return absence.set_hold(session, ctx, found, held, actor=actor, now=now)
+
+    _change_claim(context, config, by, claim, "hold" if held else "lift", hold)
 
 
 @claims_app.command("hold")
@@ -168,21 +191,14 @@ def transfer_cmd(
     by: ByOpt = None,
 ) -> None:
     """Give a claim to a new player (or --add one): notes to both, a post if configured."""
-    from bot.services import snapshots, tenure
+    from bot.services import tenure
 
-    env = _opened(context, config)
-    now = env.world_now()
-    with env.session() as session:
-        found = _claim(session, env.ctx, claim)
-        snapshots.take(session, env.ctx, kind="command", now=env.clock.now(),
-                       label=f"claims transfer {found.name}", actor=moderator_name(by))
-        try:
-            summary = tenure.transfer(session, env.ctx, found, to, add=add,
-                                      actor=moderator_name(by), now=now)
-        except LookupError as exc:
-            raise fail(f"{exc}; nothing changed (e.g. `maester claims transfer "
-                       f"{found.name!r} --to new_player`)") from None
-    console.print(escape(summary) + ".")
+    def hand_over(session: Session, ctx: CampaignContext, found: Claim, actor: str,
+                  now: datetime) -> str:
+        return tenure.transfer(session, ctx, found, to, add=add, actor=actor, now=now)
+
+    _change_claim(context, config, by, claim, "transfer", hand_over,
+                  hint=f" (e.g. `maester claims transfer {claim[:80]!r} --to new_player`)")
 
 
 @claims_app.command("add")
@@ -231,20 +247,15 @@ def retire_cmd(
     by: ByOpt = None,
 ) -> None:
     """End a claim: its players leave it, its armies disband or stay as held forces."""
-    from bot.services import snapshots, tenure
+    from bot.services import tenure
 
     if armies not in ("disband", "hold"):
         raise fail(f"--armies {armies!r}: expected disband or hold (e.g. --armies hold); "
                    "nothing changed")
-    env = _opened(context, config)
-    now = env.world_now()
-    with env.session() as session:
-        found = _claim(session, env.ctx, claim)
-        snapshots.take(session, env.ctx, kind="command", now=env.clock.now(),
-                       label=f"claims retire {found.name}", actor=moderator_name(by))
-        try:
-            summary = tenure.retire(session, env.ctx, found, disband=armies == "disband",
-                                    actor=moderator_name(by), now=now)
-        except LookupError as exc:
-            raise fail(f"{exc}; nothing changed") from None
-    console.print(escape(summary) + ".")
+
+    def end(session: Session, ctx: CampaignContext, found: Claim, actor: str,
+            now: datetime) -> str:
+        return tenure.retire(session, ctx, found, disband=armies == "disband", actor=actor,
+                             now=now)
+
+    _change_claim(context, config, by, claim, "retire", end)

@@ -114,6 +114,7 @@ def note_activity(session: Session, ctx: CampaignContext, claim: Claim, *, autho
                 body=f"u/{escape_md(author)} wrote for {escape_md(claim.name)}, which was "
                      "held as inactive; the hold is over.", at=now, tick=tick)
     session.add(claim)
+    session.flush()  # written now: a refused order's savepoint expires the session's objects
 
 
 def take_leave(session: Session, ctx: CampaignContext, claim: Claim, until: datetime,
@@ -172,16 +173,25 @@ def set_hold(session: Session, ctx: CampaignContext, claim: Claim, held: bool, *
     return summary
 
 
+@dataclass(frozen=True, slots=True)
+class Review:
+    """What a tick's review found: the claims whose armies it stops (none with ``[claims]
+    hold = "none"``) and what it logged (the tick's report lists it)."""
+
+    held: frozenset[int]
+    events: tuple[str, ...]
+
+
 def review(session: Session, ctx: CampaignContext, tick: int, previous: datetime,
-           at: datetime) -> frozenset[int]:
+           at: datetime) -> Review:
     """Tick ``tick`` (at ``at``; the one before at ``previous``): note the leaves that ended,
     warn the claims about to go inactive, hold those that went inactive (referred to the
-    moderators). Returns the claims whose armies the tick stops (none with ``[claims] hold =
-    "none"``)."""
+    moderators)."""
     settings = ctx.settings.claims
     created = _created(session, ctx, at)
     after, ahead = _days(settings.inactive_after_days), _days(settings.warn_days_ahead)
     held: set[int] = set()
+    events: list[str] = []
     claims = session.exec(select(Claim).where(Claim.campaign_id == ctx.campaign_id)
                           .order_by(col(Claim.id))).all()
     for claim in claims:
@@ -190,24 +200,26 @@ def review(session: Session, ctx: CampaignContext, tick: int, previous: datetime
             seen = last_seen(claim, created)
             until = claim.away_until
             if until is not None and previous < until <= at:
-                _returned(session, ctx, claim, tick, at)
+                events.append(_returned(session, ctx, claim, tick, at))
             warn = warn_from(seen, until, after, ahead)
             if warn is not None and previous < warn <= at and claim.hold is None:
-                _warn(session, ctx, claim, inactive_from(seen, until, after), tick, at)
+                events.append(_warn(session, ctx, claim, inactive_from(seen, until, after),
+                                    tick, at))
             if claim.hold is None and at >= inactive_from(seen, until, after):
-                _hold_inactive(session, ctx, claim, seen, tick, at)
+                events.append(_hold_inactive(session, ctx, claim, seen, tick, at))
         if is_held(claim.hold, claim.retired_at is not None):
             held.add(cid)
-    return frozenset(held) if settings.hold == "stop" else frozenset()
+    session.flush()
+    return Review(frozenset(held) if settings.hold == "stop" else frozenset(), tuple(events))
 
 
 def _returned(session: Session, ctx: CampaignContext, claim: Claim, tick: int,
-              at: datetime) -> None:
+              at: datetime) -> str:
     until = claim.away_until
     assert until is not None
-    _log(session, ctx, claim, "claim_returned", f"{claim.name}'s leave ended "
-         f"({until:%Y-%m-%d})", at, tick=tick, data={"until": until.isoformat(),
-                                                      "early": False})
+    summary = _log(session, ctx, claim, "claim_returned",
+                   f"{claim.name}'s leave ended ({until:%Y-%m-%d})", at, tick=tick,
+                   data={"until": until.isoformat(), "early": False})
     journal.notify_claim(session, ctx.campaign_id, claim.id or 0, f"back:{claim.id}:{tick}",
                          subject=f"Welcome back, {claim.name}",
                          body=f"Your leave ended on {until:%Y-%m-%d}. Your orders are awaited; "
@@ -217,12 +229,14 @@ def _returned(session: Session, ctx: CampaignContext, claim: Claim, tick: int,
                               subject=f"{claim.name}'s leave ended",
                               body=f"{escape_md(claim.name)}'s leave ended on "
                                    f"{until:%Y-%m-%d}.", at=at, tick=tick)
+    return summary
 
 
 def _warn(session: Session, ctx: CampaignContext, claim: Claim, inactive: datetime,
-          tick: int, at: datetime) -> None:
-    _log(session, ctx, claim, "inactive_warning", f"{claim.name} warned: inactive from "
-         f"{ctx.when(inactive)}", at, tick=tick, data={"inactive_from": inactive.isoformat()})
+          tick: int, at: datetime) -> str:
+    summary = _log(session, ctx, claim, "inactive_warning",
+                   f"{claim.name} warned: inactive from {ctx.when(inactive)}", at, tick=tick,
+                   data={"inactive_from": inactive.isoformat()})
     journal.notify_claim(
         session, ctx.campaign_id, claim.id or 0, f"inactive-warning:{claim.id}:{tick}",
         subject=f"{claim.name} will soon be marked inactive",
@@ -230,16 +244,17 @@ def _warn(session: Session, ctx: CampaignContext, claim: Claim, inactive: dateti
              f"order (or anything at all) before {ctx.when(inactive)}, the claim will be "
              "marked inactive and held: its armies stop where they stand. Going away? Send "
              "`away until YYYY-MM-DD` (with a reason if you like).", at=at, tick=tick)
+    return summary
 
 
 def _hold_inactive(session: Session, ctx: CampaignContext, claim: Claim, seen: datetime,
-                   tick: int, at: datetime) -> None:
+                   tick: int, at: datetime) -> str:
     claim.hold = Hold.INACTIVE
     session.add(claim)
     days = ctx.settings.claims.inactive_after_days
-    _log(session, ctx, claim, "claim_held", f"{claim.name} is inactive (nothing for {days} "
-         "days) and held", at, tick=tick, data={"by": "inactivity",
-                                                 "last_seen": seen.isoformat()})
+    summary = _log(session, ctx, claim, "claim_held",
+                   f"{claim.name} is inactive (nothing for {days} days) and held", at,
+                   tick=tick, data={"by": "inactivity", "last_seen": seen.isoformat()})
     journal.notify_claim(
         session, ctx.campaign_id, claim.id or 0, f"held:{claim.id}:{tick}",
         subject=f"{claim.name} is inactive and held",
@@ -254,14 +269,17 @@ def _hold_inactive(session: Session, ctx: CampaignContext, claim: Claim, seen: d
              f"has sent nothing since {ctx.when(seen)} and is now held. Decide what becomes of "
              "it: `maester claims lift`, `away`, `transfer` or `retire` (see "
              "docs/moderators.md).", at=at, tick=tick)
+    return summary
 
 
 def _log(session: Session, ctx: CampaignContext, claim: Claim, kind: str, summary: str,
          at: datetime, *, actor: str = "maester", tick: int | None = None,
-         data: dict[str, object] | None = None) -> None:
+         data: dict[str, object] | None = None) -> str:
+    """Journal ``summary`` (private, about ``claim``); returns it."""
     journal.log_event(session, ctx.campaign_id, ctx.tick_of(at) if tick is None else tick,
                       kind, summary, at=at, claim_id=claim.id, actor=actor,
                       data=dict(data or {}))
+    return summary
 
 
 def listing(session: Session, ctx: CampaignContext, now: datetime

@@ -229,7 +229,9 @@ def apply_tick(session: Session, ctx: CampaignContext, campaign: Campaign, index
         month = calendar.month_number_of(boundary.date, ctx.rules)
         if month > campaign.last_month:
             state.run_month(month, boundary.date)
-    state.held = absence.review(session, ctx, index, previous, at)  # leaves, warnings, holds
+    reviewed = absence.review(session, ctx, index, previous, at)  # leaves, warnings, holds
+    state.held = reviewed.held
+    report.events.extend(reviewed.events)
     # One flush at the end: row changes go out as a few batched statements, however many
     # armies moved (the number of statements per tick must not grow with the armies).
     with session.no_autoflush:

@@ -12,20 +12,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from freezegun import freeze_time
 from sqlmodel import select
-from typer.testing import CliRunner
 
-import bot.cli.campaign
-import bot.cli.claims
-import bot.cli.safety  # noqa: F401
-from bot.cli import app
-from bot.config import parse_settings
+import bot.cli.claims  # noqa: F401
 from bot.db.engine import make_engine, transaction
 from bot.db.models import Army, ArmyState, Claim, Outbox
+from tests.bot.test_cli_safety import cli  # the CLI with the wall clock frozen
 
-runner = CliRunner()
-parse_settings({})  # pydantic builds its schemas with the real datetime, before any freezing
 T0 = datetime(2026, 11, 23, 9, 30, tzinfo=UTC)
 
 
@@ -42,13 +35,6 @@ def config(tmp_path: Path, db_url: str) -> Path:
                     "leave_max_days = 30\n")
     cli(path, at(), "init", "--demo", "--seed", "s")
     return path
-
-
-def cli(config: Path, when: str, *args: str, code: int = 0) -> str:
-    with freeze_time(when):
-        done = runner.invoke(app, [*args, "-c", str(config)], catch_exceptions=False)
-    assert done.exit_code == code, done.output
-    return done.output
 
 
 def say(config: Path, when: str, who: str, text: str) -> str:
@@ -104,7 +90,10 @@ def test_activity_warning_inactivity_hold_referral_and_return(config: Path) -> N
     assert {o.target for o in warned} >= {"hoster_tully", "ned_stark"}
     assert all(o.kind == "message" and not o.public for o in warned)
     assert "tywin_lannister" in {o.target for o in warned}
-    # three days on: inactive and held, the moderators get a referral
+    # three days on: inactive and held, the moderators get a referral (previewed first)
+    shown = cli(config, at(days=2, hours=3), "tick", "--preview", "--until", at(days=3, hours=3))
+    assert "House Tully is inactive (nothing for 3 days) and held" in shown
+    assert "Referral: House Tully is inactive" in shown
     cli(config, at(days=3, hours=3), "tick")
     inactive = cli(config, at(days=3, hours=3), "claims", "--inactive")
     assert "House Tully" in inactive and "inactive, held" in inactive
@@ -176,6 +165,8 @@ def test_a_held_claims_armies_stop_upkeep_is_paid_and_a_battle_is_still_fought(
                                  "House Stark", code=2)
     assert "House Stark is held" in [o.title for o in outbox(config)]
     gold = claim_row(config, "House Stark").gold
+    shown = cli(config, at(days=1, hours=15), "tick", "--preview", "--until", at(days=2, hours=1))
+    assert "army 1 of House Stark (held) stops at Winterfell" in shown
     cli(config, at(days=2, hours=1), "tick")  # the march would have begun: it stops at home
     army = next(a for a in rows(config, Army) if a.id == 1)
     assert army.state == ArmyState.STANDING and army.path_json == [] and army.tile == "1315"

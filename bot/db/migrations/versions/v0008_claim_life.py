@@ -14,6 +14,7 @@ Create Date: 2026-11-27 19:45:00
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import UTC, datetime
 
 import sqlalchemy as sa
 import sqlmodel.sql.sqltypes
@@ -33,6 +34,10 @@ def upgrade() -> None:
     op.add_column("claim", sa.Column(
         "hold", sqlmodel.sql.sqltypes.AutoString(length=12), nullable=True))
     op.add_column("claim", sa.Column("retired_at", sa.String(length=32), nullable=True))
+    # A running campaign's claims count as active from the upgrade (no claim is found inactive
+    # the moment the feature arrives): the instant is written by the application, as UTC text.
+    now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")  # as bot.db.types stores it
+    op.execute(sa.text("UPDATE claim SET active_at = :now").bindparams(now=now))
 
 
 def downgrade() -> None:
