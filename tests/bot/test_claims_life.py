@@ -149,12 +149,18 @@ def test_leave_by_order_and_by_moderator_its_return_and_bad_dates(config: Path) 
 
 
 def _stark_marching(config: Path) -> None:
-    say(config, at(hours=1), "ned_stark", "muster 100 infantry")
-    say(config, at(hours=1), "tywin_lannister", "muster 300 infantry")
-    cli(config, at(days=1, hours=13), "tick")
-    route = say(config, at(days=1, hours=14), "ned_stark", "route army 1 to Riverrun")
+    _stark_marching_at(config, days=0)
+
+
+def _stark_marching_at(config: Path, *, days: float) -> None:
+    """Stark musters 100 and Lannister 300 infantry; Stark's army 1 then sets off for
+    Riverrun, the next afternoon."""
+    say(config, at(days, hours=1), "ned_stark", "muster 100 infantry")
+    say(config, at(days, hours=1), "tywin_lannister", "muster 300 infantry")
+    cli(config, at(days + 1, hours=13), "tick")
+    route = say(config, at(days + 1, hours=14), "ned_stark", "route army 1 to Riverrun")
     move = next(line.strip() for line in route.splitlines() if line.strip().startswith("move"))
-    assert "will march" in say(config, at(days=1, hours=14), "ned_stark", move)
+    assert "will march" in say(config, at(days + 1, hours=14), "ned_stark", move)
 
 
 def test_a_held_claims_armies_stop_upkeep_is_paid_and_a_battle_is_still_fought(
@@ -310,3 +316,20 @@ def test_holds_and_hand_overs_publish_nothing_of_the_claims_hidden_numbers(tmp_p
     other = _public_after_hold_and_hand_over(tmp_path / "b", "+4321", "+777")
     assert one == other
     assert any(title == "[Claims] u/arya_stark now plays House Stark" for title, _ in one)
+
+
+def test_a_holiday_is_no_silence_and_hold_none_only_refers(config: Path) -> None:
+    """Ten days of holiday do not make the claims inactive: their last messages move on with
+    the world's clock. With ``hold = "none"`` an inactive claim is referred, its armies march."""
+    cli(config, at(hours=1), "pause", "--by", "jane")
+    cli(config, at(days=10), "resume", "--by", "jane")
+    cli(config, at(days=11), "tick")
+    assert all(c.hold is None for c in rows(config, Claim))
+    assert "No claim is inactive or held." in cli(config, at(days=11), "claims", "--inactive")
+    config.write_text(config.read_text().replace("[claims]\n", '[claims]\nhold = "none"\n'))
+    _stark_marching_at(config, days=11)
+    cli(config, at(days=16), "tick")  # three days after Stark's last message, and more
+    assert claim_row(config, "House Stark").hold == "inactive"
+    stark = next(a for a in rows(config, Army) if a.id == 1)
+    assert stark.tile != "1315" and stark.state == ArmyState.MARCHING  # not stopped
+    assert "army_held" not in cli(config, at(days=16), "log", "--limit", "300")
