@@ -22,8 +22,7 @@ from datetime import datetime, timedelta
 from enum import StrEnum
 
 from rules.campaign.apply import _no_march as no_march  # the one way to end a march
-from rules.campaign.state import World
-from rules.campaign.world import Army, ArmyState
+from rules.campaign.world import Army, ArmyState, World
 
 __all__ = ["Hold", "Standing", "Stopped", "inactive_from", "is_held", "leave_problem",
            "standing", "stop_held", "warn_from"]

@@ -18,8 +18,7 @@ from rules.campaign.absence import (
     warn_from,
 )
 from rules.campaign.orders import Away, OrderSyntaxError, parse_order
-from rules.campaign.state import ClaimState, World
-from rules.campaign.world import Army, ArmyKind, ArmyState, March
+from rules.campaign.world import Army, ArmyKind, ArmyState, ClaimState, March, World
 
 NOW = datetime(2026, 11, 23, 12, tzinfo=UTC)
 DAY = timedelta(days=1)
