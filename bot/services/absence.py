@@ -53,7 +53,6 @@ class Life:
     last_seen: datetime
     standing: Standing
     held: bool
-    inactive_from: datetime
 
 
 def _days(n: int) -> timedelta:
@@ -76,8 +75,7 @@ def life(ctx: CampaignContext, claim: Claim, created: datetime, now: datetime) -
     seen = last_seen(claim, created)
     return Life(seen, standing(now, last_seen=seen, away_until=claim.away_until,
                                retired=claim.retired_at is not None, inactive_after=after),
-                is_held(claim.hold, claim.retired_at is not None),
-                inactive_from(seen, claim.away_until, after))
+                is_held(claim.hold, claim.retired_at is not None))
 
 
 def note_activity(session: Session, ctx: CampaignContext, claim: Claim, *, author: str,
@@ -92,8 +90,8 @@ def note_activity(session: Session, ctx: CampaignContext, claim: Claim, *, autho
     if claim.away_until is not None and now < claim.away_until:
         _log(session, ctx, claim, "claim_returned",
              f"{claim.name} is back from leave (u/{author} wrote before "
-             f"{claim.away_until:%Y-%m-%d})", now, actor=author,
-             data={"until": claim.away_until.isoformat(), "early": True})
+             f"{claim.away_until:%Y-%m-%d})", now,
+             data={"until": claim.away_until.isoformat(), "early": True, "by": author})
         journal.notify_moderators(
             session, ctx.campaign_id, f"returned:{claim.id}:{now.isoformat()}"[:120],
             subject=f"{claim.name} is back from leave",
@@ -107,7 +105,7 @@ def note_activity(session: Session, ctx: CampaignContext, claim: Claim, *, autho
         if was_held:
             _log(session, ctx, claim, "claim_unheld",
                  f"{claim.name} is active again (u/{author} wrote): no longer held", now,
-                 actor=author, data={"by": "activity"})
+                 data={"by": "activity", "player": author})
             journal.notify_moderators(
                 session, ctx.campaign_id, f"unheld:{claim.id}:{now.isoformat()}"[:120],
                 subject=f"{claim.name} is active again",
