@@ -21,8 +21,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from enum import StrEnum
 
-from rules.campaign.apply import _no_march as no_march  # the one way to end a march
-from rules.campaign.world import Army, ArmyState, World
+from rules.campaign.world import Army, ArmyState, World, no_march
 
 __all__ = ["Hold", "Standing", "Stopped", "inactive_from", "is_held", "leave_problem",
            "standing", "stop_held", "warn_from"]

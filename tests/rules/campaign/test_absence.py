@@ -17,7 +17,7 @@ from rules.campaign.absence import (
     stop_held,
     warn_from,
 )
-from rules.campaign.orders import Away, OrderSyntaxError, parse_order
+from rules.campaign.language import Away, OrderSyntaxError, parse_order
 from rules.campaign.world import Army, ArmyKind, ArmyState, ClaimState, March, World
 
 NOW = datetime(2026, 11, 23, 12, tzinfo=UTC)
