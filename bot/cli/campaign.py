@@ -21,6 +21,7 @@ from bot.cli.common import (
     parse_time,
     settings_of,
     whole,
+    world_now_in,
 )
 from bot.cli.options import ConfigOpt, command_group
 from bot.db.models import (
@@ -142,9 +143,9 @@ def status_cmd(config: ConfigOpt = None) -> None:
     """Last tick, next tick, pending outbox, in-game date and season."""
     env = open_campaign(config)
     ctx = env.ctx
-    wall = env.clock.now()
-    now = env.world_now()
+    wall = env.clock.now()  # read once: the world is "ahead" only of this same reading
     with env.session() as session:
+        now = world_now_in(session, ctx, wall)
         report = queries.status(session, ctx, now)
     due = report.ticks_due
     console.print(f"[bold]{report.name}[/bold] (r/{report.subreddit})")
@@ -284,7 +285,7 @@ def tick_cmd(
         _print_preview(ctx, env.engine, moment)
         if paused:
             console.print("[yellow]the campaign is paused[/yellow]: these ticks apply only "
-                          "after `maester resume --catch-up` (a plain resume skips them)")
+                          "after `maester resume --catch-up --yes` (a plain resume skips them)")
         return
     if paused:
         console.print(f"[yellow]the campaign is paused[/yellow] ({escape(paused)}): no tick "

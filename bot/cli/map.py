@@ -164,7 +164,7 @@ def update_cmd(
     try:
         text = read_map_text(map_file)
     except (OSError, UnicodeDecodeError) as exc:
-        _fail(f"{map_file}: cannot be read ({exc})")
+        _fail(f"{map_file}: cannot be read ({getattr(exc, 'strerror', None) or exc})")
     with campaign_session(config) as (session, ctx):
         try:
             plan = plan_map_update(session, ctx, text)

@@ -25,7 +25,7 @@ from bot.services.world import (
     parsed_map,
 )
 from rules.campaign.config import Terrain
-from rules.campaign.mapcheck import MapDiff, map_difference
+from rules.campaign.mapcheck import MapDiff, bonuses_out_of_range, map_difference
 from rules.campaign.world import ACTIVE_STATES, BattleStatus, SiegeStatus
 from rules.campaign.worldmap import WorldMap, parse_map
 
@@ -78,6 +78,8 @@ def plan_map_update(session: Session, ctx: CampaignContext, text: str) -> MapUpd
 
     def where(tile: str) -> str:
         return f"{tile} ({ctx.world.tile(tile).label})" if tile in ctx.world else tile
+
+    plan.problems += [str(e) for e in bonuses_out_of_range(new, ctx.rules)]
 
     for claim in all_claims(session, ctx):
         tile = new.tiles.get(claim.holdfast)

@@ -126,11 +126,18 @@ class Holdings(NamedTuple):
     ships: int
 
 
+def held_gold(claim: Claim) -> Decimal:
+    """``claim``'s gold, a damaged one (not a finite number: a hand edit of the database, see
+    :class:`bot.errors.DamagedValue`) counted as 0 so that ``adjust`` can set it right."""
+    gold = claim.gold
+    return gold if isinstance(gold, Decimal) and gold.is_finite() else Decimal(0)
+
+
 def adjusted(claim: Claim, change: Holdings) -> Holdings:
     """``claim``'s holdings after ``change`` (each part added, signed). Raises InvalidInput
     (:func:`rules.campaign.inputs.check_holdings`) when any would fall below 0 or beyond the
     limits."""
-    new = Holdings(claim.gold + change.gold, claim.infantry + change.infantry,
+    new = Holdings(held_gold(claim) + change.gold, claim.infantry + change.infantry,
                    claim.cavalry + change.cavalry, claim.ships + change.ships)
     check_holdings(new.gold, {"infantry": new.infantry, "cavalry": new.cavalry,
                               "ships": new.ships}, claim.name)
