@@ -173,8 +173,6 @@ class Demo:
         now = self.clock.now()
         with transaction(self.engine) as session:
             character = find_character(session, self.ctx, "Robb Stark")
-            snapshots.take(session, self.ctx, kind="command", now=now, actor=MODERATOR,
-                           label="character set Robb Stark dead")
             done = set_fate(session, self.ctx, character, "dead", note="fell at the ford",
                             actor=MODERATOR, now=now)
         self.emit(f"\n$ maester character set \"Robb Stark\" dead --note \"fell at the "

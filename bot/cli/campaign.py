@@ -28,7 +28,7 @@ from bot.db.models import (
     Outbox,
     RelationStatus,
 )
-from bot.services import queries, snapshots
+from bot.services import queries
 from bot.services.world import (
     CampaignContext,
     claim_by_name,
@@ -339,8 +339,6 @@ def season_set_cmd(season: str, config: ConfigOpt = None, by: ByOpt = None) -> N
     ctx = env.ctx
     with env.session() as session:
         get_campaign(session, ctx, lock=True)
-        snapshots.take(session, ctx, kind="command", label=f"season set {value.value}", now=now,
-                       actor=moderator_name(by))
         _, told = set_season(session, ctx, value, actor=moderator_name(by), now=now)
     console.print(f"Season is now {value.value}."
                   + (f" {told} claim(s) with raised troops were warned privately that their "
@@ -370,8 +368,6 @@ def relations_set_cmd(claim_a: str, claim_b: str, status: str, config: ConfigOpt
         if a is None or b is None or a.id == b.id:
             console.print("[red]name two different claims[/red] (see `maester claims`)")
             raise typer.Exit(2)
-        snapshots.take(session, ctx, kind="command", now=now, actor=moderator_name(by),
-                       label=f"relations set {a.name} {b.name} {value.value}")
         before = set_relations(session, ctx, a, b, value, actor=moderator_name(by), now=now)
     console.print(f"{a.name} and {b.name} are now {value.value} (were {before.value}).")
 
@@ -439,8 +435,6 @@ def adjust_cmd(
         if dry_run:
             console.print("Dry run: nothing written.")
             return
-        snapshots.take(session, ctx, kind="command", label=f"adjust {found.name}", now=now,
-                       actor=moderator_name(by))
         adjust_claim(session, ctx, found, change, reason=reason, actor=moderator_name(by),
                      now=now)
 

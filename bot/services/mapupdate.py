@@ -16,7 +16,7 @@ from sqlmodel import Session, col, select
 
 from bot.db.engine import transaction
 from bot.db.models import ArmyKind, ArmyState, PendingBattle, ResourceHolder, Siege
-from bot.services import journal
+from bot.services import journal, snapshots
 from bot.services.world import (
     CampaignContext,
     all_claims,
@@ -139,10 +139,13 @@ def plan_map_update(session: Session, ctx: CampaignContext, text: str) -> MapUpd
 
 
 def apply_map_update(session: Session, ctx: CampaignContext, plan: MapUpdatePlan, *,
-                     now: datetime, actor: str) -> None:
-    """Store the new map and log it. Raises ValueError for a plan with problems."""
+                     now: datetime, actor: str, source: str) -> None:
+    """Store the new map (from the file ``source``) and log it, a snapshot kept first. Raises
+    ValueError for a plan with problems."""
     if plan.problems:
         raise ValueError("the new map does not fit the campaign: " + "; ".join(plan.problems))
+    snapshots.take(session, ctx, kind="command", label=f"map update {source}", now=now,
+                   actor=actor, heavy=True)
     campaign = get_campaign(session, ctx, lock=True)
     campaign.map_text = plan.text
     session.add(campaign)
