@@ -107,19 +107,15 @@ raises LookupError (nothing changed) when it cannot be made."""
 
 
 def _change_claim(context: typer.Context, config: Path | None, by: str | None, claim: str,
-                  verb: str, change: Change, *, hint: str = "") -> None:
-    """Run ``change`` on the claim named ``claim`` in one transaction, after the snapshot
-    ``maester undo`` goes back to; print its summary, or end with its refusal (nothing
-    changed)."""
-    from bot.services import snapshots
-
+                  change: Change, *, hint: str = "") -> None:
+    """Run ``change`` on the claim named ``claim`` in one transaction (the change keeps the
+    snapshot ``maester undo`` goes back to); print its summary, or end with its refusal
+    (nothing changed)."""
     env = _opened(context, config)
     now = env.world_now()
     actor = moderator_name(by)
     with env.session() as session:
         found = _claim(session, env.ctx, claim)
-        snapshots.take(session, env.ctx, kind="command", now=env.clock.now(),
-                       label=f"claims {verb} {found.name}", actor=actor)
         try:
             summary = change(session, env.ctx, found, actor, now)
         except LookupError as exc:
@@ -152,7 +148,7 @@ def away_cmd(
                               f"ahead, e.g. --until {now + timedelta(days=7):%Y-%m-%d})"
                               ) from None
 
-    _change_claim(context, config, by, claim, "away", leave)
+    _change_claim(context, config, by, claim, leave)
 
 
 def _hold(context: typer.Context, claim: str, held: bool, config: Path | None,
@@ -163,7 +159,7 @@ def _hold(context: typer.Context, claim: str, held: bool, config: Path | None,
              now: datetime) -> str:
         return absence.set_hold(session, ctx, found, held, actor=actor, now=now)
 
-    _change_claim(context, config, by, claim, "hold" if held else "lift", hold)
+    _change_claim(context, config, by, claim, hold)
 
 
 @claims_app.command("hold")
@@ -197,7 +193,7 @@ def transfer_cmd(
                   now: datetime) -> str:
         return tenure.transfer(session, ctx, found, to, add=add, actor=actor, now=now)
 
-    _change_claim(context, config, by, claim, "transfer", hand_over,
+    _change_claim(context, config, by, claim, hand_over,
                   hint=f" (e.g. `maester claims transfer {claim[:80]!r} --to new_player`)")
 
 
@@ -211,7 +207,7 @@ def add_cmd(
 ) -> None:
     """Add claims mid-campaign from a roster snippet, checked as init's roster is."""
     from bot.cli.map import print_report
-    from bot.services import snapshots, tenure
+    from bot.services import tenure
     from bot.services.mapcheck import CheckReport, check_roster, read_roster
 
     env = _opened(context, config)
@@ -226,8 +222,6 @@ def add_cmd(
         raise fail(f"{len(report.errors)} error(s) above; nothing changed")
     now = env.world_now()
     with env.session() as session:
-        snapshots.take(session, env.ctx, kind="command", now=env.clock.now(),
-                       label=f"claims add {roster.name}"[:200], actor=moderator_name(by))
         try:
             summaries = tenure.add_claims(session, env.ctx, report.roster, report.wars,
                                           actor=moderator_name(by), now=now)
@@ -258,4 +252,4 @@ def retire_cmd(
         return tenure.retire(session, ctx, found, disband=armies == "disband", actor=actor,
                              now=now)
 
-    _change_claim(context, config, by, claim, "retire", end)
+    _change_claim(context, config, by, claim, end)

@@ -14,7 +14,7 @@
   away``; a message from the claim while on leave ends it early.
 - **Hold by hand** (:func:`set_hold`): ``maester claims hold`` / ``lift``.
 
-Every change is journaled; the moderator commands take a snapshot first (``maester undo``).
+Every change is journaled; the moderators' changes keep a snapshot first (``maester undo``).
 Nothing here is public: holds, leaves and warnings go to the claim's players and the
 moderators only.
 """
@@ -28,7 +28,7 @@ from datetime import datetime, timedelta
 from sqlmodel import Session, col, select
 
 from bot.db.models import Claim
-from bot.services import journal
+from bot.services import journal, snapshots
 from bot.services.world import CampaignContext, get_campaign
 from bot.text import escape_md
 from rules.campaign.absence import (
@@ -126,6 +126,9 @@ def take_leave(session: Session, ctx: CampaignContext, claim: Claim, until: date
     problem = leave_problem(until, now, _days(ctx.settings.claims.leave_max_days))
     if problem is not None:
         raise LeaveRefused(problem)
+    if not by_order:  # a moderator's command: undone by `maester undo`
+        snapshots.take(session, ctx, kind="command", label=f"claims away {claim.name}",
+                       now=now, actor=actor)
     reason = " ".join(reason.split())[:200]
     claim.away_until, claim.away_reason = until, reason or None
     if claim.hold in (Hold.INACTIVE, Hold.LIFTED):
@@ -154,6 +157,8 @@ def set_hold(session: Session, ctx: CampaignContext, claim: Claim, held: bool, *
         raise LookupError(f"{claim.name} is retired (its forces stay held)")
     if held == is_held(claim.hold, False):
         raise LookupError(f"{claim.name} is {'already' if held else 'not'} held")
+    snapshots.take(session, ctx, kind="command", now=now, actor=actor,
+                   label=f"claims {'hold' if held else 'lift'} {claim.name}")
     claim.hold = Hold.MODERATOR if held else Hold.LIFTED
     session.add(claim)
     summary = f"{claim.name} is {'held' if held else 'no longer held'} by the moderators"

@@ -2,8 +2,8 @@
 (``maester claims transfer``), new claims mid-campaign (``claims add``) and retired ones
 (``claims retire``).
 
-Each function changes the world inside the caller's transaction (the command takes the
-snapshot ``maester undo`` goes back to first), logs one event with the moderator's name, and
+Each function changes the world inside the caller's transaction, keeping first the snapshot
+``maester undo`` goes back to, logs one event with the moderator's name, and
 raises LookupError (a sentence for the moderator; nothing changed) for what cannot be done.
 
 **Private goes to the players of the moment.** Every private note, digest, detection and
@@ -23,8 +23,8 @@ from typing import Any
 from sqlmodel import Session, col, select
 
 from bot.db.models import Army, Claim, Player, RelationStatus
-from bot.services import journal
-from bot.services.moderation import remove_army
+from bot.services import journal, snapshots
+from bot.services.moderation import remove_army_kept
 from bot.services.setup import RosterRows
 from bot.services.world import CampaignContext, claim_by_name, set_relation
 from bot.text import escape_md
@@ -59,6 +59,8 @@ def transfer(session: Session, ctx: CampaignContext, claim: Claim, to: str, *, a
             (other.name if other is not None else "another claim")
         raise LookupError(f"u/{name} already plays {where} (a player plays one claim; "
                           "transfer that claim or retire it first)")
+    snapshots.take(session, ctx, kind="command", label=f"claims transfer {claim.name}",
+                   now=now, actor=actor)
     old = journal.players_of(session, claim.id or 0)
     removed = [] if add else old
     if removed:
@@ -111,6 +113,8 @@ def add_claims(session: Session, ctx: CampaignContext, entries: Sequence[Mapping
     against the claims already there), at war with the claims ``wars`` names. Each new claim's
     players are welcomed privately. Raises LookupError naming the entry (nothing changed: the
     caller rolls back)."""
+    snapshots.take(session, ctx, kind="command", now=now, actor=actor,
+                   label="claims add " + ", ".join(str(e.get("name", "?")) for e in entries))
     rows = RosterRows(session, ctx.campaign_id, ctx.world, now=now)
     added: list[Claim] = []
     for i, entry in enumerate(entries):
@@ -150,13 +154,15 @@ def retire(session: Session, ctx: CampaignContext, claim: Claim, *, disband: boo
     takes no more orders. Raises LookupError when it is already retired."""
     if claim.retired_at is not None:
         raise LookupError(f"{claim.name} is already retired")
+    snapshots.take(session, ctx, kind="command", label=f"claims retire {claim.name}", now=now,
+                   actor=actor)
     tick = ctx.tick_of(now)
     armies = session.exec(select(Army.id).where(Army.claim_id == claim.id,
                                                 col(Army.state) != ArmyState.GONE)).all()
     if disband:
         for army_id in armies:
-            remove_army(session, ctx, army_id or 0, reason=f"{claim.name} retired",
-                        actor=actor, now=now)
+            remove_army_kept(session, ctx, army_id or 0, reason=f"{claim.name} retired",
+                             actor=actor, now=now)
     players = journal.players_of(session, claim.id or 0)
     journal.notify_claim(session, ctx.campaign_id, claim.id or 0, f"retired:{claim.id}",
                          subject=f"{claim.name} is retired",
