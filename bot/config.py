@@ -137,6 +137,22 @@ class DiceSettings(_Section):
     flair: str = ""
 
 
+class ClaimsSettings(_Section):
+    """A claim's life over a long campaign: inactivity, leave, hold and hand-over
+    (:mod:`bot.services.absence`)."""
+
+    # real days without a message from the claim's players before it is inactive (and held)
+    inactive_after_days: int = Field(default=14, ge=1, le=3650)
+    # its players are warned privately this many days before (0: no warning)
+    warn_days_ahead: int = Field(default=3, ge=0, le=3650)
+    # the longest leave a player or moderator may announce, in real days
+    leave_max_days: int = Field(default=90, ge=1, le=3650)
+    # what holding a claim does: "stop" (its armies stop where they stand) or "none"
+    hold: str = Field(default="stop", pattern=r"^(stop|none)$")
+    # a public post when a claim is handed over to a new player
+    transfer_post: bool = True
+
+
 class Settings(_Section):
     campaign: CampaignSettings = Field(default_factory=CampaignSettings)
     reddit: RedditSettings = Field(default_factory=RedditSettings)
@@ -145,6 +161,7 @@ class Settings(_Section):
     rules: dict[str, Any] = Field(default_factory=dict)
     posts: PostSettings = Field(default_factory=PostSettings)
     dice: DiceSettings = Field(default_factory=DiceSettings)
+    claims: ClaimsSettings = Field(default_factory=ClaimsSettings)
     catalogue: dict[str, Any] = Field(default_factory=dict)
     characters: dict[str, Any] = Field(default_factory=dict)
 

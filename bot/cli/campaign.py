@@ -87,20 +87,6 @@ def init_cmd(
                   f"{len(entries)} claims on a map of {len(ctx.world)} tiles.")
 
 
-@app.command("claims")
-def claims_cmd(config: ConfigOpt = None) -> None:
-    """List the claims: holdfast, gold, troops at home, raised armies, players."""
-    env = open_campaign(config)
-    with env.session() as session:
-        rows = queries.claims(session, env.ctx)
-    table = Table("Claim", "Holdfast", "Gold", "Infantry", "Cavalry", "Ships", "Armies",
-                  "Players")
-    for c in rows:
-        table.add_row(c.name, c.holdfast, str(c.gold), str(c.infantry), str(c.cavalry),
-                      str(c.ships), str(c.armies), ", ".join(f"u/{p}" for p in c.players))
-    console.print(table)
-
-
 @app.command("armies")
 def armies_cmd(config: ConfigOpt = None,
                claim: Annotated[str | None, typer.Option("--claim")] = None) -> None:

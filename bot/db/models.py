@@ -98,6 +98,13 @@ class Claim(SQLModel, table=True):
     scattered_cavalry: int = 0
     slain_json: list[Any] = _json(list)  # regeneration ledger
     improvements_json: list[Any] = _json(list)  # built and in-progress improvements
+    # The claim's life over the campaign (bot.services.absence); all nullable, so snapshots
+    # taken before these columns existed restore with None.
+    active_at: datetime | None = _when()  # its players' last message (None: since creation)
+    away_until: datetime | None = _when()  # on leave until then
+    away_reason: str | None = Field(default=None, max_length=200)
+    hold: str | None = Field(default=None, max_length=12)  # see rules.campaign.absence.Hold
+    retired_at: datetime | None = _when()  # retired by the moderators (held forces stay)
 
 
 class Player(SQLModel, table=True):

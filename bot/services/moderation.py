@@ -68,6 +68,12 @@ def remove_army(session: Session, ctx: CampaignContext, army_id: int, *, reason:
     summary."""
     snapshots.take(session, ctx, kind="command", label=f"army remove {army_id}", now=now,
                    actor=actor)
+    return remove_army_kept(session, ctx, army_id, reason=reason, actor=actor, now=now)
+
+
+def remove_army_kept(session: Session, ctx: CampaignContext, army_id: int, *, reason: str,
+                     actor: str, now: datetime) -> str:
+    """:func:`remove_army` within a change that keeps its own snapshot (``claims retire``)."""
     world, rows = load_order_world(session, ctx, (Part.ARMIES, Part.SIEGES, Part.CHARACTERS))
     if army_id not in world.armies:
         raise LookupError(f"no raised army or fleet {army_id} (see `maester armies`)")

@@ -6,9 +6,10 @@ every order is decided by the rules (:func:`rules.campaign.decide.apply_order`, 
 values): :func:`answer` calls :func:`bot.services.order_apply.decided`, which loads the world the
 order reads, writes back what the rules changed, journals it and renders the receipt
 (:mod:`bot.render.receipts`). A refused order raises :class:`Rejected` and changes nothing.
-``odds`` (decided by :func:`rules.campaign.decide.odds_shown`, whose sides are the battle's)
-and ``help`` answer here. Each order runs in a savepoint, so one bad order in a message
-leaves the good ones applied and itself changes nothing. The caller owns the transaction (and
+``odds`` (decided by :func:`rules.campaign.decide.odds_shown`, whose sides are the battle's),
+``away`` (a leave, :mod:`bot.services.absence`) and ``help`` answer here. Each order runs in a
+savepoint, so one bad order in a message leaves the good ones applied and itself changes
+nothing. The caller owns the transaction (and
 records the message id in it).
 """
 
@@ -18,14 +19,14 @@ import logging
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, is_dataclass, replace
-from datetime import datetime
+from datetime import UTC, datetime, time, timedelta
 
 from sqlalchemy.exc import DBAPIError
 from sqlmodel import Session
 
 from bot.errors import render_error
 from bot.render import receipts
-from bot.services import journal
+from bot.services import absence, journal
 from bot.services.help import example_for, help_reply
 from bot.services.order_apply import decided as _decided
 from bot.services.order_apply import receipt_text, refused, sender_of
@@ -76,6 +77,8 @@ def process_message(session: Session, ctx: CampaignContext, *, author: str, text
     # order is then accepted just after the last applied tick, so its receipt matches what
     # will happen (the next tick is still to come).
     now = world_time(now, ctx.tick_at(get_campaign(session, ctx).last_tick))
+    if claim is not None:  # a word from a player: the claim is active
+        absence.note_activity(session, ctx, claim, author=author, now=now)
     text, acting_for = o.acting_for(text)
     sections: list[str] = []
     outcome = Outcome(reply="")
@@ -192,12 +195,32 @@ def _corrected(order: object, exc: UnknownTile) -> str | None:
 def answer(c: Call, order: o.Order) -> str:
     """One order's receipt (markdown), or :class:`Rejected`: every kind of
     :data:`rules.campaign.decide.ORDER_KINDS` with a decision is decided by the rules
-    (:func:`bot.services.order_apply.decided`); ``odds`` and ``help`` are answered here."""
+    (:func:`bot.services.order_apply.decided`); ``odds``, ``away`` and ``help`` are answered
+    here."""
     if isinstance(order, o.Help):
         return help_reply(c, order.topic)
     if isinstance(order, o.Odds):
         return _odds(c, order)
+    if isinstance(order, o.Away):
+        return _away(c, order)
     return _decided(c, order)
+
+
+def _away(c: Call, order: o.Away) -> str:
+    """A leave announced: kept in the claim's row (:func:`bot.services.absence.take_leave`),
+    not in the rules' world."""
+    claim = c.require_claim()
+    until = datetime.combine(order.until, time(), UTC)
+    try:
+        summary = absence.take_leave(c.session, c.ctx, claim, until, order.reason,
+                                     actor=c.author, now=c.now, by_order=True)
+    except absence.LeaveRefused as exc:
+        longest = c.ctx.settings.claims.leave_max_days
+        raise Rejected(escape_md(str(exc)), f"a date after today and at most {longest} days "
+                       "ahead", f"away until {c.now + timedelta(days=min(14, longest)):%Y-%m-%d}"
+                       ) from None
+    return (f"Noted: {escape_md(summary)}. Your claim is not marked inactive meanwhile; any "
+            "message from you ends the leave early.")
 
 
 def _odds(c: Call, order: o.Odds) -> str:

@@ -73,19 +73,22 @@ def pause(session: Session, ctx: CampaignContext, *, note: str, until: datetime 
     return summary
 
 
-def move_scatter_locks(session: Session, ctx: CampaignContext, ticks: int) -> None:
-    """Move every scatter lock of the campaign (stored as an instant on the wall clock) on by
-    ``ticks`` ticks: a lock ends at the same tick of the world's clock once the world's clock
-    stands ``ticks`` more ticks behind the wall clock."""
+def move_wall_instants(session: Session, ctx: CampaignContext, ticks: int) -> None:
+    """Move the claims' instants that count on the world's clock but are stored on the wall
+    clock on by ``ticks`` ticks: every scatter lock (it ends at the same tick of the world's
+    clock once that clock stands ``ticks`` more ticks behind the wall clock) and each claim's
+    last message (:mod:`bot.services.absence`: a holiday is no silence of its players)."""
     if not ticks:
         return
     moved = ticks * calendar.tick_length(ctx.rules)
     for claim in session.exec(select(Claim).where(
             Claim.campaign_id == ctx.campaign_id,
-            col(Claim.scattered_until).is_not(None))).all():
+            col(Claim.scattered_until).is_not(None) | col(Claim.active_at).is_not(None))).all():
         if claim.scattered_until is not None:
             claim.scattered_until += moved
-            session.add(claim)
+        if claim.active_at is not None:
+            claim.active_at += moved
+        session.add(claim)
 
 
 def resumed_after(session: Session, ctx: CampaignContext, sent_at: datetime) -> datetime | None:
@@ -142,7 +145,7 @@ def resume(session: Session, ctx: CampaignContext, *, catch_up: bool, actor: str
     else:
         offset = (campaign.tick_offset or 0) + missed
         campaign.tick_offset = offset
-        move_scatter_locks(session, ctx, missed)
+        move_wall_instants(session, ctx, missed)
         ctx.shift(offset)
         summary = (f"campaign resumed after a holiday of {missed} tick(s) "
                    f"({missed * ctx.rules.tick_hours} hours): the world's clock moved on by "

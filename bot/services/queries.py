@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
@@ -30,6 +30,7 @@ from bot.db.models import (
     Siege,
 )
 from bot.render.receipts import pause_span
+from bot.services import absence
 from bot.services.world import CampaignContext, all_claims, armies, claim_by_name, get_campaign
 from rules.campaign import calendar
 from rules.campaign.world import ArmyKind, ArmyState, BattleStatus, SiegeStatus
@@ -67,6 +68,12 @@ class ClaimRow:
     ships: int
     armies: int
     players: tuple[str, ...]
+    # its life over the campaign (bot.services.absence), at the moment asked about
+    last_seen: datetime | None = None
+    standing: str = "active"
+    held: bool = False
+    away_until: datetime | None = None
+    away_reason: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,14 +177,19 @@ def _players(session: Session, ctx: CampaignContext) -> dict[int, list[str]]:
     return players
 
 
-def claims(session: Session, ctx: CampaignContext) -> list[ClaimRow]:
-    """Every claim: holdfast, treasury, troops at home, raised armies, players."""
+def claims(session: Session, ctx: CampaignContext, now: datetime | None = None
+           ) -> list[ClaimRow]:
+    """Every claim: holdfast, treasury, troops at home, raised armies, players; and its
+    players' last message, its standing and hold at ``now`` (default: the wall clock)."""
     players = _players(session, ctx)
     raised: dict[int, int] = {}
     for a in armies(session, ctx):
         raised[a.claim_id] = raised.get(a.claim_id, 0) + 1
+    lives = {c.id: life for c, life in absence.listing(session, ctx, now or datetime.now(UTC))}
     return [ClaimRow(c.name, ctx.world.tile(c.holdfast).label, c.gold, c.infantry, c.cavalry,
-                     c.ships, raised.get(c.id or 0, 0), tuple(players.get(c.id or 0, ())))
+                     c.ships, raised.get(c.id or 0, 0), tuple(players.get(c.id or 0, ())),
+                     lives[c.id].last_seen, lives[c.id].standing.value, lives[c.id].held,
+                     c.away_until, c.away_reason)
             for c in all_claims(session, ctx)]
 
 

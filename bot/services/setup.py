@@ -16,7 +16,7 @@ from bot.services.world import CampaignContext, load_context, set_relation
 from bot.text import escape_md
 from rules.campaign import calendar
 from rules.campaign.inputs import check_roster_entry
-from rules.campaign.worldmap import parse_map
+from rules.campaign.worldmap import WorldMap, parse_map
 from rules.errors import InvalidInput
 
 DEMO_ROSTER: tuple[dict[str, Any], ...] = (
@@ -60,6 +60,66 @@ DEMO_WARS: tuple[tuple[str, str], ...] = (
 )
 
 
+class RosterRows:
+    """Claims written from roster entries (``init``'s roster, ``maester claims add``'s snippet),
+    each checked against those written before and those already in the campaign: a known
+    holdfast not claimed yet, a claim name, players and characters not already used (names
+    compared without case)."""
+
+    def __init__(self, session: Session, campaign_id: int, world: WorldMap, *,
+                 now: datetime) -> None:
+        self.session, self.campaign_id, self.world, self.now = session, campaign_id, world, now
+        claims = session.exec(select(Claim).where(Claim.campaign_id == campaign_id)).all()
+        self.holdfasts = {c.holdfast for c in claims if c.retired_at is None}
+        self.claims = {c.name.casefold() for c in claims}
+        self.players = {p.reddit_name for p in session.exec(
+            select(Player).where(Player.campaign_id == campaign_id))}
+        self.characters = {" ".join(c.name.casefold().split()) for c in session.exec(
+            select(Character).where(Character.campaign_id == campaign_id))}
+
+    def add(self, entry: Mapping[str, Any], field: str) -> Claim:
+        """Write the claim of roster ``entry`` (``field`` names it in errors) with its players
+        and characters. Raises ValueError naming the entry."""
+        where = f"{field} ({escape_md(str(entry.get('name', '?')), 80)})"
+        try:
+            checked = check_roster_entry(entry, field)
+        except InvalidInput as exc:
+            raise ValueError(str(exc)) from None
+        try:
+            tile = self.world.tile(str(entry["holdfast"]))
+        except Exception as exc:
+            raise ValueError(f"{where}: {exc}") from None
+        if not tile.holdfast:
+            raise ValueError(f"{where}: {tile.label} is not a holdfast")
+        if tile.id in self.holdfasts:
+            raise ValueError(f"{where}: {tile.label} is already claimed")
+        self.holdfasts.add(tile.id)
+        if checked.name.casefold() in self.claims:
+            raise ValueError(f"{where}: another claim already has this name (names are compared "
+                             "without case)")
+        self.claims.add(checked.name.casefold())
+        claim = Claim(campaign_id=self.campaign_id, name=checked.name, holdfast=tile.id,
+                      gold=checked.gold, infantry=checked.infantry, cavalry=checked.cavalry,
+                      ships=checked.ships, active_at=self.now)
+        self.session.add(claim)
+        self.session.flush()
+        for key in checked.players:
+            if key in self.players:
+                raise ValueError(f"{where}: u/{key} already plays another claim")
+            self.players.add(key)
+            self.session.add(Player(campaign_id=self.campaign_id, claim_id=claim.id or 0,
+                                    reddit_name=key))
+        for character in checked.characters:
+            folded = " ".join(character.casefold().split())
+            if folded in self.characters:
+                raise ValueError(f"{where}: another character is already called {character} "
+                                 "(names are compared without case)")
+            self.characters.add(folded)
+            self.session.add(Character(campaign_id=self.campaign_id, claim_id=claim.id or 0,
+                                       name=character))
+        return claim
+
+
 def create_campaign(session: Session, settings: Settings, *, map_text: str,
                     roster: Sequence[Mapping[str, Any]], now: datetime,
                     seed: str | None = None,
@@ -83,49 +143,11 @@ def create_campaign(session: Session, settings: Settings, *, map_text: str,
     session.add(campaign)
     session.flush()
     ctx = load_context(session, settings, campaign.id)
-    seen_players: set[str] = set()
-    seen_holdfasts: set[str] = set()
-    seen_claims: set[str] = set()
-    seen_characters: set[str] = set()
+    roster_rows = RosterRows(session, campaign.id or 0, world, now=now)
     by_name: dict[str, Claim] = {}
     for i, entry in enumerate(roster):
-        where = f"roster[{i}] ({escape_md(str(entry.get('name', '?')), 80)})"
-        try:
-            checked = check_roster_entry(entry, f"roster[{i}]")
-        except InvalidInput as exc:
-            raise ValueError(str(exc)) from None
-        try:
-            tile = world.tile(str(entry["holdfast"]))
-        except Exception as exc:
-            raise ValueError(f"{where}: {exc}") from None
-        if not tile.holdfast:
-            raise ValueError(f"{where}: {tile.label} is not a holdfast")
-        if tile.id in seen_holdfasts:
-            raise ValueError(f"{where}: {tile.label} is already claimed")
-        seen_holdfasts.add(tile.id)
-        if checked.name.casefold() in seen_claims:
-            raise ValueError(f"{where}: another claim already has this name (names are compared "
-                             "without case)")
-        seen_claims.add(checked.name.casefold())
-        claim = Claim(campaign_id=campaign.id or 0, name=checked.name, holdfast=tile.id,
-                      gold=checked.gold, infantry=checked.infantry, cavalry=checked.cavalry,
-                      ships=checked.ships)
-        session.add(claim)
-        session.flush()
+        claim = roster_rows.add(entry, f"roster[{i}]")
         by_name[claim.name] = claim
-        for key in checked.players:
-            if key in seen_players:
-                raise ValueError(f"{where}: u/{key} already plays another claim")
-            seen_players.add(key)
-            session.add(Player(campaign_id=campaign.id or 0, claim_id=claim.id or 0,
-                               reddit_name=key))
-        for character in checked.characters:
-            if character.casefold() in seen_characters:
-                raise ValueError(f"{where}: another character is already called {character} "
-                                 "(names are compared without case)")
-            seen_characters.add(character.casefold())
-            session.add(Character(campaign_id=campaign.id or 0, claim_id=claim.id or 0,
-                                  name=character))
     for a, b in wars:
         if a not in by_name or b not in by_name:
             raise ValueError(f"wars: {escape_md(a if a not in by_name else b, 80)} is not a claim "

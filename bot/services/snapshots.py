@@ -76,7 +76,8 @@ roll for) the same ids.
 The campaign's pause and its clock offset are not part of a snapshot (see
 :mod:`bot.services.pause`): taking back changes the world, not the calendar's holidays. A
 world taken back across a holiday stands as it stood on the world's clock: the scatter locks
-(the only world-clock instants the rows store) move on by the holidays since the snapshot
+and the claims' last messages (the world-clock instants the rows store on the wall clock,
+:func:`bot.services.pause.move_wall_instants`) move on by the holidays since the snapshot
 (:func:`bot.services.pause.offset_then`; the ``undo`` event records the offset it kept).
 """
 
@@ -170,7 +171,9 @@ SEEN_KINDS = frozenset({"post", "comment", "reply", "message"})
 """Outbox kinds players or the public read: once delivered, taking them back needs force."""
 COMMAND_KINDS = frozenset({"adjust", "season", "relation", "character", "army_removed",
                            "skill_granted", "skill_removed", "catalogue_loaded", "map_updated",
-                           "catalogue_check", "catalogue_show", "undo", "pause", "resume"})
+                           "catalogue_check", "catalogue_show", "undo", "pause", "resume",
+                           "claim_away", "claim_hold", "claim_unheld", "claim_transfer",
+                           "claim_added", "claim_retired"})
 """Events the moderators' own commands log (the rest, by a player or a moderator, are orders)."""
 DELETABLE_KINDS = frozenset({"post", "comment"})
 """What the bot can delete on Reddit (a modmail message cannot be deleted)."""
@@ -911,9 +914,9 @@ def restore(session: Session, ctx: CampaignContext, chosen: Plan, *, actor: str,
                                                    _table(Snapshot).c.id >= snap_id))
     session.flush()
     session.expunge_all()  # rows read before are stale; the objects keep what they held
-    # Scatter locks are wall-clock instants: those of a snapshot from before a holiday move
-    # with the world's clock, which keeps its offset (the lock ends at the same world tick).
-    pause.move_scatter_locks(session, ctx, offset - held)
+    # Scatter locks and last messages are wall-clock instants: those of a snapshot from before
+    # a holiday move with the world's clock, which keeps its offset (same world tick).
+    pause.move_wall_instants(session, ctx, offset - held)
     align_sequences(session, [*WORLD_TABLES, TickRun, MonthlyRun, Event])
     journal.log_event(session, cid, snap_tick, "undo",
                       f"world taken back to before {label} "

@@ -51,7 +51,7 @@ from bot.render.posts import (
     secret_strength_note,
     siege_month_post,
 )
-from bot.services import fairplay, forewarn, journal, pause, snapshots
+from bot.services import absence, fairplay, forewarn, journal, pause, snapshots
 from bot.services.catalogue import catalogue_of, fate_settings
 from bot.services.realm import map_posts
 from bot.services.sieges import end_siege
@@ -92,6 +92,7 @@ from rules.campaign.tick import (
     Scattered,
     SiegeEnded,
     SiegeMonth,
+    Stopped,
     Tick,
     TickEvent,
     UpkeepPaid,
@@ -212,6 +213,9 @@ def apply_tick(session: Session, ctx: CampaignContext, campaign: Campaign, index
     at = ctx.tick_at(index)
     report = TickReport(index, at)
     state = _TickState(session, ctx, campaign, index, at, report)
+    reviewed = absence.review(session, ctx, index, ctx.tick_at(index - 1), at)
+    report.events.extend(reviewed.events)  # leaves ended, warnings, claims held
+    state.held = reviewed.held
     # One flush at the end: row changes go out as a few batched statements, however many
     # armies moved (the number of statements per tick must not grow with the armies).
     with session.no_autoflush:
@@ -242,6 +246,7 @@ class _TickState:
         self._siege_ids: dict[int, int] = {}  # a new siege's stored id, by its rules' id
         self._battle_ids: dict[int, int] = {}  # a new battle's stored id, where not the rules'
         self._when: dict[datetime, str] = {}
+        self.held: frozenset[int] = frozenset()  # claims held (bot.services.absence.review)
         self.dice = EventDice(ctx.secret, fairplay.period_of(ctx, index))
         # Keys queued by a tick are unique by construction (they name the tick or the army
         # and the tick applies once), so the outbox need not look each one up.
@@ -303,7 +308,7 @@ class _TickState:
     def rules_tick(self) -> Tick:
         return Tick(self.tick, self.ctx.world, self.ctx.rules,
                     fates=fate_settings(self.ctx.settings),
-                    catalogue=catalogue_of(self.session, self.ctx))
+                    catalogue=catalogue_of(self.session, self.ctx), held=self.held)
 
     def write(self, before: World, after: World) -> None:
         """Write back what the tick changed: the armies (one or two statements, at the end of
@@ -410,6 +415,14 @@ class _TickState:
                  claim_id=claim.id, data={"infantry": event.infantry, "cavalry": event.cavalry})
 
     # --- the phases ---------------------------------------------------------------------
+    def report_held(self, event: Stopped) -> None:
+        """A held claim's march the tick ended (journaled privately)."""
+        a = event.army
+        what = "its queued march dropped" if event.queued else f"stops at {self.label(event.tile)}"
+        self.log("army_held", f"{force(a)} of {self.claim_name(a.claim_id)} (held) {what}",
+                 claim_id=a.claim_id, data={"army": a.id, "tile": event.tile,
+                                            "queued": event.queued})
+
     def report_muster(self, event: MusterDone) -> None:
         a = event.army
         self.log("muster_done", f"{force(a)} is ready at {self.label(a.tile)}",
@@ -645,6 +658,7 @@ REPORTERS: Mapping[type, _Reporter] = {
     Scattered: _TickState.report_scatter,
     Regenerated: _TickState.report_regeneration,
     MonthEnds: _TickState.report_month_ends,
+    Stopped: _TickState.report_held,
     MusterDone: _TickState.report_muster,
     Detection: _TickState.report_detection,
     Encounter: _TickState.report_encounter,

@@ -215,6 +215,18 @@ def _name_list(value: Any, field: str, what: str) -> tuple[Any, ...]:
     return tuple(value)
 
 
+def check_reddit_name(raw: Any, field: str) -> str:
+    """A Reddit user name as stored: lower case, without ``u/``. Raises InvalidInput naming
+    ``field`` for anything else."""
+    text = raw.strip() if isinstance(raw, str) else raw
+    if isinstance(text, str) and text.lower().startswith(("u/", "/u/")):
+        text = text.split("/", 2)[-1] if text.startswith("/") else text[2:]
+    if not isinstance(text, str) or not _REDDIT_NAME.fullmatch(text):
+        raise InvalidInput(field, "is not a Reddit user name",
+                           "3-20 letters, digits, - or _, e.g. ned_stark")
+    return text.lower()
+
+
 def check_roster_entry(entry: Any, field: str) -> RosterEntry:
     """A roster table checked: safe names, Reddit user names, sane gold and whole troops.
 
@@ -242,13 +254,7 @@ def check_roster_entry(entry: Any, field: str) -> RosterEntry:
     for i, raw in enumerate(_name_list(entry.get("players", []), f"{field}.players",
                                        "user names")):
         where = f"{field}.players[{i}]"
-        text = raw.strip() if isinstance(raw, str) else raw
-        if isinstance(text, str) and text.lower().startswith(("u/", "/u/")):
-            text = text.split("/", 2)[-1] if text.startswith("/") else text[2:]
-        if not isinstance(text, str) or not _REDDIT_NAME.fullmatch(text):
-            raise InvalidInput(where, "is not a Reddit user name",
-                               "3-20 letters, digits, - or _, e.g. ned_stark")
-        key = text.lower()
+        key = check_reddit_name(raw, where)
         if key in players:
             raise InvalidInput(where, f"u/{key} is listed twice (names ignore case)")
         players.append(key)

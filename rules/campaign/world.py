@@ -622,6 +622,12 @@ def fighting_side(world: World, army: Army, role: Winner, *, map: WorldMap, tick
                      characters=tuple(c.name for c in with_it))
 
 
+def no_march(army: Army, **changes: Any) -> Army:
+    """The army with no march ahead (its saved budget kept)."""
+    return replace(army, march=replace(army.march, path=(), costs=(), depart_tick=None),
+                   arrival_tick=None, **changes)
+
+
 def gone(a: Army, fate: str) -> Army:
     """Army ``a`` is no more; ``fate`` completes "The besiegers of CLAIM ..." in posts."""
     return replace(a, state=ArmyState.GONE,

@@ -97,3 +97,11 @@ def test_the_demo_previews_ticks_and_takes_a_mistake_back(demo: tuple[object, st
     assert "army 1 is ready at" in preview and "message to ned_stark: Army 1 is ready" in preview
     after = text[text.index("nothing was applied", shown):]
     assert "**Army 1 is ready**" in after  # the real tick sent what the preview showed
+
+
+def test_the_demo_shows_a_player_going_on_leave_and_coming_back(demo: tuple[object, str]
+                                                                ) -> None:
+    _, text = demo
+    assert "Noted: House Arryn is away until" in text
+    assert "(hunting in the Mountains of the Moon)" in text
+    assert "Your leave ended on" in text  # the private welcome back, three days on

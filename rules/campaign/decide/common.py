@@ -9,7 +9,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from decimal import Decimal
 from enum import StrEnum
-from typing import Any, Protocol, TypeVar
+from typing import Protocol, TypeVar
 
 from rules.campaign import language as o
 from rules.campaign.calendar import moment_text, next_tick_at_or_after, tick_index, tick_time
@@ -427,12 +427,6 @@ class CalledOff(Receipt):
     defender_claim: int
     state: ArmyState
     kind: ArmyKind = field(default=ArmyKind.LAND, kw_only=True)
-
-
-def no_march(army: Army, **changes: Any) -> Army:
-    """The army with no march ahead (its saved budget kept)."""
-    return replace(army, march=replace(army.march, path=(), costs=(), depart_tick=None),
-                   arrival_tick=None, **changes)
 
 
 def path_refused(exc: IllegalPath, a: Army, sender: Sender, example: str) -> OrderRefused:

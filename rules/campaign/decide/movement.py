@@ -23,7 +23,6 @@ from rules.campaign.decide.common import (
     force,
     harbours,
     leave_siege,
-    no_march,
     own_army,
     path_refused,
     pending_battle_of,
@@ -58,6 +57,7 @@ from rules.campaign.world import (
     ArmyState,
     Reaction,
     World,
+    no_march,
 )
 from rules.campaign.worldmap import WorldMap
 from rules.text import escape_md, name_code, name_md

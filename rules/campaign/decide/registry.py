@@ -127,6 +127,7 @@ ORDER_KINDS: Mapping[type, OrderKind] = MappingProxyType({k.order: k for k in (
     _kind(o.Blockade, decide_blockade, _A, _S, _R),
     _kind(o.Cede, decide_cede, _A, _H, _R),
     _kind(o.Disband, decide_disband, _A),
+    _kind(o.Away, None),  # a leave: kept by bot.services.absence, outside the rules' world
     _kind(o.Help, None),
 )})
 """Every order kind of the language, once: to add an order, add its value, form and parser to

@@ -173,6 +173,13 @@ _FORMS: tuple[OrderForm, ...] = (
         "send an army's troops home (the army must be at its holdfast)",
     ),
     OrderForm(
+        "away",
+        ("leave",),
+        "away until YYYY-MM-DD [reason]",
+        "away until 2027-01-10 travelling for work",
+        "announce a leave: your claim is not marked inactive until then",
+    ),
+    OrderForm(
         "help",
         (),
         "help [ORDER]",

@@ -7,6 +7,7 @@ import difflib
 import re
 import unicodedata
 from collections.abc import Callable
+from datetime import date
 from functools import lru_cache
 
 from rules.campaign.language.forms import (
@@ -21,11 +22,13 @@ from rules.campaign.language.values import (
     MAX_LINE_CHARS,
     MAX_NAME_CHARS,
     MAX_NUMBER,
+    MAX_REASON_CHARS,
     NAME_FORBIDDEN,
     QUOTED,
     Assault,
     Assign,
     Attack,
+    Away,
     Blockade,
     Build,
     Buy,
@@ -708,6 +711,31 @@ def _parse_assign(rest: str, line: str) -> Order:
     )
 
 
+_AWAY_FORM = re.compile(
+    r"(?:(?:until|till|til|to)\s)?(?P<date>\d{4}-\d{1,2}-\d{1,2})"
+    r"(?:\s?[:,.\-–—;]?\s?(?P<reason>.*))?",
+    _I | re.DOTALL,
+)
+
+
+def _parse_away(rest: str, line: str) -> Order:
+    m = _AWAY_FORM.fullmatch(rest)
+    if m is None:
+        raise syntax_error(Problem.WRONG_FORM, "say until when, as a date YYYY-MM-DD", "away",
+                           line)
+    written = m.group("date")
+    try:
+        until = date.fromisoformat("-".join(f"{int(p):02d}" for p in written.split("-")))
+    except ValueError:
+        raise syntax_error(Problem.WRONG_FORM, f"{written} is not a date", "away",
+                           line) from None
+    reason = " ".join((m.group("reason") or "").split())
+    if len(reason) > MAX_REASON_CHARS:
+        raise syntax_error(Problem.WRONG_FORM, "the reason is too long (at most "
+                           f"{MAX_REASON_CHARS} characters)", "away", line)
+    return Away(until, reason)
+
+
 def _parse_help(rest: str, line: str) -> Order:
     if not rest.strip():
         return Help(None)
@@ -736,6 +764,7 @@ PARSERS: dict[str, Callable[[str, str], Order]] = {
     "cede": _parse_cede,
     "disband": _parse_disband,
     "spare": _parse_spare,
+    "away": _parse_away,
     "help": _parse_help,
 }
 

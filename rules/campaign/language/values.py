@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
+from datetime import date
 from enum import StrEnum
 from typing import ClassVar, TypeAlias
 
@@ -572,6 +573,27 @@ class Spare:
         return f"spare army {self.army}"
 
 
+MAX_REASON_CHARS = 200
+"""The longest reason a leave may give."""
+
+
+@dataclass(frozen=True, slots=True)
+class Away:
+    """Announce a leave until the start of ``until`` (UTC), with an optional ``reason``."""
+
+    verb: ClassVar[str] = "away"
+    until: date
+    reason: str = ""
+
+    def __post_init__(self) -> None:
+        if len(self.reason) > MAX_REASON_CHARS:
+            raise InvalidInput("away.reason", f"at most {MAX_REASON_CHARS} characters")
+
+    def __str__(self) -> str:
+        return f"away until {self.until.isoformat()}" + (f" {self.reason}" if self.reason
+                                                          else "")
+
+
 @dataclass(frozen=True, slots=True)
 class Help:
     """Ask for the list of orders, or for help on ``topic``."""
@@ -609,6 +631,7 @@ Order: TypeAlias = (
     | Cede
     | Disband
     | Spare
+    | Away
     | Help
 )
 
@@ -634,6 +657,7 @@ ORDER_TYPES: tuple[type[Order], ...] = (
     Blockade,
     Cede,
     Disband,
+    Away,
     Help,
 )
 """Every order class, in the order of :data:`ORDER_FORMS`."""

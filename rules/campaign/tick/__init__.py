@@ -15,7 +15,8 @@ tile holders), :mod:`.movement` (musters, marches, detection, encounters), :mod:
    finished, troops at home in line with the capacity effects), then :func:`advance_upkeep`
    (pay the month's upkeep or scatter) and :func:`advance_regeneration` (the slain coming
    back);
-2. :func:`advance_musters`: musters that are ready;
+2. :func:`rules.campaign.absence.stop_held`: the held claims' armies on the march stop
+   where they stand (``Stopped``), then :func:`advance_musters`: musters that are ready;
 3. :func:`advance_movement`: marches and retreats step on; every tile entered is watched by the
    holdfasts and resource tiles near it (detection rolls) and an army entering a tile held by
    an enemy at war stops there (an encounter: a battle after the reaction window);
@@ -46,6 +47,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
+from rules.campaign.absence import Stopped, stop_held
 from rules.campaign.inforce import InForce, in_force_for
 from rules.campaign.tick.battle import (
     advance_battles,
@@ -121,12 +123,14 @@ __all__ = [
     "Scattered",
     "SiegeEnded",
     "SiegeMonth",
+    "Stopped",
     "Tick",
     "TickEvent",
     "UpkeepPaid",
     "advance",
     "advance_battles",
     "advance_holders",
+    "advance_holds",
     "advance_improvements",
     "advance_meetings",
     "advance_month",
@@ -151,7 +155,15 @@ Phase = Callable[[World, Tick, EventDice], tuple[World, list[TickEvent]]]
 """One phase after the monthly jobs: the world before it, the tick (with the modifiers in force
 as the phase begins) and the dice; the world after it and its events."""
 
+def advance_holds(world: World, tick: Tick) -> tuple[World, list[TickEvent]]:
+    """The held claims' marches ended where their armies stand
+    (:func:`rules.campaign.absence.stop_held`)."""
+    after, stopped = stop_held(world, tick.held, tick.index)
+    return after, list[TickEvent](stopped)
+
+
 PHASES: tuple[Phase, ...] = (
+    lambda w, tick, dice: advance_holds(w, tick),
     lambda w, tick, dice: advance_musters(w, tick),
     advance_movement,
     advance_battles,
@@ -159,8 +171,8 @@ PHASES: tuple[Phase, ...] = (
     lambda w, tick, dice: advance_sieges(w, tick),
     lambda w, tick, dice: advance_holders(w, tick),
 )
-"""The phases after the monthly jobs, in order: musters, movement, battles, meetings, sieges,
-resource holders."""
+"""The phases after the monthly jobs, in order: the held claims' marches ended, musters,
+movement, battles, meetings, sieges, resource holders."""
 
 
 def in_force(world: World, tick: Tick) -> Tick:

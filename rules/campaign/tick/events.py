@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rules.campaign import calendar
+from rules.campaign.absence import Stopped
 from rules.campaign.battle import BattleResult, Winner
 from rules.campaign.catalogue import Catalogue, Entry
 from rules.campaign.characters import (
@@ -56,6 +57,8 @@ class Tick:
     catalogue: Catalogue | None = None
     """The campaign's catalogue: the modifiers in force are worked out from it and the world
     as each phase begins (:func:`rules.campaign.inforce.in_force_for`); None: :attr:`modifiers`."""
+    held: frozenset[int] = frozenset()
+    """The claims held (:mod:`rules.campaign.absence`): their marches end before the musters."""
 
 
 # --- events ---------------------------------------------------------------------------------
@@ -315,5 +318,5 @@ class MonthEnds:
 TickEvent = (MonthBegins | MonthEnds | MusterDone | Detection | Encounter | Arrival | SiegeEnded
              | SiegeMonth | HoldfastFalls | HolderChanged | ImprovementDone | CapacityChanged
              | UpkeepPaid | Scattered | Regenerated | BattleVoid | RetreatReferred | RetreatFailed
-             | Retreated | OpponentDecides | BattleFought)
+             | Retreated | OpponentDecides | BattleFought | Stopped)
 """Everything a tick reports."""
