@@ -254,7 +254,8 @@ class _TickState:
         self.report = report
         self.claims = load_claims(session, ctx.campaign_id)
         self.armies = load_armies(session, ctx.campaign_id)  # as the rules' values
-        self.wars = self.frozen_wars = load_relations(session, ctx.campaign_id)[0]
+        self.wars, self.allies = load_relations(session, ctx.campaign_id)
+        self.frozen_wars = self.wars
         self._book: ModifierBook | None = None
         self._siege_ids: dict[int, int] = {}  # a new siege's stored id, by its rules' id
         self._when: dict[datetime, str] = {}
@@ -488,7 +489,8 @@ class _TickState:
                      sieges=self.sieges() if sieges else (), battles=tuple(battles),
                      wars=self.frozen_wars, holders=holders or {},
                      characters=self.characters() if characters else {},
-                     season=self.campaign.season, last_month=self.campaign.last_month)
+                     season=self.campaign.season, last_month=self.campaign.last_month,
+                     allies=self.allies)
 
     def sieges(self) -> tuple[SiegeValue, ...]:
         """The active sieges, one query."""

@@ -45,7 +45,7 @@ from fractions import Fraction
 from typing import Any
 
 from rules.campaign import calendar
-from rules.campaign.battle import BattleResult, Side, Winner, resolve_battle
+from rules.campaign.battle import BattleResult, Side, SideResult, Winner, resolve_battle
 from rules.campaign.catalogue import Catalogue, Entry, Section
 from rules.campaign.characters import (
     NO_FATE_ROLLS,
@@ -90,6 +90,7 @@ from rules.campaign.paths import entry_cost
 from rules.campaign.publication import PublicAssault, public_assault
 from rules.campaign.resources import tile_holder
 from rules.campaign.retreat import RetreatResult, roll_retreat
+from rules.campaign.sides import fighting_sides, join_wars
 from rules.campaign.siege import SiegeState as SiegeCount
 from rules.campaign.siege import advance_siege_month, month_checks
 from rules.campaign.state import (
@@ -412,6 +413,8 @@ class BattleFought:
     dice_line: str
     public: PublicAssault | None = None
     fates: tuple[FateRolled, ...] | None = None
+    joined: tuple[Army, ...] = ()
+    """The other armies that fought on either side (after their losses)."""
 
     def secret_strengths(self) -> tuple[tuple[Winner, Army], ...]:
         """The armies whose strength counted a hidden modifier: each is told privately its
@@ -959,17 +962,24 @@ class _Battles:
                 self.events.append(OpponentDecides(battle, runner, opponent))
                 return
             att, dfd = self.armies[att.id], self.armies[dfd.id]
-        # The defender bonus is the defender's: the attacker either marched in (in transit)
-        # or left its own position to attack, so it never has it; the defender has it only if
-        # it stood there before the battle began (arriving together, neither has it).
+        # Fought between sides: every army on the tile that joins either claim
+        # (rules.campaign.sides). The defender bonus is the defenders': the attackers either
+        # marched in (in transit) or left their position to attack, so they never have it; a
+        # defender has it only if it stood there before the battle began.
+        attackers, defenders = fighting_sides(
+            self.now(), att, dfd, map=self.tick.map, tick=self.tick.index,
+            modifiers=self.tick.modifiers, began=battle.created_tick)
         dice, event = self.dice.roll_for(f"battle:{battle.id or 0}", att, dfd)
-        result = resolve_battle(self.side(att, Winner.ATTACKER),
-                                self.side(dfd, Winner.DEFENDER, began=battle.created_tick),
+        result = resolve_battle([side for _, side in attackers], [side for _, side in defenders],
                                 dice=dice, rules=self.tick.rules)
         battle = replace(battle, status=BattleStatus.RESOLVED)
         self.set_battle(battle)
+        self.world = join_wars(self.world, (a.claim_id for a, _ in attackers),
+                               (a.claim_id for a, _ in defenders))
         self.apply_result(battle, result, att, dfd, hidden_defender=False,
-                          dice_line=self.dice.line(event, dice))
+                          dice_line=self.dice.line(event, dice),
+                          joined=(tuple(a for a, _ in attackers[1:]),
+                                  tuple(a for a, _ in defenders[1:])))
 
     def try_retreat(self, battle: BattleState, runner: Army) -> bool:
         chosen = runner.meta.get("retreat_route")
@@ -1064,35 +1074,55 @@ class _Battles:
                      dfd: Army | None, *, hidden_defender: bool,
                      garrison_claim: ClaimState | None = None,
                      garrison: Sequence[_Contingent] = (), dice_line: str = "",
-                     public: PublicAssault | None = None) -> None:
+                     public: PublicAssault | None = None,
+                     joined: tuple[Sequence[Army], Sequence[Army]] = ((), ())) -> None:
         """Apply a battle's losses; the side with no army is ``garrison_claim``'s
         ``garrison`` (its troops at home and its armies in the holdfast), whose losses are
-        shared. The beaten army goes back the way it came (or behind its own walls)."""
+        shared. ``joined``: the other armies of each side (after ``att`` and ``dfd``, in the
+        side's order), each taking its own part of the losses. The beaten armies go back the
+        way they came (or behind their own walls)."""
         after: list[Army | None] = []
-        for which, a in ((Winner.ATTACKER, att), (Winner.DEFENDER, dfd)):
+        others: list[Army] = []
+        for which, a, more in ((Winner.ATTACKER, att, joined[0]),
+                               (Winner.DEFENDER, dfd, joined[1])):
             side = result.side(which)
             if a is not None:
-                a = replace(a, infantry=a.infantry - side.losses.infantry,
-                            cavalry=a.cavalry - side.losses.cavalry,
-                            ships=a.ships - side.losses.ships, retreat_penalty=False)
-                if side.captured:
-                    a = self.capture(a)
-                elif a.size == 0:
-                    a = gone(a, "fell in battle to the last man")
-                self.set(a)
-                if not side.captured:
-                    self.record_slain(a.claim_id, side.losses.infantry, side.losses.cavalry)
+                hit = [self.take_losses(army, part)
+                       for army, part in zip((a, *more), side.armies(), strict=True)]
+                a = hit[0]
+                others.extend(hit[1:])
             elif garrison_claim is not None:
                 self.garrison_losses(garrison_claim.id, garrison, side.losses.infantry,
                                      side.losses.cavalry, captured=side.captured)
             after.append(a)
-        fates = self.settle_fates(battle, result, after[0], after[1])
+        fates = self.settle_fates(battle, result, after[0], after[1], joined)
         after = [self.armies[a.id] if a is not None else None for a in after]
         self.events.append(BattleFought(
             battle, result, after[0], after[1], hidden_defender,
             garrison_claim.id if garrison_claim is not None else None, dice_line, public,
-            fates))
-        loser = after[0] if result.winner is Winner.DEFENDER else after[1]
+            fates, tuple(self.armies[a.id] for a in others)))
+        beaten = joined[0] if result.winner is Winner.DEFENDER else joined[1]
+        self.beaten(after[0] if result.winner is Winner.DEFENDER else after[1])
+        for a in beaten:
+            self.beaten(self.armies[a.id])
+
+    def take_losses(self, a: Army, part: SideResult) -> Army:
+        """Army ``a`` takes its ``part`` of a side's losses (captured, or gone to the last
+        man); the slain are counted for regeneration."""
+        a = replace(a, infantry=a.infantry - part.losses.infantry,
+                    cavalry=a.cavalry - part.losses.cavalry,
+                    ships=a.ships - part.losses.ships, retreat_penalty=False)
+        if part.captured:
+            a = self.capture(a)
+        elif a.size == 0:
+            a = gone(a, "fell in battle to the last man")
+        self.set(a)
+        if not part.captured:
+            self.record_slain(a.claim_id, part.losses.infantry, part.losses.cavalry)
+        return a
+
+    def beaten(self, loser: Army | None) -> None:
+        """A beaten army still standing goes back the way it came, or behind its own walls."""
         if loser is not None and loser.state is not ArmyState.GONE:
             home = self.claims.get(loser.claim_id)
             if not loser.travelled and home is not None and home.holdfast == loser.tile \
@@ -1104,7 +1134,8 @@ class _Battles:
                 self.send_back(loser)
 
     def settle_fates(self, battle: BattleState, result: BattleResult, att: Army | None,
-                     dfd: Army | None) -> tuple[FateRolled, ...] | None:
+                     dfd: Army | None, joined: tuple[Sequence[Army], Sequence[Army]] = ((), ())
+                     ) -> tuple[FateRolled, ...] | None:
         """Roll the fate table of each character the battle called to a death or an injury
         roll (dice key ``fate:<battle id>:<name>``, the armies' last orders as entropy), when
         the campaign has the bot roll them (None when it does not). A character killed is dead
@@ -1114,21 +1145,33 @@ class _Battles:
             return None
         claims = {Winner.ATTACKER: battle.attacker_claim, Winner.DEFENDER: battle.defender_claim}
         rolled: list[FateRolled] = []
-        for which in (Winner.ATTACKER, Winner.DEFENDER):
-            for fate in result.side(which).fates:
-                if fate.fate not in (Fate.DEATH_ROLL, Fate.INJURY_ROLL):
-                    continue
-                dice, event = self.dice.roll_for(f"fate:{battle.id or 0}:{fate.name}", att, dfd)
-                roll = settle_fate(fate, dice=dice, death_table=settings.death_table,
-                                   injury_table=settings.injury_table)
-                if roll is None:
-                    continue
-                dies = settings.kills(fate, roll)
-                if dies:
-                    self.kill(claims[which], fate.name)
-                rolled.append(FateRolled(which, claims[which], fate.name, roll, dies,
-                                         self.dice.line(event, dice), tuple(dice.rolls)))
+        for which, more in ((Winner.ATTACKER, joined[0]), (Winner.DEFENDER, joined[1])):
+            parts = result.side(which).armies()
+            # each army of a side rolls for its own characters (its claim's)
+            owners = (claims[which], *(a.claim_id for a in more))
+            for owner, part in zip(owners, parts, strict=True):
+                rolled.extend(self.settle_part(battle, which, owner, part, att, dfd))
         return tuple(rolled)
+
+    def settle_part(self, battle: BattleState, which: Winner, claim_id: int, part: SideResult,
+                    att: Army | None, dfd: Army | None) -> list[FateRolled]:
+        """The fate-table rolls of one army's characters (claim ``claim_id``)."""
+        settings = self.tick.fates
+        rolled: list[FateRolled] = []
+        for fate in part.fates:
+            if fate.fate not in (Fate.DEATH_ROLL, Fate.INJURY_ROLL):
+                continue
+            dice, event = self.dice.roll_for(f"fate:{battle.id or 0}:{fate.name}", att, dfd)
+            roll = settle_fate(fate, dice=dice, death_table=settings.death_table,
+                               injury_table=settings.injury_table)
+            if roll is None:
+                continue
+            dies = settings.kills(fate, roll)
+            if dies:
+                self.kill(claim_id, fate.name)
+            rolled.append(FateRolled(which, claim_id, fate.name, roll, dies,
+                                     self.dice.line(event, dice), tuple(dice.rolls)))
+        return rolled
 
     def kill(self, claim_id: int, name: str) -> None:
         """Claim ``claim_id``'s free character ``name`` (the first by id) is dead; the army it
