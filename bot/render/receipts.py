@@ -296,6 +296,14 @@ def _strength(power: Strength) -> str:
     return money(power.value) + (f" ({power.base} " + " ".join(labels) + ")" if labels else "")
 
 
+def _joined(side: str, kind: ArmyKind, armies: tuple[int, ...]) -> str:
+    """A line naming the other armies on the tile that fight on ``side`` (sides are summed)."""
+    if not armies:
+        return ""
+    names = ", ".join(force_name(kind, a) for a in armies)
+    return f"- also on {side} (every army on the tile that joins it fights): {names}\n"
+
+
 def odds_shown(ctx: Context, rc: r.OddsShown) -> str:
     fight, odds, win = rc.fight, rc.odds, rc.odds.attacker_win
     ratio = "" if fight.ratio is None else f"ratio {money(fight.ratio)}, "
@@ -303,6 +311,8 @@ def odds_shown(ctx: Context, rc: r.OddsShown) -> str:
     return (f"If {mine} attacks {theirs} now ({mine} is the attacker: "
             "it never has the defender's terrain bonus; the battle would be fought at "
             f"{_at(ctx, rc.fought_tick)}):\n\n"
+            + _joined("your side", rc.kind, rc.with_army)
+            + _joined("their side", rc.target_kind, rc.with_target) +
             f"- strength {_strength(fight.attacker)} against {_strength(fight.defender)}: "
             f"{ratio}band {fight.band.name}\n"
             f"- **{float(win) * 100:.1f}%** to win, {float(1 - win) * 100:.1f}% to lose "

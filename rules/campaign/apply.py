@@ -28,7 +28,7 @@ from typing import Any, Protocol, TypeVar
 
 from rules.campaign import calendar, improvements
 from rules.campaign import orders as o
-from rules.campaign.battle import Matchup, Side, Winner, matchup
+from rules.campaign.battle import Matchup, matchup
 from rules.campaign.calendar import moment_text, next_tick_at_or_after, tick_index, tick_time
 from rules.campaign.calloff import call_off_refusal
 from rules.campaign.catalogue import Catalogue, Entry, Section, UnknownEntry
@@ -55,6 +55,7 @@ from rules.campaign.paths import (
     path_problem,
 )
 from rules.campaign.resources import tile_holder
+from rules.campaign.sides import fighting_sides
 from rules.campaign.siege import SiegeLength, SpecialHoldfast, check_siege_start, siege_months
 from rules.campaign.state import (
     BattleState,
@@ -65,7 +66,6 @@ from rules.campaign.state import (
     NoModifiers,
     SiegeState,
     World,
-    fighting_side,
     war_key,
 )
 from rules.campaign.upkeep import monthly_upkeep
@@ -1502,6 +1502,10 @@ class OddsShown(Receipt):
     odds: Odds
     kind: ArmyKind = field(default=ArmyKind.LAND, kw_only=True)
     target_kind: ArmyKind = field(default=ArmyKind.LAND, kw_only=True)
+    with_army: tuple[int, ...] = field(default=(), kw_only=True)
+    """The other armies that would fight on the sender's side."""
+    with_target: tuple[int, ...] = field(default=(), kw_only=True)
+    """The other armies that would fight on the target's side."""
 
 
 def odds_pair(world: World, sender: Sender, order: o.Odds, *, moderator: bool = False
@@ -1527,21 +1531,20 @@ def odds_shown(world: World, sender: Sender, order: o.Odds, at: datetime, *,
     """The answer to an ``odds`` order sent at ``at``: the battle of the sender's army
     attacking the other (:func:`odds_pair`) if the attack were ordered now, as the tick would
     fight it. Begun now, fought when the reaction window closes (the tick and the deadline an
-    ``attack`` order gives its battle), each side built by
-    :func:`rules.campaign.state.fighting_side` as the tick's battle builds it; the other
-    claim's hidden modifiers are left out unless a moderator asks."""
+    ``attack`` order gives its battle), both sides (every army on the tile that joins either
+    claim) built by :func:`rules.campaign.sides.fighting_sides` as the tick's battle builds
+    them; the other claims' hidden modifiers are left out unless a moderator asks."""
     mine, other = odds_pair(world, sender, order, moderator=moderator)
     fought, began = reaction_deadline(at, sender.rules), tick_of(at, sender)
     asker = None if moderator else mine.claim_id
-
-    def side(army: Army, role: Winner) -> Side:
-        return fighting_side(world, army, role, map=sender.map, tick=fought,
-                             modifiers=sender.modifiers, began=began, secrets_of=asker)
-
-    attacker, defender = side(mine, Winner.ATTACKER), side(other, Winner.DEFENDER)
+    attackers, defenders = fighting_sides(world, mine, other, map=sender.map, tick=fought,
+                                          modifiers=sender.modifiers, began=began,
+                                          secrets_of=asker)
+    attacker, defender = [s for _, s in attackers], [s for _, s in defenders]
     return OddsShown(mine.id, other.id, fought, matchup(attacker, defender, sender.rules),
                      battle_odds(attacker, defender, sender.rules), kind=mine.kind,
-                     target_kind=other.kind)
+                     target_kind=other.kind, with_army=tuple(a.id for a, _ in attackers[1:]),
+                     with_target=tuple(a.id for a, _ in defenders[1:]))
 
 
 # --- the table --------------------------------------------------------------------------

@@ -90,3 +90,14 @@ def test_an_army_allied_to_both_sides_stays_out(tmp_path: Path) -> None:
     battle = w.events("battle")[0]
     assert battle.data_json["strengths"] == ["150", "100"]
     assert (w.army(2).state, w.army(2).infantry) == ("standing", 100)
+
+
+def test_odds_count_the_sides_the_battle_would_count(tmp_path: Path) -> None:
+    """`odds` asked before the attack shows 150 against 200 (both Stark armies), names the
+    other army, and the battle fought is the battle shown (the same strengths)."""
+    w = _field(tmp_path, stark=["100 infantry", "100 infantry"], lannister="150 infantry")
+    reply = w.say("tywin_lannister", "odds army 3 vs army 1", at=day(2, 13))
+    assert "strength 150 against 200" in reply, reply
+    assert "their side" in reply and "army 2" in reply
+    _attack(w, 1, 3)
+    assert w.events("battle")[0].data_json["strengths"] == ["150", "200"]
