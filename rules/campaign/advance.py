@@ -69,7 +69,7 @@ from rules.campaign.improvements import (
     improvement_records,
     stored_items,
 )
-from rules.campaign.meetings import Presence, hostile_meetings
+from rules.campaign.meetings import Presence, Step, hostile_meetings, settle_steps
 from rules.campaign.modifiers import (
     Applied,
     Effect,
@@ -90,7 +90,7 @@ from rules.campaign.paths import entry_cost
 from rules.campaign.publication import PublicAssault, public_assault
 from rules.campaign.resources import tile_holder
 from rules.campaign.retreat import RetreatResult, roll_retreat
-from rules.campaign.sides import fighting_sides, join_wars
+from rules.campaign.sides import GARRISON_STATES, fighting_sides, garrison_armies, join_wars
 from rules.campaign.siege import SiegeState as SiegeCount
 from rules.campaign.siege import advance_siege_month, month_checks
 from rules.campaign.state import (
@@ -620,10 +620,12 @@ class _Moves:
         # The armies on each tile, in the order they came (the order encounters look in).
         self.by_tile: dict[str, list[int]] = {}
         self.held: set[str] = set()
-        """The tiles where an army of a claim at war stands or besieges (the only tiles where
-        a march may meet an enemy); an army that stops in this phase adds its tile."""
+        """The tiles where an army of a claim at war stands or besieges as the phase begins
+        (the only tiles where a march may meet an enemy standing)."""
         self.moving: list[Army] = []
         """The armies on the move, by id."""
+        self.limits: dict[int, int] = {}
+        """How many tiles each army on the move enters this tick (:meth:`settle`)."""
         by_tile, moving, held, warring = self.by_tile, self.moving, self.held, self.warring
         for a in world.armies.values():
             here = by_tile.get(a.tile)
@@ -660,9 +662,27 @@ class _Moves:
     def move_all(self) -> None:
         self.watch(observers_of(self.world, self.tick))
         index = self.tick.index
-        for a in self.moving:  # (a step changes no army but the one stepping)
-            if a.march.path and marches_on(index, a.march.depart_tick):
-                self.step(a)  # (no tile is entered on the departure tick itself)
+        stepping = [a for a in self.moving  # (no tile is entered on the departure tick itself)
+                    if a.march.path and marches_on(index, a.march.depart_tick)]
+        self.limits = self.settle(stepping)
+        for a in stepping:  # (a step changes no army but the one stepping)
+            self.step(a)
+
+    def settle(self, stepping: Sequence[Army]) -> dict[int, int]:
+        """How many tiles each stepping army enters, all armies moving at once
+        (:func:`rules.campaign.meetings.settle_steps`): the standing armies that stop an
+        enemy are those holding their tile as the phase begins; the armies on the move that
+        do not step this tick end their step where they are."""
+        steps = {a.id: Step(a.id, a.claim_id, a.kind, a.tile, ()) for a in self.moving}
+        for a in stepping:
+            m = a.march
+            n, _ = enter_tiles(m.costs, 0, m.saved, self.budget(a), self.savings)
+            steps[a.id] = Step(a.id, a.claim_id, a.kind, a.tile, m.path[:n])
+        standing: dict[str, list[tuple[int, str]]] = {}
+        for a in self.world.armies.values():
+            if a.state in _HOLDING and a.id not in steps:
+                standing.setdefault(a.tile, []).append((a.claim_id, a.kind))
+        return settle_steps(list(steps.values()), self.world.at_war, standing)
 
     def step(self, a: Army) -> None:
         """Army ``a`` marches on for one tick (:func:`~rules.campaign.movement.enter_tiles`):
@@ -671,6 +691,9 @@ class _Moves:
         path (:meth:`arrive`)."""
         m = a.march
         entered, saved = enter_tiles(m.costs, 0, m.saved, self.budget(a), self.savings)
+        met = self.limits.get(a.id, entered) < entered
+        if met:  # it meets an enemy on its way: it stops there
+            entered = self.limits[a.id]
         if not entered:
             self.armies[a.id] = evolve(a, march=March(m.path, m.costs, saved, m.depart_tick))
             return
@@ -695,12 +718,11 @@ class _Moves:
                 meta = self.detect(now, watchers, rolled)
             elif i == 0:
                 meta = _with_rolled(meta)
-            if may_meet and tile in held:
+            if may_meet and i == entered - 1 and (tile in held or met):
                 if now_at != i or now.meta is not meta:
                     now, now_at = self.entered(a, i, saved, meta), i
-                if self.encounter(now):
-                    stopped = True
-                    break
+                # an enemy standing there since the phase began: a battle begins
+                stopped = self.encounter(now) or met
         if now_at != i or now.meta is not meta:
             now = self.entered(a, i, saved, meta)
         here = self.by_tile.get(now.tile)
@@ -710,8 +732,6 @@ class _Moves:
             here.append(a.id)
         if stopped or not now.march.path:
             now = self.arrive(now, interrupted=stopped)
-            if now.claim_id in self.warring:
-                self.held.add(now.tile)
         self.armies[a.id] = now
 
     @staticmethod
@@ -794,10 +814,12 @@ class _Moves:
         return None
 
     def encounter(self, a: Army) -> bool:
-        """A marching (or retreating) army entering a tile held by an enemy at war stops there
-        to fight (a retreat passing through an enemy is stopped too)."""
-        for other in self.on_tile(a.tile):
-            if other.id == a.id or other.kind is not a.kind:
+        """A marching (or retreating) army that has stopped on a tile where an enemy at war
+        stood as the phase began (and still stands) fights it (a retreat passing through an
+        enemy is stopped too); one it met on the move meets it in :func:`advance_meetings`."""
+        for other in sorted(self.on_tile(a.tile), key=lambda o: (o.stationary_since or 0,
+                                                                 o.claim_id, o.id)):
+            if other.id == a.id or other.kind is not a.kind or other.id in self.limits:
                 continue
             if other.state not in _HOLDING:
                 continue
@@ -808,8 +830,13 @@ class _Moves:
         return False
 
     def meet(self, a: Army, other: Army) -> None:
-        """Army ``a`` meets enemy ``other`` on its tile: a battle after the reaction window.
-        The first reaction is the defender's if it detected ``a``, else ``a``'s."""
+        """Army ``a`` marched onto the tile where enemy ``other`` stands: a battle after the
+        reaction window, whose first reaction is ``other``'s claim's (:func:`meet`); none when
+        their claims already have a battle pending there (``a`` joins its side)."""
+        if any(b.status is BattleStatus.PENDING and b.tile == a.tile
+               and {b.attacker_claim, b.defender_claim} == {a.claim_id, other.claim_id}
+               for b in self.battles):
+            return
         battle = meet(a, other, self.tick)
         self.battles.append(battle)
         self.events.append(Encounter(a, other, battle))
@@ -825,14 +852,22 @@ class _Moves:
         return replace(self.world, armies=self.armies, battles=tuple(self.battles))
 
 
-def meet(a: Army, other: Army, tick: Tick) -> BattleState:
-    """The field battle that begins when army ``a`` meets the enemy ``other`` on its tile."""
-    reactor = other.claim_id if other.claim_id in a.detected_by else a.claim_id
+def meet(a: Army, other: Army, tick: Tick, *, both_marching: bool = False) -> BattleState:
+    """The field battle that begins when army ``a`` meets the enemy ``other`` on its tile.
+    ``a`` marched onto the tile where ``other`` stands: it started the battle, so ``other``'s
+    claim has the first reaction (starting a battle is always detected by the defender). When
+    both were marching (they met within the tick, ``both_marching``) neither has it: nobody
+    may retreat, and the battle is fought at the next tick."""
+    if both_marching:
+        return BattleState(None, tile=a.tile, kind=BattleKind.FIELD, attacker_army=a.id,
+                           defender_army=other.id, attacker_claim=a.claim_id,
+                           defender_claim=other.claim_id, created_tick=tick.index,
+                           resolve_tick=tick.index + 1, reactor_claim=None)
     return BattleState(None, tile=a.tile, kind=BattleKind.FIELD, attacker_army=a.id,
                        defender_army=other.id, attacker_claim=a.claim_id,
                        defender_claim=other.claim_id, created_tick=tick.index,
                        resolve_tick=tick.index + tick.rules.reaction_ticks,
-                       reactor_claim=reactor)
+                       reactor_claim=other.claim_id)
 
 
 def arrived(a: Army, tick: int) -> Army:
@@ -1020,11 +1055,12 @@ class _Battles:
 
     def garrison(self, claim: ClaimState, tile: str, states: frozenset[ArmyState]
                  ) -> list[_Contingent]:
-        """The claim's troops at home, then its land armies on ``tile`` in ``states``."""
+        """The claim's troops at home, then its land armies on ``tile`` in ``states``
+        (:func:`rules.campaign.sides.garrison_armies` for the whole garrison)."""
         return [_Contingent(None, claim.infantry, claim.cavalry), *(
-            _Contingent(a.id, a.infantry, a.cavalry) for a in self.armies.values()
-            if a.claim_id == claim.id and a.tile == tile and a.kind is ArmyKind.LAND
-            and a.state in states)]
+            _Contingent(a.id, a.infantry, a.cavalry)
+            for a in garrison_armies(self.world, claim.id, tile, self.armies.values())
+            if a.state in states)]
 
     def garrison_side(self, claim: ClaimState, tile_id: str, garrison: Sequence[_Contingent],
                       *, defending: bool) -> Side:
@@ -1271,7 +1307,7 @@ class _Battles:
                              march=replace(a.march, path=(), costs=())))
 
 
-_DEFENDING = frozenset({ArmyState.MUSTERING, ArmyState.GARRISON, ArmyState.STANDING})
+_DEFENDING = GARRISON_STATES
 """The states of a claim's armies on its holdfast that defend it against an assault."""
 
 
@@ -1327,14 +1363,19 @@ def advance_meetings(world: World, tick: Tick) -> tuple[World, list[TickEvent]]:
     armies = dict(world.armies)
     battles = list(world.battles)
     events: list[TickEvent] = []
+    pending = {(b.tile, frozenset((b.attacker_claim, b.defender_claim))) for b in world.battles
+               if b.status is BattleStatus.PENDING}
     for attacker, defender in hostile_meetings(presences, world.at_war, busy):
-        if (attacker.army, defender.army, attacker.tile) in spared:
-            continue
+        if (attacker.army, defender.army, attacker.tile) in spared \
+                or (attacker.tile, frozenset((attacker.claim, defender.claim))) in pending:
+            continue  # (a battle of their claims is pending there: they fight in it)
         for stopping in (attacker.army, defender.army):
             if armies[stopping].state in (ArmyState.MARCHING, ArmyState.RETREATING):
                 armies[stopping] = arrived(armies[stopping], tick.index)  # both stop to fight
         att, dfd = armies[attacker.army], armies[defender.army]
-        battle = meet(att, dfd, tick)
+        # both came this tick (on the move, or stopped by the meeting): both were marching
+        battle = meet(att, dfd, tick, both_marching=all(
+            p.since is None or p.since == tick.index for p in (attacker, defender)))
         battles.append(battle)
         events.append(Encounter(att, dfd, battle))
     if not events:
@@ -1375,14 +1416,13 @@ def holdfast_falls(world: World, siege: SiegeState, how: str
         claims[defender.id] = replace(defender, infantry=0, cavalry=0, scattered_infantry=0,
                                       scattered_cavalry=0)
     taken = []
-    for a in world.armies.values():  # every troop of the claim on the tile shares its fate
-        if a.claim_id == siege.defender_claim and a.tile == siege.holdfast \
-                and a.kind is ArmyKind.LAND and a.state is not ArmyState.GONE:
-            infantry += a.infantry
-            cavalry += a.cavalry
-            armies[a.id] = replace(gone(a, "were captured when the holdfast fell"),
-                                   commander_id=None)
-            taken.append(a.id)
+    # the whole garrison shares the holdfast's fate (rules.campaign.sides.garrison_armies)
+    for a in garrison_armies(world, siege.defender_claim, siege.holdfast):
+        infantry += a.infantry
+        cavalry += a.cavalry
+        armies[a.id] = replace(gone(a, "were captured when the holdfast fell"),
+                               commander_id=None)
+        taken.append(a.id)
     fallen = replace(siege, status=SiegeStatus.FALLEN)
     besieger = armies.get(siege.army_id)
     if besieger is not None and besieger.state is ArmyState.BESIEGING:

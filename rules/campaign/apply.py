@@ -55,7 +55,7 @@ from rules.campaign.paths import (
     path_problem,
 )
 from rules.campaign.resources import tile_holder
-from rules.campaign.sides import fighting_sides
+from rules.campaign.sides import fighting_sides, garrison_count
 from rules.campaign.siege import SiegeLength, SpecialHoldfast, check_siege_start, siege_months
 from rules.campaign.state import (
     BattleState,
@@ -1132,7 +1132,8 @@ def _siege(world: World, sender: Sender, order: o.Siege, at: datetime
                                     kind=a.kind)
     attack = sender.modifiers.besieger(a)
     defense = sender.modifiers.holdfast(owner.id)
-    length = siege_months(owner.infantry + owner.cavalry, sender.rules,
+    # the garrison: every troop of the holder there (at home, mustering, standing)
+    length = siege_months(sum(garrison_count(world, owner, hold.id)), sender.rules,
                           besieger_modifiers=attack, defender_modifiers=defense)
     world, before = declare_war(world, a.claim_id, owner.id)
     siege = SiegeState(id=NEW_SIEGE, army_id=a.id, besieger_claim=a.claim_id,

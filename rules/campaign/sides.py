@@ -16,7 +16,7 @@ Pure: values in, values out.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import replace
 
 from rules.campaign.battle import Side, Winner
@@ -29,6 +29,7 @@ __all__ = [
     "GARRISON_STATES",
     "allied",
     "fighting_sides",
+    "garrison_armies",
     "garrison_count",
     "join_wars",
     "joins",
@@ -100,16 +101,23 @@ def join_wars(world: World, attackers: Iterable[int], defenders: Iterable[int]) 
     return replace(world, wars=world.wars | new, allies=world.allies - new)
 
 
+def garrison_armies(world: World, claim_id: int, tile: str,
+                    armies: Iterable[Army] | None = None) -> tuple[Army, ...]:
+    """The land armies of claim ``claim_id`` in the garrison of holdfast ``tile``: mustering,
+    inside or standing there (:data:`GARRISON_STATES`), by id. ``armies``: the armies to look
+    at (default the world's)."""
+    return tuple(sorted((a for a in (armies if armies is not None else world.armies.values())
+                         if a.claim_id == claim_id and a.tile == tile
+                         and a.kind is ArmyKind.LAND and a.state in GARRISON_STATES),
+                        key=lambda a: a.id))
+
+
 def garrison_count(world: World, claim: ClaimState, tile: str,
-                   armies: Sequence[Army] | None = None) -> tuple[int, int]:
+                   armies: Iterable[Army] | None = None) -> tuple[int, int]:
     """The garrison of ``claim``'s holdfast ``tile`` (infantry, cavalry): its troops at home
-    when ``tile`` is its seat, and its land armies there mustering, inside or standing
-    (:data:`GARRISON_STATES`). ``armies``: the armies to count from (default the world's)."""
-    infantry = claim.infantry if claim.holdfast == tile else 0
-    cavalry = claim.cavalry if claim.holdfast == tile else 0
-    for a in armies if armies is not None else world.armies.values():
-        if a.claim_id == claim.id and a.tile == tile and a.kind is ArmyKind.LAND \
-                and a.state in GARRISON_STATES:
-            infantry += a.infantry
-            cavalry += a.cavalry
-    return infantry, cavalry
+    when ``tile`` is its seat, and its :func:`garrison_armies`. The siege length, the assault
+    and the fall all count this."""
+    home = claim.holdfast == tile
+    there = garrison_armies(world, claim.id, tile, armies)
+    return ((claim.infantry if home else 0) + sum(a.infantry for a in there),
+            (claim.cavalry if home else 0) + sum(a.cavalry for a in there))

@@ -101,3 +101,20 @@ def test_odds_count_the_sides_the_battle_would_count(tmp_path: Path) -> None:
     assert "their side" in reply and "army 2" in reply
     _attack(w, 1, 3)
     assert w.events("battle")[0].data_json["strengths"] == ["150", "200"]
+
+
+# --- the garrison of a holdfast -----------------------------------------------------------
+
+def test_the_siege_length_counts_the_troops_mustering_inside(tmp_path: Path) -> None:
+    """Stark has 250 infantry, 200 of them mustering in Winterfell: the garrison is 250
+    (101-300: 11 months), not the 50 at home (12 months). The assault counts the same 250."""
+    w = World(tmp_path, claims=roster("stark", "lannister",
+                                      stark={"infantry": 250, "cavalry": 0}))
+    w.say("tywin_lannister", "muster 400 infantry")
+    w.run(day(2, 12))
+    w.place(1, "Winterfell")
+    w.say("ned_stark", "muster 200 infantry", at=day(2, 13))
+    assert w.claim("House Stark").infantry == 50
+    reply = w.say("tywin_lannister", "siege Winterfell with army 1", at=day(2, 13))
+    assert "**11** in-game months" in reply, reply
+    assert w.siege().months_required == 11

@@ -161,7 +161,7 @@ def test_entering_an_enemy_tile_stops_the_march_and_begins_a_battle() -> None:
     assert (battle.kind, battle.attacker_army, battle.defender_army, battle.status) == (
         BattleKind.FIELD, 1, 2, BattleStatus.PENDING)
     assert battle.resolve_tick == 10 + RULES.reaction_ticks
-    assert battle.reactor_claim == 1  # not detected by the defender: the attacker reacts first
+    assert battle.reactor_claim == 2  # the marcher started it: the standing army reacts first
     assert not [e for e in events if isinstance(e, Arrival)]  # stopped, not arrived
 
 
