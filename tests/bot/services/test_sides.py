@@ -118,3 +118,12 @@ def test_the_siege_length_counts_the_troops_mustering_inside(tmp_path: Path) -> 
     reply = w.say("tywin_lannister", "siege Winterfell with army 1", at=day(2, 13))
     assert "**11** in-game months" in reply, reply
     assert w.siege().months_required == 11
+
+
+def test_odds_count_an_ally_on_the_tile(tmp_path: Path) -> None:
+    """Tully allied to Stark (not to Lannister) stands with Stark's 100: odds say 150 against
+    200 and name Tully's army."""
+    w = _field(tmp_path, stark=["100 infantry"], tully=["100 infantry"], lannister="150 infantry",
+               tully_status=RelationStatus.ALLIED)
+    reply = w.say("tywin_lannister", "odds army 3 vs army 1", at=day(2, 13))
+    assert "strength 150 against 200" in reply and "army 2" in reply, reply
