@@ -1,0 +1,49 @@
+"""Who holds each holdfast, and claims' seats (docs/rules.md "Holdfasts change hands").
+
+A holdfast is held by the claim whose seat it is, unless the world records another holder for
+its tile (``World.holders``, the same record as a resource tile's: a holdfast that fell, or
+that the moderators gave, to a claim; ``claim_id`` None: nobody holds it). A map holdfast that
+is nobody's seat and has no record is unheld: any claim may besiege it without a war, against
+its neutral garrison from the map file (:attr:`rules.campaign.worldmap.Tile.garrison`).
+
+A claim's seat (:attr:`~rules.campaign.state.ClaimState.holdfast`) is where its troops live
+and muster. A claim whose seat another claim now holds has no seat: it cannot muster until the
+moderators give it one.
+
+Pure: values in, values out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from rules.campaign.state import ClaimState, HolderState, World
+
+__all__ = ["NEUTRAL", "change_hands", "has_seat", "holder_of", "holdings_of"]
+
+NEUTRAL = 0
+"""The defending claim of a siege or an assault of a holdfast nobody holds."""
+
+
+def holder_of(world: World, tile: str) -> int | None:
+    """The claim that holds holdfast ``tile`` (None: nobody)."""
+    row = world.holders.get(tile)
+    if row is not None:
+        return row.claim_id
+    return next((c.id for c in world.claims.values() if c.holdfast == tile), None)
+
+
+def has_seat(world: World, claim: ClaimState) -> bool:
+    """Whether ``claim`` still holds its seat (it may muster there)."""
+    return bool(claim.holdfast) and holder_of(world, claim.holdfast) == claim.id
+
+
+def holdings_of(world: World, claim_id: int, holdfasts: set[str] | frozenset[str]
+                ) -> tuple[str, ...]:
+    """The holdfasts among ``holdfasts`` (the map's) that ``claim_id`` holds, sorted."""
+    return tuple(sorted(t for t in holdfasts if holder_of(world, t) == claim_id))
+
+
+def change_hands(world: World, tile: str, claim_id: int | None) -> World:
+    """The world with holdfast ``tile`` held by ``claim_id`` (None: by nobody)."""
+    return replace(world, holders={**world.holders, tile: HolderState(tile, claim_id)})
