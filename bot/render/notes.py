@@ -298,6 +298,36 @@ def siege_referral_note(*, author: str, claim: str, kind: ArmyKind | None, army:
             "and tell both claims.")
 
 
+def holdfast_lost_note(*, holdfast: str, conqueror: str, infantry: int, cavalry: int,
+                       seat: bool) -> tuple[str, str]:
+    """To the claim whose holdfast fell: what was captured, and (its seat) that it cannot
+    muster until the moderators give it a new seat."""
+    body = (f"**{name_md(holdfast)}** has fallen to {name_md(conqueror)}. Your troops there "
+            f"({infantry} infantry, {cavalry} cavalry, and every army inside) are captured.")
+    if seat:
+        body += (" It was your seat: your claim has **no seat** now and cannot muster until the "
+                 "moderators give it one (they have been told).")
+    return f"{holdfast} has fallen", body
+
+
+def holdfast_won_note(*, holdfast: str, bonus: str) -> tuple[str, str]:
+    """To the conqueror: the holdfast is its claim's now, with its secret defences."""
+    defenses = f" Its defenses: x{bonus} to your defenders against an assault (secret)." \
+        if bonus else ""
+    return (f"{holdfast} is yours",
+            f"**{name_md(holdfast)}** is your claim's now: it watches for you, and its "
+            f"improvements are yours.{defenses} It is not your seat: your troops still muster "
+            "at home unless the moderators make it your seat.")
+
+
+def seat_lost_referral(*, claim: str, holdfast: str, conqueror: str) -> tuple[str, str]:
+    """To the moderators: a claim lost its seat and needs a new one."""
+    return (f"{claim} has no seat",
+            f"{name_md(holdfast)}, seat of {name_md(claim)}, has fallen to {name_md(conqueror)}. "
+            f"{name_md(claim)} cannot muster until you give it a seat: `maester holdfast give "
+            "HOLDFAST CLAIM --seat`.")
+
+
 # --- what the moderators' actions tell a claim -------------------------------------------------
 
 def skill_note(character: str, skill: Entry, *, granted: bool) -> tuple[str, str, str]:

@@ -185,6 +185,9 @@ def siege_lifted(ctx: Context, rc: r.SiegeLifted) -> str:
 
 def siege_begun(ctx: Context, rc: r.SiegeBegun) -> str:
     hold = _label(ctx, rc.holdfast)
+    if rc.length.months == 0:  # nobody holds it and it has no garrison
+        return (f"{_name(rc.kind, rc.army)} besieges {hold}, which nobody holds or garrisons: "
+                "it falls to you at the next tick if you hold the tile.")
     return (f"{_name(rc.kind, rc.army)} besieges {hold}. With its garrison it falls after "
             f"**{rc.length.months}** in-game months{siege_note(rc.length, rc.besieger_mods)} "
             f"if you hold the tile; you may also `assault {_code(ctx, rc.holdfast)} with "
@@ -273,6 +276,12 @@ def status_report(ctx: Context, rc: r.StatusReport) -> str:
         lines.append(f"- Defenses of {_label(ctx, claim.holdfast)}: x{money(rc.defense_bonus)} "
                      "to your defenders' strength against an assault (secret: only your claim "
                      "and the moderators see this)")
+    if not rc.seat:
+        lines.append(f"- No seat: {_label(ctx, claim.holdfast)} has fallen; nobody musters "
+                     "until the moderators give your claim a new seat")
+    for tile, bonus in rc.held:
+        lines.append(f"- Also holds {_label(ctx, tile)}" + (
+            f" (defenses x{money(bonus)}, secret)" if bonus != 1 else ""))
     if rc.scattered and claim.scattered_until is not None:
         lines.append(f"- Scattered (cannot be raised until {ctx.when(claim.scattered_until)}):"
                      f" {claim.scattered_infantry} infantry, {claim.scattered_cavalry} cavalry")

@@ -590,6 +590,30 @@ class _TickState:
                                                              holdfast=holdfast),
                   fall_post(holdfast=holdfast, besieger=besieger, how=event.how),
                   self.ctx.settings.posts.siege_flair)
+        self.report_change_of_hands(event, holdfast, besieger)
+
+    def report_change_of_hands(self, event: HoldfastFalls, holdfast: str, besieger: str) -> None:
+        """A fallen holdfast changes hands: the loser is told what was captured (and that it has
+        no seat, with a referral to the moderators, when it was its seat); the conqueror is
+        told it holds it, with its secret defences (now its own to see)."""
+        siege = event.siege
+        bonus = self.ctx.world.tile(siege.holdfast).defense_bonus
+        self.notify(siege.besieger_claim, f"siege:{siege.id}:won", *notes.holdfast_won_note(
+            holdfast=holdfast, bonus="" if bonus == 1 else str(bonus)))
+        if siege.defender_claim not in self.claims:  # nobody held it
+            return
+        loser = self.claim_name(siege.defender_claim)
+        self.notify(siege.defender_claim, f"siege:{siege.id}:lost", *notes.holdfast_lost_note(
+            holdfast=holdfast, conqueror=besieger, infantry=event.infantry,
+            cavalry=event.cavalry, seat=event.seat_lost))
+        if event.seat_lost:
+            self.log("referral", f"{loser} has no seat: {holdfast} fell to {besieger}",
+                     claim_id=siege.defender_claim, data={"siege": siege.id})
+            subject, body = notes.seat_lost_referral(claim=loser, holdfast=holdfast,
+                                                     conqueror=besieger)
+            journal.notify_moderators(self.session, self.ctx.campaign_id,
+                                      f"referral:seat:{siege.id}", subject=subject, body=body,
+                                      at=self.at, tick=self.tick)
 
     def report_detection(self, event: Detection) -> None:
         a, result, tile_id, watcher = event.army, event.result, event.observer, event.watcher

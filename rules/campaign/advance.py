@@ -63,6 +63,7 @@ from rules.campaign.detection import (
     detection_target,
     roll_against,
 )
+from rules.campaign.holdfasts import change_hands
 from rules.campaign.improvements import (
     capacity_granted,
     improvement_modifiers,
@@ -253,12 +254,15 @@ class SiegeMonth:
 @dataclass(frozen=True, slots=True)
 class HoldfastFalls:
     """The holdfast of ``siege`` fell: ``how`` (``taken by assault``, ``starved out after N
-    months of siege``); the garrison captured (``infantry``, ``cavalry``)."""
+    months of siege``); the garrison captured (``infantry``, ``cavalry``); it is now the
+    besieger's claim's. ``seat_lost``: it was the defender's seat (that claim has no seat until
+    the moderators give one)."""
 
     siege: SiegeState
     how: str
     infantry: int
     cavalry: int
+    seat_lost: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -560,6 +564,12 @@ def observers_of(world: World, tick: Tick) -> dict[str, tuple[int, ObserverKind]
     found: dict[str, tuple[int, ObserverKind]] = {}
     for claim in world.claims.values():
         found[claim.holdfast] = (claim.id, ObserverKind.HOLDFAST)
+    for tile, row in world.holders.items():  # holdfasts that changed hands watch for the holder
+        if tile in tick.map and tick.map.tile(tile).holdfast:
+            if row.claim_id is None:
+                found.pop(tile, None)
+            else:
+                found[tile] = (row.claim_id, ObserverKind.HOLDFAST)
     resource = resource_ids(tick.map)
     for a in world.armies.values() if resource else ():
         if a.state is ArmyState.STANDING and a.tile in resource and a.tile not in found:
@@ -1404,15 +1414,20 @@ def captured(world: World, army_ids: Sequence[int]) -> dict[int, CharacterState]
 
 def holdfast_falls(world: World, siege: SiegeState, how: str
                    ) -> tuple[World, HoldfastFalls]:
-    """The holdfast of ``siege`` falls (``how``: taken by assault, starved out): the
-    defender's troops at home and every land army of it on the tile are captured (their
-    characters too), the siege is over and the besiegers stand on the tile."""
+    """The holdfast of ``siege`` falls (``how``: taken by assault, starved out) and changes
+    hands: its holder is now the besieger's claim (:func:`rules.campaign.holdfasts.
+    change_hands`: its detection, its secret defence bonus and its improvements with it). The
+    defender's garrison (:func:`rules.campaign.sides.garrison_armies`, and its troops at home
+    when it was its seat) is captured (their characters too), the siege is over and the
+    besiegers stand on the tile. A holdfast nobody held yields its neutral garrison, counted
+    by the map, not here."""
     claims = dict(world.claims)
     armies = dict(world.armies)
     defender = world.claims.get(siege.defender_claim)
-    infantry = defender.infantry if defender is not None else 0
-    cavalry = defender.cavalry if defender is not None else 0
-    if defender is not None:
+    seat = defender is not None and defender.holdfast == siege.holdfast
+    infantry = defender.infantry if defender is not None and seat else 0
+    cavalry = defender.cavalry if defender is not None and seat else 0
+    if defender is not None and seat:
         claims[defender.id] = replace(defender, infantry=0, cavalry=0, scattered_infantry=0,
                                       scattered_cavalry=0)
     taken = []
@@ -1429,7 +1444,8 @@ def holdfast_falls(world: World, siege: SiegeState, how: str
         armies[besieger.id] = replace(besieger, state=ArmyState.STANDING)
     world = replace(world, claims=claims, armies=armies, characters=captured(world, taken),
                     sieges=_with_siege(world.sieges, fallen))
-    return world, HoldfastFalls(fallen, how, infantry, cavalry)
+    world = change_hands(world, siege.holdfast, siege.besieger_claim)
+    return world, HoldfastFalls(fallen, how, infantry, cavalry, seat_lost=seat)
 
 
 def _with_siege(sieges: Sequence[SiegeState], siege: SiegeState) -> tuple[SiegeState, ...]:
@@ -1464,6 +1480,11 @@ def advance_sieges(world: World, tick: Tick) -> tuple[World, list[TickEvent]]:
             continue
         if besieger.tile != siege.holdfast or besieger.state is not ArmyState.BESIEGING:
             world = _end(world, siege, "have left the holdfast's tile", events)
+            continue
+        if siege.months_required == 0 and tick.index > siege.started_tick:
+            # nobody held it and nobody garrisons it: it falls at the first tick after
+            world, fall = holdfast_falls(world, siege, "taken without a fight")
+            events.append(fall)
             continue
         started = calendar.tick_time(siege.started_tick, tick.rules)
         for month in month_checks(started, previous, at, tick.rules.month_length):
@@ -1521,7 +1542,7 @@ def advance_holders(world: World, tick: Tick) -> tuple[World, list[TickEvent]]:
             on_tile.setdefault(a.tile, []).append(a)
     holders = dict(world.holders)
     events: list[TickEvent] = []
-    for tile in sorted(set(on_tile) | set(world.holders)):
+    for tile in sorted(set(on_tile) | (set(world.holders) & resource)):  # (holdfasts: not here)
         row = world.holders.get(tile)
         before = row.claim_id if row is not None else None
         holder = tile_holder(on_tile.get(tile, ()), tick.rules, recorded=before,

@@ -34,6 +34,7 @@ from rules.campaign.calloff import call_off_refusal
 from rules.campaign.catalogue import Catalogue, Entry, Section, UnknownEntry
 from rules.campaign.config import RulesConfig
 from rules.campaign.detection import ObserverKind, detection_target, intercept_closes
+from rules.campaign.holdfasts import NEUTRAL, has_seat, holder_of
 from rules.campaign.modifiers import Modifier
 from rules.campaign.movement import (
     budget_per_tick,
@@ -56,7 +57,13 @@ from rules.campaign.paths import (
 )
 from rules.campaign.resources import tile_holder
 from rules.campaign.sides import fighting_sides, garrison_count
-from rules.campaign.siege import SiegeLength, SpecialHoldfast, check_siege_start, siege_months
+from rules.campaign.siege import (
+    SiegeLength,
+    SpecialHoldfast,
+    check_siege_start,
+    neutral_siege_length,
+    siege_months,
+)
 from rules.campaign.state import (
     BattleState,
     CharacterState,
@@ -197,7 +204,10 @@ def active_siege(world: World, holdfast: str) -> SiegeState | None:
 
 
 def holdfast_owner(world: World, tile: str) -> ClaimState | None:
-    return next((c for c in world.claims.values() if c.holdfast == tile), None)
+    """The claim that holds holdfast ``tile`` (:func:`rules.campaign.holdfasts.holder_of`);
+    None when nobody does."""
+    holder = holder_of(world, tile)
+    return world.claims.get(holder) if holder is not None else None
 
 
 def with_army(world: World, army: Army) -> World:
@@ -471,6 +481,10 @@ def _muster(world: World, sender: Sender, order: o.Muster, at: datetime
             ) -> tuple[World, Receipt]:
     claim = require_claim(world, sender)
     home = sender.map.tile(claim.holdfast)
+    if not has_seat(world, claim):
+        raise _refuse(f"{name_md(home.label)} has fallen and {name_md(claim.name)} has no seat to "
+                      "muster in", "a seat: the moderators give one (until then nobody musters)",
+                      "status")
     if order.at is not None and sender.map.tile(order.at).id != home.id:
         raise OrderRefused(f"troops muster at your holdfast, {_brace(name_md(home.label))}, "
                            "not at {}",
@@ -957,9 +971,10 @@ def _assault(world: World, sender: Sender, order: o.Assault, at: datetime
     hold = sender.map.tile(order.holdfast)
     owner = holdfast_owner(world, hold.id)
     if owner is None or owner.id == a.claim_id:
-        raise _refuse(f"{name_md(hold.label)} is not an enemy "
-                      "holdfast", "a holdfast of another claim",
-                      f"assault {hold.label} with {force(a)}")
+        raise _refuse(f"{name_md(hold.label)} is not an enemy holdfast",
+                      "a holdfast of another claim (one nobody holds is taken by siege)",
+                      f"siege {hold.label} with {force(a)}" if owner is None and hold.holdfast
+                      else "status")
     if a.tile != hold.id or a.state not in (ArmyState.STANDING, ArmyState.BESIEGING):
         raise _refuse(f"{force(a)} must stand on {name_md(hold.label)} to assault it",
                       "a standing or besieging army on the holdfast",
@@ -1113,10 +1128,10 @@ def _siege(world: World, sender: Sender, order: o.Siege, at: datetime
                       "a standing army on the holdfast",
                       route_example(world, sender, a, (hold.id,)))
     owner = holdfast_owner(world, hold.id)
-    if owner is None or owner.id == a.claim_id:
-        raise _refuse(f"{name_md(hold.label)} is not an enemy "
-                      "holdfast", "a holdfast of another claim",
-                      f"siege {hold.label} with {force(a)}")
+    if not hold.holdfast or (owner is not None and owner.id == a.claim_id):
+        raise _refuse(f"{name_md(hold.label)} is not a holdfast another claim holds, nor one "
+                      "nobody holds", "a holdfast of another claim, or one nobody holds",
+                      "status")
     if active_siege(world, hold.id) is not None:
         raise _refuse(f"{name_md(hold.label)} is already under "
                       "siege", "a holdfast not yet besieged",
@@ -1128,25 +1143,31 @@ def _siege(world: World, sender: Sender, order: o.Siege, at: datetime
                           hostile_troops_on_tile=bool(defenders),
                           blockaded=blockaded(world, a.claim_id, hold.id, sender.map))
     except SpecialHoldfast:
-        return world, SiegeReferred(a.id, hold.id, owner.id, a.infantry, a.cavalry, a.ships,
-                                    kind=a.kind)
+        return world, SiegeReferred(a.id, hold.id, owner.id if owner else NEUTRAL, a.infantry,
+                                    a.cavalry, a.ships, kind=a.kind)
     attack = sender.modifiers.besieger(a)
-    defense = sender.modifiers.holdfast(owner.id)
-    # the garrison: every troop of the holder there (at home, mustering, standing)
-    length = siege_months(sum(garrison_count(world, owner, hold.id)), sender.rules,
-                          besieger_modifiers=attack, defender_modifiers=defense)
-    world, before = declare_war(world, a.claim_id, owner.id)
+    if owner is None:  # nobody holds it: no war, its neutral garrison from the map
+        length = neutral_siege_length(hold.garrison, sender.rules, attack)
+        before = None
+    else:
+        defense = sender.modifiers.holdfast(owner.id)
+        # the garrison: every troop of the holder there (at home, mustering, standing)
+        length = siege_months(sum(garrison_count(world, owner, hold.id)), sender.rules,
+                              besieger_modifiers=attack, defender_modifiers=defense)
+        world, before = declare_war(world, a.claim_id, owner.id)
+    defender = owner.id if owner is not None else NEUTRAL
     siege = SiegeState(id=NEW_SIEGE, army_id=a.id, besieger_claim=a.claim_id,
-                       defender_claim=owner.id, holdfast=hold.id,
+                       defender_claim=defender, holdfast=hold.id,
                        # months count from the tick at or after the order
                        started_tick=tick_index(next_tick_at_or_after(at, sender.rules),
                                                sender.rules),
                        months_required=length.months)
     a = replace(a, state=ArmyState.BESIEGING)
     world = replace(with_army(world, a), sieges=(*world.sieges, siege))
-    wars = () if before is None else ((a.claim_id, owner.id, before),)
-    return world, SiegeBegun(NEW_SIEGE, a.id, hold.id, a.claim_id, owner.id, length, attack,
-                             defense, a.infantry, a.cavalry, a.ships, wars=wars, kind=a.kind)
+    wars = () if before is None else ((a.claim_id, defender, before),)
+    return world, SiegeBegun(NEW_SIEGE, a.id, hold.id, a.claim_id, defender, length, attack,
+                             sender.modifiers.holdfast(owner.id) if owner else (), a.infantry,
+                             a.cavalry, a.ships, wars=wars, kind=a.kind)
 
 
 # --- resource tiles ---------------------------------------------------------------------
@@ -1477,6 +1498,10 @@ class StatusReport(Receipt):
     scattered: bool
     armies: tuple[Army, ...]
     upkeep: Decimal
+    seat: bool = True
+    """Whether the claim still holds its seat (else it cannot muster)."""
+    held: tuple[tuple[str, Decimal], ...] = ()
+    """The other holdfasts it holds, each with its secret defence bonus (its own to see)."""
 
 
 def _status(world: World, sender: Sender, order: o.Status, at: datetime
@@ -1487,8 +1512,13 @@ def _status(world: World, sender: Sender, order: o.Status, at: datetime
     upkeep = monthly_upkeep(sum(a.infantry for a in mine), sum(a.cavalry for a in mine),
                             world.season, sender.rules, ships=sum(a.ships for a in mine))
     scattered = claim.scattered_until is not None and claim.scattered_until > at
-    return world, StatusReport(claim, at, sender.map.tile(claim.holdfast).defense_bonus,
-                               scattered, mine, upkeep)
+    seat = has_seat(world, claim)
+    # a holdfast's secret bonus is its holder's to see: the seat's only while it holds it
+    held = tuple((t.id, t.defense_bonus) for t in sender.map.holdfasts()
+                 if t.id != claim.holdfast and holder_of(world, t.id) == claim.id)
+    return world, StatusReport(claim, at,
+                               sender.map.tile(claim.holdfast).defense_bonus if seat
+                               else Decimal(1), scattered, mine, upkeep, seat=seat, held=held)
 
 
 @dataclass(frozen=True, slots=True)
@@ -1591,7 +1621,7 @@ class Part(StrEnum):
 _A, _B, _S, _R, _H = Part.ARMIES, Part.BATTLES, Part.SIEGES, Part.RELATIONS, Part.HOLDERS
 _C = Part.CHARACTERS
 READS: Mapping[type, frozenset[Part]] = MappingProxyType({
-    o.Muster: frozenset(),
+    o.Muster: frozenset({_H}),  # a claim whose seat fell cannot muster
     o.Move: frozenset({_A, _B, _S, _R}),
     o.Route: frozenset({_A, _R}),
     o.Cancel: frozenset({_A, _B}),  # an assault may be called off
@@ -1600,17 +1630,17 @@ READS: Mapping[type, frozenset[Part]] = MappingProxyType({
     o.Spare: frozenset({_A, _B}),
     o.Attack: frozenset({_A, _B, _R}),
     o.Intercept: frozenset({_A, _B, _R}),
-    o.Siege: frozenset({_A, _S, _R}),
-    o.Assault: frozenset({_A, _B, _R}),
+    o.Siege: frozenset({_A, _S, _R, _H}),
+    o.Assault: frozenset({_A, _B, _R, _H}),
     o.Sally: frozenset({_A, _S}),
     o.Lift: frozenset({_A, _B, _S}),
-    o.Blockade: frozenset({_A, _S, _R}),
+    o.Blockade: frozenset({_A, _S, _R, _H}),
     o.Build: frozenset(),
     o.Assign: frozenset({_A, _C}),
     o.Buy: frozenset({_A}),
     o.Cede: frozenset({_A, _H, _R}),
     o.Disband: frozenset({_A}),
-    o.Status: frozenset({_A}),
+    o.Status: frozenset({_A, _H}),
 })
 """What each order of :data:`PURE_ORDERS` reads besides the claims: the services load only
 that (a part not read is empty in the world the order sees, and the order changes nothing

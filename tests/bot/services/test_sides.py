@@ -127,3 +127,65 @@ def test_odds_count_an_ally_on_the_tile(tmp_path: Path) -> None:
                tully_status=RelationStatus.ALLIED)
     reply = w.say("tywin_lannister", "odds army 3 vs army 1", at=day(2, 13))
     assert "strength 150 against 200" in reply and "army 2" in reply, reply
+
+
+# --- holdfasts change hands -----------------------------------------------------------------
+
+def _notes_to(w: World, player: str) -> str:
+    return "\n".join(f"{n.title}: {n.body}" for n in w.outbox(public=False, target=player))
+
+
+def test_a_fallen_seat_changes_hands_and_its_old_holder_cannot_muster(tmp_path: Path) -> None:
+    """Lannister storms Winterfell (Stark's seat, 120 at home): Winterfell is Lannister's now.
+    Stark has no seat: its muster is refused, its status says so and no longer shows
+    Winterfell's secret defences, which Lannister's status now shows; Lannister cannot besiege
+    its own conquest; both are told privately and the moderators get a referral."""
+    w = World(tmp_path, claims=roster("stark", "lannister",
+                                      stark={"infantry": 120, "cavalry": 0}))
+    w.say("tywin_lannister", "muster 2000 infantry 500 cavalry")
+    w.run(day(2, 12))
+    w.place(1, "Winterfell")
+    w.say("tywin_lannister", "assault Winterfell with army 1", at=day(2, 13))
+    w.run(day(2, 18))
+    assert w.events("holdfast_falls")
+    refused = w.say("ned_stark", "muster 10 infantry", at=day(2, 19))
+    assert "no seat" in refused and w.army(1).claim_id != w.claim("House Stark").id
+    status = w.say("ned_stark", "status", at=day(2, 19))
+    assert "No seat" in status and "x2.6" not in status
+    theirs = w.say("tywin_lannister", "status", at=day(2, 19))
+    assert "Also holds Winterfell (defenses x2.6, secret)" in theirs
+    again = w.say("tywin_lannister", "siege Winterfell with army 1", at=day(2, 19))
+    assert "not a holdfast another claim holds" in again
+    assert "no seat" in _notes_to(w, "ned_stark")
+    assert "Winterfell is yours" in _notes_to(w, "tywin_lannister")
+    assert any("has no seat" in e.summary for e in w.events("referral"))
+
+
+def test_a_holdfast_nobody_holds_falls_without_a_war(tmp_path: Path) -> None:
+    """Barrowton is nobody's seat and its map row gives no garrison: Stark besieges it without
+    a war (none is declared). Ordered at 13:00, the siege begins at 18:00 (the tick at or after
+    the order) and Barrowton is Stark's at the first tick after that, 00:00."""
+    w = World(tmp_path, claims=roster("stark", "lannister"))
+    w.say("ned_stark", "muster 100 infantry")
+    w.run(day(2, 12))
+    w.place(1, "Barrowton")
+    reply = w.say("ned_stark", "siege Barrowton with army 1", at=day(2, 13))
+    assert "nobody holds or garrisons" in reply, reply
+    assert not [e for e in w.events("relation")]
+    w.run(day(2, 18))
+    assert not w.events("holdfast_falls")
+    w.run(day(3, 0))
+    assert w.siege().status == "fallen"
+    status = w.say("ned_stark", "status", at=day(3, 1))
+    assert "Also holds Barrowton (defenses x1.5, secret)" in status
+    assert "Barrowton is yours" in _notes_to(w, "ned_stark")
+
+
+def test_assault_on_a_holdfast_nobody_holds_points_to_a_siege(tmp_path: Path) -> None:
+    """The refusal's example is another order, never the refused one."""
+    w = World(tmp_path, claims=roster("stark", "lannister"))
+    w.say("ned_stark", "muster 100 infantry")
+    w.run(day(2, 12))
+    w.place(1, "Barrowton")
+    reply = w.say("ned_stark", "assault Barrowton with army 1", at=day(2, 13))
+    assert "siege Barrowton with army 1" in reply and "`assault Barrowton" not in reply
