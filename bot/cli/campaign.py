@@ -390,6 +390,39 @@ def relations_set_cmd(claim_a: str, claim_b: str, status: str, config: ConfigOpt
     console.print(f"{a.name} and {b.name} are now {value.value} (were {before.value}).")
 
 
+holdfast_app = command_group(help="Who holds a holdfast, and claims' seats.",
+                             no_args_is_help=True)
+app.add_typer(holdfast_app, name="holdfast")
+
+
+@holdfast_app.command("give")
+def holdfast_give_cmd(holdfast: str, claim: str,
+                      seat: Annotated[bool, typer.Option(
+                          "--seat", help="make it the claim's seat (where it musters)")] = False,
+                      config: ConfigOpt = None, by: ByOpt = None) -> None:
+    """Give a holdfast to a claim (--seat: as its seat); both claims are told privately."""
+    from bot.services.moderation import give_holdfast
+
+    env = open_campaign(config)
+    now = env.world_now()
+    ctx = env.ctx
+    with env.session() as session:
+        found = claim_by_name(session, ctx, claim)
+        if found is None:
+            console.print(f"[red]no claim {claim!r}[/red] (see `maester claims`)")
+            raise typer.Exit(2)
+        snapshots.take(session, ctx, kind="command", now=now, actor=moderator_name(by),
+                       label=f"holdfast give {holdfast} {found.name}" + (" --seat" if seat
+                                                                         else ""))
+        try:
+            summary = give_holdfast(session, ctx, found, holdfast, seat=seat,
+                                    actor=moderator_name(by), now=now)
+        except (LookupError, InvalidInput) as exc:
+            console.print(f"[red]{exc}[/red]")
+            raise typer.Exit(2) from None
+    console.print(summary + ".")
+
+
 @relations_app.command("list")
 def relations_list_cmd(config: ConfigOpt = None) -> None:
     """List recorded relations (unlisted pairs are neutral)."""

@@ -330,6 +330,25 @@ def seat_lost_referral(*, claim: str, holdfast: str, conqueror: str) -> tuple[st
 
 # --- what the moderators' actions tell a claim -------------------------------------------------
 
+def holdfast_given_note(*, holdfast: str, seat: bool) -> tuple[str, str]:
+    """The moderators gave a claim a holdfast (``seat``: as its seat)."""
+    if seat:
+        return (f"{holdfast} is your seat",
+                f"The moderators made **{name_md(holdfast)}** your claim's seat: your troops "
+                "live and muster there from now on.")
+    return (f"{holdfast} is yours",
+            f"The moderators gave **{name_md(holdfast)}** to your claim: it watches for you "
+            "and its defenses are yours (see `status`).")
+
+
+def holdfast_taken_note(*, holdfast: str, claim: str, seat: bool) -> tuple[str, str]:
+    """The moderators gave a claim's holdfast to another claim."""
+    return (f"{holdfast} is no longer yours",
+            f"The moderators gave **{name_md(holdfast)}** to {name_md(claim)}."
+            + (" It was your seat: your claim cannot muster until it has a new one."
+               if seat else ""))
+
+
 def skill_note(character: str, skill: Entry, *, granted: bool) -> tuple[str, str, str]:
     """A character gaining (``granted``) or losing a skill: (summary for the log, subject,
     body)."""

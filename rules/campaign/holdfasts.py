@@ -15,11 +15,11 @@ Pure: values in, values out.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from rules.campaign.state import ClaimState, HolderState, World
 
-__all__ = ["NEUTRAL", "change_hands", "has_seat", "holder_of", "holdings_of"]
+__all__ = ["NEUTRAL", "Given", "change_hands", "give_holdfast", "has_seat", "holder_of"]
 
 NEUTRAL = 0
 """The defending claim of a siege or an assault of a holdfast nobody holds."""
@@ -38,12 +38,36 @@ def has_seat(world: World, claim: ClaimState) -> bool:
     return bool(claim.holdfast) and holder_of(world, claim.holdfast) == claim.id
 
 
-def holdings_of(world: World, claim_id: int, holdfasts: set[str] | frozenset[str]
-                ) -> tuple[str, ...]:
-    """The holdfasts among ``holdfasts`` (the map's) that ``claim_id`` holds, sorted."""
-    return tuple(sorted(t for t in holdfasts if holder_of(world, t) == claim_id))
-
-
 def change_hands(world: World, tile: str, claim_id: int | None) -> World:
     """The world with holdfast ``tile`` held by ``claim_id`` (None: by nobody)."""
     return replace(world, holders={**world.holders, tile: HolderState(tile, claim_id)})
+
+
+@dataclass(frozen=True, slots=True)
+class Given:
+    """A moderator gave holdfast ``tile`` to claim ``claim_id`` (``seat``: as its seat).
+    ``before``: who held it; ``seat_lost``: the claim whose seat it was and that has none now
+    (None: nobody lost a seat)."""
+
+    tile: str
+    claim_id: int
+    seat: bool
+    before: int | None
+    seat_lost: int | None
+
+
+def give_holdfast(world: World, tile: str, claim_id: int, *, seat: bool) -> tuple[World, Given]:
+    """Holdfast ``tile`` is held by ``claim_id`` from now on (``seat``: and it is its seat,
+    where its troops live and muster; its old seat, if it still held it, stays its own). A
+    claim whose seat ``tile`` was loses it. Raises KeyError for an unknown claim."""
+    claim = world.claims[claim_id]
+    before = holder_of(world, tile)
+    lost = next((c.id for c in world.claims.values()
+                 if c.holdfast == tile and c.id != claim_id and before == c.id), None)
+    if seat and claim.holdfast != tile:
+        old = claim.holdfast
+        if old and holder_of(world, old) == claim_id:  # keeps holding its old seat
+            world = change_hands(world, old, claim_id)
+        world = replace(world, claims={**world.claims, claim_id: replace(claim, holdfast=tile)})
+    world = change_hands(world, tile, claim_id)
+    return world, Given(tile, claim_id, seat, before, lost)
