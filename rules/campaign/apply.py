@@ -5,7 +5,7 @@ order does to the world: it checks the order (ownership, troops, the army's stat
 is in, the holdfast it names) and either raises :class:`OrderRefused` (nothing changes) or
 returns the world after the order and a receipt value saying what was accepted (the new army,
 the tick a battle is fought, the war it declared, the siege it lifted). The world is the
-tick's :class:`rules.campaign.state.World`; the campaign's rules and map come with the
+tick's :class:`rules.campaign.world.World`; the campaign's rules and map come with the
 :class:`Sender`. Nothing here reads a
 clock, a database or a die that is not given; the services load the world, call
 :func:`apply_order`, write the difference back, journal it, and render the receipt
@@ -64,17 +64,6 @@ from rules.campaign.siege import (
     neutral_siege_length,
     siege_months,
 )
-from rules.campaign.state import (
-    BattleState,
-    CharacterState,
-    ClaimState,
-    HolderState,
-    Modifiers,
-    NoModifiers,
-    SiegeState,
-    World,
-    war_key,
-)
 from rules.campaign.upkeep import monthly_upkeep
 from rules.campaign.warnings import Shortfall
 from rules.campaign.world import (
@@ -84,11 +73,20 @@ from rules.campaign.world import (
     ArmyKind,
     ArmyState,
     BattleKind,
+    BattleState,
     BattleStatus,
+    CharacterState,
     CharacterStatus,
+    ClaimState,
+    HolderState,
+    Modifiers,
+    NoModifiers,
     Reaction,
     RelationStatus,
+    SiegeState,
     SiegeStatus,
+    World,
+    war_key,
 )
 from rules.campaign.worldmap import WorldMap
 from rules.dice import Dice
@@ -1129,9 +1127,9 @@ def _siege(world: World, sender: Sender, order: o.Siege, at: datetime
                       route_example(world, sender, a, (hold.id,)))
     owner = holdfast_owner(world, hold.id)
     if not hold.holdfast or (owner is not None and owner.id == a.claim_id):
-        raise _refuse(f"{name_md(hold.label)} is not a holdfast another claim holds, nor one "
-                      "nobody holds", "a holdfast of another claim, or one nobody holds",
-                      "status")
+        raise _refuse(f"{name_md(hold.label)} is "
+                      + ("your own holdfast" if hold.holdfast else "not a holdfast"),
+                      "a holdfast of another claim, or one nobody holds", "status")
     if active_siege(world, hold.id) is not None:
         raise _refuse(f"{name_md(hold.label)} is already under "
                       "siege", "a holdfast not yet besieged",
@@ -1204,7 +1202,7 @@ def _cede(world: World, sender: Sender, order: o.Cede, at: datetime
         raise OrderRefused("there is no other claim called {}", Said(order.claim, 60),
                            expected="another claim's name", example="status")
     record = world.holders.get(tile.id)
-    # As the tick counts it (rules.campaign.advance.advance_holders).
+    # As the tick counts it (rules.campaign.tick.advance_holders).
     holder = tile_holder((a for a in world.armies.values() if a.tile == tile.id), sender.rules,
                          recorded=record.claim_id if record is not None else None,
                          ceded_to=record.ceded_to if record is not None else None,

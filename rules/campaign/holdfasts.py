@@ -6,7 +6,7 @@ that the moderators gave, to a claim; ``claim_id`` None: nobody holds it). A map
 is nobody's seat and has no record is unheld: any claim may besiege it without a war, against
 its neutral garrison from the map file (:attr:`rules.campaign.worldmap.Tile.garrison`).
 
-A claim's seat (:attr:`~rules.campaign.state.ClaimState.holdfast`) is where its troops live
+A claim's seat (:attr:`~rules.campaign.world.ClaimState.holdfast`) is where its troops live
 and muster. A claim whose seat another claim now holds has no seat: it cannot muster until the
 moderators give it one.
 
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from rules.campaign.state import ClaimState, HolderState, World
+from rules.campaign.world import ClaimState, HolderState, World
 
 __all__ = ["NEUTRAL", "Given", "change_hands", "give_holdfast", "has_seat", "holder_of"]
 

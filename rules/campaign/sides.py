@@ -4,7 +4,7 @@ A battle on a tile is fought between two sides, not two armies: the attacking si
 army on the tile whose claim is the attacker's or allied to it, the defending side likewise for
 the defender's claim. An army whose claim is allied to both, or to neither, stays out. Every
 place that counts a side asks this module: the tick's battles
-(:mod:`rules.campaign.advance`), the ``odds`` order (:func:`rules.campaign.apply.odds_shown`),
+(:mod:`rules.campaign.tick`), the ``odds`` order (:func:`rules.campaign.apply.odds_shown`),
 and through them the posts and the preview.
 
 The garrison of a holdfast is every troop of its holder on its tile: at home, mustering there
@@ -20,8 +20,16 @@ from collections.abc import Iterable
 from dataclasses import replace
 
 from rules.campaign.battle import Side, Winner
-from rules.campaign.state import ClaimState, Modifiers, World, fighting_side, war_key
-from rules.campaign.world import Army, ArmyKind, ArmyState
+from rules.campaign.world import (
+    Army,
+    ArmyKind,
+    ArmyState,
+    ClaimState,
+    Modifiers,
+    World,
+    fighting_side,
+    war_key,
+)
 from rules.campaign.worldmap import WorldMap
 
 __all__ = [
@@ -79,7 +87,7 @@ def fighting_sides(world: World, attacker: Army, defender: Army, *, map: WorldMa
                    ) -> tuple[tuple[tuple[Army, Side], ...], tuple[tuple[Army, Side], ...]]:
     """Both sides of a battle between ``attacker``'s and ``defender``'s claims on their tile,
     each army with its own :class:`~rules.campaign.battle.Side`
-    (:func:`rules.campaign.state.fighting_side`: its terrain, its modifiers, its characters;
+    (:func:`rules.campaign.world.fighting_side`: its terrain, its modifiers, its characters;
     ``secrets_of``: leave out the hidden modifiers of every other claim's armies)."""
 
     def side(lead: Army, other: Army, role: Winner) -> tuple[tuple[Army, Side], ...]:

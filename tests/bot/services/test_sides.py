@@ -155,7 +155,7 @@ def test_a_fallen_seat_changes_hands_and_its_old_holder_cannot_muster(tmp_path: 
     theirs = w.say("tywin_lannister", "status", at=day(2, 19))
     assert "Also holds Winterfell (defenses x2.6, secret)" in theirs
     again = w.say("tywin_lannister", "siege Winterfell with army 1", at=day(2, 19))
-    assert "not a holdfast another claim holds" in again
+    assert "Winterfell is your own holdfast" in again
     assert "no seat" in _notes_to(w, "ned_stark")
     assert "Winterfell is yours" in _notes_to(w, "tywin_lannister")
     assert any("has no seat" in e.summary for e in w.events("referral"))

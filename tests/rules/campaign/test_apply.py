@@ -48,26 +48,24 @@ from rules.campaign.catalogue import parse_catalogue
 from rules.campaign.config import RulesConfig
 from rules.campaign.muster import muster_ready_at
 from rules.campaign.siege import siege_months
-from rules.campaign.state import (
-    BattleState,
-    CharacterState,
-    ClaimState,
-    HolderState,
-    SiegeState,
-    World,
-)
 from rules.campaign.upkeep import monthly_upkeep
 from rules.campaign.world import (
     Army,
     ArmyKind,
     ArmyState,
     BattleKind,
+    BattleState,
     BattleStatus,
+    CharacterState,
     CharacterStatus,
+    ClaimState,
+    HolderState,
     March,
     Reaction,
     RelationStatus,
+    SiegeState,
     SiegeStatus,
+    World,
 )
 from rules.campaign.worldmap import parse_map, tile_id
 from rules.errors import RulesError
@@ -415,7 +413,7 @@ def test_a_siege_is_laid_by_a_standing_army_on_an_enemy_holdfast() -> None:
     assert refusal(after, o.Siege(holdfast=T[9], army=1)).problem().startswith(
         "army 1 must stand on Hold 9")
     assert refusal(world(army(1, 1, T[0])), o.Siege(holdfast=T[0], army=1)).problem() == \
-        "Hold 0 is not an enemy holdfast"
+        "Hold 0 is your own holdfast"
 
 
 # --- information ------------------------------------------------------------------------

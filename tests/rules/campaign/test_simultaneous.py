@@ -10,11 +10,19 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rules.campaign.advance import Encounter, Tick, advance_meetings, advance_movement
 from rules.campaign.config import RulesConfig
 from rules.campaign.meetings import Step, settle_steps
-from rules.campaign.state import ClaimState, EventDice, World
-from rules.campaign.world import Army, ArmyKind, ArmyState, BattleStatus, March
+from rules.campaign.tick import Encounter, Tick, advance_meetings, advance_movement
+from rules.campaign.world import (
+    Army,
+    ArmyKind,
+    ArmyState,
+    BattleStatus,
+    ClaimState,
+    EventDice,
+    March,
+    World,
+)
 from rules.campaign.worldmap import parse_map, tile_id
 
 RULES = RulesConfig()
