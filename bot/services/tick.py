@@ -76,6 +76,7 @@ from bot.storage.world_rows import (
 )
 from rules.campaign import calendar, detection
 from rules.campaign.battle import Winner
+from rules.campaign.catalogue import Section
 from rules.campaign.config import Season
 from rules.campaign.modifiers import Modifier
 from rules.campaign.tick import (
@@ -321,7 +322,10 @@ class _TickState:
                  f"{self.claim_name(holder) if holder else 'nobody'}", claim_id=holder,
                  data={"tile": tile_id, "holder": holder, "before": before})
         if holder is not None:
-            subject, body = holder_note(tile.label, tile.resource_benefit or "its benefit")
+            entry = self.book().catalogue.find(Section.RESOURCES, tile.resource_benefit) \
+                if tile.resource_benefit else None  # the benefit as the catalogue shows it
+            subject, body = holder_note(tile.label, entry.shown_as if entry is not None
+                                        else tile.resource_benefit or "its benefit")
             self.notify(holder, f"resource:{tile_id}:{self.tick}", subject, body)
 
     # --- the phases after the monthly jobs ----------------------------------------------

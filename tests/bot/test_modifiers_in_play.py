@@ -243,6 +243,9 @@ def test_gold_income_of_held_resources_with_the_stacking_rule(tmp_path: Path) ->
     assert "Income" not in notes[0].body  # the first month: nothing held yet
     assert "Income: 65 gold (+50 gold mine, +15 timber)" in notes[-1].body
     assert w.claim("House Lannister").gold == gold + 65 - 3
+    held = [o.body for o in w.outbox(target="tywin_lannister") if o.title.startswith("You hold")]
+    assert any("receives gold mine" in body for body in held), held  # the label, not the key
+    assert not any("gold_mine" in body for body in held)
 
 
 def test_capacity_follows_improvements_and_the_resource_tile_held(tmp_path: Path) -> None:
