@@ -356,9 +356,10 @@ def season_set_cmd(season: str, config: ConfigOpt = None, by: ByOpt = None) -> N
         snapshots.take(session, ctx, kind="command", label=f"season set {value.value}", now=now,
                        actor=moderator_name(by))
         _, told = set_season(session, ctx, value, actor=moderator_name(by), now=now)
+    change = "doubles" if value is Season.WINTER else "falls back"
     console.print(f"Season is now {value.value}."
                   + (f" {told} claim(s) with raised troops were warned privately that their "
-                     "upkeep doubles." if told else ""))
+                     f"upkeep {change}." if told else ""))
 
 
 relations_app = command_group(help="Relations between claims.", no_args_is_help=True)

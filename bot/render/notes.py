@@ -19,7 +19,7 @@ from rules.campaign.modifiers import Modifier
 from rules.campaign.naming import force_name, force_noun, host, state_word, travel
 from rules.campaign.paths import ArmyKind
 from rules.campaign.siege import SiegeLength
-from rules.campaign.upkeep import UpkeepResult
+from rules.campaign.upkeep import Troops, UpkeepResult
 from rules.campaign.warnings import Shortfall, UpkeepForecast, WinterWarning
 from rules.campaign.world import ArmyState
 
@@ -70,6 +70,14 @@ def winter_note(multiplier: Decimal, warning: WinterWarning) -> tuple[str, str]:
     if f.scatter:
         body += "\n\n" + scatter_forecast_text(f) + "\n\n" + HOW_TO_AVOID
     return "Winter has begun: your upkeep doubles", body
+
+
+def winter_ends_note(raised: Troops, before: Decimal, after: Decimal) -> tuple[str, str]:
+    """The note to a claim with raised troops when winter ends (``before`` and ``after``: the
+    monthly upkeep in winter and now)."""
+    return ("Winter has ended: your upkeep falls",
+            f"Winter has ended: your raised troops ({troops_of(raised)}) now cost "
+            f"{money(after)} gold a month instead of {money(before)}.")
 
 
 def shortfall_text(shortfall: Shortfall | None, when: str) -> str:

@@ -101,7 +101,7 @@ def set_season(session: Session, ctx: CampaignContext, season: Season, *, actor:
                       f"season set from {before.value} to {season.value}", at=now,
                       actor=actor, public=True,
                       data={"before": before.value, "after": season.value})
-    return before, forewarn.winter_begins(session, ctx, before, season, at=now, tick=tick)
+    return before, forewarn.season_changes(session, ctx, before, season, at=now, tick=tick)
 
 
 def set_relations(session: Session, ctx: CampaignContext, a: Claim, b: Claim,
