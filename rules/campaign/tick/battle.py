@@ -12,7 +12,14 @@ from decimal import Decimal
 from fractions import Fraction
 
 from rules.campaign import calendar
-from rules.campaign.battle import BattleResult, Side, SideResult, Winner, resolve_battle
+from rules.campaign.battle import (
+    BattleResult,
+    Side,
+    SideResult,
+    Winner,
+    resolve_battle,
+    side_strength,
+)
 from rules.campaign.characters import (
     Fate,
     settle_fate,
@@ -146,13 +153,42 @@ class _Battles:
         due = sorted((b for b in self.world.battles if b.id is not None
                       and b.status is BattleStatus.PENDING and b.resolve_tick <= self.tick.index),
                      key=lambda b: b.id or 0)
-        for battle in due:
+        for battle in self.strongest_first(due):
             if battle.kind is BattleKind.FIELD:
                 self.field(battle)
             elif battle.kind is BattleKind.ASSAULT:
                 self.assault(battle)
             else:
                 self.sally(battle)
+
+    def strongest_first(self, due: Sequence[BattleState]) -> list[BattleState]:
+        """``due`` with the field battles of each tile that has several (three or more hostile
+        claims there) fought the pair of sides with the largest total strength first; the
+        survivors then meet the next. Tiles keep the order of their first battle."""
+        by_tile: dict[str, list[BattleState]] = {}
+        for b in due:
+            by_tile.setdefault(b.tile, []).append(b)
+        ordered: list[BattleState] = []
+        for b in due:
+            here = by_tile.pop(b.tile, None)
+            if here is not None:
+                ordered.extend(sorted(here, key=lambda x: (-self.total_strength(x), x.id or 0))
+                               if len(here) > 1 else here)
+        return ordered
+
+    def total_strength(self, battle: BattleState) -> Decimal:
+        """Both sides' strength of a field battle as it stands (0 for any other battle, or one
+        whose armies have parted)."""
+        att = self.armies.get(battle.attacker_army)
+        dfd = self.armies.get(battle.defender_army)
+        if battle.kind is not BattleKind.FIELD or att is None or dfd is None \
+                or att.tile != dfd.tile:
+            return Decimal(0)
+        attackers, defenders = fighting_sides(
+            self.now(), att, dfd, map=self.tick.map, tick=self.tick.index,
+            modifiers=self.tick.modifiers, began=battle.created_tick)
+        return side_strength([s for _, s in attackers], Role.ATTACK, self.tick.rules).value \
+            + side_strength([s for _, s in defenders], Role.DEFENSE, self.tick.rules).value
 
     def field(self, battle: BattleState) -> None:
         att = self.armies.get(battle.attacker_army)

@@ -12,11 +12,21 @@ from hypothesis import strategies as st
 
 from rules.campaign.config import RulesConfig
 from rules.campaign.meetings import Step, settle_steps
-from rules.campaign.tick import Encounter, Tick, advance_meetings, advance_movement
+from rules.campaign.tick import (
+    BattleFought,
+    BattleVoid,
+    Encounter,
+    Tick,
+    advance_battles,
+    advance_meetings,
+    advance_movement,
+)
 from rules.campaign.world import (
     Army,
     ArmyKind,
     ArmyState,
+    BattleKind,
+    BattleState,
     BattleStatus,
     ClaimState,
     EventDice,
@@ -197,3 +207,27 @@ def test_permuting_the_armies_numbers_gives_the_same_world(given_armies: list[Ar
         w, more = _moved(w, 11)
         results.append(_canonical(w, [*events, *more]))
     assert results[0] == results[1]
+
+
+# --- three hostile claims on one tile ---------------------------------------------------------
+
+def test_the_pair_of_sides_with_the_largest_total_strength_fights_first() -> None:
+    """Stark (100), Lannister (100) and Tully (150), all at war with each other, on one tile:
+    Tully-Lannister (250 in all) is fought before Stark-Lannister (200), though its battle has
+    the higher id; what is left of Lannister's 100 then meets Stark (or, if nothing is left,
+    that battle does not happen)."""
+    armies = (standing(1, 1, 4), standing(2, 2, 4), standing(3, 3, 4, infantry=150))
+    battles = (BattleState(7, T[4], BattleKind.FIELD, 1, 2, 1, 2, 8, 10, reactor_claim=2),
+               BattleState(9, T[4], BattleKind.FIELD, 3, 2, 3, 2, 8, 10, reactor_claim=2))
+    w = World.of(armies=armies, claims=CLAIMS, wars=((1, 2), (2, 3), (1, 3)), battles=battles)
+    _, events = advance_battles(w, Tick(10, MAP, RULES), DICE)
+    fought = [e for e in events if isinstance(e, BattleFought | BattleVoid)]
+    assert [e.battle.id for e in fought] == [9, 7]
+    first, second = fought
+    assert isinstance(first, BattleFought)
+    left = first.defender
+    if left is None or left.state is ArmyState.GONE:
+        assert isinstance(second, BattleVoid)
+    else:
+        assert isinstance(second, BattleFought)
+        assert second.result.defender.troops.infantry == left.infantry < 100
