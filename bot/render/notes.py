@@ -126,20 +126,28 @@ def sighting_note(*, watch_place: str, claim: str, place: str, when: str, troops
 
 
 def encounter_note(*, own: int, enemy: int, enemy_claim: str, place: str, when: str,
-                   first_reaction: bool, kind: ArmyKind) -> tuple[str, str]:
+                   first_reaction: bool, kind: ArmyKind, nobody: bool = False
+                   ) -> tuple[str, str]:
     """Each side's note when two hostile armies (or fleets: ``kind``, both the same) meet:
-    (subject, body)."""
+    (subject, body). ``nobody``: both were marching, neither has the first reaction."""
     mine, theirs = force_name(kind, own), force_name(kind, enemy)
-    if first_reaction:
+    if nobody:
+        choice = " You met on the march: neither side may retreat."
+    elif first_reaction:
         choice = (f" You have the first reaction: reply `retreat {mine}` or "
                   f"`stand {mine}` before then.")
     else:
-        choice = (f" {name_md(enemy_claim)} saw you first: until then it may still choose to "
-                  "retreat instead of fighting.")
+        choice = (f" {name_md(enemy_claim)} has the first reaction: until then it may still "
+                  "choose to retreat instead of fighting.")
     return (f"Battle looms at {place}",
             f"Your {mine} faces {theirs} of {name_md(enemy_claim)} at {name_md(place)}. The "
             "battle is "
-            f"fought at {when}.{choice}")
+            f"fought at {when}.{choice} {odds_hint(mine, theirs)}")
+
+
+def odds_hint(mine: str, theirs: str) -> str:
+    """How a side in a pending battle asks for its odds."""
+    return f"Send `odds {mine} vs {theirs}` to see the odds of this battle."
 
 
 def holder_note(place: str, benefit: str) -> tuple[str, str]:
@@ -234,7 +242,8 @@ def attacked_note(*, how: BattleOrder, kind: ArmyKind | None, army: int, target:
                 f"{name_md(place)}: your {travel(kind, 'noun')} is stopped.")
     return (subject,
             f"{news} The battle is fought at {when}.\n\nYou have the first reaction: reply "
-            f"`retreat {theirs}` to try to escape, or `stand {theirs}` to fight.")
+            f"`retreat {theirs}` to try to escape, or `stand {theirs}` to fight. "
+            + odds_hint(theirs, force_name(kind, army)))
 
 
 def besieged_note(*, claim: str, kind: ArmyKind | None, army: int, troops: str, holdfast: str,

@@ -314,22 +314,30 @@ def _joined(side: str, kind: ArmyKind, armies: tuple[int, ...]) -> str:
 
 
 def odds_shown(ctx: Context, rc: r.OddsShown) -> str:
-    fight, odds, win = rc.fight, rc.odds, rc.odds.attacker_win
+    fight, odds = rc.fight, rc.odds
     ratio = "" if fight.ratio is None else f"ratio {money(fight.ratio)}, "
-    mine, theirs = force_name(rc.kind, rc.army), force_name(rc.target_kind, rc.target)
-    return (f"If {mine} attacks {theirs} now ({mine} is the attacker: "
-            "it never has the defender's terrain bonus; the battle would be fought at "
-            f"{_at(ctx, rc.fought_tick)}):\n\n"
-            + _joined("your side", rc.kind, rc.with_army)
-            + _joined("their side", rc.target_kind, rc.with_target) +
+    attacker, defender = force_name(rc.kind, rc.army), force_name(rc.target_kind, rc.target)
+    if rc.pending:
+        head = (f"The battle of {attacker} (the attacker) against {defender}, fought at "
+                f"{_at(ctx, rc.fought_tick)}:\n\n")
+    else:
+        head = (f"If {attacker} attacks {defender} now ({attacker} is the attacker: "
+                "it never has the defender's terrain bonus; the battle would be fought at "
+                f"{_at(ctx, rc.fought_tick)}):\n\n")
+    ours, theirs = ("attacker", "defender") if rc.asker_attacks else ("defender", "attacker")
+    win = odds.attacker_win if rc.asker_attacks else odds.defender_win
+    lost = {"attacker": odds.attacker_losses, "defender": odds.defender_losses}
+    return (head
+            + _joined("the attacker's side", rc.kind, rc.with_army)
+            + _joined("the defender's side", rc.target_kind, rc.with_target) +
             f"- strength {_strength(fight.attacker)} against {_strength(fight.defender)}: "
             f"{ratio}band {fight.band.name}\n"
-            f"- **{float(win) * 100:.1f}%** to win, {float(1 - win) * 100:.1f}% to lose "
-            f"(exactly {win})\n"
-            f"- expected losses: yours {float(odds.attacker_losses.infantry):.0f} infantry, "
-            f"{float(odds.attacker_losses.cavalry):.0f} cavalry; theirs "
-            f"{float(odds.defender_losses.infantry):.0f} infantry, "
-            f"{float(odds.defender_losses.cavalry):.0f} cavalry")
+            f"- **{float(win) * 100:.1f}%** for your side to win, "
+            f"{float(1 - win) * 100:.1f}% to lose (exactly {win})\n"
+            f"- expected losses: yours {float(lost[ours].infantry):.0f} infantry, "
+            f"{float(lost[ours].cavalry):.0f} cavalry; theirs "
+            f"{float(lost[theirs].infantry):.0f} infantry, "
+            f"{float(lost[theirs].cavalry):.0f} cavalry")
 
 
 _RENDER: dict[type, Callable[[Context, Any], str]] = {

@@ -261,8 +261,8 @@ def _odds(c: Call, order: o.Odds) -> str:
     """Decided by the rules (:func:`rules.campaign.apply.odds_shown`: both sides as the battle
     would count them); the odds change nothing."""
     claim = c.require_claim()
-    world, _ = load_order_world(c.session, c.ctx, {decide.Part.ARMIES, decide.Part.CHARACTERS,
-                                                   decide.Part.RELATIONS})  # allies join sides
+    world, _ = load_order_world(c.session, c.ctx, {  # allies join sides; a pending battle
+        decide.Part.ARMIES, decide.Part.CHARACTERS, decide.Part.RELATIONS, decide.Part.BATTLES})
     try:
         shown = decide.odds_shown(world, sender_of(c, claim.id or 0), order, c.now,
                                   moderator=c.is_moderator)

@@ -651,7 +651,7 @@ class _TickState:
             subject, body = encounter_note(
                 own=own.id, enemy=enemy.id, enemy_claim=self.claim_name(enemy.claim_id),
                 place=self.label(a.tile), when=when, first_reaction=claim_id == b.reactor_claim,
-                kind=own.kind)
+                kind=own.kind, nobody=b.reactor_claim is None)
             self.notify(claim_id, f"encounter:{self.tick}:{a.id}:{other.id}", subject, body)
 
     def report_arrival(self, event: Arrival) -> None:

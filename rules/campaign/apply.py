@@ -1535,6 +1535,10 @@ class OddsShown(Receipt):
     """The other armies that would fight on the sender's side."""
     with_target: tuple[int, ...] = field(default=(), kw_only=True)
     """The other armies that would fight on the target's side."""
+    pending: bool = field(default=False, kw_only=True)
+    """The two armies are already in a battle: these are its odds (``army`` its attacker)."""
+    asker_attacks: bool = field(default=True, kw_only=True)
+    """Whether the asker's army is the attacker (in a pending battle it may be attacked)."""
 
 
 def odds_pair(world: World, sender: Sender, order: o.Odds, *, moderator: bool = False
@@ -1559,21 +1563,32 @@ def odds_shown(world: World, sender: Sender, order: o.Odds, at: datetime, *,
                moderator: bool = False) -> OddsShown:
     """The answer to an ``odds`` order sent at ``at``: the battle of the sender's army
     attacking the other (:func:`odds_pair`) if the attack were ordered now, as the tick would
-    fight it. Begun now, fought when the reaction window closes (the tick and the deadline an
-    ``attack`` order gives its battle), both sides (every army on the tile that joins either
-    claim) built by :func:`rules.campaign.sides.fighting_sides` as the tick's battle builds
-    them; the other claims' hidden modifiers are left out unless a moderator asks."""
+    fight it; when the two are already in a pending battle (either side may ask), that battle
+    as it will be fought. Otherwise begun now, fought when the reaction window closes (the tick
+    and the deadline an ``attack`` order gives its battle). Both sides (every army on the tile
+    that joins either claim) are built by :func:`rules.campaign.sides.fighting_sides` as the
+    tick's battle builds them; the other claims' hidden modifiers are left out unless a
+    moderator asks."""
     mine, other = odds_pair(world, sender, order, moderator=moderator)
-    fought, began = reaction_deadline(at, sender.rules), tick_of(at, sender)
     asker = None if moderator else mine.claim_id
-    attackers, defenders = fighting_sides(world, mine, other, map=sender.map, tick=fought,
+    pending = next((b for b in world.battles if b.status is BattleStatus.PENDING
+                    and b.kind is BattleKind.FIELD
+                    and {b.attacker_army, b.defender_army} == {mine.id, other.id}), None)
+    if pending is not None:  # the battle it is already in, as it will be fought (either side)
+        first, second = (mine, other) if pending.attacker_army == mine.id else (other, mine)
+        fought, began = pending.resolve_tick, pending.created_tick
+    else:
+        first, second = mine, other
+        fought, began = reaction_deadline(at, sender.rules), tick_of(at, sender)
+    attackers, defenders = fighting_sides(world, first, second, map=sender.map, tick=fought,
                                           modifiers=sender.modifiers, began=began,
                                           secrets_of=asker)
     attacker, defender = [s for _, s in attackers], [s for _, s in defenders]
-    return OddsShown(mine.id, other.id, fought, matchup(attacker, defender, sender.rules),
-                     battle_odds(attacker, defender, sender.rules), kind=mine.kind,
-                     target_kind=other.kind, with_army=tuple(a.id for a, _ in attackers[1:]),
-                     with_target=tuple(a.id for a, _ in defenders[1:]))
+    return OddsShown(first.id, second.id, fought, matchup(attacker, defender, sender.rules),
+                     battle_odds(attacker, defender, sender.rules), kind=first.kind,
+                     target_kind=second.kind, with_army=tuple(a.id for a, _ in attackers[1:]),
+                     with_target=tuple(a.id for a, _ in defenders[1:]),
+                     pending=pending is not None, asker_attacks=first is mine)
 
 
 # --- the table --------------------------------------------------------------------------

@@ -189,3 +189,19 @@ def test_assault_on_a_holdfast_nobody_holds_points_to_a_siege(tmp_path: Path) ->
     w.place(1, "Barrowton")
     reply = w.say("ned_stark", "assault Barrowton with army 1", at=day(2, 13))
     assert "siege Barrowton with army 1" in reply and "`assault Barrowton" not in reply
+
+
+def test_the_attacked_side_sees_the_odds_of_the_battle_it_faces(tmp_path: Path) -> None:
+    """Lannister attacks Stark's army 1 (with army 2 beside it): Stark's note says how to ask,
+    and `odds army 1 vs army 3` from Stark shows that battle, Lannister the attacker, 150
+    against Stark's 200, with Stark's own chance to win."""
+    w = _field(tmp_path, stark=["100 infantry", "100 infantry"], lannister="150 infantry")
+    w.say("tywin_lannister", "attack army 1 with army 3", at=day(2, 13))
+    assert "`odds army 1 vs army 3`" in _notes_to(w, "ned_stark")
+    reply = w.say("ned_stark", "odds army 1 vs army 3", at=day(2, 14))
+    assert "The battle of army 3 (the attacker) against army 1" in reply, reply
+    assert "strength 150 against 200" in reply
+    mine = w.say("tywin_lannister", "odds army 3 vs army 1", at=day(2, 14))
+    win = [line for line in reply.splitlines() if "for your side to win" in line][0]
+    theirs = [line for line in mine.splitlines() if "for your side to win" in line][0]
+    assert win.split("**")[1] != theirs.split("**")[1] or "50.0%" in win
