@@ -193,6 +193,29 @@ def retreat_failed_note(*, runner: Force, opponent_claim: str, place: str, until
             "at -1) or to let you stay.")
 
 
+def army_after_battle_note(*, battle: int | None, kind: ArmyKind, army: int, place: str,
+                           state: str, troops: str, fate: str) -> tuple[str, str]:
+    """To the claim of every army that fought: what is left of it (``fate``: why it is gone,
+    when it is)."""
+    name = force_name(kind, army, capital=True)
+    if state == "gone":
+        what = f"{name} is no more: its troops {fate or 'are gone'}."
+    else:
+        what = f"{name} has {troops} left and is {state}."
+    return (f"Battle {battle} at {place}: {force_name(kind, army)}",
+            f"After the battle at {name_md(place)}: {what} The public post gives the battle in "
+            "full.")
+
+
+def battle_void_note(*, battle: int | None, place: str, kind: str) -> tuple[str, str]:
+    """To both claims of a battle that does not happen (its armies parted or are gone, or the
+    siege a sally was to break has ended)."""
+    return (f"Battle {battle} at {place} does not happen",
+            f"The {kind} at {name_md(place)} (battle {battle}) does not happen: the armies "
+            "parted, one of them is no more, or the siege it belonged to has ended. Your armies "
+            "stay as they are; send `status` to see them.")
+
+
 def defenses_note(place: str, strength: Strength, dice: str | None) -> tuple[str, str]:
     """The garrison's private note after an assault on its holdfast: the secret defenses
     counted and, from its private branch, the assault's dice line (``dice``)."""

@@ -544,6 +544,10 @@ class _TickState:
             elif isinstance(event, BattleVoid):
                 self.log("battle_void", f"battle {event.battle.id} does not happen: the "
                          "armies parted", data={"battle": event.battle.id})
+                void = event.battle
+                for claim_id in {void.attacker_claim, void.defender_claim} & set(self.claims):
+                    self.notify(claim_id, f"battle:{void.id}:void", *notes.battle_void_note(
+                        battle=void.id, place=self.label(void.tile), kind=str(void.kind)))
             elif isinstance(event, RetreatReferred | RetreatFailed | Retreated):
                 self.report_retreat(event)
             elif isinstance(event, OpponentDecides):
@@ -769,6 +773,15 @@ class _TickState:
             self.notify(garrison_claim, f"battle:{battle.id}:defenses",
                         *notes.defenses_note(self.label(battle.tile), result.defender.strength,
                                              dice_line))
+        for fought in (event.attacker, event.defender, *event.joined):  # each claim hears of
+            if fought is None:  # its own armies (captured, gone, or what is left)
+                continue
+            self.notify(fought.claim_id, f"battle:{battle.id}:army:{fought.id}",
+                        *notes.army_after_battle_note(
+                            battle=battle.id, kind=fought.kind, army=fought.id,
+                            place=self.label(battle.tile), state=fought.state.value,
+                            troops=troops_text(fought.infantry, fought.cavalry, fought.ships),
+                            fate=str(fought.meta.get("fate") or "")))
 
 
 class _BookModifiers:

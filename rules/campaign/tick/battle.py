@@ -190,14 +190,18 @@ class _Battles:
         return side_strength([s for _, s in attackers], Role.ATTACK, self.tick.rules).value \
             + side_strength([s for _, s in defenders], Role.DEFENSE, self.tick.rules).value
 
+    def void(self, battle: BattleState) -> None:
+        """``battle`` does not happen (reported: both claims are told)."""
+        battle = replace(battle, status=BattleStatus.VOID)
+        self.set_battle(battle)
+        self.events.append(BattleVoid(battle))
+
     def field(self, battle: BattleState) -> None:
         att = self.armies.get(battle.attacker_army)
         dfd = self.armies.get(battle.defender_army)
         if att is None or dfd is None or att.tile != dfd.tile \
                 or ArmyState.GONE in (att.state, dfd.state):
-            battle = replace(battle, status=BattleStatus.VOID)
-            self.set_battle(battle)
-            self.events.append(BattleVoid(battle))
+            self.void(battle)
             return
         if battle.reaction is Reaction.RETREAT and battle.reactor_claim is not None:
             runner = att if att.claim_id == battle.reactor_claim else dfd
@@ -450,7 +454,7 @@ class _Battles:
         claim = self.claims.get(battle.defender_claim)
         if att is None or claim is None or att.tile != battle.holdfast \
                 or att.state is ArmyState.GONE:
-            self.set_battle(replace(battle, status=BattleStatus.VOID))
+            self.void(battle)
             return
         # Every troop of the claim on the tile defends: at home, mustering, standing, or back
         # inside after a sally; they share the holdfast's fate.
@@ -489,14 +493,14 @@ class _Battles:
         siege = self.active_siege(battle.holdfast)
         if besieger is None or claim is None or siege is None \
                 or besieger.state is not ArmyState.BESIEGING:
-            self.set_battle(replace(battle, status=BattleStatus.VOID))
+            self.void(battle)  # (the siege ended: the sally's side is told)
             return
         sally_army = self.armies.get(battle.attacker_army) if battle.attacker_army else None
         garrison: list[_Contingent] = []
         if sally_army is not None:
             if sally_army.state is not ArmyState.GARRISON:
                 # only ready troops inside the walls sally
-                self.set_battle(replace(battle, status=BattleStatus.VOID))
+                self.void(battle)
                 return
             sally_side = self.side(sally_army, Winner.ATTACKER)
         else:  # the whole ready garrison: the troops at home and the armies inside

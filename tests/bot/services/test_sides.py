@@ -9,6 +9,7 @@ from pathlib import Path
 from sqlmodel import select
 
 from bot.db.models import Relation
+from bot.services.moderation import remove_army
 from bot.services.world import set_relation
 from rules.campaign.world import RelationStatus
 from tests.bot.catalogue_world import START, World, roster
@@ -98,7 +99,7 @@ def test_odds_count_the_sides_the_battle_would_count(tmp_path: Path) -> None:
     w = _field(tmp_path, stark=["100 infantry", "100 infantry"], lannister="150 infantry")
     reply = w.say("tywin_lannister", "odds army 3 vs army 1", at=day(2, 13))
     assert "strength 150 against 200" in reply, reply
-    assert "their side" in reply and "army 2" in reply
+    assert "the defender's side" in reply and "army 2" in reply
     _attack(w, 1, 3)
     assert w.events("battle")[0].data_json["strengths"] == ["150", "200"]
 
@@ -202,6 +203,45 @@ def test_the_attacked_side_sees_the_odds_of_the_battle_it_faces(tmp_path: Path) 
     assert "The battle of army 3 (the attacker) against army 1" in reply, reply
     assert "strength 150 against 200" in reply
     mine = w.say("tywin_lannister", "odds army 3 vs army 1", at=day(2, 14))
-    win = [line for line in reply.splitlines() if "for your side to win" in line][0]
-    theirs = [line for line in mine.splitlines() if "for your side to win" in line][0]
-    assert win.split("**")[1] != theirs.split("**")[1] or "50.0%" in win
+    chances = [float(next(line for line in text.splitlines()
+                          if "for your side to win" in line).split("**")[1].rstrip("%"))
+               for text in (reply, mine)]
+    assert round(sum(chances), 1) == 100.0  # each side sees its own chance of one battle
+
+
+# --- every change to a claim's armies reaches that claim ---------------------------------------
+
+def test_an_army_captured_in_an_assault_is_told_to_its_claim(tmp_path: Path) -> None:
+    """20 cavalry assault Winterfell, held by 250 mustering inside: the attackers are captured
+    and Lannister is told privately, with the battle's number."""
+    w = World(tmp_path, claims=roster("stark", "lannister",
+                                      stark={"infantry": 250, "cavalry": 0}))
+    w.say("tywin_lannister", "muster 20 cavalry")
+    w.run(day(2, 12))
+    w.place(1, "Winterfell")
+    w.say("ned_stark", "muster 250 infantry", at=day(2, 13))
+    w.say("tywin_lannister", "assault Winterfell with army 1", at=day(2, 13))
+    w.run(day(2, 18))
+    assert w.army(1).state == "gone"
+    assert "Army 1 is no more: its troops were captured in battle" in _notes_to(
+        w, "tywin_lannister")
+
+
+def test_a_sally_that_cannot_happen_is_told_to_both_claims(tmp_path: Path) -> None:
+    """Stark orders a sally from besieged Winterfell; the moderators remove the besiegers
+    (the siege ends) before it is fought: the sally does not happen and both claims are
+    told."""
+    w = World(tmp_path, claims=roster("stark", "lannister",
+                                      stark={"infantry": 250, "cavalry": 0}))
+    w.say("tywin_lannister", "muster 400 infantry")
+    w.run(day(2, 12))
+    w.place(1, "Winterfell")
+    w.say("tywin_lannister", "siege Winterfell with army 1", at=day(2, 13))
+    w.run(day(2, 18))
+    reply = w.say("ned_stark", "sally from Winterfell", at=day(2, 19))
+    assert "sally" in reply.lower()
+    with w.session() as session:
+        remove_army(session, w.ctx, 1, reason="a ruling", actor="mod_jane", now=day(2, 20))
+    w.run(day(3, 6))
+    for player in ("ned_stark", "tywin_lannister"):
+        assert "does not happen" in _notes_to(w, player), player

@@ -608,7 +608,9 @@ def test_a_sally_by_an_army_not_inside_the_walls_is_void() -> None:
     w = sally(100)
     w = replace(w, armies={**w.armies, 2: replace(w.armies[2], state=ArmyState.STANDING)})
     after, events = advance_battles(w, tick(10), DICE)
-    assert events == [] and after.battles[0].status is BattleStatus.VOID
+    # reported, so that both claims are told (issue #23: a void sally told nobody)
+    assert events == [BattleVoid(after.battles[0])]
+    assert after.battles[0].status is BattleStatus.VOID
 
 
 def test_advance_runs_the_phases_in_order_with_the_services_in_between() -> None:
