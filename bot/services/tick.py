@@ -387,7 +387,7 @@ class _TickState:
         self.session.add(MonthlyRun(campaign_id=self.ctx.campaign_id, month=month, tick=self.tick))
         self.session.flush()
         tick = self.rules_tick()
-        world = start = self.world(sieges=False)
+        world = start = self.world(sieges=False, characters=True)  # (scattered armies' go home)
         for claim_id in list(self.claims):
             book = self.book()  # the claim's modifiers, with the armies as they are now
             before = world

@@ -86,6 +86,7 @@ from rules.campaign.world import (
     SiegeState,
     SiegeStatus,
     World,
+    released,
     war_key,
 )
 from rules.campaign.worldmap import WorldMap
@@ -784,6 +785,7 @@ def _disband(world: World, sender: Sender, order: o.Disband, at: datetime
                       route_example(world, sender, a, (claim.holdfast,)))
     claim = replace(claim, infantry=claim.infantry + a.infantry,
                     cavalry=claim.cavalry + a.cavalry, ships=claim.ships + a.ships)
+    world = replace(world, characters=released(world, [a.id]))  # its characters go home too
     return (with_army(with_claim(world, claim), replace(a, state=ArmyState.GONE)),
             Disbanded(a.id, a.infantry, a.cavalry, a.ships, kind=a.kind))
 
@@ -1652,7 +1654,7 @@ READS: Mapping[type, frozenset[Part]] = MappingProxyType({
     o.Assign: frozenset({_A, _C}),
     o.Buy: frozenset({_A}),
     o.Cede: frozenset({_A, _H, _R}),
-    o.Disband: frozenset({_A}),
+    o.Disband: frozenset({_A, _C}),
     o.Status: frozenset({_A, _H}),
 })
 """What each order of :data:`PURE_ORDERS` reads besides the claims: the services load only

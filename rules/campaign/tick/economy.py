@@ -45,6 +45,7 @@ from rules.campaign.world import (
     HolderState,
     World,
     gone,
+    released,
 )
 from rules.campaign.worldmap import WorldMap
 
@@ -121,7 +122,8 @@ def advance_upkeep(world: World, claim_id: int, date: calendar.GameDate, tick: T
     armies = dict(world.armies)
     for a in raised:
         armies[a.id] = gone(a, "scattered, unpaid and unfed")
-    world = replace(world, claims={**world.claims, claim_id: claim}, armies=armies)
+    world = replace(world, claims={**world.claims, claim_id: claim}, armies=armies,
+                    characters=released(world, [a.id for a in raised]))  # they go home too
     return world, [Scattered(claim, date, result)]
 
 

@@ -245,3 +245,16 @@ def test_a_sally_that_cannot_happen_is_told_to_both_claims(tmp_path: Path) -> No
     w.run(day(3, 6))
     for player in ("ned_stark", "tywin_lannister"):
         assert "does not happen" in _notes_to(w, player), player
+
+
+def test_a_disbanded_armys_commander_goes_home_with_it(tmp_path: Path) -> None:
+    """Robb commands army 1; disbanded at Winterfell, the army is gone and Robb is at home
+    (no army), so `characters` no longer lists a gone army's number."""
+    w = World(tmp_path, claims=roster("stark", "lannister"))
+    w.say("ned_stark", "muster 100 infantry")
+    w.run(day(2, 12))
+    reply = w.say("ned_stark", "assign Robb Stark to army 1", at=day(2, 13))
+    assert w.character("Robb Stark").army_id == 1, reply
+    reply = w.say("ned_stark", "disband army 1", at=day(2, 14))
+    assert w.army(1).state == "gone", reply
+    assert w.character("Robb Stark").army_id is None

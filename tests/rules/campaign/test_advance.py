@@ -351,6 +351,18 @@ def test_unpaid_armies_scatter_and_half_go_home_locked_for_the_year() -> None:
     assert after.armies[1].meta["fate"] == "scattered, unpaid and unfed"
 
 
+def test_the_characters_of_scattered_armies_go_home() -> None:
+    """Issue #23: a scattered army's commander kept its number as the character's army."""
+    poor = replace(STARK, gold=Decimal(0))
+    w = world(army(1, 1, T[3]), army(3, 2, T[9]), claims=(poor, LANNISTER),
+              characters=(CharacterState(5, 1, "Robb", army_id=1),
+                          CharacterState(6, 2, "Jaime", army_id=3)))
+    after, _ = advance_upkeep(w, 1, MONTH, tick())
+    assert (after.characters[5].army_id, after.characters[5].status) == (
+        None, CharacterStatus.ALIVE)
+    assert after.characters[6] is w.characters[6]
+
+
 def test_after_a_holiday_troops_scatter_until_the_worlds_year_ends() -> None:
     """After a holiday the tick's instant is the world tick's, later by the holiday, and the
     scatter lock ends with the world's in-game year, later by as much."""
