@@ -596,7 +596,7 @@ def advance_meetings(world: World, tick: Tick) -> tuple[World, list[TickEvent]]:
                 armies[stopping] = arrived(armies[stopping], tick.index)  # both stop to fight
         att, dfd = armies[attacker.army], armies[defender.army]
         # both came this tick (on the move, or stopped by the meeting): both were marching
-        battle = meet(att, dfd, tick, both_marching=all(
+        battle = meet(att, dfd, tick, world.new_battle_id(battles), both_marching=all(
             p.since is None or p.since == tick.index for p in (attacker, defender)))
         battles.append(battle)
         events.append(Encounter(att, dfd, battle))

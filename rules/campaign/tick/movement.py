@@ -365,7 +365,7 @@ class _Moves:
                and {b.attacker_claim, b.defender_claim} == {a.claim_id, other.claim_id}
                for b in self.battles):
             return
-        battle = meet(a, other, self.tick)
+        battle = meet(a, other, self.tick, self.world.new_battle_id(self.battles))
         self.battles.append(battle)
         self.events.append(Encounter(a, other, battle))
 
@@ -380,18 +380,20 @@ class _Moves:
         return replace(self.world, armies=self.armies, battles=tuple(self.battles))
 
 
-def meet(a: Army, other: Army, tick: Tick, *, both_marching: bool = False) -> BattleState:
-    """The field battle that begins when army ``a`` meets the enemy ``other`` on its tile.
-    ``a`` marched onto the tile where ``other`` stands: it started the battle, so ``other``'s
-    claim has the first reaction (starting a battle is always detected by the defender). When
-    both were marching (they met within the tick, ``both_marching``) neither has it: nobody
-    may retreat, and the battle is fought at the next tick."""
+def meet(a: Army, other: Army, tick: Tick, battle_id: int | None = None, *,
+         both_marching: bool = False) -> BattleState:
+    """The field battle (numbered ``battle_id``: :meth:`World.new_battle_id`) that begins when
+    army ``a`` meets the enemy ``other`` on its tile. ``a`` marched onto the tile where
+    ``other`` stands: it started the battle, so ``other``'s claim has the first reaction
+    (starting a battle is always detected by the defender). When both were marching (they met
+    within the tick, ``both_marching``) neither has it: nobody may retreat, and the battle is
+    fought at the next tick."""
     if both_marching:
-        return BattleState(None, tile=a.tile, kind=BattleKind.FIELD, attacker_army=a.id,
+        return BattleState(battle_id, tile=a.tile, kind=BattleKind.FIELD, attacker_army=a.id,
                            defender_army=other.id, attacker_claim=a.claim_id,
                            defender_claim=other.claim_id, created_tick=tick.index,
                            resolve_tick=tick.index + 1, reactor_claim=None)
-    return BattleState(None, tile=a.tile, kind=BattleKind.FIELD, attacker_army=a.id,
+    return BattleState(battle_id, tile=a.tile, kind=BattleKind.FIELD, attacker_army=a.id,
                        defender_army=other.id, attacker_claim=a.claim_id,
                        defender_claim=other.claim_id, created_tick=tick.index,
                        resolve_tick=tick.index + tick.rules.reaction_ticks,

@@ -322,7 +322,7 @@ def reference_movement(world: World, tick: Tick, dice: EventDice
                 if not any(b.status is BattleStatus.PENDING and b.tile == a.tile
                            and {b.attacker_claim, b.defender_claim}
                            == {a.claim_id, enemy.claim_id} for b in battles):
-                    battle = meet(a, enemy, tick)
+                    battle = meet(a, enemy, tick, world.new_battle_id(battles))
                     battles.append(battle)
                     events.append(Encounter(a, enemy, battle))
                 stopped = True
