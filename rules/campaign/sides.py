@@ -3,9 +3,9 @@
 A battle on a tile is fought between two sides, not two armies: the attacking side is every
 army on the tile whose claim is the attacker's or allied to it, the defending side likewise for
 the defender's claim. An army whose claim is allied to both, or to neither, stays out. Every
-place that counts a side asks this module: the tick's battles
-(:mod:`rules.campaign.tick`), the ``odds`` order (:func:`rules.campaign.decide.battle.odds_shown`),
-and through them the posts and the preview.
+place that counts a side asks this module: the tick's battles (:mod:`rules.campaign.tick`),
+the ``odds`` order (:func:`rules.campaign.decide.battle.odds_shown`), and through them the
+posts and the preview.
 
 The garrison of a holdfast is every troop of its holder on its tile: at home, mustering there
 and the armies standing there (:func:`garrison_count`); the siege length, the assault and the
