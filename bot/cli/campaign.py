@@ -24,6 +24,7 @@ from bot.cli.common import (
 )
 from bot.cli.options import ConfigOpt, command_group
 from bot.db.models import (
+    Claim,
     Outbox,
     RelationStatus,
 )
@@ -390,6 +391,16 @@ def relations_set_cmd(claim_a: str, claim_b: str, status: str, config: ConfigOpt
     console.print(f"{a.name} and {b.name} are now {value.value} (were {before.value}).")
 
 
+def _claim_or_exit(session: Any, ctx: CampaignContext, name: str) -> Claim:
+    """The claim called ``name``; with none, says so and exits with code 2."""
+    found = claim_by_name(session, ctx, name)
+    if found is None:
+        console.print(f"[red]no claim called {escape(repr(name[:80]))}[/red] (see `maester "
+                      "claims`)")
+        raise typer.Exit(2)
+    return found
+
+
 holdfast_app = command_group(help="Who holds a holdfast, and claims' seats.",
                              no_args_is_help=True)
 app.add_typer(holdfast_app, name="holdfast")
@@ -407,10 +418,7 @@ def holdfast_give_cmd(holdfast: str, claim: str,
     now = env.world_now()
     ctx = env.ctx
     with env.session() as session:
-        found = claim_by_name(session, ctx, claim)
-        if found is None:
-            console.print(f"[red]no claim {claim!r}[/red] (see `maester claims`)")
-            raise typer.Exit(2)
+        found = _claim_or_exit(session, ctx, claim)
         snapshots.take(session, ctx, kind="command", now=now, actor=moderator_name(by),
                        label=f"holdfast give {holdfast} {found.name}" + (" --seat" if seat
                                                                          else ""))
@@ -466,10 +474,7 @@ def adjust_cmd(
         raise fail(f"{exc}; nothing changed") from None
     ctx = env.ctx
     with env.session() as session:
-        found = claim_by_name(session, ctx, claim)
-        if found is None:
-            console.print(f"[red]no claim called {escape(repr(claim[:80]))}[/red]")
-            raise typer.Exit(2)
+        found = _claim_or_exit(session, ctx, claim)
         change = Holdings(delta, infantry_n, cavalry_n, ships_n)
         try:
             new = adjusted(found, change)

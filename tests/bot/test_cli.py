@@ -84,6 +84,9 @@ def test_moderator_changes_are_logged_with_the_moderator(config: Path) -> None:
     ["adjust", "House Stark", "--cavalry", "99999999999999999999999999"],
     ["season", "set", "monsoon"],
     ["relations", "set", "House Stark", "House Stark", "war"],
+    ["holdfast", "give", "Barrowton", "House Nobody"],
+    ["holdfast", "give", "1316", "House Stark"],  # no holdfast
+    ["holdfast", "give", "Nowhere", "House Stark", "--seat"],
     ["tick", "--until", "tomorrow"],
     ["tick", "--until", "2030-01-01T00:00:00"],
 ])

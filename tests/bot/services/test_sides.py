@@ -106,14 +106,21 @@ def test_odds_count_the_sides_the_battle_would_count(tmp_path: Path) -> None:
 
 # --- the garrison of a holdfast -----------------------------------------------------------
 
+
+def _before_winterfell(tmp_path: Path, *, at_home: int, lannister: str) -> World:
+    """House Stark has ``at_home`` infantry at home in Winterfell; Lannister's army 1
+    (``lannister``, mustered on day 1) stands on Winterfell on day 2 at 12:00."""
+    w = World(tmp_path, claims=roster("stark", "lannister",
+                                      stark={"infantry": at_home, "cavalry": 0}))
+    w.say("tywin_lannister", f"muster {lannister}")
+    w.run(day(2, 12))
+    w.place(1, "Winterfell")
+    return w
+
 def test_the_siege_length_counts_the_troops_mustering_inside(tmp_path: Path) -> None:
     """Stark has 250 infantry, 200 of them mustering in Winterfell: the garrison is 250
     (101-300: 11 months), not the 50 at home (12 months). The assault counts the same 250."""
-    w = World(tmp_path, claims=roster("stark", "lannister",
-                                      stark={"infantry": 250, "cavalry": 0}))
-    w.say("tywin_lannister", "muster 400 infantry")
-    w.run(day(2, 12))
-    w.place(1, "Winterfell")
+    w = _before_winterfell(tmp_path, at_home=250, lannister="400 infantry")
     w.say("ned_stark", "muster 200 infantry", at=day(2, 13))
     assert w.claim("House Stark").infantry == 50
     reply = w.say("tywin_lannister", "siege Winterfell with army 1", at=day(2, 13))
@@ -141,11 +148,7 @@ def test_a_fallen_seat_changes_hands_and_its_old_holder_cannot_muster(tmp_path: 
     Stark has no seat: its muster is refused, its status says so and no longer shows
     Winterfell's secret defences, which Lannister's status now shows; Lannister cannot besiege
     its own conquest; both are told privately and the moderators get a referral."""
-    w = World(tmp_path, claims=roster("stark", "lannister",
-                                      stark={"infantry": 120, "cavalry": 0}))
-    w.say("tywin_lannister", "muster 2000 infantry 500 cavalry")
-    w.run(day(2, 12))
-    w.place(1, "Winterfell")
+    w = _before_winterfell(tmp_path, at_home=120, lannister="2000 infantry 500 cavalry")
     w.say("tywin_lannister", "assault Winterfell with army 1", at=day(2, 13))
     w.run(day(2, 18))
     assert w.events("holdfast_falls")
@@ -162,14 +165,20 @@ def test_a_fallen_seat_changes_hands_and_its_old_holder_cannot_muster(tmp_path: 
     assert any("has no seat" in e.summary for e in w.events("referral"))
 
 
-def test_a_holdfast_nobody_holds_falls_without_a_war(tmp_path: Path) -> None:
-    """Barrowton is nobody's seat and its map row gives no garrison: Stark besieges it without
-    a war (none is declared). Ordered at 13:00, the siege begins at 18:00 (the tick at or after
-    the order) and Barrowton is Stark's at the first tick after that, 00:00."""
+def _at_barrowton(tmp_path: Path) -> World:
+    """Stark's army 1 (100 infantry) stands on Barrowton, nobody's seat, on day 2 at 12:00."""
     w = World(tmp_path, claims=roster("stark", "lannister"))
     w.say("ned_stark", "muster 100 infantry")
     w.run(day(2, 12))
     w.place(1, "Barrowton")
+    return w
+
+
+def test_a_holdfast_nobody_holds_falls_without_a_war(tmp_path: Path) -> None:
+    """Barrowton is nobody's seat and its map row gives no garrison: Stark besieges it without
+    a war (none is declared). Ordered at 13:00, the siege begins at 18:00 (the tick at or after
+    the order) and Barrowton is Stark's at the first tick after that, 00:00."""
+    w = _at_barrowton(tmp_path)
     reply = w.say("ned_stark", "siege Barrowton with army 1", at=day(2, 13))
     assert "nobody holds or garrisons" in reply, reply
     assert not [e for e in w.events("relation")]
@@ -184,10 +193,7 @@ def test_a_holdfast_nobody_holds_falls_without_a_war(tmp_path: Path) -> None:
 
 def test_assault_on_a_holdfast_nobody_holds_points_to_a_siege(tmp_path: Path) -> None:
     """The refusal's example is another order, never the refused one."""
-    w = World(tmp_path, claims=roster("stark", "lannister"))
-    w.say("ned_stark", "muster 100 infantry")
-    w.run(day(2, 12))
-    w.place(1, "Barrowton")
+    w = _at_barrowton(tmp_path)
     reply = w.say("ned_stark", "assault Barrowton with army 1", at=day(2, 13))
     assert "siege Barrowton with army 1" in reply and "`assault Barrowton" not in reply
 
@@ -214,11 +220,7 @@ def test_the_attacked_side_sees_the_odds_of_the_battle_it_faces(tmp_path: Path) 
 def test_an_army_captured_in_an_assault_is_told_to_its_claim(tmp_path: Path) -> None:
     """20 cavalry assault Winterfell, held by 250 mustering inside: the attackers are captured
     and Lannister is told privately, with the battle's number."""
-    w = World(tmp_path, claims=roster("stark", "lannister",
-                                      stark={"infantry": 250, "cavalry": 0}))
-    w.say("tywin_lannister", "muster 20 cavalry")
-    w.run(day(2, 12))
-    w.place(1, "Winterfell")
+    w = _before_winterfell(tmp_path, at_home=250, lannister="20 cavalry")
     w.say("ned_stark", "muster 250 infantry", at=day(2, 13))
     w.say("tywin_lannister", "assault Winterfell with army 1", at=day(2, 13))
     w.run(day(2, 18))
@@ -231,11 +233,7 @@ def test_a_sally_that_cannot_happen_is_told_to_both_claims(tmp_path: Path) -> No
     """Stark orders a sally from besieged Winterfell; the moderators remove the besiegers
     (the siege ends) before it is fought: the sally does not happen and both claims are
     told."""
-    w = World(tmp_path, claims=roster("stark", "lannister",
-                                      stark={"infantry": 250, "cavalry": 0}))
-    w.say("tywin_lannister", "muster 400 infantry")
-    w.run(day(2, 12))
-    w.place(1, "Winterfell")
+    w = _before_winterfell(tmp_path, at_home=250, lannister="400 infantry")
     w.say("tywin_lannister", "siege Winterfell with army 1", at=day(2, 13))
     w.run(day(2, 18))
     reply = w.say("ned_stark", "sally from Winterfell", at=day(2, 19))
