@@ -256,3 +256,14 @@ def test_a_disbanded_armys_commander_goes_home_with_it(tmp_path: Path) -> None:
     reply = w.say("ned_stark", "disband army 1", at=day(2, 14))
     assert w.army(1).state == "gone", reply
     assert w.character("Robb Stark").army_id is None
+
+
+def test_an_order_stamped_exactly_on_a_tick_starts_at_that_tick(tmp_path: Path) -> None:
+    """The 12:00 tick has run; a muster accepted at exactly 12:00 starts at 12:00 and is ready
+    24 hours later, at 12:00 the next day (not 18:00, six hours late)."""
+    w = World(tmp_path, claims=roster("stark", "lannister"))
+    w.run(day(2, 12))
+    reply = w.say("ned_stark", "muster 10 infantry", at=day(2, 12))
+    assert w.ctx.when(day(3, 12)) in reply and w.ctx.when(day(3, 18)) not in reply, reply
+    w.run(day(3, 12))
+    assert w.army(1).state == "standing"
