@@ -25,6 +25,7 @@ from bot.cli.common import (
 )
 from bot.cli.options import ConfigOpt, command_group
 from bot.db.models import (
+    Claim,
     Outbox,
     RelationStatus,
 )
@@ -340,9 +341,10 @@ def season_set_cmd(season: str, config: ConfigOpt = None, by: ByOpt = None) -> N
     with env.session() as session:
         get_campaign(session, ctx, lock=True)
         _, told = set_season(session, ctx, value, actor=moderator_name(by), now=now)
+    change = "doubles" if value is Season.WINTER else "falls back"
     console.print(f"Season is now {value.value}."
                   + (f" {told} claim(s) with raised troops were warned privately that their "
-                     "upkeep doubles." if told else ""))
+                     f"upkeep {change}." if told else ""))
 
 
 relations_app = command_group(help="Relations between claims.", no_args_is_help=True)
@@ -370,6 +372,43 @@ def relations_set_cmd(claim_a: str, claim_b: str, status: str, config: ConfigOpt
             raise typer.Exit(2)
         before = set_relations(session, ctx, a, b, value, actor=moderator_name(by), now=now)
     console.print(f"{a.name} and {b.name} are now {value.value} (were {before.value}).")
+
+
+def _claim_or_exit(session: Any, ctx: CampaignContext, name: str) -> Claim:
+    """The claim called ``name``; with none, says so and exits with code 2."""
+    found = claim_by_name(session, ctx, name)
+    if found is None:
+        console.print(f"[red]no claim called {escape(repr(name[:80]))}[/red] (see `maester "
+                      "claims`)")
+        raise typer.Exit(2)
+    return found
+
+
+holdfast_app = command_group(help="Who holds a holdfast, and claims' seats.",
+                             no_args_is_help=True)
+app.add_typer(holdfast_app, name="holdfast")
+
+
+@holdfast_app.command("give")
+def holdfast_give_cmd(holdfast: str, claim: str,
+                      seat: Annotated[bool, typer.Option(
+                          "--seat", help="make it the claim's seat (where it musters)")] = False,
+                      config: ConfigOpt = None, by: ByOpt = None) -> None:
+    """Give a holdfast to a claim (--seat: as its seat); both claims are told privately."""
+    from bot.services.moderation import give_holdfast
+
+    env = open_campaign(config)
+    now = env.world_now()
+    ctx = env.ctx
+    with env.session() as session:
+        found = _claim_or_exit(session, ctx, claim)
+        try:
+            summary = give_holdfast(session, ctx, found, holdfast, seat=seat,
+                                    actor=moderator_name(by), now=now)
+        except (LookupError, InvalidInput) as exc:
+            console.print(f"[red]{exc}[/red]")
+            raise typer.Exit(2) from None
+    console.print(summary + ".")
 
 
 @relations_app.command("list")
@@ -415,10 +454,7 @@ def adjust_cmd(
         raise fail(f"{exc}; nothing changed") from None
     ctx = env.ctx
     with env.session() as session:
-        found = claim_by_name(session, ctx, claim)
-        if found is None:
-            console.print(f"[red]no claim called {escape(repr(claim[:80]))}[/red]")
-            raise typer.Exit(2)
+        found = _claim_or_exit(session, ctx, claim)
         change = Holdings(delta, infantry_n, cavalry_n, ships_n)
         try:
             new = adjusted(found, change)

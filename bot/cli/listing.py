@@ -48,6 +48,7 @@ COMMANDS: tuple[Entry, ...] = (
           "End the pause: a holiday (missed ticks are skipped), or --catch-up --yes applies them."),
     Entry("season", "bot.cli.campaign", "The season (winter doubles upkeep)."),
     Entry("relations", "bot.cli.campaign", "Relations between claims."),
+    Entry("holdfast", "bot.cli.campaign", "Who holds a holdfast, and claims' seats."),
     Entry("adjust", "bot.cli.campaign", "Change a claim's gold and troops at home; recorded "
           "in the log with the moderator."),
     Entry("characters", "bot.cli.steering",

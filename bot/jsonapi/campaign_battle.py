@@ -1,7 +1,9 @@
 """JSON engines for campaign battles: ``battle``, ``odds`` and ``retreat``.
 
-A SIDE is ``{"infantry", "cavalry", "ships" (0), "terrain" ("field"), "stationary" (false),
-"commander_bonus" (1), "retreat_penalty" (false), "modifiers" ([]), "characters" ([])}``; a
+A SIDE is one army, ``{"infantry", "cavalry", "ships" (0), "terrain" ("field"), "stationary"
+(false), "commander_bonus" (1), "retreat_penalty" (false), "modifiers" ([]), "characters"
+([])}``, or a list of them: every army that fights on that side (docs/rules.md "Battles
+between sides": the strengths are summed, each army takes the side's casualty %); a
 modifier is ``{"name", "amount", "kind" ("strength"), "role" ("both"), "hidden" (false),
 "label" (""), "source" ("other")}``. Numbers come out as JSON numbers (floats rendered from the
 exact values); ``odds`` also gives the exact fractions as strings.
@@ -74,9 +76,8 @@ def _modifier(item: Any, prefix: str) -> Modifier:
                     hidden=get_bool(item, "hidden", prefix, default=False))
 
 
-def read_side(payload: Payload, key: str) -> Side:
-    """The SIDE at ``payload[key]``. Raises InvalidInput naming e.g. ``attacker.infantry``."""
-    data = get_obj(payload, key)
+def _read_army(data: Mapping[str, Any], key: str) -> Side:
+    """One army of a SIDE (``key`` names it in errors: ``attacker`` or ``attacker[1]``)."""
     modifiers = tuple(_modifier(item, f"{key}.modifiers[{i}]")
                       for i, item in enumerate(get_list(data, "modifiers", key, default=())))
     characters: list[str] = []
@@ -101,17 +102,33 @@ def read_side(payload: Payload, key: str) -> Side:
     )
 
 
-def read_sides(payload: Payload) -> tuple[Side, Side]:
-    """The attacker and the defender as the battle counts them
+def read_side(payload: Payload, key: str) -> tuple[Side, ...]:
+    """The SIDE at ``payload[key]``: one army (an object) or several (a list of them). Raises
+    InvalidInput naming e.g. ``attacker.infantry`` or ``attacker[1].infantry``."""
+    if isinstance(payload.get(key), list):
+        items = get_list(payload, key)
+        if not items:
+            raise InvalidInput(key, "must list at least one army", '[{"infantry": 100}]')
+        return tuple(_read_army(get_obj({f"{key}[{i}]": item}, f"{key}[{i}]"), f"{key}[{i}]")
+                     for i, item in enumerate(items))
+    return (_read_army(get_obj(payload, key), key),)
+
+
+def read_sides(payload: Payload) -> tuple[tuple[Side, ...], tuple[Side, ...]]:
+    """The attacking and the defending armies as the battle counts them
     (:func:`rules.campaign.world.as_role`). Raises InvalidInput naming the field; a stationary
     attacker is refused: the attacker never has the defender's terrain bonus."""
     attacker = read_side(payload, "attacker")
-    if attacker.stationary:
-        raise InvalidInput("attacker.stationary", "the attacker never has the defender's "
-                           "terrain bonus (it marched in or left its position to attack)",
-                           "false, or leave it out (give the defender \"stationary\": true)")
+    for i, army in enumerate(attacker):
+        if army.stationary:
+            where = "attacker" if len(attacker) == 1 else f"attacker[{i}]"
+            raise InvalidInput(f"{where}.stationary", "the attacker never has the defender's "
+                               "terrain bonus (it marched in or left its position to attack)",
+                               "false, or leave it out (give the defender \"stationary\": "
+                               "true)")
     defender = read_side(payload, "defender")
-    return as_role(attacker, Winner.ATTACKER), as_role(defender, Winner.DEFENDER)
+    return (tuple(as_role(a, Winner.ATTACKER) for a in attacker),
+            tuple(as_role(d, Winner.DEFENDER) for d in defender))
 
 
 def _troops(troops: Troops) -> dict[str, int]:
@@ -134,6 +151,7 @@ def _side_result(res: SideResult) -> dict[str, Any]:
         "captured": res.captured,
         "characters": [{"name": f.name, "fate": f.fate.value, "roll": f.roll}
                        for f in res.fates],
+        **({"armies": [_side_result(part) for part in res.parts]} if res.parts else {}),
     }
 
 

@@ -17,6 +17,9 @@ from rules.campaign.upkeep import HasTroops
 from rules.campaign.worldmap import Tile, WorldMap
 from rules.fairdice import DiceLine
 
+NOBODY = "nobody (its neutral garrison)"
+"""Who holds a holdfast no claim holds, as posts and notes name it."""
+
 
 class Context(Protocol):
     """What a text needs of the campaign: the map (tile names) and its clock (dates as players

@@ -19,7 +19,7 @@ from rules.campaign.modifiers import Modifier
 from rules.campaign.naming import force_name, force_noun, host, state_word, travel
 from rules.campaign.paths import ArmyKind
 from rules.campaign.siege import SiegeLength
-from rules.campaign.upkeep import UpkeepResult
+from rules.campaign.upkeep import Troops, UpkeepResult
 from rules.campaign.warnings import Shortfall, UpkeepForecast, WinterWarning
 from rules.campaign.world import ArmyState
 
@@ -72,6 +72,14 @@ def winter_note(multiplier: Decimal, warning: WinterWarning) -> tuple[str, str]:
     return "Winter has begun: your upkeep doubles", body
 
 
+def winter_ends_note(raised: Troops, before: Decimal, after: Decimal) -> tuple[str, str]:
+    """The note to a claim with raised troops when winter ends (``before`` and ``after``: the
+    monthly upkeep in winter and now)."""
+    return ("Winter has ended: your upkeep falls",
+            f"Winter has ended: your raised troops ({troops_of(raised)}) now cost "
+            f"{money(after)} gold a month instead of {money(before)}.")
+
+
 def shortfall_text(shortfall: Shortfall | None, when: str) -> str:
     """A receipt's warning paragraph (empty without one); ``when`` is the charge time as the
     reply shows times."""
@@ -118,20 +126,28 @@ def sighting_note(*, watch_place: str, claim: str, place: str, when: str, troops
 
 
 def encounter_note(*, own: int, enemy: int, enemy_claim: str, place: str, when: str,
-                   first_reaction: bool, kind: ArmyKind) -> tuple[str, str]:
+                   first_reaction: bool, kind: ArmyKind, nobody: bool = False
+                   ) -> tuple[str, str]:
     """Each side's note when two hostile armies (or fleets: ``kind``, both the same) meet:
-    (subject, body)."""
+    (subject, body). ``nobody``: both were marching, neither has the first reaction."""
     mine, theirs = force_name(kind, own), force_name(kind, enemy)
-    if first_reaction:
+    if nobody:
+        choice = " You met on the march: neither side may retreat."
+    elif first_reaction:
         choice = (f" You have the first reaction: reply `retreat {mine}` or "
                   f"`stand {mine}` before then.")
     else:
-        choice = (f" {name_md(enemy_claim)} saw you first: until then it may still choose to "
-                  "retreat instead of fighting.")
+        choice = (f" {name_md(enemy_claim)} has the first reaction: until then it may still "
+                  "choose to retreat instead of fighting.")
     return (f"Battle looms at {place}",
             f"Your {mine} faces {theirs} of {name_md(enemy_claim)} at {name_md(place)}. The "
             "battle is "
-            f"fought at {when}.{choice}")
+            f"fought at {when}.{choice} {odds_hint(mine, theirs)}")
+
+
+def odds_hint(mine: str, theirs: str) -> str:
+    """How a side in a pending battle asks for its odds."""
+    return f"Send `odds {mine} vs {theirs}` to see the odds of this battle."
 
 
 def holder_note(place: str, benefit: str) -> tuple[str, str]:
@@ -175,6 +191,29 @@ def retreat_failed_note(*, runner: Force, opponent_claim: str, place: str, until
             f"{force(runner, capital=True)} could not get away from {name_md(place)}. "
             f"{name_md(opponent_claim)} decides before {until} whether to fight (you would fight "
             "at -1) or to let you stay.")
+
+
+def army_after_battle_note(*, battle: int | None, kind: ArmyKind, army: int, place: str,
+                           state: str, troops: str, fate: str) -> tuple[str, str]:
+    """To the claim of every army that fought: what is left of it (``fate``: why it is gone,
+    when it is)."""
+    name = force_name(kind, army, capital=True)
+    if state == "gone":
+        what = f"{name} is no more: its troops {fate or 'are gone'}."
+    else:
+        what = f"{name} has {troops} left and is {state}."
+    return (f"Battle {battle} at {place}: {force_name(kind, army)}",
+            f"After the battle at {name_md(place)}: {what} The public post gives the battle in "
+            "full.")
+
+
+def battle_void_note(*, battle: int | None, place: str, kind: str) -> tuple[str, str]:
+    """To both claims of a battle that does not happen (its armies parted or are gone, or the
+    siege a sally was to break has ended)."""
+    return (f"Battle {battle} at {place} does not happen",
+            f"The {kind} at {name_md(place)} (battle {battle}) does not happen: the armies "
+            "parted, one of them is no more, or the siege it belonged to has ended. Your armies "
+            "stay as they are; send `status` to see them.")
 
 
 def defenses_note(place: str, strength: Strength, dice: str | None) -> tuple[str, str]:
@@ -226,7 +265,8 @@ def attacked_note(*, how: BattleOrder, kind: ArmyKind | None, army: int, target:
                 f"{name_md(place)}: your {travel(kind, 'noun')} is stopped.")
     return (subject,
             f"{news} The battle is fought at {when}.\n\nYou have the first reaction: reply "
-            f"`retreat {theirs}` to try to escape, or `stand {theirs}` to fight.")
+            f"`retreat {theirs}` to try to escape, or `stand {theirs}` to fight. "
+            + odds_hint(theirs, force_name(kind, army)))
 
 
 def besieged_note(*, claim: str, kind: ArmyKind | None, army: int, troops: str, holdfast: str,
@@ -298,7 +338,56 @@ def siege_referral_note(*, author: str, claim: str, kind: ArmyKind | None, army:
             "and tell both claims.")
 
 
+def holdfast_lost_note(*, holdfast: str, conqueror: str, infantry: int, cavalry: int,
+                       seat: bool) -> tuple[str, str]:
+    """To the claim whose holdfast fell: what was captured, and (its seat) that it cannot
+    muster until the moderators give it a new seat."""
+    body = (f"**{name_md(holdfast)}** has fallen to {name_md(conqueror)}. Your troops there "
+            f"({infantry} infantry, {cavalry} cavalry, and every army inside) are captured.")
+    if seat:
+        body += (" It was your seat: your claim has **no seat** now and cannot muster until the "
+                 "moderators give it one (they have been told).")
+    return f"{holdfast} has fallen", body
+
+
+def holdfast_won_note(*, holdfast: str, bonus: str) -> tuple[str, str]:
+    """To the conqueror: the holdfast is its claim's now, with its secret defences."""
+    defenses = f" Its defenses: x{bonus} to your defenders against an assault (secret)." \
+        if bonus else ""
+    return (f"{holdfast} is yours",
+            f"**{name_md(holdfast)}** is your claim's now: it watches for you, and its "
+            f"improvements are yours.{defenses} It is not your seat: your troops still muster "
+            "at home unless the moderators make it your seat.")
+
+
+def seat_lost_referral(*, claim: str, holdfast: str, conqueror: str) -> tuple[str, str]:
+    """To the moderators: a claim lost its seat and needs a new one."""
+    return (f"{claim} has no seat",
+            f"{name_md(holdfast)}, seat of {name_md(claim)}, has fallen to {name_md(conqueror)}. "
+            f"{name_md(claim)} cannot muster until you give it a seat: `maester holdfast give "
+            "HOLDFAST CLAIM --seat`.")
+
+
 # --- what the moderators' actions tell a claim -------------------------------------------------
+
+def holdfast_given_note(*, holdfast: str, seat: bool) -> tuple[str, str]:
+    """The moderators gave a claim a holdfast (``seat``: as its seat)."""
+    if seat:
+        return (f"{holdfast} is your seat",
+                f"The moderators made **{name_md(holdfast)}** your claim's seat: your troops "
+                "live and muster there from now on.")
+    return (f"{holdfast} is yours",
+            f"The moderators gave **{name_md(holdfast)}** to your claim: it watches for you "
+            "and its defenses are yours (see `status`).")
+
+
+def holdfast_taken_note(*, holdfast: str, claim: str, seat: bool) -> tuple[str, str]:
+    """The moderators gave a claim's holdfast to another claim."""
+    return (f"{holdfast} is no longer yours",
+            f"The moderators gave **{name_md(holdfast)}** to {name_md(claim)}."
+            + (" It was your seat: your claim cannot muster until it has a new one."
+               if seat else ""))
+
 
 def skill_note(character: str, skill: Entry, *, granted: bool) -> tuple[str, str, str]:
     """A character gaining (``granted``) or losing a skill: (summary for the log, subject,

@@ -182,9 +182,10 @@ def siege_paused(paused: bool) -> str:
 
 def siege_month_post(*, date: str, holdfast: str, besieger: str, months: int, paused: bool
                      ) -> str:
-    """The public post of a siege month completed (``paused``: it did not count)."""
+    """The public post of a siege month completed (``months``: the months counted so far;
+    ``paused``: this one did not count): the siege enters the month after them."""
     return (f"{date}: the siege of **{name_md(holdfast)}** by {name_md(besieger)} enters its "
-            f"month {months}{siege_paused(paused)}.")
+            f"month {months + 1}{siege_paused(paused)}.")
 
 
 def besiegers_gone(besieger: str, fate: str) -> str:

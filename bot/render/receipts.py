@@ -184,6 +184,9 @@ def siege_lifted(ctx: Context, rc: r.SiegeLifted) -> str:
 
 def siege_begun(ctx: Context, rc: r.SiegeBegun) -> str:
     hold = _label(ctx, rc.holdfast)
+    if rc.length.months == 0:  # nobody holds it and it has no garrison
+        return (f"{_name(rc.kind, rc.army)} besieges {hold}, which nobody holds or garrisons: "
+                "it falls to you at the next tick if you hold the tile.")
     return (f"{_name(rc.kind, rc.army)} besieges {hold}. With its garrison it falls after "
             f"**{rc.length.months}** in-game months{siege_note(rc.length, rc.besieger_mods)} "
             f"if you hold the tile; you may also `assault {_code(ctx, rc.holdfast)} with "
@@ -272,6 +275,12 @@ def status_report(ctx: Context, rc: r.StatusReport) -> str:
         lines.append(f"- Defenses of {_label(ctx, claim.holdfast)}: x{money(rc.defense_bonus)} "
                      "to your defenders' strength against an assault (secret: only your claim "
                      "and the moderators see this)")
+    if not rc.seat:
+        lines.append(f"- No seat: {_label(ctx, claim.holdfast)} has fallen; nobody musters "
+                     "until the moderators give your claim a new seat")
+    for tile, bonus in rc.held:
+        lines.append(f"- Also holds {_label(ctx, tile)}" + (
+            f" (defenses x{money(bonus)}, secret)" if bonus != 1 else ""))
     if rc.scattered and claim.scattered_until is not None:
         lines.append(f"- Scattered (cannot be raised until {ctx.when(claim.scattered_until)}):"
                      f" {claim.scattered_infantry} infantry, {claim.scattered_cavalry} cavalry")
@@ -295,21 +304,39 @@ def _strength(power: Strength) -> str:
     return money(power.value) + (f" ({power.base} " + " ".join(labels) + ")" if labels else "")
 
 
+def _joined(side: str, kind: ArmyKind, armies: tuple[int, ...]) -> str:
+    """A line naming the other armies on the tile that fight on ``side`` (sides are summed)."""
+    if not armies:
+        return ""
+    names = ", ".join(force_name(kind, a) for a in armies)
+    return f"- also on {side} (every army on the tile that joins it fights): {names}\n"
+
+
 def odds_shown(ctx: Context, rc: r.OddsShown) -> str:
-    fight, odds, win = rc.fight, rc.odds, rc.odds.attacker_win
+    fight, odds = rc.fight, rc.odds
     ratio = "" if fight.ratio is None else f"ratio {money(fight.ratio)}, "
-    mine, theirs = force_name(rc.kind, rc.army), force_name(rc.target_kind, rc.target)
-    return (f"If {mine} attacks {theirs} now ({mine} is the attacker: "
-            "it never has the defender's terrain bonus; the battle would be fought at "
-            f"{_at(ctx, rc.fought_tick)}):\n\n"
+    attacker, defender = force_name(rc.kind, rc.army), force_name(rc.target_kind, rc.target)
+    if rc.pending:
+        head = (f"The battle of {attacker} (the attacker) against {defender}, fought at "
+                f"{_at(ctx, rc.fought_tick)}:\n\n")
+    else:
+        head = (f"If {attacker} attacks {defender} now ({attacker} is the attacker: "
+                "it never has the defender's terrain bonus; the battle would be fought at "
+                f"{_at(ctx, rc.fought_tick)}):\n\n")
+    ours, theirs = ("attacker", "defender") if rc.asker_attacks else ("defender", "attacker")
+    win = odds.attacker_win if rc.asker_attacks else odds.defender_win
+    lost = {"attacker": odds.attacker_losses, "defender": odds.defender_losses}
+    return (head
+            + _joined("the attacker's side", rc.kind, rc.with_army)
+            + _joined("the defender's side", rc.target_kind, rc.with_target) +
             f"- strength {_strength(fight.attacker)} against {_strength(fight.defender)}: "
             f"{ratio}band {fight.band.name}\n"
-            f"- **{float(win) * 100:.1f}%** to win, {float(1 - win) * 100:.1f}% to lose "
-            f"(exactly {win})\n"
-            f"- expected losses: yours {float(odds.attacker_losses.infantry):.0f} infantry, "
-            f"{float(odds.attacker_losses.cavalry):.0f} cavalry; theirs "
-            f"{float(odds.defender_losses.infantry):.0f} infantry, "
-            f"{float(odds.defender_losses.cavalry):.0f} cavalry")
+            f"- **{float(win) * 100:.1f}%** for your side to win, "
+            f"{float(1 - win) * 100:.1f}% to lose (exactly {win})\n"
+            f"- expected losses: yours {float(lost[ours].infantry):.0f} infantry, "
+            f"{float(lost[ours].cavalry):.0f} cavalry; theirs "
+            f"{float(lost[theirs].infantry):.0f} infantry, "
+            f"{float(lost[theirs].cavalry):.0f} cavalry")
 
 
 # --- the reply to a message of orders ----------------------------------------------------------

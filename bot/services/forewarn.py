@@ -24,7 +24,7 @@ from bot.services.world import CampaignContext, all_claims, armies, get_campaign
 from rules.campaign import calendar
 from rules.campaign.config import Season
 from rules.campaign.modifiers import Modifier
-from rules.campaign.upkeep import Troops, UpkeepResult, troops_of
+from rules.campaign.upkeep import Troops, UpkeepResult, monthly_upkeep, troops_of
 from rules.campaign.warnings import (
     Shortfall,
     next_upkeep_shortfall,
@@ -93,6 +93,27 @@ def winter_begins(session: Session, ctx: CampaignContext, before: Season, after:
         subject, body = notes.winter_note(Decimal(ctx.rules.winter_upkeep_multiplier), warning)
         journal.notify_claim(session, ctx.campaign_id, claim.id or 0,
                              f"winter:{claim.id}:{at.isoformat()}",
+                             subject=subject, body=body, at=at, tick=tick)
+        told += 1
+    return told
+
+
+def season_changes(session: Session, ctx: CampaignContext, before: Season, after: Season, *,
+                   at: datetime, tick: int) -> int:
+    """Tell every claim with raised troops what the new season does to its upkeep: winter
+    beginning (:func:`winter_begins`) or ending; returns how many claims were told."""
+    if before is not Season.WINTER or after is Season.WINTER:
+        return winter_begins(session, ctx, before, after, at=at, tick=tick)
+    told = 0
+    for claim in all_claims(session, ctx):
+        raised = raised_troops(session, ctx, claim.id or 0)
+        if not (raised.infantry or raised.cavalry or raised.ships):
+            continue
+        costs = [monthly_upkeep(raised.infantry, raised.cavalry, season, ctx.rules,
+                                ships=raised.ships) for season in (before, after)]
+        subject, body = notes.winter_ends_note(raised, costs[0], costs[1])
+        journal.notify_claim(session, ctx.campaign_id, claim.id or 0,
+                             f"winter-ends:{claim.id}:{at.isoformat()}",
                              subject=subject, body=body, at=at, tick=tick)
         told += 1
     return told

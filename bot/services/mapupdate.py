@@ -132,7 +132,8 @@ def plan_map_update(session: Session, ctx: CampaignContext, text: str) -> MapUpd
         col(ResourceHolder.claim_id).is_not(None))).all()
     for holder in holders:
         tile = new.tiles.get(holder.tile)
-        if tile is None or not tile.resource:
+        if tile is None or not (tile.resource or tile.holdfast):  # (a holdfast that changed
+            # hands is held too)
             plan.problems.append(f"resource tile {where(holder.tile)} is held but is "
                                  f"{'gone' if tile is None else 'no longer a resource tile'}")
     return plan

@@ -18,6 +18,7 @@ from bot.mapimage.draw import render_png, render_svg
 from bot.mapimage.scene import DEFAULT_OPTIONS, Scene, SceneOptions, build_scene
 from bot.services.world import CampaignContext, all_claims, get_campaign
 from bot.storage.army_rows import ArmyRecord, load_records
+from bot.storage.world_rows import load_holders
 from rules.campaign import calendar
 from rules.campaign.mapview import (
     ArmyMark,
@@ -54,9 +55,12 @@ def load_situation(session: Session, ctx: CampaignContext, *, tick: int | None =
     holders = {c.holdfast: c.name for c in claims}
     sieges = session.exec(select(Siege).where(Siege.campaign_id == ctx.campaign_id)
                           .order_by(col(Siege.id))).all()
-    for siege in sieges:
-        if siege.status is SiegeStatus.FALLEN and siege.besieger_claim in names:
-            holders[siege.holdfast] = names[siege.besieger_claim]
+    for tile, row in load_holders(session, ctx.campaign_id).items():
+        if tile in ctx.world and ctx.world.tile(tile).holdfast:  # fallen, or given: its holder
+            if row.claim_id in names:
+                holders[tile] = names[row.claim_id]
+            else:
+                holders.pop(tile, None)
     session.flush()  # the armies are read as plain records, past the ORM (and its autoflush)
     rows = [a for a in load_records(session, ctx.campaign_id, IN_MAP_STATES)
             if a.tile in ctx.world]

@@ -1,5 +1,5 @@
 """A moderator's rulings by hand: a character's fate, an army removed, the season, how two
-claims stand, a claim's gold and troops at home.
+claims stand, a claim's gold and troops at home, a holdfast or a seat given to a claim.
 
 Each function changes the world inside the caller's transaction (the caller keeps the snapshot
 ``maester undo`` takes it back to), logs one event with the moderator's name, and raises
@@ -16,12 +16,14 @@ from typing import NamedTuple
 from sqlmodel import Session
 
 from bot.db.models import Character, Claim
+from bot.render import notes
 from bot.services import forewarn, journal, snapshots
 from bot.services.order_world import load_order_world, write_back
 from bot.services.sieges import end_siege
 from bot.services.world import CampaignContext, get_campaign, set_relation
 from rules.campaign.config import Season
 from rules.campaign.decide import Part
+from rules.campaign.holdfasts import give_holdfast as rules_give_holdfast
 from rules.campaign.inputs import check_holdings
 from rules.campaign.paths import ArmyKind
 from rules.campaign.rulings import remove_army as rules_remove_army
@@ -111,7 +113,7 @@ def set_season(session: Session, ctx: CampaignContext, season: Season, *, actor:
                       f"season set from {before.value} to {season.value}", at=now,
                       actor=actor, public=True,
                       data={"before": before.value, "after": season.value})
-    return before, forewarn.winter_begins(session, ctx, before, season, at=now, tick=tick)
+    return before, forewarn.season_changes(session, ctx, before, season, at=now, tick=tick)
 
 
 def set_relations(session: Session, ctx: CampaignContext, a: Claim, b: Claim,
@@ -129,6 +131,39 @@ def set_relations(session: Session, ctx: CampaignContext, a: Claim, b: Claim,
         forewarn.war_declared(session, ctx, 0, [a.id or 0, b.id or 0], at=now, tick=tick,
                               how="by the moderators' ruling")
     return before
+
+
+def give_holdfast(session: Session, ctx: CampaignContext, claim: Claim, holdfast: str, *,
+                  seat: bool, actor: str, now: datetime) -> str:
+    """Give ``holdfast`` (a tile reference) to ``claim``, as its seat when ``seat``
+    (:func:`rules.campaign.holdfasts.give_holdfast`): a snapshot first (``maester undo``),
+    logged; the claim, the one that held it and one whose seat it was are told privately.
+    Returns the event's summary. Raises LookupError for a tile that is no holdfast, changing
+    nothing."""
+    tile = ctx.world.tile(holdfast)
+    if not tile.holdfast:
+        raise LookupError(f"{tile.label} is not a holdfast")
+    snapshots.take(session, ctx, kind="command", now=now, actor=actor,
+                   label=f"holdfast give {tile.label} {claim.name}" + (" --seat" if seat else ""))
+    world, rows = load_order_world(session, ctx, (Part.HOLDERS,))
+    after, given = rules_give_holdfast(world, tile.id, claim.id or 0, seat=seat)
+    write_back(session, ctx, rows, world, after)
+    tick = ctx.tick_of(now)
+    summary = (f"{tile.label} given to {claim.name}" + (" as its seat" if seat else "")
+               + f" (held by {world.claim_name(given.before) if given.before else 'nobody'})")
+    journal.log_event(session, ctx.campaign_id, tick, "holdfast_given", summary, at=now,
+                      claim_id=claim.id, actor=actor,
+                      data={"holdfast": tile.id, "seat": seat, "before": given.before,
+                            "seat_lost": given.seat_lost})
+    told = [(claim.id or 0, "given", notes.holdfast_given_note(holdfast=tile.label, seat=seat))]
+    if given.before is not None and given.before != claim.id:
+        told.append((given.before, "taken", notes.holdfast_taken_note(
+            holdfast=tile.label, claim=claim.name, seat=given.seat_lost == given.before)))
+    for claim_id, what, (subject, body) in told:
+        journal.notify_claim(session, ctx.campaign_id, claim_id,
+                             f"holdfast:{tile.id}:{what}:{tick}", subject=subject, body=body,
+                             at=now, tick=tick)
+    return summary
 
 
 class Holdings(NamedTuple):

@@ -15,7 +15,7 @@ from typing import Any
 
 from bot.db.models import ArmyKind, Claim
 from bot.render import notes, posts, receipts
-from bot.render.common import Context, place_label, troops_text
+from bot.render.common import NOBODY, Context, place_label, troops_text
 from bot.render.posts import besiegers_gone
 from bot.services import forewarn, journal
 from bot.services.order_call import Call, Rejected
@@ -239,7 +239,7 @@ def _journal_nothing(c: Call, claim: Claim, rc: decide.Receipt, rows: Rows) -> N
 
 def _journal_siege(c: Call, claim: Claim, rc: decide.SiegeBegun, rows: Rows) -> None:
     hold = _label(c, rc.holdfast)
-    owner = rows.claims[rc.defender_claim]
+    owner = rows.claims.get(rc.defender_claim)  # None: nobody holds it (a neutral garrison)
     journal.log_event(c.session, c.ctx.campaign_id, c.tick, "siege_start",
                       f"{claim.name} besieges {hold} with {_name(rc.kind, rc.army)}", at=c.now,
                       claim_id=claim.id, actor=c.author, public=True,
@@ -248,9 +248,12 @@ def _journal_siege(c: Call, claim: Claim, rc: decide.SiegeBegun, rows: Rows) -> 
                   title=c.ctx.settings.posts.siege_title.format(event="Siege begins",
                                                                 holdfast=hold),
                   body=posts.siege_begins_post(claim=claim.name, holdfast=hold,
-                                               owner=owner.name, when=c.ctx.when(c.now)),
+                                               owner=owner.name if owner else NOBODY,
+                                               when=c.ctx.when(c.now)),
                   flair=c.ctx.settings.posts.siege_flair, public=True, at=c.now, tick=c.tick,
                   target=c.ctx.settings.campaign.subreddit)
+    if owner is None:
+        return
     _notify(c, owner.id or 0, f"besieged:{rc.siege}", notes.besieged_note(
         claim=claim.name, kind=rc.kind, army=rc.army,
         troops=troops_text(rc.infantry, rc.cavalry, rc.ships), holdfast=hold,
@@ -262,16 +265,17 @@ def _journal_siege_referred(c: Call, claim: Claim, rc: decide.SiegeReferred,
     """A siege of a special holdfast: the moderators rule on it (an internal note and an
     event); nothing else changes."""
     hold = _label(c, rc.holdfast)
-    owner = rows.claims[rc.defender_claim]
+    owner = rows.claims.get(rc.defender_claim)
     journal.log_event(c.session, c.ctx.campaign_id, c.tick, "referral",
                       f"{claim.name} orders {_name(rc.kind, rc.army)} to besiege {hold} "
                       "(special rules): "
                       "referred to the moderators", at=c.now, claim_id=claim.id, actor=c.author,
-                      data={"army": rc.army, "holdfast": rc.holdfast, "defender": owner.id})
+                      data={"army": rc.army, "holdfast": rc.holdfast,
+                            "defender": owner.id if owner else None})
     _refer(c, f"referral:siege:{c.ref}", notes.siege_referral_note(
         author=c.author, claim=claim.name, kind=rc.kind, army=rc.army,
         troops=troops_text(rc.infantry, rc.cavalry, rc.ships), holdfast=hold,
-        owner=owner.name))
+        owner=owner.name if owner else NOBODY))
 
 
 def _journal_cede(c: Call, claim: Claim, rc: decide.Ceded, rows: Rows) -> None:

@@ -71,6 +71,7 @@ from bot.storage.world_rows import (
 )
 from rules.campaign import calendar, detection
 from rules.campaign.battle import Winner
+from rules.campaign.catalogue import Section
 from rules.campaign.tick import (
     Arrival,
     BattleFought,
@@ -295,11 +296,12 @@ class _TickState:
         each; the next free battle number."""
         cid = self.ctx.campaign_id
         self.session.flush()
+        wars, allies = load_relations(self.session, cid)  # allies join sides in battle
         return World(armies=self.armies.current(), claims=dict(self.claims),
                      sieges=load_sieges(self.session, cid),
                      battles=tuple(load_battles(self.session, cid, (BattleStatus.PENDING,
                                                                     BattleStatus.SPARED))),
-                     wars=load_relations(self.session, cid)[0],
+                     wars=wars, allies=allies,
                      holders=load_holders(self.session, cid),
                      characters=load_characters(self.session, cid, FREE_CHARACTERS),
                      season=self.campaign.season, last_month=self.campaign.last_month,
@@ -439,8 +441,13 @@ class _TickState:
             tick=self.tick))
 
     def report_battle_void(self, event: BattleVoid) -> None:
-        self.log("battle_void", f"battle {event.battle.id} does not happen: the "
-                 "armies parted", data={"battle": event.battle.id})
+        """Journal a battle that does not happen; both claims are told."""
+        void = event.battle
+        self.log("battle_void", f"battle {void.id} does not happen: the "
+                 "armies parted", data={"battle": void.id})
+        for claim_id in sorted({void.attacker_claim, void.defender_claim} & set(self.claims)):
+            self.notify(claim_id, f"battle:{void.id}:void", *notes.battle_void_note(
+                battle=void.id, place=self.label(void.tile), kind=str(void.kind)))
 
     def report_holder(self, event: HolderChanged) -> None:
         """Record who holds a resource tile's benefit now; tell the new holder."""
@@ -450,7 +457,11 @@ class _TickState:
                  f"{self.claim_name(holder) if holder else 'nobody'}", claim_id=holder,
                  data={"tile": tile_id, "holder": holder, "before": before})
         if holder is not None:
-            subject, body = holder_note(tile.label, tile.resource_benefit or "its benefit")
+            entry = catalogue_of(self.session, self.ctx).find(Section.RESOURCES,
+                                                              tile.resource_benefit) \
+                if tile.resource_benefit else None  # the benefit as the catalogue shows it
+            subject, body = holder_note(tile.label, entry.shown_as if entry is not None
+                                        else tile.resource_benefit or "its benefit")
             self.notify(holder, f"resource:{tile_id}:{self.tick}", subject, body)
 
     def stored_fall(self, event: HoldfastFalls) -> HoldfastFalls:
@@ -493,6 +504,30 @@ class _TickState:
                                                              holdfast=holdfast),
                   fall_post(holdfast=holdfast, besieger=besieger, how=event.how),
                   self.ctx.settings.posts.siege_flair)
+        self.report_change_of_hands(event, holdfast, besieger)
+
+    def report_change_of_hands(self, event: HoldfastFalls, holdfast: str, besieger: str) -> None:
+        """A fallen holdfast changes hands: the loser is told what was captured (and that it has
+        no seat, with a referral to the moderators, when it was its seat); the conqueror is
+        told it holds it, with its secret defences (now its own to see)."""
+        siege = event.siege
+        bonus = self.ctx.world.tile(siege.holdfast).defense_bonus
+        self.notify(siege.besieger_claim, f"siege:{siege.id}:won", *notes.holdfast_won_note(
+            holdfast=holdfast, bonus="" if bonus == 1 else str(bonus)))
+        if siege.defender_claim not in self.claims:  # nobody held it
+            return
+        loser = self.claim_name(siege.defender_claim)
+        self.notify(siege.defender_claim, f"siege:{siege.id}:lost", *notes.holdfast_lost_note(
+            holdfast=holdfast, conqueror=besieger, infantry=event.infantry,
+            cavalry=event.cavalry, seat=event.seat_lost))
+        if event.seat_lost:
+            self.log("referral", f"{loser} has no seat: {holdfast} fell to {besieger}",
+                     claim_id=siege.defender_claim, data={"siege": siege.id})
+            subject, body = notes.seat_lost_referral(claim=loser, holdfast=holdfast,
+                                                     conqueror=besieger)
+            journal.notify_moderators(self.session, self.ctx.campaign_id,
+                                      f"referral:seat:{siege.id}", subject=subject, body=body,
+                                      at=self.at, tick=self.tick)
 
     def report_detection(self, event: Detection) -> None:
         a, result, tile_id, watcher = event.army, event.result, event.observer, event.watcher
@@ -528,7 +563,7 @@ class _TickState:
             subject, body = encounter_note(
                 own=own.id, enemy=enemy.id, enemy_claim=self.claim_name(enemy.claim_id),
                 place=self.label(a.tile), when=when, first_reaction=claim_id == b.reactor_claim,
-                kind=own.kind)
+                kind=own.kind, nobody=b.reactor_claim is None)
             self.notify(claim_id, f"encounter:{self.tick}:{a.id}:{other.id}", subject, body)
 
     def report_arrival(self, event: Arrival) -> None:
@@ -646,6 +681,15 @@ class _TickState:
             self.notify(garrison_claim, f"battle:{battle.id}:defenses",
                         *notes.defenses_note(self.label(battle.tile), result.defender.strength,
                                              dice_line))
+        for fought in (event.attacker, event.defender, *event.joined):  # each claim hears of
+            if fought is None:  # its own armies (captured, gone, or what is left)
+                continue
+            self.notify(fought.claim_id, f"battle:{battle.id}:army:{fought.id}",
+                        *notes.army_after_battle_note(
+                            battle=battle.id, kind=fought.kind, army=fought.id,
+                            place=self.label(battle.tile), state=fought.state.value,
+                            troops=troops_text(fought.infantry, fought.cavalry, fought.ships),
+                            fate=str(fought.meta.get("fate") or "")))
 
 
 _Reporter = Callable[[_TickState, Any], None]

@@ -18,6 +18,12 @@ are silent:
   captured too and roll no d100 (:attr:`~rules.campaign.characters.Fate.CAPTURED`).
 * **Characters present** roll their d100 after the battle dice: the attacker's in the order
   given, then the defender's (see :mod:`rules.campaign.characters`).
+* **Sides of several armies** (docs/rules.md "Battles between sides"): a side is one
+  :class:`Side` per army. Each army's strength carries its own multipliers and the side's
+  strength is their sum; the ratio, the band and the margin come from the sums. The casualty
+  % applies to every army of a side, per troop type, each rounded half-up; a capture takes
+  every army of the losing side. A side rolls with the retreat penalty when any of its armies
+  carries one. A single :class:`Side` is a side of one army.
 
 The die sizes (d10 in the equal band, d20 and d2 otherwise) are the shape of the chart, not
 tunable numbers; everything else is config.
@@ -25,6 +31,7 @@ tunable numbers; everything else is config.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal, localcontext
 from enum import StrEnum
@@ -123,6 +130,8 @@ class Strength:
     base: int
     value: Decimal
     applied: tuple[Applied, ...] = ()
+    parts: tuple[Strength, ...] = ()
+    """Each army's own strength when the side has several (empty for one army)."""
 
     @property
     def has_hidden(self) -> bool:
@@ -135,6 +144,18 @@ class Strength:
     def all_labels(self) -> tuple[str, ...]:
         """Every multiplier, hidden ones marked, for the claimant and the moderators."""
         return all_labels(self.applied)
+
+
+Sides = Side | Sequence[Side]
+"""A side in battle: one army, or every army that fights on it."""
+
+
+def armies_of(side: Sides) -> tuple[Side, ...]:
+    """The armies of a side, one :class:`Side` each (raises InvalidInput for an empty side)."""
+    armies = (side,) if isinstance(side, Side) else tuple(side)
+    if not armies:
+        raise InvalidInput("side", "must have at least one army", "e.g. one army of 100 infantry")
+    return armies
 
 
 def _check_side(side: Side, prefix: str) -> None:
@@ -179,6 +200,21 @@ def strength(side: Side, role: Role, rules: RulesConfig = DEFAULT_RULES) -> Stre
         for a in applied:
             value *= a.effect.amount
     return Strength(base, value, applied)
+
+
+def side_strength(side: Sides, role: Role, rules: RulesConfig = DEFAULT_RULES) -> Strength:
+    """The strength of a whole side: the sum of its armies' strengths, each with its own
+    multipliers (:func:`strength`). ``applied`` lists every army's multipliers (so a hidden one
+    of any army marks the sum hidden); ``parts`` each army's own strength."""
+    armies = armies_of(side)
+    if len(armies) == 1:
+        return strength(armies[0], role, rules)
+    parts = tuple(strength(a, role, rules) for a in armies)
+    with localcontext() as exact:
+        exact.prec = _EXACT_PRECISION
+        value = sum((p.value for p in parts), Decimal(0))
+    return Strength(sum(p.base for p in parts), value,
+                    tuple(applied for p in parts for applied in p.applied), parts)
 
 
 def round_half_up(value: Fraction) -> int:
@@ -279,12 +315,15 @@ class Matchup:
         return None
 
 
-def matchup(attacker: Side, defender: Side, rules: RulesConfig = DEFAULT_RULES) -> Matchup:
-    """Strengths, ratio and band of a battle. Raises InvalidInput naming the bad side's field."""
-    _check_side(attacker, "attacker.")
-    _check_side(defender, "defender.")
-    a = strength(attacker, Role.ATTACK, rules)
-    d = strength(defender, Role.DEFENSE, rules)
+def matchup(attacker: Sides, defender: Sides, rules: RulesConfig = DEFAULT_RULES) -> Matchup:
+    """Strengths, ratio and band of a battle between two sides (each one army or several: the
+    sums count). Raises InvalidInput naming the bad side's field."""
+    for prefix, side in (("attacker", attacker), ("defender", defender)):
+        armies = armies_of(side)
+        for i, army in enumerate(armies):
+            _check_side(army, f"{prefix}." if len(armies) == 1 else f"{prefix}[{i}].")
+    a = side_strength(attacker, Role.ATTACK, rules)
+    d = side_strength(defender, Role.DEFENSE, rules)
     if a.value == 0 and d.value == 0:
         auto = band_for(None, rules)
         return Matchup(a, d, None, auto, None)
@@ -300,7 +339,9 @@ class SideResult:
     """What the battle did to one side.
 
     ``roll`` is the side's final roll (its d20 total, its flat 10 or 9, or its final d10 after
-    any penalty); None for an automatic result. ``losses`` include captured units.
+    any penalty); None for an automatic result. ``losses`` include captured units. ``troops``
+    and ``losses`` of a side of several armies are the sums of its ``parts`` (one result per
+    army, in the side's order; empty for a side of one army: :meth:`armies`).
     """
 
     strength: Strength
@@ -310,6 +351,11 @@ class SideResult:
     losses: Troops
     captured: bool
     fates: tuple[CharacterFate, ...] = ()
+    parts: tuple[SideResult, ...] = ()
+
+    def armies(self) -> tuple[SideResult, ...]:
+        """One result per army of the side, in the side's order."""
+        return self.parts or (self,)
 
     @property
     def survivors(self) -> Troops:
@@ -353,17 +399,18 @@ class _Recorder:
         return value
 
 
-def penalty_of(side: Side, rules: RulesConfig = DEFAULT_RULES) -> int:
-    """What a failed retreat takes off this side's roll (0 without the penalty)."""
-    return rules.retreat_penalty if side.retreat_penalty else 0
+def penalty_of(side: Sides, rules: RulesConfig = DEFAULT_RULES) -> int:
+    """What a failed retreat takes off this side's roll (0 without the penalty; a side of
+    several armies takes it when any of them failed a retreat)."""
+    return rules.retreat_penalty if any(a.retreat_penalty for a in armies_of(side)) else 0
 
 
-def flat_roll_of(side: Side, rules: RulesConfig = DEFAULT_RULES) -> int:
+def flat_roll_of(side: Sides, rules: RulesConfig = DEFAULT_RULES) -> int:
     """The weaker side's flat roll in an unequal band: 10, or 9 after a failed retreat."""
     return rules.flat_roll - penalty_of(side, rules)
 
 
-def _roll_equal(attacker: Side, defender: Side, dice: Dice, rules: RulesConfig
+def _roll_equal(attacker: Sides, defender: Sides, dice: Dice, rules: RulesConfig
                 ) -> tuple[Winner, int, int]:
     a_pen, d_pen = penalty_of(attacker, rules), penalty_of(defender, rules)
     while True:
@@ -373,13 +420,13 @@ def _roll_equal(attacker: Side, defender: Side, dice: Dice, rules: RulesConfig
             return (Winner.ATTACKER if a > d else Winner.DEFENDER), a, d
 
 
-def stronger_total(d20: int, d2: int, band: BattleBand, side: Side,
+def stronger_total(d20: int, d2: int, band: BattleBand, side: Sides,
                    rules: RulesConfig = DEFAULT_RULES) -> int:
     """The stronger side's total from its dice (``d2`` ignored unless the band rolls one)."""
     return d20 + (d2 if band.d2 else 0) + band.bonus - penalty_of(side, rules)
 
 
-def _roll_unequal(m: Matchup, attacker: Side, defender: Side, dice: Dice, rules: RulesConfig
+def _roll_unequal(m: Matchup, attacker: Sides, defender: Sides, dice: Dice, rules: RulesConfig
                   ) -> tuple[Winner, int, int]:
     assert m.stronger is not None
     strong, weak = (attacker, defender) if m.stronger is Winner.ATTACKER else (defender, attacker)
@@ -394,25 +441,50 @@ def _roll_unequal(m: Matchup, attacker: Side, defender: Side, dice: Dice, rules:
     return winner, flat, total
 
 
-def _side_result(side: Side, power: Strength, roll: int | None, row: CasualtyRow, won: bool,
-                 fates: tuple[CharacterFate, ...]) -> SideResult:
-    captured = row.captured and not won
-    pct = row.winner_pct if won else row.loser_pct
-    troops = side.troops
-    return SideResult(power, roll, pct, troops, losses_for(troops, pct, captured), captured,
-                      fates)
+def _side_result(side: Sides, power: Strength, roll: int | None, pct: Decimal,
+                 captured: bool, fates: tuple[CharacterFate, ...]) -> SideResult:
+    """What the battle did to a side: each army loses ``pct`` of each troop type, rounded
+    half-up on its own (all of it when ``captured``); ``fates`` are shared out by name."""
+    armies = armies_of(side)
+    if len(armies) == 1:
+        troops = armies[0].troops
+        return SideResult(power, roll, pct, troops, losses_for(troops, pct, captured),
+                          captured, fates)
+    parts = []
+    start = 0
+    for army, own in zip(armies, power.parts, strict=True):
+        mine = fates[start:start + len(army.characters)]
+        start += len(army.characters)
+        troops = army.troops
+        parts.append(SideResult(own, roll, pct, troops, losses_for(troops, pct, captured),
+                                captured, mine))
+    return SideResult(power, roll, pct, _sum_troops(p.troops for p in parts),
+                      _sum_troops(p.losses for p in parts), captured, fates, tuple(parts))
 
 
-def _fates(side: Side, pct: Decimal, captured: bool, dice: Dice, rules: RulesConfig
+def _sum_troops(counts: Iterable[Troops]) -> Troops:
+    total = Troops()
+    for t in counts:
+        total = Troops(total.infantry + t.infantry, total.cavalry + t.cavalry,
+                       total.ships + t.ships)
+    return total
+
+
+def _fates(side: Sides, pct: Decimal, captured: bool, dice: Dice, rules: RulesConfig
            ) -> tuple[CharacterFate, ...]:
+    names = tuple(name for army in armies_of(side) for name in army.characters)
     if captured:
-        return tuple(CharacterFate(name, Fate.CAPTURED, None, pct) for name in side.characters)
-    return character_fates(side.characters, pct, dice=dice, rules=rules)
+        return tuple(CharacterFate(name, Fate.CAPTURED, None, pct) for name in names)
+    return character_fates(names, pct, dice=dice, rules=rules)
 
 
-def resolve_battle(attacker: Side, defender: Side, *, dice: Dice,
+def resolve_battle(attacker: Sides, defender: Sides, *, dice: Dice,
                    rules: RulesConfig = DEFAULT_RULES) -> BattleResult:
     """Fight a battle and decide winner, margin, casualties, capture and who must roll for fate.
+
+    Each side is one army or several (the strengths are summed; every army takes the side's
+    casualty %, see the module's docstring); the dice are the same either way. Fates come in
+    the order of the armies, so each part of a side gets its own characters' fates.
 
     Dice, in order: equal band, attacker d10 then defender d10, again while tied; unequal band,
     the stronger side's d20, then its d2 in the band that has one; automatic results roll
@@ -428,13 +500,13 @@ def resolve_battle(attacker: Side, defender: Side, *, dice: Dice,
     a_roll: int | None
     d_roll: int | None
     if m.both_empty:
-        empty = CasualtyRow(0, Decimal(0), Decimal(0))
+        none = Decimal(0)
         return BattleResult(
             Winner.DEFENDER, m.band.name, None, None,
-            _side_result(attacker, m.attacker, None, empty, False,
-                         _fates(attacker, Decimal(0), False, recorder, rules)),
-            _side_result(defender, m.defender, None, empty, True,
-                         _fates(defender, Decimal(0), False, recorder, rules)))
+            _side_result(attacker, m.attacker, None, none, False,
+                         _fates(attacker, none, False, recorder, rules)),
+            _side_result(defender, m.defender, None, none, False,
+                         _fates(defender, none, False, recorder, rules)))
     if auto is not None:
         winner, a_roll, d_roll, margin = auto, None, None, None
     else:
@@ -453,8 +525,8 @@ def resolve_battle(attacker: Side, defender: Side, *, dice: Dice,
     d_fates = _fates(defender, d_pct, d_captured, recorder, rules)
     return BattleResult(
         winner, m.band.name, m.ratio, margin,
-        _side_result(attacker, m.attacker, a_roll, row, a_won, a_fates),
-        _side_result(defender, m.defender, d_roll, row, not a_won, d_fates),
+        _side_result(attacker, m.attacker, a_roll, a_pct, a_captured, a_fates),
+        _side_result(defender, m.defender, d_roll, d_pct, d_captured, d_fates),
         tuple(recorder.rolls),
     )
 

@@ -22,7 +22,7 @@ a tile on the same tick both come off the march: neither gets the bonus.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 
@@ -46,10 +46,12 @@ def hostile_meetings(presences: Sequence[Presence], at_war: Callable[[int, int],
     """Every (attacker, defender) battle that starts because hostile armies share a tile.
 
     Armies in ``busy`` (already in a pending battle) start no new one. On each tile, armies are
-    taken in the order they came (longest standing first, armies in transit last, then by army
-    number); each army not yet paired meets the first earlier army of a claim at war with its
-    own, of the same kind, that is not paired either. The result is ordered by tile, then by
-    that order, so it does not depend on the order of ``presences``.
+    taken in the order they came (longest standing first, armies in transit last, then by
+    claim: never by army number, so who attacks does not depend on it); each army not yet
+    paired meets the first earlier army of a claim at war with its own, of the same kind, that
+    is not paired either. The result is ordered by tile, then by
+    that order, so it does not depend on the order of ``presences``. Two claims meet once on a
+    tile (every army of theirs there fights in that battle, on its claim's side).
     """
     by_tile: dict[str, list[Presence]] = {}
     for p in presences:
@@ -57,8 +59,10 @@ def hostile_meetings(presences: Sequence[Presence], at_war: Callable[[int, int],
             by_tile.setdefault(p.tile, []).append(p)
     found: list[tuple[Presence, Presence]] = []
     for tile in sorted(by_tile):
-        here = sorted(by_tile[tile], key=lambda p: (p.since is None, p.since or 0, p.army))
+        here = sorted(by_tile[tile], key=lambda p: (p.since is None, p.since or 0, p.claim,
+                                                     p.army))
         paired: set[int] = set()
+        sides: set[tuple[str, frozenset[int]]] = set()
         for i, later in enumerate(here):
             if later.army in paired:
                 continue
@@ -66,6 +70,10 @@ def hostile_meetings(presences: Sequence[Presence], at_war: Callable[[int, int],
                 if earlier.army in paired or earlier.kind != later.kind \
                         or earlier.claim == later.claim or not at_war(earlier.claim, later.claim):
                     continue
+                pair = (later.kind, frozenset((earlier.claim, later.claim)))
+                if pair in sides:  # both fight in that battle, on their claims' sides
+                    continue
+                sides.add(pair)
                 paired.update((earlier.army, later.army))
                 found.append((later, earlier))
                 break
@@ -76,3 +84,57 @@ def holds_position(defender_since: int | None, battle_began: int) -> bool:
     """Whether a battle's defender counts as stationary (the terrain's defender bonus): it must
     have stood on the tile since a tick before the one on which the battle began."""
     return defender_since is not None and defender_since < battle_began
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """What one army would do in a tick's movement if nothing stopped it: from ``start`` it
+    would enter the tiles of ``path``, in order (empty: it moves on no tile this tick)."""
+
+    army: int
+    claim: int
+    kind: str
+    start: str
+    path: tuple[str, ...]
+
+
+def settle_steps(steps: Sequence[Step], hostile: Callable[[int, int], bool],
+                 standing: Mapping[str, Collection[tuple[int, str]]]) -> dict[int, int]:
+    """How many tiles of its ``path`` each army of ``steps`` enters this tick, all armies
+    moving at once (docs/rules.md "All armies move at once").
+
+    An army stops on the first tile of its step where it meets a hostile army (``hostile``:
+    claims at war; armies of the same kind): a tile where a hostile army stood at the tick's
+    start and still stands (``standing``: the (claim, kind) of such armies on each tile), a
+    tile a hostile army also enters, or the tile a hostile army ends its step on. Two armies
+    that swap tiles pass each other. Stopping one army can end or make another meeting, so the
+    steps are settled again from their full length until nothing changes (after as many rounds
+    as there are armies, each army keeps the shortest step of the last two rounds).
+
+    Nothing here depends on the order of ``steps`` or on the armies' numbers."""
+    base: dict[int, int] = {}
+    for s in steps:
+        base[s.army] = len(s.path)
+        for i, tile in enumerate(s.path):
+            if any(kind == s.kind and hostile(s.claim, claim)
+                   for claim, kind in standing.get(tile, ())):
+                base[s.army] = i + 1
+                break
+    counts = dict(base)
+    for _ in range(len(steps) + 1):
+        reached = {s.army: {*s.path[:counts[s.army]], s.path[counts[s.army] - 1]
+                            if counts[s.army] else s.start} for s in steps}
+        settled: dict[int, int] = {}
+        for s in steps:
+            stop = base[s.army]
+            rivals = [o for o in steps if o.army != s.army and o.kind == s.kind
+                      and hostile(s.claim, o.claim)]
+            for i, tile in enumerate(s.path[:stop]):
+                if any(tile in reached[o.army] for o in rivals):
+                    stop = i + 1
+                    break
+            settled[s.army] = stop
+        if settled == counts:
+            return counts
+        last, counts = counts, settled
+    return {army: min(n, last[army]) for army, n in counts.items()}

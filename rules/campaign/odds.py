@@ -20,9 +20,10 @@ from rules.campaign.battle import (
     EQUAL_DIE,
     EXTRA_DIE,
     Matchup,
-    Side,
+    Sides,
     Strength,
     Winner,
+    armies_of,
     casualty_row,
     flat_roll_of,
     losses_for,
@@ -77,7 +78,7 @@ class Odds:
     outcomes: tuple[Outcome, ...]
 
 
-def _raw_outcomes(m: Matchup, attacker: Side, defender: Side, rules: RulesConfig
+def _raw_outcomes(m: Matchup, attacker: Sides, defender: Sides, rules: RulesConfig
                   ) -> tuple[int, Iterator[tuple[Winner, int | None]]]:
     """How many equally likely die results there are, and the (winner, margin) of each."""
     auto = m.automatic_winner
@@ -101,8 +102,11 @@ def _raw_outcomes(m: Matchup, attacker: Side, defender: Side, rules: RulesConfig
                          for total in totals)
 
 
-def battle_odds(attacker: Side, defender: Side, rules: RulesConfig = DEFAULT_RULES) -> Odds:
+def battle_odds(attacker: Sides, defender: Sides, rules: RulesConfig = DEFAULT_RULES) -> Odds:
     """The exact probability that each side wins, and each side's expected losses.
+
+    Each side is one army or several (their strengths summed; each army's losses rounded on
+    their own, as the battle does).
 
     Follows :func:`rules.campaign.battle.resolve_battle` outcome by outcome (same bands,
     penalties, casualty chart and capture). Raises InvalidInput for a malformed side.
@@ -116,7 +120,8 @@ def battle_odds(attacker: Side, defender: Side, rules: RulesConfig = DEFAULT_RUL
     win = {Winner.ATTACKER: 0, Winner.DEFENDER: 0}
     captured = {Winner.ATTACKER: 0, Winner.DEFENDER: 0}
     lost = {Winner.ATTACKER: [0, 0, 0], Winner.DEFENDER: [0, 0, 0]}
-    troops = {Winner.ATTACKER: attacker.troops, Winner.DEFENDER: defender.troops}
+    troops = {Winner.ATTACKER: [a.troops for a in armies_of(attacker)],
+              Winner.DEFENDER: [a.troops for a in armies_of(defender)]}
     for (winner, margin), n in counts.items():
         win[winner] += n
         if m.both_empty:
@@ -127,11 +132,12 @@ def battle_odds(attacker: Side, defender: Side, rules: RulesConfig = DEFAULT_RUL
             captured[loser] += n
         for side, pct, taken in ((winner, row.winner_pct, False),
                                  (loser, row.loser_pct, row.captured)):
-            losses = losses_for(troops[side], pct, taken)
             acc = lost[side]
-            acc[0] += n * losses.infantry
-            acc[1] += n * losses.cavalry
-            acc[2] += n * losses.ships
+            for army in troops[side]:
+                losses = losses_for(army, pct, taken)
+                acc[0] += n * losses.infantry
+                acc[1] += n * losses.cavalry
+                acc[2] += n * losses.ships
     merged = {key: Fraction(n, den) for key, n in counts.items()}
     expected = {side: ExpectedLosses(*(Fraction(v, den) for v in acc))
                 for side, acc in lost.items()}

@@ -90,6 +90,16 @@ def siege_months(
     return SiegeLength(max(MIN_SIEGE_MONTHS, base + change), base, attack + defense)
 
 
+def neutral_siege_length(garrison: int, rules: RulesConfig,
+                         besieger_modifiers: Iterable[Modifier] = ()) -> SiegeLength:
+    """The length of a siege of a holdfast nobody holds, whose neutral garrison (the map's) is
+    ``garrison``: 0 months when it has none (it falls at the first tick after the siege began),
+    else the siege chart (:func:`siege_months`)."""
+    if garrison == 0:
+        return SiegeLength(0, 0)
+    return siege_months(garrison, rules, besieger_modifiers=besieger_modifiers)
+
+
 # --- starting a siege ---------------------------------------------------------------------
 
 

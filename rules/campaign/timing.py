@@ -43,9 +43,12 @@ EARLIEST_AFTER_TICK = timedelta(microseconds=1)
 
 def world_time(wall: datetime, last_applied_at: datetime) -> datetime:
     """The world's clock: the wall clock, or just after the last applied tick when the world
-    stands there or later (a moderator applied ticks ahead with ``tick --until``).
+    stands later (a moderator applied ticks ahead with ``tick --until``).
 
     An order given at this moment comes after every applied tick, so its receipt's times (the
-    tick it starts on, when it departs, when troops are ready) are still to come.
+    tick it starts on, when it departs, when troops are ready) are still to come. An order sent
+    exactly on the last applied tick keeps its moment: it starts on that tick, as the rules
+    read "the next tick at or after" (nothing happens on a start tick itself: a march earns
+    its first budget, a muster counts its 24 hours, a battle is fought, only after it).
     """
-    return max(wall, last_applied_at + EARLIEST_AFTER_TICK)
+    return wall if wall >= last_applied_at else last_applied_at + EARLIEST_AFTER_TICK

@@ -645,6 +645,17 @@ def captured(world: World, army_ids: Sequence[int]) -> dict[int, CharacterState]
     return characters
 
 
+def released(world: World, army_ids: Sequence[int]) -> dict[int, CharacterState]:
+    """The world's characters after the given armies are no more but their troops went home
+    (disbanded, scattered): those with them are at home, with no army."""
+    characters = dict(world.characters)
+    home = set(army_ids)
+    for c in world.characters.values():
+        if c.army_id in home:
+            characters[c.id] = replace(c, army_id=None)
+    return characters
+
+
 def changed_claims(before: World, after: World) -> Sequence[ClaimState]:
     """The claims ``after`` changed (new values), by id."""
     return [c for i, c in after.claims.items() if before.claims.get(i) is not c]

@@ -48,6 +48,7 @@ COLUMNS = (
     "defense_bonus",
     "region",
     "neighbours",
+    "garrison",
 )
 """The columns of the map CSV, in the order :func:`format_map` writes them."""
 
@@ -147,6 +148,8 @@ class Tile:
     resource_benefit: str = ""
     defense_bonus: Decimal = field(default=Decimal(1), repr=False)
     region: str = ""
+    garrison: int = 0
+    """A holdfast's neutral garrison: the troops that hold it while no claim does."""
 
     def __post_init__(self) -> None:
         if tile_id(self.col, self.row) != self.id:
@@ -179,6 +182,11 @@ class Tile:
         if self.region != self.region.strip() or "\n" in self.region:
             raise MapError("the region has stray whitespace", "a plain region name",
                            tile=self.id)
+        if self.garrison < 0:
+            raise MapError("the garrison cannot be negative", "a whole number >= 0, e.g. 200",
+                           tile=self.id)
+        if self.garrison and not self.holdfast:
+            raise MapError("only a holdfast has a garrison", "empty or 0", tile=self.id)
 
     @property
     def label(self) -> str:
@@ -546,6 +554,7 @@ def parse_map(text: str) -> WorldMap:
                 resource_benefit=row.get("resource_benefit", "").strip(),
                 defense_bonus=_parse_bonus(row.get("defense_bonus", ""), number, tid),
                 region=" ".join(row.get("region", "").split()),
+                garrison=_parse_garrison(row.get("garrison", ""), number, tid),
             )
         except MapError as exc:
             raise exc.at_line(number) from None
@@ -570,6 +579,17 @@ def parse_map(text: str) -> WorldMap:
         if exc.line is None and exc.tile in line_of:
             raise exc.at_line(line_of[exc.tile]) from None
         raise
+
+
+def _parse_garrison(text: str, line: int, tid: str) -> int:
+    """The ``garrison`` cell: empty for 0, else a whole number of troops."""
+    text = text.strip()
+    if not text:
+        return 0
+    if not text.isdigit():
+        raise MapError(f"garrison {text!r} is not a whole number", "e.g. 200 (or empty for 0)",
+                       line=line, tile=tid)
+    return int(text)
 
 
 def _check_header(header: list[str], line: int) -> None:
@@ -612,9 +632,11 @@ def format_map(world: WorldMap, comments: Iterable[str] = ()) -> str:
         for part in comment.splitlines() or [""]:
             sink.write(f"# {part}".rstrip() + "\n")
     writer = csv.writer(sink, lineterminator="\n")
-    writer.writerow(COLUMNS)
+    # the garrison column only when a holdfast has a neutral garrison
+    garrisons = any(t.garrison for t in world)
+    writer.writerow(COLUMNS if garrisons else COLUMNS[:-1])
     for t in world:
-        writer.writerow((
+        row = ((
             t.id,
             t.name,
             t.terrain.value,
@@ -623,5 +645,7 @@ def format_map(world: WorldMap, comments: Iterable[str] = ()) -> str:
             "" if t.defense_bonus == 1 else str(t.defense_bonus),
             t.region,
             ";".join(extra.get(t.id, ())),
+            str(t.garrison) if t.garrison else "",
         ))
+        writer.writerow(row if garrisons else row[:-1])
     return "".join(sink.parts)

@@ -84,6 +84,9 @@ def test_moderator_changes_are_logged_with_the_moderator(config: Path) -> None:
     ["adjust", "House Stark", "--cavalry", "99999999999999999999999999"],
     ["season", "set", "monsoon"],
     ["relations", "set", "House Stark", "House Stark", "war"],
+    ["holdfast", "give", "Barrowton", "House Nobody"],
+    ["holdfast", "give", "1316", "House Stark"],  # no holdfast
+    ["holdfast", "give", "Nowhere", "House Stark", "--seat"],
     ["tick", "--until", "tomorrow"],
     ["tick", "--until", "2030-01-01T00:00:00"],
 ])
@@ -205,10 +208,14 @@ def test_winter_and_a_war_set_by_the_moderators_warn_the_claims_privately(config
     run(config, "order", "--as", "ned_stark", "muster 100 infantry")
     out = run(config, "season", "set", "winter")
     assert "1 claim(s) with raised troops were warned privately" in out
-    assert "0 claim" not in run(config, "season", "set", "spring")  # no warning leaving winter
+    # leaving winter tells them too (issue #23: ending winter sent no note)
+    assert "1 claim(s) with raised troops were warned privately that their upkeep falls back" \
+        in run(config, "season", "set", "spring")
     run(config, "relations", "set", "House Reed", "House Frey", "war")
     entries = wide(config, "outbox")
     assert "Winter has begun" in entries
     assert "House Frey is at war with you" in entries and "House Reed is at war with" in entries
     body = wide(config, "outbox", "--body")
     assert "now cost 20 gold a month instead of 10" in body
+    assert "Winter has ended: your raised troops (100 infantry) now cost 10 gold a month " \
+        "instead of 20" in body

@@ -271,3 +271,37 @@ def test_after_a_holiday_rollback_to_a_time_reads_the_worlds_clock_as_snapshots_
     assert "Taken back" in out
     assert export(config, "2026-11-24T19:00:00Z")["armies"] == after_first["armies"]
     assert export(config, "2026-11-24T19:00:00Z")["campaign"] == after_first["campaign"]
+
+
+def test_moderators_give_a_holdfast_and_a_seat_and_can_undo_it(tmp_path: Path) -> None:
+    """`holdfast give Barrowton "House Stark"` makes Barrowton Stark's (journaled, told
+    privately, undoable); with --seat, Stark musters there; giving Stark's seat Winterfell to
+    Bolton leaves Stark without a seat (told privately) until it is given one."""
+    config = _config(tmp_path)
+    start = export(config, "2026-11-23T10:00:00Z")
+    out = cli(config, "2026-11-23T10:00:00Z", "holdfast", "give", "Barrowton", "House Stark",
+              "--by", "jane")
+    assert "Barrowton given to House Stark (held by nobody)" in out
+    status = cli(config, "2026-11-23T10:01:00Z", "order", "--as", "ned_stark", "status")
+    assert "Also holds Barrowton" in status
+    assert "holdfast give Barrowton House Stark" in cli(config, "2026-11-23T10:02:00Z",
+                                                        "snapshots")
+    cli(config, "2026-11-23T10:02:00Z", "undo", "--by", "jane")
+    assert export(config, "2026-11-23T10:02:00Z")["claims"] == start["claims"]
+    status = cli(config, "2026-11-23T10:03:00Z", "order", "--as", "ned_stark", "status")
+    assert "Also holds Barrowton" not in status
+
+    out = cli(config, "2026-11-23T10:04:00Z", "holdfast", "give", "Winterfell", "House Bolton")
+    assert "held by House Stark" in out
+    refused = cli(config, "2026-11-23T10:05:00Z", "order", "--as", "ned_stark",
+                  "muster 10 infantry")
+    assert "no seat" in refused
+    cli(config, "2026-11-23T10:06:00Z", "holdfast", "give", "Barrowton", "House Stark",
+        "--seat")
+    mustered = cli(config, "2026-11-23T10:07:00Z", "order", "--as", "ned_stark",
+                   "muster 10 infantry")
+    assert "Barrowton" in mustered and "no seat" not in mustered
+    assert "not a holdfast" in cli(config, "2026-11-23T10:08:00Z", "holdfast", "give", "1316",
+                                   "House Stark", code=2)
+    outbox = cli(config, "2026-11-23T10:09:00Z", "outbox")
+    assert "Winterfell is no longer yours" in outbox and "Barrowton is your seat" in outbox

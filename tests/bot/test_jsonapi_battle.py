@@ -147,7 +147,7 @@ def test_bad_die_value_is_refused() -> None:
 def test_read_side_builds_the_side() -> None:
     side = read_side({"a": {"infantry": 5, "cavalry": 2, "terrain": "Swamp", "stationary": True}},
                      "a")
-    assert side == Side(5, 2, terrain=Terrain.SWAMP, stationary=True)
+    assert side == (Side(5, 2, terrain=Terrain.SWAMP, stationary=True),)  # a side of one army
     with pytest.raises(InvalidInput):
         read_side({"a": {"ships": -1}}, "a")
 
@@ -207,3 +207,45 @@ def test_retreat_field_errors() -> None:
 def test_engines_take_dice_directly() -> None:
     out = call("retreat", {"infantry": 4, "cavalry": 0}, ScriptedDice([18]))
     assert out["escaped"]["infantry"] == 4
+
+
+def test_a_side_of_several_armies_sums_their_strengths_and_shares_the_casualty_pct() -> None:
+    """Two defending armies, one of 100 infantry stationary on a hill (x1.4: 140) and one of
+    35 infantry just arrived (35): the side's strength is 175, against 320 a ratio of 1.83
+    (band 1.76-2.00, d20 + 3). A 2 makes 5, short of the flat 10: the defenders win by 5
+    (25% / 15%, chart row 5-7): each army loses 15% of its own troops, rounded half-up."""
+    code, out = run("battle", {
+        "attacker": [{"infantry": 300, "cavalry": 10}],
+        "defender": [{"infantry": 100, "terrain": "hill", "stationary": True},
+                     {"infantry": 35}],
+        "dice": [2],
+    })
+    assert code == 0, out
+    assert (out["winner"], out["band"], out["ratio"], out["margin"]) == (
+        "defender", "1.76-2.00", 1.83, 5)
+    defender = out["defender"]
+    assert (defender["strength"], defender["base_strength"]) == (175, 135)
+    assert [a["strength"] for a in defender["armies"]] == [140, 35]
+    pct = defender["casualty_pct"]
+    assert [a["casualty_pct"] for a in defender["armies"]] == [pct, pct]
+    lost = [a["losses"]["infantry"] for a in defender["armies"]]
+    assert lost == [round(100 * pct / 100 + 0.001), int(35 * pct / 100 + 0.5)]
+    assert defender["losses"]["infantry"] == sum(lost)
+    assert "armies" not in out["attacker"]  # a list of one army is one army
+
+
+def test_a_side_list_names_the_bad_army_and_must_not_be_empty() -> None:
+    code, out = run("battle", {"attacker": {"infantry": 10},
+                               "defender": [{"infantry": 5}, {"infantry": -1}], "dice": [1]})
+    assert code != 0 and "defender[1].infantry" in str(out)
+    code, out = run("battle", {"attacker": [], "defender": {"infantry": 5}, "dice": [1]})
+    assert code != 0 and "attacker" in str(out)
+
+
+def test_odds_of_sides_count_every_army() -> None:
+    """150 against two armies of 100 is 150 against 200: the odds engine sees the sum."""
+    code, out = run("odds", {"attacker": {"infantry": 150},
+                             "defender": [{"infantry": 100}, {"infantry": 100}]})
+    assert code == 0, out
+    assert (out["band"], out["ratio"]) == ("1.26-1.50", 1.33)
+    assert out["defender"]["strength"] == 200

@@ -243,6 +243,9 @@ def test_gold_income_of_held_resources_with_the_stacking_rule(tmp_path: Path) ->
     assert "Income" not in notes[0].body  # the first month: nothing held yet
     assert "Income: 65 gold (+50 gold mine, +15 timber)" in notes[-1].body
     assert w.claim("House Lannister").gold == gold + 65 - 3
+    held = [o.body for o in w.outbox(target="tywin_lannister") if o.title.startswith("You hold")]
+    assert any("receives gold mine" in body for body in held), held  # the label, not the key
+    assert not any("gold_mine" in body for body in held)
 
 
 def test_capacity_follows_improvements_and_the_resource_tile_held(tmp_path: Path) -> None:
@@ -335,10 +338,14 @@ def test_a_port_is_besieged_only_under_blockade_and_a_broken_blockade_pauses(
     assert "falls after **3** in-game months" in w.say("baelor_hightower",
                                                        "siege Starfall with army 1")
     assert any(p.title == "[Siege] Blockade: Starfall" for p in w.posts())
+    # ordered exactly on the 00:00 tick, the siege starts on it (issue #23: it started at
+    # 06:00) and its months are whole months from there
+    w.run(day(4, 18))
+    assert w.siege().months_elapsed == 0
     w.run(day(5, 0))
-    assert w.siege().months_elapsed == 0  # months are whole months from the 06:00 start
-    w.run(day(5, 6))
     assert (w.siege().months_elapsed, w.siege().paused) == (1, False)
+    w.run(day(5, 6))
+    assert w.siege().months_elapsed == 1
     # Dayne's fleet sails into the blockaders: an encounter, fought by the battle rules.
     w.say("arthur_dayne", "move army 3: 0548 (cost 1)")  # departs 12:00, meets them at 18:00
     w.run(day(6, 0))

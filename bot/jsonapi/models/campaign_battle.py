@@ -46,8 +46,10 @@ class SideInput(Strict):
 
 
 class BattleInput(DiceInput):
-    attacker: SideInput
-    defender: SideInput
+    attacker: SideInput | list[SideInput] = Field(
+        description="One army, or every army that fights on the attacking side.")
+    defender: SideInput | list[SideInput] = Field(
+        description="One army, or every army that fights on the defending side.")
 
 
 class TroopsOutput(Strict):
@@ -72,6 +74,8 @@ class SideOutput(Strict):
     survivors: TroopsOutput
     captured: bool
     characters: list[FateOutput]
+    armies: list[SideOutput] | None = Field(
+        default=None, description="Each army's own result, when the side had several.")
 
 
 class BattleOutput(DiceOutput):

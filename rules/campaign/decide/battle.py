@@ -9,7 +9,7 @@ from datetime import datetime
 from fractions import Fraction
 
 from rules.campaign import language as o
-from rules.campaign.battle import Matchup, Side, Winner, matchup
+from rules.campaign.battle import Matchup, matchup
 from rules.campaign.calendar import moment_text, tick_time
 from rules.campaign.calloff import call_off_refusal
 from rules.campaign.decide.common import (
@@ -47,6 +47,7 @@ from rules.campaign.paths import (
     cheapest_route,
     check_path,
 )
+from rules.campaign.sides import fighting_sides
 from rules.campaign.world import (
     FIGHTING_STATES,
     Army,
@@ -57,7 +58,6 @@ from rules.campaign.world import (
     BattleStatus,
     Reaction,
     World,
-    fighting_side,
 )
 from rules.text import name_md
 
@@ -248,9 +248,10 @@ def decide_assault(world: World, sender: Sender, order: o.Assault, at: datetime
     hold = sender.map.tile(order.holdfast)
     owner = holdfast_owner(world, hold.id)
     if owner is None or owner.id == a.claim_id:
-        raise refuse(f"{name_md(hold.label)} is not an enemy "
-                      "holdfast", "a holdfast of another claim",
-                      f"assault {hold.label} with {force(a)}")
+        raise refuse(f"{name_md(hold.label)} is not an enemy holdfast",
+                     "a holdfast of another claim (one nobody holds is taken by siege)",
+                     f"siege {hold.label} with {force(a)}" if owner is None and hold.holdfast
+                     else "status")
     if a.tile != hold.id or a.state not in (ArmyState.STANDING, ArmyState.BESIEGING):
         raise refuse(f"{force(a)} must stand on {name_md(hold.label)} to assault it",
                       "a standing or besieging army on the holdfast",
@@ -333,6 +334,14 @@ class OddsShown(Receipt):
     odds: Odds
     kind: ArmyKind = field(default=ArmyKind.LAND, kw_only=True)
     target_kind: ArmyKind = field(default=ArmyKind.LAND, kw_only=True)
+    with_army: tuple[int, ...] = field(default=(), kw_only=True)
+    """The other armies that would fight on the sender's side."""
+    with_target: tuple[int, ...] = field(default=(), kw_only=True)
+    """The other armies that would fight on the target's side."""
+    pending: bool = field(default=False, kw_only=True)
+    """The two armies are already in a battle: these are its odds (``army`` its attacker)."""
+    asker_attacks: bool = field(default=True, kw_only=True)
+    """Whether the asker's army is the attacker (in a pending battle it may be attacked)."""
 
 
 def odds_pair(world: World, sender: Sender, order: o.Odds, *, moderator: bool = False
@@ -357,19 +366,29 @@ def odds_shown(world: World, sender: Sender, order: o.Odds, at: datetime, *,
                moderator: bool = False) -> OddsShown:
     """The answer to an ``odds`` order sent at ``at``: the battle of the sender's army
     attacking the other (:func:`odds_pair`) if the attack were ordered now, as the tick would
-    fight it. Begun now, fought when the reaction window closes (the tick and the deadline an
-    ``attack`` order gives its battle), each side built by
-    :func:`rules.campaign.world.fighting_side` as the tick's battle builds it; the other
-    claim's hidden modifiers are left out unless a moderator asks."""
+    fight it; when the two are already in a pending battle (either side may ask), that battle
+    as it will be fought. Otherwise begun now, fought when the reaction window closes (the tick
+    and the deadline an ``attack`` order gives its battle). Both sides (every army on the tile
+    that joins either claim) are built by :func:`rules.campaign.sides.fighting_sides` as the
+    tick's battle builds them; the other claims' hidden modifiers are left out unless a
+    moderator asks."""
     mine, other = odds_pair(world, sender, order, moderator=moderator)
-    fought, began = reaction_deadline(at, sender.rules), tick_of(at, sender)
     asker = None if moderator else mine.claim_id
-
-    def side(army: Army, role: Winner) -> Side:
-        return fighting_side(world, army, role, map=sender.map, tick=fought,
-                             modifiers=sender.modifiers, began=began, secrets_of=asker)
-
-    attacker, defender = side(mine, Winner.ATTACKER), side(other, Winner.DEFENDER)
-    return OddsShown(mine.id, other.id, fought, matchup(attacker, defender, sender.rules),
-                     battle_odds(attacker, defender, sender.rules), kind=mine.kind,
-                     target_kind=other.kind)
+    pending = next((b for b in world.battles if b.status is BattleStatus.PENDING
+                    and b.kind is BattleKind.FIELD
+                    and {b.attacker_army, b.defender_army} == {mine.id, other.id}), None)
+    if pending is not None:  # the battle it is already in, as it will be fought (either side)
+        first, second = (mine, other) if pending.attacker_army == mine.id else (other, mine)
+        fought, began = pending.resolve_tick, pending.created_tick
+    else:
+        first, second = mine, other
+        fought, began = reaction_deadline(at, sender.rules), tick_of(at, sender)
+    attackers, defenders = fighting_sides(world, first, second, map=sender.map, tick=fought,
+                                          modifiers=sender.modifiers, began=began,
+                                          secrets_of=asker)
+    attacker, defender = [s for _, s in attackers], [s for _, s in defenders]
+    return OddsShown(first.id, second.id, fought, matchup(attacker, defender, sender.rules),
+                     battle_odds(attacker, defender, sender.rules), kind=first.kind,
+                     target_kind=second.kind, with_army=tuple(a.id for a, _ in attackers[1:]),
+                     with_target=tuple(a.id for a, _ in defenders[1:]),
+                     pending=pending is not None, asker_attacks=first is mine)

@@ -15,6 +15,7 @@ from rules.campaign import language as o
 from rules.campaign.calendar import moment_text, next_tick_at_or_after, tick_index, tick_time
 from rules.campaign.catalogue import Catalogue
 from rules.campaign.config import RulesConfig
+from rules.campaign.holdfasts import holder_of
 from rules.campaign.inforce import InForce
 from rules.campaign.modifiers import Modifier
 from rules.campaign.naming import force_name, force_noun
@@ -161,7 +162,10 @@ def active_siege(world: World, holdfast: str) -> SiegeState | None:
 
 
 def holdfast_owner(world: World, tile: str) -> ClaimState | None:
-    return next((c for c in world.claims.values() if c.holdfast == tile), None)
+    """The claim that holds holdfast ``tile`` (:func:`rules.campaign.holdfasts.holder_of`);
+    None when nobody does."""
+    holder = holder_of(world, tile)
+    return world.claims.get(holder) if holder is not None else None
 
 
 def with_army(world: World, army: Army) -> World:

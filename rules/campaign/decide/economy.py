@@ -33,6 +33,7 @@ from rules.campaign.decide.common import (
     with_army,
     with_claim,
 )
+from rules.campaign.holdfasts import has_seat, holder_of
 from rules.campaign.muster import check_muster, muster_ready_at
 from rules.campaign.resources import tile_holder
 from rules.campaign.upkeep import monthly_upkeep
@@ -43,6 +44,7 @@ from rules.campaign.world import (
     ClaimState,
     HolderState,
     World,
+    released,
 )
 from rules.text import name_md
 
@@ -52,6 +54,10 @@ def decide_muster(world: World, sender: Sender, order: o.Muster, at: datetime
             ) -> tuple[World, Receipt]:
     claim = require_claim(world, sender)
     home = sender.map.tile(claim.holdfast)
+    if not has_seat(world, claim):
+        raise refuse(f"{name_md(home.label)} has fallen and {name_md(claim.name)} has no seat to "
+                     "muster in", "a seat: the moderators give one (until then nobody musters)",
+                     "status")
     if order.at is not None and sender.map.tile(order.at).id != home.id:
         raise OrderRefused(f"troops muster at your holdfast, {brace(name_md(home.label))}, "
                            "not at {}",
@@ -100,6 +106,7 @@ def decide_disband(world: World, sender: Sender, order: o.Disband, at: datetime
                       route_example(world, sender, a, (claim.holdfast,)))
     claim = replace(claim, infantry=claim.infantry + a.infantry,
                     cavalry=claim.cavalry + a.cavalry, ships=claim.ships + a.ships)
+    world = replace(world, characters=released(world, [a.id]))  # its characters go home too
     return (with_army(with_claim(world, claim), replace(a, state=ArmyState.GONE)),
             Disbanded(a.id, a.infantry, a.cavalry, a.ships, kind=a.kind))
 
@@ -296,6 +303,10 @@ class StatusReport(Receipt):
     scattered: bool
     armies: tuple[Army, ...]
     upkeep: Decimal
+    seat: bool = True
+    """Whether the claim still holds its seat (else it cannot muster)."""
+    held: tuple[tuple[str, Decimal], ...] = ()
+    """The other holdfasts it holds, each with its secret defence bonus (its own to see)."""
 
 
 def decide_status(world: World, sender: Sender, order: o.Status, at: datetime
@@ -306,5 +317,10 @@ def decide_status(world: World, sender: Sender, order: o.Status, at: datetime
     upkeep = monthly_upkeep(sum(a.infantry for a in mine), sum(a.cavalry for a in mine),
                             world.season, sender.rules, ships=sum(a.ships for a in mine))
     scattered = claim.scattered_until is not None and claim.scattered_until > at
-    return world, StatusReport(claim, at, sender.map.tile(claim.holdfast).defense_bonus,
-                               scattered, mine, upkeep)
+    seat = has_seat(world, claim)
+    # a holdfast's secret bonus is its holder's to see: the seat's only while it holds it
+    held = tuple((t.id, t.defense_bonus) for t in sender.map.holdfasts()
+                 if t.id != claim.holdfast and holder_of(world, t.id) == claim.id)
+    return world, StatusReport(claim, at,
+                               sender.map.tile(claim.holdfast).defense_bonus if seat
+                               else Decimal(1), scattered, mine, upkeep, seat=seat, held=held)

@@ -106,12 +106,12 @@ _A, _B, _S, _R, _H = Part.ARMIES, Part.BATTLES, Part.SIEGES, Part.RELATIONS, Par
 _C, _M = Part.CHARACTERS, Part.MODIFIERS
 ORDER_KINDS: Mapping[type, OrderKind] = MappingProxyType({k.order: k for k in (
     # In the players' guide's order (rules.campaign.language.ORDER_FORMS).
-    _kind(o.Muster, decide_muster),
+    _kind(o.Muster, decide_muster, _H),  # a claim whose seat fell cannot muster
     _kind(o.Move, decide_move, _A, _B, _S, _R, _M),
     _kind(o.Attack, decide_attack, _A, _B, _R),
     _kind(o.Intercept, decide_intercept, _A, _B, _R),
-    _kind(o.Siege, decide_siege, _A, _S, _R, _M),
-    _kind(o.Assault, decide_assault, _A, _B, _R),
+    _kind(o.Siege, decide_siege, _A, _S, _R, _M, _H),
+    _kind(o.Assault, decide_assault, _A, _B, _R, _H),
     _kind(o.Sally, decide_sally, _A, _S),
     _kind(o.Lift, decide_lift, _A, _B, _S),
     _kind(o.Retreat, decide_retreat, _A, _B, _R),
@@ -119,14 +119,14 @@ ORDER_KINDS: Mapping[type, OrderKind] = MappingProxyType({k.order: k for k in (
     _kind(o.Spare, decide_spare, _A, _B),
     _kind(o.Cancel, decide_cancel, _A, _B),  # an assault may be called off
     _kind(o.Route, decide_route, _A, _R),
-    _kind(o.Status, decide_status, _A),
-    _kind(o.Odds, None, _A, _C, _M),
+    _kind(o.Status, decide_status, _A, _H),
+    _kind(o.Odds, None, _A, _B, _R, _C, _M),  # allies join sides; a pending battle
     _kind(o.Build, decide_build),
     _kind(o.Buy, decide_buy, _A),
     _kind(o.Assign, decide_assign, _A, _C),
-    _kind(o.Blockade, decide_blockade, _A, _S, _R),
+    _kind(o.Blockade, decide_blockade, _A, _S, _R, _H),
     _kind(o.Cede, decide_cede, _A, _H, _R),
-    _kind(o.Disband, decide_disband, _A),
+    _kind(o.Disband, decide_disband, _A, _C),
     _kind(o.Away, None),  # a leave: kept by bot.services.absence, outside the rules' world
     _kind(o.Help, None),
 )})

@@ -27,9 +27,17 @@ from rules.campaign.decide.common import (
     tick_of,
     with_army,
 )
+from rules.campaign.holdfasts import NEUTRAL
 from rules.campaign.modifiers import Modifier
 from rules.campaign.naming import state_word
-from rules.campaign.siege import SiegeLength, SpecialHoldfast, check_siege_start, siege_months
+from rules.campaign.sides import garrison_count
+from rules.campaign.siege import (
+    SiegeLength,
+    SpecialHoldfast,
+    check_siege_start,
+    neutral_siege_length,
+    siege_months,
+)
 from rules.campaign.world import (
     FIGHTING_STATES,
     ArmyKind,
@@ -110,10 +118,10 @@ def decide_siege(world: World, sender: Sender, order: o.Siege, at: datetime
                       "a standing army on the holdfast",
                       route_example(world, sender, a, (hold.id,)))
     owner = holdfast_owner(world, hold.id)
-    if owner is None or owner.id == a.claim_id:
-        raise refuse(f"{name_md(hold.label)} is not an enemy "
-                      "holdfast", "a holdfast of another claim",
-                      f"siege {hold.label} with {force(a)}")
+    if not hold.holdfast or (owner is not None and owner.id == a.claim_id):
+        raise refuse(f"{name_md(hold.label)} is "
+                     + ("your own holdfast" if hold.holdfast else "not a holdfast"),
+                     "a holdfast of another claim, or one nobody holds", "status")
     if active_siege(world, hold.id) is not None:
         raise refuse(f"{name_md(hold.label)} is already under "
                       "siege", "a holdfast not yet besieged",
@@ -125,24 +133,31 @@ def decide_siege(world: World, sender: Sender, order: o.Siege, at: datetime
                           hostile_troops_on_tile=bool(defenders),
                           blockaded=blockaded(world, a.claim_id, hold.id, sender.map))
     except SpecialHoldfast:
-        return world, SiegeReferred(a.id, hold.id, owner.id, a.infantry, a.cavalry, a.ships,
-                                    kind=a.kind)
+        return world, SiegeReferred(a.id, hold.id, owner.id if owner else NEUTRAL, a.infantry,
+                                    a.cavalry, a.ships, kind=a.kind)
     attack = sender.modifiers.besieger(a)
-    defense = sender.modifiers.holdfast(owner.id)
-    length = siege_months(owner.infantry + owner.cavalry, sender.rules,
-                          besieger_modifiers=attack, defender_modifiers=defense)
-    world, before = declare_war(world, a.claim_id, owner.id)
+    if owner is None:  # nobody holds it: no war, its neutral garrison from the map
+        length = neutral_siege_length(hold.garrison, sender.rules, attack)
+        before = None
+    else:
+        defense = sender.modifiers.holdfast(owner.id)
+        # the garrison: every troop of the holder there (at home, mustering, standing)
+        length = siege_months(sum(garrison_count(world, owner, hold.id)), sender.rules,
+                              besieger_modifiers=attack, defender_modifiers=defense)
+        world, before = declare_war(world, a.claim_id, owner.id)
+    defender = owner.id if owner is not None else NEUTRAL
     siege = SiegeState(id=NEW_SIEGE, army_id=a.id, besieger_claim=a.claim_id,
-                       defender_claim=owner.id, holdfast=hold.id,
+                       defender_claim=defender, holdfast=hold.id,
                        # months count from the tick at or after the order
                        started_tick=tick_index(next_tick_at_or_after(at, sender.rules),
                                                sender.rules),
                        months_required=length.months)
     a = replace(a, state=ArmyState.BESIEGING)
     world = replace(with_army(world, a), sieges=(*world.sieges, siege))
-    wars = () if before is None else ((a.claim_id, owner.id, before),)
-    return world, SiegeBegun(NEW_SIEGE, a.id, hold.id, a.claim_id, owner.id, length, attack,
-                             defense, a.infantry, a.cavalry, a.ships, wars=wars, kind=a.kind)
+    wars = () if before is None else ((a.claim_id, defender, before),)
+    return world, SiegeBegun(NEW_SIEGE, a.id, hold.id, a.claim_id, defender, length, attack,
+                             sender.modifiers.holdfast(owner.id) if owner else (), a.infantry,
+                             a.cavalry, a.ships, wars=wars, kind=a.kind)
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,7 +12,14 @@ from decimal import Decimal
 from fractions import Fraction
 
 from rules.campaign import calendar
-from rules.campaign.battle import BattleResult, Side, Winner, resolve_battle
+from rules.campaign.battle import (
+    BattleResult,
+    Side,
+    SideResult,
+    Winner,
+    resolve_battle,
+    side_strength,
+)
 from rules.campaign.characters import (
     Fate,
     settle_fate,
@@ -33,6 +40,7 @@ from rules.campaign.movement import (
 from rules.campaign.paths import entry_cost
 from rules.campaign.publication import PublicAssault, public_assault
 from rules.campaign.retreat import roll_retreat
+from rules.campaign.sides import GARRISON_STATES, fighting_sides, garrison_armies, join_wars
 from rules.campaign.tick.events import (
     BattleFought,
     BattleVoid,
@@ -145,7 +153,7 @@ class _Battles:
         due = sorted((b for b in self.world.battles if b.id is not None
                       and b.status is BattleStatus.PENDING and b.resolve_tick <= self.tick.index),
                      key=lambda b: b.id or 0)
-        for battle in due:
+        for battle in self.strongest_first(due):
             if battle.kind is BattleKind.FIELD:
                 self.field(battle)
             elif battle.kind is BattleKind.ASSAULT:
@@ -153,14 +161,47 @@ class _Battles:
             else:
                 self.sally(battle)
 
+    def strongest_first(self, due: Sequence[BattleState]) -> list[BattleState]:
+        """``due`` with the field battles of each tile that has several (three or more hostile
+        claims there) fought the pair of sides with the largest total strength first; the
+        survivors then meet the next. Tiles keep the order of their first battle."""
+        by_tile: dict[str, list[BattleState]] = {}
+        for b in due:
+            by_tile.setdefault(b.tile, []).append(b)
+        ordered: list[BattleState] = []
+        for b in due:
+            here = by_tile.pop(b.tile, None)
+            if here is not None:
+                ordered.extend(sorted(here, key=lambda x: (-self.total_strength(x), x.id or 0))
+                               if len(here) > 1 else here)
+        return ordered
+
+    def total_strength(self, battle: BattleState) -> Decimal:
+        """Both sides' strength of a field battle as it stands (0 for any other battle, or one
+        whose armies have parted)."""
+        att = self.armies.get(battle.attacker_army)
+        dfd = self.armies.get(battle.defender_army)
+        if battle.kind is not BattleKind.FIELD or att is None or dfd is None \
+                or att.tile != dfd.tile:
+            return Decimal(0)
+        attackers, defenders = fighting_sides(
+            self.now(), att, dfd, map=self.tick.map, tick=self.tick.index,
+            modifiers=self.tick.modifiers, began=battle.created_tick)
+        return side_strength([s for _, s in attackers], Role.ATTACK, self.tick.rules).value \
+            + side_strength([s for _, s in defenders], Role.DEFENSE, self.tick.rules).value
+
+    def void(self, battle: BattleState) -> None:
+        """``battle`` does not happen (reported: both claims are told)."""
+        battle = replace(battle, status=BattleStatus.VOID)
+        self.set_battle(battle)
+        self.events.append(BattleVoid(battle))
+
     def field(self, battle: BattleState) -> None:
         att = self.armies.get(battle.attacker_army)
         dfd = self.armies.get(battle.defender_army)
         if att is None or dfd is None or att.tile != dfd.tile \
                 or ArmyState.GONE in (att.state, dfd.state):
-            battle = replace(battle, status=BattleStatus.VOID)
-            self.set_battle(battle)
-            self.events.append(BattleVoid(battle))
+            self.void(battle)
             return
         if battle.reaction is Reaction.RETREAT and battle.reactor_claim is not None:
             runner = att if att.claim_id == battle.reactor_claim else dfd
@@ -178,17 +219,24 @@ class _Battles:
                 self.events.append(OpponentDecides(battle, runner, opponent))
                 return
             att, dfd = self.armies[att.id], self.armies[dfd.id]
-        # The defender bonus is the defender's: the attacker either marched in (in transit)
-        # or left its own position to attack, so it never has it; the defender has it only if
-        # it stood there before the battle began (arriving together, neither has it).
+        # Fought between sides: every army on the tile that joins either claim
+        # (rules.campaign.sides). The defender bonus is the defenders': the attackers either
+        # marched in (in transit) or left their position to attack, so they never have it; a
+        # defender has it only if it stood there before the battle began.
+        attackers, defenders = fighting_sides(
+            self.now(), att, dfd, map=self.tick.map, tick=self.tick.index,
+            modifiers=self.tick.modifiers, began=battle.created_tick)
         dice, event = self.dice.roll_for(f"battle:{battle.id or 0}", att, dfd)
-        result = resolve_battle(self.side(att, Winner.ATTACKER),
-                                self.side(dfd, Winner.DEFENDER, began=battle.created_tick),
+        result = resolve_battle([side for _, side in attackers], [side for _, side in defenders],
                                 dice=dice, rules=self.tick.rules)
         battle = replace(battle, status=BattleStatus.RESOLVED)
         self.set_battle(battle)
+        self.world = join_wars(self.world, (a.claim_id for a, _ in attackers),
+                               (a.claim_id for a, _ in defenders))
         self.apply_result(battle, result, att, dfd, hidden_defender=False,
-                          dice_line=self.dice.line(event, dice))
+                          dice_line=self.dice.line(event, dice),
+                          joined=(tuple(a for a, _ in attackers[1:]),
+                                  tuple(a for a, _ in defenders[1:])))
 
     def try_retreat(self, battle: BattleState, runner: Army) -> bool:
         chosen = runner.meta.get("retreat_route")
@@ -229,11 +277,12 @@ class _Battles:
 
     def garrison(self, claim: ClaimState, tile: str, states: frozenset[ArmyState]
                  ) -> list[_Contingent]:
-        """The claim's troops at home, then its land armies on ``tile`` in ``states``."""
+        """The claim's troops at home, then its land armies on ``tile`` in ``states``
+        (:func:`rules.campaign.sides.garrison_armies` for the whole garrison)."""
         return [_Contingent(None, claim.infantry, claim.cavalry), *(
-            _Contingent(a.id, a.infantry, a.cavalry) for a in self.armies.values()
-            if a.claim_id == claim.id and a.tile == tile and a.kind is ArmyKind.LAND
-            and a.state in states)]
+            _Contingent(a.id, a.infantry, a.cavalry)
+            for a in garrison_armies(self.world, claim.id, tile, self.armies.values())
+            if a.state in states)]
 
     def garrison_side(self, claim: ClaimState, tile_id: str, garrison: Sequence[_Contingent],
                       *, defending: bool) -> Side:
@@ -283,35 +332,55 @@ class _Battles:
                      dfd: Army | None, *, hidden_defender: bool,
                      garrison_claim: ClaimState | None = None,
                      garrison: Sequence[_Contingent] = (), dice_line: str = "",
-                     public: PublicAssault | None = None) -> None:
+                     public: PublicAssault | None = None,
+                     joined: tuple[Sequence[Army], Sequence[Army]] = ((), ())) -> None:
         """Apply a battle's losses; the side with no army is ``garrison_claim``'s
         ``garrison`` (its troops at home and its armies in the holdfast), whose losses are
-        shared. The beaten army goes back the way it came (or behind its own walls)."""
+        shared. ``joined``: the other armies of each side (after ``att`` and ``dfd``, in the
+        side's order), each taking its own part of the losses. The beaten armies go back the
+        way they came (or behind their own walls)."""
         after: list[Army | None] = []
-        for which, a in ((Winner.ATTACKER, att), (Winner.DEFENDER, dfd)):
+        others: list[Army] = []
+        for which, a, more in ((Winner.ATTACKER, att, joined[0]),
+                               (Winner.DEFENDER, dfd, joined[1])):
             side = result.side(which)
             if a is not None:
-                a = replace(a, infantry=a.infantry - side.losses.infantry,
-                            cavalry=a.cavalry - side.losses.cavalry,
-                            ships=a.ships - side.losses.ships, retreat_penalty=False)
-                if side.captured:
-                    a = self.capture(a)
-                elif a.size == 0:
-                    a = gone(a, "fell in battle to the last man")
-                self.set(a)
-                if not side.captured:
-                    self.record_slain(a.claim_id, side.losses.infantry, side.losses.cavalry)
+                hit = [self.take_losses(army, part)
+                       for army, part in zip((a, *more), side.armies(), strict=True)]
+                a = hit[0]
+                others.extend(hit[1:])
             elif garrison_claim is not None:
                 self.garrison_losses(garrison_claim.id, garrison, side.losses.infantry,
                                      side.losses.cavalry, captured=side.captured)
             after.append(a)
-        fates = self.settle_fates(battle, result, after[0], after[1])
+        fates = self.settle_fates(battle, result, after[0], after[1], joined)
         after = [self.armies[a.id] if a is not None else None for a in after]
         self.events.append(BattleFought(
             battle, result, after[0], after[1], hidden_defender,
             garrison_claim.id if garrison_claim is not None else None, dice_line, public,
-            fates))
-        loser = after[0] if result.winner is Winner.DEFENDER else after[1]
+            fates, tuple(self.armies[a.id] for a in others)))
+        beaten = joined[0] if result.winner is Winner.DEFENDER else joined[1]
+        self.beaten(after[0] if result.winner is Winner.DEFENDER else after[1])
+        for a in beaten:
+            self.beaten(self.armies[a.id])
+
+    def take_losses(self, a: Army, part: SideResult) -> Army:
+        """Army ``a`` takes its ``part`` of a side's losses (captured, or gone to the last
+        man); the slain are counted for regeneration."""
+        a = replace(a, infantry=a.infantry - part.losses.infantry,
+                    cavalry=a.cavalry - part.losses.cavalry,
+                    ships=a.ships - part.losses.ships, retreat_penalty=False)
+        if part.captured:
+            a = self.capture(a)
+        elif a.size == 0:
+            a = gone(a, "fell in battle to the last man")
+        self.set(a)
+        if not part.captured:
+            self.record_slain(a.claim_id, part.losses.infantry, part.losses.cavalry)
+        return a
+
+    def beaten(self, loser: Army | None) -> None:
+        """A beaten army still standing goes back the way it came, or behind its own walls."""
         if loser is not None and loser.state is not ArmyState.GONE:
             home = self.claims.get(loser.claim_id)
             if not loser.travelled and home is not None and home.holdfast == loser.tile \
@@ -323,7 +392,8 @@ class _Battles:
                 self.send_back(loser)
 
     def settle_fates(self, battle: BattleState, result: BattleResult, att: Army | None,
-                     dfd: Army | None) -> tuple[FateRolled, ...] | None:
+                     dfd: Army | None, joined: tuple[Sequence[Army], Sequence[Army]] = ((), ())
+                     ) -> tuple[FateRolled, ...] | None:
         """Roll the fate table of each character the battle called to a death or an injury
         roll (dice key ``fate:<battle id>:<name>``, the armies' last orders as entropy), when
         the campaign has the bot roll them (None when it does not). A character killed is dead
@@ -333,21 +403,33 @@ class _Battles:
             return None
         claims = {Winner.ATTACKER: battle.attacker_claim, Winner.DEFENDER: battle.defender_claim}
         rolled: list[FateRolled] = []
-        for which in (Winner.ATTACKER, Winner.DEFENDER):
-            for fate in result.side(which).fates:
-                if fate.fate not in (Fate.DEATH_ROLL, Fate.INJURY_ROLL):
-                    continue
-                dice, event = self.dice.roll_for(f"fate:{battle.id or 0}:{fate.name}", att, dfd)
-                roll = settle_fate(fate, dice=dice, death_table=settings.death_table,
-                                   injury_table=settings.injury_table)
-                if roll is None:
-                    continue
-                dies = settings.kills(fate, roll)
-                if dies:
-                    self.kill(claims[which], fate.name)
-                rolled.append(FateRolled(which, claims[which], fate.name, roll, dies,
-                                         self.dice.line(event, dice), tuple(dice.rolls)))
+        for which, more in ((Winner.ATTACKER, joined[0]), (Winner.DEFENDER, joined[1])):
+            parts = result.side(which).armies()
+            # each army of a side rolls for its own characters (its claim's)
+            owners = (claims[which], *(a.claim_id for a in more))
+            for owner, part in zip(owners, parts, strict=True):
+                rolled.extend(self.settle_part(battle, which, owner, part, att, dfd))
         return tuple(rolled)
+
+    def settle_part(self, battle: BattleState, which: Winner, claim_id: int, part: SideResult,
+                    att: Army | None, dfd: Army | None) -> list[FateRolled]:
+        """The fate-table rolls of one army's characters (claim ``claim_id``)."""
+        settings = self.tick.fates
+        rolled: list[FateRolled] = []
+        for fate in part.fates:
+            if fate.fate not in (Fate.DEATH_ROLL, Fate.INJURY_ROLL):
+                continue
+            dice, event = self.dice.roll_for(f"fate:{battle.id or 0}:{fate.name}", att, dfd)
+            roll = settle_fate(fate, dice=dice, death_table=settings.death_table,
+                               injury_table=settings.injury_table)
+            if roll is None:
+                continue
+            dies = settings.kills(fate, roll)
+            if dies:
+                self.kill(claim_id, fate.name)
+            rolled.append(FateRolled(which, claim_id, fate.name, roll, dies,
+                                     self.dice.line(event, dice), tuple(dice.rolls)))
+        return rolled
 
     def kill(self, claim_id: int, name: str) -> None:
         """Claim ``claim_id``'s free character ``name`` (the first by id) is dead; the army it
@@ -372,7 +454,7 @@ class _Battles:
         claim = self.claims.get(battle.defender_claim)
         if att is None or claim is None or att.tile != battle.holdfast \
                 or att.state is ArmyState.GONE:
-            self.set_battle(replace(battle, status=BattleStatus.VOID))
+            self.void(battle)
             return
         # Every troop of the claim on the tile defends: at home, mustering, standing, or back
         # inside after a sally; they share the holdfast's fate.
@@ -411,14 +493,14 @@ class _Battles:
         siege = self.active_siege(battle.holdfast)
         if besieger is None or claim is None or siege is None \
                 or besieger.state is not ArmyState.BESIEGING:
-            self.set_battle(replace(battle, status=BattleStatus.VOID))
+            self.void(battle)  # (the siege ended: the sally's side is told)
             return
         sally_army = self.armies.get(battle.attacker_army) if battle.attacker_army else None
         garrison: list[_Contingent] = []
         if sally_army is not None:
             if sally_army.state is not ArmyState.GARRISON:
                 # only ready troops inside the walls sally
-                self.set_battle(replace(battle, status=BattleStatus.VOID))
+                self.void(battle)
                 return
             sally_side = self.side(sally_army, Winner.ATTACKER)
         else:  # the whole ready garrison: the troops at home and the armies inside
@@ -447,7 +529,7 @@ class _Battles:
                              march=replace(a.march, path=(), costs=())))
 
 
-_DEFENDING = frozenset({ArmyState.MUSTERING, ArmyState.GARRISON, ArmyState.STANDING})
+_DEFENDING = GARRISON_STATES
 """The states of a claim's armies on its holdfast that defend it against an assault."""
 
 
@@ -503,14 +585,19 @@ def advance_meetings(world: World, tick: Tick) -> tuple[World, list[TickEvent]]:
     armies = dict(world.armies)
     battles = list(world.battles)
     events: list[TickEvent] = []
+    pending = {(b.tile, frozenset((b.attacker_claim, b.defender_claim))) for b in world.battles
+               if b.status is BattleStatus.PENDING}
     for attacker, defender in hostile_meetings(presences, world.at_war, busy):
-        if (attacker.army, defender.army, attacker.tile) in spared:
-            continue
+        if (attacker.army, defender.army, attacker.tile) in spared \
+                or (attacker.tile, frozenset((attacker.claim, defender.claim))) in pending:
+            continue  # (a battle of their claims is pending there: they fight in it)
         for stopping in (attacker.army, defender.army):
             if armies[stopping].state in (ArmyState.MARCHING, ArmyState.RETREATING):
                 armies[stopping] = arrived(armies[stopping], tick.index)  # both stop to fight
         att, dfd = armies[attacker.army], armies[defender.army]
-        battle = meet(att, dfd, tick, world.new_battle_id(battles))
+        # both came this tick (on the move, or stopped by the meeting): both were marching
+        battle = meet(att, dfd, tick, world.new_battle_id(battles), both_marching=all(
+            p.since is None or p.since == tick.index for p in (attacker, defender)))
         battles.append(battle)
         events.append(Encounter(att, dfd, battle))
     if not events:

@@ -48,6 +48,7 @@ from rules.campaign.world import (
     HolderState,
     World,
     gone,
+    released,
 )
 from rules.campaign.worldmap import WorldMap
 
@@ -124,7 +125,8 @@ def advance_upkeep(world: World, claim_id: int, date: calendar.GameDate, tick: T
     armies = dict(world.armies)
     for a in raised:
         armies[a.id] = gone(a, "scattered, unpaid and unfed")
-    world = replace(world, claims={**world.claims, claim_id: claim}, armies=armies)
+    world = replace(world, claims={**world.claims, claim_id: claim}, armies=armies,
+                    characters=released(world, [a.id for a in raised]))  # they go home too
     return world, [Scattered(claim, date, result)]
 
 
@@ -200,7 +202,7 @@ def advance_holders(world: World, tick: Tick) -> tuple[World, list[TickEvent]]:
             on_tile.setdefault(a.tile, []).append(a)
     holders = dict(world.holders)
     events: list[TickEvent] = []
-    for tile in sorted(set(on_tile) | set(world.holders)):
+    for tile in sorted(set(on_tile) | (set(world.holders) & resource)):  # (holdfasts: not here)
         row = world.holders.get(tile)
         before = row.claim_id if row is not None else None
         holder = tile_holder(on_tile.get(tile, ()), tick.rules, recorded=before,

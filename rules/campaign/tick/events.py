@@ -128,12 +128,15 @@ class SiegeMonth:
 @dataclass(frozen=True, slots=True)
 class HoldfastFalls:
     """The holdfast of ``siege`` fell: ``how`` (``taken by assault``, ``starved out after N
-    months of siege``); the garrison captured (``infantry``, ``cavalry``)."""
+    months of siege``); the garrison captured (``infantry``, ``cavalry``); it is now the
+    besieger's claim's. ``seat_lost``: it was the defender's seat (that claim has no seat until
+    the moderators give one)."""
 
     siege: SiegeState
     how: str
     infantry: int
     cavalry: int
+    seat_lost: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -290,6 +293,8 @@ class BattleFought:
     dice_line: str
     public: PublicAssault | None = None
     fates: tuple[FateRolled, ...] | None = None
+    joined: tuple[Army, ...] = ()
+    """The other armies that fought on either side (after their losses)."""
 
     def secret_strengths(self) -> tuple[tuple[Winner, Army], ...]:
         """The armies whose strength counted a hidden modifier: each is told privately its

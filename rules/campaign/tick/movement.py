@@ -16,6 +16,7 @@ from rules.campaign.detection import (
     detection_target,
     roll_against,
 )
+from rules.campaign.meetings import Step, settle_steps
 from rules.campaign.modifiers import (
     Modifier,
 )
@@ -39,6 +40,7 @@ from rules.campaign.world import (
     ArmyState,
     BattleKind,
     BattleState,
+    BattleStatus,
     EventDice,
     March,
     World,
@@ -80,6 +82,12 @@ def observers_of(world: World, tick: Tick) -> dict[str, tuple[int, ObserverKind]
     found: dict[str, tuple[int, ObserverKind]] = {}
     for claim in world.claims.values():
         found[claim.holdfast] = (claim.id, ObserverKind.HOLDFAST)
+    for tile, row in world.holders.items():  # holdfasts that changed hands watch for the holder
+        if tile in tick.map and tick.map.tile(tile).holdfast:
+            if row.claim_id is None:
+                found.pop(tile, None)
+            else:
+                found[tile] = (row.claim_id, ObserverKind.HOLDFAST)
     resource = resource_ids(tick.map)
     for a in world.armies.values() if resource else ():
         if a.state is ArmyState.STANDING and a.tile in resource and a.tile not in found:
@@ -140,10 +148,12 @@ class _Moves:
         # The armies on each tile, in the order they came (the order encounters look in).
         self.by_tile: dict[str, list[int]] = {}
         self.held: set[str] = set()
-        """The tiles where an army of a claim at war stands or besieges (the only tiles where
-        a march may meet an enemy); an army that stops in this phase adds its tile."""
+        """The tiles where an army of a claim at war stands or besieges as the phase begins
+        (the only tiles where a march may meet an enemy standing)."""
         self.moving: list[Army] = []
         """The armies on the move, by id."""
+        self.limits: dict[int, int] = {}
+        """How many tiles each army on the move enters this tick (:meth:`settle`)."""
         by_tile, moving, held, warring = self.by_tile, self.moving, self.held, self.warring
         for a in world.armies.values():
             here = by_tile.get(a.tile)
@@ -180,9 +190,27 @@ class _Moves:
     def move_all(self) -> None:
         self.watch(observers_of(self.world, self.tick))
         index = self.tick.index
-        for a in self.moving:  # (a step changes no army but the one stepping)
-            if a.march.path and marches_on(index, a.march.depart_tick):
-                self.step(a)  # (no tile is entered on the departure tick itself)
+        stepping = [a for a in self.moving  # (no tile is entered on the departure tick itself)
+                    if a.march.path and marches_on(index, a.march.depart_tick)]
+        self.limits = self.settle(stepping)
+        for a in stepping:  # (a step changes no army but the one stepping)
+            self.step(a)
+
+    def settle(self, stepping: Sequence[Army]) -> dict[int, int]:
+        """How many tiles each stepping army enters, all armies moving at once
+        (:func:`rules.campaign.meetings.settle_steps`): the standing armies that stop an
+        enemy are those holding their tile as the phase begins; the armies on the move that
+        do not step this tick end their step where they are."""
+        steps = {a.id: Step(a.id, a.claim_id, a.kind, a.tile, ()) for a in self.moving}
+        for a in stepping:
+            m = a.march
+            n, _ = enter_tiles(m.costs, 0, m.saved, self.budget(a), self.savings)
+            steps[a.id] = Step(a.id, a.claim_id, a.kind, a.tile, m.path[:n])
+        standing: dict[str, list[tuple[int, str]]] = {}
+        for a in self.world.armies.values():
+            if a.state in _HOLDING and a.id not in steps:
+                standing.setdefault(a.tile, []).append((a.claim_id, a.kind))
+        return settle_steps(list(steps.values()), self.world.at_war, standing)
 
     def step(self, a: Army) -> None:
         """Army ``a`` marches on for one tick (:func:`~rules.campaign.movement.enter_tiles`):
@@ -191,6 +219,9 @@ class _Moves:
         path (:meth:`arrive`)."""
         m = a.march
         entered, saved = enter_tiles(m.costs, 0, m.saved, self.budget(a), self.savings)
+        met = self.limits.get(a.id, entered) < entered
+        if met:  # it meets an enemy on its way: it stops there
+            entered = self.limits[a.id]
         if not entered:
             self.armies[a.id] = evolve(a, march=March(m.path, m.costs, saved, m.depart_tick))
             return
@@ -215,12 +246,11 @@ class _Moves:
                 meta = self.detect(now, watchers, rolled)
             elif i == 0:
                 meta = _with_rolled(meta)
-            if may_meet and tile in held:
+            if may_meet and i == entered - 1 and (tile in held or met):
                 if now_at != i or now.meta is not meta:
                     now, now_at = self.entered(a, i, saved, meta), i
-                if self.encounter(now):
-                    stopped = True
-                    break
+                # an enemy standing there since the phase began: a battle begins
+                stopped = self.encounter(now) or met
         if now_at != i or now.meta is not meta:
             now = self.entered(a, i, saved, meta)
         here = self.by_tile.get(now.tile)
@@ -230,8 +260,6 @@ class _Moves:
             here.append(a.id)
         if stopped or not now.march.path:
             now = self.arrive(now, interrupted=stopped)
-            if now.claim_id in self.warring:
-                self.held.add(now.tile)
         self.armies[a.id] = now
 
     @staticmethod
@@ -314,10 +342,12 @@ class _Moves:
         return None
 
     def encounter(self, a: Army) -> bool:
-        """A marching (or retreating) army entering a tile held by an enemy at war stops there
-        to fight (a retreat passing through an enemy is stopped too)."""
-        for other in self.on_tile(a.tile):
-            if other.id == a.id or other.kind is not a.kind:
+        """A marching (or retreating) army that has stopped on a tile where an enemy at war
+        stood as the phase began (and still stands) fights it (a retreat passing through an
+        enemy is stopped too); one it met on the move meets it in :func:`advance_meetings`."""
+        for other in sorted(self.on_tile(a.tile), key=lambda o: (o.stationary_since or 0,
+                                                                 o.claim_id, o.id)):
+            if other.id == a.id or other.kind is not a.kind or other.id in self.limits:
                 continue
             if other.state not in _HOLDING:
                 continue
@@ -328,8 +358,13 @@ class _Moves:
         return False
 
     def meet(self, a: Army, other: Army) -> None:
-        """Army ``a`` meets enemy ``other`` on its tile: a battle after the reaction window.
-        The first reaction is the defender's if it detected ``a``, else ``a``'s."""
+        """Army ``a`` marched onto the tile where enemy ``other`` stands: a battle after the
+        reaction window, whose first reaction is ``other``'s claim's (:func:`meet`); none when
+        their claims already have a battle pending there (``a`` joins its side)."""
+        if any(b.status is BattleStatus.PENDING and b.tile == a.tile
+               and {b.attacker_claim, b.defender_claim} == {a.claim_id, other.claim_id}
+               for b in self.battles):
+            return
         battle = meet(a, other, self.tick, self.world.new_battle_id(self.battles))
         self.battles.append(battle)
         self.events.append(Encounter(a, other, battle))
@@ -345,15 +380,24 @@ class _Moves:
         return replace(self.world, armies=self.armies, battles=tuple(self.battles))
 
 
-def meet(a: Army, other: Army, tick: Tick, battle_id: int | None = None) -> BattleState:
+def meet(a: Army, other: Army, tick: Tick, battle_id: int | None = None, *,
+         both_marching: bool = False) -> BattleState:
     """The field battle (numbered ``battle_id``: :meth:`World.new_battle_id`) that begins when
-    army ``a`` meets the enemy ``other`` on its tile."""
-    reactor = other.claim_id if other.claim_id in a.detected_by else a.claim_id
+    army ``a`` meets the enemy ``other`` on its tile. ``a`` marched onto the tile where
+    ``other`` stands: it started the battle, so ``other``'s claim has the first reaction
+    (starting a battle is always detected by the defender). When both were marching (they met
+    within the tick, ``both_marching``) neither has it: nobody may retreat, and the battle is
+    fought at the next tick."""
+    if both_marching:
+        return BattleState(battle_id, tile=a.tile, kind=BattleKind.FIELD, attacker_army=a.id,
+                           defender_army=other.id, attacker_claim=a.claim_id,
+                           defender_claim=other.claim_id, created_tick=tick.index,
+                           resolve_tick=tick.index + 1, reactor_claim=None)
     return BattleState(battle_id, tile=a.tile, kind=BattleKind.FIELD, attacker_army=a.id,
                        defender_army=other.id, attacker_claim=a.claim_id,
                        defender_claim=other.claim_id, created_tick=tick.index,
                        resolve_tick=tick.index + tick.rules.reaction_ticks,
-                       reactor_claim=reactor)
+                       reactor_claim=other.claim_id)
 
 
 def arrived(a: Army, tick: int) -> Army:

@@ -8,6 +8,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from rules.campaign import calendar
+from rules.campaign.holdfasts import change_hands
+from rules.campaign.sides import garrison_armies
 from rules.campaign.siege import SiegeState as SiegeCount
 from rules.campaign.siege import advance_siege_month, month_checks
 from rules.campaign.tick.events import (
@@ -32,33 +34,38 @@ from rules.campaign.world import (
 # --- sieges ---------------------------------------------------------------------------------
 def holdfast_falls(world: World, siege: SiegeState, how: str
                    ) -> tuple[World, HoldfastFalls]:
-    """The holdfast of ``siege`` falls (``how``: taken by assault, starved out): the
-    defender's troops at home and every land army of it on the tile are captured (their
-    characters too), the siege is over and the besiegers stand on the tile."""
+    """The holdfast of ``siege`` falls (``how``: taken by assault, starved out) and changes
+    hands: its holder is now the besieger's claim (:func:`rules.campaign.holdfasts.
+    change_hands`: its detection, its secret defence bonus and its improvements with it). The
+    defender's garrison (:func:`rules.campaign.sides.garrison_armies`, and its troops at home
+    when it was its seat) is captured (their characters too), the siege is over and the
+    besiegers stand on the tile. A holdfast nobody held yields its neutral garrison, counted
+    by the map, not here."""
     claims = dict(world.claims)
     armies = dict(world.armies)
     defender = world.claims.get(siege.defender_claim)
-    infantry = defender.infantry if defender is not None else 0
-    cavalry = defender.cavalry if defender is not None else 0
-    if defender is not None:
+    seat = defender is not None and defender.holdfast == siege.holdfast
+    infantry = defender.infantry if defender is not None and seat else 0
+    cavalry = defender.cavalry if defender is not None and seat else 0
+    if defender is not None and seat:
         claims[defender.id] = replace(defender, infantry=0, cavalry=0, scattered_infantry=0,
                                       scattered_cavalry=0)
     taken = []
-    for a in world.armies.values():  # every troop of the claim on the tile shares its fate
-        if a.claim_id == siege.defender_claim and a.tile == siege.holdfast \
-                and a.kind is ArmyKind.LAND and a.state is not ArmyState.GONE:
-            infantry += a.infantry
-            cavalry += a.cavalry
-            armies[a.id] = replace(gone(a, "were captured when the holdfast fell"),
-                                   commander_id=None)
-            taken.append(a.id)
+    # the whole garrison shares the holdfast's fate (rules.campaign.sides.garrison_armies)
+    for a in garrison_armies(world, siege.defender_claim, siege.holdfast):
+        infantry += a.infantry
+        cavalry += a.cavalry
+        armies[a.id] = replace(gone(a, "were captured when the holdfast fell"),
+                               commander_id=None)
+        taken.append(a.id)
     fallen = replace(siege, status=SiegeStatus.FALLEN)
     besieger = armies.get(siege.army_id)
     if besieger is not None and besieger.state is ArmyState.BESIEGING:
         armies[besieger.id] = replace(besieger, state=ArmyState.STANDING)
     world = replace(world, claims=claims, armies=armies, characters=captured(world, taken),
                     sieges=with_siege(world.sieges, fallen))
-    return world, HoldfastFalls(fallen, how, infantry, cavalry)
+    world = change_hands(world, siege.holdfast, siege.besieger_claim)
+    return world, HoldfastFalls(fallen, how, infantry, cavalry, seat_lost=seat)
 
 
 def with_siege(sieges: Sequence[SiegeState], siege: SiegeState) -> tuple[SiegeState, ...]:
@@ -93,6 +100,11 @@ def advance_sieges(world: World, tick: Tick) -> tuple[World, list[TickEvent]]:
             continue
         if besieger.tile != siege.holdfast or besieger.state is not ArmyState.BESIEGING:
             world = _end(world, siege, "have left the holdfast's tile", events)
+            continue
+        if siege.months_required == 0 and tick.index > siege.started_tick:
+            # nobody held it and nobody garrisons it: it falls at the first tick after
+            world, fall = holdfast_falls(world, siege, "taken without a fight")
+            events.append(fall)
             continue
         started = calendar.tick_time(siege.started_tick, tick.rules)
         for month in month_checks(started, previous, at, tick.rules.month_length):

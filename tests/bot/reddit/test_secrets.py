@@ -61,7 +61,11 @@ def test_public_posts_hold_no_secret_bonus_and_no_detection_result(bot: Harness)
     secret = [(who, body) for who, body in private if secrets_in(body)]
     assert any("Detection roll" in body for _, body in secret)
     assert any("holdfast defenses (secret)" in body for _, body in secret)
-    assert {who for who, _ in secret} == {"hoster_tully"}
+    # Tully's own secrets reach Tully; Riverrun fell, so its defences are Lannister's now
+    # (issue #23: a fallen holdfast's secret bonus goes to its new holder), told only so
+    assert {who for who, _ in secret} == {"hoster_tully", "tywin_lannister"}
+    assert all("is your claim's now" in body for who, body in secret
+               if who == "tywin_lannister")
 
 
 def test_only_a_moderator_may_act_for_a_claim(bot: Harness) -> None:

@@ -124,9 +124,10 @@ def test_open_water_without_a_name_is_the_sea_at_its_tile() -> None:
 
 
 def test_a_siege_month_says_when_a_broken_blockade_paused_it() -> None:
+    # two months counted: the siege enters its third (issue #23: the post said "month 2")
     kept = posts.siege_month_post(date="Month 5, 300 AC", holdfast="Pyke",
                                   besieger="House Stark", months=2, paused=False)
-    assert kept == "Month 5, 300 AC: the siege of **Pyke** by House Stark enters its month 2."
+    assert kept == "Month 5, 300 AC: the siege of **Pyke** by House Stark enters its month 3."
     paused = posts.siege_month_post(date="Month 5, 300 AC", holdfast="Pyke",
                                     besieger="House Stark", months=2, paused=True)
     assert paused == kept[:-1] + " (paused: the blockade is broken)."

@@ -142,17 +142,18 @@ def test_siege_months_are_whole_months_from_the_start(tmp_path: Path) -> None:
     assert w.siege().status == "fallen"
 
 
-def test_a_siege_ordered_after_a_tick_starts_at_the_next_one(tmp_path: Path) -> None:
-    """Ordered once the 18:00 tick is applied (the tick comes before orders of its instant),
-    the siege counts from the next tick, 00:00, never from a tick already past."""
+def test_a_siege_ordered_exactly_on_a_tick_starts_on_it(tmp_path: Path) -> None:
+    """Ordered at exactly 18:00, once the 18:00 tick is applied (the tick comes before orders
+    of its instant), the siege counts from 18:00, the tick at or after the order (issue #23:
+    it counted from 00:00, six hours later than the rules' reading)."""
     w = _at_winterfell(tmp_path, stark={"infantry": 200, "cavalry": 0}, lannister="500 infantry")
     w.run(day(2, 18))
     assert "besieges Winterfell" in w.say("tywin_lannister", "siege Winterfell with army 1",
                                           at=day(2, 18))
-    assert w.siege().started_tick == w.ctx.tick_of(day(3))
-    w.run(day(3, 18))
+    assert w.siege().started_tick == w.ctx.tick_of(day(2, 18))
+    w.run(day(3, 12))
     assert w.siege().months_elapsed == 0
-    w.run(day(4))
+    w.run(day(3, 18))
     assert w.siege().months_elapsed == 1
 
 

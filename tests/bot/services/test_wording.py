@@ -208,8 +208,9 @@ def test_an_attack_cannot_be_called_off_and_the_reply_says_why(tmp_path: Path) -
     caught = say(w, "tywin_lannister", "move army 1: 1317 (cost 1)", day(2, 14))
     assert "army 1 is caught in a battle" in caught and "**Example:** `status`" in caught
     note = next(m for m in w.outbox(public=False) if "is attacked" in (m.title or ""))
+    # (and, issue #23, the odds of the battle it faces)
     assert assert_suggestions_work(w, "ned_stark", note.body, day(2, 14)) == [
-        "retreat army 2", "stand army 2"]
+        "retreat army 2", "stand army 2", "odds army 2 vs army 1"]
 
 
 def test_replies_suggest_only_orders_that_are_accepted(tmp_path: Path) -> None:

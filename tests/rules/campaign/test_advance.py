@@ -142,7 +142,7 @@ def test_entering_an_enemy_tile_stops_the_march_and_begins_a_battle() -> None:
     assert (battle.kind, battle.attacker_army, battle.defender_army, battle.status) == (
         BattleKind.FIELD, 1, 2, BattleStatus.PENDING)
     assert battle.resolve_tick == 10 + RULES.reaction_ticks
-    assert battle.reactor_claim == 1  # not detected by the defender: the attacker reacts first
+    assert battle.reactor_claim == 2  # the marcher started it: the standing army reacts first
     assert not [e for e in events if isinstance(e, Arrival)]  # stopped, not arrived
 
 
@@ -332,6 +332,18 @@ def test_unpaid_armies_scatter_and_half_go_home_locked_for_the_year() -> None:
     assert [after.armies[i].state for i in (1, 2, 3)] == [
         ArmyState.GONE, ArmyState.GONE, ArmyState.STANDING]
     assert after.armies[1].meta["fate"] == "scattered, unpaid and unfed"
+
+
+def test_the_characters_of_scattered_armies_go_home() -> None:
+    """Issue #23: a scattered army's commander kept its number as the character's army."""
+    poor = replace(STARK, gold=Decimal(0))
+    w = world(army(1, 1, T[3]), army(3, 2, T[9]), claims=(poor, LANNISTER),
+              characters=(CharacterState(5, 1, "Robb", army_id=1),
+                          CharacterState(6, 2, "Jaime", army_id=3)))
+    after, _ = advance_upkeep(w, 1, MONTH, tick())
+    assert (after.characters[5].army_id, after.characters[5].status) == (
+        None, CharacterStatus.ALIVE)
+    assert after.characters[6] is w.characters[6]
 
 
 def test_after_a_holiday_troops_scatter_until_the_worlds_year_ends() -> None:
@@ -591,7 +603,9 @@ def test_a_sally_by_an_army_not_inside_the_walls_is_void() -> None:
     w = sally(100)
     w = replace(w, armies={**w.armies, 2: replace(w.armies[2], state=ArmyState.STANDING)})
     after, events = advance_battles(w, tick(10), DICE)
-    assert events == [] and after.battles[0].status is BattleStatus.VOID
+    # reported, so that both claims are told (issue #23: a void sally told nobody)
+    assert events == [BattleVoid(after.battles[0])]
+    assert after.battles[0].status is BattleStatus.VOID
 
 
 def test_advance_runs_the_phases_in_order_and_numbers_the_battles_it_begins() -> None:

@@ -399,7 +399,7 @@ def test_a_siege_is_laid_by_a_standing_army_on_an_enemy_holdfast() -> None:
     assert refusal(after, o.Siege(holdfast=T[9], army=1)).problem().startswith(
         "army 1 must stand on Hold 9")
     assert refusal(world(army(1, 1, T[0])), o.Siege(holdfast=T[0], army=1)).problem() == \
-        "Hold 0 is not an enemy holdfast"
+        "Hold 0 is your own holdfast"
 
 
 # --- information ------------------------------------------------------------------------

@@ -1,7 +1,9 @@
-"""The movement phase against a plain reference: on many seeded worlds (wars between claims,
-watched holdfasts and occupied resource tiles, retreats, fleets, musters, modifiers of speed,
-stealth and detection) :func:`rules.campaign.tick.advance_movement` gives exactly what
-the straightforward algorithm below gives, tick after tick: the same armies (their march,
+"""The movement phase against a plain reference (all armies moving at once, as docs/rules.md
+says: the reference settles the meetings the obvious way, pair by pair): on many seeded
+worlds (wars between claims, watched holdfasts and occupied resource tiles, retreats,
+fleets, musters, modifiers of speed, stealth and detection)
+:func:`rules.campaign.tick.advance_movement` gives exactly what the straightforward algorithm
+below gives, tick after tick: the same armies (their march,
 their bookkeeping with its keys in the same order), the same battles, the same events in the
 same order with the same dice.
 
@@ -42,6 +44,7 @@ from rules.campaign.world import (
     ArmyState,
     BattleKind,
     BattleState,
+    BattleStatus,
     ClaimState,
     EventDice,
     March,
@@ -243,11 +246,16 @@ def reference_movement(world: World, tick: Tick, dice: EventDice
                        arrival_tick=tick.index, march=March(depart_tick=a.march.depart_tick),
                        travelled=() if a.state is ArmyState.RETREATING else a.travelled)
 
-    for army_id in list(armies):
-        a = armies[army_id]
+    # All armies move at once: each army's step (the tiles its saving covers), then where each
+    # stops, settled for all of them together (docs/rules.md "All armies move at once").
+    moving = {i: a for i, a in armies.items() if a.state in (ArmyState.MARCHING,
+                                                             ArmyState.RETREATING)}
+    steps: dict[int, tuple[str, ...]] = {}
+    savings: dict[int, Fraction] = {}
+    for army_id, a in moving.items():
         m = a.march
-        if a.state not in (ArmyState.MARCHING, ArmyState.RETREATING) or not m.path \
-                or not marches_on(tick.index, m.depart_tick):
+        if not m.path or not marches_on(tick.index, m.depart_tick):
+            steps[army_id] = ()
             continue
         saved = m.saved + budget_per_tick(a.infantry, a.cavalry, tick.rules,
                                           is_fleet=a.kind is ArmyKind.FLEET,
@@ -256,7 +264,47 @@ def reference_movement(world: World, tick: Tick, dice: EventDice
         while entering < len(m.costs) and saved >= m.costs[entering]:
             saved -= m.costs[entering]
             entering += 1
-        a = replace(a, march=replace(m, saved=saved))
+        steps[army_id], savings[army_id] = m.path[:entering], saved
+    standers = [a for a in armies.values() if a.id not in moving
+                and a.state in (ArmyState.STANDING, ArmyState.BESIEGING)]
+
+    def hostile(a: Army, b: Army) -> bool:
+        return a.id != b.id and a.kind is b.kind and world.at_war(a.claim_id, b.claim_id)
+
+    def first_stop(army_id: int, taken: dict[int, int]) -> int:
+        """The tiles army ``army_id`` enters: up to the first where a hostile army stood at
+        the start, or one a hostile mover enters or ends its step on (``taken``: how many
+        tiles each mover enters now)."""
+        a = moving[army_id]
+        for i, tile in enumerate(steps[army_id]):
+            if any(s.tile == tile and hostile(a, s) for s in standers):
+                return i + 1
+            for other_id, other in moving.items():
+                if not hostile(a, other):
+                    continue
+                entered = steps[other_id][:taken[other_id]]
+                ends = entered[-1] if entered else other.tile
+                if tile in entered or tile == ends:
+                    return i + 1
+        return len(steps[army_id])
+
+    taken = {i: len(step) for i, step in steps.items()}
+    for _ in range(len(moving) + 1):
+        again = {i: first_stop(i, taken) for i in moving}
+        if again == taken:
+            break
+        last, taken = taken, again
+    else:
+        taken = {i: min(n, last[i]) for i, n in taken.items()}
+
+    for army_id in list(armies):
+        a = armies[army_id]
+        m = a.march
+        if army_id not in savings:
+            continue
+        entering = taken[army_id]
+        met = entering < len(steps[army_id])  # it stops where it meets a hostile army
+        a = replace(a, march=replace(m, saved=savings[army_id]))
         stopped = False
         for _ in range(entering):
             m = a.march
@@ -267,14 +315,19 @@ def reference_movement(world: World, tick: Tick, dice: EventDice
             armies[a.id] = a
             a = detect(a)
             armies[a.id] = a
-            enemy = next((o for o in (armies[j] for j in order[a.tile])
-                          if o.id != a.id and o.kind is a.kind
-                          and o.state in (ArmyState.STANDING, ArmyState.BESIEGING)
-                          and world.at_war(a.claim_id, o.claim_id)), None)
+            enemy = next((o for o in sorted(standers, key=lambda o: (
+                o.stationary_since or 0, o.claim_id, o.id)) if o.tile == a.tile
+                and hostile(a, o)), None)
             if enemy is not None:
-                battle = meet(a, enemy, tick, world.new_battle_id(battles))
-                battles.append(battle)
-                events.append(Encounter(a, enemy, battle))
+                if not any(b.status is BattleStatus.PENDING and b.tile == a.tile
+                           and {b.attacker_claim, b.defender_claim}
+                           == {a.claim_id, enemy.claim_id} for b in battles):
+                    battle = meet(a, enemy, tick, world.new_battle_id(battles))
+                    battles.append(battle)
+                    events.append(Encounter(a, enemy, battle))
+                stopped = True
+                break
+            if met and _ + 1 == entering:
                 stopped = True
                 break
         if stopped or not a.march.path:

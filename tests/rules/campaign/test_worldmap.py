@@ -251,7 +251,9 @@ ERRORS = [
     ("0001,Alpha,field,,,,,", "already the name of tile 0000", "unique names"),
     ("0001,0412,field,,,,,", "looks like a tile id", "plain name"),
     ("0001,A > B,field,,,,,", "path separator", "plain name"),
-    ("0001,,field,,,,,,extra", "9 cells but the header has 8", "id, name"),
+    ("0001,,field,,,,,,,extra", "10 cells but the header has 9", "id, name"),
+    ("0001,X,field,,,,,,200", "only a holdfast has a garrison", "empty or 0"),
+    ("0001,X,field,holdfast,,,,,many", "garrison 'many' is not a whole number", "e.g. 200"),
     ("0001,,field,,,,,abc", "neighbour 'abc' is not a tile id", "-0413"),
     ("0001,,field,,,,,0905", "link to tile 0905, which is not on the map", "the id of a tile"),
     ("0001,,field,,,,,0001", "from a tile to itself", "another tile"),
@@ -334,7 +336,8 @@ def test_map_format_writes_what_parse_reads() -> None:
     """Map: format_map writes the CSV that parse_map reads back to an equal map."""
     world = small_map()
     text = format_map(world, ["demo", "second line"])
-    assert text.startswith("# demo\n# second line\n" + HEADER + "\n")
+    # no holdfast has a neutral garrison: the garrison column is left out
+    assert text.startswith("# demo\n# second line\n" + ",".join(COLUMNS[:-1]) + "\n")
     assert "0101,Moat Cailin,swamp,holdfast;special,,2.8,The Neck,\n" in text
     assert parse_map(text) == world
 
@@ -396,3 +399,11 @@ def test_map_adjacency_is_symmetric_property(world: WorldMap) -> None:
     for t in world:
         for n in world.neighbours(t.id):
             assert t.id in world.neighbours(n)
+
+
+def test_a_holdfast_may_have_a_neutral_garrison_and_it_round_trips() -> None:
+    """The map's ``garrison`` column: the troops holding a holdfast no claim holds (empty: 0)."""
+    text = f"{HEADER}\n0000,Alpha,field,holdfast,,,,,250\n0001,Beta,field,holdfast,,,,,\n"
+    world = parse_map(text)
+    assert (world.tile("0000").garrison, world.tile("0001").garrison) == (250, 0)
+    assert parse_map(format_map(world)).tile("0000").garrison == 250

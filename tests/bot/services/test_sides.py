@@ -1,0 +1,269 @@
+"""Battles between sides, played through the order language and ticks (docs/rules.md
+"Battles between sides"): every army on the tile that joins a claim's side fights on it."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from pathlib import Path
+
+from sqlmodel import select
+
+from bot.db.models import Relation
+from bot.services.moderation import remove_army
+from bot.services.world import set_relation
+from rules.campaign.world import RelationStatus
+from tests.bot.catalogue_world import START, World, roster
+
+
+def day(n: int, hour: int = 0) -> datetime:
+    return START.replace(hour=0, minute=0) + timedelta(days=n - 1, hours=hour)
+
+
+def _relate(w: World, a: str, b: str, status: RelationStatus) -> None:
+    with w.session() as session:
+        ids = {c.name: c.id for c in (w.claim(a), w.claim(b))}
+        set_relation(session, w.ctx, ids[a] or 0, ids[b] or 0, status)
+
+
+def _field(tmp_path: Path, *, stark: list[str], lannister: str,
+           tully: list[str] = (), tully_status: RelationStatus | None = None) -> World:
+    """Stark's armies (``stark`` muster orders, one army each), Tully's (``tully``) and
+    Lannister's one army (``lannister``) all stand on field 1320 on day 2 at 12:00."""
+    w = World(tmp_path, claims=roster("stark", "lannister", "tully"))
+    for text in stark:
+        w.say("ned_stark", f"muster {text}")
+    for text in tully:
+        w.say("hoster_tully", f"muster {text}")
+    w.say("tywin_lannister", f"muster {lannister}")
+    if tully_status is not None:
+        _relate(w, "House Stark", "House Tully", tully_status)
+    w.run(day(2, 12))
+    for army in range(1, len(stark) + len(tully) + 2):
+        w.place(army, "1320")
+    return w
+
+
+def _attack(w: World, target: int, attacker: int) -> None:
+    reply = w.say("tywin_lannister", f"attack army {target} with army {attacker}",
+                  at=day(2, 13))
+    assert "attack" in reply.lower() and "refused" not in reply.lower(), reply
+    w.run(day(3, 0))
+
+
+def test_two_armies_of_a_claim_defend_together(tmp_path: Path) -> None:
+    """Lannister's 150 attack one of Stark's two armies of 100 on a field: the defending side
+    is 200 (both armies): ratio 1.33, the 1.26-1.50 band (150 vs 100 alone would be 1.50 for
+    the attacker), and both Stark armies take the same casualty %, never one alone."""
+    w = _field(tmp_path, stark=["100 infantry", "100 infantry"], lannister="150 infantry")
+    _attack(w, 1, 3)
+    battle = w.events("battle")[0]
+    assert battle.data_json["strengths"] == ["150", "200"]
+    assert battle.data_json["band"] == "1.26-1.50"
+    one, two = w.army(1), w.army(2)
+    assert (one.state, one.infantry) == (two.state, two.infantry)
+    assert one.infantry < 100
+
+
+def test_an_ally_on_the_tile_joins_the_defence_and_goes_to_war(tmp_path: Path) -> None:
+    """Tully, allied to Stark (and not to Lannister), stands with Stark's 100: Lannister's 150
+    face 200, and Tully is at war with Lannister from then on."""
+    w = _field(tmp_path, stark=["100 infantry"], tully=["100 infantry"], lannister="150 infantry",
+               tully_status=RelationStatus.ALLIED)
+    with w.session() as session:  # Tully and Lannister are at war in the demo; make it peace
+        lannister, tully = w.claim("House Lannister").id, w.claim("House Tully").id
+        set_relation(session, w.ctx, lannister or 0, tully or 0, RelationStatus.NEUTRAL)
+    _attack(w, 1, 3)
+    battle = w.events("battle")[0]
+    assert battle.data_json["strengths"] == ["150", "200"]
+    assert w.army(1).infantry == w.army(2).infantry
+    with w.session() as session:
+        wars = {(r.claim_a, r.claim_b) for r in session.exec(select(Relation)).all()
+                if r.status == RelationStatus.WAR}
+    assert tuple(sorted((lannister or 0, tully or 0))) in wars
+
+
+def test_an_army_allied_to_both_sides_stays_out(tmp_path: Path) -> None:
+    """Tully, allied to both Stark and Lannister, does not fight: 150 against Stark's 100."""
+    w = _field(tmp_path, stark=["100 infantry"], tully=["100 infantry"], lannister="150 infantry",
+               tully_status=RelationStatus.ALLIED)
+    _relate(w, "House Lannister", "House Tully", RelationStatus.ALLIED)
+    _attack(w, 1, 3)
+    battle = w.events("battle")[0]
+    assert battle.data_json["strengths"] == ["150", "100"]
+    assert (w.army(2).state, w.army(2).infantry) == ("standing", 100)
+
+
+def test_odds_count_the_sides_the_battle_would_count(tmp_path: Path) -> None:
+    """`odds` asked before the attack shows 150 against 200 (both Stark armies), names the
+    other army, and the battle fought is the battle shown (the same strengths)."""
+    w = _field(tmp_path, stark=["100 infantry", "100 infantry"], lannister="150 infantry")
+    reply = w.say("tywin_lannister", "odds army 3 vs army 1", at=day(2, 13))
+    assert "strength 150 against 200" in reply, reply
+    assert "the defender's side" in reply and "army 2" in reply
+    _attack(w, 1, 3)
+    assert w.events("battle")[0].data_json["strengths"] == ["150", "200"]
+
+
+# --- the garrison of a holdfast -----------------------------------------------------------
+
+
+def _before_winterfell(tmp_path: Path, *, at_home: int, lannister: str) -> World:
+    """House Stark has ``at_home`` infantry at home in Winterfell; Lannister's army 1
+    (``lannister``, mustered on day 1) stands on Winterfell on day 2 at 12:00."""
+    w = World(tmp_path, claims=roster("stark", "lannister",
+                                      stark={"infantry": at_home, "cavalry": 0}))
+    w.say("tywin_lannister", f"muster {lannister}")
+    w.run(day(2, 12))
+    w.place(1, "Winterfell")
+    return w
+
+def test_the_siege_length_counts_the_troops_mustering_inside(tmp_path: Path) -> None:
+    """Stark has 250 infantry, 200 of them mustering in Winterfell: the garrison is 250
+    (101-300: 11 months), not the 50 at home (12 months). The assault counts the same 250."""
+    w = _before_winterfell(tmp_path, at_home=250, lannister="400 infantry")
+    w.say("ned_stark", "muster 200 infantry", at=day(2, 13))
+    assert w.claim("House Stark").infantry == 50
+    reply = w.say("tywin_lannister", "siege Winterfell with army 1", at=day(2, 13))
+    assert "**11** in-game months" in reply, reply
+    assert w.siege().months_required == 11
+
+
+def test_odds_count_an_ally_on_the_tile(tmp_path: Path) -> None:
+    """Tully allied to Stark (not to Lannister) stands with Stark's 100: odds say 150 against
+    200 and name Tully's army."""
+    w = _field(tmp_path, stark=["100 infantry"], tully=["100 infantry"], lannister="150 infantry",
+               tully_status=RelationStatus.ALLIED)
+    reply = w.say("tywin_lannister", "odds army 3 vs army 1", at=day(2, 13))
+    assert "strength 150 against 200" in reply and "army 2" in reply, reply
+
+
+# --- holdfasts change hands -----------------------------------------------------------------
+
+def _notes_to(w: World, player: str) -> str:
+    return "\n".join(f"{n.title}: {n.body}" for n in w.outbox(public=False, target=player))
+
+
+def test_a_fallen_seat_changes_hands_and_its_old_holder_cannot_muster(tmp_path: Path) -> None:
+    """Lannister storms Winterfell (Stark's seat, 120 at home): Winterfell is Lannister's now.
+    Stark has no seat: its muster is refused, its status says so and no longer shows
+    Winterfell's secret defences, which Lannister's status now shows; Lannister cannot besiege
+    its own conquest; both are told privately and the moderators get a referral."""
+    w = _before_winterfell(tmp_path, at_home=120, lannister="2000 infantry 500 cavalry")
+    w.say("tywin_lannister", "assault Winterfell with army 1", at=day(2, 13))
+    w.run(day(2, 18))
+    assert w.events("holdfast_falls")
+    refused = w.say("ned_stark", "muster 10 infantry", at=day(2, 19))
+    assert "no seat" in refused and w.army(1).claim_id != w.claim("House Stark").id
+    status = w.say("ned_stark", "status", at=day(2, 19))
+    assert "No seat" in status and "x2.6" not in status
+    theirs = w.say("tywin_lannister", "status", at=day(2, 19))
+    assert "Also holds Winterfell (defenses x2.6, secret)" in theirs
+    again = w.say("tywin_lannister", "siege Winterfell with army 1", at=day(2, 19))
+    assert "Winterfell is your own holdfast" in again
+    assert "no seat" in _notes_to(w, "ned_stark")
+    assert "Winterfell is yours" in _notes_to(w, "tywin_lannister")
+    assert any("has no seat" in e.summary for e in w.events("referral"))
+
+
+def _at_barrowton(tmp_path: Path) -> World:
+    """Stark's army 1 (100 infantry) stands on Barrowton, nobody's seat, on day 2 at 12:00."""
+    w = World(tmp_path, claims=roster("stark", "lannister"))
+    w.say("ned_stark", "muster 100 infantry")
+    w.run(day(2, 12))
+    w.place(1, "Barrowton")
+    return w
+
+
+def test_a_holdfast_nobody_holds_falls_without_a_war(tmp_path: Path) -> None:
+    """Barrowton is nobody's seat and its map row gives no garrison: Stark besieges it without
+    a war (none is declared). Ordered at 13:00, the siege begins at 18:00 (the tick at or after
+    the order) and Barrowton is Stark's at the first tick after that, 00:00."""
+    w = _at_barrowton(tmp_path)
+    reply = w.say("ned_stark", "siege Barrowton with army 1", at=day(2, 13))
+    assert "nobody holds or garrisons" in reply, reply
+    assert not [e for e in w.events("relation")]
+    w.run(day(2, 18))
+    assert not w.events("holdfast_falls")
+    w.run(day(3, 0))
+    assert w.siege().status == "fallen"
+    status = w.say("ned_stark", "status", at=day(3, 1))
+    assert "Also holds Barrowton (defenses x1.5, secret)" in status
+    assert "Barrowton is yours" in _notes_to(w, "ned_stark")
+
+
+def test_assault_on_a_holdfast_nobody_holds_points_to_a_siege(tmp_path: Path) -> None:
+    """The refusal's example is another order, never the refused one."""
+    w = _at_barrowton(tmp_path)
+    reply = w.say("ned_stark", "assault Barrowton with army 1", at=day(2, 13))
+    assert "siege Barrowton with army 1" in reply and "`assault Barrowton" not in reply
+
+
+def test_the_attacked_side_sees_the_odds_of_the_battle_it_faces(tmp_path: Path) -> None:
+    """Lannister attacks Stark's army 1 (with army 2 beside it): Stark's note says how to ask,
+    and `odds army 1 vs army 3` from Stark shows that battle, Lannister the attacker, 150
+    against Stark's 200, with Stark's own chance to win."""
+    w = _field(tmp_path, stark=["100 infantry", "100 infantry"], lannister="150 infantry")
+    w.say("tywin_lannister", "attack army 1 with army 3", at=day(2, 13))
+    assert "`odds army 1 vs army 3`" in _notes_to(w, "ned_stark")
+    reply = w.say("ned_stark", "odds army 1 vs army 3", at=day(2, 14))
+    assert "The battle of army 3 (the attacker) against army 1" in reply, reply
+    assert "strength 150 against 200" in reply
+    mine = w.say("tywin_lannister", "odds army 3 vs army 1", at=day(2, 14))
+    chances = [float(next(line for line in text.splitlines()
+                          if "for your side to win" in line).split("**")[1].rstrip("%"))
+               for text in (reply, mine)]
+    assert round(sum(chances), 1) == 100.0  # each side sees its own chance of one battle
+
+
+# --- every change to a claim's armies reaches that claim ---------------------------------------
+
+def test_an_army_captured_in_an_assault_is_told_to_its_claim(tmp_path: Path) -> None:
+    """20 cavalry assault Winterfell, held by 250 mustering inside: the attackers are captured
+    and Lannister is told privately, with the battle's number."""
+    w = _before_winterfell(tmp_path, at_home=250, lannister="20 cavalry")
+    w.say("ned_stark", "muster 250 infantry", at=day(2, 13))
+    w.say("tywin_lannister", "assault Winterfell with army 1", at=day(2, 13))
+    w.run(day(2, 18))
+    assert w.army(1).state == "gone"
+    assert "Army 1 is no more: its troops were captured in battle" in _notes_to(
+        w, "tywin_lannister")
+
+
+def test_a_sally_that_cannot_happen_is_told_to_both_claims(tmp_path: Path) -> None:
+    """Stark orders a sally from besieged Winterfell; the moderators remove the besiegers
+    (the siege ends) before it is fought: the sally does not happen and both claims are
+    told."""
+    w = _before_winterfell(tmp_path, at_home=250, lannister="400 infantry")
+    w.say("tywin_lannister", "siege Winterfell with army 1", at=day(2, 13))
+    w.run(day(2, 18))
+    reply = w.say("ned_stark", "sally from Winterfell", at=day(2, 19))
+    assert "sally" in reply.lower()
+    with w.session() as session:
+        remove_army(session, w.ctx, 1, reason="a ruling", actor="mod_jane", now=day(2, 20))
+    w.run(day(3, 6))
+    for player in ("ned_stark", "tywin_lannister"):
+        assert "does not happen" in _notes_to(w, player), player
+
+
+def test_a_disbanded_armys_commander_goes_home_with_it(tmp_path: Path) -> None:
+    """Robb commands army 1; disbanded at Winterfell, the army is gone and Robb is at home
+    (no army), so `characters` no longer lists a gone army's number."""
+    w = World(tmp_path, claims=roster("stark", "lannister"))
+    w.say("ned_stark", "muster 100 infantry")
+    w.run(day(2, 12))
+    reply = w.say("ned_stark", "assign Robb Stark to army 1", at=day(2, 13))
+    assert w.character("Robb Stark").army_id == 1, reply
+    reply = w.say("ned_stark", "disband army 1", at=day(2, 14))
+    assert w.army(1).state == "gone", reply
+    assert w.character("Robb Stark").army_id is None
+
+
+def test_an_order_stamped_exactly_on_a_tick_starts_at_that_tick(tmp_path: Path) -> None:
+    """The 12:00 tick has run; a muster accepted at exactly 12:00 starts at 12:00 and is ready
+    24 hours later, at 12:00 the next day (not 18:00, six hours late)."""
+    w = World(tmp_path, claims=roster("stark", "lannister"))
+    w.run(day(2, 12))
+    reply = w.say("ned_stark", "muster 10 infantry", at=day(2, 12))
+    assert w.ctx.when(day(3, 12)) in reply and w.ctx.when(day(3, 18)) not in reply, reply
+    w.run(day(3, 12))
+    assert w.army(1).state == "standing"

@@ -1,0 +1,233 @@
+"""All armies move at once (docs/rules.md "All armies move at once"): meetings on the march
+decided for every army together, never by the armies' numbers or the order they are stored."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from fractions import Fraction
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rules.campaign.config import RulesConfig
+from rules.campaign.meetings import Step, settle_steps
+from rules.campaign.tick import (
+    BattleFought,
+    BattleVoid,
+    Encounter,
+    Tick,
+    advance_battles,
+    advance_meetings,
+    advance_movement,
+)
+from rules.campaign.world import (
+    Army,
+    ArmyKind,
+    ArmyState,
+    BattleKind,
+    BattleState,
+    BattleStatus,
+    ClaimState,
+    EventDice,
+    March,
+    World,
+)
+from rules.campaign.worldmap import parse_map, tile_id
+
+RULES = RulesConfig()
+HEADER = "id,name,terrain,flags,resource_benefit,defense_bonus,region,neighbours\n"
+# Twelve plain fields in a row, no holdfast or resource tile: nobody watches, no dice roll.
+MAP = parse_map(HEADER + "".join(f"{tile_id(c, 0)},,field,,,,,\n" for c in range(12)))
+T = [tile_id(c, 0) for c in range(12)]
+DICE = EventDice("a campaign secret", 3)
+CLAIMS = (ClaimState(1, "House Stark", "x"), ClaimState(2, "House Lannister", "y"),
+          ClaimState(3, "House Tully", "z"))
+WARS = ((1, 2), (2, 3))  # Stark and Tully are both at war with Lannister, not each other
+
+
+def at_war(a: int, b: int) -> bool:
+    return (min(a, b), max(a, b)) in WARS
+
+
+def step(army: int, claim: int, start: int, *path: int) -> Step:
+    return Step(army, claim, "land", T[start], tuple(T[i] for i in path))
+
+
+def marching(id: int, claim: int, start: int, *path: int, infantry: int = 100) -> Army:
+    """An army that departed long ago and enters one cost-1 field a tick (10 cavalry: x4)."""
+    return Army(id, claim, ArmyKind.LAND, ArmyState.MARCHING, T[start], infantry=infantry,
+                march=March(tuple(T[i] for i in path), tuple(1 for _ in path), Fraction(0), 1))
+
+
+def standing(id: int, claim: int, tile: int, infantry: int = 100) -> Army:
+    return Army(id, claim, ArmyKind.LAND, ArmyState.STANDING, T[tile], infantry=infantry,
+                stationary_since=1)
+
+
+def world(*armies: Army) -> World:
+    return World.of(armies=armies, claims=CLAIMS, wars=WARS)
+
+
+# --- settle_steps ---------------------------------------------------------------------------
+
+def test_armies_that_swap_tiles_pass_each_other() -> None:
+    assert settle_steps([step(1, 1, 3, 4), step(2, 2, 4, 3)], at_war, {}) == {1: 1, 2: 1}
+
+
+def test_armies_that_both_enter_a_tile_stop_on_the_first_one() -> None:
+    """Stark goes 3 > 4 > 5 > 6, Lannister 7 > 6 > 5 > 4: both enter 4, 5 and 6; each stops
+    on the first of them on its own way (Stark on 4, Lannister on 6)."""
+    settled = settle_steps([step(1, 1, 3, 4, 5, 6), step(2, 2, 7, 6, 5, 4)], at_war, {})
+    assert settled == {1: 1, 2: 1}
+
+
+def test_one_ending_its_step_on_a_tile_the_other_enters() -> None:
+    """Lannister ends on 5 (it enters nothing beyond); Stark passing 5 stops there."""
+    settled = settle_steps([step(1, 1, 3, 4, 5, 6, 7), step(2, 2, 6, 5)], at_war, {})
+    assert settled == {1: 2, 2: 1}
+
+
+def test_a_hostile_army_standing_since_the_start_stops_an_entrant() -> None:
+    settled = settle_steps([step(1, 1, 3, 4, 5, 6)], at_war, {T[5]: [(2, "land")]})
+    assert settled == {1: 2}
+    assert settle_steps([step(1, 1, 3, 4, 5, 6)], at_war, {T[5]: [(3, "land")]}) == {1: 3}
+
+
+def test_a_stop_that_removes_a_meeting_is_settled_again() -> None:
+    """Tully (at war with Lannister) stands on 5; Lannister marching 6 > 5 > 4 stops on 5, so
+    it never enters 4, and Stark marching 2 > 3 > 4 (which would have met it there) goes on."""
+    settled = settle_steps([step(1, 1, 2, 3, 4), step(2, 2, 6, 5, 4)], at_war,
+                           {T[5]: [(3, "land")]})
+    assert settled == {1: 2, 2: 1}
+
+
+def test_a_stop_that_creates_a_meeting_is_settled_again() -> None:
+    """Lannister 6 > 5 > 4 is stopped on 5 by Tully standing there, so it no longer enters 4;
+    Stark marching 3 > 4 > 5 > 6 now meets it on 5, the tile Lannister ends on."""
+    settled = settle_steps([step(1, 1, 3, 4, 5, 6), step(2, 2, 6, 5, 4)], at_war,
+                           {T[5]: [(3, "land")]})
+    assert settled == {1: 2, 2: 1}
+
+
+def test_armies_meeting_head_on_stop_face_to_face() -> None:
+    """Stark 3 > 4 > 5 > 6 and Lannister 6 > 5 > 4 both enter 4 and 5: each stops on the first
+    of them on its own way, Stark on 4 and Lannister on 5 (settled again, the meeting comes and
+    goes; each keeps the shorter step). Renumbering them changes nothing."""
+    assert settle_steps([step(1, 1, 3, 4, 5, 6), step(2, 2, 6, 5, 4)], at_war, {}) == {
+        1: 1, 2: 1}
+    assert settle_steps([step(2, 2, 6, 5, 4), step(1, 1, 3, 4, 5, 6)], at_war, {}) == {
+        2: 1, 1: 1}
+
+
+# --- through the movement and meeting phases ---------------------------------------------------
+
+def _moved(w: World, index: int = 10) -> tuple[World, list[Any]]:
+    tick = Tick(index, MAP, RULES)
+    w, events = advance_movement(w, tick, DICE)
+    w, more = advance_meetings(w, tick)
+    return w, [*events, *more]
+
+
+def test_hostile_armies_on_identical_paths_meet_whatever_their_numbers() -> None:
+    """The issue's case: two hostile armies on the same path and times met when one had the
+    lower number and passed each other when the numbers were swapped. Both now stop on the
+    first tile they share, meet, and neither has the first reaction (fought next tick)."""
+    for first, second in ((1, 2), (2, 1)):
+        w = world(marching(first, 1, 3, 4, 5), marching(second, 2, 3, 4, 5))
+        after, events = _moved(w)
+        assert {(a.claim_id, a.tile, a.state) for a in after.armies.values()} == {
+            (1, T[4], ArmyState.STANDING), (2, T[4], ArmyState.STANDING)}
+        [battle] = [e.battle for e in events if isinstance(e, Encounter)]
+        assert (battle.reactor_claim, battle.resolve_tick, battle.status) == (
+            None, 11, BattleStatus.PENDING)
+
+
+def test_marching_onto_a_standing_army_gives_it_the_first_reaction() -> None:
+    after, events = _moved(world(marching(1, 1, 3, 4, 5), standing(2, 2, 4)))
+    [battle] = [e.battle for e in events if isinstance(e, Encounter)]
+    assert (battle.attacker_claim, battle.reactor_claim) == (1, 2)
+    assert after.armies[1].tile == T[4]
+
+
+def test_two_armies_of_a_claim_meet_an_enemy_in_one_battle() -> None:
+    """Two Stark armies marching onto Lannister's tile: one battle of the two claims there (both
+    Stark armies fight in it, on Stark's side), not one per army."""
+    after, events = _moved(world(marching(1, 1, 3, 4), marching(3, 1, 5, 4),
+                                 standing(2, 2, 4)))
+    assert [a.tile for a in after.armies.values()] == [T[4]] * 3
+    assert len([e for e in events if isinstance(e, Encounter)]) == 1
+
+
+# --- the property: numbers decide nothing -----------------------------------------------------
+
+def _canonical(w: World, events: Sequence[Any]) -> tuple[Any, ...]:
+    """The world and its meetings with the armies' numbers left out."""
+    armies = sorted((a.claim_id, a.tile, a.state.value, a.infantry, a.march.path,
+                     a.stationary_since, a.arrival_tick, a.travelled)
+                    for a in w.armies.values())
+    battles = sorted((b.tile, b.attacker_claim, b.defender_claim, b.reactor_claim,
+                      b.resolve_tick, b.created_tick)
+                     for b in w.battles)
+    kinds = sorted(type(e).__name__ for e in events)
+    return tuple(armies), tuple(battles), tuple(kinds)
+
+
+@st.composite
+def armies(draw: st.DrawFn) -> list[Army]:
+    found: list[Army] = []
+    for i in range(draw(st.integers(2, 6))):
+        claim = draw(st.sampled_from((1, 2, 3)))
+        start = draw(st.integers(1, 10))
+        infantry = draw(st.sampled_from((10, 100, 2000)))  # x2 / x1 / x0.5 speed
+        if draw(st.booleans()):
+            found.append(standing(i + 1, claim, start, infantry))
+            continue
+        way = draw(st.sampled_from((1, -1)))
+        length = draw(st.integers(1, 4))
+        path = [c for c in (start + way * k for k in range(1, length + 1)) if 0 <= c < 12]
+        if not path:
+            path = [start - way]
+        found.append(marching(i + 1, claim, start, *path, infantry=infantry))
+    return found
+
+
+@settings(max_examples=150, deadline=None)
+@given(armies(), st.permutations(range(1, 7)))
+def test_permuting_the_armies_numbers_gives_the_same_world(given_armies: list[Army],
+                                                           numbers: list[int]) -> None:
+    """Generated worlds of standing and marching armies of three claims, moved for two ticks
+    with the meetings after each: renumbering the armies changes nothing but the numbers."""
+    renumbered = [Army(numbers[a.id - 1], a.claim_id, a.kind, a.state, a.tile,
+                       infantry=a.infantry, march=a.march,
+                       stationary_since=a.stationary_since) for a in given_armies]
+    results = []
+    for start in (world(*given_armies), world(*renumbered)):
+        w, events = _moved(start, 10)
+        w, more = _moved(w, 11)
+        results.append(_canonical(w, [*events, *more]))
+    assert results[0] == results[1]
+
+
+# --- three hostile claims on one tile ---------------------------------------------------------
+
+def test_the_pair_of_sides_with_the_largest_total_strength_fights_first() -> None:
+    """Stark (100), Lannister (100) and Tully (150), all at war with each other, on one tile:
+    Tully-Lannister (250 in all) is fought before Stark-Lannister (200), though its battle has
+    the higher id; what is left of Lannister's 100 then meets Stark (or, if nothing is left,
+    that battle does not happen)."""
+    armies = (standing(1, 1, 4), standing(2, 2, 4), standing(3, 3, 4, infantry=150))
+    battles = (BattleState(7, T[4], BattleKind.FIELD, 1, 2, 1, 2, 8, 10, reactor_claim=2),
+               BattleState(9, T[4], BattleKind.FIELD, 3, 2, 3, 2, 8, 10, reactor_claim=2))
+    w = World.of(armies=armies, claims=CLAIMS, wars=((1, 2), (2, 3), (1, 3)), battles=battles)
+    _, events = advance_battles(w, Tick(10, MAP, RULES), DICE)
+    fought = [e for e in events if isinstance(e, BattleFought | BattleVoid)]
+    assert [e.battle.id for e in fought] == [9, 7]
+    first, second = fought
+    assert isinstance(first, BattleFought)
+    left = first.defender
+    if left is None or left.state is ArmyState.GONE:
+        assert isinstance(second, BattleVoid)
+    else:
+        assert isinstance(second, BattleFought)
+        assert second.result.defender.troops.infantry == left.infantry < 100
