@@ -25,10 +25,13 @@ from sqlmodel import Session, col, select
 from bot.db.models import Army, Claim, Player, RelationStatus
 from bot.services import journal, snapshots
 from bot.services.moderation import remove_army_kept
+from bot.services.order_world import load_order_world, write_back
 from bot.services.setup import RosterRows
 from bot.services.world import CampaignContext, claim_by_name, set_relation
 from bot.text import escape_md
 from rules.campaign.absence import Hold
+from rules.campaign.decide import Part
+from rules.campaign.holdfasts import release_holdfasts
 from rules.campaign.inputs import check_reddit_name
 from rules.campaign.world import ArmyState
 from rules.errors import InvalidInput
@@ -176,10 +179,18 @@ def retire(session: Session, ctx: CampaignContext, claim: Claim, *, disband: boo
     session.add(claim)
     session.flush()
     _forget_players(session)
+    world, rows = load_order_world(session, ctx, (Part.HOLDERS,))
+    after, released = release_holdfasts(world, claim.id or 0,
+                                        (tile.id for tile in ctx.world.holdfasts()))
+    write_back(session, ctx, rows, world, after)
     kept = "" if disband or not armies else f", {len(armies)} army(ies) stay as held forces"
     summary = (f"{claim.name} retired" + (f", {len(armies)} army(ies) disbanded"
                                           if disband and armies else kept))
+    if released:
+        summary += "; nobody holds " + ", ".join(ctx.world.tile(t).label for t in released) + \
+            " now"
     journal.log_event(session, ctx.campaign_id, tick, "claim_retired", summary, at=now,
                       claim_id=claim.id, actor=actor,
-                      data={"players": players, "disband": disband, "armies": list(armies)})
+                      data={"players": players, "disband": disband, "armies": list(armies),
+                            "released": list(released)})
     return summary

@@ -15,11 +15,13 @@ Pure: values in, values out.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from rules.campaign.world import ClaimState, HolderState, World
 
-__all__ = ["NEUTRAL", "Given", "change_hands", "give_holdfast", "has_seat", "holder_of"]
+__all__ = ["NEUTRAL", "Given", "change_hands", "give_holdfast", "has_seat", "holder_of",
+           "release_holdfasts"]
 
 NEUTRAL = 0
 """The defending claim of a siege or an assault of a holdfast nobody holds."""
@@ -41,6 +43,17 @@ def has_seat(world: World, claim: ClaimState) -> bool:
 def change_hands(world: World, tile: str, claim_id: int | None) -> World:
     """The world with holdfast ``tile`` held by ``claim_id`` (None: by nobody)."""
     return replace(world, holders={**world.holders, tile: HolderState(tile, claim_id)})
+
+
+def release_holdfasts(world: World, claim_id: int,
+                      tiles: Iterable[str]) -> tuple[World, tuple[str, ...]]:
+    """The world in which nobody holds the holdfasts among ``tiles`` that ``claim_id`` held
+    (a retired claim's seat and conquests become unheld: any claim may besiege them without a
+    war, against their neutral garrison), and the tiles released, in the order given."""
+    released = tuple(tile for tile in tiles if holder_of(world, tile) == claim_id)
+    for tile in released:
+        world = change_hands(world, tile, None)
+    return world, released
 
 
 @dataclass(frozen=True, slots=True)

@@ -271,7 +271,7 @@ def test_a_claim_added_from_a_roster_snippet_and_one_retired(config: Path, tmp_p
     say(config, at(hours=2), "roose_bolton", "muster 100 infantry")
     cli(config, at(hours=3), "claims", "retire", "House Stark", "--armies", "maybe", code=2)
     out = cli(config, at(hours=3), "claims", "retire", "House Stark", "--armies", "hold")
-    assert "1 army(ies) stay as held forces" in out
+    assert "1 army(ies) stay as held forces" in out and "nobody holds Winterfell now" in out
     out = cli(config, at(hours=3), "claims", "retire", "House Bolton", "--armies", "disband")
     assert "1 army(ies) disbanded" in out
     states = {a.claim_id: a.state for a in rows(config, Army)}

@@ -45,6 +45,7 @@ from rules.campaign.decide import (
     reaction_deadline,
     relation,
 )
+from rules.campaign.holdfasts import holder_of, release_holdfasts
 from rules.campaign.muster import muster_ready_at
 from rules.campaign.siege import siege_months
 from rules.campaign.upkeep import monthly_upkeep
@@ -400,6 +401,20 @@ def test_a_siege_is_laid_by_a_standing_army_on_an_enemy_holdfast() -> None:
         "army 1 must stand on Hold 9")
     assert refusal(world(army(1, 1, T[0])), o.Siege(holdfast=T[0], army=1)).problem() == \
         "Hold 0 is your own holdfast"
+
+
+def test_a_retired_claims_holdfast_is_held_by_nobody_and_besieged_without_a_war() -> None:
+    """A retired claim's seat becomes unheld (issue #28 with the sides ruling): any claim may
+    besiege it without a war, against its neutral garrison (0 on this map)."""
+    w = world(army(1, 1, T[9]))
+    released, tiles = release_holdfasts(w, 2, (t.id for t in MAP.holdfasts()))
+    assert tiles == (T[9],) and holder_of(released, T[9]) is None
+    assert holder_of(released, T[0]) == 1  # another claim's seat is untouched
+    assert release_holdfasts(released, 2, (T[0], T[9]))[1] == ()  # nothing left to release
+    after, receipt = apply_order(released, o.Siege(holdfast=T[9], army=1), AT,
+                                 sender=STARK_SENDS)
+    assert isinstance(receipt, SiegeBegun) and receipt.wars == ()
+    assert not after.at_war(1, 2)
 
 
 # --- information ------------------------------------------------------------------------
