@@ -124,6 +124,21 @@ class DiceSettings(_Section):
     flair: str = ""
 
 
+class WebSettings(_Section):
+    """The campaign's web pages (docs/web.md): served by ``maester run`` when ``enabled``."""
+
+    enabled: bool = False
+    host: str = "127.0.0.1"
+    port: int = Field(default=8080, ge=1, le=65535)
+    #: The pages' public address (e.g. https://maester.example.org), used in the links the
+    #: players receive; empty: links are sent as paths only.
+    public_url: str = Field(default="", max_length=300, pattern=r"^(https?://[^\s]*)?$")
+    #: A folder that ``maester run`` refreshes with the static realm after each tick ("": none).
+    export_dir: str = ""
+    #: Failed link attempts allowed per address per minute before it gets 429s.
+    failed_per_minute: int = Field(default=10, ge=1, le=10_000)
+
+
 class Settings(_Section):
     campaign: CampaignSettings = Field(default_factory=CampaignSettings)
     reddit: RedditSettings = Field(default_factory=RedditSettings)
@@ -132,6 +147,7 @@ class Settings(_Section):
     rules: dict[str, Any] = Field(default_factory=dict)
     posts: PostSettings = Field(default_factory=PostSettings)
     dice: DiceSettings = Field(default_factory=DiceSettings)
+    web: WebSettings = Field(default_factory=WebSettings)
     catalogue: dict[str, Any] = Field(default_factory=dict)
     characters: dict[str, Any] = Field(default_factory=dict)
 

@@ -1532,16 +1532,24 @@ def odds_shown(world: World, sender: Sender, order: o.Odds, at: datetime, *,
     claim's hidden modifiers are left out unless a moderator asks."""
     mine, other = odds_pair(world, sender, order, moderator=moderator)
     fought, began = reaction_deadline(at, sender.rules), tick_of(at, sender)
-    asker = None if moderator else mine.claim_id
+    fight, odds = battle_chances(world, sender, mine, other, fought=fought, began=began,
+                                 asker=None if moderator else mine.claim_id)
+    return OddsShown(mine.id, other.id, fought, fight, odds, kind=mine.kind,
+                     target_kind=other.kind)
 
+
+def battle_chances(world: World, sender: Sender, attacker: Army, defender: Army, *,
+                   fought: int, began: int, asker: int | None) -> tuple[Matchup, Odds]:
+    """The battle of ``attacker`` against ``defender`` begun at tick ``began`` and fought at
+    ``fought``, each side built by :func:`rules.campaign.state.fighting_side` as the tick
+    builds it: the matchup and the exact chances. The hidden modifiers of any claim but
+    ``asker`` are left out (None: a moderator's view, everything counts)."""
     def side(army: Army, role: Winner) -> Side:
         return fighting_side(world, army, role, map=sender.map, tick=fought,
                              modifiers=sender.modifiers, began=began, secrets_of=asker)
 
-    attacker, defender = side(mine, Winner.ATTACKER), side(other, Winner.DEFENDER)
-    return OddsShown(mine.id, other.id, fought, matchup(attacker, defender, sender.rules),
-                     battle_odds(attacker, defender, sender.rules), kind=mine.kind,
-                     target_kind=other.kind)
+    a, d = side(attacker, Winner.ATTACKER), side(defender, Winner.DEFENDER)
+    return matchup(a, d, sender.rules), battle_odds(a, d, sender.rules)
 
 
 # --- the table --------------------------------------------------------------------------
