@@ -16,7 +16,8 @@ Two things are checked:
 
       cli, __main__                      everything below
         demo                             sandbox, reddit, messages, commands, jsonapi, ...
-          reddit, runner                 messages, services, base, rules
+          reddit, runner                 web, messages, services, base, rules
+          web                        services, base, rules (the pages only read)
           sandbox                        nothing of the bot (a stand-in for Reddit)
             messages                     commands, services, base, rules
               commands                   services, base, rules
@@ -51,6 +52,7 @@ GROUPS: dict[str, tuple[str, ...]] = {
     "messages": ("bot.messages",),
     "reddit": ("bot.reddit", "bot.runner"),
     "sandbox": ("bot.sandbox",),
+    "web": ("bot.web",),
     "demo": ("bot.demo",),
     "cli": ("bot.cli", "bot.__main__"),
 }
@@ -62,9 +64,10 @@ ALLOWED: dict[str, set[str]] = {
     "commands": {"rules", "base", "services", "commands"},
     "jsonapi": {"rules", "base", "jsonapi"},
     "messages": {"rules", "base", "services", "commands", "messages"},
-    "reddit": _BELOW_REDDIT,
+    "web": {"rules", "base", "services", "web"},
+    "reddit": _BELOW_REDDIT | {"web"},
     "sandbox": {"sandbox"},
-    "demo": {*_BELOW_REDDIT, "commands", "jsonapi", "sandbox", "demo"},
+    "demo": {*_BELOW_REDDIT, "commands", "jsonapi", "sandbox", "web", "demo"},
     "cli": set(GROUPS),
 }
 

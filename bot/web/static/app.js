@@ -10,8 +10,17 @@
   const svg = box.querySelector("svg");
   const tiles = data.map.tiles; // [id, name, terrain, x, y, holdfast, port, resource, holder]
   const byId = new Map(tiles.map((t) => [t[0], t]));
-  const full = { x: 0, y: 0, w: data.map.width, h: data.map.height };
+  let full = { x: 0, y: 0, w: data.map.width, h: data.map.height };
   let view = Object.assign({}, full);
+
+  // The whole map, in a box of the map element's shape (so zooming keeps that shape).
+  function fitFull() {
+    const ratio = (box.clientWidth || 1) / (box.clientHeight || 1);
+    const w = data.map.width;
+    const h = data.map.height;
+    full = w / h < ratio ? { x: -(h * ratio - w) / 2, y: 0, w: h * ratio, h }
+                         : { x: 0, y: -(w / ratio - h) / 2, w, h: w / ratio };
+  }
 
   // ------------------------------------------------------------------ pan and zoom
   svg.removeAttribute("width");
@@ -343,6 +352,14 @@
   }
   verifyDice();
 
+  fitFull();
+  view = Object.assign({}, full);
   show();
+  window.addEventListener("resize", () => {
+    const centre = { x: view.x + view.w / 2, y: view.y + view.h / 2 };
+    const zoom = full.w / view.w;
+    fitFull();
+    centreOn(centre.x, centre.y, full.w / zoom);
+  });
   document.body.dataset.ready = "1";
 })();
