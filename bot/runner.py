@@ -22,7 +22,7 @@ import threading
 from collections.abc import Callable
 from datetime import UTC
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from apscheduler.executors.pool import ThreadPoolExecutor
 from apscheduler.jobstores.memory import MemoryJobStore
@@ -52,6 +52,9 @@ from bot.services.access import open_campaign
 from bot.services.mapupdate import reload_map
 from bot.services.tick import CatchUpTooLong, catch_up, check_catch_up_bound
 from bot.services.world import CampaignContext, get_campaign
+
+if TYPE_CHECKING:  # the web stack loads only when [web] asks for it
+    from bot.web.serve import Background
 
 log = logging.getLogger("maester.runner")
 
@@ -84,6 +87,8 @@ class BotRunner:
         self.publishes = 0
         self.pacer = Pacer.from_settings(ctx)
         self._keeper: Connection | None = None
+        self.web: Background | None = None
+        self._exported: int | None = None  # the last tick written to [web] export_dir
 
     # --------------------------------------------------------------- jobs
 
@@ -105,7 +110,34 @@ class BotRunner:
             return 0
         if reports:
             log.info("%s: applied ticks %d..%d", reason, reports[0].tick, reports[-1].tick)
+        self.export_pages()
         return len(reports)
+
+    def export_pages(self) -> None:
+        """Refresh ``[web] export_dir`` with the static realm when a tick was applied since
+        the last refresh (by this wake-up or by the intake's catch-up)."""
+        folder = self.settings.web.export_dir
+        if not folder:
+            return
+        from pathlib import Path
+
+        from bot.db.engine import make_reader_engine
+        from bot.web.export import export_realm
+
+        try:
+            with transaction(self.engine) as session:
+                last = get_campaign(session, self.ctx).last_tick
+            if last == self._exported:
+                return
+            reader = make_reader_engine(self.settings.campaign.database_url)
+            try:
+                export_realm(reader, self.settings, Path(folder))
+                self._exported = last
+            finally:
+                reader.dispose()
+        except Exception:
+            log.exception("could not refresh the static realm in %s; the next tick retries",
+                          folder)
 
     def within_catch_up_bound(self) -> bool:
         """False (and the moderators told, once per jump) when the due ticks span more days
@@ -250,6 +282,10 @@ class BotRunner:
             # With no pool, closing a file's last connection checkpoints and deletes its WAL
             # (an fsync per transaction); one idle connection kept open avoids that.
             self._keeper = self.engine.connect()
+        if self.settings.web.enabled and self.web is None:
+            from bot.web.serve import start_background
+
+            self.web = start_background(self.settings)
         released = release_claims(self.engine, self.ctx)
         if released:
             log.info("forgot %d outbox claims left by a previous process", released)
@@ -268,6 +304,9 @@ class BotRunner:
             self.scheduler.shutdown(wait=True)
         if self.lease is not None:
             self.lease.release()
+        if self.web is not None:
+            self.web.stop()
+            self.web = None
         if self._keeper is not None:
             self._keeper.close()
             self._keeper = None
