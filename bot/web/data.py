@@ -17,6 +17,7 @@ Times are ISO 8601 UTC strings; every text is data (escaped by the templates and
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -241,11 +242,12 @@ def _march(ctx: CampaignContext, a: Any) -> dict[str, Any]:
             "ready": iso(ctx.tick_at(a.ready_tick)) if a.ready_tick is not None else ""}
 
 
-def sightings(session: Session, ctx: CampaignContext, claim_id: int, full: Situation,
+def sightings(session: Session, ctx: CampaignContext, claim_id: int, last: int,
               names: dict[int, str]) -> list[dict[str, Any]]:
-    """Every army ``claim_id``'s watchers sighted, newest sighting per army: where and when,
-    and whether it is still there as far as the claim knows (``current``) or has moved on
-    out of sight (kept on the map, greyed, with the time it was last seen)."""
+    """Every army ``claim_id``'s watchers sighted, newest sighting per army: where and when.
+    ``current``: sighted at the last tick; older sightings are memories, kept on the map
+    greyed with the time they were made. Only the claim's own detections are read (what
+    its private notes told it), never where the army is now."""
     rows = session.exec(select(Event).where(
         Event.campaign_id == ctx.campaign_id, Event.kind == "detection",
         Event.claim_id == claim_id).order_by(col(Event.id))).all()
@@ -259,18 +261,29 @@ def sightings(session: Session, ctx: CampaignContext, claim_id: int, full: Situa
         return []
     owners = dict(session.exec(select(Army.id, Army.claim_id).where(
         col(Army.id).in_(list(latest)))).all())
-    marks = {m.id: m for m in full.armies}
-    me = names.get(claim_id, "")
     out = []
     for army_id, e in sorted(latest.items(), key=lambda kv: (kv[1].tick, kv[0])):
         tile = str(e.data_json["at"])
-        mark = marks.get(army_id)
-        current = mark is not None and mark.seen_by(me) == tile and mark.tile == tile
         out.append({"tile": tile, "tile_name": ctx.world.tiles[tile].name,
                     "claim": names.get(owners.get(army_id, -1) or -1, "unknown"),
                     "seen_at": iso(e.at or ctx.tick_at(e.tick)), "tick": e.tick,
-                    "current": current})
+                    "current": e.tick >= last})
     return out
+
+
+def _remembered(known: Situation, public: Situation, seen: Sequence[dict[str, Any]]
+                ) -> Situation:
+    """The claim's map with the old sightings taken off (they are drawn greyed instead):
+    a sighted army (not its own, not announced) on a tile where the claim has an old
+    sighting of that claim's army and no fresh one. What everyone knows (``public``: the
+    announced armies) stays on it."""
+    fresh = {(s["claim"], s["tile"]) for s in seen if s["current"]}
+    old = {(s["claim"], s["tile"]) for s in seen if not s["current"]} - fresh
+    kept = [a for a in known.armies if a.own or a.announced or (a.claim, a.tile) not in old]
+    shown = {(a.claim, a.tile) for a in kept}
+    kept += [a for a in public.armies if (a.claim, a.tile) not in shown]
+    kept.sort(key=lambda a: (a.tile, a.claim, not a.own, a.id, a.size))
+    return dataclasses.replace(known, armies=tuple(kept))
 
 
 def _ghosts(known_tiles: dict[str, tuple[float, float]], seen: Sequence[dict[str, Any]]
@@ -403,9 +416,10 @@ def war_room(session: Session, ctx: CampaignContext, claim_id: int) -> View:
         raise LookupError(f"no claim {claim_id}")
     clock = _clock(session, ctx)
     at = ctx.tick_at(clock["tick"])
+    seen = sightings(session, ctx, claim_id, clock["tick"], names)
     full = load_situation(session, ctx)
-    known = visible_to(full, Viewer(ViewKind.CLAIM, claim.name))
-    seen = sightings(session, ctx, claim_id, full, names)
+    known = _remembered(visible_to(full, Viewer(ViewKind.CLAIM, claim.name)),
+                        visible_to(full, PUBLIC), seen)
     base = build_scene(ctx.world, known, MAP_OPTIONS)
     scene, drawn = _map(ctx, known, _ghosts(dict(base.centres), seen))
     armies = [_march(ctx, a) for a in load_records(session, ctx.campaign_id, IN_MAP_STATES)

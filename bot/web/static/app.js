@@ -65,7 +65,11 @@
   let pinch = null;
 
   box.addEventListener("pointerdown", (e) => {
-    box.setPointerCapture(e.pointerId);
+    try {
+      box.setPointerCapture(e.pointerId);
+    } catch (err) {
+      // a pointer the browser no longer tracks: panning still works without capture
+    }
     pointers.set(e.pointerId, { x: e.clientX, y: e.clientY });
     dragged = 0;
     if (pointers.size === 2) {
@@ -181,7 +185,7 @@
     for (const s2 of data.sightings || []) {
       if (s2.tile === id) {
         out.push(`${s2.claim} sighted here ${s2.seen_at.slice(0, 16).replace("T", " ")} UTC` +
-                 (s2.current ? "" : " (moved on)"));
+                 (s2.current ? "" : " (last seen; it may have moved on)"));
       }
     }
     return out;
