@@ -9,7 +9,6 @@ import pytest
 
 from bot.demo import DemoReport, run_demo, summary
 
-
 SERVED: dict[str, str] = {}
 
 

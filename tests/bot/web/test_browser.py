@@ -99,7 +99,7 @@ def test_the_realm_loads_pans_zooms_and_pinches(browser: Any, before: Live) -> N
     cx, cy = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
     page.mouse.move(cx, cy)
     page.mouse.wheel(0, -400)
-    page.wait_for_function(f"document.getElementById('map').dataset.zoom > 1.01")
+    page.wait_for_function("document.getElementById('map').dataset.zoom > 1.01")
     zoomed = _view_box(page)
     assert zoomed[2] < whole[2] and zoomed[3] < whole[3]
     page.mouse.move(cx, cy)
@@ -117,7 +117,9 @@ def test_the_realm_loads_pans_zooms_and_pinches(browser: Any, before: Live) -> N
             pointerId: id, pointerType: 'touch', clientX: px, clientY: y, bubbles: true,
             isPrimary: id === 11}));
         fire('pointerdown', 11, x - 20); fire('pointerdown', 12, x + 20);
-        for (let d = 20; d <= 120; d += 20) { fire('pointermove', 11, x - d); fire('pointermove', 12, x + d); }
+        for (let d = 20; d <= 120; d += 20) {
+            fire('pointermove', 11, x - d); fire('pointermove', 12, x + d);
+        }
         fire('pointerup', 11, x - 120); fire('pointerup', 12, x + 120);
     }""", [cx, cy])
     pinched = _view_box(page)
