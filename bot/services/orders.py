@@ -298,6 +298,16 @@ def _disband(c: Call, order: o.Disband) -> str:
     return _decided(c, order)
 
 
+def _link(c: Call, order: o.Link) -> str:
+    """The claim's war-room link (:mod:`bot.services.weblinks`); made when first asked."""
+    from bot.services import weblinks
+
+    claim = c.require_claim()
+    scope = weblinks.claim_scope(claim.id or 0)
+    token = weblinks.token_for(c.session, c.ctx, scope, c.now)
+    return weblinks.link_reply(c.ctx, weblinks.Link(scope, claim.name, token))
+
+
 def _help(c: Call, order: o.Help) -> str:
     return help_reply(c, order.topic)
 
@@ -326,6 +336,7 @@ HANDLERS: Mapping[type, Handler] = MappingProxyType({
     o.Disband: _disband,
     o.Status: _status,
     o.Odds: _odds,
+    o.Link: _link,
     o.Help: _help,
 })
 """The order handlers, listed explicitly (nothing registers itself on import)."""

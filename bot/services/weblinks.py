@@ -27,6 +27,7 @@ from sqlmodel import Session, col, select
 from bot.db.models import BotState
 from bot.services import journal
 from bot.services.world import CampaignContext, all_claims
+from bot.text import escape_md
 
 PREFIX = "web:"
 MODERATORS = "mod"
@@ -142,15 +143,22 @@ def address(ctx: CampaignContext, link: Link) -> str:
     return ctx.settings.web.public_url.rstrip("/") + link.path
 
 
+def link_reply(ctx: CampaignContext, link: Link) -> str:
+    """The answer to the ``link`` order, and the note a new link is sent in."""
+    return (f"The war room of {escape_md(link.name)}: {address(ctx, link)}\n\n"
+            "It shows your armies and their marches, what your watchers sighted, the battles "
+            "you face, your receipts and private news. Keep it private: anyone with the link "
+            "sees it. Send `link` to have it again; if it leaks, the moderators replace it "
+            "(the old one stops working at once)."
+            + ("" if ctx.settings.web.public_url else
+               "\n\n(The campaign's pages have no public address set yet: ask the "
+               "moderators where they are served.)"))
+
+
 def send_to_claim(session: Session, ctx: CampaignContext, claim_id: int, name: str, token: str,
                   *, now: datetime, tick: int) -> None:
     """Send a claim's war-room link privately to its players (in their dispatch)."""
     link = Link(claim_scope(claim_id), name, token)
     journal.notify_claim(
         session, ctx.campaign_id, claim_id, f"web:link:{claim_id}:{token_hash(token)[:16]}",
-        subject="Your war room",
-        body=(f"The war room of {name}: {address(ctx, link)}\n\nIt shows your armies, what "
-              "your watchers sighted and your private news. Keep it private: anyone with "
-              "the link sees it. Send `link` to have it again; the moderators can replace it "
-              "if it leaks."),
-        at=now, tick=tick)
+        subject="Your war room", body=link_reply(ctx, link), at=now, tick=tick)

@@ -14,12 +14,14 @@
 
 from __future__ import annotations
 
+import gzip
 import logging
 import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import Engine
@@ -52,6 +54,7 @@ SECURITY_HEADERS = {
 }
 PRIVATE = {"cache-control": "no-store"}
 WINDOW_SECONDS = 60.0
+REALM_SECONDS = 30.0
 
 
 class FailedAttempts:
@@ -103,14 +106,35 @@ class SecurityHeaders:
         await self.app(scope, receive, with_headers)
 
 
+@dataclass(frozen=True, slots=True)
+class Rendered:
+    """The realm made once: each form's bytes, plain and gzip-compressed."""
+
+    version: tuple[Any, ...]
+    made: float
+    forms: dict[str, tuple[bytes, bytes]]
+
+
+def _forms(view: data.View) -> dict[str, tuple[bytes, bytes]]:
+    texts = {"html": pages.html(view), "json": pages.json_text(view),
+             "svg": pages.map_svg(view)}
+    return {k: (t.encode(), gzip.compress(t.encode(), 6, mtime=0)) for k, t in texts.items()}
+
+
 class Site:
     """The pages of one campaign database, read on ``engine`` (a reader engine:
-    :func:`bot.db.engine.make_reader_engine`)."""
+    :func:`bot.db.engine.make_reader_engine`).
+
+    The realm is the same for everyone: it is made once per state of the world (see
+    :func:`bot.web.data.realm_version`) and at most every :data:`REALM_SECONDS`, and served
+    from memory, compressed once."""
 
     def __init__(self, engine: Engine, settings: Settings) -> None:
         self.engine = engine
         self.settings = settings
         self.failures = FailedAttempts(settings.web.failed_per_minute)
+        self._realm: Rendered | None = None
+        self._lock = threading.Lock()
 
     @contextmanager
     def reading(self) -> Iterator[tuple[Session, CampaignContext]]:
@@ -118,9 +142,29 @@ class Site:
         with Session(self.engine) as session, session.begin():
             yield session, load_context(session, self.settings)
 
-    def realm(self) -> data.View:
+    def realm(self) -> Rendered:
+        """The realm as of now (from memory when the world has not changed)."""
         with self.reading() as (session, ctx):
-            return data.realm(session, ctx)
+            version = data.realm_version(session, ctx)
+            cached = self._realm
+            if cached is not None and cached.version == version \
+                    and time.monotonic() - cached.made < REALM_SECONDS:
+                return cached
+            with self._lock:  # one request makes it; the others wait for it
+                cached = self._realm
+                if cached is None or cached.version != version \
+                        or time.monotonic() - cached.made >= REALM_SECONDS:
+                    cached = Rendered(version, time.monotonic(),
+                                      _forms(data.realm(session, ctx)))
+                    self._realm = cached
+                return cached
+
+    def _realm_answer(self, request: Request, form: str, media_type: str) -> Response:
+        plain, packed = self.realm().forms[form]
+        if "gzip" in request.headers.get("accept-encoding", ""):
+            return Response(packed, media_type=media_type,
+                            headers={"content-encoding": "gzip", "vary": "Accept-Encoding"})
+        return Response(plain, media_type=media_type, headers={"vary": "Accept-Encoding"})
 
     def private(self, request: Request, moderators: bool) -> tuple[data.View, dict[str, Any]]:
         """The war room or moderators' room the request's token opens; 404 otherwise."""
@@ -141,13 +185,13 @@ class Site:
     # ------------------------------------------------------------------ routes
 
     def page_realm(self, request: Request) -> Response:
-        return HTMLResponse(pages.html(self.realm()))
+        return self._realm_answer(request, "html", "text/html; charset=utf-8")
 
     def api_realm(self, request: Request) -> Response:
-        return Response(pages.json_text(self.realm()), media_type="application/json")
+        return self._realm_answer(request, "json", "application/json")
 
     def map_svg(self, request: Request) -> Response:
-        return Response(pages.map_svg(self.realm()), media_type="image/svg+xml")
+        return self._realm_answer(request, "svg", "image/svg+xml")
 
     def page_claim(self, request: Request) -> Response:
         view, extra = self.private(request, moderators=False)

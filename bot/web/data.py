@@ -112,14 +112,24 @@ def _tiles(ctx: CampaignContext, scene: Scene, known: Situation) -> list[list[An
     return out
 
 
+def _without_ids(scene: Scene) -> Scene:
+    """The scene without the tiles' id labels (the texts of its base layer): thousands of
+    texts too small to read at first sight, which the page's script draws for the tiles in
+    view once zoomed in (from the tile list)."""
+    base = tuple(s for s in scene.shapes[:scene.base_count] if not isinstance(s, Text))
+    return Scene(scene.width, scene.height, base + scene.shapes[scene.base_count:],
+                 scene.centres, scene.holdfast_colours, scene.title, len(base))
+
+
 def _map(ctx: CampaignContext, known: Situation, extra: Sequence[Circle | Text] = ()
          ) -> tuple[Scene, dict[str, Any]]:
-    scene = build_scene(ctx.world, known, MAP_OPTIONS)
+    scene = _without_ids(build_scene(ctx.world, known, MAP_OPTIONS))
     if extra:
         scene = Scene(scene.width, scene.height, (*scene.shapes, *extra), scene.centres,
                       scene.holdfast_colours, scene.title, scene.base_count)
     return scene, {
         "width": scene.width, "height": scene.height, "hex": MAP_OPTIONS.size,
+        "base": scene.base_count,  # the SVG's first shapes after its background: the terrain
         "tiles": _tiles(ctx, scene, known),
         "colours": claim_colours(known),
         "situation": situation_to_data(known),
@@ -494,3 +504,26 @@ def due_next(mod: dict[str, Any]) -> list[str]:
             out.append(f"{b['kind']} at {b['tile_name'] or b['tile']}: {b['attacker']} vs "
                        f"{b['defender']} is fought")
     return out
+
+
+def realm_version(session: Session, ctx: CampaignContext) -> tuple[Any, ...]:
+    """A cheap fingerprint of everything the realm shows: the campaign row's clock and
+    season, the journal (every change to the world logs an event), the delivered public
+    posts and the snapshots (an undo takes events back). Equal fingerprints, equal realm."""
+    from sqlalchemy import func
+    from sqlalchemy import select as sql_select
+
+    from bot.db.models import Campaign, Snapshot
+
+    cid = ctx.campaign_id
+    row = session.execute(sql_select(
+        col(Campaign.last_tick), col(Campaign.season), col(Campaign.paused_at),
+        col(Campaign.tick_offset),
+        select(func.max(Event.id)).where(Event.campaign_id == cid).scalar_subquery(),
+        select(func.count(col(Event.id))).where(Event.campaign_id == cid).scalar_subquery(),
+        select(func.count(col(Outbox.id))).where(
+            Outbox.campaign_id == cid, col(Outbox.public),
+            Outbox.status == OutboxStatus.DELIVERED).scalar_subquery(),
+        select(func.max(Snapshot.id)).where(Snapshot.campaign_id == cid).scalar_subquery(),
+    ).where(col(Campaign.id) == cid)).one()
+    return tuple(row)

@@ -157,6 +157,7 @@ EXAMPLES: Mapping[str, Callable[[Names], str]] = MappingProxyType({
     "blockade": lambda n: f"blockade {n.port} with fleet {n.fleet}",
     "cede": lambda n: f"cede {n.resource} to {n.rival}",
     "disband": lambda n: f"disband army {n.army}",
+    "link": lambda n: "link",
     "help": lambda n: "help move",
 })
 """One example per order word (a test checks every order has one), from :class:`Names`."""

@@ -289,6 +289,13 @@ _FORMS: tuple[OrderForm, ...] = (
         "send an army's troops home (the army must be at its holdfast)",
     ),
     OrderForm(
+        "link",
+        (),
+        "link",
+        "link",
+        "get the private address of your claim's war room on the web (changes nothing)",
+    ),
+    OrderForm(
         "help",
         (),
         "help [ORDER]",
@@ -633,6 +640,16 @@ class Status:
 
 
 @dataclass(frozen=True, slots=True)
+class Link:
+    """Ask for the private address of the claim's war room (docs/web.md)."""
+
+    verb: ClassVar[str] = "link"
+
+    def __str__(self) -> str:
+        return "link"
+
+
+@dataclass(frozen=True, slots=True)
 class Odds:
     """Ask for the battle odds of army ``army_a`` against army ``army_b``."""
 
@@ -796,6 +813,7 @@ Order: TypeAlias = (
     | Cede
     | Disband
     | Spare
+    | Link
     | Help
 )
 
@@ -821,6 +839,7 @@ ORDER_TYPES: tuple[type[Order], ...] = (
     Blockade,
     Cede,
     Disband,
+    Link,
     Help,
 )
 """Every order class, in the order of :data:`ORDER_FORMS`."""
@@ -1401,6 +1420,11 @@ def _parse_route(rest: str, line: str) -> Order:
     raise _diagnose("route", rest, line)
 
 
+def _parse_link(rest: str, line: str) -> Order:
+    del rest, line  # "link please", "link to the war room": link only reads
+    return Link()
+
+
 def _parse_status(rest: str, line: str) -> Order:
     del rest, line  # anything after "status" is harmless chatter: status only reads
     return Status()
@@ -1531,6 +1555,7 @@ _PARSERS: dict[str, Callable[[str, str], Order]] = {
     "cede": _parse_cede,
     "disband": _parse_disband,
     "spare": _parse_spare,
+    "link": _parse_link,
     "help": _parse_help,
 }
 
