@@ -1,9 +1,9 @@
 """The rules of one tick alone, without a database: the movement phase and the whole
-:func:`rules.campaign.advance.advance` on the tick benchmark's world.
+:func:`rules.campaign.tick.advance` on the tick benchmark's world.
 
 World: that of ``benchmarks/bench_tick.py`` (a 100 x 100 map, 200 claims each on its own
 holdfast, N armies of which 40% march a 10-tile path that set off on the tick before), built
-directly as rules values (:class:`~rules.campaign.state.World`) by the same generator. The
+directly as rules values (:class:`~rules.campaign.world.World`) by the same generator. The
 second tick after departure is measured (the first has been applied: a steady state): the
 marching armies enter about one tile each and the claims' holdfasts roll to detect those
 passing near them.
@@ -27,10 +27,9 @@ from typing import Any
 
 from benchmarks.bench_tick import CLAIMS, SIZE, START, army_rows, big_map_text
 from rules.campaign import calendar
-from rules.campaign.advance import Detection, Tick, advance, advance_movement
 from rules.campaign.config import RulesConfig
-from rules.campaign.state import ClaimState, EventDice, World
-from rules.campaign.world import Army, ArmyKind, ArmyState, March
+from rules.campaign.tick import Detection, Tick, advance, advance_movement
+from rules.campaign.world import Army, ArmyKind, ArmyState, ClaimState, EventDice, March, World
 from rules.campaign.worldmap import parse_map
 
 SECRET = "bench"

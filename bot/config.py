@@ -109,6 +109,8 @@ class PostSettings(_Section):
     realm_post: bool = True
     realm_title: str = "[Realm] The realm at the start of {date}"
     realm_flair: str = ""
+    # the [Realm] post shows the month past as an animated picture (GIF) ending on the map
+    realm_film: bool = False
     inset_maps: bool = False
     inset_radius: int = Field(default=3, ge=1, le=10)
     # the players' guide, linked from the `help` reply ("" = no link)

@@ -124,7 +124,7 @@ class Demo:
             "calendar": {"epoch": "2026-11-22T00:00:00Z", "epoch_year": 298},
             "catalogue": {"file": "demo"},
             # one [Realm] map, at the last month boundary (see play); on by default
-            "posts": {"realm_post": False},
+            "posts": {"realm_post": False, "realm_film": True},
         }, source="demo")
 
     def stop(self) -> None:
@@ -450,7 +450,10 @@ def main(echo: Callable[[str], None] = print, save_to: Path | None = REALM_COPY,
     if not serve:
         echo(summary(report))
     if report.images and save_to is not None:
-        save_to.write_bytes(report.images[-1][1])
+        data = report.images[-1][1]
+        if data.startswith(b"GIF8"):  # the month as a film
+            save_to = save_to.with_suffix(".gif")
+        save_to.write_bytes(data)
         echo(f"A copy of the [Realm] map is saved as {save_to.resolve()}.")
     return 0
 

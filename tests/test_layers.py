@@ -12,25 +12,26 @@ Two things are checked:
 - **No circle.** The arrows between modules form no cycle (a failure prints each cycle).
 - **The layers.** Each module belongs to a group (the longest prefix in :data:`GROUPS` that
   names it), and imports only from the groups :data:`ALLOWED` lists for its own. The picture:
-  rules <- services <- commands / messages <- reddit, CLI::
+  rules <- storage <- services <- commands / messages <- reddit, CLI::
 
       cli, __main__                      everything below
         demo                             sandbox, reddit, messages, commands, jsonapi, ...
-          reddit, runner                 web, messages, services, base, rules
-          web                        services, base, rules (the pages only read)
+          reddit, runner                 web, messages, services, storage, base, rules
+          web                        services, storage, base, rules (the pages only read)
           sandbox                        nothing of the bot (a stand-in for Reddit)
-            messages                     commands, services, base, rules
-              commands                   services, base, rules
+            messages                     commands, services, storage, base, rules
+              commands                   services, storage, base, rules
               jsonapi                    base, rules (the JSON engines run the rules only)
-                services                 base, rules
-                  base                   rules (and each other)
-                    rules                nothing of bot/
+                services                 storage, base, rules
+                  storage                base, rules (the tick's row readers and writers)
+                    base                 rules (and each other)
+                      rules              nothing of bot/
 
   base: bot.errors, bot.text, bot.clock, bot.config, bot.db, bot.maps, bot.mapimage,
   bot.render (the texts, from the rules' values), bot.data and the package ``bot`` itself (its
-  ``__version__``). So rules/ imports nothing of
-  bot/; the services import no commands, messages, CLI, Reddit, sandbox, JSON interface, demo
-  or runner; the commands no messages, CLI or Reddit.
+  ``__version__``). So rules/ imports nothing of bot/; storage imports no services; the
+  services import no commands, messages, CLI, Reddit, sandbox, JSON interface, demo or runner;
+  the commands no messages, CLI or Reddit.
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ GROUPS: dict[str, tuple[str, ...]] = {
     "base": ("bot.errors", "bot.text", "bot.clock", "bot.config", "bot.maps", "bot.db",
              "bot.data", "bot.mapimage", "bot.render"),
     "services": ("bot.services",),
+    "storage": ("bot.storage",),
     "commands": ("bot.commands",),
     "jsonapi": ("bot.jsonapi",),
     "messages": ("bot.messages",),
@@ -56,15 +58,16 @@ GROUPS: dict[str, tuple[str, ...]] = {
     "demo": ("bot.demo",),
     "cli": ("bot.cli", "bot.__main__"),
 }
-_BELOW_REDDIT = {"rules", "base", "services", "messages", "reddit"}
+_BELOW_REDDIT = {"rules", "base", "storage", "services", "messages", "reddit"}
 ALLOWED: dict[str, set[str]] = {
     "rules": {"rules"},
     "base": {"rules", "base"},
-    "services": {"rules", "base", "services"},
-    "commands": {"rules", "base", "services", "commands"},
+    "storage": {"rules", "base", "storage"},
+    "services": {"rules", "base", "storage", "services"},
+    "commands": {"rules", "base", "storage", "services", "commands"},
     "jsonapi": {"rules", "base", "jsonapi"},
-    "messages": {"rules", "base", "services", "commands", "messages"},
-    "web": {"rules", "base", "services", "web"},
+    "messages": {"rules", "base", "storage", "services", "commands", "messages"},
+    "web": {"rules", "base", "storage", "services", "web"},
     "reddit": _BELOW_REDDIT | {"web"},
     "sandbox": {"sandbox"},
     "demo": {*_BELOW_REDDIT, "commands", "jsonapi", "sandbox", "web", "demo"},

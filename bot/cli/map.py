@@ -12,6 +12,7 @@ from bot.cli.options import ConfigOpt, command_group
 
 if TYPE_CHECKING:
     from bot.services.mapcheck import CheckReport
+    from rules.campaign.worldmap import WorldMap
 
 app = command_group()
 map_app = command_group(help="Check, draw and update the campaign map.", no_args_is_help=True)
@@ -75,10 +76,16 @@ def render_cmd(
     labels: Annotated[str, typer.Option("--labels", help="ids, names or both.")] = "both",
     map_file: Annotated[Path | None, typer.Option(
         "--map", help="Draw this map file alone (no campaign database needed).")] = None,
+    width: Annotated[int | None, typer.Option(
+        "--width", min=300, max=20000, help="Picture width in pixels (sets the hex size).",
+        show_default=False)] = None,
+    hex_size: Annotated[float | None, typer.Option(
+        "--hex-size", min=6, max=200, help="Hex size in pixels (centre to corner); default "
+        "32, larger for a small map or inset.", show_default=False)] = None,
     config: OptConfig = None,
 ) -> None:
     """Draw the campaign map as a viewer may see it (PNG or SVG)."""
-    from bot.mapimage.scene import Labels, SceneOptions
+    from bot.mapimage.scene import MIN_WIDTHS, Labels, SceneOptions, at_least
     from bot.maps import load_map
     from bot.services.mapview import draw, render_view
     from rules.campaign.mapview import MODERATOR, Situation, Viewer
@@ -93,8 +100,20 @@ def render_cmd(
     except (InvalidInput, ValueError) as exc:
         _fail(str(exc) if isinstance(exc, InvalidInput) else
               f"--labels {labels!r}: expected ids, names or both")
+    if width is not None and hex_size is not None:
+        _fail("--width and --hex-size both set the size: give one of them "
+              "(e.g. --width 2000)")
     options = SceneOptions(labels=chosen, around=around, radius=radius,
-                           legend=around is None)
+                           legend=around is None, width=width)
+    if hex_size is not None:
+        options = SceneOptions(labels=chosen, around=around, radius=radius,
+                               legend=around is None, size=hex_size)
+
+    def sized(world: WorldMap) -> SceneOptions:
+        if width is not None or hex_size is not None:
+            return options
+        return at_least(world, options, MIN_WIDTHS["inset" if around else "map"])
+
     try:
         if map_file is not None:
             from bot.services.world import CampaignContext
@@ -102,12 +121,15 @@ def render_cmd(
             settings = settings_of(config, required=False)
             world = load_map(map_file)
             ctx = CampaignContext(0, settings, settings.rules_config(), world, "")
-            picture = draw(ctx, Situation(), MODERATOR, options, svg=suffix == ".svg")
+            picture = draw(ctx, Situation(), MODERATOR, sized(world), svg=suffix == ".svg")
         else:
             with campaign_session(config) as (session, ctx):
-                picture = render_view(session, ctx, viewer, options, svg=suffix == ".svg")
+                picture = render_view(session, ctx, viewer, sized(ctx.world),
+                                      svg=suffix == ".svg")
     except InvalidInput as exc:
         _fail(str(exc))
+    except ValueError as exc:
+        _fail(f"--width {width}: {exc}")
     except OSError as exc:
         _fail(f"{map_file}: cannot be read ({exc.strerror or exc})")
     out.write_bytes(picture.data)

@@ -2,25 +2,36 @@
 
 :func:`build_scene` turns a map, a situation already filtered for its viewer
 (:func:`rules.campaign.mapview.visible_to`) and drawing options into a :class:`Scene`: hex
-polygons in terrain colours, cuts and links, holdfast/port/resource markers, armies, marches,
-sieges, battles, labels and a legend. :mod:`bot.mapimage.draw` paints a scene as PNG (Pillow)
-or SVG; nothing here touches a file or an imaging library, so tests can check the content.
+polygons in terrain colours, cuts and links, holdfast/port/resource markers, holdings outlined
+in their claim's colour, army badges, marches, sieges, blockades, battles, labels and a legend.
+:mod:`bot.mapimage.draw` paints a scene as PNG or SVG (and a month of scenes as a film); the
+scene model only measures text with the map font (:mod:`bot.mapimage.font`), so tests can
+check the content and the layout without decoding a picture.
 
-Layout promises the tests rely on: a holdfast's marker is the topmost shape at its tile's
-centre; armies stand left and right of the centre; the id label sits in the top of the hex and
-the name label in the bottom.
+Layout: a holdfast's marker sits at its tile's centre, land armies left of it and fleets right
+(one badge per claim and side: several armies of a claim on a tile are one stacked badge with
+their count), the resource and port marks below them. Every marker gets a box first
+(:attr:`Scene.markers`); then the labels are placed by :class:`~bot.mapimage.layout.Placer`,
+army labels first, then names, then ids, each at the first free spot of its list: its usual
+place (ids at the top of the hex, names at the bottom), other places around its tile, further
+away with a leader line (names and army labels), a smaller size (names and army labels; ids
+keep their legible size), or not at all. So no label covers a marker or another label, and a
+crowded map loses ids before names and names before any marker.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
+from bot.mapimage.font import size_for_digit_height
 from bot.mapimage.geometry import HexLayout, Point
+from bot.mapimage.layout import Box, Placed, Placer, Spot
 from rules.campaign.config import Terrain
 from rules.campaign.mapview import ArmyMark, Situation
-from rules.campaign.worldmap import WorldMap
+from rules.campaign.worldmap import Tile, WorldMap
 
 TERRAIN_COLOURS: Mapping[Terrain, str] = {
     Terrain.FIELD: "#d5dd9b",
@@ -44,8 +55,17 @@ LINK = "#1d3557"
 PORT = "#0b3d91"
 RESOURCE = "#e0a800"
 SIEGE = "#d00000"
+FLASH = "#ffd400"
+FADED = "#9a9a9a"  # what a sighting fades towards as it ages
 BACKGROUND = "#f4f1ea"
-LEGEND_WIDTH = 210
+LEGEND_WIDTH = 240
+DEFAULT_HEX_SIZE = 32.0
+MIN_ID_PIXELS = 11.0  # how tall an id's digits stand at the default size
+SIGHTING_FADES_AFTER = 28  # ticks until a sighting is drawn fully faded (a week of 6 h ticks)
+MARGIN = 6.0
+MAX_HEX_SIZE = 200.0
+MIN_WIDTHS: Mapping[str, int] = {"map": 1000, "realm": 1600, "inset": 600}
+"""The narrowest picture of each use, in pixels (a small map's hexes grow to fill it)."""
 
 
 class Labels(StrEnum):
@@ -94,9 +114,47 @@ Shape = Polygon | Line | Circle | Text
 
 
 @dataclass(frozen=True, slots=True)
+class Badge:
+    """The marker of the armies (or fleets) of one claim on one tile: ``armies`` are the
+    marks it stands for (several: a stacked badge), ``centre`` is where its disc (or a fleet's
+    triangle) is filled with ``colour``."""
+
+    tile: str
+    centre: Point
+    radius: float
+    colour: str
+    fleet: bool
+    armies: tuple[ArmyMark, ...]
+    seen_ticks: int | None = None  # a sighting: how many ticks ago
+
+    @property
+    def box(self) -> Box:
+        r = self.radius * (1.15 if self.fleet else 1.0)
+        box = Box.around(self.centre, r, r)
+        if len(self.armies) > 1:  # the stack's lower disc shows below and to the right
+            box = box.union(Box.around(_stacked(self.centre, self.radius), r, r))
+        return box
+
+
+@dataclass(frozen=True, slots=True)
+class Label:
+    """A placed label: its ``kind`` (``id``, ``name`` or ``army``), the tile it names, its
+    text, size and box; ``leader`` when it stands away from its tile with a leader line."""
+
+    kind: str
+    tile: str
+    text: str
+    size: int
+    box: Box
+    leader: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class Scene:
     """A picture as shapes painted in order. ``centres`` maps each drawn tile id to its pixel
-    centre; ``holdfast_colours`` each holdfast to its marker's fill colour."""
+    centre; ``holdfast_colours`` each holdfast to its marker's fill colour; ``markers`` are
+    the boxes of every marker, ``labels`` the placed labels, ``badges`` the army badges,
+    ``dropped`` the labels (kind, text) no free place could be found for."""
 
     width: int
     height: int
@@ -105,6 +163,11 @@ class Scene:
     holdfast_colours: Mapping[str, str] = field(default_factory=dict)
     title: str = ""
     base_count: int = 0  # the first shapes depend on the map alone (see build_scene)
+    hex_size: float = DEFAULT_HEX_SIZE
+    markers: tuple[Box, ...] = ()
+    labels: tuple[Label, ...] = ()
+    badges: tuple[Badge, ...] = ()
+    dropped: tuple[tuple[str, str], ...] = ()
 
     def texts(self) -> list[str]:
         return [s.text for s in self.shapes if isinstance(s, Text)]
@@ -112,15 +175,22 @@ class Scene:
 
 @dataclass(frozen=True, slots=True)
 class SceneOptions:
-    """``around``/``radius`` draw only the tiles within ``radius`` steps of ``around``."""
+    """``around``/``radius`` draw only the tiles within ``radius`` steps of ``around``.
+    ``size`` is a hex's circumradius in pixels; ``width`` (when set) overrides it with the
+    size that makes the picture that many pixels wide. ``tick_hours`` turns the ticks since
+    a sighting into hours and days; ``flash`` names the tiles of new battles to highlight (a
+    film's flash frame)."""
 
-    size: float = 22.0
+    size: float = DEFAULT_HEX_SIZE
     labels: Labels = Labels.BOTH
     around: str | None = None
     radius: int = 3
     legend: bool = True
     title: str = ""
     numbers: bool = True  # army numbers and ids, when the situation has them
+    width: int | None = None
+    tick_hours: int = 6
+    flash: tuple[str, ...] = ()
 
 
 def claim_colours(situation: Situation) -> dict[str, str]:
@@ -141,6 +211,10 @@ def _triangle(x: float, y: float, r: float) -> tuple[Point, ...]:
     return ((x, y - r), (x + r, y + r * 0.8), (x - r, y + r * 0.8))
 
 
+def _stacked(centre: Point, radius: float) -> Point:
+    return (centre[0] + radius * 0.45, centre[1] + radius * 0.45)
+
+
 def _short(n: int) -> str:
     return f"{n / 1000:.1f}k".replace(".0k", "k") if n >= 1000 else str(n)
 
@@ -155,38 +229,94 @@ def army_label(army: ArmyMark) -> str:
     return " ".join(parts)
 
 
+def badge_label(armies: Sequence[ArmyMark]) -> str:
+    """The label of a badge: one army's :func:`army_label`; for a stack ``x3`` and the total
+    when the viewer knows every army's size (``x3 5.2k``)."""
+    if len(armies) == 1:
+        return army_label(armies[0])
+    total = f" {_short(sum(a.size for a in armies))}" if all(a.size for a in armies) else ""
+    return f"x{len(armies)}{total}"
+
+
+def age_text(ticks: int, tick_hours: int) -> str:
+    """How long ago, for a sighting: ``now``, ``18h ago``, ``3d ago``."""
+    hours = ticks * tick_hours
+    if hours <= 0:
+        return "now"
+    return f"{hours}h ago" if hours < 48 else f"{hours // 24}d ago"
+
+
+def faded(colour: str, ticks: int) -> str:
+    """``colour`` greyed towards :data:`FADED` by a sighting's age (fully after
+    :data:`SIGHTING_FADES_AFTER` ticks, to three quarters so the claim stays recognisable)."""
+    share = min(1.0, max(0, ticks) / SIGHTING_FADES_AFTER) * 0.75
+    a = [int(colour[i:i + 2], 16) for i in (1, 3, 5)]
+    b = [int(FADED[i:i + 2], 16) for i in (1, 3, 5)]
+    return "#" + "".join(f"{round(x + (y - x) * share):02x}" for x, y in zip(a, b, strict=True))
+
+
 DEFAULT_OPTIONS = SceneOptions()
+
+
+def hex_size_for_width(world: WorldMap, width: int, options: SceneOptions) -> float:
+    """The hex size that makes the picture of ``options`` (its tiles and legend) ``width``
+    pixels wide. Raises ValueError when the legend alone is wider."""
+    cols = [world.tiles[t].col for t in _shown(world, options)]
+    first = min(cols) - min(cols) % 2
+    legend = LEGEND_WIDTH if options.legend else 0
+    room = width - 2 * MARGIN - 2 - legend
+    if room < 40:
+        raise ValueError(f"{width} px is too narrow (at least {legend + 60} px)")
+    return room / (2 + 1.5 * (max(cols) - first))
+
+
+def at_least(world: WorldMap, options: SceneOptions, width: int) -> SceneOptions:
+    """``options`` with hexes enlarged (up to :data:`MAX_HEX_SIZE`) so that the picture is at
+    least ``width`` pixels wide: the default size of each use (:data:`MIN_WIDTHS`)."""
+    if options.width is not None:
+        return options
+    wanted = hex_size_for_width(world, width, options)
+    return replace(options, size=min(MAX_HEX_SIZE, max(options.size, wanted)))
+
+
+def _shown(world: WorldMap, options: SceneOptions) -> list[str]:
+    if options.around is not None:
+        return sorted(world.tiles_within(world.tile(options.around).id, options.radius))
+    return list(world.tiles)
+
+
+@dataclass(slots=True)
+class _Draft:
+    """What build_scene collects: shapes by layer, and the marker boxes."""
+
+    overlay: list[Shape] = field(default_factory=list)  # under the markers
+    markers: list[Shape] = field(default_factory=list)
+    labels: list[Shape] = field(default_factory=list)
+    boxes: list[Box] = field(default_factory=list)
+    placed: list[Label] = field(default_factory=list)
+    dropped: list[tuple[str, str]] = field(default_factory=list)
 
 
 def build_scene(world: WorldMap, situation: Situation, options: SceneOptions = DEFAULT_OPTIONS
                 ) -> Scene:
     """The shapes of a map picture of ``world`` showing ``situation`` (already filtered for
-    its viewer). Raises UnknownTile for an unknown ``options.around`` tile."""
-    if options.around is not None:
-        centre = world.tile(options.around).id
-        shown = sorted(world.tiles_within(centre, options.radius))
-    else:
-        shown = list(world.tiles)
+    its viewer). Raises UnknownTile for an unknown ``options.around`` tile and ValueError for
+    a ``width`` too narrow for the legend."""
+    shown = _shown(world, options)
     tiles = [world.tiles[t] for t in shown]
-    s = options.size
-    top = 26.0 if options.title else 0.0
-    layout = HexLayout.fitting(((t.col, t.row) for t in tiles), s, 6.0)
+    s = hex_size_for_width(world, options.width, options) if options.width else options.size
+    top = 30.0 if options.title else 0.0
+    layout = HexLayout.fitting(((t.col, t.row) for t in tiles), s, MARGIN)
     layout = HexLayout(layout.size, layout.min_col, layout.min_row,
                        (layout.origin[0], layout.origin[1] + top))
     right, bottom = layout.extent((t.col, t.row) for t in tiles)
-    legend_x = right + 12
-    legend: list[Shape] = []
-    if options.legend:
-        legend, legend_bottom = _legend(legend_x, 8 + top, situation, claim_colours(situation))
-        bottom = max(bottom, legend_bottom)
-    width = int(right + 8 + (LEGEND_WIDTH if options.legend else 0))
-    height = int(bottom + 8)
     on_map = set(shown)
     centres = {t.id: layout.centre(t.col, t.row) for t in tiles}
     colours = claim_colours(situation)
-    holders = dict(situation.holders)
+    holders = {t: c for t, c in situation.holders if t in on_map}
     shapes: list[Shape] = []
-    # The base layer depends on the map alone (terrain, cuts, links, ports, resources, ids):
+    draft = _Draft()
+    # The base layer depends on the map alone (terrain, cuts, links, ports, resources):
     # the PNG painter draws it once per map and paints the rest over a copy.
     for t in tiles:
         shapes.append(Polygon(layout.corners(t.col, t.row), TERRAIN_COLOURS[t.terrain],
@@ -197,125 +327,268 @@ def build_scene(world: WorldMap, situation: Situation, options: SceneOptions = D
             shapes.append(Line(layout.shared_edge(coords[a], coords[b]), CUT, max(2, int(s / 6))))
     for a, b in sorted(world.links):
         if a in on_map and b in on_map:
-            shapes.append(Line((centres[a], centres[b]), LINK, 2, dashed=True))
-    # small markers at the edge of the hex: resources (top left), ports (top right)
+            shapes.append(Line((centres[a], centres[b]), LINK, max(2, round(s / 14)),
+                               dashed=True))
+    # small marks under the army badges: resources (left), ports (right)
     for t in tiles:
         x, y = centres[t.id]
         if t.resource:
-            shapes.append(Polygon(_triangle(x - s * 0.55, y - s * 0.25, s * 0.2), RESOURCE, INK))
+            shapes.append(Polygon(_triangle(x - s * 0.55, y + s * 0.27, s * 0.13), RESOURCE,
+                                  INK))
+            draft.boxes.append(Box.around((x - s * 0.55, y + s * 0.27), s * 0.13, s * 0.13))
         if t.port:
-            shapes.append(Circle((x + s * 0.6, y - s * 0.12), s * 0.17, PORT, "#ffffff"))
-    font = max(7, round(s * 0.42))
-    for t in tiles:
-        x, y = centres[t.id]
-        dark = t.terrain is Terrain.IMPASSABLE
-        if options.labels in (Labels.IDS, Labels.BOTH) or (
-                options.labels is Labels.NAMES and not t.name):
-            shapes.append(Text((x, y - s * 0.56), t.id, "#f0f0f0" if dark else "#333333",
-                               font))
+            shapes.append(Circle((x + s * 0.55, y + s * 0.27), s * 0.12, PORT, "#ffffff"))
+            draft.boxes.append(Box.around((x + s * 0.55, y + s * 0.27), s * 0.12, s * 0.12))
     base_count = len(shapes)
 
+    _holdings(draft, layout, world, situation, holders, colours, on_map)
+    _overlays(draft, situation, centres, colours, s, options)
+    badges = _badges(draft, situation, centres, colours, s, options)
+    holdfast_colours = _holdfasts(draft, tiles, centres, holders, colours, s)
+    _place_labels(draft, tiles, centres, badges, s, options,
+                  Box(0, top, right + MARGIN, bottom + MARGIN))
+    shapes += draft.overlay + draft.markers + draft.labels
+    legend_bottom = 0.0
+    if options.legend:
+        legend, legend_bottom = _legend(right + 14, 8 + top, situation, colours,
+                                        _present(situation, holders, badges))
+        shapes += legend
     if options.title:
-        shapes.append(Text((8, 13), options.title, INK, 14, anchor="lm"))
+        shapes.append(Text((MARGIN + 2, 16), options.title, INK, max(15, round(s * 0.5)),
+                           anchor="lm"))
+    width = int(right + MARGIN + 2 + (LEGEND_WIDTH if options.legend else 0))
+    height = int(max(bottom, legend_bottom) + MARGIN + 2)
+    return Scene(width, height, tuple(shapes), centres, holdfast_colours, options.title,
+                 base_count, s, tuple(draft.boxes), tuple(draft.placed), badges,
+                 tuple(draft.dropped))
+
+
+def _holdings(draft: _Draft, layout: HexLayout, world: WorldMap, situation: Situation,
+              holders: Mapping[str, str], colours: Mapping[str, str], on_map: set[str]
+              ) -> None:
+    """Each held holdfast's hex ringed in its holder's colour; the tiles a claim's armies
+    stand on (as the viewer knows them) ringed thinner and dashed."""
+    s = layout.size
+    for tile_id, claim in sorted(holders.items()):
+        t = world.tiles[tile_id]
+        draft.overlay.append(Polygon(layout.corners(t.col, t.row, inset=s * 0.09), None,
+                                     colours.get(claim, INK), max(3, round(s * 0.12))))
+    held = set(holders)
+    standing = sorted({(a.tile, a.claim) for a in situation.armies
+                       if a.tile in on_map and a.tile not in held})
+    for tile_id, claim in standing:
+        t = world.tiles[tile_id]
+        ring = layout.corners(t.col, t.row, inset=s * 0.07)
+        draft.overlay.append(Line((*ring, ring[0]), colours.get(claim, INK),
+                                  max(2, round(s * 0.06)), dashed=True))
+
+
+def _overlays(draft: _Draft, situation: Situation, centres: Mapping[str, Point],
+              colours: Mapping[str, str], s: float, options: SceneOptions) -> None:
+    """Blockades, marches, battles and sieges: drawn under the markers."""
     for blockade in situation.blockades:
         if blockade.water in centres and blockade.port in centres:
-            shapes.append(Line((centres[blockade.water], centres[blockade.port]), SIEGE, 3,
-                               dashed=True))
-    # marches under the markers
+            draft.overlay.append(Line((centres[blockade.water], centres[blockade.port]), SIEGE,
+                                      max(3, round(s * 0.12)), dashed=True))
+            draft.overlay.append(Circle(centres[blockade.water], s * 0.72, None, SIEGE,
+                                        max(2, round(s * 0.08))))
     for army in situation.armies:
         steps = [army.tile, *army.path]
         points = tuple(centres[t] for t in steps if t in centres)
         if len(points) > 1:
-            shapes.append(Line(points, colours.get(army.claim, INK), 2, arrow=True))
+            draft.overlay.append(Line(points, colours.get(army.claim, INK),
+                                      max(2, round(s * 0.08)), arrow=True))
     for battle in situation.battles:
         if battle.tile in centres:
             x, y = centres[battle.tile]
+            if battle.tile in options.flash:
+                draft.overlay.append(Circle((x, y), s * 0.85, FLASH, SIEGE, 2))
             r = s * 0.45
-            shapes.append(Line(((x - r, y - r), (x + r, y + r)), INK, 3))
-            shapes.append(Line(((x - r, y + r), (x + r, y - r)), INK, 3))
+            w = max(3, round(s * 0.12))
+            draft.overlay.append(Line(((x - r, y - r), (x + r, y + r)), INK, w))
+            draft.overlay.append(Line(((x - r, y + r), (x + r, y - r)), INK, w))
     for siege in situation.sieges:
         if siege.holdfast in centres:
-            shapes.append(Circle(centres[siege.holdfast], s * 0.62, None, SIEGE, 3))
+            centre = centres[siege.holdfast]
+            draft.overlay.append(Circle(centre, s * 0.66, None, SIEGE, max(4, round(s * 0.14))))
+            draft.overlay.append(Circle(centre, s * 0.5, None, colours.get(siege.besieger, INK),
+                                        max(2, round(s * 0.06))))
 
-    # armies: land armies left of the centre, fleets right; several stack downwards
-    slots: dict[tuple[str, bool], int] = {}
+
+def _badges(draft: _Draft, situation: Situation, centres: Mapping[str, Point],
+            colours: Mapping[str, str], s: float, options: SceneOptions
+            ) -> tuple[Badge, ...]:
+    """One badge per tile, side (land left, fleets right) and claim; a claim's several
+    armies there are one stacked badge. A second claim's badge on the same side stands
+    below the first."""
+    groups: dict[tuple[str, bool, str, int], list[ArmyMark]] = {}
     for army in situation.armies:
-        if army.tile not in centres:
-            continue
-        x, y = centres[army.tile]
-        n = slots.get((army.tile, army.fleet), 0)
-        slots[(army.tile, army.fleet)] = n + 1
-        ax = x + (s * 0.52 if army.fleet else -s * 0.52)
-        ay = y - s * 0.1 + n * s * 0.5
-        colour = colours.get(army.claim, INK)
-        r = s * 0.24
-        if army.fleet:
-            shapes.append(Polygon(_triangle(ax, ay, r * 1.1), colour, "#ffffff"))
-        else:
-            shapes.append(Circle((ax, ay), r, colour, "#ffffff"))
-        label = army_label(army) if options.numbers else ""
-        if label:
-            shapes.append(Text((ax + (r + 2 if army.fleet else -r - 2), ay), label, INK,
-                               max(8, round(s * 0.36)), halo=True,
-                               anchor="lm" if army.fleet else "rm"))
+        if army.tile in centres:
+            age = -1 if army.last_seen is None or situation.tick is None \
+                else situation.tick - army.last_seen
+            groups.setdefault((army.tile, army.fleet, army.claim, age), []).append(army)
+    slots: dict[tuple[str, bool], int] = {}
+    badges: list[Badge] = []
+    r = max(5.0, s * 0.22)
+    edge = 2 if r >= 6 else 1
+    for (tile, fleet, claim, age), armies in groups.items():
+        x, y = centres[tile]
+        n = slots.get((tile, fleet), 0)
+        slots[(tile, fleet)] = n + 1
+        centre = (x + (s * 0.55 if fleet else -s * 0.55), y - s * 0.1 + n * s * 0.5)
+        colour = colours.get(claim, INK)
+        if age >= 0:
+            colour = faded(colour, age)
+        badge = Badge(tile, centre, r, colour, fleet, tuple(armies), age if age >= 0 else None)
+        badges.append(badge)
+        draft.boxes.append(badge.box)
+        for at in ([_stacked(centre, r)] if len(armies) > 1 else []) + [centre]:
+            if fleet:
+                draft.markers.append(Polygon(_triangle(*at, r * 1.15), colour, "#ffffff", edge))
+            else:
+                draft.markers.append(Circle(at, r, colour, "#ffffff", edge))
+    del options
+    return tuple(badges)
 
-    holdfast_colours: dict[str, str] = {}
+
+def _holdfasts(draft: _Draft, tiles: Sequence[Tile], centres: Mapping[str, Point],
+               holders: Mapping[str, str], colours: Mapping[str, str], s: float
+               ) -> dict[str, str]:
+    out: dict[str, str] = {}
     for t in tiles:
         if not t.holdfast:
             continue
         x, y = centres[t.id]
         fill = colours.get(holders.get(t.id, ""), UNHELD)
-        holdfast_colours[t.id] = fill
+        out[t.id] = fill
         if t.special:
-            shapes.append(Polygon(_diamond(x, y, s * 0.36), fill, INK, 2))
+            draft.markers.append(Polygon(_diamond(x, y, s * 0.34), fill, INK, 2))
+            draft.boxes.append(Box.around((x, y), s * 0.34, s * 0.34))
         else:
-            shapes.append(Polygon(_square(x, y, s * 0.26), fill, INK, 2))
+            draft.markers.append(Polygon(_square(x, y, s * 0.24), fill, INK, 2))
+            draft.boxes.append(Box.around((x, y), s * 0.24, s * 0.24))
+    return out
+
+
+def _place_labels(draft: _Draft, tiles: Sequence[Tile], centres: Mapping[str, Point],
+                  badges: Sequence[Badge], s: float, options: SceneOptions, area: Box) -> None:
+    """Army labels, then names, then ids, each at its first free spot (see the module
+    docstring); a label standing away from its tile gets a leader line."""
+    placer = Placer(area, s)
+    for box in draft.boxes:
+        placer.take(box)
+    # sizes grow with the hexes up to the default size's, then more slowly
+    legible = size_for_digit_height(MIN_ID_PIXELS)
+    id_size = max(7, min(round(s * 0.5), max(legible, round(s * 0.3))))
+    name_size = max(8, min(round(s * 0.45), max(legible - 2, round(s * 0.3))))
+    army_size = max(8, min(round(s * 0.4), max(legible - 3, round(s * 0.26))))
+    legible = min(id_size, legible)
+
+    def put(kind: str, tile: str, text: str, anchor: Point, spots: Sequence[Spot],
+            sizes: Sequence[int], colour: str = INK, halo: bool = True) -> None:
+        placed = placer.place(text, anchor, spots, sizes)
+        if placed is None:
+            draft.dropped.append((kind, text))
+            return
+        _label(draft, kind, tile, text, placed, anchor, colour, halo)
+
+    if options.numbers:
+        for badge in badges:
+            text = badge_label(badge.armies)
+            if badge.seen_ticks is not None:
+                text = f"{text} seen {age_text(badge.seen_ticks, options.tick_hours)}".strip()
+            if not text:
+                continue
+            side = 1 if badge.fleet else -1
+            gap = badge.radius * 1.2 + 2
+            put("army", badge.tile, text, badge.centre, (
+                Spot(side * gap, 0, side), Spot(0, -gap - s * 0.2, 0),
+                Spot(0, gap + s * 0.3, 0), Spot(-side * gap, 0, -side),
+                Spot(side * s * 1.1, -s * 0.7, side, True),
+                Spot(side * s * 1.1, s * 0.7, side, True),
+                Spot(0, -s * 1.2, 0, True), Spot(0, s * 1.2, 0, True)),
+                (army_size, max(7, round(army_size * 0.8))))
     if options.labels in (Labels.NAMES, Labels.BOTH):
         for t in tiles:
             if t.name:
-                x, y = centres[t.id]
-                shapes.append(Text((x, y + s * 0.55), t.name, INK, font, halo=True))
-    shapes.extend(legend)
-    return Scene(width, height, tuple(shapes), centres, holdfast_colours, options.title,
-                 base_count)
+                put("name", t.id, t.name, centres[t.id], (
+                    Spot(0, s * 0.66), Spot(-s * 0.25, s * 0.66), Spot(s * 0.25, s * 0.66),
+                    Spot(0, -s * 0.6), Spot(0, s * 1.05, 0, True), Spot(0, -s * 1.05, 0, True),
+                    Spot(-s * 1.0, s * 0.5, -1, True), Spot(s * 1.0, s * 0.5, 1, True),
+                    Spot(-s * 1.0, -s * 0.5, -1, True), Spot(s * 1.0, -s * 0.5, 1, True),
+                    Spot(0, s * 1.5, 0, True), Spot(0, -s * 1.5, 0, True)),
+                    (name_size, max(7, round(name_size * 0.85))))
+    for t in tiles:
+        if options.labels in (Labels.IDS, Labels.BOTH) or (
+                options.labels is Labels.NAMES and not t.name):
+            dark = t.terrain is Terrain.IMPASSABLE
+            put("id", t.id, t.id, centres[t.id], (
+                Spot(0, -s * 0.58), Spot(-s * 0.25, -s * 0.58), Spot(s * 0.25, -s * 0.58),
+                Spot(0, s * 0.6), Spot(-s * 0.25, s * 0.6), Spot(s * 0.25, s * 0.6),
+                Spot(0, -s * 0.45)),
+                (id_size, legible) if legible < id_size else (id_size,),
+                "#f0f0f0" if dark else "#333333", halo=False)
 
 
-def _legend(x: float, y: float, situation: Situation, colours: Mapping[str, str]
-            ) -> tuple[list[Shape], float]:
-    """The legend's shapes and its bottom edge."""
-    out: list[Shape] = [Text((x, y + 6), "Legend", INK, 13, anchor="lm")]
-    row = y + 26
+def _label(draft: _Draft, kind: str, tile: str, text: str, placed: Placed, anchor: Point,
+           colour: str, halo: bool) -> None:
+    draft.placed.append(Label(kind, tile, text, placed.size, placed.box, placed.far))
+    if placed.far:
+        end = placed.box.nearest_edge_point(anchor)
+        length = math.hypot(end[0] - anchor[0], end[1] - anchor[1])
+        if length > 0:
+            draft.labels.append(Line((anchor, end), INK, 1))
+    draft.labels.append(Text(placed.box.centre, text, colour, placed.size, halo=halo))
+
+
+def _present(situation: Situation, holders: Mapping[str, str], badges: Sequence[Badge]
+             ) -> list[str]:
+    """The claims the picture shows (holdings, armies, sieges), in the situation's order."""
+    seen = set(holders.values()) | {a.claim for b in badges for a in b.armies} \
+        | {s.besieger for s in situation.sieges}
+    return [c for c in situation.claims if c in seen]
+
+
+def _legend(x: float, y: float, situation: Situation, colours: Mapping[str, str],
+            present: Sequence[str]) -> tuple[list[Shape], float]:
+    """The legend's shapes and its bottom edge: the symbols, then the claims present."""
+    out: list[Shape] = [Text((x, y + 8), "Legend", INK, 16, anchor="lm")]
+    row = y + 32
 
     def entry(marker: list[Shape], text: str) -> None:
         nonlocal row
         out.extend(marker)
-        out.append(Text((x + 26, row), text, INK, 10, anchor="lm"))
-        row += 17
+        out.append(Text((x + 28, row), text, INK, 13, anchor="lm"))
+        row += 21
 
     def hexagon(cx: float, cy: float, fill: str) -> Polygon:
-        return Polygon(HexLayout(7, origin=(cx, cy)).corners(0, 0), fill, OUTLINE)
+        return Polygon(HexLayout(8, origin=(cx, cy)).corners(0, 0), fill, OUTLINE)
 
     cx = x + 10
     for terrain, colour in TERRAIN_COLOURS.items():
         entry([hexagon(cx, row, colour)], terrain.value)
     row += 4
-    entry([Polygon(_square(cx, row, 5), UNHELD, INK, 2)], "holdfast")
-    entry([Polygon(_diamond(cx, row, 7), UNHELD, INK, 2)], "special holdfast")
+    entry([Polygon(_square(cx, row, 6), UNHELD, INK, 2)], "holdfast")
+    entry([Polygon(_diamond(cx, row, 8), UNHELD, INK, 2)], "special holdfast")
     entry([Circle((cx, row), 4, PORT, "#ffffff")], "port")
     entry([Polygon(_triangle(cx, row, 5), RESOURCE, INK)], "resource tile")
-    entry([Line(((cx - 8, row), (cx + 8, row)), CUT, 3)], "cut (no passage)")
-    entry([Line(((cx - 8, row), (cx + 8, row)), LINK, 2, dashed=True)], "link (bridge, strait)")
-    entry([Circle((cx, row), 5, INK, "#ffffff")], "army")
-    entry([Polygon(_triangle(cx, row, 6), INK, "#ffffff")], "fleet")
-    entry([Line(((cx - 8, row), (cx + 8, row)), INK, 2, arrow=True)], "march ahead")
-    entry([Circle((cx, row), 7, None, SIEGE, 3)], "siege")
-    entry([Line(((cx - 8, row), (cx + 8, row)), SIEGE, 3, dashed=True)], "blockade")
-    entry([Line(((cx - 5, row - 5), (cx + 5, row + 5)), INK, 3),
-           Line(((cx - 5, row + 5), (cx + 5, row - 5)), INK, 3)], "battle this month")
-    if situation.claims:
-        row += 6
-        out.append(Text((x, row), "Claims", INK, 12, anchor="lm"))
-        row += 18
-        for name in situation.claims:
-            entry([Polygon(_square(cx, row, 5), colours[name], INK)], name)
+    entry([Line(((cx - 9, row), (cx + 9, row)), CUT, 3)], "cut (no passage)")
+    entry([Line(((cx - 9, row), (cx + 9, row)), LINK, 2, dashed=True)], "link (bridge, strait)")
+    entry([Polygon(HexLayout(8, origin=(cx, row)).corners(0, 0, inset=1), None, INK, 3)],
+          "held: ringed in its colour")
+    entry([Circle((cx, row), 6, INK, "#ffffff")], "army (x3: three stacked)")
+    entry([Polygon(_triangle(cx, row, 7), INK, "#ffffff")], "fleet")
+    entry([Circle((cx, row), 6, FADED, "#ffffff")], "sighted (greys with age)")
+    entry([Line(((cx - 9, row), (cx + 9, row)), INK, 2, arrow=True)], "march ahead")
+    entry([Circle((cx, row), 8, None, SIEGE, 4)], "siege")
+    entry([Line(((cx - 9, row), (cx + 9, row)), SIEGE, 3, dashed=True)], "blockade")
+    entry([Line(((cx - 6, row - 6), (cx + 6, row + 6)), INK, 3),
+           Line(((cx - 6, row + 6), (cx + 6, row - 6)), INK, 3)], "battle this month")
+    if present:
+        row += 8
+        out.append(Text((x, row), "Claims", INK, 15, anchor="lm"))
+        row += 22
+        for name in present:
+            entry([Polygon(_square(cx, row, 6), colours[name], INK)], name)
+    del situation
     return out, row

@@ -37,7 +37,7 @@ import praw
 import prawcore
 import requests
 from praw.exceptions import PRAWException, RedditAPIException
-from praw.models import InlineImage, PostMedia
+from praw.models import InlineGif, InlineImage, PostMedia
 from prawcore.requestor import Requestor
 
 from bot import __version__
@@ -703,7 +703,8 @@ class PrawGateway:
         """See :meth:`RedditGateway.submit_image`: PRAW's inline media (a media asset lease,
         the upload to the URL it names, then the submission as rich text)."""
         flair_id = self._flair_id(flair) if flair else None
-        inline = InlineImage(media=PostMedia(image, name), caption=caption[:180] or None)
+        kind = InlineGif if name.lower().endswith(".gif") else InlineImage
+        inline = kind(media=PostMedia(image, name), caption=caption[:180] or None)
         # PRAW fills the placeholder with str.format: the text's own braces are doubled.
         text = "{map}\n\n" + body.replace("{", "{{").replace("}", "}}")
         try:

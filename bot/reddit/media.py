@@ -10,6 +10,7 @@ post).
 from __future__ import annotations
 
 import logging
+from pathlib import PurePosixPath
 
 from sqlalchemy import Engine
 from sqlmodel import select
@@ -37,7 +38,9 @@ def post_image(engine: Engine, ctx: CampaignContext, key: str) -> PostImage | No
             return None
         if not image.data and image.scene_json:
             try:
-                image.data = picture_for(ctx, dict(image.scene_json)).data
+                picture = picture_for(ctx, dict(image.scene_json))
+                image.data = picture.data
+                image.name = str(PurePosixPath(image.name).with_suffix(picture.suffix))
             except InvalidInput as exc:
                 log.warning("the picture of %s cannot be drawn: %s", key, exc)
                 return None

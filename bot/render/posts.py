@@ -264,7 +264,7 @@ def realm_post(situation: Situation, world: WorldMap, date: str, total_holdfasts
 
 
 # --- the month's improvements and capacity; a battle's aftermath -----------------
-# Rendered from the values of rules.campaign.advance: ImprovementDone, CapacityChanged,
+# Rendered from the values of rules.campaign.tick: ImprovementDone, CapacityChanged,
 # BattleFought (its secret strengths and its fate-table rolls).
 
 def improvement_done_summary(claim: str, name: str, where: str) -> str:

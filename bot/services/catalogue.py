@@ -39,7 +39,7 @@ from bot.db.models import (
 from bot.render.notes import skill_note
 from bot.services import journal
 from bot.services.world import CampaignContext, NotFound, find_character
-from bot.services.world_rows import claim_state, load_characters, load_holders
+from bot.storage.world_rows import claim_state, load_characters, load_holders
 from rules.campaign.catalogue import (
     Catalogue,
     Entry,
@@ -50,8 +50,7 @@ from rules.campaign.catalogue import (
 from rules.campaign.characters import FateSettings, read_fate_settings
 from rules.campaign.inforce import ModifiersInForce, Placed
 from rules.campaign.modifiers import Modifier
-from rules.campaign.state import ClaimState
-from rules.campaign.world import FREE_CHARACTERS
+from rules.campaign.world import FREE_CHARACTERS, ClaimState
 from rules.errors import InvalidInput
 
 DEMO_CATALOGUE = "demo_catalogue.toml"

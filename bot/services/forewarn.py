@@ -3,7 +3,7 @@
 The numbers come from :mod:`rules.campaign.warnings`; :mod:`bot.render.notes` words them and
 this module queues them as private messages (:func:`bot.services.journal.notify_claim`). The
 callers each make one call here: the tick's monthly upkeep (from the values of the upkeep events of
-:func:`rules.campaign.advance.advance_upkeep`), the season and relation commands, the wars an
+:func:`rules.campaign.tick.advance_upkeep`), the season and relation commands, the wars an
 order's receipt declares (:mod:`bot.services.order_apply`), and the receipts of muster, build,
 buy and status (:func:`shortfall`, a value on the receipt rendered by
 :mod:`bot.render.receipts`).
@@ -24,7 +24,6 @@ from bot.services.world import CampaignContext, all_claims, armies, get_campaign
 from rules.campaign import calendar
 from rules.campaign.config import Season
 from rules.campaign.modifiers import Modifier
-from rules.campaign.state import ClaimState
 from rules.campaign.upkeep import Troops, UpkeepResult, troops_of
 from rules.campaign.warnings import (
     Shortfall,
@@ -32,6 +31,7 @@ from rules.campaign.warnings import (
     winter_warning,
 )
 from rules.campaign.warnings import upkeep_ahead as rules_upkeep_ahead
+from rules.campaign.world import ClaimState
 
 
 def raised_troops(session: Session, ctx: CampaignContext, claim_id: int) -> Troops:

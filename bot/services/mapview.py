@@ -16,8 +16,8 @@ from sqlmodel import Session, col, select
 from bot.db.models import ArmyKind, ArmyState, Event, PendingBattle, Siege, SiegeStatus
 from bot.mapimage.draw import render_png, render_svg
 from bot.mapimage.scene import DEFAULT_OPTIONS, Scene, SceneOptions, build_scene
-from bot.services.army_rows import ArmyRecord, load_records
 from bot.services.world import CampaignContext, all_claims, get_campaign
+from bot.storage.army_rows import ArmyRecord, load_records
 from rules.campaign import calendar
 from rules.campaign.mapview import (
     ArmyMark,
@@ -68,14 +68,15 @@ def load_situation(session: Session, ctx: CampaignContext, *, tick: int | None =
         path = tuple(str(t) for t in a.path_json if str(t) in ctx.world)
         announced = a.state is ArmyState.BESIEGING or (
             a.state is ArmyState.STANDING and a.arrival_tick is not None)
-        seen = tuple(sorted((names[c], tile) for c, tile in seen_by.get(a.id or 0, {}).items()
-                            if c in names))
+        sighted = {names[c]: at for c, at in seen_by.get(a.id or 0, {}).items() if c in names}
+        seen = tuple(sorted((claim, tile) for claim, (tile, _) in sighted.items()))
+        seen_at = tuple(sorted((claim, when) for claim, (_, when) in sighted.items()))
         marks.append(ArmyMark(
             id=a.id or 0, claim=names[a.claim_id], tile=a.tile,
             fleet=a.kind is ArmyKind.FLEET, infantry=a.infantry, cavalry=a.cavalry,
             ships=a.ships, path=path if a.state in (ArmyState.MARCHING,
                                                     ArmyState.RETREATING) else (),
-            announced=announced, seen=seen))
+            announced=announced, seen=seen, seen_at=seen_at))
     active = [s for s in sieges if s.status is SiegeStatus.ACTIVE and s.holdfast in ctx.world]
     blockades: list[BlockadeMark] = []
     for siege in active:
@@ -95,13 +96,14 @@ def load_situation(session: Session, ctx: CampaignContext, *, tick: int | None =
         sieges=tuple(SiegeMark(s.holdfast, names.get(s.besieger_claim, "?")) for s in active),
         blockades=tuple(blockades),
         battles=battles,
+        tick=now,
     )
 
 
 def _sightings(session: Session, ctx: CampaignContext, rows: Sequence[ArmyRecord]
-               ) -> dict[int, dict[int, str]]:
+               ) -> dict[int, dict[int, tuple[str, int]]]:
     """Per army, per claim that detected it in its current march: the tile where it was
-    seen (from the detection events, newest last)."""
+    seen and the tick (from the detection events, newest last)."""
     watched = {a.id: set(a.meta_json.get("detected_by", [])) for a in rows
                if a.meta_json.get("detected_by")}
     if not watched:
@@ -110,7 +112,7 @@ def _sightings(session: Session, ctx: CampaignContext, rows: Sequence[ArmyRecord
     events = session.exec(select(Event).where(
         Event.campaign_id == ctx.campaign_id, Event.kind == "detection",
         col(Event.tick) >= since).order_by(col(Event.id))).all()
-    out: dict[int, dict[int, str]] = {}
+    out: dict[int, dict[int, tuple[str, int]]] = {}
     for e in events:
         data: dict[str, Any] = e.data_json
         army_id = data.get("army")
@@ -118,7 +120,7 @@ def _sightings(session: Session, ctx: CampaignContext, rows: Sequence[ArmyRecord
                 or e.claim_id is None:
             continue
         if e.claim_id in watched[army_id] and data.get("at") in ctx.world:
-            out.setdefault(army_id, {})[e.claim_id] = str(data["at"])
+            out.setdefault(army_id, {})[e.claim_id] = (str(data["at"]), e.tick)
     return out
 
 
@@ -148,7 +150,7 @@ class Picture:
 
     @property
     def suffix(self) -> str:
-        return ".svg" if self.media_type == "image/svg+xml" else ".png"
+        return {"image/svg+xml": ".svg", "image/gif": ".gif"}.get(self.media_type, ".png")
 
 
 def draw(ctx: CampaignContext, situation: Situation, viewer: Viewer,

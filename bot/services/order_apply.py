@@ -33,8 +33,8 @@ from rules.campaign import orders as o
 from rules.campaign.catalogue import Catalogue
 from rules.campaign.modifiers import Modifier
 from rules.campaign.naming import force_name, travel
-from rules.campaign.state import CharacterState
 from rules.campaign.world import Army as ArmyValue
+from rules.campaign.world import CharacterState
 
 
 def _label(c: Call, tile_id: str) -> str:

@@ -2,7 +2,7 @@
 
 :func:`load_order_world` reads the campaign's claims, its raised armies, its pending battles,
 its active sieges, its relations and its resource tile holders (one query each) into a
-:class:`rules.campaign.state.World`; :func:`write_back` compares the world after
+:class:`rules.campaign.world.World`; :func:`write_back` compares the world after
 :func:`rules.campaign.apply.apply_order` with the one loaded and changes only the rows that
 differ, adding what the order created. The caller's transaction (the order's savepoint) holds
 it all.
@@ -18,7 +18,9 @@ from sqlalchemy import update
 from sqlmodel import Session
 
 from bot.db.models import Army, Campaign
-from bot.services.army_rows import (
+from bot.services.fairplay import marked
+from bot.services.world import CampaignContext
+from bot.storage.army_rows import (
     ARMY_TABLE,
     TICK_COLUMNS,
     ArmyRecord,
@@ -28,10 +30,8 @@ from bot.services.army_rows import (
     load_records,
     save_changed,
 )
-from bot.services.battle_rows import insert_battles, load_battles, save_battles
-from bot.services.fairplay import marked
-from bot.services.world import CampaignContext
-from bot.services.world_rows import (
+from bot.storage.battle_rows import insert_battles, load_battles, save_battles
+from bot.storage.world_rows import (
     load_characters,
     load_claims,
     load_holders,
@@ -42,8 +42,7 @@ from bot.services.world_rows import (
 )
 from rules.campaign.apply import NEW_SIEGE, Bought, Part
 from rules.campaign.config import Season
-from rules.campaign.state import ClaimState, SiegeState, World
-from rules.campaign.world import ArmyState, BattleStatus, SiegeStatus
+from rules.campaign.world import ArmyState, BattleStatus, ClaimState, SiegeState, SiegeStatus, World
 
 RAISED = frozenset(ArmyState) - {ArmyState.GONE}
 """The armies an order sees: every state but gone."""
@@ -52,7 +51,7 @@ RAISED = frozenset(ArmyState) - {ArmyState.GONE}
 @dataclass(slots=True)
 class Rows:
     """The records of the armies behind a loaded world, by id (the tick's
-    :class:`~bot.services.army_rows.ArmyRecord`: changed in place, written back by
+    :class:`~bot.storage.army_rows.ArmyRecord`: changed in place, written back by
     :func:`save_armies`), and the claims as the order left them."""
 
     armies: dict[int, ArmyRecord]
@@ -103,11 +102,11 @@ def write_back(session: Session, ctx: CampaignContext, rows: Rows, before: World
                after: World, *, ordered: Collection[int] = (), ref: str = "",
                bought: Bought | None = None) -> Stored:
     """Write back what ``after`` changed from ``before`` with the tick's own functions: the
-    armies (:mod:`bot.services.army_rows`; those in ``ordered`` marked as set going by order
+    armies (:mod:`bot.storage.army_rows`; those in ``ordered`` marked as set going by order
     ``ref``; the army that ``bought`` equipment gets its stored record, with the cost and the
-    tick, :func:`store_equipment`), the battles (:mod:`bot.services.battle_rows`), the
+    tick, :func:`store_equipment`), the battles (:mod:`bot.storage.battle_rows`), the
     claims, sieges, characters, holders and relations
-    (:func:`bot.services.world_rows.save_world`); add the army, the battle and the siege it
+    (:func:`bot.storage.world_rows.save_world`); add the army, the battle and the siege it
     created. The sieges it ended are returned (their end is
     journaled and posted by :func:`bot.services.sieges.end_siege`)."""
     stored = Stored(None, None, None, [], sorted(after.wars - before.wars))
@@ -149,7 +148,7 @@ def write_back(session: Session, ctx: CampaignContext, rows: Rows, before: World
 
 def save_armies(session: Session, ctx: CampaignContext, rows: Rows) -> None:
     """Write the army records that changed (one executemany,
-    :func:`bot.services.army_rows.save_changed`), after a flush of the session, and give the
+    :func:`bot.storage.army_rows.save_changed`), after a flush of the session, and give the
     ORM army objects the session holds the written columns."""
     changed = [r for r in rows.armies.values() if r.tick_values() != r.loaded]
     if not changed:

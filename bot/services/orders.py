@@ -157,7 +157,7 @@ def process_message(session: Session, ctx: CampaignContext, *, author: str, text
 def order_savepoint(session: Session) -> Iterator[None]:
     """One order's savepoint. When the order fails its changes are rolled back, and every ORM
     object of the session is expired: values the order wrote with Core statements were given
-    to those objects as committed (:func:`bot.services.world_rows.sync_session`), and the
+    to those objects as committed (:func:`bot.storage.world_rows.sync_session`), and the
     rollback does not take them back by itself."""
     try:
         with session.begin_nested():

@@ -5,6 +5,9 @@
 - at a month boundary (``[posts] realm_post``, on by default) it queues the ``[Realm]`` post:
   the public map as an inline image and a short summary (holdfasts held, sieges in progress,
   last month's battles), keyed ``realm:<month>`` so it goes out once;
+- with ``[posts] realm_film`` each tick's public situation is kept as a frame of its month
+  (:func:`record_frame`, when it changed), and the month's ``[Realm]`` post carries the
+  month as an animated picture (:func:`picture_for`) instead of the still map;
 - with ``[posts] inset_maps`` it attaches a small public map around the tile to the tick's
   battle, siege and arrival posts.
 
@@ -20,6 +23,7 @@ that was never tried (a catch-up posts only the newest map, not one per month mi
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
@@ -27,7 +31,8 @@ from sqlalchemy import delete, func
 from sqlmodel import Session, col, or_, select
 
 from bot.db.models import Army, Outbox, OutboxStatus, PendingBattle, PostImage, Siege
-from bot.mapimage.scene import Labels, SceneOptions
+from bot.mapimage.draw import render_film
+from bot.mapimage.scene import MIN_WIDTHS, Labels, SceneOptions, at_least, build_scene
 from bot.render.posts import realm_post
 from bot.services import journal
 from bot.services.mapview import Picture, draw, load_situation
@@ -58,16 +63,70 @@ def queue_realm_post(session: Session, ctx: CampaignContext, *, month: int, tick
                                           sightings=False), PUBLIC)
     title = posts.realm_title.format(date=date)
     key = realm_key(month)
+    frames = _take_film(session, ctx, month - 1) if posts.realm_film else []
     _supersede_realm_posts(session, ctx)
     journal.queue(session, ctx.campaign_id, key, "post", title=title,
                   body=realm_post(situation, ctx.world, str(date), len(ctx.world.holdfasts())),
                   flair=posts.realm_flair, public=True, at=at, tick=tick,
                   target=ctx.settings.campaign.subreddit)
+    data = scene_data(situation, title=f"The realm, {date}")
+    if frames:
+        data["frames"] = frames
     session.add(PostImage(campaign_id=ctx.campaign_id, key=key,
-                          name=f"realm-{date.year}-{date.month:02d}.png",
-                          caption=f"The realm, {date}"[:180],
-                          scene_json=scene_data(situation, title=f"The realm, {date}"),
-                          created_at=at))
+                          name=f"realm-{date.year}-{date.month:02d}"
+                               f"{'.gif' if frames else '.png'}",
+                          caption=f"The realm, {date}"[:180], scene_json=data, created_at=at))
+
+
+FILM_PREFIX = "film:"
+FILM_MAX_FRAMES = 40
+"""At most this many frames per month: past it, every other frame is left out."""
+
+
+def film_key(month: int) -> str:
+    return f"{FILM_PREFIX}{month}"
+
+
+def record_frame(session: Session, ctx: CampaignContext, *, tick: int, at: datetime) -> bool:
+    """Keep the PUBLIC situation after ``tick`` as a frame of its month's film (a
+    ``postimage`` row keyed ``film:<month>`` that is never posted itself), when it differs
+    from the month's last frame. Returns whether a frame was added."""
+    month = calendar.month_number(ctx.tick_at(tick), ctx.rules)
+    key = film_key(month)
+    public = visible_to(load_situation(session, ctx, tick=tick, sightings=False), PUBLIC)
+    shown = situation_to_data(replace(public, tick=None))
+    row = session.exec(select(PostImage).where(PostImage.campaign_id == ctx.campaign_id,
+                                               PostImage.key == key)).first()
+    frames: list[dict[str, Any]] = list(row.scene_json.get("frames", [])) if row else []
+    if frames and frames[-1].get("situation") == shown:
+        return False
+    frames.append({"tick": tick, "situation": shown})
+    if len(frames) > FILM_MAX_FRAMES:
+        frames = frames[-1::-2][::-1]  # every other frame, the newest kept
+    if row is None:
+        row = PostImage(campaign_id=ctx.campaign_id, key=key, name=f"film-{month}.gif",
+                        caption="", created_at=at)
+    row.scene_json = {"frames": frames}  # a new dict: the JSON column sees the change
+    session.add(row)
+    return True
+
+
+def _take_film(session: Session, ctx: CampaignContext, month: int) -> list[dict[str, Any]]:
+    """The frames of ``month``'s film, with each frame's day of the month; the film rows of
+    that month and any earlier one (a catch-up) are dropped."""
+    rows = session.exec(select(PostImage).where(
+        PostImage.campaign_id == ctx.campaign_id,
+        col(PostImage.key).startswith(FILM_PREFIX))).all()
+    frames: list[dict[str, Any]] = []
+    start = calendar.month_start(calendar.date_of_month_number(month, ctx.rules), ctx.rules)
+    for row in rows:
+        number = int(row.key.removeprefix(FILM_PREFIX))
+        if number == month:
+            frames = [dict(f, day=(ctx.tick_at(int(f["tick"])) - start).days + 1)
+                      for f in row.scene_json.get("frames", [])]
+        if number <= month:
+            session.delete(row)
+    return frames
 
 
 def _supersede_realm_posts(session: Session, ctx: CampaignContext) -> None:
@@ -100,14 +159,49 @@ def scene_data(situation: Situation, *, title: str = "", around: str | None = No
 
 
 def picture_for(ctx: CampaignContext, data: dict[str, Any]) -> Picture:
-    """The PNG of a stored :func:`scene_data` (the situation is public already). Tiles no
-    longer on the map (after ``maester map update``) are left out."""
+    """The PNG of a stored :func:`scene_data` (the situation is public already), or the
+    month's film (GIF) when it has frames and the film is under Reddit's upload limit.
+    Tiles no longer on the map (after ``maester map update``) are left out."""
+    if data.get("frames"):
+        film = _film(ctx, data)
+        if film is not None:
+            return film
     situation = situation_from_data(data.get("situation", {}))
     around = data.get("around")
+    inset = around in ctx.world
     options = SceneOptions(labels=Labels.BOTH, title=str(data.get("title", "")),
-                           around=around if around in ctx.world else None,
-                           radius=int(data.get("radius", 3)), legend=around is None)
+                           around=around if inset else None,
+                           radius=max(1, int(data.get("radius", 3))), legend=not inset)
+    options = at_least(ctx.world, options, MIN_WIDTHS["inset" if inset else "realm"])
     return draw(ctx, situation, PUBLIC, options)
+
+
+REDDIT_IMAGE_LIMIT = 20_000_000
+"""Reddit's size limit for an uploaded image, in bytes."""
+
+
+def _film(ctx: CampaignContext, data: dict[str, Any]) -> Picture | None:
+    """The film of the month's frames (public situations), ending on the month's map:
+    None when it would pass Reddit's upload limit (the still map goes out instead)."""
+    title = str(data.get("title", ""))
+    frames = [(situation_from_data(f.get("situation", {})), int(f.get("day", 1)))
+              for f in data.get("frames", [])]
+    frames.append((situation_from_data(data.get("situation", {})), 0))
+    options = at_least(ctx.world, SceneOptions(labels=Labels.BOTH), MIN_WIDTHS["realm"])
+    scenes, flashes = [], []
+    earlier: set[tuple[str, str, str]] = set()
+    for situation, day in frames:
+        shown = replace(options, title=f"{title}, day {day}" if day else title)
+        battles = {(b.tile, b.attacker, b.defender) for b in situation.battles}
+        new = tuple(sorted({tile for tile, _, _ in battles - earlier}))
+        earlier |= battles
+        scenes.append(build_scene(ctx.world, situation, shown))
+        flashes.append(build_scene(ctx.world, situation, replace(shown, flash=new))
+                       if new and day else None)
+    film = render_film(scenes, flashes)
+    if len(film) > REDDIT_IMAGE_LIMIT:
+        return None
+    return Picture(scenes[-1], film, "image/gif")
 
 
 def _inset_tile(session: Session, key: str) -> str | None:
@@ -162,5 +256,7 @@ def map_posts(session: Session, ctx: CampaignContext, *, tick: int, at: datetime
     posts = ctx.settings.posts
     if months and posts.realm_post:
         queue_realm_post(session, ctx, month=max(months), tick=tick, at=at)
+    if posts.realm_film:
+        record_frame(session, ctx, tick=tick, at=at)
     if posts.inset_maps:
         attach_insets(session, ctx, tick=tick, at=at)

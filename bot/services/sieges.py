@@ -11,7 +11,7 @@ from sqlmodel import Session
 from bot.render.posts import siege_over_post
 from bot.services import journal
 from bot.services.world import CampaignContext
-from rules.campaign.state import SiegeState
+from rules.campaign.world import SiegeState
 
 
 def end_siege(session: Session, ctx: CampaignContext, siege: SiegeState, reason: str, *,

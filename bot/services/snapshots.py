@@ -22,12 +22,12 @@ columns travel as their stored text. Restoring writes those stored values back u
 every value (decimals, times, enums, booleans, JSON text to the byte) comes back exactly;
 a column of a type without such a form (a float would lose digits) is refused by
 :func:`_kind`. The JSON is compressed with zlib at level 1 (level 6 took eight times as long
-for a quarter less), below :data:`SMALL` at level 6. On the tick benchmark's world of 5,000
-armies the snapshot is about 125 KiB and takes 12 ms on SQLite, against 150 ms for
-format 1 (``scripts/bench snapshot``, figures in the README); the demo campaign's is about
-2 KiB. Format 1 (rows as dicts of values converted one by one, written until format 2 came)
-is still restored, and snapshots of both formats mix. The tables and the marks are read by one
-statement (one moment), the campaign row and the waiting picture posts before it.
+for a quarter less), below :data:`SMALL` at level 6. How long it takes on the tick
+benchmark's world is measured by ``scripts/bench snapshot`` (figures in benchmarks/README.md);
+the demo campaign's is about 2 KiB. Format 1 (rows as dicts of values converted one by one,
+written until format 2 came) is still restored, and snapshots of both formats mix. The tables
+and the marks are read by one statement (one moment), the campaign row and the waiting
+picture posts before it.
 
 **Out of the tick's way** (:func:`before_tick`). The tick's own snapshot is read and compressed
 by another thread, on a connection of its own, while the tick runs; the tick stores it just
@@ -147,8 +147,8 @@ READABLE = frozenset({1, 2})
 """The formats :func:`restore` reads."""
 SMALL = 64 * 1024
 """A snapshot's JSON below this size is compressed harder (zlib level 6, under a millisecond):
-a small campaign's snapshots stay small; larger ones get level 1 (level 6 would cost a tick
-of 5,000 armies 25 ms for a quarter less)."""
+a small campaign's snapshots stay small; larger ones get level 1 (level 6 costs a large tick far
+more time for a quarter less: benchmarks/README.md)."""
 WORLD_TABLES: tuple[type[SQLModel], ...] = (
     Claim, Player, Army, Character, Relation, Siege, PendingBattle, ResourceHolder)
 """The campaign-scoped tables a snapshot copies, parents before children. (The keys of the

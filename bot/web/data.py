@@ -18,7 +18,7 @@ Times are ISO 8601 UTC strings; every text is data (escaped by the templates and
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -38,19 +38,21 @@ from bot.db.models import (
     SiegeStatus,
 )
 from bot.mapimage.scene import (
+    FADED,
     Circle,
     Labels,
     Scene,
     SceneOptions,
     Text,
+    age_text,
     build_scene,
     claim_colours,
 )
 from bot.services import forewarn
-from bot.services.army_rows import load_records
 from bot.services.fairplay import DICE_KEY, period_of
 from bot.services.mapview import IN_MAP_STATES, load_situation
 from bot.services.world import CampaignContext, all_claims, get_campaign
+from bot.storage.army_rows import load_records
 from rules import fairdice
 from rules.campaign import calendar
 from rules.campaign.mapview import (
@@ -68,7 +70,6 @@ POSTS_SHOWN = 20
 EVENTS_SHOWN = 60
 PERIODS_SHOWN = 3
 NEWS_SHOWN = 40
-GHOST = "#9a9a9a"
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,20 +114,16 @@ def _tiles(ctx: CampaignContext, scene: Scene, known: Situation) -> list[list[An
 
 
 def _without_ids(scene: Scene) -> Scene:
-    """The scene without the tiles' id labels (the texts of its base layer): thousands of
-    texts too small to read at first sight, which the page's script draws for the tiles in
-    view once zoomed in (from the tile list)."""
-    base = tuple(s for s in scene.shapes[:scene.base_count] if not isinstance(s, Text))
-    return Scene(scene.width, scene.height, base + scene.shapes[scene.base_count:],
-                 scene.centres, scene.holdfast_colours, scene.title, len(base))
+    """The scene without the tiles' id labels: thousands of texts too small to read at first
+    sight, which the page's script draws for the tiles in view once zoomed in (from the tile
+    list). Ids are placed last, so taking them away moves no other label."""
+    ids = {(label.text, label.box.centre) for label in scene.labels if label.kind == "id"}
+    return dataclasses.replace(scene, shapes=tuple(
+        s for s in scene.shapes if not (isinstance(s, Text) and (s.text, s.at) in ids)))
 
 
-def _map(ctx: CampaignContext, known: Situation, extra: Sequence[Circle | Text] = ()
-         ) -> tuple[Scene, dict[str, Any]]:
+def _map(ctx: CampaignContext, known: Situation) -> tuple[Scene, dict[str, Any]]:
     scene = _without_ids(build_scene(ctx.world, known, MAP_OPTIONS))
-    if extra:
-        scene = Scene(scene.width, scene.height, (*scene.shapes, *extra), scene.centres,
-                      scene.holdfast_colours, scene.title, scene.base_count)
     return scene, {
         "width": scene.width, "height": scene.height, "hex": MAP_OPTIONS.size,
         "base": scene.base_count,  # the SVG's first shapes after its background: the terrain
@@ -281,33 +278,37 @@ def sightings(session: Session, ctx: CampaignContext, claim_id: int, last: int,
     return out
 
 
-def _remembered(known: Situation, public: Situation, seen: Sequence[dict[str, Any]]
-                ) -> Situation:
-    """The claim's map with the old sightings taken off (they are drawn greyed instead):
-    a sighted army (not its own, not announced) on a tile where the claim has an old
-    sighting of that claim's army and no fresh one. What everyone knows (``public``: the
-    announced armies) stays on it."""
-    fresh = {(s["claim"], s["tile"]) for s in seen if s["current"]}
-    old = {(s["claim"], s["tile"]) for s in seen if not s["current"]} - fresh
-    kept = [a for a in known.armies if a.own or a.announced or (a.claim, a.tile) not in old]
-    shown = {(a.claim, a.tile) for a in kept}
-    kept += [a for a in public.armies if (a.claim, a.tile) not in shown]
-    kept.sort(key=lambda a: (a.tile, a.claim, not a.own, a.id, a.size))
-    return dataclasses.replace(known, armies=tuple(kept))
+def _with_public(known: Situation, public: Situation) -> Situation:
+    """The claim's map with what everyone knows added back: an announced army the claim's
+    view shows only where its watchers once sighted it is also drawn where it was announced."""
+    shown = {(a.claim, a.tile) for a in known.armies}
+    armies = [*known.armies, *(a for a in public.armies if (a.claim, a.tile) not in shown)]
+    armies.sort(key=lambda a: (a.tile, a.claim, not a.own, a.id, a.size))
+    return dataclasses.replace(known, armies=tuple(armies))
 
 
-def _ghosts(known_tiles: dict[str, tuple[float, float]], seen: Sequence[dict[str, Any]]
-            ) -> list[Circle | Text]:
-    """Greyed markers for sightings of armies that moved on, with the time last seen."""
+def _gone_from_view(known: Situation, seen: Sequence[dict[str, Any]]
+                    ) -> list[dict[str, Any]]:
+    """The sightings the claim's map no longer draws (the army's march ended, so the rules'
+    view forgot it): they are kept on the map as greyed memories."""
+    drawn = {(a.claim, a.tile) for a in known.armies if not a.own and not a.announced}
+    return [s for s in seen if (s["claim"], s["tile"]) not in drawn]
+
+
+def _ghosts(centres: Mapping[str, tuple[float, float]], kept: Sequence[dict[str, Any]],
+            now: int, tick_hours: int) -> list[Circle | Text]:
+    """Greyed markers of the sightings the map no longer draws, with how long ago they were
+    made (as the scene labels its own sightings)."""
     out: list[Circle | Text] = []
     size = MAP_OPTIONS.size
-    for n, s in enumerate(x for x in seen if not x["current"]):
-        if s["tile"] not in known_tiles:
+    for n, s in enumerate(kept):
+        if s["tile"] not in centres:
             continue
-        x, y = known_tiles[s["tile"]]
+        x, y = centres[s["tile"]]
         ax, ay = x - size * 0.52, y + size * 0.3 + (n % 2) * size * 0.2
-        out.append(Circle((ax, ay), size * 0.22, GHOST, "#ffffff"))
-        out.append(Text((ax - size * 0.3, ay), f"seen {s['seen_at'][5:16].replace('T', ' ')}",
+        out.append(Circle((ax, ay), size * 0.22, FADED, "#ffffff"))
+        out.append(Text((ax - size * 0.3, ay),
+                        f"{s['claim']} seen {age_text(now - s['tick'], tick_hours)}",
                         "#555555", 8, halo=True, anchor="rm"))
     return out
 
@@ -428,10 +429,15 @@ def war_room(session: Session, ctx: CampaignContext, claim_id: int) -> View:
     at = ctx.tick_at(clock["tick"])
     seen = sightings(session, ctx, claim_id, clock["tick"], names)
     full = load_situation(session, ctx)
-    known = _remembered(visible_to(full, Viewer(ViewKind.CLAIM, claim.name)),
-                        visible_to(full, PUBLIC), seen)
-    base = build_scene(ctx.world, known, MAP_OPTIONS)
-    scene, drawn = _map(ctx, known, _ghosts(dict(base.centres), seen))
+    mine = visible_to(full, Viewer(ViewKind.CLAIM, claim.name))
+    kept = _gone_from_view(mine, seen)
+    known = _with_public(mine, visible_to(full, PUBLIC))
+    scene, drawn = _map(ctx, known)
+    tick_hours = int(calendar.tick_length(ctx.rules).total_seconds() // 3600)
+    scene = dataclasses.replace(scene, shapes=(
+        *scene.shapes, *_ghosts(scene.centres, kept, clock["tick"], tick_hours)))
+    for s in seen:  # False: the rules' view forgot it, the war room keeps it (greyed)
+        s["in_view"] = s not in kept
     armies = [_march(ctx, a) for a in load_records(session, ctx.campaign_id, IN_MAP_STATES)
               if a.claim_id == claim_id]
     battles = _battles(session, ctx, claim_id, names)

@@ -5,7 +5,7 @@ order does to the world: it checks the order (ownership, troops, the army's stat
 is in, the holdfast it names) and either raises :class:`OrderRefused` (nothing changes) or
 returns the world after the order and a receipt value saying what was accepted (the new army,
 the tick a battle is fought, the war it declared, the siege it lifted). The world is the
-tick's :class:`rules.campaign.state.World`; the campaign's rules and map come with the
+tick's :class:`rules.campaign.world.World`; the campaign's rules and map come with the
 :class:`Sender`. Nothing here reads a
 clock, a database or a die that is not given; the services load the world, call
 :func:`apply_order`, write the difference back, journal it, and render the receipt
@@ -56,18 +56,6 @@ from rules.campaign.paths import (
 )
 from rules.campaign.resources import tile_holder
 from rules.campaign.siege import SiegeLength, SpecialHoldfast, check_siege_start, siege_months
-from rules.campaign.state import (
-    BattleState,
-    CharacterState,
-    ClaimState,
-    HolderState,
-    Modifiers,
-    NoModifiers,
-    SiegeState,
-    World,
-    fighting_side,
-    war_key,
-)
 from rules.campaign.upkeep import monthly_upkeep
 from rules.campaign.warnings import Shortfall
 from rules.campaign.world import (
@@ -77,11 +65,21 @@ from rules.campaign.world import (
     ArmyKind,
     ArmyState,
     BattleKind,
+    BattleState,
     BattleStatus,
+    CharacterState,
     CharacterStatus,
+    ClaimState,
+    HolderState,
+    Modifiers,
+    NoModifiers,
     Reaction,
     RelationStatus,
+    SiegeState,
     SiegeStatus,
+    World,
+    fighting_side,
+    war_key,
 )
 from rules.campaign.worldmap import WorldMap
 from rules.dice import Dice
@@ -1182,7 +1180,7 @@ def _cede(world: World, sender: Sender, order: o.Cede, at: datetime
         raise OrderRefused("there is no other claim called {}", Said(order.claim, 60),
                            expected="another claim's name", example="status")
     record = world.holders.get(tile.id)
-    # As the tick counts it (rules.campaign.advance.advance_holders).
+    # As the tick counts it (rules.campaign.tick.advance_holders).
     holder = tile_holder((a for a in world.armies.values() if a.tile == tile.id), sender.rules,
                          recorded=record.claim_id if record is not None else None,
                          ceded_to=record.ceded_to if record is not None else None,
@@ -1528,7 +1526,7 @@ def odds_shown(world: World, sender: Sender, order: o.Odds, at: datetime, *,
     attacking the other (:func:`odds_pair`) if the attack were ordered now, as the tick would
     fight it. Begun now, fought when the reaction window closes (the tick and the deadline an
     ``attack`` order gives its battle), each side built by
-    :func:`rules.campaign.state.fighting_side` as the tick's battle builds it; the other
+    :func:`rules.campaign.world.fighting_side` as the tick's battle builds it; the other
     claim's hidden modifiers are left out unless a moderator asks."""
     mine, other = odds_pair(world, sender, order, moderator=moderator)
     fought, began = reaction_deadline(at, sender.rules), tick_of(at, sender)

@@ -4,8 +4,8 @@ A claim keeps its improvements as a list of records ``{"name", "holdfast", "cost
 "ordered_tick", "ready_month", "done"}`` plus at most one bookkeeping entry
 ``{"capacity": {"infantry": N, "cavalry": N}}``: the troops that capacity effects have added to
 its troops at home so far (``Claim.improvements_json``, :attr:`ClaimState.improvements
-<rules.campaign.state.ClaimState.improvements>`). The functions here read and write that list;
-:func:`rules.campaign.advance.advance_improvements` finishes the improvements due at a month
+<rules.campaign.world.ClaimState.improvements>`). The functions here read and write that list;
+:func:`rules.campaign.tick.advance_improvements` finishes the improvements due at a month
 boundary and brings the troops at home in line with the capacity effects in force.
 """
 

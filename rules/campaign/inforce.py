@@ -33,8 +33,14 @@ from rules.campaign.config import RulesConfig
 from rules.campaign.improvements import improvement_modifiers
 from rules.campaign.modifiers import Modifier
 from rules.campaign.resources import Occupant, tile_holder
-from rules.campaign.state import CharacterState, ClaimState, HolderState, war_key
-from rules.campaign.world import FREE_CHARACTERS, ArmyState
+from rules.campaign.world import (
+    FREE_CHARACTERS,
+    ArmyState,
+    CharacterState,
+    ClaimState,
+    HolderState,
+    war_key,
+)
 from rules.campaign.worldmap import WorldMap
 
 __all__ = ["Equipped", "ModifiersInForce", "Placed"]
@@ -61,7 +67,7 @@ class ModifiersInForce:
     ``armies``: every raised army (a collection is read as it is at each question: the owner
     may hand over a live view); ``claims`` by id; ``characters``: the free characters by id
     (any others given are left out); ``holders``: who holds each resource tile's benefit, by
-    tile; ``wars``: the pairs of claims at war (:func:`rules.campaign.state.war_key`), so that
+    tile; ``wars``: the pairs of claims at war (:func:`rules.campaign.world.war_key`), so that
     a hostile newcomer cannot take a resource tile's benefit by arriving. With an empty
     catalogue nothing modifies anything, and every question answers at once.
     """
@@ -208,7 +214,7 @@ class ModifiersInForce:
     def claim_besides_improvements(self, claim: ClaimState) -> tuple[Modifier, ...]:
         """A claim's own modifiers but its improvements: the benefits of the resource tiles
         it holds and its free characters' skills (what the monthly rules add its improvements
-        to, :func:`rules.campaign.advance.advance_improvements`)."""
+        to, :func:`rules.campaign.tick.advance_improvements`)."""
         if not self.catalogue.entries:
             return ()
         found: list[Modifier] = []

@@ -66,8 +66,9 @@ class ArmyMark:
 
     ``announced`` says its current position was made public (a posted arrival, a siege);
     ``seen`` pairs a claim name with the tile where that claim's watchers sighted it during
-    its current march. ``path`` is the march still ahead (tile ids, in order). An ``id`` of 0
-    means "not known to the viewer".
+    its current march, and ``seen_at`` the tick of that claim's latest sighting;
+    ``last_seen`` is that tick in a claim's view of a sighted army. ``path`` is the march
+    still ahead (tile ids, in order). An ``id`` of 0 means "not known to the viewer".
     """
 
     id: int
@@ -81,6 +82,8 @@ class ArmyMark:
     announced: bool = False
     seen: tuple[tuple[str, str], ...] = ()
     own: bool = False
+    seen_at: tuple[tuple[str, int], ...] = ()
+    last_seen: int | None = None
 
     @property
     def size(self) -> int:
@@ -119,7 +122,8 @@ class BattleMark:
 @dataclass(frozen=True, slots=True)
 class Situation:
     """Everything on the map besides terrain. ``claims`` lists every claim name (public: the
-    order fixes each claim's colour); ``holders`` maps holdfast tile ids to claim names."""
+    order fixes each claim's colour); ``holders`` maps holdfast tile ids to claim names;
+    ``tick`` is the tick the situation is of (None: not known), public."""
 
     claims: tuple[str, ...] = ()
     holders: tuple[tuple[str, str], ...] = ()
@@ -127,6 +131,7 @@ class Situation:
     sieges: tuple[SiegeMark, ...] = ()
     blockades: tuple[BlockadeMark, ...] = ()
     battles: tuple[BattleMark, ...] = ()
+    tick: int | None = None
 
 
 def _announced(army: ArmyMark) -> ArmyMark:
@@ -148,13 +153,14 @@ def visible_to(situation: Situation, viewer: Viewer) -> Situation:
     shown: list[ArmyMark] = []
     for army in situation.armies:
         if viewer.kind is ViewKind.CLAIM and army.claim == viewer.claim:
-            shown.append(replace(army, seen=(), own=True))
+            shown.append(replace(army, seen=(), seen_at=(), own=True))
             continue
         sighted = army.seen_by(viewer.claim) if viewer.kind is ViewKind.CLAIM else None
         if sighted is not None:
             shown.append(ArmyMark(id=0, claim=army.claim, tile=sighted, fleet=army.fleet,
                                   infantry=army.infantry, cavalry=army.cavalry,
-                                  ships=army.ships))
+                                  ships=army.ships,
+                                  last_seen=dict(army.seen_at).get(viewer.claim)))
         elif army.announced:
             shown.append(_announced(army))
     shown.sort(key=lambda a: (a.tile, a.claim, not a.own, a.id, a.size))
@@ -169,11 +175,13 @@ def situation_to_data(situation: Situation) -> dict[str, Any]:
         "armies": [{"id": a.id, "claim": a.claim, "tile": a.tile, "fleet": a.fleet,
                     "infantry": a.infantry, "cavalry": a.cavalry, "ships": a.ships,
                     "path": list(a.path), "announced": a.announced,
-                    "seen": [list(s) for s in a.seen], "own": a.own}
+                    "seen": [list(s) for s in a.seen], "own": a.own,
+                    "seen_at": [list(s) for s in a.seen_at], "last_seen": a.last_seen}
                    for a in situation.armies],
         "sieges": [[s.holdfast, s.besieger] for s in situation.sieges],
         "blockades": [[b.water, b.port, b.claim] for b in situation.blockades],
         "battles": [[b.tile, b.attacker, b.defender] for b in situation.battles],
+        "tick": situation.tick,
     }
 
 
@@ -190,12 +198,16 @@ def situation_from_data(data: Mapping[str, Any]) -> Situation:
                 path=tuple(str(p) for p in a.get("path", ())),
                 announced=bool(a.get("announced")),
                 seen=tuple((str(c), str(t)) for c, t in a.get("seen", ())),
-                own=bool(a.get("own"))) for a in data.get("armies", ())),
+                own=bool(a.get("own")),
+                seen_at=tuple((str(c), int(t)) for c, t in a.get("seen_at", ())),
+                last_seen=None if a.get("last_seen") is None else int(a["last_seen"]))
+                for a in data.get("armies", ())),
             sieges=tuple(SiegeMark(str(h), str(c)) for h, c in data.get("sieges", ())),
             blockades=tuple(BlockadeMark(str(w), str(p), str(c))
                             for w, p, c in data.get("blockades", ())),
             battles=tuple(BattleMark(str(t), str(a), str(d))
                           for t, a, d in data.get("battles", ())),
+            tick=None if data.get("tick") is None else int(data["tick"]),
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise InvalidInput("situation", f"stored map data is unreadable ({exc})",

@@ -9,10 +9,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from rules.campaign.advance import gone
 from rules.campaign.apply import with_army
-from rules.campaign.state import CharacterState, SiegeState, World
-from rules.campaign.world import FREE_CHARACTERS, Army, CharacterStatus, SiegeStatus
+from rules.campaign.world import (
+    FREE_CHARACTERS,
+    Army,
+    CharacterState,
+    CharacterStatus,
+    SiegeState,
+    SiegeStatus,
+    World,
+    gone,
+)
 
 REMOVED_FATE = "were removed by the moderators"
 """How an army or fleet the moderators removed is no more (its ``fate``)."""

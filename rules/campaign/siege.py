@@ -23,7 +23,7 @@ Progress
 
 Sallies
     A sally is an ordinary battle, fought by the tick
-    (:func:`rules.campaign.advance.advance_battles`): if the defenders win and the besiegers are
+    (:func:`rules.campaign.tick.advance_battles`): if the defenders win and the besiegers are
     taken or driven off the tile the siege is over and its count lost (besieging again needs a
     new order and the full length); if the defenders lose, the survivors go back inside; beaten
     besiegers with no way back hold the tile and the siege goes on.

@@ -183,6 +183,29 @@ def test_render_a_map_file_alone_needs_no_campaign(files: dict[str, Path]) -> No
     assert Image.open(out_file).format == "PNG"
 
 
+def test_render_sizes_a_picture_by_width_or_hex_size(files: dict[str, Path]) -> None:
+    """A small map is drawn at least 1,000 px wide by default; --width sets the width,
+    --hex-size the hexes; both together, or a width under 300 px, are refused."""
+    out_file = files["dir"] / "sized.png"
+    base = ("map", "render", "--map", str(files["map"]), "--out", str(out_file), "--config",
+            str(files["config"]))
+    code, out = invoke(*base)
+    assert code == 0, out
+    assert Image.open(out_file).size[0] >= 1000
+    code, out = invoke(*base, "--width", "2400")
+    assert code == 0, out
+    assert Image.open(out_file).size[0] == 2400 and "2400x" in out
+    code, out = invoke(*base, "--hex-size", "20")
+    assert code == 0, out
+    small = Image.open(out_file).size[0]
+    code, out = invoke(*base, "--hex-size", "40")
+    assert Image.open(out_file).size[0] > small
+    result = runner.invoke(app, [*base, "--width", "900", "--hex-size", "20"])
+    assert result.exit_code == 2 and "give one of them" in result.output
+    result = runner.invoke(app, [*base, "--width", "200"])
+    assert result.exit_code == 2 and "greater than or equal to 300" in result.output
+
+
 def _stored_map(config: dict[str, Path]) -> str:
     engine = make_engine(f"sqlite:///{config['dir'] / 'c.db'}")
     with transaction(engine) as session:

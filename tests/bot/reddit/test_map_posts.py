@@ -123,7 +123,7 @@ def test_an_arrival_post_carries_an_inset_map_when_switched_on(bot: Harness) -> 
     bot.publish()
     stored = _image(bot, key)
     inset = Image.open(io.BytesIO(stored.data))
-    assert inset.size[0] < 400 and stored.caption == "Around 1320"
+    assert 600 <= inset.size[0] < 800 and stored.caption == "Around 1320"
     (post,) = [p for p in bot.sandbox.posts(author=BOT_USERNAME)
                if p.title.startswith("[Arrival]")]
     (asset,) = media.post_media(bot.sandbox, post.id)
@@ -168,3 +168,42 @@ def test_a_picture_too_large_for_reddit_goes_out_as_text(bot: Harness) -> None:
     (post,) = [p for p in bot.sandbox.posts(author=BOT_USERNAME) if p.title == entry.title]
     assert post.body.startswith(UPLOAD_NOTE.strip())
     assert bot.sandbox.request_counts()["media.upload"] >= 1
+
+
+def test_the_realm_film_shows_the_month_past_as_a_gif_of_public_frames(bot: Harness) -> None:
+    """With [posts] realm_film, every tick whose public situation changed adds a frame; the
+    [Realm] post carries the month as an animated GIF (an inline gif on Reddit). A hidden
+    army never reaches a frame; the film's rows go once the post is queued."""
+    bot.ctx.settings.posts.realm_film = True
+    hours = bot.settings.calendar.month_hours
+    bot.clock.advance(timedelta(hours=hours // 4))
+    catch_up(bot.engine, bot.ctx, bot.clock.now())
+    tick = bot.ctx.tick_of(bot.clock.now())
+    with transaction(bot.engine) as session:
+        session.add(Army(campaign_id=bot.ctx.campaign_id, claim_id=1, tile="1320",
+                         state=ArmyState.STANDING.value, infantry=300, arrival_tick=tick))
+        session.add(Army(campaign_id=bot.ctx.campaign_id, claim_id=2, tile="0633",
+                         state=ArmyState.STANDING.value, infantry=900))  # never announced
+    entry = _past_a_month(bot)
+    data = _image(bot, entry.key).scene_json
+    frames = data["frames"]
+    assert len(frames) >= 2 and frames[0]["day"] >= 1
+    tiles = [{a["tile"] for a in f["situation"]["armies"]} for f in frames]
+    assert "1320" in tiles[-1] and not any("0633" in t for t in tiles)
+    assert all(not a["id"] and not a["infantry"] for f in frames
+               for a in f["situation"]["armies"])
+    with transaction(bot.engine) as session:
+        film_rows = session.exec(select(PostImage.key).where(
+            col(PostImage.key).startswith("film:"))).all()
+    assert all(int(k.split(":")[1]) > int(entry.key.split(":")[1]) - 1 for k in film_rows)
+
+    bot.publish()
+    stored = _image(bot, entry.key)
+    film = Image.open(io.BytesIO(stored.data))
+    assert film.format == "GIF" and film.n_frames >= len(frames) + 1
+    assert film.size[0] >= 1600 and stored.name.endswith(".gif")
+    assert len(stored.data) < 20_000_000
+    (post,) = [p for p in bot.sandbox.posts(author=BOT_USERNAME) if p.title == entry.title]
+    (asset,) = media.post_media(bot.sandbox, post.id)
+    assert asset.data == stored.data and asset.mimetype == "image/gif"
+    assert post.body.startswith(f'![gif]({asset.asset_id} "{stored.caption}")')

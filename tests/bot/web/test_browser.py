@@ -10,6 +10,7 @@ Screenshots go to ``$MAESTER_SCREENSHOTS`` when it is set (to look at them).
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -209,7 +210,8 @@ def test_a_war_room_keeps_a_sighting_after_the_army_moved_on(
     assert LANNISTER in sighting and "may have moved on" in sighting and "last seen" in sighting
     data = page.evaluate("JSON.parse(document.getElementById('page-data').textContent)")
     tile = data["sightings"][0]["tile"]
-    assert page.locator("#map svg circle[fill='#9a9a9a']").count() >= 1  # greyed on the map
+    # still on the map where it was seen, greyed by its age, with the time since
+    assert page.locator("#map svg text", has_text=re.compile(r"seen \d+[hd] ago")).count() >= 1
     page.click(f"#sightings a[data-tile='{tile}']")
     page.wait_for_selector(f"#panel[data-tile='{tile}']")
     assert "sighted here" in page.inner_text("#panel") and "(last seen" in page.inner_text(

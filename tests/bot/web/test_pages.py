@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,8 @@ from sqlmodel import select
 from starlette.testclient import TestClient
 
 from bot.db.engine import make_engine, make_reader_engine, transaction
-from bot.db.models import Claim
+from bot.db.models import Army, Claim
+from bot.mapimage.scene import FADED
 from bot.services import weblinks
 from bot.web.app import CSP, create_app
 from tests.bot.services import scenario
@@ -65,13 +67,36 @@ def test_a_war_room_shows_its_claim_and_its_sighting(
     assert data["claim"]["defense_bonus"]
     seen = data["sightings"]
     assert seen and seen[0]["claim"] == LANNISTER and not seen[0]["current"]
-    live = [a for a in data["map"]["situation"]["armies"]
-            if a["claim"] == LANNISTER and a["tile"] == seen[0]["tile"]]
-    assert live == []  # an old sighting is a memory, drawn greyed, not as a live army
+    where = [a for a in data["map"]["situation"]["armies"]
+             if a["claim"] == LANNISTER and a["tile"] == seen[0]["tile"]]
+    assert where and where[0]["last_seen"] == seen[0]["tick"]  # drawn where it was seen
+    assert seen[0]["in_view"]
     page = client.get(links[TULLY]).text
     assert "grey on the map: it may have moved on" in page
-    assert page.count("seen ") >= 1 and "#9a9a9a" in page  # the greyed marker on the map
+    assert re.search(r"seen \d+[hd] ago</text>", page)  # on the map, with its age
     assert client.get(links[TULLY]).headers["cache-control"] == "no-store"
+
+
+def test_a_sighting_the_rules_forgot_stays_on_the_war_rooms_map(tmp_path: Path) -> None:
+    """Once the army sets out on a new march, the claim's view of the map forgets where its
+    watchers saw it; the war room keeps that sighting on the map, greyed, with its age."""
+    url, ctx = campaign(tmp_path)
+    engine = make_engine(url)
+    with transaction(engine) as session:  # what a new march does to the bookkeeping
+        for army in session.exec(select(Army)).all():
+            army.meta_json = {k: v for k, v in army.meta_json.items() if k != "detected_by"}
+            session.add(army)
+    engine.dispose()
+    links = _links(url, ctx)
+    client = TestClient(create_app(make_reader_engine(url), scenario.settings_for(url)))
+    data = client.get("/api" + links[TULLY]).json()
+    seen = data["sightings"][0]
+    assert seen["claim"] == LANNISTER and seen["in_view"] is False
+    assert not any(a["claim"] == LANNISTER and a["tile"] == seen["tile"]
+                   for a in data["map"]["situation"]["armies"])
+    page = client.get(links[TULLY]).text
+    assert f'fill="{FADED}"' in page
+    assert re.search(r"House Lannister seen \d+[hd] ago</text>", page)
 
 
 def test_a_war_room_holds_nothing_of_another_claim(

@@ -10,7 +10,10 @@ from decimal import Decimal
 from fractions import Fraction
 
 from rules.campaign import calendar
-from rules.campaign.advance import (
+from rules.campaign.battle import Side, Winner, resolve_battle
+from rules.campaign.config import RetreatRow, RulesConfig, Season, Terrain
+from rules.campaign.retreat import roll_retreat
+from rules.campaign.tick import (
     Arrival,
     BattleFought,
     BattleVoid,
@@ -40,20 +43,7 @@ from rules.campaign.advance import (
     advance_regeneration,
     advance_sieges,
     advance_upkeep,
-    changed_armies,
     holdfast_falls,
-)
-from rules.campaign.battle import Side, Winner, resolve_battle
-from rules.campaign.config import RetreatRow, RulesConfig, Season, Terrain
-from rules.campaign.retreat import roll_retreat
-from rules.campaign.state import (
-    BattleState,
-    CharacterState,
-    ClaimState,
-    EventDice,
-    HolderState,
-    SiegeState,
-    World,
 )
 from rules.campaign.upkeep import SlainLedger, record_loss
 from rules.campaign.world import (
@@ -61,13 +51,21 @@ from rules.campaign.world import (
     ArmyKind,
     ArmyState,
     BattleKind,
+    BattleState,
     BattleStatus,
+    CharacterState,
     CharacterStatus,
+    ClaimState,
+    EventDice,
+    HolderState,
     March,
     Reaction,
+    SiegeState,
     SiegeStatus,
+    World,
     army_side,
     battle_side,
+    changed_armies,
 )
 from rules.campaign.worldmap import parse_map, tile_id
 from rules.fairdice import EventKey, claim_branch

@@ -48,26 +48,24 @@ from rules.campaign.catalogue import parse_catalogue
 from rules.campaign.config import RulesConfig
 from rules.campaign.muster import muster_ready_at
 from rules.campaign.siege import siege_months
-from rules.campaign.state import (
-    BattleState,
-    CharacterState,
-    ClaimState,
-    HolderState,
-    SiegeState,
-    World,
-)
 from rules.campaign.upkeep import monthly_upkeep
 from rules.campaign.world import (
     Army,
     ArmyKind,
     ArmyState,
     BattleKind,
+    BattleState,
     BattleStatus,
+    CharacterState,
     CharacterStatus,
+    ClaimState,
+    HolderState,
     March,
     Reaction,
     RelationStatus,
+    SiegeState,
     SiegeStatus,
+    World,
 )
 from rules.campaign.worldmap import parse_map, tile_id
 from rules.errors import RulesError

@@ -12,7 +12,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rules.campaign.advance import advance_improvements
 from rules.campaign.battle import Side, strength
 from rules.campaign.catalogue import (
     EMPTY_CATALOGUE,
@@ -30,8 +29,9 @@ from rules.campaign.modifiers import Effect, EffectKind, Modifier, Role, Source,
 from rules.campaign.movement import speed_multiplier
 from rules.campaign.odds import battle_odds
 from rules.campaign.siege import siege_months
-from rules.campaign.state import ClaimState, World
+from rules.campaign.tick import advance_improvements
 from rules.campaign.upkeep import apply_upkeep
+from rules.campaign.world import ClaimState, World
 from rules.errors import InvalidInput
 
 D = Decimal

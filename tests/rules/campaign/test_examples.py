@@ -10,7 +10,7 @@ from rules.campaign.catalogue import parse_catalogue
 from rules.campaign.config import RulesConfig
 from rules.campaign.examples import EXAMPLES, example_names
 from rules.campaign.paths import ArmyKind, cheapest_route
-from rules.campaign.state import ClaimState
+from rules.campaign.world import ClaimState
 from rules.campaign.worldmap import parse_map, tile_id
 
 RULES = RulesConfig()

@@ -8,8 +8,15 @@ from typing import Any
 from rules.campaign.catalogue import Catalogue, parse_catalogue
 from rules.campaign.config import RulesConfig
 from rules.campaign.inforce import ModifiersInForce
-from rules.campaign.state import CharacterState, ClaimState, HolderState
-from rules.campaign.world import Army, ArmyKind, ArmyState, CharacterStatus
+from rules.campaign.world import (
+    Army,
+    ArmyKind,
+    ArmyState,
+    CharacterState,
+    CharacterStatus,
+    ClaimState,
+    HolderState,
+)
 from rules.campaign.worldmap import parse_map, tile_id
 
 RULES = RulesConfig()

@@ -12,15 +12,6 @@ from typing import Any
 import pytest
 
 from rules.campaign import calendar
-from rules.campaign.advance import (
-    BattleFought,
-    CapacityChanged,
-    FateRolled,
-    ImprovementDone,
-    Tick,
-    advance_battles,
-    advance_improvements,
-)
 from rules.campaign.battle import Winner
 from rules.campaign.catalogue import Section, parse_catalogue
 from rules.campaign.characters import (
@@ -38,10 +29,27 @@ from rules.campaign.improvements import (
     improvement_records,
 )
 from rules.campaign.modifiers import Effect, EffectKind, Modifier, Role, Source
-from rules.campaign.state import CharacterState, ClaimState, EventDice, NoModifiers, World
+from rules.campaign.tick import (
+    BattleFought,
+    CapacityChanged,
+    FateRolled,
+    ImprovementDone,
+    Tick,
+    advance_battles,
+    advance_improvements,
+)
 from rules.campaign.upkeep import Troops, apply_upkeep, troops_of
 from rules.campaign.warnings import forecast_upkeep, upkeep_ahead, upkeep_charged_at
-from rules.campaign.world import Army, ArmyState, CharacterStatus
+from rules.campaign.world import (
+    Army,
+    ArmyState,
+    CharacterState,
+    CharacterStatus,
+    ClaimState,
+    EventDice,
+    NoModifiers,
+    World,
+)
 from rules.fairdice import (
     PUBLIC,
     DiceLine,

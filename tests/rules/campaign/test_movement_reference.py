@@ -1,6 +1,6 @@
 """The movement phase against a plain reference: on many seeded worlds (wars between claims,
 watched holdfasts and occupied resource tiles, retreats, fleets, musters, modifiers of speed,
-stealth and detection) :func:`rules.campaign.advance.advance_movement` gives exactly what
+stealth and detection) :func:`rules.campaign.tick.advance_movement` gives exactly what
 the straightforward algorithm below gives, tick after tick: the same armies (their march,
 their bookkeeping with its keys in the same order), the same battles, the same events in the
 same order with the same dice.
@@ -20,7 +20,12 @@ from fractions import Fraction
 
 import pytest
 
-from rules.campaign.advance import (
+from rules.campaign.config import RulesConfig
+from rules.campaign.detection import roll_detection
+from rules.campaign.modifiers import Effect, EffectKind, Modifier, Source
+from rules.campaign.movement import budget_per_tick, marches_on
+from rules.campaign.paths import entry_cost
+from rules.campaign.tick import (
     Arrival,
     Detection,
     Encounter,
@@ -28,28 +33,21 @@ from rules.campaign.advance import (
     TickEvent,
     advance,
     advance_movement,
-    meet,
     observers_of,
 )
-from rules.campaign.config import RulesConfig
-from rules.campaign.detection import roll_detection
-from rules.campaign.modifiers import Effect, EffectKind, Modifier, Source
-from rules.campaign.movement import budget_per_tick, marches_on
-from rules.campaign.paths import entry_cost
-from rules.campaign.state import (
-    BattleState,
-    ClaimState,
-    EventDice,
-    NoModifiers,
-    SiegeState,
-    World,
-)
+from rules.campaign.tick.movement import meet
 from rules.campaign.world import (
     Army,
     ArmyKind,
     ArmyState,
     BattleKind,
+    BattleState,
+    ClaimState,
+    EventDice,
     March,
+    NoModifiers,
+    SiegeState,
+    World,
 )
 from rules.campaign.worldmap import WorldMap, parse_map, tile_id
 from rules.fairdice import claim_branch

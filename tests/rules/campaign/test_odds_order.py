@@ -15,7 +15,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rules.campaign import orders as o
-from rules.campaign.advance import BattleFought, Tick, advance_battles
 from rules.campaign.apply import (
     BattleOrdered,
     NoOrderModifiers,
@@ -29,8 +28,17 @@ from rules.campaign.battle import Winner
 from rules.campaign.calendar import tick_time
 from rules.campaign.config import RulesConfig, Terrain
 from rules.campaign.modifiers import Effect, EffectKind, Modifier, Role, Source
-from rules.campaign.state import CharacterState, ClaimState, EventDice, World, fighting_side
-from rules.campaign.world import Army, ArmyKind, ArmyState
+from rules.campaign.tick import BattleFought, Tick, advance_battles
+from rules.campaign.world import (
+    Army,
+    ArmyKind,
+    ArmyState,
+    CharacterState,
+    ClaimState,
+    EventDice,
+    World,
+    fighting_side,
+)
 from rules.campaign.worldmap import parse_map, tile_id
 
 RULES = RulesConfig()

@@ -5,8 +5,18 @@ from __future__ import annotations
 import pytest
 
 from rules.campaign.rulings import REMOVED_FATE, remove_army, rule_fate
-from rules.campaign.state import CharacterState, ClaimState, SiegeState, World
-from rules.campaign.world import Army, ArmyKind, ArmyState, CharacterStatus, March, SiegeStatus
+from rules.campaign.world import (
+    Army,
+    ArmyKind,
+    ArmyState,
+    CharacterState,
+    CharacterStatus,
+    ClaimState,
+    March,
+    SiegeState,
+    SiegeStatus,
+    World,
+)
 
 ROBB, NED, JON = 1, 2, 3
 

@@ -1,4 +1,4 @@
-"""The tick's armies as read and kept between ticks (bot/services/army_rows.py).
+"""The tick's armies as read and kept between ticks (bot/storage/army_rows.py).
 
 A process keeps the last tick's army rows and values and gives a row read again unchanged its
 kept value: the values must be exactly those a fresh conversion of the stored rows gives, after
@@ -25,10 +25,9 @@ from sqlalchemy import event, text
 
 from benchmarks.bench_tick import START, build
 from bot.db.engine import transaction
-from bot.services.army_rows import TickArmies, _tiles_text, load_armies
 from bot.services.tick import catch_up
-from rules.campaign.state import World
-from rules.campaign.world import ArmyState, March
+from bot.storage.army_rows import TickArmies, _tiles_text, load_armies
+from rules.campaign.world import ArmyState, March, World
 from tests.fixtures.db import fresh_schema, require_postgres, sqlite_url
 
 

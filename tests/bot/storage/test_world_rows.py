@@ -1,4 +1,4 @@
-"""bot.services.world_rows on SQLite and PostgreSQL: every field of the claims, sieges,
+"""bot.storage.world_rows on SQLite and PostgreSQL: every field of the claims, sieges,
 characters, resource tile holders and relations survives a load and a save; only the rows and
 columns that changed are written; the statements of a save do not grow with the rows; ORM
 objects the session holds for the same rows see the written values and do not write older
@@ -29,7 +29,7 @@ from bot.db.models import (
     Siege,
 )
 from bot.services.orders import order_savepoint
-from bot.services.world_rows import (
+from bot.storage.world_rows import (
     CLAIM_TABLE,
     ledger_to_json,
     load_characters,
@@ -40,20 +40,18 @@ from bot.services.world_rows import (
     save_world,
 )
 from rules.campaign import calendar
-from rules.campaign.state import (
-    CharacterState,
-    ClaimState,
-    HolderState,
-    SiegeState,
-    World,
-    war_key,
-)
 from rules.campaign.upkeep import SlainLedger, SlainLoss
 from rules.campaign.world import (
     ArmyState,
+    CharacterState,
     CharacterStatus,
+    ClaimState,
+    HolderState,
     RelationStatus,
+    SiegeState,
     SiegeStatus,
+    World,
+    war_key,
 )
 
 SCATTERED = datetime(2026, 12, 1, 6, 30, 15, 123456, tzinfo=UTC)

@@ -1,8 +1,8 @@
 """The tick's pending battles as the rules' values: read with one Core query, the changed ones
 written back with one executemany, the new ones stored with one
-(:func:`~bot.services.world_rows.insert_rows`: their ids returned in order).
+(:func:`~bot.storage.world_rows.insert_rows`: their ids returned in order).
 
-The tick never loads battle rows as ORM objects: :class:`~rules.campaign.state.BattleState`
+The tick never loads battle rows as ORM objects: :class:`~rules.campaign.world.BattleState`
 values go to the rules and come back changed or new.
 """
 
@@ -14,9 +14,8 @@ from sqlalchemy import Table, bindparam, select, update
 from sqlmodel import Session
 
 from bot.db.models import PendingBattle
-from bot.services.world_rows import insert_rows
-from rules.campaign.state import BattleState
-from rules.campaign.world import BattleStatus
+from bot.storage.world_rows import insert_rows
+from rules.campaign.world import BattleState, BattleStatus
 
 BATTLE_TABLE: Table = PendingBattle.__table__  # type: ignore[attr-defined]
 

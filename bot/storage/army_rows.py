@@ -25,9 +25,15 @@ from sqlalchemy import Connection, Table
 from sqlmodel import Session
 
 from bot.db.models import Army
-from rules.campaign.advance import changed_armies
-from rules.campaign.state import World
-from rules.campaign.world import ACTIVE_STATES, NO_MARCH, ArmyKind, ArmyState, March
+from rules.campaign.world import (
+    ACTIVE_STATES,
+    NO_MARCH,
+    ArmyKind,
+    ArmyState,
+    March,
+    World,
+    changed_armies,
+)
 from rules.campaign.world import Army as ArmyValue
 
 ARMY_TABLE: Table = Army.__table__  # type: ignore[attr-defined]
@@ -520,7 +526,7 @@ def insert_armies(session: Session, campaign_id: int, new: Sequence[ArmyValue]
                   ) -> list[ArmyRecord]:
     """Store armies an order raised (one statement); their records, with the ids the database
     gave them, in the same order."""
-    from bot.services.world_rows import insert_rows
+    from bot.storage.world_rows import insert_rows
 
     if not new:
         return []

@@ -3,12 +3,12 @@ read with one Core query per table, and the difference between two worlds writte
 bulk Core statements.
 
 The tick (:mod:`bot.services.tick`) and the orders (:mod:`bot.services.order_world`) both load
-these parts of a :class:`~rules.campaign.state.World` here and both save what the rules changed
+these parts of a :class:`~rules.campaign.world.World` here and both save what the rules changed
 with :func:`save_world`: for each table one ``UPDATE ... WHERE id = ?`` executemany per set of
 changed columns (only the rows that changed, only the columns that changed in them) and one
 ``INSERT`` for the new rows. The number of statements does not grow with the number of rows.
-(The armies and the battles have their own modules: :mod:`bot.services.army_rows`,
-:mod:`bot.services.battle_rows`.)
+(The armies and the battles have their own modules: :mod:`bot.storage.army_rows`,
+:mod:`bot.storage.battle_rows`.)
 
 Other service code may still hold ORM objects of the same rows in the same session (the
 month's improvement job, a fate roll's death, a moderator's command). :func:`save_world`
@@ -50,16 +50,18 @@ from sqlmodel import Session
 
 from bot.db.models import Character, Claim, Relation, ResourceHolder, Siege
 from rules.campaign import calendar
-from rules.campaign.state import (
+from rules.campaign.upkeep import SlainLedger, SlainLoss
+from rules.campaign.world import (
     CharacterState,
+    CharacterStatus,
     ClaimState,
     HolderState,
+    RelationStatus,
     SiegeState,
+    SiegeStatus,
     World,
     war_key,
 )
-from rules.campaign.upkeep import SlainLedger, SlainLoss
-from rules.campaign.world import CharacterStatus, RelationStatus, SiegeStatus
 
 CLAIM_TABLE: Table = Claim.__table__  # type: ignore[attr-defined]
 SIEGE_TABLE: Table = Siege.__table__  # type: ignore[attr-defined]

@@ -1,0 +1,378 @@
+"""The tick's movement: musters that are ready, marches and retreats stepping on tile by tile,
+with the detection rolls of the holdfasts and resource tiles watching and the encounters with an
+enemy at war that stop a march.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from fractions import Fraction
+from typing import Any
+
+from rules.campaign.detection import (
+    ObserverKind,
+    Target,
+    detection_target,
+    roll_against,
+)
+from rules.campaign.modifiers import (
+    Modifier,
+)
+from rules.campaign.movement import (
+    budget_per_tick,
+    enter_tiles,
+    marches_on,
+)
+from rules.campaign.tick.economy import resource_ids
+from rules.campaign.tick.events import (
+    Arrival,
+    Detection,
+    Encounter,
+    MusterDone,
+    Tick,
+    TickEvent,
+)
+from rules.campaign.world import (
+    Army,
+    ArmyKind,
+    ArmyState,
+    BattleKind,
+    BattleState,
+    EventDice,
+    March,
+    World,
+    evolve,
+    moved,
+)
+from rules.fairdice import claim_branch
+
+# --- musters --------------------------------------------------------------------------------
+
+def advance_musters(world: World, tick: Tick) -> tuple[World, list[TickEvent]]:
+    """Every mustering army whose ready tick has come is ready: inside its holdfast when it is
+    besieged, on the march when it was given a path, else standing."""
+    due = [a for a in world.armies.values() if a.state is ArmyState.MUSTERING
+           and a.ready_tick is not None and a.ready_tick <= tick.index]
+    if not due:  # (the usual tick: the scan above is all it costs)
+        return world, []
+    besieged = world.besieged()
+    armies = dict(world.armies)
+    events: list[TickEvent] = []
+    for a in due:
+        if a.tile in besieged:
+            state = ArmyState.GARRISON
+        elif a.march.path:
+            state = ArmyState.MARCHING
+        else:
+            state = ArmyState.STANDING
+        ready = replace(a, state=state, stationary_since=tick.index)
+        armies[a.id] = ready
+        events.append(MusterDone(ready))
+    return replace(world, armies=armies), events
+
+
+# --- movement -------------------------------------------------------------------------------
+
+def observers_of(world: World, tick: Tick) -> dict[str, tuple[int, ObserverKind]]:
+    """The tiles watched this tick and the claim watching from each: every claim's holdfast,
+    and every resource tile a standing army holds (the first such army, by id)."""
+    found: dict[str, tuple[int, ObserverKind]] = {}
+    for claim in world.claims.values():
+        found[claim.holdfast] = (claim.id, ObserverKind.HOLDFAST)
+    resource = resource_ids(tick.map)
+    for a in world.armies.values() if resource else ():
+        if a.state is ArmyState.STANDING and a.tile in resource and a.tile not in found:
+            found[a.tile] = (a.claim_id, ObserverKind.RESOURCE_TILE)
+    return found
+
+
+def budget(a: Army, tick: Tick) -> Fraction:
+    """The travel cost army ``a`` earns per tick now (its size, kind and modifiers)."""
+    return budget_per_tick(a.infantry, a.cavalry, tick.rules,
+                           is_fleet=a.kind is ArmyKind.FLEET,
+                           modifiers=tick.modifiers.march(a))
+
+
+_MOVING = (ArmyState.MARCHING, ArmyState.RETREATING)
+"""The states of an army on the move."""
+
+_HOLDING = (ArmyState.STANDING, ArmyState.BESIEGING)
+"""The states of an army that stops an enemy entering its tile."""
+
+_NO_WATCHERS: Sequence[tuple[str, tuple[int, ObserverKind]]] = ()
+
+
+def _with_rolled(meta: Mapping[str, Any], rolled: set[str] | None = None
+                 ) -> Mapping[str, Any]:
+    """An army's bookkeeping once it has entered a tile: its ``rolled`` is the sorted list of
+    ``rolled`` (default: of the keys it has), which detection writes on the first tile a
+    march enters and whenever it changes; ``meta`` itself when it is that already."""
+    if rolled is None:  # the usual cases first: no keys yet, or one or none
+        if "rolled" not in meta:
+            return {**meta, "rolled": []}
+        stored = meta["rolled"]
+        if type(stored) is list and len(stored) < 2:
+            return meta  # sorted and without repeats already
+    stored = meta.get("rolled")
+    keys = sorted(set(meta.get("rolled", [])) if rolled is None else rolled)
+    return meta if stored == keys else {**meta, "rolled": keys}
+
+
+class _Moves:
+    """One movement phase over a working copy of the armies (the world stays untouched).
+
+    Most tiles a march enters are neither watched by anyone who has not rolled for that march
+    yet nor held by an enemy: nothing happens there but the move. So a march step builds the
+    army as it stood on a tile (:meth:`entered`) only where something happens (a detection
+    roll, an encounter) and once at the end of the step, looks for enemies only on the tiles
+    where an army of a claim at war stands (:attr:`held`), and moves the army in the index of
+    the tiles once per step (no other army's step runs meanwhile, and no army stops or is
+    guarded by itself, so where it stands in between counts for nothing)."""
+
+    def __init__(self, world: World, tick: Tick, dice: EventDice) -> None:
+        self.world = world
+        self.tick = tick
+        self.dice = dice
+        self.armies: dict[int, Army] = dict(world.armies)
+        self.warring = frozenset(claim for pair in world.wars for claim in pair)
+        """The claims at war with some claim: only their armies meet enemies."""
+        # The armies on each tile, in the order they came (the order encounters look in).
+        self.by_tile: dict[str, list[int]] = {}
+        self.held: set[str] = set()
+        """The tiles where an army of a claim at war stands or besieges (the only tiles where
+        a march may meet an enemy); an army that stops in this phase adds its tile."""
+        self.moving: list[Army] = []
+        """The armies on the move, by id."""
+        by_tile, moving, held, warring = self.by_tile, self.moving, self.held, self.warring
+        for a in world.armies.values():
+            here = by_tile.get(a.tile)
+            if here is None:
+                by_tile[a.tile] = [a.id]
+            else:
+                here.append(a.id)
+            if a.state in _MOVING:
+                moving.append(a)
+            elif a.state in _HOLDING and a.claim_id in warring:
+                held.add(a.tile)
+        self.battles: list[BattleState] = list(world.battles)
+        self.events: list[TickEvent] = []
+        self.budgets: dict[tuple[int, int, ArmyKind, tuple[Modifier, ...]], Fraction] = {}
+        self.savings: dict[tuple[int, int], Fraction] = {}
+        """What marches have saved in this phase (:func:`enter_tiles`)."""
+        self.watched: dict[str, list[tuple[str, tuple[int, ObserverKind]]]] = {}
+        self.targets: dict[tuple[int, ObserverKind, tuple[Modifier, ...],
+                                 tuple[Modifier, ...]], Target] = {}
+
+    def budget(self, a: Army) -> Fraction:
+        """:func:`budget`, worked out once per size, kind and modifiers in this phase."""
+        key = (a.infantry, a.cavalry, a.kind, self.tick.modifiers.march(a))
+        found = self.budgets.get(key)
+        if found is None:
+            found = self.budgets[key] = budget_per_tick(
+                a.infantry, a.cavalry, self.tick.rules, is_fleet=a.kind is ArmyKind.FLEET,
+                modifiers=key[3])
+        return found
+
+    def on_tile(self, tile: str) -> list[Army]:
+        return [self.armies[i] for i in self.by_tile.get(tile, ())]
+
+    def move_all(self) -> None:
+        self.watch(observers_of(self.world, self.tick))
+        index = self.tick.index
+        for a in self.moving:  # (a step changes no army but the one stepping)
+            if a.march.path and marches_on(index, a.march.depart_tick):
+                self.step(a)  # (no tile is entered on the departure tick itself)
+
+    def step(self, a: Army) -> None:
+        """Army ``a`` marches on for one tick (:func:`~rules.campaign.movement.enter_tiles`):
+        it enters every next tile its saving covers, is watched on each (:meth:`detect`), and
+        stops at the first one an enemy at war holds (:meth:`encounter`) or at the end of its
+        path (:meth:`arrive`)."""
+        m = a.march
+        entered, saved = enter_tiles(m.costs, 0, m.saved, self.budget(a), self.savings)
+        if not entered:
+            self.armies[a.id] = evolve(a, march=March(m.path, m.costs, saved, m.depart_tick))
+            return
+        self.by_tile[a.tile].remove(a.id)
+        meta = a.meta
+        rolled: set[str] | None = None  # who has rolled for this march ("depart:tile"),
+        # read when it first enters a watched tile (most tiles are watched by nobody)
+        may_meet = a.claim_id in self.warring
+        now, now_at = a, -1  # the army as it stood on tile ``now_at`` of its path
+        stopped = False
+        watched, held = self.watched, self.held
+        for i in range(entered):
+            tile = m.path[i]
+            watchers = _NO_WATCHERS
+            near = watched.get(tile)
+            if near:
+                if rolled is None:
+                    rolled = set(meta.get("rolled", []))
+                watchers = self.unrolled(near, a, rolled)
+            if watchers and rolled is not None:
+                now, now_at = self.entered(a, i, saved, meta), i
+                meta = self.detect(now, watchers, rolled)
+            elif i == 0:
+                meta = _with_rolled(meta)
+            if may_meet and tile in held:
+                if now_at != i or now.meta is not meta:
+                    now, now_at = self.entered(a, i, saved, meta), i
+                if self.encounter(now):
+                    stopped = True
+                    break
+        if now_at != i or now.meta is not meta:
+            now = self.entered(a, i, saved, meta)
+        here = self.by_tile.get(now.tile)
+        if here is None:
+            self.by_tile[now.tile] = [a.id]
+        else:
+            here.append(a.id)
+        if stopped or not now.march.path:
+            now = self.arrive(now, interrupted=stopped)
+            if now.claim_id in self.warring:
+                self.held.add(now.tile)
+        self.armies[a.id] = now
+
+    @staticmethod
+    def entered(a: Army, i: int, saved: Fraction, meta: Mapping[str, Any]) -> Army:
+        """Army ``a`` as it began its step, once it has entered tile ``i`` of its path (what
+        ``i + 1`` moves of one tile each give): its saving ``saved`` (what is left after the
+        whole step) and its bookkeeping ``meta``."""
+        m = a.march
+        return moved(a, m.path[i], (*a.travelled, a.tile, *m.path[:i]),
+                     March(m.path[i + 1:], m.costs[i + 1:], saved, m.depart_tick), meta)
+
+    def watch(self, observers: Mapping[str, tuple[int, ObserverKind]]) -> None:
+        """Note, for every tile, the watched tiles within the detection radius of it and who
+        watches from each, by tile id (the radius is symmetric: the tiles near each watched
+        tile, once per phase, rather than the tiles near each tile entered)."""
+        radius = self.tick.rules.detection_radius
+        for tile_id in sorted(observers):
+            if tile_id in self.tick.map.tiles:
+                for near in self.tick.map.tiles_within(tile_id, radius):
+                    self.watched.setdefault(near, []).append((tile_id, observers[tile_id]))
+
+    @staticmethod
+    def unrolled(near: Sequence[tuple[str, tuple[int, ObserverKind]]], a: Army,
+                 rolled: set[str]) -> Sequence[tuple[str, tuple[int, ObserverKind]]]:
+        """Those of the watched tiles ``near`` the tile army ``a`` has just entered
+        (:meth:`watch`) that roll to detect it: those another claim watches from and that have
+        not rolled for this march yet (``rolled``), by tile id."""
+        depart = a.march.depart_tick
+        return [(tile_id, watcher) for tile_id, watcher in near
+                if watcher[0] != a.claim_id and f"{depart}:{tile_id}" not in rolled]
+
+    def detect(self, a: Army, watchers: Sequence[tuple[str, tuple[int, ObserverKind]]],
+               rolled: set[str]) -> Mapping[str, Any]:
+        """Each of ``watchers`` (:meth:`unrolled`) rolls to detect ``a`` on the tile it has
+        just entered; each is added to ``rolled``. Returns the army's bookkeeping afterwards:
+        who detected it and where (``detected_by``, ``sighted``), and the sorted ``rolled``
+        (written on the first tile a march enters, and whenever it changes). Each roll's event
+        shows the army as it was then (the earlier rolls on the tile counted)."""
+        meta = a.meta
+        for tile_id, watcher in watchers:
+            if a.meta is not meta:
+                a = evolve(a, meta=meta)
+            rolled.add(f"{a.march.depart_tick}:{tile_id}")
+            dice, event = self.dice.roll_for(f"detect:{self.tick.index}:{a.id}:{tile_id}", a,
+                                             branch=claim_branch(watcher[0]))
+            watching = self.tick.modifiers.observer(watcher[0], tile_id)
+            result = roll_against(self.target(a, watcher[1], watching), dice)
+            guard = self.guard(a, watcher[0], tile_id)
+            self.events.append(Detection(a, watcher[0], tile_id, result, watching, guard,
+                                         self.dice.line(event, dice), tuple(dice.rolls)))
+            if result.detected:
+                detected_by = {*a.detected_by, watcher[0]}
+                sighted = dict(meta.get("sighted", {}))
+                sighted[str(watcher[0])] = [tile_id, self.tick.index]  # the intercept window
+                meta = {**meta, "detected_by": sorted(detected_by), "sighted": sighted}
+        return _with_rolled(meta, rolled)
+
+    def target(self, a: Army, observer: ObserverKind, watching: tuple[Modifier, ...]
+               ) -> Target:
+        """What ``observer`` with modifiers ``watching`` needs to detect army ``a``
+        (:func:`~rules.campaign.detection.detection_target`), worked out once per size,
+        observer and modifiers in this phase."""
+        stealth = self.tick.modifiers.march(a)
+        key = (a.size, observer, watching, stealth)
+        found = self.targets.get(key)
+        if found is None:
+            found = self.targets[key] = detection_target(
+                a.size, observer, self.tick.rules, observer_modifiers=watching,
+                stealth_modifiers=stealth)
+        return found
+
+    def guard(self, a: Army, claim_id: int, tile_id: str) -> int | None:
+        """A standing army of the watching claim on the watching tile may intercept a marching
+        force it sighted, until the next tick."""
+        if a.state is not ArmyState.MARCHING:
+            return None
+        for g in self.on_tile(tile_id):
+            if g.claim_id == claim_id and g.state is ArmyState.STANDING and g.kind is a.kind:
+                return g.id
+        return None
+
+    def encounter(self, a: Army) -> bool:
+        """A marching (or retreating) army entering a tile held by an enemy at war stops there
+        to fight (a retreat passing through an enemy is stopped too)."""
+        for other in self.on_tile(a.tile):
+            if other.id == a.id or other.kind is not a.kind:
+                continue
+            if other.state not in _HOLDING:
+                continue
+            if not self.world.at_war(a.claim_id, other.claim_id):
+                continue
+            self.meet(a, other)
+            return True
+        return False
+
+    def meet(self, a: Army, other: Army) -> None:
+        """Army ``a`` meets enemy ``other`` on its tile: a battle after the reaction window.
+        The first reaction is the defender's if it detected ``a``, else ``a``'s."""
+        battle = meet(a, other, self.tick)
+        self.battles.append(battle)
+        self.events.append(Encounter(a, other, battle))
+
+    def arrive(self, a: Army, *, interrupted: bool) -> Army:
+        was_retreat = a.state is ArmyState.RETREATING
+        a = arrived(a, self.tick.index)
+        if not interrupted:
+            self.events.append(Arrival(a, was_retreat))
+        return a
+
+    def result(self) -> World:
+        return replace(self.world, armies=self.armies, battles=tuple(self.battles))
+
+
+def meet(a: Army, other: Army, tick: Tick) -> BattleState:
+    """The field battle that begins when army ``a`` meets the enemy ``other`` on its tile."""
+    reactor = other.claim_id if other.claim_id in a.detected_by else a.claim_id
+    return BattleState(None, tile=a.tile, kind=BattleKind.FIELD, attacker_army=a.id,
+                       defender_army=other.id, attacker_claim=a.claim_id,
+                       defender_claim=other.claim_id, created_tick=tick.index,
+                       resolve_tick=tick.index + tick.rules.reaction_ticks,
+                       reactor_claim=reactor)
+
+
+def arrived(a: Army, tick: int) -> Army:
+    """Army ``a`` stops where it is (its march ended, or it was stopped to fight): it stands
+    from this tick; a retreat's way back is forgotten."""
+    return evolve(a, state=ArmyState.STANDING, stationary_since=tick, arrival_tick=tick,
+                  march=March(depart_tick=a.march.depart_tick),
+                  travelled=() if a.state is ArmyState.RETREATING else a.travelled)
+
+
+def advance_movement(world: World, tick: Tick, dice: EventDice
+                     ) -> tuple[World, list[TickEvent]]:
+    """Every march and retreat steps on (see the module's docstring)."""
+    moves = _Moves(world, tick, dice)
+    moves.move_all()
+    return moves.result(), moves.events
+
+
+def advance_moves(world: World, tick: Tick, dice: EventDice) -> tuple[World, list[TickEvent]]:
+    """Musters, then movement."""
+    world, events = advance_musters(world, tick)
+    world, more = advance_movement(world, tick, dice)
+    return world, [*events, *more]
