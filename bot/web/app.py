@@ -19,8 +19,8 @@ import logging
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -55,6 +55,7 @@ SECURITY_HEADERS = {
 PRIVATE = {"cache-control": "no-store"}
 WINDOW_SECONDS = 60.0
 REALM_SECONDS = 30.0
+WARM_SECONDS = 5.0
 
 
 class FailedAttempts:
@@ -126,8 +127,9 @@ class Site:
     :func:`bot.db.engine.make_reader_engine`).
 
     The realm is the same for everyone: it is made once per state of the world (see
-    :func:`bot.web.data.realm_version`) and at most every :data:`REALM_SECONDS`, and served
-    from memory, compressed once."""
+    :func:`bot.web.data.realm_version`) and at least every :data:`REALM_SECONDS`, and served
+    from memory, compressed once; :meth:`keep_warm` (run beside the server) makes it again
+    as soon as the world changed."""
 
     def __init__(self, engine: Engine, settings: Settings) -> None:
         self.engine = engine
@@ -135,6 +137,7 @@ class Site:
         self.failures = FailedAttempts(settings.web.failed_per_minute)
         self._realm: Rendered | None = None
         self._lock = threading.Lock()
+        self.warm_every = WARM_SECONDS
 
     @contextmanager
     def reading(self) -> Iterator[tuple[Session, CampaignContext]]:
@@ -158,6 +161,16 @@ class Site:
                                       _forms(data.realm(session, ctx)))
                     self._realm = cached
                 return cached
+
+    def keep_warm(self, stop: threading.Event) -> None:
+        """Make the realm again as soon as the world changes (checked every
+        :attr:`warm_every` seconds), so that no visitor waits for it after a tick; until
+        ``stop`` is set."""
+        while not stop.wait(self.warm_every):
+            try:
+                self.realm()
+            except Exception:
+                log.exception("could not make the realm in advance; visitors will")
 
     def _realm_answer(self, request: Request, form: str, media_type: str) -> Response:
         plain, packed = self.realm().forms[form]
@@ -246,8 +259,19 @@ def create_app(engine: Engine, settings: Settings) -> Starlette:
         Route("/api/mod/{token}", site.api_mod, methods=get),
         Mount("/static", StaticFiles(directory=pages.STATIC_DIR), name="static"),
     ]
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        stop = threading.Event()
+        warm = threading.Thread(target=site.keep_warm, args=(stop,), name="maester-web-warm",
+                                daemon=True)
+        warm.start()
+        try:
+            yield
+        finally:
+            stop.set()
+
     app = Starlette(
-        debug=False, routes=routes,
+        debug=False, routes=routes, lifespan=lifespan,
         middleware=[Middleware(SecurityHeaders), Middleware(GZipMiddleware, minimum_size=800)],
         exception_handlers={HTTPException: _http_error, Exception: _server_error})
     app.state.site = site

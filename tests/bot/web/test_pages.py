@@ -7,10 +7,11 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import time
 from pathlib import Path
 
 import pytest
-from sqlmodel import select
+from sqlmodel import Session, select
 from starlette.testclient import TestClient
 
 from bot.db.engine import make_engine, make_reader_engine, transaction
@@ -253,3 +254,67 @@ def test_the_realm_moves_with_the_ticks(tmp_path: Path) -> None:
     assert later["tick"] > first["tick"]
     assert any(e["kind"] == "battle" for e in later["timeline"])
     assert later["next_tick"] > first["next_tick"]  # the countdown's target moves on
+
+
+def test_the_realm_is_made_again_after_a_tick_before_anyone_asks(tmp_path: Path) -> None:
+    url, _ = campaign(tmp_path, "before")
+    app = create_app(make_reader_engine(url), scenario.settings_for(url))
+    site = app.state.site
+    site.warm_every = 0.05
+    with TestClient(app) as client:  # the server's lifespan runs the warmer
+        assert client.get("/").status_code == 200
+        made = site._realm
+        assert made is not None
+        from tests.bot.web.world import advance
+
+        advance(url)
+        deadline = time.monotonic() + 60
+        while site._realm is made and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert site._realm is not made and site._realm.version != made.version
+        assert "House Lannister vs House Tully" in client.get("/").text
+
+
+def test_a_reader_in_the_middle_of_a_page_never_holds_up_a_tick(tmp_path: Path) -> None:
+    """SQLite in WAL mode: the pages' read transaction stays open (a slow page) while the
+    ticks apply and commit on the bot's connection."""
+    import threading
+
+    from sqlalchemy import text
+
+    from tests.bot.web.world import advance
+
+    url, _ = campaign(tmp_path, "before")
+    reader = make_reader_engine(url)
+    with reader.connect() as connection:  # its first statement begins the transaction
+        before = connection.execute(text("SELECT last_tick FROM campaign")).scalar_one()
+        done = threading.Event()
+        worker = threading.Thread(target=lambda: (advance(url), done.set()))
+        worker.start()
+        worker.join(120)
+        assert done.is_set()  # the ticks committed while the reader was still reading
+        # the reader's snapshot is unchanged until it ends its transaction
+        assert connection.execute(text("SELECT last_tick FROM campaign")).scalar_one() == before
+        connection.commit()
+        after = connection.execute(text("SELECT last_tick FROM campaign")).scalar_one()
+    assert after > before
+    reader.dispose()
+
+
+@pytest.mark.postgres
+def test_the_pages_read_postgresql_read_only(pg_url: str) -> None:
+    scenario.build(pg_url)
+    engine, ctx = scenario.context(pg_url)
+    with transaction(engine) as session:
+        links = {link.name or "mod": link.path
+                 for link in weblinks.links(session, ctx, scenario.START)}
+    engine.dispose()
+    reader = make_reader_engine(pg_url)
+    client = TestClient(create_app(reader, scenario.settings_for(pg_url)))
+    assert client.get("/").status_code == 200
+    assert client.get("/api" + links[STARK]).json()["claim"]["name"] == STARK
+    assert client.get("/claim/" + "C" * 43).status_code == 404
+    with Session(reader) as session, session.begin(), pytest.raises(Exception,
+                                                                    match="read-only"):
+        session.connection().exec_driver_sql("UPDATE campaign SET name = 'x'")
+    reader.dispose()
