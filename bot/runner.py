@@ -113,6 +113,23 @@ class BotRunner:
         self.export_pages()
         return len(reports)
 
+    def send_new_links(self) -> None:
+        """With the pages public (``[web] public_url``), every claim that has no war-room
+        link yet gets one in its dispatch."""
+        if not self.settings.web.public_url:
+            return
+        from bot.services.weblinks import send_new_links
+
+        now = self.clock.now()
+        try:
+            with transaction(self.engine) as session:
+                sent = send_new_links(session, self.ctx, now, self.ctx.tick_of(now))
+        except Exception:
+            log.exception("could not send the war-room links; `maester web links` shows them")
+            return
+        if sent:
+            log.info("sent %d claims their war-room link", sent)
+
     def export_pages(self) -> None:
         """Refresh ``[web] export_dir`` with the static realm when a tick was applied since
         the last refresh (by this wake-up or by the intake's catch-up)."""
@@ -286,6 +303,7 @@ class BotRunner:
             from bot.web.serve import start_background
 
             self.web = start_background(self.settings)
+            self.send_new_links()
         released = release_claims(self.engine, self.ctx)
         if released:
             log.info("forgot %d outbox claims left by a previous process", released)

@@ -162,3 +162,18 @@ def send_to_claim(session: Session, ctx: CampaignContext, claim_id: int, name: s
     journal.notify_claim(
         session, ctx.campaign_id, claim_id, f"web:link:{claim_id}:{token_hash(token)[:16]}",
         subject="Your war room", body=link_reply(ctx, link), at=now, tick=tick)
+
+
+def send_new_links(session: Session, ctx: CampaignContext, now: datetime, tick: int) -> int:
+    """Make a war-room link for every claim that has none yet and send it to the claim's
+    players in their dispatch (``maester run`` with the pages on, at start-up); returns how
+    many were sent. Claims that have a link are left alone (``link`` asks for it again)."""
+    sent = 0
+    for claim in all_claims(session, ctx):
+        scope = claim_scope(claim.id or 0)
+        if _stored(_row(session, ctx, scope)).get("nonce"):
+            continue
+        send_to_claim(session, ctx, claim.id or 0, claim.name,
+                      _issue(session, ctx, scope, now), now=now, tick=tick)
+        sent += 1
+    return sent

@@ -3,6 +3,7 @@ static realm after each tick; the pages read on their own connection while ticks
 
 from __future__ import annotations
 
+import dataclasses
 import urllib.request
 from datetime import timedelta
 from pathlib import Path
@@ -39,3 +40,36 @@ def test_run_serves_the_pages_and_refreshes_the_export(bot: Harness, tmp_path: P
     finally:
         runner.stop()
     assert runner.web is None
+
+
+def test_run_sends_each_claim_its_war_room_link_once(bot: Harness) -> None:
+    from sqlmodel import select
+
+    from bot.db.engine import transaction
+    from bot.db.models import Outbox
+
+    settings = bot.settings.model_copy(deep=True)
+    settings.web.enabled = True
+    settings.web.port = 0
+    settings.web.public_url = "https://maester.example.org"
+
+    def notes() -> list[Outbox]:
+        with transaction(bot.engine) as session:
+            return list(session.exec(select(Outbox).where(Outbox.title == "Your war room")))
+
+    ctx = dataclasses.replace(bot.ctx, settings=settings)
+    for _ in range(2):  # a restart sends nothing again
+        runner = BotRunner(settings, bot.engine, ctx, bot.gateway, clock=bot.clock)
+        runner.start()
+        try:
+            sent = notes()
+            assert sent, "no link sent"
+            assert all("https://maester.example.org/claim/" in n.body for n in sent), \
+                sent[0].body
+            assert runner.web is not None
+            path = sent[0].body.split("https://maester.example.org", 1)[1].split()[0]
+            status, page = _get(f"http://127.0.0.1:{runner.web.port}{path}")
+            assert status == 200 and "war room" in page
+        finally:
+            runner.stop()
+    assert len(notes()) == len({n.target for n in notes()})  # one per player, sent once
