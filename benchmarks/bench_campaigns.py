@@ -29,7 +29,6 @@ import sys
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from datetime import timedelta
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -44,9 +43,10 @@ from bot.db.models import Army, Campaign, Claim, Player, TickRun
 from bot.services.tick import catch_up
 from bot.services.world import load_context
 from rules.campaign import calendar
+from rules.campaign.config import DEFAULT_RULES
 
-TICKS = 4  # a day of 6-hour ticks
-UNTIL = START + timedelta(hours=6 * TICKS)
+TICKS = 4  # a day of the default rules' ticks
+UNTIL = START + TICKS * calendar.tick_length(DEFAULT_RULES)
 
 
 @dataclass

@@ -23,7 +23,7 @@ from bot.maps import demo_map_text
 from bot.messages import handle_message
 from bot.services.setup import DEMO_ROSTER, DEMO_WARS, create_campaign
 from bot.services.world import load_context
-from rules.campaign.orders import parse_message
+from rules.campaign.language import parse_message
 
 START = datetime(2026, 11, 22, 7, 30, tzinfo=UTC)
 REPEAT = 30

@@ -19,13 +19,13 @@ import json
 import statistics
 import time
 import zlib
-from datetime import timedelta
 from typing import Any
 
 from benchmarks.bench_tick import SIZE, START, backends, build
 from bot.db.engine import transaction
 from bot.services import snapshots
 from bot.services.tick import catch_up
+from rules.campaign import calendar
 
 SIZES = (1_000, 5_000)
 
@@ -51,7 +51,7 @@ def measure(url: str, armies: int, size: int = SIZE, repeat: int = 5) -> dict[st
             stored, plain = len(snapshot.data), len(zlib.decompress(snapshot.data))
             seen = _picture(session, ctx.campaign_id)
     began = time.perf_counter()
-    assert len(catch_up(engine, ctx, START + timedelta(hours=6))) == 1
+    assert len(catch_up(engine, ctx, START + calendar.tick_length(ctx.rules))) == 1
     tick = time.perf_counter() - began
     with transaction(engine) as session:
         changed = _picture(session, ctx.campaign_id) != seen

@@ -74,7 +74,7 @@ class Tally:
 # --------------------------------------------------------------------------- order language
 
 def order_seeds() -> list[str]:
-    from rules.campaign.orders import ORDER_FORMS
+    from rules.campaign.language import ORDER_FORMS
 
     seeds = [line for form in ORDER_FORMS.values() for line in form.example.split("\n")]
     guide = (ROOT / "docs" / "orders.md").read_text(encoding="utf-8")
@@ -101,7 +101,7 @@ def mutate_text(rng: random.Random, text: str) -> str:
 
 
 def fuzz_orders(count: int, rng: random.Random, state_sample: int) -> Tally:
-    from rules.campaign.orders import OrderSyntaxError, parse_message
+    from rules.campaign.language import OrderSyntaxError, parse_message
 
     tally = Tally("order language")
     seeds = order_seeds()

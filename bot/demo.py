@@ -32,6 +32,7 @@ from bot.sandbox.praw_client import make_reddit
 from bot.services.setup import DEMO_ROSTER, DEMO_WARS, create_campaign
 from bot.services.world import CampaignContext
 from bot.web.serve import Background
+from rules.campaign import calendar
 from rules.campaign.paths import ArmyKind, cheapest_route, format_path
 from rules.campaign.world import BattleStatus
 
@@ -238,8 +239,9 @@ class Demo:
     def advance(self, hours: int) -> None:
         """Move the simulated clock tick by tick, the bot running after each tick; a player
         who gets the first reaction to a battle answers it before the next tick."""
-        for _ in range(hours // 6):
-            self.clock.advance(timedelta(hours=6))
+        step = calendar.tick_length(self.ctx.rules)  # the rules' tick, not a number here
+        for _ in range(int(timedelta(hours=hours) / step)):
+            self.clock.advance(step)
             self.bot_round()
             self.react()
 

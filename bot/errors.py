@@ -2,16 +2,29 @@
 
 A :class:`CommandError` says what was wrong, what was expected, and gives an example. Bot
 commands raise it, and campaign orders through its subclass
-:class:`bot.services.order_call.Rejected`; :meth:`CommandError.render` is the one place it
-becomes a reply. :func:`apology` is the one answer to a failure on the bot's side (a bug, not
-the player's mistake). This module sits below the services and the commands so both can use
-it without importing each other.
+:class:`bot.services.order_call.Rejected`. :func:`render_error` is the one place any error
+becomes a reply: a :class:`CommandError` as it says, a rules error in its own (escaped) words,
+anything else as :func:`apology`, the one answer to a failure on the bot's side (a bug, not the
+player's mistake). Replies travel as :class:`Answer` values, so a caller asks whether the bot
+failed by ``Answer.failed``, never by reading the text. This module sits below the services
+and the commands so both can use it without importing each other.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from bot.text import code_md, escape_md
-from rules.errors import NotationError
+from rules.errors import NotationError, RulesError
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """A reply (markdown) and whether the bot failed on its side while making it (an
+    unexpected error, apologised for in the text: nothing of that part changed)."""
+
+    text: str
+    failed: bool = False
 
 
 class CommandError(Exception):
@@ -34,7 +47,7 @@ class CommandError(Exception):
 
 
 INTERNAL_FAILURE = "something went wrong on my side"
-"""The words of every apology for an unexpected failure (the CLI exits non-zero on them)."""
+"""The words of every apology for an unexpected failure."""
 
 
 def apology(ref: str, doing: str) -> str:
@@ -42,6 +55,18 @@ def apology(ref: str, doing: str) -> str:
     order"): nothing changed, and ``ref`` lets the moderators find it in the log."""
     return (f"**Not done:** {INTERNAL_FAILURE} while {doing} (reference "
             f"`{code_md(ref, 80)}`). Nothing changed; the moderators can look it up.")
+
+
+def render_error(exc: BaseException, *, ref: str, doing: str, example: str = "") -> Answer:
+    """The reply to ``exc`` raised while ``doing`` something ("handling this order"): a
+    :class:`CommandError` as it says (``example`` when it gives none), a rules error in its own
+    words made inert, anything else an :func:`apology` with ``ref`` (``failed``: the caller
+    logs it with its traceback)."""
+    if isinstance(exc, CommandError):
+        return Answer(CommandError(exc.problem, exc.expected, exc.example or example).render())
+    if isinstance(exc, RulesError):
+        return Answer(CommandError(escape_md(str(exc), 300), "", example).render())
+    return Answer(apology(ref, doing), failed=True)
 
 
 def notation_failure(err: NotationError) -> CommandError:

@@ -25,7 +25,10 @@ Two things are checked:
                 services                 storage, base, rules
                   storage                base, rules (the tick's row readers and writers)
                     base                 rules (and each other)
-                      rules              nothing of bot/
+                      rules.decide       the rules below (the order decisions, the rulings)
+                        rules            language, shared (rule areas, world, tick)
+                          rules.language shared (the order language)
+                            rules.shared nothing (errors, text, dice)
 
   base: bot.errors, bot.text, bot.clock, bot.config, bot.db, bot.maps, bot.mapimage,
   bot.render (the texts, from the rules' values), bot.data and the package ``bot`` itself (its
@@ -43,7 +46,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 GROUPS: dict[str, tuple[str, ...]] = {
+    # rules/, bottom up: what every rule shares (errors, text, dice); the order language; the
+    # rule areas, the world and the tick; the order decisions (and the moderators' rulings).
+    "rules.shared": ("rules.errors", "rules.text", "rules.dice"),
+    "rules.language": ("rules.campaign.language",),
     "rules": ("rules",),
+    "rules.decide": ("rules.campaign.decide", "rules.campaign.rulings"),
     # The package ``bot`` itself (its __version__) is base too; see group_of.
     "base": ("bot.errors", "bot.text", "bot.clock", "bot.config", "bot.maps", "bot.db",
              "bot.data", "bot.mapimage", "bot.render"),
@@ -58,16 +66,20 @@ GROUPS: dict[str, tuple[str, ...]] = {
     "demo": ("bot.demo",),
     "cli": ("bot.cli", "bot.__main__"),
 }
-_BELOW_REDDIT = {"rules", "base", "storage", "services", "messages", "reddit"}
+_RULES = {"rules.shared", "rules.language", "rules", "rules.decide"}
+_BELOW_REDDIT = {*_RULES, "base", "storage", "services", "messages", "reddit"}
 ALLOWED: dict[str, set[str]] = {
-    "rules": {"rules"},
-    "base": {"rules", "base"},
-    "storage": {"rules", "base", "storage"},
-    "services": {"rules", "base", "storage", "services"},
-    "commands": {"rules", "base", "storage", "services", "commands"},
-    "jsonapi": {"rules", "base", "jsonapi"},
-    "messages": {"rules", "base", "storage", "services", "commands", "messages"},
-    "web": {"rules", "base", "storage", "services", "web"},
+    "rules.shared": {"rules.shared"},
+    "rules.language": {"rules.shared", "rules.language"},
+    "rules": {"rules.shared", "rules.language", "rules"},
+    "rules.decide": _RULES,
+    "base": {*_RULES, "base"},
+    "storage": {*_RULES, "base", "storage"},
+    "services": {*_RULES, "base", "storage", "services"},
+    "commands": {*_RULES, "base", "storage", "services", "commands"},
+    "jsonapi": {*_RULES, "base", "jsonapi"},
+    "messages": {*_RULES, "base", "storage", "services", "commands", "messages"},
+    "web": {*_RULES, "base", "storage", "services", "web"},
     "reddit": _BELOW_REDDIT | {"web"},
     "sandbox": {"sandbox"},
     "demo": {*_BELOW_REDDIT, "commands", "jsonapi", "sandbox", "web", "demo"},

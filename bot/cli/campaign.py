@@ -223,8 +223,7 @@ def order_cmd(
     The order is sent at --at (default: now, or just after the last applied tick when ticks
     were applied ahead); as for a player's message, the ticks due before it apply first.
     """
-    from bot.errors import INTERNAL_FAILURE
-    from bot.messages import handle_message
+    from bot.messages import answer_message
     from bot.services.tick import CatchUpTooLong, catch_up, check_catch_up_bound
 
     env = open_campaign(config)
@@ -252,10 +251,10 @@ def order_cmd(
         console.print(f"{len(applied)} tick(s) due before the order applied first.")
     with env.session() as session:
         ref = f"cli:{env.clock.now().timestamp():.6f}"
-        reply = handle_message(session, ctx, author=as_user.removeprefix("u/"), text=text,
-                               now=now, ref=ref)
-    console.print(reply, markup=False)
-    if INTERNAL_FAILURE in reply:  # an order's write failed and was rolled back
+        answer = answer_message(session, ctx, author=as_user.removeprefix("u/"), text=text,
+                                now=now, ref=ref)
+    console.print(answer.text, markup=False)
+    if answer.failed:  # an order's write failed and was rolled back
         raise typer.Exit(1)
 
 

@@ -70,7 +70,7 @@ def command_reply(text: str, seed: str | None) -> str:
     name, _, args = line.partition(" ")
     cmd_ctx = CommandContext(author="moderator", dice=SeededDice(seed or secrets.token_hex(8)),
                          now=SystemClock().now(), is_moderator=True)
-    return run_command(name, args, cmd_ctx, ref="cli")
+    return run_command(name, args, cmd_ctx, ref="cli").text
 
 
 def _echo(lines: list[str]) -> int:

@@ -18,9 +18,9 @@ from rules.errors import NotationError
 def claim_command(cmd_ctx: CommandContext, args: str) -> str:
     """Moderators only: a claim's private state (gold, troops, armies), by claim name or by
     a player's Reddit name: `!claim House Stark`, `!claim u/ned_stark`."""
-    from bot.services.orders import HANDLERS, Call
+    from bot.services.orders import Call, answer
     from bot.services.world import claim_by_name, claim_of_user
-    from rules.campaign.orders import Status
+    from rules.campaign.language import Status
 
     session: Any = cmd_ctx.extra.get("session")
     campaign: Any = cmd_ctx.extra.get("campaign")
@@ -38,7 +38,7 @@ def claim_command(cmd_ctx: CommandContext, args: str) -> str:
                            "a claim name as `maester claims` lists it, or `u/name`",
                            "!claim House Stark")
     call = Call(session, campaign, cmd_ctx.author, found, cmd_ctx.now, "claim", True)
-    return str(HANDLERS[Status](call, Status()))
+    return answer(call, Status())
 
 
 ODDS_EXAMPLE = f"!odds {notation.ODDS_EXAMPLE}"

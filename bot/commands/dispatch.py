@@ -2,7 +2,7 @@
 
 :data:`COMMANDS` is every command in force (each command's module is imported only when it
 is looked up, see ``_TABLE``); :func:`run_command` runs one and turns every
-failure into a helpful reply (rendered by :meth:`bot.errors.CommandError.render`).
+failure into a helpful reply (by :func:`bot.errors.render_error`).
 """
 
 from __future__ import annotations
@@ -13,41 +13,37 @@ import logging
 from collections.abc import Callable
 
 from bot.commands.registry import Command, CommandContext, Handler, Registry, command, described
-from bot.errors import CommandError, apology
+from bot.errors import Answer, CommandError, render_error
 from bot.text import escape_md
-from rules.errors import RulesError
 
 log = logging.getLogger(__name__)
 
 
 def run_command(name: str, args: str, cmd_ctx: CommandContext, *, ref: str = "",
-                on_refused: Callable[[str], None] | None = None) -> str:
-    """Run ``!name args`` and return the markdown reply (never raises).
+                on_refused: Callable[[str], None] | None = None) -> Answer:
+    """Run ``!name args`` and return the reply (never raises; ``failed`` when the command
+    failed on the bot's side).
 
     ``on_refused`` is told when a non-moderator tries a moderator command (for the log).
     """
     cmd = lookup(name)
     if cmd is None:
         known = ", ".join(f"`!{c.name}`" for c in all_commands())
-        return CommandError(f"I do not know the command `!{escape_md(name, 40)}`",
-                            f"one of {known}", "!help").render()
+        return Answer(CommandError(f"I do not know the command `!{escape_md(name, 40)}`",
+                                   f"one of {known}", "!help").render())
     if cmd.moderator_only and not cmd_ctx.is_moderator:
         log.warning("u/%s tried moderator command !%s", cmd_ctx.author, cmd.name)
         if on_refused is not None:
             on_refused(cmd.name)
-        return CommandError(f"`!{cmd.name}` is for moderators only",
-                            "a command open to players", "!help").render()
+        return Answer(CommandError(f"`!{cmd.name}` is for moderators only",
+                                   "a command open to players", "!help").render())
     try:
-        return cmd.handler(cmd_ctx, args)
-    except CommandError as exc:
-        if not exc.example and cmd.example:
-            exc.example = cmd.example
-        return exc.render()
-    except RulesError as exc:
-        return CommandError(escape_md(str(exc), 300), "", cmd.example).render()
-    except Exception:
-        log.exception("command !%s (%s) failed", cmd.name, ref)
-        return apology(ref, f"running !{cmd.name}")
+        return Answer(cmd.handler(cmd_ctx, args))
+    except Exception as exc:
+        answer = render_error(exc, ref=ref, doing=f"running !{cmd.name}", example=cmd.example)
+        if answer.failed:
+            log.exception("command !%s (%s) failed", cmd.name, ref)
+        return answer
 
 
 @command("help", aliases=("commands",), example="!help attack")

@@ -6,7 +6,7 @@ they name are the rules': :mod:`rules.campaign.examples`; the services read the 
 
 from __future__ import annotations
 
-from rules.campaign import orders as o
+from rules.campaign import language as o
 from rules.campaign.examples import EXAMPLES, Names
 
 __all__ = ["EXAMPLES", "Names", "order_help", "orders_help"]

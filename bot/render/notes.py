@@ -12,9 +12,9 @@ from decimal import Decimal
 
 from bot.render.common import Force, dice_md, force, money, siege_note, troops_of
 from bot.text import escape_md, name_code, name_md
-from rules.campaign.apply import BattleOrder
 from rules.campaign.battle import Strength
 from rules.campaign.catalogue import Entry
+from rules.campaign.decide import BattleOrder
 from rules.campaign.modifiers import Modifier
 from rules.campaign.naming import force_name, force_noun, host, state_word, travel
 from rules.campaign.paths import ArmyKind

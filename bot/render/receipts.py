@@ -1,5 +1,6 @@
 """Receipts of accepted orders as the markdown players read: the one place a receipt value
-(:mod:`rules.campaign.apply`) becomes text.
+(:mod:`rules.campaign.decide`) becomes text (each receipt kind's function is listed with its
+journal in ``bot.services.order_apply.RECEIPTS``).
 
 Every function here takes the receipt (ids already the stored ones) and the campaign context
 (for tile names and dates) and returns the reply's section; nothing here checks or changes the
@@ -8,15 +9,13 @@ world.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from datetime import datetime
-from typing import Any
 
-from bot.errors import apology
 from bot.render.common import Context, money, siege_note, troops_text
 from bot.render.notes import shortfall_text
 from bot.text import escape_md, name_code, name_md
-from rules.campaign import apply as r
+from rules.campaign import decide as r
 from rules.campaign.battle import Strength
 from rules.campaign.naming import force_name, force_noun, state_word, travel
 from rules.campaign.paths import format_path
@@ -313,36 +312,6 @@ def odds_shown(ctx: Context, rc: r.OddsShown) -> str:
             f"{float(odds.defender_losses.cavalry):.0f} cavalry")
 
 
-_RENDER: dict[type, Callable[[Context, Any], str]] = {
-    r.Mustered: mustered,
-    r.Marched: marched,
-    r.RouteFound: route_found,
-    r.Cancelled: cancelled,
-    r.CalledOff: called_off,
-    r.Halted: halted,
-    r.Reacted: reacted,
-    r.RetreatReferred: retreat_referred,
-    r.Spared: spared,
-    r.BattleOrdered: battle_ordered,
-    r.SiegeLifted: siege_lifted,
-    r.Disbanded: disbanded,
-    r.SiegeBegun: siege_begun,
-    r.StatusReport: status_report,
-    r.Ceded: ceded,
-    r.Building: building,
-    r.Bought: bought,
-    r.Blockading: blockading,
-    r.Assigned: assigned,
-    r.OddsShown: odds_shown,
-    r.SiegeReferred: siege_referred,
-}
-
-
-def receipt_text(ctx: Context, receipt: r.Receipt) -> str:
-    """The reply section of an accepted order."""
-    return _RENDER[type(receipt)](ctx, receipt)
-
-
 # --- the reply to a message of orders ----------------------------------------------------------
 
 TRUNCATED = ("*Only the first orders of this long message were read; send the rest in another "
@@ -362,12 +331,6 @@ def quoted(source: str, limit: int = 120) -> str:
     """An order (or command) line quoted above its receipt or refusal (``limit``: at most so
     many characters of it)."""
     return f"> {escape_md(source, limit)}\n\n"
-
-
-def failed(ref: str) -> str:
-    """The section of an order that failed unexpectedly (``ref``: the moderators' reference);
-    nothing changed."""
-    return apology(ref, "handling this order")
 
 
 def reply(sections: Iterable[str]) -> str:

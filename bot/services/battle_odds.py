@@ -12,7 +12,7 @@ from bot.services.order_apply import sender_of
 from bot.services.order_call import Call
 from bot.services.order_world import load_order_world
 from bot.services.world import CampaignContext
-from rules.campaign import apply as decide
+from rules.campaign import decide
 
 
 def attacker_wins(session: Session, ctx: CampaignContext, battle: PendingBattle,

@@ -215,29 +215,6 @@ def _claims_by_id(claims: Iterable[Claim | ClaimState]) -> dict[int, ClaimState]
     return {c.id: c for c in values}
 
 
-_BOOK_KEY = "modifier_book"
-
-
-def tick_book(session: Session, ctx: CampaignContext, *, armies: Iterable[Placed],
-              claims: Iterable[Claim | ClaimState], tick: int) -> ModifierBook:
-    """The book of one tick, made once per tick and kept in the session (the tick's rows are
-    the ones it reads, so moves made during the tick count)."""
-    cached = session.info.get(_BOOK_KEY)
-    if isinstance(cached, tuple) and cached[0] == (ctx.campaign_id, tick):
-        book = cached[1]
-        assert isinstance(book, ModifierBook)
-        return book
-    book = ModifierBook.load(session, ctx, armies=armies, claims=claims)
-    session.info[_BOOK_KEY] = ((ctx.campaign_id, tick), book)
-    return book
-
-
-def drop_tick_book(session: Session) -> None:
-    """Forget the book :func:`tick_book` keeps in the session (at the end of a tick: it holds
-    every army the tick read, which would otherwise live as long as the session object)."""
-    session.info.pop(_BOOK_KEY, None)
-
-
 # --- orders: marches, sieges, odds ----------------------------------------------------------
 
 def march_modifiers(session: Session, ctx: CampaignContext, army: Placed

@@ -1,7 +1,7 @@
 """The answer to ``help`` and ``help ORDER``: every order, with examples built from this
 campaign's own map and the asking player's own armies, holdfast and characters (never the demo
 map's names on a custom map), and a link to the players' guide when ``[posts] guide_url`` is
-set. The order forms (:data:`rules.campaign.orders.ORDER_FORMS`) and the examples
+set. The order forms (:data:`rules.campaign.language.ORDER_FORMS`) and the examples
 (:mod:`rules.campaign.examples`) are the rules'; this module reads what the examples name and
 hands them to :mod:`bot.render.help`."""
 
@@ -12,7 +12,7 @@ from bot.services.catalogue import catalogue_of, living_characters
 from bot.services.order_call import Call, Rejected
 from bot.services.world import all_claims, armies, relation
 from bot.text import escape_md
-from rules.campaign import orders as o
+from rules.campaign import language as o
 from rules.campaign.examples import EXAMPLES, Names, example_names
 from rules.campaign.world import RelationStatus
 

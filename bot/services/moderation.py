@@ -20,8 +20,8 @@ from bot.services import forewarn, journal
 from bot.services.order_world import load_order_world, write_back
 from bot.services.sieges import end_siege
 from bot.services.world import CampaignContext, get_campaign, set_relation
-from rules.campaign.apply import Part
 from rules.campaign.config import Season
+from rules.campaign.decide import Part
 from rules.campaign.inputs import check_holdings
 from rules.campaign.paths import ArmyKind
 from rules.campaign.rulings import remove_army as rules_remove_army

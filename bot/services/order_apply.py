@@ -1,22 +1,22 @@
-"""Orders the rules decide (:data:`rules.campaign.apply.PURE_ORDERS`), end to end: load the
-world the order reads, let :func:`rules.campaign.apply.apply_order` decide, write the difference
-back, journal it (events, notes to other claims and to the moderators, public posts) and render
-the receipt (:mod:`bot.render.receipts`). The handlers of :mod:`bot.services.orders` call
-:func:`decided`.
+"""Orders the rules decide (the kinds of :data:`rules.campaign.decide.ORDER_KINDS` with a
+decision), end to end: load the world the order reads, let
+:func:`rules.campaign.decide.apply_order` decide, write the difference back, journal it (events,
+notes to other claims and to the moderators, public posts) and render the receipt
+(:mod:`bot.render.receipts`), each receipt kind through its row of :data:`RECEIPTS`.
+:mod:`bot.services.orders` calls :func:`decided` for every such order.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import Any
 
 from bot.db.models import ArmyKind, Claim
-from bot.render import notes, posts
-from bot.render.common import place_label, troops_text
+from bot.render import notes, posts, receipts
+from bot.render.common import Context, place_label, troops_text
 from bot.render.posts import besiegers_gone
-from bot.render.receipts import receipt_text
 from bot.services import forewarn, journal
 from bot.services.order_call import Call, Rejected
 from bot.services.order_world import (
@@ -28,8 +28,8 @@ from bot.services.order_world import (
 )
 from bot.services.sieges import end_siege
 from bot.text import escape_md
-from rules.campaign import apply as decide
-from rules.campaign import orders as o
+from rules.campaign import decide
+from rules.campaign import language as o
 from rules.campaign.catalogue import Catalogue
 from rules.campaign.modifiers import Modifier
 from rules.campaign.naming import force_name, travel
@@ -55,10 +55,10 @@ def refused(c: Call, claim: Claim, exc: decide.OrderRefused) -> Rejected:
 
 
 def decided(c: Call, order: object) -> str:
-    """An order of :data:`rules.campaign.apply.PURE_ORDERS`: load the world it needs, let the
-    rules decide, write the difference back, journal it, render the receipt."""
+    """An order the rules decide (:data:`rules.campaign.decide.ORDER_KINDS`): load the world it
+    needs, let the rules decide, write the difference back, journal it, render the receipt."""
     claim = c.require_claim()
-    before, rows = load_order_world(c.session, c.ctx, decide.READS[type(order)])
+    before, rows = load_order_world(c.session, c.ctx, decide.ORDER_KINDS[type(order)].reads)
     try:
         after, receipt = decide.apply_order(before, order, c.now,
                                             sender=sender_of(c, claim.id or 0, order))
@@ -79,7 +79,7 @@ def decided(c: Call, order: object) -> str:
         how = "have lifted the siege" if isinstance(order, o.Lift) else "have marched away"
         end_siege(c.session, c.ctx, siege, besiegers_gone(claim.name, how), at=c.now,
                   tick=c.tick)
-    _JOURNAL[type(receipt)](c, claim, receipt, rows)
+    RECEIPTS[type(receipt)].journal(c, claim, receipt, rows)
     if isinstance(receipt, _WARN_SHORT):  # private: the receipt goes to the claim only
         receipt = replace(receipt, shortfall=forewarn.shortfall(
             c.session, c.ctx, rows.claims.get(claim.id or 0, claim), c.now,
@@ -350,32 +350,45 @@ def _journal_disband(c: Call, claim: Claim, rc: decide.Disbanded, rows: Rows) ->
     _log(c, "disband", f"{_name(rc.kind, rc.army)} disbanded", claim.id, army=rc.army)
 
 
-_JOURNAL: Mapping[type, Callable[[Call, Claim, Any, Rows], None]] = MappingProxyType({
-    decide.Mustered: _journal_muster,
-    decide.Marched: _journal_march,
-    decide.RouteFound: _journal_nothing,
-    decide.Cancelled: _journal_cancel,
-    decide.CalledOff: _journal_call_off,
-    decide.Halted: _journal_halt,
-    decide.Reacted: _journal_reaction,
-    decide.RetreatReferred: _journal_retreat_referred,
-    decide.Spared: _journal_spared,
-    decide.BattleOrdered: _journal_battle,
-    decide.SiegeLifted: _journal_nothing,
-    decide.Disbanded: _journal_disband,
-    decide.StatusReport: _journal_nothing,
-    decide.Ceded: _journal_cede,
-    decide.Building: _journal_build,
-    decide.Bought: _journal_buy,
-    decide.Blockading: _journal_blockade,
-    decide.Assigned: _journal_assign,
-    decide.SiegeBegun: _journal_siege,
-    decide.SiegeReferred: _journal_siege_referred,
+@dataclass(frozen=True, slots=True)
+class ReceiptKind:
+    """How the bot carries out one kind of receipt of the rules: ``journal`` records it (events,
+    notes to other claims and to the moderators, public posts), ``render`` writes the reply's
+    section (:mod:`bot.render.receipts`)."""
+
+    journal: Callable[[Call, Claim, Any, Rows], None]
+    render: Callable[[Context, Any], str]
+
+
+RECEIPTS: Mapping[type, ReceiptKind] = MappingProxyType({
+    decide.Mustered: ReceiptKind(_journal_muster, receipts.mustered),
+    decide.Marched: ReceiptKind(_journal_march, receipts.marched),
+    decide.RouteFound: ReceiptKind(_journal_nothing, receipts.route_found),
+    decide.Cancelled: ReceiptKind(_journal_cancel, receipts.cancelled),
+    decide.CalledOff: ReceiptKind(_journal_call_off, receipts.called_off),
+    decide.Halted: ReceiptKind(_journal_halt, receipts.halted),
+    decide.Reacted: ReceiptKind(_journal_reaction, receipts.reacted),
+    decide.RetreatReferred: ReceiptKind(_journal_retreat_referred, receipts.retreat_referred),
+    decide.Spared: ReceiptKind(_journal_spared, receipts.spared),
+    decide.BattleOrdered: ReceiptKind(_journal_battle, receipts.battle_ordered),
+    decide.SiegeLifted: ReceiptKind(_journal_nothing, receipts.siege_lifted),
+    decide.Disbanded: ReceiptKind(_journal_disband, receipts.disbanded),
+    decide.StatusReport: ReceiptKind(_journal_nothing, receipts.status_report),
+    decide.Ceded: ReceiptKind(_journal_cede, receipts.ceded),
+    decide.Building: ReceiptKind(_journal_build, receipts.building),
+    decide.Bought: ReceiptKind(_journal_buy, receipts.bought),
+    decide.Blockading: ReceiptKind(_journal_blockade, receipts.blockading),
+    decide.Assigned: ReceiptKind(_journal_assign, receipts.assigned),
+    decide.SiegeBegun: ReceiptKind(_journal_siege, receipts.siege_begun),
+    decide.SiegeReferred: ReceiptKind(_journal_siege_referred, receipts.siege_referred),
+    decide.OddsShown: ReceiptKind(_journal_nothing, receipts.odds_shown),
 })
-"""How each receipt of the rules is journaled (events, notes to other claims and the
-moderators)."""
+"""Every receipt kind of the rules, once: its journal and its text."""
 
 
+def receipt_text(ctx: Context, receipt: decide.Receipt) -> str:
+    """The reply section of an accepted order."""
+    return RECEIPTS[type(receipt)].render(ctx, receipt)
 
 
 def _whole_message(c: Call, receipt: decide.Marched, first: str) -> Callable[[], str]:

@@ -1,7 +1,7 @@
 """One order being handled: who sent it, for which claim, when; and the refusal it may raise.
 
-The order handlers (:data:`bot.services.orders.HANDLERS`, the explicit table) take a
-:class:`Call` and raise :class:`Rejected`.
+The services that answer an order (:func:`bot.services.orders.answer` and what it calls) take
+a :class:`Call` and raise :class:`Rejected`.
 """
 
 from __future__ import annotations
@@ -52,8 +52,3 @@ class Call:
                 "as House Stark: status" if self.is_moderator else "status",
             )
         return self.claim
-
-
-Handler = Callable[[Call, Any], str]
-"""An order handler: has the order decided (by the rules) and returns the receipt."""
-

@@ -3,7 +3,7 @@
 :func:`load_order_world` reads the campaign's claims, its raised armies, its pending battles,
 its active sieges, its relations and its resource tile holders (one query each) into a
 :class:`rules.campaign.world.World`; :func:`write_back` compares the world after
-:func:`rules.campaign.apply.apply_order` with the one loaded and changes only the rows that
+:func:`rules.campaign.decide.apply_order` with the one loaded and changes only the rows that
 differ, adding what the order created. The caller's transaction (the order's savepoint) holds
 it all.
 """
@@ -40,8 +40,8 @@ from bot.storage.world_rows import (
     save_world,
     sync_session,
 )
-from rules.campaign.apply import NEW_SIEGE, Bought, Part
 from rules.campaign.config import Season
+from rules.campaign.decide import NEW_SIEGE, Bought, Part
 from rules.campaign.world import ArmyState, BattleStatus, ClaimState, SiegeState, SiegeStatus, World
 
 RAISED = frozenset(ArmyState) - {ArmyState.GONE}

@@ -1,13 +1,12 @@
 """Players' orders: validate against the world, apply, and answer with a receipt.
 
-Every order kind and its handler are listed in :data:`HANDLERS` at the end of this module.
-
-A handler gets a parsed order (syntax already checked by :mod:`rules.campaign.orders`). Almost
-every order is decided by the rules (:func:`rules.campaign.apply.apply_order`, on the world as
-values): the handler calls :func:`bot.services.order_apply.decided`, which loads the world the
+Every order kind is listed once, in :data:`rules.campaign.decide.ORDER_KINDS`; :func:`answer`
+gets a parsed order (syntax already checked by :mod:`rules.campaign.language`). Almost
+every order is decided by the rules (:func:`rules.campaign.decide.apply_order`, on the world as
+values): :func:`answer` calls :func:`bot.services.order_apply.decided`, which loads the world the
 order reads, writes back what the rules changed, journals it and renders the receipt
 (:mod:`bot.render.receipts`). A refused order raises :class:`Rejected` and changes nothing.
-``odds`` (decided by :func:`rules.campaign.apply.odds_shown`, whose sides are the battle's)
+``odds`` (decided by :func:`rules.campaign.decide.odds_shown`, whose sides are the battle's)
 and ``help`` answer here. Each order runs in a savepoint, so one bad order in a message
 leaves the good ones applied and itself changes nothing. The caller owns the transaction (and
 records the message id in it).
@@ -16,22 +15,21 @@ records the message id in it).
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, is_dataclass, replace
 from datetime import datetime
-from types import MappingProxyType
 
 from sqlalchemy.exc import DBAPIError
 from sqlmodel import Session
 
+from bot.errors import render_error
 from bot.render import receipts
-from bot.render.receipts import receipt_text
 from bot.services import journal
 from bot.services.help import example_for, help_reply
 from bot.services.order_apply import decided as _decided
-from bot.services.order_apply import refused, sender_of
-from bot.services.order_call import Call, Handler, Rejected
+from bot.services.order_apply import receipt_text, refused, sender_of
+from bot.services.order_call import Call, Rejected
 from bot.services.order_world import load_order_world
 from bot.services.world import (
     CampaignContext,
@@ -40,14 +38,14 @@ from bot.services.world import (
     get_campaign,
 )
 from bot.text import escape_md
-from rules.campaign import apply as decide
-from rules.campaign import orders as o
+from rules.campaign import decide
+from rules.campaign import language as o
 from rules.campaign.paths import tile_problem
 from rules.campaign.timing import world_time
 from rules.campaign.worldmap import UnknownTile
 from rules.errors import RulesError
 
-__all__ = ["HANDLERS", "Call", "Outcome", "Rejected", "process_message"]
+__all__ = ["Call", "Outcome", "Rejected", "answer", "process_message"]
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +57,7 @@ class Outcome:
     reply: str
     accepted: int = 0
     rejected: int = 0
+    failed: int = 0  # of the rejected, those that failed on the bot's side (apologised for)
     commands: list[o.CommandCall] = field(default_factory=list)
 
 
@@ -110,30 +109,28 @@ def process_message(session: Session, ctx: CampaignContext, *, author: str, text
             outcome.rejected += 1
             continue
         call = Call(session, ctx, author, claim, now, f"{ref}:{item.line_no}", is_mod)
-        handler = HANDLERS.get(type(item.result))
         try:
-            if handler is None:
+            if type(item.result) not in decide.ORDER_KINDS:
                 raise Rejected(f"`{type(item.result).__name__.lower()}` orders are not open in "
                                "this campaign", "one of the orders in the players' guide",
                                "status")
             with order_savepoint(session):
-                receipt = handler(call, item.result)
-        except Rejected as exc:
-            sections.append(quote + exc.render())
-            outcome.rejected += 1
-            for summary, data in call.refusals:
-                journal.log_event(session, ctx.campaign_id, call.tick, "refused", summary,
-                                  at=now, claim_id=data.get("claim"), actor=author, data=data)
-        except RulesError as exc:
-            sections.append(quote + _from_rules(exc, item.result).render())
-            outcome.rejected += 1
+                receipt = answer(call, item.result)
         except DBAPIError:
             raise  # the database failed, not the order: the whole message is retried
-        except Exception:
-            incident = f"{call.ref}"
-            log.exception("order %s from u/%s failed unexpectedly", incident, author)
-            sections.append(quote + receipts.failed(incident))
+        except Exception as exc:
+            # the rules' refusal is worded for the player here; every error becomes words in
+            # one place (render_error)
+            shown = _from_rules(exc, item.result) if isinstance(exc, RulesError) else exc
+            error = render_error(shown, ref=call.ref, doing="handling this order")
+            sections.append(quote + error.text)
             outcome.rejected += 1
+            if error.failed:
+                outcome.failed += 1
+                log.exception("order %s from u/%s failed unexpectedly", call.ref, author)
+            for summary, data in call.refusals if isinstance(exc, Rejected) else ():
+                journal.log_event(session, ctx.campaign_id, call.tick, "refused", summary,
+                                  at=now, claim_id=data.get("claim"), actor=author, data=data)
         else:
             sections.append(quote + receipt)
             outcome.accepted += 1
@@ -170,7 +167,8 @@ def order_savepoint(session: Session) -> Iterator[None]:
 def _from_rules(exc: RulesError, order: object) -> Rejected:
     expected = getattr(exc, "expected", "") or ""
     verb = getattr(order, "verb", "")
-    example = next((f.example for f in o._FORMS if f.verb == verb), "")
+    form = o.ORDER_FORMS.get(verb)
+    example = form.example if form is not None else ""
     if isinstance(exc, UnknownTile):  # "Did you mean Riverrun?", and the order corrected
         return Rejected(escape_md(tile_problem(exc), 300), "a tile id like 0412 or a tile name",
                         _corrected(order, exc) or example)
@@ -189,116 +187,23 @@ def _corrected(order: object, exc: UnknownTile) -> str | None:
     return None
 
 
-# --- muster -----------------------------------------------------------------------------
+# --- one order -----------------------------------------------------------------------
 
-def _muster(c: Call, order: o.Muster) -> str:
+def answer(c: Call, order: o.Order) -> str:
+    """One order's receipt (markdown), or :class:`Rejected`: every kind of
+    :data:`rules.campaign.decide.ORDER_KINDS` with a decision is decided by the rules
+    (:func:`bot.services.order_apply.decided`); ``odds``, ``link`` and ``help`` are
+    answered here."""
+    if isinstance(order, o.Help):
+        return help_reply(c, order.topic)
+    if isinstance(order, o.Link):
+        return _link(c)
+    if isinstance(order, o.Odds):
+        return _odds(c, order)
     return _decided(c, order)
 
 
-# --- movement ---------------------------------------------------------------------------
-
-def _move(c: Call, order: o.Move) -> str:
-    return _decided(c, order)
-
-
-def _route(c: Call, order: o.Route) -> str:
-    return _decided(c, order)
-
-
-def _cancel(c: Call, order: o.Cancel) -> str:
-    return _decided(c, order)
-
-
-def _stand(c: Call, order: o.Stand) -> str:
-    return _decided(c, order)
-
-
-def _retreat(c: Call, order: o.Retreat) -> str:
-    return _decided(c, order)
-
-
-def _spare(c: Call, order: o.Spare) -> str:
-    """After the enemy army's failed retreat, its opponent lets it stay: no battle."""
-    return _decided(c, order)
-
-
-# --- battle and siege -------------------------------------------------------------------
-
-
-def _attack(c: Call, order: o.Attack) -> str:
-    return _decided(c, order)
-
-
-def _intercept(c: Call, order: o.Intercept) -> str:
-    """Within the reaction window of a sighting, a standing army on the watching tile stops the
-    passing force (:func:`rules.campaign.apply.apply_order`)."""
-    return _decided(c, order)
-
-
-def _lift(c: Call, order: o.Lift) -> str:
-    return _decided(c, order)
-
-
-def _siege(c: Call, order: o.Siege) -> str:
-    return _decided(c, order)
-
-
-def _assault(c: Call, order: o.Assault) -> str:
-    return _decided(c, order)
-
-
-def _sally(c: Call, order: o.Sally) -> str:
-    return _decided(c, order)
-
-
-# --- information ------------------------------------------------------------------------
-
-def _status(c: Call, order: o.Status) -> str:
-    return _decided(c, order)
-
-
-def _odds(c: Call, order: o.Odds) -> str:
-    """Decided by the rules (:func:`rules.campaign.apply.odds_shown`: both sides as the battle
-    would count them); the odds change nothing."""
-    claim = c.require_claim()
-    world, _ = load_order_world(c.session, c.ctx, {decide.Part.ARMIES, decide.Part.CHARACTERS})
-    try:
-        shown = decide.odds_shown(world, sender_of(c, claim.id or 0), order, c.now,
-                                  moderator=c.is_moderator)
-    except decide.OrderRefused as exc:
-        raise refused(c, claim, exc) from None
-    return receipt_text(c.ctx, shown)
-
-
-# --- the catalogue's orders, and the fleets' blockade ----------------------------------
-
-def _build(c: Call, order: o.Build) -> str:
-    return _decided(c, order)
-
-
-def _buy(c: Call, order: o.Buy) -> str:
-    return _decided(c, order)
-
-
-def _assign(c: Call, order: o.Assign) -> str:
-    return _decided(c, order)
-
-
-def _blockade(c: Call, order: o.Blockade) -> str:
-    return _decided(c, order)
-
-
-# --- claims and armies ------------------------------------------------------------------
-
-def _cede(c: Call, order: o.Cede) -> str:
-    return _decided(c, order)
-
-
-def _disband(c: Call, order: o.Disband) -> str:
-    return _decided(c, order)
-
-
-def _link(c: Call, order: o.Link) -> str:
+def _link(c: Call) -> str:
     """The claim's war-room link (:mod:`bot.services.weblinks`); made when first asked."""
     from bot.services import weblinks
 
@@ -308,35 +213,14 @@ def _link(c: Call, order: o.Link) -> str:
     return weblinks.link_reply(c.ctx, weblinks.Link(scope, claim.name, token))
 
 
-def _help(c: Call, order: o.Help) -> str:
-    return help_reply(c, order.topic)
-
-
-HANDLERS: Mapping[type, Handler] = MappingProxyType({
-    # Every order kind the campaign answers, in the players' guide's order. An order kind
-    # missing here is answered "not open in this campaign".
-    o.Muster: _muster,
-    o.Move: _move,
-    o.Route: _route,
-    o.Cancel: _cancel,
-    o.Stand: _stand,
-    o.Retreat: _retreat,
-    o.Attack: _attack,
-    o.Spare: _spare,
-    o.Intercept: _intercept,
-    o.Siege: _siege,
-    o.Assault: _assault,
-    o.Sally: _sally,
-    o.Lift: _lift,
-    o.Blockade: _blockade,
-    o.Build: _build,
-    o.Buy: _buy,
-    o.Assign: _assign,
-    o.Cede: _cede,
-    o.Disband: _disband,
-    o.Status: _status,
-    o.Odds: _odds,
-    o.Link: _link,
-    o.Help: _help,
-})
-"""The order handlers, listed explicitly (nothing registers itself on import)."""
+def _odds(c: Call, order: o.Odds) -> str:
+    """Decided by the rules (:func:`rules.campaign.decide.odds_shown`: both sides as the battle
+    would count them); the odds change nothing."""
+    claim = c.require_claim()
+    world, _ = load_order_world(c.session, c.ctx, decide.ORDER_KINDS[o.Odds].reads)
+    try:
+        shown = decide.odds_shown(world, sender_of(c, claim.id or 0), order, c.now,
+                                  moderator=c.is_moderator)
+    except decide.OrderRefused as exc:
+        raise refused(c, claim, exc) from None
+    return receipt_text(c.ctx, shown)

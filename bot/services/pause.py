@@ -27,7 +27,7 @@ from bot.render.receipts import pause_span, paused
 from bot.services import journal
 from bot.services.world import CampaignContext, get_campaign
 from rules.campaign import calendar
-from rules.campaign import orders as o
+from rules.campaign import language as o
 
 
 class PauseError(Exception):

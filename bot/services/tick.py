@@ -52,12 +52,7 @@ from bot.render.posts import (
     siege_month_post,
 )
 from bot.services import fairplay, forewarn, journal, pause, snapshots
-from bot.services.catalogue import (  # the modifiers in force
-    ModifierBook,
-    drop_tick_book,
-    fate_settings,
-    tick_book,
-)
+from bot.services.catalogue import catalogue_of, fate_settings
 from bot.services.realm import map_posts
 from bot.services.sieges import end_siege
 from bot.services.world import (
@@ -65,19 +60,17 @@ from bot.services.world import (
     get_campaign,
 )
 from bot.storage.army_rows import load_armies
-from bot.storage.battle_rows import insert_battles, load_battles, save_battles
+from bot.storage.battle_rows import insert_battles, load_battles, next_battle_id, save_battles
 from bot.storage.world_rows import (
-    holder_states,
     load_characters,
     load_claims,
+    load_holders,
     load_relations,
     load_sieges,
     save_world,
 )
 from rules.campaign import calendar, detection
 from rules.campaign.battle import Winner
-from rules.campaign.config import Season
-from rules.campaign.modifiers import Modifier
 from rules.campaign.tick import (
     Arrival,
     BattleFought,
@@ -88,6 +81,8 @@ from rules.campaign.tick import (
     HolderChanged,
     HoldfastFalls,
     ImprovementDone,
+    MonthBegins,
+    MonthEnds,
     MusterDone,
     OpponentDecides,
     Regenerated,
@@ -101,25 +96,17 @@ from rules.campaign.tick import (
     TickEvent,
     UpkeepPaid,
     advance,
-    advance_improvements,
-    advance_regeneration,
-    advance_upkeep,
 )
 from rules.campaign.upkeep import (
     Troops,
 )
 from rules.campaign.world import (
     FREE_CHARACTERS,
-    Army,
-    BattleState,
     BattleStatus,
-    CharacterState,
     EventDice,
-    HolderState,
     World,
     changed_claims,
 )
-from rules.campaign.world import SiegeState as SiegeValue
 
 TICK_RUNS: Table = TickRun.__table__  # type: ignore[attr-defined]
 
@@ -214,24 +201,22 @@ def pending_ticks(session: Session, ctx: CampaignContext, now: datetime) -> int:
 
 def apply_tick(session: Session, ctx: CampaignContext, campaign: Campaign, index: int
                ) -> TickReport:
-    """Apply tick ``index`` inside the caller's transaction (the campaign row is locked)."""
+    """Apply tick ``index`` inside the caller's transaction (the campaign row is locked): load
+    the world, :func:`rules.campaign.tick.advance` it, write the difference, report the events
+    (:data:`REPORTERS`)."""
     # the unique key: a second application fails here and rolls back
     session.execute(insert(TICK_RUNS).values(campaign_id=ctx.campaign_id, tick=index))
     journal.start_buffering(session)
     at = ctx.tick_at(index)
     report = TickReport(index, at)
     state = _TickState(session, ctx, campaign, index, at, report)
-    previous = ctx.tick_at(index - 1)
-    for boundary in calendar.month_boundaries(previous, at, ctx.rules):
-        month = calendar.month_number_of(boundary.date, ctx.rules)
-        if month > campaign.last_month:
-            state.run_month(month, boundary.date)
     # One flush at the end: row changes go out as a few batched statements, however many
     # armies moved (the number of statements per tick must not grow with the armies).
     with session.no_autoflush:
-        state.advance()
-    state.armies.save(session)  # one statement, the armies that changed
-    drop_tick_book(session)  # the tick's armies are freed as the tick ends, not by the collector
+        before = state.load()
+        after, events = advance(before, state.rules_tick(), state.dice)
+        state.write(before, after)
+        state.report_all(events)
     journal.flush_buffer(session)
     map_posts(session, ctx, tick=index, at=at, months=report.months)  # map posts
     campaign.last_tick = index
@@ -240,7 +225,7 @@ def apply_tick(session: Session, ctx: CampaignContext, campaign: Campaign, index
 
 
 class _TickState:
-    """One tick's work over the rows it loaded."""
+    """One tick: its world loaded from the rows, written back, and its events reported."""
 
     def __init__(self, session: Session, ctx: CampaignContext, campaign: Campaign, index: int,
                  at: datetime, report: TickReport) -> None:
@@ -252,9 +237,8 @@ class _TickState:
         self.report = report
         self.claims = load_claims(session, ctx.campaign_id)
         self.armies = load_armies(session, ctx.campaign_id)  # as the rules' values
-        self.wars = self.frozen_wars = load_relations(session, ctx.campaign_id)[0]
-        self._book: ModifierBook | None = None
         self._siege_ids: dict[int, int] = {}  # a new siege's stored id, by its rules' id
+        self._battle_ids: dict[int, int] = {}  # a new battle's stored id, where not the rules'
         self._when: dict[datetime, str] = {}
         self.dice = EventDice(ctx.secret, fairplay.period_of(ctx, index))
         # Keys queued by a tick are unique by construction (they name the tick or the army
@@ -280,9 +264,6 @@ class _TickState:
         claim = self.claims.get(claim_id) if claim_id is not None else None
         return claim.name if claim else "an unknown claim"
 
-    def at_war(self, a: int, b: int) -> bool:
-        return (min(a, b), max(a, b)) in self.wars
-
     def log(self, kind: str, summary: str, *, claim_id: int | None = None,
             public: bool = False, data: dict[str, Any] | None = None,
             rolls: Sequence[Any] = ()) -> None:
@@ -299,22 +280,156 @@ class _TickState:
         journal.notify_claim(self.session, self.ctx.campaign_id, claim_id, key, subject=subject,
                              body=body, at=self.at, tick=self.tick)
 
-    def book(self) -> ModifierBook:
-        """The modifiers in force this tick, loaded once per tick (the rules ask for them
-        thousands of times)."""
-        if self._book is None:
-            self._book = tick_book(self.session, self.ctx, armies=self.armies.values(),
-                                   claims=self.claims.values(), tick=self.tick)
-            self._book.wars = self.frozen_wars  # a hostile newcomer takes no benefit
-            # the claims as the tick changes them (an improvement finished counts at once)
-            self._book.claims = self.claims
-        return self._book
+    # --- load, advance, write -----------------------------------------------------------
+    def load(self) -> World:
+        """The tick's world as the rules' values: the armies and claims (read when the tick
+        began), the active sieges, the pending and spared battles, the wars, the resource tile
+        holders and (after a flush: what the ORM changed counts) the free characters, one query
+        each; the next free battle number."""
+        cid = self.ctx.campaign_id
+        self.session.flush()
+        return World(armies=self.armies.current(), claims=dict(self.claims),
+                     sieges=load_sieges(self.session, cid),
+                     battles=tuple(load_battles(self.session, cid, (BattleStatus.PENDING,
+                                                                    BattleStatus.SPARED))),
+                     wars=load_relations(self.session, cid)[0],
+                     holders=load_holders(self.session, cid),
+                     characters=load_characters(self.session, cid, FREE_CHARACTERS),
+                     season=self.campaign.season, last_month=self.campaign.last_month,
+                     next_battle_id=next_battle_id(self.session))
 
-    # --- resource tiles -----------------------------------------------------------------
-    def report_holder(self, event: HolderChanged, after: World) -> None:
+    def rules_tick(self) -> Tick:
+        return Tick(self.tick, self.ctx.world, self.ctx.rules,
+                    fates=fate_settings(self.ctx.settings),
+                    catalogue=catalogue_of(self.session, self.ctx))
+
+    def write(self, before: World, after: World) -> None:
+        """Write back what the tick changed: the armies (one or two statements, at the end of
+        the tick), the claims, sieges (the new ones get their ids), characters and holders
+        (:func:`save_world`), the battles it settled and those it began (under the numbers the
+        rules gave them, :func:`insert_battles`)."""
+        self.armies.take(before, after)
+        self.armies.save(self.session)  # one statement, the armies that changed
+        for c in changed_claims(before, after):
+            self.claims[c.id] = c
+        _, saved = save_world(self.session, self.ctx.campaign_id, before, after)
+        self._siege_ids = saved.siege_ids
+        if after.battles is before.battles:
+            return
+        old = {b.id: b for b in before.battles}
+        save_battles(self.session, [b for b in after.battles
+                                    if b.id in old and old[b.id] is not b])
+        new = [b for b in after.battles if b.id not in old]
+        stored = insert_battles(self.session, self.ctx.campaign_id, new)
+        # (another campaign's battles may have taken the numbers since the world was read)
+        self._battle_ids = {b.id: i for b, i in zip(new, stored, strict=True)
+                           if b.id is not None and b.id != i}
+
+    def report_all(self, events: Sequence[TickEvent]) -> None:
+        """Journal the tick's events in order; queue their posts and notes (:data:`REPORTERS`:
+        one reporter per kind of event)."""
+        for event in events:
+            battle = getattr(event, "battle", None)
+            if battle is not None and battle.id in self._battle_ids:
+                event = replace(event, battle=replace(battle, id=self._battle_ids[battle.id]))
+            REPORTERS[type(event)](self, event)
+
+    # --- monthly jobs -------------------------------------------------------------------
+    def report_month_begins(self, event: MonthBegins) -> None:
+        """The month's unique key: its jobs run once."""
+        self.session.add(MonthlyRun(campaign_id=self.ctx.campaign_id, month=event.month,
+                                    tick=self.tick))
+        self.session.flush()
+
+    def report_month_ends(self, event: MonthEnds) -> None:
+        """The dice period turns (:func:`fairplay.month_begins`); the month is done."""
+        fairplay.month_begins(self.session, self.ctx, month=event.month, tick=self.tick,
+                              at=self.at,
+                              claims={c.id or 0: c.name for c in self.claims.values()})
+        self.campaign.last_month = event.month
+        self.report.months.append(event.month)
+
+    def report_improvement(self, event: ImprovementDone) -> None:
+        """Journal an improvement the month finished; tell the claim privately."""
+        claim, name = event.claim, event.name
+        where = self.ctx.world.tile(event.holdfast).label
+        self.log("improvement_done", improvement_done_summary(claim.name, name, where),
+                 claim_id=claim.id, data={"name": name, "month": event.month})
+        subject, body = improvement_note(
+            name, where, event.entry.describe_effects() if event.entry else None)
+        self.notify(claim.id, f"improvement:{claim.id}:{name}:{event.month}", subject, body)
+
+    def report_capacity(self, event: CapacityChanged) -> None:
+        """Journal the troops at home capacity effects changed; tell the claim privately."""
+        claim, change = event.claim, capacity_change_text(event.infantry, event.cavalry)
+        self.log("capacity", capacity_summary(claim.name, change), claim_id=claim.id,
+                 data={"infantry": event.infantry, "cavalry": event.cavalry,
+                       "capacity": list(event.capacity)})
+        subject, body = capacity_note(change, ", ".join(labels_for(event.applied,
+                                                                  event.modifiers)),
+                                      claim.infantry, claim.cavalry)
+        self.notify(claim.id, f"capacity:{claim.id}:{event.month}", subject, body)
+
+    def report_upkeep(self, event: UpkeepPaid) -> None:
+        """Tell the claim what its upkeep cost; warn it privately
+        (:mod:`bot.services.forewarn`) of next month's shortfall, same troops and income."""
+        claim, result, date, income = event.claim, event.result, event.date, event.income
+        if result.cost or result.income:
+            self.notify(claim.id, f"upkeep:{claim.id}:{date.year}:{date.month}",
+                        *upkeep_note(str(date), result.cost, result.income,
+                                     income_sources(income),
+                                     troops_text(event.infantry, event.cavalry, event.ships),
+                                     claim.gold))
+        forewarn.upkeep_ahead(
+            self.session, self.ctx, claim.id, season=self.campaign.season, after_paying=result,
+            raised=Troops(event.infantry, event.cavalry, event.ships), month=date,
+            income=income, at=self.at, tick=self.tick)
+
+    def report_scatter(self, event: Scattered) -> None:
+        """Journal and post a scatter; tell the claim privately what came home, what was lost."""
+        claim, result, date = event.claim, event.result, event.date
+        if claim.scattered_until is not None:  # set by every scatter
+            forewarn.scattered(self.session, self.ctx, claim.id, result, date,
+                               claim.scattered_until, at=self.at, tick=self.tick)
+        home = troops_text(result.survivors.infantry, result.survivors.cavalry)
+        summary = (f"{claim.name} cannot pay {money(result.cost)} gold of upkeep: its "
+                   f"armies scatter; {home} return home")
+        self.log("scatter", summary, claim_id=claim.id, public=True,
+                 data={"cost": str(result.cost),
+                       "survivors": [result.survivors.infantry, result.survivors.cavalry]})
+        self.post(f"scatter:{claim.id}:{date.year}:{date.month}",
+                  self.ctx.settings.posts.scatter_title.format(claim=claim.name),
+                  scatter_post(claim.name, str(date)), self.ctx.settings.posts.scatter_flair)
+
+    def report_regeneration(self, event: Regenerated) -> None:
+        claim = event.claim
+        self.log("regeneration",
+                 f"{claim.name} regains {troops_text(event.infantry, event.cavalry)}",
+                 claim_id=claim.id, data={"infantry": event.infantry, "cavalry": event.cavalry})
+
+    # --- the phases ---------------------------------------------------------------------
+    def report_muster(self, event: MusterDone) -> None:
+        a = event.army
+        self.log("muster_done", f"{force(a)} is ready at {self.label(a.tile)}",
+                 claim_id=a.claim_id, data={"army": a.id})
+        subject, body = muster_note(a, troops_text(a.infantry, a.cavalry, a.ships),
+                                    self.label(a.tile), a.state)
+        self.notify(a.claim_id, f"ready:{a.id}", subject, body)
+
+    def report_siege_ended(self, event: SiegeEnded) -> None:
+        siege = event.siege
+        self.report.events.append(end_siege(
+            self.session, self.ctx, siege,
+            besiegers_gone(self.claim_name(siege.besieger_claim), event.fate), at=self.at,
+            tick=self.tick))
+
+    def report_battle_void(self, event: BattleVoid) -> None:
+        self.log("battle_void", f"battle {event.battle.id} does not happen: the "
+                 "armies parted", data={"battle": event.battle.id})
+
+    def report_holder(self, event: HolderChanged) -> None:
         """Record who holds a resource tile's benefit now; tell the new holder."""
         tile_id, holder, before = event.tile, event.holder, event.before
-        self.book().holders[tile_id] = after.holders[tile_id]  # stored by between()
         tile = self.ctx.world.tile(tile_id)
         self.log("resource_holder", f"{tile.label}: benefit now with "
                  f"{self.claim_name(holder) if holder else 'nobody'}", claim_id=holder,
@@ -323,232 +438,6 @@ class _TickState:
             subject, body = holder_note(tile.label, tile.resource_benefit or "its benefit")
             self.notify(holder, f"resource:{tile_id}:{self.tick}", subject, body)
 
-    # --- the phases after the monthly jobs ----------------------------------------------
-    def advance(self) -> None:
-        """Musters, movement, battles, meetings, sieges and resource holders: decided by
-        :func:`rules.campaign.tick.advance`, the services taking each phase's changes into
-        the rows and rendering its events in between (:meth:`between`)."""
-        book = self.book()
-        battles = load_battles(self.session, self.ctx.campaign_id,
-                               (BattleStatus.PENDING, BattleStatus.SPARED))
-        world = self.world(battles, characters=True, holders=holder_states(
-            book.holders.values()))
-        advance(world, self.rules_tick(), self.dice, between=self.between)
-
-    def between(self, before: World, after: World, events: Sequence[TickEvent]) -> World:
-        """After each phase: take its changes into the army records, write back what it
-        changed in the claims, sieges, characters and holders (:func:`save_world`: the sieges
-        it began get their ids), store the battles it began and write back those it settled,
-        render its events."""
-        self.take(before, after)
-        after = self.save_world(before, after)
-        after = self.store_battles(before, after)
-        self.report_moves(events, after)
-        return after
-
-    def save_world(self, before: World, after: World) -> World:
-        """Write back what the rules changed in the claims, sieges, characters and resource
-        tile holders (bulk Core statements, :func:`bot.storage.world_rows.save_world`);
-        ``after`` with the new sieges' stored ids."""
-        after, saved = save_world(self.session, self.ctx.campaign_id, before, after)
-        self._siege_ids.update(saved.siege_ids)
-        if self._book is not None and after.characters is not before.characters:
-            self._book.characters = after.characters  # the skills with each army from now on
-        return after
-
-    def store_battles(self, before: World, after: World) -> World:
-        """Write back the battles a phase changed; store those it began (they get their ids):
-        one Core statement each (:mod:`bot.storage.battle_rows`)."""
-        if after.battles is before.battles:
-            return after
-        old = {b.id: b for b in before.battles if b.id is not None}
-        save_battles(self.session, [b for b in after.battles
-                                    if b.id is not None and old.get(b.id) is not b])
-        new = [i for i, b in enumerate(after.battles) if b.id is None]
-        if not new:
-            return after
-        ids = insert_battles(self.session, self.ctx.campaign_id,
-                             [after.battles[i] for i in new])
-        battles = list(after.battles)
-        for i, battle_id in zip(new, ids, strict=True):
-            battles[i] = replace(battles[i], id=battle_id)
-        return replace(after, battles=tuple(battles))
-
-    # --- monthly jobs -------------------------------------------------------------------
-    def run_month(self, month: int, date: calendar.GameDate) -> None:
-        """The jobs of in-game month ``month``, claim by claim (:mod:`rules.campaign.tick`):
-        improvements and capacity, then upkeep and regeneration; what they changed in the
-        claims written back once (:func:`bot.storage.world_rows.save_world`)."""
-        self.session.add(MonthlyRun(campaign_id=self.ctx.campaign_id, month=month, tick=self.tick))
-        self.session.flush()
-        tick = self.rules_tick()
-        world = start = self.world(sieges=False)
-        for claim_id in list(self.claims):
-            book = self.book()  # the claim's modifiers, with the armies as they are now
-            before = world
-            world, done = advance_improvements(
-                world, claim_id, month, catalogue=book.catalogue,
-                modifiers=book.claim_besides_improvements(self.claims[claim_id]))
-            self.take(before, world)
-            self.report_improvements(done)
-            before = world
-            # gold income, its improvements finished just now counted
-            income = book.claim(self.claims[claim_id])
-            world, events = advance_upkeep(world, claim_id, date, tick, income=income)
-            world, more = advance_regeneration(world, claim_id, date, tick)
-            self.take(before, world)
-            self.report_month(events + more, income, world.season)
-        save_world(self.session, self.ctx.campaign_id, start, world)
-        fairplay.month_begins(self.session, self.ctx, month=month, tick=self.tick, at=self.at,
-                              claims={c.id or 0: c.name for c in self.claims.values()})
-        self.campaign.last_month = month
-        self.report.months.append(month)
-
-    def report_improvements(self, events: Sequence[TickEvent]) -> None:
-        """Journal the improvements a month finished and the troops at home capacity effects
-        changed; tell the claim privately."""
-        for event in events:
-            if isinstance(event, ImprovementDone):
-                claim, name = event.claim, event.name
-                where = self.ctx.world.tile(event.holdfast).label
-                self.log("improvement_done", improvement_done_summary(claim.name, name, where),
-                         claim_id=claim.id, data={"name": name, "month": event.month})
-                subject, body = improvement_note(
-                    name, where, event.entry.describe_effects() if event.entry else None)
-                self.notify(claim.id, f"improvement:{claim.id}:{name}:{event.month}", subject,
-                            body)
-            elif isinstance(event, CapacityChanged):
-                claim, change = event.claim, capacity_change_text(event.infantry, event.cavalry)
-                self.log("capacity", capacity_summary(claim.name, change), claim_id=claim.id,
-                         data={"infantry": event.infantry, "cavalry": event.cavalry,
-                               "capacity": list(event.capacity)})
-                subject, body = capacity_note(change, ", ".join(labels_for(event.applied,
-                                                                          event.modifiers)),
-                                              claim.infantry, claim.cavalry)
-                self.notify(claim.id, f"capacity:{claim.id}:{event.month}", subject, body)
-
-    def report_month(self, events: Sequence[TickEvent], income: Sequence[Modifier],
-                     season: Season) -> None:
-        """Journal the month's upkeep and regeneration events; warn privately
-        (:mod:`bot.services.forewarn`) from the same event values: next month's shortfall after
-        a paid upkeep, what came home and what was lost after a scatter."""
-        for event in events:
-            if isinstance(event, UpkeepPaid):
-                claim = event.claim
-                result, date = event.result, event.date
-                if result.cost or result.income:
-                    self.notify(claim.id, f"upkeep:{claim.id}:{date.year}:{date.month}",
-                                *upkeep_note(
-                                    str(date), result.cost, result.income,
-                                    income_sources(income),
-                                    troops_text(event.infantry, event.cavalry, event.ships),
-                                    claim.gold))
-                forewarn.upkeep_ahead(  # private: next month's upkeep, same troops and income
-                    self.session, self.ctx, claim.id, season=season, after_paying=result,
-                    raised=Troops(event.infantry, event.cavalry, event.ships), month=date,
-                    income=income, at=self.at, tick=self.tick)
-            elif isinstance(event, Scattered):
-                claim, result, date = event.claim, event.result, event.date
-                if claim.scattered_until is not None:  # set by every scatter
-                    forewarn.scattered(self.session, self.ctx, claim.id, result, date,
-                                       claim.scattered_until, at=self.at, tick=self.tick)
-                home = troops_text(result.survivors.infantry, result.survivors.cavalry)
-                summary = (f"{claim.name} cannot pay {money(result.cost)} gold of upkeep: its "
-                           f"armies scatter; {home} return home")
-                self.log("scatter", summary, claim_id=claim.id, public=True,
-                         data={"cost": str(result.cost),
-                               "survivors": [result.survivors.infantry,
-                                             result.survivors.cavalry]})
-                self.post(f"scatter:{claim.id}:{date.year}:{date.month}",
-                          self.ctx.settings.posts.scatter_title.format(claim=claim.name),
-                          scatter_post(claim.name, str(date)),
-                          self.ctx.settings.posts.scatter_flair)
-            elif isinstance(event, Regenerated):
-                claim = event.claim
-                self.log("regeneration",
-                         f"{claim.name} regains {troops_text(event.infantry, event.cavalry)}",
-                         claim_id=claim.id,
-                         data={"infantry": event.infantry, "cavalry": event.cavalry})
-
-    def _end_siege(self, siege: SiegeValue, reason: str) -> None:
-        self.report.events.append(end_siege(self.session, self.ctx, siege, reason, at=self.at,
-                                            tick=self.tick))
-
-    # --- the phases rules.campaign.tick decides ---------------------------------------
-    def world(self, battles: Sequence[BattleState] = (), *, characters: bool = False,
-              sieges: bool = True, holders: Mapping[str, HolderState] | None = None
-              ) -> World:
-        """The tick's world as the rules' values, with what the phase needs: the tick's armies,
-        claims, (``sieges``: one query) the active sieges, ``battles``, (``characters``: one
-        query) the free characters, ``holders``."""
-        return World(armies=self.armies.current(),
-                     claims=dict(self.claims),
-                     sieges=self.sieges() if sieges else (), battles=tuple(battles),
-                     wars=self.frozen_wars, holders=holders or {},
-                     characters=self.characters() if characters else {},
-                     season=self.campaign.season, last_month=self.campaign.last_month)
-
-    def sieges(self) -> tuple[SiegeValue, ...]:
-        """The active sieges, one query."""
-        return load_sieges(self.session, self.ctx.campaign_id)
-
-    def characters(self) -> dict[int, CharacterState]:
-        """The free characters, one query (after a flush: what the ORM changed counts)."""
-        self.session.flush()
-        return load_characters(self.session, self.ctx.campaign_id, FREE_CHARACTERS)
-
-    def rules_tick(self) -> Tick:
-        return Tick(self.tick, self.ctx.world, self.ctx.rules, _BookModifiers(self),
-                    fate_settings(self.ctx.settings))
-
-    def take(self, before: World, after: World) -> None:
-        """Take what the rules changed into the tick's armies (written back at the end of the
-        tick) and claims (written back by :meth:`save_world` and at the end of
-        :meth:`run_month`)."""
-        self.armies.take(before, after)
-        if after.claims is not before.claims:
-            for c in changed_claims(before, after):
-                self.claims[c.id] = c
-
-    def report_moves(self, events: Sequence[TickEvent], after: World) -> None:
-        """Journal a phase's events; queue their posts and notes (``after``: the world after
-        the phase)."""
-        for event in events:
-            if isinstance(event, MusterDone):
-                a = event.army
-                self.log("muster_done", f"{force(a)} is ready at {self.label(a.tile)}",
-                         claim_id=a.claim_id, data={"army": a.id})
-                subject, body = muster_note(a, troops_text(a.infantry, a.cavalry, a.ships),
-                                            self.label(a.tile), a.state)
-                self.notify(a.claim_id, f"ready:{a.id}", subject, body)
-            elif isinstance(event, Detection):
-                self.report_detection(event)
-            elif isinstance(event, Encounter):
-                self.report_encounter(event)
-            elif isinstance(event, Arrival):
-                self.report_arrival(event)
-            elif isinstance(event, SiegeEnded):
-                self._end_siege(event.siege,
-                                besiegers_gone(self.claim_name(event.siege.besieger_claim),
-                                               event.fate))
-            elif isinstance(event, SiegeMonth):
-                self.report_siege_month(event)
-            elif isinstance(event, HoldfastFalls):
-                self.report_fall(self.stored_fall(event))
-            elif isinstance(event, BattleVoid):
-                self.log("battle_void", f"battle {event.battle.id} does not happen: the "
-                         "armies parted", data={"battle": event.battle.id})
-            elif isinstance(event, RetreatReferred | RetreatFailed | Retreated):
-                self.report_retreat(event)
-            elif isinstance(event, OpponentDecides):
-                self.report_opponent_decides(event)
-            elif isinstance(event, BattleFought):
-                self.report_battle(event)
-            elif isinstance(event, HolderChanged):
-                self.report_holder(event, after)
-            else:
-                raise TypeError(f"no report for {event!r}")
-
     def stored_fall(self, event: HoldfastFalls) -> HoldfastFalls:
         """The fall with its siege stored: a holdfast taken by assault with no siege before it
         has a new siege (a negative id in the rules' world), stored here as fallen."""
@@ -556,6 +445,9 @@ class _TickState:
         if siege.id > 0:
             return event
         return replace(event, siege=replace(siege, id=self._siege_ids[siege.id]))
+
+    def report_fall_stored(self, event: HoldfastFalls) -> None:
+        self.report_fall(self.stored_fall(event))
 
     def report_siege_month(self, event: SiegeMonth) -> None:
         siege, month = event.siege, event.month
@@ -741,29 +633,31 @@ class _TickState:
                                              dice_line))
 
 
-class _BookModifiers:
-    """The modifiers in force for the rules' moves: the tick's :class:`ModifierBook`. An army's
-    own modifiers are read from the value the rules hand over (as it is at that moment); who
-    holds a resource tile and who watches from a tile are read from the tick's records, which
-    take the rules' changes after each phase: within the movement phase an observer's
-    modifiers are those of the armies as the phase began (an army arriving on its claim's
-    watched resource tile counts from the next tick)."""
+_Reporter = Callable[[_TickState, Any], None]
 
-    def __init__(self, state: _TickState) -> None:
-        self.state = state
-
-    def march(self, army: Army) -> tuple[Modifier, ...]:
-        return self.state.book().army(army)
-
-    def observer(self, claim_id: int, tile: str) -> tuple[Modifier, ...]:
-        return self.state.book().observer(claim_id, tile)
-
-    def battle(self, army: Army, *, assault: bool,
-               characters: Sequence[CharacterState] | None = None) -> tuple[Modifier, ...]:
-        return self.state.book().army(army, equipment=assault, characters=characters)
-
-    def holdfast(self, claim_id: int, *,
-                 characters: Sequence[CharacterState] | None = None) -> tuple[Modifier, ...]:
-        claim = self.state.claims.get(claim_id)
-        return () if claim is None else self.state.book().holdfast(claim,
-                                                                   characters=characters)
+REPORTERS: Mapping[type, _Reporter] = {
+    MonthBegins: _TickState.report_month_begins,
+    ImprovementDone: _TickState.report_improvement,
+    CapacityChanged: _TickState.report_capacity,
+    UpkeepPaid: _TickState.report_upkeep,
+    Scattered: _TickState.report_scatter,
+    Regenerated: _TickState.report_regeneration,
+    MonthEnds: _TickState.report_month_ends,
+    MusterDone: _TickState.report_muster,
+    Detection: _TickState.report_detection,
+    Encounter: _TickState.report_encounter,
+    Arrival: _TickState.report_arrival,
+    SiegeEnded: _TickState.report_siege_ended,
+    SiegeMonth: _TickState.report_siege_month,
+    HoldfastFalls: _TickState.report_fall_stored,
+    BattleVoid: _TickState.report_battle_void,
+    RetreatReferred: _TickState.report_retreat,
+    RetreatFailed: _TickState.report_retreat,
+    Retreated: _TickState.report_retreat,
+    OpponentDecides: _TickState.report_opponent_decides,
+    BattleFought: _TickState.report_battle,
+    HolderChanged: _TickState.report_holder,
+}
+"""The one table of the tick's reporters: each kind of event the rules report
+(:data:`rules.campaign.tick.TickEvent`), and the method that journals it and queues its posts
+and notes."""

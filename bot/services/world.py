@@ -135,7 +135,7 @@ def claim_of_user(session: Session, ctx: CampaignContext, reddit_name: str) -> C
 
 def claim_by_name(session: Session, ctx: CampaignContext, name: str) -> Claim | None:
     """A claim by its name, case-insensitively ("stark" finds "House Stark")."""
-    from rules.campaign.apply import claim_named
+    from rules.campaign.decide import claim_named
 
     return claim_named(session.exec(select(Claim).where(Claim.campaign_id == ctx.campaign_id)
                                     ).all(), name)

@@ -1,6 +1,6 @@
 """The tick's pending battles as the rules' values: read with one Core query, the changed ones
-written back with one executemany, the new ones stored with one
-(:func:`~bot.storage.world_rows.insert_rows`: their ids returned in order).
+written back with one executemany, the new ones stored with one under the next free numbers
+(:func:`next_battle_id`, :func:`insert_battles`).
 
 The tick never loads battle rows as ORM objects: :class:`~rules.campaign.world.BattleState`
 values go to the rules and come back changed or new.
@@ -10,11 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 
-from sqlalchemy import Table, bindparam, select, update
+from sqlalchemy import Table, bindparam, func, insert, select, update
 from sqlmodel import Session
 
 from bot.db.models import PendingBattle
-from bot.storage.world_rows import insert_rows
 from rules.campaign.world import BattleState, BattleStatus
 
 BATTLE_TABLE: Table = PendingBattle.__table__  # type: ignore[attr-defined]
@@ -51,11 +50,40 @@ def save_battles(session: Session, changed: Sequence[BattleState]) -> None:
          for b in changed])
 
 
+def next_battle_id(session: Session) -> int:
+    """The next free battle number: one more than the largest stored (one query). The rules
+    number the battles a tick begins from it (:attr:`rules.campaign.world.World.next_battle_id`),
+    and :func:`insert_battles` stores battles under it: a battle's number (its dice key) is
+    decided by the stored rows alone, so a tick rolled back and applied again, or previewed,
+    numbers its battles the same on PostgreSQL as on SQLite (no sequence is consumed)."""
+    t = BATTLE_TABLE
+    found = session.connection().execute(select(func.max(t.c.id))).scalar()
+    return int(found or 0) + 1
+
+
+_NUMBERING_LOCK = 0x6D61_6573_7462  # an arbitrary key of the PostgreSQL advisory lock below
+
+
 def insert_battles(session: Session, campaign_id: int, new: Sequence[BattleState]
                    ) -> list[int]:
-    """Store battles the tick began (one statement); their ids, in the same order."""
+    """Store new battles under the next free numbers, in order (one statement); their ids.
+
+    A battle that already has a number (the rules gave it one from :func:`next_battle_id`)
+    keeps it when it is still free. On PostgreSQL, writers of different campaigns take the
+    numbers one transaction at a time (a transaction-level advisory lock: the next free number
+    of a transaction that has not committed is not visible to the others); SQLite has one
+    writer."""
     if not new:
         return []
-    return insert_rows(session.connection(), BATTLE_TABLE, [
-        {"campaign_id": campaign_id, **{name: getattr(b, name) for name in _VALUE_COLUMNS}}
-        for b in new])
+    connection = session.connection()
+    if connection.dialect.name == "postgresql":
+        connection.execute(select(func.pg_advisory_xact_lock(_NUMBERING_LOCK)))
+    first = next_battle_id(session)
+    wanted = [b.id for b in new if b.id is not None]
+    ids = wanted if len(wanted) == len(new) and min(wanted) >= first \
+        and len(set(wanted)) == len(wanted) else list(range(first, first + len(new)))
+    connection.execute(insert(BATTLE_TABLE), [
+        {"id": i, "campaign_id": campaign_id,
+         **{name: getattr(b, name) for name in _VALUE_COLUMNS}}
+        for i, b in zip(ids, new, strict=True)])
+    return ids

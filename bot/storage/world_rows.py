@@ -485,8 +485,3 @@ def _copy(value: Any) -> Any:
     if isinstance(value, list):
         return [dict(v) if isinstance(v, dict) else v for v in value]
     return value
-
-
-def holder_states(holders: Iterable[Any]) -> dict[str, HolderState]:
-    """Holder rows (or values) by tile, as the rules' values."""
-    return {h.tile: HolderState(h.tile, h.claim_id, h.ceded_to) for h in holders}

@@ -35,8 +35,8 @@ from enum import StrEnum
 from typing import Any
 
 from rules.campaign.inputs import MAX_DEFINED_NAME_CHARS, name_problem
+from rules.campaign.language import MAX_NAME_CHARS, is_valid_name
 from rules.campaign.modifiers import MULTIPLIER_KINDS, Effect, EffectKind, Modifier, Role, Source
-from rules.campaign.orders import MAX_NAME_CHARS, is_valid_name
 from rules.errors import InvalidInput
 from rules.suggest import closest
 

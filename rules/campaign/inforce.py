@@ -25,7 +25,7 @@ update them between questions (a tick keeps them current as its phases change th
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Protocol
 
 from rules.campaign.catalogue import Catalogue, Section
@@ -35,15 +35,17 @@ from rules.campaign.modifiers import Modifier
 from rules.campaign.resources import Occupant, tile_holder
 from rules.campaign.world import (
     FREE_CHARACTERS,
+    Army,
     ArmyState,
     CharacterState,
     ClaimState,
     HolderState,
+    World,
     war_key,
 )
 from rules.campaign.worldmap import WorldMap
 
-__all__ = ["Equipped", "ModifiersInForce", "Placed"]
+__all__ = ["Equipped", "InForce", "ModifiersInForce", "Placed", "in_force_for"]
 
 
 class Placed(Occupant, Protocol):
@@ -251,3 +253,37 @@ class ModifiersInForce:
                     and a.state == ArmyState.STANDING:
                 found.extend(self._army(a, (), None))
         return tuple(found)
+
+
+class InForce:
+    """The modifiers in force as the rules ask for them (:class:`~rules.campaign.world.Modifiers`),
+    answered by a :class:`ModifiersInForce` over the world as it is when made: a tick makes one
+    per phase from the world the phase starts from (:func:`in_force_for`)."""
+
+    def __init__(self, book: ModifiersInForce) -> None:
+        self.book = book
+
+    def march(self, army: Army) -> tuple[Modifier, ...]:
+        return self.book.army(army)
+
+    def observer(self, claim_id: int, tile: str) -> tuple[Modifier, ...]:
+        return self.book.observer(claim_id, tile)
+
+    def battle(self, army: Army, *, assault: bool,
+               characters: Sequence[CharacterState] | None = None) -> tuple[Modifier, ...]:
+        return self.book.army(army, equipment=assault, characters=characters)
+
+    def holdfast(self, claim_id: int, *,
+                 characters: Sequence[CharacterState] | None = None) -> tuple[Modifier, ...]:
+        claim = self.book.claims.get(claim_id)
+        return () if claim is None else self.book.holdfast(claim, characters=characters)
+
+
+def in_force_for(world: World, catalogue: Catalogue, map: WorldMap, rules: RulesConfig
+                 ) -> ModifiersInForce:
+    """The modifiers in force in ``world``: its armies, claims, free characters, resource tile
+    holders and wars, with ``catalogue`` saying what each skill, improvement, piece of
+    equipment and resource benefit does."""
+    return ModifiersInForce(catalogue, map, rules, armies=world.armies.values(),
+                            claims=world.claims, characters=world.characters,
+                            holders=world.holders, wars=world.wars)

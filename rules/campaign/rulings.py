@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from rules.campaign.apply import with_army
+from rules.campaign.decide import with_army
 from rules.campaign.world import (
     FREE_CHARACTERS,
     Army,

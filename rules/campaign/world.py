@@ -444,6 +444,9 @@ class World:
     :func:`war_key`. ``holders`` by tile. ``characters``: the free ones, by id (and those a
     tick captured or killed, with their new status). ``season`` and
     ``last_month``: the campaign's season and the last in-game month whose jobs ran.
+    ``next_battle_id``: the id the next battle begun gets, as storage says when it loads the
+    world (the next free number; :meth:`new_battle_id` never gives one a battle of the world
+    has): the rules number the battles they begin, storage keeps those numbers.
 
     Treat the mappings as read-only; rules build new ones.
     """
@@ -458,6 +461,7 @@ class World:
     season: Season = Season.SUMMER
     last_month: int = 0
     allies: frozenset[tuple[int, int]] = frozenset()  # pairs allied (war_key), for harbours
+    next_battle_id: int = 1
 
     def at_war(self, a: int, b: int) -> bool:
         return war_key(a, b) in self.wars
@@ -465,6 +469,12 @@ class World:
     def claim_name(self, claim_id: int | None) -> str:
         claim = self.claims.get(claim_id) if claim_id is not None else None
         return claim.name if claim is not None else "an unknown claim"
+
+    def new_battle_id(self, battles: Sequence[BattleState] | None = None) -> int:
+        """The id of a battle begun now: :attr:`next_battle_id`, or one more than the largest
+        id of ``battles`` (default: the world's) when that is larger."""
+        found = self.battles if battles is None else battles
+        return max(self.next_battle_id, max((b.id or 0 for b in found), default=0) + 1)
 
     def active_sieges(self) -> tuple[SiegeState, ...]:
         return tuple(s for s in self.sieges if s.status is SiegeStatus.ACTIVE)
@@ -598,7 +608,7 @@ def fighting_side(world: World, army: Army, role: Winner, *, map: WorldMap, tick
     them (one killed earlier in the tick lends no skill).
 
     The tick's battles (:mod:`rules.campaign.tick`) and the ``odds`` order
-    (:func:`rules.campaign.apply.odds_shown`) both build their sides here, through
+    (:func:`rules.campaign.decide.odds_shown`) both build their sides here, through
     :func:`rules.campaign.world.army_side`: the odds shown are the odds fought.
     ``secrets_of``: the claim asking for odds; another claim's hidden modifiers are then left
     out, so odds never reveal them.

@@ -230,7 +230,7 @@ def custom(tmp_path: Path) -> Path:
 
 def test_help_names_every_order_with_this_campaigns_names_and_links_the_guide(
         custom: Path) -> None:
-    from rules.campaign.orders import VERBS
+    from rules.campaign.language import VERBS
 
     reply = run(custom, "order", "--as", "north_lord", "help")
     for verb in VERBS:
@@ -263,7 +263,7 @@ def test_help_without_a_guide_url_links_nothing(config: Path) -> None:
 
 def test_every_order_has_a_help_example() -> None:
     from bot.render.help import EXAMPLES
-    from rules.campaign.orders import VERBS
+    from rules.campaign.language import VERBS
 
     assert tuple(EXAMPLES) == VERBS
 

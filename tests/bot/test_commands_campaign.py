@@ -18,16 +18,16 @@ def _ctx(moderator: bool = False) -> CommandContext:
 
 def test_odds_gives_the_exact_chart_odds() -> None:
     """A 1.43 ratio (400 against 280 on a hill) is the 1.26-1.50 band: exactly 60%."""
-    reply = run_command("odds", "300 infantry 50 cavalry vs 200 infantry on a hill", _ctx())
+    reply = run_command("odds", "300 infantry 50 cavalry vs 200 infantry on a hill", _ctx()).text
     assert "**60.0%** (exactly 3/5)" in reply and "hill (stationary)" in reply
 
 
 @pytest.mark.parametrize("args", ["", "300 infantry", "lots vs none", "300 infantry vs dragons",
                                   "99999999999 infantry vs 1 infantry"])
 def test_odds_bad_input_says_what_was_expected(args: str) -> None:
-    reply = run_command("odds", args, _ctx())
+    reply = run_command("odds", args, _ctx()).text
     assert reply.startswith("**Not done:**") and "**Example:** `!odds" in reply
 
 
 def test_claim_is_for_moderators_only() -> None:
-    assert "for moderators only" in run_command("claim", "House Stark", _ctx())
+    assert "for moderators only" in run_command("claim", "House Stark", _ctx()).text

@@ -3,8 +3,9 @@ for failures on the bot's side."""
 
 from __future__ import annotations
 
-from bot.errors import INTERNAL_FAILURE, CommandError, apology
+from bot.errors import INTERNAL_FAILURE, Answer, CommandError, apology, render_error
 from bot.reddit.intake import Inbound, Outcome, imitation_reply
+from rules.errors import InvalidInput
 
 
 def test_a_refusal_has_its_three_parts_in_order() -> None:
@@ -28,3 +29,18 @@ def test_an_imitated_forward_is_refused_through_the_one_renderer() -> None:
         "\n\n**Expected:** your orders sent straight to modmail from your own account, or a "
         "post flaired *Orders* that AutoModerator forwards itself.\n\n"
         "**Example:** `muster 300 infantry 50 cavalry`")
+
+
+def test_every_error_becomes_words_in_one_place() -> None:
+    """render_error: a refusal as it says (the caller's example when it gives none), a rules
+    error in its own words made inert, anything else an apology marked as the bot's failure."""
+    refusal = render_error(CommandError("no such army", "an army of yours"), ref="r", doing="x",
+                           example="status")
+    assert refusal == Answer(CommandError("no such army", "an army of yours", "status").render())
+    rules = render_error(InvalidInput("troops", "*-5* is out of range", "0 or more"), ref="r",
+                         doing="x")
+    assert not rules.failed and rules.text.startswith("**Not done:** ")
+    assert "\\*-5\\*" in rules.text  # the player's words cannot format the reply
+    bug = render_error(ZeroDivisionError("division by zero"), ref="t4_1:2", doing="handling it")
+    assert bug == Answer(apology("t4_1:2", "handling it"), failed=True)
+    assert "division" not in bug.text

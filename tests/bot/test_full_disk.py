@@ -107,6 +107,7 @@ def _one_line(folder: Path, name: str, *words: str) -> str:
     return lines[0]
 
 
+@pytest.mark.slow
 def test_a_real_full_disk(tmp_path: Path) -> None:
     """Orders and ticks on a full disk end with one line and exit 1; the orders changed
     nothing, and once space is freed the tick ends exactly where a tick that never met a

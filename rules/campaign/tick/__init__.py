@@ -10,10 +10,11 @@ The phases of a tick, in order, one file per rule area: :mod:`.economy` (monthly
 tile holders), :mod:`.movement` (musters, marches, detection, encounters), :mod:`.battle`
 (battles and meetings), :mod:`.siege` (siege months, falls); the events are in :mod:`.events`:
 
-1. the monthly jobs of every in-game month boundary the tick passes, claim by claim:
-   :func:`advance_improvements` (improvements finished, troops at home in line with the
-   capacity effects), then :func:`advance_upkeep` (pay the month's upkeep or scatter) and
-   :func:`advance_regeneration` (the slain coming back);
+1. the monthly jobs of every in-game month the tick begins (:func:`months_due`,
+   :func:`advance_month`), claim by claim: :func:`advance_improvements` (improvements
+   finished, troops at home in line with the capacity effects), then :func:`advance_upkeep`
+   (pay the month's upkeep or scatter) and :func:`advance_regeneration` (the slain coming
+   back);
 2. :func:`advance_musters`: musters that are ready;
 3. :func:`advance_movement`: marches and retreats step on; every tile entered is watched by the
    holdfasts and resource tiles near it (detection rolls) and an army entering a tile held by
@@ -33,15 +34,19 @@ tile holders), :mod:`.movement` (musters, marches, detection, encounters), :mod:
 7. :func:`advance_holders`: who receives each occupied resource tile's benefit now.
 
 :func:`advance_moves` runs 2 and 3 together (they share the observers of the tick);
-:func:`advance` runs 2 to 7 in order (the monthly jobs run before it, claim by claim: a
-claim's gold income and troop capacity come from modifiers the services look up between the
-claims).
+:func:`advance_phases` runs 2 to 7 in order; :func:`advance` is the whole tick, 1 to 7, with no
+callback: the modifiers in force come from the world and the tick's catalogue as each phase (or
+each claim's month) begins (:func:`in_force`), the battles the tick begins are numbered from
+the world's next free battle number, and the services write the difference and report the
+events afterwards.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
+from dataclasses import replace
 
+from rules.campaign.inforce import InForce, in_force_for
 from rules.campaign.tick.battle import (
     advance_battles,
     advance_meetings,
@@ -50,8 +55,10 @@ from rules.campaign.tick.battle import (
 from rules.campaign.tick.economy import (
     advance_holders,
     advance_improvements,
+    advance_month,
     advance_regeneration,
     advance_upkeep,
+    months_due,
 )
 from rules.campaign.tick.events import (
     Arrival,
@@ -64,6 +71,8 @@ from rules.campaign.tick.events import (
     HolderChanged,
     HoldfastFalls,
     ImprovementDone,
+    MonthBegins,
+    MonthEnds,
     MusterDone,
     OpponentDecides,
     Regenerated,
@@ -90,10 +99,10 @@ from rules.campaign.tick.siege import (
 from rules.campaign.world import EventDice, World
 
 __all__ = [
+    "PHASES",
     "Arrival",
     "BattleFought",
     "BattleVoid",
-    "Between",
     "CapacityChanged",
     "Detection",
     "Encounter",
@@ -101,6 +110,8 @@ __all__ = [
     "HolderChanged",
     "HoldfastFalls",
     "ImprovementDone",
+    "MonthBegins",
+    "MonthEnds",
     "MusterDone",
     "OpponentDecides",
     "Regenerated",
@@ -118,13 +129,17 @@ __all__ = [
     "advance_holders",
     "advance_improvements",
     "advance_meetings",
+    "advance_month",
     "advance_movement",
     "advance_moves",
     "advance_musters",
+    "advance_phases",
     "advance_regeneration",
     "advance_sieges",
     "advance_upkeep",
     "holdfast_falls",
+    "in_force",
+    "months_due",
     "observers_of",
     "secret_defense",
 ]
@@ -132,34 +147,53 @@ __all__ = [
 
 # --- the whole tick -------------------------------------------------------------------------
 
-Between = Callable[[World, World, Sequence[TickEvent]], World]
-"""What runs between two phases of :func:`advance`: given the world before and after a phase
-and the phase's events, it returns the world the next phase starts from. The services take the
-phase's changes into their rows here (so the modifiers in force see them), give the battles the
-phase began their ids (nothing outside the rules changes the world between phases)."""
+Phase = Callable[[World, Tick, EventDice], tuple[World, list[TickEvent]]]
+"""One phase after the monthly jobs: the world before it, the tick (with the modifiers in force
+as the phase begins) and the dice; the world after it and its events."""
+
+PHASES: tuple[Phase, ...] = (
+    lambda w, tick, dice: advance_musters(w, tick),
+    advance_movement,
+    advance_battles,
+    lambda w, tick, dice: advance_meetings(w, tick),
+    lambda w, tick, dice: advance_sieges(w, tick),
+    lambda w, tick, dice: advance_holders(w, tick),
+)
+"""The phases after the monthly jobs, in order: musters, movement, battles, meetings, sieges,
+resource holders."""
 
 
-def _unchanged(before: World, after: World, events: Sequence[TickEvent]) -> World:
-    return after
+def in_force(world: World, tick: Tick) -> Tick:
+    """``tick`` with the modifiers in force in ``world`` (worked out from its catalogue; a tick
+    without a catalogue keeps its own)."""
+    if tick.catalogue is None:
+        return tick
+    return replace(tick, modifiers=InForce(in_force_for(world, tick.catalogue, tick.map,
+                                                         tick.rules)))
 
 
-def advance(world: World, tick: Tick, dice: EventDice, *, between: Between = _unchanged
-            ) -> tuple[World, list[TickEvent]]:
-    """One tick after its monthly jobs: musters, movement, battles, meetings, sieges and
-    resource holders, in that order (see the module's docstring), with ``between`` run after
-    each phase. The world needs its active sieges, its pending and spared battles (with ids),
-    its free characters and its resource holders."""
-    phases: tuple[Callable[[World], tuple[World, list[TickEvent]]], ...] = (
-        lambda w: advance_musters(w, tick),
-        lambda w: advance_movement(w, tick, dice),
-        lambda w: advance_battles(w, tick, dice),
-        lambda w: advance_meetings(w, tick),
-        lambda w: advance_sieges(w, tick),
-        lambda w: advance_holders(w, tick),
-    )
+def advance_phases(world: World, tick: Tick, dice: EventDice
+                   ) -> tuple[World, list[TickEvent]]:
+    """The tick after its monthly jobs: musters, movement, battles, meetings, sieges and
+    resource holders, in that order (see the module's docstring), each with the modifiers in
+    force as it begins. The world needs its active sieges, its pending and spared battles, its
+    free characters and its resource holders."""
     events: list[TickEvent] = []
-    for phase in phases:
-        after, more = phase(world)
-        world = between(world, after, more)
+    for phase in PHASES:
+        world, more = phase(world, in_force(world, tick), dice)
         events.extend(more)
     return world, events
+
+
+def advance(world: World, tick: Tick, dice: EventDice) -> tuple[World, list[TickEvent]]:
+    """The whole tick ``tick.index``: the jobs of every in-game month that began since the tick
+    before it (:func:`months_due`, :func:`advance_month`), then :func:`advance_phases`. The
+    world after it, with every change the tick made (the battles it began numbered from
+    :attr:`World.next_battle_id`, the sieges it began with negative ids), and its events in
+    the order they happened: storage writes the difference, the services report the events."""
+    events: list[TickEvent] = []
+    for month, date in months_due(world, tick):
+        world, more = advance_month(world, tick, month, date)
+        events.extend(more)
+    world, more = advance_phases(world, tick, dice)
+    return world, [*events, *more]

@@ -510,7 +510,7 @@ def advance_meetings(world: World, tick: Tick) -> tuple[World, list[TickEvent]]:
             if armies[stopping].state in (ArmyState.MARCHING, ArmyState.RETREATING):
                 armies[stopping] = arrived(armies[stopping], tick.index)  # both stop to fight
         att, dfd = armies[attacker.army], armies[defender.army]
-        battle = meet(att, dfd, tick)
+        battle = meet(att, dfd, tick, world.new_battle_id(battles))
         battles.append(battle)
         events.append(Encounter(att, dfd, battle))
     if not events:

@@ -15,6 +15,7 @@ from rules.campaign.improvements import (
     improvement_records,
     stored_items,
 )
+from rules.campaign.inforce import in_force_for
 from rules.campaign.modifiers import (
     EffectKind,
     Modifier,
@@ -27,6 +28,8 @@ from rules.campaign.tick.events import (
     CapacityChanged,
     HolderChanged,
     ImprovementDone,
+    MonthBegins,
+    MonthEnds,
     Regenerated,
     Scattered,
     Tick,
@@ -110,7 +113,7 @@ def advance_upkeep(world: World, claim_id: int, date: calendar.GameDate, tick: T
     claim = replace(claim, gold=result.gold_after)
     if not result.scatter:
         world = replace(world, claims={**world.claims, claim_id: claim})
-        return world, [UpkeepPaid(claim, date, result, inf, cav, ships)]
+        return world, [UpkeepPaid(claim, date, result, inf, cav, ships, tuple(income))]
     home = result.survivors
     at = calendar.tick_time(tick.index, tick.rules)
     claim = replace(claim, infantry=claim.infantry + home.infantry,
@@ -137,6 +140,47 @@ def advance_regeneration(world: World, claim_id: int, date: calendar.GameDate, t
                     cavalry=claim.cavalry + cav)
     world = replace(world, claims={**world.claims, claim_id: claim})
     return world, [Regenerated(claim, inf, cav)] if inf or cav else []
+
+def months_due(world: World, tick: Tick) -> list[tuple[int, calendar.GameDate]]:
+    """The in-game months whose jobs tick ``tick`` runs: every month that began since the
+    tick before it and after the world's last month, as (month number, its date), in order."""
+    rules = tick.rules
+    found: list[tuple[int, calendar.GameDate]] = []
+    last = world.last_month
+    for boundary in calendar.month_boundaries(calendar.tick_time(tick.index - 1, rules),
+                                              calendar.tick_time(tick.index, rules), rules):
+        month = calendar.month_number_of(boundary.date, rules)
+        if month > last:
+            found.append((month, boundary.date))
+            last = month
+    return found
+
+
+def advance_month(world: World, tick: Tick, month: int, date: calendar.GameDate
+                  ) -> tuple[World, list[TickEvent]]:
+    """The jobs of in-game month ``month``, claim by claim in the order of their ids: its
+    improvements finished and troop capacity (:func:`advance_improvements`), then its upkeep
+    (:func:`advance_upkeep`, its gold income counting the improvements finished just now)
+    and the regeneration of its slain (:func:`advance_regeneration`). Each claim's modifiers
+    are those in force in the world as the claims before it left it. The events begin with
+    :class:`MonthBegins` and end with :class:`MonthEnds`; the world's last month is ``month``
+    after."""
+    catalogue = tick.catalogue or Catalogue()
+    events: list[TickEvent] = [MonthBegins(month, date)]
+    for claim_id in list(world.claims):
+        book = in_force_for(world, catalogue, tick.map, tick.rules)
+        world, done = advance_improvements(
+            world, claim_id, month, catalogue=catalogue,
+            modifiers=book.claim_besides_improvements(world.claims[claim_id]))
+        events.extend(done)
+        income = in_force_for(world, catalogue, tick.map, tick.rules).claim(
+            world.claims[claim_id])
+        world, paid = advance_upkeep(world, claim_id, date, tick, income=income)
+        world, back = advance_regeneration(world, claim_id, date, tick)
+        events.extend((*paid, *back))
+    events.append(MonthEnds(month))
+    return replace(world, last_month=month), events
+
 
 def resource_ids(world_map: WorldMap) -> frozenset[str]:
     """The ids of the map's resource tiles."""

@@ -1,7 +1,7 @@
 """The tick's input and its events: :class:`Tick` (the tick being applied: its index, the map,
-the rules numbers, the modifiers in force, the fate settings) and one frozen value per thing a
-phase reports (:data:`TickEvent`). They are plain values: the services journal them and render
-posts and messages from them; nothing here is markdown.
+the rules numbers, the catalogue the modifiers in force come from, the fate settings) and one
+frozen value per thing a tick reports (:data:`TickEvent`). They are plain values: the services
+journal them and render posts and messages from them; nothing here is markdown.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from rules.campaign import calendar
 from rules.campaign.battle import BattleResult, Winner
-from rules.campaign.catalogue import Entry
+from rules.campaign.catalogue import Catalogue, Entry
 from rules.campaign.characters import (
     NO_FATE_ROLLS,
     FateSettings,
@@ -50,8 +50,12 @@ class Tick:
     map: WorldMap
     rules: RulesConfig
     modifiers: Modifiers = NO_MODIFIERS
+    """The modifiers in force when there is no :attr:`catalogue` (a rules test's own)."""
     fates: FateSettings = NO_FATE_ROLLS
     """Whether the bot rolls the characters' fate tables after a battle, and the tables."""
+    catalogue: Catalogue | None = None
+    """The campaign's catalogue: the modifiers in force are worked out from it and the world
+    as each phase begins (:func:`rules.campaign.inforce.in_force_for`); None: :attr:`modifiers`."""
 
 
 # --- events ---------------------------------------------------------------------------------
@@ -150,6 +154,8 @@ class UpkeepPaid:
     infantry: int
     cavalry: int
     ships: int
+    income: tuple[Modifier, ...] = ()
+    """The claim's gold income modifiers that counted (its sources are named in its note)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -290,8 +296,24 @@ class BattleFought:
                      if a is not None and self.result.side(which).strength.has_hidden)
 
 
-TickEvent = (MusterDone | Detection | Encounter | Arrival | SiegeEnded | SiegeMonth
-             | HoldfastFalls | HolderChanged | ImprovementDone | CapacityChanged | UpkeepPaid
-             | Scattered | Regenerated | BattleVoid | RetreatReferred | RetreatFailed
+@dataclass(frozen=True, slots=True)
+class MonthBegins:
+    """The jobs of in-game month ``month`` (dated ``date``) begin: the events of its claims
+    follow, then :class:`MonthEnds`."""
+
+    month: int
+    date: calendar.GameDate
+
+
+@dataclass(frozen=True, slots=True)
+class MonthEnds:
+    """The jobs of in-game month ``month`` are done for every claim."""
+
+    month: int
+
+
+TickEvent = (MonthBegins | MonthEnds | MusterDone | Detection | Encounter | Arrival | SiegeEnded
+             | SiegeMonth | HoldfastFalls | HolderChanged | ImprovementDone | CapacityChanged
+             | UpkeepPaid | Scattered | Regenerated | BattleVoid | RetreatReferred | RetreatFailed
              | Retreated | OpponentDecides | BattleFought)
-"""Everything the phases report."""
+"""Everything a tick reports."""

@@ -330,7 +330,7 @@ class _Moves:
     def meet(self, a: Army, other: Army) -> None:
         """Army ``a`` meets enemy ``other`` on its tile: a battle after the reaction window.
         The first reaction is the defender's if it detected ``a``, else ``a``'s."""
-        battle = meet(a, other, self.tick)
+        battle = meet(a, other, self.tick, self.world.new_battle_id(self.battles))
         self.battles.append(battle)
         self.events.append(Encounter(a, other, battle))
 
@@ -345,10 +345,11 @@ class _Moves:
         return replace(self.world, armies=self.armies, battles=tuple(self.battles))
 
 
-def meet(a: Army, other: Army, tick: Tick) -> BattleState:
-    """The field battle that begins when army ``a`` meets the enemy ``other`` on its tile."""
+def meet(a: Army, other: Army, tick: Tick, battle_id: int | None = None) -> BattleState:
+    """The field battle (numbered ``battle_id``: :meth:`World.new_battle_id`) that begins when
+    army ``a`` meets the enemy ``other`` on its tile."""
     reactor = other.claim_id if other.claim_id in a.detected_by else a.claim_id
-    return BattleState(None, tile=a.tile, kind=BattleKind.FIELD, attacker_army=a.id,
+    return BattleState(battle_id, tile=a.tile, kind=BattleKind.FIELD, attacker_army=a.id,
                        defender_army=other.id, attacker_claim=a.claim_id,
                        defender_claim=other.claim_id, created_tick=tick.index,
                        resolve_tick=tick.index + tick.rules.reaction_ticks,

@@ -26,6 +26,7 @@ FAULT_RATE = 0.2
 _MARKER = re.compile(r"\[\]\(#maester:([^)]+)\)")
 
 
+@pytest.mark.slow
 def test_twenty_percent_faults_every_order_answered_once_every_post_once(
         sandbox: RedditSandbox, tmp_path: Path, tmp_path_factory: pytest.TempPathFactory,
         fast_retries: list[float],

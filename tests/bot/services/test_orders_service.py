@@ -191,10 +191,10 @@ def test_cancel_on_a_mustering_army_with_a_queued_march_cancels_the_march_only(
     assert armies[army]["state"] == "gone"
 
 
-def test_every_order_kind_has_exactly_one_listed_handler() -> None:
-    """The handler table is explicit (no registration on import) and covers the language."""
-    from bot.services.orders import HANDLERS
-    from rules.campaign.orders import ORDER_TYPES
+def test_every_order_kind_has_exactly_one_listed_kind() -> None:
+    """The order table is explicit (no registration on import) and covers the language."""
+    from rules.campaign.decide import ORDER_KINDS
+    from rules.campaign.language import ORDER_TYPES
 
-    assert set(HANDLERS) == set(ORDER_TYPES)
-    assert len(set(HANDLERS.values())) == len(HANDLERS)
+    assert set(ORDER_KINDS) == set(ORDER_TYPES)
+    assert len({kind.verb for kind in ORDER_KINDS.values()}) == len(ORDER_KINDS)

@@ -13,7 +13,7 @@ from sqlmodel import Session, select
 
 from bot.db.models import PendingBattle
 from bot.messages import handle_message
-from rules.campaign.orders import OrderSyntaxError, parse_order
+from rules.campaign.language import OrderSyntaxError, parse_order
 from rules.campaign.world import BattleStatus
 from tests.bot.catalogue_world import START, World, roster
 

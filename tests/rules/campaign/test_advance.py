@@ -3,7 +3,6 @@ holders) as pure functions over World values: no database."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import replace
 from datetime import timedelta
 from decimal import Decimal
@@ -31,7 +30,6 @@ from rules.campaign.tick import (
     SiegeEnded,
     SiegeMonth,
     Tick,
-    TickEvent,
     UpkeepPaid,
     advance,
     advance_battles,
@@ -155,7 +153,7 @@ def test_entering_an_enemy_tile_stops_the_march_and_begins_a_battle() -> None:
     assert (a.state, a.tile, a.march.path) == (ArmyState.STANDING, T[4], ())
     [encounter] = [e for e in events if isinstance(e, Encounter)]
     battle = encounter.battle
-    assert battle in after.battles and battle.id is None
+    assert battle in after.battles and battle.id == w.next_battle_id  # the rules number it
     assert (battle.kind, battle.attacker_army, battle.defender_army, battle.status) == (
         BattleKind.FIELD, 1, 2, BattleStatus.PENDING)
     assert battle.resolve_tick == 10 + RULES.reaction_ticks
@@ -611,26 +609,21 @@ def test_a_sally_by_an_army_not_inside_the_walls_is_void() -> None:
     assert events == [] and after.battles[0].status is BattleStatus.VOID
 
 
-def test_advance_runs_the_phases_in_order_with_the_services_in_between() -> None:
-    """With no reaction window a battle begun by a march is fought in the same tick, once
-    whoever runs between the phases has given it its id."""
+def test_advance_runs_the_phases_in_order_and_numbers_the_battles_it_begins() -> None:
+    """The whole tick is one call (issue #25: nothing runs between the phases). With no
+    reaction window a battle begun by a march is fought in the same tick, under the number the
+    rules gave it: the world's next free battle number."""
     rules = RulesConfig(reaction_ticks=0)
-    w = world(army(1, 1, T[3], ArmyState.MARCHING, path=(T[4],), depart=5,
-                   meta={"order": "o-1"}),
-              army(2, 2, T[4], stationary_since=2, infantry=80))
-    seen: list[list[type]] = []
-
-    def between(before: World, after: World, events: Sequence[TickEvent]) -> World:
-        seen.append([type(e) for e in events])
-        return replace(after, battles=tuple(
-            replace(b, id=100 + i) if b.id is None else b for i, b in enumerate(after.battles)))
-
-    after, events = advance(w, Tick(10, MAP, rules), DICE, between=between)
-    assert len(seen) == 6  # musters, movement, battles, meetings, sieges, holders
-    assert Encounter in seen[1] and BattleFought in seen[2]
+    w = replace(world(army(1, 1, T[3], ArmyState.MARCHING, path=(T[4],), depart=5,
+                           meta={"order": "o-1"}),
+                      army(2, 2, T[4], stationary_since=2, infantry=80)), next_battle_id=100)
+    after, events = advance(w, Tick(10, MAP, rules), DICE)
+    kinds = [type(e) for e in events]
+    assert Encounter in kinds and BattleFought in kinds
+    assert kinds.index(Encounter) < kinds.index(BattleFought)  # movement, then battles
     [fought] = [e for e in events if isinstance(e, BattleFought)]
     assert fought.battle.id == 100 and after.battles[0].status is BattleStatus.RESOLVED
-    # Without ids (nobody stored the battle) it waits.
-    alone, quiet = advance(w, Tick(10, MAP, rules), DICE)
-    assert not any(isinstance(e, BattleFought) for e in quiet)
-    assert alone.battles[0].status is BattleStatus.PENDING
+    assert after.battles[0].id == 100
+    # The number is the world's: the same world gives the same number and the same dice.
+    again, same = advance(w, Tick(10, MAP, rules), DICE)
+    assert again == after and same == events

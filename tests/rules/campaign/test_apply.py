@@ -9,12 +9,14 @@ from fractions import Fraction
 
 import pytest
 
-from rules.campaign import orders as o
-from rules.campaign.apply import (
+from rules.campaign import language as o
+from rules.campaign.calendar import tick_time
+from rules.campaign.catalogue import parse_catalogue
+from rules.campaign.config import RulesConfig
+from rules.campaign.decide import (
     NEW_ARMY,
     NEW_SIEGE,
-    PURE_ORDERS,
-    READS,
+    ORDER_KINDS,
     Assigned,
     BattleOrder,
     BattleOrdered,
@@ -43,9 +45,6 @@ from rules.campaign.apply import (
     reaction_deadline,
     relation,
 )
-from rules.campaign.calendar import tick_time
-from rules.campaign.catalogue import parse_catalogue
-from rules.campaign.config import RulesConfig
 from rules.campaign.muster import muster_ready_at
 from rules.campaign.siege import siege_months
 from rules.campaign.upkeep import monthly_upkeep
@@ -541,7 +540,9 @@ def test_odds_name_only_armies_the_sender_may_see() -> None:
 
 
 def test_every_order_the_rules_decide_says_what_it_reads() -> None:
-    assert set(READS) == set(PURE_ORDERS)
+    assert all(isinstance(kind.reads, frozenset) for kind in ORDER_KINDS.values())
+    assert {k for k, kind in ORDER_KINDS.items() if kind.decide is not None} == set(
+        ORDER_KINDS) - {o.Odds, o.Help}
 
 
 # --- holidays -------------------------------------------------------------------------------

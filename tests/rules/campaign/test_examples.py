@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rules.campaign import orders as o
+from rules.campaign import language as o
 from rules.campaign.catalogue import parse_catalogue
 from rules.campaign.config import RulesConfig
 from rules.campaign.examples import EXAMPLES, example_names

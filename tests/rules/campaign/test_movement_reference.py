@@ -272,7 +272,7 @@ def reference_movement(world: World, tick: Tick, dice: EventDice
                           and o.state in (ArmyState.STANDING, ArmyState.BESIEGING)
                           and world.at_war(a.claim_id, o.claim_id)), None)
             if enemy is not None:
-                battle = meet(a, enemy, tick)
+                battle = meet(a, enemy, tick, world.new_battle_id(battles))
                 battles.append(battle)
                 events.append(Encounter(a, enemy, battle))
                 stopped = True

@@ -1,6 +1,6 @@
 """The ``odds`` order and the battle agree by construction, with no database: over random
 worlds (terrains, troops, how long each army has held its tile, modifiers open and hidden), the
-matchup :func:`~rules.campaign.apply.odds_shown` answers is the one the tick then fights after
+matchup :func:`~rules.campaign.decide.odds_shown` answers is the one the tick then fights after
 an ``attack`` order sent at the same moment."""
 
 from __future__ import annotations
@@ -14,8 +14,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rules.campaign import orders as o
-from rules.campaign.apply import (
+from rules.campaign import language as o
+from rules.campaign.battle import Winner
+from rules.campaign.calendar import tick_time
+from rules.campaign.config import RulesConfig, Terrain
+from rules.campaign.decide import (
     BattleOrdered,
     NoOrderModifiers,
     OrderRefused,
@@ -24,9 +27,6 @@ from rules.campaign.apply import (
     odds_shown,
     pending_battle_of,
 )
-from rules.campaign.battle import Winner
-from rules.campaign.calendar import tick_time
-from rules.campaign.config import RulesConfig, Terrain
 from rules.campaign.modifiers import Effect, EffectKind, Modifier, Role, Source
 from rules.campaign.tick import BattleFought, Tick, advance_battles
 from rules.campaign.world import (

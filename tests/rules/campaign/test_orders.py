@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from rules.campaign.orders import (
+from rules.campaign.language import (
     EXCERPT_CHARS,
     MAX_LINE_CHARS,
     MAX_MESSAGE_CHARS,

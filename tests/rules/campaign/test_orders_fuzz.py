@@ -15,7 +15,7 @@ import time
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rules.campaign.orders import (
+from rules.campaign.language import (
     EXCERPT_CHARS,
     MAX_NUMBER,
     MAX_ORDER_LINES,

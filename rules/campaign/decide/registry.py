@@ -1,0 +1,151 @@
+"""The one table of order kinds and :func:`apply_order`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from enum import StrEnum
+from types import MappingProxyType
+from typing import Any
+
+from rules.campaign import language as o
+from rules.campaign.decide.battle import (
+    decide_assault,
+    decide_attack,
+    decide_intercept,
+    decide_retreat,
+    decide_sally,
+    decide_spare,
+)
+from rules.campaign.decide.characters import decide_assign
+from rules.campaign.decide.common import (
+    Receipt,
+    Sender,
+    refuse,
+)
+from rules.campaign.decide.economy import (
+    decide_build,
+    decide_buy,
+    decide_cede,
+    decide_disband,
+    decide_muster,
+    decide_status,
+)
+from rules.campaign.decide.movement import (
+    decide_cancel,
+    decide_move,
+    decide_route,
+    decide_stand,
+)
+from rules.campaign.decide.siege import (
+    decide_blockade,
+    decide_lift,
+    decide_siege,
+)
+from rules.campaign.language.lines import PARSERS
+from rules.campaign.world import (
+    World,
+)
+from rules.dice import Dice
+
+# --- the table --------------------------------------------------------------------------
+
+Decide = Callable[[World, Sender, Any, datetime], "tuple[World, Receipt]"]
+"""How an order kind is decided: ``decide(world, sender, order, at) -> (world, receipt)``."""
+
+
+class Part(StrEnum):
+    """A part of the world an order may read (the claims are always read)."""
+
+    ARMIES = "armies"
+    BATTLES = "battles"
+    SIEGES = "sieges"
+    RELATIONS = "relations"
+    HOLDERS = "holders"
+    CHARACTERS = "characters"  # every status (an order may name the dead or a captive)
+
+
+@dataclass(frozen=True, slots=True)
+class OrderKind:
+    """One kind of order, end to end in the rules: how it is written (:attr:`form`), how a
+    line is read (:attr:`parse`), what decides it (``decide``, None for the three kinds the
+    services answer themselves: ``odds`` reads the sides through :func:`odds_shown`, ``link``
+    answers with the claim's war-room link, ``help`` with the guide) and which parts of the
+    world it reads besides the claims
+    (``reads``: the services load only those; a part not read is empty in the world the order
+    sees, and the order changes nothing there)."""
+
+    order: type[o.Order]
+    decide: Decide | None
+    reads: frozenset[Part]
+
+    @property
+    def verb(self) -> str:
+        """The order's word."""
+        return self.order.verb
+
+    @property
+    def form(self) -> o.OrderForm:
+        """How the order is written (its word, synonyms, shape, example, summary)."""
+        return o.ORDER_FORMS[self.order.verb]
+
+    @property
+    def parse(self) -> Callable[[str, str], o.Order]:
+        """The line parser of the order: ``parse(rest, line)`` (the text after the order word,
+        the whole line) -> the order value, or :class:`rules.campaign.language.OrderSyntaxError`."""
+        return PARSERS[self.order.verb]
+
+
+def _kind(order: type[o.Order], decide: Decide | None, *reads: Part) -> OrderKind:
+    return OrderKind(order, decide, frozenset(reads))
+
+
+_A, _B, _S, _R, _H = Part.ARMIES, Part.BATTLES, Part.SIEGES, Part.RELATIONS, Part.HOLDERS
+_C = Part.CHARACTERS
+ORDER_KINDS: Mapping[type, OrderKind] = MappingProxyType({k.order: k for k in (
+    # In the players' guide's order (rules.campaign.language.ORDER_FORMS).
+    _kind(o.Muster, decide_muster),
+    _kind(o.Move, decide_move, _A, _B, _S, _R),
+    _kind(o.Attack, decide_attack, _A, _B, _R),
+    _kind(o.Intercept, decide_intercept, _A, _B, _R),
+    _kind(o.Siege, decide_siege, _A, _S, _R),
+    _kind(o.Assault, decide_assault, _A, _B, _R),
+    _kind(o.Sally, decide_sally, _A, _S),
+    _kind(o.Lift, decide_lift, _A, _B, _S),
+    _kind(o.Retreat, decide_retreat, _A, _B, _R),
+    _kind(o.Stand, decide_stand, _A, _B),
+    _kind(o.Spare, decide_spare, _A, _B),
+    _kind(o.Cancel, decide_cancel, _A, _B),  # an assault may be called off
+    _kind(o.Route, decide_route, _A, _R),
+    _kind(o.Status, decide_status, _A),
+    _kind(o.Odds, None, _A, _C),
+    _kind(o.Build, decide_build),
+    _kind(o.Buy, decide_buy, _A),
+    _kind(o.Assign, decide_assign, _A, _C),
+    _kind(o.Blockade, decide_blockade, _A, _S, _R),
+    _kind(o.Cede, decide_cede, _A, _H, _R),
+    _kind(o.Disband, decide_disband, _A),
+    _kind(o.Link, None),
+    _kind(o.Help, None),
+)})
+"""Every order kind of the language, once: to add an order, add its value, form and parser to
+:mod:`rules.campaign.language`, its decision to the area's file of this package, its row here,
+and its receipt's row in ``bot.services.order_apply.RECEIPTS``."""
+
+
+def apply_order(world: World, order: object, at: datetime, dice: Dice | None = None, *,
+                sender: Sender) -> tuple[World, Receipt]:
+    """Decide ``order`` sent by ``sender`` at ``at``: the world after it and the
+    receipt, or :class:`OrderRefused` (or another :class:`RulesError`) with nothing changed.
+
+    No order of this table rolls a die today; ``dice`` is taken so that one that does needs
+    no other signature.
+    """
+    del dice
+    kind = ORDER_KINDS.get(type(order))
+    decide = None if kind is None else kind.decide
+    if decide is None:
+        raise refuse(f"`{type(order).__name__.lower()}` orders are not decided by the rules "
+                      "module yet", "an order of rules.campaign.decide.ORDER_KINDS", "status")
+    return decide(world, sender, order, at)
