@@ -4,9 +4,12 @@ Figures printed:
 
 * Reddit requests per processed order: all-in for a batch of orders read in one round, and
   beyond idle polling for orders arriving one by one (new conversations, and replies in
-  conversations the bot answered before). Target: at most 3.
-* Reddit requests per idle minute at the default ``poll_seconds`` (delivery rounds with an
-  empty outbox send nothing).
+  conversations the bot answered before). Target: at most 4 (the quiet idle round lists
+  nothing, so a lone order pays for the listing of its folder, marking it read and asking
+  the unread counts again; the idle round itself went from 6 requests to 2).
+* Reddit requests per idle poll (the unread counts, and the mentions) and per idle minute at
+  the default ``poll_seconds``, counting a round that lists every folder every
+  ``full_poll_minutes`` (delivery rounds with an empty outbox send nothing).
 * Time from a modmail's arrival in the sandbox to the bot's reply being posted: the work
   itself (a poll and a delivery round right after arrival), and with ``maester run``'s
   scheduler polling every 5 s (the arrival waits for the next poll).
@@ -24,7 +27,7 @@ import os
 import tempfile
 import threading
 import time
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 BATCH = 50
@@ -57,6 +60,7 @@ def run() -> list[tuple[str, int, float]]:
         populate_default_world,
     )
     from bot.services.setup import DEMO_ROSTER, DEMO_WARS, create_campaign
+    from bot.services.tick import advancer
 
     rows: list[tuple[str, int, float]] = []
     folder = Path(tempfile.mkdtemp(prefix="maester-bench-"))
@@ -87,7 +91,7 @@ def run() -> list[tuple[str, int, float]]:
         keeper = engine.connect()  # keeps SQLite's WAL between transactions
 
         def cycle() -> None:
-            poll_once(engine, ctx, gateway, clock)
+            poll_once(engine, ctx, gateway, clock, advance_to=advancer(engine, ctx))
             publish_once(engine, ctx, gateway, clock, worker_id="bench", limit=500)
 
         def count() -> int:
@@ -100,7 +104,14 @@ def run() -> list[tuple[str, int, float]]:
         cycle()
         idle_seconds = time.perf_counter() - started
         idle = count()
+        idle_modmail = sum(n for route, n in sandbox.request_counts().items()
+                           if route.startswith("modmail."))
         rows.append(("idle poll and delivery round", 1, idle_seconds))
+        # A round that lists every folder (every full_poll_minutes, and when a tick is due).
+        clock.advance(timedelta(minutes=BotSettings().full_poll_minutes))
+        sandbox.reset_requests()
+        cycle()
+        full = count()
 
         # A batch of orders read in one round.
         for i in range(BATCH):
@@ -171,8 +182,12 @@ def run() -> list[tuple[str, int, float]]:
     print(f"Reddit requests per order one by one, reply in an answered conversation, beyond "
           f"the idle poll: {(reply_requests - per_poll * SINGLE) / SINGLE:.2f} "
           f"(all-in {reply_requests / SINGLE:.2f})")
-    print(f"Reddit requests per idle poll: {per_poll}; per idle minute at poll_seconds = "
-          f"{BotSettings().poll_seconds}: {per_poll * default_polls_per_minute:.0f}")
+    polls_between_full = BotSettings().full_poll_minutes * default_polls_per_minute
+    per_minute = (per_poll * (polls_between_full - 1) + full) / BotSettings().full_poll_minutes
+    print(f"Reddit requests per idle poll: {per_poll} ({idle_modmail} for modmail, the rest "
+          f"for mentions); a round listing every folder: {full}; per idle minute at "
+          f"poll_seconds = {BotSettings().poll_seconds}, full_poll_minutes = "
+          f"{BotSettings().full_poll_minutes}: {per_minute:.1f}")
     print(f"modmail to reply, polled at once: {latency / SINGLE * 1000:.0f} ms on average; "
           f"under the scheduler: {waits / SCHEDULED:.2f} s on average")
     rows.append(campaign_figures())

@@ -200,6 +200,22 @@ def mutate_value(rng: random.Random, value: Any, depth: int = 0) -> Any:
     return rng.choice(HOSTILE_VALUES)
 
 
+NESTING_DEPTHS = (33, 500, 990, 2_000, 100_000)
+"""Depths of hostile nesting: past the engines' limit, about Python's recursion limit, far
+past it (issue 24: a RecursionError ended the run)."""
+
+
+def nest_deeply(rng: random.Random, text: str, seed: Any) -> str:
+    """``text`` wrapped in, or one of ``seed``'s fields replaced by, deep arrays or objects
+    (built as text: json.dumps itself cannot write them)."""
+    depth = rng.choice(NESTING_DEPTHS)
+    opener, closer = rng.choice([("[", "]"), ('{"a":', "}")])
+    inner = opener * depth + ("1" if opener != "[" else "") + closer * depth
+    if isinstance(seed, dict) and seed and rng.random() < 0.7:
+        return json.dumps({**seed, rng.choice(list(seed)): "@"}).replace('"@"', inner, 1)
+    return opener * depth + text + closer * depth if opener == "[" else inner
+
+
 def fuzz_engine(name: str, seeds: list[Any], count: int, rng: random.Random) -> Tally:
     from bot.jsonapi.engines import run_engine
 
@@ -213,6 +229,8 @@ def fuzz_engine(name: str, seeds: list[Any], count: int, rng: random.Random) -> 
         if isinstance(payload, dict) and "dice" not in payload and rng.random() < 0.5:
             payload["seed"] = rng.randint(0, 10**6)
         text = json.dumps(payload) if rng.random() < 0.97 else mutate_text(rng, json.dumps(seed))
+        if rng.random() < 0.03:
+            text = nest_deeply(rng, text, seed)
         tally.inputs += 1
         try:
             code, answer = run_engine(name, text)

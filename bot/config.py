@@ -80,6 +80,17 @@ class BotSettings(_Section):
     max_catch_up_days: int = Field(default=31, ge=1, le=36600)
     # snapshots of the world kept for `maester undo` / `rollback` (one per tick and command)
     snapshots_kept: int = Field(default=200, ge=1, le=100_000)
+    # a due tick waits at most this long for modmail the bot cannot read (Reddit down)
+    tick_wait_minutes: int = Field(default=30, ge=0, le=1440)
+    # the longest time between two intake rounds that list every modmail folder (between
+    # them an idle round only asks Reddit for the unread counts)
+    full_poll_minutes: int = Field(default=10, ge=1, le=1440)
+    # the campaign's AutoModerator orders rule (docs/automoderator.yaml): a forward is read
+    # as orders only if its subject starts with `forward_subject`, it holds the template's
+    # marker line, or the forwarded post has the orders flair or title tag
+    forward_subject: str = Field(default="Orders from u/", max_length=100)
+    orders_flair: str = Field(default="Orders", max_length=64)
+    orders_title_tag: str = Field(default="[Orders]", max_length=64)
 
 
 class CalendarSettings(_Section):
@@ -276,7 +287,21 @@ def apply_rule_overrides(base: rc.RulesConfig, overrides: Mapping[str, Any]) -> 
             changes[key] = _convert(key, current, value)
         except (TypeError, ValueError, ArithmeticError) as exc:
             raise ConfigError(f"{where}: {exc}") from None
-    return dataclasses.replace(base, **changes)
+    rules = dataclasses.replace(base, **changes)
+    _check_bonus_range(rules)
+    return rules
+
+
+def _check_bonus_range(rules: rc.RulesConfig) -> None:
+    """The public range of the secret defense bonuses must be a range of positive bonuses:
+    posts promise that an assault never narrows it, and a map bonus must lie inside it."""
+    low, high = rules.defense_bonus_min, rules.defense_bonus_max
+    if low <= 0:
+        raise ConfigError(f"rules.defense_bonus_min: must be above 0 (a bonus multiplies the "
+                          f"garrison's strength), not {low}")
+    if high < low:
+        raise ConfigError(f"rules.defense_bonus_max: must be at least defense_bonus_min "
+                          f"({low}), not {high}")
 
 
 def _convert(key: str, current: Any, value: Any) -> Any:

@@ -30,6 +30,7 @@ from bot.sandbox import RedditSandbox
 from bot.sandbox.defaults import BOT_PASSWORD, BOT_USERNAME, MODERATOR, password_for
 from bot.sandbox.praw_client import make_reddit
 from bot.services.setup import DEMO_ROSTER, DEMO_WARS, create_campaign
+from bot.services.tick import advancer
 from bot.services.world import CampaignContext
 from bot.web.serve import Background
 from rules.campaign import calendar
@@ -198,8 +199,6 @@ class Demo:
         now = self.clock.now()
         with transaction(self.engine) as session:
             character = find_character(session, self.ctx, "Robb Stark")
-            snapshots.take(session, self.ctx, kind="command", now=now, actor=MODERATOR,
-                           label="character set Robb Stark dead")
             done = set_fate(session, self.ctx, character, "dead", note="fell at the ford",
                             actor=MODERATOR, now=now)
         self.emit(f"\n$ maester character set \"Robb Stark\" dead --note \"fell at the "
@@ -228,7 +227,8 @@ class Demo:
     # --- the bot ----------------------------------------------------------------------------
     def bot_round(self) -> None:
         """One round of the bot: read modmail (applying due ticks first), then publish."""
-        intake = poll_once(self.engine, self.ctx, self.gateway, self.clock)
+        intake = poll_once(self.engine, self.ctx, self.gateway, self.clock,
+                           advance_to=advancer(self.engine, self.ctx))
         self.report.ticks += intake.ticks_applied
         for _ in range(20):
             delivered = publish_once(self.engine, self.ctx, self.gateway, self.clock)

@@ -46,6 +46,12 @@ class CommandError(Exception):
         return "\n\n".join(lines)
 
 
+class DamagedValue(ValueError):
+    """A value in the database that no command of the bot can have written (a hand-edited
+    ``NaN`` gold): the work that read it stops with this one line, naming the row and how to
+    set it right, instead of a traceback at every tick."""
+
+
 INTERNAL_FAILURE = "something went wrong on my side"
 """The words of every apology for an unexpected failure."""
 

@@ -7,6 +7,7 @@ already name the line and the tile.
 
 from __future__ import annotations
 
+import errno
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -28,12 +29,24 @@ def demo_map() -> WorldMap:
     return parse_map(demo_map_text())
 
 
+MAX_MAP_BYTES = 16 * 1024 * 1024
+"""The largest map file read (the shipped Westeros map is under 40 KB): reading stops there,
+so a device (``/dev/zero``) or a huge file is refused instead of read for ever."""
+
+
 def read_map_text(path: str | Path) -> str:
     """The text of the map file at ``path``; a byte order mark is dropped.
 
-    Raises OSError when the file cannot be read and UnicodeDecodeError when it is not UTF-8.
+    Raises OSError when the file cannot be read or is larger than :data:`MAX_MAP_BYTES`, and
+    UnicodeDecodeError when it is not UTF-8.
     """
-    return Path(path).read_text(encoding="utf-8-sig")
+    with Path(path).open("rb") as file:
+        data = file.read(MAX_MAP_BYTES + 1)
+    if len(data) > MAX_MAP_BYTES:
+        raise OSError(errno.EFBIG, f"larger than {MAX_MAP_BYTES // (1024 * 1024)} MB; a map is "
+                                   "a CSV file of tiles (expected well under 1 MB)")
+    # as text mode reads it: every line break becomes "\n"
+    return data.decode("utf-8-sig").replace("\r\n", "\n").replace("\r", "\n")
 
 
 def load_map(path: str | Path | None = None) -> WorldMap:

@@ -1,17 +1,20 @@
 """``maester run``: the listener, the game clock and the deliverer in one process.
 
 APScheduler (3.11, UTC, in-memory job store) only wakes the process; the database is the
-source of truth (``docs/storage.md``). A cron job at 00/06/12/18 UTC, a heartbeat every
-minute and a call at start-up all call the same idempotent ``catch_up``, so a tick missed
-while the process was down, asleep or stepped by NTP is applied at the next wake-up.
+source of truth (``docs/storage.md``). The runner owns the game clock and hands the intake
+:meth:`BotRunner.advance_to`: each intake round applies the ticks due before each order it
+reads, then those due before the round began. At 00/06/12/18 UTC a round runs at once; the
+heartbeat every minute catches up only as far as the intake has read (``horizon``), so a tick
+missed while the process was down, asleep or stepped by NTP is applied after the orders sent
+before it were read.
 Intake runs every ``[bot] poll_seconds`` and delivery every ``[bot] publish_seconds`` (and
 right after a poll that queued replies); the two share one Reddit client and take turns.
 
 Start-up runs the same checks as ``maester check`` and refuses to start when one that would
 kill the outbox fails, takes the campaign lease (a second instance refuses to run and says
-who holds it), forgets claims a dead predecessor left on the outbox, catches up, polls and
-publishes once, then starts the scheduler. SIGTERM/SIGINT stop it cleanly: running jobs
-finish, the lease is released, the exit code is 0.
+who holds it), forgets claims a dead predecessor left on the outbox, polls (which catches up
+order by order) and publishes once, then starts the scheduler. SIGTERM/SIGINT stop it
+cleanly: running jobs finish, the lease is released, the exit code is 0.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ import logging
 import signal
 import threading
 from collections.abc import Callable
-from datetime import UTC
+from datetime import UTC, datetime
 from types import FrameType
 from typing import TYPE_CHECKING, Any
 
@@ -36,6 +39,7 @@ from bot.clock import Clock, SystemClock
 from bot.config import Settings
 from bot.db.engine import is_sqlite, transaction
 from bot.db.models import Outbox, OutboxStatus
+from bot.errors import DamagedValue
 from bot.reddit import state
 from bot.reddit.deliver import (
     DeliverReport,
@@ -45,12 +49,12 @@ from bot.reddit.deliver import (
     release_claims,
 )
 from bot.reddit.gateway import PrawGateway, RedditGateway, praw_gateway
-from bot.reddit.intake import IntakeReport, poll_once
+from bot.reddit.intake import IntakeReport, horizon, poll_once
 from bot.reddit.lease import CampaignLease, LeaseLost
 from bot.services import journal
 from bot.services.access import open_campaign
 from bot.services.mapupdate import reload_map
-from bot.services.tick import CatchUpTooLong, catch_up, check_catch_up_bound
+from bot.services.tick import CatchUpTooLong, advancer, check_catch_up_bound
 from bot.services.world import CampaignContext, get_campaign
 
 if TYPE_CHECKING:  # the web stack loads only when [web] asks for it
@@ -93,25 +97,55 @@ class BotRunner:
     # --------------------------------------------------------------- jobs
 
     def wake(self, reason: str = "wake-up") -> int:
-        """Apply every due tick (idempotent); returns how many were applied."""
-        if reason == "tick":
-            # Orders sent before the tick are read (and counted) before it is applied.
-            self.poll()
+        """Apply the due ticks the intake has vouched for; returns how many were applied.
+
+        The game clock is the runner's, but it advances only as far as
+        :func:`~bot.reddit.intake.horizon`: the start of the newest complete intake round
+        (every order sent before it was read), or ``[bot] tick_wait_minutes`` ago when
+        Reddit cannot be read. At a tick's hour the wake-up is an intake round, which reads
+        the orders sent before the tick and then applies it (once: no second catch-up)."""
+        report = self.poll() if reason == "tick" else None
+        if report is not None:
+            self.export_pages()
+            return report.ticks_applied  # the round applied what was due
+        if not self._reddit.acquire(blocking=False):
+            return 0  # an intake round is running: it advances the world when it is done
         try:
             reload_map(self.engine, self.ctx)  # a map stored by `maester map update`
             if not self.within_catch_up_bound():
                 return 0
-            reports = catch_up(self.engine, self.ctx, self.clock.now())
+            applied = self.advance_to(horizon(self.engine, self.ctx, self.clock.now()))
         except LeaseLost as exc:
             self.lease_lost(exc)
+            return 0
+        except DamagedValue as exc:
+            self.damaged(exc)
             return 0
         except Exception:
             log.exception("catch_up failed (%s); the next wake-up retries", reason)
             return 0
-        if reports:
-            log.info("%s: applied ticks %d..%d", reason, reports[0].tick, reports[-1].tick)
+        finally:
+            self._reddit.release()
+        if applied:
+            log.info("%s: applied %d tick(s)", reason, applied)
         self.export_pages()
-        return len(reports)
+        return applied
+
+    def advance_to(self, moment: datetime) -> int:
+        """Apply every tick due at ``moment`` (idempotent); how many were applied. The
+        intake calls it before each order, with the order's send time."""
+        return advancer(self.engine, self.ctx)(moment)
+
+    def damaged(self, exc: DamagedValue) -> None:
+        """A hand-damaged value stops the ticks: one log line each wake-up (no traceback)
+        and one note to the moderators per due tick, saying which row and how to fix it."""
+        log.error("not applying ticks: %s", exc)
+        due = self.ctx.tick_of(self.clock.now())
+        with transaction(self.engine) as session:
+            journal.queue(session, self.ctx.campaign_id, f"damaged-value:{due}", "mod",
+                          title="maester stopped: a damaged value in the database",
+                          body=f"**No tick was applied:** {exc}.", at=self.clock.now(),
+                          tick=due)
 
     def send_new_links(self) -> None:
         """With the pages public (``[web] public_url``), every claim that has no war-room
@@ -230,9 +264,14 @@ class BotRunner:
             return None
         with self._reddit:
             try:
-                report = poll_once(self.engine, self.ctx, self.gateway, self.clock)
+                reload_map(self.engine, self.ctx)  # a map stored by `maester map update`
+                report = poll_once(self.engine, self.ctx, self.gateway, self.clock,
+                                   advance_to=self.advance_to)
             except LeaseLost as exc:
                 self.lease_lost(exc)
+                return None
+            except DamagedValue as exc:  # the round's catch-up met a hand-damaged value
+                self.damaged(exc)
                 return None
             except Exception:
                 log.exception("intake round failed; the next round retries")
@@ -294,7 +333,7 @@ class BotRunner:
         return scheduler
 
     def start(self) -> None:
-        """Start-up wake-up, a first poll and delivery, then the scheduler."""
+        """:meth:`start_up`, then the scheduler."""
         if is_sqlite(self.engine) and self._keeper is None:
             # With no pool, closing a file's last connection checkpoints and deletes its WAL
             # (an fsync per transaction); one idle connection kept open avoids that.
@@ -304,17 +343,25 @@ class BotRunner:
 
             self.web = start_background(self.settings)
             self.send_new_links()
-        released = release_claims(self.engine, self.ctx)
-        if released:
-            log.info("forgot %d outbox claims left by a previous process", released)
-        self.wake("start-up")
-        self.poll()
-        self.publish()
+        self.start_up()
+        self.export_pages()  # the static realm as of now (then after every tick)
         self.scheduler = self.build_scheduler()
         self.scheduler.start()
         log.info("maester is running campaign %d on r/%s (poll every %d s, publish every %d s)",
                  self.ctx.campaign_id, self.settings.campaign.subreddit,
                  self.settings.bot.poll_seconds, self.settings.bot.publish_seconds)
+
+    def start_up(self) -> None:
+        """What a starting process does once: forget a dead predecessor's outbox claims, read
+        the modmail of the downtime (which catches the world up order by order), deliver."""
+        released = release_claims(self.engine, self.ctx)
+        if released:
+            log.info("forgot %d outbox claims left by a previous process", released)
+        # The start-up round reads the orders sent during the downtime, each before the
+        # ticks due after it; only if Reddit cannot be read does the catch-up go on alone.
+        if self.poll() is None:
+            self.wake("start-up")
+        self.publish()
 
     def stop(self) -> None:
         """Stop the scheduler (running jobs finish) and give up the lease."""

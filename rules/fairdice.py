@@ -42,6 +42,9 @@ from rules.dice import RecordingDice
 VERSION = "maester-dice/v1"
 PUBLIC = "public"
 _WORD = 2**32
+MAX_SIDES = _WORD - 1
+"""The most sides a die drawn from 32-bit words can have (with 2**32 or more, every word
+would be rejected and the draw would never end)."""
 _EIGHT_WORDS = struct.Struct(">8I")
 """A block of the stream: eight unsigned 32-bit big-endian words."""
 
@@ -89,8 +92,8 @@ class FairDice(RecordingDice):
         return self._words.pop(0)
 
     def roll(self, sides: int, purpose: str = "") -> int:
-        if sides < 1:
-            raise ValueError(f"a die needs at least one side, not {sides}")
+        if not 1 <= sides <= MAX_SIDES:
+            raise ValueError(f"a die has 1 to {MAX_SIDES} sides, not {sides}")
         limit = _WORD - _WORD % sides
         word = self._next_word()
         while word >= limit:
@@ -150,14 +153,18 @@ class DiceLine:
         words = text.strip().strip("`").split()
         if words[:2] != ["dice:", "v1"]:
             raise ValueError("a dice line starts with 'dice: v1'")
-        fields = dict(w.split("=", 1) for w in words[2:] if "=" in w)
+        pairs = [w.split("=", 1) for w in words[2:] if "=" in w]
+        fields = dict(pairs)
+        shown = text.strip()[:120]
+        if len(fields) != len(pairs):
+            raise ValueError(f"a dice line names each field once: {shown!r}")
         try:
             orders = "" if fields["orders"] == "-" else fields["orders"]
             rolls = () if fields["rolls"] == "-" else tuple(
-                (int(s), int(v)) for s, v in (r.split(":") for r in fields["rolls"].split(",")))
-            event = EventKey(int(fields["period"]), fields["branch"], fields["key"], orders)
+                _roll(r) for r in fields["rolls"].split(","))
+            event = EventKey(_whole(fields["period"]), fields["branch"], fields["key"], orders)
         except (KeyError, ValueError) as exc:
-            raise ValueError(f"not a complete dice line: {text.strip()!r}") from exc
+            raise ValueError(f"not a complete dice line ({exc}): {shown!r}") from None
         return cls(event, rolls)
 
     def mismatches(self, secret: bytes) -> list[str]:
@@ -165,6 +172,23 @@ class DiceLine:
         expected = replay(secret, self.event.key, self.event.entropy, (s for s, _ in self.rolls))
         return [f"roll {i + 1} (d{s}): printed {v}, the secret gives {e}"
                 for i, ((s, v), e) in enumerate(zip(self.rolls, expected, strict=True)) if v != e]
+
+
+def _whole(text: str) -> int:
+    if not text.isascii() or not text.isdigit() or len(text) > 12:
+        raise ValueError(f"{text[:20]!r} is not a whole number")
+    return int(text)
+
+
+def _roll(text: str) -> tuple[int, int]:
+    """One ``sides:value`` of a dice line: a die of 1..MAX_SIDES sides showing a face of it."""
+    sides, _, value = text.partition(":")
+    s, v = _whole(sides), _whole(value)
+    if not 1 <= s <= MAX_SIDES:
+        raise ValueError(f"a d{s} is no die (1 to {MAX_SIDES} sides)")
+    if not 1 <= v <= s:
+        raise ValueError(f"a d{s} cannot show {v}")
+    return s, v
 
 
 def dice_line(event: EventKey, dice: RecordingDice) -> DiceLine:

@@ -21,13 +21,14 @@ from bot.cli.common import (
     parse_time,
     settings_of,
     whole,
+    world_now_in,
 )
 from bot.cli.options import ConfigOpt, command_group
 from bot.db.models import (
     Outbox,
     RelationStatus,
 )
-from bot.services import queries, snapshots
+from bot.services import queries
 from bot.services.world import (
     CampaignContext,
     claim_by_name,
@@ -156,9 +157,9 @@ def status_cmd(config: ConfigOpt = None) -> None:
     """Last tick, next tick, pending outbox, in-game date and season."""
     env = open_campaign(config)
     ctx = env.ctx
-    wall = env.clock.now()
-    now = env.world_now()
+    wall = env.clock.now()  # read once: the world is "ahead" only of this same reading
     with env.session() as session:
+        now = world_now_in(session, ctx, wall)
         report = queries.status(session, ctx, now)
     due = report.ticks_due
     console.print(f"[bold]{report.name}[/bold] (r/{report.subreddit})")
@@ -298,7 +299,7 @@ def tick_cmd(
         _print_preview(ctx, env.engine, moment)
         if paused:
             console.print("[yellow]the campaign is paused[/yellow]: these ticks apply only "
-                          "after `maester resume --catch-up` (a plain resume skips them)")
+                          "after `maester resume --catch-up --yes` (a plain resume skips them)")
         return
     if paused:
         console.print(f"[yellow]the campaign is paused[/yellow] ({escape(paused)}): no tick "
@@ -352,8 +353,6 @@ def season_set_cmd(season: str, config: ConfigOpt = None, by: ByOpt = None) -> N
     ctx = env.ctx
     with env.session() as session:
         get_campaign(session, ctx, lock=True)
-        snapshots.take(session, ctx, kind="command", label=f"season set {value.value}", now=now,
-                       actor=moderator_name(by))
         _, told = set_season(session, ctx, value, actor=moderator_name(by), now=now)
     console.print(f"Season is now {value.value}."
                   + (f" {told} claim(s) with raised troops were warned privately that their "
@@ -383,8 +382,6 @@ def relations_set_cmd(claim_a: str, claim_b: str, status: str, config: ConfigOpt
         if a is None or b is None or a.id == b.id:
             console.print("[red]name two different claims[/red] (see `maester claims`)")
             raise typer.Exit(2)
-        snapshots.take(session, ctx, kind="command", now=now, actor=moderator_name(by),
-                       label=f"relations set {a.name} {b.name} {value.value}")
         before = set_relations(session, ctx, a, b, value, actor=moderator_name(by), now=now)
     console.print(f"{a.name} and {b.name} are now {value.value} (were {before.value}).")
 
@@ -452,8 +449,6 @@ def adjust_cmd(
         if dry_run:
             console.print("Dry run: nothing written.")
             return
-        snapshots.take(session, ctx, kind="command", label=f"adjust {found.name}", now=now,
-                       actor=moderator_name(by))
         adjust_claim(session, ctx, found, change, reason=reason, actor=moderator_name(by),
                      now=now)
 

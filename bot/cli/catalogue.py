@@ -28,7 +28,7 @@ from bot.cli.common import (
 from bot.cli.options import ConfigOpt, command_group
 from bot.clock import SystemClock
 from bot.db.engine import MissingDatabase, transaction
-from bot.services import journal, snapshots
+from bot.services import journal
 from bot.services.access import open_campaign
 from bot.services.catalogue import (
     CatalogueError,
@@ -68,8 +68,6 @@ def skills_grant(
     """Give a character a skill of the catalogue (its claim gets a private note)."""
     with campaign_session(config) as (session, ctx):
         try:
-            snapshots.take(session, ctx, kind="command", label=f"skills grant {character} "
-                           f"{skill}", now=_now(session, ctx), actor=moderator_name(by))
             summary = grant_skill(session, ctx, character, skill, by=moderator_name(by),
                                   now=_now(session, ctx))
         except (NotFound, ValueError, CatalogueError) as exc:
@@ -86,8 +84,6 @@ def skills_remove(
     """Take a skill from a character (its claim gets a private note)."""
     with campaign_session(config) as (session, ctx):
         try:
-            snapshots.take(session, ctx, kind="command", label=f"skills remove {character} "
-                           f"{skill}", now=_now(session, ctx), actor=moderator_name(by))
             summary = remove_skill(session, ctx, character, skill, by=moderator_name(by),
                                    now=_now(session, ctx))
         except (NotFound, CatalogueError) as exc:
@@ -195,8 +191,6 @@ def catalogue_load(
     with campaign_session(config) as (session, ctx):
         try:
             data = read_catalogue_file(file)
-            snapshots.take(session, ctx, kind="command", label=f"catalogue load {file.name}",
-                           now=_now(session, ctx), actor=moderator_name(by), heavy=True)
             catalogue = store_catalogue(session, ctx, data, by=moderator_name(by),
                                         now=_now(session, ctx),
                                         source=file.name)

@@ -52,18 +52,26 @@ def verify_cmd(
         lines = [DiceLine.parse(str(raw))]
     else:
         text = sys.stdin.read() if target == "-" else _post_text(env.settings, target)
-        lines = fairplay.lines_in(text)
+        try:
+            lines = fairplay.lines_in(text)
+        except ValueError as exc:
+            raise fail(str(exc)) from None
         if not lines:
             raise fail("no `dice: v1` line in that post")
     if secret is not None and not re.fullmatch(r"[0-9a-fA-F]{64}", secret.strip()):
         raise fail("--secret must be the 64 hexadecimal digits of a revealed dice key")
     failed = False
     for line in lines:
-        verdict = fairplay.verify_line(env.ctx, line, secret.strip() if secret else None)
+        with env.session() as session:
+            recorded = fairplay.recorded_line(session, env.ctx, line)
+        verdict = fairplay.verify_line(env.ctx, line, secret.strip() if secret else None,
+                                       recorded=recorded)
         mark = "OK  " if verdict.fair else "FAIL"
         typer.echo(f"{mark} {line.event}")
         if not verdict.commitment_ok:
             typer.echo("     that key is not the one committed to for this period and branch")
+        if recorded is None:
+            typer.echo("     (the campaign has no record of this event to compare it with)")
         for problem in verdict.problems:
             typer.echo(f"     {problem}")
         failed = failed or not verdict.fair

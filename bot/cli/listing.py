@@ -45,7 +45,7 @@ COMMANDS: tuple[Entry, ...] = (
     Entry("pause", "bot.cli.safety",
           "Pause the campaign: no tick applies, orders are answered that it is paused."),
     Entry("resume", "bot.cli.safety",
-          "End the pause: a holiday (the missed ticks are skipped), or --catch-up applies them."),
+          "End the pause: a holiday (missed ticks are skipped), or --catch-up --yes applies them."),
     Entry("season", "bot.cli.campaign", "The season (winter doubles upkeep)."),
     Entry("relations", "bot.cli.campaign", "Relations between claims."),
     Entry("adjust", "bot.cli.campaign", "Change a claim's gold and troops at home; recorded "

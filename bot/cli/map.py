@@ -157,14 +157,13 @@ def update_cmd(
     """
     from bot.clock import SystemClock
     from bot.maps import read_map_text
-    from bot.services import snapshots
     from bot.services.mapupdate import apply_map_update, plan_map_update
     from rules.errors import InvalidInput
 
     try:
         text = read_map_text(map_file)
     except (OSError, UnicodeDecodeError) as exc:
-        _fail(f"{map_file}: cannot be read ({exc})")
+        _fail(f"{map_file}: cannot be read ({getattr(exc, 'strerror', None) or exc})")
     with campaign_session(config) as (session, ctx):
         try:
             plan = plan_map_update(session, ctx, text)
@@ -183,7 +182,6 @@ def update_cmd(
         if not yes:
             typer.echo("run again with --yes to apply it")
             return
-        snapshots.take(session, ctx, kind="command", label=f"map update {map_file.name}",
-                       now=SystemClock().now(), actor=moderator_name(by), heavy=True)
-        apply_map_update(session, ctx, plan, now=SystemClock().now(), actor=moderator_name(by))
+        apply_map_update(session, ctx, plan, now=SystemClock().now(), actor=moderator_name(by),
+                         source=map_file.name)
     typer.echo("map updated; a running bot picks it up at its next wake-up (within a minute)")

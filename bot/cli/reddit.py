@@ -144,6 +144,7 @@ def poll_cmd(
 ) -> None:
     """Read modmail (and mentions) and handle new orders; --once for a single round."""
     from bot.reddit.intake import poll_once
+    from bot.services.tick import advancer
 
     _configure_logging()
     settings = settings_of(config)
@@ -151,7 +152,8 @@ def poll_cmd(
 
     def work(engine: Engine, ctx: CampaignContext, gateway: RedditGateway) -> None:
         def one() -> None:
-            report = poll_once(engine, ctx, gateway, clock, mark_seen=mark_seen)
+            report = poll_once(engine, ctx, gateway, clock, mark_seen=mark_seen,
+                               advance_to=advancer(engine, ctx))
             typer.echo(f"poll: {report.processed} messages handled, {report.replies_queued} "
                        f"replies queued, {report.conversations_fetched} conversations read"
                        + (f", problems: {'; '.join(report.errors)}" if report.errors else ""))

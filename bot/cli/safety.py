@@ -27,6 +27,9 @@ DeleteOpt = Annotated[bool, typer.Option(
     "(queued in the outbox; modmail cannot be deleted).")]
 DryOpt = Annotated[bool, typer.Option("--dry-run", help="Say what would be taken back; "
                                                         "change nothing.")]
+RevealedOpt = Annotated[bool, typer.Option(
+    "--replay-revealed-dice", help="Take back even to before a dice period whose key was "
+    "revealed since: the ticks applied again roll dice anyone holding the key can compute.")]
 
 
 def parse_time(value: str, option: str) -> datetime:
@@ -42,7 +45,7 @@ def parse_time(value: str, option: str) -> datetime:
 
 
 def _take_back(env: Opened, which: str | None, *, force: bool, delete_posts: bool,
-               dry_run: bool, by: str | None) -> None:
+               dry_run: bool, by: str | None, replay_revealed: bool = False) -> None:
     """Restore the snapshot ``which`` names (None: the newest) and print what happened."""
     from bot.services import snapshots
 
@@ -63,7 +66,8 @@ def _take_back(env: Opened, which: str | None, *, force: bool, delete_posts: boo
                 lines = plan.lines(ctx)
             else:
                 lines = snapshots.restore(session, ctx, plan, actor=moderator_name(by), now=now,
-                                          force=force, delete_posts=delete_posts)
+                                          force=force, delete_posts=delete_posts,
+                                          replay_revealed=replay_revealed)
     except snapshots.UndoRefused as exc:
         raise fail(f"not taken back: {exc}; nothing changed") from None
     for line in lines:
@@ -74,21 +78,26 @@ def _take_back(env: Opened, which: str | None, *, force: bool, delete_posts: boo
     deleted = sum(1 for e in plan.sent if e.deletable) if delete_posts else 0
     console.print(f"Taken back. The world stands as before {escape(plan.snapshot.label)}"
                   + (f"; {deleted} deletion(s) queued in the outbox" if deleted else "")
-                  + ". The ticks apply again as they fall due (the same dice).")
+                  + ". The ticks apply again as they fall due (the same dice"
+                  + ("; those of period(s) " + ", ".join(map(str, plan.revealed))
+                     + " can be computed by anyone holding their revealed key)"
+                     if plan.revealed else ")") + ".")
 
 
 @app.command("undo")
 def undo_cmd(config: ConfigOpt = None, force: ForceOpt = False,
              delete_posts: DeleteOpt = False, dry_run: DryOpt = False,
-             by: ByOpt = None) -> None:
+             replay_revealed_dice: RevealedOpt = False, by: ByOpt = None) -> None:
     """Take back the last tick or moderator command (what is posted needs --force).
 
     Posts and messages it queued and not yet delivered are withdrawn. Orders players sent
     since are taken back with it: they are listed, and the players are told to send them
     again. Run it again to go further back; `maester snapshots` lists what can be taken back.
+    Refused when a dice period's key was revealed since (the replayed dice would be known to
+    anyone), unless --replay-revealed-dice.
     """
     _take_back(open_campaign(config), None, force=force, delete_posts=delete_posts,
-               dry_run=dry_run, by=by)
+               dry_run=dry_run, by=by, replay_revealed=replay_revealed_dice)
 
 
 @app.command("rollback")
@@ -98,15 +107,15 @@ def rollback_cmd(
         "world's clock (after a holiday: as `maester snapshots` lists the ticks): the world as "
         "it stood just after that tick (the last tick at or before that time).")],
     config: ConfigOpt = None, force: ForceOpt = False, delete_posts: DeleteOpt = False,
-    dry_run: DryOpt = False, by: ByOpt = None,
+    dry_run: DryOpt = False, replay_revealed_dice: RevealedOpt = False, by: ByOpt = None,
 ) -> None:
     """Take the world back to just after tick --to TICK|TIME (as undo, further back).
 
     TICK is a tick number (`maester snapshots`); TIME the last tick at or before it. Refused,
-    --force and --delete-posts as for `maester undo`.
+    --force, --delete-posts and --replay-revealed-dice as for `maester undo`.
     """
     _take_back(open_campaign(config), to, force=force, delete_posts=delete_posts,
-               dry_run=dry_run, by=by)
+               dry_run=dry_run, by=by, replay_revealed=replay_revealed_dice)
 
 
 @app.command("snapshots")
@@ -157,22 +166,44 @@ def resume_cmd(
     config: ConfigOpt = None,
     catch_up: Annotated[bool, typer.Option(
         "--catch-up", help="Apply the ticks missed during the pause (default: a holiday, "
-        "they are skipped and the world's clock moves on).")] = False,
+        "they are skipped and the world's clock moves on); needs --yes.")] = False,
+    yes: Annotated[bool, typer.Option(
+        "--yes", help="With --catch-up: apply them (without it: say how many, change "
+        "nothing).")] = False,
     by: ByOpt = None,
 ) -> None:
-    """End the pause: a holiday (the missed ticks are skipped), or --catch-up applies them."""
+    """End the pause: a holiday (missed ticks are skipped), or --catch-up --yes applies them.
+
+    Each tick applied keeps its snapshot; the snapshots from before the pause stay."""
     from bot.services.pause import PauseError, resume
+    from bot.services.tick import CatchUpTooLong, check_catch_up_bound
 
     env = open_campaign(config)
+    now = env.clock.now()
+
     try:
         with env.session() as session:
             summary = resume(session, env.ctx, catch_up=catch_up, actor=moderator_name(by),
-                             now=env.clock.now())
+                             now=now)
+            if catch_up and not yes:
+                try:
+                    due, bound = check_catch_up_bound(session, env.ctx, now), ""
+                except CatchUpTooLong as exc:
+                    due, bound = exc.pending, (f", more than the {exc.bound}-day bound "
+                                               "(bot.max_catch_up_days)")
+                if due:  # leaving the transaction by an exception rolls the resume back
+                    console.print(
+                        f"[red]not resumed:[/red] {due} tick(s) "
+                        f"({due * env.ctx.rules.tick_hours / 24:.1f} days){bound} fell due "
+                        "during the pause; `--catch-up` applies them all at once: add --yes "
+                        "to do so, or resume without --catch-up for a holiday (nothing "
+                        "changed)")
+                    raise typer.Exit(2)
     except PauseError as exc:
         raise fail(f"{exc}; nothing changed") from None
     console.print(escape(summary[0].upper() + summary[1:]) + ".")
     if catch_up:
         from bot.services.tick import catch_up as apply_due
 
-        applied = apply_due(env.engine, env.ctx, env.clock.now())
+        applied = apply_due(env.engine, env.ctx, now)
         console.print(f"{len(applied)} tick(s) applied.")

@@ -11,7 +11,6 @@ from rich.table import Table
 from bot.cli.campaign import console
 from bot.cli.common import ByOpt, fail, moderator_name, open_campaign, whole
 from bot.cli.options import ConfigOpt, command_group
-from bot.services import snapshots
 
 app = command_group()
 
@@ -68,9 +67,6 @@ def character_set_cmd(
     try:
         with env.session() as session:
             character = find_character(session, env.ctx, name, claim)
-            snapshots.take(session, env.ctx, kind="command", now=env.clock.now(),
-                           label=f"character set {character.name} {fate.lower()}",
-                           actor=moderator_name(by))
             summary = set_fate(session, env.ctx, character, fate, note=note[:300],
                                actor=moderator_name(by), now=now)
     except LookupError as exc:
@@ -105,8 +101,6 @@ def army_remove_cmd(
     now = env.world_now()
     try:
         with env.session() as session:
-            snapshots.take(session, env.ctx, kind="command", label=f"army remove {army_id}",
-                           now=env.clock.now(), actor=moderator_name(by))
             summary = remove_army(session, env.ctx, army_id, reason=reason.strip()[:300],
                                   actor=moderator_name(by), now=now)
     except LookupError as exc:

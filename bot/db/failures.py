@@ -14,6 +14,7 @@ import traceback
 from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError
 
 from bot.db.engine import MissingDatabase
+from bot.errors import DamagedValue
 
 
 def _url() -> str:
@@ -66,6 +67,8 @@ def explain_failure(exc: BaseException) -> str | None:
         return None
     if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EROFS, errno.EACCES):
         return f"{exc.strerror}: {exc.filename or ''}. Fix the disk or the permissions and retry."
+    if isinstance(exc, DamagedValue):
+        return str(exc)
     if isinstance(exc, OverflowError):
         return f"a number is far too large ({exc}); give a sensible value."
     return None

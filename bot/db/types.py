@@ -23,7 +23,12 @@ class ExactDecimal(TypeDecorator[Decimal]):
         return format(Decimal(value), "f")
 
     def process_result_value(self, value: Any, dialect: Dialect) -> Decimal | None:
-        return None if value is None else Decimal(value)
+        if value is None:
+            return None
+        number = Decimal(value)
+        # a hand-written sNaN would raise at every comparison, even the ORM's own; read it
+        # as the plain NaN the services refuse by name (bot.errors.DamagedValue)
+        return Decimal("NaN") if number.is_snan() else number
 
 
 class UTCDateTime(TypeDecorator[datetime]):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import importlib
 import json
+import re
 import secrets
 import sys
 from importlib import resources
@@ -121,15 +122,66 @@ def input_fields(name: str) -> FieldTable:
     return field_table(shipped_schema(name)["input"])
 
 
+MAX_JSON_DEPTH = 32
+"""The deepest nesting of arrays and objects an engine input may have (the engines' own
+schemas need fewer than 6 levels); deeper input is refused before it is parsed, so no depth
+can exhaust the parser's recursion."""
+
+_JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{},:]')
+
+
+def too_deep(raw: str, limit: int = MAX_JSON_DEPTH) -> str | None:
+    """The dotted path (``attacker.infantry[0]``) of the first value of the JSON text ``raw``
+    nested deeper than ``limit`` arrays and objects, or None when none is. Reads only the
+    brackets, strings, colons and commas, without recursion, so any depth is safe; it does not
+    check that the text is valid JSON (the parser does, afterwards)."""
+    path: list[str | int | None] = []  # per open container: its current key or index
+    for token in _JSON_TOKEN.finditer(raw):
+        text = token.group()
+        if text in "[{":
+            if len(path) >= limit:
+                return _json_path(path) or "input"
+            path.append(0 if text == "[" else None)
+        elif text in "]}":
+            if path:
+                path.pop()
+        elif text == "," and path and isinstance(path[-1], int):
+            path[-1] += 1
+        elif text.startswith('"') and path and not isinstance(path[-1], int):
+            tail = raw[token.end():token.end() + 64].lstrip()
+            if tail.startswith(":"):
+                try:
+                    path[-1] = str(json.loads(text))
+                except ValueError:
+                    path[-1] = text[1:-1]
+    return None
+
+
+def _json_path(path: list[str | int | None]) -> str:
+    out = ""
+    for step in path:
+        if isinstance(step, int):
+            out += f"[{step}]"
+        elif step is not None:
+            out += f".{step}" if out else step
+    return out
+
+
 def run_engine(name: str, raw: str) -> tuple[int, dict[str, Any]]:
     """Run engine ``name`` on the JSON text ``raw``: (exit code, answer object)."""
     engine = load_engines(name).get(name)
     if engine is None:
         return 2, unknown_engine(name)
+    deep = too_deep(raw)
+    if deep is not None:
+        return 2, error(f"{deep}: nested more than {MAX_JSON_DEPTH} arrays or objects deep "
+                        "(no engine input needs more than a few levels)", deep)
     try:
         payload = json.loads(raw)
     except json.JSONDecodeError as exc:
         return 2, error(f"input: not valid JSON ({exc.msg} at line {exc.lineno})", None)
+    except RecursionError:  # unreachable after too_deep; kept so no input can crash the CLI
+        return 2, error("input: nested too deep to read", None)
     if not isinstance(payload, dict):
         return 2, error("input: must be one JSON object", None)
     try:

@@ -122,6 +122,7 @@ class Thing:
     body: str
     flair: str | None
     permalink: str
+    created: datetime | None = None  # when it was posted (None: Reddit did not say)
 
     @property
     def is_post(self) -> bool:
@@ -136,6 +137,7 @@ class Mention:
     author: str | None
     subreddit: str
     body: str
+    created: datetime | None = None  # when it was written (None: Reddit did not say)
 
 
 @dataclass(frozen=True, slots=True)
@@ -270,6 +272,14 @@ class RedditGateway(Protocol):
 
     def mark_read(self, fullnames: Sequence[str]) -> None:
         """Mark inbox items read."""
+        ...
+
+    def unread_counts(self) -> dict[str, int]:
+        """How many unread modmail conversations each folder holds (one request)."""
+        ...
+
+    def mark_conversations_read(self, conversation_ids: Sequence[str]) -> None:
+        """Mark modmail conversations read for the bot (one request for all of them)."""
         ...
 
     def reply_comment(self, fullname: str, body: str) -> Sent:
@@ -489,7 +499,22 @@ def _thing_from(obj: Any) -> Thing:
         body=str((getattr(obj, "selftext", "") if is_post else getattr(obj, "body", "")) or ""),
         flair=getattr(obj, "link_flair_text", None) if is_post else None,
         permalink=str(getattr(obj, "permalink", "") or ""),
+        created=created_at(getattr(obj, "created_utc", None)),
     )
+
+
+def created_at(value: Any) -> datetime | None:
+    """A ``created_utc`` (seconds since 1970) as a UTC time; None if missing or not a number."""
+    try:
+        seconds = float(value)
+    except (TypeError, ValueError):
+        return None
+    if seconds != seconds or seconds in (float("inf"), float("-inf")):
+        return None
+    try:
+        return datetime.fromtimestamp(seconds, tz=UTC)
+    except (OverflowError, OSError, ValueError):
+        return None
 
 
 # --------------------------------------------------------------------------- PRAW
@@ -752,7 +777,8 @@ class PrawGateway:
                     fullname=str(item.fullname),
                     author=_author_name(getattr(item, "author", None)) or None,
                     subreddit=str(getattr(subreddit, "display_name", subreddit) or ""),
-                    body=str(getattr(item, "body", "") or "")))
+                    body=str(getattr(item, "body", "") or ""),
+                    created=created_at(getattr(item, "created_utc", None))))
             return out
 
         return self._call(read)
@@ -763,6 +789,27 @@ class PrawGateway:
             form = {"id": ",".join(fullnames)}
             self._call(lambda: self.reddit.request(method="POST", path="api/read_message",
                                                    data=form))
+
+    def unread_counts(self) -> dict[str, int]:
+        """See :meth:`RedditGateway.unread_counts`."""
+        counts = self._call(lambda: self.reddit.request(
+            method="GET", path="api/mod/conversations/unread/count"))
+        if not isinstance(counts, Mapping):
+            return {}
+        out: dict[str, int] = {}
+        for folder, count in counts.items():
+            try:
+                out[str(folder)] = int(count)
+            except (TypeError, ValueError):
+                continue
+        return out
+
+    def mark_conversations_read(self, conversation_ids: Sequence[str]) -> None:
+        """See :meth:`RedditGateway.mark_conversations_read`."""
+        if conversation_ids:
+            form = {"conversationIds": ",".join(conversation_ids)}
+            self._call(lambda: self.reddit.request(
+                method="POST", path="api/mod/conversations/read", data=form))
 
     def reply_comment(self, fullname: str, body: str) -> Sent:
         """See :meth:`RedditGateway.reply_comment`."""

@@ -1,41 +1,51 @@
-"""Exactly-once intake: every player message in modmail (and every comment mentioning the
-bot) is handled once, even across crashes, restarts, downtime and reopened conversations.
+"""Exactly-once, fairly timed intake: every campaign message in modmail (and every comment
+mentioning the bot) is handled once, even across crashes, restarts, downtime and reopened
+conversations, and each order counts from the moment it was sent.
 
 How (``docs/setup.md`` explains why the modmail stream cannot do this):
 
-1. List the subreddit's modmail sorted by most recent update, folder by folder (``all``, the
-   harassment filter's ``filtered``, AutoModerator's ``notifications``, the moderators'
-   ``mod`` discussions, and ``archived``), paging back only as far as the newest update seen
-   by the last complete round (a per-folder watermark).
+1. Ask Reddit for the unread counts and choose the folders to list (:mod:`bot.reddit.quiet`:
+   all of them when a tick is due or every ``full_poll_minutes``, else those whose count
+   changed). List each folder sorted by most recent update (``all``, the harassment filter's
+   ``filtered``, AutoModerator's ``notifications``, the moderators' ``mod`` discussions,
+   ``archived``, ``appeals``, ``join_requests``), paging back to the newest update the last
+   complete round saw, less :data:`LISTING_LAG` (a per-folder watermark); then the mentions.
 2. Skip each conversation whose ``lastUpdated`` equals its stored cursor; fetch the others
-   (unless the listing already holds every message, as it does for a new conversation).
-3. For every message the bot should read and has not recorded: decide who really wrote it
-   (AutoModerator forwards are checked, see :func:`decide`), then in ONE transaction record
-   its id in :class:`~bot.db.models.InboxMessage` (unique per campaign), run the orders, and
-   queue the reply in the outbox under ``reply:<message id>``. A crash before the commit
-   leaves nothing; after it, the id is recorded and the message is never handled again. A
-   forwarded post is recorded under its own fullname too, so the same post forwarded twice
-   is handled once.
-4. The conversation's ``lastUpdated`` becomes its cursor in the transaction of its last new
-   message; after a whole folder, the folder's watermark moves. After the bot's own reply
-   the deliverer moves the cursor past it (see :func:`note_reply`), so answering costs no
-   extra fetch.
+   (unless the listing already holds every message) and decide every new message
+   (:func:`decide`; AutoModerator forwards are checked in :mod:`bot.reddit.forwards`).
+3. Handle the round's new messages in the order they were sent (a forward by its post's or
+   comment's own time): for each, ``advance_to(its send time)`` applies the ticks due before
+   it, then in ONE transaction its id is recorded in :class:`~bot.db.models.InboxMessage`
+   (unique per campaign), the orders run and the reply is queued in the outbox under
+   ``reply:<message id>``. A crash before the commit leaves nothing; after it, the id is
+   recorded and the message is never handled again. A forwarded post is recorded under its
+   own fullname too, so the same post forwarded twice is handled once.
+4. A conversation's ``lastUpdated`` becomes its cursor in the transaction of its last new
+   message; after a whole folder, the folder's watermark moves. The campaign's conversations
+   are marked read. After a complete round the world advances to :func:`horizon` (the round's
+   start): nothing catches the world up past a message the intake has not read, except after
+   ``[bot] tick_wait_minutes`` of Reddit being unreadable. After the bot's own reply the
+   deliverer moves the cursor past it (see :func:`note_reply`), so answering costs no extra
+   fetch.
 
 Which messages the bot reads: in a conversation with a participant, the participant's own
 messages (so a moderator's reply to the player is not taken for orders); in AutoModerator's
 conversations, AutoModerator's forwards; in a Mod Discussion (an internal conversation, which
 is what Reddit makes of a moderator's message to their own subreddit) that a configured
-moderator started, the configured moderators' messages, answered with an internal reply.
-Never internal notes elsewhere, never the bot's own messages.
+moderator started, the configured moderators' messages, and in one a campaign player who
+moderates the subreddit started (or the bot started, their dispatches), that player's, both
+answered with an internal reply. Never internal notes elsewhere, never the bot's own
+messages. Mail from anyone who is neither a campaign player nor a campaign moderator is left
+as it came (no reply, not marked read, not archived) and logged.
 """
 
 from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 
 from sqlalchemy import Engine
@@ -44,15 +54,23 @@ from sqlmodel import Session, col, select
 
 from bot.clock import Clock
 from bot.db.engine import transaction
-from bot.db.models import ConversationCursor, InboxMessage
+from bot.db.models import ConversationCursor, InboxMessage, Player
 from bot.errors import CommandError, apology
 from bot.messages import handle_message
-from bot.reddit import state
+from bot.reddit import quiet, state
+from bot.reddit.forwards import (
+    NOT_THE_ORDERS_RULE,
+    OrdersRule,
+    first_line_permalink,
+    first_permalink,
+    is_permalink,
+    parse_permalink,
+    refusal,
+)
 from bot.reddit.gateway import (
     AuthError,
     Conversation,
     GatewayError,
-    Mention,
     ModmailMessage,
     PermanentError,
     RateLimited,
@@ -60,16 +78,15 @@ from bot.reddit.gateway import (
 )
 from bot.reddit.lease import LeaseLost
 from bot.services import journal, pause
-from bot.services.tick import catch_up
 from bot.services.world import CampaignContext, claim_of_user, get_campaign
 from bot.text import escape_md
 from rules.campaign.timing import order_moment, world_time
 
 __all__ = [
-    "FOLDERS", "Inbound", "IntakeReport", "Outcome", "claims_to_be_forward", "decide",
-    "first_permalink",
-    "handle_inbound", "handle_mention", "handle_message", "note_reply", "parse_permalink",
-    "poll_once", "recorded_ids", "set_cursor", "should_read", "store_cursor",
+    "FOLDERS", "HORIZON", "AdvanceTo", "Inbound", "IntakeReport", "Outcome", "Readers",
+    "claims_to_be_forward", "decide", "first_permalink", "handle_inbound", "handle_message",
+    "horizon", "note_reply", "orders_rule", "owned", "parse_permalink", "poll_once",
+    "readers", "recorded_ids", "set_cursor", "should_read", "store_cursor",
 ]
 
 log = logging.getLogger(__name__)
@@ -80,20 +97,16 @@ AUTOMOD_SUBJECT = "AutoModerator notification"
 #: filter caught (``filtered``: "attack" orders are what it catches), AutoModerator's
 #: (``notifications``), the moderators' own discussions (``mod``) and archived ones; a
 #: conversation a moderator archived before the bot saw it is still read.
-FOLDERS = ("all", "filtered", "notifications", "mod", "archived")
+#: ``appeals`` and ``join_requests`` are listed too: a campaign player's message is answered
+#: whatever folder Reddit files it in.
+FOLDERS = ("all", "filtered", "notifications", "mod", "archived", "appeals", "join_requests")
+#: How far behind a folder's watermark a round still lists: Reddit's listing may show a
+#: conversation late, and one listed after the watermark passed it must not be skipped.
+LISTING_LAG = timedelta(hours=1)
 #: How deep one round may page into a folder (100 conversations a page).
 MAX_CONVERSATIONS_PER_FOLDER = 1000
 WATERMARK_PREFIX = "folder:"
 
-_PERMALINK = re.compile(
-    r"^<?(?:https?://[^/\s]+)?/r/(?P<sub>[A-Za-z0-9_]+)/comments/(?P<post>[0-9a-z]+)"
-    r"(?:/[^/\s?#]*)?(?:/(?P<comment>[0-9a-z]+))?/?(?:[?#]\S*)?>?$"
-)
-#: A permalink anywhere in a text (in a markdown link, between angle brackets, on any line).
-_ANY_PERMALINK = re.compile(
-    r"(?<![A-Za-z0-9_/])(?:https?://[^/\s()<>\[\]]+)?/r/(?P<sub>[A-Za-z0-9_]+)/comments/"
-    r"(?P<post>[0-9a-z]+)(?:/[^/\s?#()<>\[\]]*)?(?:/(?P<comment>[0-9a-z]+))?"
-)
 _AUTHOR_LINE = re.compile(r"^\s*\**author\**\s*:\s*\**\s*/?u/(?P<name>[A-Za-z0-9_-]+)",
                           re.IGNORECASE | re.MULTILINE)
 
@@ -111,6 +124,8 @@ class Outcome(StrEnum):
     FORWARDED = "forwarded"  # the key of a forwarded post or comment (handled once)
     COMMENT = "comment"  # a comment mentioning the bot (commands only)
     SEEN = "seen"  # recorded without answering (``--mark-seen``)
+    LEFT = "left"  # not the game's mail (no campaign player or moderator): left unread
+    NOTICE = "notice"  # an AutoModerator message not from the orders rule: a moderators' note
     ERROR = "error"  # handling failed unexpectedly; the player got an apology
 
 
@@ -144,32 +159,7 @@ class Inbound:
     reply_title: str = ""
     note: str = ""  # why (imitations, unreadable forwards)
     source: str = ""  # a forward's post or comment fullname: its own exactly-once key
-
-
-def parse_permalink(url: str, subreddit: str) -> str | None:
-    """The fullname (``t3_``/``t1_``) a permalink into ``subreddit`` points at, else None."""
-    found = _PERMALINK.match(url.strip())
-    if found is None or found.group("sub").lower() != subreddit.lower():
-        return None
-    if found.group("comment"):
-        return f"t1_{found.group('comment')}"
-    return f"t3_{found.group('post')}"
-
-
-def first_permalink(text: str, subreddit: str) -> str | None:
-    """The fullname the first permalink into ``subreddit`` anywhere in ``text`` points at.
-
-    AutoModerator sends a template that uses ``{{permalink}}`` as written, so the permalink
-    may stand on any line, inside a markdown link or after other permalinks (into other
-    subreddits, which are skipped).
-    """
-    for found in _ANY_PERMALINK.finditer(text):
-        if found.group("sub").lower() != subreddit.lower():
-            continue
-        if found.group("comment"):
-            return f"t1_{found.group('comment')}"
-        return f"t3_{found.group('post')}"
-    return None
+    sent_at: datetime | None = None  # a forward's: when its post or comment was written
 
 
 def claims_to_be_forward(conversation: Conversation, message: ModmailMessage) -> bool:
@@ -181,71 +171,108 @@ def claims_to_be_forward(conversation: Conversation, message: ModmailMessage) ->
     if conversation.subject.strip().lower().startswith(AUTOMOD_SUBJECT.lower()):
         return True
     first = message.body.strip().split("\n", 1)[0].strip()
-    return bool(_PERMALINK.match(first)) and bool(_AUTHOR_LINE.search(message.body))
+    return is_permalink(first) and bool(_AUTHOR_LINE.search(message.body))
+
+
+@dataclass(frozen=True, slots=True)
+class Readers:
+    """Whose modmail the bot reads: the bot itself (never), the campaign's moderators and
+    players (lower-case names). Everyone else's mail is left unread for the humans."""
+
+    bot: str
+    moderators: frozenset[str] = frozenset()
+    players: frozenset[str] = frozenset()
+
+    def serves(self, name: str) -> bool:
+        """Whether ``name`` is a campaign player or a campaign moderator."""
+        return name.lower() in self.players or name.lower() in self.moderators
+
+
+def readers(engine: Engine, ctx: CampaignContext, bot: str) -> Readers:
+    """The campaign's readers now (one query)."""
+    with transaction(engine) as session:
+        names = session.exec(select(col(Player.reddit_name)).where(
+            Player.campaign_id == ctx.campaign_id)).all()
+    return Readers(bot.lower(), frozenset(m.lower() for m in ctx.moderators),
+                   frozenset(n.lower() for n in names))
 
 
 def should_read(conversation: Conversation, message: ModmailMessage, bot: str,
-                moderators: frozenset[str] = frozenset()) -> bool:
+                moderators: frozenset[str] = frozenset(),
+                players: frozenset[str] | None = None) -> bool:
     """Whether the bot reads this message at all (see the module docstring).
 
     ``moderators``: the configured moderators (lower case). In a Mod Discussion the bot
     reads their messages only if one of them started it (so the bot's own notes to the
     moderators, and discussions among other moderators, are never taken for orders).
+    ``players``: the campaign's players (lower case; None: not known here). A player who
+    moderates the subreddit writes Mod Discussions: their messages are read in one they
+    started or one the bot started (their dispatches and answers).
     """
-    if message.author.lower() == bot.lower() or not message.author:
+    author = message.author.lower()
+    if author == bot.lower() or not author:
         return False
     if conversation.is_internal:
-        return (conversation.participant is None and bool(conversation.messages)
-                and conversation.messages[0].author.lower() in moderators
-                and message.author.lower() in moderators)
+        if conversation.participant is not None or not conversation.messages:
+            return False
+        starter = conversation.messages[0].author.lower()
+        if author in moderators:
+            return starter in moderators
+        return players is not None and author in players and starter in (author, bot.lower())
     if message.is_internal:
         return False
     if message.author == AUTOMODERATOR:
         return conversation.is_auto
     participant = conversation.participant
-    return participant is not None and message.author.lower() == participant.lower()
+    return participant is not None and author == participant.lower()
+
+
+def owned(conversation: Conversation, who: Readers) -> bool:
+    """Whether a conversation is the campaign's (the bot reads it and marks it read), not
+    the moderators' own working mail, which it leaves untouched and unread."""
+    if conversation.is_auto:
+        return False  # AutoModerator's: each forward is judged by itself
+    if conversation.is_internal:
+        starter = conversation.messages[0].author.lower() if conversation.messages else ""
+        return starter == who.bot or who.serves(starter)
+    return conversation.participant is not None and who.serves(conversation.participant)
+
+
+def orders_rule(ctx: CampaignContext) -> OrdersRule:
+    """The campaign's AutoModerator orders rule, from the ``[bot]`` settings."""
+    bot = ctx.settings.bot
+    return OrdersRule(bot.forward_subject, bot.orders_flair, bot.orders_title_tag)
 
 
 def decide(gateway: RedditGateway, ctx: CampaignContext, conversation: Conversation,
-           message: ModmailMessage) -> Inbound:
+           message: ModmailMessage, who: Readers | None = None) -> Inbound:
     """Who the message counts as coming from, and where the answer goes.
 
-    An AutoModerator forward is trusted only if the conversation is owned by our subreddit,
-    is automatic (``isAuto``), the author is AutoModerator and a moderator, and the message
-    holds a permalink into our subreddit (the first such permalink, wherever it stands,
-    names the item); then the post or comment is fetched from the API and its author and
-    text are used, never the forwarded copy. An AutoModerator message that cannot be read so
-    is never dropped silently: it is logged and the moderators get an internal note in its
-    conversation. Anything else that claims to be a forward is refused as an imitation. A
-    configured moderator's Mod Discussion is read as that moderator's orders and answered
-    with an internal reply. May call Reddit (to fetch the forwarded thing); raises
+    An AutoModerator message is run as orders only if the conversation is owned by our
+    subreddit, is automatic (``isAuto``), the author is AutoModerator and a moderator, and
+    :func:`bot.reddit.forwards.refusal` finds nothing wrong: the first line is the item's
+    permalink, the campaign's orders rule sent it and it names the item's author. Then the
+    item is read from the API, never from the forwarded copy. Any other AutoModerator
+    message is never dropped silently: it is logged and the moderators get an internal note
+    in its conversation. Anything else that claims to be a forward is refused as an
+    imitation. A configured moderator's Mod Discussion is read as that moderator's orders,
+    and a player's Mod Discussion (a player who moderates the subreddit) as that player's,
+    both answered with an internal reply. Mail from anyone who is neither a campaign player
+    nor a campaign moderator is left (:attr:`Outcome.LEFT`: recorded and logged, never
+    answered). May call Reddit (to fetch the forwarded thing); raises
     :class:`GatewayError` only for failures worth retrying.
     """
-    ours = ctx.settings.campaign.subreddit
+    serves = who.serves if who is not None else (lambda name: True)
     if conversation.is_internal:
-        return Inbound(Outcome.MODERATOR, message.author, message.body, "note",
-                       conversation.id)
+        if message.author.lower() in ctx.moderators:
+            return Inbound(Outcome.MODERATOR, message.author, message.body, "note",
+                           conversation.id)
+        return Inbound(Outcome.ORDERS, message.author, message.body, "note", conversation.id)
     if message.author == AUTOMODERATOR:
-        fullname = first_permalink(message.body, ours)
-        genuine = (conversation.subreddit.lower() == ours.lower() and conversation.is_auto
-                   and message.author_is_mod)
-        if not genuine:
-            return Inbound(Outcome.BAD_FORWARD, AUTOMODERATOR, "", "note", conversation.id,
-                           note="the message is not marked as AutoModerator's own")
-        if fullname is None:
-            return Inbound(Outcome.BAD_FORWARD, AUTOMODERATOR, "", "note", conversation.id,
-                           note=f"the message holds no permalink into r/{ours}")
-        try:
-            thing = gateway.thing(fullname)
-        except PermanentError:
-            thing = None
-        if thing is None or thing.author is None or thing.subreddit.lower() != ours.lower():
-            return Inbound(Outcome.BAD_FORWARD, AUTOMODERATOR, "", "note", conversation.id,
-                           note=f"the forwarded {fullname} is gone or not in r/{ours}")
-        text = thing.body if thing.body.strip() or not thing.is_post else thing.title
-        title = f"Your orders: {thing.title}" if thing.title else "Your orders"
-        return Inbound(Outcome.FORWARD, thing.author, text, "message", thing.author,
-                       reply_title=title[:100], note=thing.permalink, source=thing.fullname)
+        return _automoderator(gateway, ctx, conversation, message, serves)
+    if not serves(message.author):
+        return Inbound(Outcome.LEFT, message.author, "", "reply", conversation.id,
+                       note="neither a campaign player nor a campaign moderator")
     if claims_to_be_forward(conversation, message):
         named = _AUTHOR_LINE.search(message.body)
         claimed = named.group("name") if named else AUTOMODERATOR
@@ -253,6 +280,43 @@ def decide(gateway: RedditGateway, ctx: CampaignContext, conversation: Conversat
                        conversation.id,
                        note=f"written by u/{message.author}, claims to forward u/{claimed}")
     return Inbound(Outcome.ORDERS, message.author, message.body, "reply", conversation.id)
+
+
+def _automoderator(gateway: RedditGateway, ctx: CampaignContext, conversation: Conversation,
+                   message: ModmailMessage, serves: Callable[[str], bool]) -> Inbound:
+    ours = ctx.settings.campaign.subreddit
+    genuine = (conversation.subreddit.lower() == ours.lower() and conversation.is_auto
+               and message.author_is_mod)
+    if not genuine:
+        return Inbound(Outcome.BAD_FORWARD, AUTOMODERATOR, "", "note", conversation.id,
+                       note="the message is not marked as AutoModerator's own")
+    fullname = first_line_permalink(message.body, ours)
+    if fullname is None:
+        anywhere = first_permalink(message.body, ours) is not None
+        note = (f"its first line is not a permalink into r/{ours} (the orders template must "
+                "begin with `{{permalink}}`)") if anywhere else \
+            f"the message holds no permalink into r/{ours}"
+        return Inbound(Outcome.BAD_FORWARD, AUTOMODERATOR, "", "note", conversation.id,
+                       note=note)
+    rule = orders_rule(ctx)
+    try:
+        thing = gateway.thing(fullname)
+    except PermanentError:
+        thing = None
+    why = refusal(rule, conversation.subject, message.body, ours, thing, thing)
+    if why is not None:
+        outcome = Outcome.NOTICE if why == NOT_THE_ORDERS_RULE else Outcome.BAD_FORWARD
+        return Inbound(outcome, AUTOMODERATOR, "", "note", conversation.id, note=why)
+    assert thing is not None and thing.author is not None
+    if not serves(thing.author):
+        return Inbound(Outcome.LEFT, thing.author, "", "note", conversation.id,
+                       note=f"forwards {fullname} by u/{thing.author}, who is neither a "
+                       "campaign player nor a campaign moderator")
+    text = thing.body if thing.body.strip() or not thing.is_post else thing.title
+    title = f"Your orders: {thing.title}" if thing.title else "Your orders"
+    return Inbound(Outcome.FORWARD, thing.author, text, "message", thing.author,
+                   reply_title=title[:100], note=thing.permalink, source=thing.fullname,
+                   sent_at=thing.created)
 
 
 def imitation_reply(inbound: Inbound) -> str:
@@ -266,9 +330,24 @@ def imitation_reply(inbound: Inbound) -> str:
 
 # --------------------------------------------------------------------------- the round
 
+#: ``advance_to(moment)``: apply every tick due at ``moment`` that is not yet applied and
+#: return how many were applied. The runner (or the CLI) owns the game clock and hands it
+#: to the intake, which never imports the tick service.
+AdvanceTo = Callable[[datetime], int]
+
+
 def poll_once(engine: Engine, ctx: CampaignContext, gateway: RedditGateway, clock: Clock, *,
-              mark_seen: bool = False) -> IntakeReport:
-    """One intake round: apply due ticks, then read modmail and mentions exactly once.
+              advance_to: AdvanceTo, mark_seen: bool = False) -> IntakeReport:
+    """One intake round: read modmail and mentions exactly once, in the order they were
+    sent, then bring the world up to what the round proved was read.
+
+    Every folder and the mentions are listed first; then every new message is handled in
+    send order (a forward by its post's or comment's own time), each after
+    ``advance_to(its send time)``, so an order sent before a tick counts before it however
+    late it is read. The world then advances only to :func:`horizon`: the start of the
+    newest complete round (or, when Reddit cannot be read, ``[bot] tick_wait_minutes``
+    ago). Between two rounds that list every folder, a round first asks Reddit for the
+    unread counts and lists only the folders whose count changed (:mod:`bot.reddit.quiet`).
 
     ``mark_seen`` records every unread message without handling or answering it (for a
     subreddit's old modmail before the first run). Reddit failures end the round early and
@@ -276,20 +355,32 @@ def poll_once(engine: Engine, ctx: CampaignContext, gateway: RedditGateway, cloc
     by the next round. Database errors propagate.
     """
     report = IntakeReport()
-    # No catch-up first: each order catches up to its own send time (handle_inbound), so an
-    # order sent before a tick counts before it; the ticks due now follow the reading.
-    blocked_until = state.auth_wait(engine, ctx.campaign_id, clock.now())
+    started = clock.now()
+    blocked_until = state.auth_wait(engine, ctx.campaign_id, started)
     if blocked_until is not None:
-        report.ticks_applied = len(catch_up(engine, ctx, clock.now()))  # the game goes on
+        report.ticks_applied = advance_to(horizon(engine, ctx, started))  # the game goes on
         report.errors.append("Reddit refused the bot's credentials; next try at "
                              f"{blocked_until:%H:%M:%S} UTC")
         return report
+    complete = False
     try:
-        bot = gateway.username
-        for folder in FOLDERS:
-            _poll_folder(engine, ctx, gateway, clock, folder, bot, report, mark_seen)
-        if ctx.settings.bot.comment_commands:
-            _poll_mentions(engine, ctx, gateway, clock, bot, report, mark_seen)
+        who = readers(engine, ctx, gateway.username)
+        plan = quiet.plan_round(engine, ctx, gateway, started, FOLDERS)
+        found = _Found()
+        listed_all = all([_list_folder(engine, ctx, gateway, folder, who, found, report,
+                                       mark_seen) for folder in plan.folders])
+        mentions = _list_mentions(engine, ctx, gateway, who, found, report, mark_seen)
+        _handle_in_send_order(engine, ctx, clock, found, report, advance_to)
+        for mark_key, newest in found.marks.items():
+            store_cursor(engine, ctx, mark_key, newest)
+        if mentions:
+            gateway.mark_read(mentions)
+        read = sorted(found.owned - found.failed)
+        if read:
+            gateway.mark_conversations_read(read)
+        complete = listed_all and not found.failed
+        if complete:
+            quiet.round_done(engine, ctx, gateway, plan, changed=bool(read), now=clock.now())
         state.auth_ok(engine, ctx.campaign_id, clock.now())
     except AuthError as exc:
         now = clock.now()
@@ -302,8 +393,71 @@ def poll_once(engine: Engine, ctx: CampaignContext, gateway: RedditGateway, cloc
     except GatewayError as exc:
         report.errors.append(str(exc))
         log.warning("intake round ended early: %s", exc)
-    report.ticks_applied += len(catch_up(engine, ctx, clock.now()))
+    if complete:
+        state.store(engine, ctx.campaign_id, HORIZON, {"at": started.isoformat()},
+                    clock.now())
+    report.ticks_applied += advance_to(horizon(engine, ctx, clock.now()))
     return report
+
+
+HORIZON = "intake:horizon"
+
+
+def horizon(engine: Engine, ctx: CampaignContext, now: datetime) -> datetime:
+    """How far the world may be caught up without losing an order: the start of the newest
+    complete intake round (every message sent before it was read), or, when no round has
+    completed for ``[bot] tick_wait_minutes`` (Reddit down), that long ago: a due tick
+    waits that long for the mail, then the game goes on (late orders say so)."""
+    known = state.load(engine, ctx.campaign_id, HORIZON)
+    waited = now - timedelta(minutes=ctx.settings.bot.tick_wait_minutes)
+    read = _timestamp(str(known.get("at", ""))) if known else None
+    return min(now, max(read, waited)) if read is not None else waited
+
+
+@dataclass(slots=True)
+class _Item:
+    """A new message (or mention) of this round, waiting to be handled in send order."""
+
+    sent_at: datetime | None
+    seq: int
+    message_id: str
+    conversation_id: str
+    inbound: Inbound
+    orders: bool = True
+    reply_key: str | None = None
+    cursor: tuple[str, str] | None = None
+
+
+@dataclass(slots=True)
+class _Found:
+    """What a round's listing found: the items to handle, the conversations the bot owns
+    (marked read once handled) and those that failed this round."""
+
+    items: list[_Item] = field(default_factory=list)
+    seen: set[str] = field(default_factory=set)
+    owned: set[str] = field(default_factory=set)
+    failed: set[str] = field(default_factory=set)
+    cursors: dict[str, str] = field(default_factory=dict)
+    marks: dict[str, str] = field(default_factory=dict)  # folder watermarks to store
+
+    def add(self, item: _Item) -> None:
+        item.seq = len(self.items)
+        self.items.append(item)
+
+
+def _handle_in_send_order(engine: Engine, ctx: CampaignContext, clock: Clock, found: _Found,
+                          report: IntakeReport, advance_to: AdvanceTo) -> None:
+    now = clock.now()
+    ordered = sorted(found.items, key=lambda i: (i.sent_at or now, i.seq))
+    last: dict[str, _Item] = {i.conversation_id: i for i in ordered if i.conversation_id}
+    for conversation_id, item in last.items():
+        if conversation_id in found.cursors:
+            # The cursor moves in the same transaction as the conversation's last message.
+            item.cursor = (conversation_id, found.cursors[conversation_id])
+    for item in ordered:
+        handle_inbound(engine, ctx, clock, item.message_id, item.conversation_id,
+                       item.inbound, report, orders=item.orders, reply_key=item.reply_key,
+                       cursor=item.cursor, sent_at=item.sent_at, advance_to=advance_to)
 
 
 def _timestamp(value: str) -> datetime | None:
@@ -368,8 +522,11 @@ def recorded_ids(engine: Engine, ctx: CampaignContext, ids: Iterable[str]) -> se
     return found
 
 
-def _poll_folder(engine: Engine, ctx: CampaignContext, gateway: RedditGateway, clock: Clock,
-                 folder: str, bot: str, report: IntakeReport, mark_seen: bool) -> None:
+def _list_folder(engine: Engine, ctx: CampaignContext, gateway: RedditGateway, folder: str,
+                 who: Readers, found: _Found, report: IntakeReport, mark_seen: bool) -> bool:
+    """List one folder back to its watermark (less :data:`LISTING_LAG`, so a conversation
+    that shows up late in Reddit's listing is still found) and collect the new messages of
+    every changed conversation; False if the folder was not read whole."""
     mark_key = WATERMARK_PREFIX + folder
     with transaction(engine) as session:
         mark_row = _cursor(session, ctx, mark_key)
@@ -379,9 +536,10 @@ def _poll_folder(engine: Engine, ctx: CampaignContext, gateway: RedditGateway, c
     complete = True
     try:
         for conversation in gateway.conversations(folder):
-            newest = newest or conversation.last_updated
+            newest = max(newest, conversation.last_updated)
             moment = _timestamp(conversation.last_updated)
-            if watermark is not None and moment is not None and moment < watermark:
+            if watermark is not None and moment is not None \
+                    and moment < watermark - LISTING_LAG:
                 break
             listed.append(conversation)
             if len(listed) >= MAX_CONVERSATIONS_PER_FOLDER:
@@ -401,56 +559,72 @@ def _poll_folder(engine: Engine, ctx: CampaignContext, gateway: RedditGateway, c
     report.conversations_listed += len(listed)
     known = _known_cursors(engine, ctx, [c.id for c in listed])
     for conversation in reversed(listed):  # oldest first
-        if known.get(conversation.id) == conversation.last_updated:
+        if conversation.id in found.seen or known.get(conversation.id) == \
+                conversation.last_updated:
             continue
+        found.seen.add(conversation.id)
         try:
-            _handle_conversation(engine, ctx, gateway, clock, conversation, bot, report,
-                                 mark_seen)
+            _collect(engine, ctx, gateway, conversation, who, found, report, mark_seen)
         except (RateLimited, AuthError):
             raise
         except GatewayError as exc:
             complete = False
+            found.failed.add(conversation.id)
             report.errors.append(f"conversation {conversation.id}: {exc}")
             log.warning("modmail conversation %s not read this round: %s", conversation.id,
                         exc)
     if complete and newest:
-        store_cursor(engine, ctx, mark_key, newest)
+        found.marks[mark_key] = newest  # stored once the round's messages are handled
+    return complete
 
 
-def _handle_conversation(engine: Engine, ctx: CampaignContext, gateway: RedditGateway,
-                         clock: Clock, conversation: Conversation, bot: str,
-                         report: IntakeReport, mark_seen: bool) -> None:
+def _collect(engine: Engine, ctx: CampaignContext, gateway: RedditGateway,
+             conversation: Conversation, who: Readers, found: _Found, report: IntakeReport,
+             mark_seen: bool) -> None:
+    """Decide every new message of one changed conversation (fetching it, and a forward's
+    item, from Reddit) and add them to the round; nothing is written but cursors."""
     ours = ctx.settings.campaign.subreddit.lower()
-    if conversation.subreddit.lower() != ours or (
-            conversation.is_internal and not ctx.moderators):
+    if conversation.subreddit.lower() != ours:
         store_cursor(engine, ctx, conversation.id, conversation.last_updated)
         return
     full = conversation
     if not conversation.complete:
         full = gateway.conversation(conversation.id)
         report.conversations_fetched += 1
-    wanted = [m for m in full.messages if should_read(full, m, bot, ctx.moderators)]
+    wanted = [m for m in full.messages
+              if should_read(full, m, who.bot, who.moderators, who.players)]
     done = recorded_ids(engine, ctx, (m.id for m in wanted))
     report.already_done += len(done)
     todo = [m for m in wanted if m.id not in done]
+    if owned(full, who):
+        found.owned.add(full.id)
+    elif not todo:
+        log.info("left modmail conversation %s (%r) unread: not the campaign's", full.id,
+                 full.subject[:60])
     if not todo:
         store_cursor(engine, ctx, full.id, full.last_updated)
-    for position, message in enumerate(todo, start=1):
+        return
+    items = []
+    for message in todo:
         if mark_seen:
             inbound = Inbound(Outcome.SEEN, message.author, "", "reply", full.id)
         else:
-            inbound = decide(gateway, ctx, full, message)
-        # The cursor moves in the same transaction as the conversation's last message.
-        cursor = (full.id, full.last_updated) if position == len(todo) else None
-        handle_inbound(engine, ctx, clock, message.id, full.id, inbound, report,
-                       cursor=cursor, sent_at=_sent_at(message.date))
+            inbound = decide(gateway, ctx, full, message, who)
+        if inbound.outcome is Outcome.FORWARD:
+            found.owned.add(full.id)  # a forward run as orders: the bot's to mark read
+        items.append(_Item(inbound.sent_at or _sent_at(message.date), 0, message.id, full.id,
+                           inbound))
+    for item in items:
+        found.add(item)
+    found.cursors[full.id] = full.last_updated
 
 
 def handle_inbound(engine: Engine, ctx: CampaignContext, clock: Clock, message_id: str,
                    conversation_id: str, inbound: Inbound, report: IntakeReport, *,
                    orders: bool = True, reply_key: str | None = None,
                    cursor: tuple[str, str] | None = None,
-                   sent_at: datetime | None = None) -> bool:
+                   sent_at: datetime | None = None,
+                   advance_to: AdvanceTo | None = None) -> bool:
     """Record one message and do what it asks, in one transaction; False if already done.
 
     The order's effects, the ``InboxMessage`` row, the queued reply and (if given) the
@@ -463,9 +637,9 @@ def handle_inbound(engine: Engine, ctx: CampaignContext, clock: Clock, message_i
     key = reply_key or f"reply:{message_id}"
     timed = orders and sent_at is not None and inbound.outcome in (Outcome.ORDERS,
                                                                     Outcome.FORWARD)
-    if timed and sent_at is not None:
+    if timed and sent_at is not None and advance_to is not None:
         # An order counts from the moment it was sent: the ticks due before it come first.
-        report.ticks_applied += len(catch_up(engine, ctx, min(sent_at, now)))
+        report.ticks_applied += advance_to(min(sent_at, now))
     try:
         with transaction(engine) as session:
             if _is_recorded(session, ctx, message_id):
@@ -575,8 +749,19 @@ def _answer(session: Session, ctx: CampaignContext, inbound: Inbound, message_id
         return (f"**For the moderators:** maester could not read this AutoModerator message "
                 f"as a forward: {escape_md(inbound.note, 200)}, so the orders it may carry "
                 "were not read. Check the `modmail:` rule against docs/automoderator.yaml "
-                "(the message must hold the post's `{{permalink}}`); the player can post the "
+                "(its first line must be the post's `{{permalink}}`, and it must name "
+                "`u/{{author}}`); the player can post the "
                 "orders again or send them by modmail.")
+    if inbound.outcome is Outcome.NOTICE:
+        log.info("AutoModerator message %s is not an orders forward: %s", message_id,
+                 inbound.note)
+        return (f"**For the moderators:** maester did not run this AutoModerator message as "
+                f"orders: {escape_md(inbound.note, 200)}. Only the campaign's orders rule "
+                "(docs/automoderator.yaml) forwards orders; nothing was carried out.")
+    if inbound.outcome is Outcome.LEFT:
+        log.info("left message %s (conversation %s) from u/%s unread for the moderators: %s",
+                 message_id, inbound.reply_target, inbound.author, inbound.note)
+        return ""
     if inbound.outcome in (Outcome.IGNORED, Outcome.SEEN, Outcome.DUPLICATE):
         return ""
     return handle_message(session, ctx, author=inbound.author, text=inbound.text, now=now,
@@ -615,33 +800,26 @@ def _record_failure(engine: Engine, ctx: CampaignContext, message_id: str,
 
 # --------------------------------------------------------------------------- mentions
 
-def _poll_mentions(engine: Engine, ctx: CampaignContext, gateway: RedditGateway, clock: Clock,
-                   bot: str, report: IntakeReport, mark_seen: bool) -> None:
+def _list_mentions(engine: Engine, ctx: CampaignContext, gateway: RedditGateway, who: Readers,
+                   found: _Found, report: IntakeReport, mark_seen: bool) -> list[str]:
+    """Add the unread mentions to the round; returns the inbox items to mark read."""
+    if not ctx.settings.bot.comment_commands:
+        return []
     mentions = gateway.unread_mentions()
     if not mentions:
-        return
+        return []
     ours = ctx.settings.campaign.subreddit.lower()
     done = recorded_ids(engine, ctx, (m.fullname for m in mentions))
-    read: list[str] = []
     for mention in reversed(mentions):  # oldest first
-        read.append(mention.fullname)
         if (mention.fullname in done or mention.author is None
-                or mention.author.lower() == bot.lower() or mention.subreddit.lower() != ours):
+                or mention.author.lower() == who.bot or mention.subreddit.lower() != ours):
             continue
-        handle_mention(engine, ctx, clock, mention, report, mark_seen=mark_seen)
-    gateway.mark_read(read)
-
-
-def handle_mention(engine: Engine, ctx: CampaignContext, clock: Clock, mention: Mention,
-                   report: IntakeReport, *, mark_seen: bool = False) -> bool:
-    """Run the ``!commands`` of a comment that mentions the bot and queue the public reply
-    (``comment:<id>``); campaign orders are never read from public comments."""
-    author = mention.author or ""
-    inbound = Inbound(Outcome.SEEN if mark_seen else Outcome.COMMENT, author, mention.body,
-                      "comment", mention.fullname)
-    return handle_inbound(engine, ctx, clock, mention.fullname, "", inbound, report,
-                          orders=False,
-                          reply_key=f"comment:{mention.fullname.removeprefix('t1_')}")
+        author = mention.author or ""
+        inbound = Inbound(Outcome.SEEN if mark_seen else Outcome.COMMENT, author, mention.body,
+                          "comment", mention.fullname)
+        found.add(_Item(mention.created, 0, mention.fullname, "", inbound, orders=False,
+                        reply_key=f"comment:{mention.fullname.removeprefix('t1_')}"))
+    return [m.fullname for m in mentions]
 
 
 # --------------------------------------------------------------------------- after a reply
@@ -653,8 +831,10 @@ def note_reply(session: Session, ctx: CampaignContext, conversation: Conversatio
     Runs in the caller's transaction; returns whether the cursor moved."""
     if not conversation.complete:
         return False
+    players = frozenset(n.lower() for n in session.exec(select(col(Player.reddit_name)).where(
+        Player.campaign_id == ctx.campaign_id)).all())
     wanted = sorted({m.id for m in conversation.messages
-                     if should_read(conversation, m, bot, ctx.moderators)})
+                     if should_read(conversation, m, bot, ctx.moderators, players)})
     if wanted:
         found = session.exec(select(col(InboxMessage.message_id)).where(
             InboxMessage.campaign_id == ctx.campaign_id,

@@ -301,6 +301,15 @@ class _Conversation:
     legacy_first_id: str | None = None
     items: list[tuple[str, str]] = field(default_factory=list)
     filtered: bool = False
+    #: "appeal" (a banned user's ban appeal) or "join" (a join request); "" otherwise.
+    #: Reddit files both in their own folders and also lists them with the rest in ``all``.
+    kind: str = ""
+    #: Unread is per moderator, as on Reddit: each viewer's read mark is how many items the
+    #: conversation held when they read it; a later message by someone else is unread.
+    read_upto: dict[str, int] = field(default_factory=dict)
+    marked_unread: set[str] = field(default_factory=set)
+    #: Left out of listings for now (Reddit's listings lag behind its writes at times).
+    unlisted: bool = False
 
 
 @dataclass(slots=True)
@@ -970,6 +979,51 @@ class SandboxWorld:
         return self._start_conversation(
             sub, author=author, subject=subject, body=body, participant=author
         )
+
+    def send_ban_appeal(self, user: str, body: str, *, subreddit: str) -> tuple[str, str]:
+        """A banned user appeals their ban: a conversation in the ``appeals`` folder (listed
+        in ``all`` too). Returns (conversation id, message id)."""
+        return self._special_request(user, body, subreddit, "appeal", "Ban appeal")
+
+    def send_join_request(self, user: str, body: str, *, subreddit: str) -> tuple[str, str]:
+        """A user asks to join (a private subreddit): a conversation in ``join_requests``
+        (listed in ``all`` too). Returns (conversation id, message id)."""
+        return self._special_request(user, body, subreddit, "join", "Request to join")
+
+    def _special_request(
+        self, user: str, body: str, subreddit: str, kind: str, subject: str
+    ) -> tuple[str, str]:
+        with self._lock:
+            name = self._user(user).name
+            sub = self._subreddit(subreddit)
+            if kind == "appeal" and name.lower() not in sub.banned:
+                raise SandboxError(f"{user} is not banned from r/{sub.name}")
+            conversation, message = self._start_conversation(
+                sub, author=name, subject=subject, body=body, participant=name
+            )
+            conversation.kind = kind
+            return conversation.id, message.id
+
+    def delay_listing(self, conversation_id: str, *, delayed: bool = True) -> None:
+        """Leave a conversation out of every modmail listing until ``delayed=False`` (it can
+        still be fetched by id): a listing that shows a change late."""
+        with self._lock:
+            self._conversation(conversation_id).unlisted = delayed
+
+    def moderator_writes(
+        self, conversation_id: str, moderator: str, body: str, *, internal: bool = False
+    ) -> str:
+        """A moderator (human) writes in a conversation: a reply to its participant, an
+        internal note, or a message in a Mod Discussion. Returns the message id."""
+        with self._lock:
+            conversation = self._conversation(conversation_id)
+            user = self._user(moderator)
+            if not self._is_mod(self._subreddits[conversation.subreddit.lower()], user.name):
+                raise SandboxError(f"{moderator} is not a moderator of r/{conversation.subreddit}")
+            message = self._add_modmail_message(
+                conversation, user.name, body, internal=internal, hidden=False
+            )
+            return message.id
 
     def reply_modmail(self, conversation_id: str, player: str, body: str) -> str:
         """Seed the participant's reply in an existing conversation (archived ones reopen).
@@ -2070,7 +2124,7 @@ class SandboxWorld:
                 key=lambda c: (key(c), c.id),
                 reverse=True,
             )
-            chosen = [c for c in ordered if folder(c)]
+            chosen = [c for c in ordered if folder(c) and not c.unlisted]
             after = params.get("after")
             if after:
                 anchor = self._conversations.get(after)
@@ -2095,7 +2149,7 @@ class SandboxWorld:
         with self._lock:
             conversation = self._mod_conversation(viewer, conversation_id)
             if form_bool(params.get("markRead")):
-                conversation.last_unread = None
+                self._mark_read(conversation, viewer)
             return self._conversation_full_json(conversation)
 
     def api_modmail_reply(self, viewer: str, conversation_id: str, form: Mapping[str, str]) -> Json:
@@ -2205,10 +2259,30 @@ class SandboxWorld:
                 sub = self._subreddits[conversation.subreddit.lower()]
                 if not self._is_mod(sub, viewer):
                     raise forbidden("INVALID_CONVERSATION_ID")
-                conversation.last_unread = None if read else self._now()
+                if read:
+                    self._mark_read(conversation, viewer)
+                else:
+                    conversation.marked_unread.add(viewer.lower())
+                    conversation.last_unread = self._now()
+
+    def _unread(self, conversation: _Conversation, viewer: str) -> bool:
+        """Whether ``viewer`` has not read the conversation's newest message by someone else."""
+        who = viewer.lower()
+        if who in conversation.marked_unread:
+            return True
+        for key, item_id in conversation.items[conversation.read_upto.get(who, 0):]:
+            if key == "messages" and self._modmail_messages[item_id].author.lower() != who:
+                return True
+        return False
+
+    def _mark_read(self, conversation: _Conversation, viewer: str) -> None:
+        conversation.read_upto[viewer.lower()] = len(conversation.items)
+        conversation.marked_unread.discard(viewer.lower())
+        conversation.last_unread = None
 
     def api_modmail_unread_count(self, viewer: str) -> Json:
-        """``GET /api/mod/conversations/unread/count``."""
+        """``GET /api/mod/conversations/unread/count``: unread conversations per folder, for
+        this viewer (their own messages never make a conversation unread for them)."""
         with self._lock:
             names = {s.name for s in self._moderated(viewer)}
             counts = {
@@ -2223,12 +2297,14 @@ class SandboxWorld:
                 "mod": 0,
             }
             for c in self._conversations.values():
-                if c.subreddit not in names or c.last_unread is None:
+                if c.subreddit not in names or not self._unread(c, viewer):
                     continue
                 for folder in (
                     "archived",
+                    "appeals",
                     "highlighted",
                     "notifications",
+                    "join_requests",
                     "new",
                     "inprogress",
                     "mod",
@@ -2265,14 +2341,14 @@ _FOLDERS: dict[str, Callable[[_Conversation], bool]] = {
     "all": lambda c: _user_folder(c) and c.state != 2,
     "inbox": lambda c: _user_folder(c) and c.state != 2,
     "default": lambda c: _user_folder(c) and c.state != 2,
-    "new": lambda c: _user_folder(c) and c.state == 0,
-    "inprogress": lambda c: _user_folder(c) and c.state == 1,
+    "new": lambda c: _user_folder(c) and c.state == 0 and not c.kind,
+    "inprogress": lambda c: _user_folder(c) and c.state == 1 and not c.kind,
     "archived": lambda c: c.state == 2,
     "highlighted": lambda c: c.is_highlighted,
     "mod": lambda c: c.is_internal and c.state != 2,
     "notifications": lambda c: c.is_auto and c.state != 2,
-    "appeals": lambda c: False,
-    "join_requests": lambda c: False,
+    "appeals": lambda c: c.kind == "appeal" and c.state != 2,
+    "join_requests": lambda c: c.kind == "join" and c.state != 2,
     "filtered": lambda c: c.filtered and c.state != 2,
 }
 

@@ -37,7 +37,7 @@ from bot.db.models import (
     Claim,
 )
 from bot.render.notes import skill_note
-from bot.services import journal
+from bot.services import journal, snapshots
 from bot.services.world import CampaignContext, NotFound, find_character
 from bot.storage.world_rows import claim_state, load_characters, load_holders
 from rules.campaign.catalogue import (
@@ -243,6 +243,8 @@ def grant_skill(session: Session, ctx: CampaignContext, character: str, skill: s
     """Give a character a catalogue skill (logged with the moderator's name; the claim gets a
     private note). Raises NotFound for an unknown character or skill, ValueError when the
     character has it already."""
+    snapshots.take(session, ctx, kind="command", label=f"skills grant {character} {skill}",
+                   now=now, actor=by)
     row = find_character(session, ctx, character)
     entry = _skill_entry(session, ctx, skill)
     if any(str(s).casefold() == entry.name.casefold() for s in row.skills_json):
@@ -256,6 +258,8 @@ def remove_skill(session: Session, ctx: CampaignContext, character: str, skill: 
                  by: str, now: datetime) -> str:
     """Take a skill from a character (logged; the claim gets a private note). Raises NotFound
     for an unknown character or a skill the character does not have."""
+    snapshots.take(session, ctx, kind="command", label=f"skills remove {character} {skill}",
+                   now=now, actor=by)
     row = find_character(session, ctx, character)
     wanted = " ".join(skill.split()).casefold()
     kept = [s for s in row.skills_json if str(s).casefold() != wanted]
@@ -288,6 +292,8 @@ def store_catalogue(session: Session, ctx: CampaignContext, data: Mapping[str, A
                     by: str, now: datetime, source: str) -> Catalogue:
     """Validate ``data`` and make it the campaign's catalogue (logged with the moderator's
     name). Raises CatalogueError naming the bad key; nothing is stored then."""
+    snapshots.take(session, ctx, kind="command", label=f"catalogue load {source}", now=now,
+                   actor=by, heavy=True)
     catalogue = parse_or_raise(data)
     campaign = session.get(Campaign, ctx.campaign_id)
     if campaign is None:

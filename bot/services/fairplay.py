@@ -175,12 +175,34 @@ class Verdict:
         return self.commitment_ok and not self.problems
 
 
-def verify_line(ctx: CampaignContext, line: DiceLine, secret_hex: str | None = None) -> Verdict:
-    """Check a printed dice line with a revealed secret, or the campaign's own (moderators)."""
+def verify_line(ctx: CampaignContext, line: DiceLine, secret_hex: str | None = None,
+                *, recorded: DiceLine | None = None) -> Verdict:
+    """Check a printed dice line with a revealed secret, or the campaign's own (moderators).
+
+    With ``recorded`` (the campaign's own line of the same event, :func:`recorded_line`), a
+    printed line whose rolls differ from it fails too: replaying the printed rolls alone
+    cannot tell that rolls were left out at the end."""
     expected = branch_secret(ctx.secret, line.event.period, line.event.branch)
     secret = bytes.fromhex(secret_hex) if secret_hex else expected
-    return Verdict(line, tuple(line.mismatches(secret)),
-                   matches_commitment(secret, commitment(expected)))
+    problems = line.mismatches(secret)
+    if recorded is not None and recorded.rolls != line.rolls:
+        problems.append(f"the campaign's record of this event has {len(recorded.rolls)} "
+                        f"roll(s) and this line prints {len(line.rolls)}: rolls are left out "
+                        f"or changed (recorded: {recorded})")
+    return Verdict(line, tuple(problems), matches_commitment(secret, commitment(expected)))
+
+
+def recorded_line(session: Session, ctx: CampaignContext, line: DiceLine) -> DiceLine | None:
+    """The campaign's own dice line of the event ``line`` names (same period, branch, key and
+    orders), or None when it recorded no such event."""
+    for event in _events_of(session, ctx, line.event.period):
+        try:
+            stored = DiceLine.parse(str(event.data_json[DICE_KEY]))
+        except ValueError:
+            continue
+        if stored.event == line.event:
+            return stored
+    return None
 
 
 def lines_in(text: str) -> list[DiceLine]:

@@ -10,14 +10,14 @@ from __future__ import annotations
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
 
 from bot.config import ConfigError, Settings, load_settings
 from bot.maps import demo_map_text, read_map_text
 from rules.campaign.catalogue import missing_resources
-from rules.campaign.mapcheck import map_warnings
+from rules.campaign.inputs import check_roster_entry
+from rules.campaign.mapcheck import bonuses_out_of_range, map_warnings
 from rules.campaign.worldmap import WorldMap, parse_map
 from rules.errors import InvalidInput
 from rules.suggest import closest
@@ -25,7 +25,6 @@ from rules.suggest import closest
 ROSTER_KEYS = ("name", "holdfast", "players", "gold", "infantry", "cavalry", "ships",
                "characters")
 ROSTER_TOP_KEYS = ("claims", "wars")
-_COUNTS = ("infantry", "cavalry", "ships")
 
 
 @dataclass(slots=True)
@@ -59,45 +58,23 @@ def check_roster(entries: Sequence[Mapping[str, Any]], wars: Sequence[Sequence[A
     holdfasts: dict[str, str] = {}
     characters: dict[str, str] = {}
     for i, entry in enumerate(entries):
-        where = f"{source}: claims[{i}] ({entry.get('name', '?')})"
-        if not isinstance(entry, Mapping):
-            report.errors.append(f"{where}: not a table (expected [[claims]] with name = ...)")
+        try:
+            # the very check `init` makes of each entry, so the two never disagree
+            checked = check_roster_entry(entry, f"claims[{i}]")
+        except InvalidInput as exc:
+            report.errors.append(f"{source}: {exc}")
+            if isinstance(entry, Mapping):  # its wars are not reported as naming no claim
+                names.setdefault(str(entry.get("name", "")).strip().casefold(), f"claims[{i}]")
             continue
-        for key in entry:
-            if key not in ROSTER_KEYS:
-                # An error, not a warning: `init` refuses it (a misspelt `cavalery` would
-                # otherwise silently raise no cavalry).
-                report.errors.append(
-                    f"{where}: unknown key {key!r}{_close(str(key), ROSTER_KEYS)} "
-                    f"(expected {', '.join(ROSTER_KEYS)})")
-        name = str(entry.get("name", "")).strip()
-        if not name:
-            report.errors.append(f"{where}: no name (expected name = \"House Stark\")")
-        elif name.casefold() in names:
+        where = f"{source}: claims[{i}] ({checked.name})"
+        name = checked.name
+        if name.casefold() in names:
             report.errors.append(f"{where}: claim name {name!r} is already used by "
                                  f"{names[name.casefold()]} (expected unique claim names)")
         else:
             names[name.casefold()] = f"claims[{i}]"
-        for key in _COUNTS:
-            value = entry.get(key, 0)
-            if isinstance(value, bool) or not isinstance(value, int):
-                report.errors.append(f"{where}: {key} = {value!r} is not a whole number "
-                                     f"(expected e.g. {key} = 1000)")
-            elif value < 0:
-                report.errors.append(f"{where}: {key} = {value} is negative (expected 0 or "
-                                     "more)")
-        try:
-            gold = Decimal(str(entry.get("gold", "0")))
-            if not gold.is_finite() or gold < 0:
-                report.errors.append(f"{where}: gold = {entry.get('gold')!r} is negative or "
-                                     "not a number (expected e.g. gold = \"900\")")
-        except InvalidOperation:
-            report.errors.append(f"{where}: gold = {entry.get('gold')!r} is not a number "
-                                 "(expected e.g. gold = \"900\")")
-        holdfast = str(entry.get("holdfast", "")).strip()
-        if not holdfast:
-            report.errors.append(f"{where}: no holdfast (expected holdfast = \"Winterfell\")")
-        elif world is not None:
+        holdfast = checked.holdfast
+        if world is not None:
             try:
                 tile = world.tile(holdfast)
             except InvalidInput as exc:
@@ -113,14 +90,13 @@ def check_roster(entries: Sequence[Mapping[str, Any]], wars: Sequence[Sequence[A
                                          "holdfast)")
                 else:
                     holdfasts[tile.id] = name or f"claims[{i}]"
-        for player in entry.get("players", []) or []:
-            key = str(player).strip().lower().removeprefix("u/")
+        for key in checked.players:
             if key in players:
                 report.errors.append(f"{where}: u/{key} already plays {players[key]} "
                                      "(expected each player in one claim)")
             players[key] = name or f"claims[{i}]"
-        for character in entry.get("characters", []) or []:
-            key = " ".join(str(character).casefold().split())
+        for character in checked.characters:
+            key = " ".join(character.casefold().split())
             if key in characters:
                 report.errors.append(f"{where}: character {character!r} has the same name "
                                      f"as one of {characters[key]} (orders naming them "
@@ -197,6 +173,8 @@ def check_all(*, config: Path | None = None, map_path: Path | None = None,
             report.errors.append(f"map {source}: {exc}")
     if report.world is not None:
         report.warnings += [f"map {source}: {w}" for w in map_warnings(text, report.world)]
+        report.errors += [f"map {source}: {e}"
+                          for e in bonuses_out_of_range(report.world, settings.rules_config())]
         _check_catalogue(settings, report.world, report)
     report.roster += [dict(e) for e in extra_roster]
     report.wars += list(extra_wars)

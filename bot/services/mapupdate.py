@@ -16,7 +16,7 @@ from sqlmodel import Session, col, select
 
 from bot.db.engine import transaction
 from bot.db.models import ArmyKind, ArmyState, PendingBattle, ResourceHolder, Siege
-from bot.services import journal
+from bot.services import journal, snapshots
 from bot.services.world import (
     CampaignContext,
     all_claims,
@@ -25,7 +25,7 @@ from bot.services.world import (
     parsed_map,
 )
 from rules.campaign.config import Terrain
-from rules.campaign.mapcheck import MapDiff, map_difference
+from rules.campaign.mapcheck import MapDiff, bonuses_out_of_range, map_difference
 from rules.campaign.world import ACTIVE_STATES, BattleStatus, SiegeStatus
 from rules.campaign.worldmap import WorldMap, parse_map
 
@@ -78,6 +78,8 @@ def plan_map_update(session: Session, ctx: CampaignContext, text: str) -> MapUpd
 
     def where(tile: str) -> str:
         return f"{tile} ({ctx.world.tile(tile).label})" if tile in ctx.world else tile
+
+    plan.problems += [str(e) for e in bonuses_out_of_range(new, ctx.rules)]
 
     for claim in all_claims(session, ctx):
         tile = new.tiles.get(claim.holdfast)
@@ -137,10 +139,13 @@ def plan_map_update(session: Session, ctx: CampaignContext, text: str) -> MapUpd
 
 
 def apply_map_update(session: Session, ctx: CampaignContext, plan: MapUpdatePlan, *,
-                     now: datetime, actor: str) -> None:
-    """Store the new map and log it. Raises ValueError for a plan with problems."""
+                     now: datetime, actor: str, source: str) -> None:
+    """Store the new map (from the file ``source``) and log it, a snapshot kept first. Raises
+    ValueError for a plan with problems."""
     if plan.problems:
         raise ValueError("the new map does not fit the campaign: " + "; ".join(plan.problems))
+    snapshots.take(session, ctx, kind="command", label=f"map update {source}", now=now,
+                   actor=actor, heavy=True)
     campaign = get_campaign(session, ctx, lock=True)
     campaign.map_text = plan.text
     session.add(campaign)

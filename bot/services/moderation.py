@@ -16,7 +16,7 @@ from typing import NamedTuple
 from sqlmodel import Session
 
 from bot.db.models import Character, Claim
-from bot.services import forewarn, journal
+from bot.services import forewarn, journal, snapshots
 from bot.services.order_world import load_order_world, write_back
 from bot.services.sieges import end_siege
 from bot.services.world import CampaignContext, get_campaign, set_relation
@@ -44,6 +44,8 @@ def set_fate(session: Session, ctx: CampaignContext, character: Character, fate:
     status = FATES.get(fate.lower())
     if status is None:
         raise LookupError(f"{fate!r} is not a fate: one of {', '.join(FATES)}")
+    snapshots.take(session, ctx, kind="command", now=now, actor=actor,
+                   label=f"character set {character.name} {fate.lower()}")
     world, rows = load_order_world(session, ctx, (Part.ARMIES, Part.CHARACTERS))
     after, ruled = rule_fate(world, character.id or 0, status)
     write_back(session, ctx, rows, world, after)
@@ -64,6 +66,8 @@ def remove_army(session: Session, ctx: CampaignContext, army_id: int, *, reason:
     are gone (not sent home), its characters stand free of it, a siege it held ends, a battle
     it awaited does not happen (the tick voids battles of gone armies). Returns the event's
     summary."""
+    snapshots.take(session, ctx, kind="command", label=f"army remove {army_id}", now=now,
+                   actor=actor)
     world, rows = load_order_world(session, ctx, (Part.ARMIES, Part.SIEGES, Part.CHARACTERS))
     if army_id not in world.armies:
         raise LookupError(f"no raised army or fleet {army_id} (see `maester armies`)")
@@ -90,6 +94,8 @@ def set_season(session: Session, ctx: CampaignContext, season: Season, *, actor:
     """Set the season (logged publicly); when winter begins, every claim with raised troops
     is warned privately that its upkeep doubles. Returns the season before and how many
     claims were warned."""
+    snapshots.take(session, ctx, kind="command", label=f"season set {season.value}", now=now,
+                   actor=actor)
     campaign = get_campaign(session, ctx)
     before = campaign.season
     campaign.season = season
@@ -106,6 +112,8 @@ def set_relations(session: Session, ctx: CampaignContext, a: Claim, b: Claim,
                   status: RelationStatus, *, actor: str, now: datetime) -> RelationStatus:
     """Set how claims ``a`` and ``b`` stand (logged); a war they were not at is told to both
     privately. Returns how they stood before."""
+    snapshots.take(session, ctx, kind="command", now=now, actor=actor,
+                   label=f"relations set {a.name} {b.name} {status.value}")
     tick = ctx.tick_of(now)
     before = set_relation(session, ctx, a.id or 0, b.id or 0, status)
     journal.log_event(session, ctx.campaign_id, tick, "relation",
@@ -126,11 +134,18 @@ class Holdings(NamedTuple):
     ships: int
 
 
+def held_gold(claim: Claim) -> Decimal:
+    """``claim``'s gold, a damaged one (not a finite number: a hand edit of the database, see
+    :class:`bot.errors.DamagedValue`) counted as 0 so that ``adjust`` can set it right."""
+    gold = claim.gold
+    return gold if isinstance(gold, Decimal) and gold.is_finite() else Decimal(0)
+
+
 def adjusted(claim: Claim, change: Holdings) -> Holdings:
     """``claim``'s holdings after ``change`` (each part added, signed). Raises InvalidInput
     (:func:`rules.campaign.inputs.check_holdings`) when any would fall below 0 or beyond the
     limits."""
-    new = Holdings(claim.gold + change.gold, claim.infantry + change.infantry,
+    new = Holdings(held_gold(claim) + change.gold, claim.infantry + change.infantry,
                    claim.cavalry + change.cavalry, claim.ships + change.ships)
     check_holdings(new.gold, {"infantry": new.infantry, "cavalry": new.cavalry,
                               "ships": new.ships}, claim.name)
@@ -142,6 +157,8 @@ def adjust_claim(session: Session, ctx: CampaignContext, claim: Claim, change: H
     """Change ``claim``'s gold and troops at home by ``change`` (logged with ``reason``);
     returns the holdings after. Raises InvalidInput as :func:`adjusted`, changing nothing."""
     new = adjusted(claim, change)
+    snapshots.take(session, ctx, kind="command", label=f"adjust {claim.name}", now=now,
+                   actor=actor)
     claim.gold, claim.infantry, claim.cavalry, claim.ships = new
     session.add(claim)
     journal.log_event(session, ctx.campaign_id, ctx.tick_of(now), "adjust",

@@ -8,7 +8,7 @@ notes to other claims and to the moderators, public posts) and render the receip
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import Any
@@ -31,10 +31,7 @@ from bot.text import escape_md
 from rules.campaign import decide
 from rules.campaign import language as o
 from rules.campaign.catalogue import Catalogue
-from rules.campaign.modifiers import Modifier
 from rules.campaign.naming import force_name, travel
-from rules.campaign.world import Army as ArmyValue
-from rules.campaign.world import CharacterState
 
 
 def _label(c: Call, tile_id: str) -> str:
@@ -94,49 +91,21 @@ _WARN_SHORT = (decide.Mustered, decide.Building, decide.Bought, decide.StatusRep
 """Receipts that warn when the gold (after the order) will not cover the next upkeep."""
 
 
-class _CatalogueModifiers:
-    """The catalogue's modifiers as the rules ask for them while deciding an order."""
-
-    def __init__(self, c: Call) -> None:
-        self.c = c
-
-    def march(self, army: ArmyValue) -> tuple[Modifier, ...]:
-        from bot.services.catalogue import march_modifiers  # speed modifiers
-
-        return march_modifiers(self.c.session, self.c.ctx, army)
-
-    def observer(self, claim_id: int, tile: str) -> tuple[Modifier, ...]:
-        return ()  # no order rolls to detect
-
-    def besieger(self, army: ArmyValue) -> tuple[Modifier, ...]:
-        from bot.services.catalogue import ModifierBook
-
-        return ModifierBook.load(self.c.session, self.c.ctx).army(army, equipment=True)
-
-    def battle(self, army: ArmyValue, *, assault: bool,
-               characters: Sequence[CharacterState] | None = None) -> tuple[Modifier, ...]:
-        from bot.services.catalogue import ModifierBook
-
-        return ModifierBook.load(self.c.session, self.c.ctx).army(army, equipment=assault,
-                                                                 characters=characters)
-
-    def holdfast(self, claim_id: int, *,
-                 characters: Sequence[CharacterState] | None = None) -> tuple[Modifier, ...]:
-        from bot.services.catalogue import ModifierBook, claim_value
-
-        claim = self.c.session.get(Claim, claim_id)
-        return () if claim is None else ModifierBook.load(self.c.session, self.c.ctx).holdfast(
-            claim_value(claim), characters=characters)
-
-
 def sender_of(c: Call, claim_id: int, order: object = None) -> decide.Sender:
-    """The sender of an order as the rules see it, with the catalogue's modifiers."""
+    """The sender of an order as the rules see it: with the modifiers in force, worked out
+    before the decision from the campaign as it stands (for the kinds that read them, and for
+    a march planned again, ``order`` None), and the catalogue for the orders that name its
+    entries."""
+    from bot.services.catalogue import ModifierBook, catalogue_of
+
+    kind = decide.ORDER_KINDS.get(type(order)) if order is not None else None
+    modifiers: decide.OrderModifiers = decide.NoOrderModifiers()
+    if kind is None or decide.Part.MODIFIERS in kind.reads:
+        modifiers = decide.OrderInForce(ModifierBook.load(c.session, c.ctx))
     catalogue = Catalogue()
     if isinstance(order, (o.Build, o.Buy, o.Assign)):
-        from bot.services.catalogue import catalogue_of
-
         catalogue = catalogue_of(c.session, c.ctx)
-    return decide.Sender(claim_id, c.ctx.rules, c.ctx.world, _CatalogueModifiers(c), catalogue)
+    return decide.Sender(claim_id, c.ctx.rules, c.ctx.world, modifiers, catalogue)
 
 
 def _stored_ids(receipt: decide.Receipt, stored: Stored) -> decide.Receipt:

@@ -14,6 +14,13 @@ commands that change them), and of the outbox only the undelivered picture posts
 tick may drop. The newest ``[bot] snapshots_kept`` per campaign are kept (default 200: seven
 weeks of ticks at four a day).
 
+**Catch-ups** (:func:`before_tick`). Every tick of a catch-up keeps its snapshot, whatever
+interrupts the catch-up (each is committed with its tick): the one before its first tick
+(the world before the catch-up, which ``undo`` of a mistaken catch-up needs) and the one
+before the newest tick applied. A long catch-up does not push out the snapshots from before
+it (a long pause resumed with ``--catch-up``, a week of downtime): it keeps its first
+snapshot and its newest :func:`catch_up_room` ones, dropping its own older ones first.
+
 **Cheap enough for every tick** (format 2, :func:`world_json`). The database itself builds
 each world table's rows as one JSON array of arrays of the values it stores, in column order
 (SQLite ``json_group_array(json_array(...))``, PostgreSQL ``json_agg(json_build_array(...))``):
@@ -538,28 +545,36 @@ def _compress(pieces: Sequence[str]) -> bytes:
     return b"".join([*(packer.compress(p.encode()) for p in pieces), packer.flush()])
 
 
-def before_tick(session: Session, ctx: CampaignContext, index: int, now: datetime
-                ) -> PendingSnapshot | None:
-    """The snapshot before tick ``index`` of a catch-up to ``now``; none when ``[bot]
-    snapshots_kept`` later ticks are due too (it would be dropped before the catch-up ends:
-    a long catch-up spends no time on them).
+def catch_up_room(ctx: CampaignContext) -> int:
+    """How many of its own newest snapshots a catch-up keeps besides its first: a quarter of
+    ``[bot] snapshots_kept`` (at least 1), so a catch-up never takes more than about a
+    quarter of the snapshots kept and those from before it stay."""
+    return max(1, ctx.settings.bot.snapshots_kept // 4)
+
+
+def before_tick(session: Session, ctx: CampaignContext, index: int, now: datetime, *,
+                catch_up_from: int | None = None) -> PendingSnapshot:
+    """The snapshot before tick ``index`` of a catch-up to ``now``. ``catch_up_from`` is the
+    id of the catch-up's first snapshot (None for its first tick): storing this one drops the
+    catch-up's own snapshots after that first one beyond its newest :func:`catch_up_room`
+    (this one included).
 
     Called first in the tick's transaction, with the campaign locked. On a database another
     connection shares (a SQLite file, PostgreSQL) the world's rows are read and compressed by
-    another thread on its own connection while the tick runs (:class:`PendingSnapshot`); the
-    caller stores it with :meth:`PendingSnapshot.store` before committing. Elsewhere (an
-    in-memory SQLite database) it is taken at once and None returned."""
-    if index <= ctx.tick_of(now) - ctx.settings.bot.snapshots_kept:
-        return None
+    another thread on its own connection while the tick runs; elsewhere (an in-memory SQLite
+    database) they are read at once in the tick's transaction. Either way the caller stores it
+    with :meth:`PendingSnapshot.store` before committing."""
     label = f"tick {index}"
+    session.flush()
     bind = session.get_bind()
     if not isinstance(bind, Engine) or not _shared(bind):
-        take(session, ctx, kind="tick", label=label, now=now)
-        return None
-    session.flush()
+        pieces, last_tick, marks = _world_pieces(session, ctx.campaign_id, heavy=False)
+        done: Future[tuple[bytes, tuple[int, int, int]]] = Future()
+        done.set_result((_compress(pieces), marks))
+        return PendingSnapshot(ctx, label, now, last_tick, done, catch_up_from)
     head = _read_head(session, ctx.campaign_id, heavy=False)
     return PendingSnapshot(ctx, label, now, head.last_tick, _workers().submit(
-        _read_elsewhere, bind, ctx.campaign_id, head))
+        _read_elsewhere, bind, ctx.campaign_id, head), catch_up_from)
 
 
 def _shared(engine: Engine) -> bool:
@@ -607,6 +622,18 @@ def _read_elsewhere(engine: Engine, campaign_id: int, head: _Head
     return _compress(pieces), marks
 
 
+def _thin(session: Session, ctx: CampaignContext, first: int) -> None:
+    """Make room for a catch-up's next snapshot: of its own after its first (``first``), keep
+    the newest :func:`catch_up_room` ``- 1``."""
+    table = _table(Snapshot)
+    own = session.execute(core_select(table.c.id).where(
+        table.c.campaign_id == ctx.campaign_id, table.c.id > first, table.c.kind == "tick")
+        .order_by(table.c.id.desc())).scalars().all()
+    extra = own[catch_up_room(ctx) - 1:]
+    if extra:
+        session.execute(delete(table).where(table.c.id.in_(extra)))
+
+
 @dataclass(slots=True)
 class PendingSnapshot:
     """A tick's snapshot being read and compressed by another thread (:func:`before_tick`)."""
@@ -616,11 +643,15 @@ class PendingSnapshot:
     now: datetime
     tick: int
     made: Future[tuple[bytes, tuple[int, int, int]]]
+    catch_up_from: int | None = None
 
     def store(self, session: Session) -> Snapshot:
-        """Wait for it and store it in the tick's transaction; drop the snapshots beyond
-        ``[bot] snapshots_kept``."""
+        """Wait for it and store it in the tick's transaction; drop the catch-up's own older
+        snapshots beyond its first and its newest :func:`catch_up_room`, then the snapshots
+        beyond ``[bot] snapshots_kept``."""
         data, marks = self.made.result()
+        if self.catch_up_from is not None:
+            _thin(session, self.ctx, self.catch_up_from)
         return _store(session, self.ctx, kind="tick", label=self.label, actor="maester",
                       tick=self.tick, now=self.now, marks=marks, data=data)
 
@@ -710,6 +741,7 @@ class Plan:
     orders: dict[str, list[str]] = field(default_factory=dict)  # who -> orders taken back
     players: set[str] = field(default_factory=set)  # of those, the players (they are told)
     messages: int = 0  # modmail messages read since
+    revealed: list[int] = field(default_factory=list)  # dice periods whose key is out since
 
     def lines(self, ctx: CampaignContext) -> list[str]:
         """The plan in words, for the moderator."""
@@ -729,6 +761,10 @@ class Plan:
         if self.messages:
             out.append(f"{self.messages} modmail message(s) were read since; what their orders "
                        "did is taken back (below).")
+        if self.revealed:
+            out.append(f"Dice: the key of period(s) {', '.join(map(str, self.revealed))} was "
+                       "revealed since (a [Dice] post or a claim's private key note): the "
+                       "ticks applied again would roll dice anyone holding it can compute.")
         for who, orders in sorted(self.orders.items()):
             told = "they are told to send them again" if who in self.players \
                 else "a moderator's: send them again if still wanted"
@@ -754,8 +790,12 @@ def plan(session: Session, ctx: CampaignContext, snapshot: Snapshot, now: dateti
     get_campaign(session, ctx, lock=True)
     undone = [s for s in listing(session, ctx) if s.id is not None and s.id >= (snapshot.id or 0)]
     result = Plan(snapshot, undone)
+    revealed: set[int] = set()
     for entry in queued_since(session, ctx, snapshot):
         if entry.status == OutboxStatus.DELIVERED:
+            period = revealed_period(entry.key)
+            if period is not None:
+                revealed.add(period)
             if entry.kind in SEEN_KINDS:
                 result.sent.append(SentEntry(entry.id or 0, entry.kind, entry.target,
                                              entry.title, entry.reddit_id or ""))
@@ -764,6 +804,7 @@ def plan(session: Session, ctx: CampaignContext, snapshot: Snapshot, now: dateti
             result.busy.append(entry.id or 0)
         else:
             result.withdrawn.append(f"#{entry.id} {entry.kind} {entry.title or entry.key}"[:90])
+    result.revealed = sorted(revealed)
     result.players = set(session.exec(select(Player.reddit_name).where(
         Player.campaign_id == ctx.campaign_id)).all())
     ordering = sorted(result.players | ctx.moderators)  # a moderator's `as House X:` orders
@@ -778,20 +819,44 @@ def plan(session: Session, ctx: CampaignContext, snapshot: Snapshot, now: dateti
     return result
 
 
+def revealed_period(key: str) -> int | None:
+    """The dice period whose key an outbox entry reveals, by the entry's key (None: it
+    reveals none): a period's [Dice] post (``dice:period:P``) reveals period P - 1's public
+    key, a claim's key note (``dice:reveal:P:CLAIM:...``) its branch of period P."""
+    parts = key.split(":")
+    if len(parts) >= 3 and parts[0] == "dice" and parts[2].isdigit():
+        if parts[1] == "period" and int(parts[2]) > 0:
+            return int(parts[2]) - 1
+        if parts[1] == "reveal":
+            return int(parts[2])
+    return None
+
+
 # --- restoring ---------------------------------------------------------------------------
 
 def restore(session: Session, ctx: CampaignContext, chosen: Plan, *, actor: str,
-            now: datetime, force: bool = False, delete_posts: bool = False) -> list[str]:
+            now: datetime, force: bool = False, delete_posts: bool = False,
+            replay_revealed: bool = False) -> list[str]:
     """Take the world back to ``chosen.snapshot`` in the caller's transaction (see the
     module's docstring); returns the plan's lines. Raises :class:`UndoRefused` (nothing
-    changed) while an entry is being delivered, or when delivered entries would stay on
-    Reddit and ``force`` is not given."""
+    changed) while an entry is being delivered, when a dice period's key was revealed since
+    and ``replay_revealed`` is not given (the ticks applied again would roll dice anyone can
+    compute, so a player could resend an order until its dice suit), or when delivered
+    entries would stay on Reddit and ``force`` is not given."""
     snapshot = chosen.snapshot
     if chosen.busy:
         raise UndoRefused(f"outbox entr{'y' if len(chosen.busy) == 1 else 'ies'} "
                           f"{', '.join(f'#{i}' for i in chosen.busy)} "
                           "{} being delivered right now; try again in a minute".format(
                               "is" if len(chosen.busy) == 1 else "are"))
+    if chosen.revealed and not replay_revealed:
+        periods = ", ".join(map(str, chosen.revealed))
+        raise UndoRefused(
+            f"the dice key of period(s) {periods} was revealed after that snapshot, so the "
+            "ticks applied again would roll dice that anyone holding the key can compute, and "
+            "a player could resend an order until its dice suit them. Take back to a later "
+            "snapshot, or add --replay-revealed-dice to go ahead knowingly (the undo is "
+            "logged with it)")
     if chosen.sent and not force:
         raise UndoRefused(
             f"{len(chosen.sent)} post(s) or message(s) made since then are already on "
@@ -857,7 +922,8 @@ def restore(session: Session, ctx: CampaignContext, chosen: Plan, *, actor: str,
                             "withdrawn": len(chosen.withdrawn),
                             "sent": [e.describe() for e in chosen.sent],
                             "deleted": delete_posts,
-                            "orders": chosen.orders, "offset": offset})
+                            "orders": chosen.orders, "offset": offset,
+                            "revealed_dice_replayed": chosen.revealed})
     return lines
 
 

@@ -129,9 +129,11 @@ def catch_up(engine: Engine, ctx: CampaignContext, now: datetime, *,
     Idempotent: called again, or with an earlier ``now``, it does nothing. ``limit`` caps the
     number of ticks in this call (the rest are applied by the next call). While the campaign
     is paused nothing applies (:mod:`bot.services.pause`); each tick first keeps a snapshot
-    of the world in its own transaction (:mod:`bot.services.snapshots`, for ``maester undo``).
+    of the world in its own transaction (:mod:`bot.services.snapshots`, for ``maester undo``);
+    a long catch-up keeps its first and its newest ones (:func:`snapshots.before_tick`).
     """
     reports: list[TickReport] = []
+    first_snapshot: int | None = None  # the catch-up's first: kept whatever follows
     while limit is None or len(reports) < limit:
         with _collector_paused(), transaction(engine) as session:
             campaign = get_campaign(session, ctx, lock=True)
@@ -140,15 +142,15 @@ def catch_up(engine: Engine, ctx: CampaignContext, now: datetime, *,
             index = campaign.last_tick + 1
             if index > ctx.tick_of(now):
                 break
-            snapshot = snapshots.before_tick(session, ctx, index, now)
+            snapshot = snapshots.before_tick(session, ctx, index, now,
+                                             catch_up_from=first_snapshot)
             try:
                 report = apply_tick(session, ctx, campaign, index)
             except BaseException:
-                if snapshot is not None:
-                    snapshot.drop()
+                snapshot.drop()
                 raise
-            if snapshot is not None:
-                snapshot.store(session)
+            stored = snapshot.store(session)
+            first_snapshot = first_snapshot if first_snapshot is not None else stored.id
         reports.append(report)
         if on_tick is not None:
             on_tick(report)
@@ -661,3 +663,13 @@ REPORTERS: Mapping[type, _Reporter] = {
 """The one table of the tick's reporters: each kind of event the rules report
 (:data:`rules.campaign.tick.TickEvent`), and the method that journals it and queues its posts
 and notes."""
+
+
+def advancer(engine: Engine, ctx: CampaignContext) -> Callable[[datetime], int]:
+    """The game clock as the intake takes it: ``advance_to(moment)`` applies every tick due
+    at ``moment`` and returns how many it applied (:func:`catch_up`, no progress)."""
+
+    def advance_to(moment: datetime) -> int:
+        return len(catch_up(engine, ctx, moment))
+
+    return advance_to

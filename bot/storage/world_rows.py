@@ -24,6 +24,7 @@ import functools
 import json
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from decimal import Decimal
 from fractions import Fraction
 from types import SimpleNamespace
 from typing import Any
@@ -49,6 +50,7 @@ from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session
 
 from bot.db.models import Character, Claim, Relation, ResourceHolder, Siege
+from bot.errors import DamagedValue
 from rules.campaign import calendar
 from rules.campaign.upkeep import SlainLedger, SlainLoss
 from rules.campaign.world import (
@@ -106,7 +108,13 @@ def ledger_to_json(ledger: SlainLedger) -> list[Any]:
 # Each takes an ORM object or a Core row (the same attribute names).
 
 def claim_state(claim: Any) -> ClaimState:
-    """A claim row as the rules' value."""
+    """A claim row as the rules' value. Raises DamagedValue for a gold that is not a finite
+    number (only a hand edit of the database stores one)."""
+    if not isinstance(claim.gold, Decimal) or not claim.gold.is_finite():
+        raise DamagedValue(
+            f"claim {claim.id} ({claim.name}) has gold {str(claim.gold)!r} in the database, "
+            f"which is not a number; nothing was applied. Set it with `maester adjust "
+            f"\"{claim.name}\" --gold AMOUNT` (a gold that is not a number counts as 0 there)")
     return ClaimState(
         id=claim.id or 0, name=claim.name, holdfast=claim.holdfast, gold=claim.gold,
         infantry=claim.infantry, cavalry=claim.cavalry, ships=claim.ships,

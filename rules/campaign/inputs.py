@@ -15,6 +15,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from rules.errors import InvalidInput
+from rules.suggest import closest
 
 MAX_GOLD = Decimal(10) ** 12
 """The most gold a claim may hold, and the largest gold amount accepted anywhere."""
@@ -26,12 +27,23 @@ MAX_TROOPS = 999_999_999
 """The most units of one kind a claim or an army may hold (the order language's largest number)."""
 
 
+_PLAIN_NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+"""A number as people write one in ASCII: what :class:`~decimal.Decimal` also reads, but
+without its underscores (``1_000``), other scripts' digits (Arabic-Indic ``١٠``) or words
+(``NaN``, ``Infinity``)."""
+
+
 def _decimal(value: Any, field: str, expected: str) -> Decimal:
     if isinstance(value, bool) or not isinstance(value, int | float | str | Decimal):
         raise InvalidInput(field, f"must be a number, not {type(value).__name__}", expected)
     text = str(value).strip()
     if len(text) > 40:
         raise InvalidInput(field, "is far too long to be a sane number", expected)
+    if isinstance(value, str) and not _PLAIN_NUMBER.fullmatch(text):
+        if text.lower().lstrip("+-") in ("nan", "snan", "inf", "infinity"):
+            raise InvalidInput(field, "must be a finite number (not NaN or Infinity)", expected)
+        raise InvalidInput(field, f"{text[:20]!r} is not a number written with the digits 0-9",
+                           expected)
     try:
         number = Decimal(text)
     except InvalidOperation:
@@ -215,7 +227,9 @@ def check_roster_entry(entry: Any, field: str) -> RosterEntry:
                            'name = "House Stark", holdfast = "Winterfell", ...')
     for key in entry:
         if key not in _ROSTER_KEYS:
-            raise InvalidInput(f"{field}.{key}", "is not a known key",
+            guess = closest(str(key), sorted(_ROSTER_KEYS))
+            hint = f"; did you mean {guess[0]!r}?" if guess else ""
+            raise InvalidInput(f"{field}.{key}", f"is not a known key{hint}",
                                "one of " + ", ".join(sorted(_ROSTER_KEYS)))
     for key in ("name", "holdfast"):
         if key not in entry:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from rules.campaign.config import Terrain
+from rules.campaign.config import RulesConfig, Terrain
 from rules.campaign.worldmap import (
     MAX_COORD,
     WorldMap,
@@ -173,3 +173,15 @@ def map_difference(old: WorldMap, new: WorldMap) -> MapDiff:
         removed=tuple(sorted(set(old.tiles) - set(new.tiles))),
         renamed=tuple(renamed), changed=tuple(changed),
         joined=tuple(sorted(after - before)), parted=tuple(sorted(before - after)))
+
+
+def bonuses_out_of_range(world: WorldMap, rules: RulesConfig) -> list[MapWarning]:
+    """Every holdfast whose secret defense bonus lies outside the public range
+    (``defense_bonus_min``..``defense_bonus_max``): an error, not a warning, since posts
+    promise players that the bonus is in that range. The bonus itself is never named (the
+    check's lines are printed to whoever runs it, and the map may be shared)."""
+    low, high = rules.defense_bonus_min, rules.defense_bonus_max
+    return [MapWarning(f"the defense bonus is outside the public range {low} to {high} "
+                       "(rules.defense_bonus_min, rules.defense_bonus_max)", tile.id)
+            for tile in sorted(world.tiles.values(), key=lambda t: t.id)
+            if tile.holdfast and not low <= tile.defense_bonus <= high]

@@ -6,7 +6,8 @@ Each side is a list of counts of ``infantry`` (``inf``, ``foot``), ``cavalry`` (
 ``horse``) and ``ships``; ``vs`` (``versus``, ``against``) separates them. ``on TERRAIN`` (or
 ``in``) puts a side on that terrain as a stationary army; only the defender can have the
 terrain's bonus (:func:`rules.campaign.world.battle_side`), so the attacker's is read, then
-set aside and named (:attr:`OddsQuestion.ignored_terrain`).
+set aside and named (:attr:`OddsQuestion.ignored_terrain`). A holdfast (``at Winterfell``,
+``assault``, ``garrison``) is refused: its defense bonus is secret.
 
 :func:`parse_odds` reads the text into an :class:`OddsQuestion`; :func:`odds_answer` decides
 the odds (:func:`rules.campaign.odds.battle_odds`). The bot command only renders.
@@ -33,6 +34,9 @@ _SIDE_WORDS = re.compile(
 _TERRAIN = re.compile(r"\b(?:on|in)\s+(?:a\s+|the\s+)?(?P<t>field|forest|hill|mountain|sand|"
                       r"swamp)s?\b", re.I)
 _VERSUS = re.compile(r"\s+(?:vs\.?|versus|against)\s+", re.I)
+_HOLDFAST_CLAUSE = re.compile(r"\bat\s+\S.*|\b(?:holdfasts?|castles?|assault\w*|sieges?|"
+                              r"besieg\w*|garrison\w*|defen[cs]e\s+bonus)\b.*", re.I)
+"""A holdfast asked about: its defense bonus is secret, so the odds cannot count it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,6 +88,15 @@ def _side(text: str, which: str) -> Side:
 
 def parse_odds(text: str) -> OddsQuestion:
     """Read ``ATTACKER vs DEFENDER``; raises :class:`NotationError` saying what is wrong."""
+    holdfast = _HOLDFAST_CLAUSE.search(text)
+    if holdfast is not None:
+        # Read as a field battle, the reply would look like the odds of an assault; counted
+        # with the holdfast's real bonus, it would give the secret away.
+        raise NotationError(
+            f"`!odds` cannot count a holdfast (`{holdfast.group().strip()[:40]}`): a "
+            "holdfast's defense bonus is secret, so the odds of an assault are not known to "
+            "anyone but its claimant; describe the two forces alone, optionally with the "
+            "defender's terrain", syntax=ODDS_SYNTAX, example=ODDS_EXAMPLE)
     parts = _VERSUS.split(text.strip(), maxsplit=1)
     if len(parts) != 2:
         raise NotationError("I need two sides separated by `vs`", syntax=ODDS_SYNTAX,

@@ -161,3 +161,17 @@ def test_moderators_changes_are_logged_at_the_wall_clock(tmp_path: Path) -> None
         checked = session.exec(select(Event).where(Event.kind == "catalogue_check")).one()
     assert adjusted.at == datetime(2026, 11, 23, 10, 5, tzinfo=UTC)
     assert checked.at == datetime(2026, 11, 23, 11, 15, 30, tzinfo=UTC)
+
+
+def test_status_on_the_real_clock_never_says_the_world_is_ahead(tmp_path: Path) -> None:
+    """Issue 24: ``status`` read the wall clock twice and compared the later reading (the
+    world's clock) with the earlier one, so on any real, moving clock it said the world was
+    ahead of the wall clock. Not frozen here, on purpose: the clock must move."""
+    config = tmp_path / "config.toml"
+    config.write_text(f'[campaign]\nname = "Clock"\ndatabase_url = "sqlite:///{tmp_path}/c.db"\n')
+    done = runner.invoke(app, ["init", "--demo", "--seed", "s", "-c", str(config)])
+    assert done.exit_code == 0, done.output
+    for _ in range(3):
+        out = _invoke(config, "status")
+        assert "now:" in out
+        assert "ahead of the wall clock" not in out

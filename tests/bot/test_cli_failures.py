@@ -133,3 +133,33 @@ def test_a_binary_or_directory_config(tmp_path: Path) -> None:
     binary.write_bytes(bytes(range(256)))
     _one_line(_maester(binary, "status"), "not a text file")
     _one_line(_maester(tmp_path, "status"), "cannot be read")
+
+
+@pytest.mark.parametrize("damage", ["NaN", "Infinity", "-sNaN"])
+def test_a_hand_written_nan_gold_stops_the_tick_with_one_line_and_adjust_mends_it(
+        tmp_path: Path, damage: str) -> None:
+    """Issue 24: a NaN gold written into the database by hand made every tick raise
+    InvalidOperation with a traceback. The tick now stops before applying anything, with one
+    line naming the claim and the fix; `adjust` counts the damaged gold as 0 and sets it."""
+    config = tmp_path / "config.toml"
+    config.write_text("[campaign]\nname = 'T'\nsubreddit = 'tt'\nmap = 'demo'\n"
+                      f"database_url = 'sqlite:///{tmp_path / 'c.db'}'\nmoderators = ['mod']\n")
+    assert _maester(config, "init", "--demo").returncode == 0
+    engine = make_engine(f"sqlite:///{tmp_path / 'c.db'}")
+    with engine.begin() as connection:
+        connection.exec_driver_sql("UPDATE claim SET gold = ? WHERE name = 'House Stark'",
+                                   (damage,))
+    with transaction(engine) as session:
+        last = session.exec(select(Campaign)).one().last_tick
+    until = "2027-03-01T00:00:00+00:00"  # past a month's upkeep, where the gold is read
+    _one_line(_maester(config, "tick", "--until", until, "--yes"), "House Stark",
+              "not a number", "maester adjust")
+    with transaction(engine) as session:
+        assert session.exec(select(Campaign)).one().last_tick == last  # nothing applied
+    mended = _maester(config, "adjust", "House Stark", "--gold", "+900")
+    assert mended.returncode == 0, mended.stdout + mended.stderr
+    assert "after:  gold 900" in mended.stdout
+    ticked = _maester(config, "tick", "--until", until, "--yes")
+    assert ticked.returncode == 0, ticked.stdout + ticked.stderr
+    with transaction(engine) as session:
+        assert session.exec(select(Campaign)).one().last_tick > last

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -71,13 +72,41 @@ def test_a_misspelt_roster_key_and_a_shared_character_name_are_errors(
         files: dict[str, Path]) -> None:
     """`init` refuses both, so the check calls them errors, with the fix."""
     roster = files["roster"]
-    roster.write_text(roster.read_text().replace("cavalry = 50", "cavalery = 50", 1)
-                      .replace("Young Wolf", "Old Bear"))
+    text = roster.read_text()
+    roster.write_text(text.replace("cavalry = 50", "cavalery = 50", 1))
     code, out = invoke("map", "check", "--roster", str(roster), "--config",
                        str(files["config"]))
     assert code == 1, out
-    assert "unknown key 'cavalery' (did you mean 'cavalry'?)" in out
+    # the message of init's own check of an entry (issue 24: the check now makes init's check)
+    assert "claims[0].cavalery: is not a known key; did you mean 'cavalry'?" in out
+    roster.write_text(text.replace("Young Wolf", "Old Bear"))
+    code, out = invoke("map", "check", "--roster", str(roster), "--config",
+                       str(files["config"]))
+    assert code == 1, out
     assert "character 'Old Bear' has the same name" in out
+
+
+@pytest.mark.parametrize(("change", "words"), [
+    (('players = ["north_lord"]', 'players = "north_lord"'), "claims[0].players"),
+    (("infantry = 300", 'infantry = 300\ngold = "1_000"'), "claims[0].gold"),
+    (('name = "House North"', 'name = "House [North](https://evil.example)"'), "claims[0].name"),
+])
+def test_the_check_refuses_what_init_refuses(files: dict[str, Path], tmp_path: Path,
+                                             change: tuple[str, str], words: str) -> None:
+    """Issue 24: ``players = "name"`` was read letter by letter and passed the check, which
+    `init` then refused; the check now makes init's own check of every entry."""
+    text = files["roster"].read_text()
+    assert change[0] in text
+    bad = text.replace(change[0], change[1], 1)
+    roster = tmp_path / "bad.toml"
+    roster.write_text(bad)
+    code, out = invoke("map", "check", "--roster", str(roster), "--config",
+                       str(files["config"]))
+    assert code == 1, out
+    assert words in out
+    code, out = invoke("init", "--roster", str(roster), "--config", str(files["config"]))
+    assert code != 0, out
+    assert words.split(".")[-1] in out
 
 
 def test_check_names_warnings_and_passes(files: dict[str, Path]) -> None:
@@ -104,7 +133,7 @@ def test_check_fails_on_errors_with_line_and_tile(files: dict[str, Path], tmp_pa
     code, out = invoke("map", "check", "--roster", str(roster), "--config",
                        str(files["config"]))
     assert code == 1, out
-    assert "infantry = -5 is negative" in out
+    assert "claims[0].infantry: is out of range" in out  # init's own message (issue 24)
     assert "0001 is not a holdfast" in out
     assert "claim name 'house north' is already used" in out
     assert "wars[0] names 'House South', which is no claim" in out
@@ -124,7 +153,7 @@ def test_init_runs_the_checks_first_and_writes_nothing_on_error(files: dict[str,
     result = runner.invoke(app, ["init", "--roster", str(files["roster"]), "--config",
                                  str(files["config"])])
     assert result.exit_code == 2
-    assert "infantry = -5 is negative" in result.output
+    assert "claims[0].infantry: is out of range" in result.output
     assert "Traceback" not in result.output and isinstance(result.exception, SystemExit)
     assert not (files["dir"] / "c.db").exists()
     broken = files["dir"] / "broken.toml"
@@ -261,3 +290,69 @@ def test_check_of_the_demo_map_with_the_demo_catalogue_is_clean(tmp_path: Path) 
     code, out = invoke("map", "check", "--config", str(config))
     assert code == 0 and "0 error(s), 0 warning(s)" in out, out
     assert json.dumps(demo_map_text())  # the shipped map is text
+
+
+def _with_bonus(value: str) -> str:
+    return (SMALL_MAP.replace("neighbours\n", "neighbours,defense_bonus\n")
+            .replace("0000,Northkeep,field,holdfast,,\n",
+                     f"0000,Northkeep,field,holdfast,,,{value}\n"))
+
+
+@pytest.mark.parametrize("value", ["9.9", "1e999", "0.5", "3.000001"])
+def test_a_defense_bonus_outside_the_public_range_is_an_error_in_check_and_update(
+        files: dict[str, Path], campaign: dict[str, Path], value: str) -> None:
+    """Issue 24: bonuses such as 9.9 or 1e999 were accepted by `map check` and `map update`,
+    though posts promise players every bonus lies in defense_bonus_min..defense_bonus_max
+    (1 to 3 by default). The error names the tile and the range, never the bonus."""
+    bad = files["dir"] / "bonus.csv"
+    bad.write_text(_with_bonus(value))
+    code, out = invoke("map", "check", str(bad), "--config", str(files["config"]))
+    assert code == 1, out
+    assert "tile 0000: the defense bonus is outside the public range 1 to 3" in out
+    assert value not in out
+    code, out = invoke("map", "update", str(bad), "--yes", "--config", str(campaign["config"]))
+    assert code == 1, out
+    assert "tile 0000: the defense bonus is outside the public range 1 to 3" in out
+    assert "NOT changed" in out and _stored_map(campaign) == SMALL_MAP
+
+
+def test_a_defense_bonus_inside_the_range_passes_and_a_wider_configured_range_allows_more(
+        files: dict[str, Path]) -> None:
+    good = files["dir"] / "bonus.csv"
+    good.write_text(_with_bonus("2.5"))
+    code, out = invoke("map", "check", str(good), "--config", str(files["config"]))
+    assert code == 0, out
+    good.write_text(_with_bonus("9.9"))
+    files["config"].write_text(files["config"].read_text().replace(
+        "[catalogue", "[rules]\ndefense_bonus_max = \"10\"\n\n[catalogue", 1))
+    code, out = invoke("map", "check", str(good), "--config", str(files["config"]))
+    assert code == 0, out
+
+
+@pytest.mark.parametrize(("rules", "words"), [
+    ('defense_bonus_max = "0.5"', "rules.defense_bonus_max: must be at least defense_bonus_min"),
+    ('defense_bonus_min = "0"', "rules.defense_bonus_min: must be above 0"),
+    ('defense_bonus_min = "4"', "rules.defense_bonus_max: must be at least defense_bonus_min"),
+])
+def test_a_defense_bonus_range_that_is_no_range_is_refused(tmp_path: Path, rules: str,
+                                                           words: str) -> None:
+    """Issue 24: defense_bonus_max below the minimum was accepted."""
+    from bot.config import ConfigError, load_settings
+
+    config = tmp_path / "c.toml"
+    config.write_text(f"[rules]\n{rules}\n")
+    with pytest.raises(ConfigError, match=re.escape(words)):
+        load_settings(config)
+
+
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="needs /dev/zero")
+def test_a_map_file_that_never_ends_is_refused_not_read_for_ever(
+        files: dict[str, Path], campaign: dict[str, Path]) -> None:
+    """Issue 24: `map update /dev/zero` read for ever; reading stops at MAX_MAP_BYTES."""
+    from bot.maps import MAX_MAP_BYTES
+
+    code, out = invoke("map", "update", "/dev/zero", "--config", str(campaign["config"]))
+    assert code == 2
+    assert f"larger than {MAX_MAP_BYTES // (1024 * 1024)} MB" in out
+    code, out = invoke("map", "check", "/dev/zero", "--config", str(files["config"]))
+    assert code == 1 and "larger than" in out

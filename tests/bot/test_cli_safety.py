@@ -108,10 +108,20 @@ def test_rules_show_leaves_the_holidays_to_status(tmp_path: Path) -> None:
         config, "2026-11-24T11:00:00Z", "status")
 
 
-def test_resume_with_catch_up_applies_the_missed_ticks(tmp_path: Path) -> None:
+def test_resume_with_catch_up_applies_the_missed_ticks_only_with_yes(tmp_path: Path) -> None:
+    """Issue 24: ``resume --catch-up`` applied any number of missed ticks unasked; like
+    ``tick`` it now says how many and changes nothing until --yes."""
     config = _config(tmp_path)
     cli(config, "2026-11-23T11:00:00Z", "pause")
-    out = cli(config, "2026-11-24T11:00:00Z", "resume", "--catch-up")
+    world = export(config, "2026-11-24T11:00:00Z")
+    refused = cli(config, "2026-11-24T11:00:00Z", "resume", "--catch-up", code=2)
+    assert "not resumed: 4 tick(s) (1.0 days) fell due during the pause" in refused
+    assert "add --yes" in refused and "nothing changed" in refused
+    assert "paused" in cli(config, "2026-11-24T11:00:00Z", "status")  # still paused
+    assert export(config, "2026-11-24T11:00:00Z") == world
+    far = cli(config, "2027-02-24T11:00:00Z", "resume", "--catch-up", code=2)
+    assert "more than the 31-day bound (bot.max_catch_up_days)" in " ".join(far.split())
+    out = cli(config, "2026-11-24T11:00:00Z", "resume", "--catch-up", "--yes")
     assert "4 missed tick(s) will be applied now" in out and "4 tick(s) applied" in out
     assert "due" not in cli(config, "2026-11-24T11:00:00Z", "status")
 

@@ -15,6 +15,7 @@ from rules.campaign import language as o
 from rules.campaign.calendar import moment_text, next_tick_at_or_after, tick_index, tick_time
 from rules.campaign.catalogue import Catalogue
 from rules.campaign.config import RulesConfig
+from rules.campaign.inforce import InForce
 from rules.campaign.modifiers import Modifier
 from rules.campaign.naming import force_name, force_noun
 from rules.campaign.paths import (
@@ -66,6 +67,23 @@ class OrderModifiers(Modifiers, Protocol):
                  characters: Sequence[CharacterState] | None = None) -> tuple[Modifier, ...]:
         """The modifiers of a holdfast's defenders (improvements, skills at home)."""
         ...
+
+
+class OrderInForce(InForce):
+    """The modifiers in force as an order asks for them (:class:`OrderModifiers`), answered by a
+    :class:`rules.campaign.inforce.ModifiersInForce` the caller worked out before the decision
+    (over the campaign as it stands when the order is read). As the tick's (:class:`InForce`)
+    but: on the march an army's characters' skills only, a besieger's skills, equipment and
+    resource benefit, and nothing detected (no order rolls to detect)."""
+
+    def march(self, army: Army) -> tuple[Modifier, ...]:
+        return self.book.skills_with(army)
+
+    def observer(self, claim_id: int, tile: str) -> tuple[Modifier, ...]:
+        return ()
+
+    def besieger(self, army: Army) -> tuple[Modifier, ...]:
+        return self.book.army(army, equipment=True)
 
 
 class NoOrderModifiers(NoModifiers):

@@ -64,6 +64,7 @@ class Part(StrEnum):
     RELATIONS = "relations"
     HOLDERS = "holders"
     CHARACTERS = "characters"  # every status (an order may name the dead or a captive)
+    MODIFIERS = "modifiers"  # the modifiers in force (the catalogue's, worked out beforehand)
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,7 +75,8 @@ class OrderKind:
     answers with the claim's war-room link, ``help`` with the guide) and which parts of the
     world it reads besides the claims
     (``reads``: the services load only those; a part not read is empty in the world the order
-    sees, and the order changes nothing there)."""
+    sees, and the order changes nothing there; :attr:`Part.MODIFIERS`: the modifiers in force,
+    which the services work out before the decision and hand over with the sender)."""
 
     order: type[o.Order]
     decide: Decide | None
@@ -102,14 +104,14 @@ def _kind(order: type[o.Order], decide: Decide | None, *reads: Part) -> OrderKin
 
 
 _A, _B, _S, _R, _H = Part.ARMIES, Part.BATTLES, Part.SIEGES, Part.RELATIONS, Part.HOLDERS
-_C = Part.CHARACTERS
+_C, _M = Part.CHARACTERS, Part.MODIFIERS
 ORDER_KINDS: Mapping[type, OrderKind] = MappingProxyType({k.order: k for k in (
     # In the players' guide's order (rules.campaign.language.ORDER_FORMS).
     _kind(o.Muster, decide_muster),
-    _kind(o.Move, decide_move, _A, _B, _S, _R),
+    _kind(o.Move, decide_move, _A, _B, _S, _R, _M),
     _kind(o.Attack, decide_attack, _A, _B, _R),
     _kind(o.Intercept, decide_intercept, _A, _B, _R),
-    _kind(o.Siege, decide_siege, _A, _S, _R),
+    _kind(o.Siege, decide_siege, _A, _S, _R, _M),
     _kind(o.Assault, decide_assault, _A, _B, _R),
     _kind(o.Sally, decide_sally, _A, _S),
     _kind(o.Lift, decide_lift, _A, _B, _S),
@@ -119,7 +121,7 @@ ORDER_KINDS: Mapping[type, OrderKind] = MappingProxyType({k.order: k for k in (
     _kind(o.Cancel, decide_cancel, _A, _B),  # an assault may be called off
     _kind(o.Route, decide_route, _A, _R),
     _kind(o.Status, decide_status, _A),
-    _kind(o.Odds, None, _A, _C),
+    _kind(o.Odds, None, _A, _C, _M),
     _kind(o.Build, decide_build),
     _kind(o.Buy, decide_buy, _A),
     _kind(o.Assign, decide_assign, _A, _C),

@@ -118,6 +118,9 @@ _LEADING_MD = re.compile(
     r"^(?:\s*(?:>|#{1,6}(?=\s)|[-*+•·‣◦▪●](?=\s)|\d{1,3}[.)](?=\s)|\[[ xX]?\](?=\s)))+\s*"
 )
 _INLINE_MD = str.maketrans("", "", "*`^")
+_MD_INSIDE_NUMBER = re.compile(r"(?<=\d)(?:\\?[*`^~_])+(?=\d)")
+"""Markdown between two digits (``10**30``, ``1`0`00``, ``10^30``): it splits the number in two
+rather than vanishing and joining the digits into another number."""
 _UNDERSCORES = re.compile(r"(?<![^\W_])_+|_+(?![^\W_])")
 _POLITE_PREFIX = re.compile(
     r"""(?:
@@ -196,6 +199,7 @@ def _normalise_message(text: str) -> str:
 
 
 def _strip_markdown(text: str) -> str:
+    text = _MD_INSIDE_NUMBER.sub(" ", text)
     text = _SPOILER.sub(r"\1", text.strip())
     text = _BACKSLASH.sub(r"\1", text)
     text = _LINK.sub(r"\1", text)
@@ -289,9 +293,10 @@ def _no_orders(excerpt: str) -> OrderSyntaxError:
 
 def acting_for(text: str) -> tuple[str, str | None]:
     """A moderator's ``as House Stark:`` first line: (the rest of the text, the claim's name),
-    or (``text``, None) when the message has no such line."""
+    or (``text``, None) when the message has no such line. The first line is read as orders
+    are (invisible characters dropped, NFKC), so a zero-width space cannot hide it."""
     first, _, rest = text.strip().partition("\n")
-    head = first.strip()
+    head = " ".join(_normalise_message(first).split())
     if head.lower().startswith("as ") and ":" in head:
         name, _, after = head[3:].partition(":")
         return (after + "\n" + rest).strip(), name.strip()

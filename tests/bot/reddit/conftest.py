@@ -42,6 +42,7 @@ from bot.sandbox import (
     password_for,
 )
 from bot.services.setup import DEMO_ROSTER, DEMO_WARS, create_campaign
+from bot.services.tick import advancer
 from bot.services.world import CampaignContext, load_context
 from rules.campaign.calendar import tick_index
 from rules.campaign.worldmap import parse_map
@@ -148,7 +149,8 @@ class Harness:
         return self.sandbox.send_modmail(player, subject, body, subreddit=SUBREDDIT)
 
     def poll(self) -> IntakeReport:
-        return poll_once(self.engine, self.ctx, self.gateway, self.clock)
+        return poll_once(self.engine, self.ctx, self.gateway, self.clock,
+                         advance_to=advancer(self.engine, self.ctx))
 
     def publish(self, worker: str = "test-worker", limit: int = 200) -> DeliverReport:
         return publish_once(self.engine, self.ctx, self.gateway, self.clock, worker_id=worker,

@@ -25,6 +25,7 @@ from bot.reddit.gateway import praw_gateway
 from bot.reddit.ratelimit import RequestBudget
 from bot.sandbox import BOT_USERNAME, SUBREDDIT, Fault
 from bot.services import journal
+from rules.campaign import calendar
 from tests.bot.reddit.conftest import SLOW, TIMEOUT, Harness, make_harness
 from tests.bot.reddit.test_ratelimit import FakeTime
 from tests.fixtures.db import sqlite_url
@@ -319,9 +320,23 @@ def _notify(bot: Harness, key: str, subject: str, claim_id: int = 1,
                              tick=bot.ctx.tick_of(now) if tick is None else tick)
 
 
+def _to_a_tick_before_month_end(bot: Harness) -> None:
+    """Move the clock on until the next tick falls in the same in-game month as this one.
+
+    The tests below gather notes of one tick and of the next into one dispatch; at a month's
+    last tick (18:00 UTC with the default calendar) the next tick opens a new month, and so a
+    new dispatch conversation, which is not what they check."""
+    def month(tick: int) -> int:
+        return calendar.month_number(bot.ctx.tick_at(tick), bot.ctx.rules)
+
+    while month(bot.ctx.tick_of(bot.clock.now())) != month(bot.ctx.tick_of(bot.clock.now()) + 1):
+        bot.clock.advance(timedelta(hours=bot.ctx.rules.tick_hours))
+
+
 def test_a_claims_news_goes_into_one_dispatch_conversation(bot: Harness) -> None:
     """One tick's notes for a claim arrive as ONE message; the next tick's notes are a
     reply in the same conversation; a new in-game month starts a new one."""
+    _to_a_tick_before_month_end(bot)
     for n in range(4):
         _notify(bot, f"upkeep:1:{n}", f"Note {n}")
     _notify(bot, "ready:2:1", "Lannister news", claim_id=2)
@@ -348,6 +363,7 @@ def test_a_claims_news_goes_into_one_dispatch_conversation(bot: Harness) -> None
 def test_a_dispatch_that_reached_reddit_is_not_sent_twice(bot: Harness) -> None:
     """A reply into the dispatch conversation stored but answered too late: the retry finds
     its markers and records every note of the group, sending nothing again."""
+    _to_a_tick_before_month_end(bot)
     _notify(bot, "a:1", "First")
     bot.publish()
     _notify(bot, "b:1", "Second", tick=bot.ctx.tick_of(bot.clock.now()) + 1)

@@ -22,6 +22,7 @@ from bot.reddit.intake import (
     should_read,
 )
 from bot.sandbox import BOT_USERNAME, MODERATOR, SUBREDDIT, Fault
+from bot.services.tick import advancer
 from tests.bot.reddit.conftest import Harness, make_harness
 from tests.fixtures.db import sqlite_url
 
@@ -152,8 +153,7 @@ def test_a_forward_is_read_from_the_api_not_from_its_copy(bot: Harness) -> None:
     post = bot.sandbox.submit_post("ned_stark", "[Orders] x", "muster 150 infantry",
                                    subreddit=SUBREDDIT)
     bot.sandbox.automod_forward(
-        f"t3_{post}", template="{{permalink}}\n\nAuthor: u/tywin_lannister\n\nmuster 999 "
-        "cavalry")
+        f"t3_{post}", template="{{permalink}}\n\nAuthor: u/ned_stark\n\nmuster 999 cavalry")
     bot.poll()
     with transaction(bot.engine) as session:
         army = session.exec(select(Army)).one()
@@ -164,7 +164,7 @@ def test_an_imitation_forward_is_refused_and_logged(bot: Harness) -> None:
     """A player's message laid out like an AutoModerator forward of someone else's post is
     refused (nothing carried out), answered with why, and logged as an imitation."""
     seed = bot.sandbox.seed_fake_automod_forward(
-        "cersei_lannister", "[Orders] march", "muster 500 infantry", subreddit=SUBREDDIT,
+        "tywin_lannister", "[Orders] march", "muster 500 infantry", subreddit=SUBREDDIT,
         post_author="ned_stark")
     report = bot.poll()
     assert report.imitations == 1 and report.forwards == 0
@@ -175,7 +175,7 @@ def test_an_imitation_forward_is_refused_and_logged(bot: Harness) -> None:
     assert len(reply) == 1
     assert "not by AutoModerator" in reply[0] and "Nothing in it was carried out" in reply[0]
     logged = bot.events("imitation")
-    assert len(logged) == 1 and logged[0].actor == "cersei_lannister"
+    assert len(logged) == 1 and logged[0].actor == "tywin_lannister"
     assert [m.outcome for m in bot.inbox()] == ["imitation"]
 
 
@@ -355,7 +355,7 @@ def test_a_message_that_always_fails_is_answered_with_an_apology(
 
 
 def test_unchanged_conversations_cost_no_fetch(bot: Harness) -> None:
-    """An idle round lists each folder once and fetches nothing; the cursor of a
+    """An idle round lists no folder and fetches nothing; the cursor of a
     conversation answered by the bot already includes the bot's reply."""
     conversation, _ = bot.send("ned_stark", "status")
     bot.sandbox.reply_modmail(conversation, "ned_stark", "status")
@@ -368,13 +368,15 @@ def test_unchanged_conversations_cost_no_fetch(bot: Harness) -> None:
     report = bot.poll()
     assert report.conversations_fetched == 0
     assert bot.sandbox.request_count(route="modmail.get") == 0
-    assert bot.sandbox.request_count() == len(intake.FOLDERS) + 1  # + unread mentions
+    # quiet when idle: the unread counts, and the unread mentions (comment commands are on)
+    assert bot.sandbox.request_counts() == {"modmail.unread_count": 1, "inbox": 1}
 
 
 def test_mark_seen_records_old_modmail_without_answering(bot: Harness) -> None:
     """``poll --mark-seen`` before the first run: old messages are recorded, not answered."""
     conversation, _ = bot.send("ned_stark", "an old question for the moderators")
-    report = poll_once(bot.engine, bot.ctx, bot.gateway, bot.clock, mark_seen=True)
+    report = poll_once(bot.engine, bot.ctx, bot.gateway, bot.clock, mark_seen=True,
+                       advance_to=advancer(bot.engine, bot.ctx))
     assert report.processed == 1 and report.replies_queued == 0
     assert [m.outcome for m in bot.inbox()] == [Outcome.SEEN.value]
     assert bot.poll().processed == 0
@@ -566,29 +568,127 @@ def test_orders_the_harassment_filter_caught_are_answered(bot: Harness) -> None:
     bot.sandbox.reset_requests()
     report = bot.poll()
     assert report.processed == 1
-    assert bot.sandbox.request_count(route="modmail.list") == len(intake.FOLDERS) == 5
+    # the first round lists every folder
+    assert bot.sandbox.request_count(route="modmail.list") == len(intake.FOLDERS)
     bot.publish()
     assert len(bot.bot_messages(conversation_id)) == 1
 
 
 @pytest.mark.parametrize("template", [
-    "Orders from u/{{author}}: {{title}}\n\n{{body}}\n\n[the post]({{permalink}})",
-    "{{body}}\n\nSee https://www.reddit.com/r/essos/comments/zz9/x/ and <{{permalink}}>",
-    "Title: {{title}}\n\n{{body}}",  # no {{permalink}}: Reddit prepends it
+    "{{permalink}}\n\nOrders posted by u/{{author}}: {{title}}",  # docs/automoderator.yaml
+    "<{{permalink}}>\n\nAuthor: u/{{author}}",
+    "[the post]({{permalink}})\n\nby u/{{author}}\n\n{{body}}",
+    "by u/{{author}}: {{title}}",  # no {{permalink}}: Reddit puts it on the first line
 ])
-def test_a_forward_is_recognised_by_its_permalink_wherever_it_stands(bot: Harness,
-                                                                     template: str) -> None:
-    """Reddit sends a template that uses ``{{permalink}}`` as written: the first permalink
-    into our subreddit, on any line, names the post (a link into another subreddit first
-    does not)."""
+def test_a_forward_is_read_when_its_first_line_is_the_permalink(bot: Harness,
+                                                                template: str) -> None:
+    """The orders template's place for the permalink is the first line (bare, between angle
+    brackets or as a markdown link), and the author it names is the post's."""
     seed = bot.sandbox.seed_automod_forward("ned_stark", "[Orders] muster",
                                             "muster 80 infantry", subreddit=SUBREDDIT,
                                             template=template)
     body = bot.sandbox.conversation_messages(seed.conversation_id)[0].body
-    assert body.startswith(seed.permalink) is ("{{permalink}}" not in template)
+    assert seed.permalink in body.splitlines()[0]
     assert bot.poll().forwards == 1
     with transaction(bot.engine) as session:
         assert session.exec(select(Army)).one().infantry == 80
+
+
+@pytest.mark.parametrize(("template", "why"), [
+    ("Orders from u/{{author}}: {{title}}\n\n{{body}}\n\n[the post]({{permalink}})",
+     "first line is not a permalink"),
+    ("{{body}}\n\nSee https://www.reddit.com/r/essos/comments/zz9/x/ and <{{permalink}}>",
+     "first line is not a permalink"),
+    ("Title: {{title}}\n\n{{body}}", "does not name the author"),
+])
+def test_a_forward_whose_template_misplaces_the_permalink_is_not_run(
+        bot: Harness, template: str, why: str) -> None:
+    """A template that puts anything before ``{{permalink}}`` (or names no author) is not
+    trusted: a title or body could carry a permalink of its own. Nothing runs; the
+    moderators get a note saying what to fix."""
+    seed = bot.sandbox.seed_automod_forward("ned_stark", "[Orders] muster",
+                                            "muster 80 infantry", subreddit=SUBREDDIT,
+                                            template=template)
+    assert bot.poll().forwards == 0
+    bot.publish()
+    with transaction(bot.engine) as session:
+        assert session.exec(select(Army)).all() == []
+    (note,) = [m for m in bot.sandbox.conversation_messages(seed.conversation_id)
+               if m.author == BOT_USERNAME]
+    assert note.is_internal and why in note.body
+
+
+@pytest.mark.parametrize(("rival_flair", "outcome"), [(None, "notice"),
+                                                      ("Orders", "bad_forward")])
+def test_a_title_with_a_rivals_permalink_runs_nothing_of_the_rival(
+        bot: Harness, rival_flair: str | None, outcome: str) -> None:
+    """#30: a template with ``{{title}}`` first, and a player's order post titled with the
+    permalink of a rival's post. The rival's lines never run as the rival's: a role-play
+    post is not an orders post, and an orders post's author is not the one named."""
+    rival = bot.sandbox.submit_post("ned_stark", "Winter is coming", "muster 900 infantry",
+                                    subreddit=SUBREDDIT, flair_text=rival_flair)
+    link = bot.sandbox.post(rival).permalink
+    seed = bot.sandbox.seed_automod_forward(
+        "tywin_lannister", f"{bot.sandbox.public_url}{link}", "muster 10 cavalry",
+        subreddit=SUBREDDIT, flair_text="Orders",
+        template="{{title}}\n\n{{permalink}}\n\nby u/{{author}}")
+    assert bot.poll().forwards == 0
+    with transaction(bot.engine) as session:
+        assert session.exec(select(Army)).all() == []
+    assert [m.outcome for m in bot.inbox()] == [outcome]
+    assert seed.conversation_id
+
+
+def test_a_forward_naming_another_author_is_not_run(bot: Harness) -> None:
+    """The forwarded item's author must be the one the forward names."""
+    post = bot.sandbox.submit_post("ned_stark", "[Orders] x", "muster 150 infantry",
+                                   subreddit=SUBREDDIT)
+    bot.sandbox.automod_forward(f"t3_{post}",
+                                template="{{permalink}}\n\nAuthor: u/tywin_lannister")
+    assert bot.poll().forwards == 0
+    with transaction(bot.engine) as session:
+        assert session.exec(select(Army)).all() == []
+    assert [m.outcome for m in bot.inbox()] == ["bad_forward"]
+
+
+def test_a_report_notice_with_a_permalink_is_a_note_not_orders(bot: Harness) -> None:
+    """#24 item 2: an AutoModerator "reported 3 times" notice holds the permalink of a
+    role-play post; it is not the orders rule, so nothing runs and the moderators get a
+    note."""
+    post = bot.sandbox.submit_post("ned_stark", "A feast at Winterfell", "muster 700 infantry",
+                                   subreddit=SUBREDDIT)
+    seed = bot.sandbox.automod_forward(
+        f"t3_{post}", subject="Post reported 3 times",
+        template="{{permalink}}\n\nThe post by u/{{author}} was reported 3 times.")
+    report = bot.poll()
+    assert report.forwards == 0
+    bot.publish()
+    with transaction(bot.engine) as session:
+        assert session.exec(select(Army)).all() == []
+    assert [m.outcome for m in bot.inbox()] == ["notice"]
+    (note,) = [m for m in bot.sandbox.conversation_messages(seed.conversation_id)
+               if m.author == BOT_USERNAME]
+    assert note.is_internal and "orders rule" in note.body
+    assert bot.sandbox.private_messages("ned_stark") == []
+
+
+@pytest.mark.parametrize(("subject", "template", "flair", "title"), [
+    ("Orders from u/ned_stark", "{{permalink}}\n\nby u/{{author}}", None, "Muster"),
+    ("Notice", "{{permalink}}\n\nby u/{{author}}\n\nForwarded to maester as orders.", None,
+     "Muster"),
+    ("Notice", "{{permalink}}\n\nby u/{{author}}", "Orders", "Muster"),
+    ("Notice", "{{permalink}}\n\nby u/{{author}}", None, "[Orders] Muster"),
+])
+def test_the_orders_rule_is_known_by_subject_marker_flair_or_title(
+        bot: Harness, subject: str, template: str, flair: str | None, title: str) -> None:
+    """Any one sign of the campaign's orders rule is enough: its configured subject, the
+    template's marker line, or the fetched post's orders flair or title tag."""
+    post = bot.sandbox.submit_post("ned_stark", title, "muster 60 infantry",
+                                   subreddit=SUBREDDIT, flair_text=flair)
+    bot.sandbox.automod_forward(f"t3_{post}", subject=subject, template=template)
+    assert bot.poll().forwards == 1
+    with transaction(bot.engine) as session:
+        assert session.exec(select(Army)).one().infantry == 60
 
 
 def test_an_unreadable_automoderator_message_is_never_dropped_silently(bot: Harness) -> None:

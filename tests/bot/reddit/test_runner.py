@@ -92,16 +92,23 @@ def test_the_scheduler_only_wakes_the_process(bot: Harness) -> None:
         scheduler.shutdown(wait=False)
 
 
-def test_every_wake_up_calls_the_same_idempotent_catch_up(bot: Harness) -> None:
-    """The start-up call, the cron job and the heartbeat all apply missing ticks; calling
-    again applies nothing."""
+def test_every_wake_up_catches_up_only_as_far_as_the_intake_has_read(bot: Harness) -> None:
+    """Changed by #24: the heartbeat and start-up apply the due ticks only up to the last
+    complete intake round, or ``tick_wait_minutes`` ago when no round completes (the
+    game goes on); the tick's wake-up is one intake round, which applies what is due
+    exactly once. Calling again applies nothing."""
     runner = BotRunner(bot.settings, bot.engine, bot.ctx, bot.gateway, clock=bot.clock)
-    bot.clock.advance(timedelta(days=2))
-    assert runner.wake("start-up") == 8
+    first = bot.ctx.tick_of(bot.clock.now())
+    bot.clock.set(bot.ctx.tick_at(first + 8) + timedelta(minutes=10))  # down for two days
+    assert runner.wake("start-up") == 7  # 30 minutes ago: not the tick ten minutes ago
+    assert runner.wake("heartbeat") == 0
+    assert runner.wake("tick") == 1  # a complete round: every message before it was read
     assert runner.wake("tick") == 0
     bot.clock.advance(timedelta(hours=6))
-    runner.heartbeat()
-    assert runner.wake("tick") == 0
+    runner.heartbeat()  # the last round was six hours ago: the new tick waits for a round
+    with transaction(bot.engine) as session:
+        assert len(session.exec(select(TickRun)).all()) == 8
+    assert runner.wake("tick") == 1
 
 
 def test_a_clock_jump_beyond_the_bound_is_refused_and_the_moderators_told(bot: Harness
@@ -351,3 +358,19 @@ def test_a_harness_made_after_a_tick_boundary_gets_a_campaign_of_its_own_tick(
                 assert campaign is not None and campaign.last_tick == ctx.tick_of(now)
         finally:
             engine.dispose()
+
+
+def test_a_damaged_value_met_by_an_intake_round_is_one_note_not_a_traceback(
+        bot: Harness, caplog: pytest.LogCaptureFixture) -> None:
+    """The intake round catches the world up (advance_to); a hand-written NaN gold met there
+    stops the ticks as the wake-ups do: one log line and one note to the moderators."""
+    with bot.engine.begin() as connection:
+        connection.exec_driver_sql("UPDATE claim SET gold = 'NaN' WHERE name = 'House Stark'")
+    runner = BotRunner(bot.settings, bot.engine, bot.ctx, bot.gateway, clock=bot.clock)
+    month = bot.ctx.rules.month_length
+    bot.clock.advance(month + timedelta(hours=6))  # past a month's upkeep, which reads gold
+    with caplog.at_level(logging.ERROR, logger="maester.runner"):
+        assert runner.poll() is None
+    assert not [r for r in caplog.records if r.exc_info]
+    notes = [o for o in bot.outbox() if o.key.startswith("damaged-value:")]
+    assert len(notes) == 1 and "House Stark" in notes[0].body

@@ -283,3 +283,49 @@ def test_moderator_permissions_are_listed_and_mail_is_needed_for_modmail(
     assert listed[BOT_USERNAME] == ["posts", "flair"] and listed[MODERATOR] == ["all"]
     with pytest.raises(prawcore.Forbidden):
         _listing(bot, state="all")
+
+
+def test_unread_is_per_moderator(reddit_for: RedditFactory, sandbox: RedditSandbox) -> None:
+    """As on Reddit, a conversation is unread for each moderator who has not read its newest
+    message by someone else: a moderator's Mod Discussion is unread for the bot, not for its
+    author; the bot's own reply makes nothing unread for the bot; reading is per reader."""
+    reddit_for(MODERATOR).subreddit(SUBREDDIT).message(subject="plans", message="hello")
+    bot = reddit_for(BOT_USERNAME).subreddit(SUBREDDIT)
+    moderator = reddit_for(MODERATOR).subreddit(SUBREDDIT)
+    assert bot.modmail.unread_count()["mod"] == 1
+    assert moderator.modmail.unread_count()["mod"] == 0
+    (plans,) = [c.id for c in sandbox.conversations()]
+    bot.modmail(plans).read()
+    bot.modmail(plans).reply(body="noted", internal=True)
+    assert bot.modmail.unread_count()["mod"] == 0
+    assert moderator.modmail.unread_count()["mod"] == 1
+
+
+def test_ban_appeals_and_join_requests_have_folders_and_are_listed_in_all(
+    praw_reddit: praw.Reddit, sandbox: RedditSandbox
+) -> None:
+    """A banned user's appeal lands in ``appeals``, a join request in ``join_requests``;
+    both are listed with the rest in ``all`` and counted in their own folder only."""
+    sandbox.add_user("arya", "arya-password")
+    sandbox.ban_user(SUBREDDIT, "ned_stark")
+    appeal, _ = sandbox.send_ban_appeal("ned_stark", "unban me", subreddit=SUBREDDIT)
+    join, _ = sandbox.send_join_request("arya", "let me in", subreddit=SUBREDDIT)
+    assert [c.id for c in _listing(praw_reddit, state="appeals")] == [appeal]
+    assert [c.id for c in _listing(praw_reddit, state="join_requests")] == [join]
+    assert {c.id for c in _listing(praw_reddit, state="all")} == {appeal, join}
+    counts = praw_reddit.subreddit(SUBREDDIT).modmail.unread_count()
+    assert (counts["appeals"], counts["join_requests"], counts["new"]) == (1, 1, 0)
+    with pytest.raises(ValueError, match="not banned"):
+        sandbox.send_ban_appeal("arya", "unban me", subreddit=SUBREDDIT)
+
+
+def test_a_listing_may_show_a_conversation_late(
+    praw_reddit: praw.Reddit, sandbox: RedditSandbox
+) -> None:
+    """``delay_listing`` leaves a conversation out of listings (it can still be fetched)."""
+    late, _ = sandbox.send_modmail("ned_stark", "late", "hi", subreddit=SUBREDDIT)
+    sandbox.delay_listing(late)
+    assert _listing(praw_reddit, state="all") == []
+    assert praw_reddit.subreddit(SUBREDDIT).modmail(late).subject == "late"
+    sandbox.delay_listing(late, delayed=False)
+    assert [c.id for c in _listing(praw_reddit, state="all")] == [late]

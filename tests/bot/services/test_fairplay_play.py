@@ -10,6 +10,7 @@ import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import pytest
 from sqlmodel import col, select
 
 from bot.db.models import Event, Outbox
@@ -156,3 +157,92 @@ def test_maester_verify_checks_an_event_and_a_pasted_post(tmp_path: Path) -> Non
     assert wrong.exit_code == 1 and "not the one committed to" in wrong.output
     none = runner.invoke(app, ["verify", "99999", "--config", str(config)])
     assert none.exit_code == 2 and "there is no event 99999" in none.output
+
+
+def _verify_args(text: str, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, str(VERIFIER), *args], input=text,
+                          capture_output=True, text=True, check=False, timeout=60)
+
+
+def test_a_line_with_rolls_left_out_fails_in_both_verifiers(tmp_path: Path) -> None:
+    """Issue 24: a dice line with its last rolls left out replayed fine (each printed roll
+    is right) and both verifiers said OK. The stand-alone verifier, given the reveal post too
+    (which lists every public event whole), sees the two disagree; `maester verify` compares
+    with the campaign's record."""
+    from typer.testing import CliRunner
+
+    from bot.cli import app
+
+    posts, _ = _played(tmp_path)
+    battle = next(p for p in posts if p.title.startswith("[Battle]") and "dice: v1" in p.body)
+    line = fairplay.lines_in(battle.body)[0]
+    assert len(line.rolls) >= 2, "the battle rolled at least two dice"
+    cut = DiceLine(line.event, line.rolls[:-1])
+    forged = battle.body.replace(str(line), str(cut))
+    key = branch_secret(SECRET, line.event.period, PUBLIC).hex()
+    assert _verify(forged, key).returncode == 0  # the printed rolls alone are all right...
+    reveal = next((p for p in posts if p.title.startswith("[Dice]") and str(line) in p.body),
+                  None)
+    assert reveal is not None, "the battle's period is revealed in four in-game months"
+    both = _verify(forged + "\n" + reveal.body, key)  # ...not next to the reveal's record
+    assert both.returncode == 1, both.stdout
+    assert "one leaves rolls out" in both.stdout
+    config = tmp_path / "config.toml"
+    config.write_text(f'[campaign]\ndatabase_url = "sqlite:///{tmp_path / "campaign.db"}"\n')
+    bad = CliRunner().invoke(app, ["verify", "-", "--key", key, "--config", str(config)],
+                             input=forged)
+    assert bad.exit_code == 1, bad.output
+    assert f"has {len(line.rolls)} roll(s) and this line prints {len(cut.rolls)}" in bad.output
+    good = CliRunner().invoke(app, ["verify", "-", "--key", key, "--config", str(config)],
+                              input=battle.body)
+    assert good.exit_code == 0, good.output
+
+
+KEY_ZERO = "00" * 32
+FINE = "dice: v1 period=3 branch=public key=battle:1 orders=- rolls=20:{v}"
+
+
+def _fine_line() -> str:
+    return FINE.format(v=EventKey(3, PUBLIC, "battle:1").dice_from_secret(bytes(32)).roll(20))
+
+
+@pytest.mark.parametrize("hostile", [
+    "dice: v1 period=3 branch=public key=battle:2 orders=- rolls=4294967296:1",
+    "dice: v1 period=3 branch=public key=battle:2 orders=- rolls=99999999999999999999:1",
+    "dice: v1 period=3 branch=public key=battle:2 orders=-",
+    "dice: v1 period=x branch=public key=battle:2 orders=- rolls=20:3",
+    "dice: v1 period=3 branch=public key=battle:2 orders=- rolls=20:21",
+    "dice: v1 period=3 branch=public key=battle:2 orders=- rolls=20:0",
+    "dice: v1 period=3 branch=public key=battle:2 orders=- rolls=20:3,,20:4",
+    "dice: v1 period=3 branch=public key=battle:2 orders=- rolls=20",
+    "dice: v1 period=3 branch=public key=battle:2 orders=- rolls=20:3 rolls=20:5",
+    "dice: v1 period=3 branch=public key=battle:2 orders=- rolls=٢٠:٣",
+])
+def test_hostile_lines_are_named_and_the_others_still_checked(hostile: str) -> None:
+    """Issue 24: a side count of 2^32 or more never returned (every word was thrown away) and
+    other hostile lines crashed the stand-alone verifier; each is now named BAD and the
+    next line is still checked. The bot's reader refuses the same lines."""
+    fine = _fine_line()
+    result = _verify_args(f"{hostile}\n{fine}\n", "--key", KEY_ZERO)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "Traceback" not in result.stderr
+    assert "BAD " in result.stdout and "not a complete dice line" in result.stdout
+    assert "OK   battle:1 (period 3, branch public)" in result.stdout
+    with pytest.raises(ValueError):
+        DiceLine.parse(hostile)
+
+
+def test_a_key_checks_only_its_own_period_and_branch() -> None:
+    """Issue 24: period= and branch= were ignored, so a line of another period was checked
+    with this period's key. Lines of several are refused unless --period and --branch say
+    which the key is for; then the others are skipped."""
+    fine = _fine_line()
+    other = fine.replace("period=3", "period=4")
+    mixed = f"{fine}\n{other}\n"
+    refused = _verify_args(mixed, "--key", KEY_ZERO)
+    assert refused.returncode == 2
+    assert "period 3 branch public; period 4 branch public" in refused.stdout
+    chosen = _verify_args(mixed, "--key", KEY_ZERO, "--period", "3", "--branch", "public")
+    assert chosen.returncode == 0, chosen.stdout
+    assert "OK   battle:1 (period 3" in chosen.stdout
+    assert "SKIP battle:1 (period 4" in chosen.stdout

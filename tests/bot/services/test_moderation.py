@@ -95,3 +95,36 @@ def test_a_character_is_found_by_name_in_any_case_and_within_its_claim(tmp_path:
                 find_character(session, ctx, "Eddard Stark", "House Nobody")
     finally:
         engine.dispose()
+
+
+def test_every_moderator_change_keeps_a_snapshot_first(tmp_path: Path) -> None:
+    """Snapshot-taking is part of each moderator service (one unit of work), so no caller
+    can forget it: each change is listed, labelled as the moderator's command, and taking the
+    newest back restores the world before that change."""
+    from bot.services import snapshots
+
+    url = f"sqlite:///{tmp_path / 'snap.db'}"
+    ctx = scenario.build(url)
+    engine = make_engine(url)
+    try:
+        with transaction(engine) as session:
+            stark = claim_by_name(session, ctx, "House Stark")
+            assert stark is not None
+            gold = stark.gold
+            set_season(session, ctx, Season.WINTER, actor="jane", now=NOW)
+            adjust_claim(session, ctx, stark, Holdings(Decimal(-1), 0, 0, 0), reason="fine",
+                         actor="jane", now=NOW)
+        with transaction(engine) as session:
+            kept = snapshots.listing(session, ctx)
+            assert [(s.kind, s.label, s.actor) for s in kept] == [
+                ("command", "season set winter", "jane"),
+                ("command", "adjust House Stark", "jane")]
+            plan = snapshots.plan(session, ctx, snapshots.newest(session, ctx), NOW)
+            snapshots.restore(session, ctx, plan, actor="jane", now=NOW)
+        with transaction(engine) as session:
+            stark = claim_by_name(session, ctx, "House Stark")
+            campaign = session.get(Campaign, ctx.campaign_id)
+            assert stark is not None and stark.gold == gold
+            assert campaign is not None and campaign.season is Season.WINTER
+    finally:
+        engine.dispose()

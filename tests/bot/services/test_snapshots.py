@@ -13,7 +13,15 @@ from sqlalchemy import Engine, create_engine, func, text
 from sqlmodel import SQLModel, col, select
 
 from bot.db.engine import create_all, transaction
-from bot.db.models import Campaign, Event, InboxMessage, Outbox, PendingBattle, Snapshot
+from bot.db.models import (
+    Campaign,
+    Event,
+    InboxMessage,
+    MonthlyRun,
+    Outbox,
+    PendingBattle,
+    Snapshot,
+)
 from bot.maps import demo_map_text
 from bot.messages import handle_message
 from bot.services import snapshots
@@ -216,13 +224,16 @@ def test_delivered_entries_refuse_an_undo_without_force(tmp_path: Any) -> None:
         chosen = snapshots.plan(session, ctx, first, scenario.START)
         assert chosen.sent and all(e.deletable for e in chosen.sent)
         with pytest.raises(snapshots.UndoRefused, match="--force"):
-            snapshots.restore(session, ctx, chosen, actor="jane", now=scenario.START)
+            # (the day's [Dice] post revealed the first period's key: issue 24's own refusal,
+            # tested below, is waived here to reach this one)
+            snapshots.restore(session, ctx, chosen, actor="jane", now=scenario.START,
+                              replay_revealed=True)
     assert every_row(engine) == before
     with transaction(engine) as session:
         chosen = snapshots.plan(session, ctx, snapshots.after_tick(session, ctx, first.tick),
                                 scenario.START)
         snapshots.restore(session, ctx, chosen, actor="jane", now=scenario.START, force=True,
-                          delete_posts=True)
+                          delete_posts=True, replay_revealed=True)
     with transaction(engine) as session:
         deletions = session.exec(select(Outbox).where(Outbox.kind == "delete")).all()
         kept = session.exec(select(Outbox).where(Outbox.status == "delivered",
@@ -239,11 +250,16 @@ def test_delivered_entries_refuse_an_undo_without_force(tmp_path: Any) -> None:
 
 
 def test_only_the_newest_snapshots_are_kept(tmp_path: Any) -> None:
+    """One tick at a time, the newest ``snapshots_kept`` are kept. (Issue 24: in one long
+    catch-up its first snapshot is kept too, see below.)"""
     url = f"sqlite:///{tmp_path / 'w.db'}"
     scenario.build(url)
     engine, ctx = scenario.context(url)
     ctx.settings.bot.snapshots_kept = 3
-    catch_up(engine, ctx, scenario.START + 2 * DAY)
+    with transaction(engine) as session:
+        first = session.exec(select(Campaign.last_tick)).one()
+    for tick in range(first + 1, first + 9):
+        catch_up(engine, ctx, ctx.tick_at(tick))
     with transaction(engine) as session:
         kept = snapshots.listing(session, ctx)
         last = session.exec(select(Campaign.last_tick)).one()
@@ -277,12 +293,134 @@ def test_each_snapshot_keeps_exactly_the_newest_snapshots_kept(db_url: str) -> N
         assert [s.tick for s in kept] == [last - 1]
 
 
-def test_a_long_catch_up_keeps_snapshots_of_its_last_ticks_only(tmp_path: Any) -> None:
+def test_a_long_catch_up_keeps_its_first_tick_and_its_newest_and_those_before_it(
+        tmp_path: Any) -> None:
+    """Issue 24: a long catch-up kept snapshots of its last ticks only (none of its first,
+    so undo after a mistaken catch-up went back too far) and pushed out every snapshot from
+    before it. It now keeps its first tick's snapshot and its newest ``snapshots_kept // 4``,
+    leaving the rest of the room to the snapshots before it."""
     url = f"sqlite:///{tmp_path / 'w.db'}"
     scenario.build(url)
     engine, ctx = scenario.context(url)
-    ctx.settings.bot.snapshots_kept = 5
-    applied = catch_up(engine, ctx, scenario.START + 3 * DAY)
+    ctx.settings.bot.snapshots_kept = 8
+    with transaction(engine) as session:
+        start = session.exec(select(Campaign.last_tick)).one()
+    for tick in range(start + 1, start + 5):  # four ticks one by one: four snapshots before
+        catch_up(engine, ctx, ctx.tick_at(tick))
+    applied = catch_up(engine, ctx, scenario.START + 4 * DAY)
+    assert len(applied) > 8
     with transaction(engine) as session:
         kept = [s.label for s in snapshots.listing(session, ctx)]
-    assert kept == [f"tick {r.tick}" for r in applied[-5:]]
+    before = [f"tick {t}" for t in range(start + 1, start + 5)]
+    assert kept == [*before, f"tick {applied[0].tick}",
+                    *(f"tick {r.tick}" for r in applied[-snapshots.catch_up_room(ctx):])]
+    assert snapshots.catch_up_room(ctx) == 2
+
+
+def _last_applied(engine: Engine) -> int:
+    with transaction(engine) as session:
+        return session.exec(select(Campaign.last_tick)).one()
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(600)
+def test_a_catch_up_killed_midway_keeps_its_first_and_newest_ticks_and_those_before(
+        db_url: str) -> None:
+    """Issue 24: an interrupted long catch-up kept no snapshot of the ticks it applied, and a
+    long one pushed every older snapshot out. ``kill -9`` of a process catching up 60 days
+    once it has applied more ticks than a catch-up keeps: the snapshot before its first tick,
+    the one before the newest tick applied and every snapshot from before it are there, so
+    ``undo`` takes back exactly the newest tick (SQLite and PostgreSQL)."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    scenario.build(db_url)
+    engine, ctx = scenario.context(db_url)
+    with transaction(engine) as session:
+        for step in range(3):  # the moderators' commands before the downtime
+            snapshots.take(session, ctx, kind="command", label=f"before {step}",
+                           now=scenario.START)
+    start = _last_applied(engine)
+    room = snapshots.catch_up_room(ctx)
+    until = (scenario.START + 60 * DAY).isoformat()
+    proc = subprocess.Popen([sys.executable, "-m", "tests.bot.services.scenario", db_url, until],
+                            cwd=Path(__file__).resolve().parents[3],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout is not None
+    proc.stdout.readline()  # "ready"
+    deadline = time.monotonic() + 400
+    while _last_applied(engine) < start + room + 5 and proc.poll() is None \
+            and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert proc.poll() is None, "the catch-up ended before it could be killed"
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    last = _last_applied(engine)
+    assert last >= start + room + 5
+    with transaction(engine) as session:
+        kept = [(s.kind, s.label) for s in snapshots.listing(session, ctx)]
+    labels = [label for _, label in kept]
+    assert labels[:3] == ["before 0", "before 1", "before 2"]
+    assert labels[3] == f"tick {start + 1}"  # the world before the catch-up
+    assert labels[-1] == f"tick {last}"  # the world before the newest tick applied
+    assert labels[4:] == [f"tick {t}" for t in range(last - room + 1, last + 1)]
+    with transaction(engine) as session:
+        assert snapshots.newest(session, ctx).label == f"tick {last}"
+    engine.dispose()
+
+
+def _deliver_all(engine: Engine) -> None:
+    """As if the publisher had delivered every post and message queued so far."""
+    with transaction(engine) as session:
+        for entry in session.exec(select(Outbox).where(Outbox.status == "pending")).all():
+            entry.status, entry.reddit_id = "delivered", f"t3_p{entry.id}"
+            session.add(entry)
+
+
+def test_a_rollback_into_a_period_whose_dice_key_is_revealed_is_refused_and_says_so(
+        tmp_path: Any) -> None:
+    """Issue 24 item 4: after the [Dice] post revealed a period's key, a forced rollback into
+    that period replayed its rolls with the known key (anyone could compute them, and a
+    player could resend an order until its dice suited). It is refused, naming the period,
+    even with --force; only the explicit flag goes ahead, and the undo records it. A rollback
+    to after the reveal is not concerned."""
+    url = f"sqlite:///{tmp_path / 'w.db'}"
+    scenario.build(url)
+    engine, ctx = scenario.context(url)
+    catch_up(engine, ctx, scenario.START + DAY + DAY / 2)  # over one month boundary
+    _deliver_all(engine)
+    with transaction(engine) as session:
+        reveal = session.exec(select(Outbox).where(
+            col(Outbox.key).startswith("dice:period:"))).all()
+        revealed = [snapshots.revealed_period(r.key) for r in reveal]
+        first = session.exec(select(Snapshot).order_by(col(Snapshot.id))).first()
+        assert first is not None
+        boundary = session.exec(select(MonthlyRun.tick).order_by(col(MonthlyRun.id))).first()
+    assert revealed and revealed[0] is not None
+    before = every_row(engine)
+    with transaction(engine) as session:
+        chosen = snapshots.plan(session, ctx, first, scenario.START)
+        assert chosen.revealed == [revealed[0]]
+        assert any(f"key of period(s) {revealed[0]} was revealed" in line
+                   for line in chosen.lines(ctx))
+        with pytest.raises(snapshots.UndoRefused,
+                           match=rf"dice key of period\(s\) {revealed[0]} was revealed"):
+            snapshots.restore(session, ctx, chosen, actor="jane", now=scenario.START,
+                              force=True)
+    assert every_row(engine) == before
+    assert boundary is not None
+    with transaction(engine) as session:  # just after the boundary's tick: nothing revealed since
+        later = snapshots.plan(session, ctx, snapshots.after_tick(session, ctx, boundary),
+                               scenario.START)
+        assert later.revealed == []
+    with transaction(engine) as session:
+        chosen = snapshots.plan(session, ctx, first, scenario.START)
+        snapshots.restore(session, ctx, chosen, actor="jane", now=scenario.START, force=True,
+                          replay_revealed=True)
+    with transaction(engine) as session:
+        undo = session.exec(select(Event).where(Event.kind == "undo")).one()
+    assert undo.data_json["revealed_dice_replayed"] == [revealed[0]]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import signal
@@ -171,3 +172,67 @@ def test_two_processes_applying_ticks_apply_each_tick_once(tmp_path: Path, db_ur
     with transaction(engine) as session:
         ticks = session.exec(select(TickRun.tick)).all()
     assert len(ticks) == len(set(ticks))
+
+
+def _queued(url: str, mark: int) -> list[tuple[str, str, str, str, bool]]:
+    engine, _ = scenario.context(url)
+    with transaction(engine) as session:
+        rows = [(o.kind, o.target, o.title, o.body, o.public) for o in session.exec(
+            select(Outbox).where(col(Outbox.id) > mark).order_by(col(Outbox.id)))]
+    engine.dispose()
+    return rows
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(600)
+def test_kill_9_inside_a_tick_that_begins_battles_rolls_the_dice_the_preview_showed(
+        db_url: str, tmp_path: Path) -> None:
+    """Issue 24 item 3: on PostgreSQL a tick killed mid-transaction gave its battles new ids
+    when tried again (sequences are not rolled back) and a battle's dice key is its id, so a
+    failed tick re-rolled its battles. Killed three times inside the tick that begins the
+    scenario's battles (after their rows are written), then run to the end: the posts and
+    events are the preview's, and the world equals an uninterrupted run's, byte for byte
+    (SQLite and PostgreSQL)."""
+    from bot.services.preview import preview
+    from tests.fixtures.db import fresh_schema, pg_base_url
+
+    until = scenario.START + 6 * timedelta(days=1)
+    scenario.build(db_url)
+    engine, ctx = scenario.context(db_url)
+    catch_up(engine, ctx, scenario.START + timedelta(days=1))
+    shown = preview(engine, ctx, until)
+    with transaction(engine) as session:
+        mark = max(session.exec(select(col(Outbox.id))).all())
+    engine.dispose()
+    kills = 0
+    for _ in range(3):
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "tests.bot.services.tick_kill_worker", db_url,
+             until.isoformat(), "stop"], cwd=ROOT, stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        assert proc.stdout is not None
+        lines = [proc.stdout.readline().strip() for _ in range(2)]
+        assert lines == ["ready", "inside"], (lines, proc.stderr.read() if proc.stderr else "")
+        os.kill(proc.pid, signal.SIGKILL)  # inside the tick: its battles' ids were taken
+        proc.wait()
+        kills += 1
+    final = subprocess.run([sys.executable, "-m", "tests.bot.services.tick_kill_worker",
+                            db_url, until.isoformat()], cwd=ROOT, capture_output=True,
+                           text=True, timeout=400, check=False)
+    assert final.returncode == 0, final.stderr
+    assert kills == 3
+    queued = _queued(db_url, mark)
+    assert queued == [(q.kind, q.target, q.title, q.body, q.public)
+                      for t in shown for q in t.queued]
+    assert any(kind == "post" and title.startswith("[Battle]")
+               for kind, _, title, _, _ in queued), "the scenario fights a battle"
+    with contextlib.ExitStack() as stack:
+        reference = (_url(tmp_path, "reference.db") if db_url.startswith("sqlite")
+                     else stack.enter_context(fresh_schema(pg_base_url())))
+        scenario.build(reference)
+        ref_engine, ref_ctx = scenario.context(reference)
+        catch_up(ref_engine, ref_ctx, scenario.START + timedelta(days=1))
+        catch_up(ref_engine, ref_ctx, until)
+        ref_engine.dispose()
+        assert _export(db_url) == _export(reference)
+        assert _queued(db_url, 0) == _queued(reference, 0)

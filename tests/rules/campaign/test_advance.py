@@ -46,7 +46,6 @@ from rules.campaign.tick import (
 from rules.campaign.upkeep import SlainLedger, record_loss
 from rules.campaign.world import (
     Army,
-    ArmyKind,
     ArmyState,
     BattleKind,
     BattleState,
@@ -65,17 +64,12 @@ from rules.campaign.world import (
     battle_side,
     changed_armies,
 )
-from rules.campaign.worldmap import parse_map, tile_id
 from rules.fairdice import EventKey, claim_branch
+from tests.rules.campaign import builders
+from tests.rules.campaign.builders import T, army
 
 RULES = RulesConfig()
-# One row of ten field tiles, 0000 .. 0900 (a tile borders the next one), holdfasts at both ends.
-HEADER = "id,name,terrain,flags,resource_benefit,defense_bonus,region,neighbours\n"
-FLAGS = {0: "holdfast", 9: "holdfast", 5: "resource"}  # 0500: a resource tile (a mine)
-MAP = parse_map(HEADER + "".join(
-    f"{tile_id(c, 0)},{'Hold ' + str(c) if c in (0, 9) else ''},field,"
-    f"{FLAGS.get(c, '')},{'Gold mine' if c == 5 else ''},,,\n" for c in range(10)))
-T = [tile_id(c, 0) for c in range(10)]
+MAP = builders.row_map({5: "Gold mine"})  # 0500: a resource tile (a mine)
 DICE = EventDice("a campaign secret", 3)
 STARK = ClaimState(1, "House Stark", T[0])
 LANNISTER = ClaimState(2, "House Lannister", T[9])
@@ -85,18 +79,9 @@ def tick(index: int = 10) -> Tick:
     return Tick(index, MAP, RULES)
 
 
-def army(id: int, claim: int, tile: str, state: ArmyState = ArmyState.STANDING, *,
-         path: tuple[str, ...] = (), depart: int | None = None, infantry: int = 100,
-         **kw: object) -> Army:
-    march = March(path, tuple(1 for _ in path), Fraction(0), depart)
-    return Army(id, claim, ArmyKind.LAND, state, tile, infantry=infantry, march=march,
-                **kw)  # type: ignore[arg-type]
-
-
 def world(*armies: Army, wars: bool = True, **kw: object) -> World:
     kw.setdefault("claims", (STARK, LANNISTER))
-    return World.of(armies=armies, wars=[(1, 2)] if wars else (),
-                    **kw)  # type: ignore[arg-type]
+    return builders.world(*armies, wars=wars, **kw)  # type: ignore[arg-type]
 
 
 def test_musters_become_ready_standing_marching_or_inside_a_besieged_holdfast() -> None:

@@ -66,16 +66,14 @@ from rules.campaign.world import (
     SiegeStatus,
     World,
 )
-from rules.campaign.worldmap import parse_map, tile_id
+from rules.campaign.worldmap import parse_map
 from rules.errors import RulesError
 from rules.text import name_md
+from tests.rules.campaign import builders
+from tests.rules.campaign.builders import HEADER, T, army
 
 RULES = RulesConfig()
-HEADER = "id,name,terrain,flags,resource_benefit,defense_bonus,region,neighbours\n"
-MAP = parse_map(HEADER + "".join(
-    f"{tile_id(c, 0)},{'Hold ' + str(c) if c in (0, 9) else ''},field,"
-    f"{'holdfast' if c in (0, 9) else ''},,,,\n" for c in range(10)))
-T = [tile_id(c, 0) for c in range(10)]
+MAP = builders.row_map()
 STARK = ClaimState(1, "House Stark", T[0], gold=Decimal(100), infantry=500, cavalry=50)
 LANNISTER = ClaimState(2, "House Lannister", T[9], infantry=300)
 TICK = 100
@@ -84,24 +82,13 @@ STARK_SENDS = Sender(1, RULES, MAP)
 LANNISTER_SENDS = Sender(2, RULES, MAP)
 
 
-def army(id: int, claim: int, tile: str, state: ArmyState = ArmyState.STANDING, *,
-         path: tuple[str, ...] = (), depart: int | None = None, infantry: int = 100,
-         **kw: object) -> Army:
-    march = March(path, tuple(1 for _ in path), Fraction(0), depart)
-    return Army(id, claim, ArmyKind.LAND, state, tile, infantry=infantry, march=march,
-                **kw)  # type: ignore[arg-type]
-
-
 def world(*armies: Army, wars: bool = False, claims: tuple[ClaimState, ...] = (STARK, LANNISTER),
           **kw: object) -> World:
-    return World.of(armies=armies, claims=claims, wars=[(1, 2)] if wars else (),
-                    **kw)  # type: ignore[arg-type]
+    return builders.world(*armies, claims=claims, wars=wars, **kw)
 
 
 def battle(id: int, attacker: Army, defender: Army, **kw: object) -> BattleState:
-    return BattleState(id, defender.tile, BattleKind.FIELD, attacker.id, defender.id,
-                       attacker.claim_id, defender.claim_id, TICK - 1, TICK + 1,
-                       **kw)  # type: ignore[arg-type]
+    return builders.battle(id, attacker, defender, TICK - 1, TICK + 1, **kw)
 
 
 def refusal(w: World, order: object, sender: Sender = STARK_SENDS) -> OrderRefused:

@@ -10,25 +10,19 @@ from rules.campaign.config import RulesConfig
 from rules.campaign.inforce import ModifiersInForce
 from rules.campaign.world import (
     Army,
-    ArmyKind,
     ArmyState,
     CharacterState,
     CharacterStatus,
     ClaimState,
     HolderState,
 )
-from rules.campaign.worldmap import parse_map, tile_id
+from tests.rules.campaign import builders
+from tests.rules.campaign.builders import T, army
 
 RULES = RulesConfig()
 # One row of ten field tiles, holdfasts at both ends, 0500 a gold mine, 0300 a resource tile
 # whose benefit the catalogue does not know.
-HEADER = "id,name,terrain,flags,resource_benefit,defense_bonus,region,neighbours\n"
-BENEFITS = {5: "gold_mine", 3: "unknown"}
-MAP = parse_map(HEADER + "".join(
-    f"{tile_id(c, 0)},{'Hold ' + str(c) if c in (0, 9) else ''},field,"
-    f"{'holdfast' if c in (0, 9) else 'resource' if c in BENEFITS else ''},"
-    f"{BENEFITS.get(c, '')},,,\n" for c in range(10)))
-T = [tile_id(c, 0) for c in range(10)]
+MAP = builders.row_map({5: "gold_mine", 3: "unknown"})
 
 CATALOGUE = parse_catalogue({
     "skills": {
@@ -53,11 +47,6 @@ WATCHTOWERS = {"name": "Watchtowers", "holdfast": T[0], "cost": "120", "ordered_
                "ready_month": 1, "done": True}
 STARK = ClaimState(1, "House Stark", T[0], improvements=(WATCHTOWERS,))
 LANNISTER = ClaimState(2, "House Lannister", T[9])
-
-
-def army(id: int, claim: int, tile: str, state: ArmyState = ArmyState.STANDING, *,
-         infantry: int = 100, **kw: Any) -> Army:
-    return Army(id, claim, ArmyKind.LAND, state, tile, infantry=infantry, **kw)
 
 
 def character(id: int, claim: int, skills: tuple[str, ...], army_id: int | None = None,

@@ -45,6 +45,18 @@ def test_ordinary_gold_amounts_are_read(value: object, signed: bool, expected: D
     assert "E" not in format(parse_gold(value, "gold", signed=signed))
 
 
+@pytest.mark.parametrize("value", ["+1_000", "1_000", "١٠٠", "+١٠٠", "１００", "10​0", "٣.٥"])
+def test_gold_and_troops_are_read_only_in_ascii_digits(value: str) -> None:
+    """Issue 24: ``adjust --gold +1_000`` and Arabic-Indic digits were accepted (Decimal reads
+    both); a moderator's amount is written with the digits 0-9 and nothing else."""
+    with pytest.raises(InvalidInput) as info:
+        parse_gold(value, "--gold", signed=True)
+    assert info.value.field == "--gold"
+    assert "0-9" in str(info.value)
+    with pytest.raises(InvalidInput):
+        parse_troops(value, "--infantry", signed=True)
+
+
 def test_negative_gold_is_refused_unless_a_change() -> None:
     with pytest.raises(InvalidInput):
         parse_gold("-1", "gold")

@@ -78,6 +78,7 @@ CATALOGUE = parse_catalogue({"improvements": {
     "Stables": {"cost": 100, "months": 1, "hidden": True,
                 "effects": [{"kind": "cavalry_capacity", "amount": 50}]},
     "Watchtowers": {"cost": 120, "months": 1, "effects": [{"kind": "detection", "amount": 2}]},
+    "Market": {"cost": 100, "months": 1, "effects": [{"kind": "gold_income", "amount": 40}]},
 }})
 
 

@@ -50,3 +50,31 @@ def test_a_misreading_says_what_is_wrong_and_gives_the_example(text: str, proble
         parse_odds(text)
     assert problem in caught.value.problem()
     assert caught.value.example == ODDS_EXAMPLE and caught.value.syntax
+
+
+@pytest.mark.parametrize("text", [
+    "300 infantry vs 200 infantry at Winterfell",
+    "300 infantry vs 200 infantry at 0412",
+    "300 infantry assaulting 200 infantry",
+    "300 infantry vs 200 infantry in a holdfast",
+    "300 infantry vs a garrison of 200 infantry",
+    "300 infantry vs 200 infantry with a defence bonus of 2",
+])
+def test_a_holdfast_clause_is_refused_not_ignored(text: str) -> None:
+    """Issue 24: ``!odds ... at HOLDFAST`` answered the odds of a field battle as if the
+    holdfast were not there. The bonus is secret, so the clause is refused, and said why."""
+    with pytest.raises(NotationError) as info:
+        parse_odds(text)
+    assert "cannot count a holdfast" in str(info.value)
+    assert "secret" in str(info.value)
+
+
+def test_a_holdfast_refusal_is_the_same_whatever_the_holdfasts_bonus() -> None:
+    """The reply depends on the text alone (parse_odds reads no map): nothing of any real
+    holdfast's bonus can reach it."""
+    with pytest.raises(NotationError) as first:
+        parse_odds("300 infantry vs 200 infantry at Winterfell")
+    with pytest.raises(NotationError) as second:
+        parse_odds("300 infantry vs 200 infantry at Casterly Rock")
+    assert str(first.value).replace("Winterfell", "X") == str(second.value).replace(
+        "Casterly Rock", "X")

@@ -31,23 +31,18 @@ from rules.campaign.modifiers import Effect, EffectKind, Modifier, Role, Source
 from rules.campaign.tick import BattleFought, Tick, advance_battles
 from rules.campaign.world import (
     Army,
-    ArmyKind,
-    ArmyState,
     CharacterState,
     ClaimState,
     EventDice,
     World,
     fighting_side,
 )
-from rules.campaign.worldmap import parse_map, tile_id
+from rules.campaign.worldmap import tile_id
+from tests.rules.campaign import builders
 
 RULES = RulesConfig()
 TERRAINS = (Terrain.FIELD, Terrain.FOREST, Terrain.HILL, Terrain.MOUNTAIN, Terrain.SWAMP)
-HEADER = "id,name,terrain,flags,resource_benefit,defense_bonus,region,neighbours\n"
-MAP = parse_map(HEADER + "".join(
-    f"{tile_id(c, 0)},{'Hold ' + str(c) if c in (0, 9) else ''},"
-    f"{'field' if c in (0, 9) else TERRAINS[c % len(TERRAINS)].value},"
-    f"{'holdfast' if c in (0, 9) else ''},,,,\n" for c in range(10)))
+MAP = builders.row_map(terrains={c: TERRAINS[c % len(TERRAINS)].value for c in range(1, 9)})
 TILES = [tile_id(c, 0) for c in range(1, 9)]
 STARK = ClaimState(1, "House Stark", tile_id(0, 0), infantry=500)
 LANNISTER = ClaimState(2, "House Lannister", tile_id(9, 0), infantry=500)
@@ -78,9 +73,8 @@ modifiers = st.lists(st.builds(_bonus, st.sampled_from(["0.8", "1.1", "1.25", "1
 def _world(tile: str, attacker: tuple[int, int], defender: tuple[int, int],
            held: tuple[int, int]) -> World:
     def army(id: int, claim: int, troops: tuple[int, int], held_for: int) -> Army:
-        return Army(id, claim, ArmyKind.LAND, ArmyState.STANDING, tile, infantry=troops[0],
-                    cavalry=troops[1], stationary_since=TICK - held_for,
-                    arrival_tick=TICK - held_for)
+        return builders.army(id, claim, tile, infantry=troops[0], cavalry=troops[1],
+                             stationary_since=TICK - held_for, arrival_tick=TICK - held_for)
 
     return World.of(armies=(army(1, 1, attacker, held[0]), army(2, 2, defender, held[1])),
                     claims=(STARK, LANNISTER))

@@ -794,11 +794,34 @@ def test_message_near_miss_verb_is_answered_not_ignored() -> None:
     ("status\nas House Stark: status", ("status\nas House Stark: status", None)),
     ("ask the maester: status", ("ask the maester: status", None)),
     ("as House Stark status", ("as House Stark status", None)),
+    # issue 24: a zero-width space hid the line (its orders then ran for the moderator's own
+    # claim, or named no claim)
+    ("as\u200b House\u200b Lannister:\nstatus", ("status", "House Lannister")),
+    ("\u200bas House Lann\u200bister\u200b:\nstatus", ("status", "House Lannister")),
+    ("as\u00a0House Lannister:\nstatus", ("status", "House Lannister")),
 ])
 def test_a_moderators_first_line_names_the_claim_acted_for(
         text: str, expected: tuple[str, str | None]) -> None:
     """``as CLAIM:`` on the first line only: the rest of the message is parsed as usual."""
     assert acting_for(text) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "muster 10**30 infantry", "muster 10\\*\\*30 infantry", "muster 1`0`00 infantry",
+    "muster 10^30 infantry", "muster 10~~30 infantry", "muster 10*30 cavalry",
+])
+def test_markdown_inside_a_number_does_not_join_its_digits_into_another_number(text: str) -> None:
+    """Issue 24: ``muster 10**30 infantry`` mustered 1,030 (the ``**`` vanished and the digits
+    joined up); markdown between digits now splits the number and the order is refused."""
+    (item,) = parse_message(text).items
+    assert item.error is not None
+    assert not isinstance(item.result, Muster)
+
+
+def test_markdown_around_a_whole_number_still_reads_it() -> None:
+    for text in ("muster **300** infantry", "muster `300` infantry", "muster *300* infantry"):
+        (item,) = parse_message(text).items
+        assert item.result == Muster(infantry=300, cavalry=0, ships=0, at=None), text
 
 
 def test_message_semicolons_separate_orders() -> None:

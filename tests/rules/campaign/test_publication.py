@@ -13,6 +13,7 @@ import random
 from collections.abc import Callable, Iterable
 from decimal import Decimal
 from itertools import product
+from pathlib import Path
 
 import pytest
 
@@ -137,3 +138,35 @@ def test_most_assaults_still_publish_the_outcome() -> None:
     facts = [public_assault(a, with_bonus(g, Decimal("2.2")), r, RULES) for a, g, r in assaults]
     assert sum(f.winner is not None for f in facts) >= 15
     assert all(f.attacker_losses in (None, *LOSS_BANDS) for f in facts)
+
+
+def _attacker_knows(fact: PublicAssault, result: BattleResult
+                    ) -> Callable[[BattleResult], bool]:
+    """What the attacking claim knows of its own assault: the public post, and its own exact
+    losses (its army's troops before and after)."""
+    published = _published(fact)
+
+    def explains(r: BattleResult) -> bool:
+        return published(r) and r.attacker.casualty_pct == result.attacker.casualty_pct
+    return explains
+
+
+def test_the_attacker_learns_a_bound_from_its_own_losses_as_docs_rules_says() -> None:
+    """Issue 24 item 5, decided as documented behaviour (docs/rules.md, "What the attacker
+    learns"): the attacker's exact losses come from the margin's casualty row, whose possible
+    values depend on the strength band, so the attacker of a few assaults can bound the
+    bonus (the issue's probe: [2.01, 2.50] around a true 2.2), while the public posts of the
+    same assaults leave every bonus of the range possible."""
+    bonus = Decimal("2.2")
+    assaults = _assaults(1, 6, bonus)
+    facts = [public_assault(a, with_bonus(g, bonus), r, RULES) for a, g, r in assaults]
+    public = consistent_bonuses((a, g, _published(f))
+                                for (a, g, _), f in zip(assaults, facts, strict=True))
+    own = consistent_bonuses((a, g, _attacker_knows(f, r))
+                             for (a, g, r), f in zip(assaults, facts, strict=True))
+    assert public == list(GRID)
+    assert len(own) < len(GRID)  # a bound: the attacker excludes part of the range...
+    assert min(own) <= bonus <= max(own)  # ...and the true bonus is inside it
+    text = (Path(__file__).resolve().parents[3] / "docs" / "rules.md").read_text()
+    assert "What the attacker learns" in text
+    assert "its own exact losses" in " ".join(text.split())

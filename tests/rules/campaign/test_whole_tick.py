@@ -8,7 +8,6 @@ from __future__ import annotations
 from dataclasses import replace
 from decimal import Decimal
 
-from rules.campaign.catalogue import parse_catalogue
 from rules.campaign.improvements import finished_improvements
 from rules.campaign.tick import (
     Arrival,
@@ -23,13 +22,7 @@ from rules.campaign.tick import (
 )
 from rules.campaign.world import ArmyState, ClaimState, World
 from tests.rules.campaign.test_advance import DICE, MAP, RULES, STARK, T, army, world
-
-CATALOGUE = parse_catalogue({"improvements": {
-    "Barracks": {"cost": 250, "months": 2,
-                 "effects": [{"kind": "infantry_capacity", "amount": 200}]},
-    "Market": {"cost": 100, "months": 1,
-               "effects": [{"kind": "gold_income", "amount": 40}]},
-}})
+from tests.rules.campaign.test_monthly_and_aftermath import CATALOGUE
 
 
 def first_month_tick() -> tuple[int, int]:
