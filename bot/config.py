@@ -153,6 +153,21 @@ class ClaimsSettings(_Section):
     transfer_post: bool = True
 
 
+class WebSettings(_Section):
+    """The campaign's web pages (docs/web.md): served by ``maester run`` when ``enabled``."""
+
+    enabled: bool = False
+    host: str = "127.0.0.1"
+    port: int = Field(default=8080, ge=1, le=65535)
+    #: The pages' public address (e.g. https://maester.example.org), used in the links the
+    #: players receive; empty: links are sent as paths only.
+    public_url: str = Field(default="", max_length=300, pattern=r"^(https?://[^\s]*)?$")
+    #: A folder that ``maester run`` refreshes with the static realm after each tick ("": none).
+    export_dir: str = ""
+    #: Failed link attempts allowed per address per minute before it gets 429s.
+    failed_per_minute: int = Field(default=10, ge=1, le=10_000)
+
+
 class Settings(_Section):
     campaign: CampaignSettings = Field(default_factory=CampaignSettings)
     reddit: RedditSettings = Field(default_factory=RedditSettings)
@@ -162,6 +177,7 @@ class Settings(_Section):
     posts: PostSettings = Field(default_factory=PostSettings)
     dice: DiceSettings = Field(default_factory=DiceSettings)
     claims: ClaimsSettings = Field(default_factory=ClaimsSettings)
+    web: WebSettings = Field(default_factory=WebSettings)
     catalogue: dict[str, Any] = Field(default_factory=dict)
     characters: dict[str, Any] = Field(default_factory=dict)
 

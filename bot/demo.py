@@ -32,6 +32,7 @@ from bot.sandbox.praw_client import make_reddit
 from bot.services.setup import DEMO_ROSTER, DEMO_WARS, create_campaign
 from bot.services.tick import advancer
 from bot.services.world import CampaignContext
+from bot.web.serve import Background
 from rules.campaign import calendar
 from rules.campaign.paths import ArmyKind, cheapest_route, format_path
 from rules.campaign.world import BattleStatus
@@ -53,13 +54,17 @@ class DemoReport:
     seconds: float = 0.0
     transcript: list[str] = field(default_factory=list)
     images: list[tuple[str, bytes]] = field(default_factory=list)  # (where, PNG) per picture
+    web: tuple[str, str] = ("", "")  # the realm's address and House Stark's war room
 
 
 class Demo:
     """The demo's world: sandbox, players' PRAW clients, the bot's database and clock."""
 
-    def __init__(self, workdir: Path, echo: Callable[[str], None]) -> None:
+    def __init__(self, workdir: Path, echo: Callable[[str], None], *,
+                 web_port: int | None = None) -> None:
         self.echo = echo
+        self.web_port = web_port
+        self.web: Background | None = None
         self.clock = ManualClock(START)
         self.sandbox = RedditSandbox(clock=self.clock.now)
         self.workdir = workdir
@@ -86,6 +91,25 @@ class Demo:
                 now=self.clock.now(), seed=DEMO_SEED, wars=DEMO_WARS)
         # The sandbox has no rate limit worth keeping to; Reddit's budget applies in `run`.
         self.gateway = praw_gateway(self.settings, budget=RequestBudget(60_000))
+        if self.web_port is not None:
+            self.start_web(self.web_port)
+
+    def start_web(self, port: int) -> None:
+        """Serve the campaign's pages (a free port if ``port`` is taken) and print the
+        realm's address and House Stark's war room."""
+        from bot.services import weblinks
+        from bot.web.serve import start_background
+
+        try:
+            self.web = start_background(self.settings, host="127.0.0.1", port=port)
+        except RuntimeError:
+            self.web = start_background(self.settings, host="127.0.0.1", port=0)
+        with transaction(self.engine) as session:
+            stark = weblinks.links(session, self.ctx, self.clock.now(), claim="House Stark")[0]
+        base = f"http://127.0.0.1:{self.web.port}"
+        self.report.web = (f"{base}/", f"{base}{stark.path}")
+        self.echo(f"The web pages: the realm at {base}/ and House Stark's war room at "
+                  f"{base}{stark.path}")
 
     def _settings(self) -> Settings:
         return parse_settings({
@@ -116,6 +140,8 @@ class Demo:
                 Outbox.status == OutboxStatus.DELIVERED)).all()
         self.report.replies = sum(1 for o in sent if o.kind == "reply")
         self.report.private = sum(1 for o in sent if o.kind == "message")
+        if self.web is not None:
+            self.web.stop()
         self.engine.dispose()
         self.sandbox.stop()
 
@@ -371,14 +397,20 @@ def play(demo: Demo) -> None:
     demo.advance(24)
 
 
-def run_demo(echo: Callable[[str], None] = print, workdir: Path | None = None) -> DemoReport:
-    """Play the demo campaign and return what happened."""
+def run_demo(echo: Callable[[str], None] = print, workdir: Path | None = None, *,
+             web_port: int | None = None,
+             linger: Callable[[DemoReport], None] | None = None) -> DemoReport:
+    """Play the demo campaign and return what happened. With ``web_port`` the campaign's
+    pages are served meanwhile (and, with ``linger``, until it returns)."""
     began = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="maester-demo-") as tmp:
-        demo = Demo(workdir or Path(tmp), echo)
+        demo = Demo(workdir or Path(tmp), echo, web_port=web_port)
         demo.start()
         try:
             play(demo)
+            demo.report.seconds = time.perf_counter() - began
+            if linger is not None:
+                linger(demo.report)
         finally:
             demo.stop()
     demo.report.seconds = time.perf_counter() - began
@@ -393,6 +425,10 @@ def summary(report: DemoReport) -> str:
              f"{report.seconds:.1f} s",
              "- public posts:"]
     lines += [f"    {title}" for title in report.posts]
+    if report.web[0]:
+        lines.append(f"- web pages (served while the demo ran): the realm at {report.web[0]}, "
+                     f"House Stark's war room at {report.web[1]}; `maester demo --serve` "
+                     "keeps them up after the demo")
     lines.append("Run it against Reddit: see docs/setup.md. Tests: scripts/test.")
     return "\n".join(lines)
 
@@ -400,9 +436,23 @@ def summary(report: DemoReport) -> str:
 REALM_COPY = Path("maester-demo-realm.png")
 
 
-def main(echo: Callable[[str], None] = print, save_to: Path | None = REALM_COPY) -> int:
-    report = run_demo(echo)
-    echo(summary(report))
+def main(echo: Callable[[str], None] = print, save_to: Path | None = REALM_COPY, *,
+         web_port: int | None = 8080, serve: bool = False) -> int:
+    """The demo, its summary and a copy of its [Realm] map. Its web pages are served on
+    ``web_port`` (None: not at all) while it plays; with ``serve``, until Ctrl-C after it."""
+    def linger(report: DemoReport) -> None:
+        echo(summary(report))
+        echo(f"The pages stay up until Ctrl-C: the realm at {report.web[0]}, House Stark's "
+             f"war room at {report.web[1]}")
+        try:
+            while True:
+                time.sleep(3600)
+        except KeyboardInterrupt:
+            echo("stopped")
+
+    report = run_demo(echo, web_port=web_port, linger=linger if serve else None)
+    if not serve:
+        echo(summary(report))
     if report.images and save_to is not None:
         data = report.images[-1][1]
         if data.startswith(b"GIF8"):  # the month as a film

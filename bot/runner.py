@@ -25,7 +25,7 @@ import threading
 from collections.abc import Callable
 from datetime import UTC, datetime
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from apscheduler.executors.pool import ThreadPoolExecutor
 from apscheduler.jobstores.memory import MemoryJobStore
@@ -56,6 +56,9 @@ from bot.services.access import open_campaign
 from bot.services.mapupdate import reload_map
 from bot.services.tick import CatchUpTooLong, advancer, check_catch_up_bound
 from bot.services.world import CampaignContext, get_campaign
+
+if TYPE_CHECKING:  # the web stack loads only when [web] asks for it
+    from bot.web.serve import Background
 
 log = logging.getLogger("maester.runner")
 
@@ -88,6 +91,8 @@ class BotRunner:
         self.publishes = 0
         self.pacer = Pacer.from_settings(ctx)
         self._keeper: Connection | None = None
+        self.web: Background | None = None
+        self._exported: int | None = None  # the last tick written to [web] export_dir
 
     # --------------------------------------------------------------- jobs
 
@@ -101,6 +106,7 @@ class BotRunner:
         the orders sent before the tick and then applies it (once: no second catch-up)."""
         report = self.poll() if reason == "tick" else None
         if report is not None:
+            self.export_pages()
             return report.ticks_applied  # the round applied what was due
         if not self._reddit.acquire(blocking=False):
             return 0  # an intake round is running: it advances the world when it is done
@@ -122,6 +128,7 @@ class BotRunner:
             self._reddit.release()
         if applied:
             log.info("%s: applied %d tick(s)", reason, applied)
+        self.export_pages()
         return applied
 
     def advance_to(self, moment: datetime) -> int:
@@ -139,6 +146,49 @@ class BotRunner:
             journal.queue(session, self.ctx.campaign_id, f"damaged-value:{due}", "mod",
                           title="maester stopped: a damaged value in the database",
                           body=f"**No tick was applied:** {exc}.", at=now, tick=due)
+
+    def send_new_links(self) -> None:
+        """With the pages public (``[web] public_url``), every claim that has no war-room
+        link yet gets one in its dispatch."""
+        if not self.settings.web.public_url:
+            return
+        from bot.services.weblinks import send_new_links
+
+        now = self.clock.now()
+        try:
+            with transaction(self.engine) as session:
+                sent = send_new_links(session, self.ctx, now, self.ctx.tick_of(now))
+        except Exception:
+            log.exception("could not send the war-room links; `maester web links` shows them")
+            return
+        if sent:
+            log.info("sent %d claims their war-room link", sent)
+
+    def export_pages(self) -> None:
+        """Refresh ``[web] export_dir`` with the static realm when a tick was applied since
+        the last refresh (by this wake-up or by the intake's catch-up)."""
+        folder = self.settings.web.export_dir
+        if not folder:
+            return
+        from pathlib import Path
+
+        from bot.db.engine import make_reader_engine
+        from bot.web.export import export_realm
+
+        try:
+            with transaction(self.engine) as session:
+                last = get_campaign(session, self.ctx).last_tick
+            if last == self._exported:
+                return
+            reader = make_reader_engine(self.settings.campaign.database_url)
+            try:
+                export_realm(reader, self.settings, Path(folder))
+                self._exported = last
+            finally:
+                reader.dispose()
+        except Exception:
+            log.exception("could not refresh the static realm in %s; the next tick retries",
+                          folder)
 
     def within_catch_up_bound(self) -> bool:
         """False (and the moderators told, once per jump) when the due ticks span more days
@@ -288,7 +338,13 @@ class BotRunner:
             # With no pool, closing a file's last connection checkpoints and deletes its WAL
             # (an fsync per transaction); one idle connection kept open avoids that.
             self._keeper = self.engine.connect()
+        if self.settings.web.enabled and self.web is None:
+            from bot.web.serve import start_background
+
+            self.web = start_background(self.settings)
+            self.send_new_links()
         self.start_up()
+        self.export_pages()  # the static realm as of now (then after every tick)
         self.scheduler = self.build_scheduler()
         self.scheduler.start()
         log.info("maester is running campaign %d on r/%s (poll every %d s, publish every %d s)",
@@ -313,6 +369,9 @@ class BotRunner:
             self.scheduler.shutdown(wait=True)
         if self.lease is not None:
             self.lease.release()
+        if self.web is not None:
+            self.web.stop()
+            self.web = None
         if self._keeper is not None:
             self._keeper.close()
             self._keeper = None

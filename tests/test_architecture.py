@@ -19,6 +19,7 @@ _LABELS: Mapping[str, str] = {
     "cli": "cli: the maester command",
     "demo": "demo: the demo campaign",
     "reddit": "reddit, runner: intake, delivery, the scheduler",
+    "web": "web: the pages, read only",
     "sandbox": "sandbox: a local stand-in for Reddit",
     "messages": "messages: one incoming message",
     "commands": "commands: the !commands",

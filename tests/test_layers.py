@@ -16,7 +16,8 @@ Two things are checked:
 
       cli, __main__                      everything below
         demo                             sandbox, reddit, messages, commands, jsonapi, ...
-          reddit, runner                 messages, services, storage, base, rules
+          reddit, runner                 web, messages, services, storage, base, rules
+          web                        services, storage, base, rules (the pages only read)
           sandbox                        nothing of the bot (a stand-in for Reddit)
             messages                     commands, services, storage, base, rules
               commands                   services, storage, base, rules
@@ -61,6 +62,7 @@ GROUPS: dict[str, tuple[str, ...]] = {
     "messages": ("bot.messages",),
     "reddit": ("bot.reddit", "bot.runner"),
     "sandbox": ("bot.sandbox",),
+    "web": ("bot.web",),
     "demo": ("bot.demo",),
     "cli": ("bot.cli", "bot.__main__"),
 }
@@ -77,9 +79,10 @@ ALLOWED: dict[str, set[str]] = {
     "commands": {*_RULES, "base", "storage", "services", "commands"},
     "jsonapi": {*_RULES, "base", "jsonapi"},
     "messages": {*_RULES, "base", "storage", "services", "commands", "messages"},
-    "reddit": _BELOW_REDDIT,
+    "web": {*_RULES, "base", "storage", "services", "web"},
+    "reddit": _BELOW_REDDIT | {"web"},
     "sandbox": {"sandbox"},
-    "demo": {*_BELOW_REDDIT, "commands", "jsonapi", "sandbox", "demo"},
+    "demo": {*_BELOW_REDDIT, "commands", "jsonapi", "sandbox", "web", "demo"},
     "cli": set(GROUPS),
 }
 

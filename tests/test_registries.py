@@ -36,11 +36,12 @@ def test_every_order_kind_reads_its_own_example() -> None:
         assert type(o.parse_order(kind.form.example)) is order
 
 
-def test_only_odds_away_and_help_are_answered_outside_the_rules() -> None:
+def test_only_odds_away_link_and_help_are_answered_outside_the_rules() -> None:
     """``away`` (issue #28) is a leave kept in the claim's row by the bot
-    (bot.services.absence), not a change to the rules' world."""
+    (bot.services.absence), ``link`` the war room's address (bot.services.weblinks): neither
+    changes the rules' world."""
     undecided = {k for k, kind in decide.ORDER_KINDS.items() if kind.decide is None}
-    assert undecided == {o.Odds, o.Away, o.Help}
+    assert undecided == {o.Odds, o.Away, o.Link, o.Help}
 
 
 def test_every_receipt_of_the_rules_has_a_journal_and_a_text() -> None:

@@ -587,8 +587,14 @@ def db_upgrade_cmd(config: ConfigOpt = None) -> None:
     console.print("Database is up to date.")
 
 @app.command("demo")
-def demo_cmd() -> None:
+def demo_cmd(
+    serve: Annotated[bool, typer.Option(
+        "--serve", help="Keep the demo's web pages up after it, until Ctrl-C.")] = False,
+    port: Annotated[int, typer.Option(
+        "--port", min=0, max=65535, help="The web pages' port (a free one if taken).")] = 8080,
+) -> None:
     """Play a whole demo campaign against a local Reddit sandbox (no credentials needed)."""
     from bot.demo import main
 
-    raise typer.Exit(main(lambda text: console.print(text, markup=False)))
+    raise typer.Exit(main(lambda text: console.print(text, markup=False), web_port=port,
+                          serve=serve))

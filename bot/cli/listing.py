@@ -79,6 +79,8 @@ COMMANDS: tuple[Entry, ...] = (
     Entry("command", "bot.cli.rules",
           "Run a tabletop bot command (!combat, !attack, !challenge ...) and print its reply."),
     Entry("map", "bot.cli.map", "Check, draw and update the campaign map."),
+    Entry("web", "bot.cli.web", "Serve the campaign's web pages (the realm, war rooms, the "
+          "moderators' room); show or replace links; export the realm."),
     Entry("demo", "bot.cli.campaign",
           "Play a whole demo campaign against a local Reddit sandbox (no credentials needed)."),
 )

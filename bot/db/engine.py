@@ -22,6 +22,7 @@ from typing import Any
 
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import URL, make_url
+from sqlalchemy.pool import QueuePool
 from sqlmodel import Session
 
 BUSY_TIMEOUT_MS = 60_000
@@ -170,3 +171,45 @@ def create_all(engine: Engine) -> None:
     from bot.db import models  # noqa: F401  (registers the tables)
 
     SQLModel.metadata.create_all(engine)
+
+
+def make_reader_engine(url: str | URL) -> Engine:
+    """An engine that only reads (the web pages): it never takes a write lock, so it never
+    blocks or waits for a tick.
+
+    SQLite: the file opened read-only (``mode=ro``), transactions begun with a plain
+    ``BEGIN`` (a reader sees one consistent snapshot; in WAL mode a writer goes on meanwhile).
+    PostgreSQL: every transaction ``READ ONLY`` at ``REPEATABLE READ`` (one snapshot per
+    request). Raises MissingDatabase for a SQLite file that does not exist.
+    """
+    parsed = make_url(url)
+    if parsed.get_backend_name() != "sqlite":
+        engine = make_engine(parsed)
+        return engine.execution_options(isolation_level="REPEATABLE READ",
+                                        postgresql_readonly=True)
+    path = parsed.database or ""
+    if path in ("", ":memory:") or path.startswith("file:"):
+        raise ValueError("the web pages need a SQLite database file, not an in-memory one")
+    if not os.path.isfile(path):
+        raise MissingDatabase(path)
+    uri = f"file:{os.path.abspath(path)}?mode=ro"
+    engine = create_engine("sqlite://", creator=lambda: _open_read_only(uri),
+                           poolclass=QueuePool, pool_size=2, max_overflow=8)
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection: Any, connection_record: Any) -> None:
+        dbapi_connection.isolation_level = None
+        dbapi_connection.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(connection: Any) -> None:
+        connection.exec_driver_sql("BEGIN")
+
+    return engine
+
+
+def _open_read_only(uri: str) -> Any:
+    import sqlite3
+
+    return sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000,
+                           check_same_thread=False)

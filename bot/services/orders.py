@@ -195,10 +195,12 @@ def _corrected(order: object, exc: UnknownTile) -> str | None:
 def answer(c: Call, order: o.Order) -> str:
     """One order's receipt (markdown), or :class:`Rejected`: every kind of
     :data:`rules.campaign.decide.ORDER_KINDS` with a decision is decided by the rules
-    (:func:`bot.services.order_apply.decided`); ``odds``, ``away`` and ``help`` are answered
-    here."""
+    (:func:`bot.services.order_apply.decided`); ``odds``, ``away``, ``link`` and ``help``
+    are answered here."""
     if isinstance(order, o.Help):
         return help_reply(c, order.topic)
+    if isinstance(order, o.Link):
+        return _link(c)
     if isinstance(order, o.Odds):
         return _odds(c, order)
     if isinstance(order, o.Away):
@@ -221,6 +223,16 @@ def _away(c: Call, order: o.Away) -> str:
                        ) from None
     return (f"Noted: {escape_md(summary)}. Your claim is not marked inactive meanwhile; any "
             "message from you ends the leave early.")
+
+
+def _link(c: Call) -> str:
+    """The claim's war-room link (:mod:`bot.services.weblinks`); made when first asked."""
+    from bot.services import weblinks
+
+    claim = c.require_claim()
+    scope = weblinks.claim_scope(claim.id or 0)
+    token = weblinks.token_for(c.session, c.ctx, scope, c.now)
+    return weblinks.link_reply(c.ctx, weblinks.Link(scope, claim.name, token))
 
 
 def _odds(c: Call, order: o.Odds) -> str:

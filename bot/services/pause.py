@@ -3,8 +3,8 @@
 While the campaign row's ``paused_at`` is set, :func:`bot.services.tick.catch_up` applies no
 tick (``run``, ``poll`` and ``tick`` all go through it: see :func:`holds`), and a message with
 orders that would change the world is answered with :func:`bot.render.receipts.paused` and
-changes nothing (questions — ``status``, ``route``, ``odds``, ``help`` — and ``!commands`` are
-answered as usual).
+changes nothing (questions — ``status``, ``route``, ``odds``, ``link``, ``help`` — and
+``!commands`` are answered as usual).
 
 Resuming is a holiday by default: the ticks that fell due during the pause are never applied.
 The world's clock is moved behind the wall clock by that many ticks (``Campaign.tick_offset``;
@@ -40,7 +40,7 @@ def holds(campaign: Campaign) -> bool:
     return campaign.paused_at is not None
 
 
-QUESTIONS = (o.Status, o.Route, o.Odds, o.Help)
+QUESTIONS = (o.Status, o.Route, o.Odds, o.Link, o.Help)
 """Orders that only answer: they work while the campaign is paused."""
 
 

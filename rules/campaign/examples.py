@@ -158,6 +158,7 @@ EXAMPLES: Mapping[str, Callable[[Names], str]] = MappingProxyType({
     "cede": lambda n: f"cede {n.resource} to {n.rival}",
     "disband": lambda n: f"disband army {n.army}",
     "away": lambda n: "away until 2027-01-10 travelling for work",
+    "link": lambda n: "link",
     "help": lambda n: "help move",
 })
 """One example per order word (a test checks every order has one), from :class:`Names`."""

@@ -2,18 +2,40 @@
 
 from __future__ import annotations
 
+import urllib.request
 from pathlib import Path
 
 import pytest
 
-from bot.demo import run_demo, summary
+from bot.demo import DemoReport, run_demo, summary
+
+SERVED: dict[str, str] = {}
+
+
+def _fetch_pages(report: DemoReport) -> None:
+    """While the demo's pages are up: read the realm and House Stark's war room."""
+    for name, url in zip(("realm", "war room"), report.web, strict=True):
+        with urllib.request.urlopen(url, timeout=30) as answer:
+            SERVED[name] = answer.read().decode()
 
 
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[object, str]:
     lines: list[str] = []
-    report = run_demo(lines.append, tmp_path_factory.mktemp("demo"))
+    report = run_demo(lines.append, tmp_path_factory.mktemp("demo"), web_port=0,
+                      linger=_fetch_pages)
     return report, "\n".join(lines)
+
+
+def test_the_demo_serves_its_pages_and_prints_their_addresses(demo: tuple[object, str]
+                                                              ) -> None:
+    report, text = demo
+    realm, room = report.web  # type: ignore[attr-defined]
+    assert f"the realm at {realm}" in text and f"House Stark's war room at {room}" in text
+    assert "/claim/" in room
+    assert "[Battle]" in SERVED["realm"] or "battle" in SERVED["realm"]
+    assert "House Stark · war room" in SERVED["war room"]
+    assert "Winterfell" in SERVED["war room"]
 
 
 def test_the_demo_shows_every_kind_of_public_post(demo: tuple[object, str]) -> None:

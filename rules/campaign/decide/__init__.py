@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from rules.campaign.decide.battle import (
     OddsShown,
+    battle_chances,
     odds_pair,
     odds_shown,
 )
@@ -113,6 +114,7 @@ __all__ = [
     "Spared",
     "StatusReport",
     "apply_order",
+    "battle_chances",
     "claim_named",
     "cost_text",
     "gold_text",

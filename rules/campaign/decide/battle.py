@@ -383,12 +383,35 @@ def odds_shown(world: World, sender: Sender, order: o.Odds, at: datetime, *,
     else:
         first, second = mine, other
         fought, began = reaction_deadline(at, sender.rules), tick_of(at, sender)
-    attackers, defenders = fighting_sides(world, first, second, map=sender.map, tick=fought,
-                                          modifiers=sender.modifiers, began=began,
+    chances = battle_chances(world, sender, first, second, fought=fought, began=began,
+                             asker=asker)
+    return OddsShown(first.id, second.id, fought, chances.fight, chances.odds, kind=first.kind,
+                     target_kind=second.kind, with_army=chances.attackers[1:],
+                     with_target=chances.defenders[1:], pending=pending is not None,
+                     asker_attacks=first is mine)
+
+
+@dataclass(frozen=True, slots=True)
+class Chances:
+    """A battle's matchup and exact chances, and the armies of each side (ids, the army that
+    leads the side first)."""
+
+    fight: Matchup
+    odds: Odds
+    attackers: tuple[int, ...]
+    defenders: tuple[int, ...]
+
+
+def battle_chances(world: World, sender: Sender, attacker: Army, defender: Army, *,
+                   fought: int, began: int, asker: int | None) -> Chances:
+    """The battle of ``attacker``'s side against ``defender``'s begun at tick ``began`` and
+    fought at ``fought``, both sides built by :func:`rules.campaign.sides.fighting_sides` as
+    the tick builds them (the ``odds`` order and the war room ask this one function). The
+    hidden modifiers of any claim but ``asker`` are left out (None: a moderator's view,
+    everything counts)."""
+    attackers, defenders = fighting_sides(world, attacker, defender, map=sender.map,
+                                          tick=fought, modifiers=sender.modifiers, began=began,
                                           secrets_of=asker)
-    attacker, defender = [s for _, s in attackers], [s for _, s in defenders]
-    return OddsShown(first.id, second.id, fought, matchup(attacker, defender, sender.rules),
-                     battle_odds(attacker, defender, sender.rules), kind=first.kind,
-                     target_kind=second.kind, with_army=tuple(a.id for a, _ in attackers[1:]),
-                     with_target=tuple(a.id for a, _ in defenders[1:]),
-                     pending=pending is not None, asker_attacks=first is mine)
+    a, d = [side for _, side in attackers], [side for _, side in defenders]
+    return Chances(matchup(a, d, sender.rules), battle_odds(a, d, sender.rules),
+                   tuple(army.id for army, _ in attackers), tuple(army.id for army, _ in defenders))

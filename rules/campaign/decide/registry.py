@@ -70,9 +70,10 @@ class Part(StrEnum):
 @dataclass(frozen=True, slots=True)
 class OrderKind:
     """One kind of order, end to end in the rules: how it is written (:attr:`form`), how a
-    line is read (:attr:`parse`), what decides it (``decide``, None for the two kinds the
-    services answer themselves: ``odds`` reads the sides through :func:`odds_shown`, ``help``
-    answers with the guide) and which parts of the world it reads besides the claims
+    line is read (:attr:`parse`), what decides it (``decide``, None for the three kinds the
+    services answer themselves: ``odds`` reads the sides through :func:`odds_shown`, ``link``
+    answers with the claim's war-room link, ``help`` with the guide) and which parts of the
+    world it reads besides the claims
     (``reads``: the services load only those; a part not read is empty in the world the order
     sees, and the order changes nothing there; :attr:`Part.MODIFIERS`: the modifiers in force,
     which the services work out before the decision and hand over with the sender)."""
@@ -128,6 +129,7 @@ ORDER_KINDS: Mapping[type, OrderKind] = MappingProxyType({k.order: k for k in (
     _kind(o.Cede, decide_cede, _A, _H, _R),
     _kind(o.Disband, decide_disband, _A, _C),
     _kind(o.Away, None),  # a leave: kept by bot.services.absence, outside the rules' world
+    _kind(o.Link, None),  # the war-room link: bot.services.weblinks
     _kind(o.Help, None),
 )})
 """Every order kind of the language, once: to add an order, add its value, form and parser to

@@ -180,6 +180,13 @@ _FORMS: tuple[OrderForm, ...] = (
         "announce a leave: your claim is not marked inactive until then",
     ),
     OrderForm(
+        "link",
+        (),
+        "link",
+        "link",
+        "get the private address of your claim's war room on the web (changes nothing)",
+    ),
+    OrderForm(
         "help",
         (),
         "help [ORDER]",

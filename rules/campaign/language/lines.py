@@ -38,6 +38,7 @@ from rules.campaign.language.values import (
     Help,
     Intercept,
     Lift,
+    Link,
     Move,
     Muster,
     Odds,
@@ -609,6 +610,11 @@ def _parse_route(rest: str, line: str) -> Order:
     raise _diagnose("route", rest, line)
 
 
+def _parse_link(rest: str, line: str) -> Order:
+    del rest, line  # "link please", "link to the war room": link only reads
+    return Link()
+
+
 def _parse_status(rest: str, line: str) -> Order:
     del rest, line  # anything after "status" is harmless chatter: status only reads
     return Status()
@@ -765,6 +771,7 @@ PARSERS: dict[str, Callable[[str, str], Order]] = {
     "disband": _parse_disband,
     "spare": _parse_spare,
     "away": _parse_away,
+    "link": _parse_link,
     "help": _parse_help,
 }
 

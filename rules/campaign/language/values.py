@@ -595,6 +595,16 @@ class Away:
 
 
 @dataclass(frozen=True, slots=True)
+class Link:
+    """Ask for the private address of the claim's war room (docs/web.md)."""
+
+    verb: ClassVar[str] = "link"
+
+    def __str__(self) -> str:
+        return "link"
+
+
+@dataclass(frozen=True, slots=True)
 class Help:
     """Ask for the list of orders, or for help on ``topic``."""
 
@@ -632,6 +642,7 @@ Order: TypeAlias = (
     | Disband
     | Spare
     | Away
+    | Link
     | Help
 )
 
@@ -658,6 +669,7 @@ ORDER_TYPES: tuple[type[Order], ...] = (
     Cede,
     Disband,
     Away,
+    Link,
     Help,
 )
 """Every order class, in the order of :data:`ORDER_FORMS`."""

@@ -1,0 +1,535 @@
+"""What each web page shows, as JSON-ready values read from the campaign database.
+
+Three views, each the one source of its page and of its ``/api/...`` JSON:
+
+- :func:`realm`: the public view: the map filtered by
+  :func:`rules.campaign.mapview.visible_to` for the subreddit, the claims and their holdfasts,
+  public posts and events, and the dice (commitments, and the public secrets of the periods
+  that ended). Nothing here reads a hidden fact: no undetected army, no secret defence bonus,
+  no private detection or order. The tests compare worlds that differ only in hidden facts.
+- :func:`war_room`: one claim's view: the public view plus its armies, its holdfast's secret
+  bonus, what it sighted (each sighting kept, greyed, after the army moved on), battles it
+  faces with their odds, warnings, receipts and private news, its own dice secrets.
+- :func:`moderators`: everything, with the outbox and the log.
+
+Times are ISO 8601 UTC strings; every text is data (escaped by the templates and by JSON).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlmodel import Session, col, or_, select
+
+from bot.db.models import (
+    Army,
+    BattleStatus,
+    Claim,
+    Event,
+    InboxMessage,
+    Outbox,
+    OutboxStatus,
+    PendingBattle,
+    Siege,
+    SiegeStatus,
+)
+from bot.mapimage.scene import (
+    FADED,
+    Circle,
+    Labels,
+    Scene,
+    SceneOptions,
+    Text,
+    age_text,
+    build_scene,
+    claim_colours,
+)
+from bot.services import forewarn
+from bot.services.fairplay import DICE_KEY, period_of
+from bot.services.mapview import IN_MAP_STATES, load_situation
+from bot.services.world import CampaignContext, all_claims, get_campaign
+from bot.storage.army_rows import load_records
+from rules import fairdice
+from rules.campaign import calendar
+from rules.campaign.mapview import (
+    MODERATOR,
+    PUBLIC,
+    Situation,
+    Viewer,
+    ViewKind,
+    situation_to_data,
+    visible_to,
+)
+
+MAP_OPTIONS = SceneOptions(size=22.0, labels=Labels.BOTH, legend=False)
+POSTS_SHOWN = 20
+EVENTS_SHOWN = 60
+PERIODS_SHOWN = 3
+NEWS_SHOWN = 40
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    """One page's content: the JSON-ready data and the map's scene."""
+
+    data: dict[str, Any]
+    scene: Scene
+
+
+def iso(moment: datetime | None) -> str:
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ") if moment is not None else ""
+
+
+def _clock(session: Session, ctx: CampaignContext) -> dict[str, Any]:
+    campaign = get_campaign(session, ctx)
+    last = campaign.last_tick
+    now = ctx.tick_at(last)
+    return {
+        "campaign": campaign.name,
+        "subreddit": ctx.settings.campaign.subreddit,
+        "tick": last,
+        "as_of": iso(now),
+        "date": str(calendar.game_date(now, ctx.rules)),
+        "season": campaign.season.value,
+        "next_tick": iso(ctx.tick_at(last + 1)),
+        "paused": campaign.paused_at is not None,
+    }
+
+
+def _tiles(ctx: CampaignContext, scene: Scene, known: Situation) -> list[list[Any]]:
+    """Per drawn tile: id, name, terrain, x, y, holdfast (0/1/2 special), port, resource,
+    holder (claim name or ""). Everything here is public map knowledge."""
+    holders = dict(known.holders)
+    out: list[list[Any]] = []
+    for tile_id, (x, y) in scene.centres.items():
+        t = ctx.world.tiles[tile_id]
+        out.append([t.id, t.name, t.terrain.value, round(x, 1), round(y, 1),
+                    (2 if t.special else 1) if t.holdfast else 0, int(t.port),
+                    t.resource or "", holders.get(t.id, "")])
+    return out
+
+
+def _without_ids(scene: Scene) -> Scene:
+    """The scene without the tiles' id labels: thousands of texts too small to read at first
+    sight, which the page's script draws for the tiles in view once zoomed in (from the tile
+    list). Ids are placed last, so taking them away moves no other label."""
+    ids = {(label.text, label.box.centre) for label in scene.labels if label.kind == "id"}
+    return dataclasses.replace(scene, shapes=tuple(
+        s for s in scene.shapes if not (isinstance(s, Text) and (s.text, s.at) in ids)))
+
+
+def _map(ctx: CampaignContext, known: Situation) -> tuple[Scene, dict[str, Any]]:
+    scene = _without_ids(build_scene(ctx.world, known, MAP_OPTIONS))
+    return scene, {
+        "width": scene.width, "height": scene.height, "hex": MAP_OPTIONS.size,
+        "base": scene.base_count,  # the SVG's first shapes after its background: the terrain
+        "tiles": _tiles(ctx, scene, known),
+        "colours": claim_colours(known),
+        "situation": situation_to_data(known),
+    }
+
+
+def _claims(session: Session, ctx: CampaignContext, known: Situation) -> list[dict[str, Any]]:
+    held: dict[str, list[str]] = {}
+    for tile, name in known.holders:
+        held.setdefault(name, []).append(tile)
+    colours = claim_colours(known)
+    return [{"name": c.name, "colour": colours.get(c.name, ""), "seat": c.holdfast,
+             "seat_name": ctx.world.tiles[c.holdfast].name if c.holdfast in ctx.world else "",
+             "holdfasts": [{"id": t, "name": ctx.world.tiles[t].name}
+                           for t in sorted(held.get(c.name, ()))]}
+            for c in all_claims(session, ctx)]
+
+
+def reddit_link(ctx: CampaignContext, reddit_id: str | None) -> str:
+    """The address of a delivered post on Reddit ("" when it has none)."""
+    if not reddit_id:
+        return ""
+    base = ctx.settings.reddit.reddit_url.rstrip("/")
+    return f"{base}/comments/{reddit_id.removeprefix('t3_')}"
+
+
+def _posts(session: Session, ctx: CampaignContext) -> list[dict[str, Any]]:
+    rows = session.exec(select(Outbox).where(
+        Outbox.campaign_id == ctx.campaign_id, col(Outbox.public), Outbox.kind == "post",
+        Outbox.status == OutboxStatus.DELIVERED).order_by(col(Outbox.id).desc())
+        .limit(POSTS_SHOWN)).all()
+    return [{"title": r.title, "url": reddit_link(ctx, r.reddit_id), "tick": r.tick,
+             "at": iso(ctx.tick_at(r.tick))} for r in rows]
+
+
+def _event(ctx: CampaignContext, e: Event) -> dict[str, Any]:
+    return {"id": e.id, "kind": e.kind, "tick": e.tick, "at": iso(e.at),
+            "summary": e.summary}
+
+
+def _timeline(session: Session, ctx: CampaignContext, last: int) -> list[dict[str, Any]]:
+    rows = session.exec(select(Event).where(
+        Event.campaign_id == ctx.campaign_id, col(Event.public), col(Event.tick) <= last)
+        .order_by(col(Event.id).desc()).limit(EVENTS_SHOWN)).all()
+    return [_event(ctx, e) for e in rows]
+
+
+def _dice_lines(session: Session, ctx: CampaignContext, period: int, *, branch: str,
+                claim_id: int | None = None) -> list[dict[str, Any]]:
+    """The printed dice lines of ``period`` on ``branch``: public events' for the public
+    branch, the claim's own events' for its branch."""
+    from bot.services.fairplay import first_tick_of
+
+    first, after = first_tick_of(ctx, period), first_tick_of(ctx, period + 1)
+    query = select(Event).where(Event.campaign_id == ctx.campaign_id,
+                                col(Event.tick) >= first, col(Event.tick) < after)
+    query = query.where(col(Event.public)) if claim_id is None else \
+        query.where(Event.claim_id == claim_id)
+    out: list[dict[str, Any]] = []
+    for e in session.exec(query.order_by(col(Event.id))).all():
+        line = e.data_json.get(DICE_KEY) if isinstance(e.data_json, dict) else None
+        if not line:
+            continue
+        try:
+            parsed = fairdice.DiceLine.parse(str(line))
+        except ValueError:
+            continue
+        if parsed.event.branch != branch:
+            continue
+        out.append({"event": e.id, "summary": e.summary, "line": str(line),
+                    "key": parsed.event.key, "orders": parsed.event.entropy,
+                    "period": parsed.event.period,
+                    "rolls": [[s, v] for s, v in parsed.rolls]})
+    return out
+
+
+def _dice(session: Session, ctx: CampaignContext, last: int, *, branch: str = fairdice.PUBLIC,
+          claim_id: int | None = None) -> dict[str, Any]:
+    """Commitments of the current and next period, and the reveals (secret, commitment,
+    dice lines) of the last periods that ended, on ``branch``."""
+    current = period_of(ctx, last)
+    committed = [{"period": p, "commitment": fairdice.commitment(
+        fairdice.branch_secret(ctx.secret, p, branch))} for p in (current, current + 1)]
+    revealed = []
+    for p in range(current - 1, max(-1, current - 1 - PERIODS_SHOWN), -1):
+        secret = fairdice.branch_secret(ctx.secret, p, branch)
+        revealed.append({"period": p, "secret": secret.hex(),
+                         "commitment": fairdice.commitment(secret),
+                         "lines": _dice_lines(session, ctx, p, branch=branch,
+                                              claim_id=claim_id)})
+    return {"branch": branch, "current_period": current, "committed": committed,
+            "revealed": revealed}
+
+
+def realm(session: Session, ctx: CampaignContext) -> View:
+    """The public realm (see the module docstring)."""
+    clock = _clock(session, ctx)
+    known = visible_to(load_situation(session, ctx, sightings=False), PUBLIC)
+    scene, drawn = _map(ctx, known)
+    return View({
+        "view": "realm", **clock, "map": drawn,
+        "claims": _claims(session, ctx, known),
+        "posts": _posts(session, ctx),
+        "timeline": _timeline(session, ctx, clock["tick"]),
+        "dice": _dice(session, ctx, clock["tick"]),
+    }, scene)
+
+
+# --------------------------------------------------------------------- a claim's war room
+
+
+def _march(ctx: CampaignContext, a: Any) -> dict[str, Any]:
+    tiles = [str(t) for t in a.path_json]
+    return {"id": a.id, "kind": a.kind.value, "state": a.state.value, "tile": a.tile,
+            "tile_name": ctx.world.tiles[a.tile].name if a.tile in ctx.world else "",
+            "infantry": a.infantry, "cavalry": a.cavalry, "ships": a.ships,
+            "path": tiles,
+            "departs": iso(ctx.tick_at(a.depart_tick)) if a.depart_tick is not None else "",
+            "arrives": iso(ctx.tick_at(a.arrival_tick)) if a.arrival_tick is not None else "",
+            "ready": iso(ctx.tick_at(a.ready_tick)) if a.ready_tick is not None else ""}
+
+
+def sightings(session: Session, ctx: CampaignContext, claim_id: int, last: int,
+              names: dict[int, str]) -> list[dict[str, Any]]:
+    """Every army ``claim_id``'s watchers sighted, newest sighting per army: where and when.
+    ``current``: sighted at the last tick; older sightings are memories, kept on the map
+    greyed with the time they were made. Only the claim's own detections are read (what
+    its private notes told it), never where the army is now."""
+    rows = session.exec(select(Event).where(
+        Event.campaign_id == ctx.campaign_id, Event.kind == "detection",
+        Event.claim_id == claim_id).order_by(col(Event.id))).all()
+    latest: dict[int, Event] = {}
+    for e in rows:
+        data = e.data_json if isinstance(e.data_json, dict) else {}
+        if data.get("detected") and isinstance(data.get("army"), int) \
+                and data.get("at") in ctx.world:
+            latest[int(data["army"])] = e
+    if not latest:
+        return []
+    owners = dict(session.exec(select(Army.id, Army.claim_id).where(
+        col(Army.id).in_(list(latest)))).all())
+    out = []
+    for army_id, e in sorted(latest.items(), key=lambda kv: (kv[1].tick, kv[0])):
+        tile = str(e.data_json["at"])
+        out.append({"tile": tile, "tile_name": ctx.world.tiles[tile].name,
+                    "claim": names.get(owners.get(army_id, -1) or -1, "unknown"),
+                    "seen_at": iso(e.at or ctx.tick_at(e.tick)), "tick": e.tick,
+                    "current": e.tick >= last})
+    return out
+
+
+def _with_public(known: Situation, public: Situation) -> Situation:
+    """The claim's map with what everyone knows added back: an announced army the claim's
+    view shows only where its watchers once sighted it is also drawn where it was announced."""
+    shown = {(a.claim, a.tile) for a in known.armies}
+    armies = [*known.armies, *(a for a in public.armies if (a.claim, a.tile) not in shown)]
+    armies.sort(key=lambda a: (a.tile, a.claim, not a.own, a.id, a.size))
+    return dataclasses.replace(known, armies=tuple(armies))
+
+
+def _gone_from_view(known: Situation, seen: Sequence[dict[str, Any]]
+                    ) -> list[dict[str, Any]]:
+    """The sightings the claim's map no longer draws (the army's march ended, so the rules'
+    view forgot it): they are kept on the map as greyed memories."""
+    drawn = {(a.claim, a.tile) for a in known.armies if not a.own and not a.announced}
+    return [s for s in seen if (s["claim"], s["tile"]) not in drawn]
+
+
+def _ghosts(centres: Mapping[str, tuple[float, float]], kept: Sequence[dict[str, Any]],
+            now: int, tick_hours: int) -> list[Circle | Text]:
+    """Greyed markers of the sightings the map no longer draws, with how long ago they were
+    made (as the scene labels its own sightings)."""
+    out: list[Circle | Text] = []
+    size = MAP_OPTIONS.size
+    for n, s in enumerate(kept):
+        if s["tile"] not in centres:
+            continue
+        x, y = centres[s["tile"]]
+        ax, ay = x - size * 0.52, y + size * 0.3 + (n % 2) * size * 0.2
+        out.append(Circle((ax, ay), size * 0.22, FADED, "#ffffff"))
+        out.append(Text((ax - size * 0.3, ay),
+                        f"{s['claim']} seen {age_text(now - s['tick'], tick_hours)}",
+                        "#555555", 8, halo=True, anchor="rm"))
+    return out
+
+
+def _battles(session: Session, ctx: CampaignContext, claim_id: int | None,
+             names: dict[int, str]) -> list[dict[str, Any]]:
+    query = select(PendingBattle).where(PendingBattle.campaign_id == ctx.campaign_id,
+                                        PendingBattle.status == BattleStatus.PENDING)
+    if claim_id is not None:
+        query = query.where(or_(PendingBattle.attacker_claim == claim_id,
+                                PendingBattle.defender_claim == claim_id))
+    out = []
+    for b in session.exec(query.order_by(col(PendingBattle.id))).all():
+        out.append({"id": b.id, "tile": b.tile, "kind": b.kind.value,
+                    "tile_name": ctx.world.tiles[b.tile].name if b.tile in ctx.world else "",
+                    "attacker": names.get(b.attacker_claim, "?"),
+                    "defender": names.get(b.defender_claim, "?"),
+                    "attacker_army": b.attacker_army, "defender_army": b.defender_army,
+                    "fought_at": iso(ctx.tick_at(b.resolve_tick))})
+    return out
+
+
+def _sieges(session: Session, ctx: CampaignContext, claim_id: int | None,
+            names: dict[int, str]) -> list[dict[str, Any]]:
+    query = select(Siege).where(Siege.campaign_id == ctx.campaign_id,
+                                Siege.status == SiegeStatus.ACTIVE)
+    if claim_id is not None:
+        query = query.where(or_(Siege.besieger_claim == claim_id,
+                                Siege.defender_claim == claim_id))
+    return [{"holdfast": s.holdfast,
+             "name": ctx.world.tiles[s.holdfast].name if s.holdfast in ctx.world else "",
+             "besieger": names.get(s.besieger_claim, "?"),
+             "defender": names.get(s.defender_claim, "?"),
+             "months": s.months_elapsed, "months_required": s.months_required,
+             "paused": s.paused}
+            for s in session.exec(query.order_by(col(Siege.id))).all()]
+
+
+def _warnings(session: Session, ctx: CampaignContext, claim: Claim, at: datetime,
+              sieges: Sequence[dict[str, Any]]) -> list[str]:
+    out = []
+    short = forewarn.shortfall(session, ctx, claim, at)
+    if short is not None:
+        from bot.render.notes import shortfall_text
+
+        out.append(shortfall_text(short, ctx.when(short.charged)).strip().replace("**", ""))
+    if claim.scattered_until is not None and claim.scattered_until > at:
+        out.append(f"{claim.scattered_infantry} infantry and {claim.scattered_cavalry} cavalry "
+                   f"are scattered until {ctx.when(claim.scattered_until)}.")
+    for s in sieges:
+        if s["defender"] == claim.name:
+            out.append(f"{s['name'] or s['holdfast']} is besieged by {s['besieger']} "
+                       f"({s['months']} of {s['months_required']} months).")
+    return out
+
+
+def _odds(session: Session, ctx: CampaignContext, claim_id: int | None, at: datetime
+          ) -> dict[int, str]:
+    """Each pending battle's attacker's chance to win (percent, one decimal) as ``claim_id``
+    may know it (the other side's hidden modifiers left out)."""
+    from bot.services.battle_odds import attacker_wins
+
+    query = select(PendingBattle).where(PendingBattle.campaign_id == ctx.campaign_id,
+                                        PendingBattle.status == BattleStatus.PENDING)
+    out: dict[int, str] = {}
+    for b in session.exec(query).all():
+        if claim_id is not None and claim_id not in (b.attacker_claim, b.defender_claim):
+            continue
+        win = attacker_wins(session, ctx, b, claim_id, at)
+        if win is not None and b.id is not None:
+            out[b.id] = f"{float(win) * 100:.1f}"
+    return out
+
+
+def _news(session: Session, ctx: CampaignContext, claim_id: int) -> list[dict[str, Any]]:
+    rows = session.exec(select(Outbox).where(
+        Outbox.campaign_id == ctx.campaign_id, Outbox.claim_id == claim_id,
+        Outbox.kind == "message").order_by(col(Outbox.id).desc()).limit(NEWS_SHOWN * 4)).all()
+    seen: set[tuple[str, str]] = set()
+    out = []
+    for r in rows:  # one copy per player: show each note once
+        if (r.title, r.body) in seen:
+            continue
+        seen.add((r.title, r.body))
+        out.append({"title": r.title, "body": r.body, "at": iso(r.created_at), "tick": r.tick})
+    return out[:NEWS_SHOWN]
+
+
+def _receipts(session: Session, ctx: CampaignContext, claim_id: int) -> list[dict[str, Any]]:
+    """The replies to the claim's players' orders, newest first."""
+    from bot.services.journal import players_of
+
+    players = players_of(session, claim_id)
+    if not players:
+        return []
+    conversations = set(session.exec(select(InboxMessage.conversation_id).where(
+        InboxMessage.campaign_id == ctx.campaign_id,
+        col(InboxMessage.author).in_(players))).all())
+    conversations.discard("")
+    if not conversations:
+        return []
+    rows = session.exec(select(Outbox).where(
+        Outbox.campaign_id == ctx.campaign_id, Outbox.kind == "reply",
+        col(Outbox.target).in_(sorted(conversations))).order_by(col(Outbox.id).desc())
+        .limit(NEWS_SHOWN)).all()
+    return [{"body": r.body, "at": iso(r.created_at), "tick": r.tick} for r in rows]
+
+
+def war_room(session: Session, ctx: CampaignContext, claim_id: int) -> View:
+    """One claim's war room (see the module docstring). Raises LookupError for an unknown
+    claim."""
+    claims = list(all_claims(session, ctx))
+    names = {c.id or 0: c.name for c in claims}
+    claim = next((c for c in claims if c.id == claim_id), None)
+    if claim is None:
+        raise LookupError(f"no claim {claim_id}")
+    clock = _clock(session, ctx)
+    at = ctx.tick_at(clock["tick"])
+    seen = sightings(session, ctx, claim_id, clock["tick"], names)
+    full = load_situation(session, ctx)
+    mine = visible_to(full, Viewer(ViewKind.CLAIM, claim.name))
+    kept = _gone_from_view(mine, seen)
+    known = _with_public(mine, visible_to(full, PUBLIC))
+    scene, drawn = _map(ctx, known)
+    tick_hours = int(calendar.tick_length(ctx.rules).total_seconds() // 3600)
+    scene = dataclasses.replace(scene, shapes=(
+        *scene.shapes, *_ghosts(scene.centres, kept, clock["tick"], tick_hours)))
+    for s in seen:  # False: the rules' view forgot it, the war room keeps it (greyed)
+        s["in_view"] = s not in kept
+    armies = [_march(ctx, a) for a in load_records(session, ctx.campaign_id, IN_MAP_STATES)
+              if a.claim_id == claim_id]
+    battles = _battles(session, ctx, claim_id, names)
+    chances = _odds(session, ctx, claim_id, at)
+    for b in battles:
+        b["attacker_wins"] = chances.get(b["id"], "")
+    sieges = _sieges(session, ctx, claim_id, names)
+    seat = ctx.world.tiles[claim.holdfast] if claim.holdfast in ctx.world else None
+    return View({
+        "view": "claim", **clock, "map": drawn,
+        "claim": {"name": claim.name, "gold": str(claim.gold), "infantry": claim.infantry,
+                  "cavalry": claim.cavalry, "ships": claim.ships, "seat": claim.holdfast,
+                  "seat_name": seat.name if seat else "",
+                  "defense_bonus": str(seat.defense_bonus) if seat else ""},
+        "armies": armies, "sightings": seen, "battles": battles, "sieges": sieges,
+        "warnings": _warnings(session, ctx, claim, at, sieges),
+        "receipts": _receipts(session, ctx, claim_id),
+        "news": _news(session, ctx, claim_id),
+        "dice": _dice(session, ctx, clock["tick"], branch=fairdice.claim_branch(claim_id),
+                      claim_id=claim_id),
+    }, scene)
+
+
+# --------------------------------------------------------------------- the moderators' room
+
+
+def moderators(session: Session, ctx: CampaignContext) -> View:
+    """Everything: the moderators' map, every army, battles, sieges, the outbox, the log."""
+    claims = list(all_claims(session, ctx))
+    names = {c.id or 0: c.name for c in claims}
+    clock = _clock(session, ctx)
+    known = visible_to(load_situation(session, ctx), MODERATOR)
+    scene, drawn = _map(ctx, known)
+    armies = [{**_march(ctx, a), "claim": names.get(a.claim_id, "?")}
+              for a in load_records(session, ctx.campaign_id, IN_MAP_STATES)]
+    outbox = session.exec(select(Outbox).where(
+        Outbox.campaign_id == ctx.campaign_id,
+        col(Outbox.status).in_([OutboxStatus.PENDING, OutboxStatus.DEAD]))
+        .order_by(col(Outbox.id))).all()
+    log = session.exec(select(Event).where(Event.campaign_id == ctx.campaign_id)
+                       .order_by(col(Event.id).desc()).limit(EVENTS_SHOWN * 2)).all()
+    return View({
+        "view": "moderators", **clock, "map": drawn,
+        "claims": _claims(session, ctx, known),
+        "armies": armies,
+        "battles": _battles(session, ctx, None, names),
+        "sieges": _sieges(session, ctx, None, names),
+        "outbox": [{"id": r.id, "kind": r.kind, "status": r.status.value, "target": r.target,
+                    "title": r.title, "attempts": r.attempts, "error": r.last_error,
+                    "tick": r.tick} for r in outbox],
+        "log": [{**_event(ctx, e), "public": e.public, "claim": names.get(e.claim_id or 0, "")}
+                for e in log],
+    }, scene)
+
+
+def due_next(mod: dict[str, Any]) -> list[str]:
+    """What the next tick is due to do, read from the moderators' view: musters that
+    complete, marches that arrive, battles fought then. (``maester tick --preview`` applies
+    the tick and rolls it back; these pages only read.)"""
+    at = mod["next_tick"]
+    out = []
+    for a in mod["armies"]:
+        if a["ready"] == at:
+            out.append(f"{a['claim']}: the muster of {a['kind']} {a['id']} completes")
+        if a["arrives"] == at:
+            out.append(f"{a['claim']}: {a['kind']} {a['id']} arrives at "
+                       f"{a['path'][-1] if a['path'] else a['tile']}")
+    for b in mod["battles"]:
+        if b["fought_at"] == at:
+            out.append(f"{b['kind']} at {b['tile_name'] or b['tile']}: {b['attacker']} vs "
+                       f"{b['defender']} is fought")
+    return out
+
+
+def realm_version(session: Session, ctx: CampaignContext) -> tuple[Any, ...]:
+    """A cheap fingerprint of everything the realm shows: the campaign row's clock and
+    season, the journal (every change to the world logs an event), the delivered public
+    posts and the snapshots (an undo takes events back). Equal fingerprints, equal realm."""
+    from sqlalchemy import func
+    from sqlalchemy import select as sql_select
+
+    from bot.db.models import Campaign, Snapshot
+
+    cid = ctx.campaign_id
+    row = session.execute(sql_select(
+        col(Campaign.last_tick), col(Campaign.season), col(Campaign.paused_at),
+        col(Campaign.tick_offset),
+        select(func.max(Event.id)).where(Event.campaign_id == cid).scalar_subquery(),
+        select(func.count(col(Event.id))).where(Event.campaign_id == cid).scalar_subquery(),
+        select(func.count(col(Outbox.id))).where(
+            Outbox.campaign_id == cid, col(Outbox.public),
+            Outbox.status == OutboxStatus.DELIVERED).scalar_subquery(),
+        select(func.max(Snapshot.id)).where(Snapshot.campaign_id == cid).scalar_subquery(),
+    ).where(col(Campaign.id) == cid)).one()
+    return tuple(row)
