@@ -13,10 +13,10 @@ from bot.services.order_call import Call, Rejected
 from bot.services.world import all_claims, armies, relation
 from bot.text import escape_md
 from rules.campaign import language as o
-from rules.campaign.examples import EXAMPLES, Names, example_names
+from rules.campaign.examples import EXAMPLES, Names, example_names, short_examples
 from rules.campaign.world import RelationStatus
 
-__all__ = ["EXAMPLES", "example_for", "help_reply", "names_for"]
+__all__ = ["EXAMPLES", "example_for", "help_reply", "names_for", "syntax_example"]
 
 
 def names_for(c: Call) -> Names:
@@ -37,6 +37,13 @@ def example_for(c: Call, verb: str) -> str:
     """The example of order ``verb`` made for the player of ``c`` (their own armies and this
     campaign's map), as ``help`` shows it; a reply to a line that could not be read uses it."""
     return EXAMPLES[verb](names_for(c))
+
+
+def syntax_example(c: Call, err: o.OrderSyntaxError) -> str:
+    """The example under a line that could not be read, made for the player of ``c``: the
+    order it names (or the order word it probably meant), else a few orders."""
+    verb = err.verb or err.suggestion
+    return example_for(c, verb) if verb is not None else short_examples(names_for(c))
 
 
 def help_reply(c: Call, topic: str | None) -> str:

@@ -27,7 +27,7 @@ from sqlmodel import Session
 from bot.errors import render_error
 from bot.render import receipts
 from bot.services import absence, journal
-from bot.services.help import example_for, help_reply
+from bot.services.help import EXAMPLES, example_for, help_reply, syntax_example
 from bot.services.order_apply import decided as _decided
 from bot.services.order_apply import receipt_text, refused, sender_of
 from bot.services.order_call import Call, Rejected
@@ -106,8 +106,7 @@ def process_message(session: Session, ctx: CampaignContext, *, author: str, text
         quote = receipts.quoted(item.source)
         if isinstance(item.result, o.OrderSyntaxError):
             err = item.result
-            example = err.example if err.verb is None else example_for(
-                Call(session, ctx, author, claim, now, ref, is_mod), err.verb)
+            example = syntax_example(Call(session, ctx, author, claim, now, ref, is_mod), err)
             sections.append(quote + (Rejected(err.problem, err.expected, example)).render())
             outcome.rejected += 1
             continue
@@ -124,7 +123,7 @@ def process_message(session: Session, ctx: CampaignContext, *, author: str, text
         except Exception as exc:
             # the rules' refusal is worded for the player here; every error becomes words in
             # one place (render_error)
-            shown = _from_rules(exc, item.result) if isinstance(exc, RulesError) else exc
+            shown = _from_rules(call, exc, item.result) if isinstance(exc, RulesError) else exc
             error = render_error(shown, ref=call.ref, doing="handling this order")
             sections.append(quote + error.text)
             outcome.rejected += 1
@@ -167,11 +166,12 @@ def order_savepoint(session: Session) -> Iterator[None]:
         raise
 
 
-def _from_rules(exc: RulesError, order: object) -> Rejected:
+def _from_rules(c: Call, exc: RulesError, order: object) -> Rejected:
+    """A rules error worded for the player, with the example of the order made for them
+    (their own armies and this campaign's map)."""
     expected = getattr(exc, "expected", "") or ""
     verb = getattr(order, "verb", "")
-    form = o.ORDER_FORMS.get(verb)
-    example = form.example if form is not None else ""
+    example = example_for(c, verb) if verb in EXAMPLES else ""
     if isinstance(exc, UnknownTile):  # "Did you mean Riverrun?", and the order corrected
         return Rejected(escape_md(tile_problem(exc), 300), "a tile id like 0412 or a tile name",
                         _corrected(order, exc) or example)

@@ -16,6 +16,7 @@ from typing import Protocol
 
 from rules.campaign.catalogue import Catalogue, Section
 from rules.campaign.config import RulesConfig
+from rules.campaign.language.forms import SHORT_LIST_VERBS
 from rules.campaign.naming import force_name
 from rules.campaign.paths import ArmyKind, cheapest_route, entry_cost, format_path
 from rules.campaign.worldmap import WorldMap
@@ -162,3 +163,9 @@ EXAMPLES: Mapping[str, Callable[[Names], str]] = MappingProxyType({
     "help": lambda n: "help move",
 })
 """One example per order word (a test checks every order has one), from :class:`Names`."""
+
+
+def short_examples(n: Names) -> str:
+    """The few examples shown under a line that names no order (one per line), made from
+    ``n`` as :data:`EXAMPLES` makes them."""
+    return "\n".join(EXAMPLES[verb](n) for verb in SHORT_LIST_VERBS)

@@ -55,7 +55,8 @@ class World:
                  wars: Sequence[tuple[str, str]] | None = None,
                  catalogue: Mapping[str, Any] | None = None,
                  characters: Mapping[str, Any] | None = None,
-                 rules: Mapping[str, Any] | None = None, seed: str = "issue-6") -> None:
+                 rules: Mapping[str, Any] | None = None, seed: str = "issue-6",
+                 map_text: str | None = None) -> None:
         url = f"sqlite:///{tmp_path / 'campaign.db'}"
         self.settings = parse_settings({
             "campaign": {"database_url": url, "moderators": ["mod_jane"]},
@@ -71,8 +72,8 @@ class World:
             wars = [w for w in DEMO_WARS if w[0] in names and w[1] in names]
         with transaction(self.engine) as session:
             self.ctx: CampaignContext = create_campaign(
-                session, self.settings, map_text=demo_map_text(), roster=claims, now=START,
-                seed=seed, wars=wars)
+                session, self.settings, map_text=map_text or demo_map_text(), roster=claims,
+                now=START, seed=seed, wars=wars)
         self.now = START
         self._refs = 0
 

@@ -210,9 +210,10 @@ for _form in _FORMS:
 # Single words only: did-you-mean compares the first word of a line with these.
 SINGLE_WORDS: tuple[str, ...] = tuple(a for a in ALIASES if " " not in a)
 
-_SHORT_LIST_VERBS = ("muster", "move", "attack", "siege", "status", "help")
+SHORT_LIST_VERBS = ("muster", "move", "attack", "siege", "status", "help")
+"""The orders shown as examples under a line that names no order (one each)."""
 VERB_LIST = ", ".join(VERBS)
-SHORT_EXAMPLES = "\n".join(ORDER_FORMS[v].example for v in _SHORT_LIST_VERBS)
+SHORT_EXAMPLES = "\n".join(ORDER_FORMS[v].example for v in SHORT_LIST_VERBS)
 
 
 
