@@ -45,11 +45,10 @@ def answer_message(session: Session, ctx: CampaignContext, *, author: str, text:
         public = not orders
     failed = False
     parts: list[str] = []
-    paused = pause.refusal(session, ctx, text) if orders else None
-    if paused is not None:  # the campaign is paused: no order changes the world
-        parts.append(paused)
-    if orders and paused is None:
-        outcome = process_message(session, ctx, author=author, text=text, now=now, ref=ref)
+    if orders:  # while the campaign is paused no order changes the world; questions answer
+        paused = pause.refusal(session, ctx, text)
+        outcome = process_message(session, ctx, author=author, text=text, now=now, ref=ref,
+                                  paused=paused)
         failed = outcome.failed > 0
         if outcome.reply:
             parts.append(outcome.reply)

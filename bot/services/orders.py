@@ -32,6 +32,7 @@ from bot.services.order_apply import decided as _decided
 from bot.services.order_apply import receipt_text, refused, sender_of
 from bot.services.order_call import Call, Rejected
 from bot.services.order_world import load_order_world
+from bot.services.pause import QUESTIONS
 from bot.services.world import (
     CampaignContext,
     claim_by_name,
@@ -65,11 +66,14 @@ class Outcome:
 # --- the message ------------------------------------------------------------------------
 
 def process_message(session: Session, ctx: CampaignContext, *, author: str, text: str,
-                    now: datetime, ref: str) -> Outcome:
+                    now: datetime, ref: str, paused: str | None = None) -> Outcome:
     """Handle every order of one message; returns the reply (markdown) to send back.
 
     ``ref`` is the message's unique id (keys for the outbox). Bot commands (``!odds``...) in
-    the message are returned in :attr:`Outcome.commands` for the caller to run.
+    the message are returned in :attr:`Outcome.commands` for the caller to run. ``paused``:
+    the campaign is paused and this is the reply to every order that would change the world
+    (such an order is not tried); questions (:data:`bot.services.pause.QUESTIONS`) are
+    answered as usual.
     """
     is_mod = ctx.is_moderator(author)
     claim = claim_of_user(session, ctx, author)
@@ -108,6 +112,10 @@ def process_message(session: Session, ctx: CampaignContext, *, author: str, text
             err = item.result
             example = syntax_example(Call(session, ctx, author, claim, now, ref, is_mod), err)
             sections.append(quote + (Rejected(err.problem, err.expected, example)).render())
+            outcome.rejected += 1
+            continue
+        if paused is not None and not isinstance(item.result, QUESTIONS):
+            sections.append(quote + paused)
             outcome.rejected += 1
             continue
         call = Call(session, ctx, author, claim, now, f"{ref}:{item.line_no}", is_mod)

@@ -1,10 +1,10 @@
 """Pausing the campaign (``maester pause``) and resuming it (``maester resume``).
 
 While the campaign row's ``paused_at`` is set, :func:`bot.services.tick.catch_up` applies no
-tick (``run``, ``poll`` and ``tick`` all go through it: see :func:`holds`), and a message with
-orders that would change the world is answered with :func:`bot.render.receipts.paused` and
-changes nothing (questions — ``status``, ``route``, ``odds``, ``link``, ``help`` — and
-``!commands`` are answered as usual).
+tick (``run``, ``poll`` and ``tick`` all go through it: see :func:`holds`), and each order that
+would change the world is answered with :func:`bot.render.receipts.paused` and changes nothing;
+questions — ``status``, ``route``, ``odds``, ``link``, ``help`` — and ``!commands`` are
+answered as usual, also in a letter that holds such orders.
 
 Resuming is a holiday by default: the ticks that fell due during the pause are never applied.
 The world's clock is moved behind the wall clock by that many ticks (``Campaign.tick_offset``;

@@ -191,3 +191,23 @@ def test_after_a_holiday_orders_and_ticks_count_on_the_worlds_clock(tmp_path: Pa
         assert _ticks(paused) == _ticks(plain), hour
     assert [(e.kind, e.tick, e.data_json) for e in paused.events("battle")] == \
         [(e.kind, e.tick, e.data_json) for e in plain.events("battle")]
+
+
+def test_a_paused_campaign_answers_the_questions_of_a_letter_that_also_holds_orders(
+        tmp_path: Path) -> None:
+    w = World(tmp_path, claims=roster("stark", "lannister"))
+    with w.session() as session:
+        pause.pause(session, w.ctx, note="the feast", until=None, actor="mod_jane", now=w.now)
+        before = export_world(session, w.ctx)
+    alone = w.say("ned_stark", "status")
+    reply = w.say("ned_stark", "muster 10 infantry\nstatus\nhelp siege\n!help")
+    sections = reply.split("\n> ")
+    muster = next(s for s in sections if "muster 10 infantry" in s.split("\n")[0])
+    status = next(s for s in sections if s.split("\n")[0].strip("> ") == "status")
+    assert "the campaign is paused until the moderators resume it (the feast)" in muster
+    assert "Gold: 900" in status and "paused" not in status
+    assert status.split("\n\n", 1)[1].split("\n\n---")[0] in alone  # as if sent alone
+    assert "siege Casterly Rock with army" in reply  # help answers too
+    assert "!help" in reply and reply.count("the campaign is paused") == 1
+    with w.session() as session:
+        assert export_world(session, w.ctx) == before  # the muster changed nothing
