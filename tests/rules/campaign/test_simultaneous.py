@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
 
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from rules.campaign.config import RulesConfig
@@ -234,13 +234,16 @@ def test_the_pair_of_sides_with_the_largest_total_strength_fights_first() -> Non
         assert second.result.defender.troops.infantry == left.infantry < 100
 
 
-def _fought(w: World, first: int, last: int) -> tuple[World, list[Any]]:
-    """Ticks ``first`` to ``last`` as the tick applies them (battles due, movement, meetings)."""
+def _fought(w: World, first: int, last: int) -> tuple[World, list[Any], int]:
+    """Ticks ``first`` to ``last`` as the tick applies them (battles due, movement, meetings);
+    also the most battles that began in one tick."""
     events: list[Any] = []
+    most = 0
     for index in range(first, last + 1):
         w, more = advance(w, Tick(index, MAP, RULES), DICE)
         events.extend(more)
-    return w, events
+        most = max(most, sum(isinstance(e, Encounter) for e in more))
+    return w, events, most
 
 
 @settings(max_examples=150, deadline=None)
@@ -248,19 +251,23 @@ def _fought(w: World, first: int, last: int) -> tuple[World, list[Any]]:
 def test_permuting_the_armies_numbers_gives_the_same_battles(given_armies: list[Army],
                                                              numbers: list[int]) -> None:
     """The same worlds for five whole ticks, battles fought: renumbering the armies changes
-    nothing but the numbers, the battles' rolls and losses included (the battle dice are keyed
-    by the battle's number, which the meetings hand out the same way in both worlds).
+    nothing but the numbers, the battles' rolls and losses included.
 
-    Only on a map without watchers: the detection dice are keyed by the watching army's
-    number (``detect:TICK:ARMY:TILE``), so on a map with holdfasts or resource tiles a
-    renumbered world rolls other sightings (fair, but not the same ones); the posts print the
-    armies' numbers, so they are compared here through the events they are made of."""
+    Where the dice do not allow it, and so left out: (1) two battles that begin in the same
+    tick. The battle dice are keyed by the battle's number (``battle:N``), and the meetings
+    number the battles of one tick in the order of the armies' numbers; renumbering the armies
+    then swaps which battle gets which dice (fair dice either way, but other losses). Numbering
+    a tick's new battles in an order free of army numbers (tile, claims) would lift this. (2)
+    Maps with watchers: the detection dice are keyed by the watching army's number
+    (``detect:TICK:ARMY:TILE``), so this map has no holdfast or resource tile. The posts print
+    the armies' numbers; they are compared through the events they are made of."""
     renumbered = [Army(numbers[a.id - 1], a.claim_id, a.kind, a.state, a.tile,
                        infantry=a.infantry, march=a.march,
                        stationary_since=a.stationary_since) for a in given_armies]
     results = []
     for start in (world(*given_armies), world(*renumbered)):
-        w, events = _fought(start, 10, 14)
+        w, events, most = _fought(start, 10, 14)
+        assume(most <= 1)
         rolls = sorted(((e.battle.tile, e.battle.resolve_tick, e.dice_line)
                         for e in events if isinstance(e, BattleFought)), key=repr)
         results.append((_canonical(w, events), rolls))
