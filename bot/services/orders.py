@@ -72,9 +72,9 @@ def _claim_for(session: Session, ctx: CampaignContext, author: str, acting_for: 
     it). None for a stranger. Raises Rejected for a line that names no claim the author may
     act for, or a player of several claims who names none."""
     own = claims_of_user(session, ctx, author)
+    names = ", ".join(escape_md(c.name) for c in own)
     if acting_for is None:
         if len(own) > 1:
-            names = ", ".join(escape_md(c.name) for c in own)
             raise Rejected(f"you play several claims ({names}); the message does not say "
                            "which one it is for",
                            "a first line `as <claim>:` naming one of your claims",
@@ -83,7 +83,6 @@ def _claim_for(session: Session, ctx: CampaignContext, author: str, acting_for: 
     claim = claim_by_name(session, ctx, acting_for)
     if not is_mod and (claim is None or claim not in own):
         if len(own) > 1:
-            names = ", ".join(escape_md(c.name) for c in own)
             raise Rejected(f"you do not play a claim called {escape_md(acting_for, 80)}",
                            f"one of your claims: {names}", f"as {escape_md(own[0].name)}: status")
         raise Rejected(
