@@ -151,6 +151,9 @@ class ClaimsSettings(_Section):
     hold: str = Field(default="stop", pattern=r"^(stop|none)$")
     # a public post when a claim is handed over to a new player
     transfer_post: bool = True
+    # whether one Reddit user may play several claims (``claims transfer/add``); such a
+    # player starts each message with `as House X:` to say which claim it is for
+    players_may_play_several: bool = False
 
 
 class WebSettings(_Section):

@@ -108,7 +108,8 @@ class Claim(SQLModel, table=True):
 
 
 class Player(SQLModel, table=True):
-    __table_args__ = (UniqueConstraint("campaign_id", "reddit_name"),)
+    # one row per claim a user plays; several claims only when [claims] players_may_play_several
+    __table_args__ = (UniqueConstraint("campaign_id", "claim_id", "reddit_name"),)
     id: int | None = Field(default=None, primary_key=True)
     campaign_id: int = Field(foreign_key="campaign.id", index=True)
     claim_id: int = Field(foreign_key="claim.id", index=True)

@@ -78,7 +78,7 @@ from bot.reddit.gateway import (
 )
 from bot.reddit.lease import LeaseLost
 from bot.services import journal, pause
-from bot.services.world import CampaignContext, claim_of_user, get_campaign
+from bot.services.world import CampaignContext, claims_of_user, get_campaign
 from bot.text import escape_md
 from rules.campaign.timing import order_moment, world_time
 
@@ -770,8 +770,10 @@ def _answer(session: Session, ctx: CampaignContext, inbound: Inbound, message_id
 
 def _queue_reply(session: Session, ctx: CampaignContext, inbound: Inbound, key: str,
                  reply: str, now: datetime) -> None:
-    claim = claim_of_user(session, ctx, inbound.author) \
-        if inbound.author != AUTOMODERATOR else None
+    # filed under the author's claim; under none for a player of several (it may be any one's)
+    claims = claims_of_user(session, ctx, inbound.author) \
+        if inbound.author != AUTOMODERATOR else []
+    claim = claims[0] if len(claims) == 1 else None
     journal.queue(session, ctx.campaign_id, key, inbound.reply_kind, body=reply, at=now,
                   tick=ctx.tick_of(now), target=inbound.reply_target,
                   title=inbound.reply_title, claim_id=claim.id if claim else None)

@@ -24,6 +24,7 @@ from datetime import UTC, datetime, time, timedelta
 from sqlalchemy.exc import DBAPIError
 from sqlmodel import Session
 
+from bot.db.models import Claim
 from bot.errors import render_error
 from bot.render import receipts
 from bot.services import absence, journal
@@ -36,7 +37,7 @@ from bot.services.pause import QUESTIONS
 from bot.services.world import (
     CampaignContext,
     claim_by_name,
-    claim_of_user,
+    claims_of_user,
     get_campaign,
 )
 from bot.text import escape_md
@@ -65,6 +66,35 @@ class Outcome:
 
 # --- the message ------------------------------------------------------------------------
 
+def _claim_for(session: Session, ctx: CampaignContext, author: str, acting_for: str | None,
+               *, is_mod: bool) -> Claim | None:
+    """The claim a message is for: the author's own, or the one its `as House X:` line names
+    (any claim for a moderator; one of their own for a player of several claims, who must name
+    it). None for a stranger. Raises Rejected for a line that names no claim the author may
+    act for, or a player of several claims who names none."""
+    own = claims_of_user(session, ctx, author)
+    names = ", ".join(escape_md(c.name) for c in own)
+    if acting_for is None:
+        if len(own) > 1:
+            raise Rejected(f"you play several claims ({names}); the message does not say "
+                           "which one it is for",
+                           "a first line `as <claim>:` naming one of your claims",
+                           f"as {escape_md(own[0].name)}: status")
+        return own[0] if own else None
+    claim = claim_by_name(session, ctx, acting_for)
+    if not is_mod and (claim is None or claim not in own):
+        if len(own) > 1:
+            raise Rejected(f"you do not play a claim called {escape_md(acting_for, 80)}",
+                           f"one of your claims: {names}", f"as {escape_md(own[0].name)}: status")
+        raise Rejected(
+            f"only moderators can act for another claim (`as {escape_md(acting_for, 80)}:`)",
+            "your orders without an `as ...:` line; they act for your own claim", "status")
+    if claim is None:
+        raise Rejected(f"there is no claim called {escape_md(acting_for)}",
+                       "a claim name as `maester claims` lists it", "as House Stark: status")
+    return claim
+
+
 def process_message(session: Session, ctx: CampaignContext, *, author: str, text: str,
                     now: datetime, ref: str, paused: str | None = None) -> Outcome:
     """Handle every order of one message; returns the reply (markdown) to send back.
@@ -76,31 +106,21 @@ def process_message(session: Session, ctx: CampaignContext, *, author: str, text
     answered as usual.
     """
     is_mod = ctx.is_moderator(author)
-    claim = claim_of_user(session, ctx, author)
     # The world may already stand later than the wall clock (a moderator ticked ahead): an
     # order is then accepted just after the last applied tick, so its receipt matches what
     # will happen (the next tick is still to come).
     now = world_time(now, ctx.tick_at(get_campaign(session, ctx).last_tick))
-    if claim is not None:  # a word from a player: the claim is active
-        absence.note_activity(session, ctx, claim, author=author, now=now)
     text, acting_for = o.acting_for(text)
     sections: list[str] = []
     outcome = Outcome(reply="")
-    if acting_for is not None and not is_mod:
-        outcome.reply = Rejected(
-            f"only moderators can act for another claim (`as {escape_md(acting_for, 80)}:`)",
-            "your orders without an `as ...:` line; they act for your own claim",
-            "status").render()
+    try:
+        claim = _claim_for(session, ctx, author, acting_for, is_mod=is_mod)
+    except Rejected as exc:
+        outcome.reply = exc.render()
         outcome.rejected = 1
         return outcome
-    if acting_for is not None:
-        claim = claim_by_name(session, ctx, acting_for)
-        if claim is None:
-            outcome.reply = (Rejected(
-                f"there is no claim called {escape_md(acting_for)}",
-                "a claim name as `maester claims` lists it", "as House Stark: status")).render()
-            outcome.rejected = 1
-            return outcome
+    if claim is not None and claim in claims_of_user(session, ctx, author):
+        absence.note_activity(session, ctx, claim, author=author, now=now)  # a player's word
     parsed = o.parse_message(text)
     finishers: list[tuple[int, str, Callable[[], str]]] = []
     for item in parsed.items:

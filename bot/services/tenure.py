@@ -46,7 +46,8 @@ def transfer(session: Session, ctx: CampaignContext, claim: Claim, to: str, *, a
     """Give ``claim`` to u/``to`` (``add``: as one more player; else in place of its players):
     notes to the old and new players, a public post when ``[claims] transfer_post``. The claim
     counts as active from now (a hold for inactivity and a leave end). Raises LookupError for a
-    name that is no Reddit user name, a retired claim, or someone who already plays a claim."""
+    name that is no Reddit user name, a retired claim, someone who already plays it, or someone
+    who plays another claim unless ``[claims] players_may_play_several``."""
     try:
         name = check_reddit_name(to, "--to")
     except InvalidInput as exc:
@@ -55,13 +56,15 @@ def transfer(session: Session, ctx: CampaignContext, claim: Claim, to: str, *, a
         raise LookupError(f"{claim.name} is retired; add a claim for u/{name} with "
                           "`maester claims add` instead")
     playing = session.exec(select(Player).where(Player.campaign_id == ctx.campaign_id,
-                                                Player.reddit_name == name)).first()
-    if playing is not None:
-        other = session.get(Claim, playing.claim_id)
-        where = "this claim" if playing.claim_id == claim.id else \
-            (other.name if other is not None else "another claim")
-        raise LookupError(f"u/{name} already plays {where} (a player plays one claim; "
-                          "transfer that claim or retire it first)")
+                                                Player.reddit_name == name)).all()
+    if any(p.claim_id == claim.id for p in playing):
+        raise LookupError(f"u/{name} already plays this claim ({claim.name})")
+    if playing and not ctx.settings.claims.players_may_play_several:
+        other = session.get(Claim, playing[0].claim_id)
+        where = other.name if other is not None else "another claim"
+        raise LookupError(f"u/{name} already plays {where} (a player plays one claim unless "
+                          "`[claims] players_may_play_several = true`; transfer that claim or "
+                          "retire it first)")
     snapshots.take(session, ctx, kind="command", label=f"claims transfer {claim.name}",
                    now=now, actor=actor)
     old = journal.players_of(session, claim.id or 0)

@@ -123,14 +123,22 @@ def get_campaign(session: Session, ctx: CampaignContext, *, lock: bool = False) 
     return campaign
 
 
-def claim_of_user(session: Session, ctx: CampaignContext, reddit_name: str) -> Claim | None:
-    """The claim a Reddit user plays, if any."""
-    return session.exec(
+def claims_of_user(session: Session, ctx: CampaignContext, reddit_name: str) -> list[Claim]:
+    """The claims a Reddit user plays, by name (several only when ``[claims]
+    players_may_play_several``)."""
+    return list(session.exec(
         select(Claim)
         .join(Player, col(Player.claim_id) == col(Claim.id))
         .where(Player.campaign_id == ctx.campaign_id,
                Player.reddit_name == reddit_name.lower().removeprefix("u/"))
-    ).first()
+        .order_by(col(Claim.name))
+    ).all())
+
+
+def claim_of_user(session: Session, ctx: CampaignContext, reddit_name: str) -> Claim | None:
+    """The claim a Reddit user plays, if any (the first by name when they play several)."""
+    found = claims_of_user(session, ctx, reddit_name)
+    return found[0] if found else None
 
 
 def claim_by_name(session: Session, ctx: CampaignContext, name: str) -> Claim | None:

@@ -333,3 +333,39 @@ def test_a_holiday_is_no_silence_and_hold_none_only_refers(config: Path) -> None
     stark = next(a for a in rows(config, Army) if a.id == 1)
     assert stark.tile != "1315" and stark.state == ArmyState.MARCHING  # not stopped
     assert "army_held" not in cli(config, at(days=16), "log", "--limit", "300")
+
+
+def test_one_player_of_two_claims_names_the_claim_with_as_when_the_config_allows_it(
+        config: Path) -> None:
+    refused = cli(config, at(hours=1), "claims", "transfer", "House Lannister", "--to",
+                  "ned_stark", "--add", code=2)  # not allowed by default
+    assert "already plays House Stark" in refused and "players_may_play_several" in refused
+    config.write_text(config.read_text().replace(
+        "[claims]\n", "[claims]\nplayers_may_play_several = true\n"))
+    assert "already plays this claim" in cli(config, at(hours=1), "claims", "transfer",
+                                             "House Stark", "--to", "ned_stark", code=2)
+    cli(config, at(hours=1), "claims", "transfer", "House Lannister", "--to", "ned_stark",
+        "--add")
+    lannister, stark = claim_row(config, "House Lannister"), claim_row(config, "House Stark")
+    players = {c["name"]: c["players"] for c in export(config, at(hours=1))["claims"]}
+    assert players["House Lannister"] == ["ned_stark", "tywin_lannister"]
+    assert players["House Stark"] == ["ned_stark"]
+    before = export(config, at(hours=2))
+    unnamed = say(config, at(hours=2), "ned_stark", "muster 100 infantry")
+    assert "you play several claims (House Lannister, House Stark)" in unnamed
+    assert "as House Lannister: status" in unnamed  # the example
+    wrong = say(config, at(hours=2), "ned_stark", "as House Tyrell: muster 100 infantry")
+    assert "you do not play a claim called House Tyrell" in wrong
+    assert "one of your claims: House Lannister, House Stark" in wrong
+    assert export(config, at(hours=2)) == before  # refused messages change nothing
+    assert "is mustering at Winterfell" in say(config, at(hours=2), "ned_stark",
+                                               "as House Stark: muster 100 infantry")
+    assert "is mustering" in say(config, at(hours=2), "ned_stark",
+                                 "as lannister: muster 200 infantry")
+    mustered = {(a.claim_id, a.infantry) for a in rows(config, Army)
+                if a.state == ArmyState.MUSTERING}
+    assert (stark.id, 100) in mustered and (lannister.id, 200) in mustered
+    # a player of one claim is unaffected, and still may not act for another
+    assert "is mustering" in say(config, at(hours=2), "tywin_lannister", "muster 50 infantry")
+    assert "only moderators can act for another claim" in say(
+        config, at(hours=2), "tywin_lannister", "as House Stark: status")
