@@ -23,7 +23,7 @@ from typing import Any
 from sqlmodel import Session, col, select
 
 from bot.db.models import Army, Claim, Player, RelationStatus
-from bot.services import journal, snapshots
+from bot.services import journal, snapshots, weblinks
 from bot.services.moderation import remove_army_kept
 from bot.services.order_world import load_order_world, write_back
 from bot.services.setup import RosterRows
@@ -104,6 +104,9 @@ def transfer(session: Session, ctx: CampaignContext, claim: Claim, to: str, *, a
                               + ". Send `status` for its holdfast, treasury, armies and secret "
                               "numbers, and `help` for the orders.",
                          at=now, tick=tick)
+    if removed:  # their copy of the war-room link must open nothing any more
+        weblinks.replace_for_new_players(session, ctx, claim.id or 0, claim.name, now=now,
+                                         tick=tick)
     if ctx.settings.claims.transfer_post:
         journal.queue(session, ctx.campaign_id, f"{key}:post"[:120], "post", public=True,
                       target=ctx.settings.campaign.subreddit, at=now, tick=tick,

@@ -177,3 +177,16 @@ def send_new_links(session: Session, ctx: CampaignContext, now: datetime, tick: 
                       _issue(session, ctx, scope, now), now=now, tick=tick)
         sent += 1
     return sent
+
+
+def replace_for_new_players(session: Session, ctx: CampaignContext, claim_id: int, name: str,
+                            *, now: datetime, tick: int) -> bool:
+    """A claim handed over (``maester claims transfer``): its war-room link, if one was issued,
+    is replaced, so the removed players' copy stops working when this commits, and the new one
+    goes to the claim's players of now. Returns whether a link was replaced."""
+    scope = claim_scope(claim_id)
+    if not _stored(_row(session, ctx, scope)).get("nonce"):
+        return False  # never issued: the new players ask for it with `link`
+    send_to_claim(session, ctx, claim_id, name, rotate(session, ctx, scope, now),
+                  now=now, tick=tick)
+    return True

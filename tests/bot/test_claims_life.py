@@ -7,6 +7,7 @@ added and one retired; every change journaled and taken back by ``undo``."""
 from __future__ import annotations
 
 import json
+import re
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -15,8 +16,11 @@ import pytest
 from sqlmodel import select
 
 import bot.cli.claims  # noqa: F401
+from bot.cli.common import settings_of
 from bot.db.engine import make_engine, transaction
 from bot.db.models import Army, ArmyState, Claim, Outbox
+from bot.services import weblinks
+from bot.services.world import load_context
 from tests.bot.test_cli_safety import cli  # the CLI with the wall clock frozen
 
 T0 = datetime(2026, 11, 23, 9, 30, tzinfo=UTC)
@@ -56,8 +60,6 @@ def outbox(config: Path) -> list[Outbox]:
 
 
 def _url(config: Path) -> str:
-    from bot.cli.common import settings_of
-
     return settings_of(config).campaign.database_url
 
 
@@ -245,6 +247,29 @@ def test_hand_over_refuses_the_old_players_orders_and_undo_takes_it_back(config:
                                                                             "sansa_stark"]
     cli(config, at(days=3, hours=1), "undo", "--force")  # the notes were sent: forced
     assert export(config, at(days=3, hours=1))["claims"][0]["players"] == ["arya_stark"]
+
+
+def test_a_hand_over_replaces_the_war_room_link_and_the_old_copy_opens_nothing(config: Path
+                                                                               ) -> None:
+    """Everything private goes to the new player only (issue #28), the war room's link too:
+    the removed player's copy stops working and the new player receives a new one."""
+    old_link = re.search(r"/claim/([A-Za-z0-9_-]{43})", say(config, at(hours=1), "ned_stark",
+                                                             "link"))
+    assert old_link, "the link order answers the war room's address"
+    cli(config, at(hours=2), "claims", "transfer", "House Stark", "--to", "arya_stark")
+    sent = [o for o in outbox(config) if o.target == "arya_stark" and o.title == "Your war room"]
+    assert len(sent) == 1
+    new_link = re.search(r"/claim/([A-Za-z0-9_-]{43})", sent[0].body)
+    assert new_link and new_link.group(1) != old_link.group(1)
+    stark = weblinks.claim_scope(claim_row(config, "House Stark").id or 0)
+    engine = make_engine(_url(config))
+    with transaction(engine) as session:
+        ctx = load_context(session, settings_of(config))
+        assert weblinks.scope_of(session, ctx, old_link.group(1), moderators=False) is None
+        assert weblinks.scope_of(session, ctx, new_link.group(1), moderators=False) == stark
+    engine.dispose()
+    assert not any(o.target == "ned_stark" and old_link.group(1) not in o.body
+                   and "/claim/" in o.body for o in outbox(config))  # nothing new for ned
 
 
 def test_a_claim_added_from_a_roster_snippet_and_one_retired(config: Path, tmp_path: Path
