@@ -99,11 +99,12 @@ def armies_cmd(config: ConfigOpt = None,
     except LookupError as exc:
         raise fail(str(exc)) from None
     table = Table("Army", "Claim", "Kind", "State", "Tile", "Infantry", "Cavalry", "Ships",
-                  "Marching to", "Arrives")
+                  "Marching to", "Arrives", "Equipment", "Siege")
     for a in rows:
         table.add_row(str(a.id), a.claim, a.kind, a.state, a.tile, str(a.infantry),
                       str(a.cavalry), str(a.ships), a.destination,
-                      env.ctx.when(a.arrives) if a.arrives else "")
+                      env.ctx.when(a.arrives) if a.arrives else "", ", ".join(a.equipment),
+                      a.siege)
     console.print(table)
 
 
@@ -164,6 +165,8 @@ def status_cmd(config: ConfigOpt = None) -> None:
     console.print(f"  in-game:    {report.game_date}, season {report.season}")
     console.print(f"  outbox:     {report.outbox_pending} pending, {report.outbox_dead} dead")
     console.print(f"  sieges:     {report.sieges_active} active")
+    for line in report.sieges:
+        console.print(f"    {escape(line)}")
     if report.paused:
         console.print(f"  [yellow]paused:     {escape(report.paused)}[/yellow] (`maester "
                       "resume`)")

@@ -40,6 +40,7 @@ def check_cmd(
     Prints every error (with line and tile) and warning; exit code 1 when there is an error.
     """
     from bot.services.mapcheck import check_all
+    from rules.campaign.mapcheck import neutral_garrisons
 
     report = check_all(config=_config_path(config), map_path=map_file, roster=roster)
     print_report(report)
@@ -48,6 +49,11 @@ def check_cmd(
         typer.echo(f"map: {len(w)} tiles, {len(w.holdfasts())} holdfasts, {len(w.ports())} "
                    f"ports, {len(w.resource_tiles())} resource tiles; roster: "
                    f"{len(report.roster)} claims")
+        unheld = neutral_garrisons(w, (c.get("holdfast") for c in report.roster
+                                       if isinstance(c, dict)))
+        if unheld:
+            typer.echo("neutral garrisons (holdfasts that are no claim's seat): "
+                       + ", ".join(f"{label} {troops}" for label, troops in unheld))
     typer.echo(f"{len(report.errors)} error(s), {len(report.warnings)} warning(s)")
     raise typer.Exit(1 if report.errors else 0)
 

@@ -49,7 +49,8 @@ def odds_command(cmd_ctx: CommandContext, args: str) -> str:
     """Exact odds of a campaign battle between two forces you describe (only what you give
     it counts): `!odds 300 infantry 50 cavalry vs 200 infantry on a hill`. The first side is
     the attacker; "on TERRAIN" gives the defender (after `vs`) the terrain's bonus as a
-    stationary army; the attacker never has it, as in the battle."""
+    stationary army; the attacker never has it, as in the battle. `+` joins several armies
+    into one side: `!odds 200 infantry + 100 cavalry vs 250 infantry`."""
     campaign: Any = cmd_ctx.extra.get("campaign")
     try:  # parse and resolve: rules.campaign.notation; render: here
         answer = notation.odds_answer(notation.parse_odds(args),

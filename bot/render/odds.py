@@ -3,19 +3,24 @@ module of its own, light to import: the command runs without the campaign's othe
 
 from __future__ import annotations
 
-from rules.campaign.battle import Side
+from rules.campaign.battle import Side, Sides, armies_of
 from rules.campaign.config import Terrain
 from rules.campaign.odds import Odds
 
 
-def _side_text(side: Side) -> str:
+def _side_text(side: Sides) -> str:
+    """One described side: its armies joined by ``+``."""
+    return " + ".join(_army_text(a) for a in armies_of(side))
+
+
+def _army_text(side: Side) -> str:
     bits = [f"{n} {k}" for n, k in ((side.infantry, "infantry"), (side.cavalry, "cavalry"),
                                     (side.ships, "ships")) if n]
     where = f" on {side.terrain.value} (stationary)" if side.stationary else ""
     return ", ".join(bits) + where
 
 
-def odds_reply(attacker: Side, defender: Side, odds: Odds, *, ignored: Terrain | None) -> str:
+def odds_reply(attacker: Sides, defender: Sides, odds: Odds, *, ignored: Terrain | None) -> str:
     """The answer to ``!odds``: two described forces' exact odds (``ignored``: the terrain the
     player gave the attacker, which never counts for it)."""
     win = odds.attacker_win

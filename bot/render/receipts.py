@@ -293,8 +293,18 @@ def status_report(ctx: Context, rc: r.StatusReport) -> str:
         if a.march.path and a.arrival_tick is not None:
             extra += (f", {travel(a.kind, 'ing')} to {_label(ctx, a.march.path[-1])}, arrives "
                       f"{_at(ctx, a.arrival_tick)}")
+        if a.equipment:
+            extra += ", siege equipment: " + ", ".join(name_md(e) for e in a.equipment)
         lines.append(f"- {_name(a.kind, a.id)}: {troops_text(a.infantry, a.cavalry, a.ships)}, "
                      f"{state_word(a.kind, a.state)} at {_label(ctx, a.tile)}{extra}")
+    for s in rc.sieges:
+        paused = " (paused: its last month did not count)" if s.paused else ""
+        if s.besieging:
+            head = (f"- Siege of {_label(ctx, s.holdfast)} by {_name(ArmyKind.LAND, s.army)}"
+                    + (f" (held by {name_md(s.other)})" if s.other else ""))
+        else:
+            head = f"- {_label(ctx, s.holdfast)} besieged by {name_md(s.other)}"
+        lines.append(f"{head}: {s.done} in-game months counted, {s.left} left{paused}")
     lines.append(f"- Upkeep of raised troops: {money(rc.upkeep)} gold a month this season")
     return "\n".join(lines) + _warning(ctx, rc)
 

@@ -32,8 +32,10 @@ from bot.db.models import (
 from bot.render.receipts import pause_span
 from bot.services import absence
 from bot.services.world import CampaignContext, all_claims, armies, claim_by_name, get_campaign
+from bot.storage.army_rows import equipment_names
+from bot.storage.world_rows import load_sieges
 from rules.campaign import calendar
-from rules.campaign.world import ArmyKind, ArmyState, BattleStatus, SiegeStatus
+from rules.campaign.world import ArmyKind, ArmyState, BattleStatus, SiegeState, SiegeStatus
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +58,7 @@ class StatusReport:
     created_on: str = ""
     paused: str = ""  # since when, until when, why (empty: the campaign runs)
     holidays: int = 0  # ticks the world's clock stands behind the wall clock
+    sieges: tuple[str, ...] = ()  # each running siege in a line (siege_line)
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +100,8 @@ class ArmyRow:
     ships: int
     destination: str
     arrives: datetime | None
+    equipment: tuple[str, ...] = ()
+    siege: str = ""  # the siege it lays: months counted and left (siege_months_text)
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,6 +147,7 @@ def _count(session: Session, *where: Any) -> int:
 def status(session: Session, ctx: CampaignContext, now: datetime) -> StatusReport:
     """Last and next tick, ticks due at ``now``, in-game date, season, outbox and sieges."""
     campaign = get_campaign(session, ctx)
+    names = {c.id: c.name for c in all_claims(session, ctx)}
     return StatusReport(
         name=campaign.name, subreddit=ctx.settings.campaign.subreddit,
         created_on=campaign.subreddit, now=now,
@@ -156,6 +162,7 @@ def status(session: Session, ctx: CampaignContext, now: datetime) -> StatusRepor
                            Outbox.status == OutboxStatus.DEAD),
         sieges_active=_count(session, Siege.campaign_id == ctx.campaign_id,
                              Siege.status == SiegeStatus.ACTIVE),
+        sieges=tuple(siege_line(ctx, s, names) for s in load_sieges(session, ctx.campaign_id)),
         paused=pause_text(ctx, campaign),
         holidays=campaign.tick_offset or 0,
     )
@@ -206,6 +213,7 @@ def army_rows(session: Session, ctx: CampaignContext, claim: str | None = None
               ) -> list[ArmyRow]:
     """Raised armies (of the claim named ``claim``, or all), oldest first."""
     names = {c.id: c.name for c in all_claims(session, ctx)}
+    laid = {s.army_id: siege_months_text(s) for s in load_sieges(session, ctx.campaign_id)}
     rows = []
     for a in armies(session, ctx, claim_id=_claim_id(session, ctx, claim)):
         marching = bool(a.path_json)
@@ -213,8 +221,24 @@ def army_rows(session: Session, ctx: CampaignContext, claim: str | None = None
             a.id or 0, names.get(a.claim_id, "?"), a.kind, a.state,
             ctx.world.tile(a.tile).label, a.infantry, a.cavalry, a.ships,
             ctx.world.tile(a.path_json[-1]).label if marching else "",
-            ctx.tick_at(a.arrival_tick) if marching and a.arrival_tick else None))
+            ctx.tick_at(a.arrival_tick) if marching and a.arrival_tick else None,
+            equipment_names(a.equipment_json), laid.get(a.id or 0, "")))
     return rows
+
+
+def siege_months_text(siege: SiegeState) -> str:
+    """``3 of 11 months, 8 left`` (``, paused`` when its last month did not count)."""
+    return (f"{siege.months_elapsed} of {siege.months_required} months, {siege.months_left} "
+            "left" + (", paused" if siege.paused else ""))
+
+
+def siege_line(ctx: CampaignContext, siege: SiegeState, names: dict[int | None, str]) -> str:
+    """A running siege for the moderators: ``Winterfell by House Lannister (army 3) against
+    House Stark: 3 of 11 months, 8 left``."""
+    return (f"{ctx.world.tile(siege.holdfast).label} by {names.get(siege.besieger_claim, '?')} "
+            f"(army {siege.army_id}) against "
+            f"{names.get(siege.defender_claim, 'nobody (neutral garrison)')}: "
+            f"{siege_months_text(siege)}")
 
 
 def army_detail(session: Session, ctx: CampaignContext, army_id: int) -> ArmyDetail:

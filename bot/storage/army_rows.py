@@ -240,7 +240,8 @@ def _march(path: Sequence[Any], costs: Sequence[Any], saved: str, depart_tick: i
     return March(tuple(path), tuple(map(int, costs)), _fraction(saved), depart_tick)
 
 
-def _equipment_names(items: Sequence[Any]) -> tuple[str, ...]:
+def equipment_names(items: Sequence[Any]) -> tuple[str, ...]:
+    """The names of an army's stored equipment (``equipment_json``: records or names)."""
     return tuple(str(item["name"]) if isinstance(item, Mapping) else str(item)
                  for item in items if isinstance(item, str)
                  or (isinstance(item, Mapping) and "name" in item))
@@ -257,7 +258,7 @@ def army_value(r: ArmyRecord | Army) -> ArmyValue:
         retreat_penalty=r.retreat_penalty, ready_tick=r.ready_tick,
         march=_march(r.path_json, r.costs_json, r.saved, r.depart_tick),
         travelled=tuple(r.travelled_json), commander_id=r.commander_id,
-        equipment=_equipment_names(equipment) if equipment else (), meta=r.meta_json,
+        equipment=equipment_names(equipment) if equipment else (), meta=r.meta_json,
         accepted_at=r.accepted_at if isinstance(r, Army) else None)
 
 
@@ -357,7 +358,7 @@ def _row_value(row: Row) -> ArmyValue:
         else _march(_decoded(path), _decoded(costs), saved, depart_tick),
         travelled=() if travelled == "[]" else tuple(_decoded(travelled)),
         commander_id=commander_id,
-        equipment=() if equipment == "[]" else _equipment_names(_decoded(equipment)),
+        equipment=() if equipment == "[]" else equipment_names(_decoded(equipment)),
         meta={} if meta == "{}" else _decoded(meta))
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
+from rules.campaign.improvements import move_improvements
 from rules.campaign.world import ClaimState, HolderState, World
 
 __all__ = ["NEUTRAL", "Given", "change_hands", "give_holdfast", "has_seat", "holder_of",
@@ -41,8 +42,19 @@ def has_seat(world: World, claim: ClaimState) -> bool:
 
 
 def change_hands(world: World, tile: str, claim_id: int | None) -> World:
-    """The world with holdfast ``tile`` held by ``claim_id`` (None: by nobody)."""
-    return replace(world, holders={**world.holders, tile: HolderState(tile, claim_id)})
+    """The world with holdfast ``tile`` held by ``claim_id`` (None: by nobody). When a claim
+    takes it from another, the improvements built (or being built) there go with it
+    (:func:`rules.campaign.improvements.move_improvements`)."""
+    before = holder_of(world, tile)
+    claims = world.claims
+    if (claim_id is not None and before is not None and before != claim_id
+            and claim_id in claims and before in claims):
+        kept, taken = move_improvements(claims[before].improvements,
+                                        claims[claim_id].improvements, tile)
+        claims = {**claims, before: replace(claims[before], improvements=kept),
+                  claim_id: replace(claims[claim_id], improvements=taken)}
+    return replace(world, claims=claims,
+                   holders={**world.holders, tile: HolderState(tile, claim_id)})
 
 
 def release_holdfasts(world: World, claim_id: int,

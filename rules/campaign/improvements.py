@@ -62,3 +62,17 @@ def improvement_modifiers(catalogue: Catalogue, items: Items) -> tuple[Modifier,
         if entry is not None:
             found.append(entry.modifier())
     return tuple(found)
+
+
+def move_improvements(giver: Items, taker: Items, holdfast: str
+                      ) -> tuple[tuple[dict[str, Any], ...], tuple[dict[str, Any], ...]]:
+    """The two lists after the improvements at ``holdfast`` (built and in progress) went from
+    ``giver`` to ``taker``: a holdfast that changes hands takes its improvements with it. Each
+    keeps its own capacity bookkeeping (the next month boundary brings its troops at home in
+    line with the effects it now has)."""
+    given = list(giver)
+    moved = [r for r in improvement_records(given) if r.get("holdfast") == holdfast]
+    kept = [r for r in improvement_records(given) if r.get("holdfast") != holdfast]
+    received = list(taker)
+    return (stored_items(kept, capacity_granted(given)),
+            stored_items([*improvement_records(received), *moved], capacity_granted(received)))

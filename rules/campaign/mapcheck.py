@@ -185,3 +185,11 @@ def bonuses_out_of_range(world: WorldMap, rules: RulesConfig) -> list[MapWarning
                        "(rules.defense_bonus_min, rules.defense_bonus_max)", tile.id)
             for tile in sorted(world.tiles.values(), key=lambda t: t.id)
             if tile.holdfast and not low <= tile.defense_bonus <= high]
+
+
+def neutral_garrisons(world: WorldMap, seats: Iterable[object]) -> tuple[tuple[str, int], ...]:
+    """The holdfasts that are no claim's seat (``seats``: the roster's holdfast references;
+    one the map does not know is left to the roster's check), each as (label, the neutral
+    garrison the map gives it), in the map's order: the troops a claim besieging it meets."""
+    held = {world.tile(ref).id for ref in seats if isinstance(ref, str) and ref in world}
+    return tuple((t.label, t.garrison) for t in world.holdfasts() if t.id not in held)

@@ -3,7 +3,13 @@
     300 infantry 50 cavalry vs 200 infantry on a hill
 
 Each side is a list of counts of ``infantry`` (``inf``, ``foot``), ``cavalry`` (``cav``,
-``horse``) and ``ships``; ``vs`` (``versus``, ``against``) separates them. ``on TERRAIN`` (or
+``horse``) and ``ships``; ``vs`` (``versus``, ``against``) separates them. A side of several
+armies lists them separated by ``+`` (or ``;``), each with its own counts and terrain::
+
+    300 infantry + 100 cavalry vs 200 infantry on a hill + 150 infantry
+
+(their strengths summed, as in a battle between sides: :func:`rules.campaign.battle.
+side_strength`). ``on TERRAIN`` (or
 ``in``) puts a side on that terrain as a stationary army; only the defender can have the
 terrain's bonus (:func:`rules.campaign.world.battle_side`), so the attacker's is read, then
 set aside and named (:attr:`OddsQuestion.ignored_terrain`). A holdfast (``at Winterfell``,
@@ -18,7 +24,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from rules.campaign.battle import Side, Winner
+from rules.campaign.battle import Side, Sides, Winner, armies_of
 from rules.campaign.config import DEFAULT_RULES, RulesConfig, Terrain
 from rules.campaign.odds import Odds, battle_odds
 from rules.campaign.world import as_role
@@ -33,6 +39,8 @@ _SIDE_WORDS = re.compile(
     r"(?P<n>\d[\d,]*)\s*(?P<kind>inf(?:antry)?|foot|cav(?:alry)?|horse|ships?)\b", re.I)
 _TERRAIN = re.compile(r"\b(?:on|in)\s+(?:a\s+|the\s+)?(?P<t>field|forest|hill|mountain|sand|"
                       r"swamp)s?\b", re.I)
+_ARMIES = re.compile(r"\s*[+;]\s*")
+"""Separates the armies of one side."""
 _VERSUS = re.compile(r"\s+(?:vs\.?|versus|against)\s+", re.I)
 _HOLDFAST_CLAUSE = re.compile(r"\bat\s+\S.*|\b(?:holdfasts?|castles?|assault\w*|sieges?|"
                               r"besieg\w*|garrison\w*|defen[cs]e\s+bonus)\b.*", re.I)
@@ -42,27 +50,35 @@ _HOLDFAST_CLAUSE = re.compile(r"\bat\s+\S.*|\b(?:holdfasts?|castles?|assault\w*|
 @dataclass(frozen=True, slots=True)
 class OddsQuestion:
     """Two forces as described: ``attacker`` and ``defender`` (each as written, a side "on"
-    a terrain being stationary there)."""
+    a terrain being stationary there; a side of one army is a :class:`Side`, of several a
+    tuple of them)."""
 
-    attacker: Side
-    defender: Side
+    attacker: Sides
+    defender: Sides
 
     @property
     def ignored_terrain(self) -> Terrain | None:
-        """The terrain the attacker was said to be on: it never counts for an attacker."""
-        return self.attacker.terrain if self.attacker.stationary else None
+        """The terrain an attacking army was said to be on: it never counts for an
+        attacker."""
+        return next((a.terrain for a in armies_of(self.attacker) if a.stationary), None)
 
-    def sides(self) -> tuple[Side, Side]:
+    def sides(self) -> tuple[Sides, Sides]:
         """Both sides as the battle counts them (:func:`rules.campaign.world.as_role`)."""
-        return as_role(self.attacker, Winner.ATTACKER), as_role(self.defender, Winner.DEFENDER)
+        return _as_role(self.attacker, Winner.ATTACKER), _as_role(self.defender, Winner.DEFENDER)
+
+
+def _as_role(side: Sides, role: Winner) -> Sides:
+    if isinstance(side, Side):
+        return as_role(side, role)
+    return tuple(as_role(a, role) for a in side)
 
 
 @dataclass(frozen=True, slots=True)
 class OddsAnswer:
     """The sides as fought and the exact odds of their battle."""
 
-    attacker: Side
-    defender: Side
+    attacker: Sides
+    defender: Sides
     odds: Odds
     ignored_terrain: Terrain | None
 
@@ -75,10 +91,10 @@ def _side(text: str, which: str) -> Side:
             "cavalry" if kind.startswith(("cav", "horse")) else "ships"
         counts[key] += int(m.group("n").replace(",", ""))
     if not any(counts.values()):
-        raise NotationError(f"the {which} side has no troops", syntax="numbers of infantry, "
+        raise NotationError(f"the {which} has no troops", syntax="numbers of infantry, "
                             "cavalry or ships on each side of `vs`", example=ODDS_EXAMPLE)
     if any(v > MAX_TROOPS for v in counts.values()):
-        raise NotationError(f"the {which} side is too large",
+        raise NotationError(f"the {which} is too large",
                             syntax=f"at most {MAX_TROOPS:,} of a kind", example=ODDS_EXAMPLE)
     terrain = _TERRAIN.search(text)
     return Side(infantry=counts["infantry"], cavalry=counts["cavalry"], ships=counts["ships"],
@@ -101,7 +117,16 @@ def parse_odds(text: str) -> OddsQuestion:
     if len(parts) != 2:
         raise NotationError("I need two sides separated by `vs`", syntax=ODDS_SYNTAX,
                             example=ODDS_EXAMPLE)
-    return OddsQuestion(_side(parts[0], "attacking"), _side(parts[1], "defending"))
+    return OddsQuestion(_armies(parts[0], "attacking"), _armies(parts[1], "defending"))
+
+
+def _armies(text: str, which: str) -> Sides:
+    """One side: one army (a :class:`Side`) or several separated by ``+`` (a tuple)."""
+    pieces = _ARMIES.split(text.strip())
+    if len(pieces) == 1:
+        return _side(pieces[0], f"{which} side")
+    return tuple(_side(piece, f"{which} side's army {i}")
+                 for i, piece in enumerate(pieces, 1))
 
 
 def odds_answer(question: OddsQuestion, rules: RulesConfig = DEFAULT_RULES) -> OddsAnswer:

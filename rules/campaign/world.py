@@ -390,6 +390,12 @@ class SiegeState:
     paused: bool = False
     status: SiegeStatus = SiegeStatus.ACTIVE
 
+    @property
+    def months_left(self) -> int:
+        """The months still to count before the holdfast falls (0: it falls at the next
+        count)."""
+        return max(0, self.months_required - self.months_elapsed)
+
 
 @dataclass(frozen=True, slots=True)
 class BattleState:

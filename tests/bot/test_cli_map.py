@@ -356,3 +356,21 @@ def test_a_map_file_that_never_ends_is_refused_not_read_for_ever(
     assert f"larger than {MAX_MAP_BYTES // (1024 * 1024)} MB" in out
     code, out = invoke("map", "check", "/dev/zero", "--config", str(files["config"]))
     assert code == 1 and "larger than" in out
+
+
+def test_check_lists_the_neutral_garrisons_of_unheld_holdfasts(files: dict[str, Path],
+                                                              tmp_path: Path) -> None:
+    """Issue 23: the map's `garrison` column is shown for every holdfast that is no claim's
+    seat (the troops a besieger meets there without a war); the seats are left out."""
+    text = SMALL_MAP.replace("region,neighbours", "region,neighbours,garrison")
+    text = text.replace("resource_benefit,neighbours", "resource_benefit,neighbours,garrison")
+    text = text.replace("0201,,field,,,", "0201,Stonegate,field,holdfast,,,250")
+    text = text.replace("0001,,field,,,", "0001,Oldtower,field,holdfast,,,")
+    mapped = tmp_path / "garrisons.csv"
+    mapped.write_text(text)
+    code, out = invoke("map", "check", str(mapped), "--roster", str(files["roster"]),
+                       "--config", str(files["config"]))
+    assert code == 0, out
+    line = next(x for x in out.splitlines() if x.startswith("neutral garrisons"))
+    assert line == ("neutral garrisons (holdfasts that are no claim's seat): Oldtower 0, "
+                    "Stonegate 250")

@@ -31,3 +31,10 @@ def test_odds_bad_input_says_what_was_expected(args: str) -> None:
 
 def test_claim_is_for_moderators_only() -> None:
     assert "for moderators only" in run_command("claim", "House Stark", _ctx()).text
+
+
+def test_odds_takes_several_armies_per_side() -> None:
+    """`+` joins armies into one side; the reply lists each army of each side."""
+    reply = run_command("odds", "200 infantry + 200 infantry vs 400 infantry", _ctx()).text
+    assert "200 infantry + 200 infantry vs **defender** 400 infantry" in reply
+    assert "**50.0%** (exactly 1/2)" in reply

@@ -43,6 +43,7 @@ from rules.campaign.world import (
     ArmyState,
     ClaimState,
     HolderState,
+    SiegeStatus,
     World,
     released,
 )
@@ -307,6 +308,41 @@ class StatusReport(Receipt):
     """Whether the claim still holds its seat (else it cannot muster)."""
     held: tuple[tuple[str, Decimal], ...] = ()
     """The other holdfasts it holds, each with its secret defence bonus (its own to see)."""
+    sieges: tuple[SiegeProgress, ...] = ()
+    """The running sieges it lays or suffers."""
+
+
+@dataclass(frozen=True, slots=True)
+class SiegeProgress:
+    """A running siege as one of its two claims sees it: ``holdfast`` besieged by ``army``;
+    ``besieging``: this claim lays it (else its holdfast is besieged); ``other``: the other
+    claim's name ("" for a holdfast nobody holds); the months counted and the months left
+    (both claims were told the length when it began); ``paused``: its last month did not
+    count (a broken blockade)."""
+
+    holdfast: str
+    army: int
+    besieging: bool
+    other: str
+    done: int
+    left: int
+    paused: bool
+
+
+def siege_progress(world: World, claim_id: int) -> tuple[SiegeProgress, ...]:
+    """The running sieges that claim ``claim_id`` lays or suffers, oldest first: no other
+    claim's siege (nothing of it is this claim's to see)."""
+    found = []
+    for s in world.sieges:
+        if s.status is not SiegeStatus.ACTIVE or claim_id not in (s.besieger_claim,
+                                                                   s.defender_claim):
+            continue
+        besieging = s.besieger_claim == claim_id
+        other = s.defender_claim if besieging else s.besieger_claim
+        found.append(SiegeProgress(s.holdfast, s.army_id, besieging,
+                                   world.claim_name(other) if other in world.claims else "",
+                                   s.months_elapsed, s.months_left, s.paused))
+    return tuple(found)
 
 
 def decide_status(world: World, sender: Sender, order: o.Status, at: datetime
@@ -323,4 +359,5 @@ def decide_status(world: World, sender: Sender, order: o.Status, at: datetime
                  if t.id != claim.holdfast and holder_of(world, t.id) == claim.id)
     return world, StatusReport(claim, at,
                                sender.map.tile(claim.holdfast).defense_bonus if seat
-                               else Decimal(1), scattered, mine, upkeep, seat=seat, held=held)
+                               else Decimal(1), scattered, mine, upkeep, seat=seat, held=held,
+                               sieges=siege_progress(world, claim.id))

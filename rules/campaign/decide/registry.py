@@ -120,7 +120,7 @@ ORDER_KINDS: Mapping[type, OrderKind] = MappingProxyType({k.order: k for k in (
     _kind(o.Spare, decide_spare, _A, _B),
     _kind(o.Cancel, decide_cancel, _A, _B),  # an assault may be called off
     _kind(o.Route, decide_route, _A, _R),
-    _kind(o.Status, decide_status, _A, _H),
+    _kind(o.Status, decide_status, _A, _S, _H),
     _kind(o.Odds, None, _A, _B, _R, _C, _M),  # allies join sides; a pending battle
     _kind(o.Build, decide_build),
     _kind(o.Buy, decide_buy, _A),

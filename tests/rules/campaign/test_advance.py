@@ -255,6 +255,21 @@ def test_an_assault_won_takes_the_holdfast_at_once() -> None:
     assert w.sieges[0].status is SiegeStatus.ACTIVE  # the world given is untouched
 
 
+def test_a_fallen_holdfast_takes_its_improvements_to_the_conqueror() -> None:
+    """Issue 23: the improvements built (or being built) at the fallen holdfast move to the
+    besieger's list; those elsewhere and the capacity bookkeeping stay."""
+    w, siege = besieged_world()
+    here = {"name": "Granaries", "holdfast": siege.holdfast, "done": True}
+    elsewhere = {"name": "Barracks", "holdfast": "elsewhere", "done": False}
+    granted = {"capacity": {"infantry": 50, "cavalry": 0}}
+    defender = w.claims[siege.defender_claim]
+    w = replace(w, claims={**w.claims, defender.id: replace(
+        defender, improvements=(here, elsewhere, granted))})
+    after, _ = holdfast_falls(w, siege, "taken by assault")
+    assert after.claims[siege.defender_claim].improvements == (elsewhere, granted)
+    assert after.claims[siege.besieger_claim].improvements == (here,)
+
+
 def test_a_siege_ends_when_the_besiegers_leave_or_are_gone_and_the_garrison_comes_out() -> None:
     w, _ = besieged_world()
     left = replace(w, armies={**w.armies, 1: replace(w.armies[1], state=ArmyState.MARCHING,

@@ -78,3 +78,23 @@ def test_a_holdfast_refusal_is_the_same_whatever_the_holdfasts_bonus() -> None:
         parse_odds("300 infantry vs 200 infantry at Casterly Rock")
     assert str(first.value).replace("Winterfell", "X") == str(second.value).replace(
         "Casterly Rock", "X")
+
+
+def test_a_side_of_several_armies_sums_their_strengths() -> None:
+    """`+` separates the armies of a side (issue 23), each with its own terrain; the odds are
+    the battle's between sides (the same call the JSON engines make with a list per side)."""
+    question = parse_odds("300 infantry + 100 infantry vs 200 infantry on a hill + 50 cavalry")
+    assert question == OddsQuestion(
+        (Side(infantry=300), Side(infantry=100)),
+        (Side(infantry=200, terrain=Terrain.HILL, stationary=True), Side(cavalry=50)))
+    answer = odds_answer(question)
+    assert isinstance(answer.attacker, tuple) and isinstance(answer.defender, tuple)
+    assert answer.odds == battle_odds(answer.attacker, answer.defender)
+    # two armies of 200 against one of 400 on an open field: equal strength, even odds
+    assert odds_answer(parse_odds("200 inf + 200 inf vs 400 inf")).odds.attacker_win == \
+        Fraction(1, 2)
+
+
+def test_an_empty_army_of_a_side_is_named() -> None:
+    with pytest.raises(NotationError, match="the defending side's army 2 has no troops"):
+        parse_odds("300 infantry vs 200 infantry + on a hill")
