@@ -67,8 +67,9 @@ class RosterRows:
     compared without case)."""
 
     def __init__(self, session: Session, campaign_id: int, world: WorldMap, *,
-                 now: datetime) -> None:
+                 now: datetime, several: bool = False) -> None:
         self.session, self.campaign_id, self.world, self.now = session, campaign_id, world, now
+        self.several = several  # [claims] players_may_play_several: one user, several claims
         claims = session.exec(select(Claim).where(Claim.campaign_id == campaign_id)).all()
         self.holdfasts = {c.holdfast for c in claims if c.retired_at is None}
         self.claims = {c.name.casefold() for c in claims}
@@ -104,8 +105,10 @@ class RosterRows:
         self.session.add(claim)
         self.session.flush()
         for key in checked.players:
-            if key in self.players:
-                raise ValueError(f"{where}: u/{key} already plays another claim")
+            if key in self.players and not self.several:
+                raise ValueError(f"{where}: u/{key} already plays another claim (a player "
+                                 "plays one claim unless `[claims] players_may_play_several = "
+                                 "true`)")
             self.players.add(key)
             self.session.add(Player(campaign_id=self.campaign_id, claim_id=claim.id or 0,
                                     reddit_name=key))
@@ -143,7 +146,8 @@ def create_campaign(session: Session, settings: Settings, *, map_text: str,
     session.add(campaign)
     session.flush()
     ctx = load_context(session, settings, campaign.id)
-    roster_rows = RosterRows(session, campaign.id or 0, world, now=now)
+    roster_rows = RosterRows(session, campaign.id or 0, world, now=now,
+                             several=settings.claims.players_may_play_several)
     by_name: dict[str, Claim] = {}
     for i, entry in enumerate(roster):
         claim = roster_rows.add(entry, f"roster[{i}]")

@@ -124,7 +124,8 @@ def add_claims(session: Session, ctx: CampaignContext, entries: Sequence[Mapping
     caller rolls back)."""
     snapshots.take(session, ctx, kind="command", now=now, actor=actor,
                    label="claims add " + ", ".join(str(e.get("name", "?")) for e in entries))
-    rows = RosterRows(session, ctx.campaign_id, ctx.world, now=now)
+    rows = RosterRows(session, ctx.campaign_id, ctx.world, now=now,
+                      several=ctx.settings.claims.players_may_play_several)
     added: list[Claim] = []
     for i, entry in enumerate(entries):
         try:

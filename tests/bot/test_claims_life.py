@@ -361,12 +361,21 @@ def test_a_holiday_is_no_silence_and_hold_none_only_refers(config: Path) -> None
 
 
 def test_one_player_of_two_claims_names_the_claim_with_as_when_the_config_allows_it(
-        config: Path) -> None:
+        config: Path, tmp_path: Path) -> None:
     refused = cli(config, at(hours=1), "claims", "transfer", "House Lannister", "--to",
                   "ned_stark", "--add", code=2)  # not allowed by default
     assert "already plays House Stark" in refused and "players_may_play_several" in refused
+    glover = tmp_path / "glover.toml"
+    glover.write_text('[[claims]]\nname = "House Glover"\nholdfast = "Deepwood Motte"\n'
+                      'players = ["ned_stark"]\n')
+    refused = cli(config, at(hours=1), "claims", "add", "--roster", str(glover), code=2)
+    assert "u/ned_stark already plays another claim" in refused
+    assert "players_may_play_several" in refused
     config.write_text(config.read_text().replace(
         "[claims]\n", "[claims]\nplayers_may_play_several = true\n"))
+    assert "Claim House Glover added at Deepwood Motte" in cli(
+        config, at(hours=1), "claims", "add", "--roster", str(glover))
+    cli(config, at(hours=1), "undo")  # the claim added: the rest of the test plays two claims
     assert "already plays this claim" in cli(config, at(hours=1), "claims", "transfer",
                                              "House Stark", "--to", "ned_stark", code=2)
     cli(config, at(hours=1), "claims", "transfer", "House Lannister", "--to", "ned_stark",
