@@ -115,17 +115,27 @@ def queue(
     return entry
 
 
+_PLAYERS = "players_by_claim"
+"""``session.info`` key of :func:`players_of`'s cache (one read of the players per session)."""
+
+
 def players_of(session: Session, claim_id: int) -> list[str]:
-    """Reddit names of a claim's players, sorted."""
-    cache: dict[int, list[str]] | None = session.info.get("players_by_claim")
+    """Reddit names of a claim's players, sorted (read once per session: after changing who
+    plays a claim, call :func:`players_changed`)."""
+    cache: dict[int, list[str]] | None = session.info.get(_PLAYERS)
     if cache is None:
         cache = {}
         for claim, name in session.exec(select(Player.claim_id, Player.reddit_name)).all():
             cache.setdefault(claim, []).append(name)
         for names in cache.values():
             names.sort()
-        session.info["players_by_claim"] = cache
+        session.info[_PLAYERS] = cache
     return list(cache.get(claim_id, ()))
+
+
+def players_changed(session: Session) -> None:
+    """The players of some claim changed in ``session``: :func:`players_of` reads them again."""
+    session.info.pop(_PLAYERS, None)
 
 
 def notify_claim(

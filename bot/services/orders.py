@@ -27,7 +27,7 @@ from sqlmodel import Session
 from bot.db.models import Claim
 from bot.errors import render_error
 from bot.render import receipts
-from bot.services import absence, journal
+from bot.services import absence, journal, weblinks
 from bot.services.help import EXAMPLES, example_for, help_reply, syntax_example
 from bot.services.order_apply import decided as _decided
 from bot.services.order_apply import receipt_text, refused, sender_of
@@ -255,8 +255,6 @@ def _away(c: Call, order: o.Away) -> str:
 
 def _link(c: Call) -> str:
     """The claim's war-room link (:mod:`bot.services.weblinks`); made when first asked."""
-    from bot.services import weblinks
-
     claim = c.require_claim()
     scope = weblinks.claim_scope(claim.id or 0)
     token = weblinks.token_for(c.session, c.ctx, scope, c.now)

@@ -37,10 +37,6 @@ from rules.campaign.world import ArmyState
 from rules.errors import InvalidInput
 
 
-def _forget_players(session: Session) -> None:
-    session.info.pop("players_by_claim", None)  # journal.players_of's cache
-
-
 def transfer(session: Session, ctx: CampaignContext, claim: Claim, to: str, *, add: bool,
              actor: str, now: datetime) -> str:
     """Give ``claim`` to u/``to`` (``add``: as one more player; else in place of its players):
@@ -80,7 +76,7 @@ def transfer(session: Session, ctx: CampaignContext, claim: Claim, to: str, *, a
     claim.away_until, claim.away_reason = None, None
     session.add(claim)
     session.flush()
-    _forget_players(session)
+    journal.players_changed(session)
     tick = ctx.tick_of(now)
     summary = (f"{claim.name}: u/{name} " + ("joins " + ", ".join(f"u/{p}" for p in old)
                                              if add else "takes over")
@@ -132,7 +128,7 @@ def add_claims(session: Session, ctx: CampaignContext, entries: Sequence[Mapping
             added.append(rows.add(entry, f"claims[{i}]"))
         except ValueError as exc:
             raise LookupError(str(exc)) from None
-    _forget_players(session)
+    journal.players_changed(session)
     tick = ctx.tick_of(now)
     for a, b in wars:
         first, second = claim_by_name(session, ctx, a), claim_by_name(session, ctx, b)
@@ -185,7 +181,7 @@ def retire(session: Session, ctx: CampaignContext, claim: Claim, *, disband: boo
     claim.away_until, claim.away_reason = None, None
     session.add(claim)
     session.flush()
-    _forget_players(session)
+    journal.players_changed(session)
     world, rows = load_order_world(session, ctx, (Part.HOLDERS,))
     after, released = release_holdfasts(world, claim.id or 0,
                                         (tile.id for tile in ctx.world.holdfasts()))

@@ -23,11 +23,14 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from sqlalchemy import func
+from sqlalchemy import select as sql_select
 from sqlmodel import Session, col, or_, select
 
 from bot.db.models import (
     Army,
     BattleStatus,
+    Campaign,
     Claim,
     Event,
     InboxMessage,
@@ -36,6 +39,7 @@ from bot.db.models import (
     PendingBattle,
     Siege,
     SiegeStatus,
+    Snapshot,
 )
 from bot.mapimage.scene import (
     FADED,
@@ -48,8 +52,11 @@ from bot.mapimage.scene import (
     build_scene,
     claim_colours,
 )
+from bot.render.notes import shortfall_text
 from bot.services import forewarn
-from bot.services.fairplay import DICE_KEY, period_of
+from bot.services.battle_odds import attacker_wins
+from bot.services.fairplay import DICE_KEY, first_tick_of, period_of
+from bot.services.journal import players_of
 from bot.services.mapview import IN_MAP_STATES, load_situation
 from bot.services.world import CampaignContext, all_claims, get_campaign
 from bot.storage.army_rows import load_records
@@ -178,8 +185,6 @@ def _dice_lines(session: Session, ctx: CampaignContext, period: int, *, branch: 
                 claim_id: int | None = None) -> list[dict[str, Any]]:
     """The printed dice lines of ``period`` on ``branch``: public events' for the public
     branch, the claim's own events' for its branch."""
-    from bot.services.fairplay import first_tick_of
-
     first, after = first_tick_of(ctx, period), first_tick_of(ctx, period + 1)
     query = select(Event).where(Event.campaign_id == ctx.campaign_id,
                                 col(Event.tick) >= first, col(Event.tick) < after)
@@ -352,8 +357,6 @@ def _warnings(session: Session, ctx: CampaignContext, claim: Claim, at: datetime
     out = []
     short = forewarn.shortfall(session, ctx, claim, at)
     if short is not None:
-        from bot.render.notes import shortfall_text
-
         out.append(shortfall_text(short, ctx.when(short.charged)).strip().replace("**", ""))
     if claim.scattered_until is not None and claim.scattered_until > at:
         out.append(f"{claim.scattered_infantry} infantry and {claim.scattered_cavalry} cavalry "
@@ -369,8 +372,6 @@ def _odds(session: Session, ctx: CampaignContext, claim_id: int | None, at: date
           ) -> dict[int, str]:
     """Each pending battle's attacker's chance to win (percent, one decimal) as ``claim_id``
     may know it (the other side's hidden modifiers left out)."""
-    from bot.services.battle_odds import attacker_wins
-
     query = select(PendingBattle).where(PendingBattle.campaign_id == ctx.campaign_id,
                                         PendingBattle.status == BattleStatus.PENDING)
     out: dict[int, str] = {}
@@ -399,8 +400,6 @@ def _news(session: Session, ctx: CampaignContext, claim_id: int) -> list[dict[st
 
 def _receipts(session: Session, ctx: CampaignContext, claim_id: int) -> list[dict[str, Any]]:
     """The replies to the claim's players' orders, newest first."""
-    from bot.services.journal import players_of
-
     players = players_of(session, claim_id)
     if not players:
         return []
@@ -516,11 +515,6 @@ def realm_version(session: Session, ctx: CampaignContext) -> tuple[Any, ...]:
     """A cheap fingerprint of everything the realm shows: the campaign row's clock and
     season, the journal (every change to the world logs an event), the delivered public
     posts and the snapshots (an undo takes events back). Equal fingerprints, equal realm."""
-    from sqlalchemy import func
-    from sqlalchemy import select as sql_select
-
-    from bot.db.models import Campaign, Snapshot
-
     cid = ctx.campaign_id
     row = session.execute(sql_select(
         col(Campaign.last_tick), col(Campaign.season), col(Campaign.paused_at),
