@@ -9,6 +9,7 @@ number, and read back as the tick had them.
 
 from __future__ import annotations
 
+import gc
 import json
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
@@ -147,6 +148,28 @@ def test_statements_per_tick_do_not_grow_with_the_armies(database: str) -> None:
         counts.append(len(updates))
     assert counts[0] == counts[1]
 
+
+
+def test_what_a_tick_keeps_goes_to_the_collectors_oldest_generation(
+        world: tuple[Any, Any]) -> None:
+    """The collector is paused during a tick; afterwards it runs again, and the army values
+    the process keeps for the next tick are in its oldest generation already (no young
+    collection goes over them); a collector paused before the tick stays paused."""
+    engine, ctx = world
+    assert gc.isenabled()
+    assert len(catch_up(engine, ctx, START + timedelta(hours=6))) == 1
+    assert gc.isenabled()
+    kept = {id(a) for a in TickArmies._kept[1].values()}
+    assert len(kept) == 40
+    young = {id(o) for generation in (0, 1) for o in gc.get_objects(generation)}
+    assert not kept & young
+    assert kept <= {id(o) for o in gc.get_objects(2)}
+    gc.disable()
+    try:
+        assert len(catch_up(engine, ctx, START + timedelta(hours=12))) == 1
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
 
 
 @given(st.lists(st.one_of(st.text(max_size=5), st.integers()), max_size=6))
