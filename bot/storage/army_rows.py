@@ -119,6 +119,20 @@ def _tiles_text(tiles: tuple[str, ...]) -> str:
     return _json_text(list(tiles))
 
 
+def _costs_text(text: str, old: tuple[int, ...], new: tuple[int, ...]) -> str:
+    """The JSON text of the costs ``new`` of a path, those stored ``old`` being ``text``. A
+    march that entered tiles keeps the costs of the rest of its path: when ``new`` is ``old``
+    without its first costs, it is ``text`` without them (everything up to the comma after
+    the last one dropped: elements read as whole numbers hold no comma), which costs a
+    fraction of encoding them; any other costs are encoded."""
+    dropped = len(old) - len(new)
+    if dropped > 0 and new == old[dropped:]:
+        parts = text.split(",", dropped)
+        if len(parts) > dropped:
+            return "[" + parts[dropped].lstrip()
+    return _json_text(list(new))
+
+
 # what json.loads runs, without its Python-level wrapper
 _SCAN: Callable[[str, int], tuple[Any, int]] = \
     json.JSONDecoder().scan_once  # type: ignore[attr-defined]
@@ -443,7 +457,8 @@ class TickArmies:
                 else _json_text(dict(meta))
             step = (
                 a.tile, row[_PATH] if m.path == m0.path else _tiles_text(m.path),
-                row[_COSTS] if m.costs == m0.costs else _json_text(list(m.costs)),
+                row[_COSTS] if m.costs == m0.costs else _costs_text(row[_COSTS], m0.costs,
+                                                                     m.costs),
                 row[_TRAVELLED] if a.travelled == first.travelled
                 else _tiles_text(a.travelled),
                 row[_SAVED] if m.saved is m0.saved else str(m.saved), meta_text)

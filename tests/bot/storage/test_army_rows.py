@@ -27,7 +27,7 @@ from sqlalchemy import event, text
 from benchmarks.bench_tick import START, build
 from bot.db.engine import transaction
 from bot.services.tick import catch_up
-from bot.storage.army_rows import TickArmies, _tiles_text, load_armies
+from bot.storage.army_rows import TickArmies, _costs_text, _tiles_text, load_armies
 from rules.campaign.world import ArmyState, March, World
 from tests.fixtures.db import fresh_schema, require_postgres, sqlite_url
 
@@ -175,3 +175,18 @@ def test_what_a_tick_keeps_goes_to_the_collectors_oldest_generation(
 @given(st.lists(st.one_of(st.text(max_size=5), st.integers()), max_size=6))
 def test_the_text_of_tiles_is_their_json(tiles: list[Any]) -> None:
     assert _tiles_text(tuple(tiles)) == json.dumps(tiles)
+
+
+@given(st.lists(st.integers(1, 10**6), min_size=1, max_size=8), st.integers(0, 8),
+       st.sampled_from([{}, {"separators": (",", ":")}, {"indent": 1}, {"indent": 0}]))
+def test_the_costs_ahead_keep_the_stored_text_less_the_costs_paid(
+        costs: list[int], dropped: int, style: dict[str, Any]) -> None:
+    """Whatever the spacing of the stored text, the text written for the costs ahead reads
+    back as them (and is json.dumps's own when the stored text was)."""
+    old = tuple(costs)
+    new = old[min(dropped, len(old)):]
+    written = _costs_text(json.dumps(costs, **style), old, new)
+    assert json.loads(written) == list(new)
+    if not style:
+        assert written == json.dumps(list(new))
+    assert json.loads(_costs_text(json.dumps(costs), old, (*new, 7))) == [*new, 7]
