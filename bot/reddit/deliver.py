@@ -8,6 +8,11 @@ its recent posts or comments, or in the conversation) and, if found, only record
 post that Reddit stored before the answer was lost, a crash between posting and recording,
 or two deliverers racing never make a second copy.
 
+Public posts and comments also end with a small visible line, ``^(maester mref-HASH)``
+(:func:`reference`): Reddit stores a post with a picture as rich text, and how a link without
+text survives that conversion is recorded nowhere, so the search for an earlier copy takes
+either the marker or the reference. Its hash names neither the entry's key nor any army.
+
 Failures: a rate limit (429, ``RATELIMIT``, the bot's own budget) postpones every pending
 entry until Reddit's wait is over and ends the round, without counting the attempt; 5xx and
 timeouts retry later with exponential back-off; a refusal of the entry itself (a post Reddit
@@ -36,6 +41,7 @@ naming the in-game time they belong to.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 import re
@@ -86,6 +92,9 @@ KINDS = ("post", "reply", "note", "message", "mod", "comment", "delete")
 MAX_PACE_WAIT = 10.0
 DISPATCH_SUBJECT = "Dispatches for {claim}: {month}"
 _KEY_UNSAFE = re.compile(r"[^A-Za-z0-9:_.\-]")
+REFERENCE_LENGTH = 12
+#: Kinds that go out in public, as Reddit posts or comments: they carry a visible reference.
+PUBLIC_KINDS = ("post", "comment")
 
 
 def default_worker_id() -> str:
@@ -96,6 +105,22 @@ def default_worker_id() -> str:
 def marker(key: str) -> str:
     """The hidden markdown that tags a delivered entry (an empty link: renders as nothing)."""
     return f"[](#maester:{_KEY_UNSAFE.sub('_', key)})"
+
+
+def reference(ctx: CampaignContext, key: str) -> str:
+    """The visible reference of a public post or comment: a hash of the subreddit, the
+    campaign and the entry's key. Unlike the hidden marker it is plain text, which survives
+    whatever Reddit makes of a body (rich text conversion may drop a link without text),
+    and it names no army or claim."""
+    digest = hashlib.sha256(
+        f"{ctx.settings.campaign.subreddit.lower()}:{ctx.campaign_id}:{key}".encode()
+    ).hexdigest()[:REFERENCE_LENGTH]
+    return f"mref-{digest}"
+
+
+def reference_line(ctx: CampaignContext, key: str) -> str:
+    """The small line under a public post or comment that carries :func:`reference`."""
+    return f"^(maester {reference(ctx, key)})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -328,6 +353,8 @@ def compose_group(ctx: CampaignContext, entries: Sequence[Claimed], now: datetim
     else:
         parts.append(first.body)
     tag = "\n\n" + " ".join(marker(e.key) for e in entries)
+    if first.kind in PUBLIC_KINDS:
+        tag = f"\n\n{reference_line(ctx, first.key)}" + tag
     limit = MAX_POST_BODY if first.kind == "post" else MAX_MESSAGE_BODY
     text = "".join(parts)
     if len(text) + len(tag) > limit:
@@ -574,15 +601,14 @@ def find_marker(ctx: CampaignContext, gateway: RedditGateway, entry: Claimed, ta
                 ) -> Sent | None:
     """Where an earlier attempt already delivered this entry, if it did."""
     bot = gateway.username.lower()
-    if entry.kind == "post":
-        for post in gateway.recent_submissions():
-            if tag in post.body:
-                return Sent(post.fullname)
-        return None
-    if entry.kind == "comment":
-        for comment in gateway.recent_comments():
-            if tag in comment.body:
-                return Sent(comment.fullname)
+    if entry.kind in PUBLIC_KINDS:
+        # The hidden marker, or the visible reference where Reddit dropped the marker.
+        ref = reference(ctx, entry.key)
+        found = gateway.recent_submissions() if entry.kind == "post" \
+            else gateway.recent_comments()
+        for thing in found:
+            if tag in thing.body or ref in thing.body:
+                return Sent(thing.fullname)
         return None
     if entry.kind in ("reply", "note"):
         conversation = gateway.conversation(entry.target)

@@ -185,7 +185,7 @@ def _media_asset(s: RedditSandbox, viewer: str, m: re.Match[str], r: _Request) -
 
 @_route("POST", r"/api/convert_rte_body_format", "convert_rte")
 def _convert_rte(s: RedditSandbox, viewer: str, m: re.Match[str], r: _Request) -> _Response:
-    return _ok(media.to_richtext(r.form.get("markdown_text", "")))
+    return _ok(media.to_richtext(s.without_empty_links(r.form.get("markdown_text", ""))))
 
 
 @_route("POST", r"/api/comment", "comment")
