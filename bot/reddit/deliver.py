@@ -515,7 +515,9 @@ def _deliver(ctx: CampaignContext, gateway: RedditGateway, entry: Claimed, now: 
             return found, True
     body = compose_body(ctx, entry, now)
     if entry.kind == "post":
-        return submit_post(gateway, entry.title, body, entry.flair or None, image), False
+        bound = min(ctx.settings.bot.picture_attempts, ctx.settings.bot.max_attempts)
+        return submit_post(gateway, entry.title, body, entry.flair or None, image,
+                           last_try=entry.attempts >= bound), False
     if entry.kind in ("reply", "note"):
         return gateway.reply(entry.target, body, internal=entry.kind == "note"), False
     if entry.kind == "comment":

@@ -36,7 +36,7 @@ from urllib.parse import urlsplit
 import praw
 import prawcore
 import requests
-from praw.exceptions import PRAWException, RedditAPIException
+from praw.exceptions import ClientException, PRAWException, RedditAPIException
 from praw.models import InlineGif, InlineImage, PostMedia
 from prawcore.requestor import Requestor
 
@@ -204,7 +204,15 @@ class TokenStore(Protocol):
 
 
 class ImageUploadFailed(Exception):
-    """An image for a post could not be uploaded; the post itself was not sent."""
+    """An image for a post could not be uploaded; the post itself was not sent.
+
+    ``transient``: the failure may pass (a storage 403 or 5xx, a timeout, a failed upload
+    lease), so a later attempt may upload it; otherwise (a picture too large, a file type
+    Reddit does not take) no attempt will."""
+
+    def __init__(self, message: str, *, transient: bool = False) -> None:
+        super().__init__(message)
+        self.transient = transient
 
 
 class UncertainOutcome(Exception):
@@ -738,9 +746,16 @@ class PrawGateway:
                 flair_id=flair_id, send_replies=False))
         except (RateLimited, AuthError):
             raise
+        except PermanentError as exc:
+            if exc.systemic or inline.media_id is not None:
+                raise
+            raise ImageUploadFailed(str(exc)) from exc
         except Exception as exc:
             if inline.media_id is None:  # PRAW sets it only once the upload succeeded
-                raise ImageUploadFailed(f"{type(exc).__name__}: {exc}") from exc
+                raise ImageUploadFailed(
+                    f"{type(exc).__name__}: {exc}",
+                    transient=isinstance(exc, TransientError)
+                    and not isinstance(exc.__cause__, ClientException)) from exc
             raise
         return Sent(f"t3_{post.id}")
 

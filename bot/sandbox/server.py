@@ -612,6 +612,12 @@ class RedditSandbox(SandboxWorld):
         fault = self.faults.take(request.method, request.path)
         if fault is not None:
             response = self._faulted(fault, None)
+            if fault.kind in (FaultKind.FORBIDDEN, FaultKind.SERVER_ERROR):
+                # The bucket answers in S3's words, not Reddit's JSON.
+                code = {403: "AccessDenied", 503: "SlowDown"}.get(response.status,
+                                                                  "InternalError")
+                response = _Response(response.status, media.storage_error(code),
+                                     {"Content-Type": "application/xml"})
         elif request.method == "POST" and request.path == media.UPLOAD_PATH:
             status, body = media.upload(self, request.raw,
                                         request.headers.get("content-type", ""))

@@ -11,11 +11,13 @@ from datetime import timedelta
 import pytest
 
 from bot.db.engine import transaction
+from bot.reddit import deliver
 from bot.reddit.deliver import marker, reference
+from bot.reddit.media import UPLOAD_NOTE
 from bot.sandbox import BOT_USERNAME, SUBREDDIT, Fault, media
 from bot.services import journal
 from bot.services.tick import catch_up
-from tests.bot.reddit.conftest import Harness
+from tests.bot.reddit.conftest import SLOW, Harness
 
 
 def _queue_post(bot: Harness, key: str, title: str) -> None:
@@ -82,3 +84,50 @@ def test_two_posts_with_the_same_title_are_told_apart(bot: Harness) -> None:
     assert len(posts) == 2
     ids = {e.key: e.reddit_id for e in bot.outbox()}
     assert ids["arrival:1:3"] != ids["arrival:1:9"]
+
+
+# --------------------------------------------------------------------------- pictures
+
+@pytest.mark.parametrize(("fault", "method", "path"), [
+    (Fault.forbidden(), "POST", media.UPLOAD_PATH),          # storage 403
+    (Fault.server_error(503), "POST", media.UPLOAD_PATH),    # storage 503
+    (Fault.lost(SLOW), "POST", media.UPLOAD_PATH),           # the upload times out
+    (Fault.server_error(500), "POST", "/api/media/asset"),   # the lease fails
+], ids=["storage-403", "storage-503", "timeout", "lease-500"])
+def test_a_passing_upload_failure_is_retried_with_the_picture(
+        bot: Harness, fault: Fault, method: str, path: str) -> None:
+    """#30: a failure before the upload finished posts nothing; the outbox tries again
+    after its back-off and the post goes out once, with its picture."""
+    key, title = _realm_key(bot)
+    bot.sandbox.add_fault(fault, method=method, path=path)
+    first = bot.publish()
+    assert key in bot.pending() and first.retry_later >= 1
+    assert [p for p in bot.sandbox.posts(author=BOT_USERNAME) if p.title == title] == []
+    (row,) = [e for e in bot.outbox() if e.key == key]
+    assert "picture" in row.last_error
+    bot.clock.advance(deliver.BACKOFF_BASE)
+    assert key in bot.publish().delivered_keys
+    (post,) = [p for p in bot.sandbox.posts(author=BOT_USERNAME) if p.title == title]
+    assert len(media.post_media(bot.sandbox, post.id)) == 1
+    assert not post.body.startswith(UPLOAD_NOTE.strip())
+
+
+def test_an_upload_that_keeps_failing_falls_back_to_text_after_the_bound(
+        bot: Harness) -> None:
+    """The retries are bounded: after ``[bot] picture_attempts`` attempts the post goes out
+    as text with a note, once."""
+    key, title = _realm_key(bot)
+    bot.sandbox.add_fault(Fault.server_error(503), method="POST", path=media.UPLOAD_PATH,
+                          times=None)
+    rounds = 0
+    while key in bot.pending():
+        rounds += 1
+        assert rounds <= bot.settings.bot.picture_attempts
+        bot.publish()
+        bot.clock.advance(deliver.BACKOFF_CAP)
+    assert rounds == bot.settings.bot.picture_attempts
+    (post,) = [p for p in bot.sandbox.posts(author=BOT_USERNAME) if p.title == title]
+    assert post.body.startswith(UPLOAD_NOTE.strip())
+    assert media.post_media(bot.sandbox, post.id) == []
+    assert bot.sandbox.request_count(route="media.upload") == \
+        bot.settings.bot.picture_attempts
