@@ -19,8 +19,9 @@ timeouts retry later with exponential back-off; a refusal of the entry itself (a
 rejects, a conversation that is gone) or ``[bot] max_attempts`` failures mark the entry dead
 and queue an internal modmail telling the moderators what was lost. A refusal that would
 refuse everything sent the same way (a wrong or banned subreddit, a missing moderator
-permission: ``PermanentError.systemic``) kills nothing: delivery of that kind (posting, or
-modmail) halts, every entry stays pending, the moderators are told once, and one entry is
+permission, a scope the token lacks: ``PermanentError.systemic``) kills nothing: only that
+lane of delivery (posting, modmail or deleting) halts, every entry stays pending, the
+moderators are told once per lane, and one entry of a halted lane is
 tried again every :data:`~bot.reddit.state.HALT_PROBE` (or at once after
 ``maester outbox retry``). Refused credentials back off (1 minute doubling to 1 hour) and the
 moderators are told once (see :mod:`bot.reddit.state`).
@@ -63,6 +64,7 @@ from bot.db.engine import is_sqlite, transaction
 from bot.db.models import Claim, Outbox, OutboxStatus, PostImage
 from bot.reddit import state
 from bot.reddit.gateway import (
+    SCOPES,
     AuthError,
     Conversation,
     GatewayError,
@@ -419,7 +421,7 @@ def publish_once(engine: Engine, ctx: CampaignContext, gateway: RedditGateway, c
             break
         except PermanentError as exc:
             if exc.systemic:
-                halt = _halt(engine, ctx, group, worker, clock.now(), str(exc), halt)
+                halt = _halt(engine, ctx, group, worker, clock.now(), exc, halt)
                 report.halted = str(halt["reason"])
                 report.errors.append(f"{entry.key}: {exc}")
                 continue
@@ -744,52 +746,64 @@ def _release(engine: Engine, entry: Claimed, worker: str) -> None:
 
 
 def _halt(engine: Engine, ctx: CampaignContext, group: Sequence[Claimed], worker: str,
-          now: datetime, error: str, halt: dict[str, Any] | None) -> dict[str, Any]:
+          now: datetime, error: PermanentError, halt: dict[str, Any] | None
+          ) -> dict[str, Any]:
     """A refusal that would refuse everything sent the same way: keep the entries pending,
-    halt that way of delivery, tell the moderators once (per halt)."""
+    halt that lane of delivery only (posting, modmail or deleting), tell the moderators
+    once per lane."""
     entry = group[0]
-    lane = state.POSTING if entry.kind in state.POSTING else state.MODMAIL
-    blocked = sorted(set(halt.get("blocked") or ()) | set(lane)) if halt else sorted(lane)
+    what = state.lane_of(entry.kind)
+    scope = state.LANE_SCOPES[what]
+    reason = (f"the bot's login lacks the '{scope}' OAuth scope ({error})"
+              if error.insufficient_scope else str(error))
+    lanes = {**state.halted_lanes(halt), what: reason[:500]}
+    blocked = sorted({k for lane in lanes for k in state.LANES.get(lane, ())})
     since = str(halt["since"]) if halt else now.isoformat()
-    value = {"since": since, "reason": error[:500], "key": entry.key, "blocked": blocked,
-             "next_probe": (now + state.HALT_PROBE).isoformat()}
-    what = "posting" if lane is state.POSTING else "modmail"
+    value = {"since": since, "reason": reason[:500], "key": entry.key, "blocked": blocked,
+             "lanes": lanes, "next_probe": (now + state.HALT_PROBE).isoformat()}
+    if error.insufficient_scope:
+        fix = (f"Get a new permanent refresh token that includes the '{scope}' scope (the "
+               f"scopes to ask for: {' '.join(SCOPES)}; docs/setup.md, step 2), put it in "
+               "the config, run `maester check`, then `maester outbox retry`.")
+    else:
+        fix = ("Usually the subreddit in the config is wrong, or the bot lost a moderator "
+               "permission (mail for modmail, posts, flair for moderator-only flairs). Fix "
+               "it, run `maester check`, then `maester outbox retry`.")
     with transaction(engine) as session:
         for member in group:
             session.execute(
                 update(Outbox).where(_mine(member, worker))
                 .values(attempts=col(Outbox.attempts) - 1, claimed_by=None,
-                        claimed_until=None, last_error=f"halted: {error}"[:2000]))
+                        claimed_until=None, last_error=f"halted: {reason}"[:2000]))
         state.write(session, ctx.campaign_id, state.HALT, value, now)
-        if halt is None or lane[0] not in (halt.get("blocked") or ()):
+        if what not in state.halted_lanes(halt):
             journal.log_event(session, ctx.campaign_id, ctx.tick_of(now), "delivery_halted",
-                              f"{what} halted: {error}"[:500], at=now,
-                              data={"key": entry.key, "target": entry.target})
+                              f"{what} halted: {reason}"[:500], at=now,
+                              data={"key": entry.key, "target": entry.target, "lane": what})
             journal.queue(
-                session, ctx.campaign_id, f"halt:{what}:{since}"[:120], "mod",
+                session, ctx.campaign_id, f"halt:{what}:{now.isoformat()}"[:120], "mod",
                 title=f"maester stopped {what}: Reddit refuses it"[:MAX_SUBJECT],
                 body=(f"Reddit refused {what} for `{entry.key}` with an answer that means "
-                      f"nothing sent this way will work: {escape_md(error, 500)}\n\n"
-                      "Nothing is lost: every post and message stays queued. Usually the "
-                      "subreddit in the config is wrong, or the bot lost a moderator "
-                      "permission (mail for modmail, posts, flair for moderator-only "
-                      "flairs). Fix it, run `maester check`, then `maester outbox retry` "
-                      "(or wait: the bot tries again every "
-                      f"{int(state.HALT_PROBE.total_seconds() // 60)} minutes)."),
+                      f"nothing sent this way will work: {escape_md(reason, 500)}\n\n"
+                      f"Only {what} stopped; the rest of the bot's work goes on. Nothing is "
+                      f"lost: every entry stays queued. {fix} (Or wait: the bot tries one "
+                      f"again every {int(state.HALT_PROBE.total_seconds() // 60)} "
+                      "minutes.)"),
                 at=now, tick=ctx.tick_of(now))
-    log.error("%s halted (entries stay queued): %s", what, error)
+    log.error("%s halted, the rest of delivery goes on (its entries stay queued): %s",
+              what, reason)
     return value
 
 
 def _unhalt(engine: Engine, ctx: CampaignContext, halt: dict[str, Any], kind: str,
             now: datetime) -> dict[str, Any] | None:
-    """A blocked kind went through: unblock its way of delivery."""
-    lane = state.POSTING if kind in state.POSTING else state.MODMAIL
-    blocked = [k for k in (halt.get("blocked") or ()) if k not in lane]
-    value = {**halt, "blocked": blocked} if blocked else None
+    """A blocked kind went through: unblock its lane of delivery."""
+    what = state.lane_of(kind)
+    lanes = {k: v for k, v in state.halted_lanes(halt).items() if k != what}
+    blocked = sorted({k for lane in lanes for k in state.LANES.get(lane, ())})
+    value = {**halt, "blocked": blocked, "lanes": lanes} if blocked else None
     state.store(engine, ctx.campaign_id, state.HALT, value, now)
-    log.info("delivery resumed: Reddit accepts %s again", "posts" if lane is state.POSTING
-             else "modmail")
+    log.info("delivery resumed: Reddit accepts %s again", what)
     return value
 
 

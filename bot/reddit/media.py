@@ -5,8 +5,8 @@ picture inline (PRAW 8's media upload). If the upload fails, nothing was posted 
 failure that may pass (the storage bucket's 403 or 5xx, a timeout, a failed lease) is tried
 again with the outbox's back-off, up to ``[bot] picture_attempts`` attempts; after that, or
 at once for a failure that cannot pass (a picture too large), the post goes out as text with
-a note instead: the reader gets the news once, never two copies (the delivery's hidden marker covers a submission whose answer was lost, as for every
-post).
+a note instead: the reader gets the news once, never two copies (the delivery's marker and
+reference line cover a submission whose answer was lost, as for every post).
 """
 
 from __future__ import annotations
