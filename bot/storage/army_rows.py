@@ -14,7 +14,6 @@ army in place during the tick is given.
 from __future__ import annotations
 
 import json
-import json.encoder as json_encoder
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from fractions import Fraction
@@ -25,6 +24,7 @@ from sqlalchemy import Connection, Table
 from sqlmodel import Session
 
 from bot.db.models import Army
+from bot.db.types import json_text as _json_text
 from rules.campaign.world import (
     ACTIVE_STATES,
     NO_MARCH,
@@ -92,18 +92,6 @@ _READ = tuple(f.name for f in fields(ArmyRecord) if f.name != "loaded")
 _JSON = frozenset({"path_json", "costs_json", "travelled_json", "equipment_json", "meta_json"})
 _ENUMS: dict[str, dict[str, Any]] = {
     "kind": {k.value: k for k in ArmyKind}, "state": {s.value: s for s in ArmyState}}
-
-
-def _json_text(value: Any) -> str:
-    """``json.dumps(value)`` (the same text), through one encoder made once: ``dumps`` makes a
-    new encoder for every value, which costs more than encoding a short list."""
-    return "".join(_ENCODE(value, 0)) if _ENCODE is not None else json.dumps(value)
-
-
-_MAKE_ENCODER: Callable[..., Any] | None = getattr(json_encoder, "c_make_encoder", None)
-_ENCODE = None if _MAKE_ENCODER is None else _MAKE_ENCODER(
-    None, json.JSONEncoder().default, json_encoder.encode_basestring_ascii, None, ": ", ", ",
-    False, False, True)  # no circular-reference check (the values are fresh JSON data)
 
 
 def _tiles_text(tiles: tuple[str, ...]) -> str:
