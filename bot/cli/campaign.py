@@ -444,7 +444,9 @@ def adjust_cmd(
 
     Prints the claim before and after; with --dry-run nothing is written or logged.
     """
+    from bot.cli.approval import proposed
     from bot.services.moderation import Holdings, adjust_claim, adjusted
+    from bot.services.proposals import adjust_action
 
     env = open_campaign(config)
     now = env.world_now()
@@ -473,6 +475,8 @@ def adjust_cmd(
         console.print(f"{escape(found.name)} after:  {holdings(new)}")
         if dry_run:
             console.print("Dry run: nothing written.")
+            return
+        if proposed(session, ctx, adjust_action(found, change, reason), by, now):
             return
         adjust_claim(session, ctx, found, change, reason=reason, actor=moderator_name(by),
                      now=now)
