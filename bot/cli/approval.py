@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.markup import escape
 
-from bot.cli.campaign import console
 from bot.cli.common import ByOpt, fail, moderator_name, open_campaign, whole, world_now_in
 from bot.cli.options import ConfigOpt, command_group
+from bot.cli.output import console
 
 if TYPE_CHECKING:
     from sqlmodel import Session

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import json
-import sys
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
@@ -24,6 +22,7 @@ from bot.cli.common import (
     world_now_in,
 )
 from bot.cli.options import ConfigOpt, command_group
+from bot.cli.output import console
 from bot.db.models import (
     Claim,
     Outbox,
@@ -39,9 +38,6 @@ from rules.campaign.inputs import MAX_LISTED_ROWS, parse_gold, parse_troops
 from rules.errors import InvalidInput
 
 app = command_group()
-# Piped or captured output gets wide tables instead of the 80-column default.
-console = Console(highlight=False, soft_wrap=True,
-                  width=None if sys.stdout.isatty() else 160)
 
 
 @app.command("init")

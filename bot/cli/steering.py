@@ -8,9 +8,9 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from bot.cli.campaign import console
 from bot.cli.common import ByOpt, fail, moderator_name, open_campaign, whole
 from bot.cli.options import ConfigOpt, command_group
+from bot.cli.output import console
 
 app = command_group()
 

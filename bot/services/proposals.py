@@ -551,3 +551,19 @@ def describe(proposal: Proposal) -> str:
     return (f"#{proposal.id} [{state}] {proposal.action}: {proposal.summary} (proposed by "
             f"u/{proposal.proposer}; {proposal.why})"
             + (f" - {proposal.decision}" if proposal.decision else ""))
+
+
+def perform(session: Session, ctx: CampaignContext, action: Action, *, moderator: str,
+            now: datetime) -> tuple[Proposal | None, list[str]]:
+    """Take ``action`` for ``moderator`` (the Mod Discussions commands): stored as a proposal
+    when it must wait (:func:`gate`), else checked then run; Refused (nothing changed) when
+    it cannot run. Returns the proposal (None when it ran) and the lines to answer."""
+    proposal = gate(session, ctx, action, moderator=moderator, now=now)
+    if proposal is not None:
+        return proposal, [f"Proposed as #{proposal.id}: {proposal.summary}. It waits because "
+                          f"{proposal.why}. Nothing changed: another moderator approves it "
+                          f"with `!approve {proposal.id}` (or refuses it with `!refuse "
+                          f"{proposal.id} REASON`)."]
+    check(session, ctx, action, now)
+    return None, KINDS[action.kind].run(session, ctx, action.args, reddit_name(moderator), "",
+                                        now)
