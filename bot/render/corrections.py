@@ -39,8 +39,9 @@ def correction_post(*, when: str, ticks: int, commands: int, reason: str, by: st
     if orders:
         lines.append("- Orders sent since then were taken back with it; their players are "
                      "told privately and may send them again.")
-    lines += ["", "The ticks apply again as they fall due, with the same dice. Each claim "
-              "whose situation changed is told privately what changed for it."]
+    lines += ["", ("The ticks apply again as they fall due, with the same dice. " if ticks
+                   else "") + "Each claim whose situation changed is told privately what "
+              "changed for it."]
     return "\n".join(lines) + "\n"
 
 
