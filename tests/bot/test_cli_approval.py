@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 from freezegun import freeze_time
 from sqlmodel import col, select
@@ -44,6 +45,21 @@ def rows(tmp_path: Path, model: type) -> list:  # type: ignore[type-arg]
     try:
         with transaction(engine) as session:
             return list(session.exec(select(model).order_by(col(model.id))).all())
+    finally:
+        engine.dispose()
+
+
+def mod_room(config: Path) -> dict[str, Any]:
+    """The moderators' web room's data (:func:`bot.web.data.moderators`)."""
+    from bot.config import load_settings
+    from bot.services.world import load_context
+    from bot.web.data import moderators
+
+    settings = load_settings(config)
+    engine = make_engine(settings.campaign.database_url)
+    try:
+        with transaction(engine) as session:
+            return moderators(session, load_context(session, settings)).data
     finally:
         engine.dispose()
 
@@ -108,6 +124,7 @@ def test_an_action_that_waits_changes_nothing_until_a_second_moderator_approves(
     listed = cli(config, AT, "proposals")
     assert "#1 [pending] adjust: adjust House Stark: gold +100" in listed
     assert "[moderators] approval asks a second moderator" in listed
+    assert [(p["id"], p["proposer"]) for p in mod_room(config)["proposals"]] == [(1, "mod_jane")]
 
     refused = cli(config, AT, "approve", "1", "--by", "mod_jane", code=2)
     assert "u/mod_jane proposed #1: another moderator must approve it" in refused
