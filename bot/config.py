@@ -74,6 +74,10 @@ class BotSettings(_Section):
     comment_commands: bool = True
     requests_per_minute: int = Field(default=60, ge=1, le=100)
     max_attempts: int = Field(default=8, ge=1, le=100)
+    #: A post's picture upload failing for a passing reason (storage 403/503, a timeout, a
+    #: lease 500) is tried again with the outbox's back-off this many attempts in all
+    #: (at most max_attempts); then the post goes out as text with a note.
+    picture_attempts: int = Field(default=4, ge=1, le=100)
     archive_answered: bool = False
     lease_seconds: int = Field(default=180, ge=30, le=3600)
     # A clock jump or an --until further than this is not caught up without a moderator.
