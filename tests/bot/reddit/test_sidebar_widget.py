@@ -167,7 +167,7 @@ def test_pause_and_resume_show_on_the_widget(bot: Harness) -> None:
 def test_check_names_the_missing_permission_and_scope(bot: Harness) -> None:
     """`maester check` with the widget on: a bot without "Manage Settings" is told so (not
     fatal: only the widget waits), and a refresh token without ``structuredstyles`` fails
-    the scopes check naming it."""
+    that scope's check."""
     from bot.reddit.gateway import SCOPES, praw_gateway
     from bot.reddit.preflight import needed_scopes, run_checks
     from bot.sandbox import DEFAULT_CLIENT_ID
@@ -187,4 +187,5 @@ def test_check_names_the_missing_permission_and_scope(bot: Harness) -> None:
                                                 "refresh_token": token})
     narrow = settings.model_copy(update={"reddit": reddit})
     checks = {c.name: c for c in run_checks(narrow, praw_gateway(narrow, timeout=TIMEOUT))}
-    assert not checks["scopes"].ok and "structuredstyles" in checks["scopes"].detail
+    assert not checks["scope structuredstyles"].ok
+    assert "lacks" in checks["scope structuredstyles"].detail
