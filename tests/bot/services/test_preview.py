@@ -1,0 +1,126 @@
+"""``tick --preview`` is "advance and render, write nothing" (issue 25): over several ticks, a
+month boundary and a battle on the scripted scenario (SQLite and PostgreSQL), the preview
+leaves every row of the database as it was, and what it shows (posts, private notes, notes to
+the moderators, journal lines, pictures asked for) is, byte for byte, what the real ticks
+then write."""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+from typing import Any
+
+from sqlalchemy import Engine, func
+from sqlmodel import Session, col, select
+
+from bot.config import parse_settings
+from bot.db.engine import make_engine, transaction
+from bot.db.models import Event, MonthlyRun, Outbox, PendingBattle, PostImage
+from bot.services import fairplay
+from bot.services.preview import preview
+from bot.services.tick import catch_up
+from bot.services.world import CampaignContext, load_context
+from tests.bot.services import scenario
+from tests.bot.services.test_snapshots import every_row
+
+DAY = timedelta(days=1)
+
+
+def _plain(value: Any) -> Any:
+    """A value as its JSON column reads it back (tuples as lists, keys as text)."""
+    return json.loads(json.dumps(value, default=str))
+
+
+def _context(url: str) -> tuple[Engine, CampaignContext]:
+    """The scenario with inset maps on (the tick asks for pictures of its battle and
+    arrival posts too)."""
+    settings = parse_settings({"campaign": {"database_url": url, "name": "Scenario",
+                                            "moderators": ["mod_jane"]},
+                               "posts": {"inset_maps": True}})
+    engine = make_engine(url)
+    with transaction(engine) as session:
+        return engine, load_context(session, settings)
+
+
+def _marks(session: Session) -> tuple[int, int, int]:
+    return tuple(session.exec(select(func.max(m.id))).one() or 0  # type: ignore[attr-defined,return-value]
+                 for m in (Event, Outbox, PostImage))
+
+
+def test_a_preview_writes_nothing_and_shows_byte_for_byte_what_the_ticks_then_write(
+        db_url: str) -> None:
+    scenario.build(db_url)
+    engine, ctx = _context(db_url)
+    catch_up(engine, ctx, scenario.START + DAY)
+    until = scenario.START + 6 * DAY
+    before = every_row(engine)
+
+    shown = preview(engine, ctx, until)
+
+    assert every_row(engine) == before  # not a row written, not a sequence moved
+    with transaction(engine) as session:
+        events_mark, outbox_mark, image_mark = _marks(session)
+        months_before = len(session.exec(select(MonthlyRun)).all())
+    applied = catch_up(engine, ctx, until)
+    assert [(t.tick, t.at, t.months, t.events) for t in shown] == \
+        [(r.tick, r.at, r.months, r.events) for r in applied]
+    with transaction(engine) as session:
+        queued = [(o.tick, o.key, o.kind, o.target, o.title, o.body, o.public, o.claim_id)
+                  for o in session.exec(select(Outbox).where(col(Outbox.id) > outbox_mark)
+                                        .order_by(col(Outbox.id)))]
+        logged = [(e.tick, e.kind, e.claim_id, e.public, e.actor, e.summary, e.data_json,
+                   e.dice_json, e.at) for e in session.exec(
+                       select(Event).where(col(Event.id) > events_mark).order_by(col(Event.id)))]
+        pictures = [(p.key, p.name, p.caption, p.scene_json) for p in session.exec(
+            select(PostImage).where(col(PostImage.id) > image_mark).order_by(col(PostImage.id)))]
+        battles = session.exec(select(PendingBattle)).all()
+        months = len(session.exec(select(MonthlyRun)).all()) - months_before
+    assert queued == [(t.tick, q.key, q.kind, q.target, q.title, q.body, q.public, q.claim_id)
+                      for t in shown for q in t.queued]
+    assert logged == [(e["tick"], e["kind"], e["claim_id"], e["public"], e["actor"],
+                       e["summary"], _plain(e["data_json"]), _plain(e["dice_json"]), e["at"])
+                      for t in shown for e in t.journal]
+    assert pictures == [(p["key"], p["name"], p["caption"], _plain(p["scene_json"]))
+                        for t in shown for p in t.images]
+    # what the window holds: a battle fought (its post and its dice), a month begun (its
+    # [Realm] post and its picture), private notes, and pictures of the battle
+    assert battles and any(kind == "post" and title.startswith("[Battle]")
+                           for _, _, kind, _, title, *_ in queued)
+    assert months >= 1 and any(key.startswith("realm:") for _, key, *_ in queued)
+    assert any(kind == "message" and not public for _, _, kind, _, _, _, public, _ in queued)
+    assert any(key.startswith("battle:") for key, *_ in pictures)
+    assert any(e[1] == "battle" and fairplay.DICE_KEY in e[6] for e in logged)  # its dice
+
+
+def test_a_preview_of_no_due_tick_is_empty_and_writes_nothing(db_url: str) -> None:
+    scenario.build(db_url)
+    engine, ctx = _context(db_url)
+    catch_up(engine, ctx, scenario.START + DAY)
+    before = every_row(engine)
+    assert preview(engine, ctx, scenario.START + DAY) == []
+    assert every_row(engine) == before
+    engine.dispose()
+
+
+def test_the_preview_reads_on_a_connection_that_cannot_write(tmp_path: Any) -> None:
+    """The preview's session refuses a write (SQLite file opened read-only): a slip in a
+    reporter could not change the campaign."""
+    from sqlalchemy import text
+
+    from bot.db.engine import reader_for
+
+    url = f"sqlite:///{tmp_path / 'w.db'}"
+    scenario.build(url)
+    engine = make_engine(url)
+    reader = reader_for(engine)
+    try:
+        with Session(reader) as session, session.begin():
+            try:
+                session.connection().execute(text("DELETE FROM outbox"))
+            except Exception as exc:  # noqa: BLE001 - the driver's own error
+                assert "readonly" in str(exc).lower().replace("-", "")
+            else:
+                raise AssertionError("the preview's connection wrote")
+    finally:
+        reader.dispose()
+        engine.dispose()
