@@ -150,9 +150,13 @@ def test_the_moderators_room_previews_the_battle_of_the_next_tick(tmp_path: Path
     assert {LANNISTER, TULLY} <= notes
     page = client.get(links["mod"]).text
     assert "[Battle]" in page and "House Lannister vs House Tully at Riverrun" in page
-    for where in ("/", "/api/realm", links[STARK], "/api" + links[STARK]):
+    private = [n["title"] for n in shown["notes"]] + [
+        e["summary"] for part in ("battles", "arrivals", "musters", "everything")
+        for e in shown[part] if not e["public"]]
+    for where in ("/", "/api/realm", "/map.svg", links[STARK], "/api" + links[STARK]):
         text = client.get(where).text
         assert "[Battle]" not in text and "preview" not in text.lower()
+        assert not [p for p in private if p in text], where  # nothing private, nothing ahead
     assert every_row(engine) == before  # the pages wrote nothing
     engine.dispose()
 
