@@ -41,6 +41,9 @@ class Sink:
     events: list[dict[str, Any]] = field(default_factory=list)
     outbox: list[dict[str, Any]] = field(default_factory=list)
     images: list[dict[str, Any]] = field(default_factory=list)
+    films: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """A preview's films of the month (``film:<month>`` -> its frames), over the stored
+    ones (:func:`bot.services.realm.record_frame`); a writing sink has none."""
 
     def drop(self, keys: Collection[str]) -> None:
         """Forget the outbox rows and pictures under ``keys`` (superseded before delivery)."""

@@ -105,22 +105,30 @@ def film_key(month: int) -> str:
     return f"{FILM_PREFIX}{month}"
 
 
-def record_frame(session: Session, ctx: CampaignContext, *, tick: int, at: datetime) -> bool:
+def record_frame(session: Session, ctx: CampaignContext, *, tick: int, at: datetime,
+                 preview: Previewed | None = None) -> bool:
     """Keep the PUBLIC situation after ``tick`` as a frame of its month's film (a
     ``postimage`` row keyed ``film:<month>`` that is never posted itself), when it differs
-    from the month's last frame. Returns whether a frame was added."""
+    from the month's last frame. Returns whether a frame was added. A preview keeps the
+    film in its sink (:attr:`bot.services.journal.Sink.films`), the stored row untouched."""
     month = calendar.month_number(ctx.tick_at(tick), ctx.rules)
     key = film_key(month)
-    public = visible_to(load_situation(session, ctx, tick=tick, sightings=False), PUBLIC)
+    public = visible_to(_situation(session, ctx, tick, preview), PUBLIC)
     shown = situation_to_data(replace(public, tick=None))
     row = session.exec(select(PostImage).where(PostImage.campaign_id == ctx.campaign_id,
                                                PostImage.key == key)).first()
-    frames: list[dict[str, Any]] = list(row.scene_json.get("frames", [])) if row else []
+    sink = journal.sink_of(session) if preview is not None else None
+    kept = sink.films.get(key) if sink is not None else None
+    stored = kept if kept is not None else (row.scene_json if row else {})
+    frames: list[dict[str, Any]] = list(stored.get("frames", []))
     if frames and frames[-1].get("situation") == shown:
         return False
     frames.append({"tick": tick, "situation": shown})
     if len(frames) > FILM_MAX_FRAMES:
         frames = frames[-1::-2][::-1]  # every other frame, the newest kept
+    if sink is not None:
+        sink.films[key] = {"frames": frames}
+        return True
     if row is None:
         row = PostImage(campaign_id=ctx.campaign_id, key=key, name=f"film-{month}.gif",
                         caption="", created_at=at)
@@ -131,18 +139,25 @@ def record_frame(session: Session, ctx: CampaignContext, *, tick: int, at: datet
 
 def _take_film(session: Session, ctx: CampaignContext, month: int) -> list[dict[str, Any]]:
     """The frames of ``month``'s film, with each frame's day of the month; the film rows of
-    that month and any earlier one (a catch-up) are dropped."""
+    that month and any earlier one (a catch-up) are dropped (a preview drops its own films
+    and leaves the stored rows alone)."""
     rows = session.exec(select(PostImage).where(
         PostImage.campaign_id == ctx.campaign_id,
         col(PostImage.key).startswith(FILM_PREFIX))).all()
+    sink = journal.sink_of(session)
+    films = {row.key: row.scene_json for row in rows}
+    if sink is not None and not sink.writes:
+        films.update(sink.films)
+        for key in [k for k in sink.films if int(k.removeprefix(FILM_PREFIX)) <= month]:
+            sink.films[key] = {}  # taken: as good as dropped
     frames: list[dict[str, Any]] = []
     start = calendar.month_start(calendar.date_of_month_number(month, ctx.rules), ctx.rules)
-    for row in rows:
-        number = int(row.key.removeprefix(FILM_PREFIX))
-        if number == month:
+    for key, scene in films.items():
+        if int(key.removeprefix(FILM_PREFIX)) == month:
             frames = [dict(f, day=(ctx.tick_at(int(f["tick"])) - start).days + 1)
-                      for f in row.scene_json.get("frames", [])]
-        if number <= month and journal.writes(session):
+                      for f in scene.get("frames", [])]
+    for row in rows:
+        if int(row.key.removeprefix(FILM_PREFIX)) <= month and journal.writes(session):
             session.delete(row)
     return frames
 
@@ -295,11 +310,11 @@ def map_posts(session: Session, ctx: CampaignContext, *, tick: int, at: datetime
     """The tick's map pictures: the ``[Realm]`` post for the newest month begun in this tick
     (if enabled) and inset maps (if enabled). Called once per tick, in its transaction, or
     with the world the tick left in memory (``preview``: nothing is written; the month's
-    film keeps only the frames stored so far)."""
+    film's frames are kept in the preview's sink)."""
     posts = ctx.settings.posts
     if months and posts.realm_post:
         queue_realm_post(session, ctx, month=max(months), tick=tick, at=at, preview=preview)
-    if posts.realm_film and preview is None:
-        record_frame(session, ctx, tick=tick, at=at)
+    if posts.realm_film:
+        record_frame(session, ctx, tick=tick, at=at, preview=preview)
     if posts.inset_maps:
         attach_insets(session, ctx, tick=tick, at=at, preview=preview)
