@@ -24,7 +24,8 @@ from sqlmodel import Session
 
 from bot.db.engine import reader_for
 from bot.services import journal
-from bot.services.tick import Previewed, collector_paused, preview_tick
+from bot.services.realm import Previewed
+from bot.services.tick import collector_paused, preview_tick
 from bot.services.world import CampaignContext, get_campaign
 
 

@@ -80,8 +80,9 @@ def queue_realm_post(session: Session, ctx: CampaignContext, *, month: int, tick
 
 @dataclass(frozen=True, slots=True)
 class Previewed:
-    """A tick previewed in memory (:mod:`bot.services.preview`): the world after it and the
-    battles it knows by number, which stand for the rows a real tick would have written."""
+    """A tick previewed in memory (:func:`bot.services.tick.preview_tick`): the world after
+    it and every battle it knows by number, which stand for the rows the real tick would
+    have written (the map posts read them; the next previewed tick starts from them)."""
 
     world: World
     battles: Mapping[int, BattleState]

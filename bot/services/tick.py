@@ -10,6 +10,11 @@ boundary the tick passes, keyed by month. Arrivals and battles are rows with a d
 Within a tick: monthly jobs, then muster completions, then movement (with detection rolls and
 encounters), then battles whose reaction window has closed. Dice are derived from the campaign
 secret and the event, so a replay gives the same rolls.
+
+The reporters (:data:`REPORTERS`) render the events into the journal's sink
+(:class:`bot.services.journal.Sink`), which the tick writes; :func:`preview_tick` runs the
+same tick in memory into a sink that only collects (``maester tick --preview``, the
+moderators' room: :mod:`bot.services.preview`).
 """
 
 from __future__ import annotations
@@ -53,8 +58,7 @@ from bot.render.posts import (
 )
 from bot.services import absence, fairplay, forewarn, journal, pause, snapshots
 from bot.services.catalogue import catalogue_of, fate_settings
-from bot.services.realm import Previewed as RealmPreview
-from bot.services.realm import map_posts
+from bot.services.realm import Previewed, map_posts
 from bot.services.sieges import end_siege
 from bot.services.world import (
     CampaignContext,
@@ -107,7 +111,6 @@ from rules.campaign.upkeep import (
 from rules.campaign.world import (
     ACTIVE_STATES,
     FREE_CHARACTERS,
-    BattleState,
     BattleStatus,
     ClaimState,
     EventDice,
@@ -234,15 +237,6 @@ def apply_tick(session: Session, ctx: CampaignContext, campaign: Campaign, index
     return state.report
 
 
-@dataclass(frozen=True, slots=True)
-class Previewed:
-    """What a tick previewed in memory leaves for the next one: the world as the next tick
-    would load it from the rows the real tick writes, and every battle it knows by number."""
-
-    world: World
-    battles: Mapping[int, BattleState]
-
-
 def preview_tick(session: Session, ctx: CampaignContext, campaign: Campaign, index: int,
                  previous: Previewed | None) -> tuple[TickReport, Previewed]:
     """Tick ``index`` as :func:`apply_tick` would apply it after ``previous`` (None: the
@@ -264,8 +258,7 @@ def preview_tick(session: Session, ctx: CampaignContext, campaign: Campaign, ind
         if battle.id is not None:
             known[battle.id] = battle
     done = Previewed(after, known)
-    map_posts(session, ctx, tick=index, at=at, months=state.report.months,
-              preview=RealmPreview(after, known))
+    map_posts(session, ctx, tick=index, at=at, months=state.report.months, preview=done)
     return state.report, done
 
 
