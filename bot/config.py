@@ -74,6 +74,10 @@ class BotSettings(_Section):
     comment_commands: bool = True
     requests_per_minute: int = Field(default=60, ge=1, le=100)
     max_attempts: int = Field(default=8, ge=1, le=100)
+    #: A post's picture upload failing for a passing reason (storage 403/503, a timeout, a
+    #: lease 500) is tried again with the outbox's back-off this many attempts in all
+    #: (at most max_attempts); then the post goes out as text with a note.
+    picture_attempts: int = Field(default=4, ge=1, le=100)
     archive_answered: bool = False
     lease_seconds: int = Field(default=180, ge=30, le=3600)
     # A clock jump or an --until further than this is not caught up without a moderator.
@@ -116,6 +120,9 @@ class PostSettings(_Section):
     battle_flair: str = ""
     siege_flair: str = ""
     scatter_flair: str = ""
+    # the public post of a moderator's undo or rollback ({date}: the moment taken back to)
+    correction_title: str = "[Correction] The world is taken back to {date}"
+    correction_flair: str = ""
     # the monthly [Realm] post with the public map, and inset maps on posts
     realm_post: bool = True
     realm_title: str = "[Realm] The realm at the start of {date}"
@@ -126,6 +133,11 @@ class PostSettings(_Section):
     inset_radius: int = Field(default=3, ge=1, le=10)
     # the players' guide, linked from the `help` reply ("" = no link)
     guide_url: str = Field(default="", max_length=300)
+    # a sidebar widget (a text area) showing the in-game date and the next tick, kept up to
+    # date by the outbox after every tick (needs the structuredstyles scope and the bot's
+    # "Manage Settings" moderator permission)
+    sidebar_widget: bool = False
+    sidebar_widget_name: str = Field(default="Campaign clock", min_length=1, max_length=30)
 
 
 class DiceSettings(_Section):
@@ -135,6 +147,39 @@ class DiceSettings(_Section):
     publish: bool = True
     title: str = "[Dice] Period {period}: commitments and reveal"
     flair: str = ""
+
+
+APPROVABLE = ("adjust", "undo", "rollback", "map update", "skills grant", "army remove",
+              "fates")
+"""The moderators' actions ``[moderators] approval`` may put behind a second moderator."""
+
+
+def reddit_name(value: str) -> str:
+    """A Reddit user name as the config compares them: trimmed, without ``u/``, lower case."""
+    return value.strip().lower().removeprefix("u/").removeprefix("/u/")
+
+
+class ModeratorSettings(_Section):
+    """Second approval and involved moderators (:mod:`bot.services.proposals`)."""
+
+    approval: list[str] = Field(default_factory=list)
+    plays: dict[str, list[str]] = Field(default_factory=dict)
+
+    @field_validator("approval")
+    @classmethod
+    def _actions(cls, value: list[str]) -> list[str]:
+        out = [" ".join(v.lower().split()) for v in value]
+        for action in out:
+            if action not in APPROVABLE:
+                raise ValueError(f"{action!r} is not an action that can wait for approval: "
+                                 f"one of {', '.join(repr(a) for a in APPROVABLE)}, e.g. "
+                                 'approval = ["undo", "rollback"]')
+        return out
+
+    @field_validator("plays")
+    @classmethod
+    def _names(cls, value: dict[str, list[str]]) -> dict[str, list[str]]:
+        return {reddit_name(k): [c.strip() for c in v if c.strip()] for k, v in value.items()}
 
 
 class ClaimsSettings(_Section):
@@ -180,6 +225,7 @@ class Settings(_Section):
     posts: PostSettings = Field(default_factory=PostSettings)
     dice: DiceSettings = Field(default_factory=DiceSettings)
     claims: ClaimsSettings = Field(default_factory=ClaimsSettings)
+    moderators: ModeratorSettings = Field(default_factory=ModeratorSettings)
     web: WebSettings = Field(default_factory=WebSettings)
     catalogue: dict[str, Any] = Field(default_factory=dict)
     characters: dict[str, Any] = Field(default_factory=dict)

@@ -56,7 +56,7 @@ from bot.render.posts import (
     secret_strength_note,
     siege_month_post,
 )
-from bot.services import absence, fairplay, forewarn, journal, pause, snapshots
+from bot.services import absence, fairplay, forewarn, journal, pause, sidebar, snapshots
 from bot.services.catalogue import catalogue_of, fate_settings
 from bot.services.realm import Previewed, map_posts
 from bot.services.sieges import end_siege
@@ -231,7 +231,7 @@ def apply_tick(session: Session, ctx: CampaignContext, campaign: Campaign, index
         state.write(before, after)
         state.report_all(events)
     journal.flush_buffer(session)
-    map_posts(session, ctx, tick=index, at=at, months=state.report.months)  # map posts
+    _after_events(session, ctx, index, at, state.report.months)
     campaign.last_tick = index
     session.add(campaign)
     return state.report
@@ -258,8 +258,16 @@ def preview_tick(session: Session, ctx: CampaignContext, campaign: Campaign, ind
         if battle.id is not None:
             known[battle.id] = battle
     done = Previewed(after, known)
-    map_posts(session, ctx, tick=index, at=at, months=state.report.months, preview=done)
+    _after_events(session, ctx, index, at, state.report.months, done)
     return state.report, done
+
+
+def _after_events(session: Session, ctx: CampaignContext, index: int, at: datetime,
+                     months: Sequence[int], preview: Previewed | None = None) -> None:
+    """What a tick queues after its events: the map posts (:func:`map_posts`) and the
+    sidebar widget's clock (:func:`sidebar.queue_clock`), as applied or as previewed."""
+    map_posts(session, ctx, tick=index, at=at, months=months, preview=preview)
+    sidebar.queue_clock(session, ctx, tick=index, at=at)  # the sidebar widget, if on
 
 
 def _as_loaded(previous: Previewed) -> World:

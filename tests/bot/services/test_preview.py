@@ -33,10 +33,12 @@ def _plain(value: Any) -> Any:
     return json.loads(json.dumps(value, default=str))
 
 
-PICTURES = {"insets": {"inset_maps": True}, "film": {"realm_film": True}}
+PICTURES = {"insets": {"inset_maps": True}, "film": {"realm_film": True},
+            "widget": {"sidebar_widget": True}}
 """The scenario's [posts] settings: inset maps (the tick asks for pictures of its battle and
-arrival posts too), or the month's film (each tick keeps a frame, the [Realm] post carries
-the month's frames)."""
+arrival posts too), the month's film (each tick keeps a frame, the [Realm] post carries the
+month's frames), or the sidebar widget's clock (each tick's update replaces the last one not
+sent yet)."""
 
 
 def _context(url: str, posts: dict[str, Any] | None = None) -> tuple[Engine, CampaignContext]:
@@ -98,6 +100,9 @@ def test_a_preview_writes_nothing_and_shows_byte_for_byte_what_the_ticks_then_wr
     assert any(kind == "message" and not public for _, _, kind, _, _, _, public, _ in queued)
     if pictures == "insets":
         assert any(key.startswith("battle:") for key, *_ in drawn)
+    elif pictures == "widget":  # the last tick's clock only
+        assert [key for _, key, *_ in queued if key.startswith("widget:")] == \
+            [f"widget:{applied[-1].tick}"]
     else:  # the [Realm] post's film holds frames the preview kept itself
         realm = next(scene for key, _, _, scene in drawn if key.startswith("realm:"))
         assert any(f["tick"] > applied[0].tick for f in realm["frames"])
