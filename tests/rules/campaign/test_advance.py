@@ -168,11 +168,13 @@ def test_a_holdfast_rolls_once_per_march_with_the_watchers_private_dice() -> Non
     after, events = advance_movement(w, tick(10), DICE)
     [seen] = [e for e in events if isinstance(e, Detection)]
     assert (seen.watcher, seen.observer, seen.army.tile) == (2, T[9], T[8])
-    event = EventKey(DICE.period, claim_branch(2), f"detect:10:1:{T[9]}", "o-17")
+    # keyed by the tick, the watching tile and the roll's count there (not the army's number)
+    event = EventKey(DICE.period, claim_branch(2), f"detect:10:{T[9]}:1", "o-17")
     assert not seen.result.automatic  # 5 men: a d20 decides
     assert seen.result.roll == event.dice(DICE.secret).roll(20)
     assert seen.result.detected and after.armies[1].detected_by == {2}
-    assert seen.dice_line.startswith(f"dice: v1 period=3 branch={claim_branch(2)} ")
+    assert seen.dice_line.startswith(f"dice: v1 period=3 branch={claim_branch(2)} "
+                                     f"key=detect:10:{T[9]}:1 ")
     assert f"{seen.army.march.depart_tick}:{T[9]}" in after.armies[1].meta["rolled"]
     again, more = advance_movement(replace(after, armies={
         1: replace(after.armies[1], tile=T[8], march=March((T[7],), (1,), Fraction(0), 9))}),
