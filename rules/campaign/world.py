@@ -300,15 +300,22 @@ def _optional(value: int | None) -> tuple[bool, int]:
     return value is None, value or 0
 
 
+_STATE_ORDER = {state: i for i, state in enumerate((
+    ArmyState.STANDING, ArmyState.BESIEGING, ArmyState.GARRISON, ArmyState.MUSTERING,
+    ArmyState.MARCHING, ArmyState.RETREATING, ArmyState.GONE))}
+"""The states in :func:`army_order`: the armies holding their tile first, those on the move
+after them."""
+
+
 def army_order(army: Army) -> tuple[Any, ...]:
     """Where ``army`` comes among other armies wherever a rule needs an order and says none:
-    by what it is (claim, kind, tile, state, troops, times, march, commander, equipment,
-    bookkeeping), never by its number, so that renumbering the armies changes nothing a tick
-    does ("All armies move at once" in docs/rules.md). Two armies that differ in nothing but
-    their number are interchangeable: their numbers break the tie, and whichever comes first
-    the world is the same up to renumbering."""
+    by what it is (claim, kind, tile, state (holding its tile before on the move), troops,
+    times, march, commander, equipment, bookkeeping), never by its number, so that renumbering
+    the armies changes nothing a tick does ("All armies move at once" in docs/rules.md). Two
+    armies that differ in nothing but their number are interchangeable: their numbers break
+    the tie, and whichever comes first the world is the same up to renumbering."""
     m = army.march
-    return (army.claim_id, army.kind.value, army.tile, army.state.value, army.infantry,
+    return (army.claim_id, army.kind.value, army.tile, _STATE_ORDER[army.state], army.infantry,
             army.cavalry, army.ships, _optional(army.stationary_since),
             _optional(army.arrival_tick), army.retreat_penalty, _optional(army.ready_tick),
             m.path, m.costs, m.saved, _optional(m.depart_tick), army.travelled,
