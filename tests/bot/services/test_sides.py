@@ -267,3 +267,96 @@ def test_an_order_stamped_exactly_on_a_tick_starts_at_that_tick(tmp_path: Path) 
     assert w.ctx.when(day(3, 12)) in reply and w.ctx.when(day(3, 18)) not in reply, reply
     w.run(day(3, 12))
     assert w.army(1).state == "standing"
+
+
+# --- three hostile claims, meetings on the march, whatever the armies' numbers ---------------
+
+
+def test_three_hostile_claims_fight_the_strongest_pair_of_sides_first(tmp_path: Path) -> None:
+    """Stark (100), Tully (150) and Lannister's two armies of 50, all three claims at war with
+    each other, stand on field 1320: Lannister meets Stark (battle 1) and Tully (battle 2) on
+    the same tick. Tully against Lannister (250 in all) is fought first, though numbered
+    second; what is left of Lannister's side then meets Stark's 100."""
+    w = World(tmp_path, claims=roster("stark", "lannister", "tully"))
+    w.say("ned_stark", "muster 100 infantry")
+    w.say("hoster_tully", "muster 150 infantry")
+    w.say("tywin_lannister", "muster 50 infantry\nmuster 50 infantry")
+    _relate(w, "House Stark", "House Tully", RelationStatus.WAR)
+    w.run(day(2, 12))
+    for army in (1, 2, 3, 4):
+        w.place(army, "1320")
+    w.run(day(3, 0))
+    met = w.events("encounter")
+    assert len([e for e in met if e.tick == met[0].tick]) == 2  # two battles begun at once
+    fought = w.events("battle")
+    assert fought[0].tick == fought[1].tick == met[0].tick + 1
+    first, second = fought[0].data_json, fought[1].data_json
+    assert (first["battle"], first["strengths"]) == (2, ["150", "100"])
+    assert second["battle"] == 1
+    lannister_left = second["strengths"][0]  # Lannister attacked Stark in battle 1
+    assert second["strengths"][1] == "100" and float(lannister_left) < 100
+
+
+def _converging(tmp_path: Path, *, stark_first: bool) -> tuple[World, int, int]:
+    """Stark's and Lannister's 1500 infantry cross the forest 1913 from either side on the
+    same ticks; ``stark_first``: Stark musters first (so its army is army 1)."""
+    w = World(tmp_path, claims=roster("stark", "lannister"))
+    order = ("ned_stark", "tywin_lannister") if stark_first else ("tywin_lannister",
+                                                                  "ned_stark")
+    for who in order:
+        w.say(who, "muster 1500 infantry")
+    w.run(day(2, 12))
+    stark, lannister = (1, 2) if stark_first else (2, 1)
+    w.place(stark, "1912")
+    w.place(lannister, "1914")
+    w.say("ned_stark", f"move army {stark}: 1913 > 1914 (cost 3)", at=day(2, 13))
+    w.say("tywin_lannister", f"move army {lannister}: 1913 > 1912 (cost 3)", at=day(2, 13))
+    w.run(day(3, 12))
+    return w, stark, lannister
+
+
+def test_armies_meeting_on_the_march_meet_whatever_their_numbers(tmp_path: Path) -> None:
+    """The issue's case through the order language: two hostile armies whose marches cross
+    the same tile at the same times meet there whichever of them has the lower number (they
+    once met or passed each other by their numbers); neither has the first reaction, so
+    neither may retreat, and the battle comes at the next tick."""
+    seen = []
+    for stark_first in (True, False):
+        (tmp_path / str(stark_first)).mkdir()
+        w, stark, lannister = _converging(tmp_path / str(stark_first), stark_first=stark_first)
+        assert (w.army(stark).tile, w.army(stark).state) == ("1913", "standing")
+        assert (w.army(lannister).tile, w.army(lannister).state) == ("1913", "standing")
+        [met] = w.events("encounter")
+        assert met.data_json["reactor"] is None
+        for who, army in (("ned_stark", stark), ("tywin_lannister", lannister)):
+            reply = w.say(who, f"retreat army {army}", at=day(3, 13))
+            assert "**Not done:**" in reply and "first reaction" in reply, reply
+        w.run(day(3, 18))
+        [battle] = w.events("battle")
+        seen.append((battle.tick, battle.data_json["strengths"] if stark_first
+                     else battle.data_json["strengths"][::-1]))
+    assert seen[0][0] == seen[1][0]  # fought on the same tick either way
+
+
+def test_an_army_marching_onto_a_standing_enemy_gives_it_the_first_reaction(
+        tmp_path: Path) -> None:
+    """Stark's army 1 marches onto 1320 where Lannister's army 2 stands: the battle is Stark's
+    doing, so Lannister has the first reaction (its note says so and how to see the odds);
+    Stark's retreat is refused, Lannister's is taken."""
+    w = World(tmp_path, claims=roster("stark", "lannister"))
+    w.say("ned_stark", "muster 300 infantry")
+    w.say("tywin_lannister", "muster 300 infantry")
+    w.run(day(2, 12))
+    w.place(1, "1319")
+    w.place(2, "1320")
+    w.say("ned_stark", "move army 1: 1320 (cost 1)", at=day(2, 13))
+    w.run(day(3, 0))
+    [met] = w.events("encounter")
+    assert (met.data_json["attacker"], met.data_json["defender"]) == (1, 2)
+    assert met.data_json["reactor"] == w.claim("House Lannister").id
+    [note] = [o.body for o in w.outbox(target="tywin_lannister") if "Battle looms" in o.title]
+    assert "You have the first reaction" in note and "odds army 2 vs army 1" in note
+    refused = w.say("ned_stark", "retreat army 1", at=day(3, 1))
+    assert "**Not done:**" in refused and "first reaction" in refused
+    taken = w.say("tywin_lannister", "retreat army 2: 1321", at=day(3, 1))
+    assert "**Not done:**" not in taken, taken
