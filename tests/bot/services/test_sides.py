@@ -3,12 +3,15 @@
 
 from __future__ import annotations
 
+import csv
+import io
 from datetime import datetime, timedelta
 from pathlib import Path
 
 from sqlmodel import select
 
 from bot.db.models import Relation
+from bot.maps import demo_map_text
 from bot.services.moderation import remove_army
 from bot.services.world import set_relation
 from rules.campaign.world import RelationStatus
@@ -360,3 +363,68 @@ def test_an_army_marching_onto_a_standing_enemy_gives_it_the_first_reaction(
     assert "**Not done:**" in refused and "first reaction" in refused
     taken = w.say("tywin_lannister", "retreat army 2: 1321", at=day(3, 1))
     assert "**Not done:**" not in taken, taken
+
+
+def test_a_crushing_win_captures_every_army_of_the_losing_side(tmp_path: Path) -> None:
+    """Lannister's 1000 attack Stark's two armies of 100 on one field: above 4.00 to 1 the
+    battle is won without dice (margin 22+), and both Stark armies are captured, not only the
+    one attacked; Stark is told of each privately."""
+    w = _field(tmp_path, stark=["100 infantry", "100 infantry"], lannister="1000 infantry")
+    _attack(w, 1, 3)
+    battle = w.events("battle")[0]
+    assert battle.data_json["strengths"] == ["1000", "200"]
+    for army in (1, 2):
+        assert w.army(army).state == "gone"
+        assert "captured" in str(w.army(army).meta_json.get("fate")), w.army(army).meta_json
+    told = [o.body for o in w.outbox(target="ned_stark") if o.title.startswith("Battle 1 ")]
+    assert sorted(told) == [f"After the battle at 1320: Army {n} is no more: its troops were "
+                            "captured in battle. The public post gives the battle in full."
+                            for n in (1, 2)]
+    assert (w.army(3).state, w.army(3).infantry) == ("standing", 1000)
+
+
+def _with_garrison(holdfast: str, garrison: int) -> str:
+    """The demo map with a ``garrison`` column giving ``holdfast`` a neutral garrison."""
+    rows = []
+    for line in demo_map_text().splitlines():
+        if not line or line.startswith("#"):
+            rows.append(line)
+            continue
+        cells = next(csv.reader([line]))
+        cells.append("garrison" if cells[0] == "id" else
+                     str(garrison) if cells[1] == holdfast else "")
+        out = io.StringIO()
+        csv.writer(out, lineterminator="").writerow(cells)
+        rows.append(out.getvalue())
+    return "\n".join(rows) + "\n"
+
+
+def test_a_holdfast_nobody_holds_with_a_neutral_garrison_takes_the_siege_chart(
+        tmp_path: Path) -> None:
+    """The map gives Barrowton (nobody's seat) a neutral garrison of 250: Stark besieges it
+    without a war, for the chart's 11 months (101-300 troops), and it does not fall at the
+    first tick as an ungarrisoned one would."""
+    w = World(tmp_path, claims=roster("stark", "lannister"),
+              map_text=_with_garrison("Barrowton", 250))
+    w.say("ned_stark", "muster 100 infantry")
+    w.run(day(2, 12))
+    w.place(1, "Barrowton")
+    reply = w.say("ned_stark", "siege Barrowton with army 1", at=day(2, 13))
+    assert "**11** in-game months" in reply, reply
+    assert not w.events("relation")
+    w.run(day(3, 6))
+    assert (w.siege().status, w.siege().months_required) == ("active", 11)
+    assert not w.events("holdfast_falls")
+
+
+def test_the_conqueror_musters_at_its_own_seat_not_at_its_conquest(tmp_path: Path) -> None:
+    """Lannister takes Winterfell by assault: its next muster is raised at Casterly Rock, its
+    seat; a conquest is no seat until the moderators make it one."""
+    w = _before_winterfell(tmp_path, at_home=120, lannister="2000 infantry 500 cavalry")
+    w.say("tywin_lannister", "assault Winterfell with army 1", at=day(2, 13))
+    w.run(day(2, 18))
+    assert w.events("holdfast_falls")
+    reply = w.say("tywin_lannister", "muster 10 infantry", at=day(2, 19))
+    assert "Casterly Rock" in reply and "Winterfell" not in reply, reply
+    w.run(day(3, 12))
+    assert w.army(2).tile == w.claim("House Lannister").holdfast

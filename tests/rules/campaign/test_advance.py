@@ -42,6 +42,7 @@ from rules.campaign.tick import (
     advance_sieges,
     advance_upkeep,
     holdfast_falls,
+    observers_of,
 )
 from rules.campaign.upkeep import SlainLedger, record_loss
 from rules.campaign.world import (
@@ -270,6 +271,25 @@ def test_a_fallen_holdfast_takes_its_improvements_to_the_conqueror() -> None:
     after, _ = holdfast_falls(w, siege, "taken by assault")
     assert after.claims[siege.defender_claim].improvements == (elsewhere, granted)
     assert after.claims[siege.besieger_claim].improvements == (here,)
+
+
+def test_a_fallen_holdfast_watches_for_the_conqueror() -> None:
+    """DECISIONS "A holdfast that falls changes hands": its detection goes with it. Before the
+    fall the holdfast watches for its old holder; after it, for the conqueror, whose own
+    marches it no longer rolls to detect, while the old holder's marches are now watched."""
+    w, siege = besieged_world()
+    assert observers_of(w, tick())[siege.holdfast][0] == siege.defender_claim
+    after, _ = holdfast_falls(w, siege, "starved out")
+    assert observers_of(after, tick())[siege.holdfast][0] == siege.besieger_claim
+    for claim, watched in ((siege.besieger_claim, False), (siege.defender_claim, True)):
+        marcher = army(50, claim, T[8], ArmyState.MARCHING, path=(siege.holdfast,), depart=9,
+                       infantry=5)
+        moved = replace(after, armies={**after.armies, 50: marcher})
+        _, events = advance_movement(moved, tick(10), DICE)
+        rolls = [e for e in events if isinstance(e, Detection) and e.army.id == 50
+                 and e.observer == siege.holdfast]
+        assert bool(rolls) is watched
+        assert all(e.watcher == siege.besieger_claim for e in rolls)
 
 
 def test_a_siege_ends_when_the_besiegers_leave_or_are_gone_and_the_garrison_comes_out() -> None:
