@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import fields, is_dataclass, replace
 from decimal import Decimal
-from fractions import Fraction
 from typing import Any
 
 from hypothesis import given, settings, target
@@ -27,21 +26,20 @@ from rules.campaign.tick import (
 )
 from rules.campaign.world import (
     Army,
-    ArmyKind,
     ArmyState,
     BattleKind,
     BattleState,
     BattleStatus,
     ClaimState,
     EventDice,
-    March,
     SiegeState,
     World,
 )
 from rules.campaign.worldmap import parse_map, tile_id
+from tests.rules.campaign import builders
 
 RULES = RulesConfig()
-HEADER = "id,name,terrain,flags,resource_benefit,defense_bonus,region,neighbours\n"
+HEADER = builders.HEADER
 # Twelve plain fields in a row, no holdfast or resource tile: nobody watches, no dice roll.
 MAP = parse_map(HEADER + "".join(f"{tile_id(c, 0)},,field,,,,,\n" for c in range(12)))
 T = [tile_id(c, 0) for c in range(12)]
@@ -61,13 +59,12 @@ def step(army: int, claim: int, start: int, *path: int) -> Step:
 
 def marching(id: int, claim: int, start: int, *path: int, infantry: int = 100) -> Army:
     """An army that departed long ago and enters one cost-1 field a tick (10 cavalry: x4)."""
-    return Army(id, claim, ArmyKind.LAND, ArmyState.MARCHING, T[start], infantry=infantry,
-                march=March(tuple(T[i] for i in path), tuple(1 for _ in path), Fraction(0), 1))
+    return builders.army(id, claim, T[start], ArmyState.MARCHING,
+                         path=tuple(T[i] for i in path), depart=1, infantry=infantry)
 
 
 def standing(id: int, claim: int, tile: int, infantry: int = 100) -> Army:
-    return Army(id, claim, ArmyKind.LAND, ArmyState.STANDING, T[tile], infantry=infantry,
-                stationary_since=1)
+    return builders.army(id, claim, T[tile], infantry=infantry, stationary_since=1)
 
 
 def world(*armies: Army) -> World:
