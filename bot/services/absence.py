@@ -231,7 +231,8 @@ def review(session: Session, ctx: CampaignContext, tick: int, previous: datetime
             hold = claim.hold
         if is_held(hold, retired):
             held.add(cid)
-    session.flush()
+    if journal.writes(session):  # (a preview keeps its holds in the session, unwritten)
+        session.flush()
     return Review(frozenset(held) if settings.hold == "stop" else frozenset(), tuple(events))
 
 
