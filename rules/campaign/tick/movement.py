@@ -166,12 +166,12 @@ class _Moves:
         (the only tiles where a march may meet an enemy standing)."""
         self.moving: list[Army] = []
         """The armies on the move, by id."""
-        self.standing: dict[str, list[Army]] = {}
-        """The armies standing on each tile as the phase begins (the guards of a watching
-        tile: :meth:`guard`)."""
         self.entering: dict[int, tuple[int, Fraction]] = {}
         """How many tiles of its path each stepping army's saving covers this tick, and what
         it saves (:func:`enter_tiles`), worked out once per army."""
+        self.standing: dict[str, list[Army]] = {}
+        """The armies standing on each tile as the phase begins (the guards of a watching
+        tile: :meth:`guard`)."""
         self.limits: dict[int, int] = {}
         """How many tiles each army on the move of a claim at war enters this tick
         (:meth:`settle`; an army of a claim at peace meets nobody)."""
