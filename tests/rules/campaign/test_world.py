@@ -28,6 +28,7 @@ from rules.campaign.world import (
     moved,
 )
 from rules.dice import SeededDice
+from tests.rules.campaign import builders
 
 TICK = 100
 
@@ -83,8 +84,7 @@ def test_odds_show_the_strengths_the_battle_counts(attacker: Army, defender: Arm
 
 def test_the_forest_case_of_the_report() -> None:
     """300 infantry standing on forest attack: strength 300 (x1.4 only as defender)."""
-    army = Army(1, 1, ArmyKind.LAND, ArmyState.STANDING, "0101", infantry=300,
-                stationary_since=1, arrival_tick=1)
+    army = builders.army(1, 1, "0101", infantry=300, stationary_since=1, arrival_tick=1)
     attacking = army_side(army, Winner.ATTACKER, tick=TICK, terrain=Terrain.FOREST)
     defending = army_side(army, Winner.DEFENDER, tick=TICK, terrain=Terrain.FOREST)
     enemy = Side(100)
