@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import fields
+from dataclasses import fields, replace
 from datetime import UTC, datetime
 from decimal import Decimal
 from fractions import Fraction
@@ -20,10 +20,12 @@ from rules.campaign.world import (
     ArmyKind,
     ArmyState,
     March,
+    army_order,
     army_side,
     as_role,
     battle_side,
     evolve,
+    in_army_order,
     is_stationary,
     moved,
 )
@@ -131,3 +133,19 @@ def test_moved_is_evolve_of_what_a_march_step_changes() -> None:
     assert repr(after) == repr(expected)
     assert all(getattr(after, f.name) is getattr(army, f.name) for f in fields(Army)
                if f.name not in ("tile", "travelled", "march", "meta"))
+
+
+def test_army_order_is_what_an_army_is_and_its_number_only_breaks_ties() -> None:
+    """Issue 23: the order the rules take armies in where they need one is by what the armies
+    are (claim, kind, tile, holding before moving, troops, then the rest down to their last
+    order), never their numbers; only twins differing in nothing else go by number."""
+    small = builders.army(9, 1, "0101", infantry=100)
+    big = builders.army(2, 1, "0101", infantry=300)
+    assert in_army_order([big, small]) == [small, big]
+    setting_off = builders.army(1, 1, "0101", ArmyState.MARCHING, path=("0102",), depart=3)
+    assert in_army_order([setting_off, big, small]) == [small, big, setting_off]
+    first, second = small.with_meta(order="o-2"), replace(small, id=3).with_meta(order="o-1")
+    assert in_army_order([first, second]) == [second, first]  # by the order, not the number
+    twin = replace(small, id=4)
+    assert in_army_order([small, twin]) == [twin, small]
+    assert army_order(small) == army_order(small) and army_order(twin) < army_order(small)
