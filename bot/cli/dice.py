@@ -27,16 +27,19 @@ def verify_cmd(
     ] = None,
     config: ConfigOpt = None,
 ) -> None:
-    """Recompute the dice of an event or a post and compare them with what was published."""
+    """Recompute the dice of an event or a post and compare them with what was published
+    (and check the signature of the public beacon round they are bound to)."""
     import sys
 
-    from bot.services import fairplay, queries
+    from bot.services import beacon, fairplay, queries
+    from rules.beacon import BeaconLine, beacon_lines
     from rules.campaign.inputs import parse_row_number
     from rules.errors import InvalidInput
     from rules.fairdice import DiceLine
 
     env = open_campaign(config)
     lines: list[DiceLine] = []
+    printed: dict[int, BeaconLine] = {}  # the beacon lines a post prints, by round
     try:
         number = parse_row_number(target, "event number")
     except InvalidInput as exc:
@@ -52,6 +55,7 @@ def verify_cmd(
         lines = [DiceLine.parse(str(raw))]
     else:
         text = sys.stdin.read() if target == "-" else _post_text(env.settings, target)
+        printed = beacon_lines(text)
         try:
             lines = fairplay.lines_in(text)
         except ValueError as exc:
@@ -61,13 +65,18 @@ def verify_cmd(
     if secret is not None and not re.fullmatch(r"[0-9a-fA-F]{64}", secret.strip()):
         raise fail("--secret must be the 64 hexadecimal digits of a revealed dice key")
     failed = False
+    rounds = {line.beacon_round for line in lines if line.beacon_round is not None}
+    with env.session() as session:  # the post's own lines first: they are what it published
+        beacons = {**beacon.by_round(session, env.ctx, rounds), **printed}
     for line in lines:
         with env.session() as session:
             recorded = fairplay.recorded_line(session, env.ctx, line)
         verdict = fairplay.verify_line(env.ctx, line, secret.strip() if secret else None,
-                                       recorded=recorded)
+                                       recorded=recorded, beacons=beacons)
         mark = "OK  " if verdict.fair else "FAIL"
-        typer.echo(f"{mark} {line.event}")
+        bound = (f" | beacon round {line.beacon_round} (signature checked)"
+                 if line.beacon_round is not None and verdict.fair else "")
+        typer.echo(f"{mark} {line.event}{bound}")
         if not verdict.commitment_ok:
             typer.echo("     that key is not the one committed to for this period and branch")
         if recorded is None:

@@ -1,0 +1,208 @@
+"""Dice bound to a public beacon, against a local beacon of the project's own (real HTTP, a
+test key signing rounds under drand's scheme): the tick binds its dice to the first round at
+or after its moment plus the margin, stores the round before using it (a replay rolls the same
+dice, the preview never fetches), names it in the post with the verifiable mark; an
+unreachable beacon, a wrong signature, a round from the wrong time or the wrong chain leave
+the dice to commit-reveal alone, within the bounded wait, and the post says so."""
+
+from __future__ import annotations
+
+import math
+import re
+import threading
+import time
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from sqlmodel import col, select
+
+from bot.config import parse_settings
+from bot.db.models import BeaconRound, Event, Outbox
+from bot.sandbox.beacon import LocalBeacon
+from bot.services import beacon, fairplay
+from bot.services.preview import preview
+from rules.beacon import BeaconLine, beacon_lines
+from rules.fairdice import DiceLine
+from tests.bot.catalogue_world import START, World, roster
+
+GENESIS = int(START.timestamp()) - 3 * 1000  # round 1001 is published at START
+
+
+def day(n: int, hour: int = 0, minute: int = 0) -> datetime:
+    return datetime(2026, 11, 22, tzinfo=UTC) + timedelta(days=n - 1, hours=hour,
+                                                          minutes=minute)
+
+
+@pytest.fixture
+def local_beacon() -> Iterator[LocalBeacon]:
+    server = LocalBeacon(genesis=GENESIS)
+    server.start()
+    yield server
+    server.stop()
+
+
+def _closed_port() -> str:
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return f"http://127.0.0.1:{s.getsockname()[1]}"  # nobody listens once it is closed
+
+
+def _battle(w: World) -> None:
+    """Stark and Lannister meet: one public battle with dice, at the tick after day 2 13:00."""
+    w.say("ned_stark", "muster 300 infantry")
+    w.say("tywin_lannister", "muster 300 infantry")
+    w.run(day(2, 12))
+    w.place(1, "1316")
+    w.place(2, "1316")
+    w.say("tywin_lannister", "attack army 1 with army 2", at=day(2, 13))
+    w.run(day(3))
+
+
+def _world(tmp_path: Path, dice: dict[str, object], url: str | None = None) -> World:
+    return World(tmp_path, claims=roster("stark", "lannister"), seed="beacon-dice", dice=dice,
+                 url=url)
+
+
+def _battle_posts(w: World) -> list[Outbox]:
+    return [p for p in w.outbox(public=True) if p.title.startswith("[Battle]")]
+
+
+def test_a_battle_is_bound_to_the_first_round_after_its_tick_and_verifies(
+        tmp_path: Path, local_beacon: LocalBeacon) -> None:
+    w = _world(tmp_path, local_beacon.settings(margin=10))
+    _battle(w)
+    posts = _battle_posts(w)
+    assert posts, "no battle was fought"
+    post = posts[0]
+    line = fairplay.lines_in(post.body)[0]
+    assert line.beacon_round is not None
+    # The round is the first published at or after the tick's moment plus the margin.
+    with w.session() as session:
+        battle = session.exec(select(Event).where(Event.kind == "battle")).first()
+        assert battle is not None
+        row = session.exec(select(BeaconRound).where(BeaconRound.tick == battle.tick)).one()
+    moment = w.ctx.tick_at(battle.tick).timestamp() + 10
+    assert line.beacon_round == row.round == beacon.round_for(w.ctx, battle.tick)
+    assert GENESIS + (row.round - 1) * 3 >= moment > GENESIS + (row.round - 2) * 3
+    # The post names the round with its signature and carries the verifiable mark.
+    printed = beacon_lines(post.body)[row.round]
+    assert printed.signature.hex() == row.signature and printed.check(local_beacon.public_key) == []
+    assert "✔ **Verifiable dice**" in post.body
+    verdict = fairplay.verify_line(w.ctx, line, beacons=beacon_lines(post.body))
+    assert verdict.fair, verdict.problems
+    # Without the round's value, or with another round's, the line does not check.
+    assert not fairplay.verify_line(w.ctx, line).fair
+    other = BeaconLine(printed.chain, printed.round, local_beacon.signature(printed.round + 1))
+    assert "not the chain's" in " ".join(
+        fairplay.verify_line(w.ctx, line, beacons={row.round: other}).problems)
+
+
+def test_the_seed_changes_with_the_round(tmp_path: Path, local_beacon: LocalBeacon) -> None:
+    """The same battle with the same orders and secret, bound to another round, rolls other
+    dice: nobody can compute them before the round exists."""
+    lines = []
+    for margin in (10, 40):
+        (tmp_path / str(margin)).mkdir()
+        w = _world(tmp_path / str(margin), local_beacon.settings(margin=margin))
+        _battle(w)
+        lines.append(fairplay.lines_in(_battle_posts(w)[0].body)[0])
+    a, b = lines
+    assert a.event.key == b.event.key and a.event.entropy == b.event.entropy
+    assert a.beacon_round != b.beacon_round
+    assert a.rolls != b.rolls  # (a d20 and more: equal by chance about once in hundreds)
+
+
+def test_a_replayed_tick_uses_the_stored_round_and_fetches_nothing(
+        tmp_path: Path, local_beacon: LocalBeacon) -> None:
+    w = _world(tmp_path, local_beacon.settings(margin=10))
+    _battle(w)
+    asked = len(local_beacon.asked)
+    with w.session() as session:
+        rows = session.exec(select(BeaconRound).order_by(col(BeaconRound.tick))).all()
+    assert rows and all(r.signature for r in rows)
+    # The preview of the next ticks never fetches: the round is pending, the post says so.
+    shown = preview(w.engine, w.ctx, day(3, 12))
+    assert len(local_beacon.asked) == asked
+    assert shown
+    w.run(day(3, 12))
+    assert len(local_beacon.asked) > asked  # the real ticks fetch their rounds
+
+
+def test_an_unreachable_beacon_leaves_commit_reveal_dice_and_says_so(tmp_path: Path) -> None:
+    w = _world(tmp_path, {"beacon": "drand", "beacon_url": _closed_port(),
+                          "beacon_timeout": 1.0})
+    began = time.monotonic()
+    _battle(w)
+    elapsed = time.monotonic() - began
+    post = _battle_posts(w)[0]
+    line = fairplay.lines_in(post.body)[0]
+    assert line.beacon_round is None
+    assert "`beacon: none round=" in post.body and "commit-reveal dice alone" in post.body
+    assert fairplay.verify_line(w.ctx, line).fair
+    with w.session() as session:
+        rows = session.exec(select(BeaconRound)).all()
+    assert rows and all(not r.signature and "could not be reached" in r.reason for r in rows)
+    # One catch-up waits the bound once, not once per tick (two catch-ups here, 13 ticks).
+    assert elapsed < 2 * 1.0 + 8, elapsed
+
+
+@pytest.mark.parametrize(("fault", "reason"), [
+    ("forge", "wrong signature"),
+    ("shift", "the beacon gave round"),
+    ("other_chain", "wrong chain"),
+])
+def test_a_faulty_round_is_refused_with_its_reason(tmp_path: Path, local_beacon: LocalBeacon,
+                                                   fault: str, reason: str) -> None:
+    if fault == "shift":
+        local_beacon.shift = -1  # the round before: published earlier than the one asked
+    else:
+        setattr(local_beacon, fault, True)
+    w = _world(tmp_path, local_beacon.settings(margin=10))
+    _battle(w)
+    post = _battle_posts(w)[0]
+    assert fairplay.lines_in(post.body)[0].beacon_round is None
+    assert "`beacon: none round=" in post.body
+    with w.session() as session:
+        rows = session.exec(select(BeaconRound)).all()
+    assert rows and all(reason in r.reason and not r.signature for r in rows), \
+        [r.reason for r in rows]
+
+
+def test_a_round_not_published_yet_is_waited_for_within_the_bound(
+        local_beacon: LocalBeacon) -> None:
+    settings = parse_settings({"dice": local_beacon.settings(timeout=5.0)}).dice
+    local_beacon.latest = 2000
+    fetcher = beacon.Fetcher(settings)
+    # published while the fetcher waits
+    threading.Timer(0.6, lambda: setattr(local_beacon, "latest", 2001)).start()
+    signature, reason = fetcher.fetch(2001)
+    assert signature and reason == ""
+    # never published: the fetcher gives up after the bound, and then asks no more
+    began = time.monotonic()
+    late = beacon.Fetcher(parse_settings({"dice": local_beacon.settings(timeout=1.0)}).dice)
+    signature, reason = late.fetch(5000)
+    assert not signature and "not published in time" in reason
+    assert 0.9 < time.monotonic() - began < 3
+    asked = len(local_beacon.asked)
+    assert late.fetch(5001)[0] == b"" and len(local_beacon.asked) == asked
+
+
+def test_round_for_is_the_first_round_at_or_after_the_moment(local_beacon: LocalBeacon) -> None:
+    ctx = World.__new__(World)  # only the context's clock is needed
+    del ctx
+    chain = beacon.chain_of(parse_settings({"dice": local_beacon.settings()}).dice)
+    for offset in range(0, 7):
+        moment = GENESIS + 3000 + offset
+        number = chain.round_at_or_after(moment)
+        assert chain.time_of(number) >= moment > chain.time_of(number - 1)
+        assert number == math.ceil((moment - GENESIS) / 3) + 1
+
+
+def test_a_dice_line_with_its_round_reads_back(local_beacon: LocalBeacon) -> None:
+    text = "dice: v1 period=3 branch=public key=battle:1 orders=m1 beacon=1042 rolls=20:4"
+    line = DiceLine.parse(text)
+    assert line.beacon_round == 1042 and str(line) == text
+    assert re.search("whose randomness is not known", " ".join(line.mismatches(b"k" * 32)))
