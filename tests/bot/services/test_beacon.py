@@ -7,8 +7,12 @@ the dice to commit-reveal alone, within the bounded wait, and the post says so."
 
 from __future__ import annotations
 
+import hashlib
 import math
+import os
 import re
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -206,3 +210,54 @@ def test_a_dice_line_with_its_round_reads_back(local_beacon: LocalBeacon) -> Non
     line = DiceLine.parse(text)
     assert line.beacon_round == 1042 and str(line) == text
     assert re.search("whose randomness is not known", " ".join(line.mismatches(b"k" * 32)))
+
+
+VERIFIER = Path(__file__).resolve().parents[3] / "docs" / "verify_dice.py"
+KEY = re.compile(r"public dice key is `([0-9a-f]{64})`")
+
+
+def _verify(text: str, *args: str, env: dict[str, str] | None = None
+            ) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, str(VERIFIER), *args], input=text,
+                          capture_output=True, text=True, check=False, env=env)
+
+
+def test_the_players_verifier_checks_the_round_and_works_without_the_bls_library(
+        tmp_path: Path, local_beacon: LocalBeacon) -> None:
+    w = _world(tmp_path, local_beacon.settings(margin=10))
+    _battle(w)
+    w.run(day(5))  # the battle's period ends and its public key is revealed
+    posts = w.outbox(public=True)
+    post = _battle_posts(w)[0]
+    line = fairplay.lines_in(post.body)[0]
+    reveal = next(p for p in posts if p.title.startswith("[Dice]")
+                  and f"Reveal of period {line.event.period}" in p.body)
+    key = KEY.search(reveal.body).group(1)  # type: ignore[union-attr]
+    # The reveal lists the round the battle is bound to.
+    assert line.beacon_round in beacon_lines(reveal.body)
+    for text in (post.body, reveal.body):
+        result = _verify(text, "--key", key, "--beacon-key", local_beacon.public_key)
+        assert result.returncode == 0, result.stdout
+        assert f"OK   beacon round {line.beacon_round}: the chain's signature" in result.stdout
+        assert f"OK   {line.event.key}" in result.stdout
+    # Under another chain's key the round fails by name.
+    result = _verify(post.body, "--key", key)  # quicknet's key: not this beacon's
+    assert result.returncode == 1 and f"FAIL beacon round {line.beacon_round}" in result.stdout
+    # Without py-ecc the dice still check; the signature is reported unchecked.
+    blocker = tmp_path / "no_bls" / "py_ecc"
+    blocker.mkdir(parents=True)
+    (blocker / "__init__.py").write_text("raise ImportError('py-ecc is not installed')\n")
+    env = {**os.environ, "PYTHONPATH": str(blocker.parent)}
+    result = _verify(post.body, "--key", key, env=env)
+    assert result.returncode == 0, result.stdout
+    assert "signature not checked (install py-ecc" in result.stdout
+    assert f"OK   {line.event.key}" in result.stdout
+    # A post whose beacon line was swapped for another round's signature fails.
+    other = local_beacon.signature(line.beacon_round + 1)
+    printed = beacon_lines(post.body)[line.beacon_round]
+    forged = post.body.replace(printed.signature.hex(), other.hex()).replace(
+        hashlib.sha256(printed.signature).hexdigest(), hashlib.sha256(other).hexdigest())
+    result = _verify(forged, "--key", key, "--beacon-key", local_beacon.public_key)
+    assert result.returncode == 1
+    assert f"FAIL beacon round {line.beacon_round}" in result.stdout
+    assert f"FAIL {line.event.key}" in result.stdout
