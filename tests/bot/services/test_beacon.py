@@ -85,8 +85,8 @@ def test_a_battle_is_bound_to_the_first_round_after_its_tick_and_verifies(
     assert line.beacon_round is not None
     # The round is the first published at or after the tick's moment plus the margin.
     with w.session() as session:
-        battle = session.exec(select(Event).where(Event.kind == "battle")).first()
-        assert battle is not None
+        battle = next(e for e in session.exec(select(Event)).all()
+                      if (e.data_json or {}).get(fairplay.DICE_KEY) == str(line))
         row = session.exec(select(BeaconRound).where(BeaconRound.tick == battle.tick)).one()
     moment = w.ctx.tick_at(battle.tick).timestamp() + 10
     assert line.beacon_round == row.round == beacon.round_for(w.ctx, battle.tick)
@@ -195,8 +195,6 @@ def test_a_round_not_published_yet_is_waited_for_within_the_bound(
 
 
 def test_round_for_is_the_first_round_at_or_after_the_moment(local_beacon: LocalBeacon) -> None:
-    ctx = World.__new__(World)  # only the context's clock is needed
-    del ctx
     chain = beacon.chain_of(parse_settings({"dice": local_beacon.settings()}).dice)
     for offset in range(0, 7):
         moment = GENESIS + 3000 + offset
@@ -261,3 +259,37 @@ def test_the_players_verifier_checks_the_round_and_works_without_the_bls_library
     assert result.returncode == 1
     assert f"FAIL beacon round {line.beacon_round}" in result.stdout
     assert f"FAIL {line.event.key}" in result.stdout
+
+
+def test_maester_verify_checks_the_round_of_an_event_and_of_a_pasted_post(
+        tmp_path: Path, local_beacon: LocalBeacon) -> None:
+    from typer.testing import CliRunner
+
+    from bot.cli import app
+
+    settings = local_beacon.settings(margin=10)
+    w = _world(tmp_path, settings)
+    _battle(w)
+    post = _battle_posts(w)[0]
+    line = fairplay.lines_in(post.body)[0]
+    with w.session() as session:
+        battle = next(e for e in session.exec(select(Event)).all()
+                      if fairplay.DICE_KEY in (e.data_json or {})
+                      and str(line) == e.data_json[fairplay.DICE_KEY])
+    dice = "\n".join(f"{k} = {v!r}".replace("'", '"') for k, v in settings.items())
+    config = tmp_path / "config.toml"
+    config.write_text(f'[campaign]\ndatabase_url = "sqlite:///{tmp_path / "campaign.db"}"\n'
+                      f"[dice]\n{dice}\n")
+    runner = CliRunner()
+    ok = runner.invoke(app, ["verify", str(battle.id), "--config", str(config)])
+    assert ok.exit_code == 0, ok.output
+    assert f"beacon round {line.beacon_round} (signature checked)" in ok.output
+    pasted = runner.invoke(app, ["verify", "-", "--config", str(config)], input=post.body)
+    assert pasted.exit_code == 0, pasted.output
+    # A post whose round was swapped for another (its randomness made to agree) fails.
+    printed = beacon_lines(post.body)[line.beacon_round]  # type: ignore[index]
+    other = local_beacon.signature(printed.round + 1)
+    forged = post.body.replace(printed.signature.hex(), other.hex()).replace(
+        hashlib.sha256(printed.signature).hexdigest(), hashlib.sha256(other).hexdigest())
+    bad = runner.invoke(app, ["verify", "-", "--config", str(config)], input=forged)
+    assert bad.exit_code == 1 and "not the chain's" in bad.output, bad.output
