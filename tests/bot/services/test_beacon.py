@@ -54,15 +54,16 @@ def _closed_port() -> str:
         return f"http://127.0.0.1:{s.getsockname()[1]}"  # nobody listens once it is closed
 
 
-def _battle(w: World) -> None:
-    """Stark and Lannister meet: one public battle with dice, at the tick after day 2 13:00."""
+def _battle(w: World, *, fight: bool = True) -> None:
+    """Stark and Lannister meet: public battles with dice, fought by day 3 (``fight``)."""
     w.say("ned_stark", "muster 300 infantry")
     w.say("tywin_lannister", "muster 300 infantry")
     w.run(day(2, 12))
     w.place(1, "1316")
     w.place(2, "1316")
     w.say("tywin_lannister", "attack army 1 with army 2", at=day(2, 13))
-    w.run(day(3))
+    if fight:
+        w.run(day(3))
 
 
 def _world(tmp_path: Path, dice: dict[str, object], url: str | None = None) -> World:
@@ -119,20 +120,24 @@ def test_the_seed_changes_with_the_round(tmp_path: Path, local_beacon: LocalBeac
     assert a.rolls != b.rolls  # (a d20 and more: equal by chance about once in hundreds)
 
 
-def test_a_replayed_tick_uses_the_stored_round_and_fetches_nothing(
+def test_the_preview_fetches_nothing_and_says_the_dice_will_change(
         tmp_path: Path, local_beacon: LocalBeacon) -> None:
     w = _world(tmp_path, local_beacon.settings(margin=10))
-    _battle(w)
+    _battle(w, fight=False)
     asked = len(local_beacon.asked)
+    # The preview of the battle's ticks fetches nothing: its rounds are pending, and the
+    # battle post it shows says its dice will change.
+    shown = [q for t in preview(w.engine, w.ctx, day(3)) for q in t.queued
+             if q.title.startswith("[Battle]")]
+    assert shown and len(local_beacon.asked) == asked
+    assert all("`beacon: pending round=" in q.body and "will change" in q.body for q in shown)
+    assert all(fairplay.lines_in(q.body)[0].beacon_round is None for q in shown)
+    w.run(day(3))
+    assert len(local_beacon.asked) > asked  # the real ticks fetch their rounds
     with w.session() as session:
         rows = session.exec(select(BeaconRound).order_by(col(BeaconRound.tick))).all()
     assert rows and all(r.signature for r in rows)
-    # The preview of the next ticks never fetches: the round is pending, the post says so.
-    shown = preview(w.engine, w.ctx, day(3, 12))
-    assert len(local_beacon.asked) == asked
-    assert shown
-    w.run(day(3, 12))
-    assert len(local_beacon.asked) > asked  # the real ticks fetch their rounds
+    assert all(fairplay.lines_in(p.body)[0].beacon_round for p in _battle_posts(w))
 
 
 def test_an_unreachable_beacon_leaves_commit_reveal_dice_and_says_so(tmp_path: Path) -> None:
@@ -293,3 +298,27 @@ def test_maester_verify_checks_the_round_of_an_event_and_of_a_pasted_post(
         hashlib.sha256(printed.signature).hexdigest(), hashlib.sha256(other).hexdigest())
     bad = runner.invoke(app, ["verify", "-", "--config", str(config)], input=forged)
     assert bad.exit_code == 1 and "not the chain's" in bad.output, bad.output
+
+
+def test_a_rolled_back_battle_fought_again_rolls_the_same_bound_dice(
+        tmp_path: Path, db_url: str, local_beacon: LocalBeacon) -> None:
+    """On SQLite and PostgreSQL: a rollback to before the battle, then the same ticks again,
+    rolls the same dice bound to the same round, from the stored round (nothing fetched)."""
+    from bot.services import snapshots
+
+    w = _world(tmp_path, local_beacon.settings(margin=10), url=db_url)
+    _battle(w)
+    before = _battle_posts(w)[0]
+    fought_before = [(p.tick, p.body) for p in _battle_posts(w)]
+    line = fairplay.lines_in(before.body)[0]
+    with w.session() as session:
+        fought = next(e for e in session.exec(select(Event)).all()
+                      if (e.data_json or {}).get(fairplay.DICE_KEY) == str(line))
+        snapshot = snapshots.after_tick(session, w.ctx, fought.tick - 1)
+        chosen = snapshots.plan(session, w.ctx, snapshot, day(3))
+        snapshots.restore(session, w.ctx, chosen, actor="mod_jane", now=day(3))
+    assert [p.tick for p in _battle_posts(w)] == []  # the battles are undone
+    asked = len(local_beacon.asked)
+    w.run(day(3))
+    assert [(p.tick, p.body) for p in _battle_posts(w)] == fought_before
+    assert len(local_beacon.asked) == asked
