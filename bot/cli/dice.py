@@ -31,7 +31,7 @@ def verify_cmd(
     (and check the signature of the public beacon round they are bound to)."""
     import sys
 
-    from bot.services import beacon, fairplay, queries
+    from bot.services import fairplay, queries
     from rules.beacon import BeaconLine, beacon_lines
     from rules.campaign.inputs import parse_row_number
     from rules.errors import InvalidInput
@@ -64,27 +64,13 @@ def verify_cmd(
             raise fail("no `dice: v1` line in that post")
     if secret is not None and not re.fullmatch(r"[0-9a-fA-F]{64}", secret.strip()):
         raise fail("--secret must be the 64 hexadecimal digits of a revealed dice key")
-    failed = False
-    rounds = {line.beacon_round for line in lines if line.beacon_round is not None}
-    with env.session() as session:  # the post's own lines first: they are what it published
-        beacons = {**beacon.by_round(session, env.ctx, rounds), **printed}
-    for line in lines:
-        with env.session() as session:
-            recorded = fairplay.recorded_line(session, env.ctx, line)
-        verdict = fairplay.verify_line(env.ctx, line, secret.strip() if secret else None,
-                                       recorded=recorded, beacons=beacons)
-        mark = "OK  " if verdict.fair else "FAIL"
-        bound = (f" | beacon round {line.beacon_round} (signature checked)"
-                 if line.beacon_round is not None and verdict.fair else "")
-        typer.echo(f"{mark} {line.event}{bound}")
-        if not verdict.commitment_ok:
-            typer.echo("     that key is not the one committed to for this period and branch")
-        if recorded is None:
-            typer.echo("     (the campaign has no record of this event to compare it with)")
-        for problem in verdict.problems:
-            typer.echo(f"     {problem}")
-        failed = failed or not verdict.fair
-    raise typer.Exit(1 if failed else 0)
+    with env.session() as session:
+        report, fair = fairplay.check_lines(session, env.ctx, lines,
+                                            secret_hex=secret.strip() if secret else None,
+                                            printed=printed)
+    for text in report:
+        typer.echo(text)
+    raise typer.Exit(0 if fair else 1)
 
 
 def _post_text(settings: Settings, target: str) -> str:

@@ -290,3 +290,29 @@ def lines_in(text: str) -> list[DiceLine]:
         if "dice: v1" in raw:
             found.append(DiceLine.parse(raw[raw.index("dice: v1"):].split("`")[0]))
     return found
+
+
+def check_lines(session: Session, ctx: CampaignContext, lines: Sequence[DiceLine], *,
+                secret_hex: str | None = None,
+                printed: Mapping[int, BeaconLine] | None = None) -> tuple[list[str], bool]:
+    """``maester verify``'s report on printed dice lines: one ``OK``/``FAIL`` line per dice
+    line (with what is wrong under it), each compared with the campaign's record of its event
+    and its beacon round's signature checked (``printed``: the beacon lines the post prints,
+    else the campaign's stored rounds). Returns (report lines, whether all are fair)."""
+    rounds = {line.beacon_round for line in lines if line.beacon_round is not None}
+    beacons = {**beacon.by_round(session, ctx, rounds), **(printed or {})}
+    out: list[str] = []
+    fair = True
+    for line in lines:
+        recorded = recorded_line(session, ctx, line)
+        verdict = verify_line(ctx, line, secret_hex, recorded=recorded, beacons=beacons)
+        bound = (f" | beacon round {line.beacon_round} (signature checked)"
+                 if line.beacon_round is not None and verdict.fair else "")
+        out.append(f"{'OK  ' if verdict.fair else 'FAIL'} {line.event}{bound}")
+        if not verdict.commitment_ok:
+            out.append("     that key is not the one committed to for this period and branch")
+        if recorded is None:
+            out.append("     (the campaign has no record of this event to compare it with)")
+        out += [f"     {problem}" for problem in verdict.problems]
+        fair = fair and verdict.fair
+    return out, fair
