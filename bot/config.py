@@ -75,6 +75,10 @@ class BotSettings(_Section):
     comment_commands: bool = True
     requests_per_minute: int = Field(default=60, ge=1, le=100)
     max_attempts: int = Field(default=8, ge=1, le=100)
+    #: A post's picture upload failing for a passing reason (storage 403/503, a timeout, a
+    #: lease 500) is tried again with the outbox's back-off this many attempts in all
+    #: (at most max_attempts); then the post goes out as text with a note.
+    picture_attempts: int = Field(default=4, ge=1, le=100)
     archive_answered: bool = False
     lease_seconds: int = Field(default=180, ge=30, le=3600)
     # A clock jump or an --until further than this is not caught up without a moderator.
@@ -127,6 +131,11 @@ class PostSettings(_Section):
     inset_radius: int = Field(default=3, ge=1, le=10)
     # the players' guide, linked from the `help` reply ("" = no link)
     guide_url: str = Field(default="", max_length=300)
+    # a sidebar widget (a text area) showing the in-game date and the next tick, kept up to
+    # date by the outbox after every tick (needs the structuredstyles scope and the bot's
+    # "Manage Settings" moderator permission)
+    sidebar_widget: bool = False
+    sidebar_widget_name: str = Field(default="Campaign clock", min_length=1, max_length=30)
 
 
 class DiceSettings(_Section):

@@ -181,10 +181,15 @@ def status_cmd(config: ConfigOpt = None) -> None:
         console.print(f"  [red]reddit:     Reddit refuses the bot's credentials since "
                       f"{refused['since'][:16]} ({refused['failures']} tries; next "
                       f"{refused['next_try'][11:19]} UTC): {refused['error']}[/red]")
-    if halt:
-        console.print(f"  [red]delivery:   halted since {halt['since'][:16]} for "
-                      f"{', '.join(halt.get('blocked') or ())}: {halt['reason']}; fix it, "
-                      "then `maester outbox retry`[/red]")
+    for lane, reason in state.halted_lanes(halt).items():
+        assert halt is not None
+        console.print(f"  [red]delivery:   {lane} halted (since {str(halt['since'])[:16]}; "
+                      f"the rest goes on): {escape(reason)}; fix it, then `maester outbox "
+                      "retry`[/red]")
+    mentions = state.load(env.engine, ctx.campaign_id, state.MENTIONS)
+    if mentions:
+        console.print(f"  [red]mentions:   not read since {str(mentions['since'])[:16]}: "
+                      f"{escape(str(mentions['reason']))}[/red]")
 
 
 def _span(delta: timedelta) -> str:

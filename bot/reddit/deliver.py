@@ -8,14 +8,20 @@ its recent posts or comments, or in the conversation) and, if found, only record
 post that Reddit stored before the answer was lost, a crash between posting and recording,
 or two deliverers racing never make a second copy.
 
+Public posts and comments also end with a small visible line, ``^(maester mref-HASH)``
+(:func:`reference`): Reddit stores a post with a picture as rich text, and how a link without
+text survives that conversion is recorded nowhere, so the search for an earlier copy takes
+either the marker or the reference. Its hash names neither the entry's key nor any army.
+
 Failures: a rate limit (429, ``RATELIMIT``, the bot's own budget) postpones every pending
 entry until Reddit's wait is over and ends the round, without counting the attempt; 5xx and
 timeouts retry later with exponential back-off; a refusal of the entry itself (a post Reddit
 rejects, a conversation that is gone) or ``[bot] max_attempts`` failures mark the entry dead
 and queue an internal modmail telling the moderators what was lost. A refusal that would
 refuse everything sent the same way (a wrong or banned subreddit, a missing moderator
-permission: ``PermanentError.systemic``) kills nothing: delivery of that kind (posting, or
-modmail) halts, every entry stays pending, the moderators are told once, and one entry is
+permission, a scope the token lacks: ``PermanentError.systemic``) kills nothing: only that
+lane of delivery (posting, modmail or deleting) halts, every entry stays pending, the
+moderators are told once per lane, and one entry of a halted lane is
 tried again every :data:`~bot.reddit.state.HALT_PROBE` (or at once after
 ``maester outbox retry``). Refused credentials back off (1 minute doubling to 1 hour) and the
 moderators are told once (see :mod:`bot.reddit.state`).
@@ -36,6 +42,7 @@ naming the in-game time they belong to.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 import re
@@ -57,6 +64,7 @@ from bot.db.engine import is_sqlite, transaction
 from bot.db.models import Claim, Outbox, OutboxStatus, PostImage
 from bot.reddit import state
 from bot.reddit.gateway import (
+    SCOPES,
     AuthError,
     Conversation,
     GatewayError,
@@ -81,11 +89,14 @@ MAX_MESSAGE_BODY = 10_000
 MAX_SUBJECT = 100
 BACKOFF_BASE = timedelta(seconds=30)
 BACKOFF_CAP = timedelta(hours=1)
-KINDS = ("post", "reply", "note", "message", "mod", "comment", "delete")
+KINDS = ("post", "reply", "note", "message", "mod", "comment", "delete", "widget")
 #: The longest a round sleeps for pacing before it ends and leaves the rest to the next one.
 MAX_PACE_WAIT = 10.0
 DISPATCH_SUBJECT = "Dispatches for {claim}: {month}"
 _KEY_UNSAFE = re.compile(r"[^A-Za-z0-9:_.\-]")
+REFERENCE_LENGTH = 12
+#: Kinds that go out in public, as Reddit posts or comments: they carry a visible reference.
+PUBLIC_KINDS = ("post", "comment")
 
 
 def default_worker_id() -> str:
@@ -96,6 +107,22 @@ def default_worker_id() -> str:
 def marker(key: str) -> str:
     """The hidden markdown that tags a delivered entry (an empty link: renders as nothing)."""
     return f"[](#maester:{_KEY_UNSAFE.sub('_', key)})"
+
+
+def reference(ctx: CampaignContext, key: str) -> str:
+    """The visible reference of a public post or comment: a hash of the subreddit, the
+    campaign and the entry's key. Unlike the hidden marker it is plain text, which survives
+    whatever Reddit makes of a body (rich text conversion may drop a link without text),
+    and it names no army or claim."""
+    digest = hashlib.sha256(
+        f"{ctx.settings.campaign.subreddit.lower()}:{ctx.campaign_id}:{key}".encode()
+    ).hexdigest()[:REFERENCE_LENGTH]
+    return f"mref-{digest}"
+
+
+def reference_line(ctx: CampaignContext, key: str) -> str:
+    """The small line under a public post or comment that carries :func:`reference`."""
+    return f"^(maester {reference(ctx, key)})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,7 +188,7 @@ class Pacer:
 
     @staticmethod
     def _lane(kind: str) -> str:
-        return "post" if kind in ("post", "comment") else "message"
+        return "post" if kind in ("post", "comment", "widget") else "message"
 
     def wait_needed(self, kind: str) -> float:
         """Seconds until a send of ``kind`` may go."""
@@ -328,6 +355,8 @@ def compose_group(ctx: CampaignContext, entries: Sequence[Claimed], now: datetim
     else:
         parts.append(first.body)
     tag = "\n\n" + " ".join(marker(e.key) for e in entries)
+    if first.kind in PUBLIC_KINDS:
+        tag = f"\n\n{reference_line(ctx, first.key)}" + tag
     limit = MAX_POST_BODY if first.kind == "post" else MAX_MESSAGE_BODY
     text = "".join(parts)
     if len(text) + len(tag) > limit:
@@ -392,7 +421,7 @@ def publish_once(engine: Engine, ctx: CampaignContext, gateway: RedditGateway, c
             break
         except PermanentError as exc:
             if exc.systemic:
-                halt = _halt(engine, ctx, group, worker, clock.now(), str(exc), halt)
+                halt = _halt(engine, ctx, group, worker, clock.now(), exc, halt)
                 report.halted = str(halt["reason"])
                 report.errors.append(f"{entry.key}: {exc}")
                 continue
@@ -480,6 +509,8 @@ def _deliver(ctx: CampaignContext, gateway: RedditGateway, entry: Claimed, now: 
     if entry.kind == "delete":  # taken back by `maester undo --force --delete-posts`
         gateway.delete(entry.target)  # deleting twice does nothing: no marker to look for
         return Sent(entry.target), False
+    if entry.kind == "widget":  # found by its name and overwritten: no marker either
+        return gateway.put_text_widget(entry.target, entry.body), False
     tag = marker(entry.key)
     if entry.attempts > 1:
         found = find_marker(ctx, gateway, entry, tag)
@@ -488,7 +519,9 @@ def _deliver(ctx: CampaignContext, gateway: RedditGateway, entry: Claimed, now: 
             return found, True
     body = compose_body(ctx, entry, now)
     if entry.kind == "post":
-        return submit_post(gateway, entry.title, body, entry.flair or None, image), False
+        bound = min(ctx.settings.bot.picture_attempts, ctx.settings.bot.max_attempts)
+        return submit_post(gateway, entry.title, body, entry.flair or None, image,
+                           last_try=entry.attempts >= bound), False
     if entry.kind in ("reply", "note"):
         return gateway.reply(entry.target, body, internal=entry.kind == "note"), False
     if entry.kind == "comment":
@@ -574,15 +607,14 @@ def find_marker(ctx: CampaignContext, gateway: RedditGateway, entry: Claimed, ta
                 ) -> Sent | None:
     """Where an earlier attempt already delivered this entry, if it did."""
     bot = gateway.username.lower()
-    if entry.kind == "post":
-        for post in gateway.recent_submissions():
-            if tag in post.body:
-                return Sent(post.fullname)
-        return None
-    if entry.kind == "comment":
-        for comment in gateway.recent_comments():
-            if tag in comment.body:
-                return Sent(comment.fullname)
+    if entry.kind in PUBLIC_KINDS:
+        # The hidden marker, or the visible reference where Reddit dropped the marker.
+        ref = reference(ctx, entry.key)
+        found = gateway.recent_submissions() if entry.kind == "post" \
+            else gateway.recent_comments()
+        for thing in found:
+            if tag in thing.body or ref in thing.body:
+                return Sent(thing.fullname)
         return None
     if entry.kind in ("reply", "note"):
         conversation = gateway.conversation(entry.target)
@@ -692,7 +724,8 @@ def _bury(engine: Engine, ctx: CampaignContext, entry: Claimed, worker: str, now
             what = {"post": "the public post", "reply": "the modmail reply",
                     "note": "the internal note",
                     "message": "the private message", "comment": "the comment reply",
-                    "delete": "deleting the post or comment"}
+                    "delete": "deleting the post or comment",
+                    "widget": "updating the sidebar widget"}
             title_line = f"\n\nTitle: {escape_md(entry.title, 300)}" if entry.title else ""
             journal.queue(
                 session, ctx.campaign_id, f"dead:{entry.key}"[:120], "mod",
@@ -716,52 +749,65 @@ def _release(engine: Engine, entry: Claimed, worker: str) -> None:
 
 
 def _halt(engine: Engine, ctx: CampaignContext, group: Sequence[Claimed], worker: str,
-          now: datetime, error: str, halt: dict[str, Any] | None) -> dict[str, Any]:
+          now: datetime, error: PermanentError, halt: dict[str, Any] | None
+          ) -> dict[str, Any]:
     """A refusal that would refuse everything sent the same way: keep the entries pending,
-    halt that way of delivery, tell the moderators once (per halt)."""
+    halt that lane of delivery only (posting, modmail, deleting or the sidebar widget), tell
+    the moderators once per lane."""
     entry = group[0]
-    lane = state.POSTING if entry.kind in state.POSTING else state.MODMAIL
-    blocked = sorted(set(halt.get("blocked") or ()) | set(lane)) if halt else sorted(lane)
+    what = state.lane_of(entry.kind)
+    scope = state.LANE_SCOPES[what]
+    reason = (f"the bot's login lacks the '{scope}' OAuth scope ({error})"
+              if error.insufficient_scope else str(error))
+    lanes = {**state.halted_lanes(halt), what: reason[:500]}
+    blocked = sorted({k for lane in lanes for k in state.LANES.get(lane, ())})
     since = str(halt["since"]) if halt else now.isoformat()
-    value = {"since": since, "reason": error[:500], "key": entry.key, "blocked": blocked,
-             "next_probe": (now + state.HALT_PROBE).isoformat()}
-    what = "posting" if lane is state.POSTING else "modmail"
+    value = {"since": since, "reason": reason[:500], "key": entry.key, "blocked": blocked,
+             "lanes": lanes, "next_probe": (now + state.HALT_PROBE).isoformat()}
+    if error.insufficient_scope:
+        fix = (f"Get a new permanent refresh token that includes the '{scope}' scope (the "
+               f"scopes to ask for: {' '.join(SCOPES)}; docs/setup.md, step 2), put it in "
+               "the config, run `maester check`, then `maester outbox retry`.")
+    else:
+        fix = ("Usually the subreddit in the config is wrong, or the bot lost a moderator "
+               "permission (mail for modmail, posts, flair for moderator-only flairs, config "
+               "for the sidebar widget). Fix it, run `maester check`, then `maester outbox "
+               "retry`.")
     with transaction(engine) as session:
         for member in group:
             session.execute(
                 update(Outbox).where(_mine(member, worker))
                 .values(attempts=col(Outbox.attempts) - 1, claimed_by=None,
-                        claimed_until=None, last_error=f"halted: {error}"[:2000]))
+                        claimed_until=None, last_error=f"halted: {reason}"[:2000]))
         state.write(session, ctx.campaign_id, state.HALT, value, now)
-        if halt is None or lane[0] not in (halt.get("blocked") or ()):
+        if what not in state.halted_lanes(halt):
             journal.log_event(session, ctx.campaign_id, ctx.tick_of(now), "delivery_halted",
-                              f"{what} halted: {error}"[:500], at=now,
-                              data={"key": entry.key, "target": entry.target})
+                              f"{what} halted: {reason}"[:500], at=now,
+                              data={"key": entry.key, "target": entry.target, "lane": what})
             journal.queue(
-                session, ctx.campaign_id, f"halt:{what}:{since}"[:120], "mod",
+                session, ctx.campaign_id, f"halt:{what}:{now.isoformat()}"[:120], "mod",
                 title=f"maester stopped {what}: Reddit refuses it"[:MAX_SUBJECT],
                 body=(f"Reddit refused {what} for `{entry.key}` with an answer that means "
-                      f"nothing sent this way will work: {escape_md(error, 500)}\n\n"
-                      "Nothing is lost: every post and message stays queued. Usually the "
-                      "subreddit in the config is wrong, or the bot lost a moderator "
-                      "permission (mail for modmail, posts, flair for moderator-only "
-                      "flairs). Fix it, run `maester check`, then `maester outbox retry` "
-                      "(or wait: the bot tries again every "
-                      f"{int(state.HALT_PROBE.total_seconds() // 60)} minutes)."),
+                      f"nothing sent this way will work: {escape_md(reason, 500)}\n\n"
+                      f"Only {what} stopped; the rest of the bot's work goes on. Nothing is "
+                      f"lost: every entry stays queued. {fix} (Or wait: the bot tries one "
+                      f"again every {int(state.HALT_PROBE.total_seconds() // 60)} "
+                      "minutes.)"),
                 at=now, tick=ctx.tick_of(now))
-    log.error("%s halted (entries stay queued): %s", what, error)
+    log.error("%s halted, the rest of delivery goes on (its entries stay queued): %s",
+              what, reason)
     return value
 
 
 def _unhalt(engine: Engine, ctx: CampaignContext, halt: dict[str, Any], kind: str,
             now: datetime) -> dict[str, Any] | None:
-    """A blocked kind went through: unblock its way of delivery."""
-    lane = state.POSTING if kind in state.POSTING else state.MODMAIL
-    blocked = [k for k in (halt.get("blocked") or ()) if k not in lane]
-    value = {**halt, "blocked": blocked} if blocked else None
+    """A blocked kind went through: unblock its lane of delivery."""
+    what = state.lane_of(kind)
+    lanes = {k: v for k, v in state.halted_lanes(halt).items() if k != what}
+    blocked = sorted({k for lane in lanes for k in state.LANES.get(lane, ())})
+    value = {**halt, "blocked": blocked, "lanes": lanes} if blocked else None
     state.store(engine, ctx.campaign_id, state.HALT, value, now)
-    log.info("delivery resumed: Reddit accepts %s again", "posts" if lane is state.POSTING
-             else "modmail")
+    log.info("delivery resumed: Reddit accepts %s again", what)
     return value
 
 

@@ -63,6 +63,9 @@ ROUTE_SCOPES = {
     "user.comments": "history",
     "user.submitted": "history",
     "subreddit.link_flair": "flair",
+    "widgets": "structuredstyles",
+    "widget.create": "structuredstyles",
+    "widget.modify": "structuredstyles",
 }
 
 
@@ -185,7 +188,7 @@ def _media_asset(s: RedditSandbox, viewer: str, m: re.Match[str], r: _Request) -
 
 @_route("POST", r"/api/convert_rte_body_format", "convert_rte")
 def _convert_rte(s: RedditSandbox, viewer: str, m: re.Match[str], r: _Request) -> _Response:
-    return _ok(media.to_richtext(r.form.get("markdown_text", "")))
+    return _ok(media.to_richtext(s.without_empty_links(r.form.get("markdown_text", ""))))
 
 
 @_route("POST", r"/api/comment", "comment")
@@ -253,6 +256,30 @@ def _subreddit_mods(s: RedditSandbox, viewer: str, m: re.Match[str], r: _Request
 @_route("GET", r"/r/(?P<sub>[A-Za-z0-9_]+)/api/link_flair_v2", "subreddit.link_flair")
 def _link_flair(s: RedditSandbox, viewer: str, m: re.Match[str], r: _Request) -> _Response:
     return _ok(s.api_link_flair(viewer, m["sub"]))
+
+
+_WIDGET = r"/r/(?P<sub>[A-Za-z0-9_]+)/api/widget/(?P<id>widget_[0-9a-z_-]+)"
+
+
+@_route("GET", r"/r/(?P<sub>[A-Za-z0-9_]+)/api/widgets", "widgets")
+def _widgets(s: RedditSandbox, viewer: str, m: re.Match[str], r: _Request) -> _Response:
+    return _ok(s.api_widgets(viewer, m["sub"]))
+
+
+@_route("POST", r"/r/(?P<sub>[A-Za-z0-9_]+)/api/widget", "widget.create")
+def _widget_create(s: RedditSandbox, viewer: str, m: re.Match[str], r: _Request) -> _Response:
+    return _ok(s.api_widget_create(viewer, m["sub"], r.form))
+
+
+@_route("PUT", _WIDGET, "widget.modify")
+def _widget_update(s: RedditSandbox, viewer: str, m: re.Match[str], r: _Request) -> _Response:
+    return _ok(s.api_widget_update(viewer, m["sub"], m["id"], r.form))
+
+
+@_route("DELETE", _WIDGET, "widget.modify")
+def _widget_delete(s: RedditSandbox, viewer: str, m: re.Match[str], r: _Request) -> _Response:
+    s.api_widget_delete(viewer, m["sub"], m["id"])
+    return _no_content()
 
 
 @_route("GET", r"/message/(?P<box>inbox|unread|mentions|messages|sent)", "inbox")
@@ -612,6 +639,12 @@ class RedditSandbox(SandboxWorld):
         fault = self.faults.take(request.method, request.path)
         if fault is not None:
             response = self._faulted(fault, None)
+            if fault.kind in (FaultKind.FORBIDDEN, FaultKind.SERVER_ERROR):
+                # The bucket answers in S3's words, not Reddit's JSON.
+                code = {403: "AccessDenied", 503: "SlowDown"}.get(response.status,
+                                                                  "InternalError")
+                response = _Response(response.status, media.storage_error(code),
+                                     {"Content-Type": "application/xml"})
         elif request.method == "POST" and request.path == media.UPLOAD_PATH:
             status, body = media.upload(self, request.raw,
                                         request.headers.get("content-type", ""))
