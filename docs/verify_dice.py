@@ -25,6 +25,7 @@ import hashlib
 import hmac
 import re
 import sys
+from datetime import datetime, timezone
 
 MAX_SIDES = 2**32 - 1  # a die drawn from 32-bit words; with 2**32 sides every word is thrown away
 FIELDS = ("period", "branch", "key", "orders", "rolls")
@@ -154,6 +155,10 @@ def main() -> int:
     parser.add_argument("--branch", help="the branch the key is for (public, claim:N)")
     parser.add_argument("--beacon-key", default=QUICKNET_KEY,
                         help="the drand chain's public key (hex; default: quicknet's)")
+    parser.add_argument("--beacon-genesis", type=int, default=1692803367,
+                        help="the chain's genesis, Unix seconds (default: quicknet's)")
+    parser.add_argument("--beacon-period", type=int, default=3,
+                        help="seconds between the chain's rounds (default: quicknet's, 3)")
     args = parser.parse_args()
     if not re.fullmatch(r"[0-9a-fA-F]{64}", args.secret.strip()):
         parser.error("--secret must be the 64 hexadecimal digits of a revealed dice key")
@@ -176,6 +181,17 @@ def main() -> int:
                 print(f"BAD  {text[:80]}\n     not a complete beacon line: {exc}")
                 failed = True
                 continue
+            due = re.search(r"at or after (\d{4}-\d\d-\d\d \d\d:\d\d:\d\d) UTC", raw)
+            if due and number not in beacons:  # the round must be the first at or after it
+                moment = datetime.strptime(due.group(1), "%Y-%m-%d %H:%M:%S").replace(
+                    tzinfo=timezone.utc).timestamp()
+                first = max(1, -int((args.beacon_genesis - moment) // args.beacon_period) + 1)
+                if first == number:
+                    print(f"OK   beacon round {number} is the first at or after {due.group(1)}")
+                else:
+                    print(f"FAIL beacon round {number} is not the first at or after "
+                          f"{due.group(1)} UTC: that is round {first}")
+                    failed = True
             if number not in beacons:
                 verdict = signature_ok(bytes.fromhex(args.beacon_key), number, signature)
                 if verdict is None:

@@ -27,7 +27,7 @@ import urllib.error
 import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import Engine
@@ -62,6 +62,12 @@ def round_for(ctx: CampaignContext, tick: int) -> int:
     return chain_of(ctx.settings.dice).round_at_or_after(moment)
 
 
+def due_text(ctx: CampaignContext, tick: int) -> str:
+    """The moment tick ``tick``'s round is bound to, as posts print it (UTC, to the second)."""
+    moment = ctx.tick_at(tick) + timedelta(seconds=ctx.settings.dice.beacon_margin)
+    return f"{moment.astimezone(UTC):%Y-%m-%d %H:%M:%S} UTC"
+
+
 @dataclass(frozen=True, slots=True)
 class TickBeacon:
     """What a tick's dice are bound to: ``line`` (its round, signed, or ``beacon: none``), or
@@ -70,6 +76,7 @@ class TickBeacon:
 
     line: BeaconLine | None = None
     pending: int | None = None
+    due: str = ""  # the moment the round is bound to (:func:`due_text`)
 
     @property
     def value(self) -> Beacon | None:
@@ -85,8 +92,8 @@ def tick_beacon(session: Session, ctx: CampaignContext, tick: int) -> TickBeacon
         return NO_BEACON
     row = stored(session, ctx, tick)
     if row is None:
-        return TickBeacon(pending=round_for(ctx, tick))
-    return TickBeacon(line_of(row))
+        return TickBeacon(pending=round_for(ctx, tick), due=due_text(ctx, tick))
+    return TickBeacon(line_of(row), due=due_text(ctx, tick))
 
 
 def stored(session: Session, ctx: CampaignContext, tick: int) -> BeaconRound | None:

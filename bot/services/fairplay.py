@@ -74,10 +74,11 @@ def beacon_text(tick_beacon: TickBeacon) -> str:
                 "so these dice will change when it is.")
     if line is None:
         return ""
+    due = f" (drand's first round at or after {tick_beacon.due})" if tick_beacon.due else ""
     if line.bound:
-        return f"`{line}`"
-    return (f"`{line}`: the beacon round could not be had in time, so these dice come from "
-            "the commit-reveal dice alone.")
+        return f"`{line}`{due}"
+    return (f"`{line}`{due}: the beacon round could not be had in time, so these dice come "
+            "from the commit-reveal dice alone.")
 
 
 def with_beacon(body: str, tick_beacon: TickBeacon) -> str:
@@ -273,14 +274,40 @@ def verify_line(ctx: CampaignContext, line: DiceLine, secret_hex: str | None = N
 def recorded_line(session: Session, ctx: CampaignContext, line: DiceLine) -> DiceLine | None:
     """The campaign's own dice line of the event ``line`` names (same period, branch, key and
     orders), or None when it recorded no such event."""
+    found = recorded_event(session, ctx, line)
+    return found[1] if found is not None else None
+
+
+def recorded_event(session: Session, ctx: CampaignContext, line: DiceLine
+                   ) -> tuple[Event, DiceLine] | None:
+    """The campaign's own event ``line`` names and its recorded dice line."""
     for event in _events_of(session, ctx, line.event.period):
         try:
             stored = DiceLine.parse(str(event.data_json[DICE_KEY]))
         except ValueError:
             continue
-        if stored.event == line.event and stored.beacon_round == line.beacon_round:
-            return stored
+        if stored.event == line.event:
+            return event, stored
     return None
+
+
+def round_problems(ctx: CampaignContext, line: DiceLine, recorded: DiceLine | None,
+                   tick: int | None) -> list[str]:
+    """What is wrong with the beacon round a printed line names, against the campaign's record
+    of its event (recorded at ``tick``): another round than the record's, or not the first
+    round at or after the tick's moment plus the margin (empty: none)."""
+    problems = []
+    if recorded is not None and recorded.beacon_round != line.beacon_round:
+        problems.append(f"the campaign's record binds this event to beacon round "
+                        f"{recorded.beacon_round or 'none'}, this line to "
+                        f"{line.beacon_round or 'none'}")
+    if tick is not None and line.beacon_round is not None:
+        expected = beacon.round_for(ctx, tick)
+        if line.beacon_round != expected:
+            problems.append(f"beacon round {line.beacon_round} is not its tick's: a tick is "
+                            f"bound to the first round at or after "
+                            f"{beacon.due_text(ctx, tick)}, round {expected}")
+    return problems
 
 
 def lines_in(text: str) -> list[DiceLine]:
@@ -304,8 +331,13 @@ def check_lines(session: Session, ctx: CampaignContext, lines: Sequence[DiceLine
     out: list[str] = []
     fair = True
     for line in lines:
-        recorded = recorded_line(session, ctx, line)
+        found = recorded_event(session, ctx, line)
+        recorded = found[1] if found is not None else None
         verdict = verify_line(ctx, line, secret_hex, recorded=recorded, beacons=beacons)
+        wrong_round = round_problems(ctx, line, recorded,
+                                     found[0].tick if found is not None else None)
+        if wrong_round:
+            verdict = Verdict(line, (*verdict.problems, *wrong_round), verdict.commitment_ok)
         bound = (f" | beacon round {line.beacon_round} (signature checked)"
                  if line.beacon_round is not None and verdict.fair else "")
         out.append(f"{'OK  ' if verdict.fair else 'FAIL'} {line.event}{bound}")

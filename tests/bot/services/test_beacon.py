@@ -16,6 +16,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -28,7 +29,7 @@ from bot.sandbox.beacon import LocalBeacon
 from bot.services import beacon, fairplay
 from bot.services.preview import preview
 from rules.beacon import BeaconLine, beacon_lines
-from rules.fairdice import DiceLine
+from rules.fairdice import DiceLine, branch_secret, replay
 from tests.bot.catalogue_world import START, World, roster
 
 GENESIS = int(START.timestamp()) - 3 * 1000  # round 1001 is published at START
@@ -238,11 +239,16 @@ def test_the_players_verifier_checks_the_round_and_works_without_the_bls_library
     key = KEY.search(reveal.body).group(1)  # type: ignore[union-attr]
     # The reveal lists the round the battle is bound to.
     assert line.beacon_round in beacon_lines(reveal.body)
+    chain = ("--beacon-key", local_beacon.public_key, "--beacon-genesis", str(GENESIS),
+             "--beacon-period", "3")
     for text in (post.body, reveal.body):
-        result = _verify(text, "--key", key, "--beacon-key", local_beacon.public_key)
+        result = _verify(text, "--key", key, *chain)
         assert result.returncode == 0, result.stdout
         assert f"OK   beacon round {line.beacon_round}: the chain's signature" in result.stdout
         assert f"OK   {line.event.key}" in result.stdout
+    # The battle post says which moment its round is bound to, and the verifier checks it.
+    assert f"OK   beacon round {line.beacon_round} is the first at or after" in _verify(
+        post.body, "--key", key, *chain).stdout
     # Under another chain's key the round fails by name.
     result = _verify(post.body, "--key", key)  # quicknet's key: not this beacon's
     assert result.returncode == 1 and f"FAIL beacon round {line.beacon_round}" in result.stdout
@@ -251,7 +257,7 @@ def test_the_players_verifier_checks_the_round_and_works_without_the_bls_library
     blocker.mkdir(parents=True)
     (blocker / "__init__.py").write_text("raise ImportError('py-ecc is not installed')\n")
     env = {**os.environ, "PYTHONPATH": str(blocker.parent)}
-    result = _verify(post.body, "--key", key, env=env)
+    result = _verify(post.body, "--key", key, *chain[2:], env=env)
     assert result.returncode == 0, result.stdout
     assert "signature not checked (install py-ecc" in result.stdout
     assert f"OK   {line.event.key}" in result.stdout
@@ -260,10 +266,30 @@ def test_the_players_verifier_checks_the_round_and_works_without_the_bls_library
     printed = beacon_lines(post.body)[line.beacon_round]
     forged = post.body.replace(printed.signature.hex(), other.hex()).replace(
         hashlib.sha256(printed.signature).hexdigest(), hashlib.sha256(other).hexdigest())
-    result = _verify(forged, "--key", key, "--beacon-key", local_beacon.public_key)
+    result = _verify(forged, "--key", key, *chain)
     assert result.returncode == 1
     assert f"FAIL beacon round {line.beacon_round}" in result.stdout
     assert f"FAIL {line.event.key}" in result.stdout
+    # A post bound to a later round than its tick's (its dice redrawn with it, as a moderator
+    # choosing among rounds would) fails on the round, in both verifiers.
+    later = _rebound(post.body, line, local_beacon, key)
+    result = _verify(later, "--key", key, *chain)
+    assert result.returncode == 1 and "is not the first at or after" in result.stdout, \
+        result.stdout
+    assert f"OK   {line.event.key}" in result.stdout  # its dice agree with the round it names
+
+
+def _rebound(body: str, line: DiceLine, local: LocalBeacon, key: str) -> str:
+    """``body`` with its dice line bound to the next round, dice and beacon line redrawn."""
+    assert line.beacon_round is not None
+    printed = beacon_lines(body)[line.beacon_round]
+    moved = BeaconLine(printed.chain, printed.round + 1, local.signature(printed.round + 1))
+    assert moved.value is not None
+    event = replace(line.event, beacon=moved.value)
+    redrawn = replay(bytes.fromhex(key), event.key, event.entropy,
+                     [s for s, _ in line.rolls], moved.value)
+    new_line = DiceLine(event, tuple(zip([s for s, _ in line.rolls], redrawn, strict=True)))
+    return body.replace(str(line), str(new_line)).replace(str(printed), str(moved))
 
 
 def test_maester_verify_checks_the_round_of_an_event_and_of_a_pasted_post(
@@ -298,6 +324,12 @@ def test_maester_verify_checks_the_round_of_an_event_and_of_a_pasted_post(
         hashlib.sha256(printed.signature).hexdigest(), hashlib.sha256(other).hexdigest())
     bad = runner.invoke(app, ["verify", "-", "--config", str(config)], input=forged)
     assert bad.exit_code == 1 and "not the chain's" in bad.output, bad.output
+    # A post bound to another round than its tick's, dice redrawn to agree, fails on the round.
+    key = branch_secret("beacon-dice", line.event.period, line.event.branch).hex()
+    later = _rebound(post.body, line, local_beacon, key)
+    moved = runner.invoke(app, ["verify", "-", "--config", str(config)], input=later)
+    assert moved.exit_code == 1, moved.output
+    assert "is not its tick's" in moved.output and "record binds this event" in moved.output
 
 
 def test_a_rolled_back_battle_fought_again_rolls_the_same_bound_dice(
