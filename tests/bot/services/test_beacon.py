@@ -139,6 +139,10 @@ def test_the_preview_fetches_nothing_and_says_the_dice_will_change(
         rows = session.exec(select(BeaconRound).order_by(col(BeaconRound.tick))).all()
     assert rows and all(r.signature for r in rows)
     assert all(fairplay.lines_in(p.body)[0].beacon_round for p in _battle_posts(w))
+    # A catch-up of many ticks at once (as after downtime: their rounds are in the past)
+    # binds each tick to its own moment's round, fetched by number.
+    assert len(rows) > 5 and all(r.round == beacon.round_for(w.ctx, r.tick) for r in rows)
+    assert len({r.round for r in rows}) == len(rows)
 
 
 def test_an_unreachable_beacon_leaves_commit_reveal_dice_and_says_so(tmp_path: Path) -> None:
