@@ -5,8 +5,8 @@ so that a replayed tick rolls the same dice (issue #29, docs/dice.md): one row p
 tick), with the round's signature (its randomness is the signature's SHA-256) or, when the
 round could not be had in time, the reason.
 
-Revision ID: 0010
-Revises: 0009
+Revision ID: 0011
+Revises: 0010
 Create Date: 2026-11-27 23:00:00
 """
 
@@ -18,8 +18,8 @@ import sqlalchemy as sa
 import sqlmodel.sql.sqltypes
 from alembic import op
 
-revision: str = "0010"
-down_revision: str | Sequence[str] | None = "0009"
+revision: str = "0011"
+down_revision: str | Sequence[str] | None = "0010"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
