@@ -20,6 +20,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from rules.beacon import QUICKNET_GENESIS, QUICKNET_HASH, QUICKNET_PERIOD, QUICKNET_PUBLIC_KEY
 from rules.campaign import config as rc
 from rules.campaign.characters import read_fate_settings
 from rules.campaign.inputs import MAX_GOLD, MAX_TROOPS
@@ -147,6 +148,25 @@ class DiceSettings(_Section):
     publish: bool = True
     title: str = "[Dice] Period {period}: commitments and reveal"
     flair: str = ""
+    #: A public randomness beacon mixed into every event's seed (docs/dice.md): "drand", or ""
+    #: for commit-reveal alone. Each tick is bound to the first round at or after its moment
+    #: plus ``beacon_margin`` seconds; the chain is pinned by hash, public key, genesis, period.
+    beacon: str = Field(default="", pattern=r"^(drand)?$")
+    beacon_url: str = Field(default="https://api.drand.sh", max_length=300,
+                            pattern=r"^https?://[^\s]+$")
+    beacon_chain: str = Field(default=QUICKNET_HASH, pattern=r"^[0-9a-f]{64}$")
+    beacon_public_key: str = Field(default=QUICKNET_PUBLIC_KEY, pattern=r"^[0-9a-f]{192}$")
+    beacon_genesis: int = Field(default=QUICKNET_GENESIS, ge=0)
+    beacon_period: int = Field(default=QUICKNET_PERIOD, ge=1, le=3600)
+    #: seconds after a tick's moment: the tick's orders are final at its moment (by Reddit's
+    #: clock); the margin covers the clocks' drift between Reddit, the bot and the beacon
+    beacon_margin: int = Field(default=10, ge=0, le=3600)
+    #: the longest a catch-up waits for the beacon, in seconds, in all: then the dice of the
+    #: ticks it could not bind come from commit-reveal alone, and their posts say so
+    beacon_timeout: float = Field(default=15.0, gt=0, le=300)
+    #: where players read docs/dice.md's steps, linked from every post with dice when the
+    #: campaign's web pages have no public address ("": the steps are named in words)
+    verify_url: str = Field(default="", max_length=300, pattern=r"^(https?://[^\s]*)?$")
 
 
 APPROVABLE = ("adjust", "undo", "rollback", "map update", "skills grant", "army remove",
