@@ -95,6 +95,10 @@ class BotSettings(_Section):
     forward_subject: str = Field(default="Orders from u/", max_length=100)
     orders_flair: str = Field(default="Orders", max_length=64)
     orders_title_tag: str = Field(default="[Orders]", max_length=64)
+    # the orders rule also removes the posts (`action: remove`, to keep orders secret): the
+    # bot then needs the moderator permission 'posts' to read them (`maester check` fails
+    # without it)
+    orders_posts_removed: bool = False
 
 
 class CalendarSettings(_Section):

@@ -113,6 +113,7 @@ def run_checks(settings: Settings, gateway: CheckedGateway) -> list[Check]:
         return checks
     permissions = _permissions(gateway, bot)
     checks.append(_permission_check(bot, sub, permissions))
+    checks.append(_removed_orders_check(settings, bot, sub, permissions))
     checks.extend(_flair_checks(settings, gateway, bot, permissions))
     try:
         count = gateway.modmail_page()
@@ -193,6 +194,24 @@ def _permission_check(bot: str, sub: str, permissions: list[str]) -> Check:
         "; without 'Manage Posts and Comments' it cannot read forwarded posts that "
         "AutoModerator removed")
     return Check("permissions", True, f"u/{bot} has {shown}{note}")
+
+
+def _removed_orders_check(settings: Settings, bot: str, sub: str,
+                          permissions: list[str]) -> Check:
+    """Order posts that AutoModerator removes read ``[removed]`` to a moderator without
+    the ``posts`` permission: with ``[bot] orders_posts_removed`` that is an error."""
+    if not settings.bot.orders_posts_removed:
+        return Check("removed order posts", True, "the orders rule does not remove posts "
+                     "([bot] orders_posts_removed = false)", fatal=False)
+    if _has(permissions, "posts"):
+        return Check("removed order posts", True, f"u/{bot} can read the order posts "
+                     "AutoModerator removes ('Manage Posts and Comments')")
+    return Check("removed order posts", False,
+                 f"AutoModerator removes order posts and u/{bot} lacks 'Manage Posts and "
+                 "Comments': every forwarded order post would read [removed] to it",
+                 f"give u/{bot} 'Manage Posts and Comments' on r/{sub} (Mod Tools > "
+                 "Moderators), or stop removing order posts and set [bot] "
+                 "orders_posts_removed = false")
 
 
 def _flair_checks(settings: Settings, gateway: CheckedGateway, bot: str,
