@@ -78,6 +78,9 @@ class BotSettings(_Section):
     #: lease 500) is tried again with the outbox's back-off this many attempts in all
     #: (at most max_attempts); then the post goes out as text with a note.
     picture_attempts: int = Field(default=4, ge=1, le=100)
+    #: A claim's dispatch conversation takes the bot's private news for this many real days;
+    #: then the next note starts a new one (named after its in-game month).
+    dispatch_days: float = Field(default=7, gt=0, le=366)
     archive_answered: bool = False
     lease_seconds: int = Field(default=180, ge=30, le=3600)
     # A clock jump or an --until further than this is not caught up without a moderator.

@@ -27,8 +27,10 @@ tried again every :data:`~bot.reddit.state.HALT_PROBE` (or at once after
 moderators are told once (see :mod:`bot.reddit.state`).
 
 Private news to a claim (``message`` entries with a claim) goes into the claim's **dispatch
-conversation**, which the bot keeps replying into: a new one is started at most once per
-in-game month, and every note a tick queued for the claim is gathered into one message.
+conversation**, which the bot keeps replying into for ``[bot] dispatch_days`` of real time
+(a week), named after the in-game month it started in; every note a tick queued for the
+claim is gathered into one message. Before starting a new one the bot looks for a live one
+it already wrote in (a "create" whose answer was lost), so a claim never gets two at once.
 This is done here, at delivery, so the tick only queues notes.
 
 Pacing: posts are spaced ``[bot] post_spacing_seconds`` apart, messages and replies
@@ -529,12 +531,6 @@ def _deliver(ctx: CampaignContext, gateway: RedditGateway, entry: Claimed, now: 
     return gateway.start_conversation(recipient, subject, body), False
 
 
-def dispatch_month(ctx: CampaignContext, entry: Claimed, now: datetime) -> int:
-    """The in-game month a note belongs to (its tick's, or now's)."""
-    moment = ctx.tick_at(entry.tick) if entry.tick > 0 else now
-    return calendar.month_number(moment, ctx.rules)
-
-
 def dispatch_subject(engine: Engine, ctx: CampaignContext, entry: Claimed, now: datetime
                      ) -> str:
     """The subject of a claim's dispatch conversation for the note's in-game month."""
@@ -551,11 +547,10 @@ def _deliver_dispatch(engine: Engine, ctx: CampaignContext, gateway: RedditGatew
                       ) -> list[tuple[Sent | None, bool]]:
     first = group[0]
     name = f"{state.DISPATCH_PREFIX}{first.claim_id}"
-    month = dispatch_month(ctx, first, now)
     known = state.load(engine, ctx.campaign_id, name)
     conversation_id = ""
-    if known and known.get("month") == month \
-            and str(known.get("recipient", "")).lower() == first.target.lower():
+    if known and str(known.get("recipient", "")).lower() == first.target.lower() \
+            and _alive(ctx, known.get("started"), now):
         conversation_id = str(known["conversation"])
     subject = dispatch_subject(engine, ctx, first, now)
     if any(member.attempts > 1 for member in group):
@@ -564,8 +559,19 @@ def _deliver_dispatch(engine: Engine, ctx: CampaignContext, gateway: RedditGatew
             found = [m for m in copy.messages if marker(first.key) in m.body]
             if found:
                 log.info("dispatch %s was already on Reddit as %s", first.key, found[0].id)
+                if copy.id != conversation_id:  # a lost "create": keep replying into it
+                    _keep_dispatch(engine, ctx, name, copy, first.target, now)
                 return [(Sent(found[0].id, copy), True) if marker(member.key) in found[0].body
                         else (None, False) for member in group]
+    if not conversation_id:
+        # A conversation a lost "create" answer left (or another process started) is
+        # found before a second one is started for the same claim.
+        existing = _existing_dispatch(ctx, gateway, first.target, subject, now,
+                                      exclude=str(known.get("conversation", "")) if known
+                                      else "")
+        if existing is not None:
+            conversation_id = existing.id
+            _keep_dispatch(engine, ctx, name, existing, first.target, now)
     body = compose_group(ctx, group, now)
     sent: Sent | None = None
     if conversation_id:
@@ -580,9 +586,66 @@ def _deliver_dispatch(engine: Engine, ctx: CampaignContext, gateway: RedditGatew
         sent = gateway.start_conversation(first.target, subject, body)
         assert sent.conversation is not None
         state.store(engine, ctx.campaign_id, name,
-                    {"conversation": sent.conversation.id, "month": month,
-                     "recipient": first.target}, now)
+                    {"conversation": sent.conversation.id, "recipient": first.target,
+                     "started": now.isoformat()}, now)
     return [(sent, False) for _ in group]
+
+
+def _alive(ctx: CampaignContext, started: object, now: datetime) -> bool:
+    """Whether a dispatch conversation started at ``started`` still takes news
+    (``[bot] dispatch_days`` of real time)."""
+    try:
+        moment = datetime.fromisoformat(str(started))
+    except ValueError:
+        return False  # a conversation recorded before dispatches had a lifetime
+    if moment.tzinfo is None:
+        return False
+    return now - moment < timedelta(days=ctx.settings.bot.dispatch_days)
+
+
+def _keep_dispatch(engine: Engine, ctx: CampaignContext, name: str, conversation: Conversation,
+                   recipient: str, now: datetime) -> None:
+    """Record an existing dispatch conversation as the claim's (from its first message)."""
+    started = _first_date(conversation) or now
+    state.store(engine, ctx.campaign_id, name,
+                {"conversation": conversation.id, "recipient": recipient,
+                 "started": started.isoformat()}, now)
+
+
+def _first_date(conversation: Conversation) -> datetime | None:
+    for message in conversation.messages:
+        try:
+            moment = datetime.fromisoformat(message.date)
+        except ValueError:
+            continue
+        return moment if moment.tzinfo is not None else None
+    return None
+
+
+def _existing_dispatch(ctx: CampaignContext, gateway: RedditGateway, recipient: str,
+                       subject: str, now: datetime, *, exclude: str) -> Conversation | None:
+    """A live dispatch conversation with this subject to ``recipient`` that the bot wrote
+    in (any outbox marker), other than ``exclude``; None if there is none. Mod Discussions
+    count (a dispatch to a player who moderates the subreddit becomes one)."""
+    bot = gateway.username.lower()
+    for folder in ("all", "mod", "archived"):
+        for seen, summary in enumerate(gateway.conversations(folder)):
+            if seen >= 100:
+                break
+            if summary.subject != subject or summary.id == exclude:
+                continue
+            if summary.participant is not None and \
+                    summary.participant.lower() != recipient.lower():
+                continue
+            if summary.participant is None and not summary.is_internal:
+                continue
+            full = summary if summary.complete else gateway.conversation(summary.id)
+            if not any(m.author.lower() == bot and "[](#maester:" in m.body
+                       for m in full.messages):
+                continue
+            if _alive(ctx, (_first_date(full) or now).isoformat(), now):
+                return full
+    return None
 
 
 def _find_dispatch(ctx: CampaignContext, gateway: RedditGateway, entry: Claimed,
@@ -593,7 +656,8 @@ def _find_dispatch(ctx: CampaignContext, gateway: RedditGateway, entry: Claimed,
     if conversation_id:
         full = gateway.conversation(conversation_id)
         return full if _has_tag(full, tag, bot) else None
-    return _find_conversation(gateway, ("all", "archived"), subject, entry.target, tag, bot)
+    return _find_conversation(gateway, ("all", "mod", "archived"), subject, entry.target,
+                              tag, bot)
 
 
 def _moderator_recipient(ctx: CampaignContext) -> str:
@@ -637,9 +701,9 @@ def _find_conversation(gateway: RedditGateway, folders: Sequence[str], subject: 
                 break
             if summary.subject != subject:
                 continue
-            if participant is not None and (summary.participant or "").lower() \
-                    != participant.lower():
-                continue
+            if participant is not None and summary.participant is not None \
+                    and summary.participant.lower() != participant.lower():
+                continue  # (a Mod Discussion has no participant: the tag decides)
             full = summary if summary.complete else gateway.conversation(summary.id)
             if _has_tag(full, tag, bot):
                 return full
