@@ -81,6 +81,9 @@ class BotSettings(_Section):
     #: A claim's dispatch conversation takes the bot's private news for this many real days;
     #: then the next note starts a new one (named after its in-game month).
     dispatch_days: float = Field(default=7, gt=0, le=366)
+    #: The file where every process of the bot's account on this machine counts its sends
+    #: for pacing ("": ~/.cache/maester/pace-<account>.json).
+    pace_file: str = Field(default="", max_length=500)
     archive_answered: bool = False
     lease_seconds: int = Field(default=180, ge=30, le=3600)
     # A clock jump or an --until further than this is not caught up without a moderator.

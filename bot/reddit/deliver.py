@@ -34,9 +34,9 @@ it already wrote in (a "create" whose answer was lost), so a claim never gets tw
 This is done here, at delivery, so the tick only queues notes.
 
 Pacing: posts are spaced ``[bot] post_spacing_seconds`` apart, messages and replies
-``message_spacing_seconds``, and at most ``sends_per_minute`` go out in any minute
-(:class:`Pacer`); a round that would have to wait longer than :data:`MAX_PACE_WAIT` ends
-and the next round goes on.
+``message_spacing_seconds``, and at most ``sends_per_minute`` go out in any minute, counted
+for the bot's account across every process on the machine (:mod:`bot.reddit.pacing`); a
+round that would have to wait longer than ``MAX_PACE_WAIT`` ends and the next round goes on.
 
 Late entries (more than one tick old, e.g. after downtime) start with a line saying so and
 naming the in-game time they belong to.
@@ -49,10 +49,7 @@ import logging
 import os
 import re
 import socket
-import threading
-import time
-from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -79,6 +76,7 @@ from bot.reddit.gateway import (
 from bot.reddit.intake import note_reply
 from bot.reddit.lease import LeaseLost
 from bot.reddit.media import post_image, submit_post  # map pictures
+from bot.reddit.pacing import Pacer
 from bot.services import journal
 from bot.services.world import CampaignContext
 from bot.text import escape_md
@@ -92,8 +90,6 @@ MAX_SUBJECT = 100
 BACKOFF_BASE = timedelta(seconds=30)
 BACKOFF_CAP = timedelta(hours=1)
 KINDS = ("post", "reply", "note", "message", "mod", "comment", "delete")
-#: The longest a round sleeps for pacing before it ends and leaves the rest to the next one.
-MAX_PACE_WAIT = 10.0
 DISPATCH_SUBJECT = "Dispatches for {claim}: {month}"
 _KEY_UNSAFE = re.compile(r"[^A-Za-z0-9:_.\-]")
 REFERENCE_LENGTH = 12
@@ -165,62 +161,10 @@ class DeliverReport:
     paced_seconds: float = 0.0
 
 
-class Pacer:
-    """Spaces sends out: ``post_spacing`` seconds between posts, ``message_spacing`` between
-    messages and replies, at most ``per_minute`` sends in any 60 s. Monotonic time; one
-    pacer lives as long as the process (the runner's rounds share it)."""
-
-    def __init__(self, post_spacing: float, message_spacing: float, per_minute: int, *,
-                 monotonic: Callable[[], float] = time.monotonic,
-                 sleep: Callable[[float], None] = time.sleep) -> None:
-        self.post_spacing = post_spacing
-        self.message_spacing = message_spacing
-        self.per_minute = per_minute
-        self._monotonic = monotonic
-        self._sleep = sleep
-        self._last: dict[str, float] = {}
-        self._sent: deque[float] = deque()
-        self._lock = threading.Lock()
-
-    @classmethod
-    def from_settings(cls, ctx: CampaignContext) -> Pacer:
-        bot = ctx.settings.bot
-        return cls(bot.post_spacing_seconds, bot.message_spacing_seconds,
-                   bot.sends_per_minute)
-
-    @staticmethod
-    def _lane(kind: str) -> str:
-        return "post" if kind in ("post", "comment") else "message"
-
-    def wait_needed(self, kind: str) -> float:
-        """Seconds until a send of ``kind`` may go."""
-        with self._lock:
-            now = self._monotonic()
-            while self._sent and self._sent[0] <= now - 60.0:
-                self._sent.popleft()
-            lane = self._lane(kind)
-            spacing = self.post_spacing if lane == "post" else self.message_spacing
-            wait = max(0.0, self._last.get(lane, -1e18) + spacing - now)
-            if self.per_minute and len(self._sent) >= self.per_minute:
-                wait = max(wait, self._sent[0] + 60.0 - now)
-            return wait
-
-    def sent(self, kind: str) -> None:
-        """Record a send of ``kind`` now."""
-        with self._lock:
-            now = self._monotonic()
-            self._last[self._lane(kind)] = now
-            self._sent.append(now)
-
-    def pace(self, kind: str, max_wait: float = MAX_PACE_WAIT) -> float | None:
-        """Sleep until a send of ``kind`` may go; None (no sleep) if that is beyond
-        ``max_wait``. Returns the seconds slept."""
-        wait = self.wait_needed(kind)
-        if wait > max_wait:
-            return None
-        if wait > 0:
-            self._sleep(wait)
-        return wait
+def pacer_for(ctx: CampaignContext) -> Pacer:
+    """The pacer of ``[bot]``'s settings, shared by every process of the bot's account on
+    this machine (see :mod:`bot.reddit.pacing`)."""
+    return Pacer.shared(ctx.settings)
 
 
 def claim_seconds(ctx: CampaignContext) -> timedelta:
@@ -379,7 +323,7 @@ def publish_once(engine: Engine, ctx: CampaignContext, gateway: RedditGateway, c
     """
     worker = worker_id or default_worker_id()
     report = DeliverReport()
-    pacer = pacer or Pacer.from_settings(ctx)
+    pacer = pacer or pacer_for(ctx)
     start = clock.now()
     blocked_until = state.auth_wait(engine, ctx.campaign_id, start)
     if blocked_until is not None:
