@@ -89,7 +89,7 @@ MAX_MESSAGE_BODY = 10_000
 MAX_SUBJECT = 100
 BACKOFF_BASE = timedelta(seconds=30)
 BACKOFF_CAP = timedelta(hours=1)
-KINDS = ("post", "reply", "note", "message", "mod", "comment", "delete")
+KINDS = ("post", "reply", "note", "message", "mod", "comment", "delete", "widget")
 DISPATCH_SUBJECT = "Dispatches for {claim}: {month}"
 _KEY_UNSAFE = re.compile(r"[^A-Za-z0-9:_.\-]")
 REFERENCE_LENGTH = 12
@@ -455,6 +455,8 @@ def _deliver(ctx: CampaignContext, gateway: RedditGateway, entry: Claimed, now: 
     if entry.kind == "delete":  # taken back by `maester undo --force --delete-posts`
         gateway.delete(entry.target)  # deleting twice does nothing: no marker to look for
         return Sent(entry.target), False
+    if entry.kind == "widget":  # found by its name and overwritten: no marker either
+        return gateway.put_text_widget(entry.target, entry.body), False
     tag = marker(entry.key)
     if entry.attempts > 1:
         found = find_marker(ctx, gateway, entry, tag)
@@ -730,7 +732,8 @@ def _bury(engine: Engine, ctx: CampaignContext, entry: Claimed, worker: str, now
             what = {"post": "the public post", "reply": "the modmail reply",
                     "note": "the internal note",
                     "message": "the private message", "comment": "the comment reply",
-                    "delete": "deleting the post or comment"}
+                    "delete": "deleting the post or comment",
+                    "widget": "updating the sidebar widget"}
             title_line = f"\n\nTitle: {escape_md(entry.title, 300)}" if entry.title else ""
             journal.queue(
                 session, ctx.campaign_id, f"dead:{entry.key}"[:120], "mod",
@@ -757,8 +760,8 @@ def _halt(engine: Engine, ctx: CampaignContext, group: Sequence[Claimed], worker
           now: datetime, error: PermanentError, halt: dict[str, Any] | None
           ) -> dict[str, Any]:
     """A refusal that would refuse everything sent the same way: keep the entries pending,
-    halt that lane of delivery only (posting, modmail or deleting), tell the moderators
-    once per lane."""
+    halt that lane of delivery only (posting, modmail, deleting or the sidebar widget), tell
+    the moderators once per lane."""
     entry = group[0]
     what = state.lane_of(entry.kind)
     scope = state.LANE_SCOPES[what]
@@ -775,8 +778,9 @@ def _halt(engine: Engine, ctx: CampaignContext, group: Sequence[Claimed], worker
                "the config, run `maester check`, then `maester outbox retry`.")
     else:
         fix = ("Usually the subreddit in the config is wrong, or the bot lost a moderator "
-               "permission (mail for modmail, posts, flair for moderator-only flairs). Fix "
-               "it, run `maester check`, then `maester outbox retry`.")
+               "permission (mail for modmail, posts, flair for moderator-only flairs, config "
+               "for the sidebar widget). Fix it, run `maester check`, then `maester outbox "
+               "retry`.")
     with transaction(engine) as session:
         for member in group:
             session.execute(

@@ -75,7 +75,10 @@ SCOPE_USES = {
     "privatemessages": "the inbox of mentions (only with [bot] comment_commands)",
     "flair": "the link flair list (only with [posts] *_flair)",
     "edit": "deleting the bot's own posts (maester undo --force --delete-posts)",
+    "structuredstyles": "the sidebar widget (only with [posts] sidebar_widget)",
 }
+#: A new sidebar text area's colours: empty takes the subreddit's theme.
+WIDGET_STYLES = {"backgroundColor": "", "headerColor": ""}
 SCOPES = tuple(SCOPE_USES)
 #: Reddit's user agent rule: ``<platform>:<app ID>:<version> (by /u/<username>)``.
 USER_AGENT_FORMAT = re.compile(
@@ -310,6 +313,12 @@ class RedditGateway(Protocol):
     def delete(self, fullname: str) -> None:
         """Delete the bot's own post (``t3_``) or comment (``t1_``); deleting one that is
         already gone does nothing."""
+        ...
+
+    def put_text_widget(self, name: str, text: str) -> Sent:
+        """Make the sidebar's text area widget called ``name`` show ``text``: the first one
+        of that name is updated (never a second added), else one is added at the end;
+        ``Sent.reddit_id`` is the widget's id."""
         ...
 
 
@@ -937,6 +946,23 @@ class PrawGateway:
         thing = self.reddit.submission(thing_id) if kind == "t3" else \
             self.reddit.comment(thing_id)
         self._call(thing.delete)
+
+    def put_text_widget(self, name: str, text: str) -> Sent:
+        """See :meth:`RedditGateway.put_text_widget` (PRAW's ``subreddit.widgets``: one read
+        of the widgets, then ``widget.mod.update`` or ``widgets.mod.add_text_area``)."""
+
+        def put() -> str:
+            widgets = self.reddit.subreddit(self.subreddit).widgets
+            for widget in widgets.sidebar:
+                if getattr(widget, "kind", "") == "textarea" \
+                        and str(getattr(widget, "shortName", "")) == name:
+                    if getattr(widget, "text", None) != text:
+                        widget.mod.update(text=text)
+                    return str(widget.id)
+            return str(widgets.mod.add_text_area(short_name=name[:30], text=text,
+                                                 styles=dict(WIDGET_STYLES)).id)
+
+        return Sent(self._call(put))
 
 
 def user_agent_problem(agent: str) -> str | None:

@@ -35,8 +35,9 @@ _UNSAFE = re.compile(r"[^a-z0-9_-]")
 
 
 def lane(kind: str) -> str:
-    """``post`` for posts and comments, ``message`` for every modmail kind."""
-    return "post" if kind in ("post", "comment") else "message"
+    """``post`` for posts, comments and the sidebar widget, ``message`` for every modmail
+    kind."""
+    return "post" if kind in ("post", "comment", "widget") else "message"
 
 
 def wait_for(kind: str, now: float, last: dict[str, float], sent: Iterable[float], *,

@@ -141,7 +141,8 @@ def needed_scopes(settings: Settings) -> list[str]:
                   posts.scatter_flair, posts.realm_flair))
     return [s for s in SCOPES
             if not (s == "privatemessages" and not settings.bot.comment_commands)
-            and not (s == "flair" and not flairs)]
+            and not (s == "flair" and not flairs)
+            and not (s == "structuredstyles" and not posts.sidebar_widget)]
 
 
 #: Scopes whose lack stops only a rare command, not the bot: a warning, not a failure.

@@ -182,14 +182,18 @@ HALT_PROBE = timedelta(minutes=30)
 POSTING = ("post", "comment")
 MODMAIL = ("reply", "note", "message", "mod")
 DELETING = ("delete",)
-LANES = {"posting": POSTING, "modmail": MODMAIL, "deleting": DELETING}
+#: The sidebar widget has a scope and a moderator permission of its own ("Manage Settings").
+WIDGETS = ("widget",)
+LANES = {"posting": POSTING, "modmail": MODMAIL, "deleting": DELETING,
+         "the sidebar widget": WIDGETS}
 #: The OAuth scope each lane's calls need (see :data:`bot.reddit.gateway.SCOPE_USES`).
 LANE_SCOPES = {"posting": "submit", "modmail": "modmail", "deleting": "edit",
-               "mentions": "privatemessages"}
+               "the sidebar widget": "structuredstyles", "mentions": "privatemessages"}
 
 
 def lane_of(kind: str) -> str:
-    """The lane (``posting``, ``modmail``, ``deleting``) an outbox kind is delivered by."""
+    """The lane (``posting``, ``modmail``, ``deleting``, ``the sidebar widget``) an outbox kind
+    is delivered by."""
     return next((lane for lane, kinds in LANES.items() if kind in kinds), "modmail")
 
 

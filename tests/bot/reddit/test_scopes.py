@@ -58,7 +58,7 @@ def test_every_scope_a_call_needs_is_asked_for() -> None:
             "modmail.reply", "modmail.state", "modmail.unread_count", "submit",
             "media.asset", "convert_rte", "comment", "del", "inbox", "read_message", "info",
             "subreddit.about", "subreddit.moderators", "user.comments", "user.submitted",
-            "subreddit.link_flair"}
+            "subreddit.link_flair", "widgets", "widget.create", "widget.modify"}
     assert {ROUTE_SCOPES[route] for route in used} == set(SCOPES)
     assert "edit" in SCOPES and all(SCOPE_USES[s] for s in SCOPES)
 
@@ -78,6 +78,8 @@ def test_a_token_with_exactly_the_scopes_does_every_call(bot: Harness) -> None:
     assert list(gateway.conversations("archived")) and gateway.unread_counts() is not None
     gateway.mark_conversations_read([started.reddit_id])
     gateway.unread_mentions()
+    gateway.put_text_widget("Campaign clock", "the date")
+    gateway.put_text_widget("Campaign clock", "the next date")
     gateway.delete(sent.reddit_id)
     assert [r for r in bot.sandbox.requests() if r.status == 403] == []
 
