@@ -12,6 +12,8 @@ from datetime import UTC, datetime
 from itertools import pairwise
 from pathlib import Path
 
+import pytest
+
 from bot.db.engine import make_engine, transaction
 from bot.db.migrate import upgrade
 from bot.reddit.pacing import Pacer, SharedPacer, pace_file
@@ -81,6 +83,7 @@ def _campaign(sandbox: RedditSandbox, tmp_path: Path, subreddit: str) -> str:
     return database_url
 
 
+@pytest.mark.slow
 def test_two_processes_of_one_account_share_the_spacing(
         sandbox: RedditSandbox, tmp_path: Path) -> None:
     add_demo_players(sandbox)
