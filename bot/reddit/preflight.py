@@ -145,8 +145,10 @@ def needed_scopes(settings: Settings) -> list[str]:
             and not (s == "structuredstyles" and not posts.sidebar_widget)]
 
 
-#: Scopes whose lack stops only a rare command, not the bot: a warning, not a failure.
-OPTIONAL_SCOPES = frozenset({"edit"})
+#: Scopes whose lack stops only one side line of the bot's work, which halts alone while
+#: the rest goes on (deleting posts on undo, comment commands, the sidebar widget): a
+#: warning, not a failure.
+OPTIONAL_SCOPES = frozenset({"edit", "privatemessages", "structuredstyles"})
 
 
 def _scope_checks(settings: Settings, gateway: CheckedGateway) -> list[Check]:
