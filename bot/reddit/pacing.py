@@ -35,18 +35,24 @@ _UNSAFE = re.compile(r"[^a-z0-9_-]")
 
 
 def lane(kind: str) -> str:
-    """``post`` for posts, comments and the sidebar widget, ``message`` for every modmail
-    kind."""
+    """``post`` for posts, comments and the sidebar widget, ``webhook`` for webhooks (not
+    Reddit: their own spacing, outside Reddit's sends a minute), ``message`` for every
+    modmail kind."""
+    if kind == "webhook":
+        return "webhook"
     return "post" if kind in ("post", "comment", "widget") else "message"
 
 
 def wait_for(kind: str, now: float, last: dict[str, float], sent: Iterable[float], *,
-             post_spacing: float, message_spacing: float, per_minute: int) -> float:
+             post_spacing: float, message_spacing: float, per_minute: int,
+             webhook_spacing: float = 1.0) -> float:
     """Seconds from ``now`` until a send of ``kind`` may go, given the last send of each
-    lane and the times of the sends in the last minute."""
+    lane and the times of the Reddit sends in the last minute."""
     which = lane(kind)
-    spacing = post_spacing if which == "post" else message_spacing
+    spacing = {"post": post_spacing, "webhook": webhook_spacing}.get(which, message_spacing)
     wait = max(0.0, last.get(which, -1e18) + spacing - now)
+    if which == "webhook":
+        return wait
     recent = sorted(t for t in sent if t > now - 60.0)
     if per_minute and len(recent) >= per_minute:
         wait = max(wait, recent[-per_minute] + 60.0 - now)
@@ -57,10 +63,12 @@ class Pacer:
     """Spaces sends out (see the module docstring), in one process, on monotonic time."""
 
     def __init__(self, post_spacing: float, message_spacing: float, per_minute: int, *,
+                 webhook_spacing: float = 1.0,
                  monotonic: Callable[[], float] = time.monotonic,
                  sleep: Callable[[float], None] = time.sleep) -> None:
         self.post_spacing = post_spacing
         self.message_spacing = message_spacing
+        self.webhook_spacing = webhook_spacing
         self.per_minute = per_minute
         self._monotonic = monotonic
         self._sleep = sleep
@@ -73,20 +81,22 @@ class Pacer:
         """An in-process pacer with ``[bot]``'s spacing and cap."""
         bot = settings.bot
         return cls(bot.post_spacing_seconds, bot.message_spacing_seconds,
-                   bot.sends_per_minute)
+                   bot.sends_per_minute, webhook_spacing=settings.webhooks.spacing_seconds)
 
     @staticmethod
     def shared(settings: Settings) -> SharedPacer:
         """The pacer shared by every process of the bot's account on this machine."""
         bot = settings.bot
         return SharedPacer(pace_file(settings), bot.post_spacing_seconds,
-                           bot.message_spacing_seconds, bot.sends_per_minute)
+                           bot.message_spacing_seconds, bot.sends_per_minute,
+                           webhook_spacing=settings.webhooks.spacing_seconds)
 
     def _wait(self, kind: str, now: float) -> float:
         while self._sent and self._sent[0] <= now - 60.0:
             self._sent.popleft()
         return wait_for(kind, now, self._last, self._sent, post_spacing=self.post_spacing,
-                        message_spacing=self.message_spacing, per_minute=self.per_minute)
+                        message_spacing=self.message_spacing, per_minute=self.per_minute,
+                        webhook_spacing=self.webhook_spacing)
 
     def wait_needed(self, kind: str) -> float:
         """Seconds until a send of ``kind`` may go."""
@@ -98,7 +108,8 @@ class Pacer:
         with self._lock:
             now = self._monotonic()
             self._last[lane(kind)] = now
-            self._sent.append(now)
+            if lane(kind) != "webhook":
+                self._sent.append(now)
 
     def pace(self, kind: str, max_wait: float = MAX_PACE_WAIT) -> float | None:
         """Sleep until a send of ``kind`` may go; None (no sleep) if that is beyond
@@ -116,10 +127,11 @@ class SharedPacer(Pacer):
     monotonic clocks differ between processes), shared by every process using that file."""
 
     def __init__(self, path: Path, post_spacing: float, message_spacing: float,
-                 per_minute: int, *, wall: Callable[[], float] = time.time,
+                 per_minute: int, *, webhook_spacing: float = 1.0,
+                 wall: Callable[[], float] = time.time,
                  sleep: Callable[[float], None] = time.sleep) -> None:
-        super().__init__(post_spacing, message_spacing, per_minute, monotonic=wall,
-                         sleep=sleep)
+        super().__init__(post_spacing, message_spacing, per_minute,
+                         webhook_spacing=webhook_spacing, monotonic=wall, sleep=sleep)
         self.path = path
 
     @contextmanager
@@ -153,7 +165,7 @@ class SharedPacer(Pacer):
     def _shared_wait(self, kind: str, count: dict[str, Any]) -> float:
         return wait_for(kind, self._monotonic(), count["last"], count["sent"],
                         post_spacing=self.post_spacing, message_spacing=self.message_spacing,
-                        per_minute=self.per_minute)
+                        per_minute=self.per_minute, webhook_spacing=self.webhook_spacing)
 
     def wait_needed(self, kind: str) -> float:
         """Seconds until a send of ``kind`` may go, counting every process's sends."""
@@ -174,7 +186,8 @@ class SharedPacer(Pacer):
                 if wait <= 0:
                     now = self._monotonic()
                     count["last"][lane(kind)] = now
-                    count["sent"].append(now)
+                    if lane(kind) != "webhook":
+                        count["sent"].append(now)
                     return slept
             if slept + wait > max_wait:
                 return None

@@ -115,6 +115,8 @@ def run_checks(settings: Settings, gateway: CheckedGateway) -> list[Check]:
     checks.append(_permission_check(bot, sub, permissions))
     checks.append(_removed_orders_check(settings, bot, sub, permissions))
     checks.extend(_flair_checks(settings, gateway, bot, permissions))
+    if settings.posts.sidebar_widget:
+        checks.append(_widget_check(bot, sub, permissions))
     try:
         count = gateway.modmail_page()
         checks.append(Check("modmail", True, f"modmail can be listed ({count} on page one)"))
@@ -215,6 +217,15 @@ def _removed_orders_check(settings: Settings, bot: str, sub: str,
                  f"give u/{bot} 'Manage Posts and Comments' on r/{sub} (Mod Tools > "
                  "Moderators), or stop removing order posts and set [bot] "
                  "orders_posts_removed = false")
+
+
+def _widget_check(bot: str, sub: str, permissions: list[str]) -> Check:
+    """The sidebar widget needs "Manage Settings"; without it only the widget waits."""
+    if _has(permissions, "config"):
+        return Check("sidebar widget", True, f"u/{bot} may keep the sidebar widget")
+    return Check("sidebar widget", False, f"u/{bot} lacks 'Manage Settings' (config): the "
+                 "sidebar widget would be refused", f"give u/{bot} 'Manage Settings' on "
+                 f"r/{sub}, or set [posts] sidebar_widget = false", fatal=False)
 
 
 def _flair_checks(settings: Settings, gateway: CheckedGateway, bot: str,
