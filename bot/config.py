@@ -79,6 +79,12 @@ class BotSettings(_Section):
     #: lease 500) is tried again with the outbox's back-off this many attempts in all
     #: (at most max_attempts); then the post goes out as text with a note.
     picture_attempts: int = Field(default=4, ge=1, le=100)
+    #: A claim's dispatch conversation takes the bot's private news for this many real days;
+    #: then the next note starts a new one (named after its in-game month).
+    dispatch_days: float = Field(default=7, gt=0, le=366)
+    #: The file where every process of the bot's account on this machine counts its sends
+    #: for pacing ("": ~/.cache/maester/pace-<account>.json).
+    pace_file: str = Field(default="", max_length=500)
     archive_answered: bool = False
     lease_seconds: int = Field(default=180, ge=30, le=3600)
     # A clock jump or an --until further than this is not caught up without a moderator.
@@ -96,6 +102,10 @@ class BotSettings(_Section):
     forward_subject: str = Field(default="Orders from u/", max_length=100)
     orders_flair: str = Field(default="Orders", max_length=64)
     orders_title_tag: str = Field(default="[Orders]", max_length=64)
+    # the orders rule also removes the posts (`action: remove`, to keep orders secret): the
+    # bot then needs the moderator permission 'posts' to read them (`maester check` fails
+    # without it)
+    orders_posts_removed: bool = False
 
 
 class CalendarSettings(_Section):

@@ -127,7 +127,10 @@ class Demo:
                        "oauth_url": self.sandbox.url,
                        "reddit_url": self.sandbox.url, "timeout_seconds": 5},
             "bot": {"requests_per_minute": 100, "post_spacing_seconds": 0.2,
-                    "message_spacing_seconds": 0, "sends_per_minute": 100},
+                    # no cap per minute: the demo's weeks pass in a minute of real time;
+                    # the sandbox's account paces only the demo's own sends
+                    "message_spacing_seconds": 0, "sends_per_minute": 0,
+                    "pace_file": str(self.workdir / "pace.json")},
             "calendar": {"epoch": "2026-11-22T00:00:00Z", "epoch_year": 298},
             "catalogue": {"file": "demo"},
             # one [Realm] map, at the last month boundary (see play); on by default
