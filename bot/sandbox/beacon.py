@@ -138,7 +138,7 @@ class LocalBeacon:
             self._server.server_close()
             self._server = None
 
-    def settings(self, *, margin: int = 0, timeout: float = 2.0) -> dict[str, Any]:
+    def settings(self, *, margin: int = 0, timeout: float = 15.0) -> dict[str, Any]:
         """The ``[dice]`` settings of a campaign bound to this beacon."""
         return {"beacon": "drand", "beacon_url": self.url, "beacon_chain": self.chain_hash,
                 "beacon_public_key": self.public_key, "beacon_genesis": self.genesis,
