@@ -62,8 +62,9 @@ def verify_link(ctx: CampaignContext) -> str:
 def dice_footer(ctx: CampaignContext) -> str:
     """The "verifiable" mark every post with dice ends with, with its link."""
     link = verify_link(ctx)
-    where = link or "with the steps of *Dice you can check* (docs/dice.md, in the players' guide)"
-    return f"\n\n✔ **Verifiable dice**: anyone can check them: {where}\n"
+    where = (f"at {link}" if link else
+             "with the steps of *Dice you can check* (docs/dice.md, in the players' guide)")
+    return f"\n\n✔ **Verifiable dice**: anyone can check them {where}\n"
 
 
 def beacon_text(tick_beacon: TickBeacon) -> str:

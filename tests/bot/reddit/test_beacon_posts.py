@@ -68,7 +68,7 @@ def test_a_battle_post_on_reddit_names_its_round_and_verifies(
         row = session.exec(select(BeaconRound).where(BeaconRound.tick == battle.tick)).one()
     assert row.signature and line.beacon_round == row.round == beacon.round_for(bot.ctx,
                                                                                  battle.tick)
-    assert "✔ **Verifiable dice**: anyone can check them: https://realm.example.org/#dice" \
+    assert "✔ **Verifiable dice**: anyone can check them at https://realm.example.org/#dice" \
         in body
     printed = beacon_lines(body)
     assert printed[row.round].check(local.public_key) == []

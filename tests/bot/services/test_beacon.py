@@ -358,3 +358,20 @@ def test_a_rolled_back_battle_fought_again_rolls_the_same_bound_dice(
     w.run(day(3))
     assert [(p.tick, p.body) for p in _battle_posts(w)] == fought_before
     assert len(local_beacon.asked) == asked
+
+
+def test_without_a_beacon_every_post_with_dice_still_carries_the_mark_and_link(
+        tmp_path: Path) -> None:
+    """The verifiable mark does not depend on the beacon: with none, the post has no beacon
+    line, and its link is ``[dice] verify_url`` (no web pages' public address here)."""
+    w = _world(tmp_path, {"verify_url": "https://westeros.example.org/dice-you-can-check"})
+    _battle(w)
+    post = _battle_posts(w)[0]
+    assert "beacon:" not in post.body and fairplay.lines_in(post.body)[0].beacon_round is None
+    assert post.body.rstrip().endswith(
+        "✔ **Verifiable dice**: anyone can check them at "
+        "https://westeros.example.org/dice-you-can-check")
+    with w.session() as session:
+        assert session.exec(select(BeaconRound)).first() is None
+    quiet = [p for p in w.outbox(public=True) if "dice: v1" not in p.body]
+    assert quiet and not any("Verifiable dice" in p.body for p in quiet)
