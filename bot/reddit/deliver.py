@@ -565,10 +565,32 @@ def _deliver_hook(engine: Engine, ctx: CampaignContext, entry: Claimed, worker: 
               f"{where} refused the notice ({answer.reason})")
         report.dead += 1
         report.errors.append(f"{entry.key}: {answer.reason}")
+        if answer.status in (401, 404) and entry.claim_id is not None:
+            _claim_hook_gone(engine, ctx, entry.claim_id, answer.reason, clock.now())
     else:
         _failed(engine, ctx, [entry], worker, clock.now(), f"{where}: {answer.reason}", report)
         report.errors.append(f"{entry.key}: {answer.reason}")
     return True
+
+
+def _claim_hook_gone(engine: Engine, ctx: CampaignContext, claim_id: int, reason: str,
+                     now: datetime) -> None:
+    """A claim's webhook answered that it no longer exists (deleted in Discord, or a wrong
+    token): it is turned off, so its later notes are dropped instead of each failing, and
+    the claim is told by modmail how to register one again."""
+    with transaction(engine) as session:
+        claim = session.get(Claim, claim_id)
+        if claim is None or not webhooks.forget(
+                session, ctx, claim, actor="maester", now=now,
+                why=f"turned off: it refused a notice ({reason[:80]})"):
+            return
+        journal.notify_claim(
+            session, ctx.campaign_id, claim_id, f"hook-gone:{claim_id}:{now.isoformat()}",
+            subject="Your webhook was turned off",
+            body=(f"Your claim's webhook refused the bot's notice ({escape_md(reason, 120)}): "
+                  "it was probably deleted in Discord. It is turned off; your news keeps "
+                  "coming here. Send `webhook URL` with a new address to turn it on again."),
+            at=now, tick=ctx.tick_of(now))
 
 
 def _recorded(engine: Engine, ctx: CampaignContext, entry: Claimed, worker: str, clock: Clock,
