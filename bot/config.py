@@ -120,6 +120,9 @@ class PostSettings(_Section):
     battle_flair: str = ""
     siege_flair: str = ""
     scatter_flair: str = ""
+    # the public post of a moderator's undo or rollback ({date}: the moment taken back to)
+    correction_title: str = "[Correction] The world is taken back to {date}"
+    correction_flair: str = ""
     # the monthly [Realm] post with the public map, and inset maps on posts
     realm_post: bool = True
     realm_title: str = "[Realm] The realm at the start of {date}"
@@ -144,6 +147,39 @@ class DiceSettings(_Section):
     publish: bool = True
     title: str = "[Dice] Period {period}: commitments and reveal"
     flair: str = ""
+
+
+APPROVABLE = ("adjust", "undo", "rollback", "map update", "skills grant", "army remove",
+              "fates")
+"""The moderators' actions ``[moderators] approval`` may put behind a second moderator."""
+
+
+def reddit_name(value: str) -> str:
+    """A Reddit user name as the config compares them: trimmed, without ``u/``, lower case."""
+    return value.strip().lower().removeprefix("u/").removeprefix("/u/")
+
+
+class ModeratorSettings(_Section):
+    """Second approval and involved moderators (:mod:`bot.services.proposals`)."""
+
+    approval: list[str] = Field(default_factory=list)
+    plays: dict[str, list[str]] = Field(default_factory=dict)
+
+    @field_validator("approval")
+    @classmethod
+    def _actions(cls, value: list[str]) -> list[str]:
+        out = [" ".join(v.lower().split()) for v in value]
+        for action in out:
+            if action not in APPROVABLE:
+                raise ValueError(f"{action!r} is not an action that can wait for approval: "
+                                 f"one of {', '.join(repr(a) for a in APPROVABLE)}, e.g. "
+                                 'approval = ["undo", "rollback"]')
+        return out
+
+    @field_validator("plays")
+    @classmethod
+    def _names(cls, value: dict[str, list[str]]) -> dict[str, list[str]]:
+        return {reddit_name(k): [c.strip() for c in v if c.strip()] for k, v in value.items()}
 
 
 class ClaimsSettings(_Section):
@@ -254,6 +290,7 @@ class Settings(_Section):
     posts: PostSettings = Field(default_factory=PostSettings)
     dice: DiceSettings = Field(default_factory=DiceSettings)
     claims: ClaimsSettings = Field(default_factory=ClaimsSettings)
+    moderators: ModeratorSettings = Field(default_factory=ModeratorSettings)
     web: WebSettings = Field(default_factory=WebSettings)
     webhooks: WebhookSettings = Field(default_factory=WebhookSettings)
     catalogue: dict[str, Any] = Field(default_factory=dict)

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import json
-import sys
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
@@ -24,6 +22,7 @@ from bot.cli.common import (
     world_now_in,
 )
 from bot.cli.options import ConfigOpt, command_group
+from bot.cli.output import console
 from bot.db.models import (
     Claim,
     Outbox,
@@ -39,9 +38,6 @@ from rules.campaign.inputs import MAX_LISTED_ROWS, parse_gold, parse_troops
 from rules.errors import InvalidInput
 
 app = command_group()
-# Piped or captured output gets wide tables instead of the 80-column default.
-console = Console(highlight=False, soft_wrap=True,
-                  width=None if sys.stdout.isatty() else 160)
 
 
 @app.command("init")
@@ -449,7 +445,9 @@ def adjust_cmd(
 
     Prints the claim before and after; with --dry-run nothing is written or logged.
     """
+    from bot.cli.approval import proposed
     from bot.services.moderation import Holdings, adjust_claim, adjusted
+    from bot.services.proposals import adjust_action
 
     env = open_campaign(config)
     now = env.world_now()
@@ -478,6 +476,8 @@ def adjust_cmd(
         console.print(f"{escape(found.name)} after:  {holdings(new)}")
         if dry_run:
             console.print("Dry run: nothing written.")
+            return
+        if proposed(session, ctx, adjust_action(found, change, reason), by, now):
             return
         adjust_claim(session, ctx, found, change, reason=reason, actor=moderator_name(by),
                      now=now)
