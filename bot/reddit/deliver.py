@@ -561,12 +561,19 @@ def _deliver_hook(engine: Engine, ctx: CampaignContext, entry: Claimed, worker: 
         report.errors.append(f"{entry.key}: {answer.reason}, retry after {answer.wait:g} s")
         log.warning("%s asks to wait %.3g s (429)", where, answer.wait)
     elif answer.refused:
+        gone = answer.status in (401, 404)  # deleted in Discord, or a wrong token
+        public = entry.target.startswith("public:")
         _bury(engine, ctx, entry, worker, clock.now(),
-              f"{where} refused the notice ({answer.reason})")
+              f"{where} refused the notice ({answer.reason})"
+              + ("; it is turned off: later notices to it are dropped until [webhooks] "
+                 "public names a working address" if gone and public else ""))
         report.dead += 1
         report.errors.append(f"{entry.key}: {answer.reason}")
-        if answer.status in (401, 404) and entry.claim_id is not None:
+        if gone and entry.claim_id is not None:
             _claim_hook_gone(engine, ctx, entry.claim_id, answer.reason, clock.now())
+        elif gone and public:
+            with transaction(engine) as session:
+                webhooks.mark_gone(session, ctx, entry.target, answer.reason, clock.now())
     else:
         _failed(engine, ctx, [entry], worker, clock.now(), f"{where}: {answer.reason}", report)
         report.errors.append(f"{entry.key}: {answer.reason}")

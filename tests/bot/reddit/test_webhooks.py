@@ -193,7 +193,20 @@ def test_a_deleted_webhook_gives_up_and_tells_the_moderators_without_its_address
     [row] = hook_rows(bot)
     assert row.status == "dead" and "Unknown Webhook" in row.last_error
     notes = [r for r in bot.outbox() if r.key.startswith("dead:")]
-    assert notes and all("sandbox-token" not in r.body for r in notes)
+    assert len(notes) == 1 and all("sandbox-token" not in r.body for r in notes)
+    assert "turned off" in notes[0].body
+    post(bot, "news:2")  # the webhook is off: dropped, no second failure nor note
+    bot.drain()
+    assert [r.status for r in hook_rows(bot)] == ["dead", "delivered"]
+    assert hook_rows(bot)[1].reddit_id == "dropped" and hooks.requests == 1
+    assert len([r for r in bot.outbox() if r.key.startswith("dead:")]) == 1
+    hooks_on(bot, hooks)  # a new address in the config works again
+    settings = bot.ctx.settings
+    bot.ctx.settings = settings.model_copy(update={"webhooks": settings.webhooks.model_copy(
+        update={"public": [hooks.url("300000000000000003", "a-new-token-123")]})})
+    post(bot, "news:3")
+    bot.drain()
+    assert [m.webhook for m in hooks.messages()] == ["300000000000000003"]
 
 
 def test_an_unanswered_request_is_not_sent_again(bot: Harness,
