@@ -501,14 +501,43 @@ def _deliver_hook(engine: Engine, ctx: CampaignContext, entry: Claimed, worker: 
         report.errors.append(f"{entry.key}: {answer.reason}, retry after {answer.wait:g} s")
         log.warning("%s asks to wait %.3g s (429)", where, answer.wait)
     elif answer.refused:
+        gone = answer.status in (401, 404)  # deleted in Discord, or a wrong token
+        public = entry.target.startswith("public:")
         _bury(engine, ctx, entry, worker, clock.now(),
-              f"{where} refused the notice ({answer.reason})")
+              f"{where} refused the notice ({answer.reason})"
+              + ("; it is turned off: later notices to it are dropped until [webhooks] "
+                 "public names a working address" if gone and public else ""))
         report.dead += 1
         report.errors.append(f"{entry.key}: {answer.reason}")
+        if gone and entry.claim_id is not None:
+            _claim_hook_gone(engine, ctx, entry.claim_id, answer.reason, clock.now())
+        elif gone and public:
+            with transaction(engine) as session:
+                webhooks.mark_gone(session, ctx, entry.target, answer.reason, clock.now())
     else:
         _failed(engine, ctx, [entry], worker, clock.now(), f"{where}: {answer.reason}", report)
         report.errors.append(f"{entry.key}: {answer.reason}")
     return True
+
+
+def _claim_hook_gone(engine: Engine, ctx: CampaignContext, claim_id: int, reason: str,
+                     now: datetime) -> None:
+    """A claim's webhook answered that it no longer exists (deleted in Discord, or a wrong
+    token): it is turned off, so its later notes are dropped instead of each failing, and
+    the claim is told by modmail how to register one again."""
+    with transaction(engine) as session:
+        claim = session.get(Claim, claim_id)
+        if claim is None or not webhooks.forget(
+                session, ctx, claim, actor="maester", now=now,
+                why=f"turned off: it refused a notice ({reason[:80]})"):
+            return
+        journal.notify_claim(
+            session, ctx.campaign_id, claim_id, f"hook-gone:{claim_id}:{now.isoformat()}",
+            subject="Your webhook was turned off",
+            body=(f"Your claim's webhook refused the bot's notice ({escape_md(reason, 120)}): "
+                  "it was probably deleted in Discord. It is turned off; your news keeps "
+                  "coming here. Send `webhook URL` with a new address to turn it on again."),
+            at=now, tick=ctx.tick_of(now))
 
 
 def _recorded(engine: Engine, ctx: CampaignContext, entry: Claimed, worker: str, clock: Clock,
