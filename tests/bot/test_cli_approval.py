@@ -13,7 +13,7 @@ from freezegun import freeze_time
 from sqlmodel import col, select
 
 from bot.db.engine import make_engine, transaction
-from bot.db.models import Event, Outbox, Proposal
+from bot.db.models import Campaign, Event, Outbox, Proposal
 from tests.bot.test_cli_safety import INIT, cli, export, runner
 from tests.fixtures.db import sqlite_url
 
@@ -213,3 +213,33 @@ def test_a_player_listed_as_moderator_is_involved_in_their_claim(tmp_path: Path)
     assert "Proposed as #1" in out and "u/ned_stark plays House Stark" in out
     assert "Army 1 of House Stark removed" in cli(config, AT, "approve", "1", "--by",
                                                   "mod_bob")
+
+
+def test_skills_fates_and_map_updates_wait_too(tmp_path: Path) -> None:
+    from bot.maps import demo_map_text
+
+    config = _config(tmp_path, '[moderators]\napproval = ["skills grant", "fates", '
+                               '"map update"]\n')
+    from bot.services.catalogue import demo_catalogue_text
+
+    new = tmp_path / "new.csv"
+    new.write_text(demo_map_text().replace("2755,,water,", "2755,The Far Deep,water,"))
+    catalogue = tmp_path / "catalogue.toml"
+    catalogue.write_text(demo_catalogue_text())
+    cli(config, AT, "catalogue", "load", str(catalogue), "--by", "mod_jane")
+    before = dump(tmp_path)
+    assert "Proposed as #1" in cli(config, AT, "skills", "grant", "Brynden Tully", "Blackfish",
+                                   "--by", "mod_jane")
+    assert "Proposed as #2" in cli(config, AT, "character", "set", "Robb Stark", "wounded",
+                                   "--by", "mod_jane")
+    assert "Proposed as #3" in cli(config, AT, "map", "update", str(new), "--yes", "--by",
+                                   "mod_jane")
+    assert "no skill called" in cli(config, AT, "skills", "grant", "Brynden Tully", "Nothing",
+                                    "--by", "mod_jane", code=2)  # checked before proposing
+    assert dump(tmp_path) == before
+    assert "Brynden Tully" in cli(config, AT, "approve", "1", "--by", "mod_bob")
+    assert "Robb Stark: alive -> wounded" in cli(config, AT, "approve", "2", "--by", "mod_ann")
+    assert "map updated" in cli(config, AT, "approve", "3", "--by", "mod_bob")
+    assert "The Far Deep" in rows(tmp_path, Campaign)[0].map_text
+    assert [e.actor for e in rows(tmp_path, Event) if e.kind == "approval"] == \
+        ["mod_bob", "mod_ann", "mod_bob"]
