@@ -103,6 +103,9 @@ def test_undo_posts_a_correction_and_tells_each_changed_claim(tmp_path: Path) ->
     undo = [e for e in rows(tmp_path, Event) if e.kind == "undo"]
     assert undo[-1].data_json["reason"] == "the feast was counted twice"
     assert "the feast was counted twice" in undo[-1].summary  # the log keeps it
+    (logged,) = [e for e in rows(tmp_path, Event) if e.kind == "correction"]
+    assert logged.summary == ("public correction queued (the feast was counted twice); "
+                              "private notes to House Stark, House Tully")
 
     # A correction is no post to take back: a later undo neither withdraws it nor refuses.
     cli(config, "2026-11-23T12:31:00Z", "adjust", "House Tully", "--gold", "+1")
@@ -136,6 +139,8 @@ def test_an_action_that_waits_changes_nothing_until_a_second_moderator_approves(
     assert len(approval) == 1 and approval[0].actor == "mod_bob"
     assert "by mod_jane approved by mod_bob" in approval[0].summary
     assert [e.actor for e in rows(tmp_path, Event) if e.kind == "adjust"] == ["mod_jane"]
+    dry = cli(config, AT, "undo", "--dry-run")  # the approval is no order to take back
+    assert "adjust House Stark (by mod_jane)" in dry and "Orders of" not in dry
     assert "was approved already" in cli(config, AT, "approve", "1", "--by", "mod_ann",
                                          code=2)
 
