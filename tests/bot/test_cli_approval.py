@@ -248,3 +248,18 @@ def test_skills_fates_and_map_updates_wait_too(tmp_path: Path) -> None:
     assert "The Far Deep" in rows(tmp_path, Campaign)[0].map_text
     assert [e.actor for e in rows(tmp_path, Event) if e.kind == "approval"] == \
         ["mod_bob", "mod_ann", "mod_bob"]
+
+
+def test_the_config_names_only_actions_that_can_wait() -> None:
+    import pytest
+
+    from bot.config import ConfigError, parse_settings
+
+    with pytest.raises(ConfigError, match=r"moderators.approval: Value error, 'undoo' is not "
+                                          r"an action that can wait for approval: one of "
+                                          r"'adjust', 'undo'.*e\.g\. approval = "):
+        parse_settings({"moderators": {"approval": ["undoo"]}})
+    settings = parse_settings({"moderators": {"approval": ["Map  Update"],
+                                              "plays": {" U/Mod_Jane ": ["House Stark"]}}})
+    assert settings.moderators.approval == ["map update"]
+    assert settings.moderators.plays == {"mod_jane": ["House Stark"]}
