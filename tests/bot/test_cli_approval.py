@@ -189,6 +189,12 @@ def test_a_moderator_who_plays_needs_another_whatever_the_config(tmp_path: Path)
                 "mod_jane")
     assert "Proposed as #2" in enemy and \
         "House Lannister is at war with House Stark, which u/mod_jane plays" in enemy
+    peace = cli(config, AT, "relations", "set", "House Stark", "House Lannister", "neutral",
+                "--by", "mod_jane")
+    assert "Proposed as #3" in peace and "u/mod_jane plays House Stark" in peace
+    seat = cli(config, AT, "holdfast", "give", "Winterfell", "House Tyrell", "--by",
+               "mod_jane")  # taken from the claim she plays
+    assert "Proposed as #4" in seat and "u/mod_jane plays House Stark" in seat
     assert dump(tmp_path) == before
     cli(config, AT, "adjust", "House Tully", "--gold", "+1", "--by", "mod_jane")  # at once
     assert export(config, AT)["claims"][2]["gold"] == "701"
