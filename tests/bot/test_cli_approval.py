@@ -259,7 +259,10 @@ def test_skills_fates_and_map_updates_wait_too(tmp_path: Path) -> None:
 def test_the_config_names_only_actions_that_can_wait() -> None:
     import pytest
 
-    from bot.config import ConfigError, parse_settings
+    from bot.config import APPROVABLE, ConfigError, parse_settings
+    from bot.services.proposals import KINDS
+
+    assert set(KINDS) == set(APPROVABLE)  # each action the config may name has its row
 
     with pytest.raises(ConfigError, match=r"moderators.approval: Value error, 'undoo' is not "
                                           r"an action that can wait for approval: one of "
