@@ -22,7 +22,7 @@ from bot.render.corrections import correction_note, correction_post
 from bot.services import journal, snapshots
 from bot.services.world import CampaignContext, get_campaign
 from rules.campaign.paths import ArmyKind
-from rules.campaign.world import ACTIVE_STATES
+from rules.campaign.world import ACTIVE_STATES, SiegeStatus
 
 CORRECTION_KEY = snapshots.CORRECTION_KEY
 
@@ -76,7 +76,7 @@ def claim_views(session: Session, ctx: CampaignContext) -> Views:
             views.setdefault(one, {})[f"relation with {names.get(other, other)}"] = \
                 rel.status.value
     for siege in session.exec(select(Siege).where(Siege.campaign_id == cid)).all():
-        if siege.status.value != "active":
+        if siege.status != SiegeStatus.ACTIVE:
             continue
         where = _place(ctx, siege.holdfast)
         views.setdefault(siege.besieger_claim, {})[f"siege of {where}"] = (
