@@ -69,9 +69,8 @@ about (``battle:7``). Restoring gives every row its old id back, and PostgreSQL'
 set to follow the restored rows (:func:`align_sequences`; SQLite reuses ids by itself), so the
 ticks applied again roll the same dice and create rows under the same ids.
 
-**Preview** (``maester tick --preview``, :mod:`bot.services.preview`) applies the due ticks
-in a transaction it rolls back; :func:`align_sequences` makes the real ticks then create (and
-roll for) the same ids.
+**Preview** (``maester tick --preview``, :mod:`bot.services.preview`) writes nothing at all:
+it advances the world in memory on a connection that only reads, so no sequence moves.
 
 The campaign's pause and its clock offset are not part of a snapshot (see
 :mod:`bot.services.pause`): taking back changes the world, not the calendar's holidays. A

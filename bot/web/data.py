@@ -58,6 +58,7 @@ from bot.services.battle_odds import attacker_wins
 from bot.services.fairplay import DICE_KEY, first_tick_of, period_of
 from bot.services.journal import players_of
 from bot.services.mapview import IN_MAP_STATES, load_situation
+from bot.services.preview import preview_session
 from bot.services.world import CampaignContext, all_claims, get_campaign
 from bot.storage.army_rows import load_records
 from rules import fairdice
@@ -497,22 +498,43 @@ def moderators(session: Session, ctx: CampaignContext) -> View:
     }, scene)
 
 
-def due_next(mod: dict[str, Any]) -> list[str]:
-    """What the next tick is due to do, read from the moderators' view: musters that
-    complete, marches that arrive, battles fought then. (``maester tick --preview`` applies
-    the tick and rolls it back; these pages only read.)"""
-    at = mod["next_tick"]
-    out = []
-    for a in mod["armies"]:
-        if a["ready"] == at:
-            out.append(f"{a['claim']}: the muster of {a['kind']} {a['id']} completes")
-        if a["arrives"] == at:
-            out.append(f"{a['claim']}: {a['kind']} {a['id']} arrives at "
-                       f"{a['path'][-1] if a['path'] else a['tile']}")
-    for b in mod["battles"]:
-        if b["fought_at"] == at:
-            out.append(f"{b['kind']} at {b['tile_name'] or b['tile']}: {b['attacker']} vs "
-                       f"{b['defender']} is fought")
+PREVIEW_KINDS = {"battle": "battles", "encounter": "battles", "battle_void": "battles",
+                 "retreat": "battles", "retreat_failed": "battles", "arrival": "arrivals",
+                 "muster_done": "musters"}
+"""The journal kinds the moderators' preview lists apart (the rest under "everything")."""
+
+
+def next_tick(session: Session, ctx: CampaignContext) -> dict[str, Any]:
+    """The next tick as it would happen, for the moderators' room: the real preview
+    (:func:`bot.services.preview.preview_session`: the world advanced in memory, the tick's
+    own reporters, nothing written) of the one tick after the last applied. ``session`` must
+    be a read session of its own, closed (never committed) afterwards. Hidden facts are all
+    here (private notes, undetected armies, secret bonuses): moderators only."""
+    campaign = get_campaign(session, ctx)
+    index = campaign.last_tick + 1
+    names = {c.id or 0: c.name for c in all_claims(session, ctx)}
+    shown = preview_session(session, ctx, ctx.tick_at(index), limit=1)
+    out: dict[str, Any] = {"tick": index, "at": iso(ctx.tick_at(index)),
+                           "paused": campaign.paused_at is not None, "battles": [],
+                           "arrivals": [], "musters": [], "everything": [], "posts": [],
+                           "notes": [], "moderators": [], "months": []}
+    for tick in shown:
+        out["months"] = [str(calendar.date_of_month_number(m, ctx.rules)) for m in tick.months]
+        for row in tick.journal:
+            line = {"kind": row["kind"], "summary": row["summary"], "public": row["public"],
+                    "claim": names.get(row["claim_id"] or 0, "")}
+            out[PREVIEW_KINDS.get(row["kind"], "everything")].append(line)
+        notes: dict[tuple[str, str, str], list[str]] = {}
+        for q in tick.queued:
+            if q.kind == "post":
+                out["posts"].append({"title": q.title, "body": q.body})
+            elif q.kind == "mod":
+                out["moderators"].append({"title": q.title, "body": q.body})
+            else:  # the same note to each player of a claim: shown once, with the players
+                notes.setdefault((names.get(q.claim_id or 0, "?"), q.title, q.body),
+                                 []).append(q.target)
+        out["notes"] = [{"claim": claim, "players": players, "title": title, "body": body}
+                        for (claim, title, body), players in notes.items()]
     return out
 
 

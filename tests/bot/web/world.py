@@ -100,3 +100,17 @@ def campaign(tmp_path: Path, stage: str = "after") -> tuple[str, CampaignContext
     engine, ctx = scenario.context(url)
     engine.dispose()
     return url, ctx
+
+
+def to_eve_of_battle(url: str) -> int:
+    """Apply the ticks up to the one before the battle at Riverrun; returns the battle's tick
+    (found with the preview, so the test does not hard-code it)."""
+    from bot.services.preview import preview
+
+    engine, ctx = scenario.context(url)
+    shown = preview(engine, ctx, AFTER)
+    battle = next(t.tick for t in shown
+                  if any(q.title.startswith("[Battle]") for q in t.queued))
+    catch_up(engine, ctx, ctx.tick_at(battle - 1))
+    engine.dispose()
+    return battle
