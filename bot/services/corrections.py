@@ -141,6 +141,13 @@ def take_back(session: Session, ctx: CampaignContext, chosen: snapshots.Plan, *,
         journal.notify_claim(session, cid, claim_id, f"{CORRECTION_KEY}{stamp}:{claim_id}",
                              subject=subject, body=body, at=now, tick=snapshot.tick)
     told_names = sorted(names[c] for c in told if c in names)
+    journal.log_event(session, cid, snapshot.tick, "correction",
+                      f"public correction queued ({reason})"
+                      + (f"; private notes to {', '.join(told_names)}" if told_names else ""),
+                      at=now, actor=actor,
+                      data={"post": f"{CORRECTION_KEY}{stamp}", "reason": reason,
+                            "approved_by": approved_by, "ticks": ticks, "commands": commands,
+                            "claims": sorted(c for c in told if c in names)})
     return [*lines, "Correction queued: a public [Correction] post"
             + (f" and a private note to {', '.join(told_names)}" if told_names
                else " (no claim's own situation changed)") + "."]
