@@ -149,3 +149,20 @@ def test_army_order_is_what_an_army_is_and_its_number_only_breaks_ties() -> None
     twin = replace(small, id=4)
     assert in_army_order([small, twin]) == [twin, small]
     assert army_order(small) == army_order(small) and army_order(twin) < army_order(small)
+
+
+alike = st.builds(  # armies alike in much: ties in all but their bookkeeping and number
+    Army, id=st.integers(1, 10**6), claim_id=st.integers(1, 2), kind=st.just(ArmyKind.LAND),
+    state=st.sampled_from([ArmyState.STANDING, ArmyState.MARCHING]),
+    tile=st.sampled_from(["0101", "0102"]), infantry=st.sampled_from([100, 200]),
+    march=st.sampled_from([March(), March(("0103",), (1,), Fraction(1, 2), 7)]),
+    meta=st.sampled_from([{}, {"rolled": []}, {"order": "t3_a"}, {"rolled": ["7:0101"]}]))
+
+
+@given(st.lists(alike, max_size=30, unique_by=lambda a: a.id))
+def test_in_army_order_is_sorting_by_army_order(given_armies: list[Army]) -> None:
+    """Sorting by the cheap head of the order and then only the armies alike in all of it
+    gives exactly the order of :func:`army_order` itself, whatever the ties."""
+    assert in_army_order(given_armies) == sorted(given_armies, key=army_order)
+    assert [a.id for a in in_army_order(given_armies)] == [
+        a.id for a in sorted(given_armies, key=army_order)]
