@@ -43,6 +43,7 @@ from rules.campaign.upkeep import SlainLedger
 from rules.campaign.worldmap import WorldMap
 from rules.fairdice import (
     PUBLIC,
+    Beacon,
     EventKey,
     FairDice,
     branch_secret,
@@ -589,6 +590,8 @@ class EventDice:
 
     secret: str
     period: int
+    beacon: Beacon | None = None
+    """The public beacon round of the tick (None: commit-reveal alone), mixed into every seed."""
     _branches: dict[str, bytes] = field(default_factory=dict, init=False, repr=False,
                                         compare=False)
     """The secret of each branch rolled on so far (a tick rolls hundreds of times on a few
@@ -596,7 +599,7 @@ class EventDice:
 
     def roll(self, key: str, *, branch: str = PUBLIC, orders: Iterable[str] = ()
              ) -> tuple[FairDice, EventKey]:
-        event = EventKey(self.period, branch, key, format_entropy(orders))
+        event = EventKey(self.period, branch, key, format_entropy(orders), self.beacon)
         secret = self._branches.get(branch)
         if secret is None:
             secret = self._branches[branch] = branch_secret(self.secret, self.period, branch)

@@ -21,7 +21,8 @@ from rules.campaign.tick import (
     months_due,
 )
 from rules.campaign.world import ArmyState, ClaimState, World
-from tests.rules.campaign.test_advance import DICE, MAP, RULES, STARK, T, army, world
+from tests.rules.campaign.builders import T, army
+from tests.rules.campaign.test_advance import DICE, MAP, RULES, STARK, world
 from tests.rules.campaign.test_monthly_and_aftermath import CATALOGUE
 
 

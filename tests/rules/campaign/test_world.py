@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import fields
+from dataclasses import fields, replace
 from datetime import UTC, datetime
 from decimal import Decimal
 from fractions import Fraction
@@ -30,6 +30,7 @@ from rules.campaign.world import (
     moved,
 )
 from rules.dice import SeededDice
+from tests.rules.campaign import builders
 
 TICK = 100
 
@@ -85,8 +86,7 @@ def test_odds_show_the_strengths_the_battle_counts(attacker: Army, defender: Arm
 
 def test_the_forest_case_of_the_report() -> None:
     """300 infantry standing on forest attack: strength 300 (x1.4 only as defender)."""
-    army = Army(1, 1, ArmyKind.LAND, ArmyState.STANDING, "0101", infantry=300,
-                stationary_since=1, arrival_tick=1)
+    army = builders.army(1, 1, "0101", infantry=300, stationary_since=1, arrival_tick=1)
     attacking = army_side(army, Winner.ATTACKER, tick=TICK, terrain=Terrain.FOREST)
     defending = army_side(army, Winner.DEFENDER, tick=TICK, terrain=Terrain.FOREST)
     enemy = Side(100)
@@ -133,6 +133,22 @@ def test_moved_is_evolve_of_what_a_march_step_changes() -> None:
     assert repr(after) == repr(expected)
     assert all(getattr(after, f.name) is getattr(army, f.name) for f in fields(Army)
                if f.name not in ("tile", "travelled", "march", "meta"))
+
+
+def test_army_order_is_what_an_army_is_and_its_number_only_breaks_ties() -> None:
+    """Issue 23: the order the rules take armies in where they need one is by what the armies
+    are (claim, kind, tile, holding before moving, troops, then the rest down to their last
+    order), never their numbers; only twins differing in nothing else go by number."""
+    small = builders.army(9, 1, "0101", infantry=100)
+    big = builders.army(2, 1, "0101", infantry=300)
+    assert in_army_order([big, small]) == [small, big]
+    setting_off = builders.army(1, 1, "0101", ArmyState.MARCHING, path=("0102",), depart=3)
+    assert in_army_order([setting_off, big, small]) == [small, big, setting_off]
+    first, second = small.with_meta(order="o-2"), replace(small, id=3).with_meta(order="o-1")
+    assert in_army_order([first, second]) == [second, first]  # by the order, not the number
+    twin = replace(small, id=4)
+    assert in_army_order([small, twin]) == [twin, small]
+    assert army_order(small) == army_order(small) and army_order(twin) < army_order(small)
 
 
 alike = st.builds(  # armies alike in much: ties in all but their bookkeeping and number
