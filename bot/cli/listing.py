@@ -27,7 +27,7 @@ COMMANDS: tuple[Entry, ...] = (
     Entry("init", "bot.cli.campaign",
           "Create the database and the campaign (map from the config; --demo: demo roster)."),
     Entry("status", "bot.cli.campaign", "Last tick, next tick, pending outbox, in-game date "
-          "and season."),
+          "and season, proposals waiting."),
     Entry("claims", "bot.cli.claims",
           "List the claims: holdfast, gold, troops at home, raised armies, players."),
     Entry("armies", "bot.cli.campaign", "List raised armies (optionally of one claim)."),
