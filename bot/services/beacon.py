@@ -105,13 +105,19 @@ def line_of(row: BeaconRound) -> BeaconLine:
     return BeaconLine(row.chain, row.round, bytes.fromhex(row.signature))
 
 
-def by_round(session: Session, ctx: CampaignContext, rounds: set[int]) -> dict[int, BeaconLine]:
-    """The stored rounds among ``rounds`` (the bound ones), by number."""
+def rows_by_round(session: Session, ctx: CampaignContext, rounds: set[int]
+                  ) -> dict[int, BeaconRound]:
+    """The stored rows of the rounds among ``rounds`` that were had (bound), by number."""
     if not rounds:
         return {}
     rows = session.exec(select(BeaconRound).where(BeaconRound.campaign_id == ctx.campaign_id,
                                                   BeaconRound.signature != "")).all()
-    return {r.round: line_of(r) for r in rows if r.round in rounds}
+    return {r.round: r for r in rows if r.round in rounds}
+
+
+def by_round(session: Session, ctx: CampaignContext, rounds: set[int]) -> dict[int, BeaconLine]:
+    """The stored rounds among ``rounds`` (the bound ones), by number."""
+    return {n: line_of(r) for n, r in rows_by_round(session, ctx, rounds).items()}
 
 
 class Fetcher:
