@@ -216,6 +216,71 @@ class WebSettings(_Section):
     failed_per_minute: int = Field(default=10, ge=1, le=10_000)
 
 
+#: Where a webhook may point without an allow list: Discord's own webhook addresses.
+DISCORD_WEBHOOK_PREFIXES = ("https://discord.com/api/webhooks/",
+                            "https://discordapp.com/api/webhooks/",
+                            "https://ptb.discord.com/api/webhooks/",
+                            "https://canary.discord.com/api/webhooks/")
+_WEBHOOK_TAIL = re.compile(r"[0-9]{1,25}/[A-Za-z0-9_-]{10,100}")
+WEBHOOK_EXAMPLE = "https://discord.com/api/webhooks/123456789012345678/AbCdEf-GhIjKl_MnOp"
+
+
+def webhook_url_problem(url: str, allowed_prefixes: tuple[str, ...] | list[str] = ()
+                        ) -> str | None:
+    """Why ``url`` is not a webhook address maester sends to (None: it is one).
+
+    It must be a Discord webhook (``https://discord.com/api/webhooks/ID/TOKEN``; also
+    discordapp.com, ptb. and canary.) or start with one of ``allowed_prefixes`` (``[webhooks]
+    allowed_prefixes``, each ending in ``/``), followed by ``ID/TOKEN`` and nothing else: no
+    query, no fragment, no spaces, no user name or password.
+    """
+    if len(url) > 300:
+        return "it is too long (at most 300 characters)"
+    prefix = next((p for p in (*DISCORD_WEBHOOK_PREFIXES, *allowed_prefixes)
+                   if p.endswith("/") and url.startswith(p)), None)
+    if prefix is None:
+        if not url.startswith("https://"):
+            return "it must start with https://"
+        return ("it is not a Discord webhook address (https://discord.com/api/webhooks/"
+                "ID/TOKEN)")
+    if not _WEBHOOK_TAIL.fullmatch(url[len(prefix):]):
+        return "after /api/webhooks/ it must have the webhook's number and token, nothing else"
+    return None
+
+
+class WebhookSettings(_Section):
+    """Outbound webhooks (Discord-compatible): public posts, and each claim's private news to
+    the webhook the claim registered by modmail (``webhook URL``)."""
+
+    #: Further address prefixes a webhook may start with besides Discord's (each ending in /).
+    allowed_prefixes: list[str] = Field(default_factory=list)
+    #: Webhooks that receive every public post once it is on Reddit (title, text, link).
+    public: list[str] = Field(default_factory=list)
+    #: Whether players may register a private webhook for their claim (``webhook URL``).
+    claims: bool = True
+    #: Seconds between two sends to webhooks (Discord allows about 5 per 2 s per webhook).
+    spacing_seconds: float = Field(default=1.0, ge=0, le=600)
+    timeout_seconds: float = Field(default=10.0, gt=0, le=120)
+
+    @field_validator("allowed_prefixes")
+    @classmethod
+    def _prefixes(cls, value: list[str]) -> list[str]:
+        for prefix in value:
+            if not re.fullmatch(r"https?://[^\s?#]+/", prefix):
+                raise ValueError(f"{prefix!r} must be an http(s) address ending in /")
+        return value
+
+    @field_validator("public")
+    @classmethod
+    def _public(cls, value: list[str], info: Any) -> list[str]:
+        allowed = (info.data or {}).get("allowed_prefixes") or []
+        for url in value:
+            problem = webhook_url_problem(url, allowed)
+            if problem:
+                raise ValueError(f"{url[:40]!r}...: {problem}")
+        return value
+
+
 class Settings(_Section):
     campaign: CampaignSettings = Field(default_factory=CampaignSettings)
     reddit: RedditSettings = Field(default_factory=RedditSettings)
@@ -227,6 +292,7 @@ class Settings(_Section):
     claims: ClaimsSettings = Field(default_factory=ClaimsSettings)
     moderators: ModeratorSettings = Field(default_factory=ModeratorSettings)
     web: WebSettings = Field(default_factory=WebSettings)
+    webhooks: WebhookSettings = Field(default_factory=WebhookSettings)
     catalogue: dict[str, Any] = Field(default_factory=dict)
     characters: dict[str, Any] = Field(default_factory=dict)
 

@@ -77,7 +77,9 @@ from bot.reddit.gateway import (
 from bot.reddit.intake import note_reply
 from bot.reddit.lease import LeaseLost
 from bot.reddit.media import post_image, submit_post  # map pictures
-from bot.services import journal
+from bot.reddit.webhook import HookUnanswered, HookUnreachable, Poster
+from bot.reddit.webhook import post as post_webhook
+from bot.services import journal, webhooks
 from bot.services.world import CampaignContext
 from bot.text import escape_md
 from rules.campaign import calendar
@@ -89,7 +91,10 @@ MAX_MESSAGE_BODY = 10_000
 MAX_SUBJECT = 100
 BACKOFF_BASE = timedelta(seconds=30)
 BACKOFF_CAP = timedelta(hours=1)
-KINDS = ("post", "reply", "note", "message", "mod", "comment", "delete", "widget")
+KINDS = ("post", "reply", "note", "message", "mod", "comment", "delete", "widget", "webhook")
+#: ``last_error`` of a webhook entry while its request is out: found by the next attempt, it
+#: means the earlier one may have been delivered (see :func:`_deliver_hook`).
+SENDING = "sending to the webhook"
 #: The longest a round sleeps for pacing before it ends and leaves the rest to the next one.
 MAX_PACE_WAIT = 10.0
 DISPATCH_SUBJECT = "Dispatches for {claim}: {month}"
@@ -140,6 +145,7 @@ class Claimed:
     attempts: int
     public: bool
     claim_id: int | None = None
+    last_error: str = ""
 
     @property
     def dispatch(self) -> bool:
@@ -169,10 +175,12 @@ class Pacer:
     pacer lives as long as the process (the runner's rounds share it)."""
 
     def __init__(self, post_spacing: float, message_spacing: float, per_minute: int, *,
+                 webhook_spacing: float = 1.0,
                  monotonic: Callable[[], float] = time.monotonic,
                  sleep: Callable[[float], None] = time.sleep) -> None:
         self.post_spacing = post_spacing
         self.message_spacing = message_spacing
+        self.webhook_spacing = webhook_spacing
         self.per_minute = per_minute
         self._monotonic = monotonic
         self._sleep = sleep
@@ -184,10 +192,12 @@ class Pacer:
     def from_settings(cls, ctx: CampaignContext) -> Pacer:
         bot = ctx.settings.bot
         return cls(bot.post_spacing_seconds, bot.message_spacing_seconds,
-                   bot.sends_per_minute)
+                   bot.sends_per_minute, webhook_spacing=ctx.settings.webhooks.spacing_seconds)
 
     @staticmethod
     def _lane(kind: str) -> str:
+        if kind == "webhook":  # not Reddit: its own spacing, outside Reddit's sends a minute
+            return "webhook"
         return "post" if kind in ("post", "comment", "widget") else "message"
 
     def wait_needed(self, kind: str) -> float:
@@ -197,9 +207,10 @@ class Pacer:
             while self._sent and self._sent[0] <= now - 60.0:
                 self._sent.popleft()
             lane = self._lane(kind)
-            spacing = self.post_spacing if lane == "post" else self.message_spacing
+            spacing = {"post": self.post_spacing, "webhook": self.webhook_spacing}.get(
+                lane, self.message_spacing)
             wait = max(0.0, self._last.get(lane, -1e18) + spacing - now)
-            if self.per_minute and len(self._sent) >= self.per_minute:
+            if lane != "webhook" and self.per_minute and len(self._sent) >= self.per_minute:
                 wait = max(wait, self._sent[0] + 60.0 - now)
             return wait
 
@@ -208,7 +219,8 @@ class Pacer:
         with self._lock:
             now = self._monotonic()
             self._last[self._lane(kind)] = now
-            self._sent.append(now)
+            if self._lane(kind) != "webhook":
+                self._sent.append(now)
 
     def pace(self, kind: str, max_wait: float = MAX_PACE_WAIT) -> float | None:
         """Sleep until a send of ``kind`` may go; None (no sleep) if that is beyond
@@ -270,7 +282,7 @@ def _snapshot(row: Outbox) -> Claimed:
     """An entry as claimed (taken before the UPDATE: the ORM refreshes ``row`` from it)."""
     assert row.id is not None
     return Claimed(row.id, row.key, row.kind, row.target, row.title, row.body, row.flair,
-                   row.tick, row.attempts + 1, row.public, row.claim_id)
+                   row.tick, row.attempts + 1, row.public, row.claim_id, row.last_error)
 
 
 def claim_siblings(engine: Engine, ctx: CampaignContext, first: Claimed, *, worker_id: str,
@@ -367,7 +379,7 @@ def compose_group(ctx: CampaignContext, entries: Sequence[Claimed], now: datetim
 
 def publish_once(engine: Engine, ctx: CampaignContext, gateway: RedditGateway, clock: Clock,
                  *, worker_id: str | None = None, limit: int = 25,
-                 pacer: Pacer | None = None) -> DeliverReport:
+                 pacer: Pacer | None = None, poster: Poster = post_webhook) -> DeliverReport:
     """Deliver up to ``limit`` due outbox entries, one claim at a time.
 
     Never raises for Reddit failures (they are recorded on the entries and in the report);
@@ -400,6 +412,10 @@ def publish_once(engine: Engine, ctx: CampaignContext, gateway: RedditGateway, c
             _release(engine, entry, worker)
             break
         report.paced_seconds += paced
+        if entry.kind == "webhook":  # not Reddit: failures here never halt or pause Reddit's
+            if _deliver_hook(engine, ctx, entry, worker, clock, report, poster):
+                pacer.sent(entry.kind)
+            continue
         group = [entry]
         if entry.dispatch:
             group += claim_siblings(engine, ctx, entry, worker_id=worker, now=now,
@@ -474,6 +490,94 @@ def publish_once(engine: Engine, ctx: CampaignContext, gateway: RedditGateway, c
     if report.delivered:
         state.auth_ok(engine, ctx.campaign_id, clock.now())
     return report
+
+
+def _deliver_hook(engine: Engine, ctx: CampaignContext, entry: Claimed, worker: str,
+                  clock: Clock, report: DeliverReport, poster: Poster) -> bool:
+    """Send one ``webhook`` entry; True when a request went out (for pacing).
+
+    Exactly once where the answer says what happened, at most once where it cannot: the
+    entry's ``last_error`` is set to :data:`SENDING` (committed) before the request, so an
+    attempt that finds it there knows an earlier request went out and never came back (the
+    process was killed, or the answer timed out) and records the entry as sent, unconfirmed,
+    instead of sending it again. A 429 waits Discord's ``retry_after`` for that webhook only
+    (the attempt does not count); a 5xx or no connection backs off like any entry and gives
+    up after ``[bot] max_attempts``, telling the moderators; a 4xx refusal gives up at once.
+    The address is looked up now (:func:`bot.services.webhooks.resolve`): a webhook removed
+    meanwhile drops the entry. Neither the address nor its token is logged."""
+    now = clock.now()
+    with transaction(engine) as session:
+        url = webhooks.resolve(session, ctx, entry.target)
+    where = f"webhook {entry.target}"
+    if url is None:
+        log.info("outbox %s dropped: %s is no longer configured", entry.key, where)
+        _recorded(engine, ctx, entry, worker, clock, report, "dropped", existing=False)
+        return False
+    if entry.attempts > 1 and entry.last_error.startswith(SENDING):
+        log.warning("outbox %s: an earlier request to %s got no answer; recorded as sent "
+                    "(unconfirmed), not sent again", entry.key, where)
+        _recorded(engine, ctx, entry, worker, clock, report, "unconfirmed", existing=True)
+        return False
+    with transaction(engine) as session:
+        result = session.execute(update(Outbox).where(_mine(entry, worker))
+                                 .values(last_error=f"{SENDING} since {now.isoformat()}"))
+        if getattr(result, "rowcount", 0) != 1:
+            return False  # taken over meanwhile: the new claimant sends it
+    try:
+        answer = poster(url, webhooks.payload(entry.title, entry.body),
+                        ctx.settings.webhooks.timeout_seconds)
+    except HookUnreachable as exc:
+        _failed(engine, ctx, [entry], worker, clock.now(), f"{where}: {exc}", report)
+        report.errors.append(f"{entry.key}: {exc}")
+        return False
+    except HookUnanswered as exc:
+        log.warning("outbox %s: %s did not answer (%s); recorded as sent, unconfirmed",
+                    entry.key, where, exc)
+        _recorded(engine, ctx, entry, worker, clock, report, "unconfirmed", existing=False)
+        return True
+    except (DBAPIError, LeaseLost):
+        raise
+    except Exception as exc:  # a bug must not wedge the queue
+        log.exception("sending outbox %s to %s failed unexpectedly", entry.key, where)
+        _failed(engine, ctx, [entry], worker, clock.now(), f"internal error: {exc!r}", report)
+        return False
+    if answer.sent:
+        _recorded(engine, ctx, entry, worker, clock, report,
+                  f"hook:{answer.message_id}" if answer.message_id else "hook:sent",
+                  existing=False)
+    elif answer.rate_limited:
+        until = clock.now() + timedelta(seconds=answer.wait)
+        with transaction(engine) as session:
+            session.execute(update(Outbox).where(_mine(entry, worker)).values(
+                attempts=col(Outbox.attempts) - 1, claimed_by=None, claimed_until=None,
+                last_error=f"{where}: {answer.reason}"[:2000]))
+            session.execute(update(Outbox).where(
+                col(Outbox.campaign_id) == ctx.campaign_id, col(Outbox.kind) == "webhook",
+                col(Outbox.target) == entry.target,
+                col(Outbox.status) == OutboxStatus.PENDING,
+                or_(col(Outbox.not_before).is_(None), col(Outbox.not_before) < until))
+                .values(not_before=until))
+        report.retry_later += 1
+        report.errors.append(f"{entry.key}: {answer.reason}, retry after {answer.wait:g} s")
+        log.warning("%s asks to wait %.3g s (429)", where, answer.wait)
+    elif answer.refused:
+        _bury(engine, ctx, entry, worker, clock.now(),
+              f"{where} refused the notice ({answer.reason})")
+        report.dead += 1
+        report.errors.append(f"{entry.key}: {answer.reason}")
+    else:
+        _failed(engine, ctx, [entry], worker, clock.now(), f"{where}: {answer.reason}", report)
+        report.errors.append(f"{entry.key}: {answer.reason}")
+    return True
+
+
+def _recorded(engine: Engine, ctx: CampaignContext, entry: Claimed, worker: str, clock: Clock,
+              report: DeliverReport, outcome: str, *, existing: bool) -> None:
+    """A webhook entry done (sent, unconfirmed or dropped): recorded like a delivery."""
+    if _mark_delivered(engine, ctx, entry, worker, clock.now(), outcome, None, ""):
+        report.delivered += 1
+        report.found_existing += int(existing)
+        report.delivered_keys.append(entry.key)
 
 
 def _failed(engine: Engine, ctx: CampaignContext, group: Sequence[Claimed], worker: str,
@@ -677,8 +781,21 @@ def _mark_delivered(engine: Engine, ctx: CampaignContext, entry: Claimed, worker
             return False
         if replied is not None:
             note_reply(session, ctx, replied, bot)
+        if entry.kind == "post" and ctx.settings.webhooks.public:
+            # announced once the post is on Reddit, in the transaction that records it
+            webhooks.queue_public(session, ctx, key=entry.key, title=entry.title,
+                                  body=entry.body, link=permalink(ctx, reddit_id), at=now,
+                                  tick=entry.tick)
     log.info("delivered %s %s as %s", entry.kind, entry.key, reddit_id)
     return True
+
+
+def permalink(ctx: CampaignContext, fullname: str) -> str:
+    """The address of the post ``t3_ID`` on the subreddit ("" for anything else)."""
+    if not fullname.startswith("t3_"):
+        return ""
+    site = ctx.settings.reddit.reddit_url.rstrip("/")
+    return f"{site}/r/{ctx.settings.campaign.subreddit}/comments/{fullname[3:]}/"
 
 
 def _retry_later(engine: Engine, ctx: CampaignContext, entry: Claimed, worker: str,
@@ -725,7 +842,8 @@ def _bury(engine: Engine, ctx: CampaignContext, entry: Claimed, worker: str, now
                     "note": "the internal note",
                     "message": "the private message", "comment": "the comment reply",
                     "delete": "deleting the post or comment",
-                    "widget": "updating the sidebar widget"}
+                    "widget": "updating the sidebar widget",
+                    "webhook": "the webhook notice"}
             title_line = f"\n\nTitle: {escape_md(entry.title, 300)}" if entry.title else ""
             journal.queue(
                 session, ctx.campaign_id, f"dead:{entry.key}"[:120], "mod",

@@ -114,6 +114,8 @@ def run_checks(settings: Settings, gateway: CheckedGateway) -> list[Check]:
     permissions = _permissions(gateway, bot)
     checks.append(_permission_check(bot, sub, permissions))
     checks.extend(_flair_checks(settings, gateway, bot, permissions))
+    if settings.posts.sidebar_widget:
+        checks.append(_widget_check(bot, sub, permissions))
     try:
         count = gateway.modmail_page()
         checks.append(Check("modmail", True, f"modmail can be listed ({count} on page one)"))
@@ -194,6 +196,15 @@ def _permission_check(bot: str, sub: str, permissions: list[str]) -> Check:
         "; without 'Manage Posts and Comments' it cannot read forwarded posts that "
         "AutoModerator removed")
     return Check("permissions", True, f"u/{bot} has {shown}{note}")
+
+
+def _widget_check(bot: str, sub: str, permissions: list[str]) -> Check:
+    """The sidebar widget needs "Manage Settings"; without it only the widget waits."""
+    if _has(permissions, "config"):
+        return Check("sidebar widget", True, f"u/{bot} may keep the sidebar widget")
+    return Check("sidebar widget", False, f"u/{bot} lacks 'Manage Settings' (config): the "
+                 "sidebar widget would be refused", f"give u/{bot} 'Manage Settings' on "
+                 f"r/{sub}, or set [posts] sidebar_widget = false", fatal=False)
 
 
 def _flair_checks(settings: Settings, gateway: CheckedGateway, bot: str,

@@ -187,6 +187,14 @@ _FORMS: tuple[OrderForm, ...] = (
         "get the private address of your claim's war room on the web (changes nothing)",
     ),
     OrderForm(
+        "webhook",
+        ("discord",),
+        "webhook URL | webhook off",
+        "webhook https://discord.com/api/webhooks/123456789012345678/AbCdEf-GhIjKl_MnOp",
+        "send your claim's private news to a Discord channel's webhook as well (changes "
+        "nothing in the game)",
+    ),
+    OrderForm(
         "help",
         (),
         "help [ORDER]",
