@@ -160,8 +160,13 @@ def queue(
     flair: str = "",
     public: bool = False,
     claim_id: int | None = None,
+    footer: str = "",
 ) -> Outbox | None:
-    """Queue one post/reply/message under ``key``; a key already queued is left alone."""
+    """Queue one post/reply/message under ``key``; a key already queued is left alone.
+
+    ``footer``: the bot's own closing words, appended after the body's links are made inert:
+    only text the bot writes from its config (the dice's verification link), never a
+    player's."""
     if not session.info.get("outbox_keys_unique"):
         existing = session.exec(
             select(col(Outbox.id)).where(Outbox.campaign_id == campaign_id, Outbox.key == key)
@@ -170,6 +175,7 @@ def queue(
             return None
     if public or kind in PUBLIC_KINDS:
         body = inert_links(body)  # the last step before everyone can read it
+    body += footer
     row: dict[str, Any] = {
         "campaign_id": campaign_id, "key": key, "kind": kind, "public": public,
         "target": target, "claim_id": claim_id, "title": title[:300], "body": body,

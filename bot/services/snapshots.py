@@ -166,13 +166,13 @@ CAMPAIGN_FIELDS = ("name", "subreddit", "season", "last_tick", "last_month")
 HEAVY_FIELDS = ("map_text", "catalogue_json")
 """The campaign's large columns, which only ``map update`` and ``catalogue load`` change: every
 snapshot keeps their digests, and those two commands' snapshots their values too."""
-SEEN_KINDS = frozenset({"post", "comment", "reply", "message"})
+SEEN_KINDS = frozenset({"post", "comment", "reply", "message", "webhook"})
 """Outbox kinds players or the public read: once delivered, taking them back needs force."""
 COMMAND_KINDS = frozenset({"adjust", "season", "relation", "character", "army_removed",
                            "skill_granted", "skill_removed", "catalogue_loaded", "map_updated",
                            "catalogue_check", "catalogue_show", "undo", "pause", "resume",
                            "claim_away", "claim_hold", "claim_unheld", "claim_transfer",
-                           "claim_added", "claim_retired"})
+                           "claim_added", "claim_retired", "approval", "correction"})
 """Events the moderators' own commands log (the rest, by a player or a moderator, are orders)."""
 DELETABLE_KINDS = frozenset({"post", "comment"})
 
@@ -730,7 +730,8 @@ class SentEntry:
 
     def describe(self) -> str:
         what = {"post": "public post", "comment": "comment", "reply": "modmail reply",
-                "message": "private message"}.get(self.kind, self.kind)
+                "message": "private message",
+                "webhook": "webhook notice (cannot be taken back)"}.get(self.kind, self.kind)
         where = f" {self.reddit_id}" if self.reddit_id else ""
         to = "" if self.kind in DELETABLE_KINDS else f" to {self.target}"
         return f"#{self.id} {what}{where}{to}: {self.title or '(no title)'}"
@@ -804,7 +805,7 @@ def plan(session: Session, ctx: CampaignContext, snapshot: Snapshot, now: dateti
             period = revealed_period(entry.key)
             if period is not None:
                 revealed.add(period)
-            if entry.kind in SEEN_KINDS:
+            if entry.kind in SEEN_KINDS and entry.reddit_id != "dropped":  # went out
                 result.sent.append(SentEntry(entry.id or 0, entry.kind, entry.target,
                                              entry.title, entry.reddit_id or ""))
         elif entry.status == OutboxStatus.PENDING and entry.claimed_by is not None \

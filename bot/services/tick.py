@@ -56,7 +56,7 @@ from bot.render.posts import (
     secret_strength_note,
     siege_month_post,
 )
-from bot.services import absence, fairplay, forewarn, journal, pause, sidebar, snapshots
+from bot.services import absence, beacon, fairplay, forewarn, journal, pause, sidebar, snapshots
 from bot.services.catalogue import catalogue_of, fate_settings
 from bot.services.realm import Previewed, map_posts
 from bot.services.sieges import end_siege
@@ -145,7 +145,10 @@ def catch_up(engine: Engine, ctx: CampaignContext, now: datetime, *,
     """
     reports: list[TickReport] = []
     first_snapshot: int | None = None  # the catch-up's first: kept whatever follows
+    fetcher = beacon.Fetcher(ctx.settings.dice) if beacon.enabled(ctx) else None
     while limit is None or len(reports) < limit:
+        if fetcher is not None:  # the tick's beacon round, stored before the tick uses it
+            beacon.prepare(engine, ctx, fetcher, now)
         with collector_paused(), transaction(engine) as session:
             campaign = get_campaign(session, ctx, lock=True)
             if pause.holds(campaign):  # paused: nothing applies
@@ -315,7 +318,8 @@ class _TickState:
         self._battle_ids: dict[int, int] = {}  # a new battle's stored id, where not the rules'
         self._when: dict[datetime, str] = {}
         self.held: frozenset[int] = frozenset()  # claims held (bot.services.absence.review)
-        self.dice = EventDice(ctx.secret, fairplay.period_of(ctx, index))
+        self.beacon = beacon.tick_beacon(session, ctx, index)
+        self.dice = EventDice(ctx.secret, fairplay.period_of(ctx, index), self.beacon.value)
         # Keys queued by a tick are unique by construction (they name the tick or the army
         # and the tick applies once), so the outbox need not look each one up.
         session.info["outbox_keys_unique"] = True
@@ -347,13 +351,22 @@ class _TickState:
         self.report.events.append(summary)
 
     def post(self, key: str, title: str, body: str, flair: str = "") -> None:
+        body, footer = self.with_beacon(body)
         journal.queue(self.session, self.ctx.campaign_id, key, "post", title=title, body=body,
                       flair=flair, public=True, at=self.at, tick=self.tick,
-                      target=self.ctx.settings.campaign.subreddit)
+                      target=self.ctx.settings.campaign.subreddit, footer=footer)
 
     def notify(self, claim_id: int, key: str, subject: str, body: str) -> None:
+        body, footer = self.with_beacon(body)
         journal.notify_claim(self.session, self.ctx.campaign_id, claim_id, key, subject=subject,
-                             body=body, at=self.at, tick=self.tick)
+                             body=body + footer, at=self.at, tick=self.tick)
+
+    def with_beacon(self, body: str) -> tuple[str, str]:
+        """A post or note with dice gains the tick's beacon line and the verifiable mark with
+        its link (:func:`fairplay.dice_footer`); others are left as they are."""
+        if "dice: v1" not in body:
+            return body, ""
+        return fairplay.with_beacon(body, self.beacon), fairplay.dice_footer(self.ctx)
 
     @property
     def armies(self) -> TickArmies:

@@ -53,7 +53,7 @@ from bot.mapimage.scene import (
     claim_colours,
 )
 from bot.render.notes import shortfall_text
-from bot.services import forewarn, proposals
+from bot.services import beacon, forewarn, proposals
 from bot.services.battle_odds import attacker_wins
 from bot.services.fairplay import DICE_KEY, first_tick_of, period_of
 from bot.services.journal import players_of
@@ -192,6 +192,7 @@ def _dice_lines(session: Session, ctx: CampaignContext, period: int, *, branch: 
     query = query.where(col(Event.public)) if claim_id is None else \
         query.where(Event.claim_id == claim_id)
     out: list[dict[str, Any]] = []
+    parsed_lines: list[tuple[Event, str, fairdice.DiceLine]] = []
     for e in session.exec(query.order_by(col(Event.id))).all():
         line = e.data_json.get(DICE_KEY) if isinstance(e.data_json, dict) else None
         if not line:
@@ -200,11 +201,19 @@ def _dice_lines(session: Session, ctx: CampaignContext, period: int, *, branch: 
             parsed = fairdice.DiceLine.parse(str(line))
         except ValueError:
             continue
-        if parsed.event.branch != branch:
-            continue
-        out.append({"event": e.id, "summary": e.summary, "line": str(line),
+        if parsed.event.branch == branch:
+            parsed_lines.append((e, str(line), parsed))
+    # The beacon rounds the lines are bound to: the browser derives each round's randomness
+    # from its signature (SHA-256); it does not check the BLS signature itself.
+    rounds = beacon.by_round(session, ctx, {p.beacon_round for _, _, p in parsed_lines
+                                            if p.beacon_round is not None})
+    for e, line, parsed in parsed_lines:
+        bound = rounds.get(parsed.beacon_round) if parsed.beacon_round is not None else None
+        out.append({"event": e.id, "summary": e.summary, "line": line,
                     "key": parsed.event.key, "orders": parsed.event.entropy,
                     "period": parsed.event.period,
+                    "beacon": parsed.beacon_round,
+                    "beacon_signature": bound.signature.hex() if bound else "",
                     "rolls": [[s, v] for s, v in parsed.rolls]})
     return out
 

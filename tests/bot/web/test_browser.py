@@ -207,9 +207,11 @@ def test_the_dice_are_verified_in_the_page(browser: Any, after: Live) -> None:  
     page.wait_for_selector("body[data-dice-checked='1']", timeout=20_000)
     assert page.locator(".commitment-verdict.ok").count() >= 1  # public secrets revealed
     rolled = page.locator(".dice-line:has-text('rolls=20:') .verdict.ok")
-    assert rolled.count() == 1 and "✓ verified" in rolled.inner_text()
+    assert rolled.count() == 2 and "✓ verified" in rolled.first.inner_text()
+    bound = page.locator(".dice-line:has-text('beacon=4242') .verdict.ok")  # a beacon's round
+    assert bound.count() == 1 and "beacon round 4242" in page.inner_text("#dice")
     assert page.locator(".verdict.bad").count() == 0
-    page.locator(".dice-line:has-text('rolls=20:')").scroll_into_view_if_needed()
+    page.locator(".dice-line:has-text('beacon=4242')").scroll_into_view_if_needed()
     _shot(page, "realm-dice")
 
     def forged(route: Any) -> None:  # the same page with one die's face changed
