@@ -102,11 +102,16 @@ def request_image(session: Session, row: dict[str, Any]) -> None:
         session.add(PostImage(**row))
 
 
-def pending_events(session: Session) -> list[Event]:
-    """The events collected and not written yet (a preview's earlier ticks), as rows that
-    are not in the session: readers of the journal add them to what they read."""
+def pending_events(session: Session, ticks: range | None = None, kind: str | None = None
+                   ) -> list[Event]:
+    """The events collected and not written yet (a preview's earlier ticks; those of ``ticks``
+    and of ``kind`` when given), in order, as rows that are not in the session: readers of the
+    journal add them to what they read."""
     sink = sink_of(session)
-    return [Event(**row) for row in sink.events] if sink is not None else []
+    if sink is None:
+        return []
+    return [Event(**row) for row in sink.events
+            if (ticks is None or row["tick"] in ticks) and (kind is None or row["kind"] == kind)]
 
 
 def log_event(
