@@ -8,6 +8,7 @@ leaves neither a log line nor a post behind, and a replayed change hits the key.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -211,6 +212,20 @@ def players_of(session: Session, claim_id: int) -> list[str]:
 def players_changed(session: Session) -> None:
     """The players of some claim changed in ``session``: :func:`players_of` reads them again."""
     session.info.pop(_PLAYERS, None)
+
+
+def read_state(session: Session, campaign_id: int, name: str) -> dict[str, Any] | None:
+    """The JSON object stored in ``BotState`` under ``name``, or None (no row, empty, or not
+    an object)."""
+    row = session.exec(select(BotState).where(BotState.campaign_id == campaign_id,
+                                              BotState.name == name)).first()
+    if row is None or not row.value:
+        return None
+    try:
+        value = json.loads(row.value)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
 
 
 CLAIM_WEBHOOK_PREFIX = "webhook:claim:"
