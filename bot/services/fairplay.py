@@ -164,8 +164,8 @@ def _events_of(session: Session, ctx: CampaignContext, period: int) -> list[Even
         Event.campaign_id == ctx.campaign_id, col(Event.tick) >= first,
         col(Event.tick) < after).order_by(col(Event.id))).all(),
         # a preview's earlier ticks (collected, never written) come after the stored ones
-        *(e for e in journal.pending_events(session) if first <= e.tick < after
-          and e.campaign_id == ctx.campaign_id)]
+        *(e for e in journal.pending_events(session, range(first, after))
+          if e.campaign_id == ctx.campaign_id)]
     return [e for e in rows if isinstance(e.data_json, dict) and DICE_KEY in e.data_json]
 
 
