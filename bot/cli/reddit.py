@@ -59,8 +59,7 @@ def run_cmd(config: ConfigOpt = None) -> None:
 
 @app.command("check")
 def check_cmd(config: ConfigOpt = None) -> None:
-    """Check the login, the subreddit, the bot's permissions, flairs, modmail and posting
-    (and the dice beacon, when there is one)."""
+    """Check Reddit (login, subreddit, permissions, flairs, modmail, posting) and the beacon."""
     from bot.reddit.gateway import GatewayConfigError, praw_gateway
     from bot.reddit.preflight import run_checks
     from bot.reddit.state import DatabaseTokenStore

@@ -368,7 +368,7 @@ def give_holdfast_command(cmd_ctx: CommandContext, args: str) -> str:
                        "it the claim's seat", HOLDFAST_EXAMPLE)
 
 
-MAP_EXAMPLE = "maester map update new-map.yaml --yes --by u/mod_jane"
+MAP_EXAMPLE = "!mapupdate"
 
 
 @command("mapupdate", aliases=("updatemap",), example=MAP_EXAMPLE, moderator_only=True,
