@@ -18,7 +18,7 @@ from sqlmodel import Session, SQLModel, col, select
 from bot.db.models import Event, MonthlyRun, Outbox, PostImage, TickRun
 from bot.services.snapshots import WORLD_TABLES, align_sequences
 from bot.services.tick import apply_tick
-from bot.services.world import CampaignContext, get_campaign
+from bot.services.world import CampaignContext, current
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,7 +54,7 @@ def preview(engine: Engine, ctx: CampaignContext, until: datetime) -> list[TickP
         session.begin()
         try:
             align_sequences(session, models)
-            campaign = get_campaign(session, ctx, lock=True)
+            ctx, campaign = current(session, ctx, lock=True)
             mark = session.exec(select(func.max(Outbox.id))).one() or 0
             for index in range(campaign.last_tick + 1, ctx.tick_of(until) + 1):
                 report = apply_tick(session, ctx, campaign, index)

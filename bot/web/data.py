@@ -58,7 +58,7 @@ from bot.services.battle_odds import attacker_wins
 from bot.services.fairplay import DICE_KEY, first_tick_of, period_of
 from bot.services.journal import players_of
 from bot.services.mapview import IN_MAP_STATES, load_situation
-from bot.services.world import CampaignContext, all_claims, get_campaign
+from bot.services.world import CampaignContext, all_claims, current
 from bot.storage.army_rows import load_records
 from rules import fairdice
 from rules.campaign import calendar
@@ -92,7 +92,7 @@ def iso(moment: datetime | None) -> str:
 
 
 def _clock(session: Session, ctx: CampaignContext) -> dict[str, Any]:
-    campaign = get_campaign(session, ctx)
+    ctx, campaign = current(session, ctx)
     last = campaign.last_tick
     now = ctx.tick_at(last)
     return {
