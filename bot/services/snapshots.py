@@ -869,7 +869,8 @@ def restore(session: Session, ctx: CampaignContext, chosen: Plan, *, actor: str,
     snap_id, snap_tick, label = snapshot.id or 0, snapshot.tick, snapshot.label
     lines = chosen.lines(ctx)
     undone = [s.label for s in chosen.undone]
-    offset = get_campaign(session, ctx, lock=True).tick_offset or 0
+    ctx, stored = current(session, ctx, lock=True)  # the clock as stored
+    offset = stored.tick_offset or 0
     held = pause.offset_then(session, ctx, snapshot.event_mark)
     session.flush()
     heavy = _heavy_values(session, ctx, data, chosen.undone)  # may refuse: nothing changed yet
