@@ -126,6 +126,11 @@ class PostSettings(_Section):
     inset_radius: int = Field(default=3, ge=1, le=10)
     # the players' guide, linked from the `help` reply ("" = no link)
     guide_url: str = Field(default="", max_length=300)
+    # a sidebar widget (a text area) showing the in-game date and the next tick, kept up to
+    # date by the outbox after every tick (needs the structuredstyles scope and the bot's
+    # "Manage Settings" moderator permission)
+    sidebar_widget: bool = False
+    sidebar_widget_name: str = Field(default="Campaign clock", min_length=1, max_length=30)
 
 
 class DiceSettings(_Section):

@@ -81,7 +81,7 @@ MAX_MESSAGE_BODY = 10_000
 MAX_SUBJECT = 100
 BACKOFF_BASE = timedelta(seconds=30)
 BACKOFF_CAP = timedelta(hours=1)
-KINDS = ("post", "reply", "note", "message", "mod", "comment", "delete")
+KINDS = ("post", "reply", "note", "message", "mod", "comment", "delete", "widget")
 #: The longest a round sleeps for pacing before it ends and leaves the rest to the next one.
 MAX_PACE_WAIT = 10.0
 DISPATCH_SUBJECT = "Dispatches for {claim}: {month}"
@@ -161,7 +161,7 @@ class Pacer:
 
     @staticmethod
     def _lane(kind: str) -> str:
-        return "post" if kind in ("post", "comment") else "message"
+        return "post" if kind in ("post", "comment", "widget") else "message"
 
     def wait_needed(self, kind: str) -> float:
         """Seconds until a send of ``kind`` may go."""
@@ -480,6 +480,8 @@ def _deliver(ctx: CampaignContext, gateway: RedditGateway, entry: Claimed, now: 
     if entry.kind == "delete":  # taken back by `maester undo --force --delete-posts`
         gateway.delete(entry.target)  # deleting twice does nothing: no marker to look for
         return Sent(entry.target), False
+    if entry.kind == "widget":  # found by its name and overwritten: no marker either
+        return gateway.put_text_widget(entry.target, entry.body), False
     tag = marker(entry.key)
     if entry.attempts > 1:
         found = find_marker(ctx, gateway, entry, tag)
@@ -692,7 +694,8 @@ def _bury(engine: Engine, ctx: CampaignContext, entry: Claimed, worker: str, now
             what = {"post": "the public post", "reply": "the modmail reply",
                     "note": "the internal note",
                     "message": "the private message", "comment": "the comment reply",
-                    "delete": "deleting the post or comment"}
+                    "delete": "deleting the post or comment",
+                    "widget": "updating the sidebar widget"}
             title_line = f"\n\nTitle: {escape_md(entry.title, 300)}" if entry.title else ""
             journal.queue(
                 session, ctx.campaign_id, f"dead:{entry.key}"[:120], "mod",
@@ -720,12 +723,12 @@ def _halt(engine: Engine, ctx: CampaignContext, group: Sequence[Claimed], worker
     """A refusal that would refuse everything sent the same way: keep the entries pending,
     halt that way of delivery, tell the moderators once (per halt)."""
     entry = group[0]
-    lane = state.POSTING if entry.kind in state.POSTING else state.MODMAIL
+    lane = state.lane_of(entry.kind)
     blocked = sorted(set(halt.get("blocked") or ()) | set(lane)) if halt else sorted(lane)
     since = str(halt["since"]) if halt else now.isoformat()
     value = {"since": since, "reason": error[:500], "key": entry.key, "blocked": blocked,
              "next_probe": (now + state.HALT_PROBE).isoformat()}
-    what = "posting" if lane is state.POSTING else "modmail"
+    what = state.lane_name(lane)
     with transaction(engine) as session:
         for member in group:
             session.execute(
@@ -745,7 +748,8 @@ def _halt(engine: Engine, ctx: CampaignContext, group: Sequence[Claimed], worker
                       "Nothing is lost: every post and message stays queued. Usually the "
                       "subreddit in the config is wrong, or the bot lost a moderator "
                       "permission (mail for modmail, posts, flair for moderator-only "
-                      "flairs). Fix it, run `maester check`, then `maester outbox retry` "
+                      "flairs, config for the sidebar widget). Fix it, run `maester check`, "
+                      "then `maester outbox retry` "
                       "(or wait: the bot tries again every "
                       f"{int(state.HALT_PROBE.total_seconds() // 60)} minutes)."),
                 at=now, tick=ctx.tick_of(now))
@@ -756,12 +760,11 @@ def _halt(engine: Engine, ctx: CampaignContext, group: Sequence[Claimed], worker
 def _unhalt(engine: Engine, ctx: CampaignContext, halt: dict[str, Any], kind: str,
             now: datetime) -> dict[str, Any] | None:
     """A blocked kind went through: unblock its way of delivery."""
-    lane = state.POSTING if kind in state.POSTING else state.MODMAIL
+    lane = state.lane_of(kind)
     blocked = [k for k in (halt.get("blocked") or ()) if k not in lane]
     value = {**halt, "blocked": blocked} if blocked else None
     state.store(engine, ctx.campaign_id, state.HALT, value, now)
-    log.info("delivery resumed: Reddit accepts %s again", "posts" if lane is state.POSTING
-             else "modmail")
+    log.info("delivery resumed: Reddit accepts %s again", state.lane_name(lane))
     return value
 
 

@@ -66,8 +66,12 @@ SYSTEMIC_CODES = frozenset({"SUBREDDIT_NOEXIST", "SUBREDDIT_NOTALLOWED", "BAD_SR
 #: The OAuth scopes the bot's calls use (a refresh token needs them, and must be
 #: *permanent*): who it is, modmail, posting and comment replies, reading posts and the
 #: subreddit, its own recent posts (to find a post a timed-out attempt made), the inbox
-#: (mentions; only with ``[bot] comment_commands``), and the flair list (only with flairs).
-SCOPES = ("identity", "modmail", "submit", "read", "history", "privatemessages", "flair")
+#: (mentions; only with ``[bot] comment_commands``), the flair list (only with flairs), and
+#: the sidebar widgets (``structuredstyles``; only with ``[posts] sidebar_widget``).
+SCOPES = ("identity", "modmail", "submit", "read", "history", "privatemessages", "flair",
+          "structuredstyles")
+#: A new sidebar text area's colours: empty takes the subreddit's theme.
+WIDGET_STYLES = {"backgroundColor": "", "headerColor": ""}
 #: Reddit's user agent rule: ``<platform>:<app ID>:<version> (by /u/<username>)``.
 USER_AGENT_FORMAT = re.compile(
     r"^[A-Za-z0-9_.-]+:[A-Za-z0-9_.-]+:v?[0-9][A-Za-z0-9_.-]* \(by /?u/[A-Za-z0-9_-]{3,20}\)")
@@ -289,6 +293,12 @@ class RedditGateway(Protocol):
     def delete(self, fullname: str) -> None:
         """Delete the bot's own post (``t3_``) or comment (``t1_``); deleting one that is
         already gone does nothing."""
+        ...
+
+    def put_text_widget(self, name: str, text: str) -> Sent:
+        """Make the sidebar's text area widget called ``name`` show ``text``: the first one
+        of that name is updated (never a second added), else one is added at the end;
+        ``Sent.reddit_id`` is the widget's id."""
         ...
 
 
@@ -827,6 +837,23 @@ class PrawGateway:
         thing = self.reddit.submission(thing_id) if kind == "t3" else \
             self.reddit.comment(thing_id)
         self._call(thing.delete)
+
+    def put_text_widget(self, name: str, text: str) -> Sent:
+        """See :meth:`RedditGateway.put_text_widget` (PRAW's ``subreddit.widgets``: one read
+        of the widgets, then ``widget.mod.update`` or ``widgets.mod.add_text_area``)."""
+
+        def put() -> str:
+            widgets = self.reddit.subreddit(self.subreddit).widgets
+            for widget in widgets.sidebar:
+                if getattr(widget, "kind", "") == "textarea" \
+                        and str(getattr(widget, "shortName", "")) == name:
+                    if getattr(widget, "text", None) != text:
+                        widget.mod.update(text=text)
+                    return str(widget.id)
+            return str(widgets.mod.add_text_area(short_name=name[:30], text=text,
+                                                 styles=dict(WIDGET_STYLES)).id)
+
+        return Sent(self._call(put))
 
 
 def user_agent_problem(agent: str) -> str | None:

@@ -121,7 +121,8 @@ def needed_scopes(settings: Settings) -> list[str]:
                   posts.scatter_flair))
     return [s for s in SCOPES
             if not (s == "privatemessages" and not settings.bot.comment_commands)
-            and not (s == "flair" and not flairs)]
+            and not (s == "flair" and not flairs)
+            and not (s == "structuredstyles" and not posts.sidebar_widget)]
 
 
 def _scope_check(settings: Settings, granted: set[str]) -> Check:

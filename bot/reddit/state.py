@@ -177,6 +177,18 @@ HALT_PROBE = timedelta(minutes=30)
 #: Outbox kinds by the way they reach Reddit: a refusal blocks the whole group.
 POSTING = ("post", "comment")
 MODMAIL = ("reply", "note", "message", "mod")
+#: The sidebar widget has a scope and a moderator permission of its own ("Manage Settings").
+WIDGETS = ("widget",)
+
+
+def lane_of(kind: str) -> tuple[str, ...]:
+    """The group of outbox kinds that reach Reddit the same way as ``kind``."""
+    return next((lane for lane in (POSTING, WIDGETS) if kind in lane), MODMAIL)
+
+
+def lane_name(lane: tuple[str, ...]) -> str:
+    """What a lane does, for the moderators: posting, the sidebar widget or modmail."""
+    return {POSTING: "posting", WIDGETS: "the sidebar widget"}.get(lane, "modmail")
 
 
 def halt_of(engine: Engine, campaign_id: int) -> dict[str, Any] | None:

@@ -342,3 +342,14 @@ def dice_post(*, commitments: Sequence[tuple[int, Sequence[Commitment]]],
     parts.append("")
     parts.append("How to check any roll yourself: see the players' guide, *Dice you can check*.")
     return "\n".join(parts).strip() + "\n"
+
+
+def clock_widget(*, date: str, next_tick: str | None, note: str = "") -> str:
+    """The sidebar widget's text: the in-game date and when the world next moves (``None``:
+    the campaign is paused), with an optional line under them."""
+    lines = [f"**In-game date:** {escape_md(date, 80)}",
+             f"**Next tick:** {escape_md(next_tick, 80)}" if next_tick is not None
+             else "**Next tick:** none while the campaign is paused"]
+    if note:
+        lines.append(f"*{escape_md(note, 300)}*")
+    return "\n\n".join(lines)

@@ -63,6 +63,9 @@ ROUTE_SCOPES = {
     "user.comments": "history",
     "user.submitted": "history",
     "subreddit.link_flair": "flair",
+    "widgets": "structuredstyles",
+    "widget.create": "structuredstyles",
+    "widget.modify": "structuredstyles",
 }
 
 
@@ -253,6 +256,30 @@ def _subreddit_mods(s: RedditSandbox, viewer: str, m: re.Match[str], r: _Request
 @_route("GET", r"/r/(?P<sub>[A-Za-z0-9_]+)/api/link_flair_v2", "subreddit.link_flair")
 def _link_flair(s: RedditSandbox, viewer: str, m: re.Match[str], r: _Request) -> _Response:
     return _ok(s.api_link_flair(viewer, m["sub"]))
+
+
+_WIDGET = r"/r/(?P<sub>[A-Za-z0-9_]+)/api/widget/(?P<id>widget_[0-9a-z_-]+)"
+
+
+@_route("GET", r"/r/(?P<sub>[A-Za-z0-9_]+)/api/widgets", "widgets")
+def _widgets(s: RedditSandbox, viewer: str, m: re.Match[str], r: _Request) -> _Response:
+    return _ok(s.api_widgets(viewer, m["sub"]))
+
+
+@_route("POST", r"/r/(?P<sub>[A-Za-z0-9_]+)/api/widget", "widget.create")
+def _widget_create(s: RedditSandbox, viewer: str, m: re.Match[str], r: _Request) -> _Response:
+    return _ok(s.api_widget_create(viewer, m["sub"], r.form))
+
+
+@_route("PUT", _WIDGET, "widget.modify")
+def _widget_update(s: RedditSandbox, viewer: str, m: re.Match[str], r: _Request) -> _Response:
+    return _ok(s.api_widget_update(viewer, m["sub"], m["id"], r.form))
+
+
+@_route("DELETE", _WIDGET, "widget.modify")
+def _widget_delete(s: RedditSandbox, viewer: str, m: re.Match[str], r: _Request) -> _Response:
+    s.api_widget_delete(viewer, m["sub"], m["id"])
+    return _no_content()
 
 
 @_route("GET", r"/message/(?P<box>inbox|unread|mentions|messages|sent)", "inbox")

@@ -13,6 +13,7 @@ All state sits behind one re-entrant lock, so the threaded HTTP server may call 
 from __future__ import annotations
 
 import html
+import json
 import re
 import secrets
 import threading
@@ -206,6 +207,9 @@ class _Subreddit:
     forward_rules: list[_ForwardRule] = field(default_factory=list)
     permissions: dict[str, tuple[str, ...]] = field(default_factory=dict)
     filter_words: tuple[str, ...] = DEFAULT_FILTER_WORDS
+    # The redesign's widgets: id -> the widget's JSON, and the sidebar's order of ids.
+    widgets: dict[str, Json] = field(default_factory=dict)
+    sidebar: list[str] = field(default_factory=list)
 
     @property
     def fullname(self) -> str:
@@ -358,6 +362,7 @@ class SandboxWorld:
             "modmail_message": 36**5 * 3,
             "mod_action": 36**5 * 4,
             "flair": 1,
+            "widget": 36**4 * 7,
         }
         self._add_user_locked(AUTOMODERATOR, None)
 
@@ -1779,6 +1784,106 @@ class SandboxWorld:
                 }
                 for f in sub.flairs.values()
             ]
+
+    # ------------------------------------------------------------------ API: widgets
+
+    def _widget_sub(self, viewer: str, name: str) -> _Subreddit:
+        """The subreddit whose widgets ``viewer`` manages (Reddit asks for the ``config``
+        moderator permission, "Manage Settings")."""
+        sub = self._visible_subreddit(name)
+        if not self._has_permission(sub, viewer, "config"):
+            raise forbidden()
+        return sub
+
+    def _id_card(self, sub: _Subreddit) -> tuple[str, Json]:
+        return (f"widget_id-card-{sub.fullname[3:]}",
+                {"kind": "id-card", "shortName": "Community Details",
+                 "description": sub.title, "subscribersCount": len(self._users),
+                 "currentlyViewingCount": 1, "subscribersText": "members",
+                 "currentlyViewingText": "online", "styles": {}})
+
+    def api_widgets(self, viewer: str, name: str) -> Json:
+        """``GET /r/SUB/api/widgets``: every widget by id and the layout (the id card, the
+        moderators widget, the sidebar's and the top bar's order)."""
+        with self._lock:
+            sub = self._visible_subreddit(name)
+            card_id, card = self._id_card(sub)
+            mods_id = f"widget_moderators-{sub.fullname[3:]}"
+            items: Json = {card_id: {**card, "id": card_id},
+                           mods_id: {"kind": "moderators", "id": mods_id,
+                                     "mods": [{"name": m} for m in sub.moderators],
+                                     "totalMods": len(sub.moderators), "styles": {}}}
+            for widget_id in sub.sidebar:
+                items[widget_id] = dict(sub.widgets[widget_id])
+            return {"items": items,
+                    "layout": {"idCardWidget": card_id, "moderatorWidget": mods_id,
+                               "sidebar": {"order": list(sub.sidebar)},
+                               "topbar": {"order": []}}}
+
+    @staticmethod
+    def _widget_payload(form: Mapping[str, str]) -> Json:
+        try:
+            payload = json.loads(form.get("json") or "")
+        except ValueError:
+            raise bad_request("JSON_PARSE_ERROR", "the json field is not JSON", "json") from None
+        if not isinstance(payload, dict):
+            raise bad_request("JSON_INVALID", "expected a JSON object", "json")
+        return payload
+
+    def _checked_text_area(self, payload: Json) -> Json:
+        if payload.get("kind") != "textarea":
+            raise bad_request("JSON_INVALID", "only text area widgets are modelled", "kind")
+        short_name = payload.get("shortName")
+        if not isinstance(short_name, str) or not short_name.strip() or len(short_name) > 30:
+            raise bad_request("JSON_INVALID", "shortName: 1 to 30 characters", "shortName")
+        text = payload.get("text")
+        if not isinstance(text, str) or len(text) > 10_000:
+            raise bad_request("JSON_INVALID", "text: a string of at most 10000 characters",
+                              "text")
+        styles = payload.get("styles")
+        return {"kind": "textarea", "shortName": short_name, "text": text,
+                "textHtml": f"<!-- SC_OFF --><div class=\"md\"><p>{html.escape(text)}</p>"
+                            "</div><!-- SC_ON -->",
+                "styles": styles if isinstance(styles, dict) else {}}
+
+    def api_widget_create(self, viewer: str, name: str, form: Mapping[str, str]) -> Json:
+        """``POST /r/SUB/api/widget`` (form field ``json``): a new widget, at the end of the
+        sidebar. Reddit does not refuse a second widget with the same name."""
+        with self._lock:
+            sub = self._widget_sub(viewer, name)
+            widget = self._checked_text_area(self._widget_payload(form))
+            widget_id = f"widget_{self._new_id('widget')}"
+            widget["id"] = widget_id
+            sub.widgets[widget_id] = widget
+            sub.sidebar.append(widget_id)
+            return dict(widget)
+
+    def api_widget_update(self, viewer: str, name: str, widget_id: str,
+                          form: Mapping[str, str]) -> Json:
+        """``PUT /r/SUB/api/widget/{id}`` (form field ``json``): the whole widget again."""
+        with self._lock:
+            sub = self._widget_sub(viewer, name)
+            if widget_id not in sub.widgets:
+                raise not_found()
+            widget = self._checked_text_area(self._widget_payload(form))
+            widget["id"] = widget_id
+            sub.widgets[widget_id] = widget
+            return dict(widget)
+
+    def api_widget_delete(self, viewer: str, name: str, widget_id: str) -> None:
+        """``DELETE /r/SUB/api/widget/{id}``."""
+        with self._lock:
+            sub = self._widget_sub(viewer, name)
+            if widget_id not in sub.widgets:
+                raise not_found()
+            del sub.widgets[widget_id]
+            sub.sidebar.remove(widget_id)
+
+    def sidebar_widgets(self, subreddit: str) -> list[Json]:
+        """The sidebar's widgets in order, as stored (for tests and the control API)."""
+        with self._lock:
+            sub = self._subreddit(subreddit)
+            return [dict(sub.widgets[w]) for w in sub.sidebar]
 
     # ------------------------------------------------------------------ API: posts, comments
 

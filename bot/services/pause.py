@@ -24,7 +24,7 @@ from sqlmodel import Session, col, select
 
 from bot.db.models import Campaign, Claim, Event
 from bot.render.receipts import pause_span, paused
-from bot.services import journal
+from bot.services import journal, sidebar
 from bot.services.world import CampaignContext, current, get_campaign
 from rules.campaign import calendar
 from rules.campaign import language as o
@@ -70,6 +70,8 @@ def pause(session: Session, ctx: CampaignContext, *, note: str, until: datetime 
                       actor=actor, public=True, data={"note": note,
                                                       "until": until.isoformat() if until
                                                       else None})
+    sidebar.queue_clock(session, ctx, tick=campaign.last_tick, at=now, paused=True,
+                        key=f"widget:pause:{now.isoformat()}")
     return summary
 
 
@@ -157,4 +159,6 @@ def resume(session: Session, ctx: CampaignContext, *, catch_up: bool, actor: str
     journal.log_event(session, ctx.campaign_id, campaign.last_tick, "resume", summary, at=now,
                       actor=actor, public=True, data={"missed": missed, "catch_up": catch_up,
                                                       "offset": campaign.tick_offset or 0})
+    sidebar.queue_clock(session, ctx, tick=ctx.tick_of(now), at=now,
+                        key=f"widget:resume:{now.isoformat()}")
     return summary

@@ -51,7 +51,7 @@ from bot.render.posts import (
     secret_strength_note,
     siege_month_post,
 )
-from bot.services import absence, fairplay, forewarn, journal, pause, snapshots
+from bot.services import absence, fairplay, forewarn, journal, pause, sidebar, snapshots
 from bot.services.catalogue import catalogue_of, fate_settings
 from bot.services.realm import map_posts
 from bot.services.sieges import end_siege
@@ -226,6 +226,7 @@ def apply_tick(session: Session, ctx: CampaignContext, campaign: Campaign, index
         state.report_all(events)
     journal.flush_buffer(session)
     map_posts(session, ctx, tick=index, at=at, months=report.months)  # map posts
+    sidebar.queue_clock(session, ctx, tick=index, at=at)  # the sidebar widget, if on
     campaign.last_tick = index
     session.add(campaign)
     return report

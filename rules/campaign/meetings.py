@@ -122,19 +122,34 @@ def settle_steps(steps: Sequence[Step], hostile: Callable[[int, int], bool],
                 break
     counts = dict(base)
     for _ in range(len(steps) + 1):
-        reached = {s.army: {*s.path[:counts[s.army]], s.path[counts[s.army] - 1]
-                            if counts[s.army] else s.start} for s in steps}
-        settled: dict[int, int] = {}
-        for s in steps:
-            stop = base[s.army]
-            rivals = [o for o in steps if o.army != s.army and o.kind == s.kind
-                      and hostile(s.claim, o.claim)]
-            for i, tile in enumerate(s.path[:stop]):
-                if any(tile in reached[o.army] for o in rivals):
-                    stop = i + 1
-                    break
-            settled[s.army] = stop
+        settled = _settle_round(steps, hostile, base, counts)
         if settled == counts:
             return counts
         last, counts = counts, settled
     return {army: min(n, last[army]) for army, n in counts.items()}
+
+
+def _settle_round(steps: Sequence[Step], hostile: Callable[[int, int], bool],
+                  base: Mapping[int, int], counts: Mapping[int, int]) -> dict[int, int]:
+    """One round of :func:`settle_steps`: each army's step cut at the first tile of its
+    ``base`` length that a hostile army of its kind reaches with its step of ``counts`` tiles
+    (the tiles it enters, or its start when it enters none). The armies reaching each tile
+    are indexed once, by kind and claim, so a round costs the length of the steps, not the
+    square of their number."""
+    reaching: dict[tuple[str, str], dict[int, list[int]]] = {}
+    for s in steps:
+        n = counts[s.army]
+        for tile in set(s.path[:n]) if n else (s.start,):
+            reaching.setdefault((tile, s.kind), {}).setdefault(s.claim, []).append(s.army)
+    settled: dict[int, int] = {}
+    for s in steps:
+        stop = base[s.army]
+        for i, tile in enumerate(s.path[:stop]):
+            here = reaching.get((tile, s.kind))
+            if here is not None and any(
+                    (claim != s.claim or len(armies) > 1 or armies[0] != s.army)
+                    and hostile(s.claim, claim) for claim, armies in here.items()):
+                stop = i + 1
+                break
+        settled[s.army] = stop
+    return settled
