@@ -74,6 +74,10 @@ class BotSettings(_Section):
     comment_commands: bool = True
     requests_per_minute: int = Field(default=60, ge=1, le=100)
     max_attempts: int = Field(default=8, ge=1, le=100)
+    #: A post's picture upload failing for a passing reason (storage 403/503, a timeout, a
+    #: lease 500) is tried again with the outbox's back-off this many attempts in all
+    #: (at most max_attempts); then the post goes out as text with a note.
+    picture_attempts: int = Field(default=4, ge=1, le=100)
     archive_answered: bool = False
     lease_seconds: int = Field(default=180, ge=30, le=3600)
     # A clock jump or an --until further than this is not caught up without a moderator.
@@ -116,6 +120,9 @@ class PostSettings(_Section):
     battle_flair: str = ""
     siege_flair: str = ""
     scatter_flair: str = ""
+    # the public post of a moderator's undo or rollback ({date}: the moment taken back to)
+    correction_title: str = "[Correction] The world is taken back to {date}"
+    correction_flair: str = ""
     # the monthly [Realm] post with the public map, and inset maps on posts
     realm_post: bool = True
     realm_title: str = "[Realm] The realm at the start of {date}"
@@ -140,6 +147,39 @@ class DiceSettings(_Section):
     publish: bool = True
     title: str = "[Dice] Period {period}: commitments and reveal"
     flair: str = ""
+
+
+APPROVABLE = ("adjust", "undo", "rollback", "map update", "skills grant", "army remove",
+              "fates")
+"""The moderators' actions ``[moderators] approval`` may put behind a second moderator."""
+
+
+def reddit_name(value: str) -> str:
+    """A Reddit user name as the config compares them: trimmed, without ``u/``, lower case."""
+    return value.strip().lower().removeprefix("u/").removeprefix("/u/")
+
+
+class ModeratorSettings(_Section):
+    """Second approval and involved moderators (:mod:`bot.services.proposals`)."""
+
+    approval: list[str] = Field(default_factory=list)
+    plays: dict[str, list[str]] = Field(default_factory=dict)
+
+    @field_validator("approval")
+    @classmethod
+    def _actions(cls, value: list[str]) -> list[str]:
+        out = [" ".join(v.lower().split()) for v in value]
+        for action in out:
+            if action not in APPROVABLE:
+                raise ValueError(f"{action!r} is not an action that can wait for approval: "
+                                 f"one of {', '.join(repr(a) for a in APPROVABLE)}, e.g. "
+                                 'approval = ["undo", "rollback"]')
+        return out
+
+    @field_validator("plays")
+    @classmethod
+    def _names(cls, value: dict[str, list[str]]) -> dict[str, list[str]]:
+        return {reddit_name(k): [c.strip() for c in v if c.strip()] for k, v in value.items()}
 
 
 class ClaimsSettings(_Section):
@@ -176,6 +216,71 @@ class WebSettings(_Section):
     failed_per_minute: int = Field(default=10, ge=1, le=10_000)
 
 
+#: Where a webhook may point without an allow list: Discord's own webhook addresses.
+DISCORD_WEBHOOK_PREFIXES = ("https://discord.com/api/webhooks/",
+                            "https://discordapp.com/api/webhooks/",
+                            "https://ptb.discord.com/api/webhooks/",
+                            "https://canary.discord.com/api/webhooks/")
+_WEBHOOK_TAIL = re.compile(r"[0-9]{1,25}/[A-Za-z0-9_-]{10,100}")
+WEBHOOK_EXAMPLE = "https://discord.com/api/webhooks/123456789012345678/AbCdEf-GhIjKl_MnOp"
+
+
+def webhook_url_problem(url: str, allowed_prefixes: tuple[str, ...] | list[str] = ()
+                        ) -> str | None:
+    """Why ``url`` is not a webhook address maester sends to (None: it is one).
+
+    It must be a Discord webhook (``https://discord.com/api/webhooks/ID/TOKEN``; also
+    discordapp.com, ptb. and canary.) or start with one of ``allowed_prefixes`` (``[webhooks]
+    allowed_prefixes``, each ending in ``/``), followed by ``ID/TOKEN`` and nothing else: no
+    query, no fragment, no spaces, no user name or password.
+    """
+    if len(url) > 300:
+        return "it is too long (at most 300 characters)"
+    prefix = next((p for p in (*DISCORD_WEBHOOK_PREFIXES, *allowed_prefixes)
+                   if p.endswith("/") and url.startswith(p)), None)
+    if prefix is None:
+        if not url.startswith("https://"):
+            return "it must start with https://"
+        return ("it is not a Discord webhook address (https://discord.com/api/webhooks/"
+                "ID/TOKEN)")
+    if not _WEBHOOK_TAIL.fullmatch(url[len(prefix):]):
+        return "after /api/webhooks/ it must have the webhook's number and token, nothing else"
+    return None
+
+
+class WebhookSettings(_Section):
+    """Outbound webhooks (Discord-compatible): public posts, and each claim's private news to
+    the webhook the claim registered by modmail (``webhook URL``)."""
+
+    #: Further address prefixes a webhook may start with besides Discord's (each ending in /).
+    allowed_prefixes: list[str] = Field(default_factory=list)
+    #: Webhooks that receive every public post once it is on Reddit (title, text, link).
+    public: list[str] = Field(default_factory=list)
+    #: Whether players may register a private webhook for their claim (``webhook URL``).
+    claims: bool = True
+    #: Seconds between two sends to webhooks (Discord allows about 5 per 2 s per webhook).
+    spacing_seconds: float = Field(default=1.0, ge=0, le=600)
+    timeout_seconds: float = Field(default=10.0, gt=0, le=120)
+
+    @field_validator("allowed_prefixes")
+    @classmethod
+    def _prefixes(cls, value: list[str]) -> list[str]:
+        for prefix in value:
+            if not re.fullmatch(r"https?://[^\s?#]+/", prefix):
+                raise ValueError(f"{prefix!r} must be an http(s) address ending in /")
+        return value
+
+    @field_validator("public")
+    @classmethod
+    def _public(cls, value: list[str], info: Any) -> list[str]:
+        allowed = (info.data or {}).get("allowed_prefixes") or []
+        for url in value:
+            problem = webhook_url_problem(url, allowed)
+            if problem:
+                raise ValueError(f"{url[:40]!r}...: {problem}")
+        return value
+
+
 class Settings(_Section):
     campaign: CampaignSettings = Field(default_factory=CampaignSettings)
     reddit: RedditSettings = Field(default_factory=RedditSettings)
@@ -185,7 +290,9 @@ class Settings(_Section):
     posts: PostSettings = Field(default_factory=PostSettings)
     dice: DiceSettings = Field(default_factory=DiceSettings)
     claims: ClaimsSettings = Field(default_factory=ClaimsSettings)
+    moderators: ModeratorSettings = Field(default_factory=ModeratorSettings)
     web: WebSettings = Field(default_factory=WebSettings)
+    webhooks: WebhookSettings = Field(default_factory=WebhookSettings)
     catalogue: dict[str, Any] = Field(default_factory=dict)
     characters: dict[str, Any] = Field(default_factory=dict)
 

@@ -189,12 +189,13 @@ class Demo:
         lines.append(f"Preview: {len(ticks)} tick(s); nothing was applied.")
         self.emit("\n".join(lines))
 
-    def mistake_and_undo(self) -> None:
-        """A moderator records a fate for the wrong character and takes it back (as
-        `maester character set ...` then `maester undo`)."""
-        from bot.services import snapshots
+    def mistake_and_rollback(self) -> None:
+        """A moderator records a fate for the wrong character and takes it back with a
+        reason (as `maester character set ...` then `maester rollback --to TICK --reason
+        ...`): the bot posts the public [Correction] and tells House Stark privately."""
+        from bot.services import corrections, snapshots
         from bot.services.moderation import set_fate
-        from bot.services.world import find_character
+        from bot.services.world import find_character, get_campaign
 
         now = self.clock.now()
         with transaction(self.engine) as session:
@@ -203,13 +204,17 @@ class Demo:
                             actor=MODERATOR, now=now)
         self.emit(f"\n$ maester character set \"Robb Stark\" dead --note \"fell at the "
                   f"ford\"\n{done}")
+        reason = "the ruling was for Rickard Karstark, not Robb Stark"
         with transaction(self.engine) as session:
-            plan = snapshots.plan(session, self.ctx, snapshots.newest(session, self.ctx), now)
-            lines = snapshots.restore(session, self.ctx, plan, actor=MODERATOR, now=now)
+            tick = get_campaign(session, self.ctx).last_tick
+            plan = snapshots.plan(session, self.ctx, snapshots.after_tick(session, self.ctx,
+                                                                          tick), now)
+            lines = corrections.take_back(session, self.ctx, plan, reason=reason,
+                                          actor=MODERATOR, now=now)
             robb = find_character(session, self.ctx, "Robb Stark")
             state = robb.status.value
-        self.emit("\n$ maester undo\n" + "\n".join(lines)
-                  + f"\nTaken back. Robb Stark is {state} again.")
+        self.emit(f"\n$ maester rollback --to {tick} --reason \"{reason}\"\n"
+                  + "\n".join(lines) + f"\nTaken back. Robb Stark is {state} again.")
 
     def imitation(self, name: str, body: str) -> None:
         """A player lays a message out like an AutoModerator forward (the bot refuses it)."""
@@ -340,8 +345,6 @@ def play(demo: Demo) -> None:
     demo.narrate("the moderators grant the commanders their skills")
     demo.grant("Brynden Tully", "Blackfish")
     demo.grant("Jaime Lannister", "Siegecraft")
-    demo.narrate("a moderator records a fate for the wrong Stark, and takes it back")
-    demo.mistake_and_undo()
     demo.narrate("the lords raise their banners; Lord Arryn goes away for a few days")
     demo.modmail("ned_stark", "muster 800 infantry 200 cavalry\nstatus")
     demo.modmail("hoster_tully", "muster 400 infantry 100 cavalry")
@@ -395,6 +398,10 @@ def play(demo: Demo) -> None:
     demo.narrate("a new month: upkeep, the monthly digests and the [Realm] map")
     demo.ctx = demo.ctx.configured(posts={"realm_post": True})
     demo.advance(24)
+    demo.narrate("a moderator records a fate for the wrong Stark, and rolls it back: the bot "
+                 "posts a correction")
+    demo.mistake_and_rollback()
+    demo.bot_round()
 
 
 def run_demo(echo: Callable[[str], None] = print, workdir: Path | None = None, *,

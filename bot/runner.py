@@ -408,6 +408,9 @@ def preflight(settings: Settings, engine: Engine, ctx: CampaignContext,
     if state.halt_of(engine, ctx.campaign_id) is not None:
         state.store(engine, ctx.campaign_id, state.HALT, None, SystemClock().now())
         log.info("the checks pass: the delivery halt of an earlier run is lifted")
+    if state.load(engine, ctx.campaign_id, state.MENTIONS) is not None:
+        state.store(engine, ctx.campaign_id, state.MENTIONS, None, SystemClock().now())
+        log.info("the checks pass: mentions are read again")
 
 
 def install_stop_signals(stop: threading.Event) -> None:

@@ -49,12 +49,13 @@ def test_every_order_kind_reads_its_own_example() -> None:
         assert type(o.parse_order(kind.form.example)) is order
 
 
-def test_only_odds_away_link_and_help_are_answered_outside_the_rules() -> None:
+def test_only_odds_away_link_webhook_and_help_are_answered_outside_the_rules() -> None:
     """``away`` (issue #28) is a leave kept in the claim's row by the bot
-    (bot.services.absence), ``link`` the war room's address (bot.services.weblinks): neither
+    (bot.services.absence), ``link`` the war room's address (bot.services.weblinks),
+    ``webhook`` the claim's private webhook (bot.services.webhooks, issue #30): none
     changes the rules' world."""
     undecided = {k for k, kind in decide.ORDER_KINDS.items() if kind.decide is None}
-    assert undecided == {o.Odds, o.Away, o.Link, o.Help}
+    assert undecided == {o.Odds, o.Away, o.Link, o.Webhook, o.Help}
 
 
 def test_every_receipt_of_the_rules_has_a_journal_and_a_text() -> None:

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import json
-import sys
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
@@ -24,6 +22,7 @@ from bot.cli.common import (
     world_now_in,
 )
 from bot.cli.options import ConfigOpt, command_group
+from bot.cli.output import console
 from bot.db.models import (
     Claim,
     Outbox,
@@ -40,9 +39,6 @@ from rules.campaign.inputs import MAX_LISTED_ROWS, parse_gold, parse_troops
 from rules.errors import InvalidInput
 
 app = command_group()
-# Piped or captured output gets wide tables instead of the 80-column default.
-console = Console(highlight=False, soft_wrap=True,
-                  width=None if sys.stdout.isatty() else 160)
 
 
 @app.command("init")
@@ -182,10 +178,15 @@ def status_cmd(config: ConfigOpt = None) -> None:
         console.print(f"  [red]reddit:     Reddit refuses the bot's credentials since "
                       f"{refused['since'][:16]} ({refused['failures']} tries; next "
                       f"{refused['next_try'][11:19]} UTC): {refused['error']}[/red]")
-    if halt:
-        console.print(f"  [red]delivery:   halted since {halt['since'][:16]} for "
-                      f"{', '.join(halt.get('blocked') or ())}: {halt['reason']}; fix it, "
-                      "then `maester outbox retry`[/red]")
+    for lane, reason in state.halted_lanes(halt).items():
+        assert halt is not None
+        console.print(f"  [red]delivery:   {lane} halted (since {str(halt['since'])[:16]}; "
+                      f"the rest goes on): {escape(reason)}; fix it, then `maester outbox "
+                      "retry`[/red]")
+    mentions = state.load(env.engine, ctx.campaign_id, state.MENTIONS)
+    if mentions:
+        console.print(f"  [red]mentions:   not read since {str(mentions['since'])[:16]}: "
+                      f"{escape(str(mentions['reason']))}[/red]")
 
 
 def _span(delta: timedelta) -> str:
@@ -446,7 +447,9 @@ def adjust_cmd(
 
     Prints the claim before and after; with --dry-run nothing is written or logged.
     """
+    from bot.cli.approval import proposed
     from bot.services.moderation import Holdings, adjust_claim, adjusted
+    from bot.services.proposals import adjust_action
 
     env = open_campaign(config)
     now = env.world_now()
@@ -475,6 +478,8 @@ def adjust_cmd(
         console.print(f"{escape(found.name)} after:  {holdings(new)}")
         if dry_run:
             console.print("Dry run: nothing written.")
+            return
+        if proposed(session, ctx, adjust_action(found, change, reason), by, now):
             return
         adjust_claim(session, ctx, found, change, reason=reason, actor=moderator_name(by),
                      now=now)

@@ -66,11 +66,17 @@ def skills_grant(
     config: ConfigOpt = None, by: ByOpt = None,
 ) -> None:
     """Give a character a skill of the catalogue (its claim gets a private note)."""
+    from bot.cli.approval import proposed
+    from bot.services.proposals import Refused, skill_action
+
     with campaign_session(config) as (session, ctx):
         try:
+            if proposed(session, ctx, skill_action(session, ctx, character, skill), by,
+                        _now(session, ctx)):
+                return
             summary = grant_skill(session, ctx, character, skill, by=moderator_name(by),
                                   now=_now(session, ctx))
-        except (NotFound, ValueError, CatalogueError) as exc:
+        except (NotFound, ValueError, CatalogueError, Refused) as exc:
             raise fail(str(exc)) from None
     typer.echo(summary)
 

@@ -12,7 +12,6 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from bot.cli.campaign import console
 from bot.cli.common import (
     ByOpt,
     Opened,
@@ -22,6 +21,7 @@ from bot.cli.common import (
     parse_time,
 )
 from bot.cli.options import ConfigOpt, command_group
+from bot.cli.output import console
 
 if TYPE_CHECKING:
     from sqlmodel import Session

@@ -26,7 +26,8 @@ if TYPE_CHECKING:  # the database stack loads only for the commands that open a 
 DEFAULT_CONFIG = Path("config.toml")
 
 ByOpt = Annotated[str | None, typer.Option(
-    "--by", help="The moderator's name for the event log (default: the OS user).")]
+    "--by", help="Who acts: your Reddit name as in [campaign] moderators, for the log and "
+    "for approvals (default: $MAESTER_MODERATOR, else the OS user).")]
 
 
 def fail(message: str, code: int = 2) -> typer.Exit:
@@ -83,7 +84,13 @@ def parse_time(option: str, text: str) -> datetime:
 
 
 def moderator_name(by: str | None) -> str:
-    return (by or getpass.getuser() or "moderator").strip()[:60]
+    """Who runs the command: ``--by``, else ``$MAESTER_MODERATOR``, else the OS user. Actions
+    that wait for a second moderator (:mod:`bot.services.proposals`) and approvals require it
+    to be one of ``[campaign] moderators``."""
+    import os
+
+    name = by or os.environ.get("MAESTER_MODERATOR") or getpass.getuser() or "moderator"
+    return name.strip()[:60]
 
 
 @dataclass(slots=True)

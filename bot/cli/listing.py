@@ -40,6 +40,13 @@ COMMANDS: tuple[Entry, ...] = (
           "Take back the last tick or moderator command (what is posted needs --force)."),
     Entry("rollback", "bot.cli.safety",
           "Take the world back to just after tick --to TICK|TIME (as undo, further back)."),
+    Entry("proposals", "bot.cli.approval",
+          "List the moderators' actions waiting for a second moderator (--all: decided ones "
+          "too)."),
+    Entry("approve", "bot.cli.approval",
+          "Approve a proposal as a second moderator and run it (never your own)."),
+    Entry("refuse", "bot.cli.approval",
+          "Refuse a proposal, with a reason (the proposer may withdraw their own so)."),
     Entry("snapshots", "bot.cli.safety",
           "List the kept snapshots: what each tick or command can be taken back to."),
     Entry("pause", "bot.cli.safety",

@@ -161,9 +161,11 @@ def update_cmd(
     Prints the difference (added, removed, renamed and changed tiles); applies it only with
     --yes. Exit code 1 when the new map does not fit the campaign.
     """
+    from bot.cli.approval import proposed
     from bot.clock import SystemClock
     from bot.maps import read_map_text
     from bot.services.mapupdate import apply_map_update, plan_map_update
+    from bot.services.proposals import map_action
     from rules.errors import InvalidInput
 
     try:
@@ -187,6 +189,8 @@ def update_cmd(
             return
         if not yes:
             typer.echo("run again with --yes to apply it")
+            return
+        if proposed(session, ctx, map_action(text, map_file.name), by, SystemClock().now()):
             return
         apply_map_update(session, ctx, plan, now=SystemClock().now(), actor=moderator_name(by),
                          source=map_file.name)

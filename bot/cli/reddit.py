@@ -67,25 +67,49 @@ def check_cmd(config: ConfigOpt = None) -> None:
 
     settings = settings_of(config)
     store = None
+    halts: list[str] = []
     try:
         engine, ctx = open_campaign(settings)
         store = DatabaseTokenStore(engine, ctx.campaign_id)
+        halts = _halts(engine, ctx.campaign_id)
     except (LookupError, MigrationError) as exc:
         typer.echo(f"note: {exc} (the Reddit checks run anyway)")
     try:
         gateway = praw_gateway(settings, token_store=store)
     except GatewayConfigError as exc:
         raise fail(f"config error: {exc}", 2) from None
-    checks = run_checks(settings, gateway)
+    try:
+        checks = run_checks(settings, gateway)
+    except Exception as exc:  # a bug or a surprise from the network stack: one clear line
+        logging.getLogger(__name__).debug("maester check failed", exc_info=True)
+        raise fail(f"maester check could not finish: {type(exc).__name__} ({exc}); "
+                   "nothing was changed, try again", 2) from None
     for check in checks:
         mark = "ok  " if check.ok else ("FAIL" if check.fatal else "warn")
         typer.echo(f"[{mark}] {check.name}: {check.detail}")
         if not check.ok:
             typer.echo(f"       fix: {check.fix}")
+    for line in halts:
+        typer.echo(f"[warn] {line}")
     failed = [c for c in checks if not c.ok and c.fatal]
     typer.echo("maester check: " + ("all good" if not failed else
                                     f"{len(failed)} problem(s) would stop the bot"))
     raise typer.Exit(1 if failed else 0)
+
+
+def _halts(engine: Engine, campaign_id: int) -> list[str]:
+    """What of the bot's work is halted now by a refusal of Reddit's, one line each."""
+    from bot.reddit import state
+
+    halt = state.halt_of(engine, campaign_id)
+    lines = [f"delivery: {lane} halted since {str(halt['since'])[:16]} UTC (the rest goes "
+             f"on): {reason}" for lane, reason in state.halted_lanes(halt).items()
+             if halt is not None]
+    mentions = state.load(engine, campaign_id, state.MENTIONS)
+    if mentions:
+        lines.append(f"mentions: not read since {str(mentions['since'])[:16]} UTC: "
+                     f"{mentions['reason']}")
+    return lines
 
 
 def _with_lease(settings: Settings,

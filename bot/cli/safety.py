@@ -13,9 +13,9 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from bot.cli.campaign import console
 from bot.cli.common import ByOpt, Opened, fail, moderator_name, open_campaign
 from bot.cli.options import ConfigOpt, command_group
+from bot.cli.output import console
 
 app = command_group()
 
@@ -44,30 +44,49 @@ def parse_time(value: str, option: str) -> datetime:
     return moment
 
 
+ReasonOpt = Annotated[str, typer.Option(
+    "--reason", help="Why (required): said in the public [Correction] post, the claims' notes "
+    "and the log.")]
+
+REASON_NEEDED = ("--reason must say why the world is taken back: it goes in the public "
+                 "[Correction] post, the private notes to the claims it changes and the log "
+                 "(expected --reason TEXT, e.g. --reason 'the 12:00 tick used the old map'); "
+                 "nothing changed")
+
+
 def _take_back(env: Opened, which: str | None, *, force: bool, delete_posts: bool,
-               dry_run: bool, by: str | None, replay_revealed: bool = False) -> None:
-    """Restore the snapshot ``which`` names (None: the newest) and print what happened."""
-    from bot.services import snapshots
+               dry_run: bool, by: str | None, reason: str = "",
+               replay_revealed: bool = False) -> None:
+    """Restore the snapshot ``which`` names (None: the newest) with a public correction, or
+    propose it when it waits for a second moderator, and print what happened."""
+    from bot.cli.approval import proposed
+    from bot.services import corrections, snapshots
+    from bot.services.proposals import undo_action
 
     if delete_posts and not force:
         raise fail("--delete-posts goes with --force (it deletes what is already on Reddit); "
                    "nothing changed")
+    if not dry_run and not reason.strip():
+        raise fail(REASON_NEEDED)
     ctx, now = env.ctx, env.clock.now()
     try:
         with env.session() as session:
-            if which is None:
-                snapshot = snapshots.newest(session, ctx)
-            else:
-                tick = int(which) if which.lstrip("-").isdigit() else \
+            to = None
+            if which is not None:
+                to = int(which) if which.lstrip("-").isdigit() else \
                     ctx.tick_of(parse_time(which, "--to"))
-                snapshot = snapshots.after_tick(session, ctx, tick)
-            plan = snapshots.plan(session, ctx, snapshot, now)
+            action, plan = undo_action(session, ctx, to=to, reason=reason, now=now,
+                                       force=force, delete_posts=delete_posts,
+                                       replay_revealed=replay_revealed)
             if dry_run:
                 lines = plan.lines(ctx)
             else:
-                lines = snapshots.restore(session, ctx, plan, actor=moderator_name(by), now=now,
-                                          force=force, delete_posts=delete_posts,
-                                          replay_revealed=replay_revealed)
+                if proposed(session, ctx, action, by, now):
+                    return
+                lines = corrections.take_back(session, ctx, plan, reason=reason,
+                                              actor=moderator_name(by), now=now, force=force,
+                                              delete_posts=delete_posts,
+                                              replay_revealed=replay_revealed)
     except snapshots.UndoRefused as exc:
         raise fail(f"not taken back: {exc}; nothing changed") from None
     for line in lines:
@@ -85,19 +104,21 @@ def _take_back(env: Opened, which: str | None, *, force: bool, delete_posts: boo
 
 
 @app.command("undo")
-def undo_cmd(config: ConfigOpt = None, force: ForceOpt = False,
+def undo_cmd(config: ConfigOpt = None, reason: ReasonOpt = "", force: ForceOpt = False,
              delete_posts: DeleteOpt = False, dry_run: DryOpt = False,
              replay_revealed_dice: RevealedOpt = False, by: ByOpt = None) -> None:
     """Take back the last tick or moderator command (what is posted needs --force).
 
-    Posts and messages it queued and not yet delivered are withdrawn. Orders players sent
-    since are taken back with it: they are listed, and the players are told to send them
+    --reason is required: a public [Correction] post says what was taken back, from which
+    tick and why, and each claim whose situation changed is told privately. Posts and
+    messages it queued and not yet delivered are withdrawn. Orders players sent since are
+    taken back with it: they are listed, and the players are told to send them
     again. Run it again to go further back; `maester snapshots` lists what can be taken back.
     Refused when a dice period's key was revealed since (the replayed dice would be known to
     anyone), unless --replay-revealed-dice.
     """
     _take_back(open_campaign(config), None, force=force, delete_posts=delete_posts,
-               dry_run=dry_run, by=by, replay_revealed=replay_revealed_dice)
+               dry_run=dry_run, by=by, reason=reason, replay_revealed=replay_revealed_dice)
 
 
 @app.command("rollback")
@@ -106,8 +127,9 @@ def rollback_cmd(
         "--to", help="A tick number (`maester snapshots`, `maester log`) or an ISO time on the "
         "world's clock (after a holiday: as `maester snapshots` lists the ticks): the world as "
         "it stood just after that tick (the last tick at or before that time).")],
-    config: ConfigOpt = None, force: ForceOpt = False, delete_posts: DeleteOpt = False,
-    dry_run: DryOpt = False, replay_revealed_dice: RevealedOpt = False, by: ByOpt = None,
+    config: ConfigOpt = None, reason: ReasonOpt = "", force: ForceOpt = False,
+    delete_posts: DeleteOpt = False, dry_run: DryOpt = False,
+    replay_revealed_dice: RevealedOpt = False, by: ByOpt = None,
 ) -> None:
     """Take the world back to just after tick --to TICK|TIME (as undo, further back).
 
@@ -115,7 +137,7 @@ def rollback_cmd(
     --force, --delete-posts and --replay-revealed-dice as for `maester undo`.
     """
     _take_back(open_campaign(config), to, force=force, delete_posts=delete_posts,
-               dry_run=dry_run, by=by, replay_revealed=replay_revealed_dice)
+               dry_run=dry_run, by=by, reason=reason, replay_revealed=replay_revealed_dice)
 
 
 @app.command("snapshots")

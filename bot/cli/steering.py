@@ -8,9 +8,9 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from bot.cli.campaign import console
 from bot.cli.common import ByOpt, fail, moderator_name, open_campaign, whole
 from bot.cli.options import ConfigOpt, command_group
+from bot.cli.output import console
 
 app = command_group()
 
@@ -55,7 +55,9 @@ def character_set_cmd(
     Dead and captured characters leave their army and cannot be assigned; wounded ones keep
     their command; free makes a captive or wounded character whole again.
     """
+    from bot.cli.approval import proposed
     from bot.services.moderation import FATES, set_fate
+    from bot.services.proposals import fate_action
     from bot.services.world import find_character
 
     if fate.lower() not in FATES:
@@ -67,6 +69,8 @@ def character_set_cmd(
     try:
         with env.session() as session:
             character = find_character(session, env.ctx, name, claim)
+            if proposed(session, env.ctx, fate_action(character, fate, note[:300]), by, now):
+                return
             summary = set_fate(session, env.ctx, character, fate, note=note[:300],
                                actor=moderator_name(by), now=now)
     except LookupError as exc:
@@ -90,7 +94,9 @@ def army_remove_cmd(
     A siege it held ends (with the public post), a battle it awaited does not happen, its
     characters stay free. To send the troops home instead, follow with `maester adjust`.
     """
+    from bot.cli.approval import proposed
     from bot.services.moderation import remove_army
+    from bot.services.proposals import Refused, army_action
 
     whole(army_id, "army number", example="3",
           hint=" (see `maester armies`); nothing changed")
@@ -101,6 +107,12 @@ def army_remove_cmd(
     now = env.world_now()
     try:
         with env.session() as session:
+            try:
+                action = army_action(session, env.ctx, army_id, reason.strip()[:300])
+            except Refused as exc:
+                raise fail(f"{exc}; nothing changed") from None
+            if proposed(session, env.ctx, action, by, now):
+                return
             summary = remove_army(session, env.ctx, army_id, reason=reason.strip()[:300],
                                   actor=moderator_name(by), now=now)
     except LookupError as exc:

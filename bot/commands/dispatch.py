@@ -86,6 +86,14 @@ _TABLE: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("cardgame", "challenge_command", ("challenge", "chal", "chall", "cardchallenge")),
     ("campaign", "claim_command", ("claim", "whois")),
     ("campaign", "odds_command", ("odds", "battleodds")),
+    ("moderation", "undo_command", ("undo",)),
+    ("moderation", "rollback_command", ("rollback",)),
+    ("moderation", "adjust_command", ("adjust",)),
+    ("moderation", "remove_army_command", ("removearmy", "armyremove")),
+    ("moderation", "fate_command", ("fate",)),
+    ("moderation", "proposals_command", ("proposals",)),
+    ("moderation", "approve_command", ("approve",)),
+    ("moderation", "refuse_command", ("refuse",)),
 )
 _WHERE = {name: (module, handler) for module, handler, names in _TABLE for name in names}
 

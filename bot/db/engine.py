@@ -25,6 +25,8 @@ from sqlalchemy.engine import URL, make_url
 from sqlalchemy.pool import QueuePool
 from sqlmodel import Session
 
+from bot.db.types import json_text
+
 BUSY_TIMEOUT_MS = 60_000
 SCHEMA_QUERY_KEY = "schema"
 # Unquoted PostgreSQL identifiers only: the name goes into a connection option verbatim.
@@ -100,6 +102,7 @@ def make_engine(url: str | URL, *, echo: bool = False, schema: str | None = None
             # database checkpoints and fsyncs, which would cost every transaction ~10 ms.
             pool_size=2,
             max_overflow=8,
+            json_serializer=json_text,
         )
         _configure_sqlite(engine, path if is_file else None)
         return engine
@@ -115,7 +118,8 @@ def make_engine(url: str | URL, *, echo: bool = False, schema: str | None = None
         existing = parsed.query.get("options")
         options = [existing] if isinstance(existing, str) else list(existing or ())
         connect_args["options"] = " ".join([*options, f"-csearch_path={schema}"])
-    return create_engine(parsed, echo=echo, pool_pre_ping=True, connect_args=connect_args)
+    return create_engine(parsed, echo=echo, pool_pre_ping=True, connect_args=connect_args,
+                         json_serializer=json_text)
 
 
 def _file_id(path: str) -> tuple[int, int] | None:

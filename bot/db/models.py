@@ -354,3 +354,33 @@ class TickRun(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     campaign_id: int = Field(foreign_key="campaign.id")
     tick: int
+
+
+class ProposalStatus(StrEnum):
+    PENDING = "pending"
+    APPROVED = "approved"
+    REFUSED = "refused"
+
+
+class Proposal(SQLModel, table=True):
+    """A moderator's action waiting for a second moderator (:mod:`bot.services.proposals`):
+    what it would do, who proposed it and why it waits; it changes nothing until approved.
+    Not part of the world (snapshots leave it alone): taking the world back keeps the record
+    of what was proposed, approved and refused."""
+
+    __table_args__ = (Index("ix_proposal_campaign_status", "campaign_id", "status", "id"),)
+    id: int | None = Field(default=None, primary_key=True)
+    campaign_id: int = Field(foreign_key="campaign.id")
+    action: str = Field(max_length=32)  # one of bot.config.APPROVABLE
+    args_json: dict[str, Any] = _json(dict)  # what the action needs to run
+    summary: str = Field(default="", max_length=300)  # the action in words
+    proposer: str = Field(max_length=60)
+    why: str = Field(default="", max_length=300)  # why it waits: the config, or involvement
+    involved: str = Field(default="", max_length=300)  # the proposer's involvement, if any
+    tick: int  # the campaign's last applied tick when proposed
+    fingerprint: str = Field(default="", max_length=64)  # its targets' state then
+    status: ProposalStatus = _enum(ProposalStatus, ProposalStatus.PENDING, 12)
+    decided_by: str = Field(default="", max_length=60)
+    decision: str = Field(default="", max_length=300)  # the refusal's reason, or the outcome
+    created_at: datetime | None = _when()
+    decided_at: datetime | None = _when()

@@ -8,14 +8,20 @@ its recent posts or comments, or in the conversation) and, if found, only record
 post that Reddit stored before the answer was lost, a crash between posting and recording,
 or two deliverers racing never make a second copy.
 
+Public posts and comments also end with a small visible line, ``^(maester mref-HASH)``
+(:func:`reference`): Reddit stores a post with a picture as rich text, and how a link without
+text survives that conversion is recorded nowhere, so the search for an earlier copy takes
+either the marker or the reference. Its hash names neither the entry's key nor any army.
+
 Failures: a rate limit (429, ``RATELIMIT``, the bot's own budget) postpones every pending
 entry until Reddit's wait is over and ends the round, without counting the attempt; 5xx and
 timeouts retry later with exponential back-off; a refusal of the entry itself (a post Reddit
 rejects, a conversation that is gone) or ``[bot] max_attempts`` failures mark the entry dead
 and queue an internal modmail telling the moderators what was lost. A refusal that would
 refuse everything sent the same way (a wrong or banned subreddit, a missing moderator
-permission: ``PermanentError.systemic``) kills nothing: delivery of that kind (posting, or
-modmail) halts, every entry stays pending, the moderators are told once, and one entry is
+permission, a scope the token lacks: ``PermanentError.systemic``) kills nothing: only that
+lane of delivery (posting, modmail or deleting) halts, every entry stays pending, the
+moderators are told once per lane, and one entry of a halted lane is
 tried again every :data:`~bot.reddit.state.HALT_PROBE` (or at once after
 ``maester outbox retry``). Refused credentials back off (1 minute doubling to 1 hour) and the
 moderators are told once (see :mod:`bot.reddit.state`).
@@ -36,6 +42,7 @@ naming the in-game time they belong to.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 import re
@@ -57,6 +64,7 @@ from bot.db.engine import is_sqlite, transaction
 from bot.db.models import Claim, Outbox, OutboxStatus, PostImage
 from bot.reddit import state
 from bot.reddit.gateway import (
+    SCOPES,
     AuthError,
     Conversation,
     GatewayError,
@@ -69,7 +77,9 @@ from bot.reddit.gateway import (
 from bot.reddit.intake import note_reply
 from bot.reddit.lease import LeaseLost
 from bot.reddit.media import post_image, submit_post  # map pictures
-from bot.services import journal
+from bot.reddit.webhook import HookUnanswered, HookUnreachable, Poster
+from bot.reddit.webhook import post as post_webhook
+from bot.services import journal, webhooks
 from bot.services.world import CampaignContext
 from bot.text import escape_md
 from rules.campaign import calendar
@@ -81,11 +91,17 @@ MAX_MESSAGE_BODY = 10_000
 MAX_SUBJECT = 100
 BACKOFF_BASE = timedelta(seconds=30)
 BACKOFF_CAP = timedelta(hours=1)
-KINDS = ("post", "reply", "note", "message", "mod", "comment", "delete", "widget")
+KINDS = ("post", "reply", "note", "message", "mod", "comment", "delete", "widget", "webhook")
+#: ``last_error`` of a webhook entry while its request is out: found by the next attempt, it
+#: means the earlier one may have been delivered (see :func:`_deliver_hook`).
+SENDING = "sending to the webhook"
 #: The longest a round sleeps for pacing before it ends and leaves the rest to the next one.
 MAX_PACE_WAIT = 10.0
 DISPATCH_SUBJECT = "Dispatches for {claim}: {month}"
 _KEY_UNSAFE = re.compile(r"[^A-Za-z0-9:_.\-]")
+REFERENCE_LENGTH = 12
+#: Kinds that go out in public, as Reddit posts or comments: they carry a visible reference.
+PUBLIC_KINDS = ("post", "comment")
 
 
 def default_worker_id() -> str:
@@ -96,6 +112,22 @@ def default_worker_id() -> str:
 def marker(key: str) -> str:
     """The hidden markdown that tags a delivered entry (an empty link: renders as nothing)."""
     return f"[](#maester:{_KEY_UNSAFE.sub('_', key)})"
+
+
+def reference(ctx: CampaignContext, key: str) -> str:
+    """The visible reference of a public post or comment: a hash of the subreddit, the
+    campaign and the entry's key. Unlike the hidden marker it is plain text, which survives
+    whatever Reddit makes of a body (rich text conversion may drop a link without text),
+    and it names no army or claim."""
+    digest = hashlib.sha256(
+        f"{ctx.settings.campaign.subreddit.lower()}:{ctx.campaign_id}:{key}".encode()
+    ).hexdigest()[:REFERENCE_LENGTH]
+    return f"mref-{digest}"
+
+
+def reference_line(ctx: CampaignContext, key: str) -> str:
+    """The small line under a public post or comment that carries :func:`reference`."""
+    return f"^(maester {reference(ctx, key)})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,6 +145,7 @@ class Claimed:
     attempts: int
     public: bool
     claim_id: int | None = None
+    last_error: str = ""
 
     @property
     def dispatch(self) -> bool:
@@ -142,10 +175,12 @@ class Pacer:
     pacer lives as long as the process (the runner's rounds share it)."""
 
     def __init__(self, post_spacing: float, message_spacing: float, per_minute: int, *,
+                 webhook_spacing: float = 1.0,
                  monotonic: Callable[[], float] = time.monotonic,
                  sleep: Callable[[float], None] = time.sleep) -> None:
         self.post_spacing = post_spacing
         self.message_spacing = message_spacing
+        self.webhook_spacing = webhook_spacing
         self.per_minute = per_minute
         self._monotonic = monotonic
         self._sleep = sleep
@@ -157,10 +192,12 @@ class Pacer:
     def from_settings(cls, ctx: CampaignContext) -> Pacer:
         bot = ctx.settings.bot
         return cls(bot.post_spacing_seconds, bot.message_spacing_seconds,
-                   bot.sends_per_minute)
+                   bot.sends_per_minute, webhook_spacing=ctx.settings.webhooks.spacing_seconds)
 
     @staticmethod
     def _lane(kind: str) -> str:
+        if kind == "webhook":  # not Reddit: its own spacing, outside Reddit's sends a minute
+            return "webhook"
         return "post" if kind in ("post", "comment", "widget") else "message"
 
     def wait_needed(self, kind: str) -> float:
@@ -170,9 +207,10 @@ class Pacer:
             while self._sent and self._sent[0] <= now - 60.0:
                 self._sent.popleft()
             lane = self._lane(kind)
-            spacing = self.post_spacing if lane == "post" else self.message_spacing
+            spacing = {"post": self.post_spacing, "webhook": self.webhook_spacing}.get(
+                lane, self.message_spacing)
             wait = max(0.0, self._last.get(lane, -1e18) + spacing - now)
-            if self.per_minute and len(self._sent) >= self.per_minute:
+            if lane != "webhook" and self.per_minute and len(self._sent) >= self.per_minute:
                 wait = max(wait, self._sent[0] + 60.0 - now)
             return wait
 
@@ -181,7 +219,8 @@ class Pacer:
         with self._lock:
             now = self._monotonic()
             self._last[self._lane(kind)] = now
-            self._sent.append(now)
+            if self._lane(kind) != "webhook":
+                self._sent.append(now)
 
     def pace(self, kind: str, max_wait: float = MAX_PACE_WAIT) -> float | None:
         """Sleep until a send of ``kind`` may go; None (no sleep) if that is beyond
@@ -243,7 +282,7 @@ def _snapshot(row: Outbox) -> Claimed:
     """An entry as claimed (taken before the UPDATE: the ORM refreshes ``row`` from it)."""
     assert row.id is not None
     return Claimed(row.id, row.key, row.kind, row.target, row.title, row.body, row.flair,
-                   row.tick, row.attempts + 1, row.public, row.claim_id)
+                   row.tick, row.attempts + 1, row.public, row.claim_id, row.last_error)
 
 
 def claim_siblings(engine: Engine, ctx: CampaignContext, first: Claimed, *, worker_id: str,
@@ -328,6 +367,8 @@ def compose_group(ctx: CampaignContext, entries: Sequence[Claimed], now: datetim
     else:
         parts.append(first.body)
     tag = "\n\n" + " ".join(marker(e.key) for e in entries)
+    if first.kind in PUBLIC_KINDS:
+        tag = f"\n\n{reference_line(ctx, first.key)}" + tag
     limit = MAX_POST_BODY if first.kind == "post" else MAX_MESSAGE_BODY
     text = "".join(parts)
     if len(text) + len(tag) > limit:
@@ -338,7 +379,7 @@ def compose_group(ctx: CampaignContext, entries: Sequence[Claimed], now: datetim
 
 def publish_once(engine: Engine, ctx: CampaignContext, gateway: RedditGateway, clock: Clock,
                  *, worker_id: str | None = None, limit: int = 25,
-                 pacer: Pacer | None = None) -> DeliverReport:
+                 pacer: Pacer | None = None, poster: Poster = post_webhook) -> DeliverReport:
     """Deliver up to ``limit`` due outbox entries, one claim at a time.
 
     Never raises for Reddit failures (they are recorded on the entries and in the report);
@@ -371,6 +412,10 @@ def publish_once(engine: Engine, ctx: CampaignContext, gateway: RedditGateway, c
             _release(engine, entry, worker)
             break
         report.paced_seconds += paced
+        if entry.kind == "webhook":  # not Reddit: failures here never halt or pause Reddit's
+            if _deliver_hook(engine, ctx, entry, worker, clock, report, poster):
+                pacer.sent(entry.kind)
+            continue
         group = [entry]
         if entry.dispatch:
             group += claim_siblings(engine, ctx, entry, worker_id=worker, now=now,
@@ -392,7 +437,7 @@ def publish_once(engine: Engine, ctx: CampaignContext, gateway: RedditGateway, c
             break
         except PermanentError as exc:
             if exc.systemic:
-                halt = _halt(engine, ctx, group, worker, clock.now(), str(exc), halt)
+                halt = _halt(engine, ctx, group, worker, clock.now(), exc, halt)
                 report.halted = str(halt["reason"])
                 report.errors.append(f"{entry.key}: {exc}")
                 continue
@@ -447,6 +492,94 @@ def publish_once(engine: Engine, ctx: CampaignContext, gateway: RedditGateway, c
     return report
 
 
+def _deliver_hook(engine: Engine, ctx: CampaignContext, entry: Claimed, worker: str,
+                  clock: Clock, report: DeliverReport, poster: Poster) -> bool:
+    """Send one ``webhook`` entry; True when a request went out (for pacing).
+
+    Exactly once where the answer says what happened, at most once where it cannot: the
+    entry's ``last_error`` is set to :data:`SENDING` (committed) before the request, so an
+    attempt that finds it there knows an earlier request went out and never came back (the
+    process was killed, or the answer timed out) and records the entry as sent, unconfirmed,
+    instead of sending it again. A 429 waits Discord's ``retry_after`` for that webhook only
+    (the attempt does not count); a 5xx or no connection backs off like any entry and gives
+    up after ``[bot] max_attempts``, telling the moderators; a 4xx refusal gives up at once.
+    The address is looked up now (:func:`bot.services.webhooks.resolve`): a webhook removed
+    meanwhile drops the entry. Neither the address nor its token is logged."""
+    now = clock.now()
+    with transaction(engine) as session:
+        url = webhooks.resolve(session, ctx, entry.target)
+    where = f"webhook {entry.target}"
+    if url is None:
+        log.info("outbox %s dropped: %s is no longer configured", entry.key, where)
+        _recorded(engine, ctx, entry, worker, clock, report, "dropped", existing=False)
+        return False
+    if entry.attempts > 1 and entry.last_error.startswith(SENDING):
+        log.warning("outbox %s: an earlier request to %s got no answer; recorded as sent "
+                    "(unconfirmed), not sent again", entry.key, where)
+        _recorded(engine, ctx, entry, worker, clock, report, "unconfirmed", existing=True)
+        return False
+    with transaction(engine) as session:
+        result = session.execute(update(Outbox).where(_mine(entry, worker))
+                                 .values(last_error=f"{SENDING} since {now.isoformat()}"))
+        if getattr(result, "rowcount", 0) != 1:
+            return False  # taken over meanwhile: the new claimant sends it
+    try:
+        answer = poster(url, webhooks.payload(entry.title, entry.body),
+                        ctx.settings.webhooks.timeout_seconds)
+    except HookUnreachable as exc:
+        _failed(engine, ctx, [entry], worker, clock.now(), f"{where}: {exc}", report)
+        report.errors.append(f"{entry.key}: {exc}")
+        return False
+    except HookUnanswered as exc:
+        log.warning("outbox %s: %s did not answer (%s); recorded as sent, unconfirmed",
+                    entry.key, where, exc)
+        _recorded(engine, ctx, entry, worker, clock, report, "unconfirmed", existing=False)
+        return True
+    except (DBAPIError, LeaseLost):
+        raise
+    except Exception as exc:  # a bug must not wedge the queue
+        log.exception("sending outbox %s to %s failed unexpectedly", entry.key, where)
+        _failed(engine, ctx, [entry], worker, clock.now(), f"internal error: {exc!r}", report)
+        return False
+    if answer.sent:
+        _recorded(engine, ctx, entry, worker, clock, report,
+                  f"hook:{answer.message_id}" if answer.message_id else "hook:sent",
+                  existing=False)
+    elif answer.rate_limited:
+        until = clock.now() + timedelta(seconds=answer.wait)
+        with transaction(engine) as session:
+            session.execute(update(Outbox).where(_mine(entry, worker)).values(
+                attempts=col(Outbox.attempts) - 1, claimed_by=None, claimed_until=None,
+                last_error=f"{where}: {answer.reason}"[:2000]))
+            session.execute(update(Outbox).where(
+                col(Outbox.campaign_id) == ctx.campaign_id, col(Outbox.kind) == "webhook",
+                col(Outbox.target) == entry.target,
+                col(Outbox.status) == OutboxStatus.PENDING,
+                or_(col(Outbox.not_before).is_(None), col(Outbox.not_before) < until))
+                .values(not_before=until))
+        report.retry_later += 1
+        report.errors.append(f"{entry.key}: {answer.reason}, retry after {answer.wait:g} s")
+        log.warning("%s asks to wait %.3g s (429)", where, answer.wait)
+    elif answer.refused:
+        _bury(engine, ctx, entry, worker, clock.now(),
+              f"{where} refused the notice ({answer.reason})")
+        report.dead += 1
+        report.errors.append(f"{entry.key}: {answer.reason}")
+    else:
+        _failed(engine, ctx, [entry], worker, clock.now(), f"{where}: {answer.reason}", report)
+        report.errors.append(f"{entry.key}: {answer.reason}")
+    return True
+
+
+def _recorded(engine: Engine, ctx: CampaignContext, entry: Claimed, worker: str, clock: Clock,
+              report: DeliverReport, outcome: str, *, existing: bool) -> None:
+    """A webhook entry done (sent, unconfirmed or dropped): recorded like a delivery."""
+    if _mark_delivered(engine, ctx, entry, worker, clock.now(), outcome, None, ""):
+        report.delivered += 1
+        report.found_existing += int(existing)
+        report.delivered_keys.append(entry.key)
+
+
 def _failed(engine: Engine, ctx: CampaignContext, group: Sequence[Claimed], worker: str,
             now: datetime, error: str, report: DeliverReport) -> None:
     """A failure worth retrying: back off, or give up after ``max_attempts``."""
@@ -490,7 +623,9 @@ def _deliver(ctx: CampaignContext, gateway: RedditGateway, entry: Claimed, now: 
             return found, True
     body = compose_body(ctx, entry, now)
     if entry.kind == "post":
-        return submit_post(gateway, entry.title, body, entry.flair or None, image), False
+        bound = min(ctx.settings.bot.picture_attempts, ctx.settings.bot.max_attempts)
+        return submit_post(gateway, entry.title, body, entry.flair or None, image,
+                           last_try=entry.attempts >= bound), False
     if entry.kind in ("reply", "note"):
         return gateway.reply(entry.target, body, internal=entry.kind == "note"), False
     if entry.kind == "comment":
@@ -576,15 +711,14 @@ def find_marker(ctx: CampaignContext, gateway: RedditGateway, entry: Claimed, ta
                 ) -> Sent | None:
     """Where an earlier attempt already delivered this entry, if it did."""
     bot = gateway.username.lower()
-    if entry.kind == "post":
-        for post in gateway.recent_submissions():
-            if tag in post.body:
-                return Sent(post.fullname)
-        return None
-    if entry.kind == "comment":
-        for comment in gateway.recent_comments():
-            if tag in comment.body:
-                return Sent(comment.fullname)
+    if entry.kind in PUBLIC_KINDS:
+        # The hidden marker, or the visible reference where Reddit dropped the marker.
+        ref = reference(ctx, entry.key)
+        found = gateway.recent_submissions() if entry.kind == "post" \
+            else gateway.recent_comments()
+        for thing in found:
+            if tag in thing.body or ref in thing.body:
+                return Sent(thing.fullname)
         return None
     if entry.kind in ("reply", "note"):
         conversation = gateway.conversation(entry.target)
@@ -647,8 +781,21 @@ def _mark_delivered(engine: Engine, ctx: CampaignContext, entry: Claimed, worker
             return False
         if replied is not None:
             note_reply(session, ctx, replied, bot)
+        if entry.kind == "post" and ctx.settings.webhooks.public:
+            # announced once the post is on Reddit, in the transaction that records it
+            webhooks.queue_public(session, ctx, key=entry.key, title=entry.title,
+                                  body=entry.body, link=permalink(ctx, reddit_id), at=now,
+                                  tick=entry.tick)
     log.info("delivered %s %s as %s", entry.kind, entry.key, reddit_id)
     return True
+
+
+def permalink(ctx: CampaignContext, fullname: str) -> str:
+    """The address of the post ``t3_ID`` on the subreddit ("" for anything else)."""
+    if not fullname.startswith("t3_"):
+        return ""
+    site = ctx.settings.reddit.reddit_url.rstrip("/")
+    return f"{site}/r/{ctx.settings.campaign.subreddit}/comments/{fullname[3:]}/"
 
 
 def _retry_later(engine: Engine, ctx: CampaignContext, entry: Claimed, worker: str,
@@ -695,7 +842,8 @@ def _bury(engine: Engine, ctx: CampaignContext, entry: Claimed, worker: str, now
                     "note": "the internal note",
                     "message": "the private message", "comment": "the comment reply",
                     "delete": "deleting the post or comment",
-                    "widget": "updating the sidebar widget"}
+                    "widget": "updating the sidebar widget",
+                    "webhook": "the webhook notice"}
             title_line = f"\n\nTitle: {escape_md(entry.title, 300)}" if entry.title else ""
             journal.queue(
                 session, ctx.campaign_id, f"dead:{entry.key}"[:120], "mod",
@@ -719,52 +867,65 @@ def _release(engine: Engine, entry: Claimed, worker: str) -> None:
 
 
 def _halt(engine: Engine, ctx: CampaignContext, group: Sequence[Claimed], worker: str,
-          now: datetime, error: str, halt: dict[str, Any] | None) -> dict[str, Any]:
+          now: datetime, error: PermanentError, halt: dict[str, Any] | None
+          ) -> dict[str, Any]:
     """A refusal that would refuse everything sent the same way: keep the entries pending,
-    halt that way of delivery, tell the moderators once (per halt)."""
+    halt that lane of delivery only (posting, modmail, deleting or the sidebar widget), tell
+    the moderators once per lane."""
     entry = group[0]
-    lane = state.lane_of(entry.kind)
-    blocked = sorted(set(halt.get("blocked") or ()) | set(lane)) if halt else sorted(lane)
+    what = state.lane_of(entry.kind)
+    scope = state.LANE_SCOPES[what]
+    reason = (f"the bot's login lacks the '{scope}' OAuth scope ({error})"
+              if error.insufficient_scope else str(error))
+    lanes = {**state.halted_lanes(halt), what: reason[:500]}
+    blocked = sorted({k for lane in lanes for k in state.LANES.get(lane, ())})
     since = str(halt["since"]) if halt else now.isoformat()
-    value = {"since": since, "reason": error[:500], "key": entry.key, "blocked": blocked,
-             "next_probe": (now + state.HALT_PROBE).isoformat()}
-    what = state.lane_name(lane)
+    value = {"since": since, "reason": reason[:500], "key": entry.key, "blocked": blocked,
+             "lanes": lanes, "next_probe": (now + state.HALT_PROBE).isoformat()}
+    if error.insufficient_scope:
+        fix = (f"Get a new permanent refresh token that includes the '{scope}' scope (the "
+               f"scopes to ask for: {' '.join(SCOPES)}; docs/setup.md, step 2), put it in "
+               "the config, run `maester check`, then `maester outbox retry`.")
+    else:
+        fix = ("Usually the subreddit in the config is wrong, or the bot lost a moderator "
+               "permission (mail for modmail, posts, flair for moderator-only flairs, config "
+               "for the sidebar widget). Fix it, run `maester check`, then `maester outbox "
+               "retry`.")
     with transaction(engine) as session:
         for member in group:
             session.execute(
                 update(Outbox).where(_mine(member, worker))
                 .values(attempts=col(Outbox.attempts) - 1, claimed_by=None,
-                        claimed_until=None, last_error=f"halted: {error}"[:2000]))
+                        claimed_until=None, last_error=f"halted: {reason}"[:2000]))
         state.write(session, ctx.campaign_id, state.HALT, value, now)
-        if halt is None or lane[0] not in (halt.get("blocked") or ()):
+        if what not in state.halted_lanes(halt):
             journal.log_event(session, ctx.campaign_id, ctx.tick_of(now), "delivery_halted",
-                              f"{what} halted: {error}"[:500], at=now,
-                              data={"key": entry.key, "target": entry.target})
+                              f"{what} halted: {reason}"[:500], at=now,
+                              data={"key": entry.key, "target": entry.target, "lane": what})
             journal.queue(
-                session, ctx.campaign_id, f"halt:{what}:{since}"[:120], "mod",
+                session, ctx.campaign_id, f"halt:{what}:{now.isoformat()}"[:120], "mod",
                 title=f"maester stopped {what}: Reddit refuses it"[:MAX_SUBJECT],
                 body=(f"Reddit refused {what} for `{entry.key}` with an answer that means "
-                      f"nothing sent this way will work: {escape_md(error, 500)}\n\n"
-                      "Nothing is lost: every post and message stays queued. Usually the "
-                      "subreddit in the config is wrong, or the bot lost a moderator "
-                      "permission (mail for modmail, posts, flair for moderator-only "
-                      "flairs, config for the sidebar widget). Fix it, run `maester check`, "
-                      "then `maester outbox retry` "
-                      "(or wait: the bot tries again every "
-                      f"{int(state.HALT_PROBE.total_seconds() // 60)} minutes)."),
+                      f"nothing sent this way will work: {escape_md(reason, 500)}\n\n"
+                      f"Only {what} stopped; the rest of the bot's work goes on. Nothing is "
+                      f"lost: every entry stays queued. {fix} (Or wait: the bot tries one "
+                      f"again every {int(state.HALT_PROBE.total_seconds() // 60)} "
+                      "minutes.)"),
                 at=now, tick=ctx.tick_of(now))
-    log.error("%s halted (entries stay queued): %s", what, error)
+    log.error("%s halted, the rest of delivery goes on (its entries stay queued): %s",
+              what, reason)
     return value
 
 
 def _unhalt(engine: Engine, ctx: CampaignContext, halt: dict[str, Any], kind: str,
             now: datetime) -> dict[str, Any] | None:
-    """A blocked kind went through: unblock its way of delivery."""
-    lane = state.lane_of(kind)
-    blocked = [k for k in (halt.get("blocked") or ()) if k not in lane]
-    value = {**halt, "blocked": blocked} if blocked else None
+    """A blocked kind went through: unblock its lane of delivery."""
+    what = state.lane_of(kind)
+    lanes = {k: v for k, v in state.halted_lanes(halt).items() if k != what}
+    blocked = sorted({k for lane in lanes for k in state.LANES.get(lane, ())})
+    value = {**halt, "blocked": blocked, "lanes": lanes} if blocked else None
     state.store(engine, ctx.campaign_id, state.HALT, value, now)
-    log.info("delivery resumed: Reddit accepts %s again", state.lane_name(lane))
+    log.info("delivery resumed: Reddit accepts %s again", what)
     return value
 
 

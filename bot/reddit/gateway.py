@@ -36,7 +36,7 @@ from urllib.parse import urlsplit
 import praw
 import prawcore
 import requests
-from praw.exceptions import PRAWException, RedditAPIException
+from praw.exceptions import ClientException, PRAWException, RedditAPIException
 from praw.models import InlineGif, InlineImage, PostMedia
 from prawcore.requestor import Requestor
 
@@ -64,14 +64,22 @@ SYSTEMIC_CODES = frozenset({"SUBREDDIT_NOEXIST", "SUBREDDIT_NOTALLOWED", "BAD_SR
                             "INVALID_MOD_PERMISSIONS", "SUBREDDIT_NO_ACCESS", "USER_REQUIRED",
                             "BANNED_FROM_SUBREDDIT", "SUBREDDIT_REQUIRED"})
 #: The OAuth scopes the bot's calls use (a refresh token needs them, and must be
-#: *permanent*): who it is, modmail, posting and comment replies, reading posts and the
-#: subreddit, its own recent posts (to find a post a timed-out attempt made), the inbox
-#: (mentions; only with ``[bot] comment_commands``), the flair list (only with flairs), and
-#: the sidebar widgets (``structuredstyles``; only with ``[posts] sidebar_widget``).
-SCOPES = ("identity", "modmail", "submit", "read", "history", "privatemessages", "flair",
-          "structuredstyles")
+#: *permanent*), each with what needs it. Every gateway call is listed under its scope;
+#: ``tests/bot/reddit/test_scopes.py`` runs each with a token lacking its scope.
+SCOPE_USES = {
+    "identity": "who the bot is (/api/v1/me)",
+    "modmail": "reading, answering, archiving and starting modmail",
+    "submit": "posts (with their pictures) and comment replies",
+    "read": "reading forwarded posts and comments, the subreddit and its moderators",
+    "history": "the bot's own recent posts and comments (to find one a lost answer made)",
+    "privatemessages": "the inbox of mentions (only with [bot] comment_commands)",
+    "flair": "the link flair list (only with [posts] *_flair)",
+    "edit": "deleting the bot's own posts (maester undo --force --delete-posts)",
+    "structuredstyles": "the sidebar widget (only with [posts] sidebar_widget)",
+}
 #: A new sidebar text area's colours: empty takes the subreddit's theme.
 WIDGET_STYLES = {"backgroundColor": "", "headerColor": ""}
+SCOPES = tuple(SCOPE_USES)
 #: Reddit's user agent rule: ``<platform>:<app ID>:<version> (by /u/<username>)``.
 USER_AGENT_FORMAT = re.compile(
     r"^[A-Za-z0-9_.-]+:[A-Za-z0-9_.-]+:v?[0-9][A-Za-z0-9_.-]* \(by /?u/[A-Za-z0-9_-]{3,20}\)")
@@ -182,9 +190,12 @@ class PermanentError(GatewayError):
     same way will be refused too.
     """
 
-    def __init__(self, message: str, *, systemic: bool = False) -> None:
+    def __init__(self, message: str, *, systemic: bool = False,
+                 insufficient_scope: bool = False) -> None:
         super().__init__(message)
-        self.systemic = systemic
+        self.systemic = systemic or insufficient_scope
+        #: Reddit's 403 ``insufficient_scope``: the token lacks the scope this call needs.
+        self.insufficient_scope = insufficient_scope
 
 
 class AuthError(GatewayError):
@@ -198,17 +209,26 @@ class GatewayConfigError(ValueError):
 class TokenStore(Protocol):
     """Where an access token outlives the process (see :mod:`bot.reddit.state`)."""
 
-    def load(self, fingerprint: str) -> tuple[str, datetime] | None:
-        """The cached (token, expiry) for these credentials, if any."""
+    def load(self, fingerprint: str) -> tuple[str, datetime, frozenset[str]] | None:
+        """The cached (token, expiry, scopes) for these credentials, if any."""
         ...
 
-    def save(self, fingerprint: str, token: str, expires_at: datetime, now: datetime) -> None:
-        """Remember a fresh token."""
+    def save(self, fingerprint: str, token: str, expires_at: datetime, now: datetime,
+             scopes: frozenset[str]) -> None:
+        """Remember a fresh token and the scopes Reddit granted it."""
         ...
 
 
 class ImageUploadFailed(Exception):
-    """An image for a post could not be uploaded; the post itself was not sent."""
+    """An image for a post could not be uploaded; the post itself was not sent.
+
+    ``transient``: the failure may pass (a storage 403 or 5xx, a timeout, a failed upload
+    lease), so a later attempt may upload it; otherwise (a picture too large, a file type
+    Reddit does not take) no attempt will."""
+
+    def __init__(self, message: str, *, transient: bool = False) -> None:
+        super().__init__(message)
+        self.transient = transient
 
 
 class UncertainOutcome(Exception):
@@ -401,7 +421,7 @@ def translate(exc: BaseException) -> GatewayError:
         original = exc.original_exception
         if isinstance(original, BudgetExhausted):
             return RateLimited(str(original), original.wait_seconds)
-        return TransientError(f"no answer from Reddit: {original!r}",
+        return TransientError(f"no answer from Reddit: {_no_answer(original)}",
                               uncertain=isinstance(original, UncertainOutcome))
     if isinstance(exc, prawcore.Forbidden | prawcore.NotFound | prawcore.Redirect
                   | prawcore.UnavailableForLegalReasons | prawcore.TooLarge
@@ -410,8 +430,11 @@ def translate(exc: BaseException) -> GatewayError:
         response = getattr(exc, "response", None)
         status = getattr(response, "status_code", "?")
         reason = _reason(response)
-        systemic = isinstance(exc, prawcore.Forbidden | prawcore.InsufficientScope) \
-            or reason in SYSTEMIC_CODES
+        if isinstance(exc, prawcore.InsufficientScope):
+            return PermanentError(
+                f"Reddit refused (HTTP {status}): the bot's login lacks the OAuth scope "
+                "this needs (insufficient_scope)", insufficient_scope=True)
+        systemic = isinstance(exc, prawcore.Forbidden) or reason in SYSTEMIC_CODES
         return PermanentError(
             f"Reddit refused (HTTP {status}): {type(exc).__name__}"
             + (f" {reason}" if reason else ""), systemic=systemic)
@@ -424,6 +447,24 @@ def translate(exc: BaseException) -> GatewayError:
     if isinstance(exc, PRAWException | prawcore.PrawcoreException):
         return TransientError(f"{type(exc).__name__}: {exc}")
     return TransientError(f"{type(exc).__name__}: {exc}")
+
+
+def _no_answer(original: BaseException) -> str:
+    """Why a request got no answer, in words (never a raw exception's repr)."""
+    if isinstance(original, UncertainOutcome):
+        return str(original)
+    if isinstance(original, requests.exceptions.Timeout):
+        return "it did not answer in time (a timeout)"
+    if isinstance(original, requests.exceptions.SSLError):
+        return "the secure connection failed (SSL)"
+    if isinstance(original, requests.exceptions.ConnectionError):
+        text = str(original).lower()
+        if "name or service" in text or "nodename" in text or "resolve" in text:
+            return "its address could not be looked up (DNS; is the machine online?)"
+        if "refused" in text:
+            return "the connection was refused (is [reddit] oauth_url right?)"
+        return "the connection failed (is the machine online?)"
+    return type(original).__name__
 
 
 def _reason(response: Any) -> str:
@@ -579,12 +620,12 @@ class PrawGateway:
             return
         if cached is None:
             return
-        token, expires_at = cached
+        token, expires_at, scopes = cached
         left = (expires_at - datetime.now(UTC)).total_seconds() - 60
-        if left <= 0:
+        if left <= 0 or not scopes:  # a token cached without its scopes: log in afresh
             return
         authorizer.access_token = token
-        authorizer.scopes = {"*"}
+        authorizer.scopes = set(scopes)
         authorizer._expiration_timestamp_ns = time.monotonic_ns() + int(left * 1e9)
         self._saved_token = token
         log.info("reusing the Reddit access token of an earlier process (%d s left)", left)
@@ -603,7 +644,8 @@ class PrawGateway:
         now = datetime.now(UTC)
         try:
             self.token_store.save(self.fingerprint, token,
-                                  now + timedelta(seconds=max(0, left_ns / 1e9)), now)
+                                  now + timedelta(seconds=max(0, left_ns / 1e9)), now,
+                                  frozenset(getattr(authorizer, "scopes", None) or ()))
         except Exception as exc:  # e.g. a lapsed lease refuses the write: one line is enough
             log.warning("could not cache the Reddit token (%s); the next process logs in", exc)
 
@@ -678,6 +720,66 @@ class PrawGateway:
         """The scopes of the current access token (``*``: a script app's password login)."""
         return set(getattr(self._authorizer(), "scopes", None) or ())
 
+    def fresh_scopes(self) -> set[str]:
+        """Log in afresh and return the scopes Reddit grants that login (never the
+        scopes of a token cached by an earlier process)."""
+
+        def login() -> set[str]:
+            authorizer = self._authorizer()
+            if authorizer is None:
+                return set()
+            authorizer.refresh()
+            return set(getattr(authorizer, "scopes", None) or ())
+
+        return self._call(login)
+
+    def _scope_probes(self) -> dict[str, Callable[[], Any]]:
+        """A harmless call (a GET that changes nothing) needing each scope that has one.
+        ``submit`` and ``edit`` have none: only what Reddit granted can be read for them."""
+        bot = self.username
+
+        def get(path: str, **params: Any) -> Callable[[], Any]:
+            return functools.partial(self.reddit.request, method="GET", path=path,
+                                     params=params or None)
+
+        return {"identity": get("api/v1/me"),
+                "modmail": get("api/mod/conversations/unread/count"),
+                "read": get(f"r/{self.subreddit}/about"),
+                "history": get(f"user/{bot}/submitted", limit=1),
+                "privatemessages": get("message/unread", limit=1),
+                "flair": get(f"r/{self.subreddit}/api/link_flair_v2")}
+
+    def check_scopes(self, wanted: Sequence[str]) -> dict[str, tuple[bool | None, str]]:
+        """For each scope in ``wanted``: (True, how it was checked) when the token has it,
+        (False, why not) when it lacks it, (None, why) when it could not be told. A scope
+        with a harmless call is tried with it; the others are read from what Reddit grants
+        a fresh login. Raises :class:`GatewayError` when the fresh login fails."""
+        granted = self.fresh_scopes()
+        out: dict[str, tuple[bool | None, str]] = {}
+        probes = self._scope_probes()
+        for scope in wanted:
+            has = "*" in granted or scope in granted
+            probe = probes.get(scope)
+            if probe is None:
+                out[scope] = (has, "granted to a fresh login" if has else
+                              "not granted to a fresh login")
+                continue
+            try:
+                self._call(probe)
+            except PermanentError as exc:
+                if exc.insufficient_scope:
+                    out[scope] = (False, "a call that needs it was refused "
+                                         "(insufficient_scope)")
+                else:  # refused for another reason (a permission): the grant decides
+                    out[scope] = (has, "granted to a fresh login" if has else
+                                  "not granted to a fresh login")
+                continue
+            except (TransientError, RateLimited) as exc:
+                out[scope] = (None, f"could not be tried: {exc}")
+                continue
+            out[scope] = (True, "a call that needs it worked")
+        return out
+
     def subreddit_about(self) -> Mapping[str, Any]:
         """``/r/SUB/about``: whether it exists, the bot moderates it, is banned there."""
         about = self._call(lambda: self.reddit.request(
@@ -748,9 +850,16 @@ class PrawGateway:
                 flair_id=flair_id, send_replies=False))
         except (RateLimited, AuthError):
             raise
+        except PermanentError as exc:
+            if exc.systemic or inline.media_id is not None:
+                raise
+            raise ImageUploadFailed(str(exc)) from exc
         except Exception as exc:
             if inline.media_id is None:  # PRAW sets it only once the upload succeeded
-                raise ImageUploadFailed(f"{type(exc).__name__}: {exc}") from exc
+                raise ImageUploadFailed(
+                    f"{type(exc).__name__}: {exc}",
+                    transient=isinstance(exc, TransientError)
+                    and not isinstance(exc.__cause__, ClientException)) from exc
             raise
         return Sent(f"t3_{post.id}")
 

@@ -369,7 +369,8 @@ def poll_once(engine: Engine, ctx: CampaignContext, gateway: RedditGateway, cloc
         found = _Found()
         listed_all = all([_list_folder(engine, ctx, gateway, folder, who, found, report,
                                        mark_seen) for folder in plan.folders])
-        mentions = _list_mentions(engine, ctx, gateway, who, found, report, mark_seen)
+        mentions = _list_mentions(engine, ctx, gateway, who, found, report, mark_seen,
+                                  clock.now())
         _handle_in_send_order(engine, ctx, clock, found, report, advance_to)
         for mark_key, newest in found.marks.items():
             store_cursor(engine, ctx, mark_key, newest)
@@ -804,11 +805,28 @@ def _record_failure(engine: Engine, ctx: CampaignContext, message_id: str,
 # --------------------------------------------------------------------------- mentions
 
 def _list_mentions(engine: Engine, ctx: CampaignContext, gateway: RedditGateway, who: Readers,
-                   found: _Found, report: IntakeReport, mark_seen: bool) -> list[str]:
-    """Add the unread mentions to the round; returns the inbox items to mark read."""
+                   found: _Found, report: IntakeReport, mark_seen: bool, now: datetime
+                   ) -> list[str]:
+    """Add the unread mentions to the round; returns the inbox items to mark read.
+
+    A token without the ``privatemessages`` scope stops only this (not the modmail): the
+    moderators are told once, and the inbox is tried again every ``HALT_PROBE``."""
     if not ctx.settings.bot.comment_commands:
         return []
-    mentions = gateway.unread_mentions()
+    stopped = state.load(engine, ctx.campaign_id, state.MENTIONS)
+    if stopped and now < datetime.fromisoformat(str(stopped["next_probe"])):
+        return []
+    try:
+        mentions = gateway.unread_mentions()
+    except PermanentError as exc:
+        if not exc.insufficient_scope:
+            raise
+        _mentions_refused(engine, ctx, stopped, now, str(exc))
+        report.errors.append(f"mentions not read: {exc}")
+        return []
+    if stopped:
+        state.store(engine, ctx.campaign_id, state.MENTIONS, None, now)
+        log.info("reading mentions again: Reddit accepts the inbox call")
     if not mentions:
         return []
     ours = ctx.settings.campaign.subreddit.lower()
@@ -823,6 +841,32 @@ def _list_mentions(engine: Engine, ctx: CampaignContext, gateway: RedditGateway,
         found.add(_Item(mention.created, 0, mention.fullname, "", inbound, orders=False,
                         reply_key=f"comment:{mention.fullname.removeprefix('t1_')}"))
     return [m.fullname for m in mentions]
+
+
+def _mentions_refused(engine: Engine, ctx: CampaignContext, stopped: dict[str, object] | None,
+                      now: datetime, error: str) -> None:
+    """Record that the inbox of mentions is refused for want of a scope; the first time,
+    log it and tell the moderators (comment commands wait, modmail goes on)."""
+    scope = state.LANE_SCOPES["mentions"]
+    reason = f"the bot's login lacks the '{scope}' OAuth scope ({error})"
+    since = str(stopped["since"]) if stopped else now.isoformat()
+    with transaction(engine) as session:
+        state.write(session, ctx.campaign_id, state.MENTIONS,
+                    {"since": since, "reason": reason[:500],
+                     "next_probe": (now + state.HALT_PROBE).isoformat()}, now)
+        if stopped:
+            return
+        journal.log_event(session, ctx.campaign_id, ctx.tick_of(now), "mentions_halted",
+                          f"mentions not read: {reason}"[:500], at=now)
+        journal.queue(
+            session, ctx.campaign_id, f"halt:mentions:{since}"[:120], "mod",
+            title="maester stopped reading mentions: Reddit refuses it",
+            body=(f"Reddit refused the inbox of mentions: {escape_md(reason, 500)}\n\n"
+                  "Only comment commands wait; modmail orders go on. Get a new permanent "
+                  f"refresh token that includes '{scope}' (docs/setup.md, step 2) and run "
+                  "`maester check`, or set [bot] comment_commands = false."),
+            at=now, tick=ctx.tick_of(now))
+    log.error("mentions are not read (modmail goes on): %s", reason)
 
 
 # --------------------------------------------------------------------------- after a reply

@@ -1,10 +1,12 @@
 """Posts with a picture: the stored map image of an outbox entry, uploaded through PRAW.
 
 An entry whose key has a :class:`~bot.db.models.PostImage` goes out as a self post with the
-picture inline (PRAW 8's media upload). If the upload fails, nothing was posted yet, so the
-post goes out at once as text with a note instead: the reader gets the news once, never two
-copies (the delivery's hidden marker covers a submission whose answer was lost, as for every
-post).
+picture inline (PRAW 8's media upload). If the upload fails, nothing was posted yet. A
+failure that may pass (the storage bucket's 403 or 5xx, a timeout, a failed lease) is tried
+again with the outbox's back-off, up to ``[bot] picture_attempts`` attempts; after that, or
+at once for a failure that cannot pass (a picture too large), the post goes out as text with
+a note instead: the reader gets the news once, never two copies (the delivery's marker and
+reference line cover a submission whose answer was lost, as for every post).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from sqlmodel import select
 
 from bot.db.engine import transaction
 from bot.db.models import PostImage
-from bot.reddit.gateway import ImageUploadFailed, RedditGateway, Sent
+from bot.reddit.gateway import ImageUploadFailed, RedditGateway, Sent, TransientError
 from bot.services.realm import picture_for
 from bot.services.world import CampaignContext
 from rules.errors import InvalidInput
@@ -51,15 +53,20 @@ def post_image(engine: Engine, ctx: CampaignContext, key: str) -> PostImage | No
 
 
 def submit_post(gateway: RedditGateway, title: str, body: str, flair: str | None,
-                image: PostImage | None) -> Sent:
-    """Submit a self post, with ``image`` inline when there is one (text and a note if its
-    upload fails)."""
+                image: PostImage | None, *, last_try: bool = True) -> Sent:
+    """Submit a self post, with ``image`` inline when there is one. If the upload fails
+    for a passing reason and this is not the ``last_try`` for the picture, raise
+    :class:`~bot.reddit.gateway.TransientError` (nothing was posted: the outbox tries again
+    after its back-off); otherwise post the text with a note."""
     if image is None or not image.data:
         return gateway.submit(title, body, flair)
     try:
         return gateway.submit_image(title, body, flair, image=image.data, name=image.name,
                                     caption=image.caption)
     except ImageUploadFailed as exc:
+        if exc.transient and not last_try:
+            raise TransientError(f"the picture could not be uploaded ({exc}); nothing was "
+                                 "posted, the picture is tried again") from exc
         log.warning("the picture of %s could not be uploaded (%s): posting the text alone",
                     image.key, exc)
         return gateway.submit(title, UPLOAD_NOTE + body, flair)

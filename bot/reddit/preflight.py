@@ -9,12 +9,20 @@ refuses to start when one that would kill the outbox fails (``fatal``).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from bot.config import Settings
-from bot.reddit.gateway import SCOPES, GatewayError, user_agent
+from bot.reddit.gateway import (
+    SCOPE_USES,
+    SCOPES,
+    AuthError,
+    GatewayError,
+    RateLimited,
+    TransientError,
+    user_agent,
+)
 
 #: Moderator permissions the bot needs: ``mail`` always; ``flair`` only for moderator-only
 #: flairs; ``posts`` lets it read forwarded posts that AutoModerator removed.
@@ -40,7 +48,7 @@ class CheckedGateway(Protocol):
 
     def me(self) -> str: ...
 
-    def scopes(self) -> set[str]: ...
+    def check_scopes(self, wanted: Sequence[str]) -> dict[str, tuple[bool | None, str]]: ...
 
     def subreddit_about(self) -> Mapping[str, Any]: ...
 
@@ -74,13 +82,24 @@ def run_checks(settings: Settings, gateway: CheckedGateway) -> list[Check]:
     try:
         bot = gateway.me()
         checks.append(Check("login", True, f"logged in as u/{bot}"))
-    except GatewayError as exc:
+    except (TransientError, RateLimited) as exc:
+        checks.append(Check(
+            "reddit reachable", False, str(exc),
+            "nothing says the credentials are wrong: check the network and [reddit] "
+            "oauth_url and reddit_url, then run `maester check` again"))
+        return checks
+    except AuthError as exc:
         checks.append(Check(
             "login", False, str(exc),
             "check [reddit] client_id, client_secret and the password or refresh token "
             "(docs/setup.md, step 2); a refresh token must be permanent"))
         return checks
-    checks.append(_scope_check(settings, gateway.scopes()))
+    except GatewayError as exc:
+        checks.append(Check("login", False, f"Reddit refused /api/v1/me: {exc}",
+                            "check that the account is not suspended and the token has "
+                            "the identity scope (docs/setup.md, step 2)"))
+        return checks
+    checks.extend(_scope_checks(settings, gateway))
     try:
         about = gateway.subreddit_about()
     except GatewayError as exc:
@@ -95,6 +114,8 @@ def run_checks(settings: Settings, gateway: CheckedGateway) -> list[Check]:
     permissions = _permissions(gateway, bot)
     checks.append(_permission_check(bot, sub, permissions))
     checks.extend(_flair_checks(settings, gateway, bot, permissions))
+    if settings.posts.sidebar_widget:
+        checks.append(_widget_check(bot, sub, permissions))
     try:
         count = gateway.modmail_page()
         checks.append(Check("modmail", True, f"modmail can be listed ({count} on page one)"))
@@ -118,22 +139,40 @@ def needed_scopes(settings: Settings) -> list[str]:
     """The OAuth scopes this configuration uses (see :data:`~bot.reddit.gateway.SCOPES`)."""
     posts = settings.posts
     flairs = any((posts.arrival_flair, posts.battle_flair, posts.siege_flair,
-                  posts.scatter_flair))
+                  posts.scatter_flair, posts.realm_flair))
     return [s for s in SCOPES
             if not (s == "privatemessages" and not settings.bot.comment_commands)
             and not (s == "flair" and not flairs)
             and not (s == "structuredstyles" and not posts.sidebar_widget)]
 
 
-def _scope_check(settings: Settings, granted: set[str]) -> Check:
-    if "*" in granted:
-        return Check("scopes", True, "all scopes (a script app's password login)")
-    missing = [s for s in needed_scopes(settings) if s not in granted]
-    if missing:
-        return Check("scopes", False, f"the token lacks {', '.join(missing)}",
-                     "obtain a new permanent refresh token with the scopes "
-                     f"{' '.join(needed_scopes(settings))} (docs/setup.md, step 2)")
-    return Check("scopes", True, " ".join(sorted(granted)))
+#: Scopes whose lack stops only a rare command, not the bot: a warning, not a failure.
+OPTIONAL_SCOPES = frozenset({"edit"})
+
+
+def _scope_checks(settings: Settings, gateway: CheckedGateway) -> list[Check]:
+    """One check per scope the configuration uses, each tried on its own."""
+    wanted = needed_scopes(settings)
+    fix = ("obtain a new permanent refresh token with the scopes "
+           f"{' '.join(SCOPES)} (docs/setup.md, step 2)")
+    try:
+        found = gateway.check_scopes(wanted)
+    except GatewayError as exc:
+        return [Check("scopes", False, f"a fresh login to read the granted scopes failed: "
+                      f"{exc}", "run `maester check` again; if it goes on, " + fix)]
+    out = []
+    for scope in wanted:
+        has, how = found.get(scope, (None, "not checked"))
+        use = SCOPE_USES[scope]
+        if has:
+            out.append(Check(f"scope {scope}", True, f"{how} ({use})"))
+        elif has is None:
+            out.append(Check(f"scope {scope}", False, f"{how} ({use})",
+                             "run `maester check` again", fatal=False))
+        else:
+            out.append(Check(f"scope {scope}", False, f"the token lacks it: {how}; {use} "
+                             "would be refused", fix, fatal=scope not in OPTIONAL_SCOPES))
+    return out
 
 
 def _permissions(gateway: CheckedGateway, bot: str) -> list[str]:
@@ -157,6 +196,15 @@ def _permission_check(bot: str, sub: str, permissions: list[str]) -> Check:
         "; without 'Manage Posts and Comments' it cannot read forwarded posts that "
         "AutoModerator removed")
     return Check("permissions", True, f"u/{bot} has {shown}{note}")
+
+
+def _widget_check(bot: str, sub: str, permissions: list[str]) -> Check:
+    """The sidebar widget needs "Manage Settings"; without it only the widget waits."""
+    if _has(permissions, "config"):
+        return Check("sidebar widget", True, f"u/{bot} may keep the sidebar widget")
+    return Check("sidebar widget", False, f"u/{bot} lacks 'Manage Settings' (config): the "
+                 "sidebar widget would be refused", f"give u/{bot} 'Manage Settings' on "
+                 f"r/{sub}, or set [posts] sidebar_widget = false", fatal=False)
 
 
 def _flair_checks(settings: Settings, gateway: CheckedGateway, bot: str,

@@ -5,8 +5,9 @@ so that every process of a campaign (``maester run``, or cron's ``poll --once`` 
 * ``token``: the access token of the last login and when it expires, so the next process
   reuses it instead of logging in again (see :class:`DatabaseTokenStore`);
 * ``auth``: Reddit refused the credentials: since when, how often, the next try (back-off);
-* ``halt``: delivery stopped on a refusal that would refuse everything (wrong subreddit, a
-  missing permission), and why;
+* ``halt``: delivery stopped on a refusal that would refuse everything sent the same way
+  (wrong subreddit, a missing permission, a scope the token lacks), per lane, and why;
+* ``mentions``: reading the inbox of mentions stopped (the token lacks its scope);
 * ``dispatch:<claim id>``: the claim's dispatch conversation and the in-game month it serves.
 
 Values are JSON objects; times are ISO 8601 UTC.
@@ -31,6 +32,7 @@ log = logging.getLogger(__name__)
 TOKEN = "token"
 AUTH = "auth"
 HALT = "halt"
+MENTIONS = "mentions"
 DISPATCH_PREFIX = "dispatch:"
 
 
@@ -97,21 +99,23 @@ class DatabaseTokenStore:
         self.engine = engine
         self.campaign_id = campaign_id
 
-    def load(self, fingerprint: str) -> tuple[str, datetime] | None:
-        """The cached (token, expiry) for these credentials, if any."""
+    def load(self, fingerprint: str) -> tuple[str, datetime, frozenset[str]] | None:
+        """The cached (token, expiry, granted scopes) for these credentials, if any."""
         value = load(self.engine, self.campaign_id, TOKEN)
         if not value or value.get("fingerprint") != fingerprint:
             return None
         try:
-            return str(value["token"]), datetime.fromisoformat(str(value["expires_at"]))
+            return (str(value["token"]), datetime.fromisoformat(str(value["expires_at"])),
+                    frozenset(str(s) for s in value.get("scopes") or ()))
         except (KeyError, ValueError):
             return None
 
-    def save(self, fingerprint: str, token: str, expires_at: datetime, now: datetime) -> None:
-        """Remember a fresh token."""
+    def save(self, fingerprint: str, token: str, expires_at: datetime, now: datetime,
+             scopes: frozenset[str] = frozenset()) -> None:
+        """Remember a fresh token and the scopes Reddit granted it."""
         store(self.engine, self.campaign_id, TOKEN,
               {"fingerprint": fingerprint, "token": token,
-               "expires_at": expires_at.isoformat()}, now)
+               "expires_at": expires_at.isoformat(), "scopes": sorted(scopes)}, now)
 
 
 # --------------------------------------------------------------------------- refused logins
@@ -174,24 +178,38 @@ def auth_ok(engine: Engine, campaign_id: int, now: datetime) -> None:
 #: While halted, one entry of a blocked kind is tried this often (a fix on Reddit's side,
 #: like restoring a permission, resumes delivery by itself).
 HALT_PROBE = timedelta(minutes=30)
-#: Outbox kinds by the way they reach Reddit: a refusal blocks the whole group.
+#: Outbox kinds by the way they reach Reddit: a refusal blocks the whole group (a lane).
 POSTING = ("post", "comment")
 MODMAIL = ("reply", "note", "message", "mod")
+DELETING = ("delete",)
 #: The sidebar widget has a scope and a moderator permission of its own ("Manage Settings").
 WIDGETS = ("widget",)
+LANES = {"posting": POSTING, "modmail": MODMAIL, "deleting": DELETING,
+         "the sidebar widget": WIDGETS}
+#: The OAuth scope each lane's calls need (see :data:`bot.reddit.gateway.SCOPE_USES`).
+LANE_SCOPES = {"posting": "submit", "modmail": "modmail", "deleting": "edit",
+               "the sidebar widget": "structuredstyles", "mentions": "privatemessages"}
 
 
-def lane_of(kind: str) -> tuple[str, ...]:
-    """The group of outbox kinds that reach Reddit the same way as ``kind``."""
-    return next((lane for lane in (POSTING, WIDGETS) if kind in lane), MODMAIL)
-
-
-def lane_name(lane: tuple[str, ...]) -> str:
-    """What a lane does, for the moderators: posting, the sidebar widget or modmail."""
-    return {POSTING: "posting", WIDGETS: "the sidebar widget"}.get(lane, "modmail")
+def lane_of(kind: str) -> str:
+    """The lane (``posting``, ``modmail``, ``deleting``, ``the sidebar widget``) an outbox kind
+    is delivered by."""
+    return next((lane for lane, kinds in LANES.items() if kind in kinds), "modmail")
 
 
 def halt_of(engine: Engine, campaign_id: int) -> dict[str, Any] | None:
     """The delivery halt, if any: ``since``, ``reason``, ``key``, ``blocked`` (kinds),
-    ``next_probe``."""
+    ``lanes`` (each halted lane's reason), ``next_probe``."""
     return load(engine, campaign_id, HALT)
+
+
+def halted_lanes(halt: dict[str, Any] | None) -> dict[str, str]:
+    """Each halted lane and why (a halt stored before lanes were named gives its kinds')."""
+    if not halt:
+        return {}
+    lanes = halt.get("lanes")
+    if isinstance(lanes, dict) and lanes:
+        return {str(k): str(v) for k, v in lanes.items()}
+    blocked = set(halt.get("blocked") or ())
+    return {lane: str(halt.get("reason", "")) for lane, kinds in LANES.items()
+            if blocked & set(kinds)}

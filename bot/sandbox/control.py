@@ -51,6 +51,7 @@ CONTROL_METHODS = frozenset(
         "add_subreddit",
         "add_moderator",
         "set_harassment_filter",
+        "set_drop_empty_links",
         "send_automod_message",
         "add_link_flair",
         "ban_user",
@@ -203,6 +204,10 @@ class RemoteSandbox:
             enabled=enabled,
             words=None if words is None else list(words),
         )
+
+    def set_drop_empty_links(self, enabled: bool = True) -> None:
+        """See :meth:`SandboxWorld.set_drop_empty_links`."""
+        self._call("set_drop_empty_links", enabled=enabled)
 
     def add_link_flair(
         self, subreddit: str, text: str, *, mod_only: bool = False, text_editable: bool = False

@@ -138,6 +138,14 @@ def _xml_error(code: str, message: str, extra: str = "") -> str:
             f"<Message>{message}</Message>{extra}</Error>")
 
 
+def storage_error(code: str) -> str:
+    """The storage bucket's XML answer to a refused request (``AccessDenied``, ``SlowDown``,
+    ``InternalError``)."""
+    return _xml_error(code, {"AccessDenied": "Access Denied",
+                             "SlowDown": "Please reduce your request rate."}.get(
+                                 code, "We encountered an internal error. Please try again."))
+
+
 def upload(sandbox: Host, raw: bytes, content_type: str) -> tuple[int, str]:
     """The storage bucket's answer to an upload: (status, XML body)."""
     if not content_type.lower().startswith("multipart/form-data"):

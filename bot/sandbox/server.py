@@ -188,7 +188,7 @@ def _media_asset(s: RedditSandbox, viewer: str, m: re.Match[str], r: _Request) -
 
 @_route("POST", r"/api/convert_rte_body_format", "convert_rte")
 def _convert_rte(s: RedditSandbox, viewer: str, m: re.Match[str], r: _Request) -> _Response:
-    return _ok(media.to_richtext(r.form.get("markdown_text", "")))
+    return _ok(media.to_richtext(s.without_empty_links(r.form.get("markdown_text", ""))))
 
 
 @_route("POST", r"/api/comment", "comment")
@@ -639,6 +639,12 @@ class RedditSandbox(SandboxWorld):
         fault = self.faults.take(request.method, request.path)
         if fault is not None:
             response = self._faulted(fault, None)
+            if fault.kind in (FaultKind.FORBIDDEN, FaultKind.SERVER_ERROR):
+                # The bucket answers in S3's words, not Reddit's JSON.
+                code = {403: "AccessDenied", 503: "SlowDown"}.get(response.status,
+                                                                  "InternalError")
+                response = _Response(response.status, media.storage_error(code),
+                                     {"Content-Type": "application/xml"})
         elif request.method == "POST" and request.path == media.UPLOAD_PATH:
             status, body = media.upload(self, request.raw,
                                         request.headers.get("content-type", ""))

@@ -45,6 +45,7 @@ ACCESS_TOKEN_SECONDS = 86400
 DEFAULT_FILTER_WORDS = ("attack", "assault", "kill", "murder", "slaughter")
 #: A moderator's permissions when none are given (Reddit's "Everything").
 ALL_PERMISSIONS = ("all",)
+_EMPTY_LINK = re.compile(r"\[\]\([^)\s]*\)")
 _MENTION = re.compile(r"(?<![A-Za-z0-9_/])/?u/([A-Za-z0-9_-]{3,20})", re.IGNORECASE)
 
 
@@ -351,6 +352,9 @@ class SandboxWorld:
         self._modmail_messages: dict[str, _ModmailMessage] = {}
         self._mod_actions: dict[str, _ModAction] = {}
         self._activity: list[Activity] = []
+        #: Whether stored post bodies lose their links without text (see
+        #: :meth:`set_drop_empty_links`).
+        self.drop_empty_links = False
         # Distinct ranges per kind so ids look like Reddit's and never collide in one space.
         self._next = {
             "user": 36**5 * 5,
@@ -510,6 +514,17 @@ class SandboxWorld:
                 if enabled
                 else ()
             )
+
+    def set_drop_empty_links(self, enabled: bool = True) -> None:
+        """Make Reddit's handling of post bodies drop links without text (``[](#x)``), in
+        the rich text conversion of posts with pictures and in stored text posts. Whether
+        Reddit keeps such a link is recorded nowhere; a bot must not depend on it."""
+        with self._lock:
+            self.drop_empty_links = enabled
+
+    def without_empty_links(self, text: str) -> str:
+        """``text`` as stored under :meth:`set_drop_empty_links` (unchanged when off)."""
+        return _EMPTY_LINK.sub("", text) if self.drop_empty_links else text
 
     def add_link_flair(
         self, subreddit: str, text: str, *, mod_only: bool = False, text_editable: bool = False
@@ -1897,7 +1912,7 @@ class SandboxWorld:
                 viewer,
                 form.get("sr", ""),
                 form.get("title", ""),
-                form.get("text", ""),
+                self.without_empty_links(form.get("text", "")),
                 flair_id=form.get("flair_id") or None,
                 flair_text=form.get("flair_text"),
                 kind=kind,

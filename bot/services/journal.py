@@ -15,7 +15,7 @@ from typing import Any
 from sqlalchemy import Table, insert
 from sqlmodel import Session, col, select
 
-from bot.db.models import Event, Outbox, Player
+from bot.db.models import BotState, Event, Outbox, Player
 from bot.text import inert_links
 from rules.dice import Roll
 
@@ -138,6 +138,31 @@ def players_changed(session: Session) -> None:
     session.info.pop(_PLAYERS, None)
 
 
+CLAIM_WEBHOOK_PREFIX = "webhook:claim:"
+"""``BotState`` name of a claim's private webhook: the prefix and the claim's id."""
+_HOOKED = "claims_with_webhooks"
+"""``session.info`` key of :func:`claims_with_webhooks`'s cache."""
+
+
+def claims_with_webhooks(session: Session, campaign_id: int) -> frozenset[int]:
+    """The claims that registered a private webhook (read once per session: after one
+    registers or removes it, call :func:`webhooks_changed`)."""
+    cache: frozenset[int] | None = session.info.get(_HOOKED)
+    if cache is None:
+        names = session.exec(select(BotState.name).where(
+            BotState.campaign_id == campaign_id,
+            col(BotState.name).startswith(CLAIM_WEBHOOK_PREFIX))).all()
+        cache = frozenset(int(n[len(CLAIM_WEBHOOK_PREFIX):]) for n in names
+                          if n[len(CLAIM_WEBHOOK_PREFIX):].isdigit())
+        session.info[_HOOKED] = cache
+    return cache
+
+
+def webhooks_changed(session: Session) -> None:
+    """A claim's webhook was registered or removed in ``session``."""
+    session.info.pop(_HOOKED, None)
+
+
 def notify_claim(
     session: Session,
     campaign_id: int,
@@ -150,10 +175,15 @@ def notify_claim(
     tick: int,
     players: Iterable[str] | None = None,
 ) -> None:
-    """Queue private news for every player of a claim (modmail to each)."""
+    """Queue private news for every player of a claim (modmail to each), and once for the
+    claim's own webhook if it registered one (``webhook`` entries, target ``claim:<id>``:
+    the address is looked up when it is sent, so it never sits in the outbox)."""
     for name in players if players is not None else players_of(session, claim_id):
         queue(session, campaign_id, f"{key}:{name}", "message", body=body, at=at, tick=tick,
               target=name, title=subject, claim_id=claim_id)
+    if claim_id in claims_with_webhooks(session, campaign_id):
+        queue(session, campaign_id, f"{key}:webhook"[:120], "webhook", body=body, at=at,
+              tick=tick, target=f"claim:{claim_id}", title=subject, claim_id=claim_id)
 
 
 def notify_moderators(session: Session, campaign_id: int, key: str, *, subject: str, body: str,

@@ -27,7 +27,7 @@ from sqlmodel import Session
 from bot.db.models import Claim
 from bot.errors import render_error
 from bot.render import receipts
-from bot.services import absence, journal, weblinks
+from bot.services import absence, journal, webhooks, weblinks
 from bot.services.help import EXAMPLES, example_for, help_reply, syntax_example
 from bot.services.order_apply import decided as _decided
 from bot.services.order_apply import receipt_text, refused, sender_of
@@ -128,7 +128,10 @@ def process_message(session: Session, ctx: CampaignContext, *, author: str, text
         if isinstance(item.result, o.CommandCall):
             outcome.commands.append(item.result)
             continue
-        quote = receipts.quoted(item.source)
+        source = item.source
+        if isinstance(item.result, o.Webhook) and item.result.url:  # its token stays unsaid
+            source = source.replace(item.result.url, webhooks.masked(item.result.url))
+        quote = receipts.quoted(source)
         if isinstance(item.result, o.OrderSyntaxError):
             err = item.result
             example = syntax_example(Call(session, ctx, author, claim, now, ref, is_mod), err)
@@ -234,6 +237,8 @@ def answer(c: Call, order: o.Order) -> str:
         return _odds(c, order)
     if isinstance(order, o.Away):
         return _away(c, order)
+    if isinstance(order, o.Webhook):
+        return _webhook(c, order)
     return _decided(c, order)
 
 
@@ -252,6 +257,32 @@ def _away(c: Call, order: o.Away) -> str:
                        ) from None
     return (f"Noted: {escape_md(summary)}. Your claim is not marked inactive meanwhile; any "
             "message from you ends the leave early.")
+
+
+def _webhook(c: Call, order: o.Webhook) -> str:
+    """The claim's private webhook registered or removed (:mod:`bot.services.webhooks`):
+    kept beside the claim, outside the rules' world. The reply never repeats the token."""
+    claim = c.require_claim()
+    if not c.ctx.settings.webhooks.claims:
+        raise Rejected("the moderators have not opened private webhooks in this campaign",
+                       "your news by modmail, as it comes", "status")
+    if order.url is None:
+        if webhooks.forget(c.session, c.ctx, claim, actor=c.author, now=c.now):
+            return ("Done: your claim's private news no longer goes to a webhook; it still "
+                    "comes here by modmail.")
+        return "Your claim had no webhook; its private news comes here by modmail."
+    try:
+        webhooks.register(c.session, c.ctx, claim, order.url, actor=c.author, now=c.now)
+    except webhooks.WebhookRefused as exc:
+        raise Rejected(f"that webhook address cannot be used: {escape_md(str(exc), 200)}",
+                       "a Discord webhook address (channel settings, Integrations, "
+                       "Webhooks, Copy Webhook URL), or `webhook off`",
+                       "webhook https://discord.com/api/webhooks/123456789012345678/"
+                       "AbCdEf-GhIjKl_MnOp") from None
+    return (f"Done: from now on {escape_md(claim.name)}'s private news also goes to the webhook "
+            f"`{escape_md(webhooks.masked(order.url), 120)}` (only your claim's news; public "
+            "posts stay on Reddit). Keep its address secret: anyone who has it can write to "
+            "that channel. `webhook off` stops it.")
 
 
 def _link(c: Call) -> str:

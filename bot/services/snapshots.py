@@ -176,6 +176,11 @@ COMMAND_KINDS = frozenset({"adjust", "season", "relation", "character", "army_re
                            "claim_added", "claim_retired"})
 """Events the moderators' own commands log (the rest, by a player or a moderator, are orders)."""
 DELETABLE_KINDS = frozenset({"post", "comment"})
+
+CORRECTION_KEY = "correction:"
+"""Outbox keys of the corrections an ``undo`` queues (:mod:`bot.services.corrections`): a
+later ``undo`` neither withdraws them nor refuses over them (they stay true: that correction
+did happen), so :func:`queued_since` leaves them out."""
 """What the bot can delete on Reddit (a modmail message cannot be deleted)."""
 
 
@@ -782,7 +787,8 @@ def queued_since(session: Session, ctx: CampaignContext, snapshot: Snapshot
         Outbox.campaign_id == ctx.campaign_id, col(Outbox.id) >= min(state["low"],
                                                                      snapshot.outbox_mark + 1))
         .order_by(col(Outbox.id))).all()
-        if (entry.id or 0) > snapshot.outbox_mark or entry.id not in known]
+        if ((entry.id or 0) > snapshot.outbox_mark or entry.id not in known)
+        and not entry.key.startswith(CORRECTION_KEY)]
 
 
 def plan(session: Session, ctx: CampaignContext, snapshot: Snapshot, now: datetime) -> Plan:
@@ -835,16 +841,9 @@ def revealed_period(key: str) -> int | None:
 
 # --- restoring ---------------------------------------------------------------------------
 
-def restore(session: Session, ctx: CampaignContext, chosen: Plan, *, actor: str,
-            now: datetime, force: bool = False, delete_posts: bool = False,
-            replay_revealed: bool = False) -> list[str]:
-    """Take the world back to ``chosen.snapshot`` in the caller's transaction (see the
-    module's docstring); returns the plan's lines. Raises :class:`UndoRefused` (nothing
-    changed) while an entry is being delivered, when a dice period's key was revealed since
-    and ``replay_revealed`` is not given (the ticks applied again would roll dice anyone can
-    compute, so a player could resend an order until its dice suit), or when delivered
-    entries would stay on Reddit and ``force`` is not given."""
-    snapshot = chosen.snapshot
+def check_restorable(chosen: Plan, *, force: bool = False, replay_revealed: bool = False
+                     ) -> None:
+    """Raise :class:`UndoRefused` when :func:`restore` would refuse ``chosen`` (see there)."""
     if chosen.busy:
         raise UndoRefused(f"outbox entr{'y' if len(chosen.busy) == 1 else 'ies'} "
                           f"{', '.join(f'#{i}' for i in chosen.busy)} "
@@ -864,6 +863,22 @@ def restore(session: Session, ctx: CampaignContext, chosen: Plan, *, actor: str,
             "Reddit:\n" + "\n".join(f"  - {e.describe()}" for e in chosen.sent)
             + "\nAdd --force to take back anyway (they stay on Reddit; you delete or correct "
             "them), or --force --delete-posts to have the bot delete the posts and comments")
+
+
+def restore(session: Session, ctx: CampaignContext, chosen: Plan, *, actor: str,
+            now: datetime, force: bool = False, delete_posts: bool = False,
+            replay_revealed: bool = False, reason: str = "",
+            approved_by: str = "") -> list[str]:
+    """Take the world back to ``chosen.snapshot`` in the caller's transaction (see the
+    module's docstring); returns the plan's lines. Raises :class:`UndoRefused` (nothing
+    changed) while an entry is being delivered, when a dice period's key was revealed since
+    and ``replay_revealed`` is not given (the ticks applied again would roll dice anyone can
+    compute, so a player could resend an order until its dice suit), or when delivered
+    entries would stay on Reddit and ``force`` is not given. ``reason`` and ``approved_by``
+    (the second moderator, :mod:`bot.services.proposals`) go into the ``undo`` event; the
+    public correction is :func:`bot.services.corrections.take_back`'s."""
+    check_restorable(chosen, force=force, replay_revealed=replay_revealed)
+    snapshot = chosen.snapshot
     data = content(snapshot)
     cid = ctx.campaign_id
     snap_id, snap_tick, label = snapshot.id or 0, snapshot.tick, snapshot.label
@@ -919,8 +934,12 @@ def restore(session: Session, ctx: CampaignContext, chosen: Plan, *, actor: str,
     align_sequences(session, [*WORLD_TABLES, TickRun, MonthlyRun, Event])
     journal.log_event(session, cid, snap_tick, "undo",
                       f"world taken back to before {label} "
-                      f"({len(undone)} tick(s)/command(s))", at=now, actor=actor,
-                      data={"snapshot": snap_id, "undone": undone,
+                      f"({len(undone)} tick(s)/command(s))"
+                      + (f": {reason}" if reason else "")
+                      + (f" (approved by {approved_by})" if approved_by else ""),
+                      at=now, actor=actor,
+                      data={"snapshot": snap_id, "undone": undone, "reason": reason,
+                            "approved_by": approved_by,
                             "withdrawn": len(chosen.withdrawn),
                             "sent": [e.describe() for e in chosen.sent],
                             "deleted": delete_posts,

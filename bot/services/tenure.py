@@ -23,7 +23,7 @@ from typing import Any
 from sqlmodel import Session, col, select
 
 from bot.db.models import Army, Claim, Player, RelationStatus
-from bot.services import journal, snapshots, weblinks
+from bot.services import journal, snapshots, webhooks, weblinks
 from bot.services.moderation import remove_army_kept
 from bot.services.order_world import load_order_world, write_back
 from bot.services.setup import RosterRows
@@ -103,6 +103,10 @@ def transfer(session: Session, ctx: CampaignContext, claim: Claim, to: str, *, a
     if removed:  # their copy of the war-room link must open nothing any more
         weblinks.replace_for_new_players(session, ctx, claim.id or 0, claim.name, now=now,
                                          tick=tick)
+        # nor may their webhook receive the new player's news (notes already queued for it
+        # are dropped: a webhook entry looks its address up when it is sent)
+        webhooks.forget(session, ctx, claim, actor=actor, now=now,
+                        why="removed: the claim has a new player")
     if ctx.settings.claims.transfer_post:
         journal.queue(session, ctx.campaign_id, f"{key}:post"[:120], "post", public=True,
                       target=ctx.settings.campaign.subreddit, at=now, tick=tick,

@@ -165,13 +165,22 @@ def catch_up(engine: Engine, ctx: CampaignContext, now: datetime, *,
 def _collector_paused() -> Iterator[None]:
     """Pause Python's cyclic garbage collector during one tick: a tick allocates thousands of
     short-lived values that hold no cycles, and the collector's full passes over them cost
-    more than the tick's rules (memory is freed by reference counting as usual)."""
+    more than the tick's rules (memory is freed by reference counting as usual).
+
+    What the tick leaves alive (the armies' values and rows kept for the next tick, see
+    :class:`bot.storage.army_rows.TickArmies`) lives long: when the tick ends, every object
+    the collector tracks is moved to its oldest generation at once (``gc.freeze`` then
+    ``gc.unfreeze``), where the young collections do not look, instead of the first young
+    collection after the tick going over them all (a few milliseconds at 5,000 armies). Cycles
+    among them are still collected, by the next full collection."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
         if was_enabled:
+            gc.freeze()
+            gc.unfreeze()
             gc.enable()
 
 

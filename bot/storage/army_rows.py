@@ -14,7 +14,6 @@ army in place during the tick is given.
 from __future__ import annotations
 
 import json
-import json.encoder as json_encoder
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from fractions import Fraction
@@ -25,6 +24,7 @@ from sqlalchemy import Connection, Table
 from sqlmodel import Session
 
 from bot.db.models import Army
+from bot.db.types import json_text as _json_text
 from rules.campaign.world import (
     ACTIVE_STATES,
     NO_MARCH,
@@ -94,18 +94,6 @@ _ENUMS: dict[str, dict[str, Any]] = {
     "kind": {k.value: k for k in ArmyKind}, "state": {s.value: s for s in ArmyState}}
 
 
-def _json_text(value: Any) -> str:
-    """``json.dumps(value)`` (the same text), through one encoder made once: ``dumps`` makes a
-    new encoder for every value, which costs more than encoding a short list."""
-    return "".join(_ENCODE(value, 0)) if _ENCODE is not None else json.dumps(value)
-
-
-_MAKE_ENCODER: Callable[..., Any] | None = getattr(json_encoder, "c_make_encoder", None)
-_ENCODE = None if _MAKE_ENCODER is None else _MAKE_ENCODER(
-    None, json.JSONEncoder().default, json_encoder.encode_basestring_ascii, None, ": ", ", ",
-    False, False, True)  # no circular-reference check (the values are fresh JSON data)
-
-
 def _tiles_text(tiles: tuple[str, ...]) -> str:
     """The JSON text of a path or of the tiles travelled (``json.dumps`` of them as a list):
     tile ids of letters and digits, which need no escaping, quoted and joined, at half the
@@ -117,6 +105,20 @@ def _tiles_text(tiles: tuple[str, ...]) -> str:
     if plain.isascii() and plain.isalnum():
         return '["' + '", "'.join(tiles) + '"]'
     return _json_text(list(tiles))
+
+
+def _costs_text(text: str, old: tuple[int, ...], new: tuple[int, ...]) -> str:
+    """The JSON text of the costs ``new`` of a path, those stored ``old`` being ``text``. A
+    march that entered tiles keeps the costs of the rest of its path: when ``new`` is ``old``
+    without its first costs, it is ``text`` without them (everything up to the comma after
+    the last one dropped: elements read as whole numbers hold no comma), which costs a
+    fraction of encoding them; any other costs are encoded."""
+    dropped = len(old) - len(new)
+    if dropped > 0 and new == old[dropped:]:
+        parts = text.split(",", dropped)
+        if len(parts) > dropped:
+            return "[" + parts[dropped].lstrip()
+    return _json_text(list(new))
 
 
 # what json.loads runs, without its Python-level wrapper
@@ -443,7 +445,8 @@ class TickArmies:
                 else _json_text(dict(meta))
             step = (
                 a.tile, row[_PATH] if m.path == m0.path else _tiles_text(m.path),
-                row[_COSTS] if m.costs == m0.costs else _json_text(list(m.costs)),
+                row[_COSTS] if m.costs == m0.costs else _costs_text(row[_COSTS], m0.costs,
+                                                                     m.costs),
                 row[_TRAVELLED] if a.travelled == first.travelled
                 else _tiles_text(a.travelled),
                 row[_SAVED] if m.saved is m0.saved else str(m.saved), meta_text)

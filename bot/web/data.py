@@ -53,7 +53,7 @@ from bot.mapimage.scene import (
     claim_colours,
 )
 from bot.render.notes import shortfall_text
-from bot.services import forewarn
+from bot.services import forewarn, proposals
 from bot.services.battle_odds import attacker_wins
 from bot.services.fairplay import DICE_KEY, first_tick_of, period_of
 from bot.services.journal import players_of
@@ -464,7 +464,8 @@ def war_room(session: Session, ctx: CampaignContext, claim_id: int) -> View:
 
 
 def moderators(session: Session, ctx: CampaignContext) -> View:
-    """Everything: the moderators' map, every army, battles, sieges, the outbox, the log."""
+    """Everything: the moderators' map, every army, battles, sieges, the outbox, the log, the
+    proposals waiting for a second moderator."""
     claims = list(all_claims(session, ctx))
     names = {c.id or 0: c.name for c in claims}
     clock = _clock(session, ctx)
@@ -489,6 +490,10 @@ def moderators(session: Session, ctx: CampaignContext) -> View:
                     "tick": r.tick} for r in outbox],
         "log": [{**_event(ctx, e), "public": e.public, "claim": names.get(e.claim_id or 0, "")}
                 for e in log],
+        "proposals": [{"id": p.id, "action": p.action, "summary": p.summary,
+                       "proposer": p.proposer, "why": p.why,
+                       "at": iso(p.created_at)}
+                      for p in proposals.listing(session, ctx)],
     }, scene)
 
 

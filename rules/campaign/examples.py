@@ -160,6 +160,8 @@ EXAMPLES: Mapping[str, Callable[[Names], str]] = MappingProxyType({
     "disband": lambda n: f"disband army {n.army}",
     "away": lambda n: "away until 2027-01-10 travelling for work",
     "link": lambda n: "link",
+    "webhook": lambda n: "webhook https://discord.com/api/webhooks/123456789012345678/"
+                         "AbCdEf-GhIjKl_MnOp",
     "help": lambda n: "help move",
 })
 """One example per order word (a test checks every order has one), from :class:`Names`."""

@@ -136,19 +136,28 @@ def _settle_round(steps: Sequence[Step], hostile: Callable[[int, int], bool],
     (the tiles it enters, or its start when it enters none). The armies reaching each tile
     are indexed once, by kind and claim, so a round costs the length of the steps, not the
     square of their number."""
-    reaching: dict[tuple[str, str], dict[int, list[int]]] = {}
+    reaching: dict[str, dict[str, dict[int, list[int]]]] = {}  # kind, tile, claim: armies
     for s in steps:
         n = counts[s.army]
+        tiles = reaching.get(s.kind)
+        if tiles is None:
+            tiles = reaching[s.kind] = {}
         for tile in set(s.path[:n]) if n else (s.start,):
-            reaching.setdefault((tile, s.kind), {}).setdefault(s.claim, []).append(s.army)
+            claims = tiles.get(tile)
+            if claims is None:
+                tiles[tile] = {s.claim: [s.army]}
+            else:
+                claims.setdefault(s.claim, []).append(s.army)
     settled: dict[int, int] = {}
     for s in steps:
         stop = base[s.army]
-        for i, tile in enumerate(s.path[:stop]):
-            here = reaching.get((tile, s.kind))
-            if here is not None and any(
-                    (claim != s.claim or len(armies) > 1 or armies[0] != s.army)
-                    and hostile(s.claim, claim) for claim, armies in here.items()):
+        tiles = reaching[s.kind]
+        for i in range(stop):
+            here = tiles.get(s.path[i])
+            if here is None or (len(here) == 1 and here.get(s.claim) == [s.army]):
+                continue  # nobody reaches it, or only this army
+            if any((claim != s.claim or len(armies) > 1 or armies[0] != s.army)
+                   and hostile(s.claim, claim) for claim, armies in here.items()):
                 stop = i + 1
                 break
         settled[s.army] = stop

@@ -214,8 +214,11 @@ def test_hand_over_refuses_the_old_players_orders_and_undo_takes_it_back(config:
     assert export(config, at(hours=1)) == before
     cli(config, at(hours=1), "claims", "transfer", "House Stark", "--to", "jon_snow")
     assert export(config, at(hours=1))["claims"][0]["players"] == ["jon_snow"]
-    cli(config, at(hours=1), "undo")  # taken back: nothing of it was delivered yet
-    assert export(config, at(hours=1)) == before
+    cli(config, at(hours=1), "undo", "--reason", "t")  # taken back: nothing of it was delivered yet
+    after = export(config, at(hours=1))
+    corrections = [o for o in after["outbox"] if o["key"].startswith("correction:")]
+    assert [o["kind"] for o in corrections] == ["post"]  # the public [Correction] only
+    assert {**after, "outbox": [o for o in after["outbox"] if o not in corrections]} == before
     assert not any(o.target == "jon_snow" for o in outbox(config))
     cli(config, at(hours=1), "tick")
     done = cli(config, at(hours=2), "claims", "transfer", "House Stark", "--to", "u/Arya_Stark",
@@ -245,7 +248,8 @@ def test_hand_over_refuses_the_old_players_orders_and_undo_takes_it_back(config:
         "--add")
     assert export(config, at(days=3, hours=1))["claims"][0]["players"] == ["arya_stark",
                                                                             "sansa_stark"]
-    cli(config, at(days=3, hours=1), "undo", "--force")  # the notes were sent: forced
+    # the notes were sent: forced
+    cli(config, at(days=3, hours=1), "undo", "--force", "--reason", "t")
     assert export(config, at(days=3, hours=1))["claims"][0]["players"] == ["arya_stark"]
 
 
@@ -307,8 +311,8 @@ def test_a_claim_added_from_a_roster_snippet_and_one_retired(config: Path, tmp_p
     assert "retired" in standing(config, at(hours=4), "House Stark")
     assert "already retired" in cli(config, at(hours=4), "claims", "retire", "House Stark",
                                     "--armies", "hold", code=2)
-    cli(config, at(hours=4), "undo")  # the 12:00 tick, applied before ned's message
-    cli(config, at(hours=4), "undo")  # Bolton's retirement
+    cli(config, at(hours=4), "undo", "--reason", "t")  # the 12:00 tick, before ned's message
+    cli(config, at(hours=4), "undo", "--reason", "t")  # Bolton's retirement
     bolton = claim_row(config, "House Bolton")
     assert bolton.retired_at is None and claim_row(config, "House Stark").retired_at
     assert {a.claim_id: a.state for a in rows(config, Army)}[bolton.id] == \
@@ -375,7 +379,8 @@ def test_one_player_of_two_claims_names_the_claim_with_as_when_the_config_allows
         "[claims]\n", "[claims]\nplayers_may_play_several = true\n"))
     assert "Claim House Glover added at Deepwood Motte" in cli(
         config, at(hours=1), "claims", "add", "--roster", str(glover))
-    cli(config, at(hours=1), "undo")  # the claim added: the rest of the test plays two claims
+    # the claim added: the rest of the test plays two claims
+    cli(config, at(hours=1), "undo", "--reason", "t")
     assert "already plays this claim" in cli(config, at(hours=1), "claims", "transfer",
                                              "House Stark", "--to", "ned_stark", code=2)
     cli(config, at(hours=1), "claims", "transfer", "House Lannister", "--to", "ned_stark",

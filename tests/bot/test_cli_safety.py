@@ -154,17 +154,19 @@ def test_undo_takes_back_a_command_and_a_tick_and_rollback_goes_further(tmp_path
         in listed
     dry = cli(config, "2026-11-23T10:02:00Z", "undo", "--dry-run")
     assert "relations set" in dry and "Dry run: nothing changed" in dry
-    out = cli(config, "2026-11-23T10:02:00Z", "undo", "--by", "jane")
+    out = cli(config, "2026-11-23T10:02:00Z", "undo", "--by", "jane", "--reason", "a test")
     assert "Taken back" in out and "relations set House Stark House Tully war" in out
-    out = cli(config, "2026-11-23T10:03:00Z", "undo", "--by", "jane")
+    out = cli(config, "2026-11-23T10:03:00Z", "undo", "--by", "jane", "--reason", "a test")
     assert "adjust House Stark" in out
     assert export(config, "2026-11-23T10:03:00Z")["claims"] == start["claims"]
-    assert "nothing to take back" in cli(config, "2026-11-23T10:03:00Z", "undo", code=2)
+    assert "nothing to take back" in cli(config, "2026-11-23T10:03:00Z", "undo", "--reason",
+                                             "a test", code=2)
 
     cli(config, "2026-11-24T01:00:00Z", "tick")
     after_ticks = export(config, "2026-11-24T01:00:00Z")
-    assert "tick " in cli(config, "2026-11-24T01:00:00Z", "undo")
-    out = cli(config, "2026-11-24T01:00:00Z", "rollback", "--to", "2026-11-23T06:00:00Z")
+    assert "tick " in cli(config, "2026-11-24T01:00:00Z", "undo", "--reason", "a test")
+    out = cli(config, "2026-11-24T01:00:00Z", "rollback", "--to", "2026-11-23T06:00:00Z",
+              "--reason", "a test")
     assert "Taken back" in out
     assert export(config, "2026-11-24T01:00:00Z")["campaign"] == start["campaign"]
     cli(config, "2026-11-24T01:00:00Z", "tick")
@@ -175,13 +177,13 @@ def test_bad_undo_arguments_are_refused_and_change_nothing(tmp_path: Path) -> No
     config = _config(tmp_path)
     world = export(config, "2026-11-23T10:00:00Z")
     assert "goes with --force" in cli(config, "2026-11-23T10:00:00Z", "undo", "--delete-posts",
-                                      code=2)
+                                      "--reason", "a test", code=2)
     assert "not an ISO time" in cli(config, "2026-11-23T10:00:00Z", "rollback", "--to",
-                                    "yesterday", code=2)
+                                    "yesterday", "--reason", "a test", code=2)
     assert "is not applied yet" in cli(config, "2026-11-23T10:00:00Z", "rollback", "--to",
-                                       "2026-12-01T00:00:00Z", code=2)
+                                       "2026-12-01T00:00:00Z", "--reason", "a test", code=2)
     assert "is not applied yet" in cli(config, "2026-11-23T10:00:00Z", "rollback", "--to",
-                                       "9" * 40, code=2)
+                                       "9" * 40, "--reason", "a test", code=2)
     assert "needs a time zone" in cli(config, "2026-11-23T10:00:00Z", "pause", "--until",
                                       "2026-12-01T00:00:00", code=2)
     assert export(config, "2026-11-23T10:00:00Z") == world
@@ -200,9 +202,9 @@ def test_undo_puts_back_a_catalogue_loaded_before_later_ticks(tmp_path: Path) ->
     loaded = cli(config, "2026-11-23T10:00:00Z", "catalogue", "show")
     assert "Rams" in loaded and loaded != before
     cli(config, "2026-11-23T13:00:00Z", "tick")  # one tick, with the new catalogue
-    cli(config, "2026-11-23T13:00:00Z", "undo")  # the tick: the catalogue stays
+    cli(config, "2026-11-23T13:00:00Z", "undo", "--reason", "t")  # the tick: the catalogue stays
     assert cli(config, "2026-11-23T13:00:00Z", "catalogue", "show") == loaded
-    cli(config, "2026-11-23T13:00:00Z", "undo")  # the load: the old catalogue is back
+    cli(config, "2026-11-23T13:00:00Z", "undo", "--reason", "t")  # the load: the old one is back
     assert cli(config, "2026-11-23T13:00:00Z", "catalogue", "show") == before
 
 
@@ -216,7 +218,7 @@ def test_rollback_past_a_catalogue_load_finds_the_old_catalogue_in_its_snapshot(
                     'effects = [{kind = "strength", amount = "1.1", role = "attack"}]\n',
                     encoding="utf-8")
     cli(config, "2026-11-23T13:00:00Z", "catalogue", "load", str(rams))
-    out = cli(config, "2026-11-23T13:00:00Z", "rollback", "--to", "83121")
+    out = cli(config, "2026-11-23T13:00:00Z", "rollback", "--to", "83121", "--reason", "a test")
     assert "tick 83122" in out and "catalogue load rams.toml" in out
     assert cli(config, "2026-11-23T13:00:00Z", "catalogue", "show") == before
 
@@ -267,7 +269,8 @@ def test_after_a_holiday_rollback_to_a_time_reads_the_worlds_clock_as_snapshots_
     cli(config, "2026-11-24T19:00:00Z", "tick")
     listed = cli(config, "2026-11-24T19:00:00Z", "snapshots")
     assert "2026-11-24 12:00 UTC" in listed  # the snapshot before the world's 00:00 tick
-    out = cli(config, "2026-11-24T19:00:00Z", "rollback", "--to", "2026-11-24T12:00:00Z")
+    out = cli(config, "2026-11-24T19:00:00Z", "rollback", "--to", "2026-11-24T12:00:00Z",
+              "--reason", "a test")
     assert "Taken back" in out
     assert export(config, "2026-11-24T19:00:00Z")["armies"] == after_first["armies"]
     assert export(config, "2026-11-24T19:00:00Z")["campaign"] == after_first["campaign"]
@@ -286,7 +289,7 @@ def test_moderators_give_a_holdfast_and_a_seat_and_can_undo_it(tmp_path: Path) -
     assert "Also holds Barrowton" in status
     assert "holdfast give Barrowton House Stark" in cli(config, "2026-11-23T10:02:00Z",
                                                         "snapshots")
-    cli(config, "2026-11-23T10:02:00Z", "undo", "--by", "jane")
+    cli(config, "2026-11-23T10:02:00Z", "undo", "--by", "jane", "--reason", "a test")
     assert export(config, "2026-11-23T10:02:00Z")["claims"] == start["claims"]
     status = cli(config, "2026-11-23T10:03:00Z", "order", "--as", "ned_stark", "status")
     assert "Also holds Barrowton" not in status

@@ -441,3 +441,49 @@ def test_example_file_is_plain_toml() -> None:
     """The example parses as TOML on its own, with every section of the settings present."""
     data = tomllib.loads(EXAMPLE.read_text(encoding="utf-8"))
     assert set(data) == set(Settings.model_fields)
+
+
+# --- webhooks (issue #30) ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("url", [
+    "https://discord.com/api/webhooks/123456789012345678/AbCdEf-GhIjKl_MnOp",
+    "https://discordapp.com/api/webhooks/1/abcdefghijkl",
+    "https://canary.discord.com/api/webhooks/1/abcdefghijkl",
+])
+def test_discord_webhook_addresses_are_accepted(url: str) -> None:
+    from bot.config import webhook_url_problem
+
+    assert webhook_url_problem(url) is None
+
+
+@pytest.mark.parametrize(("url", "why"), [
+    ("http://discord.com/api/webhooks/1/abcdefghijkl", "https"),
+    ("https://discord.com.evil.example/api/webhooks/1/abcdefghijkl", "not a Discord"),
+    ("https://user:pw@discord.com/api/webhooks/1/abcdefghijkl", "not a Discord"),
+    ("https://discord.com/api/webhooks/1/abcdefghijkl/extra", "nothing else"),
+    ("https://discord.com/api/webhooks/1/abcdefghijkl#x", "nothing else"),
+    ("https://discord.com/api/webhooks/1/short", "nothing else"),
+    ("https://hooks.example.org/api/webhooks/1/abcdefghijkl", "not a Discord"),
+])
+def test_other_addresses_are_refused_with_the_reason(url: str, why: str) -> None:
+    from bot.config import webhook_url_problem
+
+    problem = webhook_url_problem(url)
+    assert problem is not None and why in problem
+
+
+def test_an_allowed_prefix_opens_another_host_and_public_webhooks_are_checked() -> None:
+    """``allowed_prefixes`` admits another service; a public webhook outside Discord and the
+    prefixes is refused at load time, naming the key without printing the token."""
+    from bot.config import webhook_url_problem
+
+    prefix = "https://hooks.example.org/api/webhooks/"
+    assert webhook_url_problem(prefix + "1/abcdefghijkl", [prefix]) is None
+    parse_settings({"webhooks": {"allowed_prefixes": [prefix],
+                                 "public": [prefix + "1/abcdefghijkl"]}})
+    with pytest.raises(ConfigError, match=r"webhooks\.public") as info:
+        parse_settings({"webhooks": {"public": [
+            "https://evil.example/api/webhooks/1/secret-token-value-xyz"]}})
+    assert "secret-token-value-xyz" not in str(info.value)
+    with pytest.raises(ConfigError, match="allowed_prefixes"):
+        parse_settings({"webhooks": {"allowed_prefixes": ["https://no-slash"]}})

@@ -109,11 +109,17 @@ def test_the_demo_posts_one_realm_map_and_says_where_it_is(demo: tuple[object, s
 
 def test_the_demo_previews_ticks_and_takes_a_mistake_back(demo: tuple[object, str]) -> None:
     """A moderator previews the next ticks (nothing applies; then they happen as
-    shown) and takes back a wrong ruling with `maester undo`."""
-    _, text = demo
-    undo = text.index("$ maester undo")
+    shown) and takes back a wrong ruling with `maester rollback`, which posts a public
+    correction with the reason (issue 29) and tells House Stark privately."""
+    report, text = demo
+    undo = text.index("$ maester rollback --to ")
     assert text.index('$ maester character set "Robb Stark" dead') < undo
     assert "Robb Stark: alive -> dead" in text and "Robb Stark is alive again" in text[undo:]
+    assert "Correction queued: a public [Correction] post and a private note to House " \
+        "Stark." in text[undo:]
+    correction = text.index("[Correction] The world is taken back to", undo)
+    assert "the ruling was for Rickard Karstark, not Robb Stark" in text[correction:]
+    assert any(t.startswith("[Correction]") for t in report.posts)  # type: ignore[attr-defined]
     shown = text.index("$ maester tick --preview")
     preview = text[shown:text.index("nothing was applied", shown)]
     assert "army 1 is ready at" in preview and "message to ned_stark: Army 1 is ready" in preview

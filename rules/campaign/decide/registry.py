@@ -137,6 +137,7 @@ ORDER_KINDS: Mapping[type, OrderKind] = MappingProxyType({k.order: k for k in (
     _kind(o.Disband, decide_disband, _A, _C),
     _kind(o.Away, None),  # a leave: kept by bot.services.absence, outside the rules' world
     _kind(o.Link, None),  # the war-room link: bot.services.weblinks
+    _kind(o.Webhook, None),  # the claim's private webhook: bot.services.webhooks
     _kind(o.Help, None),
 )})
 """Every order kind of the language, once, built on the language's table: to add an order, add

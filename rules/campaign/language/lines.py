@@ -49,6 +49,7 @@ from rules.campaign.language.values import (
     Spare,
     Stand,
     Status,
+    Webhook,
     fold,
     number_problem,
 )
@@ -733,6 +734,20 @@ def _parse_away(rest: str, line: str) -> Order:
     return Away(until, reason)
 
 
+_WEBHOOK_OFF = re.compile(r"(?:off|stop|none|remove|delete|no)\.?", _I)
+_WEBHOOK_URL = re.compile(r"\[[^\]]*\]\((?P<linked>\S+?)\)|<?(?P<url>\S+?)>?")
+
+
+def _parse_webhook(rest: str, line: str) -> Order:
+    if _WEBHOOK_OFF.fullmatch(rest):
+        return Webhook(None)
+    m = _WEBHOOK_URL.fullmatch(rest)
+    if m is None or not rest:
+        raise syntax_error(Problem.WRONG_FORM, "give one webhook address (or `off`)",
+                           "webhook", line)
+    return Webhook(m.group("url") or m.group("linked"))
+
+
 def _parse_help(rest: str, line: str) -> Order:
     if not rest.strip():
         return Help(None)
@@ -1011,6 +1026,18 @@ ORDER_LANGUAGE: Mapping[type[Order], OrderWords] = MappingProxyType({w.order: w 
         _parse_link,
     ),
     OrderWords(
+        Webhook,
+        OrderForm(
+            "webhook",
+            ("discord",),
+            "webhook URL | webhook off",
+            "webhook https://discord.com/api/webhooks/123456789012345678/AbCdEf-GhIjKl_MnOp",
+            "send your claim's private news to a Discord channel's webhook as well (changes "
+            "nothing in the game)",
+        ),
+        _parse_webhook,
+    ),
+    OrderWords(
         Help,
         OrderForm(
             "help",
@@ -1195,7 +1222,8 @@ def parse_order(line: str) -> Order:
     verb = ALIASES.get(fold(m.group("verb")))
     if verb is None:  # the pattern only matches aliases; kept for safety
         raise _unknown_verb(text)
-    wrong_number = number_problem(words[m.end() :])
+    # an address is not a number ("127.0.0.1" is no decimal): the webhook parser reads it
+    wrong_number = None if verb == "webhook" else number_problem(words[m.end() :])
     if wrong_number is not None:
         raise syntax_error(Problem.BAD_NUMBER, wrong_number, verb, text)
     lead = _LEAD_PUNCT.match(words, m.end())

@@ -605,6 +605,24 @@ class Link:
 
 
 @dataclass(frozen=True, slots=True)
+class Webhook:
+    """Register ``url`` as the claim's private webhook (its private news goes there too), or
+    with ``url`` None stop sending there. Which addresses are accepted is the bot's to check
+    (its config); the language only reads one address without spaces."""
+
+    verb: ClassVar[str] = "webhook"
+    url: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.url is not None and (not self.url or any(c.isspace() for c in self.url)
+                                     or len(self.url) > MAX_LINE_CHARS):
+            raise InvalidInput("webhook.url", "one address without spaces")
+
+    def __str__(self) -> str:
+        return f"webhook {self.url}" if self.url is not None else "webhook off"
+
+
+@dataclass(frozen=True, slots=True)
 class Help:
     """Ask for the list of orders, or for help on ``topic``."""
 
@@ -643,6 +661,7 @@ Order: TypeAlias = (
     | Spare
     | Away
     | Link
+    | Webhook
     | Help
 )
 

@@ -152,8 +152,12 @@ class _Moves:
         (the only tiles where a march may meet an enemy standing)."""
         self.moving: list[Army] = []
         """The armies on the move, by id."""
+        self.entering: dict[int, tuple[int, Fraction]] = {}
+        """How many tiles of its path each stepping army's saving covers this tick, and what
+        it saves (:func:`enter_tiles`), worked out once per army."""
         self.limits: dict[int, int] = {}
-        """How many tiles each army on the move enters this tick (:meth:`settle`)."""
+        """How many tiles each army on the move of a claim at war enters this tick
+        (:meth:`settle`; an army of a claim at peace meets nobody)."""
         by_tile, moving, held, warring = self.by_tile, self.moving, self.held, self.warring
         for a in world.armies.values():
             here = by_tile.get(a.tile)
@@ -192,6 +196,9 @@ class _Moves:
         index = self.tick.index
         stepping = [a for a in self.moving  # (no tile is entered on the departure tick itself)
                     if a.march.path and marches_on(index, a.march.depart_tick)]
+        for a in stepping:
+            m = a.march
+            self.entering[a.id] = enter_tiles(m.costs, 0, m.saved, self.budget(a), self.savings)
         self.limits = self.settle(stepping)
         for a in stepping:  # (a step changes no army but the one stepping)
             self.step(a)
@@ -200,15 +207,21 @@ class _Moves:
         """How many tiles each stepping army enters, all armies moving at once
         (:func:`rules.campaign.meetings.settle_steps`): the standing armies that stop an
         enemy are those holding their tile as the phase begins; the armies on the move that
-        do not step this tick end their step where they are."""
-        steps = {a.id: Step(a.id, a.claim_id, a.kind, a.tile, ()) for a in self.moving}
+        do not step this tick end their step where they are. Only the armies of claims at war
+        take part: an army of a claim at peace with all is never hostile, so it neither stops
+        nor is stopped (it enters what its saving covers)."""
+        warring = self.warring
+        if not warring:
+            return {}
+        steps = {a.id: Step(a.id, a.claim_id, a.kind, a.tile, ()) for a in self.moving
+                 if a.claim_id in warring}
         for a in stepping:
-            m = a.march
-            n, _ = enter_tiles(m.costs, 0, m.saved, self.budget(a), self.savings)
-            steps[a.id] = Step(a.id, a.claim_id, a.kind, a.tile, m.path[:n])
+            if a.claim_id in warring:
+                steps[a.id] = Step(a.id, a.claim_id, a.kind, a.tile,
+                                   a.march.path[:self.entering[a.id][0]])
         standing: dict[str, list[tuple[int, str]]] = {}
         for a in self.world.armies.values():
-            if a.state in _HOLDING and a.id not in steps:
+            if a.state in _HOLDING and a.claim_id in warring and a.id not in steps:
                 standing.setdefault(a.tile, []).append((a.claim_id, a.kind))
         return settle_steps(list(steps.values()), self.world.at_war, standing)
 
@@ -218,7 +231,7 @@ class _Moves:
         stops at the first one an enemy at war holds (:meth:`encounter`) or at the end of its
         path (:meth:`arrive`)."""
         m = a.march
-        entered, saved = enter_tiles(m.costs, 0, m.saved, self.budget(a), self.savings)
+        entered, saved = self.entering[a.id]
         met = self.limits.get(a.id, entered) < entered
         if met:  # it meets an enemy on its way: it stops there
             entered = self.limits[a.id]

@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime, timedelta, timezone
 from decimal import Decimal
+from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from sqlalchemy import Engine, text
 from sqlalchemy.exc import StatementError
 from sqlalchemy.sql import sqltypes
 from sqlmodel import col, select
 
 from bot.db.engine import transaction
-from bot.db.models import Claim, Outbox
-from bot.db.types import UTCDateTime
+from bot.db.models import Claim, Event, Outbox
+from bot.db.types import UTCDateTime, json_text
 
 # Values whose binary float forms are not exact, trailing zeros, signs and long fractions.
 EXACT_AMOUNTS = [
@@ -100,3 +104,37 @@ def test_aware_datetime_comes_back_in_utc_and_sorts_in_sql(shared_engine: Engine
         assert row.not_before == times[row.key]
     assert rows[2].not_before == datetime(2026, 3, 1, 11, 30, 0, 123456, tzinfo=UTC)
     assert list(due) == ["d", "b", "a"]
+
+
+JSON_DATA = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=5), inner,
+                                                                 max_size=4),
+    max_leaves=12)
+
+
+@given(JSON_DATA)
+def test_json_text_is_the_text_json_dumps_gives(value: Any) -> None:
+    """Floats (nan and infinities too), any text, nesting: the same text as ``json.dumps``."""
+    assert json_text(value) == json.dumps(value)
+
+
+def test_json_text_refuses_what_json_dumps_refuses() -> None:
+    with pytest.raises(TypeError):
+        json_text({"when": datetime(2026, 1, 1, tzinfo=UTC)})
+    assert json_text(["after a refusal"]) == '["after a refusal"]'
+
+
+def test_json_columns_are_stored_as_json_dumps_text(shared_engine: Engine,
+                                                    campaign_id: int) -> None:
+    """The engines write JSON columns through :func:`json_text`: the stored text is what
+    ``json.dumps`` gives (on PostgreSQL, as the column keeps it)."""
+    data = {"army": 7, "rolled": ["1:0101"], "\u00e9t\u00e9": 1.5, "none": None}
+    with transaction(shared_engine) as session:
+        session.add(Event(campaign_id=campaign_id, tick=1, kind="detection", summary="s",
+                          data_json=data, at=datetime(2026, 1, 1, tzinfo=UTC)))
+    with transaction(shared_engine) as session:
+        stored = session.connection().execute(
+            text("SELECT CAST(data_json AS TEXT) FROM event WHERE campaign_id = :c"),
+            {"c": campaign_id}).scalar_one()
+    assert stored == json.dumps(data)

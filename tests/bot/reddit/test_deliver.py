@@ -58,7 +58,9 @@ def test_a_post_carries_its_hidden_marker(bot: Harness) -> None:
     assert report.delivered == 1
     (post,) = bot.sandbox.posts(author=BOT_USERNAME)
     assert post.title == "[Arrival] House Stark arrives at Moat Cailin"
-    assert post.body == "The host arrives.\n\n[](#maester:arrival:1:5)"
+    assert post.body == ("The host arrives.\n\n"
+                         f"{deliver.reference_line(bot.ctx, 'arrival:1:5')}\n\n"
+                         "[](#maester:arrival:1:5)")
     assert entry(bot, "arrival:1:5").reddit_id == f"t3_{post.id}"
     assert bot.sandbox.request_count(route="submit") == 1
 

@@ -340,8 +340,8 @@ def test_the_documented_scopes_are_enough_and_a_missing_one_is_named(
     lacking = settings.model_copy(update={"reddit": reddit.model_copy(
         update={"refresh_token": narrow})})
     checks = {c.name: c for c in run_checks(lacking, praw_gateway(lacking, timeout=TIMEOUT))}
-    assert not checks["scopes"].ok and "lacks modmail" in checks["scopes"].detail
-    assert "permanent refresh token" in checks["scopes"].fix
+    assert not checks["scope modmail"].ok and "lacks it" in checks["scope modmail"].detail
+    assert "permanent refresh token" in checks["scope modmail"].fix
     assert not checks["modmail"].ok
 
 

@@ -321,7 +321,7 @@ def test_status_shows_a_halt_and_outbox_retry_lifts_it(bot: Harness, tmp_path: P
                                           "exist", "sr"), path="/api/submit", times=None)
     bot.publish()
     status = cli.invoke(app, ["status", "--config", str(config)])
-    assert "delivery:   halted since" in status.output and "SUBREDDIT_NOEXIST" in status.output
+    assert "delivery:   posting halted" in status.output and "SUBREDDIT_NOEXIST" in status.output
     bot.sandbox.clear_faults()
     retried = cli.invoke(app, ["outbox", "retry", "--config", str(config)])
     assert retried.exit_code == 0, retried.output

@@ -160,3 +160,30 @@ def test_pause_and_resume_show_on_the_widget(bot: Harness) -> None:
     bot.publish()
     [widget] = clock_widgets(bot)
     assert f"**Next tick:** {expected_text(bot)[1]}" in str(widget["text"])
+
+
+def test_check_names_the_missing_permission_and_scope(bot: Harness) -> None:
+    """`maester check` with the widget on: a bot without "Manage Settings" is told so (not
+    fatal: only the widget waits), and a refresh token without ``structuredstyles`` fails
+    that scope's check."""
+    from bot.reddit.gateway import SCOPES, praw_gateway
+    from bot.reddit.preflight import needed_scopes, run_checks
+    from bot.sandbox import DEFAULT_CLIENT_ID
+    from tests.bot.reddit.conftest import TIMEOUT
+
+    widget_on(bot)
+    settings = bot.ctx.settings
+    assert "structuredstyles" in needed_scopes(settings)
+    assert "structuredstyles" not in needed_scopes(bot.settings)  # off: not asked for
+    bot.sandbox.add_moderator(SUBREDDIT, BOT_USERNAME, permissions=("mail", "posts"))
+    checks = {c.name: c for c in run_checks(settings, bot.gateway)}
+    assert not checks["sidebar widget"].ok and not checks["sidebar widget"].fatal
+    assert "Manage Settings" in checks["sidebar widget"].detail
+    token = bot.sandbox.issue_refresh_token(
+        BOT_USERNAME, DEFAULT_CLIENT_ID, scopes=[s for s in SCOPES if s != "structuredstyles"])
+    reddit = settings.reddit.model_copy(update={"password": "", "username": "",
+                                                "refresh_token": token})
+    narrow = settings.model_copy(update={"reddit": reddit})
+    checks = {c.name: c for c in run_checks(narrow, praw_gateway(narrow, timeout=TIMEOUT))}
+    assert not checks["scope structuredstyles"].ok
+    assert "lacks" in checks["scope structuredstyles"].detail

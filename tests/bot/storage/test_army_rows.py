@@ -9,6 +9,7 @@ number, and read back as the tick had them.
 
 from __future__ import annotations
 
+import gc
 import json
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
@@ -26,7 +27,7 @@ from sqlalchemy import event, text
 from benchmarks.bench_tick import START, build
 from bot.db.engine import transaction
 from bot.services.tick import catch_up
-from bot.storage.army_rows import TickArmies, _tiles_text, load_armies
+from bot.storage.army_rows import TickArmies, _costs_text, _tiles_text, load_armies
 from rules.campaign.world import ArmyState, March, World
 from tests.fixtures.db import fresh_schema, require_postgres, sqlite_url
 
@@ -149,6 +150,43 @@ def test_statements_per_tick_do_not_grow_with_the_armies(database: str) -> None:
 
 
 
+def test_what_a_tick_keeps_goes_to_the_collectors_oldest_generation(
+        world: tuple[Any, Any]) -> None:
+    """The collector is paused during a tick; afterwards it runs again, and the army values
+    the process keeps for the next tick are in its oldest generation already (no young
+    collection goes over them); a collector paused before the tick stays paused."""
+    engine, ctx = world
+    assert gc.isenabled()
+    assert len(catch_up(engine, ctx, START + timedelta(hours=6))) == 1
+    assert gc.isenabled()
+    kept = {id(a) for a in TickArmies._kept[1].values()}
+    assert len(kept) == 40
+    young = {id(o) for generation in (0, 1) for o in gc.get_objects(generation)}
+    assert not kept & young
+    assert kept <= {id(o) for o in gc.get_objects(2)}
+    gc.disable()
+    try:
+        assert len(catch_up(engine, ctx, START + timedelta(hours=12))) == 1
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
 @given(st.lists(st.one_of(st.text(max_size=5), st.integers()), max_size=6))
 def test_the_text_of_tiles_is_their_json(tiles: list[Any]) -> None:
     assert _tiles_text(tuple(tiles)) == json.dumps(tiles)
+
+
+@given(st.lists(st.integers(1, 10**6), min_size=1, max_size=8), st.integers(0, 8),
+       st.sampled_from([{}, {"separators": (",", ":")}, {"indent": 1}, {"indent": 0}]))
+def test_the_costs_ahead_keep_the_stored_text_less_the_costs_paid(
+        costs: list[int], dropped: int, style: dict[str, Any]) -> None:
+    """Whatever the spacing of the stored text, the text written for the costs ahead reads
+    back as them (and is json.dumps's own when the stored text was)."""
+    old = tuple(costs)
+    new = old[min(dropped, len(old)):]
+    written = _costs_text(json.dumps(costs, **style), old, new)
+    assert json.loads(written) == list(new)
+    if not style:
+        assert written == json.dumps(list(new))
+    assert json.loads(_costs_text(json.dumps(costs), old, (*new, 7))) == [*new, 7]

@@ -544,7 +544,7 @@ def test_odds_name_only_armies_the_sender_may_see() -> None:
 def test_every_order_the_rules_decide_says_what_it_reads() -> None:
     assert all(isinstance(kind.reads, frozenset) for kind in ORDER_KINDS.values())
     assert {k for k, kind in ORDER_KINDS.items() if kind.decide is not None} == set(
-        ORDER_KINDS) - {o.Odds, o.Away, o.Link, o.Help}  # away: a leave the bot keeps (#28)
+        ORDER_KINDS) - {o.Odds, o.Away, o.Link, o.Webhook, o.Help}  # kept by the bot
 
 
 # --- holidays -------------------------------------------------------------------------------
