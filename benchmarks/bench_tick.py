@@ -7,7 +7,8 @@ size: the tick's time (the better of two ticks, as the baseline is the best of t
 baseline's, their ratio, the same in this process's CPU time (``time.process_time``: steadier
 than wall time on a shared machine; on PostgreSQL it leaves out the server's work), the SQL
 statements per tick (must not grow with the armies, nor differ between the two ticks) and a
-third tick's peak Python memory (tracemalloc).
+third tick's peak Python memory (tracemalloc), and the time to preview the fourth (``tick
+--preview``: the world read on a read-only connection and advanced in memory, nothing written).
 
 Default: 1,000 and 5,000 armies. ``MAESTER_BENCH_FULL=1``: 1,000 / 5,000 / 20,000 / 50,000.
 After the sizes of a backend: the marginal time and memory per army between consecutive
@@ -37,6 +38,7 @@ from sqlalchemy import create_engine, event, insert, make_url, text
 from bot.config import parse_settings
 from bot.db.engine import create_all, make_engine, transaction
 from bot.db.models import Army, ArmyKind, ArmyState, Campaign, Claim, Player
+from bot.services.preview import preview
 from bot.services.tick import catch_up
 from bot.services.world import load_context
 from rules.campaign import calendar
@@ -165,12 +167,16 @@ def measure(url: str, armies: int, size: int = SIZE) -> dict[str, float]:
     assert len(catch_up(engine, ctx, START + 3 * step)) == 1
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
+    began = time.perf_counter()  # the next tick previewed: advanced in memory, nothing written
+    assert len(preview(engine, ctx, START + 4 * step)) == 1
+    previewed = time.perf_counter() - began
     plain = [baseline(engine) for _ in range(3)]
     engine.dispose()
     return {"tick": min(times), "first_tick": times[0], "statements": max(counts),
             "statements_varied": float(len(set(counts)) > 1),
             "baseline": min(wall for wall, _ in plain), "tick_cpu": min(cpus),
-            "baseline_cpu": min(cpu for _, cpu in plain), "peak_mb": peak / 2**20}
+            "baseline_cpu": min(cpu for _, cpu in plain), "peak_mb": peak / 2**20,
+            "preview": previewed}
 
 
 @contextmanager
@@ -248,7 +254,8 @@ def run() -> list[tuple[str, int, float]]:
                   f"{m['baseline'] * 1000:6.0f} ms, ratio {m['tick'] / m['baseline']:5.1f}; "
                   f"CPU {m['tick_cpu'] * 1000:.0f} ms vs {m['baseline_cpu'] * 1000:.0f} ms, "
                   f"ratio {m['tick_cpu'] / max(m['baseline_cpu'], 1e-6):.1f}; "
-                  f"{m['statements']:.0f} statements, peak {m['peak_mb']:.1f} MB", flush=True)
+                  f"{m['statements']:.0f} statements, peak {m['peak_mb']:.1f} MB; the next "
+                  f"tick previewed {m['preview'] * 1000:.0f} ms", flush=True)
             results.append((f"{name} tick ({armies:,} armies, 40% marching)", 1, m["tick"]))
         times = [(n, m["tick"]) for n, m in measured]
         memory = [(n, m["peak_mb"]) for n, m in measured]

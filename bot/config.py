@@ -20,6 +20,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from rules.beacon import QUICKNET_GENESIS, QUICKNET_HASH, QUICKNET_PERIOD, QUICKNET_PUBLIC_KEY
 from rules.campaign import config as rc
 from rules.campaign.characters import read_fate_settings
 from rules.campaign.inputs import MAX_GOLD, MAX_TROOPS
@@ -78,6 +79,12 @@ class BotSettings(_Section):
     #: lease 500) is tried again with the outbox's back-off this many attempts in all
     #: (at most max_attempts); then the post goes out as text with a note.
     picture_attempts: int = Field(default=4, ge=1, le=100)
+    #: A claim's dispatch conversation takes the bot's private news for this many real days;
+    #: then the next note starts a new one (named after its in-game month).
+    dispatch_days: float = Field(default=7, gt=0, le=366)
+    #: The file where every process of the bot's account on this machine counts its sends
+    #: for pacing ("": ~/.cache/maester/pace-<account>.json).
+    pace_file: str = Field(default="", max_length=500)
     archive_answered: bool = False
     lease_seconds: int = Field(default=180, ge=30, le=3600)
     # A clock jump or an --until further than this is not caught up without a moderator.
@@ -95,6 +102,10 @@ class BotSettings(_Section):
     forward_subject: str = Field(default="Orders from u/", max_length=100)
     orders_flair: str = Field(default="Orders", max_length=64)
     orders_title_tag: str = Field(default="[Orders]", max_length=64)
+    # the orders rule also removes the posts (`action: remove`, to keep orders secret): the
+    # bot then needs the moderator permission 'posts' to read them (`maester check` fails
+    # without it)
+    orders_posts_removed: bool = False
 
 
 class CalendarSettings(_Section):
@@ -147,6 +158,25 @@ class DiceSettings(_Section):
     publish: bool = True
     title: str = "[Dice] Period {period}: commitments and reveal"
     flair: str = ""
+    #: A public randomness beacon mixed into every event's seed (docs/dice.md): "drand", or ""
+    #: for commit-reveal alone. Each tick is bound to the first round at or after its moment
+    #: plus ``beacon_margin`` seconds; the chain is pinned by hash, public key, genesis, period.
+    beacon: str = Field(default="", pattern=r"^(drand)?$")
+    beacon_url: str = Field(default="https://api.drand.sh", max_length=300,
+                            pattern=r"^https?://[^\s]+$")
+    beacon_chain: str = Field(default=QUICKNET_HASH, pattern=r"^[0-9a-f]{64}$")
+    beacon_public_key: str = Field(default=QUICKNET_PUBLIC_KEY, pattern=r"^[0-9a-f]{192}$")
+    beacon_genesis: int = Field(default=QUICKNET_GENESIS, ge=0)
+    beacon_period: int = Field(default=QUICKNET_PERIOD, ge=1, le=3600)
+    #: seconds after a tick's moment: the tick's orders are final at its moment (by Reddit's
+    #: clock); the margin covers the clocks' drift between Reddit, the bot and the beacon
+    beacon_margin: int = Field(default=10, ge=0, le=3600)
+    #: the longest a catch-up waits for the beacon, in seconds, in all: then the dice of the
+    #: ticks it could not bind come from commit-reveal alone, and their posts say so
+    beacon_timeout: float = Field(default=15.0, gt=0, le=300)
+    #: where players read docs/dice.md's steps, linked from every post with dice when the
+    #: campaign's web pages have no public address ("": the steps are named in words)
+    verify_url: str = Field(default="", max_length=300, pattern=r"^(https?://[^\s]*)?$")
 
 
 APPROVABLE = ("adjust", "undo", "rollback", "map update", "skills grant", "army remove",

@@ -27,6 +27,7 @@ from bot.reddit.gateway import praw_gateway
 from bot.reddit.intake import poll_once
 from bot.reddit.ratelimit import RequestBudget
 from bot.sandbox import RedditSandbox
+from bot.sandbox.beacon import LocalBeacon
 from bot.sandbox.defaults import BOT_PASSWORD, BOT_USERNAME, MODERATOR, password_for
 from bot.sandbox.praw_client import make_reddit
 from bot.services.setup import DEMO_ROSTER, DEMO_WARS, create_campaign
@@ -67,6 +68,9 @@ class Demo:
         self.web: Background | None = None
         self.clock = ManualClock(START)
         self.sandbox = RedditSandbox(clock=self.clock.now)
+        # The demo's public randomness beacon: a local one (the demo runs offline), its rounds
+        # every 3 s from long before the campaign, signed under drand's scheme with a test key.
+        self.beacon = LocalBeacon(genesis=int(START.timestamp()) - 86_400)
         self.workdir = workdir
         self.report = DemoReport()
         self.seen = 0
@@ -82,6 +86,7 @@ class Demo:
             for player in entry["players"]:
                 self.sandbox.add_user(player, password_for(player))
         self.sandbox.add_automod_forward_rule(SUBREDDIT, title_contains="[Orders]")
+        self.beacon.start()
         self.settings = self._settings()
         self.engine = make_engine(self.settings.campaign.database_url)
         upgrade(self.engine)
@@ -122,11 +127,16 @@ class Demo:
                        "oauth_url": self.sandbox.url,
                        "reddit_url": self.sandbox.url, "timeout_seconds": 5},
             "bot": {"requests_per_minute": 100, "post_spacing_seconds": 0.2,
-                    "message_spacing_seconds": 0, "sends_per_minute": 100},
+                    # no cap per minute: the demo's weeks pass in a minute of real time;
+                    # the sandbox's account paces only the demo's own sends
+                    "message_spacing_seconds": 0, "sends_per_minute": 0,
+                    "pace_file": str(self.workdir / "pace.json")},
             "calendar": {"epoch": "2026-11-22T00:00:00Z", "epoch_year": 298},
             "catalogue": {"file": "demo"},
             # one [Realm] map, at the last month boundary (see play); on by default
             "posts": {"realm_post": False, "realm_film": True},
+            # every tick's dice bound to the local beacon's first round 10 s after the tick
+            "dice": self.beacon.settings(margin=10, timeout=5.0),
         }, source="demo")
 
     def stop(self) -> None:
@@ -144,6 +154,7 @@ class Demo:
             self.web.stop()
         self.engine.dispose()
         self.sandbox.stop()
+        self.beacon.stop()
 
     # --- players -------------------------------------------------------------------------
     def player(self, name: str) -> praw.Reddit:
@@ -188,6 +199,25 @@ class Demo:
                       + f": {title}" for (kind, title), targets in same.items()]
         lines.append(f"Preview: {len(ticks)} tick(s); nothing was applied.")
         self.emit("\n".join(lines))
+
+    def verify_battle(self, place: str) -> None:
+        """A player's doubt answered: the battle at ``place``'s dice, bound to a beacon round,
+        checked as `maester verify EVENT` does (the round's signature too)."""
+        from sqlmodel import col, select
+
+        from bot.db.models import Event
+        from bot.services import fairplay
+        from rules.fairdice import DiceLine
+
+        with transaction(self.engine) as session:
+            found = [e for e in session.exec(select(Event).where(Event.kind == "battle")
+                                             .order_by(col(Event.id))).all()
+                     if place in e.summary and fairplay.DICE_KEY in (e.data_json or {})]
+            assert found, f"no battle with dice at {place}"
+            event = found[-1]
+            line = DiceLine.parse(str(event.data_json[fairplay.DICE_KEY]))
+            report, _ = fairplay.check_lines(session, self.ctx, [line])
+        self.emit(f"\n$ maester verify {event.id}\n" + "\n".join(report))
 
     def mistake_and_rollback(self) -> None:
         """A moderator records a fate for the wrong character and takes it back with a
@@ -380,6 +410,9 @@ def play(demo: Demo) -> None:
     demo.bot_round()
 
     demo.advance(42)  # the lions reach Riverrun; the Tullys, warned first, stand and fight
+    demo.narrate("a player doubts the dice at Riverrun; anyone can check them, beacon round "
+                 "and all")
+    demo.verify_battle("Riverrun")
 
     demo.narrate("the ironborn close the sea road to Seagard")
     demo.modmail("balon_greyjoy", f"blockade Seagard with fleet {fleet}")

@@ -43,8 +43,8 @@ from bot.errors import DamagedValue
 from bot.reddit import state
 from bot.reddit.deliver import (
     DeliverReport,
-    Pacer,
     default_worker_id,
+    pacer_for,
     publish_once,
     release_claims,
 )
@@ -88,7 +88,7 @@ class BotRunner:
         self._reddit = threading.Lock()
         self.polls = 0
         self.publishes = 0
-        self.pacer = Pacer.from_settings(ctx)
+        self.pacer = pacer_for(ctx)
         self._keeper: Connection | None = None
         self.web: Background | None = None
         self._exported: int | None = None  # the last tick written to [web] export_dir

@@ -19,7 +19,9 @@ Byte layout (also in docs/dice.md, and re-implemented independently by docs/veri
 - ``branch_secret = HMAC-SHA256(key=campaign secret (UTF-8),
   msg="maester-dice/v1|<period>|<branch>")``
 - ``commitment = SHA-256(branch_secret)`` in lower-case hex
-- ``event_seed = HMAC-SHA256(key=branch_secret, msg="<event key>|<entropy>")``
+- ``event_seed = HMAC-SHA256(key=branch_secret, msg="<event key>|<entropy>")``, and when the
+  event is bound to a public beacon round (:class:`Beacon`, docs/dice.md),
+  ``msg="<event key>|<entropy>|drand:<round>:<randomness hex>"``
 - the stream: block *i* = ``SHA-256(event_seed || i as 8 bytes big-endian)``; each block gives
   eight unsigned 32-bit big-endian words, used in order.
 - a d\\ *n* takes the next word ``w``; it is rejected (and the next word taken) while
@@ -35,7 +37,7 @@ import hashlib
 import hmac
 import struct
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from rules.dice import RecordingDice
 
@@ -70,9 +72,30 @@ def format_entropy(order_ids: Iterable[str]) -> str:
     return ",".join(sorted({str(i) for i in order_ids if str(i)}))
 
 
-def event_seed(secret: bytes, event_key: str, entropy: str = "") -> bytes:
-    """The 32-byte seed of one event's dice stream."""
-    return hmac.digest(secret, f"{event_key}|{entropy}".encode(), "sha256")
+@dataclass(frozen=True, slots=True)
+class Beacon:
+    """A public randomness beacon's round, mixed into an event's seed: its number and its
+    32-byte randomness (published only when the round comes, after the orders were final)."""
+
+    round: int
+    randomness: bytes
+
+    def __post_init__(self) -> None:
+        if self.round < 1 or len(self.randomness) != 32:
+            raise ValueError("a beacon round is numbered from 1 and has 32 bytes of randomness")
+
+    @property
+    def mix(self) -> str:
+        """What the seed's message gains from the beacon."""
+        return f"drand:{self.round}:{self.randomness.hex()}"
+
+
+def event_seed(secret: bytes, event_key: str, entropy: str = "",
+               beacon: Beacon | None = None) -> bytes:
+    """The 32-byte seed of one event's dice stream: from the branch secret, the event key, the
+    orders behind it and (when the event is bound to one) the beacon round's randomness."""
+    message = f"{event_key}|{entropy}" + (f"|{beacon.mix}" if beacon is not None else "")
+    return hmac.digest(secret, message.encode(), "sha256")
 
 
 class FairDice(RecordingDice):
@@ -103,12 +126,14 @@ class FairDice(RecordingDice):
 
 @dataclass(frozen=True, slots=True)
 class EventKey:
-    """Where one event's dice come from: the period, the branch, the key and the entropy."""
+    """Where one event's dice come from: the period, the branch, the key, the entropy and the
+    beacon round (None: commit-reveal alone)."""
 
     period: int
     branch: str
     key: str
     entropy: str = ""
+    beacon: Beacon | None = None
 
     def dice(self, campaign_secret: str) -> FairDice:
         """The event's dice, for whoever holds the campaign secret (the bot, the moderators)."""
@@ -116,16 +141,18 @@ class EventKey:
 
     def dice_from_secret(self, secret: bytes) -> FairDice:
         """The event's dice from the revealed branch secret (what a player verifies with)."""
-        return FairDice(event_seed(secret, self.key, self.entropy))
+        return FairDice(event_seed(secret, self.key, self.entropy, self.beacon))
 
     def __str__(self) -> str:
         tail = f" | orders {self.entropy}" if self.entropy else ""
+        tail += f" | beacon round {self.beacon.round}" if self.beacon else ""
         return f"period {self.period} | {self.branch} | {self.key}{tail}"
 
 
-def replay(secret: bytes, event_key: str, entropy: str, sides: Iterable[int]) -> list[int]:
+def replay(secret: bytes, event_key: str, entropy: str, sides: Iterable[int],
+           beacon: Beacon | None = None) -> list[int]:
     """The values a sequence of dice (by their sides) took in one event: what verifying checks."""
-    dice = FairDice(event_seed(secret, event_key, entropy))
+    dice = FairDice(event_seed(secret, event_key, entropy, beacon))
     return [dice.roll(n) for n in sides]
 
 
@@ -136,16 +163,34 @@ def matches_commitment(secret: bytes, published: str) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class DiceLine:
-    """The dice of one event as a post prints them, so that anyone can check them later."""
+    """The dice of one event as a post prints them, so that anyone can check them later.
+
+    ``beacon_round``: the beacon round the event is bound to (the line prints its number only;
+    the round's randomness and signature stand on the post's ``beacon:`` line,
+    :class:`rules.beacon.BeaconLine`). A line read back knows the number alone:
+    :meth:`with_beacon` gives it the round's value before it is checked."""
 
     event: EventKey
     rolls: tuple[tuple[int, int], ...]  # (sides, value) in the order rolled
+    beacon_round: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.event.beacon is not None and self.beacon_round != self.event.beacon.round:
+            object.__setattr__(self, "beacon_round", self.event.beacon.round)
 
     def __str__(self) -> str:
         rolls = ",".join(f"{s}:{v}" for s, v in self.rolls) or "-"
         orders = self.event.entropy or "-"
+        beacon = f" beacon={self.beacon_round}" if self.beacon_round is not None else ""
         return (f"dice: v1 period={self.event.period} branch={self.event.branch} "
-                f"key={self.event.key} orders={orders} rolls={rolls}")
+                f"key={self.event.key} orders={orders}{beacon} rolls={rolls}")
+
+    def with_beacon(self, beacon: Beacon) -> DiceLine:
+        """The line with its beacon round's value (which must be the round it names)."""
+        if beacon.round != self.beacon_round:
+            raise ValueError(f"this line is bound to beacon round {self.beacon_round}, "
+                             f"not {beacon.round}")
+        return DiceLine(replace(self.event, beacon=beacon), self.rolls, beacon.round)
 
     @classmethod
     def parse(cls, text: str) -> DiceLine:
@@ -163,13 +208,19 @@ class DiceLine:
             rolls = () if fields["rolls"] == "-" else tuple(
                 _roll(r) for r in fields["rolls"].split(","))
             event = EventKey(_whole(fields["period"]), fields["branch"], fields["key"], orders)
+            beacon = _whole(fields["beacon"]) if "beacon" in fields else None
         except (KeyError, ValueError) as exc:
             raise ValueError(f"not a complete dice line ({exc}): {shown!r}") from None
-        return cls(event, rolls)
+        return cls(event, rolls, beacon)
 
     def mismatches(self, secret: bytes) -> list[str]:
-        """What differs between the printed rolls and the ones the secret gives (empty: fair)."""
-        expected = replay(secret, self.event.key, self.event.entropy, (s for s, _ in self.rolls))
+        """What differs between the printed rolls and the ones the secret gives (empty: fair).
+        A line bound to a beacon round needs the round's value (:meth:`with_beacon`)."""
+        if self.beacon_round is not None and self.event.beacon is None:
+            return [f"the line is bound to beacon round {self.beacon_round}, whose randomness "
+                    "is not known here (the post's 'beacon:' line gives it)"]
+        expected = replay(secret, self.event.key, self.event.entropy, (s for s, _ in self.rolls),
+                          self.event.beacon)
         return [f"roll {i + 1} (d{s}): printed {v}, the secret gives {e}"
                 for i, ((s, v), e) in enumerate(zip(self.rolls, expected, strict=True)) if v != e]
 

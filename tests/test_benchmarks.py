@@ -32,7 +32,8 @@ def test_tick_statements_stay_constant_as_the_armies_grow(backend: str, tmp_path
                    else stack.enter_context(fresh_schema(require_postgres())))
             figures.append(measure(url, armies, size=30))
     assert figures[0]["statements"] == figures[1]["statements"] > 0
-    assert all(f["tick"] > 0 and f["baseline"] > 0 and f["peak_mb"] > 0 for f in figures)
+    assert all(f["tick"] > 0 and f["baseline"] > 0 and f["peak_mb"] > 0 and f["preview"] > 0
+               for f in figures)
     assert not any(f["statements_varied"] for f in figures)  # two ticks, one count
 
 

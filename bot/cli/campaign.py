@@ -260,8 +260,8 @@ def tick_cmd(
     yes: Annotated[bool, typer.Option("--yes", help="Catch up beyond bot.max_catch_up_days.")]
     = False,
     preview: Annotated[bool, typer.Option(
-        "--preview", help="Apply the due ticks in a transaction that is rolled back and print "
-        "the events, posts and messages they would make (the same dice); change nothing.")]
+        "--preview", help="Advance the world through the due ticks in memory and print the "
+        "events, posts and messages they would make (the same dice); write nothing.")]
     = False,
 ) -> None:
     """Apply every due tick up to --until (default: now); --preview: show, apply nothing.

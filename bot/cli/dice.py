@@ -27,16 +27,19 @@ def verify_cmd(
     ] = None,
     config: ConfigOpt = None,
 ) -> None:
-    """Recompute the dice of an event or a post and compare them with what was published."""
+    """Recompute the dice of an event or a post and compare them with what was published
+    (and check the signature of the public beacon round they are bound to)."""
     import sys
 
     from bot.services import fairplay, queries
+    from rules.beacon import BeaconLine, beacon_lines
     from rules.campaign.inputs import parse_row_number
     from rules.errors import InvalidInput
     from rules.fairdice import DiceLine
 
     env = open_campaign(config)
     lines: list[DiceLine] = []
+    printed: dict[int, BeaconLine] = {}  # the beacon lines a post prints, by round
     try:
         number = parse_row_number(target, "event number")
     except InvalidInput as exc:
@@ -52,6 +55,7 @@ def verify_cmd(
         lines = [DiceLine.parse(str(raw))]
     else:
         text = sys.stdin.read() if target == "-" else _post_text(env.settings, target)
+        printed = beacon_lines(text)
         try:
             lines = fairplay.lines_in(text)
         except ValueError as exc:
@@ -60,22 +64,13 @@ def verify_cmd(
             raise fail("no `dice: v1` line in that post")
     if secret is not None and not re.fullmatch(r"[0-9a-fA-F]{64}", secret.strip()):
         raise fail("--secret must be the 64 hexadecimal digits of a revealed dice key")
-    failed = False
-    for line in lines:
-        with env.session() as session:
-            recorded = fairplay.recorded_line(session, env.ctx, line)
-        verdict = fairplay.verify_line(env.ctx, line, secret.strip() if secret else None,
-                                       recorded=recorded)
-        mark = "OK  " if verdict.fair else "FAIL"
-        typer.echo(f"{mark} {line.event}")
-        if not verdict.commitment_ok:
-            typer.echo("     that key is not the one committed to for this period and branch")
-        if recorded is None:
-            typer.echo("     (the campaign has no record of this event to compare it with)")
-        for problem in verdict.problems:
-            typer.echo(f"     {problem}")
-        failed = failed or not verdict.fair
-    raise typer.Exit(1 if failed else 0)
+    with env.session() as session:
+        report, fair = fairplay.check_lines(session, env.ctx, lines,
+                                            secret_hex=secret.strip() if secret else None,
+                                            printed=printed)
+    for text in report:
+        typer.echo(text)
+    raise typer.Exit(0 if fair else 1)
 
 
 def _post_text(settings: Settings, target: str) -> str:

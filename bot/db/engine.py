@@ -212,6 +212,17 @@ def make_reader_engine(url: str | URL) -> Engine:
     return engine
 
 
+def reader_for(engine: Engine) -> Engine:
+    """An engine that only reads the database ``engine`` writes (a preview): on PostgreSQL
+    the same pool (and schema) with every transaction ``READ ONLY``; on SQLite the file
+    opened read-only (:func:`make_reader_engine`), an engine of its own to dispose of when
+    done (the PostgreSQL one is ``engine`` itself with options: leave it)."""
+    if engine.dialect.name == "postgresql":
+        return engine.execution_options(isolation_level="REPEATABLE READ",
+                                        postgresql_readonly=True)
+    return make_reader_engine(engine.url)
+
+
 def _open_read_only(uri: str) -> Any:
     import sqlite3
 

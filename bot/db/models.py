@@ -356,6 +356,23 @@ class TickRun(SQLModel, table=True):
     tick: int
 
 
+class BeaconRound(SQLModel, table=True):
+    """The public beacon round a tick's dice are bound to, fetched and checked before the tick
+    (:mod:`bot.services.beacon`), kept so that a replayed tick rolls the same dice: keyed by
+    (campaign, tick). ``signature`` empty: the round could not be had in time (``reason``
+    says why) and the tick's dice come from commit-reveal alone."""
+
+    __table_args__ = (UniqueConstraint("campaign_id", "tick"),)
+    id: int | None = Field(default=None, primary_key=True)
+    campaign_id: int = Field(foreign_key="campaign.id")
+    tick: int
+    chain: str = Field(max_length=64)
+    round: int
+    signature: str = Field(default="", max_length=96)  # hex; "" when unavailable
+    reason: str = Field(default="", max_length=300)
+    fetched_at: datetime = _when(nullable=False)
+
+
 class ProposalStatus(StrEnum):
     PENDING = "pending"
     APPROVED = "approved"

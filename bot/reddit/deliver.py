@@ -27,14 +27,16 @@ tried again every :data:`~bot.reddit.state.HALT_PROBE` (or at once after
 moderators are told once (see :mod:`bot.reddit.state`).
 
 Private news to a claim (``message`` entries with a claim) goes into the claim's **dispatch
-conversation**, which the bot keeps replying into: a new one is started at most once per
-in-game month, and every note a tick queued for the claim is gathered into one message.
+conversation**, which the bot keeps replying into for ``[bot] dispatch_days`` of real time
+(a week), named after the in-game month it started in; every note a tick queued for the
+claim is gathered into one message. Before starting a new one the bot looks for a live one
+it already wrote in (a "create" whose answer was lost), so a claim never gets two at once.
 This is done here, at delivery, so the tick only queues notes.
 
 Pacing: posts are spaced ``[bot] post_spacing_seconds`` apart, messages and replies
-``message_spacing_seconds``, and at most ``sends_per_minute`` go out in any minute
-(:class:`Pacer`); a round that would have to wait longer than :data:`MAX_PACE_WAIT` ends
-and the next round goes on.
+``message_spacing_seconds``, and at most ``sends_per_minute`` go out in any minute, counted
+for the bot's account across every process on the machine (:mod:`bot.reddit.pacing`); a
+round that would have to wait longer than ``MAX_PACE_WAIT`` ends and the next round goes on.
 
 Late entries (more than one tick old, e.g. after downtime) start with a line saying so and
 naming the in-game time they belong to.
@@ -47,10 +49,7 @@ import logging
 import os
 import re
 import socket
-import threading
-import time
-from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -77,6 +76,7 @@ from bot.reddit.gateway import (
 from bot.reddit.intake import note_reply
 from bot.reddit.lease import LeaseLost
 from bot.reddit.media import post_image, submit_post  # map pictures
+from bot.reddit.pacing import Pacer
 from bot.reddit.webhook import HookUnanswered, HookUnreachable, Poster
 from bot.reddit.webhook import post as post_webhook
 from bot.services import journal, webhooks
@@ -95,8 +95,6 @@ KINDS = ("post", "reply", "note", "message", "mod", "comment", "delete", "widget
 #: ``last_error`` of a webhook entry while its request is out: found by the next attempt, it
 #: means the earlier one may have been delivered (see :func:`_deliver_hook`).
 SENDING = "sending to the webhook"
-#: The longest a round sleeps for pacing before it ends and leaves the rest to the next one.
-MAX_PACE_WAIT = 10.0
 DISPATCH_SUBJECT = "Dispatches for {claim}: {month}"
 _KEY_UNSAFE = re.compile(r"[^A-Za-z0-9:_.\-]")
 REFERENCE_LENGTH = 12
@@ -169,68 +167,10 @@ class DeliverReport:
     paced_seconds: float = 0.0
 
 
-class Pacer:
-    """Spaces sends out: ``post_spacing`` seconds between posts, ``message_spacing`` between
-    messages and replies, at most ``per_minute`` sends in any 60 s. Monotonic time; one
-    pacer lives as long as the process (the runner's rounds share it)."""
-
-    def __init__(self, post_spacing: float, message_spacing: float, per_minute: int, *,
-                 webhook_spacing: float = 1.0,
-                 monotonic: Callable[[], float] = time.monotonic,
-                 sleep: Callable[[float], None] = time.sleep) -> None:
-        self.post_spacing = post_spacing
-        self.message_spacing = message_spacing
-        self.webhook_spacing = webhook_spacing
-        self.per_minute = per_minute
-        self._monotonic = monotonic
-        self._sleep = sleep
-        self._last: dict[str, float] = {}
-        self._sent: deque[float] = deque()
-        self._lock = threading.Lock()
-
-    @classmethod
-    def from_settings(cls, ctx: CampaignContext) -> Pacer:
-        bot = ctx.settings.bot
-        return cls(bot.post_spacing_seconds, bot.message_spacing_seconds,
-                   bot.sends_per_minute, webhook_spacing=ctx.settings.webhooks.spacing_seconds)
-
-    @staticmethod
-    def _lane(kind: str) -> str:
-        if kind == "webhook":  # not Reddit: its own spacing, outside Reddit's sends a minute
-            return "webhook"
-        return "post" if kind in ("post", "comment", "widget") else "message"
-
-    def wait_needed(self, kind: str) -> float:
-        """Seconds until a send of ``kind`` may go."""
-        with self._lock:
-            now = self._monotonic()
-            while self._sent and self._sent[0] <= now - 60.0:
-                self._sent.popleft()
-            lane = self._lane(kind)
-            spacing = {"post": self.post_spacing, "webhook": self.webhook_spacing}.get(
-                lane, self.message_spacing)
-            wait = max(0.0, self._last.get(lane, -1e18) + spacing - now)
-            if lane != "webhook" and self.per_minute and len(self._sent) >= self.per_minute:
-                wait = max(wait, self._sent[0] + 60.0 - now)
-            return wait
-
-    def sent(self, kind: str) -> None:
-        """Record a send of ``kind`` now."""
-        with self._lock:
-            now = self._monotonic()
-            self._last[self._lane(kind)] = now
-            if self._lane(kind) != "webhook":
-                self._sent.append(now)
-
-    def pace(self, kind: str, max_wait: float = MAX_PACE_WAIT) -> float | None:
-        """Sleep until a send of ``kind`` may go; None (no sleep) if that is beyond
-        ``max_wait``. Returns the seconds slept."""
-        wait = self.wait_needed(kind)
-        if wait > max_wait:
-            return None
-        if wait > 0:
-            self._sleep(wait)
-        return wait
+def pacer_for(ctx: CampaignContext) -> Pacer:
+    """The pacer of ``[bot]``'s settings, shared by every process of the bot's account on
+    this machine (see :mod:`bot.reddit.pacing`)."""
+    return Pacer.shared(ctx.settings)
 
 
 def claim_seconds(ctx: CampaignContext) -> timedelta:
@@ -384,12 +324,12 @@ def publish_once(engine: Engine, ctx: CampaignContext, gateway: RedditGateway, c
 
     Never raises for Reddit failures (they are recorded on the entries and in the report);
     database errors propagate. Stops at the first rate limit, refused login or systemic
-    refusal, and when pacing would wait longer than :data:`MAX_PACE_WAIT`. ``pacer``
+    refusal, and when pacing would wait longer than ``MAX_PACE_WAIT``. ``pacer``
     defaults to one made from ``[bot]`` for this round only.
     """
     worker = worker_id or default_worker_id()
     report = DeliverReport()
-    pacer = pacer or Pacer.from_settings(ctx)
+    pacer = pacer or pacer_for(ctx)
     start = clock.now()
     blocked_until = state.auth_wait(engine, ctx.campaign_id, start)
     if blocked_until is not None:
@@ -561,14 +501,43 @@ def _deliver_hook(engine: Engine, ctx: CampaignContext, entry: Claimed, worker: 
         report.errors.append(f"{entry.key}: {answer.reason}, retry after {answer.wait:g} s")
         log.warning("%s asks to wait %.3g s (429)", where, answer.wait)
     elif answer.refused:
+        gone = answer.status in (401, 404)  # deleted in Discord, or a wrong token
+        public = entry.target.startswith("public:")
         _bury(engine, ctx, entry, worker, clock.now(),
-              f"{where} refused the notice ({answer.reason})")
+              f"{where} refused the notice ({answer.reason})"
+              + ("; it is turned off: later notices to it are dropped until [webhooks] "
+                 "public names a working address" if gone and public else ""))
         report.dead += 1
         report.errors.append(f"{entry.key}: {answer.reason}")
+        if gone and entry.claim_id is not None:
+            _claim_hook_gone(engine, ctx, entry.claim_id, answer.reason, clock.now())
+        elif gone and public:
+            with transaction(engine) as session:
+                webhooks.mark_gone(session, ctx, entry.target, answer.reason, clock.now())
     else:
         _failed(engine, ctx, [entry], worker, clock.now(), f"{where}: {answer.reason}", report)
         report.errors.append(f"{entry.key}: {answer.reason}")
     return True
+
+
+def _claim_hook_gone(engine: Engine, ctx: CampaignContext, claim_id: int, reason: str,
+                     now: datetime) -> None:
+    """A claim's webhook answered that it no longer exists (deleted in Discord, or a wrong
+    token): it is turned off, so its later notes are dropped instead of each failing, and
+    the claim is told by modmail how to register one again."""
+    with transaction(engine) as session:
+        claim = session.get(Claim, claim_id)
+        if claim is None or not webhooks.forget(
+                session, ctx, claim, actor="maester", now=now,
+                why=f"turned off: it refused a notice ({reason[:80]})"):
+            return
+        journal.notify_claim(
+            session, ctx.campaign_id, claim_id, f"hook-gone:{claim_id}:{now.isoformat()}",
+            subject="Your webhook was turned off",
+            body=(f"Your claim's webhook refused the bot's notice ({escape_md(reason, 120)}): "
+                  "it was probably deleted in Discord. It is turned off; your news keeps "
+                  "coming here. Send `webhook URL` with a new address to turn it on again."),
+            at=now, tick=ctx.tick_of(now))
 
 
 def _recorded(engine: Engine, ctx: CampaignContext, entry: Claimed, worker: str, clock: Clock,
@@ -635,12 +604,6 @@ def _deliver(ctx: CampaignContext, gateway: RedditGateway, entry: Claimed, now: 
     return gateway.start_conversation(recipient, subject, body), False
 
 
-def dispatch_month(ctx: CampaignContext, entry: Claimed, now: datetime) -> int:
-    """The in-game month a note belongs to (its tick's, or now's)."""
-    moment = ctx.tick_at(entry.tick) if entry.tick > 0 else now
-    return calendar.month_number(moment, ctx.rules)
-
-
 def dispatch_subject(engine: Engine, ctx: CampaignContext, entry: Claimed, now: datetime
                      ) -> str:
     """The subject of a claim's dispatch conversation for the note's in-game month."""
@@ -657,11 +620,10 @@ def _deliver_dispatch(engine: Engine, ctx: CampaignContext, gateway: RedditGatew
                       ) -> list[tuple[Sent | None, bool]]:
     first = group[0]
     name = f"{state.DISPATCH_PREFIX}{first.claim_id}"
-    month = dispatch_month(ctx, first, now)
     known = state.load(engine, ctx.campaign_id, name)
     conversation_id = ""
-    if known and known.get("month") == month \
-            and str(known.get("recipient", "")).lower() == first.target.lower():
+    if known and str(known.get("recipient", "")).lower() == first.target.lower() \
+            and _alive(ctx, known.get("started"), now):
         conversation_id = str(known["conversation"])
     subject = dispatch_subject(engine, ctx, first, now)
     if any(member.attempts > 1 for member in group):
@@ -670,8 +632,19 @@ def _deliver_dispatch(engine: Engine, ctx: CampaignContext, gateway: RedditGatew
             found = [m for m in copy.messages if marker(first.key) in m.body]
             if found:
                 log.info("dispatch %s was already on Reddit as %s", first.key, found[0].id)
+                if copy.id != conversation_id:  # a lost "create": keep replying into it
+                    _keep_dispatch(engine, ctx, name, copy, first.target, now)
                 return [(Sent(found[0].id, copy), True) if marker(member.key) in found[0].body
                         else (None, False) for member in group]
+    if not conversation_id:
+        # A conversation a lost "create" answer left (or another process started) is
+        # found before a second one is started for the same claim.
+        existing = _existing_dispatch(ctx, gateway, first.target, subject, now,
+                                      exclude=str(known.get("conversation", "")) if known
+                                      else "")
+        if existing is not None:
+            conversation_id = existing.id
+            _keep_dispatch(engine, ctx, name, existing, first.target, now)
     body = compose_group(ctx, group, now)
     sent: Sent | None = None
     if conversation_id:
@@ -686,9 +659,66 @@ def _deliver_dispatch(engine: Engine, ctx: CampaignContext, gateway: RedditGatew
         sent = gateway.start_conversation(first.target, subject, body)
         assert sent.conversation is not None
         state.store(engine, ctx.campaign_id, name,
-                    {"conversation": sent.conversation.id, "month": month,
-                     "recipient": first.target}, now)
+                    {"conversation": sent.conversation.id, "recipient": first.target,
+                     "started": now.isoformat()}, now)
     return [(sent, False) for _ in group]
+
+
+def _alive(ctx: CampaignContext, started: object, now: datetime) -> bool:
+    """Whether a dispatch conversation started at ``started`` still takes news
+    (``[bot] dispatch_days`` of real time)."""
+    try:
+        moment = datetime.fromisoformat(str(started))
+    except ValueError:
+        return False  # a conversation recorded before dispatches had a lifetime
+    if moment.tzinfo is None:
+        return False
+    return now - moment < timedelta(days=ctx.settings.bot.dispatch_days)
+
+
+def _keep_dispatch(engine: Engine, ctx: CampaignContext, name: str, conversation: Conversation,
+                   recipient: str, now: datetime) -> None:
+    """Record an existing dispatch conversation as the claim's (from its first message)."""
+    started = _first_date(conversation) or now
+    state.store(engine, ctx.campaign_id, name,
+                {"conversation": conversation.id, "recipient": recipient,
+                 "started": started.isoformat()}, now)
+
+
+def _first_date(conversation: Conversation) -> datetime | None:
+    for message in conversation.messages:
+        try:
+            moment = datetime.fromisoformat(message.date)
+        except ValueError:
+            continue
+        return moment if moment.tzinfo is not None else None
+    return None
+
+
+def _existing_dispatch(ctx: CampaignContext, gateway: RedditGateway, recipient: str,
+                       subject: str, now: datetime, *, exclude: str) -> Conversation | None:
+    """A live dispatch conversation with this subject to ``recipient`` that the bot wrote
+    in (any outbox marker), other than ``exclude``; None if there is none. Mod Discussions
+    count (a dispatch to a player who moderates the subreddit becomes one)."""
+    bot = gateway.username.lower()
+    for folder in ("all", "mod", "archived"):
+        for seen, summary in enumerate(gateway.conversations(folder)):
+            if seen >= 100:
+                break
+            if summary.subject != subject or summary.id == exclude:
+                continue
+            if summary.participant is not None and \
+                    summary.participant.lower() != recipient.lower():
+                continue
+            if summary.participant is None and not summary.is_internal:
+                continue
+            full = summary if summary.complete else gateway.conversation(summary.id)
+            if not any(m.author.lower() == bot and "[](#maester:" in m.body
+                       for m in full.messages):
+                continue
+            if _alive(ctx, (_first_date(full) or now).isoformat(), now):
+                return full
+    return None
 
 
 def _find_dispatch(ctx: CampaignContext, gateway: RedditGateway, entry: Claimed,
@@ -699,7 +729,8 @@ def _find_dispatch(ctx: CampaignContext, gateway: RedditGateway, entry: Claimed,
     if conversation_id:
         full = gateway.conversation(conversation_id)
         return full if _has_tag(full, tag, bot) else None
-    return _find_conversation(gateway, ("all", "archived"), subject, entry.target, tag, bot)
+    return _find_conversation(gateway, ("all", "mod", "archived"), subject, entry.target,
+                              tag, bot)
 
 
 def _moderator_recipient(ctx: CampaignContext) -> str:
@@ -743,9 +774,9 @@ def _find_conversation(gateway: RedditGateway, folders: Sequence[str], subject: 
                 break
             if summary.subject != subject:
                 continue
-            if participant is not None and (summary.participant or "").lower() \
-                    != participant.lower():
-                continue
+            if participant is not None and summary.participant is not None \
+                    and summary.participant.lower() != participant.lower():
+                continue  # (a Mod Discussion has no participant: the tag decides)
             full = summary if summary.complete else gateway.conversation(summary.id)
             if _has_tag(full, tag, bot):
                 return full

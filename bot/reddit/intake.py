@@ -282,6 +282,14 @@ def decide(gateway: RedditGateway, ctx: CampaignContext, conversation: Conversat
     return Inbound(Outcome.ORDERS, message.author, message.body, "reply", conversation.id)
 
 
+#: What Reddit shows of a removed post to a moderator without the ``posts`` permission.
+REMOVED_TEXT = "[removed]"
+REMOVED_NOTE = ("the forwarded post reads `[removed]`: AutoModerator removed it and u/{bot} "
+                "lacks the 'Manage Posts and Comments' permission on r/{sub}, so it cannot "
+                "read the orders in it. Give it that permission (`maester check` says so); "
+                "until then ask the player to send these orders by modmail")
+
+
 def _automoderator(gateway: RedditGateway, ctx: CampaignContext, conversation: Conversation,
                    message: ModmailMessage, serves: Callable[[str], bool]) -> Inbound:
     ours = ctx.settings.campaign.subreddit
@@ -312,6 +320,9 @@ def _automoderator(gateway: RedditGateway, ctx: CampaignContext, conversation: C
         return Inbound(Outcome.LEFT, thing.author, "", "note", conversation.id,
                        note=f"forwards {fullname} by u/{thing.author}, who is neither a "
                        "campaign player nor a campaign moderator")
+    if thing.is_post and thing.body.strip() == REMOVED_TEXT:
+        return Inbound(Outcome.BAD_FORWARD, thing.author, "", "note", conversation.id,
+                       note=REMOVED_NOTE.format(bot=gateway.username, sub=ours))
     text = thing.body if thing.body.strip() or not thing.is_post else thing.title
     title = f"Your orders: {thing.title}" if thing.title else "Your orders"
     return Inbound(Outcome.FORWARD, thing.author, text, "message", thing.author,
@@ -748,6 +759,9 @@ def _answer(session: Session, ctx: CampaignContext, inbound: Inbound, message_id
                                 "conversation": inbound.reply_target})
         log.warning("AutoModerator message %s not read as a forward: %s", message_id,
                     inbound.note)
+        if inbound.author != AUTOMODERATOR:  # the post itself cannot be read
+            return (f"**For the moderators:** maester could not read the orders of "
+                    f"u/{escape_md(inbound.author, 40)}: {inbound.note}.")  # our own words
         return (f"**For the moderators:** maester could not read this AutoModerator message "
                 f"as a forward: {escape_md(inbound.note, 200)}, so the orders it may carry "
                 "were not read. Check the `modmail:` rule against docs/automoderator.yaml "

@@ -113,6 +113,7 @@ def run_checks(settings: Settings, gateway: CheckedGateway) -> list[Check]:
         return checks
     permissions = _permissions(gateway, bot)
     checks.append(_permission_check(bot, sub, permissions))
+    checks.append(_removed_orders_check(settings, bot, sub, permissions))
     checks.extend(_flair_checks(settings, gateway, bot, permissions))
     if settings.posts.sidebar_widget:
         checks.append(_widget_check(bot, sub, permissions))
@@ -146,8 +147,10 @@ def needed_scopes(settings: Settings) -> list[str]:
             and not (s == "structuredstyles" and not posts.sidebar_widget)]
 
 
-#: Scopes whose lack stops only a rare command, not the bot: a warning, not a failure.
-OPTIONAL_SCOPES = frozenset({"edit"})
+#: Scopes whose lack stops only one side line of the bot's work, which halts alone while
+#: the rest goes on (deleting posts on undo, comment commands, the sidebar widget): a
+#: warning, not a failure.
+OPTIONAL_SCOPES = frozenset({"edit", "privatemessages", "structuredstyles"})
 
 
 def _scope_checks(settings: Settings, gateway: CheckedGateway) -> list[Check]:
@@ -196,6 +199,24 @@ def _permission_check(bot: str, sub: str, permissions: list[str]) -> Check:
         "; without 'Manage Posts and Comments' it cannot read forwarded posts that "
         "AutoModerator removed")
     return Check("permissions", True, f"u/{bot} has {shown}{note}")
+
+
+def _removed_orders_check(settings: Settings, bot: str, sub: str,
+                          permissions: list[str]) -> Check:
+    """Order posts that AutoModerator removes read ``[removed]`` to a moderator without
+    the ``posts`` permission: with ``[bot] orders_posts_removed`` that is an error."""
+    if not settings.bot.orders_posts_removed:
+        return Check("removed order posts", True, "the orders rule does not remove posts "
+                     "([bot] orders_posts_removed = false)", fatal=False)
+    if _has(permissions, "posts"):
+        return Check("removed order posts", True, f"u/{bot} can read the order posts "
+                     "AutoModerator removes ('Manage Posts and Comments')")
+    return Check("removed order posts", False,
+                 f"AutoModerator removes order posts and u/{bot} lacks 'Manage Posts and "
+                 "Comments': every forwarded order post would read [removed] to it",
+                 f"give u/{bot} 'Manage Posts and Comments' on r/{sub} (Mod Tools > "
+                 "Moderators), or stop removing order posts and set [bot] "
+                 "orders_posts_removed = false")
 
 
 def _widget_check(bot: str, sub: str, permissions: list[str]) -> Check:

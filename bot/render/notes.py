@@ -410,14 +410,17 @@ def orders_taken_back_note(when: str, orders: Iterable[str]) -> tuple[str, str]:
 
 
 def dice_key_note(*, period: int, branch: str, key: str, commitment: str,
-                  rolls: Sequence[str]) -> tuple[str, str]:
-    """The claim's private dice key of an ended period (hex), with its commitment and the
-    dice lines of its private rolls."""
+                  rolls: Sequence[str], beacons: Sequence[str] = ()) -> tuple[str, str]:
+    """The claim's private dice key of an ended period (hex), with its commitment, the
+    dice lines of its private rolls and the beacon lines of the rounds they are bound to."""
     lines = [f"Your private dice key for period {period} ({branch}): `{key}`",
              "", f"Its commitment was `{commitment}`.", ""]
     if rolls:
         lines += ["Your private rolls of that period:", ""]
         lines += [f"- {dice_md(line)}" for line in rolls]
+        if beacons:
+            lines += ["", "The beacon rounds they are bound to:", ""]
+            lines += [f"- {line}" for line in beacons]
     else:
         lines.append("No private dice were rolled for you in that period.")
     lines += ["", "Check them with docs/verify_dice.py (see the players' guide)."]

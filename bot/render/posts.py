@@ -318,9 +318,10 @@ branch, the commitment)."""
 
 def dice_post(*, commitments: Sequence[tuple[int, Sequence[Commitment]]],
               reveal: int | None = None, public_key: str = "",
-              public_rolls: Sequence[str] = ()) -> str:
+              public_rolls: Sequence[str] = (), beacons: Sequence[str] = ()) -> str:
     """The [Dice] post: the commitments of the coming periods and, for period ``reveal``, the
-    public dice key (hex) with every public roll's dice line."""
+    public dice key (hex) with every public roll's dice line and the ``beacons`` lines of the
+    public beacon rounds they are bound to."""
     parts: list[str] = []
     for period, rows in commitments:
         parts += [f"**Commitments for period {period}** (SHA-256 of each branch's dice key):",
@@ -335,6 +336,9 @@ def dice_post(*, commitments: Sequence[tuple[int, Sequence[Commitment]]],
             parts.append("Every public roll of the period:")
             parts.append("")
             parts += [f"- {dice_md(line)}" for line in public_rolls]
+            if beacons:
+                parts += ["", "The public beacon rounds they are bound to:", ""]
+                parts += [f"- {line}" for line in beacons]
         else:
             parts.append("No public dice were rolled in that period.")
         parts.append("")

@@ -231,6 +231,8 @@ class RemoteSandbox:
         flair_text: str | None = None,
         template: str = DEFAULT_FORWARD_TEMPLATE,
         subject: str = AUTOMOD_SUBJECT,
+        remove: bool = False,
+        moderators_exempt: bool = True,
     ) -> None:
         """See :meth:`SandboxWorld.add_automod_forward_rule`."""
         self._call(
@@ -240,6 +242,8 @@ class RemoteSandbox:
             flair_text=flair_text,
             template=template,
             subject=subject,
+            remove=remove,
+            moderators_exempt=moderators_exempt,
         )
 
     def ban_user(self, subreddit: str, name: str) -> None:

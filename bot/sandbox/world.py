@@ -54,6 +54,7 @@ class SandboxError(ValueError):
 
 
 DELETED = "[deleted]"
+REMOVED = "[removed]"
 """The author and text of a deleted post or comment."""
 
 
@@ -188,6 +189,8 @@ class _ForwardRule:
     flair_text: str | None
     template: str
     subject: str
+    remove: bool = False
+    moderators_exempt: bool = True
 
     def matches(self, title: str, flair_text: str | None) -> bool:
         if self.title_contains is not None and self.title_contains.lower() not in title.lower():
@@ -231,6 +234,9 @@ class _Post:
     created: datetime
     send_replies: bool
     comment_ids: list[str] = field(default_factory=list)
+    #: Removed by AutoModerator (``action: remove``): its text reads ``[removed]`` to all
+    #: but its author and the moderators with the ``posts`` permission.
+    removed: bool = False
 
 
 @dataclass(slots=True)
@@ -546,17 +552,24 @@ class SandboxWorld:
         flair_text: str | None = None,
         template: str = DEFAULT_FORWARD_TEMPLATE,
         subject: str = AUTOMOD_SUBJECT,
+        remove: bool = False,
+        moderators_exempt: bool = True,
     ) -> None:
         """Act like an AutoModerator ``modmail:`` rule for posts made through the API.
 
         A post submitted with ``/api/submit`` whose title contains ``title_contains`` and
         whose flair text is ``flair_text`` (each check only when given; case-insensitive)
         is forwarded to modmail as :meth:`automod_forward` does. The first matching rule
-        wins. Posts seeded with hooks are not forwarded by rules.
+        wins (so one removal per post, as AutoModerator fires only one ``action: remove``).
+        ``remove``: the rule also removes the post (``action: remove``).
+        ``moderators_exempt``: as AutoModerator's default, the rule skips posts by the
+        subreddit's moderators (``moderators_exempt: false`` makes it act on them too).
+        Posts seeded with hooks are not forwarded by rules.
         """
         with self._lock:
             self._subreddit(subreddit).forward_rules.append(
-                _ForwardRule(title_contains, flair_text, template, subject)
+                _ForwardRule(title_contains, flair_text, template, subject, remove,
+                             moderators_exempt)
             )
 
     def ban_user(self, subreddit: str, name: str) -> None:
@@ -1345,6 +1358,16 @@ class SandboxWorld:
         more = start + limit < len(fullnames)
         return page, (page[-1] if page and more else None)
 
+    def _shown_body(self, post: _Post, viewer: str | None) -> str:
+        """A post's text as ``viewer`` reads it: ``[removed]`` for a removed post, except
+        to its author and to moderators with the ``posts`` permission."""
+        if not post.removed or (viewer and viewer.lower() == post.author.lower()):
+            return post.body
+        sub = self._subreddits.get(post.subreddit.lower())
+        if viewer and sub is not None and self._has_permission(sub, viewer, "posts"):
+            return post.body
+        return REMOVED
+
     def _post_json(self, post: _Post, viewer: str | None) -> Json:
         sub = self._subreddits[post.subreddit.lower()]
         author = self._users[post.author.lower()]
@@ -1354,8 +1377,9 @@ class SandboxWorld:
             "id": post.id,
             "name": f"t3_{post.id}",
             "title": post.title,
-            "selftext": post.body if post.kind == "self" else "",
-            "selftext_html": markdown_to_html(post.body) if post.body else None,
+            "selftext": self._shown_body(post, viewer) if post.kind == "self" else "",
+            "selftext_html": markdown_to_html(self._shown_body(post, viewer))
+            if post.body else None,
             "author": post.author,
             "author_fullname": author.fullname,
             "subreddit": sub.name,
@@ -1921,10 +1945,13 @@ class SandboxWorld:
             )
             sub = self._subreddits[post.subreddit.lower()]
             for rule in sub.forward_rules:
+                if rule.moderators_exempt and self._is_mod(sub, viewer):
+                    continue
                 if rule.matches(post.title, post.flair_text):
                     self.automod_forward(
                         f"t3_{post.id}", template=rule.template, subject=rule.subject
                     )
+                    post.removed = rule.remove
                     break
             return {
                 "json": {

@@ -212,7 +212,8 @@ def review(session: Session, ctx: CampaignContext, tick: int, previous: datetime
                 events.append(_hold_inactive(session, ctx, claim, seen, tick, at))
         if is_held(claim.hold, claim.retired_at is not None):
             held.add(cid)
-    session.flush()
+    if journal.writes(session):  # (a preview keeps its holds in the session, unwritten)
+        session.flush()
     return Review(frozenset(held) if settings.hold == "stop" else frozenset(), tuple(events))
 
 

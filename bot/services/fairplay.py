@@ -10,6 +10,7 @@ same outbox keys).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -20,9 +21,11 @@ from sqlmodel import Session, col, select
 from bot.db.models import Event
 from bot.render.notes import dice_key_note
 from bot.render.posts import Commitment, dice_post
-from bot.services import journal
+from bot.services import beacon, journal
+from bot.services.beacon import TickBeacon
 from bot.services.world import CampaignContext
 from rules import fairdice
+from rules.beacon import BeaconLine
 from rules.campaign import calendar
 from rules.campaign.world import ORDER_KEY
 from rules.fairdice import (
@@ -42,6 +45,62 @@ from rules.fairdice import (
 )
 
 DICE_KEY = "dice"  # where an event's printed dice line is kept in its data
+_PLAIN_URL = re.compile(r"https?://[A-Za-z0-9.\-:/_~%?=&#]+")
+
+
+def verify_link(ctx: CampaignContext) -> str:
+    """Where players check the dice: the web pages' dice panel when ``[web] public_url`` is
+    set, else ``[dice] verify_url`` (where the campaign publishes docs/dice.md's steps), else
+    "" (the mark then names the steps in words)."""
+    if ctx.settings.web.public_url:
+        link = f"{ctx.settings.web.public_url.rstrip('/')}/#dice"
+    else:
+        link = ctx.settings.dice.verify_url
+    return link if _PLAIN_URL.fullmatch(link) else ""
+
+
+def dice_footer(ctx: CampaignContext) -> str:
+    """The "verifiable" mark every post with dice ends with, with its link."""
+    link = verify_link(ctx)
+    where = (f"at {link}" if link else
+             "with the steps of *Dice you can check* (docs/dice.md, in the players' guide)")
+    return f"\n\n✔ **Verifiable dice**: anyone can check them {where}\n"
+
+
+def beacon_text(tick_beacon: TickBeacon) -> str:
+    """What a post with dice says of the tick's beacon round ("" without a beacon)."""
+    line, pending = tick_beacon.line, tick_beacon.pending
+    if pending is not None:
+        return (f"`beacon: pending round={pending}`: a preview; the round is not drawn yet, "
+                "so these dice will change when it is.")
+    if line is None:
+        return ""
+    due = f" (drand's first round at or after {tick_beacon.due})" if tick_beacon.due else ""
+    if line.bound:
+        return f"`{line}`{due}"
+    return (f"`{line}`{due}: the beacon round could not be had in time, so these dice come "
+            "from the commit-reveal dice alone.")
+
+
+def with_beacon(body: str, tick_beacon: TickBeacon) -> str:
+    """A body with dice, with its tick's beacon line at the end."""
+    text = beacon_text(tick_beacon)
+    return f"{body.rstrip()}\n\n{text}\n" if text else body
+
+
+def beacon_lines_for(session: Session, ctx: CampaignContext, lines: Iterable[str]) -> list[str]:
+    """The beacon lines of the rounds the printed dice ``lines`` are bound to (for a post that
+    lists dice of several ticks), in round order."""
+    rounds = {r for r in (_round_of(x) for x in lines) if r is not None}
+    found = beacon.by_round(session, ctx, rounds)
+    return [f"`{found[r]}`" for r in sorted(found)]
+
+
+def _round_of(text: str) -> int | None:
+    try:
+        return DiceLine.parse(text).beacon_round
+    except ValueError:
+        return None
 
 
 def marked(meta: Mapping[str, Any], ref: str) -> dict[str, Any]:
@@ -92,9 +151,12 @@ def _commitments(commit: Iterable[Branch], names: dict[int, str]) -> list[Commit
 
 def _events_of(session: Session, ctx: CampaignContext, period: int) -> list[Event]:
     first, after = first_tick_of(ctx, period), first_tick_of(ctx, period + 1)
-    rows = session.exec(select(Event).where(
+    rows = [*session.exec(select(Event).where(
         Event.campaign_id == ctx.campaign_id, col(Event.tick) >= first,
-        col(Event.tick) < after).order_by(col(Event.id))).all()
+        col(Event.tick) < after).order_by(col(Event.id))).all(),
+        # a preview's earlier ticks (collected, never written) come after the stored ones
+        *(e for e in journal.pending_events(session) if first <= e.tick < after
+          and e.campaign_id == ctx.campaign_id)]
     return [e for e in rows if isinstance(e.data_json, dict) and DICE_KEY in e.data_json]
 
 
@@ -106,8 +168,8 @@ def _rolls_by_branch(events: Sequence[Event], *, public_only: bool = False
 
 
 def _dice_post(*, commit: Sequence[tuple[int, Sequence[Branch]]], reveal: int | None,
-               public: Reveal | None, revealed: Sequence[Event], names: dict[int, str]
-               ) -> str:
+               public: Reveal | None, revealed: Sequence[Event], names: dict[int, str],
+               beacons: Sequence[str] = ()) -> str:
     """The [Dice] post: the ``commit`` periods' commitments, and the reveal of period
     ``reveal`` (its ``public`` secret) with the public rolls among ``revealed`` (that
     period's events)."""
@@ -115,8 +177,9 @@ def _dice_post(*, commit: Sequence[tuple[int, Sequence[Branch]]], reveal: int | 
                    for period, committed in commit]
     if reveal is None or public is None:
         return dice_post(commitments=commitments)
+    rolls = _rolls_by_branch(revealed, public_only=True).get(PUBLIC, [])
     return dice_post(commitments=commitments, reveal=reveal, public_key=public.secret.hex(),
-                     public_rolls=_rolls_by_branch(revealed, public_only=True).get(PUBLIC, []))
+                     public_rolls=rolls, beacons=beacons)
 
 
 def start_campaign(session: Session, ctx: CampaignContext, *, tick: int, at: datetime,
@@ -144,22 +207,27 @@ def month_begins(session: Session, ctx: CampaignContext, *, month: int, tick: in
     if turn is None:
         return
     events = _events_of(session, ctx, turn.ended) if turn.ended is not None else []
+    public_rolls = _rolls_by_branch(events, public_only=True).get(PUBLIC, [])
     body = _dice_post(commit=[(turn.period + 1, turn.commit)], reveal=turn.ended,
-                      public=turn.public, revealed=events, names=claims)
+                      public=turn.public, revealed=events, names=claims,
+                      beacons=beacon_lines_for(session, ctx, public_rolls))
     journal.queue(session, ctx.campaign_id, f"dice:period:{turn.period}", "post",
                   title=ctx.settings.dice.title.format(period=turn.period), body=body,
                   flair=ctx.settings.dice.flair, public=True, at=at, tick=tick,
-                  target=ctx.settings.campaign.subreddit)
+                  target=ctx.settings.campaign.subreddit,
+                  footer=dice_footer(ctx) if public_rolls else "")
     if turn.ended is None:
         return
     by_branch = _rolls_by_branch(events)
     for reveal in turn.claims:
         claim_id, ended = reveal.claim_id or 0, turn.ended
+        own = by_branch.get(reveal.branch, [])
         subject, body = dice_key_note(period=ended, branch=reveal.branch,
                                       key=reveal.secret.hex(), commitment=reveal.commitment,
-                                      rolls=by_branch.get(reveal.branch, []))
+                                      rolls=own, beacons=beacon_lines_for(session, ctx, own))
         journal.notify_claim(session, ctx.campaign_id, claim_id, f"dice:reveal:{ended}:{claim_id}",
-                             subject=subject, body=body, at=at, tick=tick)
+                             subject=subject, body=body + (dice_footer(ctx) if own else ""),
+                             at=at, tick=tick)
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,15 +244,30 @@ class Verdict:
 
 
 def verify_line(ctx: CampaignContext, line: DiceLine, secret_hex: str | None = None,
-                *, recorded: DiceLine | None = None) -> Verdict:
+                *, recorded: DiceLine | None = None,
+                beacons: Mapping[int, BeaconLine] | None = None) -> Verdict:
     """Check a printed dice line with a revealed secret, or the campaign's own (moderators).
 
     With ``recorded`` (the campaign's own line of the same event, :func:`recorded_line`), a
     printed line whose rolls differ from it fails too: replaying the printed rolls alone
-    cannot tell that rolls were left out at the end."""
+    cannot tell that rolls were left out at the end. A line bound to a beacon round takes the
+    round from ``beacons`` (a post's beacon lines, or the campaign's stored rounds) and checks
+    its signature under the pinned chain's public key too."""
     expected = branch_secret(ctx.secret, line.event.period, line.event.branch)
     secret = bytes.fromhex(secret_hex) if secret_hex else expected
-    problems = line.mismatches(secret)
+    problems: list[str] = []
+    if line.beacon_round is not None:
+        round_line = (beacons or {}).get(line.beacon_round)
+        if round_line is None or round_line.value is None:
+            problems.append(f"no beacon line gives round {line.beacon_round} (its randomness "
+                            "and signature)")
+        else:
+            if round_line.chain != ctx.settings.dice.beacon_chain:
+                problems.append(f"beacon round {line.beacon_round} is of chain "
+                                f"{round_line.chain[:12]}..., not the campaign's")
+            problems += round_line.check(ctx.settings.dice.beacon_public_key)
+            line = line.with_beacon(round_line.value)
+    problems += line.mismatches(secret) if not problems else []
     if recorded is not None and recorded.rolls != line.rolls:
         problems.append(f"the campaign's record of this event has {len(recorded.rolls)} "
                         f"roll(s) and this line prints {len(line.rolls)}: rolls are left out "
@@ -195,14 +278,40 @@ def verify_line(ctx: CampaignContext, line: DiceLine, secret_hex: str | None = N
 def recorded_line(session: Session, ctx: CampaignContext, line: DiceLine) -> DiceLine | None:
     """The campaign's own dice line of the event ``line`` names (same period, branch, key and
     orders), or None when it recorded no such event."""
+    found = recorded_event(session, ctx, line)
+    return found[1] if found is not None else None
+
+
+def recorded_event(session: Session, ctx: CampaignContext, line: DiceLine
+                   ) -> tuple[Event, DiceLine] | None:
+    """The campaign's own event ``line`` names and its recorded dice line."""
     for event in _events_of(session, ctx, line.event.period):
         try:
             stored = DiceLine.parse(str(event.data_json[DICE_KEY]))
         except ValueError:
             continue
         if stored.event == line.event:
-            return stored
+            return event, stored
     return None
+
+
+def round_problems(ctx: CampaignContext, line: DiceLine, recorded: DiceLine | None,
+                   tick: int | None) -> list[str]:
+    """What is wrong with the beacon round a printed line names, against the campaign's record
+    of its event (recorded at ``tick``): another round than the record's, or not the first
+    round at or after the tick's moment plus the margin (empty: none)."""
+    problems = []
+    if recorded is not None and recorded.beacon_round != line.beacon_round:
+        problems.append(f"the campaign's record binds this event to beacon round "
+                        f"{recorded.beacon_round or 'none'}, this line to "
+                        f"{line.beacon_round or 'none'}")
+    if tick is not None and line.beacon_round is not None:
+        expected = beacon.round_for(ctx, tick)
+        if line.beacon_round != expected:
+            problems.append(f"beacon round {line.beacon_round} is not its tick's: a tick is "
+                            f"bound to the first round at or after "
+                            f"{beacon.due_text(ctx, tick)}, round {expected}")
+    return problems
 
 
 def lines_in(text: str) -> list[DiceLine]:
@@ -212,3 +321,34 @@ def lines_in(text: str) -> list[DiceLine]:
         if "dice: v1" in raw:
             found.append(DiceLine.parse(raw[raw.index("dice: v1"):].split("`")[0]))
     return found
+
+
+def check_lines(session: Session, ctx: CampaignContext, lines: Sequence[DiceLine], *,
+                secret_hex: str | None = None,
+                printed: Mapping[int, BeaconLine] | None = None) -> tuple[list[str], bool]:
+    """``maester verify``'s report on printed dice lines: one ``OK``/``FAIL`` line per dice
+    line (with what is wrong under it), each compared with the campaign's record of its event
+    and its beacon round's signature checked (``printed``: the beacon lines the post prints,
+    else the campaign's stored rounds). Returns (report lines, whether all are fair)."""
+    rounds = {line.beacon_round for line in lines if line.beacon_round is not None}
+    beacons = {**beacon.by_round(session, ctx, rounds), **(printed or {})}
+    out: list[str] = []
+    fair = True
+    for line in lines:
+        found = recorded_event(session, ctx, line)
+        recorded = found[1] if found is not None else None
+        verdict = verify_line(ctx, line, secret_hex, recorded=recorded, beacons=beacons)
+        wrong_round = round_problems(ctx, line, recorded,
+                                     found[0].tick if found is not None else None)
+        if wrong_round:
+            verdict = Verdict(line, (*verdict.problems, *wrong_round), verdict.commitment_ok)
+        bound = (f" | beacon round {line.beacon_round} (signature checked)"
+                 if line.beacon_round is not None and verdict.fair else "")
+        out.append(f"{'OK  ' if verdict.fair else 'FAIL'} {line.event}{bound}")
+        if not verdict.commitment_ok:
+            out.append("     that key is not the one committed to for this period and branch")
+        if recorded is None:
+            out.append("     (the campaign has no record of this event to compare it with)")
+        out += [f"     {problem}" for problem in verdict.problems]
+        fair = fair and verdict.fair
+    return out, fair

@@ -8,41 +8,105 @@ leaves neither a log line nor a post behind, and a replayed change hits the key.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Table, insert
 from sqlmodel import Session, col, select
 
-from bot.db.models import BotState, Event, Outbox, Player
+from bot.db.models import BotState, Event, Outbox, Player, PostImage
 from bot.text import inert_links
 from rules.dice import Roll
 
-_BUFFER = "journal_buffer"
+_SINK = "journal_sink"
 _EVENT_TABLE: Table = Event.__table__  # type: ignore[attr-defined]
 _OUTBOX_TABLE: Table = Outbox.__table__  # type: ignore[attr-defined]
+_IMAGE_TABLE: Table = PostImage.__table__  # type: ignore[attr-defined]
 
 
-def start_buffering(session: Session) -> None:
+@dataclass(slots=True)
+class Sink:
+    """Where a tick's rendered output goes: the event rows (journal lines), the outbox rows
+    (public posts, private notes, notes to the moderators) and the pictures asked for
+    (``postimage`` rows), as plain values in the order they were made.
+
+    The real tick's sink is written (:func:`flush_sink`: a few batched inserts); the preview's
+    (``writes=False``) only collects: :mod:`bot.services.preview` reads what it holds and
+    nothing reaches the database. The same reporters render into both, so a preview shows
+    the very bytes the tick then queues."""
+
+    writes: bool = True
+    events: list[dict[str, Any]] = field(default_factory=list)
+    outbox: list[dict[str, Any]] = field(default_factory=list)
+    images: list[dict[str, Any]] = field(default_factory=list)
+    films: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """A preview's films of the month (``film:<month>`` -> its frames), over the stored
+    ones (:func:`bot.services.realm.record_frame`); a writing sink has none."""
+
+    def drop(self, keys: Collection[str]) -> None:
+        """Forget the outbox rows and pictures under ``keys`` (superseded before delivery)."""
+        self.outbox[:] = [r for r in self.outbox if r["key"] not in keys]
+        self.images[:] = [r for r in self.images if r["key"] not in keys]
+
+
+def start_buffering(session: Session) -> Sink:
     """Collect events and outbox rows in memory until :func:`flush_buffer` (a tick writes
     them as two batched inserts instead of one statement per row)."""
-    session.info[_BUFFER] = {"event": [], "outbox": []}
+    sink = session.info[_SINK] = Sink()
+    return sink
+
+
+def start_collecting(session: Session) -> Sink:
+    """Collect what ``session``'s work would log and queue, never to write it (a preview)."""
+    sink = session.info[_SINK] = Sink(writes=False)
+    return sink
+
+
+def sink_of(session: Session) -> Sink | None:
+    """The session's sink, if it has one."""
+    sink: Sink | None = session.info.get(_SINK)
+    return sink
+
+
+def writes(session: Session) -> bool:
+    """Whether ``session``'s work is written (False while a preview only collects it)."""
+    sink = sink_of(session)
+    return sink is None or sink.writes
 
 
 def flush_buffer(session: Session) -> None:
-    """Write the collected rows in order and stop buffering."""
-    buffer = session.info.pop(_BUFFER, None)
-    if not buffer:
+    """Write the collected rows in order and stop buffering (a collecting sink stays)."""
+    sink = sink_of(session)
+    if sink is None or not sink.writes:
         return
+    del session.info[_SINK]
     # Core statements on the session's connection, after the session's pending changes (the
     # ORM's bulk insert flushes them first): the rows are plain dicts, which the ORM's bulk
     # path would only hand to the same executemany after bookkeeping of its own.
-    for table, rows in ((_EVENT_TABLE, buffer["event"]), (_OUTBOX_TABLE, buffer["outbox"])):
+    for table, rows in ((_EVENT_TABLE, sink.events), (_OUTBOX_TABLE, sink.outbox),
+                        (_IMAGE_TABLE, sink.images)):
         if rows:
             if session.autoflush:
                 session.flush()
             session.connection().execute(insert(table), rows)
+
+
+def request_image(session: Session, row: dict[str, Any]) -> None:
+    """Ask for a picture (a ``postimage`` row: its key, name, caption, what to draw)."""
+    sink = sink_of(session)
+    if sink is not None:
+        sink.images.append(row)
+    else:
+        session.add(PostImage(**row))
+
+
+def pending_events(session: Session) -> list[Event]:
+    """The events collected and not written yet (a preview's earlier ticks), as rows that
+    are not in the session: readers of the journal add them to what they read."""
+    sink = sink_of(session)
+    return [Event(**row) for row in sink.events] if sink is not None else []
 
 
 def log_event(
@@ -66,9 +130,9 @@ def log_event(
         "dice_json": [{"sides": r.sides, "value": r.value, "purpose": r.purpose} for r in rolls],
         "at": at,
     }
-    buffer = session.info.get(_BUFFER)
-    if buffer is not None:
-        buffer["event"].append(row)
+    sink = sink_of(session)
+    if sink is not None:
+        sink.events.append(row)
     else:
         session.add(Event(**row))
 
@@ -91,8 +155,13 @@ def queue(
     flair: str = "",
     public: bool = False,
     claim_id: int | None = None,
+    footer: str = "",
 ) -> Outbox | None:
-    """Queue one post/reply/message under ``key``; a key already queued is left alone."""
+    """Queue one post/reply/message under ``key``; a key already queued is left alone.
+
+    ``footer``: the bot's own closing words, appended after the body's links are made inert:
+    only text the bot writes from its config (the dice's verification link), never a
+    player's."""
     if not session.info.get("outbox_keys_unique"):
         existing = session.exec(
             select(col(Outbox.id)).where(Outbox.campaign_id == campaign_id, Outbox.key == key)
@@ -101,14 +170,15 @@ def queue(
             return None
     if public or kind in PUBLIC_KINDS:
         body = inert_links(body)  # the last step before everyone can read it
+    body += footer
     row: dict[str, Any] = {
         "campaign_id": campaign_id, "key": key, "kind": kind, "public": public,
         "target": target, "claim_id": claim_id, "title": title[:300], "body": body,
         "flair": flair, "tick": tick, "created_at": at,
     }
-    buffer = session.info.get(_BUFFER)
-    if buffer is not None:
-        buffer["outbox"].append(row)
+    sink = sink_of(session)
+    if sink is not None:
+        sink.outbox.append(row)
         return None
     entry = Outbox(**row)
     session.add(entry)

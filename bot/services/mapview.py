@@ -7,7 +7,7 @@ blockades, this month's battles); :func:`render_view` filters it for a viewer wi
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,6 +16,7 @@ from sqlmodel import Session, col, select
 from bot.db.models import ArmyKind, ArmyState, Event, PendingBattle, Siege, SiegeStatus
 from bot.mapimage.draw import render_png, render_svg
 from bot.mapimage.scene import DEFAULT_OPTIONS, Scene, SceneOptions, build_scene
+from bot.services import journal
 from bot.services.world import CampaignContext, all_claims, get_campaign
 from bot.storage.army_rows import ArmyRecord, load_records
 from bot.storage.world_rows import load_holders
@@ -29,6 +30,8 @@ from rules.campaign.mapview import (
     Viewer,
     visible_to,
 )
+from rules.campaign.world import Army as ArmyValue
+from rules.campaign.world import BattleState, SiegeState, World
 
 IN_MAP_STATES = (
     ArmyState.STANDING,
@@ -45,25 +48,40 @@ def _same_month(ctx: CampaignContext, a: int, b: int) -> bool:
 
 
 def load_situation(session: Session, ctx: CampaignContext, *, tick: int | None = None,
-                   sightings: bool = True) -> Situation:
+                   sightings: bool = True, world: World | None = None,
+                   battles: Mapping[int, BattleState] | None = None) -> Situation:
     """Everything the campaign map could show at ``tick`` (default: the last applied tick),
     unfiltered: for moderators only until passed through ``visible_to``. ``sightings=False``
-    leaves out who sighted which army (not needed for the public view)."""
+    leaves out who sighted which army (not needed for the public view).
+
+    ``world`` (a tick previewed in memory, :mod:`bot.services.preview`): its armies, sieges
+    and resource tile holders stand for the stored ones, and ``battles`` (by number) for the
+    rows of battles the preview fought; the claims, and the journal with the preview's own
+    events (:func:`bot.services.journal.pending_events`), are read as always."""
     now = get_campaign(session, ctx).last_tick if tick is None else tick
     claims = list(all_claims(session, ctx))
     names = {c.id: c.name for c in claims}
     holders = {c.holdfast: c.name for c in claims}
-    sieges = session.exec(select(Siege).where(Siege.campaign_id == ctx.campaign_id)
-                          .order_by(col(Siege.id))).all()
-    for tile, row in load_holders(session, ctx.campaign_id).items():
+    if world is None:
+        sieges: Sequence[Siege | SiegeState] = session.exec(
+            select(Siege).where(Siege.campaign_id == ctx.campaign_id)
+            .order_by(col(Siege.id))).all()
+        holder_rows = load_holders(session, ctx.campaign_id)
+    else:
+        sieges, holder_rows = sorted(world.sieges, key=lambda s: s.id or 0), dict(world.holders)
+    for tile, row in holder_rows.items():
         if tile in ctx.world and ctx.world.tile(tile).holdfast:  # fallen, or given: its holder
             if row.claim_id in names:
                 holders[tile] = names[row.claim_id]
             else:
                 holders.pop(tile, None)
-    session.flush()  # the armies are read as plain records, past the ORM (and its autoflush)
-    rows = [a for a in load_records(session, ctx.campaign_id, IN_MAP_STATES)
-            if a.tile in ctx.world]
+    if world is None:
+        session.flush()  # the armies are read as plain records, past the ORM (and its autoflush)
+        rows = [a for a in load_records(session, ctx.campaign_id, IN_MAP_STATES)
+                if a.tile in ctx.world]
+    else:
+        rows = [_record(a) for _, a in sorted(world.armies.items())
+                if a.state in IN_MAP_STATES and a.tile in ctx.world]
     seen_by = _sightings(session, ctx, rows) if sightings else {}
     marks: list[ArmyMark] = []
     for a in rows:
@@ -92,16 +110,23 @@ def load_situation(session: Session, ctx: CampaignContext, *, tick: int | None =
             if a.kind is ArmyKind.FLEET and a.claim_id == siege.besieger_claim \
                     and a.state is ArmyState.STANDING and a.tile in water:
                 blockades.append(BlockadeMark(a.tile, port.id, names[a.claim_id]))
-    battles = _battles_this_month(session, ctx, now, names)
+    fought = _battles_this_month(session, ctx, now, names, battles or {})
     return Situation(
         claims=tuple(c.name for c in claims),
         holders=tuple(sorted((t, n) for t, n in holders.items() if t in ctx.world)),
         armies=tuple(marks),
         sieges=tuple(SiegeMark(s.holdfast, names.get(s.besieger_claim, "?")) for s in active),
         blockades=tuple(blockades),
-        battles=battles,
+        battles=fought,
         tick=now,
     )
+
+
+def _record(a: ArmyValue) -> ArmyRecord:
+    """The map's view of an army value (as its row would read)."""
+    return ArmyRecord(a.id, a.claim_id, a.kind, a.state, a.tile, a.infantry, a.cavalry,
+                      a.ships, a.ready_tick, a.march.depart_tick, list(a.march.path),
+                      arrival_tick=a.arrival_tick, meta_json=dict(a.meta))
 
 
 def _sightings(session: Session, ctx: CampaignContext, rows: Sequence[ArmyRecord]
@@ -129,19 +154,23 @@ def _sightings(session: Session, ctx: CampaignContext, rows: Sequence[ArmyRecord
 
 
 def _battles_this_month(session: Session, ctx: CampaignContext, now: int,
-                        names: dict[int | None, str]) -> tuple[BattleMark, ...]:
-    events = session.exec(select(Event).where(
+                        names: dict[int | None, str], known: Mapping[int, BattleState]
+                        ) -> tuple[BattleMark, ...]:
+    events = [*journal.pending_events(session)[::-1], *session.exec(select(Event).where(
         Event.campaign_id == ctx.campaign_id, Event.kind == "battle", col(Event.public),
-        col(Event.tick) <= now).order_by(col(Event.id).desc()).limit(500)).all()
+        col(Event.tick) <= now).order_by(col(Event.id).desc()).limit(500)).all()]
     ids = [int(e.data_json["battle"]) for e in events
-           if _same_month(ctx, e.tick, now) and e.data_json.get("battle")]
+           if e.kind == "battle" and e.public and e.tick <= now and e.campaign_id ==
+           ctx.campaign_id and _same_month(ctx, e.tick, now) and e.data_json.get("battle")]
     if not ids:
         return ()
-    battles = session.exec(select(PendingBattle).where(col(PendingBattle.id).in_(ids))
-                           .order_by(col(PendingBattle.id))).all()
+    stored: list[PendingBattle | BattleState] = list(session.exec(
+        select(PendingBattle).where(col(PendingBattle.id).in_(ids))).all())
+    found = {b.id for b in stored}
+    stored += [known[i] for i in ids if i not in found and i in known]
     return tuple(BattleMark(b.tile, names.get(b.attacker_claim, "?"),
                             names.get(b.defender_claim, "?"))
-                 for b in battles if b.tile in ctx.world)
+                 for b in sorted(stored, key=lambda b: b.id or 0) if b.tile in ctx.world)
 
 
 @dataclass(frozen=True, slots=True)

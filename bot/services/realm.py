@@ -22,8 +22,8 @@ that was never tried (a catch-up posts only the newest map, not one per month mi
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import replace
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
@@ -45,6 +45,7 @@ from rules.campaign.mapview import (
     situation_to_data,
     visible_to,
 )
+from rules.campaign.world import BattleState, World
 
 INSET_PREFIXES = ("battle:", "siege:", "arrival:")
 
@@ -54,13 +55,12 @@ def realm_key(month: int) -> str:
 
 
 def queue_realm_post(session: Session, ctx: CampaignContext, *, month: int, tick: int,
-                     at: datetime) -> None:
+                     at: datetime, preview: Previewed | None = None) -> None:
     """Queue the ``[Realm]`` post of in-game month ``month`` (once: keyed by the month)."""
     posts = ctx.settings.posts
     date = calendar.date_of_month_number(month, ctx.rules)
     # the map's battles are those of the month that just ended
-    situation = visible_to(load_situation(session, ctx, tick=max(0, tick - 1),
-                                          sightings=False), PUBLIC)
+    situation = visible_to(_situation(session, ctx, max(0, tick - 1), preview), PUBLIC)
     title = posts.realm_title.format(date=date)
     key = realm_key(month)
     frames = _take_film(session, ctx, month - 1) if posts.realm_film else []
@@ -72,10 +72,29 @@ def queue_realm_post(session: Session, ctx: CampaignContext, *, month: int, tick
     data = scene_data(situation, title=f"The realm, {date}")
     if frames:
         data["frames"] = frames
-    session.add(PostImage(campaign_id=ctx.campaign_id, key=key,
-                          name=f"realm-{date.year}-{date.month:02d}"
-                               f"{'.gif' if frames else '.png'}",
-                          caption=f"The realm, {date}"[:180], scene_json=data, created_at=at))
+    journal.request_image(session, {
+        "campaign_id": ctx.campaign_id, "key": key,
+        "name": f"realm-{date.year}-{date.month:02d}{'.gif' if frames else '.png'}",
+        "caption": f"The realm, {date}"[:180], "scene_json": data, "created_at": at})
+
+
+@dataclass(frozen=True, slots=True)
+class Previewed:
+    """A tick previewed in memory (:func:`bot.services.tick.preview_tick`): the world after
+    it and every battle it knows by number, which stand for the rows the real tick would
+    have written (the map posts read them; the next previewed tick starts from them)."""
+
+    world: World
+    battles: Mapping[int, BattleState]
+
+
+def _situation(session: Session, ctx: CampaignContext, tick: int, preview: Previewed | None
+               ) -> Situation:
+    """The map at ``tick`` (every army, unfiltered), as stored or as previewed."""
+    if preview is None:
+        return load_situation(session, ctx, tick=tick, sightings=False)
+    return load_situation(session, ctx, tick=tick, sightings=False, world=preview.world,
+                          battles=preview.battles)
 
 
 FILM_PREFIX = "film:"
@@ -87,22 +106,30 @@ def film_key(month: int) -> str:
     return f"{FILM_PREFIX}{month}"
 
 
-def record_frame(session: Session, ctx: CampaignContext, *, tick: int, at: datetime) -> bool:
+def record_frame(session: Session, ctx: CampaignContext, *, tick: int, at: datetime,
+                 preview: Previewed | None = None) -> bool:
     """Keep the PUBLIC situation after ``tick`` as a frame of its month's film (a
     ``postimage`` row keyed ``film:<month>`` that is never posted itself), when it differs
-    from the month's last frame. Returns whether a frame was added."""
+    from the month's last frame. Returns whether a frame was added. A preview keeps the
+    film in its sink (:attr:`bot.services.journal.Sink.films`), the stored row untouched."""
     month = calendar.month_number(ctx.tick_at(tick), ctx.rules)
     key = film_key(month)
-    public = visible_to(load_situation(session, ctx, tick=tick, sightings=False), PUBLIC)
+    public = visible_to(_situation(session, ctx, tick, preview), PUBLIC)
     shown = situation_to_data(replace(public, tick=None))
     row = session.exec(select(PostImage).where(PostImage.campaign_id == ctx.campaign_id,
                                                PostImage.key == key)).first()
-    frames: list[dict[str, Any]] = list(row.scene_json.get("frames", [])) if row else []
+    sink = journal.sink_of(session) if preview is not None else None
+    kept = sink.films.get(key) if sink is not None else None
+    stored = kept if kept is not None else (row.scene_json if row else {})
+    frames: list[dict[str, Any]] = list(stored.get("frames", []))
     if frames and frames[-1].get("situation") == shown:
         return False
     frames.append({"tick": tick, "situation": shown})
     if len(frames) > FILM_MAX_FRAMES:
         frames = frames[-1::-2][::-1]  # every other frame, the newest kept
+    if sink is not None:
+        sink.films[key] = {"frames": frames}
+        return True
     if row is None:
         row = PostImage(campaign_id=ctx.campaign_id, key=key, name=f"film-{month}.gif",
                         caption="", created_at=at)
@@ -113,18 +140,25 @@ def record_frame(session: Session, ctx: CampaignContext, *, tick: int, at: datet
 
 def _take_film(session: Session, ctx: CampaignContext, month: int) -> list[dict[str, Any]]:
     """The frames of ``month``'s film, with each frame's day of the month; the film rows of
-    that month and any earlier one (a catch-up) are dropped."""
+    that month and any earlier one (a catch-up) are dropped (a preview drops its own films
+    and leaves the stored rows alone)."""
     rows = session.exec(select(PostImage).where(
         PostImage.campaign_id == ctx.campaign_id,
         col(PostImage.key).startswith(FILM_PREFIX))).all()
+    sink = journal.sink_of(session)
+    films = {row.key: row.scene_json for row in rows}
+    if sink is not None and not sink.writes:
+        films.update(sink.films)
+        for key in [k for k in sink.films if int(k.removeprefix(FILM_PREFIX)) <= month]:
+            sink.films[key] = {}  # taken: as good as dropped
     frames: list[dict[str, Any]] = []
     start = calendar.month_start(calendar.date_of_month_number(month, ctx.rules), ctx.rules)
-    for row in rows:
-        number = int(row.key.removeprefix(FILM_PREFIX))
-        if number == month:
+    for key, scene in films.items():
+        if int(key.removeprefix(FILM_PREFIX)) == month:
             frames = [dict(f, day=(ctx.tick_at(int(f["tick"])) - start).days + 1)
-                      for f in row.scene_json.get("frames", [])]
-        if number <= month:
+                      for f in scene.get("frames", [])]
+    for row in rows:
+        if int(row.key.removeprefix(FILM_PREFIX)) <= month and journal.writes(session):
             session.delete(row)
     return frames
 
@@ -132,7 +166,12 @@ def _take_film(session: Session, ctx: CampaignContext, month: int) -> list[dict[
 def _supersede_realm_posts(session: Session, ctx: CampaignContext) -> None:
     """Drop the older [Realm] posts nobody tried to deliver yet (a newer map replaces them).
     An entry that was ever claimed may be on Reddit already: it stays. (Candidates are the
-    realm pictures not drawn yet: delivery draws a picture only after claiming its entry.)"""
+    realm pictures not drawn yet: delivery draws a picture only after claiming its entry.)
+    A preview drops those it collected itself and leaves the stored ones alone."""
+    sink = journal.sink_of(session)
+    if sink is not None and not sink.writes:
+        sink.drop({r["key"] for r in sink.outbox if r["key"].startswith("realm:")})
+        return
     candidates = list(session.exec(select(PostImage.key).where(
         col(PostImage.campaign_id) == ctx.campaign_id, col(PostImage.key).startswith("realm:"),
         func.length(col(PostImage.data)) == 0)).all())
@@ -204,11 +243,13 @@ def _film(ctx: CampaignContext, data: dict[str, Any]) -> Picture | None:
     return Picture(scenes[-1], film, "image/gif")
 
 
-def _inset_tile(session: Session, key: str) -> str | None:
+def _inset_tile(session: Session, key: str, preview: Previewed | None) -> str | None:
     parts = key.split(":")
     if len(parts) < 2 or not parts[1].isdigit():
         return None
     row_id = int(parts[1])
+    if preview is not None:
+        return _previewed_tile(preview, parts[0], row_id)
     if parts[0] == "battle":
         battle = session.get(PendingBattle, row_id)
         return battle.tile if battle else None
@@ -219,44 +260,62 @@ def _inset_tile(session: Session, key: str) -> str | None:
     return army.tile if army else None
 
 
-def attach_insets(session: Session, ctx: CampaignContext, *, tick: int, at: datetime) -> int:
+def _previewed_tile(preview: Previewed, kind: str, row_id: int) -> str | None:
+    """The tile of a previewed battle, siege or army (what :func:`_inset_tile` reads)."""
+    if kind == "battle":
+        battle = preview.battles.get(row_id)
+        return battle.tile if battle else None
+    if kind == "siege":
+        return next((s.holdfast for s in preview.world.sieges if s.id == row_id), None)
+    army = preview.world.armies.get(row_id)
+    return army.tile if army else None
+
+
+def attach_insets(session: Session, ctx: CampaignContext, *, tick: int, at: datetime,
+                  preview: Previewed | None = None) -> int:
     """Store a small public map around the tile of each battle, siege and arrival post of
     ``tick``; returns how many."""
-    entries = session.exec(select(Outbox).where(
-        Outbox.campaign_id == ctx.campaign_id, Outbox.tick == tick, Outbox.kind == "post",
-        or_(*[col(Outbox.key).startswith(p) for p in INSET_PREFIXES]))).all()
-    if not entries:
+    sink = journal.sink_of(session)
+    if preview is not None and sink is not None:
+        keys = [r["key"] for r in sink.outbox if r["tick"] == tick and r["kind"] == "post"
+                and r["key"].startswith(INSET_PREFIXES)]
+    else:
+        keys = list(session.exec(select(Outbox.key).where(
+            Outbox.campaign_id == ctx.campaign_id, Outbox.tick == tick, Outbox.kind == "post",
+            or_(*[col(Outbox.key).startswith(p) for p in INSET_PREFIXES]))
+            .order_by(col(Outbox.id))).all())
+    if not keys:
         return 0
     have = set(session.exec(select(PostImage.key).where(
-        PostImage.campaign_id == ctx.campaign_id,
-        col(PostImage.key).in_([e.key for e in entries]))).all())
+        PostImage.campaign_id == ctx.campaign_id, col(PostImage.key).in_(keys))).all())
     situation: Situation | None = None
     made = 0
-    for entry in entries:
-        tile = _inset_tile(session, entry.key)
-        if entry.key in have or tile is None or tile not in ctx.world:
+    for key in keys:
+        tile = _inset_tile(session, key, preview)
+        if key in have or tile is None or tile not in ctx.world:
             continue
         if situation is None:
-            situation = visible_to(load_situation(session, ctx, tick=tick, sightings=False),
-                                   PUBLIC)
-        session.add(PostImage(campaign_id=ctx.campaign_id, key=entry.key,
-                              name=f"inset-{tile}.png",
-                              caption=f"Around {ctx.world.tile(tile).label}"[:180],
-                              scene_json=scene_data(situation, around=tile,
-                                                    radius=ctx.settings.posts.inset_radius),
-                              created_at=at))
+            situation = visible_to(_situation(session, ctx, tick, preview), PUBLIC)
+        journal.request_image(session, {
+            "campaign_id": ctx.campaign_id, "key": key, "name": f"inset-{tile}.png",
+            "caption": f"Around {ctx.world.tile(tile).label}"[:180],
+            "scene_json": scene_data(situation, around=tile,
+                                     radius=ctx.settings.posts.inset_radius),
+            "created_at": at})
         made += 1
     return made
 
 
 def map_posts(session: Session, ctx: CampaignContext, *, tick: int, at: datetime,
-              months: Sequence[int]) -> None:
+              months: Sequence[int], preview: Previewed | None = None) -> None:
     """The tick's map pictures: the ``[Realm]`` post for the newest month begun in this tick
-    (if enabled) and inset maps (if enabled). Called once per tick, in its transaction."""
+    (if enabled) and inset maps (if enabled). Called once per tick, in its transaction, or
+    with the world the tick left in memory (``preview``: nothing is written; the month's
+    film's frames are kept in the preview's sink)."""
     posts = ctx.settings.posts
     if months and posts.realm_post:
-        queue_realm_post(session, ctx, month=max(months), tick=tick, at=at)
+        queue_realm_post(session, ctx, month=max(months), tick=tick, at=at, preview=preview)
     if posts.realm_film:
-        record_frame(session, ctx, tick=tick, at=at)
+        record_frame(session, ctx, tick=tick, at=at, preview=preview)
     if posts.inset_maps:
-        attach_insets(session, ctx, tick=tick, at=at)
+        attach_insets(session, ctx, tick=tick, at=at, preview=preview)

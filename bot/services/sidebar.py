@@ -43,7 +43,12 @@ def queue_clock(session: Session, ctx: CampaignContext, *, tick: int, at: dateti
     stale = (col(Outbox.campaign_id) == ctx.campaign_id, col(Outbox.kind) == KIND,
              col(Outbox.status) == OutboxStatus.PENDING, col(Outbox.attempts) == 0,
              col(Outbox.claimed_by).is_(None))
-    session.execute(delete(Outbox).where(*stale).execution_options(synchronize_session=False))
+    sink = journal.sink_of(session)
+    if sink is not None and not sink.writes:  # a preview: its own older entries go
+        sink.drop({r["key"] for r in sink.outbox if r["kind"] == KIND})
+    else:
+        session.execute(delete(Outbox).where(*stale)
+                        .execution_options(synchronize_session=False))
     journal.queue(session, ctx.campaign_id, key or f"widget:{tick}", KIND,
                   body=widget_text(ctx, tick, paused=paused, note=note), at=at, tick=tick,
                   target=posts.sidebar_widget_name, title=posts.sidebar_widget_name,

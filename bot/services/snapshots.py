@@ -69,9 +69,8 @@ about (``battle:7``). Restoring gives every row its old id back, and PostgreSQL'
 set to follow the restored rows (:func:`align_sequences`; SQLite reuses ids by itself), so the
 ticks applied again roll the same dice and create rows under the same ids.
 
-**Preview** (``maester tick --preview``, :mod:`bot.services.preview`) applies the due ticks
-in a transaction it rolls back; :func:`align_sequences` makes the real ticks then create (and
-roll for) the same ids.
+**Preview** (``maester tick --preview``, :mod:`bot.services.preview`) writes nothing at all:
+it advances the world in memory on a connection that only reads, so no sequence moves.
 
 The campaign's pause and its clock offset are not part of a snapshot (see
 :mod:`bot.services.pause`): taking back changes the world, not the calendar's holidays. A
@@ -167,7 +166,7 @@ CAMPAIGN_FIELDS = ("name", "subreddit", "season", "last_tick", "last_month")
 HEAVY_FIELDS = ("map_text", "catalogue_json")
 """The campaign's large columns, which only ``map update`` and ``catalogue load`` change: every
 snapshot keeps their digests, and those two commands' snapshots their values too."""
-SEEN_KINDS = frozenset({"post", "comment", "reply", "message"})
+SEEN_KINDS = frozenset({"post", "comment", "reply", "message", "webhook"})
 """Outbox kinds players or the public read: once delivered, taking them back needs force."""
 COMMAND_KINDS = frozenset({"adjust", "season", "relation", "character", "army_removed",
                            "skill_granted", "skill_removed", "catalogue_loaded", "map_updated",
@@ -729,7 +728,8 @@ class SentEntry:
 
     def describe(self) -> str:
         what = {"post": "public post", "comment": "comment", "reply": "modmail reply",
-                "message": "private message"}.get(self.kind, self.kind)
+                "message": "private message",
+                "webhook": "webhook notice (cannot be taken back)"}.get(self.kind, self.kind)
         where = f" {self.reddit_id}" if self.reddit_id else ""
         to = "" if self.kind in DELETABLE_KINDS else f" to {self.target}"
         return f"#{self.id} {what}{where}{to}: {self.title or '(no title)'}"
@@ -803,7 +803,7 @@ def plan(session: Session, ctx: CampaignContext, snapshot: Snapshot, now: dateti
             period = revealed_period(entry.key)
             if period is not None:
                 revealed.add(period)
-            if entry.kind in SEEN_KINDS:
+            if entry.kind in SEEN_KINDS and entry.reddit_id != "dropped":  # went out
                 result.sent.append(SentEntry(entry.id or 0, entry.kind, entry.target,
                                              entry.title, entry.reddit_id or ""))
         elif entry.status == OutboxStatus.PENDING and entry.claimed_by is not None \

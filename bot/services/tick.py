@@ -10,6 +10,11 @@ boundary the tick passes, keyed by month. Arrivals and battles are rows with a d
 Within a tick: monthly jobs, then muster completions, then movement (with detection rolls and
 encounters), then battles whose reaction window has closed. Dice are derived from the campaign
 secret and the event, so a replay gives the same rolls.
+
+The reporters (:data:`REPORTERS`) render the events into the journal's sink
+(:class:`bot.services.journal.Sink`), which the tick writes; :func:`preview_tick` runs the
+same tick in memory into a sink that only collects (``maester tick --preview``, the
+moderators' room: :mod:`bot.services.preview`).
 """
 
 from __future__ import annotations
@@ -51,15 +56,15 @@ from bot.render.posts import (
     secret_strength_note,
     siege_month_post,
 )
-from bot.services import absence, fairplay, forewarn, journal, pause, sidebar, snapshots
+from bot.services import absence, beacon, fairplay, forewarn, journal, pause, sidebar, snapshots
 from bot.services.catalogue import catalogue_of, fate_settings
-from bot.services.realm import map_posts
+from bot.services.realm import Previewed, map_posts
 from bot.services.sieges import end_siege
 from bot.services.world import (
     CampaignContext,
     current,
 )
-from bot.storage.army_rows import load_armies
+from bot.storage.army_rows import TickArmies, load_armies
 from bot.storage.battle_rows import insert_battles, load_battles, next_battle_id, save_battles
 from bot.storage.world_rows import (
     load_characters,
@@ -67,6 +72,7 @@ from bot.storage.world_rows import (
     load_holders,
     load_relations,
     load_sieges,
+    next_siege_ids,
     save_world,
 )
 from rules.campaign import calendar, detection
@@ -103,9 +109,12 @@ from rules.campaign.upkeep import (
     Troops,
 )
 from rules.campaign.world import (
+    ACTIVE_STATES,
     FREE_CHARACTERS,
     BattleStatus,
+    ClaimState,
     EventDice,
+    SiegeStatus,
     World,
     changed_claims,
 )
@@ -136,8 +145,11 @@ def catch_up(engine: Engine, ctx: CampaignContext, now: datetime, *,
     """
     reports: list[TickReport] = []
     first_snapshot: int | None = None  # the catch-up's first: kept whatever follows
+    fetcher = beacon.Fetcher(ctx.settings.dice) if beacon.enabled(ctx) else None
     while limit is None or len(reports) < limit:
-        with _collector_paused(), transaction(engine) as session:
+        if fetcher is not None:  # the tick's beacon round, stored before the tick uses it
+            beacon.prepare(engine, ctx, fetcher, now)
+        with collector_paused(), transaction(engine) as session:
             ctx, campaign = current(session, ctx, lock=True)  # the clock as stored
             if pause.holds(campaign):  # paused: nothing applies
                 break
@@ -162,7 +174,7 @@ def catch_up(engine: Engine, ctx: CampaignContext, now: datetime, *,
 
 
 @contextmanager
-def _collector_paused() -> Iterator[None]:
+def collector_paused() -> Iterator[None]:
     """Pause Python's cyclic garbage collector during one tick: a tick allocates thousands of
     short-lived values that hold no cycles, and the collector's full passes over them cost
     more than the tick's rules (memory is freed by reference counting as usual).
@@ -216,16 +228,13 @@ def apply_tick(session: Session, ctx: CampaignContext, campaign: Campaign, index
                ) -> TickReport:
     """Apply tick ``index`` inside the caller's transaction (the campaign row is locked): load
     the world, :func:`rules.campaign.tick.advance` it, write the difference, report the events
-    (:data:`REPORTERS`)."""
+    (:data:`REPORTERS`) into the journal's sink, which is then written."""
     # the unique key: a second application fails here and rolls back
     session.execute(insert(TICK_RUNS).values(campaign_id=ctx.campaign_id, tick=index))
     journal.start_buffering(session)
     at = ctx.tick_at(index)
-    report = TickReport(index, at)
-    state = _TickState(session, ctx, campaign, index, at, report)
-    reviewed = absence.review(session, ctx, index, ctx.tick_at(index - 1), at)
-    report.events.extend(reviewed.events)  # leaves ended, warnings, claims held
-    state.held = reviewed.held
+    state = _TickState(session, ctx, campaign, index, at, TickReport(index, at))
+    state.review()
     # One flush at the end: row changes go out as a few batched statements, however many
     # armies moved (the number of statements per tick must not grow with the armies).
     with session.no_autoflush:
@@ -234,31 +243,83 @@ def apply_tick(session: Session, ctx: CampaignContext, campaign: Campaign, index
         state.write(before, after)
         state.report_all(events)
     journal.flush_buffer(session)
-    map_posts(session, ctx, tick=index, at=at, months=report.months)  # map posts
-    sidebar.queue_clock(session, ctx, tick=index, at=at)  # the sidebar widget, if on
+    _after_events(session, ctx, index, at, state.report.months)
     campaign.last_tick = index
     session.add(campaign)
-    return report
+    return state.report
+
+
+def preview_tick(session: Session, ctx: CampaignContext, campaign: Campaign, index: int,
+                 previous: Previewed | None) -> tuple[TickReport, Previewed]:
+    """Tick ``index`` as :func:`apply_tick` would apply it after ``previous`` (None: the
+    stored world), in memory: the same review, :func:`advance`, the same reporters and map
+    posts, into the session's collecting sink (:func:`journal.start_collecting`). Nothing is
+    written, locked or numbered by a sequence: a siege the tick begins gets the id its row
+    would get (:func:`next_siege_ids`), a battle the rules' number."""
+    at = ctx.tick_at(index)
+    state = _TickState(session, ctx, campaign, index, at, TickReport(index, at),
+                       claims=dict(previous.world.claims) if previous else None)
+    state.review()
+    before = state.load() if previous is None else _as_loaded(previous)
+    after, events = advance(before, state.rules_tick(), state.dice)
+    after = state.number(before, after)
+    state.report_all(events)
+    known = dict(previous.battles) if previous else {}
+    for battle in (*before.battles, *after.battles,
+                   *(b for e in events if (b := getattr(e, "battle", None)) is not None)):
+        if battle.id is not None:
+            known[battle.id] = battle
+    done = Previewed(after, known)
+    _after_events(session, ctx, index, at, state.report.months, done)
+    return state.report, done
+
+
+def _after_events(session: Session, ctx: CampaignContext, index: int, at: datetime,
+                     months: Sequence[int], preview: Previewed | None = None) -> None:
+    """What a tick queues after its events: the map posts (:func:`map_posts`) and the
+    sidebar widget's clock (:func:`sidebar.queue_clock`), as applied or as previewed."""
+    map_posts(session, ctx, tick=index, at=at, months=months, preview=preview)
+    sidebar.queue_clock(session, ctx, tick=index, at=at)  # the sidebar widget, if on
+
+
+def _as_loaded(previous: Previewed) -> World:
+    """The world the next tick would load from what the previewed tick would have written:
+    the raised armies, active sieges, pending and spared battles, free characters (each by
+    id), and the next free battle number past every battle stored or previewed."""
+    w = previous.world
+    return replace(
+        w, armies={i: a for i, a in sorted(w.armies.items()) if a.state in ACTIVE_STATES},
+        claims=dict(sorted(w.claims.items())),
+        sieges=tuple(sorted((s for s in w.sieges if s.status is SiegeStatus.ACTIVE),
+                            key=lambda s: s.id)),
+        battles=tuple(sorted((b for b in w.battles if b.status in (BattleStatus.PENDING,
+                                                                   BattleStatus.SPARED)),
+                             key=lambda b: b.id or 0)),
+        characters={i: c for i, c in sorted(w.characters.items())
+                    if c.status in FREE_CHARACTERS},
+        next_battle_id=max([w.next_battle_id, *(i + 1 for i in previous.battles)]))
 
 
 class _TickState:
     """One tick: its world loaded from the rows, written back, and its events reported."""
 
     def __init__(self, session: Session, ctx: CampaignContext, campaign: Campaign, index: int,
-                 at: datetime, report: TickReport) -> None:
+                 at: datetime, report: TickReport,
+                 claims: dict[int, ClaimState] | None = None) -> None:
         self.session = session
         self.ctx = ctx
         self.campaign = campaign
         self.tick = index
         self.at = at
         self.report = report
-        self.claims = load_claims(session, ctx.campaign_id)
-        self.armies = load_armies(session, ctx.campaign_id)  # as the rules' values
+        self.claims = load_claims(session, ctx.campaign_id) if claims is None else claims
+        self._armies: TickArmies | None = None
         self._siege_ids: dict[int, int] = {}  # a new siege's stored id, by its rules' id
         self._battle_ids: dict[int, int] = {}  # a new battle's stored id, where not the rules'
         self._when: dict[datetime, str] = {}
         self.held: frozenset[int] = frozenset()  # claims held (bot.services.absence.review)
-        self.dice = EventDice(ctx.secret, fairplay.period_of(ctx, index))
+        self.beacon = beacon.tick_beacon(session, ctx, index)
+        self.dice = EventDice(ctx.secret, fairplay.period_of(ctx, index), self.beacon.value)
         # Keys queued by a tick are unique by construction (they name the tick or the army
         # and the tick applies once), so the outbox need not look each one up.
         session.info["outbox_keys_unique"] = True
@@ -290,13 +351,37 @@ class _TickState:
         self.report.events.append(summary)
 
     def post(self, key: str, title: str, body: str, flair: str = "") -> None:
+        body, footer = self.with_beacon(body)
         journal.queue(self.session, self.ctx.campaign_id, key, "post", title=title, body=body,
                       flair=flair, public=True, at=self.at, tick=self.tick,
-                      target=self.ctx.settings.campaign.subreddit)
+                      target=self.ctx.settings.campaign.subreddit, footer=footer)
 
     def notify(self, claim_id: int, key: str, subject: str, body: str) -> None:
+        body, footer = self.with_beacon(body)
         journal.notify_claim(self.session, self.ctx.campaign_id, claim_id, key, subject=subject,
-                             body=body, at=self.at, tick=self.tick)
+                             body=body + footer, at=self.at, tick=self.tick)
+
+    def with_beacon(self, body: str) -> tuple[str, str]:
+        """A post or note with dice gains the tick's beacon line and the verifiable mark with
+        its link (:func:`fairplay.dice_footer`); others are left as they are."""
+        if "dice: v1" not in body:
+            return body, ""
+        return fairplay.with_beacon(body, self.beacon), fairplay.dice_footer(self.ctx)
+
+    @property
+    def armies(self) -> TickArmies:
+        """The armies as read for this tick (one query, when first asked for)."""
+        if self._armies is None:
+            self._armies = load_armies(self.session, self.ctx.campaign_id)
+        return self._armies
+
+    def review(self) -> None:
+        """The claims' absences (:func:`absence.review`): leaves ended, warnings, claims
+        held; the held claims' marches stop in the tick."""
+        reviewed = absence.review(self.session, self.ctx, self.tick,
+                                  self.ctx.tick_at(self.tick - 1), self.at)
+        self.report.events.extend(reviewed.events)
+        self.held = reviewed.held
 
     # --- load, advance, write -----------------------------------------------------------
     def load(self) -> World:
@@ -305,7 +390,8 @@ class _TickState:
         holders and (after a flush: what the ORM changed counts) the free characters, one query
         each; the next free battle number."""
         cid = self.ctx.campaign_id
-        self.session.flush()
+        if journal.writes(self.session):
+            self.session.flush()
         wars, allies = load_relations(self.session, cid)  # allies join sides in battle
         return World(armies=self.armies.current(), claims=dict(self.claims),
                      sieges=load_sieges(self.session, cid),
@@ -344,6 +430,21 @@ class _TickState:
         self._battle_ids = {b.id: i for b, i in zip(new, stored, strict=True)
                            if b.id is not None and b.id != i}
 
+    def number(self, before: World, after: World) -> World:
+        """The preview's :meth:`write`: ``after`` with the ids the written rows would get (the
+        new sieges'), nothing written; the claims as the tick left them."""
+        for c in changed_claims(before, after):
+            self.claims[c.id] = c
+        new = [s for s in after.sieges if s.id <= 0 and s.id not in {x.id for x in
+                                                                     before.sieges}]
+        if not new:
+            return after
+        ids = next_siege_ids(self.session, len(new))
+        self._siege_ids = {s.id: i for s, i in zip(new, ids, strict=True)}
+        return replace(after, sieges=tuple(replace(s, id=self._siege_ids[s.id])
+                                           if s.id in self._siege_ids else s
+                                           for s in after.sieges))
+
     def report_all(self, events: Sequence[TickEvent]) -> None:
         """Journal the tick's events in order; queue their posts and notes (:data:`REPORTERS`:
         one reporter per kind of event)."""
@@ -355,7 +456,9 @@ class _TickState:
 
     # --- monthly jobs -------------------------------------------------------------------
     def report_month_begins(self, event: MonthBegins) -> None:
-        """The month's unique key: its jobs run once."""
+        """The month's unique key: its jobs run once (a preview keeps no key)."""
+        if not journal.writes(self.session):
+            return
         self.session.add(MonthlyRun(campaign_id=self.ctx.campaign_id, month=event.month,
                                     tick=self.tick))
         self.session.flush()
@@ -365,7 +468,8 @@ class _TickState:
         fairplay.month_begins(self.session, self.ctx, month=event.month, tick=self.tick,
                               at=self.at,
                               claims={c.id or 0: c.name for c in self.claims.values()})
-        self.campaign.last_month = event.month
+        if journal.writes(self.session):
+            self.campaign.last_month = event.month
         self.report.months.append(event.month)
 
     def report_improvement(self, event: ImprovementDone) -> None:

@@ -120,12 +120,36 @@ def public_target(url: str) -> str:
     return f"public:{fingerprint(url)}"
 
 
+GONE_PREFIX = "webhook:gone:"
+"""``BotState`` name of a public webhook that answered it no longer exists (its fingerprint)."""
+
+
+def mark_gone(session: Session, ctx: CampaignContext, target: str, reason: str,
+              now: datetime) -> None:
+    """A public webhook answered that it does not exist (404, 401): its later notices are
+    dropped until the config names another address (a new webhook has a new fingerprint)."""
+    kind, _, ref = target.partition(":")
+    if kind != "public":
+        return
+    name = GONE_PREFIX + ref
+    row = session.exec(select(BotState).where(BotState.campaign_id == ctx.campaign_id,
+                                              BotState.name == name)).first()
+    row = row or BotState(campaign_id=ctx.campaign_id, name=name)
+    row.value = json.dumps({"reason": reason[:200], "since": now.isoformat()})
+    row.updated_at = now
+    session.add(row)
+
+
 def resolve(session: Session, ctx: CampaignContext, target: str) -> str | None:
     """The address an outbox ``webhook`` entry goes to now; None when that webhook is gone
-    (removed from the config, or the claim turned it off): the entry is then dropped."""
+    (removed from the config, answered that it no longer exists, or the claim turned it
+    off): the entry is then dropped."""
     kind, _, ref = target.partition(":")
     if kind == "public":
-        return next((u for u in ctx.settings.webhooks.public if fingerprint(u) == ref), None)
+        url = next((u for u in ctx.settings.webhooks.public if fingerprint(u) == ref), None)
+        gone = session.exec(select(BotState.id).where(
+            BotState.campaign_id == ctx.campaign_id, BotState.name == GONE_PREFIX + ref)).first()
+        return None if gone is not None else url
     if kind == "claim" and ref.isdigit():
         return url_of(session, ctx, int(ref))
     return None

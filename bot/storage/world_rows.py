@@ -39,9 +39,11 @@ from sqlalchemy import (
     TypeDecorator,
     bindparam,
     cast,
+    func,
     insert,
     inspect,
     select,
+    text,
     type_coerce,
     update,
 )
@@ -493,3 +495,20 @@ def _copy(value: Any) -> Any:
     if isinstance(value, list):
         return [dict(v) if isinstance(v, dict) else v for v in value]
     return value
+
+
+def next_siege_ids(session: Session, count: int) -> list[int]:
+    """The ids the next ``count`` siege rows would get, read without taking them (a preview):
+    on PostgreSQL the siege id sequence's next values, on SQLite one more than the largest
+    stored id and on."""
+    connection = session.connection()
+    t = SIEGE_TABLE
+    if connection.dialect.name == "postgresql":
+        name = connection.execute(select(func.pg_get_serial_sequence(t.name, "id"))).scalar()
+        if name:
+            last, called = connection.execute(
+                text(f"SELECT last_value, is_called FROM {name}")).one()
+            first = int(last) + 1 if called else int(last)
+            return list(range(first, first + count))
+    first = int(connection.execute(select(func.max(t.c.id))).scalar() or 0) + 1
+    return list(range(first, first + count))

@@ -191,10 +191,14 @@ class Site:
             if scope is None:
                 self.failures.record(address)
                 raise HTTPException(404)
-            if moderators:
-                view = data.moderators(session, ctx)
-                return view, {"preview": data.due_next(view.data)}
-            return data.war_room(session, ctx, int(scope.split(":", 1)[1])), {}
+            if not moderators:
+                return data.war_room(session, ctx, int(scope.split(":", 1)[1])), {}
+            view = data.moderators(session, ctx)
+        # The next tick previewed on a read session of its own, closed and never committed
+        # (the preview changes the session's objects in memory; the connection cannot write).
+        with Session(self.engine, autoflush=False) as session:
+            view.data["preview"] = data.next_tick(session, ctx)
+        return view, {}
 
     # ------------------------------------------------------------------ routes
 

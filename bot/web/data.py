@@ -53,11 +53,12 @@ from bot.mapimage.scene import (
     claim_colours,
 )
 from bot.render.notes import shortfall_text
-from bot.services import forewarn, proposals
+from bot.services import beacon, forewarn, proposals
 from bot.services.battle_odds import attacker_wins
 from bot.services.fairplay import DICE_KEY, first_tick_of, period_of
 from bot.services.journal import players_of
 from bot.services.mapview import IN_MAP_STATES, load_situation
+from bot.services.preview import preview_session
 from bot.services.world import CampaignContext, all_claims, current
 from bot.storage.army_rows import load_records
 from rules import fairdice
@@ -191,6 +192,7 @@ def _dice_lines(session: Session, ctx: CampaignContext, period: int, *, branch: 
     query = query.where(col(Event.public)) if claim_id is None else \
         query.where(Event.claim_id == claim_id)
     out: list[dict[str, Any]] = []
+    parsed_lines: list[tuple[Event, str, fairdice.DiceLine]] = []
     for e in session.exec(query.order_by(col(Event.id))).all():
         line = e.data_json.get(DICE_KEY) if isinstance(e.data_json, dict) else None
         if not line:
@@ -199,11 +201,19 @@ def _dice_lines(session: Session, ctx: CampaignContext, period: int, *, branch: 
             parsed = fairdice.DiceLine.parse(str(line))
         except ValueError:
             continue
-        if parsed.event.branch != branch:
-            continue
-        out.append({"event": e.id, "summary": e.summary, "line": str(line),
+        if parsed.event.branch == branch:
+            parsed_lines.append((e, str(line), parsed))
+    # The beacon rounds the lines are bound to: the browser derives each round's randomness
+    # from its signature (SHA-256); it does not check the BLS signature itself.
+    rounds = beacon.by_round(session, ctx, {p.beacon_round for _, _, p in parsed_lines
+                                            if p.beacon_round is not None})
+    for e, line, parsed in parsed_lines:
+        bound = rounds.get(parsed.beacon_round) if parsed.beacon_round is not None else None
+        out.append({"event": e.id, "summary": e.summary, "line": line,
                     "key": parsed.event.key, "orders": parsed.event.entropy,
                     "period": parsed.event.period,
+                    "beacon": parsed.beacon_round,
+                    "beacon_signature": bound.signature.hex() if bound else "",
                     "rolls": [[s, v] for s, v in parsed.rolls]})
     return out
 
@@ -497,22 +507,43 @@ def moderators(session: Session, ctx: CampaignContext) -> View:
     }, scene)
 
 
-def due_next(mod: dict[str, Any]) -> list[str]:
-    """What the next tick is due to do, read from the moderators' view: musters that
-    complete, marches that arrive, battles fought then. (``maester tick --preview`` applies
-    the tick and rolls it back; these pages only read.)"""
-    at = mod["next_tick"]
-    out = []
-    for a in mod["armies"]:
-        if a["ready"] == at:
-            out.append(f"{a['claim']}: the muster of {a['kind']} {a['id']} completes")
-        if a["arrives"] == at:
-            out.append(f"{a['claim']}: {a['kind']} {a['id']} arrives at "
-                       f"{a['path'][-1] if a['path'] else a['tile']}")
-    for b in mod["battles"]:
-        if b["fought_at"] == at:
-            out.append(f"{b['kind']} at {b['tile_name'] or b['tile']}: {b['attacker']} vs "
-                       f"{b['defender']} is fought")
+PREVIEW_KINDS = {"battle": "battles", "encounter": "battles", "battle_void": "battles",
+                 "retreat": "battles", "retreat_failed": "battles", "arrival": "arrivals",
+                 "muster_done": "musters"}
+"""The journal kinds the moderators' preview lists apart (the rest under "everything")."""
+
+
+def next_tick(session: Session, ctx: CampaignContext) -> dict[str, Any]:
+    """The next tick as it would happen, for the moderators' room: the real preview
+    (:func:`bot.services.preview.preview_session`: the world advanced in memory, the tick's
+    own reporters, nothing written) of the one tick after the last applied. ``session`` must
+    be a read session of its own, closed (never committed) afterwards. Hidden facts are all
+    here (private notes, undetected armies, secret bonuses): moderators only."""
+    ctx, campaign = current(session, ctx)  # the clock as stored
+    index = campaign.last_tick + 1
+    names = {c.id or 0: c.name for c in all_claims(session, ctx)}
+    shown = preview_session(session, ctx, ctx.tick_at(index), limit=1)
+    out: dict[str, Any] = {"tick": index, "at": iso(ctx.tick_at(index)),
+                           "paused": campaign.paused_at is not None, "battles": [],
+                           "arrivals": [], "musters": [], "everything": [], "posts": [],
+                           "notes": [], "moderators": [], "months": []}
+    for tick in shown:
+        out["months"] = [str(calendar.date_of_month_number(m, ctx.rules)) for m in tick.months]
+        for row in tick.journal:
+            line = {"kind": row["kind"], "summary": row["summary"], "public": row["public"],
+                    "claim": names.get(row["claim_id"] or 0, "")}
+            out[PREVIEW_KINDS.get(row["kind"], "everything")].append(line)
+        notes: dict[tuple[str, str, str], list[str]] = {}
+        for q in tick.queued:
+            if q.kind == "post":
+                out["posts"].append({"title": q.title, "body": q.body})
+            elif q.kind == "mod":
+                out["moderators"].append({"title": q.title, "body": q.body})
+            else:  # the same note to each player of a claim: shown once, with the players
+                notes.setdefault((names.get(q.claim_id or 0, "?"), q.title, q.body),
+                                 []).append(q.target)
+        out["notes"] = [{"claim": claim, "players": players, "title": title, "body": body}
+                        for (claim, title, body), players in notes.items()]
     return out
 
 

@@ -53,6 +53,8 @@ class Placed(Occupant, Protocol):
     it is doing, its troops and where it is (the rules' army value or a stored army)."""
 
     @property
+    def id(self) -> int | None: ...
+    @property
     def tile(self) -> str: ...
 
 

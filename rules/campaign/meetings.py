@@ -31,7 +31,10 @@ class Presence:
     """One army on a tile at the end of a tick.
 
     ``since`` is the tick from which it has stood there (None while in transit: it has just
-    come). ``kind`` separates land armies from fleets.
+    come). ``kind`` separates land armies from fleets. ``rank``: where the army comes among
+    the others by what it is, not by its number (the tick gives each army its place in
+    :func:`rules.campaign.world.army_order`); only armies of one claim that came on the same
+    tick are told apart by it.
     """
 
     army: int
@@ -39,6 +42,7 @@ class Presence:
     tile: str
     kind: str
     since: int | None
+    rank: int = 0
 
 
 def hostile_meetings(presences: Sequence[Presence], at_war: Callable[[int, int], bool],
@@ -47,10 +51,10 @@ def hostile_meetings(presences: Sequence[Presence], at_war: Callable[[int, int],
 
     Armies in ``busy`` (already in a pending battle) start no new one. On each tile, armies are
     taken in the order they came (longest standing first, armies in transit last, then by
-    claim: never by army number, so who attacks does not depend on it); each army not yet
-    paired meets the first earlier army of a claim at war with its own, of the same kind, that
-    is not paired either. The result is ordered by tile, then by
-    that order, so it does not depend on the order of ``presences``. Two claims meet once on a
+    claim, then by ``rank``: never by army number, so who attacks does not depend on it); each
+    army not yet paired meets the first earlier army of a claim at war with its own, of the
+    same kind, that is not paired either. The result is ordered by tile, then by that order,
+    so it does not depend on the order of ``presences``. Two claims meet once on a
     tile (every army of theirs there fights in that battle, on its claim's side).
     """
     by_tile: dict[str, list[Presence]] = {}
@@ -60,7 +64,7 @@ def hostile_meetings(presences: Sequence[Presence], at_war: Callable[[int, int],
     found: list[tuple[Presence, Presence]] = []
     for tile in sorted(by_tile):
         here = sorted(by_tile[tile], key=lambda p: (p.since is None, p.since or 0, p.claim,
-                                                     p.army))
+                                                     p.rank, p.army))
         paired: set[int] = set()
         sides: set[tuple[str, frozenset[int]]] = set()
         for i, later in enumerate(here):

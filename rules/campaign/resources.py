@@ -70,8 +70,6 @@ class Occupant(Protocol):
     """An army as :func:`tile_holder` reads it (the rules' army value or a stored army)."""
 
     @property
-    def id(self) -> int | None: ...
-    @property
     def claim_id(self) -> int: ...
     @property
     def state(self) -> ArmyState: ...
@@ -90,12 +88,13 @@ def tile_holder(armies: Iterable[Occupant], rules: RulesConfig, *, recorded: int
     """The claim receiving a resource tile's benefit now, from the ``armies`` on the tile.
 
     The claims with standing armies there occupy it, each with its armies' strength by the
-    battle weights, listed in the order they came (earliest standing first, then by army);
+    battle weights, listed in the order they came (earliest standing first, then by claim:
+    never by the armies' numbers);
     ``recorded`` is the holder so far, ``ceded_to`` the occupant the holder let have it (it
     counts only while that claim is still there): :func:`benefit_holder` decides.
     """
     standing = sorted((a for a in armies if a.state is ArmyState.STANDING),
-                      key=lambda a: (a.stationary_since or 0, a.id or 0))
+                      key=lambda a: (a.stationary_since or 0, a.claim_id))
     strengths: dict[int, int] = {}
     for a in standing:
         strengths[a.claim_id] = strengths.get(a.claim_id, 0) + (

@@ -27,7 +27,9 @@ from rules.campaign.world import (
     ClaimState,
     Modifiers,
     World,
+    army_order,
     fighting_side,
+    in_army_order,
     war_key,
 )
 from rules.campaign.worldmap import WorldMap
@@ -72,13 +74,13 @@ def side_armies(world: World, lead: Army, other: Army | int) -> tuple[Army, ...]
     """The armies that fight with ``lead`` against ``other`` (an army, or a claim whose
     garrison it is) on ``lead``'s tile: ``lead`` first, then every other army of the same kind
     on that tile, out in the field (:data:`FIGHTING`), whose claim joins ``lead``'s side
-    (:func:`joins`), by id."""
+    (:func:`joins`), in :func:`~rules.campaign.world.army_order` (never by number)."""
     against = other if isinstance(other, int) else other.claim_id
     others = [a for a in world.armies.values()
               if a.id != lead.id and a.tile == lead.tile and a.kind is lead.kind
               and a.state in FIGHTING and (isinstance(other, int) or a.id != other.id)
               and joins(world, a.claim_id, lead.claim_id, against)]
-    return (lead, *sorted(others, key=lambda a: a.id))
+    return (lead, *in_army_order(others))
 
 
 def fighting_sides(world: World, attacker: Army, defender: Army, *, map: WorldMap, tick: int,
@@ -112,12 +114,13 @@ def join_wars(world: World, attackers: Iterable[int], defenders: Iterable[int]) 
 def garrison_armies(world: World, claim_id: int, tile: str,
                     armies: Iterable[Army] | None = None) -> tuple[Army, ...]:
     """The land armies of claim ``claim_id`` in the garrison of holdfast ``tile``: mustering,
-    inside or standing there (:data:`GARRISON_STATES`), by id. ``armies``: the armies to look
+    inside or standing there (:data:`GARRISON_STATES`), in
+    :func:`~rules.campaign.world.army_order`. ``armies``: the armies to look
     at (default the world's)."""
     return tuple(sorted((a for a in (armies if armies is not None else world.armies.values())
                          if a.claim_id == claim_id and a.tile == tile
                          and a.kind is ArmyKind.LAND and a.state in GARRISON_STATES),
-                        key=lambda a: a.id))
+                        key=army_order))
 
 
 def garrison_count(world: World, claim: ClaimState, tile: str,

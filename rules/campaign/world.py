@@ -24,6 +24,7 @@ Every value is immutable: a rule that changes something returns a new value
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from datetime import datetime
@@ -41,6 +42,7 @@ from rules.campaign.upkeep import SlainLedger
 from rules.campaign.worldmap import WorldMap
 from rules.fairdice import (
     PUBLIC,
+    Beacon,
     EventKey,
     FairDice,
     branch_secret,
@@ -73,6 +75,7 @@ __all__ = [
     "SiegeState",
     "SiegeStatus",
     "World",
+    "army_order",
     "army_side",
     "battle_side",
     "captured",
@@ -81,6 +84,7 @@ __all__ = [
     "evolve",
     "fighting_side",
     "gone",
+    "in_army_order",
     "is_stationary",
     "moved",
     "war_key",
@@ -291,6 +295,39 @@ def moved(army: Army, tile: str, travelled: tuple[str, ...], march: March,
     _set(new, "meta", meta)
     _set(new, "accepted_at", army.accepted_at)
     return new
+
+
+def _optional(value: int | None) -> tuple[bool, int]:
+    return value is None, value or 0
+
+
+_STATE_ORDER = {state: i for i, state in enumerate((
+    ArmyState.STANDING, ArmyState.BESIEGING, ArmyState.GARRISON, ArmyState.MUSTERING,
+    ArmyState.MARCHING, ArmyState.RETREATING, ArmyState.GONE))}
+"""The states in :func:`army_order`: the armies holding their tile first, those on the move
+after them."""
+
+
+def army_order(army: Army) -> tuple[Any, ...]:
+    """Where ``army`` comes among other armies wherever a rule needs an order and says none:
+    by what it is (claim, kind, tile, state (holding its tile before on the move), troops,
+    times, march, commander, equipment, bookkeeping), never by its number, so that renumbering
+    the armies changes nothing a tick does ("All armies move at once" in docs/rules.md). Two
+    armies that differ in nothing but their number are interchangeable: their numbers break
+    the tie, and whichever comes first the world is the same up to renumbering."""
+    m = army.march
+    return (army.claim_id, army.kind.value, army.tile, _STATE_ORDER[army.state], army.infantry,
+            army.cavalry, army.ships, _optional(army.stationary_since),
+            _optional(army.arrival_tick), army.retreat_penalty, _optional(army.ready_tick),
+            m.path, m.costs, m.saved, _optional(m.depart_tick), army.travelled,
+            _optional(army.commander_id), army.equipment,
+            army.accepted_at.isoformat() if army.accepted_at else "",
+            json.dumps(army.meta, sort_keys=True, default=str), army.id)
+
+
+def in_army_order(armies: Iterable[Army]) -> list[Army]:
+    """``armies`` sorted by :func:`army_order`."""
+    return sorted(armies, key=army_order)
 
 
 def is_stationary(army: Army, tick: int, began: int | None = None) -> bool:
@@ -533,6 +570,8 @@ class EventDice:
 
     secret: str
     period: int
+    beacon: Beacon | None = None
+    """The public beacon round of the tick (None: commit-reveal alone), mixed into every seed."""
     _branches: dict[str, bytes] = field(default_factory=dict, init=False, repr=False,
                                         compare=False)
     """The secret of each branch rolled on so far (a tick rolls hundreds of times on a few
@@ -540,7 +579,7 @@ class EventDice:
 
     def roll(self, key: str, *, branch: str = PUBLIC, orders: Iterable[str] = ()
              ) -> tuple[FairDice, EventKey]:
-        event = EventKey(self.period, branch, key, format_entropy(orders))
+        event = EventKey(self.period, branch, key, format_entropy(orders), self.beacon)
         secret = self._branches.get(branch)
         if secret is None:
             secret = self._branches[branch] = branch_secret(self.secret, self.period, branch)

@@ -56,9 +56,11 @@ class World:
                  catalogue: Mapping[str, Any] | None = None,
                  characters: Mapping[str, Any] | None = None,
                  rules: Mapping[str, Any] | None = None, seed: str = "issue-6",
-                 map_text: str | None = None) -> None:
-        url = f"sqlite:///{tmp_path / 'campaign.db'}"
+                 map_text: str | None = None, dice: Mapping[str, Any] | None = None,
+                 url: str | None = None) -> None:
+        url = url or f"sqlite:///{tmp_path / 'campaign.db'}"
         self.settings = parse_settings({
+            "dice": dict(dice or {}),
             "campaign": {"database_url": url, "moderators": ["mod_jane"]},
             "catalogue": dict(catalogue) if catalogue is not None else {"file": "demo"},
             "characters": dict(characters or {}),

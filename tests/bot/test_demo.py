@@ -133,3 +133,18 @@ def test_the_demo_shows_a_player_going_on_leave_and_coming_back(demo: tuple[obje
     assert "Noted: House Arryn is away until" in text
     assert "(hunting in the Mountains of the Moon)" in text
     assert "Your leave ended on" in text  # the private welcome back, three days on
+
+
+def test_the_demo_verifies_a_beacon_bound_battle(demo: tuple[object, str]) -> None:
+    """The battle at Riverrun is bound to a round of the demo's local beacon: its post names
+    the round and carries the verifiable mark, and `maester verify` checks it, signature
+    and all."""
+    report, text = demo
+    posts = [item for item in report.transcript  # type: ignore[attr-defined]
+             if item.startswith("\n=== ")]
+    battle = next(p for p in posts if "Battle at Riverrun" in p)
+    assert "beacon: drand chain=" in battle and "beacon=" in battle
+    assert "Verifiable dice" in battle
+    verify = text[text.index("$ maester verify"):]
+    assert verify.splitlines()[1].startswith("OK ")
+    assert "(signature checked)" in verify.splitlines()[1]

@@ -337,8 +337,11 @@
 
   // The dice of one event: a SHA-256 counter stream of 32-bit big-endian words, with the
   // top values that would bias a die thrown away.
-  async function replay(secret, key, orders, sides) {
-    const seed = await hmac(secret, `${key}|${orders}`);
+  // A line bound to a public beacon round mixes in "drand:<round>:<randomness>", the
+  // randomness being the SHA-256 of the round's signature (the BLS signature itself is not
+  // checked here: docs/verify_dice.py and `maester verify` do that).
+  async function replay(secret, key, orders, sides, mix) {
+    const seed = await hmac(secret, `${key}|${orders}` + (mix ? `|${mix}` : ""));
     let block = 0;
     let words = [];
     async function word() {
@@ -383,8 +386,18 @@
            "the secret does not match its commitment");
       for (const line of reveal.querySelectorAll(".dice-line")) {
         const rolls = JSON.parse(line.dataset.rolls);
+        let mix = "";
+        if (line.dataset.beacon) {
+          if (!line.dataset.signature) {
+            mark(line.querySelector(".verdict"), false,
+                 `beacon round ${line.dataset.beacon} is not on this page`);
+            continue;
+          }
+          const randomness = hex(await sha256(unhex(line.dataset.signature)));
+          mix = `drand:${line.dataset.beacon}:${randomness}`;
+        }
         const got = await replay(secret, line.dataset.key, line.dataset.orders,
-                                 rolls.map((r) => r[0]));
+                                 rolls.map((r) => r[0]), mix);
         const bad = rolls.findIndex((r, i) => r[1] !== got[i]);
         mark(line.querySelector(".verdict"), bad < 0,
              bad < 0 ? "" : `roll ${bad + 1}: printed ${rolls[bad][1]}, the secret gives ${got[bad]}`);

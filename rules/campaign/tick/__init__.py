@@ -3,8 +3,10 @@
 ``advance_*`` functions take the world before a phase and return the world after it with the
 events of the phase, in the order they happened (plain values: the services journal them and
 render posts and messages from them; nothing here is markdown). Dice come from
-:class:`~rules.campaign.world.EventDice`, keyed per event exactly as the tick has always keyed
-them, so a replay, the demo and a database tick roll the same dice.
+:class:`~rules.campaign.world.EventDice`, keyed per event (docs/dice.md "Event keys"; never by
+an army's number: where the rules need an order among armies they take
+:func:`~rules.campaign.world.army_order`), so a replay, the demo and a database tick roll the
+same dice, and renumbering the armies changes nothing.
 
 The phases of a tick, in order, one file per rule area: :mod:`.economy` (monthly jobs, resource
 tile holders), :mod:`.movement` (musters, marches, detection, encounters), :mod:`.battle`

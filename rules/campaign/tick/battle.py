@@ -79,6 +79,7 @@ from rules.campaign.world import (
     captured,
     fighting_side,
     gone,
+    in_army_order,
 )
 from rules.fairdice import claim_branch
 
@@ -575,13 +576,11 @@ def advance_meetings(world: World, tick: Tick) -> tuple[World, list[TickEvent]]:
         if first_claim.setdefault(a.tile, a.claim_id) != a.claim_id:
             shared.add(a.tile)
     presences = []
-    for a in present:
-        if a.tile not in shared:
-            continue
+    for rank, a in enumerate(in_army_order(a for a in present if a.tile in shared)):
         moving = a.state in (ArmyState.MARCHING, ArmyState.RETREATING) \
             and marches_on(tick.index, a.march.depart_tick)
         presences.append(Presence(a.id, a.claim_id, a.tile, a.kind,
-                                  None if moving else a.stationary_since))
+                                  None if moving else a.stationary_since, rank))
     armies = dict(world.armies)
     battles = list(world.battles)
     events: list[TickEvent] = []

@@ -44,7 +44,9 @@ from rules.campaign.world import (
     EventDice,
     March,
     World,
+    army_order,
     evolve,
+    in_army_order,
     moved,
 )
 from rules.fairdice import claim_branch
@@ -78,7 +80,9 @@ def advance_musters(world: World, tick: Tick) -> tuple[World, list[TickEvent]]:
 
 def observers_of(world: World, tick: Tick) -> dict[str, tuple[int, ObserverKind]]:
     """The tiles watched this tick and the claim watching from each: every claim's holdfast,
-    and every resource tile a standing army holds (the first such army, by id)."""
+    and every resource tile a standing army holds (the claim of the army standing there the
+    longest; between armies that came on the same tick, the first by
+    :func:`~rules.campaign.world.army_order`: never by the armies' numbers)."""
     found: dict[str, tuple[int, ObserverKind]] = {}
     for claim in world.claims.values():
         found[claim.holdfast] = (claim.id, ObserverKind.HOLDFAST)
@@ -89,8 +93,12 @@ def observers_of(world: World, tick: Tick) -> dict[str, tuple[int, ObserverKind]
             else:
                 found[tile] = (row.claim_id, ObserverKind.HOLDFAST)
     resource = resource_ids(tick.map)
-    for a in world.armies.values() if resource else ():
-        if a.state is ArmyState.STANDING and a.tile in resource and a.tile not in found:
+    occupants = sorted((a for a in world.armies.values() if a.state is ArmyState.STANDING
+                        and a.tile in resource), key=lambda a: (a.stationary_since or 0,
+                                                                army_order(a))) \
+        if resource else ()
+    for a in occupants:
+        if a.tile not in found:
             found[a.tile] = (a.claim_id, ObserverKind.RESOURCE_TILE)
     return found
 
@@ -136,7 +144,13 @@ class _Moves:
     roll, an encounter) and once at the end of the step, looks for enemies only on the tiles
     where an army of a claim at war stands (:attr:`held`), and moves the army in the index of
     the tiles once per step (no other army's step runs meanwhile, and no army stops or is
-    guarded by itself, so where it stands in between counts for nothing)."""
+    guarded by itself, so where it stands in between counts for nothing).
+
+    The armies step in :func:`~rules.campaign.world.army_order`, never in the order of their
+    numbers: the steps are settled for all armies at once (:meth:`settle`), so the order
+    decides only the order of the events, which battle begun on the march gets which number,
+    and the count in each detection roll's key (``detect:TICK:TILE:N``, the Nth roll from
+    watching tile TILE this tick)."""
 
     def __init__(self, world: World, tick: Tick, dice: EventDice) -> None:
         self.world = world
@@ -155,6 +169,9 @@ class _Moves:
         self.entering: dict[int, tuple[int, Fraction]] = {}
         """How many tiles of its path each stepping army's saving covers this tick, and what
         it saves (:func:`enter_tiles`), worked out once per army."""
+        self.standing: dict[str, list[Army]] = {}
+        """The armies standing on each tile as the phase begins (the guards of a watching
+        tile: :meth:`guard`)."""
         self.limits: dict[int, int] = {}
         """How many tiles each army on the move of a claim at war enters this tick
         (:meth:`settle`; an army of a claim at peace meets nobody)."""
@@ -167,8 +184,11 @@ class _Moves:
                 here.append(a.id)
             if a.state in _MOVING:
                 moving.append(a)
-            elif a.state in _HOLDING and a.claim_id in warring:
-                held.add(a.tile)
+            else:
+                if a.state is ArmyState.STANDING:
+                    self.standing.setdefault(a.tile, []).append(a)
+                if a.state in _HOLDING and a.claim_id in warring:
+                    held.add(a.tile)
         self.battles: list[BattleState] = list(world.battles)
         self.events: list[TickEvent] = []
         self.budgets: dict[tuple[int, int, ArmyKind, tuple[Modifier, ...]], Fraction] = {}
@@ -177,6 +197,8 @@ class _Moves:
         self.watched: dict[str, list[tuple[str, tuple[int, ObserverKind]]]] = {}
         self.targets: dict[tuple[int, ObserverKind, tuple[Modifier, ...],
                                  tuple[Modifier, ...]], Target] = {}
+        self.rolls: dict[str, int] = {}
+        """How many detection rolls each watching tile has made this phase."""
 
     def budget(self, a: Army) -> Fraction:
         """:func:`budget`, worked out once per size, kind and modifiers in this phase."""
@@ -194,8 +216,8 @@ class _Moves:
     def move_all(self) -> None:
         self.watch(observers_of(self.world, self.tick))
         index = self.tick.index
-        stepping = [a for a in self.moving  # (no tile is entered on the departure tick itself)
-                    if a.march.path and marches_on(index, a.march.depart_tick)]
+        stepping = in_army_order(  # (no tile is entered on the departure tick itself)
+            a for a in self.moving if a.march.path and marches_on(index, a.march.depart_tick))
         for a in stepping:
             m = a.march
             self.entering[a.id] = enter_tiles(m.costs, 0, m.saved, self.budget(a), self.savings)
@@ -316,7 +338,10 @@ class _Moves:
             if a.meta is not meta:
                 a = evolve(a, meta=meta)
             rolled.add(f"{a.march.depart_tick}:{tile_id}")
-            dice, event = self.dice.roll_for(f"detect:{self.tick.index}:{a.id}:{tile_id}", a,
+            # keyed by the watching tile and the roll's count there, never by the army's
+            # number (nor its claim or place: an unseen army's key reaches the watcher)
+            n = self.rolls[tile_id] = self.rolls.get(tile_id, 0) + 1
+            dice, event = self.dice.roll_for(f"detect:{self.tick.index}:{tile_id}:{n}", a,
                                              branch=claim_branch(watcher[0]))
             watching = self.tick.modifiers.observer(watcher[0], tile_id)
             result = roll_against(self.target(a, watcher[1], watching), dice)
@@ -346,20 +371,21 @@ class _Moves:
 
     def guard(self, a: Army, claim_id: int, tile_id: str) -> int | None:
         """A standing army of the watching claim on the watching tile may intercept a marching
-        force it sighted, until the next tick."""
+        force it sighted, until the next tick: one that stood there as the phase began (the
+        first by :func:`~rules.campaign.world.army_order`), so no army's step decides
+        another's guard."""
         if a.state is not ArmyState.MARCHING:
             return None
-        for g in self.on_tile(tile_id):
-            if g.claim_id == claim_id and g.state is ArmyState.STANDING and g.kind is a.kind:
-                return g.id
-        return None
+        guards = [g for g in self.standing.get(tile_id, ())
+                  if g.claim_id == claim_id and g.kind is a.kind]
+        return min(guards, key=army_order).id if guards else None
 
     def encounter(self, a: Army) -> bool:
         """A marching (or retreating) army that has stopped on a tile where an enemy at war
         stood as the phase began (and still stands) fights it (a retreat passing through an
         enemy is stopped too); one it met on the move meets it in :func:`advance_meetings`."""
         for other in sorted(self.on_tile(a.tile), key=lambda o: (o.stationary_since or 0,
-                                                                 o.claim_id, o.id)):
+                                                                 army_order(o))):
             if other.id == a.id or other.kind is not a.kind or other.id in self.limits:
                 continue
             if other.state not in _HOLDING:

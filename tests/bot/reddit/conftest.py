@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 import shutil
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -54,8 +54,9 @@ SLOW = 0.8
 DEMO_PLAYERS = tuple(p for entry in DEMO_ROSTER for p in entry["players"])
 
 
-def settings_for(url: str, database_url: str, **bot: Any) -> Settings:
-    """Settings pointing real PRAW at the sandbox at ``url``."""
+def settings_for(url: str, database_url: str, *, dice: Mapping[str, Any] | None = None,
+                 **bot: Any) -> Settings:
+    """Settings pointing real PRAW at the sandbox at ``url`` (``dice``: more ``[dice]``)."""
     return parse_settings({
         "campaign": {"database_url": database_url, "subreddit": SUBREDDIT,
                      "moderators": [MODERATOR]},
@@ -67,7 +68,7 @@ def settings_for(url: str, database_url: str, **bot: Any) -> Settings:
                 "sends_per_minute": 0, **bot},
         # These tests count the posts and messages of their own scenarios; the [Dice] posts
         # (commit and reveal) are tested in tests/bot/services/test_fairplay*.py and the demo.
-        "dice": {"publish": False},
+        "dice": {"publish": False, **(dice or {})},
     })
 
 
@@ -218,11 +219,12 @@ def _sqlite_copy(database_url: str, tmp_factory: pytest.TempPathFactory, now: da
 
 def make_harness(sandbox: RedditSandbox, database_url: str,
                  tmp_factory: pytest.TempPathFactory | None = None,
-                 clock: ManualClock | None = None, **bot: Any) -> Harness:
+                 clock: ManualClock | None = None, dice: Mapping[str, Any] | None = None,
+                 **bot: Any) -> Harness:
     """The harness on ``database_url`` (SQLite with ``tmp_factory``: a copy of a template);
-    ``clock`` defaults to a manual clock at the wall-clock time."""
+    ``clock`` defaults to a manual clock at the wall-clock time; ``dice``: more ``[dice]``."""
     add_demo_players(sandbox)
-    settings = settings_for(sandbox.url, database_url, **bot)
+    settings = settings_for(sandbox.url, database_url, dice=dice, **bot)
     clock = clock or ManualClock(datetime.now(UTC))
     if tmp_factory is not None and database_url.startswith("sqlite:///"):
         _sqlite_copy(database_url, tmp_factory, clock.now(), settings)

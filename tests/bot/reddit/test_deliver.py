@@ -337,7 +337,9 @@ def _to_a_tick_before_month_end(bot: Harness) -> None:
 
 def test_a_claims_news_goes_into_one_dispatch_conversation(bot: Harness) -> None:
     """One tick's notes for a claim arrive as ONE message; the next tick's notes are a
-    reply in the same conversation; a new in-game month starts a new one."""
+    reply in the same conversation, and so are a new in-game month's (#30: with the default
+    calendar a month is a real day); after ``[bot] dispatch_days`` of real time (a week)
+    the next note starts a new one."""
     _to_a_tick_before_month_end(bot)
     for n in range(4):
         _notify(bot, f"upkeep:1:{n}", f"Note {n}")
@@ -356,7 +358,13 @@ def test_a_claims_news_goes_into_one_dispatch_conversation(bot: Harness) -> None
     stark = [c for c in bot.sandbox.conversations() if c.participant == "ned_stark"]
     assert len(stark) == 1 and stark[0].num_messages == 2
     month_ticks = bot.ctx.rules.month_length // timedelta(hours=bot.ctx.rules.tick_hours)
+    bot.clock.advance(bot.ctx.rules.month_length)
     _notify(bot, "upkeep:1:month", "Next month", tick=tick + month_ticks)
+    bot.publish()
+    stark = [c for c in bot.sandbox.conversations() if c.participant == "ned_stark"]
+    assert len(stark) == 1 and stark[0].num_messages == 3
+    bot.clock.advance(timedelta(days=bot.settings.bot.dispatch_days))
+    _notify(bot, "upkeep:1:week", "A week later")
     bot.publish()
     stark = [c for c in bot.sandbox.conversations() if c.participant == "ned_stark"]
     assert len(stark) == 2 and stark[0].subject != stark[1].subject
@@ -460,3 +468,32 @@ def test_pacing_defaults_keep_a_tick_within_minutes() -> None:
             fake.now += 1.0  # the next round
         defaults.sent(kind)
     assert 5 * 60 <= fake.now - 1000.0 < 10 * 60  # 100 sends at 20 a minute
+
+
+@pytest.mark.parametrize("moderates", [False, True], ids=["player", "player-moderator"])
+def test_a_lost_create_answer_never_makes_a_second_dispatch_conversation(
+        bot: Harness, moderates: bool) -> None:
+    """#30: Reddit stores the new dispatch conversation but the answer is lost. A later note
+    for the claim, sent while the first one waits out its back-off, finds that conversation
+    and replies into it; the first note's retry finds its copy there. One conversation (a
+    Mod Discussion when the player moderates the subreddit)."""
+    if moderates:
+        bot.sandbox.add_moderator(SUBREDDIT, "ned_stark")
+    _to_a_tick_before_month_end(bot)
+    bot.sandbox.add_fault(Fault.stored_then_error(504), method="POST",
+                          path="/api/mod/conversations")
+    _notify(bot, "a:1", "First")
+    assert bot.publish().retry_later == 1
+    _notify(bot, "b:1", "Second", tick=bot.ctx.tick_of(bot.clock.now()) + 1)
+    assert bot.publish().delivered == 1  # "a:1" is still backing off
+    bot.clock.advance(timedelta(hours=1))
+    report = bot.publish()
+    assert report.delivered == 1 and report.found_existing == 1
+    (conversation,) = [c for c in bot.sandbox.conversations()
+                       if c.subject.startswith("Dispatches for House Stark")]
+    assert conversation.num_messages == 2 and conversation.is_internal is moderates
+    assert entry(bot, "a:1:ned_stark").reddit_id != entry(bot, "b:1:ned_stark").reddit_id
+    _notify(bot, "c:1", "Third", tick=bot.ctx.tick_of(bot.clock.now()) + 1)
+    bot.publish()
+    assert [c.num_messages for c in bot.sandbox.conversations()
+            if c.subject.startswith("Dispatches for House Stark")] == [3]

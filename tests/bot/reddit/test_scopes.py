@@ -154,8 +154,13 @@ def test_check_tries_each_scope_and_never_trusts_a_cached_token(
 
 
 def test_a_token_without_privatemessages_stops_only_the_mentions(bot: Harness) -> None:
-    """Comment commands wait, once; modmail orders go on in every round."""
-    _narrow(bot, [s for s in SCOPES if s != "privatemessages"])
+    """Comment commands wait, once; modmail orders go on in every round; `maester check`
+    warns (the bot still starts)."""
+    settings = _narrow(bot, [s for s in SCOPES if s != "privatemessages"])
+    checks = {c.name: c for c in run_checks(settings, bot.gateway)}
+    assert not checks["scope privatemessages"].ok
+    assert not checks["scope privatemessages"].fatal  # `maester run` still starts
+    bot.sandbox.reset_requests()
     bot.send("ned_stark", "muster 10 infantry")
     first = bot.poll()
     assert first.processed == 1 and any("mentions not read" in e for e in first.errors)

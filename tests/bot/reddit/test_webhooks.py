@@ -191,7 +191,19 @@ def test_a_deleted_webhook_gives_up_and_tells_the_moderators_without_its_address
     [row] = hook_rows(bot)
     assert row.status == "dead" and "Unknown Webhook" in row.last_error
     notes = [r for r in bot.outbox() if r.key.startswith("dead:")]
-    assert notes and all("sandbox-token" not in r.body for r in notes)
+    assert len(notes) == 1 and all("sandbox-token" not in r.body for r in notes)
+    assert "turned off" in notes[0].body
+    post(bot, "news:2")  # the webhook is off: dropped, no second failure nor note
+    bot.drain()
+    assert [r.status for r in hook_rows(bot)] == ["dead", "delivered"]
+    assert hook_rows(bot)[1].reddit_id == "dropped" and hooks.requests == 1
+    assert len([r for r in bot.outbox() if r.key.startswith("dead:")]) == 1
+    hooks_on(bot, hooks)  # a new address in the config works again
+    bot.ctx = bot.ctx.configured(
+        webhooks={"public": [hooks.url("300000000000000003", "a-new-token-123")]})
+    post(bot, "news:3")
+    bot.drain()
+    assert [m.webhook for m in hooks.messages()] == ["300000000000000003"]
 
 
 def test_an_unanswered_request_is_not_sent_again(bot: Harness,
@@ -419,3 +431,46 @@ def test_hidden_facts_never_reach_the_public_webhook(
     assert received[0] == received[1]
     for text in received[0]:
         assert "Golden Tooth" not in text and "4000" not in text and "sighting" not in text
+
+
+def test_a_claims_deleted_webhook_is_turned_off_and_the_claim_told(
+        bot: Harness, hooks: WebhookReceiver) -> None:
+    """A claim's webhook that answers 404 (deleted in Discord) is turned off after the first
+    refused notice: the later notes are dropped rather than each failing, and the claim is
+    told by modmail how to register one again."""
+    hooks_on(bot, hooks, public=False)
+    bot.send("ned_stark", f"webhook {_stark_hook(hooks)}")
+    bot.drain()
+    hooks.delete(STARK_HOOK)
+    notify(bot, "House Stark", "stark:1", "First.")
+    notify(bot, "House Stark", "stark:2", "Second.")
+    bot.drain()
+    assert [r.status for r in hook_rows(bot)] == ["dead", "delivered"]
+    assert hook_rows(bot)[1].reddit_id == "dropped"
+    assert hooks.requests == 1
+    with transaction(bot.engine) as session:
+        assert not any(n.startswith("webhook:")
+                       for n in session.exec(select(BotState.name)).all())
+    told = [r for r in bot.outbox() if r.key.startswith("hook-gone:")]
+    assert told and told[0].status == "delivered" and "webhook URL" in told[0].body
+
+
+def test_undo_lists_webhook_notices_already_sent(bot: Harness,
+                                                 hooks: WebhookReceiver) -> None:
+    """Taking back a tick whose [Realm] post went to the public webhook: the notice is listed
+    with the posts (it cannot be taken back from Discord), so undo needs force."""
+    from bot.db.models import Snapshot
+    from bot.services import snapshots
+
+    hooks_on(bot, hooks)
+    bot.clock.advance(timedelta(days=1))  # a month begins: the [Realm] post
+    bot.drain()
+    assert any("[Realm]" in m.content for m in hooks.messages())
+    with transaction(bot.engine) as session:
+        first = session.exec(select(Snapshot).order_by(col(Snapshot.id))).first()
+        assert first is not None
+        chosen = snapshots.plan(session, bot.ctx, first, bot.clock.now())
+    notices = [e for e in chosen.sent if e.kind == "webhook"]
+    assert notices and all(not e.deletable for e in notices)
+    assert "cannot be taken back" in notices[0].describe()
+    assert hooks.url(PUBLIC_HOOK) not in notices[0].describe()

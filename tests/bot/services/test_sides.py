@@ -3,12 +3,15 @@
 
 from __future__ import annotations
 
+import csv
+import io
 from datetime import datetime, timedelta
 from pathlib import Path
 
 from sqlmodel import select
 
 from bot.db.models import Relation
+from bot.maps import demo_map_text
 from bot.services.moderation import remove_army
 from bot.services.world import set_relation
 from rules.campaign.world import RelationStatus
@@ -267,3 +270,161 @@ def test_an_order_stamped_exactly_on_a_tick_starts_at_that_tick(tmp_path: Path) 
     assert w.ctx.when(day(3, 12)) in reply and w.ctx.when(day(3, 18)) not in reply, reply
     w.run(day(3, 12))
     assert w.army(1).state == "standing"
+
+
+# --- three hostile claims, meetings on the march, whatever the armies' numbers ---------------
+
+
+def test_three_hostile_claims_fight_the_strongest_pair_of_sides_first(tmp_path: Path) -> None:
+    """Stark (100), Tully (150) and Lannister's two armies of 50, all three claims at war with
+    each other, stand on field 1320: Lannister meets Stark (battle 1) and Tully (battle 2) on
+    the same tick. Tully against Lannister (250 in all) is fought first, though numbered
+    second; what is left of Lannister's side then meets Stark's 100."""
+    w = World(tmp_path, claims=roster("stark", "lannister", "tully"))
+    w.say("ned_stark", "muster 100 infantry")
+    w.say("hoster_tully", "muster 150 infantry")
+    w.say("tywin_lannister", "muster 50 infantry\nmuster 50 infantry")
+    _relate(w, "House Stark", "House Tully", RelationStatus.WAR)
+    w.run(day(2, 12))
+    for army in (1, 2, 3, 4):
+        w.place(army, "1320")
+    w.run(day(3, 0))
+    met = w.events("encounter")
+    assert len([e for e in met if e.tick == met[0].tick]) == 2  # two battles begun at once
+    fought = w.events("battle")
+    assert fought[0].tick == fought[1].tick == met[0].tick + 1
+    first, second = fought[0].data_json, fought[1].data_json
+    assert (first["battle"], first["strengths"]) == (2, ["150", "100"])
+    assert second["battle"] == 1
+    lannister_left = second["strengths"][0]  # Lannister attacked Stark in battle 1
+    assert second["strengths"][1] == "100" and float(lannister_left) < 100
+
+
+def _converging(tmp_path: Path, *, stark_first: bool) -> tuple[World, int, int]:
+    """Stark's and Lannister's 1500 infantry cross the forest 1913 from either side on the
+    same ticks; ``stark_first``: Stark musters first (so its army is army 1)."""
+    w = World(tmp_path, claims=roster("stark", "lannister"))
+    order = ("ned_stark", "tywin_lannister") if stark_first else ("tywin_lannister",
+                                                                  "ned_stark")
+    for who in order:
+        w.say(who, "muster 1500 infantry")
+    w.run(day(2, 12))
+    stark, lannister = (1, 2) if stark_first else (2, 1)
+    w.place(stark, "1912")
+    w.place(lannister, "1914")
+    w.say("ned_stark", f"move army {stark}: 1913 > 1914 (cost 3)", at=day(2, 13))
+    w.say("tywin_lannister", f"move army {lannister}: 1913 > 1912 (cost 3)", at=day(2, 13))
+    w.run(day(3, 12))
+    return w, stark, lannister
+
+
+def test_armies_meeting_on_the_march_meet_whatever_their_numbers(tmp_path: Path) -> None:
+    """The issue's case through the order language: two hostile armies whose marches cross
+    the same tile at the same times meet there whichever of them has the lower number (they
+    once met or passed each other by their numbers); neither has the first reaction, so
+    neither may retreat, and the battle comes at the next tick."""
+    seen = []
+    for stark_first in (True, False):
+        (tmp_path / str(stark_first)).mkdir()
+        w, stark, lannister = _converging(tmp_path / str(stark_first), stark_first=stark_first)
+        assert (w.army(stark).tile, w.army(stark).state) == ("1913", "standing")
+        assert (w.army(lannister).tile, w.army(lannister).state) == ("1913", "standing")
+        [met] = w.events("encounter")
+        assert met.data_json["reactor"] is None
+        for who, army in (("ned_stark", stark), ("tywin_lannister", lannister)):
+            reply = w.say(who, f"retreat army {army}", at=day(3, 13))
+            assert "**Not done:**" in reply and "first reaction" in reply, reply
+        w.run(day(3, 18))
+        [battle] = w.events("battle")
+        seen.append((battle.tick, battle.data_json["strengths"] if stark_first
+                     else battle.data_json["strengths"][::-1]))
+    assert seen[0][0] == seen[1][0]  # fought on the same tick either way
+
+
+def test_an_army_marching_onto_a_standing_enemy_gives_it_the_first_reaction(
+        tmp_path: Path) -> None:
+    """Stark's army 1 marches onto 1320 where Lannister's army 2 stands: the battle is Stark's
+    doing, so Lannister has the first reaction (its note says so and how to see the odds);
+    Stark's retreat is refused, Lannister's is taken."""
+    w = World(tmp_path, claims=roster("stark", "lannister"))
+    w.say("ned_stark", "muster 300 infantry")
+    w.say("tywin_lannister", "muster 300 infantry")
+    w.run(day(2, 12))
+    w.place(1, "1319")
+    w.place(2, "1320")
+    w.say("ned_stark", "move army 1: 1320 (cost 1)", at=day(2, 13))
+    w.run(day(3, 0))
+    [met] = w.events("encounter")
+    assert (met.data_json["attacker"], met.data_json["defender"]) == (1, 2)
+    assert met.data_json["reactor"] == w.claim("House Lannister").id
+    [note] = [o.body for o in w.outbox(target="tywin_lannister") if "Battle looms" in o.title]
+    assert "You have the first reaction" in note and "odds army 2 vs army 1" in note
+    refused = w.say("ned_stark", "retreat army 1", at=day(3, 1))
+    assert "**Not done:**" in refused and "first reaction" in refused
+    taken = w.say("tywin_lannister", "retreat army 2: 1321", at=day(3, 1))
+    assert "**Not done:**" not in taken, taken
+
+
+def test_a_crushing_win_captures_every_army_of_the_losing_side(tmp_path: Path) -> None:
+    """Lannister's 1000 attack Stark's two armies of 100 on one field: above 4.00 to 1 the
+    battle is won without dice (margin 22+), and both Stark armies are captured, not only the
+    one attacked; Stark is told of each privately."""
+    w = _field(tmp_path, stark=["100 infantry", "100 infantry"], lannister="1000 infantry")
+    _attack(w, 1, 3)
+    battle = w.events("battle")[0]
+    assert battle.data_json["strengths"] == ["1000", "200"]
+    for army in (1, 2):
+        assert w.army(army).state == "gone"
+        assert "captured" in str(w.army(army).meta_json.get("fate")), w.army(army).meta_json
+    told = [o.body for o in w.outbox(target="ned_stark") if o.title.startswith("Battle 1 ")]
+    assert sorted(told) == [f"After the battle at 1320: Army {n} is no more: its troops were "
+                            "captured in battle. The public post gives the battle in full."
+                            for n in (1, 2)]
+    assert (w.army(3).state, w.army(3).infantry) == ("standing", 1000)
+
+
+def _with_garrison(holdfast: str, garrison: int) -> str:
+    """The demo map with a ``garrison`` column giving ``holdfast`` a neutral garrison."""
+    rows = []
+    for line in demo_map_text().splitlines():
+        if not line or line.startswith("#"):
+            rows.append(line)
+            continue
+        cells = next(csv.reader([line]))
+        cells.append("garrison" if cells[0] == "id" else
+                     str(garrison) if cells[1] == holdfast else "")
+        out = io.StringIO()
+        csv.writer(out, lineterminator="").writerow(cells)
+        rows.append(out.getvalue())
+    return "\n".join(rows) + "\n"
+
+
+def test_a_holdfast_nobody_holds_with_a_neutral_garrison_takes_the_siege_chart(
+        tmp_path: Path) -> None:
+    """The map gives Barrowton (nobody's seat) a neutral garrison of 250: Stark besieges it
+    without a war, for the chart's 11 months (101-300 troops), and it does not fall at the
+    first tick as an ungarrisoned one would."""
+    w = World(tmp_path, claims=roster("stark", "lannister"),
+              map_text=_with_garrison("Barrowton", 250))
+    w.say("ned_stark", "muster 100 infantry")
+    w.run(day(2, 12))
+    w.place(1, "Barrowton")
+    reply = w.say("ned_stark", "siege Barrowton with army 1", at=day(2, 13))
+    assert "**11** in-game months" in reply, reply
+    assert not w.events("relation")
+    w.run(day(3, 6))
+    assert (w.siege().status, w.siege().months_required) == ("active", 11)
+    assert not w.events("holdfast_falls")
+
+
+def test_the_conqueror_musters_at_its_own_seat_not_at_its_conquest(tmp_path: Path) -> None:
+    """Lannister takes Winterfell by assault: its next muster is raised at Casterly Rock, its
+    seat; a conquest is no seat until the moderators make it one."""
+    w = _before_winterfell(tmp_path, at_home=120, lannister="2000 infantry 500 cavalry")
+    w.say("tywin_lannister", "assault Winterfell with army 1", at=day(2, 13))
+    w.run(day(2, 18))
+    assert w.events("holdfast_falls")
+    reply = w.say("tywin_lannister", "muster 10 infantry", at=day(2, 19))
+    assert "Casterly Rock" in reply and "Winterfell" not in reply, reply
+    w.run(day(3, 12))
+    assert w.army(2).tile == w.claim("House Lannister").holdfast

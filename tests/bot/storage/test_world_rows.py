@@ -37,6 +37,7 @@ from bot.storage.world_rows import (
     load_holders,
     load_relations,
     load_sieges,
+    next_siege_ids,
     save_world,
 )
 from rules.campaign import calendar
@@ -329,3 +330,32 @@ def test_a_failed_order_leaves_no_written_value_in_the_orm_objects(engine: Engin
             pass
         assert row.gold == Decimal("1234.5678")
         assert load_claims(session, cid)[a].gold == Decimal("1234.5678")
+
+
+def test_next_siege_ids_are_the_ids_save_world_then_gives(engine: Engine) -> None:
+    """A preview numbers the sieges a tick begins as the tick will store them
+    (:func:`next_siege_ids`, read without taking them), also after a rolled-back insert moved
+    PostgreSQL's sequence on (SQLite takes the next id after the largest again)."""
+    with transaction(engine) as session:
+        cid, claims, army = _campaign(session)
+        _rest(session, cid, claims, army)
+    a, b, c = claims
+    new = (SiegeState(-1, army, b, c, "0303", 9), SiegeState(-2, army, c, a, "0404", 9))
+
+    class Undone(Exception):
+        pass
+
+    try:
+        with transaction(engine) as session:
+            before = _load(session, cid)
+            save_world(session, cid, before, replace(before, sieges=(*before.sieges, new[0])))
+            raise Undone
+    except Undone:
+        pass
+    with transaction(engine) as session:
+        shown = next_siege_ids(session, 2)
+        assert next_siege_ids(session, 2) == shown  # reading takes nothing
+        before = _load(session, cid)
+        _, saved = save_world(session, cid, before, replace(before, sieges=(*before.sieges,
+                                                                              *new)))
+    assert [saved.siege_ids[-1], saved.siege_ids[-2]] == shown

@@ -22,7 +22,14 @@ from bot.services import weblinks
 from bot.web.serve import Background, server
 from tests.bot.services import scenario
 from tests.bot.web.browser import browser  # noqa: F401  (the fixture)
-from tests.bot.web.world import LANNISTER, STARK, TULLY, advance, campaign
+from tests.bot.web.world import (
+    LANNISTER,
+    STARK,
+    TULLY,
+    advance,
+    campaign,
+    to_eve_of_battle,
+)
 
 
 class Live:
@@ -169,14 +176,42 @@ def test_a_battle_appears_after_a_tick(browser: Any, before: Live) -> None:  # n
     _shot(page, "realm-battle")
 
 
+def test_the_moderators_room_previews_a_battle_before_the_tick(
+        browser: Any, before: Live) -> None:  # noqa: F811
+    """Issue 26: on the eve of the battle the moderators' room shows the next tick's real
+    preview (the battle, its public post, the claims' private notes); after the tick the
+    realm shows the battle the preview showed, and the room previews the tick after."""
+    battle = to_eve_of_battle(before.url)
+    page = _page(browser, before.links()["mod"])
+    assert f"Tick {battle}," in page.inner_text("#preview")
+    assert "House Lannister vs House Tully at Riverrun" in \
+        page.inner_text("#preview .preview-battles")
+    post = page.locator("#preview .preview-post", has_text="[Battle]")
+    post.locator("summary").click()
+    body = post.locator("pre")
+    assert body.is_visible() and "Riverrun" in body.inner_text()
+    notes = page.inner_text("#preview")
+    assert f"[{LANNISTER}]" in notes and f"[{TULLY}]" in notes  # each side's private notes
+    assert not page.errors, page.errors
+    _shot(page, "mod-preview")
+    advance(before.url)
+    realm = _page(browser, before.base + "/")
+    assert "House Lannister vs House Tully at Riverrun" in realm.inner_text("#timeline")
+    page.reload()
+    page.wait_for_selector("body[data-ready='1']")
+    assert f"Tick {battle}," not in page.inner_text("#preview")  # the next one now
+
+
 def test_the_dice_are_verified_in_the_page(browser: Any, after: Live) -> None:  # noqa: F811
     page = _page(browser, after.base + "/")
     page.wait_for_selector("body[data-dice-checked='1']", timeout=20_000)
     assert page.locator(".commitment-verdict.ok").count() >= 1  # public secrets revealed
     rolled = page.locator(".dice-line:has-text('rolls=20:') .verdict.ok")
-    assert rolled.count() == 1 and "✓ verified" in rolled.inner_text()
+    assert rolled.count() == 2 and "✓ verified" in rolled.first.inner_text()
+    bound = page.locator(".dice-line:has-text('beacon=4242') .verdict.ok")  # a beacon's round
+    assert bound.count() == 1 and "beacon round 4242" in page.inner_text("#dice")
     assert page.locator(".verdict.bad").count() == 0
-    page.locator(".dice-line:has-text('rolls=20:')").scroll_into_view_if_needed()
+    page.locator(".dice-line:has-text('beacon=4242')").scroll_into_view_if_needed()
     _shot(page, "realm-dice")
 
     def forged(route: Any) -> None:  # the same page with one die's face changed

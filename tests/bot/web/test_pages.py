@@ -20,7 +20,7 @@ from bot.mapimage.scene import FADED
 from bot.services import weblinks
 from bot.web.app import CSP, create_app
 from tests.bot.services import scenario
-from tests.bot.web.world import LANNISTER, STARK, TULLY, campaign
+from tests.bot.web.world import LANNISTER, STARK, TULLY, campaign, to_eve_of_battle
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -123,6 +123,42 @@ def test_the_moderators_room_shows_everything(
     assert any(not e["public"] for e in data["log"])
     page = client.get(links["mod"]).text
     assert "Outbox" in page and "Every army" in page
+    assert data["preview"]["tick"] == data["tick"] + 1
+    assert data["preview"]["at"] == data["next_tick"]
+    assert "Next tick: what it would do" in page
+
+
+def test_the_moderators_room_previews_the_battle_of_the_next_tick(tmp_path: Path) -> None:
+    """Issue 26: on the eve of the battle at Riverrun the moderators' room shows what the
+    next tick will do, from the real preview (the tick's own reporters, nothing written):
+    the battle, its public post and the claims' private notes. The realm and the war room of
+    a claim that is not in it show none of it, and the database is unchanged."""
+    from tests.bot.services.test_snapshots import every_row
+
+    url, ctx = campaign(tmp_path, "before")
+    battle = to_eve_of_battle(url)
+    links = _links(url, ctx)
+    engine = make_engine(url)
+    before = every_row(engine)
+    client = TestClient(create_app(make_reader_engine(url), scenario.settings_for(url)))
+    shown = client.get("/api" + links["mod"]).json()["preview"]
+    assert shown["tick"] == battle
+    assert any("House Lannister vs House Tully at Riverrun" in b["summary"]
+               for b in shown["battles"])
+    assert any(p["title"].startswith("[Battle]") for p in shown["posts"])
+    notes = {n["claim"] for n in shown["notes"]}
+    assert {LANNISTER, TULLY} <= notes
+    page = client.get(links["mod"]).text
+    assert "[Battle]" in page and "House Lannister vs House Tully at Riverrun" in page
+    private = [n["title"] for n in shown["notes"]] + [
+        e["summary"] for part in ("battles", "arrivals", "musters", "everything")
+        for e in shown[part] if not e["public"]]
+    for where in ("/", "/api/realm", "/map.svg", links[STARK], "/api" + links[STARK]):
+        text = client.get(where).text
+        assert "[Battle]" not in text and "preview" not in text.lower()
+        assert not [p for p in private if p in text], where  # nothing private, nothing ahead
+    assert every_row(engine) == before  # the pages wrote nothing
+    engine.dispose()
 
 
 def test_wrong_links_get_the_same_404_as_unknown_pages(

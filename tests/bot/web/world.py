@@ -55,11 +55,13 @@ def add_rolled_event(url: str) -> str:
     """A public event of the last period that ended, with dice drawn as the tick draws them
     (:mod:`rules.fairdice`: a d20, a d10 and a d100 from the period's public secret): the
     battles of this campaign happened to need no dice. Returns its printed dice line."""
-    from bot.db.models import Event
+    from bot.db.models import BeaconRound, Event
+    from bot.sandbox.beacon import TEST_KEY, sign_round
     from bot.services.fairplay import DICE_KEY, event_key, first_tick_of, period_of
     from bot.services.journal import log_event
     from bot.services.world import get_campaign
-    from rules.fairdice import dice_line
+    from rules.beacon import BeaconLine
+    from rules.fairdice import EventKey, dice_line
 
     engine, ctx = scenario.context(url)
     with transaction(engine) as session:
@@ -74,8 +76,25 @@ def add_rolled_event(url: str) -> str:
                   "House Bolton vs House Frey at the Twins: House Bolton wins",
                   at=ctx.tick_at(tick), public=True, data={DICE_KEY: line})
         assert session.exec(select(Event).where(Event.kind == "battle")).first()
+        # and one bound to a beacon round, signed by the local beacon's test key
+        signature = sign_round(TEST_KEY, BEACON_ROUND)
+        session.add(BeaconRound(campaign_id=ctx.campaign_id, tick=tick, chain="0" * 64,
+                                round=BEACON_ROUND, signature=signature.hex(),
+                                fetched_at=ctx.tick_at(tick)))
+        bound = EventKey(key.period, key.branch, "battle:901", "o8",
+                         BeaconLine("0" * 64, BEACON_ROUND, signature).value)
+        dice = bound.dice(ctx.secret)
+        for sides in (20, 10):
+            dice.roll(sides)
+        log_event(session, ctx.campaign_id, tick, "battle",
+                  "House Bolton vs House Ryswell at the Dreadfort: House Bolton wins",
+                  at=ctx.tick_at(tick), public=True, data={DICE_KEY: str(dice_line(bound, dice))})
     engine.dispose()
     return line
+
+
+BEACON_ROUND = 4242
+"""The beacon round the second rolled event of :func:`add_rolled_event` is bound to."""
 
 
 @functools.cache
@@ -100,3 +119,17 @@ def campaign(tmp_path: Path, stage: str = "after") -> tuple[str, CampaignContext
     engine, ctx = scenario.context(url)
     engine.dispose()
     return url, ctx
+
+
+def to_eve_of_battle(url: str) -> int:
+    """Apply the ticks up to the one before the battle at Riverrun; returns the battle's tick
+    (found with the preview, so the test does not hard-code it)."""
+    from bot.services.preview import preview
+
+    engine, ctx = scenario.context(url)
+    shown = preview(engine, ctx, AFTER)
+    battle = next(t.tick for t in shown
+                  if any(q.title.startswith("[Battle]") for q in t.queued))
+    catch_up(engine, ctx, ctx.tick_at(battle - 1))
+    engine.dispose()
+    return battle

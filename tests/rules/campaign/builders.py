@@ -39,10 +39,10 @@ def row_map(resources: Mapping[int, str] | None = None,
 
 def army(id: int, claim: int, tile: str, state: ArmyState = ArmyState.STANDING, *,
          path: tuple[str, ...] = (), depart: int | None = None, infantry: int = 100,
-         **kw: Any) -> Army:
-    """A land army of ``infantry`` on ``tile``; ``path``: a march ahead (each step costing 1),
-    departing at tick ``depart``."""
-    march = March(path, tuple(1 for _ in path), Fraction(0), depart)
+         costs: tuple[int, ...] | None = None, **kw: Any) -> Army:
+    """A land army of ``infantry`` on ``tile``; ``path``: a march ahead (each step costing 1,
+    or ``costs``), departing at tick ``depart``."""
+    march = March(path, tuple(1 for _ in path) if costs is None else costs, Fraction(0), depart)
     return Army(id, claim, ArmyKind.LAND, state, tile, infantry=infantry, march=march, **kw)
 
 

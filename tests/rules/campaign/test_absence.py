@@ -18,7 +18,8 @@ from rules.campaign.absence import (
     warn_from,
 )
 from rules.campaign.language import Away, OrderSyntaxError, parse_order
-from rules.campaign.world import Army, ArmyKind, ArmyState, ClaimState, March, World
+from rules.campaign.world import Army, ArmyState, ClaimState
+from tests.rules.campaign import builders
 
 NOW = datetime(2026, 11, 23, 12, tzinfo=UTC)
 DAY = timedelta(days=1)
@@ -62,20 +63,19 @@ def test_a_leave_must_be_ahead_and_not_too_far() -> None:
 
 
 def _army(army_id: int, claim: int, state: ArmyState, path: tuple[str, ...] = ()) -> Army:
-    return Army(army_id, claim, ArmyKind.LAND, state, "0101", infantry=100,
-                march=March(path, tuple(1 for _ in path), depart_tick=5 if path else None),
-                arrival_tick=9 if path else None)
+    return builders.army(army_id, claim, "0101", state, path=path,
+                         depart=5 if path else None, arrival_tick=9 if path else None)
 
 
 def test_a_hold_stops_marches_and_queued_marches_and_nothing_else() -> None:
-    world = World(
-        armies={1: _army(1, 1, ArmyState.MARCHING, ("0102", "0103")),
-                2: _army(2, 1, ArmyState.MUSTERING, ("0102",)),
-                3: _army(3, 1, ArmyState.MUSTERING),
-                4: _army(4, 1, ArmyState.BESIEGING),
-                5: _army(5, 1, ArmyState.RETREATING, ("0102",)),
-                6: _army(6, 2, ArmyState.MARCHING, ("0102",))},
-        claims={1: ClaimState(1, "House Stark", "0101"), 2: ClaimState(2, "House Tully", "0202")})
+    world = builders.world(
+        _army(1, 1, ArmyState.MARCHING, ("0102", "0103")),
+        _army(2, 1, ArmyState.MUSTERING, ("0102",)),
+        _army(3, 1, ArmyState.MUSTERING),
+        _army(4, 1, ArmyState.BESIEGING),
+        _army(5, 1, ArmyState.RETREATING, ("0102",)),
+        _army(6, 2, ArmyState.MARCHING, ("0102",)),
+        claims=(ClaimState(1, "House Stark", "0101"), ClaimState(2, "House Tully", "0202")))
     after, stopped = stop_held(world, {1}, 7)
     assert [(s.army.id, s.tile, s.queued) for s in stopped] == [(1, "0101", False),
                                                                  (2, "0101", True)]

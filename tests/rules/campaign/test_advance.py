@@ -42,6 +42,7 @@ from rules.campaign.tick import (
     advance_sieges,
     advance_upkeep,
     holdfast_falls,
+    observers_of,
 )
 from rules.campaign.upkeep import SlainLedger, record_loss
 from rules.campaign.world import (
@@ -168,11 +169,13 @@ def test_a_holdfast_rolls_once_per_march_with_the_watchers_private_dice() -> Non
     after, events = advance_movement(w, tick(10), DICE)
     [seen] = [e for e in events if isinstance(e, Detection)]
     assert (seen.watcher, seen.observer, seen.army.tile) == (2, T[9], T[8])
-    event = EventKey(DICE.period, claim_branch(2), f"detect:10:1:{T[9]}", "o-17")
+    # keyed by the tick, the watching tile and the roll's count there (not the army's number)
+    event = EventKey(DICE.period, claim_branch(2), f"detect:10:{T[9]}:1", "o-17")
     assert not seen.result.automatic  # 5 men: a d20 decides
     assert seen.result.roll == event.dice(DICE.secret).roll(20)
     assert seen.result.detected and after.armies[1].detected_by == {2}
-    assert seen.dice_line.startswith(f"dice: v1 period=3 branch={claim_branch(2)} ")
+    assert seen.dice_line.startswith(f"dice: v1 period=3 branch={claim_branch(2)} "
+                                     f"key=detect:10:{T[9]}:1 ")
     assert f"{seen.army.march.depart_tick}:{T[9]}" in after.armies[1].meta["rolled"]
     again, more = advance_movement(replace(after, armies={
         1: replace(after.armies[1], tile=T[8], march=March((T[7],), (1,), Fraction(0), 9))}),
@@ -268,6 +271,25 @@ def test_a_fallen_holdfast_takes_its_improvements_to_the_conqueror() -> None:
     after, _ = holdfast_falls(w, siege, "taken by assault")
     assert after.claims[siege.defender_claim].improvements == (elsewhere, granted)
     assert after.claims[siege.besieger_claim].improvements == (here,)
+
+
+def test_a_fallen_holdfast_watches_for_the_conqueror() -> None:
+    """DECISIONS "A holdfast that falls changes hands": its detection goes with it. Before the
+    fall the holdfast watches for its old holder; after it, for the conqueror, whose own
+    marches it no longer rolls to detect, while the old holder's marches are now watched."""
+    w, siege = besieged_world()
+    assert observers_of(w, tick())[siege.holdfast][0] == siege.defender_claim
+    after, _ = holdfast_falls(w, siege, "starved out")
+    assert observers_of(after, tick())[siege.holdfast][0] == siege.besieger_claim
+    for claim, watched in ((siege.besieger_claim, False), (siege.defender_claim, True)):
+        marcher = army(50, claim, T[8], ArmyState.MARCHING, path=(siege.holdfast,), depart=9,
+                       infantry=5)
+        moved = replace(after, armies={**after.armies, 50: marcher})
+        _, events = advance_movement(moved, tick(10), DICE)
+        rolls = [e for e in events if isinstance(e, Detection) and e.army.id == 50
+                 and e.observer == siege.holdfast]
+        assert bool(rolls) is watched
+        assert all(e.watcher == siege.besieger_claim for e in rolls)
 
 
 def test_a_siege_ends_when_the_besiegers_leave_or_are_gone_and_the_garrison_comes_out() -> None:

@@ -31,8 +31,9 @@ from rules.campaign.odds import battle_odds
 from rules.campaign.siege import siege_months
 from rules.campaign.tick import advance_improvements
 from rules.campaign.upkeep import apply_upkeep
-from rules.campaign.world import ClaimState, World
+from rules.campaign.world import ClaimState
 from rules.errors import InvalidInput
+from tests.rules.campaign import builders
 
 D = Decimal
 
@@ -265,7 +266,7 @@ def test_capacity_effects_raise_troops_at_home() -> None:
                 "ready_month": 1, "done": True}
     claim = ClaimState(1, "House Stark", "0000", infantry=1000, cavalry=300,
                        improvements=(barracks,))
-    after, _ = advance_improvements(World.of(claims=(claim,)), 1, 2, catalogue=demo(),
+    after, _ = advance_improvements(builders.world(claims=(claim,)), 1, 2, catalogue=demo(),
                                     modifiers=(mod(Section.RESOURCES, "horse_breeding"),))
     assert (after.claims[1].infantry, after.claims[1].cavalry) == (1200, 400)
 

@@ -12,9 +12,10 @@ from rules.campaign.examples import EXAMPLES, example_names
 from rules.campaign.paths import ArmyKind, cheapest_route
 from rules.campaign.world import ClaimState
 from rules.campaign.worldmap import parse_map, tile_id
+from tests.rules.campaign import builders
 
 RULES = RulesConfig()
-HEADER = "id,name,terrain,flags,resource_benefit,defense_bonus,region,neighbours\n"
+HEADER = builders.HEADER
 # Row 0: Winterfell (a port) .. a mine .. Riverrun, Casterly Rock; row 1 under it: the sea.
 NAMES = {0: "Winterfell", 3: "Gold Hill", 6: "Riverrun", 8: "Casterly Rock"}
 FLAGS = {0: "holdfast;port", 3: "resource", 6: "holdfast", 8: "holdfast"}

@@ -62,6 +62,7 @@ from rules.fairdice import (
     matches_commitment,
     period_turn,
 )
+from tests.rules.campaign import builders
 from tests.rules.campaign.test_advance import (
     MAP,
     RULES,
@@ -90,7 +91,7 @@ def record(name: str, ready: int, *, done: bool = False) -> dict[str, Any]:
 def stark(*items: Any, infantry: int = 100, cavalry: int = 10, **kw: Any) -> World:
     claim = ClaimState(1, "House Stark", T[0], infantry=infantry, cavalry=cavalry,
                        improvements=tuple(items), **kw)
-    return World.of(claims=(claim,))
+    return builders.world(claims=(claim,))
 
 
 # --- improvements and capacity ---------------------------------------------------------------

@@ -51,6 +51,7 @@ from rules.campaign.world import (
     NoModifiers,
     SiegeState,
     World,
+    army_order,
 )
 from rules.campaign.worldmap import WorldMap, parse_map, tile_id
 from rules.fairdice import claim_branch
@@ -202,15 +203,14 @@ def reference_movement(world: World, tick: Tick, dice: EventDice
     armies = dict(world.armies)
     battles = list(world.battles)
     events: list[TickEvent] = []
-    order: dict[str, list[int]] = {}
-    for a in world.armies.values():
-        order.setdefault(a.tile, []).append(a.id)
     observers = observers_of(world, tick)
     watched: dict[str, list[str]] = {}  # entered tile -> observer tiles near it, by tile id
     for obs in sorted(observers):
         if obs in tick.map.tiles:
             for near in tick.map.tiles_within(obs, tick.rules.detection_radius):
                 watched.setdefault(near, []).append(obs)
+
+    counted: dict[str, int] = {}  # the rolls each watching tile has made (their keys)
 
     def detect(a: Army) -> Army:
         rolled = set(a.meta.get("rolled", []))
@@ -220,17 +220,18 @@ def reference_movement(world: World, tick: Tick, dice: EventDice
             if watcher == a.claim_id or key in rolled:
                 continue
             rolled.add(key)
-            rolling, event = dice.roll_for(f"detect:{tick.index}:{a.id}:{obs}", a,
+            counted[obs] = counted.get(obs, 0) + 1
+            rolling, event = dice.roll_for(f"detect:{tick.index}:{obs}:{counted[obs]}", a,
                                            branch=claim_branch(watcher))
             watching = tick.modifiers.observer(watcher, obs)
             result = roll_detection(a.size, kind, dice=rolling, rules=tick.rules,
                                     observer_modifiers=watching,
                                     stealth_modifiers=tick.modifiers.march(a))
             guard = None
-            if a.state is ArmyState.MARCHING:
-                guard = next((g.id for g in (armies[j] for j in order.get(obs, ()))
-                              if g.claim_id == watcher and g.state is ArmyState.STANDING
-                              and g.kind is a.kind), None)
+            if a.state is ArmyState.MARCHING:  # one standing there as the phase began
+                guard = next((g.id for g in sorted(standers, key=army_order)
+                              if g.tile == obs and g.claim_id == watcher
+                              and g.state is ArmyState.STANDING and g.kind is a.kind), None)
             events.append(Detection(a, watcher, obs, result, watching, guard,
                                     dice.line(event, rolling), tuple(rolling.rolls)))
             if result.detected:
@@ -297,26 +298,23 @@ def reference_movement(world: World, tick: Tick, dice: EventDice
     else:
         taken = {i: min(n, last[i]) for i, n in taken.items()}
 
-    for army_id in list(armies):
+    # the armies step one by one in army_order (a step changes no other army)
+    for army_id in sorted(savings, key=lambda i: army_order(armies[i])):
         a = armies[army_id]
         m = a.march
-        if army_id not in savings:
-            continue
         entering = taken[army_id]
         met = entering < len(steps[army_id])  # it stops where it meets a hostile army
         a = replace(a, march=replace(m, saved=savings[army_id]))
         stopped = False
         for _ in range(entering):
             m = a.march
-            order[a.tile].remove(a.id)
             a = replace(a, travelled=(*a.travelled, a.tile), tile=m.path[0],
                         march=March(m.path[1:], m.costs[1:], m.saved, m.depart_tick))
-            order.setdefault(a.tile, []).append(a.id)
             armies[a.id] = a
             a = detect(a)
             armies[a.id] = a
             enemy = next((o for o in sorted(standers, key=lambda o: (
-                o.stationary_since or 0, o.claim_id, o.id)) if o.tile == a.tile
+                o.stationary_since or 0, army_order(o))) if o.tile == a.tile
                 and hostile(a, o)), None)
             if enemy is not None:
                 if not any(b.status is BattleStatus.PENDING and b.tile == a.tile

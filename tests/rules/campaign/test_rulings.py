@@ -6,17 +6,16 @@ import pytest
 
 from rules.campaign.rulings import REMOVED_FATE, remove_army, rule_fate
 from rules.campaign.world import (
-    Army,
-    ArmyKind,
     ArmyState,
     CharacterState,
     CharacterStatus,
     ClaimState,
-    March,
     SiegeState,
     SiegeStatus,
     World,
 )
+from tests.rules.campaign import builders
+from tests.rules.campaign.builders import army
 
 ROBB, NED, JON = 1, 2, 3
 
@@ -24,11 +23,11 @@ ROBB, NED, JON = 1, 2, 3
 def _world() -> World:
     """Stark's army 1 (commanded by Robb, with Ned riding along) besieges 0536 of Lannister;
     army 2 stands at home; Jon is at home."""
-    return World.of(
+    return builders.world(
+        army(1, 1, "0536", ArmyState.BESIEGING, path=("0537",), costs=(2,), infantry=300,
+             commander_id=ROBB),
+        army(2, 1, "1315", infantry=50),
         claims=[ClaimState(1, "Stark", "1315"), ClaimState(2, "Lannister", "0536")],
-        armies=[Army(1, 1, ArmyKind.LAND, ArmyState.BESIEGING, "0536", infantry=300,
-                     commander_id=ROBB, march=March(("0537",), (2,))),
-                Army(2, 1, ArmyKind.LAND, ArmyState.STANDING, "1315", infantry=50)],
         characters=[CharacterState(ROBB, 1, "Robb", army_id=1),
                     CharacterState(NED, 1, "Ned", army_id=1),
                     CharacterState(JON, 1, "Jon")],
