@@ -180,7 +180,7 @@ class DiceSettings(_Section):
 
 
 APPROVABLE = ("adjust", "undo", "rollback", "map update", "skills grant", "army remove",
-              "fates")
+              "fates", "relations set", "holdfast give")
 """The moderators' actions ``[moderators] approval`` may put behind a second moderator."""
 
 

@@ -361,7 +361,9 @@ app.add_typer(relations_app, name="relations")
 def relations_set_cmd(claim_a: str, claim_b: str, status: str, config: ConfigOpt = None,
                       by: ByOpt = None) -> None:
     """Set how two claims stand: war, neutral or allied."""
+    from bot.cli.approval import proposed
     from bot.services.moderation import set_relations
+    from bot.services.proposals import relations_action
 
     try:
         value = RelationStatus(status.lower())
@@ -376,6 +378,8 @@ def relations_set_cmd(claim_a: str, claim_b: str, status: str, config: ConfigOpt
         if a is None or b is None or a.id == b.id:
             console.print("[red]name two different claims[/red] (see `maester claims`)")
             raise typer.Exit(2)
+        if proposed(session, ctx, relations_action(a, b, value), by, now):
+            return
         before = set_relations(session, ctx, a, b, value, actor=moderator_name(by), now=now)
     console.print(f"{a.name} and {b.name} are now {value.value} (were {before.value}).")
 
@@ -401,7 +405,9 @@ def holdfast_give_cmd(holdfast: str, claim: str,
                           "--seat", help="make it the claim's seat (where it musters)")] = False,
                       config: ConfigOpt = None, by: ByOpt = None) -> None:
     """Give a holdfast to a claim (--seat: as its seat); both claims are told privately."""
+    from bot.cli.approval import proposed
     from bot.services.moderation import give_holdfast
+    from bot.services.proposals import Refused, holdfast_action
 
     env = open_campaign(config)
     now = env.world_now()
@@ -409,9 +415,12 @@ def holdfast_give_cmd(holdfast: str, claim: str,
     with env.session() as session:
         found = _claim_or_exit(session, ctx, claim)
         try:
+            if proposed(session, ctx, holdfast_action(session, ctx, holdfast, found, seat), by,
+                        now):
+                return
             summary = give_holdfast(session, ctx, found, holdfast, seat=seat,
                                     actor=moderator_name(by), now=now)
-        except (LookupError, InvalidInput) as exc:
+        except (LookupError, InvalidInput, Refused) as exc:
             console.print(f"[red]{exc}[/red]")
             raise typer.Exit(2) from None
     console.print(summary + ".")

@@ -24,7 +24,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Protocol
 
+from sqlalchemy import select as core_select
 from sqlmodel import Session, col, select
 
 from bot.db.models import Claim
@@ -59,7 +61,14 @@ def _days(n: int) -> timedelta:
     return timedelta(days=n)
 
 
-def last_seen(claim: Claim, created: datetime) -> datetime:
+class _Seen(Protocol):
+    """A claim's row or object: when its players last wrote."""
+
+    @property
+    def active_at(self) -> datetime | None: ...
+
+
+def last_seen(claim: _Seen, created: datetime) -> datetime:
     """When the claim's players last wrote (or, before their first message, when the claim
     was added; ``created``: when the campaign was)."""
     return claim.active_at or created
@@ -189,32 +198,59 @@ def review(session: Session, ctx: CampaignContext, tick: int, previous: datetime
            at: datetime) -> Review:
     """Tick ``tick`` (at ``at``; the one before at ``previous``): note the leaves that ended,
     warn the claims about to go inactive, hold those that went inactive (referred to the
-    moderators)."""
+    moderators).
+
+    The claims' columns that decide it are read in one query; only a claim with something
+    due is loaded as an object (most ticks: none, where loading every claim object cost
+    more than the rest of the review)."""
     settings = ctx.settings.claims
     created = _created(session, ctx, at)
     after, ahead = _days(settings.inactive_after_days), _days(settings.warn_days_ahead)
     held: set[int] = set()
     events: list[str] = []
-    claims = session.exec(select(Claim).where(Claim.campaign_id == ctx.campaign_id)
-                          .order_by(col(Claim.id))).all()
-    for claim in claims:
-        cid = claim.id or 0
-        if claim.retired_at is None:
+    rows = session.execute(
+        core_select(col(Claim.id), col(Claim.retired_at), col(Claim.active_at),
+                    col(Claim.away_until), col(Claim.hold))
+        .where(col(Claim.campaign_id) == ctx.campaign_id).order_by(col(Claim.id))).all()
+    for row in rows:
+        cid, retired = row.id or 0, row.retired_at is not None
+        hold = row.hold
+        due = () if retired else _due(last_seen(row, created), row.away_until, hold,
+                                      previous, at, after, ahead)
+        if due:
+            claim = session.get_one(Claim, cid)
             seen = last_seen(claim, created)
-            until = claim.away_until
-            if until is not None and previous < until <= at:
-                events.append(_returned(session, ctx, claim, tick, at))
-            warn = warn_from(seen, until, after, ahead)
-            if warn is not None and previous < warn <= at and claim.hold is None:
-                events.append(_warn(session, ctx, claim, inactive_from(seen, until, after),
-                                    tick, at))
-            if claim.hold is None and at >= inactive_from(seen, until, after):
-                events.append(_hold_inactive(session, ctx, claim, seen, tick, at))
-        if is_held(claim.hold, claim.retired_at is not None):
+            for step in due:
+                if step == "returned":
+                    events.append(_returned(session, ctx, claim, tick, at))
+                elif step == "warn":
+                    events.append(_warn(session, ctx, claim,
+                                        inactive_from(seen, claim.away_until, after), tick, at))
+                else:
+                    events.append(_hold_inactive(session, ctx, claim, seen, tick, at))
+            hold = claim.hold
+        if is_held(hold, retired):
             held.add(cid)
     if journal.writes(session):  # (a preview keeps its holds in the session, unwritten)
         session.flush()
     return Review(frozenset(held) if settings.hold == "stop" else frozenset(), tuple(events))
+
+
+def _due(seen: datetime, until: datetime | None, hold: Hold | None, previous: datetime,
+         at: datetime, after: timedelta, ahead: timedelta) -> tuple[str, ...]:
+    """What a tick between ``previous`` and ``at`` does for a claim not retired, last heard
+    from at ``seen``, away until ``until``, held as ``hold``, in order: ``returned`` (its
+    leave ended), ``warn`` (it goes inactive soon), ``hold`` (it went inactive). Neither of
+    the first two changes the hold."""
+    due: list[str] = []
+    if until is not None and previous < until <= at:
+        due.append("returned")
+    warn = warn_from(seen, until, after, ahead)
+    if warn is not None and previous < warn <= at and hold is None:
+        due.append("warn")
+    if hold is None and at >= inactive_from(seen, until, after):
+        due.append("hold")
+    return tuple(due)
 
 
 def _returned(session: Session, ctx: CampaignContext, claim: Claim, tick: int,

@@ -22,7 +22,7 @@ from bot.render.corrections import correction_note, correction_post
 from bot.services import journal, snapshots
 from bot.services.world import CampaignContext, current
 from rules.campaign.paths import ArmyKind
-from rules.campaign.world import ACTIVE_STATES
+from rules.campaign.world import ACTIVE_STATES, SiegeStatus
 
 CORRECTION_KEY = snapshots.CORRECTION_KEY
 
@@ -76,7 +76,7 @@ def claim_views(session: Session, ctx: CampaignContext) -> Views:
             views.setdefault(one, {})[f"relation with {names.get(other, other)}"] = \
                 rel.status.value
     for siege in session.exec(select(Siege).where(Siege.campaign_id == cid)).all():
-        if siege.status.value != "active":
+        if siege.status != SiegeStatus.ACTIVE:
             continue
         where = _place(ctx, siege.holdfast)
         views.setdefault(siege.besieger_claim, {})[f"siege of {where}"] = (
@@ -142,6 +142,13 @@ def take_back(session: Session, ctx: CampaignContext, chosen: snapshots.Plan, *,
         journal.notify_claim(session, cid, claim_id, f"{CORRECTION_KEY}{stamp}:{claim_id}",
                              subject=subject, body=body, at=now, tick=snapshot.tick)
     told_names = sorted(names[c] for c in told if c in names)
+    journal.log_event(session, cid, snapshot.tick, "correction",
+                      f"public correction queued ({reason})"
+                      + (f"; private notes to {', '.join(told_names)}" if told_names else ""),
+                      at=now, actor=actor,
+                      data={"post": f"{CORRECTION_KEY}{stamp}", "reason": reason,
+                            "approved_by": approved_by, "ticks": ticks, "commands": commands,
+                            "claims": sorted(c for c in told if c in names)})
     return [*lines, "Correction queued: a public [Correction] post"
             + (f" and a private note to {', '.join(told_names)}" if told_names
                else " (no claim's own situation changed)") + "."]

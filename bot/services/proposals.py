@@ -32,7 +32,7 @@ from typing import Any
 
 from sqlmodel import Session, col, select
 
-from bot.config import APPROVABLE, reddit_name
+from bot.config import reddit_name
 from bot.db.models import (
     Army,
     Character,
@@ -383,6 +383,73 @@ def _run_undo(session: Session, ctx: CampaignContext, args: dict[str, Any], acto
                      replay_revealed=bool(args.get("replay_revealed")))
 
 
+def relations_action(a: Claim, b: Claim, status: RelationStatus) -> Action:
+    """The action of ``maester relations set A B STATUS``."""
+    return Action("relations set", {"a": a.name, "b": b.name, "status": status.value},
+                  f"relations set {a.name} {b.name} {status.value}", (a.id or 0, b.id or 0))
+
+
+def _check_relations(session: Session, ctx: CampaignContext, args: dict[str, Any]) -> Any:
+    a, b = _claim(session, ctx, args["a"]), _claim(session, ctx, args["b"])
+    if a.id == b.id:
+        raise Refused("name two different claims (see `maester claims`)")
+    low, high = sorted((a.id or 0, b.id or 0))
+    row = session.exec(select(Relation).where(Relation.campaign_id == ctx.campaign_id,
+                                              Relation.claim_a == low,
+                                              Relation.claim_b == high)).first()
+    return row.status.value if row is not None else "neutral"
+
+
+def _run_relations(session: Session, ctx: CampaignContext, args: dict[str, Any], actor: str,
+                   approver: str, now: datetime) -> list[str]:
+    from bot.services.moderation import set_relations
+
+    a, b = _claim(session, ctx, args["a"]), _claim(session, ctx, args["b"])
+    status = RelationStatus(args["status"])
+    before = set_relations(session, ctx, a, b, status, actor=actor, now=now)
+    return [f"{a.name} and {b.name} are now {status.value} (were {before.value})."]
+
+
+def _holder(session: Session, ctx: CampaignContext, holdfast: str) -> tuple[str, int | None]:
+    """(the holdfast's tile id, the claim holding it); Refused for a tile that is none."""
+    from bot.services.order_world import load_order_world
+    from rules.campaign.decide import Part
+    from rules.campaign.holdfasts import holder_of
+
+    try:
+        tile = ctx.world.tile(holdfast)
+    except (KeyError, LookupError, InvalidInput) as exc:
+        raise Refused(str(exc)) from None
+    if not tile.holdfast:
+        raise Refused(f"{tile.label} is not a holdfast")
+    world, _ = load_order_world(session, ctx, (Part.HOLDERS,))
+    return tile.id, holder_of(world, tile.id)
+
+
+def holdfast_action(session: Session, ctx: CampaignContext, holdfast: str, claim: Claim,
+                    seat: bool) -> Action:
+    """The action of ``maester holdfast give HOLDFAST CLAIM [--seat]``: it acts on the claim
+    given it and on the claim holding it now."""
+    tile, holder = _holder(session, ctx, holdfast)
+    return Action("holdfast give", {"holdfast": tile, "claim": claim.name, "seat": seat},
+                  f"holdfast give {ctx.world.tile(tile).label} {claim.name}"
+                  + (" --seat" if seat else ""),
+                  tuple(c for c in (claim.id or 0, holder) if c))
+
+
+def _check_holdfast(session: Session, ctx: CampaignContext, args: dict[str, Any]) -> Any:
+    _claim(session, ctx, args["claim"])
+    return _holder(session, ctx, args["holdfast"])[1]
+
+
+def _run_holdfast(session: Session, ctx: CampaignContext, args: dict[str, Any], actor: str,
+                  approver: str, now: datetime) -> list[str]:
+    from bot.services.moderation import give_holdfast
+
+    return [give_holdfast(session, ctx, _claim(session, ctx, args["claim"]), args["holdfast"],
+                          seat=bool(args["seat"]), actor=actor, now=now) + "."]
+
+
 KINDS: dict[str, Kind] = {
     "adjust": Kind(_check_adjust, _run_adjust),
     "undo": Kind(_check_undo, _run_undo),
@@ -391,9 +458,11 @@ KINDS: dict[str, Kind] = {
     "skills grant": Kind(_check_skill, _run_skill),
     "army remove": Kind(_check_army, _run_army),
     "fates": Kind(_check_fate, _run_fate),
+    "relations set": Kind(_check_relations, _run_relations),
+    "holdfast give": Kind(_check_holdfast, _run_holdfast),
 }
-"""Every action that can wait for approval, by its :data:`bot.config.APPROVABLE` name."""
-assert set(KINDS) == set(APPROVABLE)
+"""Every action that can wait for approval, by its :data:`bot.config.APPROVABLE` name (a test
+checks that both name the same actions)."""
 
 
 def check(session: Session, ctx: CampaignContext, action: Action, now: datetime) -> Any:

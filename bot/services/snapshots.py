@@ -172,7 +172,7 @@ COMMAND_KINDS = frozenset({"adjust", "season", "relation", "character", "army_re
                            "skill_granted", "skill_removed", "catalogue_loaded", "map_updated",
                            "catalogue_check", "catalogue_show", "undo", "pause", "resume",
                            "claim_away", "claim_hold", "claim_unheld", "claim_transfer",
-                           "claim_added", "claim_retired"})
+                           "claim_added", "claim_retired", "approval", "correction"})
 """Events the moderators' own commands log (the rest, by a player or a moderator, are orders)."""
 DELETABLE_KINDS = frozenset({"post", "comment"})
 

@@ -265,8 +265,8 @@ def army_value(r: ArmyRecord | Army) -> ArmyValue:
 
 
 # the positions in a row of _select
-_PATH, _COSTS, _TRAVELLED, _SAVED, _META = (
-    _READ.index(name) for name in ("path_json", "costs_json", "travelled_json", "saved",
+_TILE, _PATH, _COSTS, _TRAVELLED, _SAVED, _META = (
+    _READ.index(name) for name in ("tile", "path_json", "costs_json", "travelled_json", "saved",
                                    "meta_json"))
 
 
@@ -433,6 +433,8 @@ class TickArmies:
         steps: list[tuple[Any, ...]] = []  # the parameters of the STEP statement
         full: list[tuple[Any, ...]] = []  # and those of the FULL one
         written: dict[int, tuple[Row, ArmyValue]] = {}  # for the next tick, once written
+        saved_texts: dict[int, str] = {}  # the text of each saving, by the object's id (the
+        # marches of a tick share a few savings: see rules.campaign.movement.enter_tiles)
         for army_id in sorted(self._touched):  # the others are as read
             a = self.now[army_id]
             first = read[army_id]
@@ -449,10 +451,11 @@ class TickArmies:
                                                                      m.costs),
                 row[_TRAVELLED] if a.travelled == first.travelled
                 else _tiles_text(a.travelled),
-                row[_SAVED] if m.saved is m0.saved else str(m.saved), meta_text)
+                row[_SAVED] if m.saved is m0.saved else saved_texts.get(id(m.saved))
+                or saved_texts.setdefault(id(m.saved), str(m.saved)), meta_text)
             if m.depart_tick == m0.depart_tick and _NOT_STEP(a) == _NOT_STEP(first):
                 # (the other tick columns convert to these fields, one to one)
-                if step == step_stored(row):
+                if a.tile == row[_TILE] and step == step_stored(row):
                     continue
                 steps.append((*step, army_id))
                 new_row = step_written(row + step)

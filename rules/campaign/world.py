@@ -31,6 +31,7 @@ from datetime import datetime
 from decimal import Decimal
 from enum import StrEnum
 from fractions import Fraction
+from operator import itemgetter
 from typing import Any, Protocol
 
 from rules.campaign.battle import Side, Winner
@@ -326,8 +327,27 @@ def army_order(army: Army) -> tuple[Any, ...]:
 
 
 def in_army_order(armies: Iterable[Army]) -> list[Army]:
-    """``armies`` sorted by :func:`army_order`."""
-    return sorted(armies, key=army_order)
+    """``armies`` sorted by :func:`army_order`: by its first entries (claim, kind, tile), and
+    only the armies alike in those by the whole order (a tick sorts its 2,000 marches: the
+    whole order of each, its bookkeeping's JSON above all, cost more than its step)."""
+    keyed = sorted(((a.claim_id, a.kind.value, a.tile, a) for a in armies), key=_HEAD)
+    ordered: list[Army] = []
+    start, count = 0, len(keyed)
+    while start < count:
+        head, end = _HEAD(keyed[start]), start + 1
+        while end < count and _HEAD(keyed[end]) == head:
+            end += 1
+        if end - start == 1:
+            ordered.append(keyed[start][3])
+        else:
+            ordered.extend(sorted((k[3] for k in keyed[start:end]), key=army_order))
+        start = end
+    return ordered
+
+
+_HEAD = itemgetter(0, 1, 2)
+"""The first entries of :func:`army_order` (claim, kind, tile), from the entries sorted by
+:func:`in_army_order`."""
 
 
 def is_stationary(army: Army, tick: int, began: int | None = None) -> bool:

@@ -13,7 +13,7 @@ from freezegun import freeze_time
 from sqlmodel import col, select
 
 from bot.db.engine import make_engine, transaction
-from bot.db.models import Event, Outbox, Proposal
+from bot.db.models import Campaign, Event, Outbox, Proposal
 from tests.bot.test_cli_safety import INIT, cli, export, runner
 from tests.fixtures.db import sqlite_url
 
@@ -103,6 +103,9 @@ def test_undo_posts_a_correction_and_tells_each_changed_claim(tmp_path: Path) ->
     undo = [e for e in rows(tmp_path, Event) if e.kind == "undo"]
     assert undo[-1].data_json["reason"] == "the feast was counted twice"
     assert "the feast was counted twice" in undo[-1].summary  # the log keeps it
+    (logged,) = [e for e in rows(tmp_path, Event) if e.kind == "correction"]
+    assert logged.summary == ("public correction queued (the feast was counted twice); "
+                              "private notes to House Stark, House Tully")
 
     # A correction is no post to take back: a later undo neither withdraws it nor refuses.
     cli(config, "2026-11-23T12:31:00Z", "adjust", "House Tully", "--gold", "+1")
@@ -136,6 +139,8 @@ def test_an_action_that_waits_changes_nothing_until_a_second_moderator_approves(
     assert len(approval) == 1 and approval[0].actor == "mod_bob"
     assert "by mod_jane approved by mod_bob" in approval[0].summary
     assert [e.actor for e in rows(tmp_path, Event) if e.kind == "adjust"] == ["mod_jane"]
+    dry = cli(config, AT, "undo", "--dry-run")  # the approval is no order to take back
+    assert "adjust House Stark (by mod_jane)" in dry and "Orders of" not in dry
     assert "was approved already" in cli(config, AT, "approve", "1", "--by", "mod_ann",
                                          code=2)
 
@@ -184,6 +189,12 @@ def test_a_moderator_who_plays_needs_another_whatever_the_config(tmp_path: Path)
                 "mod_jane")
     assert "Proposed as #2" in enemy and \
         "House Lannister is at war with House Stark, which u/mod_jane plays" in enemy
+    peace = cli(config, AT, "relations", "set", "House Stark", "House Lannister", "neutral",
+                "--by", "mod_jane")
+    assert "Proposed as #3" in peace and "u/mod_jane plays House Stark" in peace
+    seat = cli(config, AT, "holdfast", "give", "Winterfell", "House Tyrell", "--by",
+               "mod_jane")  # taken from the claim she plays
+    assert "Proposed as #4" in seat and "u/mod_jane plays House Stark" in seat
     assert dump(tmp_path) == before
     cli(config, AT, "adjust", "House Tully", "--gold", "+1", "--by", "mod_jane")  # at once
     assert export(config, AT)["claims"][2]["gold"] == "701"
@@ -213,3 +224,51 @@ def test_a_player_listed_as_moderator_is_involved_in_their_claim(tmp_path: Path)
     assert "Proposed as #1" in out and "u/ned_stark plays House Stark" in out
     assert "Army 1 of House Stark removed" in cli(config, AT, "approve", "1", "--by",
                                                   "mod_bob")
+
+
+def test_skills_fates_and_map_updates_wait_too(tmp_path: Path) -> None:
+    from bot.maps import demo_map_text
+
+    config = _config(tmp_path, '[moderators]\napproval = ["skills grant", "fates", '
+                               '"map update"]\n')
+    from bot.services.catalogue import demo_catalogue_text
+
+    new = tmp_path / "new.csv"
+    new.write_text(demo_map_text().replace("2755,,water,", "2755,The Far Deep,water,"))
+    catalogue = tmp_path / "catalogue.toml"
+    catalogue.write_text(demo_catalogue_text())
+    cli(config, AT, "catalogue", "load", str(catalogue), "--by", "mod_jane")
+    before = dump(tmp_path)
+    assert "Proposed as #1" in cli(config, AT, "skills", "grant", "Brynden Tully", "Blackfish",
+                                   "--by", "mod_jane")
+    assert "Proposed as #2" in cli(config, AT, "character", "set", "Robb Stark", "wounded",
+                                   "--by", "mod_jane")
+    assert "Proposed as #3" in cli(config, AT, "map", "update", str(new), "--yes", "--by",
+                                   "mod_jane")
+    assert "no skill called" in cli(config, AT, "skills", "grant", "Brynden Tully", "Nothing",
+                                    "--by", "mod_jane", code=2)  # checked before proposing
+    assert dump(tmp_path) == before
+    assert "Brynden Tully" in cli(config, AT, "approve", "1", "--by", "mod_bob")
+    assert "Robb Stark: alive -> wounded" in cli(config, AT, "approve", "2", "--by", "mod_ann")
+    assert "map updated" in cli(config, AT, "approve", "3", "--by", "mod_bob")
+    assert "The Far Deep" in rows(tmp_path, Campaign)[0].map_text
+    assert [e.actor for e in rows(tmp_path, Event) if e.kind == "approval"] == \
+        ["mod_bob", "mod_ann", "mod_bob"]
+
+
+def test_the_config_names_only_actions_that_can_wait() -> None:
+    import pytest
+
+    from bot.config import APPROVABLE, ConfigError, parse_settings
+    from bot.services.proposals import KINDS
+
+    assert set(KINDS) == set(APPROVABLE)  # each action the config may name has its row
+
+    with pytest.raises(ConfigError, match=r"moderators.approval: Value error, 'undoo' is not "
+                                          r"an action that can wait for approval: one of "
+                                          r"'adjust', 'undo'.*e\.g\. approval = "):
+        parse_settings({"moderators": {"approval": ["undoo"]}})
+    settings = parse_settings({"moderators": {"approval": ["Map  Update"],
+                                              "plays": {" U/Mod_Jane ": ["House Stark"]}}})
+    assert settings.moderators.approval == ["map update"]
+    assert settings.moderators.plays == {"mod_jane": ["House Stark"]}

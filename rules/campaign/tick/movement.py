@@ -378,7 +378,9 @@ class _Moves:
             return None
         guards = [g for g in self.standing.get(tile_id, ())
                   if g.claim_id == claim_id and g.kind is a.kind]
-        return min(guards, key=army_order).id if guards else None
+        if len(guards) < 2:  # (the usual case: no order to work out)
+            return guards[0].id if guards else None
+        return min(guards, key=army_order).id
 
     def encounter(self, a: Army) -> bool:
         """A marching (or retreating) army that has stopped on a tile where an enemy at war

@@ -133,6 +133,26 @@ def test_an_approval_after_a_tick_is_refused_with_the_reason(mods: Harness) -> N
     assert "say why, after `because`" in discuss(bot, MODERATOR, "!undo")
 
 
+def test_a_moderator_who_plays_waits_for_another_in_mod_discussions(mods: Harness) -> None:
+    bot = mods
+    bot.ctx.settings = bot.ctx.settings.model_copy(update={"moderators": ModeratorSettings(
+        plays={MODERATOR: ["House Lannister"]})})
+    before = world(bot)
+    answer = discuss(bot, MODERATOR, "!fate Robb Stark captured because taken at the Twins")
+    assert "Proposed as #1" in answer and "House Stark is at war with House Lannister, " \
+        f"which u/{MODERATOR} plays" in answer
+    assert world(bot) == before
+    done = discuss(bot, BOB, "!approve 1")
+    assert "Robb Stark: alive -> captured (taken at the Twins)" in done
+    with transaction(bot.engine) as session:
+        approval = session.exec(select(Event).where(Event.kind == "approval")).one()
+    assert f"[involved: House Stark is at war with House Lannister, which u/{MODERATOR} " \
+        "plays]" in approval.summary
+    # House Tyrell is neither played by them nor at war with House Lannister: at once
+    assert "House Tyrell after: gold" in discuss(bot, MODERATOR,
+                                                 "!adjust House Tyrell gold +5 because a gift")
+
+
 # --- hidden facts never reach the correction --------------------------------------------
 
 def _undo_in_a_world(tmp_path: Path, name: str, *, infantry: int, gold: str) -> Outbox:

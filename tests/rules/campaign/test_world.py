@@ -20,10 +20,12 @@ from rules.campaign.world import (
     ArmyKind,
     ArmyState,
     March,
+    army_order,
     army_side,
     as_role,
     battle_side,
     evolve,
+    in_army_order,
     is_stationary,
     moved,
 )
@@ -131,3 +133,20 @@ def test_moved_is_evolve_of_what_a_march_step_changes() -> None:
     assert repr(after) == repr(expected)
     assert all(getattr(after, f.name) is getattr(army, f.name) for f in fields(Army)
                if f.name not in ("tile", "travelled", "march", "meta"))
+
+
+alike = st.builds(  # armies alike in much: ties in all but their bookkeeping and number
+    Army, id=st.integers(1, 10**6), claim_id=st.integers(1, 2), kind=st.just(ArmyKind.LAND),
+    state=st.sampled_from([ArmyState.STANDING, ArmyState.MARCHING]),
+    tile=st.sampled_from(["0101", "0102"]), infantry=st.sampled_from([100, 200]),
+    march=st.sampled_from([March(), March(("0103",), (1,), Fraction(1, 2), 7)]),
+    meta=st.sampled_from([{}, {"rolled": []}, {"order": "t3_a"}, {"rolled": ["7:0101"]}]))
+
+
+@given(st.lists(alike, max_size=30, unique_by=lambda a: a.id))
+def test_in_army_order_is_sorting_by_army_order(given_armies: list[Army]) -> None:
+    """Sorting by the cheap head of the order and then only the armies alike in all of it
+    gives exactly the order of :func:`army_order` itself, whatever the ties."""
+    assert in_army_order(given_armies) == sorted(given_armies, key=army_order)
+    assert [a.id for a in in_army_order(given_armies)] == [
+        a.id for a in sorted(given_armies, key=army_order)]
