@@ -135,8 +135,8 @@ def test_an_approval_after_a_tick_is_refused_with_the_reason(mods: Harness) -> N
 
 def test_a_moderator_who_plays_waits_for_another_in_mod_discussions(mods: Harness) -> None:
     bot = mods
-    bot.ctx.settings = bot.ctx.settings.model_copy(update={"moderators": ModeratorSettings(
-        plays={MODERATOR: ["House Lannister"]})})
+    bot.ctx = dataclasses.replace(bot.ctx, settings=bot.ctx.settings.model_copy(update={
+        "moderators": ModeratorSettings(plays={MODERATOR: ["House Lannister"]})}))
     before = world(bot)
     answer = discuss(bot, MODERATOR, "!fate Robb Stark captured because taken at the Twins")
     assert "Proposed as #1" in answer and "House Stark is at war with House Lannister, " \
