@@ -139,7 +139,7 @@ def show_army_cmd(army_id: int, config: ConfigOpt = None) -> None:
 
 @app.command("status")
 def status_cmd(config: ConfigOpt = None) -> None:
-    """Last tick, next tick, pending outbox, in-game date and season."""
+    """Last tick, next tick, pending outbox, in-game date and season, proposals waiting."""
     env = open_campaign(config)
     ctx = env.ctx
     wall = env.clock.now()  # read once: the world is "ahead" only of this same reading
@@ -164,6 +164,11 @@ def status_cmd(config: ConfigOpt = None) -> None:
     console.print(f"  sieges:     {report.sieges_active} active")
     for line in report.sieges:
         console.print(f"    {escape(line)}")
+    from bot.services.proposals import waiting_line
+
+    line = waiting_line(report.proposals)
+    console.print("  proposals:  " + (f"[yellow]{escape(line)}[/yellow]" if report.proposals
+                                      else line))
     if report.paused:
         console.print(f"  [yellow]paused:     {escape(report.paused)}[/yellow] (`maester "
                       "resume`)")
