@@ -13,7 +13,10 @@ It prints OK for every dice line that the secret reproduces and names every roll
 not. A line with `beacon=N` is bound to drand's round N: the post's `beacon: drand ...` line
 gives the round's randomness (SHA-256 of its signature, checked here) and its signature,
 checked under the chain's public key (--beacon-key, quicknet's by default) when py-ecc is
-installed; without py-ecc the dice are still checked and the signature is reported unchecked. A key belongs to one period and one branch: lines of another are skipped when you name
+installed; without py-ecc the dice are still checked and the signature is reported unchecked.
+When the beacon line says the moment its round is bound to ("at or after ... UTC", as the
+tick's own post and each round line of the reveal post do), the round must be the first at or
+after that moment. A key belongs to one period and one branch: lines of another are skipped when you name
 yours with --period and --branch, and refused when you do not. With --commitment it also
 checks that the secret is the one committed to before the period.
 This file re-implements the derivation on purpose, from docs/dice.md alone, independently of

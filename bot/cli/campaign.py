@@ -32,6 +32,7 @@ from bot.services import queries
 from bot.services.world import (
     CampaignContext,
     claim_by_name,
+    current,
     get_campaign,
 )
 from rules.campaign.inputs import MAX_LISTED_ROWS, parse_gold, parse_troops
@@ -138,7 +139,7 @@ def show_army_cmd(army_id: int, config: ConfigOpt = None) -> None:
 
 @app.command("status")
 def status_cmd(config: ConfigOpt = None) -> None:
-    """Last tick, next tick, pending outbox, in-game date and season."""
+    """Last tick, next tick, pending outbox, in-game date and season, proposals waiting."""
     env = open_campaign(config)
     ctx = env.ctx
     wall = env.clock.now()  # read once: the world is "ahead" only of this same reading
@@ -163,6 +164,11 @@ def status_cmd(config: ConfigOpt = None) -> None:
     console.print(f"  sieges:     {report.sieges_active} active")
     for line in report.sieges:
         console.print(f"    {escape(line)}")
+    from bot.services.proposals import waiting_line
+
+    line = waiting_line(report.proposals)
+    console.print("  proposals:  " + (f"[yellow]{escape(line)}[/yellow]" if report.proposals
+                                      else line))
     if report.paused:
         console.print(f"  [yellow]paused:     {escape(report.paused)}[/yellow] (`maester "
                       "resume`)")
@@ -224,7 +230,8 @@ def order_cmd(
     if at is not None:
         moment = parse_time("--at", at)
         with env.session() as session:
-            last = ctx.tick_at(get_campaign(session, ctx).last_tick)
+            ctx, campaign = current(session, ctx)
+            last = ctx.tick_at(campaign.last_tick)
         if moment <= last:
             raise fail(f"--at {ctx.when(moment)}: the tick of {ctx.when(last)} is already "
                        "applied, and an order counts from the moment it is sent, after the "

@@ -27,7 +27,7 @@ COMMANDS: tuple[Entry, ...] = (
     Entry("init", "bot.cli.campaign",
           "Create the database and the campaign (map from the config; --demo: demo roster)."),
     Entry("status", "bot.cli.campaign", "Last tick, next tick, pending outbox, in-game date "
-          "and season."),
+          "and season, proposals waiting."),
     Entry("claims", "bot.cli.claims",
           "List the claims: holdfast, gold, troops at home, raised armies, players."),
     Entry("armies", "bot.cli.campaign", "List raised armies (optionally of one claim)."),
@@ -72,7 +72,8 @@ COMMANDS: tuple[Entry, ...] = (
     Entry("verify", "bot.cli.dice",
           "Recompute the dice of an event or a post and compare them with what was published."),
     Entry("check", "bot.cli.reddit",
-          "Check the login, the subreddit, the bot's permissions, flairs, modmail and posting."),
+          "Check the login, the subreddit, the bot's permissions, flairs, modmail and posting "
+          "(and the dice beacon, when there is one)."),
     Entry("run", "bot.cli.reddit",
           "Run the bot: modmail intake, game ticks and posting, until SIGTERM/Ctrl-C."),
     Entry("poll", "bot.cli.reddit",

@@ -59,7 +59,8 @@ def run_cmd(config: ConfigOpt = None) -> None:
 
 @app.command("check")
 def check_cmd(config: ConfigOpt = None) -> None:
-    """Check the login, the subreddit, the bot's permissions, flairs, modmail and posting."""
+    """Check the login, the subreddit, the bot's permissions, flairs, modmail and posting
+    (and the dice beacon, when there is one)."""
     from bot.reddit.gateway import GatewayConfigError, praw_gateway
     from bot.reddit.preflight import run_checks
     from bot.reddit.state import DatabaseTokenStore
@@ -91,10 +92,30 @@ def check_cmd(config: ConfigOpt = None) -> None:
             typer.echo(f"       fix: {check.fix}")
     for line in halts:
         typer.echo(f"[warn] {line}")
+    for line in _beacon_lines(settings):
+        typer.echo(line)
     failed = [c for c in checks if not c.ok and c.fatal]
     typer.echo("maester check: " + ("all good" if not failed else
                                     f"{len(failed)} problem(s) would stop the bot"))
     raise typer.Exit(1 if failed else 0)
+
+
+def _beacon_lines(settings: Settings) -> list[str]:
+    """The beacon's check when ``[dice] beacon = "drand"``: a warning, never a failure (the
+    dice fall back to commit-reveal alone by design)."""
+    from bot.services import beacon
+
+    if settings.dice.beacon != "drand":
+        return []
+    found = beacon.probe(settings.dice)
+    if not found.problem:
+        return [f"[ok  ] beacon: {found.detail}"]
+    fix = ("check the network from this machine to [dice] beacon_url; the ticks do not wait "
+           "for it longer than beacon_timeout" if found.problem == beacon.UNREACHABLE else
+           "[dice] beacon_url, beacon_chain, beacon_public_key, beacon_genesis and "
+           "beacon_period must all name the same chain (docs/dice.md); until they do, the "
+           "dice fall back to commit-reveal alone")
+    return [f"[warn] beacon ({found.problem}): {found.detail}", f"       fix: {fix}"]
 
 
 def _halts(engine: Engine, campaign_id: int) -> list[str]:

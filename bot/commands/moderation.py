@@ -1,6 +1,8 @@
 """The moderators' interventions in Mod Discussions: ``!undo``, ``!rollback``, ``!adjust``,
-``!removearmy``, ``!fate``, and the second moderator's ``!proposals``, ``!approve`` and
-``!refuse`` (:mod:`bot.services.proposals`).
+``!removearmy``, ``!fate``, ``!grantskill``, ``!relations``, ``!giveholdfast`` (and
+``!mapupdate``, which answers how to propose a new map from the CLI: a message cannot carry
+the file), and the second moderator's ``!proposals``, ``!approve`` and ``!refuse``
+(:mod:`bot.services.proposals`).
 
 Each is for moderators only and answered in the Mod Discussion (an internal note). The author
 of the message is the acting moderator: Reddit says who wrote it. A reason follows
@@ -41,7 +43,7 @@ def _reason(args: str, example: str, *, needed: bool = True) -> tuple[str, str]:
 
 
 def _answer(session: Any, campaign: Any, action: Any, cmd_ctx: CommandContext,
-            example: str) -> str:
+            example: str, expected: str = "see the example") -> str:
     from bot.services.proposals import Refused, perform
     from bot.services.snapshots import UndoRefused
 
@@ -49,8 +51,7 @@ def _answer(session: Any, campaign: Any, action: Any, cmd_ctx: CommandContext,
         _, lines = perform(session, campaign, action, moderator=cmd_ctx.author,
                            now=cmd_ctx.now)
     except (Refused, UndoRefused, LookupError, InvalidInput, ValueError) as exc:
-        raise CommandError(f"not done: {escape_md(str(exc), 600)}", "see the example",
-                           example) from None
+        raise CommandError(escape_md(str(exc), 600), expected, example) from None
     return "\n\n".join(escape_md(line, 600) for line in lines)
 
 
@@ -135,7 +136,7 @@ def adjust_command(cmd_ctx: CommandContext, args: str) -> str:
                           *(parse_troops(amounts.get(k, "0"), k, signed=True)
                             for k in ("infantry", "cavalry", "ships")))
     except InvalidInput as exc:
-        raise CommandError(f"not done: {escape_md(str(exc), 300)}", "signed numbers",
+        raise CommandError(f"{escape_md(str(exc), 300)}", "signed numbers",
                            ADJUST_EXAMPLE) from None
     return _answer(session, campaign, adjust_action(claim, change, reason), cmd_ctx,
                    ADJUST_EXAMPLE)
@@ -159,7 +160,7 @@ def remove_army_command(cmd_ctx: CommandContext, args: str) -> str:
     try:
         action = army_action(session, campaign, int(head), reason)
     except Refused as exc:
-        raise CommandError(f"not done: {escape_md(str(exc), 300)}", "a raised army's number",
+        raise CommandError(f"{escape_md(str(exc), 300)}", "a raised army's number",
                            REMOVE_EXAMPLE) from None
     return _answer(session, campaign, action, cmd_ctx, REMOVE_EXAMPLE)
 
@@ -184,7 +185,7 @@ def fate_command(cmd_ctx: CommandContext, args: str) -> str:
     try:
         row = find_character(session, campaign, name)
     except LookupError as exc:
-        raise CommandError(f"not done: {escape_md(str(exc), 300)}", "a character's name",
+        raise CommandError(f"{escape_md(str(exc), 300)}", "a character's name",
                            FATE_EXAMPLE) from None
     return _answer(session, campaign, fate_action(row, fate, note), cmd_ctx, FATE_EXAMPLE)
 
@@ -249,3 +250,134 @@ def refuse_command(cmd_ctx: CommandContext, args: str) -> str:
                            "a pending proposal and a reason", REFUSE_EXAMPLE) from None
     return escape_md(f"Proposal #{done.proposal.id} refused by u/{done.proposal.decided_by}: "
                      f"{done.proposal.decision}.", 600)
+
+
+def _with_reason(action: Any, reason: str) -> Any:
+    """``action`` with the moderator's ``because`` note added to its summary (what the
+    moderators read in the proposal and its note)."""
+    from dataclasses import replace
+
+    return replace(action, summary=f"{action.summary} ({reason})") if reason else action
+
+
+def _splits(head: str) -> list[tuple[str, str]]:
+    """Every way to cut ``head`` in two at a space, the longest first part first (names of
+    claims, characters and holdfasts have spaces)."""
+    words = head.split()
+    return [(" ".join(words[:i]), " ".join(words[i:])) for i in range(len(words) - 1, 0, -1)]
+
+
+SKILL_EXAMPLE = "!grantskill Brynden Tully Blackfish because won at the Fords"
+
+
+@command("grantskill", aliases=("skillgrant",), example=SKILL_EXAMPLE, moderator_only=True,
+         private=True)
+def grant_skill_command(cmd_ctx: CommandContext, args: str) -> str:
+    """Moderators only: give a character a skill of the catalogue (its claim is told):
+    `!grantskill CHARACTER SKILL because NOTE`."""
+    from bot.services.proposals import Refused, skill_action
+    from bot.services.world import find_character
+
+    session, campaign = _campaign(cmd_ctx, SKILL_EXAMPLE)
+    head, note = _reason(args, SKILL_EXAMPLE, needed=False)
+    for character, skill in _splits(head):
+        try:
+            find_character(session, campaign, character)
+        except LookupError:
+            continue
+        try:
+            action = skill_action(session, campaign, character, skill)
+        except Refused as exc:
+            raise CommandError(f"{escape_md(str(exc), 300)}",
+                               "a character's name, then a skill of the catalogue",
+                               SKILL_EXAMPLE) from None
+        return _answer(session, campaign, _with_reason(action, note), cmd_ctx, SKILL_EXAMPLE,
+                       "a character's name, then a skill of the catalogue")
+    raise CommandError(f"no character's name starts `{escape_md(head, 80)}`" if head
+                       else "say the character and the skill",
+                       "a character's name (as `maester characters` lists them), then a "
+                       "skill of the catalogue", SKILL_EXAMPLE)
+
+
+RELATIONS_EXAMPLE = "!relations House Stark House Lannister war because the Red Fork"
+
+
+@command("relations", aliases=("setrelations",), example=RELATIONS_EXAMPLE,
+         moderator_only=True, private=True)
+def relations_command(cmd_ctx: CommandContext, args: str) -> str:
+    """Moderators only: set how two claims stand (war, neutral or allied):
+    `!relations CLAIM CLAIM STATUS because NOTE`."""
+    from bot.services.proposals import relations_action
+    from bot.services.world import claim_by_name
+    from rules.campaign.world import RelationStatus
+
+    session, campaign = _campaign(cmd_ctx, RELATIONS_EXAMPLE)
+    head, note = _reason(args, RELATIONS_EXAMPLE, needed=False)
+    pair, _, status = head.rpartition(" ")
+    try:
+        value = RelationStatus(status.lower())
+    except ValueError:
+        raise CommandError(f"`{escape_md(status, 40)}` is not a relation" if status
+                           else "say the two claims and the relation",
+                           "two claims' names, then war, neutral or allied",
+                           RELATIONS_EXAMPLE) from None
+    for first, second in _splits(pair):
+        a, b = claim_by_name(session, campaign, first), claim_by_name(session, campaign, second)
+        if a is None or b is None:
+            continue
+        if a.id == b.id:
+            break
+        return _answer(session, campaign, _with_reason(relations_action(a, b, value), note),
+                       cmd_ctx, RELATIONS_EXAMPLE, "two different claims and a relation")
+    raise CommandError(f"`{escape_md(pair, 80)}` is not two different claims",
+                       "two claims' names (as `maester claims` lists them), then war, neutral "
+                       "or allied", RELATIONS_EXAMPLE)
+
+
+HOLDFAST_EXAMPLE = "!giveholdfast Moat Cailin House Bolton seat because sworn at the feast"
+
+
+@command("giveholdfast", aliases=("holdfastgive",), example=HOLDFAST_EXAMPLE,
+         moderator_only=True, private=True)
+def give_holdfast_command(cmd_ctx: CommandContext, args: str) -> str:
+    """Moderators only: give a holdfast to a claim (`seat`: as its seat; both claims are
+    told): `!giveholdfast HOLDFAST CLAIM [seat] because NOTE`."""
+    from bot.services.proposals import Refused, holdfast_action
+    from bot.services.world import claim_by_name
+
+    session, campaign = _campaign(cmd_ctx, HOLDFAST_EXAMPLE)
+    head, note = _reason(args, HOLDFAST_EXAMPLE, needed=False)
+    rest, _, last = head.rpartition(" ")
+    seat = last.lower() == "seat" and bool(rest)
+    head = rest if seat else head
+    refused = ""
+    for holdfast, name in _splits(head):
+        claim = claim_by_name(session, campaign, name)
+        if claim is None:
+            continue
+        try:
+            action = holdfast_action(session, campaign, holdfast, claim, seat)
+        except Refused as exc:
+            refused = str(exc)
+            continue
+        return _answer(session, campaign, _with_reason(action, note), cmd_ctx,
+                       HOLDFAST_EXAMPLE, "a holdfast, then the claim to give it to")
+    raise CommandError(escape_md(refused, 300) if refused
+                       else f"`{escape_md(head, 80)}` is not a holdfast then a claim",
+                       "a holdfast's name or tile, then a claim's name, then `seat` to make "
+                       "it the claim's seat", HOLDFAST_EXAMPLE)
+
+
+MAP_EXAMPLE = "maester map update new-map.yaml --yes --by u/mod_jane"
+
+
+@command("mapupdate", aliases=("updatemap",), example=MAP_EXAMPLE, moderator_only=True,
+         private=True)
+def map_update_command(cmd_ctx: CommandContext, args: str) -> str:
+    """Moderators only: how to replace the map (it needs a file, so only from the CLI)."""
+    return ("A map update needs the new map's file, which a message cannot carry, so it is "
+            "proposed from the command line on the bot's machine: `maester map update "
+            "NEW-MAP.yaml` shows the difference, then `maester map update NEW-MAP.yaml --yes "
+            "--by u/YOUR_NAME` applies it, or stores it as a proposal when [moderators] "
+            "approval asks for a second moderator. That moderator can then `!approve N` it "
+            "here (`!proposals` lists it). Nothing was changed.")

@@ -26,6 +26,7 @@ from sqlmodel import Session, col, select
 
 from bot.db.engine import transaction
 from bot.db.models import BotState
+from bot.services import journal
 
 log = logging.getLogger(__name__)
 
@@ -37,16 +38,8 @@ DISPATCH_PREFIX = "dispatch:"
 
 
 def read(session: Session, campaign_id: int, name: str) -> dict[str, Any] | None:
-    """The value stored under ``name``, or None."""
-    row = session.exec(select(BotState).where(BotState.campaign_id == campaign_id,
-                                              BotState.name == name)).first()
-    if row is None or not row.value:
-        return None
-    try:
-        value = json.loads(row.value)
-    except ValueError:
-        return None
-    return value if isinstance(value, dict) else None
+    """The value stored under ``name``, or None (:func:`journal.read_state`)."""
+    return journal.read_state(session, campaign_id, name)
 
 
 def write(session: Session, campaign_id: int, name: str, value: dict[str, Any] | None,

@@ -37,7 +37,7 @@ from sqlmodel import Session, select
 from bot.config import DiceSettings
 from bot.db.engine import transaction
 from bot.db.models import BeaconRound
-from bot.services.world import CampaignContext, get_campaign
+from bot.services.world import CampaignContext, current
 from rules.beacon import BeaconLine, Chain, signature_valid
 from rules.fairdice import Beacon
 
@@ -105,13 +105,19 @@ def line_of(row: BeaconRound) -> BeaconLine:
     return BeaconLine(row.chain, row.round, bytes.fromhex(row.signature))
 
 
-def by_round(session: Session, ctx: CampaignContext, rounds: set[int]) -> dict[int, BeaconLine]:
-    """The stored rounds among ``rounds`` (the bound ones), by number."""
+def rows_by_round(session: Session, ctx: CampaignContext, rounds: set[int]
+                  ) -> dict[int, BeaconRound]:
+    """The stored rows of the rounds among ``rounds`` that were had (bound), by number."""
     if not rounds:
         return {}
     rows = session.exec(select(BeaconRound).where(BeaconRound.campaign_id == ctx.campaign_id,
                                                   BeaconRound.signature != "")).all()
-    return {r.round: line_of(r) for r in rows if r.round in rounds}
+    return {r.round: r for r in rows if r.round in rounds}
+
+
+def by_round(session: Session, ctx: CampaignContext, rounds: set[int]) -> dict[int, BeaconLine]:
+    """The stored rounds among ``rounds`` (the bound ones), by number."""
+    return {n: line_of(r) for n, r in rows_by_round(session, ctx, rounds).items()}
 
 
 class Fetcher:
@@ -200,11 +206,64 @@ class Fetcher:
         return signature, ""
 
 
+@dataclass(frozen=True, slots=True)
+class Probe:
+    """What :func:`probe` found: ``problem`` is "" (the pinned chain answers), ``UNREACHABLE``
+    (the network: nothing says the settings are wrong) or ``WRONG_CHAIN`` (the beacon answers,
+    but not as the pinned chain); ``detail`` says it in a sentence."""
+
+    problem: str
+    detail: str
+
+
+UNREACHABLE = "unreachable"
+WRONG_CHAIN = "wrong chain"
+
+
+def probe(settings: DiceSettings, *, timeout: float | None = None) -> Probe:
+    """Ask the beacon of ``[dice]`` for the pinned chain's ``/info`` and its latest round
+    (``maester check``), waiting ``timeout`` seconds at most in all (default
+    ``beacon_timeout``). A failure of the network is told apart from a beacon that answers
+    for another chain: no ``/info`` for the pinned hash, an ``/info`` that differs from the
+    pin, or a latest round not signed by the pinned key."""
+    if timeout is not None:
+        settings = settings.model_copy(update={"beacon_timeout": timeout})
+    fetcher = Fetcher(settings)
+    chain, url = fetcher.chain, settings.beacon_url.rstrip("/")
+    status, info = fetcher._get("info")
+    if status == 0:
+        return Probe(UNREACHABLE, f"{url} could not be reached within "
+                     f"{settings.beacon_timeout:g} s (network, DNS, firewall or the beacon "
+                     "is down); until it can, each tick's dice come from commit-reveal alone "
+                     "and their posts say so")
+    if status != 200 or not isinstance(info, dict):
+        return Probe(WRONG_CHAIN, f"{url} answers, but not for the pinned chain "
+                     f"{chain.hash[:16]}...: /info gave status {status} (does this beacon "
+                     "serve that chain? check [dice] beacon_url and beacon_chain)")
+    mismatches = chain.info_mismatches(info)
+    if mismatches:
+        return Probe(WRONG_CHAIN, f"{url} describes another chain than the pinned one: "
+                     + "; ".join(mismatches))
+    status, latest = fetcher._get("public/latest")
+    if status == 0:
+        return Probe(UNREACHABLE, f"{url} gave the chain's /info, then could not be reached "
+                     "for its latest round")
+    number = latest.get("round") if isinstance(latest, dict) else None
+    if status != 200 or not isinstance(number, int):
+        return Probe("", f"{url} serves the pinned chain {chain.hash[:16]}... (its latest "
+                     f"round could not be read: status {status})")
+    signature, reason = fetcher._checked(number, latest)
+    if not signature:
+        return Probe(WRONG_CHAIN, f"{url} describes the pinned chain, but {reason}")
+    return Probe("", f"{url} serves the pinned chain {chain.hash[:16]}...; its latest round "
+                 f"{number} is signed by the pinned key")
+
+
 def prepare(engine: Engine, ctx: CampaignContext, fetcher: Fetcher, now: datetime) -> None:
     """Fetch, check and store the round of the next tick due at ``now`` when it is not stored
     yet (outside the tick's transaction: the network is never waited on with a lock held)."""
     with Session(engine) as session:
-        campaign = get_campaign(session, ctx)
+        ctx, campaign = current(session, ctx)  # the clock as stored
         index = campaign.last_tick + 1
         if index > ctx.tick_of(now) or stored(session, ctx, index) is not None:
             return

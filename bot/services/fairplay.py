@@ -75,11 +75,18 @@ def beacon_text(tick_beacon: TickBeacon) -> str:
                 "so these dice will change when it is.")
     if line is None:
         return ""
-    due = f" (drand's first round at or after {tick_beacon.due})" if tick_beacon.due else ""
+    due = due_words(tick_beacon.due)
     if line.bound:
         return f"`{line}`{due}"
     return (f"`{line}`{due}: the beacon round could not be had in time, so these dice come "
             "from the commit-reveal dice alone.")
+
+
+def due_words(due: str) -> str:
+    """`` (drand's first round at or after 2026-11-23 18:00:10 UTC)`` after a beacon line:
+    the moment its round is bound to (:func:`bot.services.beacon.due_text`), which
+    docs/verify_dice.py reads back on the same line ("" for no moment)."""
+    return f" (drand's first round at or after {due})" if due else ""
 
 
 def with_beacon(body: str, tick_beacon: TickBeacon) -> str:
@@ -90,10 +97,12 @@ def with_beacon(body: str, tick_beacon: TickBeacon) -> str:
 
 def beacon_lines_for(session: Session, ctx: CampaignContext, lines: Iterable[str]) -> list[str]:
     """The beacon lines of the rounds the printed dice ``lines`` are bound to (for a post that
-    lists dice of several ticks), in round order."""
+    lists dice of several ticks), in round order, each with the moment its tick binds it to
+    (so a reveal post checks each round's timing as the tick's own post does)."""
     rounds = {r for r in (_round_of(x) for x in lines) if r is not None}
-    found = beacon.by_round(session, ctx, rounds)
-    return [f"`{found[r]}`" for r in sorted(found)]
+    found = beacon.rows_by_round(session, ctx, rounds)
+    return [f"`{beacon.line_of(found[r])}`{due_words(beacon.due_text(ctx, found[r].tick))}"
+            for r in sorted(found)]
 
 
 def _round_of(text: str) -> int | None:
@@ -155,8 +164,8 @@ def _events_of(session: Session, ctx: CampaignContext, period: int) -> list[Even
         Event.campaign_id == ctx.campaign_id, col(Event.tick) >= first,
         col(Event.tick) < after).order_by(col(Event.id))).all(),
         # a preview's earlier ticks (collected, never written) come after the stored ones
-        *(e for e in journal.pending_events(session) if first <= e.tick < after
-          and e.campaign_id == ctx.campaign_id)]
+        *(e for e in journal.pending_events(session, range(first, after))
+          if e.campaign_id == ctx.campaign_id)]
     return [e for e in rows if isinstance(e.data_json, dict) and DICE_KEY in e.data_json]
 
 

@@ -8,6 +8,7 @@ leaves neither a log line nor a post behind, and a replayed change hits the key.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -102,11 +103,16 @@ def request_image(session: Session, row: dict[str, Any]) -> None:
         session.add(PostImage(**row))
 
 
-def pending_events(session: Session) -> list[Event]:
-    """The events collected and not written yet (a preview's earlier ticks), as rows that
-    are not in the session: readers of the journal add them to what they read."""
+def pending_events(session: Session, ticks: range | None = None, kind: str | None = None
+                   ) -> list[Event]:
+    """The events collected and not written yet (a preview's earlier ticks; those of ``ticks``
+    and of ``kind`` when given), in order, as rows that are not in the session: readers of the
+    journal add them to what they read."""
     sink = sink_of(session)
-    return [Event(**row) for row in sink.events] if sink is not None else []
+    if sink is None:
+        return []
+    return [Event(**row) for row in sink.events
+            if (ticks is None or row["tick"] in ticks) and (kind is None or row["kind"] == kind)]
 
 
 def log_event(
@@ -206,6 +212,20 @@ def players_of(session: Session, claim_id: int) -> list[str]:
 def players_changed(session: Session) -> None:
     """The players of some claim changed in ``session``: :func:`players_of` reads them again."""
     session.info.pop(_PLAYERS, None)
+
+
+def read_state(session: Session, campaign_id: int, name: str) -> dict[str, Any] | None:
+    """The JSON object stored in ``BotState`` under ``name``, or None (no row, empty, or not
+    an object)."""
+    row = session.exec(select(BotState).where(BotState.campaign_id == campaign_id,
+                                              BotState.name == name)).first()
+    if row is None or not row.value:
+        return None
+    try:
+        value = json.loads(row.value)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
 
 
 CLAIM_WEBHOOK_PREFIX = "webhook:claim:"

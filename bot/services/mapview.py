@@ -156,12 +156,13 @@ def _sightings(session: Session, ctx: CampaignContext, rows: Sequence[ArmyRecord
 def _battles_this_month(session: Session, ctx: CampaignContext, now: int,
                         names: dict[int | None, str], known: Mapping[int, BattleState]
                         ) -> tuple[BattleMark, ...]:
-    events = [*journal.pending_events(session)[::-1], *session.exec(select(Event).where(
+    stored_events = session.exec(select(Event).where(
         Event.campaign_id == ctx.campaign_id, Event.kind == "battle", col(Event.public),
-        col(Event.tick) <= now).order_by(col(Event.id).desc()).limit(500)).all()]
-    ids = [int(e.data_json["battle"]) for e in events
-           if e.kind == "battle" and e.public and e.tick <= now and e.campaign_id ==
-           ctx.campaign_id and _same_month(ctx, e.tick, now) and e.data_json.get("battle")]
+        col(Event.tick) <= now).order_by(col(Event.id).desc()).limit(500)).all()
+    previewed = [e for e in journal.pending_events(session, range(now + 1), "battle")
+                 if e.public and e.campaign_id == ctx.campaign_id]  # (a preview's own)
+    ids = [int(e.data_json["battle"]) for e in (*previewed, *stored_events)
+           if _same_month(ctx, e.tick, now) and e.data_json.get("battle")]
     if not ids:
         return ()
     stored: list[PendingBattle | BattleState] = list(session.exec(

@@ -30,6 +30,7 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
+from sqlalchemy import func
 from sqlmodel import Session, col, select
 
 from bot.config import reddit_name
@@ -44,7 +45,7 @@ from bot.db.models import (
     Relation,
 )
 from bot.services import journal, snapshots
-from bot.services.world import CampaignContext, claim_by_name, get_campaign
+from bot.services.world import CampaignContext, claim_by_name, current, get_campaign
 from rules.campaign.world import ACTIVE_STATES, RelationStatus
 from rules.errors import InvalidInput
 
@@ -488,7 +489,7 @@ def gate(session: Session, ctx: CampaignContext, action: Action, *, moderator: s
     if not why:
         return None
     proposer = known_moderator(ctx, moderator)
-    campaign = get_campaign(session, ctx, lock=True)
+    ctx, campaign = current(session, ctx, lock=True)  # the clock as stored
     args = dict(action.args)
     if action.kind in ("undo", "rollback"):  # what it takes back now is what is approved
         args["undone"] = check(session, ctx, action, now)
@@ -505,7 +506,8 @@ def gate(session: Session, ctx: CampaignContext, action: Action, *, moderator: s
         body=f"u/{proposer} proposes: {action.summary}\n\nIt waits because {why}.\n\n"
              f"Approve: `maester approve {proposal.id}` (or `!approve {proposal.id}` in Mod "
              f"Discussions); refuse: `maester refuse {proposal.id} --reason ...` (or "
-             f"`!refuse {proposal.id} REASON`).")
+             f"`!refuse {proposal.id} REASON`).\n\nNow "
+             f"{waiting_line(waiting(session, ctx))}.")
     return proposal
 
 
@@ -542,7 +544,7 @@ def approve(session: Session, ctx: CampaignContext, proposal_id: int, *, moderat
     moderator involved in it too. When the world moved on since the proposal and the action
     no longer applies, the proposal is refused with the reason (``ran`` False)."""
     approver = known_moderator(ctx, moderator)
-    campaign = get_campaign(session, ctx, lock=True)
+    ctx, campaign = current(session, ctx, lock=True)  # the clock as stored
     proposal = _pending(session, ctx, proposal_id)
     if approver == proposal.proposer:
         raise Refused(f"u/{approver} proposed #{proposal_id}: another moderator must approve "
@@ -602,6 +604,21 @@ def refuse(session: Session, ctx: CampaignContext, proposal_id: int, *, moderato
                       "was already paid for'`")
     proposal = _pending(session, ctx, proposal_id)
     return _close(session, ctx, proposal, who, now, ProposalStatus.REFUSED, reason)
+
+
+def waiting(session: Session, ctx: CampaignContext) -> int:
+    """How many proposals wait for a second moderator."""
+    return int(session.exec(select(func.count()).where(
+        Proposal.campaign_id == ctx.campaign_id,
+        Proposal.status == ProposalStatus.PENDING)).one())
+
+
+def waiting_line(count: int) -> str:
+    """``2 proposals wait for a second moderator (`maester proposals`, `!proposals`)``."""
+    if not count:
+        return "no proposal waits for a second moderator"
+    return (f"{count} proposal{'s wait' if count > 1 else ' waits'} for a second moderator "
+            "(`maester proposals`, `!proposals`)")
 
 
 def listing(session: Session, ctx: CampaignContext, *, everything: bool = False

@@ -30,8 +30,8 @@ from bot.db.models import (
     Siege,
 )
 from bot.render.receipts import pause_span
-from bot.services import absence
-from bot.services.world import CampaignContext, all_claims, armies, claim_by_name, get_campaign
+from bot.services import absence, proposals
+from bot.services.world import CampaignContext, all_claims, armies, claim_by_name, current
 from bot.storage.army_rows import equipment_names
 from bot.storage.world_rows import load_sieges
 from rules.campaign import calendar
@@ -59,6 +59,7 @@ class StatusReport:
     paused: str = ""  # since when, until when, why (empty: the campaign runs)
     holidays: int = 0  # ticks the world's clock stands behind the wall clock
     sieges: tuple[str, ...] = ()  # each running siege in a line (siege_line)
+    proposals: int = 0  # moderators' actions waiting for a second moderator
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,8 +146,9 @@ def _count(session: Session, *where: Any) -> int:
 
 
 def status(session: Session, ctx: CampaignContext, now: datetime) -> StatusReport:
-    """Last and next tick, ticks due at ``now``, in-game date, season, outbox and sieges."""
-    campaign = get_campaign(session, ctx)
+    """Last and next tick, ticks due at ``now``, in-game date, season, outbox, sieges and
+    the proposals waiting for a second moderator."""
+    ctx, campaign = current(session, ctx)
     names = {c.id: c.name for c in all_claims(session, ctx)}
     return StatusReport(
         name=campaign.name, subreddit=ctx.settings.campaign.subreddit,
@@ -165,6 +167,7 @@ def status(session: Session, ctx: CampaignContext, now: datetime) -> StatusRepor
         sieges=tuple(siege_line(ctx, s, names) for s in load_sieges(session, ctx.campaign_id)),
         paused=pause_text(ctx, campaign),
         holidays=campaign.tick_offset or 0,
+        proposals=proposals.waiting(session, ctx),
     )
 
 

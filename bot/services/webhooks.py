@@ -68,15 +68,8 @@ def check_url(ctx: CampaignContext, url: str) -> None:
 
 def url_of(session: Session, ctx: CampaignContext, claim_id: int) -> str | None:
     """The claim's registered webhook, if any."""
-    row = session.exec(select(BotState).where(BotState.campaign_id == ctx.campaign_id,
-                                              BotState.name == _name(claim_id))).first()
-    if row is None or not row.value:
-        return None
-    try:
-        value = json.loads(row.value)
-    except ValueError:
-        return None
-    url = value.get("url") if isinstance(value, dict) else None
+    value = journal.read_state(session, ctx.campaign_id, _name(claim_id))
+    url = value.get("url") if value else None
     return str(url) if url else None
 
 

@@ -59,7 +59,7 @@ from bot.services.fairplay import DICE_KEY, first_tick_of, period_of, shown_to_c
 from bot.services.journal import players_of
 from bot.services.mapview import IN_MAP_STATES, load_situation
 from bot.services.preview import preview_session
-from bot.services.world import CampaignContext, all_claims, get_campaign
+from bot.services.world import CampaignContext, all_claims, current
 from bot.storage.army_rows import load_records
 from rules import fairdice
 from rules.campaign import calendar
@@ -93,7 +93,7 @@ def iso(moment: datetime | None) -> str:
 
 
 def _clock(session: Session, ctx: CampaignContext) -> dict[str, Any]:
-    campaign = get_campaign(session, ctx)
+    ctx, campaign = current(session, ctx)
     last = campaign.last_tick
     now = ctx.tick_at(last)
     return {
@@ -520,7 +520,7 @@ def next_tick(session: Session, ctx: CampaignContext) -> dict[str, Any]:
     own reporters, nothing written) of the one tick after the last applied. ``session`` must
     be a read session of its own, closed (never committed) afterwards. Hidden facts are all
     here (private notes, undetected armies, secret bonuses): moderators only."""
-    campaign = get_campaign(session, ctx)
+    ctx, campaign = current(session, ctx)  # the clock as stored
     index = campaign.last_tick + 1
     names = {c.id or 0: c.name for c in all_claims(session, ctx)}
     shown = preview_session(session, ctx, ctx.tick_at(index), limit=1)

@@ -272,3 +272,21 @@ def test_the_config_names_only_actions_that_can_wait() -> None:
                                               "plays": {" U/Mod_Jane ": ["House Stark"]}}})
     assert settings.moderators.approval == ["map update"]
     assert settings.moderators.plays == {"mod_jane": ["House Stark"]}
+
+
+def test_status_and_the_moderators_note_count_the_proposals_waiting(tmp_path: Path) -> None:
+    config = _config(tmp_path, '[moderators]\napproval = ["adjust"]\n')
+    assert "proposals:  no proposal waits for a second moderator" in cli(config, AT, "status")
+    cli(config, AT, "adjust", "House Stark", "--gold", "+100", "--by", "mod_jane")
+    cli(config, AT, "adjust", "House Tully", "--gold", "+5", "--by", "mod_jane")
+    status = " ".join(cli(config, AT, "status").split())
+    assert "proposals: 2 proposals wait for a second moderator (`maester proposals`, " \
+        "`!proposals`)" in status
+    notes = [r.body for r in rows(tmp_path, Outbox) if r.key.startswith("proposal:")]
+    assert [n.rsplit("\n\n", 1)[1] for n in notes] == [
+        "Now 1 proposal waits for a second moderator (`maester proposals`, `!proposals`).",
+        "Now 2 proposals wait for a second moderator (`maester proposals`, `!proposals`)."]
+    cli(config, AT, "refuse", "1", "--reason", "no dowry", "--by", "mod_bob")
+    assert "proposals:  1 proposal waits" in cli(config, AT, "status")
+    cli(config, AT, "approve", "2", "--by", "mod_bob")
+    assert "proposals:  no proposal waits" in cli(config, AT, "status")

@@ -6,6 +6,7 @@ And: two worlds differing only in hidden facts get byte-identical correction pos
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Iterator
 from datetime import timedelta
@@ -35,9 +36,10 @@ def mods(sandbox: RedditSandbox, db_url: str) -> Iterator[Harness]:
     """The harness with two moderators and ``[moderators] approval = ["adjust", "undo"]``."""
     harness = make_harness(sandbox, db_url)
     sandbox.add_user(BOB, password_for(BOB), moderator_of=(SUBREDDIT,))
-    harness.ctx.settings = harness.ctx.settings.model_copy(update={
-        "moderators": ModeratorSettings(approval=["adjust", "undo"])})
-    harness.ctx.moderators = frozenset({MODERATOR.lower(), BOB})
+    harness.ctx = dataclasses.replace(  # the context is a frozen value: a new one
+        harness.ctx, settings=harness.ctx.settings.model_copy(update={
+            "moderators": ModeratorSettings(approval=["adjust", "undo"])}),
+        moderators=frozenset({MODERATOR.lower(), BOB}))
     yield harness
     harness.engine.dispose()
 
@@ -133,8 +135,8 @@ def test_an_approval_after_a_tick_is_refused_with_the_reason(mods: Harness) -> N
 
 def test_a_moderator_who_plays_waits_for_another_in_mod_discussions(mods: Harness) -> None:
     bot = mods
-    bot.ctx.settings = bot.ctx.settings.model_copy(update={"moderators": ModeratorSettings(
-        plays={MODERATOR: ["House Lannister"]})})
+    bot.ctx = dataclasses.replace(bot.ctx, settings=bot.ctx.settings.model_copy(update={
+        "moderators": ModeratorSettings(plays={MODERATOR: ["House Lannister"]})}))
     before = world(bot)
     answer = discuss(bot, MODERATOR, "!fate Robb Stark captured because taken at the Twins")
     assert "Proposed as #1" in answer and "House Stark is at war with House Lannister, " \
@@ -194,3 +196,70 @@ def test_worlds_differing_in_hidden_facts_get_identical_corrections(tmp_path: Pa
     two = _undo_in_a_world(tmp_path, "two", infantry=2500, gold="777")
     assert (one.title, one.body) == (two.title, two.body)
     assert "100" not in one.body and "777" not in one.body and "Stark" not in one.body
+
+
+# --- the actions the CLI could already propose, now in Mod Discussions too ---------------
+
+def test_skills_relations_and_holdfasts_are_proposed_in_mod_discussions(mods: Harness) -> None:
+    from bot.db.models import Character, Relation
+    from bot.services.catalogue import read_catalogue_file, store_catalogue
+
+    bot = mods
+    bot.ctx.settings = bot.ctx.settings.model_copy(update={"moderators": ModeratorSettings(
+        approval=["skills grant", "relations set", "holdfast give"])})
+    with transaction(bot.engine) as session:
+        store_catalogue(session, bot.ctx, read_catalogue_file("demo"), by=MODERATOR,
+                        now=bot.clock.now(), source="demo")
+    before = world(bot)
+    skill = discuss(bot, MODERATOR, "!grantskill Brynden Tully Blackfish because the Fords")
+    assert "Proposed as #1: grant Blackfish to Brynden Tully (the Fords)" in skill
+    peace = discuss(bot, MODERATOR, "!relations House Stark House Lannister neutral")
+    assert "Proposed as #2: relations set House Stark House Lannister neutral" in peace
+    seat = discuss(bot, MODERATOR, "!giveholdfast Moat Cailin House Tully seat because sworn")
+    assert "Proposed as #3: holdfast give Moat Cailin House Tully --seat (sworn)" in seat
+    # bad input: what was wrong, what was expected, an example; nothing stored
+    for body, wrong, expected in (
+            ("!grantskill Nobody Here Blackfish", "no character's name starts `Nobody Here "
+             "Blackfish`", "a character's name"),
+            ("!grantskill Brynden Tully Nothing", "Not done:** no skill called 'Nothing'",
+             "a skill of the catalogue"),
+            ("!relations House Stark House Lannister friends", "`friends` is not a relation",
+             "then war, neutral or allied"),
+            ("!relations House Stark House Nobody war", "`House Stark House Nobody` is not "
+             "two different claims", "two claims' names"),
+            ("!relations House Stark House Stark war", "is not two different claims",
+             "two claims' names"),
+            ("!giveholdfast Nowhere House Tully", "no tile is called 'Nowhere'",
+             "a holdfast's name or tile"),
+            ("!giveholdfast Moat Cailin House Nobody", "`Moat Cailin House Nobody` is not a "
+             "holdfast then a claim", "a holdfast's name or tile"),
+            ("!giveholdfast The Kingswood House Tully", "The Kingswood is not a holdfast",
+             "a holdfast's name")):
+        answer = discuss(bot, MODERATOR, body)
+        assert wrong in answer and expected in answer and "Example:** `!" in answer, answer
+    assert world(bot) == before  # nothing changed but the proposals
+    with transaction(bot.engine) as session:
+        assert len(session.exec(select(Proposal)).all()) == 3
+
+    assert "Blackfish" in discuss(bot, BOB, "!approve 1")
+    assert "House Stark and House Lannister are now neutral (were war)" in discuss(
+        bot, BOB, "!approve 2")
+    assert "Moat Cailin given to House Tully as its seat" in discuss(bot, BOB, "!approve 3")
+    with transaction(bot.engine) as session:
+        brynden = session.exec(select(Character).where(
+            Character.name == "Brynden Tully")).one()
+        assert "Blackfish" in brynden.skills_json
+        assert all(r.status.value != "war" for r in session.exec(select(Relation)).all()
+                   if {r.claim_a, r.claim_b} == {1, 4})
+        tully = session.exec(select(Claim).where(Claim.name == "House Tully")).one()
+        assert bot.ctx.world.tile(tully.holdfast).label == "Moat Cailin"
+        assert [e.actor for e in session.exec(select(Event).where(
+            Event.kind == "approval")).all()] == [BOB, BOB, BOB]
+
+
+def test_a_map_update_in_mod_discussions_says_how_to_propose_it(mods: Harness) -> None:
+    before = world(mods)
+    answer = discuss(mods, MODERATOR, "!mapupdate")
+    assert "a message cannot carry" in answer and "maester map update NEW-MAP.yaml --yes " \
+        "--by u/YOUR_NAME" in answer and "!approve N" in answer
+    assert world(mods) == before

@@ -250,9 +250,21 @@ def test_the_players_verifier_checks_the_round_and_works_without_the_bls_library
         assert result.returncode == 0, result.stdout
         assert f"OK   beacon round {line.beacon_round}: the chain's signature" in result.stdout
         assert f"OK   {line.event.key}" in result.stdout
-    # The battle post says which moment its round is bound to, and the verifier checks it.
-    assert f"OK   beacon round {line.beacon_round} is the first at or after" in _verify(
-        post.body, "--key", key, *chain).stdout
+    # The battle post and the reveal post say which moment its round is bound to (the
+    # tick's moment plus the margin), and the verifier checks it from either.
+    with w.session() as session:
+        tick = session.exec(select(BeaconRound).where(
+            BeaconRound.round == line.beacon_round)).one().tick
+    due = beacon.due_text(w.ctx, tick)
+    for text in (post.body, reveal.body):
+        assert f"(drand's first round at or after {due})" in text
+        assert f"OK   beacon round {line.beacon_round} is the first at or after {due[:-4]}" \
+            in _verify(text, "--key", key, *chain).stdout
+    # A reveal post whose round line names a later round than its tick's fails on the round.
+    later = _rebound(reveal.body, line, local_beacon, key)
+    result = _verify(later, "--key", key, *chain)
+    assert result.returncode == 1 and f"FAIL beacon round {line.beacon_round + 1} is not " \
+        f"the first at or after {due[:-4]}" in result.stdout, result.stdout
     # Under another chain's key the round fails by name.
     result = _verify(post.body, "--key", key)  # quicknet's key: not this beacon's
     assert result.returncode == 1 and f"FAIL beacon round {line.beacon_round}" in result.stdout

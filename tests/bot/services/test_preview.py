@@ -107,6 +107,10 @@ def test_a_preview_writes_nothing_and_shows_byte_for_byte_what_the_ticks_then_wr
         realm = next(scene for key, _, _, scene in drawn if key.startswith("realm:"))
         assert any(f["tick"] > applied[0].tick for f in realm["frames"])
     assert any(e[1] == "battle" and fairplay.DICE_KEY in e[6] for e in logged)  # its dice
+    # a dice period ended within the window: its reveal lists a private roll the preview
+    # made itself in an earlier tick (read back from what it collected, not from the rows)
+    assert any(key.startswith("dice:reveal:") and "key=detect:" in body
+               for _, key, _, _, _, body, *_ in queued)
 
 
 def test_a_preview_of_no_due_tick_is_empty_and_writes_nothing(db_url: str) -> None:

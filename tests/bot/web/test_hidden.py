@@ -172,3 +172,30 @@ def test_the_hidden_facts_do_reach_their_own_claim(tmp_path: Path) -> None:
     assert "1234" in room and "2.9" in room and "only for you" in room
     assert "muster 5 infantry" in room
     assert other["realm.json"] == _base()["realm.json"]
+
+
+def test_the_moderators_preview_reaches_no_realm_nor_another_claims_room(
+        tmp_path: Path) -> None:
+    """The moderators' room's preview of the next tick (issue 26) holds hidden facts: each
+    claim's private notes and the tick's private journal lines. On the eve of the battle at
+    Riverrun none of them is in the realm's HTML, JSON or SVG, and a claim's note is in no
+    other claim's war room (the preview writes nothing, so no other page can show it)."""
+    from tests.bot.web.world import campaign, to_eve_of_battle
+
+    url, _ = campaign(tmp_path, "before")
+    to_eve_of_battle(url)
+    engine = make_reader_engine(url)
+    with Session(engine) as session:
+        ctx = load_context(session, scenario.settings_for(url))
+        preview = data.next_tick(session, ctx)
+    engine.dispose()
+    notes = [(n["claim"], n["title"]) for n in preview["notes"]]
+    private = [e["summary"] for part in ("battles", "arrivals", "musters", "everything")
+               for e in preview[part] if not e["public"]]
+    assert notes and preview["battles"]  # the eve of a battle: there is something to hide
+    pages_now = _render(url)
+    for key, text in pages_now.items():
+        assert not [line for line in private if line in text], key
+        assert not [title for claim, title in notes
+                    if title in text and not key.startswith(f"{claim}.")], key
+        assert '"preview"' not in text, key
