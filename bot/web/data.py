@@ -55,7 +55,7 @@ from bot.mapimage.scene import (
 from bot.render.notes import shortfall_text
 from bot.services import beacon, forewarn, proposals
 from bot.services.battle_odds import attacker_wins
-from bot.services.fairplay import DICE_KEY, first_tick_of, period_of
+from bot.services.fairplay import DICE_KEY, first_tick_of, period_of, shown_to_claim
 from bot.services.journal import players_of
 from bot.services.mapview import IN_MAP_STATES, load_situation
 from bot.services.preview import preview_session
@@ -185,7 +185,8 @@ def _timeline(session: Session, ctx: CampaignContext, last: int) -> list[dict[st
 def _dice_lines(session: Session, ctx: CampaignContext, period: int, *, branch: str,
                 claim_id: int | None = None) -> list[dict[str, Any]]:
     """The printed dice lines of ``period`` on ``branch``: public events' for the public
-    branch, the claim's own events' for its branch."""
+    branch, the claim's own events' for its branch (not its detections that saw nothing:
+    :func:`~bot.services.fairplay.shown_to_claim`)."""
     first, after = first_tick_of(ctx, period), first_tick_of(ctx, period + 1)
     query = select(Event).where(Event.campaign_id == ctx.campaign_id,
                                 col(Event.tick) >= first, col(Event.tick) < after)
@@ -195,7 +196,7 @@ def _dice_lines(session: Session, ctx: CampaignContext, period: int, *, branch: 
     parsed_lines: list[tuple[Event, str, fairdice.DiceLine]] = []
     for e in session.exec(query.order_by(col(Event.id))).all():
         line = e.data_json.get(DICE_KEY) if isinstance(e.data_json, dict) else None
-        if not line:
+        if not line or not shown_to_claim(e):
             continue
         try:
             parsed = fairdice.DiceLine.parse(str(line))
