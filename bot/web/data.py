@@ -210,7 +210,8 @@ def _dice_lines(session: Session, ctx: CampaignContext, period: int, *, branch: 
                                             if p.beacon_round is not None})
     for e, line, parsed in parsed_lines:
         bound = rounds.get(parsed.beacon_round) if parsed.beacon_round is not None else None
-        out.append({"event": e.id, "summary": e.summary, "line": line,
+        # (no journal row number: hidden rows between two shown ones would move it)
+        out.append({"summary": e.summary, "line": line,
                     "key": parsed.event.key, "orders": parsed.event.entropy,
                     "period": parsed.event.period,
                     "beacon": parsed.beacon_round,
