@@ -41,7 +41,7 @@ from bot.config import parse_settings
 from bot.db.engine import create_all, make_engine, transaction
 from bot.db.models import Army, Campaign, Claim, Player, TickRun
 from bot.services.tick import catch_up
-from bot.services.world import load_context
+from bot.services.world import Parses, load_context
 from rules.campaign import calendar
 from rules.campaign.config import DEFAULT_RULES
 
@@ -130,10 +130,11 @@ def worker(url: str, index: int, workers: int) -> dict[str, Any]:
     start = index * len(ids) // workers
     applied: dict[str, list[int]] = {}
     loading = 0.0
+    parses = Parses()  # the process's: campaigns on the same map parse it once
     for cid in ids[start:] + ids[:start]:
         loaded = time.perf_counter()
         with transaction(engine) as session:
-            ctx = load_context(session, settings, cid)  # parses the campaign's map
+            ctx = load_context(session, settings, cid, parses=parses)
         loading += time.perf_counter() - loaded
         reports = catch_up(engine, ctx, UNTIL)
         if reports:

@@ -429,7 +429,7 @@ def play(demo: Demo) -> None:
     demo.bot_round()
     demo.advance(12)
     demo.narrate("a new month: upkeep, the monthly digests and the [Realm] map")
-    demo.ctx.settings.posts.realm_post = True
+    demo.ctx = demo.ctx.configured(posts={"realm_post": True})
     demo.advance(24)
     demo.narrate("a moderator records a fate for the wrong Stark, and rolls it back: the bot "
                  "posts a correction")

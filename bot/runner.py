@@ -53,9 +53,8 @@ from bot.reddit.intake import IntakeReport, horizon, poll_once
 from bot.reddit.lease import CampaignLease, LeaseLost
 from bot.services import journal
 from bot.services.access import open_campaign
-from bot.services.mapupdate import reload_map
 from bot.services.tick import CatchUpTooLong, advancer, check_catch_up_bound
-from bot.services.world import CampaignContext, get_campaign
+from bot.services.world import CampaignContext, current, get_campaign, refreshed
 
 if TYPE_CHECKING:  # the web stack loads only when [web] asks for it
     from bot.web.serve import Background
@@ -111,10 +110,10 @@ class BotRunner:
         if not self._reddit.acquire(blocking=False):
             return 0  # an intake round is running: it advances the world when it is done
         try:
-            reload_map(self.engine, self.ctx)  # a map stored by `maester map update`
-            if not self.within_catch_up_bound():
+            ctx = self.refresh()  # a holiday's clock, a map stored by `maester map update`
+            if not self.within_catch_up_bound(ctx):
                 return 0
-            applied = self.advance_to(horizon(self.engine, self.ctx, self.clock.now()))
+            applied = self.advance_to(horizon(self.engine, ctx, self.clock.now()))
         except LeaseLost as exc:
             self.lease_lost(exc)
             return 0
@@ -130,6 +129,17 @@ class BotRunner:
             log.info("%s: applied %d tick(s)", reason, applied)
         self.export_pages()
         return applied
+
+    def refresh(self) -> CampaignContext:
+        """Take up what other processes stored since the bot's context was made: the clock
+        of a holiday (``maester resume``), a map (``maester map update``). The one place the
+        bot's context changes: a new frozen context (:func:`~bot.services.world.refreshed`)
+        swapped in whole, so a job holding the old one goes on with it unchanged and none sees
+        one half changed."""
+        with transaction(self.engine) as session:
+            ctx = refreshed(session, self.ctx)
+        self.ctx = ctx
+        return ctx
 
     def advance_to(self, moment: datetime) -> int:
         """Apply every tick due at ``moment`` (idempotent); how many were applied. The
@@ -182,7 +192,7 @@ class BotRunner:
                 return
             reader = make_reader_engine(self.settings.campaign.database_url)
             try:
-                export_realm(reader, self.settings, Path(folder))
+                export_realm(reader, self.settings, Path(folder), parses=self.ctx.parses)
                 self._exported = last
             finally:
                 reader.dispose()
@@ -190,17 +200,17 @@ class BotRunner:
             log.exception("could not refresh the static realm in %s; the next tick retries",
                           folder)
 
-    def within_catch_up_bound(self) -> bool:
+    def within_catch_up_bound(self, ctx: CampaignContext) -> bool:
         """False (and the moderators told, once per jump) when the due ticks span more days
         than ``bot.max_catch_up_days``: a clock jump is never caught up unasked."""
         now = self.clock.now()
         with transaction(self.engine) as session:
             try:
-                check_catch_up_bound(session, self.ctx, now)
+                check_catch_up_bound(session, ctx, now)
             except CatchUpTooLong as exc:
                 log.error("not catching up: %s", exc)
-                due = self.ctx.tick_of(now)
-                journal.queue(session, self.ctx.campaign_id, f"clock-jump:{due}", "mod",
+                due = ctx.tick_of(now)
+                journal.queue(session, ctx.campaign_id, f"clock-jump:{due}", "mod",
                               title="maester stopped: the clock jumped",
                               body=(f"**The bot did not apply the ticks due:** {exc}. If the "
                                     "host clock is wrong, fix it; if the time really passed, "
@@ -214,17 +224,17 @@ class BotRunner:
         self.wake("heartbeat")
         try:
             with transaction(self.engine) as session:
-                campaign = get_campaign(session, self.ctx)
+                ctx, campaign = current(session, self.ctx)
                 counts = dict(session.exec(
                     select(Outbox.status, func.count(col(Outbox.id)))
-                    .where(Outbox.campaign_id == self.ctx.campaign_id)
+                    .where(Outbox.campaign_id == ctx.campaign_id)
                     .group_by(Outbox.status)).all())
-            due = self.ctx.tick_of(self.clock.now())
+            due = ctx.tick_of(self.clock.now())
             until = self.lease.expires_at if self.lease else None
             log.info(
                 "heartbeat: campaign %d, last tick %d (due %d), outbox %d pending / %d dead, "
                 "%d polls / %d publish rounds, lease until %s",
-                self.ctx.campaign_id, campaign.last_tick, due,
+                ctx.campaign_id, campaign.last_tick, due,
                 counts.get(OutboxStatus.PENDING, 0),
                 counts.get(OutboxStatus.DEAD, 0), self.polls, self.publishes,
                 until.isoformat() if until else "-")
@@ -254,7 +264,8 @@ class BotRunner:
     def poll(self) -> IntakeReport | None:
         """One intake round (then a delivery round if it queued replies)."""
         try:
-            if not self.within_catch_up_bound():  # the intake catches up first
+            ctx = self.refresh()  # a holiday's clock, a map stored by `maester map update`
+            if not self.within_catch_up_bound(ctx):  # the intake catches up first
                 return None
         except LeaseLost as exc:
             self.lease_lost(exc)
@@ -264,8 +275,7 @@ class BotRunner:
             return None
         with self._reddit:
             try:
-                reload_map(self.engine, self.ctx)  # a map stored by `maester map update`
-                report = poll_once(self.engine, self.ctx, self.gateway, self.clock,
+                report = poll_once(self.engine, ctx, self.gateway, self.clock,
                                    advance_to=self.advance_to)
             except LeaseLost as exc:
                 self.lease_lost(exc)

@@ -62,6 +62,16 @@ def branch_secret(campaign_secret: str, period: int, branch: str) -> bytes:
     return hmac.digest(campaign_secret.encode(), message, "sha256")
 
 
+def key_token(campaign_secret: str, *parts: object) -> str:
+    """An opaque stand-in for ``parts`` in a printed event key: the first 10 hex digits of
+    HMAC-SHA256 of the campaign secret over ``VERSION|token|`` and the parts joined by ``|``.
+    Nobody without the campaign secret (never revealed: a branch secret does not give it) can
+    tell the parts from it, yet the key stays the same whenever the same parts are rolled
+    again. (Its message never equals a branch secret's, whose second field is a number.)"""
+    message = f"{VERSION}|token|" + "|".join(str(p) for p in parts)
+    return hmac.digest(campaign_secret.encode(), message.encode(), "sha256").hex()[:10]
+
+
 def commitment(secret: bytes) -> str:
     """The public commitment to a branch secret: its SHA-256 in lower-case hex."""
     return hashlib.sha256(secret).hexdigest()

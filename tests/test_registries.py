@@ -5,6 +5,7 @@ the bot's table (journal, text)."""
 from __future__ import annotations
 
 import sys
+import typing
 
 from rules.campaign import decide
 from rules.campaign import language as o
@@ -24,6 +25,18 @@ def _subclasses(cls: type) -> set[type]:
 def test_every_order_kind_of_the_language_has_one_row() -> None:
     assert list(decide.ORDER_KINDS) == list(o.ORDER_TYPES)
     assert [kind.verb for kind in decide.ORDER_KINDS.values()] == list(o.VERBS)
+
+
+def test_every_order_value_has_one_row_of_the_language_with_its_form_and_parser() -> None:
+    """The order language has one table (value, form, parser); every value of the ``Order``
+    union has its row there, and the rules' table builds on that same row."""
+    assert set(typing.get_args(o.Order)) == set(o.ORDER_LANGUAGE)
+    assert list(o.ORDER_LANGUAGE) == list(o.ORDER_TYPES)
+    for order, words in o.ORDER_LANGUAGE.items():
+        assert words.order is order and words.form.verb == order.verb
+        assert words.form.pattern and words.form.example and words.form.summary
+        assert callable(words.parse)
+        assert decide.ORDER_KINDS[order].words is words
 
 
 def test_every_order_kind_reads_its_own_example() -> None:

@@ -32,6 +32,7 @@ from bot.services import queries
 from bot.services.world import (
     CampaignContext,
     claim_by_name,
+    current,
     get_campaign,
 )
 from rules.campaign.inputs import MAX_LISTED_ROWS, parse_gold, parse_troops
@@ -229,7 +230,8 @@ def order_cmd(
     if at is not None:
         moment = parse_time("--at", at)
         with env.session() as session:
-            last = ctx.tick_at(get_campaign(session, ctx).last_tick)
+            ctx, campaign = current(session, ctx)
+            last = ctx.tick_at(campaign.last_tick)
         if moment <= last:
             raise fail(f"--at {ctx.when(moment)}: the tick of {ctx.when(last)} is already "
                        "applied, and an order counts from the moment it is sent, after the "

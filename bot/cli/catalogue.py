@@ -131,7 +131,7 @@ def catalogue_show(config: ConfigOpt = None, by: ByOpt = None) -> None:
     with campaign_session(config) as (session, ctx):
         try:
             catalogue = catalogue_of(session, ctx)
-            fates = fate_settings(ctx.settings)
+            fates = fate_settings(ctx.settings, ctx.parses)
         except CatalogueError as exc:
             raise fail(str(exc)) from None
         stored = bool(get_campaign(session, ctx).catalogue_json)

@@ -132,10 +132,11 @@ def open_campaign(config: Path | None, *, check_schema: bool = False) -> Opened:
 
 def world_now_in(session: Session, ctx: CampaignContext, wall: datetime) -> datetime:
     """The world's clock read inside an open transaction (see :meth:`Opened.world_now`)."""
-    from bot.services.world import get_campaign
+    from bot.services.world import current
     from rules.campaign.timing import world_time
 
-    return world_time(wall, ctx.tick_at(get_campaign(session, ctx).last_tick))
+    ctx, campaign = current(session, ctx)
+    return world_time(wall, ctx.tick_at(campaign.last_tick))
 
 
 @contextmanager

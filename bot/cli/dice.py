@@ -27,8 +27,10 @@ def verify_cmd(
     ] = None,
     config: ConfigOpt = None,
 ) -> None:
-    """Recompute the dice of an event or a post and compare them with what was published
-    (and check the signature of the public beacon round they are bound to)."""
+    """Recompute the dice of an event or a post and compare them with what was published.
+
+    Also checks the signature of the public beacon round they are bound to, and that the
+    round is the one their moment names."""
     import sys
 
     from bot.services import fairplay, queries

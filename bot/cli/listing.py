@@ -72,8 +72,7 @@ COMMANDS: tuple[Entry, ...] = (
     Entry("verify", "bot.cli.dice",
           "Recompute the dice of an event or a post and compare them with what was published."),
     Entry("check", "bot.cli.reddit",
-          "Check Reddit (login, subreddit, permissions, flairs, modmail, posting) and the "
-          "beacon."),
+          "Check the login, the subreddit, the bot's permissions, flairs, modmail and posting."),
     Entry("run", "bot.cli.reddit",
           "Run the bot: modmail intake, game ticks and posting, until SIGTERM/Ctrl-C."),
     Entry("poll", "bot.cli.reddit",

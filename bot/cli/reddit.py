@@ -59,7 +59,9 @@ def run_cmd(config: ConfigOpt = None) -> None:
 
 @app.command("check")
 def check_cmd(config: ConfigOpt = None) -> None:
-    """Check Reddit (login, subreddit, permissions, flairs, modmail, posting) and the beacon."""
+    """Check the login, the subreddit, the bot's permissions, flairs, modmail and posting.
+
+    With a dice beacon in the config, check it too (reachable, and the pinned chain)."""
     from bot.reddit.gateway import GatewayConfigError, praw_gateway
     from bot.reddit.preflight import run_checks
     from bot.reddit.state import DatabaseTokenStore

@@ -78,7 +78,7 @@ from bot.reddit.gateway import (
 )
 from bot.reddit.lease import LeaseLost
 from bot.services import journal, pause
-from bot.services.world import CampaignContext, claims_of_user, get_campaign
+from bot.services.world import CampaignContext, claims_of_user, current
 from bot.text import escape_md
 from rules.campaign.timing import order_moment, world_time
 
@@ -671,7 +671,8 @@ def handle_inbound(engine: Engine, ctx: CampaignContext, clock: Clock, message_i
                                      author=inbound.author[:40], outcome=inbound.outcome.value,
                                      processed_at=now))
             session.flush()  # the exactly-once keys: a concurrent twin fails here
-            last = get_campaign(session, ctx).last_tick
+            ctx, campaign = current(session, ctx)  # the clock as stored
+            last = campaign.last_tick
             # sent during a holiday: it counts from the resume, where the world's clock took up
             resumed = pause.resumed_after(session, ctx, sent_at) \
                 if timed and sent_at is not None else None

@@ -25,7 +25,7 @@ from bot.db.engine import transaction
 from bot.reddit import state
 from bot.reddit.gateway import RedditGateway
 from bot.services import pause
-from bot.services.world import CampaignContext, get_campaign
+from bot.services.world import CampaignContext, current
 
 __all__ = ["COUNTS", "RoundPlan", "changed_folders", "plan_round", "round_done"]
 
@@ -75,7 +75,7 @@ def _full_due(engine: Engine, ctx: CampaignContext, now: datetime, full_at: str)
     if now - last_full >= timedelta(minutes=ctx.settings.bot.full_poll_minutes):
         return True
     with transaction(engine) as session:
-        campaign = get_campaign(session, ctx)
+        ctx, campaign = current(session, ctx)
         return not pause.holds(campaign) and ctx.tick_of(now) > campaign.last_tick
 
 

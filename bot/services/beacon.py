@@ -37,7 +37,7 @@ from sqlmodel import Session, select
 from bot.config import DiceSettings
 from bot.db.engine import transaction
 from bot.db.models import BeaconRound
-from bot.services.world import CampaignContext, get_campaign
+from bot.services.world import CampaignContext, current
 from rules.beacon import BeaconLine, Chain, signature_valid
 from rules.fairdice import Beacon
 
@@ -263,7 +263,7 @@ def prepare(engine: Engine, ctx: CampaignContext, fetcher: Fetcher, now: datetim
     """Fetch, check and store the round of the next tick due at ``now`` when it is not stored
     yet (outside the tick's transaction: the network is never waited on with a lock held)."""
     with Session(engine) as session:
-        campaign = get_campaign(session, ctx)
+        ctx, campaign = current(session, ctx)  # the clock as stored
         index = campaign.last_tick + 1
         if index > ctx.tick_of(now) or stored(session, ctx, index) is not None:
             return

@@ -17,7 +17,6 @@ added so far; ``Army.equipment_json`` is a list of ``{"name", "cost", "bought_ti
 
 from __future__ import annotations
 
-import functools
 import json
 import tomllib
 from collections.abc import Iterable, Mapping, Sequence
@@ -38,7 +37,7 @@ from bot.db.models import (
 )
 from bot.render.notes import skill_note
 from bot.services import journal, snapshots
-from bot.services.world import CampaignContext, NotFound, find_character
+from bot.services.world import CampaignContext, NotFound, Parses, find_character
 from bot.storage.world_rows import claim_state, load_characters, load_holders
 from rules.campaign.catalogue import (
     Catalogue,
@@ -102,59 +101,60 @@ def settings_catalogue_data(settings: Settings) -> dict[str, Any]:
     return read_catalogue_file(source.strip())
 
 
-def parse_or_raise(data: Mapping[str, Any] | None) -> Catalogue:
-    """:func:`rules.campaign.catalogue.parse_catalogue`, with errors as CatalogueError."""
+def parse_or_raise(data: Mapping[str, Any] | None, parses: Parses | None = None
+                   ) -> Catalogue:
+    """:func:`rules.campaign.catalogue.parse_catalogue`, with errors as CatalogueError;
+    parsed once per text in ``parses`` when given (the context's, :class:`Parses`: the tick
+    and every order ask for the catalogue)."""
+    # keys keep their order (the catalogue lists entries as the file gives them)
+    text = json.dumps(data or {}, default=str)
     try:
-        # keys keep their order (the catalogue lists entries as the file gives them)
-        return _parse_cached(json.dumps(data or {}, default=str))
+        return _parse_text(text) if parses is None else \
+            parses.keep("catalogue", text, _parse_text)
     except InvalidInput as exc:
         raise CatalogueError(str(exc)) from None
 
 
-@functools.lru_cache(maxsize=16)
-def _parse_cached(text: str) -> Catalogue:
+def _parse_text(text: str) -> Catalogue:
     return parse_catalogue(json.loads(text))
 
 
-def catalogue_from_settings(settings: Settings) -> Catalogue:
+def catalogue_from_settings(settings: Settings, parses: Parses | None = None) -> Catalogue:
     """The catalogue of the config file, validated. Raises CatalogueError naming the key."""
-    return parse_or_raise(settings_catalogue_data(settings))
+    return parse_or_raise(settings_catalogue_data(settings), parses)
 
 
 def catalogue_of(session: Session, ctx: CampaignContext) -> Catalogue:
-    """The catalogue in force: the campaign's stored one if any, else the config file's.
+    """The catalogue in force: the campaign's stored one if any, else the config file's
+    (parsed once per text, in the context's :class:`Parses`).
 
     Raises CatalogueError naming the key when it is unusable.
     """
     campaign = session.get(Campaign, ctx.campaign_id)
     stored = campaign.catalogue_json if campaign is not None else {}
     if stored:
-        return parse_or_raise(stored)
-    return catalogue_from_settings(ctx.settings)
+        return parse_or_raise(stored, ctx.parses)
+    return catalogue_from_settings(ctx.settings, ctx.parses)
 
 
 # --- character fate settings ----------------------------------------------------------------
 
-def fate_settings(settings: Settings) -> FateSettings:
+def fate_settings(settings: Settings, parses: Parses | None = None) -> FateSettings:
     """Read ``[characters]`` (:func:`rules.campaign.characters.read_fate_settings`: the keys,
     their defaults and their checks). Raises CatalogueError naming the key. The config file's
-    loader refuses a malformed table up front (:func:`bot.config.load_settings`); each table is
-    read once, not on every tick."""
-    key = json.dumps(settings.characters, sort_keys=True, default=repr)
-    found = _FATES.get(key)
-    if found is None:
+    loader refuses a malformed table up front (:func:`bot.config.load_settings`); with
+    ``parses`` (the context's, :class:`Parses`) each table is read once, not on every tick."""
+
+    def read(_key: str) -> FateSettings:
         try:
-            found = read_fate_settings(settings.characters)
+            return read_fate_settings(settings.characters)
         except InvalidInput as exc:
             raise CatalogueError(str(exc)) from None
-        if len(_FATES) >= 16:
-            _FATES.clear()
-        _FATES[key] = found
-    return found
 
-
-_FATES: dict[str, FateSettings] = {}
-"""The fate settings read so far, by their ``[characters]`` table as JSON text."""
+    if parses is None:
+        return read("")
+    return parses.keep("fates", json.dumps(settings.characters, sort_keys=True, default=repr),
+                       read)
 
 
 # --- who is where, and the modifiers in force ----------------------------------------------

@@ -20,7 +20,7 @@ from sqlmodel import Session, select
 from bot.db.models import Army, Character, Claim, Relation, ResourceHolder, Siege
 from bot.render.corrections import correction_note, correction_post
 from bot.services import journal, snapshots
-from bot.services.world import CampaignContext, get_campaign
+from bot.services.world import CampaignContext, current
 from rules.campaign.paths import ArmyKind
 from rules.campaign.world import ACTIVE_STATES, SiegeStatus
 
@@ -111,7 +111,8 @@ def take_back(session: Session, ctx: CampaignContext, chosen: snapshots.Plan, *,
         raise ValueError("a correction needs a reason")
     snapshot = chosen.snapshot
     cid = ctx.campaign_id
-    last = get_campaign(session, ctx, lock=True).last_tick
+    ctx, campaign = current(session, ctx, lock=True)  # the clock as stored
+    last = campaign.last_tick
     ticks = max(0, last - snapshot.tick)
     commands = sum(1 for s in chosen.undone if s.kind == "command")
     void = [e.title for e in chosen.sent if e.kind == "post" and e.title]

@@ -169,11 +169,21 @@ def _events_of(session: Session, ctx: CampaignContext, period: int) -> list[Even
     return [e for e in rows if isinstance(e.data_json, dict) and DICE_KEY in e.data_json]
 
 
+def shown_to_claim(event: Event) -> bool:
+    """Whether the claim a private event belongs to may be shown its dice line (in its key
+    note, on its war room's dice panel): every one but a detection that saw nothing. That
+    line would tell the watcher that some army passed near it, and its orders would link the
+    unseen army to the battles it fights later; it stays with the moderators (the journal)."""
+    data = event.data_json if isinstance(event.data_json, dict) else {}
+    return event.kind != "detection" or bool(data.get("detected"))
+
+
 def _rolls_by_branch(events: Sequence[Event], *, public_only: bool = False
                      ) -> dict[str, list[str]]:
-    """The printed dice lines of ``events``, grouped by the branch they rolled on."""
+    """The printed dice lines of ``events``, grouped by the branch they rolled on (those a
+    claim may be shown: :func:`shown_to_claim`)."""
     return lines_by_branch(str(e.data_json[DICE_KEY]) for e in events
-                           if e.public or not public_only)
+                           if (e.public or not public_only) and shown_to_claim(e))
 
 
 def _dice_post(*, commit: Sequence[tuple[int, Sequence[Branch]]], reveal: int | None,

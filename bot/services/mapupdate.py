@@ -11,10 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from sqlalchemy import Engine
 from sqlmodel import Session, col, select
 
-from bot.db.engine import transaction
 from bot.db.models import ArmyKind, ArmyState, PendingBattle, ResourceHolder, Siege
 from bot.services import journal, snapshots
 from bot.services.world import (
@@ -22,7 +20,6 @@ from bot.services.world import (
     all_claims,
     armies,
     get_campaign,
-    parsed_map,
 )
 from rules.campaign.config import Terrain
 from rules.campaign.mapcheck import MapDiff, bonuses_out_of_range, map_difference
@@ -140,9 +137,10 @@ def plan_map_update(session: Session, ctx: CampaignContext, text: str) -> MapUpd
 
 
 def apply_map_update(session: Session, ctx: CampaignContext, plan: MapUpdatePlan, *,
-                     now: datetime, actor: str, source: str) -> None:
-    """Store the new map (from the file ``source``) and log it, a snapshot kept first. Raises
-    ValueError for a plan with problems."""
+                     now: datetime, actor: str, source: str) -> CampaignContext:
+    """Store the new map (from the file ``source``) and log it, a snapshot kept first; the
+    context with the new map (``ctx`` itself stays as it was: a running bot takes the map up
+    with :func:`bot.services.world.refreshed`). Raises ValueError for a plan with problems."""
     if plan.problems:
         raise ValueError("the new map does not fit the campaign: " + "; ".join(plan.problems))
     snapshots.take(session, ctx, kind="command", label=f"map update {source}", now=now,
@@ -159,16 +157,4 @@ def apply_map_update(session: Session, ctx: CampaignContext, plan: MapUpdatePlan
         data={"added": list(d.added), "removed": list(d.removed),
               "renamed": [list(r) for r in d.renamed], "changed": [list(c) for c in d.changed],
               "joined": [list(p) for p in d.joined], "parted": [list(p) for p in d.parted]})
-    ctx.world = parsed_map(plan.text)
-
-
-def reload_map(engine: Engine, ctx: CampaignContext) -> bool:
-    """Take up a map stored by ``maester map update`` since ``ctx`` was made (the running bot
-    calls this before each catch-up); True if the map changed."""
-    with transaction(engine) as session:
-        text = get_campaign(session, ctx).map_text
-    world = parsed_map(text)
-    if world is ctx.world:
-        return False
-    ctx.world = world
-    return True
+    return ctx.with_map(plan.text)

@@ -20,7 +20,7 @@ from bot.render import notes
 from bot.services import forewarn, journal, snapshots
 from bot.services.order_world import load_order_world, write_back
 from bot.services.sieges import end_siege
-from bot.services.world import CampaignContext, get_campaign, set_relation
+from bot.services.world import CampaignContext, current, set_relation
 from rules.campaign.config import Season
 from rules.campaign.decide import Part
 from rules.campaign.holdfasts import give_holdfast as rules_give_holdfast
@@ -104,7 +104,7 @@ def set_season(session: Session, ctx: CampaignContext, season: Season, *, actor:
     claims were warned."""
     snapshots.take(session, ctx, kind="command", label=f"season set {season.value}", now=now,
                    actor=actor)
-    campaign = get_campaign(session, ctx)
+    ctx, campaign = current(session, ctx)
     before = campaign.season
     campaign.season = season
     session.add(campaign)

@@ -38,7 +38,7 @@ from bot.services.world import (
     CampaignContext,
     claim_by_name,
     claims_of_user,
-    get_campaign,
+    current,
 )
 from bot.text import escape_md
 from rules.campaign import decide
@@ -109,7 +109,8 @@ def process_message(session: Session, ctx: CampaignContext, *, author: str, text
     # The world may already stand later than the wall clock (a moderator ticked ahead): an
     # order is then accepted just after the last applied tick, so its receipt matches what
     # will happen (the next tick is still to come).
-    now = world_time(now, ctx.tick_at(get_campaign(session, ctx).last_tick))
+    ctx, campaign = current(session, ctx)  # the clock as stored
+    now = world_time(now, ctx.tick_at(campaign.last_tick))
     text, acting_for = o.acting_for(text)
     sections: list[str] = []
     outcome = Outcome(reply="")

@@ -25,7 +25,7 @@ from sqlmodel import Session, col, select
 from bot.db.models import Campaign, Claim, Event
 from bot.render.receipts import pause_span, paused
 from bot.services import journal, sidebar
-from bot.services.world import CampaignContext, get_campaign
+from bot.services.world import CampaignContext, current, get_campaign
 from rules.campaign import calendar
 from rules.campaign import language as o
 
@@ -35,8 +35,8 @@ class PauseError(Exception):
 
 
 def holds(campaign: Campaign) -> bool:
-    """Whether the campaign is paused (``campaign`` read with
-    :func:`~bot.services.world.get_campaign`, which makes ``ctx`` follow its clock offset)."""
+    """Whether the campaign is paused (``campaign``: its row, read with
+    :func:`~bot.services.world.get_campaign`)."""
     return campaign.paused_at is not None
 
 
@@ -100,7 +100,7 @@ def resumed_after(session: Session, ctx: CampaignContext, sent_at: datetime) -> 
 
     A message sent during a holiday and read after it counts from the resume: the world's clock
     stood still meanwhile, so the resume is the world's moment the message was sent at.
-    ``ctx`` follows the campaign's offset (:func:`~bot.services.world.get_campaign`): without
+    ``ctx`` is on the campaign's clock as stored (:func:`~bot.services.world.current`): without
     holidays the journal is not read (nothing to look for, and a message is read often)."""
     if not ctx.rules.tick_offset:
         return None
@@ -133,8 +133,10 @@ def offset_then(session: Session, ctx: CampaignContext, event_mark: int) -> int:
 def resume(session: Session, ctx: CampaignContext, *, catch_up: bool, actor: str,
            now: datetime) -> str:
     """End the pause: a holiday (the missed ticks are skipped, the world's clock shifts), or
-    with ``catch_up`` the missed ticks stay due. Returns the summary."""
-    campaign = get_campaign(session, ctx, lock=True)
+    with ``catch_up`` the missed ticks stay due. Returns the summary. ``ctx`` stays as it was
+    (a frozen value): a caller counting ticks after a holiday takes the campaign's context
+    anew (:func:`~bot.services.world.refreshed`)."""
+    ctx, campaign = current(session, ctx, lock=True)
     if campaign.paused_at is None:
         raise PauseError("the campaign is not paused")
     began = campaign.paused_at
@@ -148,7 +150,7 @@ def resume(session: Session, ctx: CampaignContext, *, catch_up: bool, actor: str
         offset = (campaign.tick_offset or 0) + missed
         campaign.tick_offset = offset
         move_wall_instants(session, ctx, missed)
-        ctx.shift(offset)
+        ctx = ctx.shifted(offset)  # the summary's next tick on the world's new clock
         summary = (f"campaign resumed after a holiday of {missed} tick(s) "
                    f"({missed * ctx.rules.tick_hours} hours): the world's clock moved on by "
                    f"as much, nothing due during the pause is applied; next tick "

@@ -26,7 +26,7 @@ from bot.db.engine import reader_for
 from bot.services import journal
 from bot.services.realm import Previewed
 from bot.services.tick import collector_paused, preview_tick
-from bot.services.world import CampaignContext, get_campaign
+from bot.services.world import CampaignContext, current
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,7 +76,7 @@ def preview_session(session: Session, ctx: CampaignContext, until: datetime,
     be closed afterwards, never flushed or committed (:func:`preview` and the web pages read
     on connections that cannot write, so a slip raises instead of writing)."""
     sink = journal.start_collecting(session)
-    campaign = get_campaign(session, ctx)
+    ctx, campaign = current(session, ctx)  # the clock as stored
     last = ctx.tick_of(until)
     if limit is not None:
         last = min(last, campaign.last_tick + limit)

@@ -45,7 +45,7 @@ from bot.db.models import (
     Relation,
 )
 from bot.services import journal, snapshots
-from bot.services.world import CampaignContext, claim_by_name, get_campaign
+from bot.services.world import CampaignContext, claim_by_name, current, get_campaign
 from rules.campaign.world import ACTIVE_STATES, RelationStatus
 from rules.errors import InvalidInput
 
@@ -489,7 +489,7 @@ def gate(session: Session, ctx: CampaignContext, action: Action, *, moderator: s
     if not why:
         return None
     proposer = known_moderator(ctx, moderator)
-    campaign = get_campaign(session, ctx, lock=True)
+    ctx, campaign = current(session, ctx, lock=True)  # the clock as stored
     args = dict(action.args)
     if action.kind in ("undo", "rollback"):  # what it takes back now is what is approved
         args["undone"] = check(session, ctx, action, now)
@@ -544,7 +544,7 @@ def approve(session: Session, ctx: CampaignContext, proposal_id: int, *, moderat
     moderator involved in it too. When the world moved on since the proposal and the action
     no longer applies, the proposal is refused with the reason (``ran`` False)."""
     approver = known_moderator(ctx, moderator)
-    campaign = get_campaign(session, ctx, lock=True)
+    ctx, campaign = current(session, ctx, lock=True)  # the clock as stored
     proposal = _pending(session, ctx, proposal_id)
     if approver == proposal.proposer:
         raise Refused(f"u/{approver} proposed #{proposal_id}: another moderator must approve "

@@ -31,7 +31,7 @@ from bot.db.models import (
 )
 from bot.render.receipts import pause_span
 from bot.services import absence, proposals
-from bot.services.world import CampaignContext, all_claims, armies, claim_by_name, get_campaign
+from bot.services.world import CampaignContext, all_claims, armies, claim_by_name, current
 from bot.storage.army_rows import equipment_names
 from bot.storage.world_rows import load_sieges
 from rules.campaign import calendar
@@ -148,7 +148,7 @@ def _count(session: Session, *where: Any) -> int:
 def status(session: Session, ctx: CampaignContext, now: datetime) -> StatusReport:
     """Last and next tick, ticks due at ``now``, in-game date, season, outbox, sieges and
     the proposals waiting for a second moderator."""
-    campaign = get_campaign(session, ctx)
+    ctx, campaign = current(session, ctx)
     names = {c.id: c.name for c in all_claims(session, ctx)}
     return StatusReport(
         name=campaign.name, subreddit=ctx.settings.campaign.subreddit,

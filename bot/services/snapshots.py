@@ -145,7 +145,7 @@ from bot.db.models import (
 from bot.db.types import ExactDecimal, UTCDateTime
 from bot.render.notes import orders_taken_back_note
 from bot.services import journal, pause
-from bot.services.world import CampaignContext, get_campaign
+from bot.services.world import CampaignContext, Parses, current, get_campaign
 
 FORMAT = 2
 """The snapshot format :func:`take` writes (1: rows as dicts of converted values, until
@@ -339,33 +339,23 @@ def _digest(value: Any) -> str:
     return hashlib.sha256(json.dumps(value, sort_keys=True).encode()).hexdigest()
 
 
-def _heavy_digest(fmt: int, name: str, stored: str) -> str:
+def _heavy_digest(fmt: int, name: str, stored: str, parses: Parses | None = None) -> str:
     """The digest a snapshot of format ``fmt`` keeps of the heavy column ``name`` holding
-    ``stored`` (format 1: of the value, format 2: of the stored text)."""
+    ``stored`` (format 1: of the value, format 2: of the stored text). ``parses``: where the
+    digests of texts already hashed are kept (the context's, :class:`Parses`): the map's text
+    comes back from the database unchanged tick after tick, and finding it there costs far
+    less than hashing it again."""
     if fmt == 1:
         json_column = _kind(_table(Campaign).c[name]) is _Kind.JSON
         return _digest(json.loads(stored) if json_column else stored)
-    return _text_digest(stored)
-
-
-_LAST_DIGEST: dict[str, tuple[str, str]] = {}
-"""The last few texts :func:`_text_digest` hashed, with their digests, by length and first
-characters (a hit is checked by equality): the map's text comes back from the database unchanged
-tick after tick, and comparing it costs far less than hashing it again."""
+    return _text_digest(stored) if parses is None else \
+        parses.keep("digest", stored, _text_digest)
 
 
 def _text_digest(stored: str) -> str:
     """The format-2 digest of a stored text: its SHA-256, the first 128 bits (enough to tell
     versions apart)."""
-    key = f"{len(stored)}:{stored[:64]}"
-    known = _LAST_DIGEST.get(key)
-    if known is not None and known[0] == stored:
-        return known[1]
-    digest = hashlib.sha256(stored.encode()).hexdigest()[:32]
-    if len(_LAST_DIGEST) >= 8:
-        _LAST_DIGEST.clear()
-    _LAST_DIGEST[key] = (stored, digest)
-    return digest
+    return hashlib.sha256(stored.encode()).hexdigest()[:32]
 
 
 def _heavy_stored(fmt: int, name: str, kept: Any) -> str:
@@ -376,12 +366,13 @@ def _heavy_stored(fmt: int, name: str, kept: Any) -> str:
     return str(kept)
 
 
-def world_json(session: Session, campaign_id: int, *, heavy: bool = False) -> str:
+def world_json(session: Session, campaign_id: int, *, heavy: bool = False,
+               parses: Parses | None = None) -> str:
     """Every world row of the campaign as a format-2 snapshot's JSON text: the campaign's
     world columns, its map and catalogue as digests (and, ``heavy``, in full), the outbox
     state (:func:`_outbox_state`), and per world table its column names and its rows as
     arrays of stored values. The database builds the tables' JSON; nothing is converted."""
-    return "".join(_world_pieces(session, campaign_id, heavy=heavy)[0])
+    return "".join(_world_pieces(session, campaign_id, heavy=heavy, parses=parses)[0])
 
 
 @dataclass(slots=True)
@@ -392,6 +383,7 @@ class _Head:
 
     campaign: dict[str, Any]
     heavy: dict[str, str]
+    digests: dict[str, str]
     outbox: dict[str, Any] | None
     keep_heavy: bool
 
@@ -400,12 +392,14 @@ class _Head:
         return int(self.campaign["last_tick"])
 
 
-def _read_head(session: Session, campaign_id: int, *, heavy: bool) -> _Head:
+def _read_head(session: Session, campaign_id: int, *, heavy: bool, parses: Parses | None
+               ) -> _Head:
     cid = {"cid": campaign_id}
     row = session.execute(_campaign_query(CAMPAIGN_FIELDS + HEAVY_FIELDS), cid).one()
     pending = _undrawn_posts(session, campaign_id)
-    return _Head(dict(zip(CAMPAIGN_FIELDS, row[:len(CAMPAIGN_FIELDS)], strict=True)),
-                 dict(zip(HEAVY_FIELDS, row[len(CAMPAIGN_FIELDS):], strict=True)),
+    stored = dict(zip(HEAVY_FIELDS, row[len(CAMPAIGN_FIELDS):], strict=True))
+    return _Head(dict(zip(CAMPAIGN_FIELDS, row[:len(CAMPAIGN_FIELDS)], strict=True)), stored,
+                 {n: _heavy_digest(FORMAT, n, v, parses) for n, v in stored.items()},
                  _outbox_state(session, campaign_id, pending) if pending else None, heavy)
 
 
@@ -414,7 +408,7 @@ def _assemble(head: _Head, found: Sequence[Any]) -> tuple[list[str], tuple[int, 
     into one string) from ``head`` and the row of :func:`_tables_query`; and the marks."""
     rows, marks = found[:len(WORLD_TABLES)], [int(m or 0) for m in found[len(WORLD_TABLES):]]
     data = {"format": FORMAT, "campaign": head.campaign,
-            "digests": {n: _heavy_digest(FORMAT, n, v) for n, v in head.heavy.items()},
+            "digests": head.digests,
             "heavy": head.heavy if head.keep_heavy else {},
             "outbox": head.outbox if head.outbox is not None else _no_pending(marks[1]),
             "columns": _columns()}
@@ -425,12 +419,13 @@ def _assemble(head: _Head, found: Sequence[Any]) -> tuple[list[str], tuple[int, 
     return pieces, (marks[0], marks[1], marks[2])
 
 
-def _world_pieces(session: Session, campaign_id: int, *, heavy: bool
+def _world_pieces(session: Session, campaign_id: int, *, heavy: bool,
+                  parses: Parses | None = None
                   ) -> tuple[list[str], int, tuple[int, int, int]]:
     """:func:`world_json`'s text in pieces, the campaign's last applied tick, and the newest
     event, outbox entry and inbox message (read by the statement that reads the tables: the
     marks and the rows are of one moment)."""
-    head = _read_head(session, campaign_id, heavy=heavy)
+    head = _read_head(session, campaign_id, heavy=heavy, parses=parses)
     found = session.execute(_tables_query(session.get_bind().dialect.name),
                             {"cid": campaign_id}).one()
     pieces, marks = _assemble(head, found)
@@ -526,7 +521,8 @@ def take(session: Session, ctx: CampaignContext, *, kind: str, label: str, now: 
     the snapshots beyond ``[bot] snapshots_kept``. ``heavy``: before a command that changes
     the map or the catalogue (they are kept in full)."""
     session.flush()
-    pieces, last_tick, marks = _world_pieces(session, ctx.campaign_id, heavy=heavy)
+    pieces, last_tick, marks = _world_pieces(session, ctx.campaign_id, heavy=heavy,
+                                             parses=ctx.parses)
     return _store(session, ctx, kind=kind, label=label, actor=actor, tick=last_tick, now=now,
                   marks=marks, data=_compress(pieces))
 
@@ -575,11 +571,12 @@ def before_tick(session: Session, ctx: CampaignContext, index: int, now: datetim
     session.flush()
     bind = session.get_bind()
     if not isinstance(bind, Engine) or not _shared(bind):
-        pieces, last_tick, marks = _world_pieces(session, ctx.campaign_id, heavy=False)
+        pieces, last_tick, marks = _world_pieces(session, ctx.campaign_id, heavy=False,
+                                                 parses=ctx.parses)
         done: Future[tuple[bytes, tuple[int, int, int]]] = Future()
         done.set_result((_compress(pieces), marks))
         return PendingSnapshot(ctx, label, now, last_tick, done, catch_up_from)
-    head = _read_head(session, ctx.campaign_id, heavy=False)
+    head = _read_head(session, ctx.campaign_id, heavy=False, parses=ctx.parses)
     return PendingSnapshot(ctx, label, now, head.last_tick, _workers().submit(
         _read_elsewhere, bind, ctx.campaign_id, head), catch_up_from)
 
@@ -697,7 +694,8 @@ def newest(session: Session, ctx: CampaignContext) -> Snapshot:
 def after_tick(session: Session, ctx: CampaignContext, tick: int) -> Snapshot:
     """The snapshot of the world just after tick ``tick`` was applied (before anything
     later): the first one taken while ``tick`` was the last applied tick."""
-    last = get_campaign(session, ctx).last_tick
+    ctx, campaign = current(session, ctx)
+    last = campaign.last_tick
     if tick > last:
         raise UndoRefused(f"tick {tick} is not applied yet; the last applied tick is {last} "
                           f"({ctx.when(ctx.tick_at(last))})")
@@ -886,7 +884,8 @@ def restore(session: Session, ctx: CampaignContext, chosen: Plan, *, actor: str,
     snap_id, snap_tick, label = snapshot.id or 0, snapshot.tick, snapshot.label
     lines = chosen.lines(ctx)
     undone = [s.label for s in chosen.undone]
-    offset = get_campaign(session, ctx, lock=True).tick_offset or 0
+    ctx, stored = current(session, ctx, lock=True)  # the clock as stored
+    offset = stored.tick_offset or 0
     held = pause.offset_then(session, ctx, snapshot.event_mark)
     session.flush()
     heavy = _heavy_values(session, ctx, data, chosen.undone)  # may refuse: nothing changed yet
@@ -959,7 +958,7 @@ def _heavy_values(session: Session, ctx: CampaignContext, data: dict[str, Any],
     out: dict[str, str] = {}
     for name, stored in zip(HEAVY_FIELDS, now, strict=True):
         wanted = data["digests"][name]
-        if _heavy_digest(data["format"], name, stored) == wanted:
+        if _heavy_digest(data["format"], name, stored, ctx.parses) == wanted:
             continue
         for later in undone:
             found = content(later)

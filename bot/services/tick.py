@@ -62,7 +62,7 @@ from bot.services.realm import Previewed, map_posts
 from bot.services.sieges import end_siege
 from bot.services.world import (
     CampaignContext,
-    get_campaign,
+    current,
 )
 from bot.storage.army_rows import TickArmies, load_armies
 from bot.storage.battle_rows import insert_battles, load_battles, next_battle_id, save_battles
@@ -150,7 +150,7 @@ def catch_up(engine: Engine, ctx: CampaignContext, now: datetime, *,
         if fetcher is not None:  # the tick's beacon round, stored before the tick uses it
             beacon.prepare(engine, ctx, fetcher, now)
         with collector_paused(), transaction(engine) as session:
-            campaign = get_campaign(session, ctx, lock=True)
+            ctx, campaign = current(session, ctx, lock=True)  # the clock as stored
             if pause.holds(campaign):  # paused: nothing applies
                 break
             index = campaign.last_tick + 1
@@ -218,7 +218,7 @@ def check_catch_up_bound(session: Session, ctx: CampaignContext, now: datetime) 
 
 def pending_ticks(session: Session, ctx: CampaignContext, now: datetime) -> int:
     """How many ticks are due and not applied yet (none while the campaign is paused)."""
-    campaign = get_campaign(session, ctx)
+    ctx, campaign = current(session, ctx)
     if pause.holds(campaign):
         return 0
     return max(0, ctx.tick_of(now) - campaign.last_tick)
@@ -405,7 +405,7 @@ class _TickState:
 
     def rules_tick(self) -> Tick:
         return Tick(self.tick, self.ctx.world, self.ctx.rules,
-                    fates=fate_settings(self.ctx.settings),
+                    fates=fate_settings(self.ctx.settings, self.ctx.parses),
                     catalogue=catalogue_of(self.session, self.ctx), held=self.held)
 
     def write(self, before: World, after: World) -> None:

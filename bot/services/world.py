@@ -1,16 +1,18 @@
 """The campaign as the services see it: settings, rules numbers, the map, and state queries.
 
-A :class:`CampaignContext` is built once per process (the map is parsed once and cached by
-its text) and passed to every service call together with an open session.
+A :class:`CampaignContext` is a frozen value, loaded by :func:`load_context` and passed to
+every service call together with an open session; the campaign's changes (a holiday's clock
+offset, a new map) come as a new context (:func:`refreshed`, :func:`current`).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import functools
-from collections.abc import Collection, Sequence
+import threading
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import TypeVar, cast
 
 from sqlalchemy.orm import QueryableAttribute, defer
 from sqlmodel import Session, col, select
@@ -32,16 +34,57 @@ from rules.campaign.world import ACTIVE_STATES
 from rules.campaign.worldmap import WorldMap, parse_map
 from rules.dice import SeededDice, derive_seed
 
-
-@functools.lru_cache(maxsize=8)
-def parsed_map(text: str) -> WorldMap:
-    """The map of ``text``, parsed once per process (the same object for the same text)."""
-    return parse_map(text)
+T = TypeVar("T")
 
 
-@dataclass(slots=True)
+class Parses:
+    """What the services make from the campaign's stored texts, kept by their text: the map's
+    parse, the catalogue's, the ``[characters]`` table's fate settings, a heavy column's digest.
+
+    Held where its lifetime is plain to see: on the :class:`CampaignContext` (each context
+    made by :func:`load_context` gets its own unless handed one), and so by whoever keeps the
+    context: the running bot (:class:`bot.runner.BotRunner`, for the process), the web site
+    (:class:`bot.web.app.Site`, for the server), one CLI command. Each value is a pure function
+    of its text, so a changed text is another key: a map update is never served a stale parse,
+    and threads sharing it can only both make the same value. At most ``size`` texts of each
+    kind are kept (all are dropped when one more comes)."""
+
+    __slots__ = ("_kept", "_lock", "size")
+
+    def __init__(self, size: int = 16) -> None:
+        self.size = size
+        self._kept: dict[str, dict[str, object]] = {}
+        self._lock = threading.Lock()
+
+    def keep(self, kind: str, text: str, make: Callable[[str], T]) -> T:
+        """``make(text)``, made once per ``kind`` and ``text`` (the same object after)."""
+        with self._lock:
+            found = self._kept.get(kind, {}).get(text, _NOTHING)
+        if found is not _NOTHING:
+            return cast(T, found)
+        made = make(text)
+        with self._lock:
+            kept = self._kept.setdefault(kind, {})
+            found = kept.get(text, _NOTHING)
+            if found is not _NOTHING:  # another thread made it meanwhile: one object for all
+                return cast(T, found)
+            if len(kept) >= self.size:
+                kept.clear()
+            kept[text] = made
+        return made
+
+
+_NOTHING = object()
+
+
+@dataclass(frozen=True, slots=True)
 class CampaignContext:
-    """Everything a service needs to know about the campaign besides its rows."""
+    """Everything a service needs to know about the campaign besides its rows: a frozen value.
+
+    Nothing changes it: the campaign's clock offset after a holiday and a new map come as a
+    new context (:meth:`following`, :func:`refreshed`), which the caller uses from then on
+    (the running bot swaps its own in one place, :meth:`bot.runner.BotRunner.refresh`), so
+    threads sharing a context never see it half changed."""
 
     campaign_id: int
     settings: Settings
@@ -49,13 +92,38 @@ class CampaignContext:
     world: WorldMap
     secret: str
     moderators: frozenset[str] = field(default_factory=frozenset)
+    parses: Parses = field(default_factory=Parses, compare=False, repr=False)
 
-    def shift(self, offset: int) -> None:
-        """Follow the campaign's stored clock offset, the ticks of its holidays (``maester
-        pause`` then ``resume``): ``rules`` carries it, so the rules' ticks and in-game
-        calendar and the services' are one clock (:mod:`rules.campaign.calendar`)."""
-        if offset != self.rules.tick_offset:
-            self.rules = dataclasses.replace(self.rules, tick_offset=offset)
+    def shifted(self, offset: int) -> CampaignContext:
+        """This context on the campaign's clock offset ``offset``, the ticks of its holidays
+        (``maester pause`` then ``resume``): ``rules`` carries it, so the rules' ticks and
+        in-game calendar and the services' are one clock (:mod:`rules.campaign.calendar`).
+        Itself when the offset is already that."""
+        if offset == self.rules.tick_offset:
+            return self
+        return dataclasses.replace(self, rules=dataclasses.replace(self.rules,
+                                                                   tick_offset=offset))
+
+    def following(self, campaign: Campaign) -> CampaignContext:
+        """This context on the clock of the campaign row ``campaign`` as read (another process
+        may have resumed the campaign after a holiday since this context was made): the ticks
+        counted with it are the world's as stored."""
+        return self.shifted(campaign.tick_offset or 0)
+
+    def with_map(self, text: str) -> CampaignContext:
+        """This context with the map of ``text`` (parsed once per text, :class:`Parses`);
+        itself when that is its map already."""
+        world = self.parses.keep("map", text, parse_map)
+        return self if world is self.world else dataclasses.replace(self, world=world)
+
+    def configured(self, **sections: Mapping[str, object]) -> CampaignContext:
+        """This context with some of the bot's settings changed, by section
+        (``ctx.configured(bot={"snapshots_kept": 3})``): new settings, this context's left as
+        they are. Not for the rules' own numbers, which :attr:`rules` holds as loaded."""
+        settings = self.settings.model_copy(update={
+            name: getattr(self.settings, name).model_copy(update=dict(values))
+            for name, values in sections.items()})
+        return dataclasses.replace(self, settings=settings)
 
     def dice(self, *parts: int | str) -> SeededDice:
         """Dice for one event, derived from the campaign secret: replayable and auditable."""
@@ -82,25 +150,34 @@ class CampaignContext:
         return calendar.moment_text(at, calendar.rules_then(at, tick, self.rules))
 
 
-def load_context(session: Session, settings: Settings, campaign_id: int | None = None
-                 ) -> CampaignContext:
-    """The context of the (only, or given) campaign in the database."""
+def load_context(session: Session, settings: Settings, campaign_id: int | None = None, *,
+                 parses: Parses | None = None) -> CampaignContext:
+    """The context of the (only, or given) campaign in the database, keeping its parses in
+    ``parses`` (a new :class:`Parses` when not given: the context's own)."""
     query = select(Campaign)
     if campaign_id is not None:
         query = query.where(Campaign.id == campaign_id)
     campaign = session.exec(query.order_by(col(Campaign.id))).first()
     if campaign is None or campaign.id is None:
         raise LookupError("no campaign in this database: run `maester init` first")
-    ctx = CampaignContext(
+    parses = Parses() if parses is None else parses
+    return CampaignContext(
         campaign_id=campaign.id,
         settings=settings,
         rules=settings.rules_config(),
-        world=parsed_map(campaign.map_text),
+        world=parses.keep("map", campaign.map_text, parse_map),
         secret=campaign.secret,
         moderators=frozenset(settings.campaign.moderators),
-    )
-    ctx.shift(campaign.tick_offset or 0)
-    return ctx
+        parses=parses,
+    ).following(campaign)
+
+
+def refreshed(session: Session, ctx: CampaignContext) -> CampaignContext:
+    """``ctx`` as the campaign stands now: on its stored clock offset (``maester resume``) and
+    with its stored map (``maester map update``), both perhaps written by another process
+    since ``ctx`` was made. ``ctx`` itself when neither changed."""
+    campaign = get_campaign(session, ctx)
+    return ctx.following(campaign).with_map(campaign.map_text)
 
 
 _MAP_TEXT: QueryableAttribute[str] = Campaign.map_text  # type: ignore[assignment]
@@ -110,17 +187,23 @@ _MAP_TEXT: QueryableAttribute[str] = Campaign.map_text  # type: ignore[assignmen
 def get_campaign(session: Session, ctx: CampaignContext, *, lock: bool = False) -> Campaign:
     """The campaign row; ``lock`` takes a row lock (PostgreSQL) for the tick transaction and
     leaves the map's text unread until something asks for it (the map is parsed once per
-    process, :func:`parsed_map`; a tick never reads the text).
+    text, :class:`Parses`; a tick never reads the text).
 
-    ``ctx`` follows the row's clock offset (another process may have resumed the campaign
-    after a holiday since ``ctx`` was loaded), so the ticks counted in this transaction are
-    the world's as stored."""
+    ``ctx`` stays as it is: a caller that counts ticks with what it read takes
+    ``ctx.following(campaign)`` (:func:`current`), the clock as stored."""
     query = select(Campaign).where(Campaign.id == ctx.campaign_id)
     if lock:
         query = query.with_for_update().options(defer(_MAP_TEXT))
-    campaign = session.exec(query).one()
-    ctx.shift(campaign.tick_offset or 0)
-    return campaign
+    return session.exec(query).one()
+
+
+def current(session: Session, ctx: CampaignContext, *, lock: bool = False
+            ) -> tuple[CampaignContext, Campaign]:
+    """The campaign row (:func:`get_campaign`) and ``ctx`` on its clock
+    (:meth:`CampaignContext.following`): the ticks counted in this transaction are the world's
+    as stored."""
+    campaign = get_campaign(session, ctx, lock=lock)
+    return ctx.following(campaign), campaign
 
 
 def claims_of_user(session: Session, ctx: CampaignContext, reddit_name: str) -> list[Claim]:

@@ -38,7 +38,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from bot.config import Settings
 from bot.services import weblinks
-from bot.services.world import CampaignContext, load_context
+from bot.services.world import CampaignContext, Parses, load_context
 from bot.web import data, pages
 
 log = logging.getLogger("maester.web")
@@ -135,6 +135,7 @@ class Site:
         self.engine = engine
         self.settings = settings
         self.failures = FailedAttempts(settings.web.failed_per_minute)
+        self.parses = Parses()  # the site's: the map is parsed once per text, not per request
         self._realm: Rendered | None = None
         self._lock = threading.Lock()
         self.warm_every = WARM_SECONDS
@@ -143,7 +144,7 @@ class Site:
     def reading(self) -> Iterator[tuple[Session, CampaignContext]]:
         """One read transaction (one snapshot) and the campaign's context as of it."""
         with Session(self.engine) as session, session.begin():
-            yield session, load_context(session, self.settings)
+            yield session, load_context(session, self.settings, parses=self.parses)
 
     def realm(self) -> Rendered:
         """The realm as of now (from memory when the world has not changed)."""

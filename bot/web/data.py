@@ -55,11 +55,11 @@ from bot.mapimage.scene import (
 from bot.render.notes import shortfall_text
 from bot.services import beacon, forewarn, proposals
 from bot.services.battle_odds import attacker_wins
-from bot.services.fairplay import DICE_KEY, first_tick_of, period_of
+from bot.services.fairplay import DICE_KEY, first_tick_of, period_of, shown_to_claim
 from bot.services.journal import players_of
 from bot.services.mapview import IN_MAP_STATES, load_situation
 from bot.services.preview import preview_session
-from bot.services.world import CampaignContext, all_claims, get_campaign
+from bot.services.world import CampaignContext, all_claims, current
 from bot.storage.army_rows import load_records
 from rules import fairdice
 from rules.campaign import calendar
@@ -93,7 +93,7 @@ def iso(moment: datetime | None) -> str:
 
 
 def _clock(session: Session, ctx: CampaignContext) -> dict[str, Any]:
-    campaign = get_campaign(session, ctx)
+    ctx, campaign = current(session, ctx)
     last = campaign.last_tick
     now = ctx.tick_at(last)
     return {
@@ -185,7 +185,8 @@ def _timeline(session: Session, ctx: CampaignContext, last: int) -> list[dict[st
 def _dice_lines(session: Session, ctx: CampaignContext, period: int, *, branch: str,
                 claim_id: int | None = None) -> list[dict[str, Any]]:
     """The printed dice lines of ``period`` on ``branch``: public events' for the public
-    branch, the claim's own events' for its branch."""
+    branch, the claim's own events' for its branch (not its detections that saw nothing:
+    :func:`~bot.services.fairplay.shown_to_claim`)."""
     first, after = first_tick_of(ctx, period), first_tick_of(ctx, period + 1)
     query = select(Event).where(Event.campaign_id == ctx.campaign_id,
                                 col(Event.tick) >= first, col(Event.tick) < after)
@@ -195,7 +196,7 @@ def _dice_lines(session: Session, ctx: CampaignContext, period: int, *, branch: 
     parsed_lines: list[tuple[Event, str, fairdice.DiceLine]] = []
     for e in session.exec(query.order_by(col(Event.id))).all():
         line = e.data_json.get(DICE_KEY) if isinstance(e.data_json, dict) else None
-        if not line:
+        if not line or not shown_to_claim(e):
             continue
         try:
             parsed = fairdice.DiceLine.parse(str(line))
@@ -209,7 +210,8 @@ def _dice_lines(session: Session, ctx: CampaignContext, period: int, *, branch: 
                                             if p.beacon_round is not None})
     for e, line, parsed in parsed_lines:
         bound = rounds.get(parsed.beacon_round) if parsed.beacon_round is not None else None
-        out.append({"event": e.id, "summary": e.summary, "line": line,
+        # (no journal row number: hidden rows between two shown ones would move it)
+        out.append({"summary": e.summary, "line": line,
                     "key": parsed.event.key, "orders": parsed.event.entropy,
                     "period": parsed.event.period,
                     "beacon": parsed.beacon_round,
@@ -519,7 +521,7 @@ def next_tick(session: Session, ctx: CampaignContext) -> dict[str, Any]:
     own reporters, nothing written) of the one tick after the last applied. ``session`` must
     be a read session of its own, closed (never committed) afterwards. Hidden facts are all
     here (private notes, undetected armies, secret bonuses): moderators only."""
-    campaign = get_campaign(session, ctx)
+    ctx, campaign = current(session, ctx)  # the clock as stored
     index = campaign.last_tick + 1
     names = {c.id or 0: c.name for c in all_claims(session, ctx)}
     shown = preview_session(session, ctx, ctx.tick_at(index), limit=1)

@@ -16,7 +16,7 @@ from sqlalchemy import Engine
 from sqlmodel import Session
 
 from bot.config import Settings
-from bot.services.world import load_context
+from bot.services.world import Parses, load_context
 from bot.web import data, pages
 
 
@@ -33,10 +33,12 @@ def _write(path: Path, content: bytes) -> None:
         raise
 
 
-def export_realm(engine: Engine, settings: Settings, folder: Path) -> list[Path]:
-    """Write the realm into ``folder``; returns the files written."""
+def export_realm(engine: Engine, settings: Settings, folder: Path, *,
+                 parses: Parses | None = None) -> list[Path]:
+    """Write the realm into ``folder``; returns the files written. ``parses``: the caller's
+    (the running bot's, which exports after each tick), else the map is parsed anew."""
     with Session(engine) as session, session.begin():
-        view = data.realm(session, load_context(session, settings))
+        view = data.realm(session, load_context(session, settings, parses=parses))
     files = {
         folder / "index.html": pages.html(view, static="static").encode(),
         folder / "map.svg": pages.map_svg(view).encode(),

@@ -16,7 +16,7 @@ from typing import Protocol
 
 from rules.campaign.catalogue import Catalogue, Section
 from rules.campaign.config import RulesConfig
-from rules.campaign.language.forms import SHORT_LIST_VERBS
+from rules.campaign.language.lines import SHORT_LIST_VERBS
 from rules.campaign.naming import force_name
 from rules.campaign.paths import ArmyKind, cheapest_route, entry_cost, format_path
 from rules.campaign.worldmap import WorldMap

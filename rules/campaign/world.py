@@ -49,6 +49,7 @@ from rules.fairdice import (
     branch_secret,
     dice_line,
     format_entropy,
+    key_token,
 )
 
 __all__ = [
@@ -615,6 +616,11 @@ class EventDice:
     @staticmethod
     def line(event: EventKey, dice: FairDice) -> str:
         return str(dice_line(event, dice))
+
+    def token(self, *parts: object) -> str:
+        """An opaque stand-in for ``parts`` in an event key (:func:`rules.fairdice.key_token`):
+        a key that must not show them (a count that would betray hidden armies) names this."""
+        return key_token(self.secret, *parts)
 
 
 class Modifiers(Protocol):

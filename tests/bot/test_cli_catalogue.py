@@ -14,6 +14,7 @@ from bot.services.catalogue import (
     catalogue_from_settings,
     fate_settings,
 )
+from bot.services.world import Parses
 from rules.campaign.catalogue import Section
 from rules.campaign.characters import DEFAULT_DEATH_TABLE, DEFAULT_INJURY_TABLE
 from tests.bot.catalogue_world import World, roster
@@ -163,10 +164,11 @@ def test_fate_settings_are_read_once_per_table() -> None:
     """The tick asks for the fate settings every time; the same table gives the same value
     without reading it again, and a changed table is read afresh."""
     settings = parse_settings({"characters": {"roll_fates": True}})
-    first = fate_settings(settings)
-    assert fate_settings(parse_settings({"characters": {"roll_fates": True}})) is first
+    parses = Parses()  # where a context keeps what it read
+    first = fate_settings(settings, parses)
+    assert fate_settings(parse_settings({"characters": {"roll_fates": True}}), parses) is first
     settings.characters["roll_fates"] = False
-    assert not fate_settings(settings).roll
+    assert not fate_settings(settings, parses).roll
 
 
 def test_the_config_names_a_catalogue_file_or_holds_the_sections(tmp_path: Path) -> None:

@@ -243,13 +243,13 @@ def _stored_map(config: dict[str, Path]) -> str:
 
 def test_update_shows_the_difference_and_needs_yes(campaign: dict[str, Path]) -> None:
     from bot.config import load_settings
-    from bot.services.mapupdate import reload_map
-    from bot.services.world import load_context
+    from bot.services.world import load_context, refreshed
 
     engine = make_engine(f"sqlite:///{campaign['dir'] / 'c.db'}")
     with transaction(engine) as session:  # a running bot's context, made before the update
         running = load_context(session, load_settings(campaign["config"]))
-    assert not reload_map(engine, running)
+    with transaction(engine) as session:
+        assert refreshed(session, running) is running  # nothing to take up yet
     new = campaign["dir"] / "new.csv"
     new.write_text(SMALL_MAP.replace("0000,Northkeep", "0000,North Keep")
                    + "0202,,field,,,\n")
@@ -268,7 +268,9 @@ def test_update_shows_the_difference_and_needs_yes(campaign: dict[str, Path]) ->
     assert event.actor == "mod_jane" and event.data_json["added"] == ["0202"]
     assert not event.public
     assert "0202" not in running.world
-    assert reload_map(engine, running) and "0202" in running.world
+    with transaction(engine) as session:
+        taken_up = refreshed(session, running)
+    assert taken_up is not running and "0202" in taken_up.world
 
 
 def test_update_refuses_a_map_that_strands_a_claim(campaign: dict[str, Path]) -> None:

@@ -43,7 +43,6 @@ from rules.campaign.decide.siege import (
     decide_lift,
     decide_siege,
 )
-from rules.campaign.language.lines import PARSERS
 from rules.campaign.world import (
     World,
 )
@@ -69,44 +68,52 @@ class Part(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class OrderKind:
-    """One kind of order, end to end in the rules: how it is written (:attr:`form`), how a
-    line is read (:attr:`parse`), what decides it (``decide``, None for the three kinds the
-    services answer themselves: ``odds`` reads the sides through :func:`odds_shown`, ``link``
-    answers with the claim's war-room link, ``help`` with the guide) and which parts of the
-    world it reads besides the claims
-    (``reads``: the services load only those; a part not read is empty in the world the order
-    sees, and the order changes nothing there; :attr:`Part.MODIFIERS`: the modifiers in force,
-    which the services work out before the decision and hand over with the sender)."""
+    """One kind of order, end to end in the rules: its row of the order language
+    (:attr:`words`, from :data:`rules.campaign.language.ORDER_LANGUAGE`: the value, how it is
+    written, :attr:`form`, and how a line is read, :attr:`parse`), what decides it
+    (``decide``, None for the kinds the services answer themselves: ``odds`` reads the sides
+    through :func:`odds_shown`, ``away`` is a leave kept in the claim's row, ``link`` answers
+    with the claim's war-room link, ``help`` with the guide) and which parts of the world it
+    reads besides the claims (``reads``: the services load only those; a part not read is
+    empty in the world the order sees, and the order changes nothing there;
+    :attr:`Part.MODIFIERS`: the modifiers in force, which the services work out before the
+    decision and hand over with the sender)."""
 
-    order: type[o.Order]
+    words: o.OrderWords
     decide: Decide | None
     reads: frozenset[Part]
 
     @property
+    def order(self) -> type[o.Order]:
+        """The order's value class."""
+        return self.words.order
+
+    @property
     def verb(self) -> str:
         """The order's word."""
-        return self.order.verb
+        return self.words.form.verb
 
     @property
     def form(self) -> o.OrderForm:
         """How the order is written (its word, synonyms, shape, example, summary)."""
-        return o.ORDER_FORMS[self.order.verb]
+        return self.words.form
 
     @property
     def parse(self) -> Callable[[str, str], o.Order]:
         """The line parser of the order: ``parse(rest, line)`` (the text after the order word,
         the whole line) -> the order value, or :class:`rules.campaign.language.OrderSyntaxError`."""
-        return PARSERS[self.order.verb]
+        return self.words.parse
 
 
 def _kind(order: type[o.Order], decide: Decide | None, *reads: Part) -> OrderKind:
-    return OrderKind(order, decide, frozenset(reads))
+    """The order kind of ``order``, on its row of the language's table."""
+    return OrderKind(o.ORDER_LANGUAGE[order], decide, frozenset(reads))
 
 
 _A, _B, _S, _R, _H = Part.ARMIES, Part.BATTLES, Part.SIEGES, Part.RELATIONS, Part.HOLDERS
 _C, _M = Part.CHARACTERS, Part.MODIFIERS
 ORDER_KINDS: Mapping[type, OrderKind] = MappingProxyType({k.order: k for k in (
-    # In the players' guide's order (rules.campaign.language.ORDER_FORMS).
+    # In the players' guide's order (rules.campaign.language.ORDER_LANGUAGE).
     _kind(o.Muster, decide_muster, _H),  # a claim whose seat fell cannot muster
     _kind(o.Move, decide_move, _A, _B, _S, _R, _M),
     _kind(o.Attack, decide_attack, _A, _B, _R),
@@ -133,9 +140,11 @@ ORDER_KINDS: Mapping[type, OrderKind] = MappingProxyType({k.order: k for k in (
     _kind(o.Webhook, None),  # the claim's private webhook: bot.services.webhooks
     _kind(o.Help, None),
 )})
-"""Every order kind of the language, once: to add an order, add its value, form and parser to
-:mod:`rules.campaign.language`, its decision to the area's file of this package, its row here,
-and its receipt's row in ``bot.services.order_apply.RECEIPTS``."""
+"""Every order kind of the language, once, built on the language's table: to add an order, add
+its value to ``rules.campaign.language.values`` and its parser and row (value, form, parser)
+to ``ORDER_LANGUAGE`` in ``rules.campaign.language.lines``, its decision to the area's file of
+this package, its row here, and its receipt's row in ``bot.services.order_apply.RECEIPTS``
+(docs/architecture.md, "How to add an order")."""
 
 
 def apply_order(world: World, order: object, at: datetime, dice: Dice | None = None, *,

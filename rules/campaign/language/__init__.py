@@ -1,9 +1,10 @@
 """The order language, syntax stage: player text in, order values (or syntax errors) out.
 
 Players send orders by modmail in a forgiving plain-text language (``docs/orders.md``). This
-package only reads the text, in four files: ``values`` (the limits, the syntax error, names and
-one frozen value per order kind), ``forms`` (how each order is written), ``lines`` (one parser
-per order kind and :func:`parse_order`) and ``message`` (:func:`parse_message`).
+package only reads the text, in three files: ``values`` (the limits, the syntax error, names,
+one frozen value per order kind and the shape of a form), ``lines`` (one parser per order kind,
+the one table of order kinds, :data:`ORDER_LANGUAGE`, which gives each kind's value, form and
+parser, and :func:`parse_order`) and ``message`` (:func:`parse_message`).
 :func:`parse_order` turns one line into an order value or raises
 :class:`OrderSyntaxError`; :func:`parse_message` reads a whole message body, line by line, and
 never raises. Whether an order makes sense in the world (the army exists and belongs to the
@@ -21,13 +22,13 @@ and :data:`MAX_ORDER_LINES` order lines before any of that runs, so hostile inpu
 
 from __future__ import annotations
 
-from rules.campaign.language.forms import (
-    ORDER_FORMS,
-    VERBS,
-    OrderForm,
-    canonical_verb,
-)
 from rules.campaign.language.lines import (
+    ORDER_FORMS,
+    ORDER_LANGUAGE,
+    ORDER_TYPES,
+    VERBS,
+    OrderWords,
+    canonical_verb,
     parse_order,
     parse_path,
 )
@@ -45,7 +46,6 @@ from rules.campaign.language.values import (
     MAX_NAME_CHARS,
     MAX_NUMBER,
     MAX_ORDER_LINES,
-    ORDER_TYPES,
     Assault,
     Assign,
     Attack,
@@ -64,6 +64,7 @@ from rules.campaign.language.values import (
     Muster,
     Odds,
     Order,
+    OrderForm,
     OrderSyntaxError,
     Problem,
     Retreat,
@@ -87,6 +88,7 @@ __all__ = [
     "MAX_NUMBER",
     "MAX_ORDER_LINES",
     "ORDER_FORMS",
+    "ORDER_LANGUAGE",
     "ORDER_TYPES",
     "VERBS",
     "Assault",
@@ -110,6 +112,7 @@ __all__ = [
     "Order",
     "OrderForm",
     "OrderSyntaxError",
+    "OrderWords",
     "ParsedLine",
     "ParsedMessage",
     "Problem",

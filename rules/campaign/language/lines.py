@@ -1,22 +1,18 @@
-"""The line parsers: one parser per order kind and :func:`parse_order`, which reads one
-line into an order value or raises :class:`OrderSyntaxError`."""
+"""The order kinds of the language: one line parser per order kind, the one table of order kinds
+(:data:`ORDER_LANGUAGE`: each kind's value, form and parser) and :func:`parse_order`, which
+reads one line into an order value or raises :class:`OrderSyntaxError`."""
 
 from __future__ import annotations
 
 import difflib
 import re
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from datetime import date
 from functools import lru_cache
+from types import MappingProxyType
 
-from rules.campaign.language.forms import (
-    ALIASES,
-    ORDER_FORMS,
-    SHORT_EXAMPLES,
-    SINGLE_WORDS,
-    VERB_LIST,
-)
 from rules.campaign.language.values import (
     EXCERPT_CHARS,
     MAX_LINE_CHARS,
@@ -43,6 +39,7 @@ from rules.campaign.language.values import (
     Muster,
     Odds,
     Order,
+    OrderForm,
     OrderSyntaxError,
     Problem,
     Retreat,
@@ -74,12 +71,6 @@ def _army(group: str, *, bare: bool) -> str:
     return rf"{prefix}(?P<{group}>{_NUM})(?!\w)"
 
 
-def _verb_alternation() -> str:
-    words = sorted(ALIASES, key=len, reverse=True)
-    return "|".join(r"\s".join(re.escape(part) for part in word.split()) for word in words)
-
-
-VERB_RE = re.compile(rf"(?P<verb>{_verb_alternation()})(?![^\W_])", _I)
 FIRST_WORD = re.compile(r"[^\W\d_]+")
 _LEAD_PUNCT = re.compile(r"\s?[:,.\-–—]?\s?")
 _ANY_ARMY = re.compile(rf"{_army('n', bare=False)}", _I)
@@ -763,33 +754,351 @@ def _parse_help(rest: str, line: str) -> Order:
     return Help(_name(rest, "help topic", "help", line))
 
 
-PARSERS: dict[str, Callable[[str, str], Order]] = {
-    "muster": _parse_muster,
-    "move": _parse_move,
-    "attack": _parse_attack,
-    "intercept": _parse_intercept,
-    "siege": _parse_siege,
-    "assault": _parse_assault,
-    "sally": _parse_sally,
-    "lift": _parse_lift,
-    "retreat": _parse_retreat,
-    "stand": _parse_stand,
-    "cancel": _parse_cancel,
-    "route": _parse_route,
-    "status": _parse_status,
-    "odds": _parse_odds,
-    "build": _parse_build,
-    "buy": _parse_buy,
-    "assign": _parse_assign,
-    "blockade": _parse_blockade,
-    "cede": _parse_cede,
-    "disband": _parse_disband,
-    "spare": _parse_spare,
-    "away": _parse_away,
-    "link": _parse_link,
-    "webhook": _parse_webhook,
-    "help": _parse_help,
-}
+# --------------------------------------------------------------------------------------------
+# The one table of order kinds
+
+
+@dataclass(frozen=True, slots=True)
+class OrderWords:
+    """One kind of order in the language: its value (:attr:`order`), how it is written
+    (:attr:`form`: its word, synonyms, shape, example and summary, as the players' guide and
+    the replies show it) and how a line is read (:attr:`parse`: ``parse(rest, line)``, the
+    text after the order word and the whole line, -> the order value, or
+    :class:`OrderSyntaxError`)."""
+
+    order: type[Order]
+    form: OrderForm
+    parse: Callable[[str, str], Order]
+
+
+ORDER_LANGUAGE: Mapping[type[Order], OrderWords] = MappingProxyType({w.order: w for w in (
+    OrderWords(
+        Muster,
+        OrderForm(
+            "muster",
+            ("raise", "levy", "recruit"),
+            "muster N infantry N cavalry, or muster N ships at PORT",
+            "muster 300 infantry 50 cavalry",
+            "raise troops (or ships) at your holdfast",
+        ),
+        _parse_muster,
+    ),
+    OrderWords(
+        Move,
+        OrderForm(
+            "move",
+            ("march", "sail", "travel"),
+            "move army N: TILE > TILE > TILE (cost N)",
+            "move army 2: Winterfell > 0412 > 0413 > 0513 (cost 7)",
+            "march an army (or sail a fleet) along a path, stating its total travel cost",
+        ),
+        _parse_move,
+    ),
+    OrderWords(
+        Attack,
+        OrderForm(
+            "attack",
+            ("engage",),
+            "attack army N with army N",
+            "attack army 5 with army 2",
+            "attack an enemy army on your army's tile",
+        ),
+        _parse_attack,
+    ),
+    OrderWords(
+        Intercept,
+        OrderForm(
+            "intercept",
+            ("waylay",),
+            "intercept army N with army N",
+            "intercept army 5 with army 2",
+            "stop an enemy force your watchers sighted, with your army standing there",
+        ),
+        _parse_intercept,
+    ),
+    OrderWords(
+        Siege,
+        OrderForm(
+            "siege",
+            ("besiege", "lay siege to"),
+            "siege HOLDFAST with army N",
+            "siege Riverrun with army 2",
+            "begin a siege of the holdfast your army stands on",
+        ),
+        _parse_siege,
+    ),
+    OrderWords(
+        Assault,
+        OrderForm(
+            "assault",
+            ("storm",),
+            "assault HOLDFAST with army N",
+            "assault Riverrun with army 2",
+            "storm a holdfast instead of starving it out",
+        ),
+        _parse_assault,
+    ),
+    OrderWords(
+        Sally,
+        OrderForm(
+            "sally",
+            ("sally forth", "sortie"),
+            "sally from HOLDFAST [with army N]",
+            "sally from Riverrun with army 4",
+            "ride out of a besieged holdfast to fight the besiegers",
+        ),
+        _parse_sally,
+    ),
+    OrderWords(
+        Lift,
+        OrderForm(
+            "lift",
+            ("end siege",),
+            "lift siege of HOLDFAST",
+            "lift siege of Riverrun",
+            "end your siege of a holdfast (your army stays on the tile, standing)",
+        ),
+        _parse_lift,
+    ),
+    OrderWords(
+        Retreat,
+        OrderForm(
+            "retreat",
+            ("withdraw", "fall back"),
+            "retreat army N [: PATH | to TILE]",
+            "retreat army 2",
+            "refuse battle and fall back along the path travelled (or a path you give)",
+        ),
+        _parse_retreat,
+    ),
+    OrderWords(
+        Stand,
+        OrderForm(
+            "stand",
+            ("stand firm",),
+            "stand army N",
+            "stand army 2",
+            "accept battle instead of retreating",
+        ),
+        _parse_stand,
+    ),
+    OrderWords(
+        Spare,
+        OrderForm(
+            "spare",
+            (),
+            "spare army N",
+            "spare army 5",
+            "after an enemy's failed retreat, let it stay instead of fighting",
+        ),
+        _parse_spare,
+    ),
+    OrderWords(
+        Cancel,
+        OrderForm(
+            "cancel",
+            ("abort", "revoke", "call off"),
+            "cancel army N",
+            "cancel army 2",
+            "call off a march, a muster or an assault before it happens",
+        ),
+        _parse_cancel,
+    ),
+    OrderWords(
+        Route,
+        OrderForm(
+            "route",
+            ("path",),
+            "route army N to TILE",
+            "route army 2 to Riverrun",
+            "ask for the cheapest path and its cost (changes nothing)",
+        ),
+        _parse_route,
+    ),
+    OrderWords(
+        Status,
+        OrderForm(
+            "status",
+            (),
+            "status",
+            "status",
+            "show your claim's gold, troops and armies (changes nothing)",
+        ),
+        _parse_status,
+    ),
+    OrderWords(
+        Odds,
+        OrderForm(
+            "odds",
+            ("chances", "compare"),
+            "odds army N vs army N",
+            "odds army 2 vs army 5",
+            "show the battle odds between two armies (changes nothing)",
+        ),
+        _parse_odds,
+    ),
+    OrderWords(
+        Build,
+        OrderForm(
+            "build",
+            ("construct",),
+            "build IMPROVEMENT at HOLDFAST",
+            "build Stone Walls at Winterfell",
+            "build an improvement in one of your holdfasts",
+        ),
+        _parse_build,
+    ),
+    OrderWords(
+        Buy,
+        OrderForm(
+            "buy",
+            ("purchase",),
+            "buy [N] EQUIPMENT for army N",
+            "buy trebuchets for army 2",
+            "buy siege equipment for an army",
+        ),
+        _parse_buy,
+    ),
+    OrderWords(
+        Assign,
+        OrderForm(
+            "assign",
+            ("appoint",),
+            "assign COMMANDER to army N",
+            "assign Ser Brynden Tully to army 2",
+            "put one of your characters in command of an army",
+        ),
+        _parse_assign,
+    ),
+    OrderWords(
+        Blockade,
+        OrderForm(
+            "blockade",
+            (),
+            "blockade PORT with fleet N",
+            "blockade Pyke with fleet 3",
+            "close a port holdfast with a fleet on an adjacent water tile",
+        ),
+        _parse_blockade,
+    ),
+    OrderWords(
+        Cede,
+        OrderForm(
+            "cede",
+            ("yield",),
+            "cede RESOURCE TILE to CLAIM",
+            "cede The Wolfswood to House Manderly",
+            "let another claim standing on a resource tile take its benefit",
+        ),
+        _parse_cede,
+    ),
+    OrderWords(
+        Disband,
+        OrderForm(
+            "disband",
+            ("dismiss",),
+            "disband army N",
+            "disband army 2",
+            "send an army's troops home (the army must be at its holdfast)",
+        ),
+        _parse_disband,
+    ),
+    OrderWords(
+        Away,
+        OrderForm(
+            "away",
+            ("leave",),
+            "away until YYYY-MM-DD [reason]",
+            "away until 2027-01-10 travelling for work",
+            "announce a leave: your claim is not marked inactive until then",
+        ),
+        _parse_away,
+    ),
+    OrderWords(
+        Link,
+        OrderForm(
+            "link",
+            (),
+            "link",
+            "link",
+            "get the private address of your claim's war room on the web (changes nothing)",
+        ),
+        _parse_link,
+    ),
+    OrderWords(
+        Webhook,
+        OrderForm(
+            "webhook",
+            ("discord",),
+            "webhook URL | webhook off",
+            "webhook https://discord.com/api/webhooks/123456789012345678/AbCdEf-GhIjKl_MnOp",
+            "send your claim's private news to a Discord channel's webhook as well (changes "
+            "nothing in the game)",
+        ),
+        _parse_webhook,
+    ),
+    OrderWords(
+        Help,
+        OrderForm(
+            "help",
+            (),
+            "help [ORDER]",
+            "help move",
+            "list the orders, or explain one",
+        ),
+        _parse_help,
+    ),
+)})
+"""Every order kind of the language, once, in the order the players' guide lists them: to add
+an order, write its value in :mod:`rules.campaign.language.values`, its parser above and its
+row here (then its decision, ``rules.campaign.decide.ORDER_KINDS``, which builds on this
+table, and its receipt, ``bot.services.order_apply.RECEIPTS``: docs/architecture.md)."""
+
+for _row in ORDER_LANGUAGE.values():
+    if _row.order.verb != _row.form.verb:
+        raise TypeError(f"{_row.order.__name__} is written {_row.order.verb!r}, but its "
+                        f"row's form is {_row.form.verb!r}")
+
+ORDER_TYPES: tuple[type[Order], ...] = tuple(ORDER_LANGUAGE)
+"""Every order class, in the order of :data:`ORDER_LANGUAGE`."""
+
+ORDER_FORMS: Mapping[str, OrderForm] = MappingProxyType(
+    {w.form.verb: w.form for w in ORDER_LANGUAGE.values()})
+"""Every order form by canonical verb, in the order the players' guide lists them."""
+
+_PARSERS: Mapping[str, Callable[[str, str], Order]] = MappingProxyType(
+    {w.form.verb: w.parse for w in ORDER_LANGUAGE.values()})
+
+VERBS: tuple[str, ...] = tuple(ORDER_FORMS)
+"""The canonical order words."""
+
+ALIASES: Mapping[str, str] = MappingProxyType({
+    word: form.verb for form in ORDER_FORMS.values() for word in (form.verb, *form.aliases)})
+"""Every order word and synonym, with its canonical order word."""
+
+# Single words only: did-you-mean compares the first word of a line with these.
+SINGLE_WORDS: tuple[str, ...] = tuple(a for a in ALIASES if " " not in a)
+
+SHORT_LIST_VERBS = ("muster", "move", "attack", "siege", "status", "help")
+"""The orders shown as examples under a line that names no order (one each)."""
+VERB_LIST = ", ".join(VERBS)
+SHORT_EXAMPLES = "\n".join(ORDER_FORMS[v].example for v in SHORT_LIST_VERBS)
+
+
+def canonical_verb(word: str) -> str | None:
+    """The canonical order word for ``word`` (any case, synonyms allowed), or None.
+
+    Used by help topics: ``canonical_verb("March") == "move"``.
+    """
+    return ALIASES.get(fold(word))
+
+
+def _verb_alternation() -> str:
+    words = sorted(ALIASES, key=len, reverse=True)
+    return "|".join(r"\s".join(re.escape(part) for part in word.split()) for word in words)
+
+
+VERB_RE = re.compile(rf"(?P<verb>{_verb_alternation()})(?![^\W_])", _I)
 
 
 # --------------------------------------------------------------------------------------------
@@ -920,7 +1229,7 @@ def parse_order(line: str) -> Order:
     lead = _LEAD_PUNCT.match(words, m.end())
     rest = words[lead.end() if lead else m.end() :].strip()
     try:
-        return PARSERS[verb](rest, text)
+        return _PARSERS[verb](rest, text)
     except InvalidInput as exc:  # a value the patterns let through but an order refuses
         problem = f"this {verb} order could not be read"
         raise syntax_error(Problem.WRONG_FORM, problem, verb, text) from exc

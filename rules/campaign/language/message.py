@@ -9,9 +9,10 @@ import unicodedata
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from rules.campaign.language.forms import SHORT_EXAMPLES, VERB_LIST
 from rules.campaign.language.lines import (
     FIRST_WORD,
+    SHORT_EXAMPLES,
+    VERB_LIST,
     VERB_RE,
     cut_excerpt,
     parse_order,

@@ -665,33 +665,13 @@ Order: TypeAlias = (
     | Help
 )
 
-ORDER_TYPES: tuple[type[Order], ...] = (
-    Muster,
-    Move,
-    Attack,
-    Intercept,
-    Siege,
-    Assault,
-    Sally,
-    Lift,
-    Retreat,
-    Stand,
-    Spare,
-    Cancel,
-    Route,
-    Status,
-    Odds,
-    Build,
-    Buy,
-    Assign,
-    Blockade,
-    Cede,
-    Disband,
-    Away,
-    Link,
-    Webhook,
-    Help,
-)
-"""Every order class, in the order of :data:`ORDER_FORMS`."""
 
+@dataclass(frozen=True, slots=True)
+class OrderForm:
+    """How one order is written: its word, accepted synonyms, shape, an example, a summary."""
 
+    verb: str
+    aliases: tuple[str, ...]
+    pattern: str
+    example: str
+    summary: str

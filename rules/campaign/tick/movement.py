@@ -135,6 +135,15 @@ def _with_rolled(meta: Mapping[str, Any], rolled: set[str] | None = None
     return meta if stored == keys else {**meta, "rolled": keys}
 
 
+def detection_key(dice: EventDice, tick: int, tile_id: str, rank: int) -> str:
+    """The event key of the ``rank``-th detection roll from watching tile ``tile_id`` in tick
+    ``tick``: ``detect:TICK:TILE:TOKEN``. The rank is counted in the order the armies step,
+    never by their numbers, and printed only as an opaque token (:meth:`EventDice.token`),
+    since the watcher reads the key of every roll it is shown: a count would tell it how many
+    armies it failed to see there."""
+    return f"detect:{tick}:{tile_id}:{dice.token('detect', tick, tile_id, rank)}"
+
+
 class _Moves:
     """One movement phase over a working copy of the armies (the world stays untouched).
 
@@ -149,7 +158,7 @@ class _Moves:
     The armies step in :func:`~rules.campaign.world.army_order`, never in the order of their
     numbers: the steps are settled for all armies at once (:meth:`settle`), so the order
     decides only the order of the events, which battle begun on the march gets which number,
-    and the count in each detection roll's key (``detect:TICK:TILE:N``, the Nth roll from
+    and the rank behind each detection roll's key (:func:`detection_key`: the Nth roll from
     watching tile TILE this tick)."""
 
     def __init__(self, world: World, tick: Tick, dice: EventDice) -> None:
@@ -338,11 +347,12 @@ class _Moves:
             if a.meta is not meta:
                 a = evolve(a, meta=meta)
             rolled.add(f"{a.march.depart_tick}:{tile_id}")
-            # keyed by the watching tile and the roll's count there, never by the army's
-            # number (nor its claim or place: an unseen army's key reaches the watcher)
+            # keyed by the watching tile and the roll's rank there, never by the army's
+            # number (nor its claim or place); the rank is printed only as an opaque token,
+            # so a key the watcher reads does not tell how many others were rolled for there
             n = self.rolls[tile_id] = self.rolls.get(tile_id, 0) + 1
-            dice, event = self.dice.roll_for(f"detect:{self.tick.index}:{tile_id}:{n}", a,
-                                             branch=claim_branch(watcher[0]))
+            dice, event = self.dice.roll_for(detection_key(self.dice, self.tick.index, tile_id, n),
+                                             a, branch=claim_branch(watcher[0]))
             watching = self.tick.modifiers.observer(watcher[0], tile_id)
             result = roll_against(self.target(a, watcher[1], watching), dice)
             guard = self.guard(a, watcher[0], tile_id)

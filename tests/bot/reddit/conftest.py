@@ -43,7 +43,7 @@ from bot.sandbox import (
 )
 from bot.services.setup import DEMO_ROSTER, DEMO_WARS, create_campaign
 from bot.services.tick import advancer
-from bot.services.world import CampaignContext, load_context
+from bot.services.world import CampaignContext, Parses, load_context
 from rules.campaign.calendar import tick_index
 from rules.campaign.worldmap import parse_map
 from tests.fixtures.db import sqlite_url
@@ -195,6 +195,10 @@ class Harness:
 _TEMPLATE: dict[int, Path] = {}
 """The template database of each tick a session needed one in (by the tick's index)."""
 
+_PARSES = Parses()
+"""The parses of the harnesses' contexts, for the test session: every harness plays the demo
+map, parsed once (a running bot keeps its own the same way, for its process)."""
+
 
 def _sqlite_copy(database_url: str, tmp_factory: pytest.TempPathFactory, now: datetime,
                  settings: Settings) -> None:
@@ -226,7 +230,7 @@ def make_harness(sandbox: RedditSandbox, database_url: str,
         _sqlite_copy(database_url, tmp_factory, clock.now(), settings)
         engine = make_engine(database_url)
         with transaction(engine) as session:
-            ctx = load_context(session, settings)
+            ctx = load_context(session, settings, parses=_PARSES)
     else:
         engine = make_engine(database_url)
         upgrade(engine)

@@ -6,6 +6,7 @@ And: two worlds differing only in hidden facts get byte-identical correction pos
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Iterator
 from datetime import timedelta
@@ -35,9 +36,10 @@ def mods(sandbox: RedditSandbox, db_url: str) -> Iterator[Harness]:
     """The harness with two moderators and ``[moderators] approval = ["adjust", "undo"]``."""
     harness = make_harness(sandbox, db_url)
     sandbox.add_user(BOB, password_for(BOB), moderator_of=(SUBREDDIT,))
-    harness.ctx.settings = harness.ctx.settings.model_copy(update={
-        "moderators": ModeratorSettings(approval=["adjust", "undo"])})
-    harness.ctx.moderators = frozenset({MODERATOR.lower(), BOB})
+    harness.ctx = dataclasses.replace(  # the context is a frozen value: a new one
+        harness.ctx, settings=harness.ctx.settings.model_copy(update={
+            "moderators": ModeratorSettings(approval=["adjust", "undo"])}),
+        moderators=frozenset({MODERATOR.lower(), BOB}))
     yield harness
     harness.engine.dispose()
 
@@ -133,8 +135,8 @@ def test_an_approval_after_a_tick_is_refused_with_the_reason(mods: Harness) -> N
 
 def test_a_moderator_who_plays_waits_for_another_in_mod_discussions(mods: Harness) -> None:
     bot = mods
-    bot.ctx.settings = bot.ctx.settings.model_copy(update={"moderators": ModeratorSettings(
-        plays={MODERATOR: ["House Lannister"]})})
+    bot.ctx = dataclasses.replace(bot.ctx, settings=bot.ctx.settings.model_copy(update={
+        "moderators": ModeratorSettings(plays={MODERATOR: ["House Lannister"]})}))
     before = world(bot)
     answer = discuss(bot, MODERATOR, "!fate Robb Stark captured because taken at the Twins")
     assert "Proposed as #1" in answer and "House Stark is at war with House Lannister, " \

@@ -274,8 +274,7 @@ def test_a_comment_mentioning_the_bot_gets_a_public_reply(bot: Harness) -> None:
 
 def test_comment_commands_can_be_switched_off(bot: Harness) -> None:
     """With ``comment_commands = false`` mentions are not read at all."""
-    bot.ctx.settings = bot.settings.model_copy(
-        update={"bot": bot.settings.bot.model_copy(update={"comment_commands": False})})
+    bot.ctx = bot.ctx.configured(bot={"comment_commands": False})
     bot.sandbox.seed_mention("cersei_lannister", BOT_USERNAME, subreddit=SUBREDDIT)
     assert bot.poll().comments == 0
     assert bot.sandbox.request_count(route="inbox") == 0

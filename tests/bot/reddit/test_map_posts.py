@@ -98,14 +98,14 @@ def test_a_lost_answer_to_the_image_submit_never_makes_a_second_post(bot: Harnes
 
 
 def test_the_realm_post_can_be_switched_off(bot: Harness) -> None:
-    bot.ctx.settings.posts.realm_post = False
+    bot.ctx = bot.ctx.configured(posts={"realm_post": False})
     bot.clock.advance(timedelta(hours=bot.settings.calendar.month_hours * 2))
     catch_up(bot.engine, bot.ctx, bot.clock.now())
     assert _realm_entries(bot) == []
 
 
 def test_an_arrival_post_carries_an_inset_map_when_switched_on(bot: Harness) -> None:
-    bot.ctx.settings.posts.inset_maps = True
+    bot.ctx = bot.ctx.configured(posts={"inset_maps": True})
     now = bot.clock.now()
     tick = bot.ctx.tick_of(now)
     with transaction(bot.engine) as session:
@@ -175,7 +175,7 @@ def test_the_realm_film_shows_the_month_past_as_a_gif_of_public_frames(bot: Harn
     """With [posts] realm_film, every tick whose public situation changed adds a frame; the
     [Realm] post carries the month as an animated GIF (an inline gif on Reddit). A hidden
     army never reaches a frame; the film's rows go once the post is queued."""
-    bot.ctx.settings.posts.realm_film = True
+    bot.ctx = bot.ctx.configured(posts={"realm_film": True})
     hours = bot.settings.calendar.month_hours
     bot.clock.advance(timedelta(hours=hours // 4))
     catch_up(bot.engine, bot.ctx, bot.clock.now())

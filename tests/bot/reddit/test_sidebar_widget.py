@@ -20,9 +20,7 @@ from tests.fixtures.reddit import RedditFactory
 
 def widget_on(bot: Harness, **posts: object) -> None:
     """Switch the widget on in the harness's settings."""
-    settings = bot.ctx.settings
-    bot.ctx.settings = settings.model_copy(update={"posts": settings.posts.model_copy(
-        update={"sidebar_widget": True, **posts})})
+    bot.ctx = bot.ctx.configured(posts={"sidebar_widget": True, **posts})
 
 
 def next_tick(bot: Harness) -> None:

@@ -53,11 +53,9 @@ def hooks() -> Iterator[WebhookReceiver]:
 def hooks_on(bot: Harness, hooks: WebhookReceiver, *, public: bool = True,
              **more: object) -> None:
     """Point the harness's ``[webhooks]`` at the receiver (allowed by prefix)."""
-    settings = bot.ctx.settings
-    bot.ctx.settings = settings.model_copy(update={"webhooks": settings.webhooks.model_copy(
-        update={"allowed_prefixes": [hooks.prefix],
-                "public": [hooks.url(PUBLIC_HOOK)] if public else [],
-                "spacing_seconds": 0.0, "timeout_seconds": 2.0, **more})})
+    bot.ctx = bot.ctx.configured(webhooks={
+        "allowed_prefixes": [hooks.prefix], "public": [hooks.url(PUBLIC_HOOK)] if public else [],
+        "spacing_seconds": 0.0, "timeout_seconds": 2.0, **more})
 
 
 def post(bot: Harness, key: str, title: str = "[News] The Trident", body: str = "Robert wins."
@@ -201,9 +199,8 @@ def test_a_deleted_webhook_gives_up_and_tells_the_moderators_without_its_address
     assert hook_rows(bot)[1].reddit_id == "dropped" and hooks.requests == 1
     assert len([r for r in bot.outbox() if r.key.startswith("dead:")]) == 1
     hooks_on(bot, hooks)  # a new address in the config works again
-    settings = bot.ctx.settings
-    bot.ctx.settings = settings.model_copy(update={"webhooks": settings.webhooks.model_copy(
-        update={"public": [hooks.url("300000000000000003", "a-new-token-123")]})})
+    bot.ctx = bot.ctx.configured(
+        webhooks={"public": [hooks.url("300000000000000003", "a-new-token-123")]})
     post(bot, "news:3")
     bot.drain()
     assert [m.webhook for m in hooks.messages()] == ["300000000000000003"]

@@ -16,7 +16,7 @@ from bot.maps import demo_map_text
 from bot.messages import handle_message
 from bot.services.setup import DEMO_ROSTER, DEMO_WARS, create_campaign
 from bot.services.tick import catch_up
-from bot.services.world import CampaignContext, load_context
+from bot.services.world import CampaignContext, Parses, load_context
 
 START = datetime(2026, 11, 22, 7, 30, tzinfo=UTC)
 
@@ -30,6 +30,11 @@ ORDERS: tuple[tuple[str, str, timedelta], ...] = (
     ("mace_tyrell", "muster 20 cavalry", timedelta(hours=3)),
     ("mace_tyrell", "move army 4: 0942 > 1042 (cost 2)", timedelta(hours=3)),
 )
+
+
+PARSES = Parses()
+"""The parses of the scenario's contexts, for the test session (every scenario plays the
+demo map: parsed once)."""
 
 
 def settings_for(url: str) -> Settings:
@@ -46,7 +51,7 @@ def build(url: str) -> CampaignContext:
         create_campaign(session, settings, map_text=demo_map_text(), roster=DEMO_ROSTER,
                         now=START, seed="scenario-secret", wars=DEMO_WARS)
     with transaction(engine) as session:
-        ctx = load_context(session, settings)
+        ctx = load_context(session, settings, parses=PARSES)
     for i, (who, text, delay) in enumerate(ORDERS):
         with transaction(engine) as session:
             handle_message(session, ctx, author=who, text=text, now=START + delay, ref=f"o{i}")
@@ -58,7 +63,7 @@ def context(url: str) -> tuple[Any, CampaignContext]:
     settings = settings_for(url)
     engine = make_engine(url)
     with transaction(engine) as session:
-        ctx = load_context(session, settings)
+        ctx = load_context(session, settings, parses=PARSES)
     return engine, ctx
 
 

@@ -17,6 +17,7 @@ from bot.messages import handle_message
 from bot.services import pause, snapshots
 from bot.services.queries import export_world
 from bot.services.tick import catch_up, check_catch_up_bound
+from bot.services.world import refreshed
 from tests.bot.catalogue_world import World, roster
 from tests.bot.services import scenario
 from tests.bot.services.test_campaign_rules import day
@@ -47,6 +48,7 @@ def test_a_long_pause_applies_nothing_and_a_holiday_moves_every_due_tick(db_url:
     with transaction(engine) as session:
         assert export_world(session, ctx) == world
         summary = pause.resume(session, ctx, catch_up=False, actor="jane", now=later)
+        ctx = refreshed(session, ctx)  # the campaign's context, on the clock after the holiday
     assert "holiday of 160 tick(s)" in summary
     assert catch_up(engine, ctx, later) == []
     assert len(catch_up(engine, ctx, later + DAY)) == 4
@@ -102,6 +104,7 @@ def test_a_rollback_across_a_holiday_keeps_scatter_locks_on_the_worlds_clock(db_
     with transaction(engine) as session:
         pause.resume(session, ctx, catch_up=False, actor="jane",
                      now=scenario.START + 3 * DAY)
+        ctx = refreshed(session, ctx)  # the campaign's context, on the clock after the holiday
         assert _lock_ticks(session, ctx) == locks
     later = scenario.START + 3 * DAY + timedelta(hours=1)
     catch_up(engine, ctx, later + DAY)
@@ -154,6 +157,7 @@ def _played(tmp_path: Path, holiday: timedelta) -> tuple[World, list[str]]:
         with w.session() as session:
             summary = pause.resume(session, w.ctx, catch_up=False, actor="jane",
                                    now=day(2, 13) + holiday)
+            w.ctx = refreshed(session, w.ctx)  # the clock after the holiday
         assert "holiday of 3 tick(s)" in summary
     replies = [w.say("tywin_lannister", "attack army 1 with army 2", at=day(2, 14) + holiday),
                w.say("ned_stark", "muster 50 infantry", at=day(2, 14) + holiday),

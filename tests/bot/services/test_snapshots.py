@@ -255,7 +255,7 @@ def test_only_the_newest_snapshots_are_kept(tmp_path: Any) -> None:
     url = f"sqlite:///{tmp_path / 'w.db'}"
     scenario.build(url)
     engine, ctx = scenario.context(url)
-    ctx.settings.bot.snapshots_kept = 3
+    ctx = ctx.configured(bot={"snapshots_kept": 3})
     with transaction(engine) as session:
         first = session.exec(select(Campaign.last_tick)).one()
     for tick in range(first + 1, first + 9):
@@ -273,7 +273,7 @@ def test_each_snapshot_keeps_exactly_the_newest_snapshots_kept(db_url: str) -> N
     more, never one fewer; the marks are those of the moment it was taken."""
     scenario.build(db_url)
     engine, ctx = scenario.context(db_url)
-    ctx.settings.bot.snapshots_kept = 3
+    ctx = ctx.configured(bot={"snapshots_kept": 3})
     taken: list[int] = []
     for step in range(6):
         with transaction(engine) as session:
@@ -285,7 +285,7 @@ def test_each_snapshot_keeps_exactly_the_newest_snapshots_kept(db_url: str) -> N
             assert snapshot.outbox_mark == (newest or 0)
         with transaction(engine) as session:
             assert [s.id for s in snapshots.listing(session, ctx)] == taken[-3:]
-    ctx.settings.bot.snapshots_kept = 1
+    ctx = ctx.configured(bot={"snapshots_kept": 1})
     catch_up(engine, ctx, scenario.START + DAY)
     with transaction(engine) as session:
         kept = snapshots.listing(session, ctx)
@@ -302,7 +302,7 @@ def test_a_long_catch_up_keeps_its_first_tick_and_its_newest_and_those_before_it
     url = f"sqlite:///{tmp_path / 'w.db'}"
     scenario.build(url)
     engine, ctx = scenario.context(url)
-    ctx.settings.bot.snapshots_kept = 8
+    ctx = ctx.configured(bot={"snapshots_kept": 8})
     with transaction(engine) as session:
         start = session.exec(select(Campaign.last_tick)).one()
     for tick in range(start + 1, start + 5):  # four ticks one by one: four snapshots before

@@ -65,7 +65,7 @@ from rules.campaign.world import (
     battle_side,
     changed_armies,
 )
-from rules.fairdice import EventKey, claim_branch
+from rules.fairdice import EventKey, claim_branch, key_token
 from tests.rules.campaign import builders
 from tests.rules.campaign.builders import T, army
 
@@ -165,23 +165,44 @@ def test_armies_of_claims_at_peace_pass_each_other() -> None:
 def test_a_holdfast_rolls_once_per_march_with_the_watchers_private_dice() -> None:
     # T[8] is within one tile of Lannister's holdfast T[9].
     w = world(army(1, 1, T[7], ArmyState.MARCHING, path=(T[8], T[7]), depart=9,
-                   infantry=5).with_meta(order="o-17"), wars=False)
+                   infantry=5).with_meta(order="o-12"), wars=False)
     after, events = advance_movement(w, tick(10), DICE)
     [seen] = [e for e in events if isinstance(e, Detection)]
     assert (seen.watcher, seen.observer, seen.army.tile) == (2, T[9], T[8])
-    # keyed by the tick, the watching tile and the roll's count there (not the army's number)
-    event = EventKey(DICE.period, claim_branch(2), f"detect:10:{T[9]}:1", "o-17")
+    # keyed by the tick, the watching tile and the roll's rank there (not the army's number),
+    # the rank printed only as a token of the campaign secret (no count of unseen armies)
+    key = f"detect:10:{T[9]}:{key_token(DICE.secret, 'detect', 10, T[9], 1)}"
+    event = EventKey(DICE.period, claim_branch(2), key, "o-12")
     assert not seen.result.automatic  # 5 men: a d20 decides
     assert seen.result.roll == event.dice(DICE.secret).roll(20)
     assert seen.result.detected and after.armies[1].detected_by == {2}
     assert seen.dice_line.startswith(f"dice: v1 period=3 branch={claim_branch(2)} "
-                                     f"key=detect:10:{T[9]}:1 ")
+                                     f"key={key} ")
     assert f"{seen.army.march.depart_tick}:{T[9]}" in after.armies[1].meta["rolled"]
     again, more = advance_movement(replace(after, armies={
         1: replace(after.armies[1], tile=T[8], march=March((T[7],), (1,), Fraction(0), 9))}),
         tick(11), DICE)
     assert not [e for e in more if isinstance(e, Detection)]  # rolled already on this march
     assert again.armies[1].meta["rolled"] == after.armies[1].meta["rolled"]
+
+
+def test_a_detection_key_counts_nothing_a_watcher_could_read() -> None:
+    """Two marches pass Lannister's holdfast in one tick: each roll's key ends in an opaque
+    token of the campaign secret standing for its rank there, not in the rank itself, so the
+    key of the one roll a watcher may be shown does not tell how many others were rolled."""
+    w = world(army(1, 1, T[7], ArmyState.MARCHING, path=(T[8], T[7]), depart=9,
+                   infantry=5).with_meta(order="o-1"),
+              army(2, 1, T[7], ArmyState.MARCHING, path=(T[8], T[7]), depart=9,
+                   infantry=6).with_meta(order="o-2"), wars=False)
+    _, events = advance_movement(w, tick(10), DICE)
+    keys = [e.dice_line.split(" key=")[1].split(" ")[0]
+            for e in events if isinstance(e, Detection)]
+    assert keys == [f"detect:10:{T[9]}:{key_token(DICE.secret, 'detect', 10, T[9], rank)}"
+                    for rank in (1, 2)]
+    tokens = [key.rsplit(":", 1)[1] for key in keys]
+    assert all(len(t) == 10 and set(t) <= set("0123456789abcdef") for t in tokens)
+    assert tokens[0] != tokens[1] and key_token("another secret", "detect", 10, T[9], 1) \
+        != tokens[0]
 
 
 def test_the_same_world_and_dice_decide_the_same_tick() -> None:

@@ -54,7 +54,7 @@ from rules.campaign.world import (
     army_order,
 )
 from rules.campaign.worldmap import WorldMap, parse_map, tile_id
-from rules.fairdice import claim_branch
+from rules.fairdice import claim_branch, key_token
 
 RULES = RulesConfig()
 DICE = EventDice("a campaign secret", 2)
@@ -221,7 +221,8 @@ def reference_movement(world: World, tick: Tick, dice: EventDice
                 continue
             rolled.add(key)
             counted[obs] = counted.get(obs, 0) + 1
-            rolling, event = dice.roll_for(f"detect:{tick.index}:{obs}:{counted[obs]}", a,
+            token = key_token(dice.secret, "detect", tick.index, obs, counted[obs])
+            rolling, event = dice.roll_for(f"detect:{tick.index}:{obs}:{token}", a,
                                            branch=claim_branch(watcher))
             watching = tick.modifiers.observer(watcher, obs)
             result = roll_detection(a.size, kind, dice=rolling, rules=tick.rules,
