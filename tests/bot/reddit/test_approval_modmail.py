@@ -205,8 +205,9 @@ def test_skills_relations_and_holdfasts_are_proposed_in_mod_discussions(mods: Ha
     from bot.services.catalogue import read_catalogue_file, store_catalogue
 
     bot = mods
-    bot.ctx.settings = bot.ctx.settings.model_copy(update={"moderators": ModeratorSettings(
-        approval=["skills grant", "relations set", "holdfast give"])})
+    bot.ctx = dataclasses.replace(bot.ctx, settings=bot.ctx.settings.model_copy(update={
+        "moderators": ModeratorSettings(approval=["skills grant", "relations set",
+                                                  "holdfast give"])}))
     with transaction(bot.engine) as session:
         store_catalogue(session, bot.ctx, read_catalogue_file("demo"), by=MODERATOR,
                         now=bot.clock.now(), source="demo")
