@@ -135,6 +135,30 @@ def sandbox(sandbox: RedditSandbox) -> Iterator[RedditSandbox]:
 
 # --------------------------------------------------------------------------- the harness
 
+
+def sandbox_config(path: Path, url: str, database_url: str, *, agent: str,
+                   subreddit: str = SUBREDDIT, reddit: str = "", rest: str = "") -> Path:
+    """A config.toml for a ``maester`` process against the sandbox at ``url``: the
+    campaign and the bot's login (``agent`` names the test in the user agent), then
+    ``reddit`` more lines of the ``[reddit]`` section and ``rest`` (the other sections)."""
+    path.write_text(f"""
+[campaign]
+database_url = "{database_url}"
+subreddit = "{subreddit}"
+moderators = ["{MODERATOR}"]
+
+[reddit]
+client_id = "{DEFAULT_CLIENT_ID}"
+client_secret = "{DEFAULT_CLIENT_SECRET}"
+username = "{BOT_USERNAME}"
+password = "{BOT_PASSWORD}"
+user_agent = "python:maester-{agent}-test:v0.1 (by /u/{MODERATOR})"
+oauth_url = "{url}"
+reddit_url = "{url}"
+{reddit}
+{rest}""", encoding="utf-8")
+    return path
+
 @dataclass
 class Harness:
     """A campaign on a database, the sandbox, a real PRAW gateway and a manual clock."""

@@ -28,10 +28,7 @@ from bot.db.engine import make_engine, transaction
 from bot.db.migrate import upgrade
 from bot.db.models import InboxMessage, Outbox
 from bot.sandbox import (
-    BOT_PASSWORD,
     BOT_USERNAME,
-    DEFAULT_CLIENT_ID,
-    DEFAULT_CLIENT_SECRET,
     SUBREDDIT,
     Fault,
     RemoteSandbox,
@@ -42,6 +39,7 @@ from tests.bot.reddit.conftest import (
     assert_no_secrets,
     new_campaign,
     public_texts,
+    sandbox_config,
     settings_for,
 )
 from tests.fixtures.db import sqlite_url
@@ -77,22 +75,7 @@ def _maester(config: Path, env: dict[str, str], *args: str,
 
 
 def _write_config(path: Path, url: str, database_url: str) -> None:
-    path.write_text(f"""
-[campaign]
-database_url = "{database_url}"
-subreddit = "{SUBREDDIT}"
-moderators = ["grand_maester"]
-
-[reddit]
-client_id = "{DEFAULT_CLIENT_ID}"
-client_secret = "{DEFAULT_CLIENT_SECRET}"
-username = "{BOT_USERNAME}"
-password = "{BOT_PASSWORD}"
-user_agent = "python:maester-kill-test:v0.1 (by /u/grand_maester)"
-oauth_url = "{url}"
-reddit_url = "{url}"
-timeout_seconds = 5
-
+    sandbox_config(path, url, database_url, agent="kill", reddit="timeout_seconds = 5", rest="""
 [bot]
 poll_seconds = 5
 publish_seconds = 1
@@ -101,7 +84,7 @@ message_spacing_seconds = 0
 sends_per_minute = 0
 requests_per_minute = 100
 lease_seconds = 30
-""", encoding="utf-8")
+""")
 
 
 @pytest.mark.slow

@@ -36,17 +36,18 @@ from bot.db.models import InboxMessage, Lease, Outbox, OutboxStatus
 from bot.reddit.deliver import marker
 from bot.reddit.lease import _advisory_key, lease_name
 from bot.sandbox import (
-    BOT_PASSWORD,
     BOT_USERNAME,
-    DEFAULT_CLIENT_ID,
-    DEFAULT_CLIENT_SECRET,
-    MODERATOR,
     SUBREDDIT,
     Fault,
     RedditSandbox,
 )
 from bot.services import journal
-from tests.bot.reddit.conftest import add_demo_players, new_campaign, settings_for
+from tests.bot.reddit.conftest import (
+    add_demo_players,
+    new_campaign,
+    sandbox_config,
+    settings_for,
+)
 from tests.fixtures.db import sqlite_url
 
 REPO = Path(__file__).resolve().parents[3]
@@ -56,22 +57,8 @@ SAFETY = 180.0  # seconds: only a net for a hung process, never what the test wa
 def _config(path: Path, url: str, database_url: str) -> Path:
     # A lease far longer than the test: A's renewal thread never runs during it, so A's
     # lease lapses only when the test says so. The Reddit timeout outlasts the held answer.
-    path.write_text(f"""
-[campaign]
-database_url = "{database_url}"
-subreddit = "{SUBREDDIT}"
-moderators = ["{MODERATOR}"]
-
-[reddit]
-client_id = "{DEFAULT_CLIENT_ID}"
-client_secret = "{DEFAULT_CLIENT_SECRET}"
-username = "{BOT_USERNAME}"
-password = "{BOT_PASSWORD}"
-user_agent = "python:maester-lease-test:v0.1 (by /u/{MODERATOR})"
-oauth_url = "{url}"
-reddit_url = "{url}"
-timeout_seconds = 120
-
+    return sandbox_config(path, url, database_url, agent="lease",
+                          reddit="timeout_seconds = 120", rest="""
 [bot]
 post_spacing_seconds = 0
 message_spacing_seconds = 0
@@ -80,8 +67,7 @@ lease_seconds = 3600
 
 [dice]
 publish = false
-""", encoding="utf-8")
-    return path
+""")
 
 
 def _publish_once(config: Path, home: Path) -> subprocess.Popen[str]:

@@ -18,16 +18,17 @@ from bot.db.engine import make_engine, transaction
 from bot.db.migrate import upgrade
 from bot.reddit.pacing import Pacer, SharedPacer, pace_file
 from bot.sandbox import (
-    BOT_PASSWORD,
     BOT_USERNAME,
-    DEFAULT_CLIENT_ID,
-    DEFAULT_CLIENT_SECRET,
-    MODERATOR,
     SUBREDDIT,
     RedditSandbox,
 )
 from bot.services import journal
-from tests.bot.reddit.conftest import add_demo_players, new_campaign, settings_for
+from tests.bot.reddit.conftest import (
+    add_demo_players,
+    new_campaign,
+    sandbox_config,
+    settings_for,
+)
 from tests.bot.reddit.test_ratelimit import FakeTime
 from tests.fixtures.db import sqlite_url
 
@@ -38,21 +39,7 @@ OTHER = "essos"
 
 
 def _config(path: Path, url: str, database_url: str, subreddit: str, pace: Path) -> Path:
-    path.write_text(f"""
-[campaign]
-database_url = "{database_url}"
-subreddit = "{subreddit}"
-moderators = ["{MODERATOR}"]
-
-[reddit]
-client_id = "{DEFAULT_CLIENT_ID}"
-client_secret = "{DEFAULT_CLIENT_SECRET}"
-username = "{BOT_USERNAME}"
-password = "{BOT_PASSWORD}"
-user_agent = "python:maester-pace-test:v0.1 (by /u/{MODERATOR})"
-oauth_url = "{url}"
-reddit_url = "{url}"
-
+    return sandbox_config(path, url, database_url, agent="pace", subreddit=subreddit, rest=f"""
 [bot]
 post_spacing_seconds = {SPACING}
 message_spacing_seconds = 0
@@ -61,8 +48,7 @@ pace_file = "{pace}"
 
 [dice]
 publish = false
-""", encoding="utf-8")
-    return path
+""")
 
 
 def _campaign(sandbox: RedditSandbox, tmp_path: Path, subreddit: str) -> str:

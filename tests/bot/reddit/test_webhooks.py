@@ -24,10 +24,7 @@ from bot.db.engine import transaction
 from bot.db.models import Army, BotState, Claim, Event, Outbox
 from bot.reddit.deliver import BACKOFF_BASE, SENDING
 from bot.sandbox import (
-    BOT_PASSWORD,
     BOT_USERNAME,
-    DEFAULT_CLIENT_ID,
-    DEFAULT_CLIENT_SECRET,
     SUBREDDIT,
     RedditSandbox,
     populate_default_world,
@@ -36,7 +33,7 @@ from bot.sandbox.webhooks import WebhookReceiver
 from bot.services import journal
 from bot.services.tick import catch_up
 from rules.campaign.world import ArmyKind, ArmyState
-from tests.bot.reddit.conftest import Harness, make_harness
+from tests.bot.reddit.conftest import Harness, make_harness, sandbox_config
 from tests.fixtures.db import sqlite_url
 
 REPO = Path(__file__).resolve().parents[3]
@@ -224,21 +221,8 @@ def test_an_unanswered_request_is_not_sent_again(bot: Harness,
 
 
 def _write_config(path: Path, bot: Harness, hooks: WebhookReceiver) -> None:
-    path.write_text(f"""
-[campaign]
-database_url = "{bot.settings.campaign.database_url}"
-subreddit = "{SUBREDDIT}"
-moderators = ["grand_maester"]
-
-[reddit]
-client_id = "{DEFAULT_CLIENT_ID}"
-client_secret = "{DEFAULT_CLIENT_SECRET}"
-username = "{BOT_USERNAME}"
-password = "{BOT_PASSWORD}"
-user_agent = "python:maester-webhook-test:v0.1 (by /u/grand_maester)"
-oauth_url = "{bot.sandbox.url}"
-reddit_url = "{bot.sandbox.url}"
-
+    sandbox_config(path, bot.sandbox.url, bot.settings.campaign.database_url, agent="webhook",
+                   rest=f"""
 [bot]
 post_spacing_seconds = 0
 message_spacing_seconds = 0
@@ -252,7 +236,7 @@ allowed_prefixes = ["{hooks.prefix}"]
 public = ["{hooks.url(PUBLIC_HOOK)}"]
 spacing_seconds = 0
 timeout_seconds = 60
-""", encoding="utf-8")
+""")
 
 
 @pytest.mark.slow
