@@ -42,14 +42,21 @@ def settings_for(url: str) -> Settings:
                                         "moderators": ["mod_jane"]}})
 
 
-def build(url: str) -> CampaignContext:
-    """Create the campaign and send the scripted orders (no ticks applied yet)."""
-    settings = settings_for(url)
+def new_demo_campaign(url: str, seed: str) -> None:
+    """Create the demo campaign (its roster and wars, no armies, no orders) at ``url``."""
     engine = make_engine(url)
     create_all(engine)
     with transaction(engine) as session:
-        create_campaign(session, settings, map_text=demo_map_text(), roster=DEMO_ROSTER,
-                        now=START, seed="scenario-secret", wars=DEMO_WARS)
+        create_campaign(session, settings_for(url), map_text=demo_map_text(),
+                        roster=DEMO_ROSTER, now=START, seed=seed, wars=DEMO_WARS)
+    engine.dispose()
+
+
+def build(url: str) -> CampaignContext:
+    """Create the campaign and send the scripted orders (no ticks applied yet)."""
+    settings = settings_for(url)
+    new_demo_campaign(url, "scenario-secret")
+    engine = make_engine(url)
     with transaction(engine) as session:
         ctx = load_context(session, settings, parses=PARSES)
     for i, (who, text, delay) in enumerate(ORDERS):

@@ -18,10 +18,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlmodel import col, select
 
-from bot.db.engine import create_all, make_engine, transaction
+from bot.db.engine import make_engine, transaction
 from bot.db.models import Army, Campaign, Claim, Outbox
-from bot.maps import demo_map_text
-from bot.services.setup import DEMO_ROSTER, DEMO_WARS, create_campaign
 from bot.services.tick import catch_up
 from bot.services.world import load_context
 from rules.campaign.paths import entry_cost
@@ -39,14 +37,7 @@ CLAIMS = ("House Stark", "House Lannister", "House Tully", "House Blackwood")
 def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A new demo campaign (no armies yet), copied for every play."""
     path = Path(tmp_path_factory.mktemp("renumbered")) / "template.db"
-    url = f"sqlite:///{path}"
-    engine = make_engine(url)
-    create_all(engine)
-    with transaction(engine) as session:
-        create_campaign(session, scenario.settings_for(url), map_text=demo_map_text(),
-                        roster=DEMO_ROSTER, now=scenario.START, seed="renumbered-secret",
-                        wars=DEMO_WARS)
-    engine.dispose()
+    scenario.new_demo_campaign(f"sqlite:///{path}", "renumbered-secret")
     return path
 
 

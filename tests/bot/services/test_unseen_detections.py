@@ -17,11 +17,9 @@ from typing import Any
 import pytest
 from sqlmodel import col, select
 
-from bot.db.engine import create_all, make_engine, transaction
+from bot.db.engine import make_engine, transaction
 from bot.db.models import Army, Campaign, Claim, Event, Outbox
-from bot.maps import demo_map_text
 from bot.services import fairplay
-from bot.services.setup import DEMO_ROSTER, DEMO_WARS, create_campaign
 from bot.services.tick import catch_up
 from bot.services.world import load_context
 from bot.web.data import war_room
@@ -49,14 +47,7 @@ TICKS = 10
 def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A new demo campaign (no armies yet), copied for every play."""
     path = Path(tmp_path_factory.mktemp("unseen")) / "template.db"
-    url = f"sqlite:///{path}"
-    engine = make_engine(url)
-    create_all(engine)
-    with transaction(engine) as session:
-        create_campaign(session, scenario.settings_for(url), map_text=demo_map_text(),
-                        roster=DEMO_ROSTER, now=scenario.START, seed="unseen-secret",
-                        wars=DEMO_WARS)
-    engine.dispose()
+    scenario.new_demo_campaign(f"sqlite:///{path}", "unseen-secret")
     return path
 
 
