@@ -32,7 +32,9 @@ class ConfigError(Exception):
 
 
 class _Section(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # Frozen: settings are shared by the scheduler's threads through the campaign context;
+    # a change is a new value (:meth:`Settings.configured`), never an assignment.
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
 
 class CampaignSettings(_Section):
@@ -325,6 +327,13 @@ class Settings(_Section):
     webhooks: WebhookSettings = Field(default_factory=WebhookSettings)
     catalogue: dict[str, Any] = Field(default_factory=dict)
     characters: dict[str, Any] = Field(default_factory=dict)
+
+    def configured(self, **sections: Mapping[str, object]) -> Settings:
+        """These settings with some values changed, by section
+        (``settings.configured(web={"port": 0})``); these are left as they are."""
+        return self.model_copy(update={
+            name: getattr(self, name).model_copy(update=dict(values))
+            for name, values in sections.items()})
 
     def rules_config(self) -> rc.RulesConfig:
         """The rules numbers in force: docs/rules.md defaults, the calendar, then [rules]."""

@@ -120,10 +120,7 @@ class CampaignContext:
         """This context with some of the bot's settings changed, by section
         (``ctx.configured(bot={"snapshots_kept": 3})``): new settings, this context's left as
         they are. Not for the rules' own numbers, which :attr:`rules` holds as loaded."""
-        settings = self.settings.model_copy(update={
-            name: getattr(self.settings, name).model_copy(update=dict(values))
-            for name, values in sections.items()})
-        return dataclasses.replace(self, settings=settings)
+        return dataclasses.replace(self, settings=self.settings.configured(**sections))
 
     def dice(self, *parts: int | str) -> SeededDice:
         """Dice for one event, derived from the campaign secret: replayable and auditable."""

@@ -26,7 +26,9 @@ def beacon_bot(sandbox: RedditSandbox, db_url: str) -> Iterator[tuple[Harness, L
     local = LocalBeacon(genesis=1_700_000_000)
     local.start()
     harness = make_harness(sandbox, db_url, dice=local.settings(margin=10))
-    harness.settings.web.public_url = "https://realm.example.org"
+    web = {"public_url": "https://realm.example.org"}
+    harness.settings = harness.settings.configured(web=web)
+    harness.ctx = harness.ctx.configured(web=web)
     yield harness, local
     harness.engine.dispose()
     local.stop()

@@ -177,8 +177,7 @@ def test_a_revoked_token_is_renewed_silently(sandbox: RedditSandbox,
 
 def test_bad_credentials_are_an_auth_error(sandbox: RedditSandbox) -> None:
     """A wrong password is not a transient failure: an operator must fix the config."""
-    settings = settings_for(sandbox.url, "sqlite://")
-    settings.reddit.password = "wrong"
+    settings = settings_for(sandbox.url, "sqlite://").configured(reddit={"password": "wrong"})
     gateway = praw_gateway(settings, timeout=TIMEOUT)
     _expect(AuthError, lambda: list(gateway.conversations("all")))
 

@@ -18,10 +18,8 @@ def _get(url: str) -> tuple[int, str]:
 
 
 def test_run_serves_the_pages_and_refreshes_the_export(bot: Harness, tmp_path: Path) -> None:
-    settings = bot.settings.model_copy(deep=True)
-    settings.web.enabled = True
-    settings.web.port = 0  # any free port
-    settings.web.export_dir = str(tmp_path / "site")
+    settings = bot.settings.configured(web={  # port 0: any free port
+        "enabled": True, "port": 0, "export_dir": str(tmp_path / "site")})
     runner = BotRunner(settings, bot.engine, bot.ctx, bot.gateway, clock=bot.clock)
     runner.start()
     try:
@@ -48,10 +46,8 @@ def test_run_sends_each_claim_its_war_room_link_once(bot: Harness) -> None:
     from bot.db.engine import transaction
     from bot.db.models import Outbox
 
-    settings = bot.settings.model_copy(deep=True)
-    settings.web.enabled = True
-    settings.web.port = 0
-    settings.web.public_url = "https://maester.example.org"
+    settings = bot.settings.configured(web={"enabled": True, "port": 0,
+                                             "public_url": "https://maester.example.org"})
 
     def notes() -> list[Outbox]:
         with transaction(bot.engine) as session:

@@ -35,8 +35,7 @@ def _config(tmp_path: Path, url: str) -> Path:
 
 
 def _order(url: str, author: str, text: str, ref: str) -> str:
-    settings = scenario.settings_for(url).model_copy(deep=True)
-    settings.web.public_url = PUBLIC_URL
+    settings = scenario.settings_for(url).configured(web={"public_url": PUBLIC_URL})
     engine = make_engine(url)
     with transaction(engine) as session:
         from bot.services.world import load_context

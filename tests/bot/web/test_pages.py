@@ -178,8 +178,7 @@ def test_wrong_links_get_the_same_404_as_unknown_pages(
 def test_failed_attempts_are_rate_limited_per_address(tmp_path: Path) -> None:
     url, ctx = campaign(tmp_path)
     links = _links(url, ctx)
-    settings = scenario.settings_for(url).model_copy(deep=True)
-    settings.web.failed_per_minute = 3
+    settings = scenario.settings_for(url).configured(web={"failed_per_minute": 3})
     app = create_app(make_reader_engine(url), settings)
     attacker = TestClient(app, client=("198.51.100.7", 1))
     other = TestClient(app, client=("198.51.100.8", 1))
