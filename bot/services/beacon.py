@@ -32,7 +32,7 @@ from typing import Any
 
 from sqlalchemy import Engine
 from sqlalchemy.exc import IntegrityError
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from bot.config import DiceSettings
 from bot.db.engine import transaction
@@ -111,8 +111,9 @@ def rows_by_round(session: Session, ctx: CampaignContext, rounds: set[int]
     if not rounds:
         return {}
     rows = session.exec(select(BeaconRound).where(BeaconRound.campaign_id == ctx.campaign_id,
-                                                  BeaconRound.signature != "")).all()
-    return {r.round: r for r in rows if r.round in rounds}
+                                                  BeaconRound.signature != "",
+                                                  col(BeaconRound.round).in_(rounds))).all()
+    return {r.round: r for r in rows}
 
 
 def by_round(session: Session, ctx: CampaignContext, rounds: set[int]) -> dict[int, BeaconLine]:
