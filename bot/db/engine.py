@@ -155,8 +155,11 @@ def writes(statement: str) -> bool:
     return verb not in _READ_VERBS and not _LEASE_ONLY.match(statement)
 
 
+_FAILED = 3  # psycopg's TransactionStatus.INERROR (libpq's PQTRANS_INERROR)
+
+
 def _count_writes(engine: Engine) -> None:
-    """Count each transaction that wrote: every statement is looked at as it is sent
+    """Count each transaction that wrote: every statement that ran is looked at
     (:func:`writes`), and a transaction that sent a write adds one to the data version just
     before it commits, in the same transaction (a rolled-back one adds nothing). Whatever
     writes through our engines, the ORM or plain SQL, a tick, an order, an undo or a
@@ -167,7 +170,7 @@ def _count_writes(engine: Engine) -> None:
     def _begin(connection: Any) -> None:
         connection.info.pop(_WROTE, None)
 
-    @event.listens_for(engine, "before_cursor_execute")
+    @event.listens_for(engine, "after_cursor_execute")
     def _seen(connection: Any, cursor: Any, statement: str, parameters: Any, context: Any,
               executemany: bool) -> None:
         if _WROTE not in connection.info and writes(statement):
@@ -179,7 +182,10 @@ def _count_writes(engine: Engine) -> None:
             return
         import sqlite3
 
-        cursor = connection.connection.dbapi_connection.cursor()
+        dbapi = connection.connection.dbapi_connection
+        if getattr(getattr(dbapi, "info", None), "transaction_status", None) == _FAILED:
+            return  # a PostgreSQL transaction that failed: its COMMIT rolls it back
+        cursor = dbapi.cursor()
         try:
             cursor.execute(bump)
         except sqlite3.OperationalError as exc:  # a database from before the table

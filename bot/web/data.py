@@ -61,6 +61,7 @@ from bot.services.mapview import IN_MAP_STATES, load_situation
 from bot.services.preview import preview_session
 from bot.services.world import CampaignContext, all_claims, current
 from bot.storage.army_rows import load_records
+from bot.storage.world_rows import next_siege_ids
 from rules import fairdice
 from rules.campaign import calendar
 from rules.campaign.mapview import (
@@ -547,6 +548,16 @@ def next_tick(session: Session, ctx: CampaignContext) -> dict[str, Any]:
         out["notes"] = [{"claim": claim, "players": players, "title": title, "body": body}
                         for (claim, title, body), players in notes.items()]
     return out
+
+
+def next_tick_key(session: Session, ctx: CampaignContext) -> tuple[Any, ...]:
+    """What :func:`next_tick` shows depends on besides the rows of the snapshot it reads:
+    the next tick's index (from the campaign row, as of it) and the id a siege the tick
+    begins would get (:func:`bot.storage.world_rows.next_siege_ids`: on PostgreSQL a
+    sequence, which moves outside every transaction, even one rolled back). With the
+    database's data version, the key a kept preview is served by (bot/web/app.Previews)."""
+    _, campaign = current(session, ctx)
+    return (campaign.last_tick + 1, *next_siege_ids(session, 1))
 
 
 def realm_version(session: Session, ctx: CampaignContext) -> tuple[Any, ...]:
