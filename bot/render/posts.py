@@ -57,26 +57,42 @@ def _table_head(result: BattleResult, what: str, *, attacker: str, defender: str
             f"{troops_of(result.defender.troops)} |"]
 
 
+def side_name(names: Sequence[str]) -> str:
+    """The claims of one side of a battle as a post names them (plain text, escaped where it
+    is shown): ``House Stark``, ``House Stark and House Tully``, ``A, B and C``."""
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def _wins(winner: str, claims: int) -> str:
+    """``**House Stark wins**``, or ``win`` for a side of several claims."""
+    return f"**{winner} {'wins' if claims == 1 else 'win'}"
+
+
 def battle_post(result: BattleResult, *, attacker: str, defender: str, place: str, when: str,
                 kind: str = "field", hide_defender: bool = False,
+                claims: tuple[int, int] = (1, 1),
                 settled: Mapping[tuple[str, str], TableRoll] | None = None,
                 public: PublicAssault | None = None, dice: str | None = None,
                 fate_dice: Sequence[str] = ()) -> str:
     """The public battle report.
 
-    ``settled`` holds the fate-table rolls the bot made, keyed by (``"attacker"`` or
-    ``"defender"``, character name); without it the report lists who must roll. ``public``
-    (an assault on a holdfast with a secret bonus) limits the report to what
+    ``attacker`` and ``defender`` name each side's claims (:func:`side_name`; ``claims``: how
+    many claims each side holds, for the verb). ``settled`` holds the fate-table rolls the
+    bot made, keyed by (``"attacker"`` or ``"defender"``, character name); without it the
+    report lists who must roll. ``public`` (an assault on a holdfast with a secret bonus)
+    limits the report to what
     :func:`rules.campaign.publication.public_assault` allows. ``dice`` (the battle's dice
     line, left out when it would tell a hidden defender's secret) and ``fate_dice`` (the
     lines of the fate-table rolls) end the post.
     """
     if public is not None:
         body = _assault_post(result, public, attacker=name_md(attacker),
-                             defender=name_md(defender), place=name_md(place), when=when)
+                             defender=name_md(defender), place=name_md(place), when=when,
+                             claims=claims)
     else:
         body = _battle_table(result, attacker=attacker, defender=defender, place=place,
-                             when=when, kind=kind, hide_defender=hide_defender, settled=settled)
+                             when=when, kind=kind, hide_defender=hide_defender, settled=settled,
+                             claims=claims)
     if dice and not hide_defender:
         body += f"\n\n{dice_md(dice)}\n"
     return body + "".join(f"\n{dice_md(line)}\n" for line in fate_dice)
@@ -84,10 +100,12 @@ def battle_post(result: BattleResult, *, attacker: str, defender: str, place: st
 
 def _battle_table(result: BattleResult, *, attacker: str, defender: str, place: str, when: str,
                   kind: str, hide_defender: bool,
-                  settled: Mapping[tuple[str, str], TableRoll] | None) -> str:
+                  settled: Mapping[tuple[str, str], TableRoll] | None,
+                  claims: tuple[int, int] = (1, 1)) -> str:
     what = {"field": "Battle", "assault": "Assault", "sally": "Sally"}.get(kind, "Battle")
     attacker, defender, place = name_md(attacker), name_md(defender), name_md(place)
     winner = attacker if result.winner is Winner.ATTACKER else defender
+    wins = _wins(winner, claims[0] if result.winner is Winner.ATTACKER else claims[1])
     defender_hidden = result.defender.strength.has_hidden
     hidden = hide_defender or defender_hidden or result.attacker.strength.has_hidden
     lines = [*_table_head(result, what, attacker=attacker, defender=defender, place=place,
@@ -104,10 +122,10 @@ def _battle_table(result: BattleResult, *, attacker: str, defender: str, place: 
         band = f"ratio {number(result.ratio)}, {band}"
     if hidden:
         # The band, the rolls and the margin would narrow down the secret defense bonus.
-        lines.append(f"**{winner} wins.** The strength of the walls is known only to their "
+        lines.append(f"{wins}.** The strength of the walls is known only to their "
                      "lords, so the odds and the dice of an assault are not published.")
     else:
-        lines.append(f"**{winner} wins** ({band}"
+        lines.append(f"{wins}** ({band}"
                      + (f", margin {result.margin}" if result.margin is not None else "")
                      + ").")
     dice = ", ".join(f"d{r.sides}={r.value}" for r in result.rolls
@@ -147,7 +165,7 @@ def _loss_cell(pct_range: tuple[Decimal, Decimal] | None, side: SideResult) -> s
 
 
 def _assault_post(result: BattleResult, public: PublicAssault, *, attacker: str, defender: str,
-                  place: str, when: str) -> str:
+                  place: str, when: str, claims: tuple[int, int] = (1, 1)) -> str:
     """An assault report holding only the facts that cannot narrow the secret bonus."""
     lines = [*_table_head(result, "Assault", attacker=attacker, defender=defender, place=place,
                           when=when),
@@ -160,7 +178,8 @@ def _assault_post(result: BattleResult, public: PublicAssault, *, attacker: str,
         lines.append("The outcome is known only to the two claims.")
     else:
         winner = attacker if public.winner is Winner.ATTACKER else defender
-        lines.append(f"**{winner} wins.**")
+        count = claims[0] if public.winner is Winner.ATTACKER else claims[1]
+        lines.append(f"{_wins(winner, count)}.**")
     lines.append("The strength of the walls is known only to their lords, so the odds, the "
                  "dice and the exact losses of an assault are not published; the fates of "
                  "characters are told to their claims.")

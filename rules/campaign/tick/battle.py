@@ -359,7 +359,7 @@ class _Battles:
         self.events.append(BattleFought(
             battle, result, after[0], after[1], hidden_defender,
             garrison_claim.id if garrison_claim is not None else None, dice_line, public,
-            fates, tuple(self.armies[a.id] for a in others)))
+            fates, tuple(self.armies[a.id] for a in others), len(joined[0])))
         beaten = joined[0] if result.winner is Winner.DEFENDER else joined[1]
         self.beaten(after[0] if result.winner is Winner.DEFENDER else after[1])
         for a in beaten:

@@ -85,6 +85,22 @@ def test_an_ally_on_the_tile_joins_the_defence_and_goes_to_war(tmp_path: Path) -
     assert tuple(sorted((lannister or 0, tully or 0))) in wars
 
 
+def test_the_battle_post_names_every_claim_of_a_side(tmp_path: Path) -> None:
+    """Found by hand: Tully's army fought beside Stark's, yet the post's title, its table and
+    the public log named House Stark alone, as if Tully's 100 were Stark's. Every claim whose
+    army fought on a side is named on it (and the side that wins "win")."""
+    w = _field(tmp_path, stark=["100 infantry"], tully=["100 infantry"], lannister="50 infantry",
+               tully_status=RelationStatus.ALLIED)
+    _attack(w, 1, 3)
+    post = next(p for p in w.posts() if p.title.startswith("[Battle]"))
+    sides = "House Stark and House Tully"
+    assert post.title == f"[Battle] House Lannister vs {sides} at 1320", post.title
+    assert f"| House Lannister (attacker) | {sides} (defender) |" in post.body, post.body
+    assert f"**{sides} win** (" in post.body, post.body
+    battle = w.events("battle")[0]
+    assert battle.summary == f"House Lannister vs {sides} at 1320: {sides} win", battle.summary
+
+
 def test_an_army_allied_to_both_sides_stays_out(tmp_path: Path) -> None:
     """Tully, allied to both Stark and Lannister, does not fight: 150 against Stark's 100."""
     w = _field(tmp_path, stark=["100 infantry"], tully=["100 infantry"], lannister="150 infantry",
