@@ -680,6 +680,14 @@ class _TickState:
                 place=self.label(a.tile), when=when, first_reaction=claim_id == b.reactor_claim,
                 kind=own.kind, nobody=b.reactor_claim is None)
             self.notify(claim_id, f"encounter:{self.tick}:{a.id}:{other.id}", subject, body)
+        for lead, enemy, allies in ((a, other, event.allies[0]), (other, a, event.allies[1])):
+            for ally in allies:  # an ally's army on the tile is drawn into the battle too
+                subject, body = notes.ally_encounter_note(
+                    own=ally.id, lead=lead.id, lead_claim=self.claim_name(lead.claim_id),
+                    enemy=enemy.id, enemy_claim=self.claim_name(enemy.claim_id),
+                    place=self.label(a.tile), when=when, kind=ally.kind)
+                self.notify(ally.claim_id, f"encounter:{self.tick}:{a.id}:{other.id}:{ally.id}",
+                            subject, body)
 
     def report_arrival(self, event: Arrival) -> None:
         a = event.army

@@ -40,7 +40,13 @@ from rules.campaign.movement import (
 from rules.campaign.paths import entry_cost
 from rules.campaign.publication import PublicAssault, public_assault
 from rules.campaign.retreat import roll_retreat
-from rules.campaign.sides import GARRISON_STATES, fighting_sides, garrison_armies, join_wars
+from rules.campaign.sides import (
+    GARRISON_STATES,
+    allies_drawn_in,
+    fighting_sides,
+    garrison_armies,
+    join_wars,
+)
 from rules.campaign.tick.events import (
     BattleFought,
     BattleVoid,
@@ -598,7 +604,8 @@ def advance_meetings(world: World, tick: Tick) -> tuple[World, list[TickEvent]]:
         battle = meet(att, dfd, tick, world.new_battle_id(battles), both_marching=all(
             p.since is None or p.since == tick.index for p in (attacker, defender)))
         battles.append(battle)
-        events.append(Encounter(att, dfd, battle))
+        events.append(Encounter(att, dfd, battle,
+                                allies_drawn_in(replace(world, armies=armies), att, dfd)))
     if not events:
         return world, events
     return replace(world, armies=armies, battles=tuple(battles)), events

@@ -96,6 +96,10 @@ class Encounter:
     attacker: Army
     defender: Army
     battle: BattleState
+    allies: tuple[tuple[Army, ...], tuple[Army, ...]] = ((), ())
+    """The armies of other claims on the tile that would fight on the attacker's side and on
+    the defender's (:func:`rules.campaign.sides.allies_drawn_in`): their claims are told the
+    battle looms too."""
 
 
 @dataclass(frozen=True, slots=True)

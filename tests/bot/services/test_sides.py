@@ -381,6 +381,28 @@ def test_an_army_marching_onto_a_standing_enemy_gives_it_the_first_reaction(
     assert "**Not done:**" not in taken, taken
 
 
+def test_an_ally_standing_where_a_battle_looms_is_told(tmp_path: Path) -> None:
+    """Found by hand: Lannister's army 3 marches onto 1320, where Stark's army 1 stands with
+    Tully's army 2 (Tully allied to Stark, at peace with Lannister). Tully's army will fight
+    on Stark's side, and its claim goes to war, yet only Stark and Lannister heard that a
+    battle loomed. Tully is told too: whose side, against whom, when, and how to stay out."""
+    w = _field(tmp_path, stark=["100 infantry"], tully=["100 infantry"], lannister="150 infantry",
+               tully_status=RelationStatus.ALLIED)
+    with w.session() as session:  # Tully and Lannister are at war in the demo; make it peace
+        lannister, tully = w.claim("House Lannister").id, w.claim("House Tully").id
+        set_relation(session, w.ctx, lannister or 0, tully or 0, RelationStatus.NEUTRAL)
+    w.place(3, "1319")
+    w.say("tywin_lannister", "move army 3: 1320 (cost 1)", at=day(2, 13))
+    w.run(day(3, 0))
+    assert w.events("encounter")
+    [note] = [o.body for o in w.outbox(target="hoster_tully") if "Battle looms" in o.title]
+    assert "Your army 2 stands at 1320 with army 1 of House Stark, your ally" in note, note
+    assert "army 3 of House Lannister" in note and "on House Stark's side" in note
+    assert "march away" in note
+    assert not [o for o in w.outbox(target="tywin_lannister")
+                if "Battle looms" in o.title and "army 2" in o.body]
+
+
 def test_a_crushing_win_captures_every_army_of_the_losing_side(tmp_path: Path) -> None:
     """Lannister's 1000 attack Stark's two armies of 100 on one field: above 4.00 to 1 the
     battle is won without dice (margin 22+), and both Stark armies are captured, not only the
