@@ -184,9 +184,10 @@ def siege_lifted(ctx: Context, rc: r.SiegeLifted) -> str:
 
 def siege_begun(ctx: Context, rc: r.SiegeBegun) -> str:
     hold = _label(ctx, rc.holdfast)
-    if rc.length.months == 0:  # nobody holds it and it has no garrison
+    if rc.falls_tick is not None:  # nobody holds it and it has no garrison
         return (f"{_name(rc.kind, rc.army)} besieges {hold}, which nobody holds or garrisons: "
-                "it falls to you at the next tick if you hold the tile.")
+                f"it falls to you at {ctx.when(ctx.tick_at(rc.falls_tick))} (the first tick "
+                "after the siege begins) if your army still holds the tile.")
     return (f"{_name(rc.kind, rc.army)} besieges {hold}. With its garrison it falls after "
             f"**{rc.length.months}** in-game months{siege_note(rc.length, rc.besieger_mods)} "
             f"if you hold the tile; you may also `assault {_code(ctx, rc.holdfast)} with "

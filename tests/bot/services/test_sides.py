@@ -200,6 +200,8 @@ def test_a_holdfast_nobody_holds_falls_without_a_war(tmp_path: Path) -> None:
     w = _at_barrowton(tmp_path)
     reply = w.say("ned_stark", "siege Barrowton with army 1", at=day(2, 13))
     assert "nobody holds or garrisons" in reply, reply
+    # found by hand: the receipt said "at the next tick" (18:00); it states the true time
+    assert f"it falls to you at {w.ctx.when(day(3, 0))}" in reply, reply
     assert not [e for e in w.events("relation")]
     w.run(day(2, 18))
     assert not w.events("holdfast_falls")
