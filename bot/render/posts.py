@@ -212,12 +212,16 @@ def besiegers_gone(besieger: str, fate: str) -> str:
     return f"The besiegers of {name_md(besieger)} {fate}."
 
 
-def fall_post(*, holdfast: str, besieger: str, how: str) -> str:
-    """The public post of a holdfast falling."""
-    return (f"**{name_md(holdfast)}** has fallen to {name_md(besieger)}, {how}. Its garrison "
-            "is captured; the "
-            "gold and the people within are at the mercy of the victors (the moderators will "
-            "rule on them).")
+def fall_post(*, holdfast: str, besieger: str, how: str, held: bool = True,
+              garrison: bool = True) -> str:
+    """The public post of a holdfast falling. ``held``: a claim held it (else nobody did);
+    ``garrison``: a garrison was there to be captured (a holdfast nobody held may have had
+    none: the map's neutral garrison of 0, taken without a fight)."""
+    owner = "" if held else ", which nobody held,"
+    captured = "Its garrison is captured; the" if held or garrison else "The"
+    return (f"**{name_md(holdfast)}**{owner} has fallen to {name_md(besieger)}, {how}. "
+            f"{captured} gold and the people within are at the mercy of the victors (the "
+            "moderators will rule on them).")
 
 
 def scatter_post(claim: str, date: str) -> str:

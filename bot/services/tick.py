@@ -617,7 +617,9 @@ class _TickState:
         self.post(f"siege:{siege.id}:fallen",
                   self.ctx.settings.posts.siege_title.format(event="Holdfast falls",
                                                              holdfast=holdfast),
-                  fall_post(holdfast=holdfast, besieger=besieger, how=event.how),
+                  fall_post(holdfast=holdfast, besieger=besieger, how=event.how,
+                            held=siege.defender_claim in self.claims,
+                            garrison=self.ctx.world.tile(siege.holdfast).garrison > 0),
                   self.ctx.settings.posts.siege_flair)
         self.report_change_of_hands(event, holdfast, besieger)
 

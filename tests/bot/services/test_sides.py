@@ -207,6 +207,11 @@ def test_a_holdfast_nobody_holds_falls_without_a_war(tmp_path: Path) -> None:
     assert not w.events("holdfast_falls")
     w.run(day(3, 0))
     assert w.siege().status == "fallen"
+    # found by hand: the post said "Its garrison is captured" of a holdfast nobody garrisoned
+    [fell] = [p.body for p in w.posts() if p.title.endswith("Holdfast falls: Barrowton")]
+    assert "**Barrowton**, which nobody held, has fallen to House Stark, taken without a " \
+        "fight. The gold" in fell, fell
+    assert "garrison" not in fell
     status = w.say("ned_stark", "status", at=day(3, 1))
     assert "Also holds Barrowton (defenses x1.5, secret)" in status
     assert "Barrowton is yours" in _notes_to(w, "ned_stark")
