@@ -231,16 +231,29 @@ def scatter_post(claim: str, date: str) -> str:
             "straggle home and will not answer a call to arms again this year.")
 
 
-def siege_begins_post(*, claim: str, holdfast: str, owner: str, when: str) -> str:
-    """The public post of a siege laid."""
-    return (f"The host of **{name_md(claim)}** has laid siege to **{name_md(holdfast)}**, seat "
-            f"of {name_md(owner)}, on {when}.")
+def _holder(owner: str | None, seat: bool) -> str:
+    """Who holds a besieged or blockaded holdfast, as its post names it: ``, seat of House
+    Stark,`` (its seat), ``, held by House Stark,`` (a conquest or a gift: not its seat), or
+    ``, which no claim holds,``."""
+    if owner is None:
+        return ", which no claim holds,"
+    return f", {'seat of' if seat else 'held by'} {name_md(owner)},"
 
 
-def blockade_post(*, claim: str, port: str, owner: str | None, when: str) -> str:
-    """The public post of a fleet closing a port (``owner``: its holder's name, if any)."""
+def siege_begins_post(*, claim: str, holdfast: str, owner: str | None, when: str,
+                      seat: bool = True) -> str:
+    """The public post of a siege laid (``owner``: the holder's name, None: nobody holds it;
+    ``seat``: the holdfast is the holder's seat)."""
+    return (f"The host of **{name_md(claim)}** has laid siege to **{name_md(holdfast)}**"
+            f"{_holder(owner, seat)} on {when}.")
+
+
+def blockade_post(*, claim: str, port: str, owner: str | None, when: str,
+                  seat: bool = True) -> str:
+    """The public post of a fleet closing a port (``owner``: its holder's name, if any;
+    ``seat``: the port is the holder's seat)."""
     return (f"The ships of **{name_md(claim)}** close the harbour of **{name_md(port)}**"
-            + (f", seat of {name_md(owner)}," if owner is not None else "") + f" in {when}.")
+            + (_holder(owner, seat) if owner is not None else "") + f" in {when}.")
 
 
 def siege_over_post(holdfast: str, reason: str) -> str:

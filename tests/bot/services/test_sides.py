@@ -217,6 +217,28 @@ def test_a_holdfast_nobody_holds_falls_without_a_war(tmp_path: Path) -> None:
     assert "Barrowton is yours" in _notes_to(w, "ned_stark")
 
 
+def test_a_siege_post_says_who_holds_the_holdfast_not_whose_seat_it_is(tmp_path: Path) -> None:
+    """Found by hand: the siege post called every besieged holdfast its holder's seat, and a
+    holdfast nobody held the seat of "nobody (its neutral garrison)". Barrowton, nobody's, is
+    besieged as one that no claim holds; once it fell to Stark (not Stark's seat), Lannister's
+    siege of it says it is held by House Stark."""
+    w = World(tmp_path, claims=roster("stark", "lannister"))
+    w.say("ned_stark", "muster 100 infantry")
+    w.say("tywin_lannister", "muster 300 infantry")
+    w.run(day(2, 12))
+    w.place(1, "Barrowton")
+    w.say("ned_stark", "siege Barrowton with army 1", at=day(2, 13))
+    w.run(day(3, 0))
+    with w.session() as session:
+        remove_army(session, w.ctx, 1, reason="a ruling", actor="mod_jane", now=day(3, 1))
+    w.place(2, "Barrowton")
+    reply = w.say("tywin_lannister", "siege Barrowton with army 2", at=day(3, 2))
+    assert "besieges Barrowton" in reply, reply
+    begun = [p.body for p in w.posts() if p.title.endswith("Siege begins: Barrowton")]
+    assert "laid siege to **Barrowton**, which no claim holds, on" in begun[0], begun[0]
+    assert "laid siege to **Barrowton**, held by House Stark, on" in begun[1], begun[1]
+
+
 def test_assault_on_a_holdfast_nobody_holds_points_to_a_siege(tmp_path: Path) -> None:
     """The refusal's example is another order, never the refused one."""
     w = _at_barrowton(tmp_path)
