@@ -12,6 +12,7 @@ from sqlmodel import select
 
 from bot.db.models import Relation
 from bot.maps import demo_map_text
+from bot.services import queries
 from bot.services.moderation import remove_army
 from bot.services.world import set_relation
 from rules.campaign.world import RelationStatus
@@ -182,6 +183,19 @@ def test_a_fallen_seat_changes_hands_and_its_old_holder_cannot_muster(tmp_path: 
     assert "no seat" in _notes_to(w, "ned_stark")
     assert "Winterfell is yours" in _notes_to(w, "tywin_lannister")
     assert any("has no seat" in e.summary for e in w.events("referral"))
+
+
+def test_the_claims_list_shows_a_fallen_seat_and_a_conquest(tmp_path: Path) -> None:
+    """Found by hand: after Casterly Rock fell, `maester claims` still gave it as its old
+    holder's holdfast, and the conqueror's row did not show it. Stark's row says Winterfell
+    fell (no seat); Lannister's shows its seat and its conquest."""
+    w = _before_winterfell(tmp_path, at_home=120, lannister="2000 infantry 500 cavalry")
+    w.say("tywin_lannister", "assault Winterfell with army 1", at=day(2, 13))
+    w.run(day(2, 18))
+    with w.session() as session:
+        rows = {r.name: r.holdfast for r in queries.claims(session, w.ctx, day(2, 19))}
+    assert rows["House Stark"] == "Winterfell (fallen: no seat)", rows
+    assert rows["House Lannister"] == "Casterly Rock + Winterfell", rows
 
 
 def _at_barrowton(tmp_path: Path) -> World:
