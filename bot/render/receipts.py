@@ -90,7 +90,12 @@ def marched(ctx: Context, rc: r.Marched) -> str:
     if rc.lifted:
         lines.append(f"- The siege of {_label(ctx, rc.lifted)} is lifted: your "
                      f"{force_noun(rc.kind)} has left it")
-    lines.append(f"\nYou may `cancel {force_name(rc.kind, rc.army)}` until it departs.")
+    if rc.at_once:  # ordered exactly on a tick: it is already on its way
+        lines.append(f"\nIt sets off at once (your order came exactly on the tick), so it can "
+                     f"no longer be cancelled; `stand {force_name(rc.kind, rc.army)}` halts it "
+                     "where it stands.")
+    else:
+        lines.append(f"\nYou may `cancel {force_name(rc.kind, rc.army)}` until it departs.")
     return "\n".join(lines)
 
 

@@ -331,6 +331,25 @@ def test_an_order_stamped_exactly_on_a_tick_starts_at_that_tick(tmp_path: Path) 
     assert w.army(1).state == "standing"
 
 
+def test_a_march_ordered_exactly_on_a_tick_is_not_offered_a_cancel(tmp_path: Path) -> None:
+    """Found by hand: a march ordered exactly at 12:00 (the 12:00 tick run) departs at 12:00,
+    yet its receipt said "You may cancel army 1 until it departs", and a cancel is refused.
+    The receipt says it sets off at once and that `stand` halts it; a later order still gets
+    the offer."""
+    w = World(tmp_path, claims=roster("stark", "lannister"))
+    w.say("ned_stark", "muster 10 infantry")
+    w.run(day(2, 12))
+    w.place(1, "1319")
+    reply = w.say("ned_stark", "move army 1: 1320 (cost 1)", at=day(2, 12))
+    assert f"Departs: {w.ctx.when(day(2, 12))}" in reply, reply
+    assert "until it departs" not in reply and "`stand army 1` halts it" in reply, reply
+    assert "**Not done:**" in w.say("ned_stark", "cancel army 1", at=day(2, 12))
+    halted = w.say("ned_stark", "stand army 1", at=day(2, 13))
+    assert "**Not done:**" not in halted, halted
+    later = w.say("ned_stark", "move army 1: 1320 (cost 1)", at=day(2, 14))
+    assert "You may `cancel army 1` until it departs." in later, later
+
+
 # --- three hostile claims, meetings on the march, whatever the armies' numbers ---------------
 
 
