@@ -30,7 +30,7 @@ from bot.db.models import Army, ArmyKind, ArmyState
 from bot.services import snapshots
 from bot.services.tick import catch_up
 from bot.storage import army_rows
-from bot.storage.army_rows import TickArmies, load_armies, row_text
+from bot.storage.army_rows import TickArmies, load_armies, row_key
 from rules.campaign.world import World
 from tests.fixtures.db import fresh_schema, require_postgres, sqlite_url
 
@@ -57,15 +57,15 @@ def world(database: str) -> Iterator[tuple[Any, Any]]:
 def decoded(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
     """The armies whose row text a read decoded (not kept), in order."""
     seen: list[int] = []
-    decode = army_rows._text_row
+    decode = army_rows._key_row
 
-    def counted(row_text: str) -> Any:
-        row = decode(row_text)
+    def counted(key: Any) -> Any:
+        row = decode(key)
         seen.append(row[0])
         return row
 
     with monkeypatch.context() as patch:
-        patch.setattr(army_rows, "_text_row", counted)
+        patch.setattr(army_rows, "_key_row", counted)
         yield seen
 
 
@@ -207,16 +207,15 @@ def test_the_text_of_a_written_row_is_the_databases(database: str) -> None:
                                     "(SELECT MIN(id) FROM army)"),
                                {"meta": odd, "p": True, "saved": "7/3"})
         with engine.connect() as connection:
-            texts = [t for (t,) in army_rows._row_texts(connection, ctx.campaign_id,
-                                                        army_rows.ACTIVE_STATES)]
+            keys = army_rows._row_keys(connection, ctx.campaign_id, army_rows.ACTIVE_STATES)
             rows = army_rows._select(Session(connection), ctx.campaign_id,
                                      army_rows.ACTIVE_STATES)
-        assert len(texts) == 4 and any("\\u0001" in t for t in texts)
-        by_id = {army_rows._text_row(t)[0]: t for t in texts}
+        assert len(keys) == 4 and any("\\u0001" in key[1] for key in keys)
+        by_id = {army_rows._key_row(key)[0]: key for key in keys}
         for row in rows:
-            assert army_rows._text_row(by_id[row[0]]) == row  # the driver's very values
+            assert army_rows._key_row(by_id[row[0]]) == row  # the driver's very values
             penalty = army_rows._READ.index("retreat_penalty")
             written = (*row[:penalty], bool(row[penalty]), *row[penalty + 1:])
-            assert row_text(written, engine.dialect.name) == by_id[row[0]]
+            assert row_key(written, engine.dialect.name) == by_id[row[0]]
     finally:
         engine.dispose()
