@@ -272,7 +272,10 @@ def test_the_attacked_side_sees_the_odds_of_the_battle_it_faces(tmp_path: Path) 
     reply = w.say("ned_stark", "odds army 1 vs army 3", at=day(2, 14))
     assert "The battle of army 3 (the attacker) against army 1" in reply, reply
     assert "strength 150 against 200" in reply
+    # found by hand: which strength is whose, when the asker's side is the second one
+    assert "band 1.26-1.50 (their side's strength first)" in reply, reply
     mine = w.say("tywin_lannister", "odds army 3 vs army 1", at=day(2, 14))
+    assert "band 1.26-1.50 (your side's strength first)" in mine, mine
     chances = [float(next(line for line in text.splitlines()
                           if "for your side to win" in line).split("**")[1].rstrip("%"))
                for text in (reply, mine)]
