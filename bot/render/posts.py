@@ -57,12 +57,6 @@ def _table_head(result: BattleResult, what: str, *, attacker: str, defender: str
             f"{troops_of(result.defender.troops)} |"]
 
 
-def side_name(names: Sequence[str]) -> str:
-    """The claims of one side of a battle as a post names them (plain text, escaped where it
-    is shown): ``House Stark``, ``House Stark and House Tully``, ``A, B and C``."""
-    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
-
-
 def _wins(winner: str, claims: int) -> str:
     """``**House Stark wins**``, or ``win`` for a side of several claims."""
     return f"**{winner} {'wins' if claims == 1 else 'win'}"
@@ -76,8 +70,9 @@ def battle_post(result: BattleResult, *, attacker: str, defender: str, place: st
                 fate_dice: Sequence[str] = ()) -> str:
     """The public battle report.
 
-    ``attacker`` and ``defender`` name each side's claims (:func:`side_name`; ``claims``: how
-    many claims each side holds, for the verb). ``settled`` holds the fate-table rolls the
+    ``attacker`` and ``defender`` name each side's claims
+    (:func:`bot.render.common.side_name`; ``claims``: how many claims each side holds, for
+    the verb). ``settled`` holds the fate-table rolls the
     bot made, keyed by (``"attacker"`` or ``"defender"``, character name); without it the
     report lists who must roll. ``public`` (an assault on a holdfast with a secret bonus)
     limits the report to what

@@ -346,7 +346,8 @@ def odds_shown(ctx: Context, rc: r.OddsShown) -> str:
             + _joined("the attacker's side", rc.kind, rc.with_army)
             + _joined("the defender's side", rc.target_kind, rc.with_target) +
             f"- strength {_strength(fight.attacker)} against {_strength(fight.defender)}: "
-            f"{ratio}band {fight.band.name}\n"
+            f"{ratio}band {fight.band.name} ({'your' if rc.asker_attacks else 'their'} side's "
+            "strength first)\n"
             f"- **{float(win) * 100:.1f}%** for your side to win, "
             f"{float(1 - win) * 100:.1f}% to lose (exactly {win})\n"
             f"- expected losses: yours {float(lost[ours].infantry):.0f} infantry, "

@@ -32,7 +32,15 @@ from sqlmodel import Session
 from bot.db.engine import transaction
 from bot.db.models import Campaign, MonthlyRun, TickRun
 from bot.render import notes, posts
-from bot.render.common import force, income_sources, labels_for, money, place_label, troops_text
+from bot.render.common import (
+    force,
+    income_sources,
+    labels_for,
+    money,
+    place_label,
+    side_name,
+    troops_text,
+)
 from bot.render.notes import (
     detection_roll_text,
     encounter_note,
@@ -54,7 +62,6 @@ from bot.render.posts import (
     improvement_note,
     scatter_post,
     secret_strength_note,
-    side_name,
     siege_month_post,
 )
 from bot.services import absence, beacon, fairplay, forewarn, journal, pause, sidebar, snapshots
@@ -779,6 +786,10 @@ class _TickState:
                  claim_id=battle.attacker_claim, public=True,
                  data={"battle": battle.id, "kind": battle.kind, "winner": result.winner.value,
                        "band": result.band, "margin": result.margin,
+                       # a side of several claims: the realm's map and post name them all
+                       **({"sides": [list(event.side_claims(Winner.ATTACKER)),
+                                     list(event.side_claims(Winner.DEFENDER))]}
+                          if any(len(side) > 1 for side in sides) else {}),
                        **strengths, **({} if hidden_defender or not dice_line
                                        else {fairplay.DICE_KEY: dice_line})},
                  rolls=result.rolls)

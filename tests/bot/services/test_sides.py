@@ -12,7 +12,9 @@ from sqlmodel import select
 
 from bot.db.models import Relation
 from bot.maps import demo_map_text
+from bot.render.posts import realm_post
 from bot.services import queries
+from bot.services.mapview import load_situation
 from bot.services.moderation import remove_army
 from bot.services.world import set_relation
 from rules.campaign.world import RelationStatus
@@ -270,7 +272,10 @@ def test_the_attacked_side_sees_the_odds_of_the_battle_it_faces(tmp_path: Path) 
     reply = w.say("ned_stark", "odds army 1 vs army 3", at=day(2, 14))
     assert "The battle of army 3 (the attacker) against army 1" in reply, reply
     assert "strength 150 against 200" in reply
+    # found by hand: which strength is whose, when the asker's side is the second one
+    assert "band 1.26-1.50 (their side's strength first)" in reply, reply
     mine = w.say("tywin_lannister", "odds army 3 vs army 1", at=day(2, 14))
+    assert "band 1.26-1.50 (your side's strength first)" in mine, mine
     chances = [float(next(line for line in text.splitlines()
                           if "for your side to win" in line).split("**")[1].rstrip("%"))
                for text in (reply, mine)]
@@ -441,6 +446,21 @@ def test_an_army_marching_onto_a_standing_enemy_gives_it_the_first_reaction(
     assert "**Not done:**" in refused and "first reaction" in refused
     taken = w.say("tywin_lannister", "retreat army 2: 1321", at=day(3, 1))
     assert "**Not done:**" not in taken, taken
+
+
+def test_the_realm_names_every_claim_of_a_side_among_the_months_battles(
+        tmp_path: Path) -> None:
+    """Found by hand: the [Realm] post's "Battles last month" (and the realm page) named only
+    the battle's two claims when an ally fought on a side; the public situation names all."""
+    w = _field(tmp_path, stark=["100 infantry"], tully=["100 infantry"], lannister="50 infantry",
+               tully_status=RelationStatus.ALLIED)
+    _attack(w, 1, 3)
+    with w.session() as session:
+        situation = load_situation(session, w.ctx)
+    assert [(b.attacker, b.defender) for b in situation.battles] == [
+        ("House Lannister", "House Stark and House Tully")], situation.battles
+    assert "House Lannister vs House Stark and House Tully at 1320" in realm_post(
+        situation, w.ctx.world, "Month 5", 9)
 
 
 def test_an_ally_standing_where_a_battle_looms_is_told(tmp_path: Path) -> None:
