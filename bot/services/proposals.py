@@ -634,7 +634,10 @@ def describe(proposal: Proposal) -> str:
     """One line for the moderators."""
     state = proposal.status.value + (f" by u/{proposal.decided_by}" if proposal.decided_by
                                      else "")
-    return (f"#{proposal.id} [{state}] {proposal.action}: {proposal.summary} (proposed by "
+    # an undo's or a rollback's summary already starts with its action ("undo: take ...")
+    action = "" if proposal.summary.startswith(f"{proposal.action}:") \
+        else f"{proposal.action}: "
+    return (f"#{proposal.id} [{state}] {action}{proposal.summary} (proposed by "
             f"u/{proposal.proposer}; {proposal.why})"
             + (f" - {proposal.decision}" if proposal.decision else ""))
 

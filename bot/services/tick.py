@@ -54,6 +54,7 @@ from bot.render.posts import (
     improvement_note,
     scatter_post,
     secret_strength_note,
+    side_name,
     siege_month_post,
 )
 from bot.services import absence, beacon, fairplay, forewarn, journal, pause, sidebar, snapshots
@@ -631,7 +632,9 @@ class _TickState:
         self.post(f"siege:{siege.id}:fallen",
                   self.ctx.settings.posts.siege_title.format(event="Holdfast falls",
                                                              holdfast=holdfast),
-                  fall_post(holdfast=holdfast, besieger=besieger, how=event.how),
+                  fall_post(holdfast=holdfast, besieger=besieger, how=event.how,
+                            held=siege.defender_claim in self.claims,
+                            garrison=self.ctx.world.tile(siege.holdfast).garrison > 0),
                   self.ctx.settings.posts.siege_flair)
         self.report_change_of_hands(event, holdfast, besieger)
 
@@ -694,6 +697,14 @@ class _TickState:
                 place=self.label(a.tile), when=when, first_reaction=claim_id == b.reactor_claim,
                 kind=own.kind, nobody=b.reactor_claim is None)
             self.notify(claim_id, f"encounter:{self.tick}:{a.id}:{other.id}", subject, body)
+        for lead, enemy, allies in ((a, other, event.allies[0]), (other, a, event.allies[1])):
+            for ally in allies:  # an ally's army on the tile is drawn into the battle too
+                subject, body = notes.ally_encounter_note(
+                    own=ally.id, lead=lead.id, lead_claim=self.claim_name(lead.claim_id),
+                    enemy=enemy.id, enemy_claim=self.claim_name(enemy.claim_id),
+                    place=self.label(a.tile), when=when, kind=ally.kind)
+                self.notify(ally.claim_id, f"encounter:{self.tick}:{a.id}:{other.id}:{ally.id}",
+                            subject, body)
 
     def report_arrival(self, event: Arrival) -> None:
         a = event.army
@@ -762,16 +773,19 @@ class _TickState:
         to the claimant alone."""
         battle, result, dice_line = event.battle, event.result, event.dice_line
         hidden_defender, garrison_claim = event.hidden_defender, event.garrison_claim
-        att_name = self.claim_name(battle.attacker_claim)
-        dfd_name = self.claim_name(battle.defender_claim)
-        winner_name = att_name if result.winner is Winner.ATTACKER else dfd_name
+        # every claim of a side is named: an ally's army fought too (docs/rules.md, sides)
+        sides = [[self.claim_name(c) for c in event.side_claims(which)]
+                 for which in (Winner.ATTACKER, Winner.DEFENDER)]
+        att_name, dfd_name = side_name(sides[0]), side_name(sides[1])
+        won = sides[0] if result.winner is Winner.ATTACKER else sides[1]
+        winner_name = f"{side_name(won)} {'wins' if len(won) == 1 else 'win'}"
         secret = hidden_defender or result.attacker.strength.has_hidden \
             or result.defender.strength.has_hidden
         # The strengths counted, for audits (never when they would reveal a secret bonus).
         strengths = {} if secret else {"strengths": [str(result.attacker.strength.value),
                                                      str(result.defender.strength.value)]}
         self.log("battle", f"{att_name} vs {dfd_name} at {self.label(battle.tile)}: "
-                 f"{winner_name} wins",
+                 f"{winner_name}",
                  claim_id=battle.attacker_claim, public=True,
                  data={"battle": battle.id, "kind": battle.kind, "winner": result.winner.value,
                        "band": result.band, "margin": result.margin,
@@ -803,6 +817,7 @@ class _TickState:
         body = battle_post(result, attacker=att_name, defender=dfd_name,
                            place=self.label(battle.tile), when=self.when(self.at),
                            kind=battle.kind, hide_defender=hidden_defender, settled=settled,
+                           claims=(len(sides[0]), len(sides[1])),
                            public=event.public, dice=dice_line,
                            fate_dice=fate_lines)  # fate rolls are public
         self.post(f"battle:{battle.id}", title, body, self.ctx.settings.posts.battle_flair)

@@ -154,6 +154,19 @@ def test_an_action_that_waits_changes_nothing_until_a_second_moderator_approves(
     assert "2 proposal(s)." in cli(config, AT, "proposals", "--all")
 
 
+def test_a_proposed_undo_is_listed_with_its_action_once(tmp_path: Path) -> None:
+    """Found by hand: `maester proposals` listed an undo as "undo: undo: take the world back
+    ..." (its summary already names the action)."""
+    config = _config(tmp_path, '[moderators]\napproval = ["undo"]\n')
+    cli(config, AT, "adjust", "House Stark", "--gold", "+100", "--reason", "dowry",
+        "--by", "u/mod_jane")
+    assert "Proposed as #1: undo: take the world back" in cli(
+        config, AT, "undo", "--reason", "the dowry was a mistake", "--by", "u/mod_jane")
+    listed = cli(config, AT, "proposals")
+    assert "#1 [pending] undo: take the world back to before" in listed, listed
+    assert "undo: undo:" not in listed
+
+
 def test_an_approval_after_the_world_moved_on_is_checked_again(tmp_path: Path) -> None:
     config = _config(tmp_path, '[moderators]\napproval = ["undo", "army remove", "adjust"]\n')
     cli(config, AT, "relations", "set", "House Stark", "House Tully", "allied")

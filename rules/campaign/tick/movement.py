@@ -25,6 +25,7 @@ from rules.campaign.movement import (
     enter_tiles,
     marches_on,
 )
+from rules.campaign.sides import allies_drawn_in
 from rules.campaign.tick.economy import resource_ids
 from rules.campaign.tick.events import (
     Arrival,
@@ -412,7 +413,8 @@ class _Moves:
             return
         battle = meet(a, other, self.tick, self.world.new_battle_id(self.battles))
         self.battles.append(battle)
-        self.events.append(Encounter(a, other, battle))
+        self.events.append(Encounter(a, other, battle, allies_drawn_in(
+            replace(self.world, armies=self.armies), a, other)))
 
     def arrive(self, a: Army, *, interrupted: bool) -> Army:
         was_retreat = a.state is ArmyState.RETREATING
