@@ -326,6 +326,7 @@ class _TickState:
         self._battle_ids: dict[int, int] = {}  # a new battle's stored id, where not the rules'
         self._when: dict[datetime, str] = {}
         self._labels: dict[str, str] = {}
+        self._intercept_closes: str | None = None
         self.held: frozenset[int] = frozenset()  # claims held (bot.services.absence.review)
         self.beacon = beacon.tick_beacon(session, ctx, index)
         self.dice = EventDice(ctx.secret, fairplay.period_of(ctx, index), self.beacon.value)
@@ -351,6 +352,15 @@ class _TickState:
             text = self._labels[tile_id] = place_label(world.tile(tile_id)) \
                 if tile_id in world else tile_id
         return text
+
+    def intercept_closes(self) -> str:
+        """When the chance to intercept a force sighted in this tick closes
+        (:func:`detection.intercept_closes`), as the notes say it: the same for every sighting
+        of the tick, so worked out once."""
+        if self._intercept_closes is None:
+            self._intercept_closes = self.when(self.ctx.tick_at(
+                detection.intercept_closes(self.tick, self.ctx.rules)))
+        return self._intercept_closes
 
     def claim_name(self, claim_id: int | None) -> str:
         claim = self.claims.get(claim_id) if claim_id is not None else None
@@ -674,7 +684,7 @@ class _TickState:
             return
         roll = detection_roll_text(result.automatic, result.roll, result.bonus, result.total,
                                    result.target, changed_by)
-        until = self.when(self.ctx.tick_at(detection.intercept_closes(self.tick, self.ctx.rules)))
+        until = self.intercept_closes()
         subject, body = sighting_note(
             watch_place=self.label(tile_id), claim=self.claim_name(a.claim_id),
             place=self.label(a.tile), when=self.when(self.at),

@@ -633,7 +633,7 @@ class EventDice:
         """The dice of an event the given armies take part in (their last orders are its
         entropy)."""
         return self.roll(key, branch=branch,
-                         orders=[a.order_ref for a in armies if a is not None and a.order_ref])
+                         orders=[ref for a in armies if a is not None and (ref := a.order_ref)])
 
     @staticmethod
     def line(event: EventKey, dice: FairDice) -> str:

@@ -262,9 +262,10 @@ class _Moves:
         path (:meth:`arrive`)."""
         m = a.march
         entered, saved = self.entering[a.id]
-        met = self.limits.get(a.id, entered) < entered
+        limit = self.limits.get(a.id, entered) if self.limits else entered
+        met = limit < entered
         if met:  # it meets an enemy on its way: it stops there
-            entered = self.limits[a.id]
+            entered = limit
         if not entered:  # (it saves what it earned: the march as it was otherwise)
             self.armies[a.id] = moved(a, a.tile, a.travelled,
                                       new_march(m.path, m.costs, saved, m.depart_tick), a.meta)
