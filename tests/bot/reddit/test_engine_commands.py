@@ -29,3 +29,16 @@ def test_the_combat_example_by_modmail_gives_the_documented_reply(bot: Harness) 
     assert len(replies) == 1
     assert doc_block("boardgame.md", "reply") in replies[0]
     assert "support Tyrell" in replies[0] and "area Riverrun" in replies[0]
+
+
+def test_odds_with_a_word_it_would_not_count_says_so_by_modmail(bot: Harness) -> None:
+    """`!odds ... 200 infantry hill` (no `on`) used to answer field odds without a word about
+    the hill; the player is now told which word was not read and how to write a terrain."""
+    conversation, _ = bot.send("ned_stark",
+                               "!odds 300 infantry 50 cavalry vs 200 infantry hill")
+    bot.cycle()
+    (answer,) = bot.bot_messages(conversation)
+    assert "**Not done:** I did not understand `hill` in the defending side; a terrain is " \
+        "written after `on`, as `on a hill`." in answer
+    assert "**Example:** `!odds 300 infantry 50 cavalry vs 200 infantry on a hill`" in answer
+    assert "attacker wins" not in answer
