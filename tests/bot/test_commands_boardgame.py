@@ -116,6 +116,30 @@ def test_reply_shows_a_floor_at_zero_and_routed_units() -> None:
     assert "routed 1 footman = 0" in text
 
 
+@pytest.mark.parametrize(("shared", "in_sides"), [
+    ("Baratheon 1 knight Patchface vs Stark 1 footman Robb; discards Eddard",
+     "Baratheon 1 knight Patchface discards Eddard vs Stark 1 footman Robb"),
+    ("Greyjoy 2 ships Euron vs Lannister 1 ship Tyrion; in sea; Tyrion cancel; instead Balon",
+     "Greyjoy 2 ships Euron instead Balon vs Lannister 1 ship Tyrion cancel; in sea"),
+    ("Lannister 2 knights Tywin vs Greyjoy 1 footman Aeron; power 2; instead Euron",
+     "Lannister 2 knights Tywin vs Greyjoy 1 footman Aeron power 2 instead Euron"),
+    ("Martell 2 knights Doran vs Tyrell 2 footmen Mace; track throne",
+     "Martell 2 knights Doran track throne vs Tyrell 2 footmen Mace"),
+    ("Tyrell 3 knights Queen of Thorns vs Stark 1 footman Robb; remove Riverrun",
+     "Tyrell 3 knights Queen of Thorns remove Riverrun vs Stark 1 footman Robb"),
+    ("Baratheon 1 footman Renly vs Stark 1 footman Greatjon; upgrade none",
+     "Baratheon 1 footman Renly upgrade none vs Stark 1 footman Greatjon"),
+])
+def test_a_card_choice_after_a_semicolon_is_made_by_the_cards_side(shared: str,
+                                                                   in_sides: str) -> None:
+    """The page says anything about the whole combat may follow after `;`, and shows a choice
+    as `Tyrion cancel`: written there, a card's choice is the side's that plays the card, not
+    the side written last (`...Patchface vs Stark ... Robb; discards Eddard` was refused as
+    "Eddard Stark is a Stark card, not Baratheon"), and reads as it does inside that side."""
+    assert parse_setup(shared) == parse_setup(in_sides)
+    assert reply(shared).split("\n\nRead as:")[0] == reply(in_sides).split("\n\nRead as:")[0]
+
+
 def test_reply_awaiting_a_retreat_choice_lists_options() -> None:
     """With several legal areas, the reply lists them and who chooses."""
     text = reply("Stark 3 knights Robb vs Lannister 1 footman 0; area Lannisport; "
