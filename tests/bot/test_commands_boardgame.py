@@ -91,6 +91,21 @@ def test_reply_shows_casualties_retreat_and_cleanup() -> None:
     assert "the March order is removed" in text and "Lannister takes the area" in text
 
 
+def test_retreat_lines_agree_with_one_unit_or_several() -> None:
+    """One unit "goes back" / "is routed" / "retreats"; several "go back" / "are routed" /
+    "retreat" (the reply said "1 knight go back to the area they marched from")."""
+    assert "Baratheon's 1 knight goes back to the area it marched from, routed." in reply(
+        "Baratheon 1 knight Patchface vs Stark 1 footman Robb")
+    assert "Stark's 2 footmen go back to the area they marched from, routed." in reply(
+        "Stark 2 footmen 0 vs Lannister 1 footman Tywin")
+    assert "Stark's 1 footman must retreat to one legal adjacent area (not where the " \
+        "attackers came from) and is routed;" in reply("Lannister 2 knights Tywin vs Stark "
+                                                        "1 footman Eddard")
+    assert "and are routed;" in reply("Lannister 3 knights Tywin vs Stark 2 footmen Eddard")
+    assert "Stark's 1 footman retreats to Seagard, routed" in reply(
+        "Lannister 2 knights Tywin vs Stark 1 footman Eddard; area Seagard")
+
+
 def test_reply_for_a_tie_names_the_fiefdoms_track() -> None:
     """A tie broken on the Fiefdoms track says so."""
     text = reply("Stark 1 footman card 1 vs Lannister 1 footman card 1; fiefdoms Lannister Stark")
