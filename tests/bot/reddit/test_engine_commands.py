@@ -82,3 +82,20 @@ def test_odds_with_a_word_it_would_not_count_says_so_by_modmail(bot: Harness) ->
         "written after `on`, as `on a hill`." in answer
     assert "**Example:** `!odds 300 infantry 50 cavalry vs 200 infantry on a hill`" in answer
     assert "attacker wins" not in answer
+
+
+def test_a_misspelt_command_by_modmail_suggests_the_right_one(bot: Harness) -> None:
+    """`!atack ...` is answered with `!attack` suggested and the commands a player may use,
+    as `!help` lists them: no moderators' command (`!adjust`, `!approve`) is offered."""
+    conversation, _ = bot.send("ned_stark", "!atack 8 dice 4+ vs 5+")
+    bot.cycle()
+    (answer,) = bot.bot_messages(conversation)
+    assert "**Not done:** I do not know the command `!atack`; did you mean `!attack`?" in answer
+    assert "**Example:** `!help attack`" in answer
+    assert "`!combat`" in answer and "`!odds`" in answer
+    assert "`!adjust`" not in answer and "`!approve`" not in answer
+    conversation, _ = bot.send("ned_stark", "!help chalenge")
+    bot.cycle()
+    (answer,) = bot.bot_messages(conversation)
+    assert "I do not know the command `!chalenge`; did you mean `!challenge`?" in answer
+    assert "**Example:** `!help challenge`" in answer
