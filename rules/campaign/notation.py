@@ -39,6 +39,11 @@ _SIDE_WORDS = re.compile(
     r"(?P<n>\d[\d,]*)\s*(?P<kind>inf(?:antry)?|foot|cav(?:alry)?|horse|ships?)\b", re.I)
 _TERRAIN = re.compile(r"\b(?:on|in)\s+(?:a\s+|the\s+)?(?P<t>field|forest|hill|mountain|sand|"
                       r"swamp)s?\b", re.I)
+_TERRAIN_WORD = re.compile(r"(?P<t>field|forest|hill|mountain|sand|swamp)s?", re.I)
+_WORD = re.compile(r"\d[\d,]*\s*[^\W\d_]+|[^\W_]+")
+"""A word, with the number before it (`20 footmen`)."""
+_FILLER = frozenset({"and", "with", "a", "an", "the"})
+"""Words a side may hold besides its troops and terrain (`50 foot and 30 horse`)."""
 _ARMIES = re.compile(r"\s*[+;]\s*")
 """Separates the armies of one side."""
 _VERSUS = re.compile(r"\s+(?:vs\.?|versus|against)\s+", re.I)
@@ -83,6 +88,24 @@ class OddsAnswer:
     ignored_terrain: Terrain | None
 
 
+def _refuse_unread_words(text: str, which: str) -> None:
+    """Refuse a side holding a word the odds would not count: ignored, it would answer other
+    odds than the player meant (`200 infantry hill` is not on a hill; `300 footmen` is
+    nothing) and the reply would not say so."""
+    rest = _TERRAIN.sub(" ", _SIDE_WORDS.sub(" ", text))
+    for word in _WORD.findall(rest):
+        if word.lower() in _FILLER:
+            continue
+        terrain = _TERRAIN_WORD.fullmatch(word)
+        hint = (f"; a terrain is written after `on`, as `on a {terrain.group('t').lower()}`"
+                if terrain else "")
+        raise NotationError(
+            f"I did not understand `{word[:30]}` in the {which}{hint}",
+            syntax="numbers of infantry, cavalry or ships on each side of `vs` (`300 "
+            "infantry 50 cavalry`), and the defender's terrain as `on a hill`",
+            example=ODDS_EXAMPLE)
+
+
 def _side(text: str, which: str) -> Side:
     counts = {"infantry": 0, "cavalry": 0, "ships": 0}
     for m in _SIDE_WORDS.finditer(text):
@@ -96,6 +119,7 @@ def _side(text: str, which: str) -> Side:
     if any(v > MAX_TROOPS for v in counts.values()):
         raise NotationError(f"the {which} is too large",
                             syntax=f"at most {MAX_TROOPS:,} of a kind", example=ODDS_EXAMPLE)
+    _refuse_unread_words(text, which)
     terrain = _TERRAIN.search(text)
     return Side(infantry=counts["infantry"], cavalry=counts["cavalry"], ships=counts["ships"],
                 terrain=Terrain(terrain.group("t").lower()) if terrain else Terrain.FIELD,

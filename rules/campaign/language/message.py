@@ -270,7 +270,13 @@ _WIDE_GAP = re.compile(r" {3,}")
 
 def _segments(line: str) -> list[str]:
     """The parts of a line holding one order each: split at ";", and at a wide gap of spaces
-    followed by an order word ("retreat army 2      stand army 3")."""
+    followed by an order word ("retreat army 2      stand army 3").
+
+    A line that is a ``!command`` is one part: the command reads its own arguments, and some
+    separate their parts with ";" (``!combat ... vs ...; support ...; area ...``), which
+    would otherwise be cut off and dropped as prose."""
+    if _COMMAND.fullmatch(_clean_line(" ".join(line.split()))):
+        return [line]
     pieces: list[str] = []
     for part in line.split(";"):
         start = 0

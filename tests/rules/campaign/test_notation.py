@@ -52,6 +52,26 @@ def test_a_misreading_says_what_is_wrong_and_gives_the_example(text: str, proble
     assert caught.value.example == ODDS_EXAMPLE and caught.value.syntax
 
 
+@pytest.mark.parametrize(("text", "problem"), [
+    ("300 infantry 50 cavalry vs 200 infantry hill",
+     "I did not understand `hill` in the defending side; a terrain is written after `on`, "
+     "as `on a hill`"),
+    ("300 infantry 20 footmen vs 200 infantry", "I did not understand `20 footmen` in the "
+     "attacking side"),
+    ("300 infantry vs 200 infantry banana", "I did not understand `banana`"),
+    ("300 infantry vs 200 infantry + 40 archers 10 cavalry",
+     "`40 archers` in the defending side's army 2"),
+])
+def test_a_word_the_odds_would_not_count_is_refused(text: str, problem: str) -> None:
+    """A side's words are troops, a terrain after `on`/`in`, or `and`/`with`/articles: any
+    other word is refused rather than ignored, since ignoring it answers other odds than the
+    player asked (`200 infantry hill` counted no hill, without a word about it)."""
+    with pytest.raises(NotationError) as caught:
+        parse_odds(text)
+    assert problem in caught.value.problem()
+    assert caught.value.example == ODDS_EXAMPLE and "on a hill" in caught.value.syntax
+
+
 @pytest.mark.parametrize("text", [
     "300 infantry vs 200 infantry at Winterfell",
     "300 infantry vs 200 infantry at 0412",

@@ -839,6 +839,14 @@ def test_message_bot_commands_are_passed_on() -> None:
     assert parsed.ignored_lines == (4, 5)
 
 
+def test_message_a_command_line_keeps_its_semicolons() -> None:
+    """A `!command` line is one command: `;` inside it belongs to its arguments (the board
+    game's `!combat` separates supports and areas with it); order lines still split."""
+    parsed = parse_message("!combat A vs B; support C; area D\nretreat army 2; stand army 3")
+    assert parsed.commands == (CommandCall("combat", "A vs B; support C; area D", 1),)
+    assert parsed.orders == (Retreat(2), Stand(3))
+
+
 def test_message_errors_and_orders_keep_their_lines() -> None:
     """Each item records its line number, its source excerpt and its order or error."""
     parsed = parse_message("retreat army 2\nsiege Riverrun\n\nstand army 3")
