@@ -20,6 +20,7 @@ from rules.boardgame.combat import (
 )
 from rules.boardgame.model import (
     CombatSetup,
+    House,
     HouseCard,
     OrderKind,
     Role,
@@ -108,7 +109,11 @@ def housecard_command(cmd_ctx: CommandContext, args: str) -> str:
     try:
         card = find_card(text)
     except InvalidInput as err:
-        raise _fail(err) from err
+        # Not _fail: that answers with the !combat syntax and example, not this command's.
+        houses = ", ".join(h.display for h in House)
+        raise CommandError(escape_md(f"{err.message} (nor a house)", 200),
+                           escape_md(f"a house ({houses}) or one of its cards: {err.expected}",
+                                     900), CARD_EXAMPLE) from err
     assert card.house is not None
     return (f"**{card.name}** ({card.house.display}): strength {card.strength}, "
             f"{_icons(card.swords, card.fortifications)}.\n\n{card.summary}")

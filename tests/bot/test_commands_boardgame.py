@@ -211,6 +211,18 @@ def test_housecard_command() -> None:
         housecard_command(CTX, " ")
 
 
+def test_housecard_unknown_name_answers_with_its_own_example() -> None:
+    """A name that is neither card nor house is answered with `!housecard`'s example and the
+    houses as well as the cards, not with the `!combat` syntax and example."""
+    with pytest.raises(CommandError) as caught:
+        housecard_command(CTX, "Targaryen")
+    err = caught.value
+    assert err.problem == "'Targaryen' is not a House card (nor a house)"
+    assert err.example == "!housecard Tywin"
+    assert err.expected.startswith("a house (Stark, Lannister, Baratheon, Greyjoy, Tyrell, "
+                                   "Martell) or one of its cards: one of Eddard Stark")
+
+
 # --- docs -------------------------------------------------------------------------------------
 
 
