@@ -42,8 +42,9 @@ _TERRAIN = re.compile(r"\b(?:on|in)\s+(?:a\s+|the\s+)?(?P<t>field|forest|hill|mo
 _TERRAIN_WORD = re.compile(r"(?P<t>field|forest|hill|mountain|sand|swamp)s?", re.I)
 _WORD = re.compile(r"\d[\d,]*\s*[^\W\d_]+|[^\W_]+")
 """A word, with the number before it (`20 footmen`)."""
-_FILLER = frozenset({"and", "with", "a", "an", "the"})
-"""Words a side may hold besides its troops and terrain (`50 foot and 30 horse`)."""
+_FILLER = frozenset({"and", "with", "a", "an", "the", "stationary"})
+"""Words a side may hold besides its troops and terrain (`50 foot and 30 horse`;
+`stationary on a hill`, which the terrain implies)."""
 _ARMIES = re.compile(r"\s*[+;]\s*")
 """Separates the armies of one side."""
 _VERSUS = re.compile(r"\s+(?:vs\.?|versus|against)\s+", re.I)

@@ -72,6 +72,13 @@ def test_a_word_the_odds_would_not_count_is_refused(text: str, problem: str) -> 
     assert caught.value.example == ODDS_EXAMPLE and "on a hill" in caught.value.syntax
 
 
+def test_words_that_count_nothing_but_mislead_nobody_are_read() -> None:
+    """`and`, `with`, articles and `stationary` (which a terrain implies) are not refused."""
+    question = parse_odds("300 infantry and 50 cavalry with the 2 ships vs 200 infantry "
+                          "stationary on a hill")
+    assert question == parse_odds("300 infantry 50 cavalry 2 ships vs 200 infantry on a hill")
+
+
 @pytest.mark.parametrize("text", [
     "300 infantry vs 200 infantry at Winterfell",
     "300 infantry vs 200 infantry at 0412",
