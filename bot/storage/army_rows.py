@@ -2,10 +2,11 @@
 
 Loading thousands of armies as ORM objects and flushing them costs far more than the rules
 themselves. The tick reads its armies straight into the rules' values (:class:`TickArmies`:
-one query, the JSON of standing armies' empty columns not even decoded) and writes back the
-columns it owns for the armies that changed: one statement for the armies that only took a
-march's step (its columns only), one for the others (every tick column), however many armies
-moved.
+one query of each row's key, two texts the database builds, decoding only the rows it did not
+keep from the last tick; the JSON of standing armies' empty columns not even decoded) and
+writes back the columns it owns for the armies that changed: one statement for the armies
+that only took a march's step (its columns only), one for the others (every tick column),
+however many armies moved.
 :class:`ArmyRecord` is an army row as a plain mutable record (the same attribute names as
 :class:`~bot.db.models.Army`): what the map view reads, and what a service that changes an
 army in place during the tick is given.
@@ -462,7 +463,8 @@ class TickArmies:
     very objects: the collector sees nothing new), any other row is converted. A value is a
     pure function of its row and values are immutable, so this gives the same values whoever
     wrote the rows since (another process, an undo, a rolled back tick: their rows differ and
-    are converted). One tick's armies are kept, no more.
+    are converted). One tick's armies are kept, no more. The rows are read as their keys
+    (:func:`load_armies`): a kept row is recognised without reading its twenty values.
     """
 
     _kept: ClassVar[tuple[dict[int, Row], dict[int, ArmyValue]]] = ({}, {})
