@@ -492,8 +492,9 @@ class TickArmies:
             self.now[army_id] = value
         self.read: dict[int, ArmyValue] = dict(self.now)  # the values as read
         self.keys: dict[int, Key] = dict(keys or {})
+        self.seen = {key: self.rows[army_id] for army_id, key in self.keys.items()}
         TickArmies._kept = (self.rows, self.read)  # (then what save() writes)
-        TickArmies._seen = {key: self.rows[army_id] for army_id, key in self.keys.items()}
+        TickArmies._seen = self.seen
 
     def values(self) -> Collection[ArmyValue]:
         """The armies now, as a live view (it follows the tick's changes)."""
@@ -581,9 +582,10 @@ class TickArmies:
                 connection.exec_driver_sql(shape.update(mark), params)
         if written:  # new mappings, swapped in at once (another thread may be reading)
             kept_rows, kept_values = dict(rows), dict(read)
-            keys = self.keys
-            seen = {key: rows[army_id] for army_id, key in keys.items()
-                    if army_id not in written}
+            keys, seen = self.keys, dict(self.seen)
+            for army_id in written:  # (their keys as read name the rows before the write)
+                if army_id in keys:
+                    del seen[keys[army_id]]
             dialect = connection.dialect.name
             for army_id, (row, a, moved) in written.items():
                 kept_rows[army_id], kept_values[army_id] = row, a
