@@ -12,3 +12,11 @@ pytest_plugins: list[str] = []
 if os.path.exists(os.path.join(os.path.dirname(__file__), "fixtures", "reddit.py")):
     pytest_plugins.append("tests.fixtures.reddit")
 pytest_plugins.append("tests.fixtures.db")
+
+# No property test has a time limit: Hypothesis's default deadline (200 ms an example) turns a
+# busy machine into failures that say nothing about the code (speed is measured in
+# benchmarks/, never in a test). Each test keeps its own example counts.
+from hypothesis import settings as _hypothesis_settings  # noqa: E402
+
+_hypothesis_settings.register_profile("maester", deadline=None)
+_hypothesis_settings.load_profile("maester")

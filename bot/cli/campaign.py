@@ -462,6 +462,7 @@ def adjust_cmd(
     Prints the claim before and after; with --dry-run nothing is written or logged.
     """
     from bot.cli.approval import proposed
+    from bot.render.common import money
     from bot.services.moderation import Holdings, adjust_claim, adjusted
     from bot.services.proposals import adjust_action
 
@@ -484,7 +485,7 @@ def adjust_cmd(
             raise fail(f"{exc}; nothing changed") from None
 
         def holdings(values: Holdings) -> str:
-            return (f"gold {values.gold}, {values.infantry} infantry, {values.cavalry} "
+            return (f"gold {money(values.gold)}, {values.infantry} infantry, {values.cavalry} "
                     f"cavalry, {values.ships} ships")
 
         before = Holdings(found.gold, found.infantry, found.cavalry, found.ships)

@@ -54,6 +54,7 @@ def claims_cmd(
     if context.invoked_subcommand is not None:
         context.obj = config
         return
+    from bot.render.common import money
     from bot.services import queries
 
     env = open_campaign(config)
@@ -68,7 +69,7 @@ def claims_cmd(
         standing = c.standing + (" until " + f"{c.away_until:%Y-%m-%d}"
                                  if c.standing == "away" and c.away_until else "")
         standing += ", held" if c.held else ""
-        table.add_row(escape(c.name), c.holdfast, str(c.gold), str(c.infantry), str(c.cavalry),
+        table.add_row(escape(c.name), c.holdfast, money(c.gold), str(c.infantry), str(c.cavalry),
                       str(c.ships), str(c.armies), ", ".join(f"u/{p}" for p in c.players),
                       f"{c.last_seen:%Y-%m-%d %H:%M}" if c.last_seen else "", standing)
     console.print(table)

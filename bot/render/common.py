@@ -3,7 +3,7 @@ modifiers one claim may read, and the campaign context a text needs for names an
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 from decimal import Decimal
 from typing import Protocol
@@ -31,6 +31,12 @@ class Context(Protocol):
     def when(self, moment: datetime) -> str: ...
 
     def tick_at(self, index: int) -> datetime: ...
+
+
+def side_name(names: Sequence[str]) -> str:
+    """The claims of one side of a battle as posts and pages name them (plain text, escaped
+    where it is shown): ``House Stark``, ``House Stark and House Tully``, ``A, B and C``."""
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
 def money(value: Decimal) -> str:

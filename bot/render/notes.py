@@ -145,6 +145,20 @@ def encounter_note(*, own: int, enemy: int, enemy_claim: str, place: str, when: 
             f"fought at {when}.{choice} {odds_hint(mine, theirs)}")
 
 
+def ally_encounter_note(*, own: int, lead: int, lead_claim: str, enemy: int, enemy_claim: str,
+                        place: str, when: str, kind: ArmyKind) -> tuple[str, str]:
+    """The note to a claim whose army stands where its ally's army (``lead``) met an enemy: it
+    fights on that side when the battle is fought (docs/rules.md, battles between sides):
+    (subject, body)."""
+    return (f"Battle looms at {place}",
+            f"Your {force_name(kind, own)} stands at {name_md(place)} with "
+            f"{force_name(kind, lead)} of {name_md(lead_claim)}, your ally, which faces "
+            f"{force_name(kind, enemy)} of {name_md(enemy_claim)}. If your "
+            f"{force_name(kind, own)} still stands there when the battle is fought, at "
+            f"{when}, it fights on {name_md(lead_claim)}'s side (and your claim is at war with "
+            f"{name_md(enemy_claim)} from then on). To stay out of it, march away before then.")
+
+
 def odds_hint(mine: str, theirs: str) -> str:
     """How a side in a pending battle asks for its odds."""
     return f"Send `odds {mine} vs {theirs}` to see the odds of this battle."

@@ -57,26 +57,37 @@ def _table_head(result: BattleResult, what: str, *, attacker: str, defender: str
             f"{troops_of(result.defender.troops)} |"]
 
 
+def _wins(winner: str, claims: int) -> str:
+    """``**House Stark wins**``, or ``win`` for a side of several claims."""
+    return f"**{winner} {'wins' if claims == 1 else 'win'}"
+
+
 def battle_post(result: BattleResult, *, attacker: str, defender: str, place: str, when: str,
                 kind: str = "field", hide_defender: bool = False,
+                claims: tuple[int, int] = (1, 1),
                 settled: Mapping[tuple[str, str], TableRoll] | None = None,
                 public: PublicAssault | None = None, dice: str | None = None,
                 fate_dice: Sequence[str] = ()) -> str:
     """The public battle report.
 
-    ``settled`` holds the fate-table rolls the bot made, keyed by (``"attacker"`` or
-    ``"defender"``, character name); without it the report lists who must roll. ``public``
-    (an assault on a holdfast with a secret bonus) limits the report to what
+    ``attacker`` and ``defender`` name each side's claims
+    (:func:`bot.render.common.side_name`; ``claims``: how many claims each side holds, for
+    the verb). ``settled`` holds the fate-table rolls the
+    bot made, keyed by (``"attacker"`` or ``"defender"``, character name); without it the
+    report lists who must roll. ``public`` (an assault on a holdfast with a secret bonus)
+    limits the report to what
     :func:`rules.campaign.publication.public_assault` allows. ``dice`` (the battle's dice
     line, left out when it would tell a hidden defender's secret) and ``fate_dice`` (the
     lines of the fate-table rolls) end the post.
     """
     if public is not None:
         body = _assault_post(result, public, attacker=name_md(attacker),
-                             defender=name_md(defender), place=name_md(place), when=when)
+                             defender=name_md(defender), place=name_md(place), when=when,
+                             claims=claims)
     else:
         body = _battle_table(result, attacker=attacker, defender=defender, place=place,
-                             when=when, kind=kind, hide_defender=hide_defender, settled=settled)
+                             when=when, kind=kind, hide_defender=hide_defender, settled=settled,
+                             claims=claims)
     if dice and not hide_defender:
         body += f"\n\n{dice_md(dice)}\n"
     return body + "".join(f"\n{dice_md(line)}\n" for line in fate_dice)
@@ -84,10 +95,12 @@ def battle_post(result: BattleResult, *, attacker: str, defender: str, place: st
 
 def _battle_table(result: BattleResult, *, attacker: str, defender: str, place: str, when: str,
                   kind: str, hide_defender: bool,
-                  settled: Mapping[tuple[str, str], TableRoll] | None) -> str:
+                  settled: Mapping[tuple[str, str], TableRoll] | None,
+                  claims: tuple[int, int] = (1, 1)) -> str:
     what = {"field": "Battle", "assault": "Assault", "sally": "Sally"}.get(kind, "Battle")
     attacker, defender, place = name_md(attacker), name_md(defender), name_md(place)
     winner = attacker if result.winner is Winner.ATTACKER else defender
+    wins = _wins(winner, claims[0] if result.winner is Winner.ATTACKER else claims[1])
     defender_hidden = result.defender.strength.has_hidden
     hidden = hide_defender or defender_hidden or result.attacker.strength.has_hidden
     lines = [*_table_head(result, what, attacker=attacker, defender=defender, place=place,
@@ -104,10 +117,10 @@ def _battle_table(result: BattleResult, *, attacker: str, defender: str, place: 
         band = f"ratio {number(result.ratio)}, {band}"
     if hidden:
         # The band, the rolls and the margin would narrow down the secret defense bonus.
-        lines.append(f"**{winner} wins.** The strength of the walls is known only to their "
+        lines.append(f"{wins}.** The strength of the walls is known only to their "
                      "lords, so the odds and the dice of an assault are not published.")
     else:
-        lines.append(f"**{winner} wins** ({band}"
+        lines.append(f"{wins}** ({band}"
                      + (f", margin {result.margin}" if result.margin is not None else "")
                      + ").")
     dice = ", ".join(f"d{r.sides}={r.value}" for r in result.rolls
@@ -147,7 +160,7 @@ def _loss_cell(pct_range: tuple[Decimal, Decimal] | None, side: SideResult) -> s
 
 
 def _assault_post(result: BattleResult, public: PublicAssault, *, attacker: str, defender: str,
-                  place: str, when: str) -> str:
+                  place: str, when: str, claims: tuple[int, int] = (1, 1)) -> str:
     """An assault report holding only the facts that cannot narrow the secret bonus."""
     lines = [*_table_head(result, "Assault", attacker=attacker, defender=defender, place=place,
                           when=when),
@@ -160,7 +173,8 @@ def _assault_post(result: BattleResult, public: PublicAssault, *, attacker: str,
         lines.append("The outcome is known only to the two claims.")
     else:
         winner = attacker if public.winner is Winner.ATTACKER else defender
-        lines.append(f"**{winner} wins.**")
+        count = claims[0] if public.winner is Winner.ATTACKER else claims[1]
+        lines.append(f"{_wins(winner, count)}.**")
     lines.append("The strength of the walls is known only to their lords, so the odds, the "
                  "dice and the exact losses of an assault are not published; the fates of "
                  "characters are told to their claims.")
@@ -193,12 +207,16 @@ def besiegers_gone(besieger: str, fate: str) -> str:
     return f"The besiegers of {name_md(besieger)} {fate}."
 
 
-def fall_post(*, holdfast: str, besieger: str, how: str) -> str:
-    """The public post of a holdfast falling."""
-    return (f"**{name_md(holdfast)}** has fallen to {name_md(besieger)}, {how}. Its garrison "
-            "is captured; the "
-            "gold and the people within are at the mercy of the victors (the moderators will "
-            "rule on them).")
+def fall_post(*, holdfast: str, besieger: str, how: str, held: bool = True,
+              garrison: bool = True) -> str:
+    """The public post of a holdfast falling. ``held``: a claim held it (else nobody did);
+    ``garrison``: a garrison was there to be captured (a holdfast nobody held may have had
+    none: the map's neutral garrison of 0, taken without a fight)."""
+    owner = "" if held else ", which nobody held,"
+    captured = "Its garrison is captured; the" if held or garrison else "The"
+    return (f"**{name_md(holdfast)}**{owner} has fallen to {name_md(besieger)}, {how}. "
+            f"{captured} gold and the people within are at the mercy of the victors (the "
+            "moderators will rule on them).")
 
 
 def scatter_post(claim: str, date: str) -> str:
@@ -208,16 +226,29 @@ def scatter_post(claim: str, date: str) -> str:
             "straggle home and will not answer a call to arms again this year.")
 
 
-def siege_begins_post(*, claim: str, holdfast: str, owner: str, when: str) -> str:
-    """The public post of a siege laid."""
-    return (f"The host of **{name_md(claim)}** has laid siege to **{name_md(holdfast)}**, seat "
-            f"of {name_md(owner)}, on {when}.")
+def _holder(owner: str | None, seat: bool) -> str:
+    """Who holds a besieged or blockaded holdfast, as its post names it: ``, seat of House
+    Stark,`` (its seat), ``, held by House Stark,`` (a conquest or a gift: not its seat), or
+    ``, which no claim holds,``."""
+    if owner is None:
+        return ", which no claim holds,"
+    return f", {'seat of' if seat else 'held by'} {name_md(owner)},"
 
 
-def blockade_post(*, claim: str, port: str, owner: str | None, when: str) -> str:
-    """The public post of a fleet closing a port (``owner``: its holder's name, if any)."""
+def siege_begins_post(*, claim: str, holdfast: str, owner: str | None, when: str,
+                      seat: bool = True) -> str:
+    """The public post of a siege laid (``owner``: the holder's name, None: nobody holds it;
+    ``seat``: the holdfast is the holder's seat)."""
+    return (f"The host of **{name_md(claim)}** has laid siege to **{name_md(holdfast)}**"
+            f"{_holder(owner, seat)} on {when}.")
+
+
+def blockade_post(*, claim: str, port: str, owner: str | None, when: str,
+                  seat: bool = True) -> str:
+    """The public post of a fleet closing a port (``owner``: its holder's name, if any;
+    ``seat``: the port is the holder's seat)."""
     return (f"The ships of **{name_md(claim)}** close the harbour of **{name_md(port)}**"
-            + (f", seat of {name_md(owner)}," if owner is not None else "") + f" in {when}.")
+            + (_holder(owner, seat) if owner is not None else "") + f" in {when}.")
 
 
 def siege_over_post(holdfast: str, reason: str) -> str:

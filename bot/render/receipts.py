@@ -90,7 +90,12 @@ def marched(ctx: Context, rc: r.Marched) -> str:
     if rc.lifted:
         lines.append(f"- The siege of {_label(ctx, rc.lifted)} is lifted: your "
                      f"{force_noun(rc.kind)} has left it")
-    lines.append(f"\nYou may `cancel {force_name(rc.kind, rc.army)}` until it departs.")
+    if rc.at_once:  # ordered exactly on a tick: it is already on its way
+        lines.append(f"\nIt sets off at once (your order came exactly on the tick), so it can "
+                     f"no longer be cancelled; `stand {force_name(rc.kind, rc.army)}` halts it "
+                     "where it stands.")
+    else:
+        lines.append(f"\nYou may `cancel {force_name(rc.kind, rc.army)}` until it departs.")
     return "\n".join(lines)
 
 
@@ -184,9 +189,10 @@ def siege_lifted(ctx: Context, rc: r.SiegeLifted) -> str:
 
 def siege_begun(ctx: Context, rc: r.SiegeBegun) -> str:
     hold = _label(ctx, rc.holdfast)
-    if rc.length.months == 0:  # nobody holds it and it has no garrison
+    if rc.falls_tick is not None:  # nobody holds it and it has no garrison
         return (f"{_name(rc.kind, rc.army)} besieges {hold}, which nobody holds or garrisons: "
-                "it falls to you at the next tick if you hold the tile.")
+                f"it falls to you at {ctx.when(ctx.tick_at(rc.falls_tick))} (the first tick "
+                "after the siege begins) if your army still holds the tile.")
     return (f"{_name(rc.kind, rc.army)} besieges {hold}. With its garrison it falls after "
             f"**{rc.length.months}** in-game months{siege_note(rc.length, rc.besieger_mods)} "
             f"if you hold the tile; you may also `assault {_code(ctx, rc.holdfast)} with "
@@ -340,7 +346,8 @@ def odds_shown(ctx: Context, rc: r.OddsShown) -> str:
             + _joined("the attacker's side", rc.kind, rc.with_army)
             + _joined("the defender's side", rc.target_kind, rc.with_target) +
             f"- strength {_strength(fight.attacker)} against {_strength(fight.defender)}: "
-            f"{ratio}band {fight.band.name}\n"
+            f"{ratio}band {fight.band.name} ({'your' if rc.asker_attacks else 'their'} side's "
+            "strength first)\n"
             f"- **{float(win) * 100:.1f}%** for your side to win, "
             f"{float(1 - win) * 100:.1f}% to lose (exactly {win})\n"
             f"- expected losses: yours {float(lost[ours].infantry):.0f} infantry, "

@@ -41,9 +41,29 @@ def example_for(c: Call, verb: str) -> str:
 
 def syntax_example(c: Call, err: o.OrderSyntaxError) -> str:
     """The example under a line that could not be read, made for the player of ``c``: the
-    order it names (or the order word it probably meant), else a few orders."""
+    player's own line with the order word it probably meant, when that reads as an order
+    (``sige Harrenhal with army 5``: ``siege Harrenhal with army 5``); else the example of
+    the order it names (or probably meant), else a few orders."""
+    if err.suggestion is not None and err.excerpt:
+        fixed = _with_order_word(err.excerpt, err.suggestion)
+        if fixed is not None:
+            return fixed
     verb = err.verb or err.suggestion
     return example_for(c, verb) if verb is not None else short_examples(names_for(c))
+
+
+def _with_order_word(line: str, verb: str) -> str | None:
+    """``line`` with its first word replaced by ``verb``, if that reads as one order (None if
+    not, or if the line was only the mistyped word)."""
+    _, _, rest = line.strip().partition(" ")
+    if not rest.strip():
+        return None
+    fixed = f"{verb} {rest.strip()}"
+    try:
+        o.parse_order(fixed)
+    except o.OrderSyntaxError:
+        return None
+    return fixed
 
 
 def help_reply(c: Call, topic: str | None) -> str:

@@ -16,6 +16,7 @@ from sqlmodel import Session, col, select
 from bot.db.models import ArmyKind, ArmyState, Event, PendingBattle, Siege, SiegeStatus
 from bot.mapimage.draw import render_png, render_svg
 from bot.mapimage.scene import DEFAULT_OPTIONS, Scene, SceneOptions, build_scene
+from bot.render.common import side_name
 from bot.services import journal
 from bot.services.world import CampaignContext, all_claims, get_campaign
 from bot.storage.army_rows import ArmyRecord, load_records
@@ -161,16 +162,25 @@ def _battles_this_month(session: Session, ctx: CampaignContext, now: int,
         col(Event.tick) <= now).order_by(col(Event.id).desc()).limit(500)).all()
     previewed = [e for e in journal.pending_events(session, range(now + 1), "battle")
                  if e.public and e.campaign_id == ctx.campaign_id]  # (a preview's own)
-    ids = [int(e.data_json["battle"]) for e in (*previewed, *stored_events)
-           if _same_month(ctx, e.tick, now) and e.data_json.get("battle")]
+    month = [e for e in (*previewed, *stored_events)
+             if _same_month(ctx, e.tick, now) and e.data_json.get("battle")]
+    ids = [int(e.data_json["battle"]) for e in month]
     if not ids:
         return ()
+    # a side of several claims (an ally fought too): the event names them all
+    sides = {int(e.data_json["battle"]): e.data_json["sides"] for e in month
+             if e.data_json.get("sides")}
     stored: list[PendingBattle | BattleState] = list(session.exec(
         select(PendingBattle).where(col(PendingBattle.id).in_(ids))).all())
     found = {b.id for b in stored}
     stored += [known[i] for i in ids if i not in found and i in known]
-    return tuple(BattleMark(b.tile, names.get(b.attacker_claim, "?"),
-                            names.get(b.defender_claim, "?"))
+
+    def named(battle: PendingBattle | BattleState, which: int, lead: int) -> str:
+        claims = sides.get(battle.id or 0, [[lead], [lead]])[which]
+        return side_name([names.get(int(c), "?") for c in claims])
+
+    return tuple(BattleMark(b.tile, named(b, 0, b.attacker_claim),
+                            named(b, 1, b.defender_claim))
                  for b in sorted(stored, key=lambda b: b.id or 0) if b.tile in ctx.world)
 
 

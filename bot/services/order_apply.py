@@ -248,7 +248,9 @@ def _journal_siege(c: Call, claim: Claim, rc: decide.SiegeBegun, rows: Rows) -> 
                   title=c.ctx.settings.posts.siege_title.format(event="Siege begins",
                                                                 holdfast=hold),
                   body=posts.siege_begins_post(claim=claim.name, holdfast=hold,
-                                               owner=owner.name if owner else NOBODY,
+                                               owner=owner.name if owner else None,
+                                               seat=owner is not None
+                                               and owner.holdfast == rc.holdfast,
                                                when=c.ctx.when(c.now)),
                   flair=c.ctx.settings.posts.siege_flair, public=True, at=c.now, tick=c.tick,
                   target=c.ctx.settings.campaign.subreddit)
@@ -304,7 +306,9 @@ def _journal_blockade(c: Call, claim: Claim, rc: decide.Blockading, rows: Rows) 
                                                                         holdfast=port),
                   body=posts.blockade_post(
                       claim=claim.name, port=port, when=c.ctx.when(c.now),
-                      owner=(rc.owner_name or "") if rc.owner is not None else None),
+                      owner=(rc.owner_name or "") if rc.owner is not None else None,
+                      seat=rc.owner is not None and rc.owner in rows.claims
+                      and rows.claims[rc.owner].holdfast == rc.port),
                   flair=c.ctx.settings.posts.siege_flair, public=True, at=c.now, tick=c.tick,
                   target=c.ctx.settings.campaign.subreddit)
     if rc.owner is not None:

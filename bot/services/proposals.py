@@ -30,7 +30,7 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import func
+from sqlalchemy import delete, func
 from sqlmodel import Session, col, select
 
 from bot.config import reddit_name
@@ -39,6 +39,8 @@ from bot.db.models import (
     Character,
     Claim,
     Event,
+    Outbox,
+    OutboxStatus,
     Player,
     Proposal,
     ProposalStatus,
@@ -589,9 +591,19 @@ def _close(session: Session, ctx: CampaignContext, proposal: Proposal, moderator
     row.decision = decision[:300]
     session.add(row)
     session.flush()
+    _withdraw_waiting_note(session, ctx, row.id or 0)
     ran = status is ProposalStatus.APPROVED
     lines = [] if ran else [f"Proposal #{row.id} refused: {decision}"]
     return Decision(row, ran, lines)
+
+
+def _withdraw_waiting_note(session: Session, ctx: CampaignContext, proposal_id: int) -> None:
+    """Withdraw the moderators' note that proposal ``proposal_id`` waits, if it has not gone
+    out and no publisher has taken it up yet: decided, the proposal no longer waits, and the
+    note would count it among those that do."""
+    session.execute(delete(Outbox).where(
+        col(Outbox.campaign_id) == ctx.campaign_id, col(Outbox.key) == f"proposal:{proposal_id}",
+        col(Outbox.status) == OutboxStatus.PENDING, col(Outbox.claimed_by).is_(None)))
 
 
 def refuse(session: Session, ctx: CampaignContext, proposal_id: int, *, moderator: str,
@@ -634,7 +646,10 @@ def describe(proposal: Proposal) -> str:
     """One line for the moderators."""
     state = proposal.status.value + (f" by u/{proposal.decided_by}" if proposal.decided_by
                                      else "")
-    return (f"#{proposal.id} [{state}] {proposal.action}: {proposal.summary} (proposed by "
+    # an undo's or a rollback's summary already starts with its action ("undo: take ...")
+    action = "" if proposal.summary.startswith(f"{proposal.action}:") \
+        else f"{proposal.action}: "
+    return (f"#{proposal.id} [{state}] {action}{proposal.summary} (proposed by "
             f"u/{proposal.proposer}; {proposal.why})"
             + (f" - {proposal.decision}" if proposal.decision else ""))
 

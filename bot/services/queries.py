@@ -21,6 +21,7 @@ from bot.db.models import (
     Army,
     Campaign,
     Character,
+    Claim,
     Event,
     Outbox,
     OutboxStatus,
@@ -33,9 +34,16 @@ from bot.render.receipts import pause_span
 from bot.services import absence, proposals
 from bot.services.world import CampaignContext, all_claims, armies, claim_by_name, current
 from bot.storage.army_rows import equipment_names
-from bot.storage.world_rows import load_sieges
+from bot.storage.world_rows import load_holders, load_sieges
 from rules.campaign import calendar
-from rules.campaign.world import ArmyKind, ArmyState, BattleStatus, SiegeState, SiegeStatus
+from rules.campaign.world import (
+    ArmyKind,
+    ArmyState,
+    BattleStatus,
+    HolderState,
+    SiegeState,
+    SiegeStatus,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,11 +204,27 @@ def claims(session: Session, ctx: CampaignContext, now: datetime | None = None
     for a in armies(session, ctx):
         raised[a.claim_id] = raised.get(a.claim_id, 0) + 1
     lives = {c.id: life for c, life in absence.listing(session, ctx, now or datetime.now(UTC))}
-    return [ClaimRow(c.name, ctx.world.tile(c.holdfast).label, c.gold, c.infantry, c.cavalry,
+    holders = load_holders(session, ctx.campaign_id)
+    return [ClaimRow(c.name, _holdings(ctx, c, holders), c.gold, c.infantry, c.cavalry,
                      c.ships, raised.get(c.id or 0, 0), tuple(players.get(c.id or 0, ())),
                      lives[c.id].last_seen, lives[c.id].standing.value, lives[c.id].held,
                      c.away_until, c.away_reason)
             for c in all_claims(session, ctx)]
+
+
+def _holdings(ctx: CampaignContext, claim: Claim, holders: dict[str, HolderState]) -> str:
+    """A claim's holdfasts for the moderators: its seat (``Casterly Rock (fallen: no seat)``
+    when another claim holds it now, docs/rules.md "Holdfasts change hands"), then every other
+    holdfast it holds (``+ Harrenhal``)."""
+    seat = holders.get(claim.holdfast)
+    text = ctx.world.tile(claim.holdfast).label if claim.holdfast in ctx.world \
+        else claim.holdfast
+    if seat is not None and seat.claim_id != claim.id:
+        text += " (fallen: no seat)"
+    more = sorted(ctx.world.tile(t).label for t, h in holders.items()
+                  if h.claim_id == claim.id and t != claim.holdfast and t in ctx.world
+                  and ctx.world.tile(t).holdfast)
+    return " + ".join((text, *more))
 
 
 def _claim_id(session: Session, ctx: CampaignContext, claim: str | None) -> int | None:

@@ -32,7 +32,15 @@ from sqlmodel import Session
 from bot.db.engine import transaction
 from bot.db.models import Campaign, MonthlyRun, TickRun
 from bot.render import notes, posts
-from bot.render.common import force, income_sources, labels_for, money, place_label, troops_text
+from bot.render.common import (
+    force,
+    income_sources,
+    labels_for,
+    money,
+    place_label,
+    side_name,
+    troops_text,
+)
 from bot.render.notes import (
     detection_roll_text,
     encounter_note,
@@ -317,6 +325,8 @@ class _TickState:
         self._siege_ids: dict[int, int] = {}  # a new siege's stored id, by its rules' id
         self._battle_ids: dict[int, int] = {}  # a new battle's stored id, where not the rules'
         self._when: dict[datetime, str] = {}
+        self._labels: dict[str, str] = {}
+        self._intercept_closes: str | None = None
         self.held: frozenset[int] = frozenset()  # claims held (bot.services.absence.review)
         self.beacon = beacon.tick_beacon(session, ctx, index)
         self.dice = EventDice(ctx.secret, fairplay.period_of(ctx, index), self.beacon.value)
@@ -334,10 +344,23 @@ class _TickState:
         return text
 
     def label(self, tile_id: str) -> str:
-        if tile_id not in self.ctx.world:
-            return tile_id
-        tile = self.ctx.world.tile(tile_id)
-        return place_label(tile)
+        """A tile as the tick's texts name it (:func:`place_label`; its id when it is off the
+        map), worked out once per tile in a tick (a detection names two or three)."""
+        text = self._labels.get(tile_id)
+        if text is None:
+            world = self.ctx.world
+            text = self._labels[tile_id] = place_label(world.tile(tile_id)) \
+                if tile_id in world else tile_id
+        return text
+
+    def intercept_closes(self) -> str:
+        """When the chance to intercept a force sighted in this tick closes
+        (:func:`detection.intercept_closes`), as the notes say it: the same for every sighting
+        of the tick, so worked out once."""
+        if self._intercept_closes is None:
+            self._intercept_closes = self.when(self.ctx.tick_at(
+                detection.intercept_closes(self.tick, self.ctx.rules)))
+        return self._intercept_closes
 
     def claim_name(self, claim_id: int | None) -> str:
         claim = self.claims.get(claim_id) if claim_id is not None else None
@@ -616,7 +639,9 @@ class _TickState:
         self.post(f"siege:{siege.id}:fallen",
                   self.ctx.settings.posts.siege_title.format(event="Holdfast falls",
                                                              holdfast=holdfast),
-                  fall_post(holdfast=holdfast, besieger=besieger, how=event.how),
+                  fall_post(holdfast=holdfast, besieger=besieger, how=event.how,
+                            held=siege.defender_claim in self.claims,
+                            garrison=self.ctx.world.tile(siege.holdfast).garrison > 0),
                   self.ctx.settings.posts.siege_flair)
         self.report_change_of_hands(event, holdfast, besieger)
 
@@ -659,7 +684,7 @@ class _TickState:
             return
         roll = detection_roll_text(result.automatic, result.roll, result.bonus, result.total,
                                    result.target, changed_by)
-        until = self.when(self.ctx.tick_at(detection.intercept_closes(self.tick, self.ctx.rules)))
+        until = self.intercept_closes()
         subject, body = sighting_note(
             watch_place=self.label(tile_id), claim=self.claim_name(a.claim_id),
             place=self.label(a.tile), when=self.when(self.at),
@@ -679,6 +704,14 @@ class _TickState:
                 place=self.label(a.tile), when=when, first_reaction=claim_id == b.reactor_claim,
                 kind=own.kind, nobody=b.reactor_claim is None)
             self.notify(claim_id, f"encounter:{self.tick}:{a.id}:{other.id}", subject, body)
+        for lead, enemy, allies in ((a, other, event.allies[0]), (other, a, event.allies[1])):
+            for ally in allies:  # an ally's army on the tile is drawn into the battle too
+                subject, body = notes.ally_encounter_note(
+                    own=ally.id, lead=lead.id, lead_claim=self.claim_name(lead.claim_id),
+                    enemy=enemy.id, enemy_claim=self.claim_name(enemy.claim_id),
+                    place=self.label(a.tile), when=when, kind=ally.kind)
+                self.notify(ally.claim_id, f"encounter:{self.tick}:{a.id}:{other.id}:{ally.id}",
+                            subject, body)
 
     def report_arrival(self, event: Arrival) -> None:
         a = event.army
@@ -747,19 +780,26 @@ class _TickState:
         to the claimant alone."""
         battle, result, dice_line = event.battle, event.result, event.dice_line
         hidden_defender, garrison_claim = event.hidden_defender, event.garrison_claim
-        att_name = self.claim_name(battle.attacker_claim)
-        dfd_name = self.claim_name(battle.defender_claim)
-        winner_name = att_name if result.winner is Winner.ATTACKER else dfd_name
+        # every claim of a side is named: an ally's army fought too (docs/rules.md, sides)
+        sides = [[self.claim_name(c) for c in event.side_claims(which)]
+                 for which in (Winner.ATTACKER, Winner.DEFENDER)]
+        att_name, dfd_name = side_name(sides[0]), side_name(sides[1])
+        won = sides[0] if result.winner is Winner.ATTACKER else sides[1]
+        winner_name = f"{side_name(won)} {'wins' if len(won) == 1 else 'win'}"
         secret = hidden_defender or result.attacker.strength.has_hidden \
             or result.defender.strength.has_hidden
         # The strengths counted, for audits (never when they would reveal a secret bonus).
         strengths = {} if secret else {"strengths": [str(result.attacker.strength.value),
                                                      str(result.defender.strength.value)]}
         self.log("battle", f"{att_name} vs {dfd_name} at {self.label(battle.tile)}: "
-                 f"{winner_name} wins",
+                 f"{winner_name}",
                  claim_id=battle.attacker_claim, public=True,
                  data={"battle": battle.id, "kind": battle.kind, "winner": result.winner.value,
                        "band": result.band, "margin": result.margin,
+                       # a side of several claims: the realm's map and post name them all
+                       **({"sides": [list(event.side_claims(Winner.ATTACKER)),
+                                     list(event.side_claims(Winner.DEFENDER))]}
+                          if any(len(side) > 1 for side in sides) else {}),
                        **strengths, **({} if hidden_defender or not dice_line
                                        else {fairplay.DICE_KEY: dice_line})},
                  rolls=result.rolls)
@@ -788,6 +828,7 @@ class _TickState:
         body = battle_post(result, attacker=att_name, defender=dfd_name,
                            place=self.label(battle.tile), when=self.when(self.at),
                            kind=battle.kind, hide_defender=hidden_defender, settled=settled,
+                           claims=(len(sides[0]), len(sides[1])),
                            public=event.public, dice=dice_line,
                            fate_dice=fate_lines)  # fate rolls are public
         self.post(f"battle:{battle.id}", title, body, self.ctx.settings.posts.battle_flair)

@@ -17,6 +17,7 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 
 from bot.mapimage.draw import render_svg
 from bot.web.data import View
+from bot.web.notes import note_html
 
 STATIC_DIR = Path(__file__).with_name("static")
 TEMPLATES = {"realm": "realm.html", "claim": "claim.html", "moderators": "mod.html"}
@@ -24,9 +25,11 @@ TEMPLATES = {"realm": "realm.html", "claim": "claim.html", "moderators": "mod.ht
 
 @cache
 def environment() -> Environment:
-    return Environment(loader=PackageLoader("bot.web", "templates"),
-                       autoescape=select_autoescape(default=True, default_for_string=True),
-                       trim_blocks=True, lstrip_blocks=True)
+    env = Environment(loader=PackageLoader("bot.web", "templates"),
+                      autoescape=select_autoescape(default=True, default_for_string=True),
+                      trim_blocks=True, lstrip_blocks=True)
+    env.filters["note"] = note_html  # the bot's markdown replies and notes, escaped first
+    return env
 
 
 def map_svg(view: View) -> str:

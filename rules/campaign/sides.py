@@ -38,6 +38,7 @@ __all__ = [
     "FIGHTING",
     "GARRISON_STATES",
     "allied",
+    "allies_drawn_in",
     "fighting_sides",
     "garrison_armies",
     "garrison_count",
@@ -81,6 +82,16 @@ def side_armies(world: World, lead: Army, other: Army | int) -> tuple[Army, ...]
               and a.state in FIGHTING and (isinstance(other, int) or a.id != other.id)
               and joins(world, a.claim_id, lead.claim_id, against)]
     return (lead, *in_army_order(others))
+
+
+def allies_drawn_in(world: World, attacker: Army, defender: Army
+                    ) -> tuple[tuple[Army, ...], tuple[Army, ...]]:
+    """The armies of claims other than ``attacker``'s and ``defender``'s that would fight
+    beside each of them on their tile (:func:`side_armies`), as the world stands now: the
+    attacker's side's, then the defender's."""
+    two = (attacker.claim_id, defender.claim_id)
+    return (tuple(a for a in side_armies(world, attacker, defender) if a.claim_id not in two),
+            tuple(a for a in side_armies(world, defender, attacker) if a.claim_id not in two))
 
 
 def fighting_sides(world: World, attacker: Army, defender: Army, *, map: WorldMap, tick: int,

@@ -13,7 +13,7 @@ from freezegun import freeze_time
 from sqlmodel import col, select
 
 from bot.db.engine import make_engine, transaction
-from bot.db.models import Campaign, Event, Outbox, Proposal
+from bot.db.models import Campaign, Event, Outbox, OutboxStatus, Proposal
 from tests.bot.test_cli_safety import INIT, cli, export, runner
 from tests.fixtures.db import sqlite_url
 
@@ -152,6 +152,41 @@ def test_an_action_that_waits_changes_nothing_until_a_second_moderator_approves(
     assert "was refused already" in cli(config, AT, "approve", "2", "--by", "mod_ann", code=2)
     assert "no proposal #9" in cli(config, AT, "approve", "9", "--by", "mod_ann", code=2)
     assert "2 proposal(s)." in cli(config, AT, "proposals", "--all")
+
+
+def test_a_proposed_undo_is_listed_with_its_action_once(tmp_path: Path) -> None:
+    """Found by hand: `maester proposals` listed an undo as "undo: undo: take the world back
+    ..." (its summary already names the action)."""
+    config = _config(tmp_path, '[moderators]\napproval = ["undo"]\n')
+    cli(config, AT, "adjust", "House Stark", "--gold", "+100", "--reason", "dowry",
+        "--by", "u/mod_jane")
+    assert "Proposed as #1: undo: take the world back" in cli(
+        config, AT, "undo", "--reason", "the dowry was a mistake", "--by", "u/mod_jane")
+    listed = cli(config, AT, "proposals")
+    assert "#1 [pending] undo: take the world back to before" in listed, listed
+    assert "undo: undo:" not in listed
+
+
+def test_a_decided_proposal_withdraws_its_note_if_it_has_not_gone_out(tmp_path: Path) -> None:
+    """Found by hand: a proposal refused before the round that sends modmail still had its
+    note delivered afterwards, saying it waited ("Now 1 proposal waits"). Decided, its note
+    is withdrawn while still queued; one already delivered stays (it was true when sent)."""
+    config = _config(tmp_path, '[moderators]\napproval = ["adjust"]\n')
+    for gold in ("+1", "+2"):
+        cli(config, AT, "adjust", "House Stark", "--gold", gold, "--by", "u/mod_jane")
+    notes = {o.key: o for o in rows(tmp_path, Outbox) if o.key.startswith("proposal:")}
+    assert set(notes) == {"proposal:1", "proposal:2"}
+    engine = make_engine(sqlite_url(tmp_path / "c.db"))
+    with transaction(engine) as session:  # the second note went out before the decision
+        sent = session.get(Outbox, notes["proposal:2"].id)
+        assert sent is not None
+        sent.status = OutboxStatus.DELIVERED
+        session.add(sent)
+    engine.dispose()
+    cli(config, AT, "refuse", "1", "--by", "mod_jane", "--reason", "withdrawn")
+    cli(config, AT, "approve", "2", "--by", "mod_bob")
+    left = {o.key: o.status for o in rows(tmp_path, Outbox) if o.key.startswith("proposal:")}
+    assert left == {"proposal:2": OutboxStatus.DELIVERED}, left
 
 
 def test_an_approval_after_the_world_moved_on_is_checked_again(tmp_path: Path) -> None:

@@ -132,6 +132,15 @@ def test_adjust_shows_before_and_after_and_dry_run_writes_nothing(config: Path) 
     assert stark["gold"] == "1000"
 
 
+def test_gold_is_printed_as_the_players_read_it(config: Path) -> None:
+    """Found by hand: `maester claims` and `adjust` printed gold as stored (``267.0``,
+    ``910.50``) where every reply and post says ``267`` and ``910.5``."""
+    out = run(config, "adjust", "House Stark", "--gold", "+10.50", "--by", "jane")
+    assert "before: gold 900," in out and "after:  gold 910.5," in out, out
+    listed = run(config, "claims")
+    assert " 910.5 " in listed and "910.50" not in listed, listed
+
+
 def _bodies(config: Path) -> dict[int, str]:
     """What the delivery itself composes for each outbox entry, read from the database."""
     from bot.config import load_settings

@@ -102,6 +102,9 @@ class Marched(Receipt):
     plan: MarchPlan
     cheaper: Route | None = None
     lifted: str | None = None
+    at_once: bool = False
+    """It departs at the very moment of the order (an order sent exactly on a tick): too
+    late to cancel, only ``stand`` halts it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,7 +212,7 @@ def decide_move(world: World, sender: Sender, order: o.Move, at: datetime
                 meta={})  # who detected the previous march does not carry over
     return with_army(world, a), Marched(
         a.id, a.kind, a.infantry, a.cavalry, a.ships, a.tile, check, depart, plan, cheaper,
-        lifted.holdfast if lifted is not None else None, ordered=(a.id,))
+        lifted.holdfast if lifted is not None else None, depart <= at, ordered=(a.id,))
 
 
 def decide_route(world: World, sender: Sender, order: o.Route, at: datetime

@@ -86,6 +86,9 @@ class SiegeBegun(Receipt):
     cavalry: int
     ships: int
     kind: ArmyKind = field(default=ArmyKind.LAND, kw_only=True)
+    falls_tick: int | None = field(default=None, kw_only=True)
+    """A holdfast nobody holds or garrisons: the tick it falls at (the first after the siege
+    began), which the receipt states; None for a siege that counts months."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,7 +160,8 @@ def decide_siege(world: World, sender: Sender, order: o.Siege, at: datetime
     wars = () if before is None else ((a.claim_id, defender, before),)
     return world, SiegeBegun(NEW_SIEGE, a.id, hold.id, a.claim_id, defender, length, attack,
                              sender.modifiers.holdfast(owner.id) if owner else (), a.infantry,
-                             a.cavalry, a.ships, wars=wars, kind=a.kind)
+                             a.cavalry, a.ships, wars=wars, kind=a.kind,
+                             falls_tick=siege.started_tick + 1 if length.months == 0 else None)
 
 
 @dataclass(frozen=True, slots=True)

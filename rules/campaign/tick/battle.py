@@ -40,7 +40,13 @@ from rules.campaign.movement import (
 from rules.campaign.paths import entry_cost
 from rules.campaign.publication import PublicAssault, public_assault
 from rules.campaign.retreat import roll_retreat
-from rules.campaign.sides import GARRISON_STATES, fighting_sides, garrison_armies, join_wars
+from rules.campaign.sides import (
+    GARRISON_STATES,
+    allies_drawn_in,
+    fighting_sides,
+    garrison_armies,
+    join_wars,
+)
 from rules.campaign.tick.events import (
     BattleFought,
     BattleVoid,
@@ -359,7 +365,7 @@ class _Battles:
         self.events.append(BattleFought(
             battle, result, after[0], after[1], hidden_defender,
             garrison_claim.id if garrison_claim is not None else None, dice_line, public,
-            fates, tuple(self.armies[a.id] for a in others)))
+            fates, tuple(self.armies[a.id] for a in others), len(joined[0])))
         beaten = joined[0] if result.winner is Winner.DEFENDER else joined[1]
         self.beaten(after[0] if result.winner is Winner.DEFENDER else after[1])
         for a in beaten:
@@ -598,7 +604,8 @@ def advance_meetings(world: World, tick: Tick) -> tuple[World, list[TickEvent]]:
         battle = meet(att, dfd, tick, world.new_battle_id(battles), both_marching=all(
             p.since is None or p.since == tick.index for p in (attacker, defender)))
         battles.append(battle)
-        events.append(Encounter(att, dfd, battle))
+        events.append(Encounter(att, dfd, battle,
+                                allies_drawn_in(replace(world, armies=armies), att, dfd)))
     if not events:
         return world, events
     return replace(world, armies=armies, battles=tuple(battles)), events

@@ -96,6 +96,10 @@ class Encounter:
     attacker: Army
     defender: Army
     battle: BattleState
+    allies: tuple[tuple[Army, ...], tuple[Army, ...]] = ((), ())
+    """The armies of other claims on the tile that would fight on the attacker's side and on
+    the defender's (:func:`rules.campaign.sides.allies_drawn_in`): their claims are told the
+    battle looms too."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -294,7 +298,20 @@ class BattleFought:
     public: PublicAssault | None = None
     fates: tuple[FateRolled, ...] | None = None
     joined: tuple[Army, ...] = ()
-    """The other armies that fought on either side (after their losses)."""
+    """The other armies that fought on either side (after their losses): the attacker's side's
+    first, then the defender's."""
+    joined_attackers: int = 0
+    """How many of ``joined`` fought on the attacker's side (the posts name every claim of a
+    side)."""
+
+    def side_claims(self, which: Winner) -> tuple[int, ...]:
+        """The claims of side ``which``: the battle's own claim first, then each other claim
+        whose army joined that side, once each, in the side's order."""
+        first = self.battle.attacker_claim if which is Winner.ATTACKER \
+            else self.battle.defender_claim
+        more = self.joined[:self.joined_attackers] if which is Winner.ATTACKER \
+            else self.joined[self.joined_attackers:]
+        return tuple(dict.fromkeys((first, *(a.claim_id for a in more))))
 
     def secret_strengths(self) -> tuple[tuple[Winner, Army], ...]:
         """The armies whose strength counted a hidden modifier: each is told privately its

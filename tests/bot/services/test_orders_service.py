@@ -71,6 +71,20 @@ def test_an_invalid_order_changes_nothing_and_says_what_was_expected(world: Any)
     assert _snapshot(world) == before
 
 
+def test_a_misspelt_order_word_is_answered_with_the_players_own_line_put_right(
+        world: Any) -> None:
+    """Found by hand: "sige Harrenhal with army 5" was answered with an example about another
+    holdfast and another army. The example is the player's own line with the order word it
+    probably meant, when that reads as an order; nothing changes."""
+    before = _snapshot(world)
+    reply = _say(world, "ned_stark", "sige Riverrun with army 1\nmvoe army 1: 1316 > 1317 "
+                 "(cost 2)")
+    assert "did you mean siege?" in reply and "did you mean move?" in reply, reply
+    assert "**Example:** `siege Riverrun with army 1`" in reply, reply
+    assert "**Example:** `move army 1: 1316 > 1317 (cost 2)`" in reply, reply
+    assert _snapshot(world) == before
+
+
 def test_a_wrong_stated_cost_is_rejected_with_the_breakdown(world: Any) -> None:
     """The player states the total cost; a different one is rejected with the computed cost
     and the per-tile breakdown, and nothing changes."""

@@ -12,6 +12,9 @@ from sqlmodel import select
 
 from bot.db.models import Relation
 from bot.maps import demo_map_text
+from bot.render.posts import realm_post
+from bot.services import queries
+from bot.services.mapview import load_situation
 from bot.services.moderation import remove_army
 from bot.services.world import set_relation
 from rules.campaign.world import RelationStatus
@@ -83,6 +86,22 @@ def test_an_ally_on_the_tile_joins_the_defence_and_goes_to_war(tmp_path: Path) -
         wars = {(r.claim_a, r.claim_b) for r in session.exec(select(Relation)).all()
                 if r.status == RelationStatus.WAR}
     assert tuple(sorted((lannister or 0, tully or 0))) in wars
+
+
+def test_the_battle_post_names_every_claim_of_a_side(tmp_path: Path) -> None:
+    """Found by hand: Tully's army fought beside Stark's, yet the post's title, its table and
+    the public log named House Stark alone, as if Tully's 100 were Stark's. Every claim whose
+    army fought on a side is named on it (and the side that wins "win")."""
+    w = _field(tmp_path, stark=["100 infantry"], tully=["100 infantry"], lannister="50 infantry",
+               tully_status=RelationStatus.ALLIED)
+    _attack(w, 1, 3)
+    post = next(p for p in w.posts() if p.title.startswith("[Battle]"))
+    sides = "House Stark and House Tully"
+    assert post.title == f"[Battle] House Lannister vs {sides} at 1320", post.title
+    assert f"| House Lannister (attacker) | {sides} (defender) |" in post.body, post.body
+    assert f"**{sides} win** (" in post.body, post.body
+    battle = w.events("battle")[0]
+    assert battle.summary == f"House Lannister vs {sides} at 1320: {sides} win", battle.summary
 
 
 def test_an_army_allied_to_both_sides_stays_out(tmp_path: Path) -> None:
@@ -168,6 +187,19 @@ def test_a_fallen_seat_changes_hands_and_its_old_holder_cannot_muster(tmp_path: 
     assert any("has no seat" in e.summary for e in w.events("referral"))
 
 
+def test_the_claims_list_shows_a_fallen_seat_and_a_conquest(tmp_path: Path) -> None:
+    """Found by hand: after Casterly Rock fell, `maester claims` still gave it as its old
+    holder's holdfast, and the conqueror's row did not show it. Stark's row says Winterfell
+    fell (no seat); Lannister's shows its seat and its conquest."""
+    w = _before_winterfell(tmp_path, at_home=120, lannister="2000 infantry 500 cavalry")
+    w.say("tywin_lannister", "assault Winterfell with army 1", at=day(2, 13))
+    w.run(day(2, 18))
+    with w.session() as session:
+        rows = {r.name: r.holdfast for r in queries.claims(session, w.ctx, day(2, 19))}
+    assert rows["House Stark"] == "Winterfell (fallen: no seat)", rows
+    assert rows["House Lannister"] == "Casterly Rock + Winterfell", rows
+
+
 def _at_barrowton(tmp_path: Path) -> World:
     """Stark's army 1 (100 infantry) stands on Barrowton, nobody's seat, on day 2 at 12:00."""
     w = World(tmp_path, claims=roster("stark", "lannister"))
@@ -184,14 +216,43 @@ def test_a_holdfast_nobody_holds_falls_without_a_war(tmp_path: Path) -> None:
     w = _at_barrowton(tmp_path)
     reply = w.say("ned_stark", "siege Barrowton with army 1", at=day(2, 13))
     assert "nobody holds or garrisons" in reply, reply
+    # found by hand: the receipt said "at the next tick" (18:00); it states the true time
+    assert f"it falls to you at {w.ctx.when(day(3, 0))}" in reply, reply
     assert not [e for e in w.events("relation")]
     w.run(day(2, 18))
     assert not w.events("holdfast_falls")
     w.run(day(3, 0))
     assert w.siege().status == "fallen"
+    # found by hand: the post said "Its garrison is captured" of a holdfast nobody garrisoned
+    [fell] = [p.body for p in w.posts() if p.title.endswith("Holdfast falls: Barrowton")]
+    assert "**Barrowton**, which nobody held, has fallen to House Stark, taken without a " \
+        "fight. The gold" in fell, fell
+    assert "garrison" not in fell
     status = w.say("ned_stark", "status", at=day(3, 1))
     assert "Also holds Barrowton (defenses x1.5, secret)" in status
     assert "Barrowton is yours" in _notes_to(w, "ned_stark")
+
+
+def test_a_siege_post_says_who_holds_the_holdfast_not_whose_seat_it_is(tmp_path: Path) -> None:
+    """Found by hand: the siege post called every besieged holdfast its holder's seat, and a
+    holdfast nobody held the seat of "nobody (its neutral garrison)". Barrowton, nobody's, is
+    besieged as one that no claim holds; once it fell to Stark (not Stark's seat), Lannister's
+    siege of it says it is held by House Stark."""
+    w = World(tmp_path, claims=roster("stark", "lannister"))
+    w.say("ned_stark", "muster 100 infantry")
+    w.say("tywin_lannister", "muster 300 infantry")
+    w.run(day(2, 12))
+    w.place(1, "Barrowton")
+    w.say("ned_stark", "siege Barrowton with army 1", at=day(2, 13))
+    w.run(day(3, 0))
+    with w.session() as session:
+        remove_army(session, w.ctx, 1, reason="a ruling", actor="mod_jane", now=day(3, 1))
+    w.place(2, "Barrowton")
+    reply = w.say("tywin_lannister", "siege Barrowton with army 2", at=day(3, 2))
+    assert "besieges Barrowton" in reply, reply
+    begun = [p.body for p in w.posts() if p.title.endswith("Siege begins: Barrowton")]
+    assert "laid siege to **Barrowton**, which no claim holds, on" in begun[0], begun[0]
+    assert "laid siege to **Barrowton**, held by House Stark, on" in begun[1], begun[1]
 
 
 def test_assault_on_a_holdfast_nobody_holds_points_to_a_siege(tmp_path: Path) -> None:
@@ -211,7 +272,10 @@ def test_the_attacked_side_sees_the_odds_of_the_battle_it_faces(tmp_path: Path) 
     reply = w.say("ned_stark", "odds army 1 vs army 3", at=day(2, 14))
     assert "The battle of army 3 (the attacker) against army 1" in reply, reply
     assert "strength 150 against 200" in reply
+    # found by hand: which strength is whose, when the asker's side is the second one
+    assert "band 1.26-1.50 (their side's strength first)" in reply, reply
     mine = w.say("tywin_lannister", "odds army 3 vs army 1", at=day(2, 14))
+    assert "band 1.26-1.50 (your side's strength first)" in mine, mine
     chances = [float(next(line for line in text.splitlines()
                           if "for your side to win" in line).split("**")[1].rstrip("%"))
                for text in (reply, mine)]
@@ -270,6 +334,25 @@ def test_an_order_stamped_exactly_on_a_tick_starts_at_that_tick(tmp_path: Path) 
     assert w.ctx.when(day(3, 12)) in reply and w.ctx.when(day(3, 18)) not in reply, reply
     w.run(day(3, 12))
     assert w.army(1).state == "standing"
+
+
+def test_a_march_ordered_exactly_on_a_tick_is_not_offered_a_cancel(tmp_path: Path) -> None:
+    """Found by hand: a march ordered exactly at 12:00 (the 12:00 tick run) departs at 12:00,
+    yet its receipt said "You may cancel army 1 until it departs", and a cancel is refused.
+    The receipt says it sets off at once and that `stand` halts it; a later order still gets
+    the offer."""
+    w = World(tmp_path, claims=roster("stark", "lannister"))
+    w.say("ned_stark", "muster 10 infantry")
+    w.run(day(2, 12))
+    w.place(1, "1319")
+    reply = w.say("ned_stark", "move army 1: 1320 (cost 1)", at=day(2, 12))
+    assert f"Departs: {w.ctx.when(day(2, 12))}" in reply, reply
+    assert "until it departs" not in reply and "`stand army 1` halts it" in reply, reply
+    assert "**Not done:**" in w.say("ned_stark", "cancel army 1", at=day(2, 12))
+    halted = w.say("ned_stark", "stand army 1", at=day(2, 13))
+    assert "**Not done:**" not in halted, halted
+    later = w.say("ned_stark", "move army 1: 1320 (cost 1)", at=day(2, 14))
+    assert "You may `cancel army 1` until it departs." in later, later
 
 
 # --- three hostile claims, meetings on the march, whatever the armies' numbers ---------------
@@ -363,6 +446,43 @@ def test_an_army_marching_onto_a_standing_enemy_gives_it_the_first_reaction(
     assert "**Not done:**" in refused and "first reaction" in refused
     taken = w.say("tywin_lannister", "retreat army 2: 1321", at=day(3, 1))
     assert "**Not done:**" not in taken, taken
+
+
+def test_the_realm_names_every_claim_of_a_side_among_the_months_battles(
+        tmp_path: Path) -> None:
+    """Found by hand: the [Realm] post's "Battles last month" (and the realm page) named only
+    the battle's two claims when an ally fought on a side; the public situation names all."""
+    w = _field(tmp_path, stark=["100 infantry"], tully=["100 infantry"], lannister="50 infantry",
+               tully_status=RelationStatus.ALLIED)
+    _attack(w, 1, 3)
+    with w.session() as session:
+        situation = load_situation(session, w.ctx)
+    assert [(b.attacker, b.defender) for b in situation.battles] == [
+        ("House Lannister", "House Stark and House Tully")], situation.battles
+    assert "House Lannister vs House Stark and House Tully at 1320" in realm_post(
+        situation, w.ctx.world, "Month 5", 9)
+
+
+def test_an_ally_standing_where_a_battle_looms_is_told(tmp_path: Path) -> None:
+    """Found by hand: Lannister's army 3 marches onto 1320, where Stark's army 1 stands with
+    Tully's army 2 (Tully allied to Stark, at peace with Lannister). Tully's army will fight
+    on Stark's side, and its claim goes to war, yet only Stark and Lannister heard that a
+    battle loomed. Tully is told too: whose side, against whom, when, and how to stay out."""
+    w = _field(tmp_path, stark=["100 infantry"], tully=["100 infantry"], lannister="150 infantry",
+               tully_status=RelationStatus.ALLIED)
+    with w.session() as session:  # Tully and Lannister are at war in the demo; make it peace
+        lannister, tully = w.claim("House Lannister").id, w.claim("House Tully").id
+        set_relation(session, w.ctx, lannister or 0, tully or 0, RelationStatus.NEUTRAL)
+    w.place(3, "1319")
+    w.say("tywin_lannister", "move army 3: 1320 (cost 1)", at=day(2, 13))
+    w.run(day(3, 0))
+    assert w.events("encounter")
+    [note] = [o.body for o in w.outbox(target="hoster_tully") if "Battle looms" in o.title]
+    assert "Your army 2 stands at 1320 with army 1 of House Stark, your ally" in note, note
+    assert "army 3 of House Lannister" in note and "on House Stark's side" in note
+    assert "march away" in note
+    assert not [o for o in w.outbox(target="tywin_lannister")
+                if "Battle looms" in o.title and "army 2" in o.body]
 
 
 def test_a_crushing_win_captures_every_army_of_the_losing_side(tmp_path: Path) -> None:

@@ -19,6 +19,7 @@ from bot.db.models import Army, Claim
 from bot.mapimage.scene import FADED
 from bot.services import weblinks
 from bot.web.app import CSP, create_app
+from bot.web.notes import note_html
 from tests.bot.services import scenario
 from tests.bot.web.world import LANNISTER, STARK, TULLY, campaign, to_eve_of_battle
 
@@ -76,6 +77,34 @@ def test_a_war_room_shows_its_claim_and_its_sighting(
     assert "grey on the map: it may have moved on" in page
     assert re.search(r"seen \d+[hd] ago</text>", page)  # on the map, with its age
     assert client.get(links[TULLY]).headers["cache-control"] == "no-store"
+
+
+def test_a_war_room_shows_its_news_as_text_not_markup(
+        site: tuple[TestClient, str, dict[str, str]]) -> None:
+    """Found by hand: a war room showed receipts and news as the bot's raw markdown (stars,
+    backticks, ``\\>``). They are rendered: the dice key in a code span, no backtick left."""
+    client, _, links = site
+    page = client.get(links[TULLY]).text
+    news = page[page.index('id="news"'):page.index("</section>", page.index('id="news"'))]
+    assert "<code>" in news and "`" not in news and "**" not in news, news
+    assert "[](#maester" not in news
+
+
+def test_a_note_is_rendered_with_everything_escaped() -> None:
+    """The bot's markdown as the war room shows it: a quoted order (with its escaped ``>``),
+    bold, a list, a rule, a table; a player's ``<script>`` and a link stay text."""
+    html = str(note_html(
+        "> move army 2: Winterfell \\> 0100 (cost 1) <script>alert(1)</script>\n\n"
+        "**Army 2** will march. See [the guide](javascript:void).\n\n- Path: 0100\n"
+        "- Departs: `12:00`\n\n---\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n"
+        "[](#maester:reply:1)"))
+    assert html == (
+        "<blockquote>move army 2: Winterfell &gt; 0100 (cost 1) "
+        "&lt;script&gt;alert(1)&lt;/script&gt;</blockquote>"
+        "<p><strong>Army 2</strong> will march. See the guide.</p>"
+        "<ul><li>Path: 0100</li><li>Departs: <code>12:00</code></li></ul><hr>"
+        "<table><thead><tr><th>a</th><th>b</th></tr></thead>"
+        "<tbody><tr><td>1</td><td>2</td></tr></tbody></table>"), html
 
 
 def test_a_sighting_the_rules_forgot_stays_on_the_war_rooms_map(tmp_path: Path) -> None:
