@@ -140,9 +140,13 @@ _READ_VERBS = frozenset({"SELECT", "PRAGMA", "SHOW", "SET", "BEGIN", "SAVEPOINT"
 # make the moderators' room compute its preview again every minute.
 _LEASE_ONLY = re.compile(r'\s*(?:UPDATE|INSERT\s+INTO|DELETE\s+FROM)\s+"?lease"?\s', re.I)
 _BUMP_SQLITE = f"UPDATE {DATA_VERSION_TABLE} SET n = n + 1 WHERE id = 1"
-_BUMP_POSTGRESQL = (  # one statement, harmless before the migration that made the table
-    f"DO $$BEGIN IF to_regclass('{DATA_VERSION_TABLE}') IS NOT NULL THEN "
+# One statement, harmless before the migration that made the table and in a READ ONLY
+# transaction (the pages' readers: nothing they run can have written).
+_BUMP_POSTGRESQL = (
+    f"DO $$BEGIN IF to_regclass('{DATA_VERSION_TABLE}') IS NOT NULL "
+    "AND current_setting('transaction_read_only') = 'off' THEN "
     f"UPDATE {DATA_VERSION_TABLE} SET n = n + 1 WHERE id = 1; END IF; END$$")
+_DML = re.compile(r"\b(?:INSERT|UPDATE|DELETE|MERGE)\b", re.I)
 
 
 def writes(statement: str) -> bool:
@@ -152,6 +156,8 @@ def writes(statement: str) -> bool:
     row alone."""
     words = statement.lstrip(" (\n\t").split(None, 1)
     verb = words[0].upper() if words else ""
+    if verb == "WITH":  # a common table expression: a read unless it holds a write
+        return bool(_DML.search(statement))
     return verb not in _READ_VERBS and not _LEASE_ONLY.match(statement)
 
 

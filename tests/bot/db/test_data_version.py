@@ -97,6 +97,26 @@ def test_a_database_without_the_row_writes_as_before(db_url: str) -> None:
         engine.dispose()
 
 
+@pytest.mark.postgres
+def test_a_read_only_transaction_never_counts(pg_url: str) -> None:
+    """The pages' PostgreSQL reader runs READ ONLY transactions on an engine that counts: a
+    statement it runs that looks like a write (it cannot be one) commits without counting,
+    where an UPDATE would fail the commit."""
+    engine = make_engine(pg_url)
+    try:
+        upgrade(engine)
+        before = version(engine)
+        reader = make_reader_engine(pg_url)
+        try:
+            with Session(reader) as session, session.begin():
+                session.execute(text("DO $$BEGIN PERFORM 1; END$$"))
+        finally:
+            reader.dispose()
+        assert version(engine) == before
+    finally:
+        engine.dispose()
+
+
 def test_create_all_makes_the_row_as_the_migration_does(tmp_path: Path) -> None:
     engine = make_engine(sqlite_url(tmp_path / "t.db"))
     try:
@@ -124,6 +144,7 @@ def test_what_counts_as_a_write(statement: str) -> None:
     "UPDATE lease SET expires_at = 'x' WHERE lease.name = 'c'",
     'INSERT INTO "lease" (name) VALUES (1)', "DELETE FROM lease WHERE name = 'c'",
     "SHOW search_path", "SET lock_timeout = '1s'", "(SELECT 1) UNION (SELECT 2)",
+    "WITH x AS (SELECT 1) SELECT * FROM x",
 ])
 def test_what_does_not(statement: str) -> None:
     assert not writes(statement)
