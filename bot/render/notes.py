@@ -208,12 +208,19 @@ def retreat_failed_note(*, runner: Force, opponent_claim: str, place: str, until
 
 
 def army_after_battle_note(*, battle: int | None, kind: ArmyKind, army: int, place: str,
-                           state: str, troops: str, fate: str) -> tuple[str, str]:
+                           state: str, troops: str, fate: str, back_to: str = "",
+                           arriving: str = "") -> tuple[str, str]:
     """To the claim of every army that fought: what is left of it (``fate``: why it is gone,
-    when it is)."""
+    when it is) and where it goes: a beaten army turns back the way it came (``back_to``, at
+    ``arriving``) or withdraws behind its walls."""
     name = force_name(kind, army, capital=True)
     if state == "gone":
         what = f"{name} is no more: its troops {fate or 'are gone'}."
+    elif state == "retreating" and back_to:
+        what = (f"{name} has {troops} left and falls back the way it came, to "
+                f"{name_md(back_to)}, arriving {arriving}.")
+    elif state == "garrison":
+        what = f"{name} has {troops} left and withdraws behind the walls of {name_md(place)}."
     else:
         what = f"{name} has {troops} left and is {state}."
     return (f"Battle {battle} at {place}: {force_name(kind, army)}",

@@ -119,6 +119,7 @@ from rules.campaign.upkeep import (
 from rules.campaign.world import (
     ACTIVE_STATES,
     FREE_CHARACTERS,
+    ArmyState,
     BattleStatus,
     ClaimState,
     EventDice,
@@ -824,12 +825,16 @@ class _TickState:
         for fought in (event.attacker, event.defender, *event.joined):  # each claim hears of
             if fought is None:  # its own armies (captured, gone, or what is left)
                 continue
+            back = fought.state is ArmyState.RETREATING and bool(fought.march.path)
             self.notify(fought.claim_id, f"battle:{battle.id}:army:{fought.id}",
                         *notes.army_after_battle_note(
                             battle=battle.id, kind=fought.kind, army=fought.id,
                             place=self.label(battle.tile), state=fought.state.value,
                             troops=troops_text(fought.infantry, fought.cavalry, fought.ships),
-                            fate=str(fought.meta.get("fate") or "")))
+                            fate=str(fought.meta.get("fate") or ""),
+                            back_to=self.label(fought.march.path[-1]) if back else "",
+                            arriving=self.when(self.ctx.tick_at(fought.arrival_tick))
+                            if back and fought.arrival_tick is not None else ""))
 
 
 _Reporter = Callable[[_TickState, Any], None]

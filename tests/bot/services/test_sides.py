@@ -485,6 +485,30 @@ def test_an_ally_standing_where_a_battle_looms_is_told(tmp_path: Path) -> None:
                 if "Battle looms" in o.title and "army 2" in o.body]
 
 
+def test_a_beaten_army_is_told_it_falls_back_not_that_it_stands(tmp_path: Path) -> None:
+    """Found by hand: after a lost battle the army's note said "... left and is standing" while
+    the army was in fact turning back the way it came. Stark's 100 march from 1319 onto
+    Lannister's 270 at 1320 and lose: Stark's note says army 1 falls back to 1319 and when it
+    gets there; the winner's note says it stands."""
+    w = World(tmp_path, claims=roster("stark", "lannister"))
+    w.say("ned_stark", "muster 100 infantry")
+    w.say("tywin_lannister", "muster 270 infantry")
+    w.run(day(2, 12))
+    w.place(1, "1319")
+    w.place(2, "1320")
+    w.say("ned_stark", "move army 1: 1320 (cost 1)", at=day(2, 13))
+    w.run(day(3, 6))
+    [battle] = w.events("battle")
+    assert battle.summary.endswith("House Lannister wins"), battle.summary
+    assert w.army(1).state == "retreating"
+    [note] = [o.body for o in w.outbox(target="ned_stark") if o.title.startswith("Battle 1 at")]
+    assert "and falls back the way it came, to 1319, arriving" in note, note
+    assert "is standing" not in note
+    [theirs] = [o.body for o in w.outbox(target="tywin_lannister")
+                if o.title.startswith("Battle 1 at")]
+    assert "left and is standing" in theirs, theirs
+
+
 def test_a_crushing_win_captures_every_army_of_the_losing_side(tmp_path: Path) -> None:
     """Lannister's 1000 attack Stark's two armies of 100 on one field: above 4.00 to 1 the
     battle is won without dice (margin 22+), and both Stark armies are captured, not only the
