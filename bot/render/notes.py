@@ -228,6 +228,17 @@ def army_after_battle_note(*, battle: int | None, kind: ArmyKind, army: int, pla
             "full.")
 
 
+def garrison_after_battle_note(*, battle: int | None, kind: str, place: str, won: bool,
+                               captured: bool, lost: str) -> tuple[str, str]:
+    """To the claim whose garrison fought a sally or held against an assault: how it went and
+    what it cost (its troops at home are no army, so no army's note tells it)."""
+    what = "sally from" if kind == "sally" else "assault on"
+    cost = "was captured" if captured else f"lost {lost}"
+    return (f"Battle {battle} at {place}: your garrison",
+            f"The {what} {name_md(place)} is {'won' if won else 'lost'}: your garrison {cost}. "
+            "Send `status` to see the troops left at home.")
+
+
 def battle_void_note(*, battle: int | None, place: str, kind: str) -> tuple[str, str]:
     """To both claims of a battle that does not happen (its armies parted or are gone, or the
     siege a sally was to break has ended)."""

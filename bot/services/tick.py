@@ -822,6 +822,16 @@ class _TickState:
             self.notify(garrison_claim, f"battle:{battle.id}:defenses",
                         *notes.defenses_note(self.label(battle.tile), result.defender.strength,
                                              dice_line))
+        if garrison_claim is not None and not (battle.kind == "assault"
+                                               and result.winner is Winner.ATTACKER):
+            # the garrison's troops at home fought too (a fallen holdfast has its own note)
+            which = Winner.ATTACKER if event.attacker is None else Winner.DEFENDER
+            side = result.side(which)
+            self.notify(garrison_claim, f"battle:{battle.id}:garrison",
+                        *notes.garrison_after_battle_note(
+                            battle=battle.id, kind=battle.kind, place=self.label(battle.tile),
+                            won=result.winner is which, captured=side.captured,
+                            lost=troops_text(side.losses.infantry, side.losses.cavalry)))
         for fought in (event.attacker, event.defender, *event.joined):  # each claim hears of
             if fought is None:  # its own armies (captured, gone, or what is left)
                 continue

@@ -312,6 +312,25 @@ def test_a_sally_that_cannot_happen_is_told_to_both_claims(tmp_path: Path) -> No
         assert "does not happen" in _notes_to(w, player), player
 
 
+def test_a_garrison_that_sallied_is_told_what_it_cost(tmp_path: Path) -> None:
+    """Found by hand: Targaryen's whole garrison sallied and lost half its troops at home, yet
+    only the besieger heard of the battle privately (troops at home are no army, so no army's
+    note went to Targaryen). The garrison's claim is told how it went and what it lost."""
+    w = _before_winterfell(tmp_path, at_home=250, lannister="400 infantry")
+    w.say("tywin_lannister", "siege Winterfell with army 1", at=day(2, 13))
+    w.run(day(2, 18))
+    w.say("ned_stark", "sally from Winterfell", at=day(2, 19))
+    w.run(day(3, 0))
+    [battle] = w.events("battle")
+    stark = w.claim("House Stark")
+    [note] = [o.body for o in w.outbox(target="ned_stark")
+              if o.title == f"Battle {battle.data_json['battle']} at Winterfell: your garrison"]
+    lost = 250 - stark.infantry
+    assert f"The sally from Winterfell is {'won' if 'Stark wins' in battle.summary else 'lost'}" \
+        in note, note
+    assert f"your garrison lost {lost} infantry" in note and "`status`" in note, note
+
+
 def test_a_disbanded_armys_commander_goes_home_with_it(tmp_path: Path) -> None:
     """Robb commands army 1; disbanded at Winterfell, the army is gone and Robb is at home
     (no army), so `characters` no longer lists a gone army's number."""
