@@ -12,6 +12,10 @@ The realm is served by a live ``maester web`` server (uvicorn, read-only connect
   being interactive (the page's script has read the data and set up pan, zoom and the tile
   panel), by the page's own clock (``performance.now()``), median of 5 loads in new pages.
 
+The moderators' room (``/api/mod/<link>``): its preview of the next tick is made once per state
+of the database (bot/web/app.Previews, issue #25): the first request (the preview made), the
+median of the next ones (kept), and the first after an order was written (made again).
+
 Goals (issue #26): the demo map under 50 ms to the first byte and under 300 KB compressed,
 interactive under 1 s; the 10,000-tile map interactive under 3 s.
 """
@@ -41,6 +45,7 @@ from rules.campaign.worldmap import format_map, parse_map
 START = datetime(2026, 11, 22, 7, 30, tzinfo=UTC)
 REQUESTS = 21
 LOADS = 5
+ROOM_REQUESTS = 10
 
 
 def build(folder: Path, map_text: str, roster: list[dict[str, object]]) -> Settings:
@@ -102,6 +107,49 @@ def _server_times(port: int) -> tuple[float, float, int, int]:
     return fresh, statistics.median(times), raw, zipped
 
 
+def mod_link(settings: Settings) -> str:
+    """The moderators' room's API address."""
+    from bot.services import weblinks
+    from bot.services.world import load_context
+
+    engine = make_engine(settings.campaign.database_url)
+    with transaction(engine) as session:
+        ctx = load_context(session, settings)
+        path = next(link.path for link in weblinks.links(session, ctx, START) if not link.name)
+    engine.dispose()
+    return "/api" + path
+
+
+def _get_seconds(port: int, path: str) -> float:
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
+    began = time.perf_counter()
+    connection.request("GET", path)
+    answer = connection.getresponse()
+    answer.read()
+    connection.close()
+    assert answer.status == 200, answer.status
+    return time.perf_counter() - began
+
+
+def _room_times(port: int, settings: Settings, path: str, player: str
+                ) -> tuple[float, float, float]:
+    """The moderators' room: the first answer (the preview made), the median of the next ones
+    (the preview kept), and the first after a write (an order accepted): seconds."""
+    from bot.messages import handle_message
+    from bot.services.world import load_context
+
+    made = _get_seconds(port, path)
+    kept = statistics.median(_get_seconds(port, path) for _ in range(ROOM_REQUESTS))
+    engine = make_engine(settings.campaign.database_url)
+    with transaction(engine) as session:
+        ctx = load_context(session, settings)
+        handle_message(session, ctx, author=player, text="muster 10 infantry", now=START,
+                       ref="bench-web")
+    engine.dispose()
+    again = _get_seconds(port, path)
+    return made, kept, again
+
+
 def _interactive(port: int) -> float | None:
     """Median seconds from navigation to an interactive map in headless Chromium (None:
     no browser here)."""
@@ -130,19 +178,28 @@ def measure(label: str, map_text: str, roster: list[dict[str, object]]
             ) -> list[tuple[str, int, float]]:
     with tempfile.TemporaryDirectory(prefix="maester-bench-web-") as tmp:
         settings = build(Path(tmp), map_text, roster)
+        room = mod_link(settings)
         bg = Background(server(settings, host="127.0.0.1", port=0))
         bg.start()
         try:
             fresh, first_byte, raw, zipped = _server_times(bg.port)
             ready = _interactive(bg.port)
+            made, kept, again = _room_times(bg.port, settings, room,
+                                            str(roster[0]["players"][0]))  # type: ignore[index]
         finally:
             bg.stop()
     shown = f"{ready:.2f} s" if ready is not None else "not measured"
     print(f"{label}: first byte {first_byte * 1000:.0f} ms ({fresh * 1000:.0f} ms when the "
           f"world changed and the page is made anew), {raw / 1024:.0f} KiB "
           f"({zipped / 1024:.0f} KiB gzip), interactive in Chromium {shown}")
+    print(f"{label}: moderators' room {made * 1000:.0f} ms with its preview made, "
+          f"{kept * 1000:.0f} ms with it kept (median of {ROOM_REQUESTS}), "
+          f"{again * 1000:.0f} ms after an order (made again)")
     out = [(f"{label}, server time to first byte", 1, first_byte),
-           (f"{label}, the page made anew", 1, fresh)]
+           (f"{label}, the page made anew", 1, fresh),
+           (f"{label}, moderators' room, preview made", 1, made),
+           (f"{label}, moderators' room, preview kept", 1, kept),
+           (f"{label}, moderators' room after an order", 1, again)]
     if ready is not None:
         out.append((f"{label}, load to interactive map", 1, ready))
     return out

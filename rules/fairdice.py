@@ -68,7 +68,7 @@ def key_token(campaign_secret: str, *parts: object) -> str:
     Nobody without the campaign secret (never revealed: a branch secret does not give it) can
     tell the parts from it, yet the key stays the same whenever the same parts are rolled
     again. (Its message never equals a branch secret's, whose second field is a number.)"""
-    message = f"{VERSION}|token|" + "|".join(str(p) for p in parts)
+    message = f"{VERSION}|token|" + "|".join(map(str, parts))
     return hmac.digest(campaign_secret.encode(), message.encode(), "sha256").hex()[:10]
 
 

@@ -19,6 +19,8 @@ _WWW = re.compile(r"(?i)(www)(\.)")
 
 def clean(text: str) -> str:
     """Drop control and zero-width characters, keep newlines and tabs."""
+    if text.isascii() and text.isprintable():
+        return text  # (nearly every name: printable ASCII has no character to drop)
     out = []
     for ch in text:
         if ch in "\n\t":
@@ -36,6 +38,18 @@ def escape_md(text: str, limit: int = 200) -> str:
 
     Long text is cut to ``limit`` characters with an ellipsis, so an echo can never flood a reply.
     """
+    if len(text) <= limit and _PLAIN.fullmatch(text):
+        return text  # (most names: nothing to drop, cut, escape or defuse)
+    return _escaped(text, limit)
+
+
+_PLAIN = re.compile(r"[A-Za-z0-9 ',()]*")
+"""Text :func:`escape_md` leaves as it is: no character to drop, no markdown, no line start
+that makes a list (``-``, ``+``, ``1.``), no ``/``, ``:`` or ``.`` for a ping or a link."""
+
+
+def _escaped(text: str, limit: int) -> str:
+    """:func:`escape_md` worked out step by step (what its shortcut for plain text gives too)."""
     text = clean(text).replace("\n", " ").replace("\t", " ")
     if len(text) > limit:
         text = text[:limit] + "…"

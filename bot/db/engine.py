@@ -6,6 +6,10 @@ is switched off and the ``begin`` event issues the statement), so concurrent wri
 instead of failing with "database is locked". PostgreSQL: plain READ COMMITTED with explicit
 row locks where the services need them.
 
+Every engine made here counts the transactions that write (:func:`_count_writes`): each one
+adds one to the ``dataversion`` row as it commits, in the same transaction, so a reader that
+finds the same number (:func:`data_version`) in its snapshot reads the same data.
+
 PostgreSQL URLs may carry one query parameter of our own, ``?schema=NAME``: it is removed from
 the URL before connecting and becomes the connection's ``search_path``, so every table lives in
 that schema. Separate processes given the same URL therefore share one schema (the tests give
@@ -20,7 +24,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.pool import QueuePool
 from sqlmodel import Session
@@ -105,6 +109,7 @@ def make_engine(url: str | URL, *, echo: bool = False, schema: str | None = None
             json_serializer=json_text,
         )
         _configure_sqlite(engine, path if is_file else None)
+        _count_writes(engine)
         return engine
     connect_args: dict[str, Any] = {}
     if schema is not None:
@@ -118,8 +123,95 @@ def make_engine(url: str | URL, *, echo: bool = False, schema: str | None = None
         existing = parsed.query.get("options")
         options = [existing] if isinstance(existing, str) else list(existing or ())
         connect_args["options"] = " ".join([*options, f"-csearch_path={schema}"])
-    return create_engine(parsed, echo=echo, pool_pre_ping=True, connect_args=connect_args,
-                         json_serializer=json_text)
+    engine = create_engine(parsed, echo=echo, pool_pre_ping=True, connect_args=connect_args,
+                           json_serializer=json_text)
+    _count_writes(engine)
+    return engine
+
+
+# --------------------------------------------------------------------- the data version
+
+DATA_VERSION_TABLE = "dataversion"
+_WROTE = "maester_wrote"
+_READ_VERBS = frozenset({"SELECT", "PRAGMA", "SHOW", "SET", "BEGIN", "SAVEPOINT", "RELEASE",
+                         "ROLLBACK", "COMMIT", "EXPLAIN", "VALUES"})
+# The lease row (bot/reddit/lease.py) is renewed every minute and read by no page: a
+# transaction that writes only it leaves the data version alone, so an idle bot does not
+# make the moderators' room compute its preview again every minute.
+_LEASE_ONLY = re.compile(r'\s*(?:UPDATE|INSERT\s+INTO|DELETE\s+FROM)\s+"?lease"?\s', re.I)
+_BUMP_SQLITE = f"UPDATE {DATA_VERSION_TABLE} SET n = n + 1 WHERE id = 1"
+# One statement, harmless before the migration that made the table and in a READ ONLY
+# transaction (the pages' readers: nothing they run can have written).
+_BUMP_POSTGRESQL = (
+    f"DO $$BEGIN IF to_regclass('{DATA_VERSION_TABLE}') IS NOT NULL "
+    "AND current_setting('transaction_read_only') = 'off' THEN "
+    f"UPDATE {DATA_VERSION_TABLE} SET n = n + 1 WHERE id = 1; END IF; END$$")
+_DML = re.compile(r"\b(?:INSERT|UPDATE|DELETE|MERGE)\b", re.I)
+
+
+def writes(statement: str) -> bool:
+    """Whether ``statement`` may change what a reader reads: anything but a plain read or
+    transaction control (unknown verbs count as writes: a write missed would let a page show
+    stale data, a read counted only costs it a recomputation), and not a write of the lease
+    row alone."""
+    words = statement.lstrip(" (\n\t").split(None, 1)
+    verb = words[0].upper() if words else ""
+    if verb == "WITH":  # a common table expression: a read unless it holds a write
+        return bool(_DML.search(statement))
+    return verb not in _READ_VERBS and not _LEASE_ONLY.match(statement)
+
+
+_FAILED = 3  # psycopg's TransactionStatus.INERROR (libpq's PQTRANS_INERROR)
+
+
+def _count_writes(engine: Engine) -> None:
+    """Count each transaction that wrote: every statement that ran is looked at
+    (:func:`writes`), and a transaction that sent a write adds one to the data version just
+    before it commits, in the same transaction (a rolled-back one adds nothing). Whatever
+    writes through our engines, the ORM or plain SQL, a tick, an order, an undo or a
+    migration, is counted. Plain SQL, not the ORM: the commit is under way."""
+    bump = _BUMP_SQLITE if is_sqlite(engine) else _BUMP_POSTGRESQL
+
+    @event.listens_for(engine, "begin")
+    def _begin(connection: Any) -> None:
+        connection.info.pop(_WROTE, None)
+
+    @event.listens_for(engine, "after_cursor_execute")
+    def _seen(connection: Any, cursor: Any, statement: str, parameters: Any, context: Any,
+              executemany: bool) -> None:
+        if _WROTE not in connection.info and writes(statement):
+            connection.info[_WROTE] = True
+
+    @event.listens_for(engine, "commit")
+    def _commit(connection: Any) -> None:
+        if not connection.info.pop(_WROTE, None):
+            return
+        import sqlite3
+
+        dbapi = connection.connection.dbapi_connection
+        if getattr(getattr(dbapi, "info", None), "transaction_status", None) == _FAILED:
+            return  # a PostgreSQL transaction that failed: its COMMIT rolls it back
+        cursor = dbapi.cursor()
+        try:
+            cursor.execute(bump)
+        except sqlite3.OperationalError as exc:  # a database from before the table
+            if "no such table" not in str(exc):
+                raise
+        finally:
+            cursor.close()
+
+    @event.listens_for(engine, "rollback")
+    def _rollback(connection: Any) -> None:
+        connection.info.pop(_WROTE, None)
+
+
+def data_version(session: Session) -> int | None:
+    """The database's data version as of ``session``'s transaction (None: a database without
+    the row, whose readers must not keep anything). Read it first in a read transaction: on
+    PostgreSQL at REPEATABLE READ (the pages' readers) and on SQLite (one snapshot per
+    transaction) the transaction's later reads see the data of exactly this version."""
+    value = session.execute(text(f"SELECT n FROM {DATA_VERSION_TABLE} WHERE id = 1")).scalar()
+    return None if value is None else int(value)
 
 
 def _file_id(path: str) -> tuple[int, int] | None:
@@ -172,9 +264,12 @@ def create_all(engine: Engine) -> None:
     """Create every table (tests; production uses Alembic migrations)."""
     from sqlmodel import SQLModel
 
-    from bot.db import models  # noqa: F401  (registers the tables)
+    from bot.db import models  # registers the tables
 
     SQLModel.metadata.create_all(engine)
+    with transaction(engine) as session:  # the data version's row, as the migration makes it
+        if data_version(session) is None:
+            session.add(models.DataVersion(id=1, n=0))
 
 
 def make_reader_engine(url: str | URL) -> Engine:

@@ -12,7 +12,7 @@ from decimal import Decimal
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import JSON, Column, Index, LargeBinary, UniqueConstraint
+from sqlalchemy import JSON, BigInteger, Column, Index, LargeBinary, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 from bot.db.types import ExactDecimal, StoredEnum, UTCDateTime
@@ -401,3 +401,15 @@ class Proposal(SQLModel, table=True):
     decision: str = Field(default="", max_length=300)  # the refusal's reason, or the outcome
     created_at: datetime | None = _when()
     decided_at: datetime | None = _when()
+
+
+class DataVersion(SQLModel, table=True):
+    """One row (``id`` 1): how many transactions have written to this database. Every writing
+    transaction adds one as it commits (:func:`bot.db.engine.make_engine` counts them), in the
+    same transaction as its writes, so a reader that sees the same number in its snapshot
+    sees the same data: the moderators' room keeps its preview of the next tick while the
+    number stays (bot/web/app.py). Not part of the world: snapshots leave it alone and an
+    undo, being a write, moves it on."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    n: int = Field(default=0, sa_column=Column(BigInteger(), nullable=False, server_default="0"))

@@ -326,6 +326,7 @@ class _TickState:
         self._siege_ids: dict[int, int] = {}  # a new siege's stored id, by its rules' id
         self._battle_ids: dict[int, int] = {}  # a new battle's stored id, where not the rules'
         self._when: dict[datetime, str] = {}
+        self._labels: dict[str, str] = {}
         self.held: frozenset[int] = frozenset()  # claims held (bot.services.absence.review)
         self.beacon = beacon.tick_beacon(session, ctx, index)
         self.dice = EventDice(ctx.secret, fairplay.period_of(ctx, index), self.beacon.value)
@@ -343,10 +344,14 @@ class _TickState:
         return text
 
     def label(self, tile_id: str) -> str:
-        if tile_id not in self.ctx.world:
-            return tile_id
-        tile = self.ctx.world.tile(tile_id)
-        return place_label(tile)
+        """A tile as the tick's texts name it (:func:`place_label`; its id when it is off the
+        map), worked out once per tile in a tick (a detection names two or three)."""
+        text = self._labels.get(tile_id)
+        if text is None:
+            world = self.ctx.world
+            text = self._labels[tile_id] = place_label(world.tile(tile_id)) \
+                if tile_id in world else tile_id
+        return text
 
     def claim_name(self, claim_id: int | None) -> str:
         claim = self.claims.get(claim_id) if claim_id is not None else None

@@ -3,6 +3,8 @@
 - ``/`` the realm, ``/claim/<token>`` a war room, ``/mod/<token>`` the moderators' room;
   ``/api/realm``, ``/api/claim/<token>``, ``/api/mod/<token>`` the same as JSON;
   ``/map.svg`` the public map; ``/static/...`` the pages' script and style sheet.
+- The realm is made once per state of the world (:class:`Site`), the moderators' room's
+  preview of the next tick once per state of the database (:class:`Previews`).
 - Only GET and HEAD: the pages never change the game (orders still go by modmail).
 - A wrong token gets exactly the 404 of an unknown page. An address that presented more than
   ``[web] failed_per_minute`` wrong tokens in the last minute gets 429 on the token pages
@@ -37,6 +39,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from bot.config import Settings
+from bot.db.engine import data_version
 from bot.services import weblinks
 from bot.services.world import CampaignContext, Parses, load_context
 from bot.web import data, pages
@@ -56,6 +59,7 @@ PRIVATE = {"cache-control": "no-store"}
 WINDOW_SECONDS = 60.0
 REALM_SECONDS = 30.0
 WARM_SECONDS = 5.0
+PREVIEW_SECONDS = 600.0
 
 
 class FailedAttempts:
@@ -122,6 +126,67 @@ def _forms(view: data.View) -> dict[str, tuple[bytes, bytes]]:
     return {k: (t.encode(), gzip.compress(t.encode(), 6, mtime=0)) for k, t in texts.items()}
 
 
+@dataclass(frozen=True, slots=True)
+class _Preview:
+    key: tuple[Any, ...]
+    made: float
+    preview: dict[str, Any]
+
+
+class Previews:
+    """The moderators' room's preview of the next tick (:func:`bot.web.data.next_tick`: about a
+    tick's work on a large campaign), made once per state of the database and kept while
+    nothing the preview depends on changed, for at most ``lifetime`` seconds.
+
+    The key is read in the preview's own read transaction, before anything else: the
+    database's data version (:func:`bot.db.engine.data_version`: every transaction that
+    writes, an order, a moderator's command, an undo, a tick, a beacon round, adds one),
+    then :func:`bot.web.data.next_tick_key` (the next tick's index, and what a preview reads
+    outside the snapshot). Same key, same data, same preview. A database without a version
+    keeps nothing. ``made`` counts the previews made (the tests read it)."""
+
+    def __init__(self, engine: Engine, settings: Settings, parses: Parses,
+                 lifetime: float = PREVIEW_SECONDS,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.engine = engine
+        self.settings = settings
+        self.parses = parses
+        self.lifetime = lifetime
+        self.clock = clock
+        self.made = 0
+        self._kept: _Preview | None = None
+        self._lock = threading.Lock()
+
+    def _fresh(self, key: tuple[Any, ...]) -> _Preview | None:
+        kept = self._kept
+        if kept is not None and kept.key == key and self.clock() - kept.made < self.lifetime:
+            return kept
+        return None
+
+    def next_tick(self) -> dict[str, Any]:
+        """The preview of the next tick as the database stands (never to be changed: the
+        same object is served again)."""
+        # A read session of its own, closed and never committed (the preview changes the
+        # session's objects in memory; the connection cannot write).
+        with Session(self.engine, autoflush=False) as session:
+            version = data_version(session)  # first: the snapshot it names is the one read
+            ctx = load_context(session, self.settings, parses=self.parses)
+            key = (version, *data.next_tick_key(session, ctx))
+            kept = self._fresh(key)
+            if kept is not None:
+                return kept.preview
+            with self._lock:  # one request makes it; the others wait for it
+                kept = self._fresh(key)
+                if kept is None:
+                    preview = data.next_tick(session, ctx)
+                    self.made += 1
+                    if version is None:
+                        return preview
+                    kept = _Preview(key, self.clock(), preview)
+                    self._kept = kept
+                return kept.preview
+
+
 class Site:
     """The pages of one campaign database, read on ``engine`` (a reader engine:
     :func:`bot.db.engine.make_reader_engine`).
@@ -139,6 +204,7 @@ class Site:
         self._realm: Rendered | None = None
         self._lock = threading.Lock()
         self.warm_every = WARM_SECONDS
+        self.previews = Previews(engine, settings, self.parses)
 
     @contextmanager
     def reading(self) -> Iterator[tuple[Session, CampaignContext]]:
@@ -194,10 +260,7 @@ class Site:
             if not moderators:
                 return data.war_room(session, ctx, int(scope.split(":", 1)[1])), {}
             view = data.moderators(session, ctx)
-        # The next tick previewed on a read session of its own, closed and never committed
-        # (the preview changes the session's objects in memory; the connection cannot write).
-        with Session(self.engine, autoflush=False) as session:
-            view.data["preview"] = data.next_tick(session, ctx)
+        view.data["preview"] = self.previews.next_tick()
         return view, {}
 
     # ------------------------------------------------------------------ routes

@@ -29,6 +29,7 @@ from sqlmodel import Session, col, or_, select
 
 from bot.db.models import (
     Army,
+    ArmyState,
     BattleStatus,
     Campaign,
     Claim,
@@ -61,6 +62,7 @@ from bot.services.mapview import IN_MAP_STATES, load_situation
 from bot.services.preview import preview_session
 from bot.services.world import CampaignContext, all_claims, current
 from bot.storage.army_rows import load_records
+from bot.storage.world_rows import next_siege_ids
 from rules import fairdice
 from rules.campaign import calendar
 from rules.campaign.mapview import (
@@ -255,14 +257,27 @@ def realm(session: Session, ctx: CampaignContext) -> View:
 # --------------------------------------------------------------------- a claim's war room
 
 
-def _march(ctx: CampaignContext, a: Any) -> dict[str, Any]:
+ON_THE_MOVE = frozenset({ArmyState.MARCHING, ArmyState.RETREATING})
+"""The states of an army whose march is under way."""
+
+
+def _march(ctx: CampaignContext, a: Any, last: int) -> dict[str, Any]:
+    """An army's row in the war room and the moderators' room. ``arrives``: when its march
+    ends, for an army on the move (or mustering with a march ordered); ``arrived``: when its
+    last march ended, for one that stands (an army keeps the arrival tick of its last march:
+    shown as "arrives", that past time read as if it were still coming). ``last``: the last
+    applied tick."""
     tiles = [str(t) for t in a.path_json]
+    moving = a.state in ON_THE_MOVE or (a.state is ArmyState.MUSTERING and bool(tiles))
+    arrival = a.arrival_tick
     return {"id": a.id, "kind": a.kind.value, "state": a.state.value, "tile": a.tile,
             "tile_name": ctx.world.tiles[a.tile].name if a.tile in ctx.world else "",
             "infantry": a.infantry, "cavalry": a.cavalry, "ships": a.ships,
             "path": tiles,
             "departs": iso(ctx.tick_at(a.depart_tick)) if a.depart_tick is not None else "",
-            "arrives": iso(ctx.tick_at(a.arrival_tick)) if a.arrival_tick is not None else "",
+            "arrives": iso(ctx.tick_at(arrival)) if arrival is not None and moving else "",
+            "arrived": iso(ctx.tick_at(arrival))
+            if arrival is not None and not moving and arrival <= last else "",
             "ready": iso(ctx.tick_at(a.ready_tick)) if a.ready_tick is not None else ""}
 
 
@@ -449,7 +464,8 @@ def war_room(session: Session, ctx: CampaignContext, claim_id: int) -> View:
         *scene.shapes, *_ghosts(scene.centres, kept, clock["tick"], tick_hours)))
     for s in seen:  # False: the rules' view forgot it, the war room keeps it (greyed)
         s["in_view"] = s not in kept
-    armies = [_march(ctx, a) for a in load_records(session, ctx.campaign_id, IN_MAP_STATES)
+    armies = [_march(ctx, a, clock["tick"])
+              for a in load_records(session, ctx.campaign_id, IN_MAP_STATES)
               if a.claim_id == claim_id]
     battles = _battles(session, ctx, claim_id, names)
     chances = _odds(session, ctx, claim_id, at)
@@ -483,7 +499,7 @@ def moderators(session: Session, ctx: CampaignContext) -> View:
     clock = _clock(session, ctx)
     known = visible_to(load_situation(session, ctx), MODERATOR)
     scene, drawn = _map(ctx, known)
-    armies = [{**_march(ctx, a), "claim": names.get(a.claim_id, "?")}
+    armies = [{**_march(ctx, a, clock["tick"]), "claim": names.get(a.claim_id, "?")}
               for a in load_records(session, ctx.campaign_id, IN_MAP_STATES)]
     outbox = session.exec(select(Outbox).where(
         Outbox.campaign_id == ctx.campaign_id,
@@ -547,6 +563,16 @@ def next_tick(session: Session, ctx: CampaignContext) -> dict[str, Any]:
         out["notes"] = [{"claim": claim, "players": players, "title": title, "body": body}
                         for (claim, title, body), players in notes.items()]
     return out
+
+
+def next_tick_key(session: Session, ctx: CampaignContext) -> tuple[Any, ...]:
+    """What :func:`next_tick` shows depends on besides the rows of the snapshot it reads:
+    the next tick's index (from the campaign row, as of it) and the id a siege the tick
+    begins would get (:func:`bot.storage.world_rows.next_siege_ids`: on PostgreSQL a
+    sequence, which moves outside every transaction, even one rolled back). With the
+    database's data version, the key a kept preview is served by (bot/web/app.Previews)."""
+    _, campaign = current(session, ctx)
+    return (campaign.last_tick + 1, *next_siege_ids(session, 1))
 
 
 def realm_version(session: Session, ctx: CampaignContext) -> tuple[Any, ...]:

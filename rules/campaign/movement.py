@@ -200,9 +200,10 @@ def enter_tiles(costs: Sequence[int], index: int, saved: Fraction, earned: Fract
 
     ``known``: the savings worked out before, by numerator and denominator (the marches of a
     tick save a few distinct amounts: with it each is made once, and kept in it)."""
-    p, q, r, s = saved.numerator, saved.denominator, earned.numerator, earned.denominator
+    (p, q), (r, s) = saved.as_integer_ratio(), earned.as_integer_ratio()  # (one call each)
     num, den = (p + r, q) if q == s else (p * s + r * q, q * s)
-    while index < len(costs) and num >= costs[index] * den:
+    count = len(costs)
+    while index < count and num >= costs[index] * den:
         num -= costs[index] * den
         index += 1
     if known is None:

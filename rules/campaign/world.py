@@ -25,14 +25,15 @@ Every value is immutable: a rule that changes something returns a new value
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from datetime import datetime
 from decimal import Decimal
 from enum import StrEnum
 from fractions import Fraction
-from operator import itemgetter
-from typing import Any, Protocol
+from itertools import groupby
+from operator import attrgetter
+from typing import Any, Protocol, cast
 
 from rules.campaign.battle import Side, Winner
 from rules.campaign.config import Season, Terrain
@@ -89,6 +90,7 @@ __all__ = [
     "in_army_order",
     "is_stationary",
     "moved",
+    "new_march",
     "war_key",
 ]
 
@@ -258,7 +260,20 @@ class Army:
 
 _ARMY_FIELDS = tuple(f.name for f in fields(Army))
 _new = object.__new__
-_set = object.__setattr__
+
+
+def _setters(cls: type) -> tuple[Callable[[Any, Any], None], ...]:
+    """The setters of ``cls``'s slots, in the order of its fields: what ``object.__setattr__``
+    looks up by name and calls, called directly (a frozen value is built field by field; a
+    tick builds thousands, and the lookup by name costs more than the setting)."""
+    return tuple(cast(Callable[[Any, Any], None], vars(cls)[f.name].__set__)
+                 for f in fields(cls))
+
+
+_ARMY_SETTERS = tuple(zip(_ARMY_FIELDS, _setters(Army), strict=True))
+(_ID, _CLAIM, _KIND, _STATE, _TILE, _INFANTRY, _CAVALRY, _SHIPS, _SINCE, _ARRIVAL, _PENALTY,
+ _READY, _MARCH, _TRAVELLED, _COMMANDER, _EQUIPMENT, _META, _ACCEPTED) = _setters(Army)
+_PATH, _COSTS, _SAVED, _DEPART = _setters(March)
 
 
 def evolve(army: Army, **changes: Any) -> Army:
@@ -266,8 +281,8 @@ def evolve(army: Army, **changes: Any) -> Army:
     gives, at half its cost (a tick changes thousands of armies, and an :class:`Army` has no
     ``__post_init__`` to run)."""
     new = _new(Army)
-    for name in _ARMY_FIELDS:
-        _set(new, name, changes[name] if name in changes else getattr(army, name))
+    for name, put in _ARMY_SETTERS:
+        put(new, changes[name] if name in changes else getattr(army, name))
     return new
 
 
@@ -278,24 +293,36 @@ def moved(army: Army, tile: str, travelled: tuple[str, ...], march: March,
     :func:`evolve` costs about twice as much). Every other field is kept; a field added to
     :class:`Army` must be added here too (the tests compare the two for every field)."""
     new = _new(Army)
-    _set(new, "id", army.id)
-    _set(new, "claim_id", army.claim_id)
-    _set(new, "kind", army.kind)
-    _set(new, "state", army.state)
-    _set(new, "tile", tile)
-    _set(new, "infantry", army.infantry)
-    _set(new, "cavalry", army.cavalry)
-    _set(new, "ships", army.ships)
-    _set(new, "stationary_since", army.stationary_since)
-    _set(new, "arrival_tick", army.arrival_tick)
-    _set(new, "retreat_penalty", army.retreat_penalty)
-    _set(new, "ready_tick", army.ready_tick)
-    _set(new, "march", march)
-    _set(new, "travelled", travelled)
-    _set(new, "commander_id", army.commander_id)
-    _set(new, "equipment", army.equipment)
-    _set(new, "meta", meta)
-    _set(new, "accepted_at", army.accepted_at)
+    _ID(new, army.id)
+    _CLAIM(new, army.claim_id)
+    _KIND(new, army.kind)
+    _STATE(new, army.state)
+    _TILE(new, tile)
+    _INFANTRY(new, army.infantry)
+    _CAVALRY(new, army.cavalry)
+    _SHIPS(new, army.ships)
+    _SINCE(new, army.stationary_since)
+    _ARRIVAL(new, army.arrival_tick)
+    _PENALTY(new, army.retreat_penalty)
+    _READY(new, army.ready_tick)
+    _MARCH(new, march)
+    _TRAVELLED(new, travelled)
+    _COMMANDER(new, army.commander_id)
+    _EQUIPMENT(new, army.equipment)
+    _META(new, meta)
+    _ACCEPTED(new, army.accepted_at)
+    return new
+
+
+def new_march(path: tuple[str, ...], costs: tuple[int, ...], saved: Fraction,
+              depart_tick: int | None) -> March:
+    """``March(path, costs, saved, depart_tick)`` built slot by slot: the march a step leaves
+    (a tick makes thousands; the frozen class's ``__init__`` costs about half as much again)."""
+    new = _new(March)
+    _PATH(new, path)
+    _COSTS(new, costs)
+    _SAVED(new, saved)
+    _DEPART(new, depart_tick)
     return new
 
 
@@ -331,24 +358,19 @@ def in_army_order(armies: Iterable[Army]) -> list[Army]:
     """``armies`` sorted by :func:`army_order`: by its first entries (claim, kind, tile), and
     only the armies alike in those by the whole order (a tick sorts its 2,000 marches: the
     whole order of each, its bookkeeping's JSON above all, cost more than its step)."""
-    keyed = sorted(((a.claim_id, a.kind.value, a.tile, a) for a in armies), key=_HEAD)
     ordered: list[Army] = []
-    start, count = 0, len(keyed)
-    while start < count:
-        head, end = _HEAD(keyed[start]), start + 1
-        while end < count and _HEAD(keyed[end]) == head:
-            end += 1
-        if end - start == 1:
-            ordered.append(keyed[start][3])
+    for _, alike in groupby(sorted(armies, key=_HEAD), key=_HEAD):
+        group = list(alike)
+        if len(group) == 1:
+            ordered.append(group[0])
         else:
-            ordered.extend(sorted((k[3] for k in keyed[start:end]), key=army_order))
-        start = end
+            ordered.extend(sorted(group, key=army_order))
     return ordered
 
 
-_HEAD = itemgetter(0, 1, 2)
-"""The first entries of :func:`army_order` (claim, kind, tile), from the entries sorted by
-:func:`in_army_order`."""
+_HEAD = attrgetter("claim_id", "kind", "tile")
+"""The first entries of :func:`army_order` (claim, kind, tile) of an army: a kind is a
+StrEnum, which sorts as the value :func:`army_order` names."""
 
 
 def is_stationary(army: Army, tick: int, began: int | None = None) -> bool:

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from bot.text import clean, escape_md, inert_links, name_md
+from rules.text import _PLAIN, _escaped
 
 
 def test_pings_are_defused() -> None:
@@ -48,3 +52,14 @@ def test_the_escaping_is_one_function_shared_with_the_rules() -> None:
 
     assert (name_md, escape_md, clean) == (rules.text.name_md, rules.text.escape_md,
                                            rules.text.clean)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet=st.sampled_from("Ab0 ',()-+./:wW_*|<>u\n\t\u200bé"), max_size=14),
+       st.integers(min_value=0, max_value=16))
+def test_plain_names_are_left_as_they_are(text: str, limit: int) -> None:
+    """The shortcut of :func:`escape_md` for plain text (letters, digits, spaces, apostrophes,
+    commas, brackets) gives what the whole escaping gives, for any text and limit."""
+    assert escape_md(text, limit) == _escaped(text, limit)
+    if _PLAIN.fullmatch(text) and len(text) <= limit:
+        assert escape_md(text, limit) == text

@@ -49,6 +49,7 @@ from rules.campaign.world import (
     evolve,
     in_army_order,
     moved,
+    new_march,
 )
 from rules.fairdice import claim_branch
 
@@ -151,10 +152,12 @@ class _Moves:
     Most tiles a march enters are neither watched by anyone who has not rolled for that march
     yet nor held by an enemy: nothing happens there but the move. So a march step builds the
     army as it stood on a tile (:meth:`entered`) only where something happens (a detection
-    roll, an encounter) and once at the end of the step, looks for enemies only on the tiles
-    where an army of a claim at war stands (:attr:`held`), and moves the army in the index of
-    the tiles once per step (no other army's step runs meanwhile, and no army stops or is
-    guarded by itself, so where it stands in between counts for nothing).
+    roll, an encounter) and once at the end of the step, and looks for enemies only on the
+    tiles where an army of a claim at war stands or besieges as the phase begins
+    (:attr:`holding`): an army on the move there is never the enemy a march stops at (those of
+    claims at war are settled with the others, :meth:`settle`; those of claims at peace are
+    nobody's enemy), and a step changes no army but the one stepping, so the armies holding
+    a tile stay as the phase found them.
 
     The armies step in :func:`~rules.campaign.world.army_order`, never in the order of their
     numbers: the steps are settled for all armies at once (:meth:`settle`), so the order
@@ -169,36 +172,34 @@ class _Moves:
         self.armies: dict[int, Army] = dict(world.armies)
         self.warring = frozenset(claim for pair in world.wars for claim in pair)
         """The claims at war with some claim: only their armies meet enemies."""
-        # The armies on each tile, in the order they came (the order encounters look in).
-        self.by_tile: dict[str, list[int]] = {}
-        self.held: set[str] = set()
-        """The tiles where an army of a claim at war stands or besieges as the phase begins
-        (the only tiles where a march may meet an enemy standing)."""
+        self.holding: dict[str, list[Army]] = {}
+        """The armies of claims at war standing or besieging on each tile as the phase begins
+        (the only armies a march may meet there: :meth:`encounter`)."""
         self.moving: list[Army] = []
         """The armies on the move, by id."""
         self.entering: dict[int, tuple[int, Fraction]] = {}
         """How many tiles of its path each stepping army's saving covers this tick, and what
         it saves (:func:`enter_tiles`), worked out once per army."""
+        self.observers = observers_of(world, tick)
+        """The tiles watched in this phase and who watches from each (:func:`observers_of`)."""
         self.standing: dict[str, list[Army]] = {}
-        """The armies standing on each tile as the phase begins (the guards of a watching
-        tile: :meth:`guard`)."""
+        """The armies standing on each watching tile as the phase begins (its guards:
+        :meth:`guard`)."""
         self.limits: dict[int, int] = {}
         """How many tiles each army on the move of a claim at war enters this tick
         (:meth:`settle`; an army of a claim at peace meets nobody)."""
-        by_tile, moving, held, warring = self.by_tile, self.moving, self.held, self.warring
+        moving, standing, holding, warring = self.moving, self.standing, self.holding, \
+            self.warring
+        observers = self.observers
         for a in world.armies.values():
-            here = by_tile.get(a.tile)
-            if here is None:
-                by_tile[a.tile] = [a.id]
-            else:
-                here.append(a.id)
-            if a.state in _MOVING:
+            state = a.state
+            if state in _MOVING:
                 moving.append(a)
-            else:
-                if a.state is ArmyState.STANDING:
-                    self.standing.setdefault(a.tile, []).append(a)
-                if a.state in _HOLDING and a.claim_id in warring:
-                    held.add(a.tile)
+                continue
+            if state is ArmyState.STANDING and a.tile in observers:
+                standing.setdefault(a.tile, []).append(a)
+            if state in _HOLDING and a.claim_id in warring:
+                holding.setdefault(a.tile, []).append(a)
         self.battles: list[BattleState] = list(world.battles)
         self.events: list[TickEvent] = []
         self.budgets: dict[tuple[int, int, ArmyKind, tuple[Modifier, ...]], Fraction] = {}
@@ -220,11 +221,8 @@ class _Moves:
                 modifiers=key[3])
         return found
 
-    def on_tile(self, tile: str) -> list[Army]:
-        return [self.armies[i] for i in self.by_tile.get(tile, ())]
-
     def move_all(self) -> None:
-        self.watch(observers_of(self.world, self.tick))
+        self.watch(self.observers)
         index = self.tick.index
         stepping = in_army_order(  # (no tile is entered on the departure tick itself)
             a for a in self.moving if a.march.path and marches_on(index, a.march.depart_tick))
@@ -267,17 +265,17 @@ class _Moves:
         met = self.limits.get(a.id, entered) < entered
         if met:  # it meets an enemy on its way: it stops there
             entered = self.limits[a.id]
-        if not entered:
-            self.armies[a.id] = evolve(a, march=March(m.path, m.costs, saved, m.depart_tick))
+        if not entered:  # (it saves what it earned: the march as it was otherwise)
+            self.armies[a.id] = moved(a, a.tile, a.travelled,
+                                      new_march(m.path, m.costs, saved, m.depart_tick), a.meta)
             return
-        self.by_tile[a.tile].remove(a.id)
         meta = a.meta
         rolled: set[str] | None = None  # who has rolled for this march ("depart:tile"),
         # read when it first enters a watched tile (most tiles are watched by nobody)
         may_meet = a.claim_id in self.warring
         now, now_at = a, -1  # the army as it stood on tile ``now_at`` of its path
         stopped = False
-        watched, held = self.watched, self.held
+        watched, holding = self.watched, self.holding
         for i in range(entered):
             tile = m.path[i]
             watchers = _NO_WATCHERS
@@ -291,18 +289,13 @@ class _Moves:
                 meta = self.detect(now, watchers, rolled)
             elif i == 0:
                 meta = _with_rolled(meta)
-            if may_meet and i == entered - 1 and (tile in held or met):
+            if may_meet and i == entered - 1 and (tile in holding or met):
                 if now_at != i or now.meta is not meta:
                     now, now_at = self.entered(a, i, saved, meta), i
                 # an enemy standing there since the phase began: a battle begins
                 stopped = self.encounter(now) or met
         if now_at != i or now.meta is not meta:
             now = self.entered(a, i, saved, meta)
-        here = self.by_tile.get(now.tile)
-        if here is None:
-            self.by_tile[now.tile] = [a.id]
-        else:
-            here.append(a.id)
         if stopped or not now.march.path:
             now = self.arrive(now, interrupted=stopped)
         self.armies[a.id] = now
@@ -314,7 +307,7 @@ class _Moves:
         whole step) and its bookkeeping ``meta``."""
         m = a.march
         return moved(a, m.path[i], (*a.travelled, a.tile, *m.path[:i]),
-                     March(m.path[i + 1:], m.costs[i + 1:], saved, m.depart_tick), meta)
+                     new_march(m.path[i + 1:], m.costs[i + 1:], saved, m.depart_tick), meta)
 
     def watch(self, observers: Mapping[str, tuple[int, ObserverKind]]) -> None:
         """Note, for every tile, the watched tiles within the detection radius of it and who
@@ -396,12 +389,12 @@ class _Moves:
     def encounter(self, a: Army) -> bool:
         """A marching (or retreating) army that has stopped on a tile where an enemy at war
         stood as the phase began (and still stands) fights it (a retreat passing through an
-        enemy is stopped too); one it met on the move meets it in :func:`advance_meetings`."""
-        for other in sorted(self.on_tile(a.tile), key=lambda o: (o.stationary_since or 0,
-                                                                 army_order(o))):
-            if other.id == a.id or other.kind is not a.kind or other.id in self.limits:
-                continue
-            if other.state not in _HOLDING:
+        enemy is stopped too); one it met on the move meets it in :func:`advance_meetings`.
+        The enemy it fights: the one standing there longest, then by
+        :func:`~rules.campaign.world.army_order`, among :attr:`holding`."""
+        for other in sorted(self.holding.get(a.tile, ()),
+                            key=lambda o: (o.stationary_since or 0, army_order(o))):
+            if other.kind is not a.kind:
                 continue
             if not self.world.at_war(a.claim_id, other.claim_id):
                 continue

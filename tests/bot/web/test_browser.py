@@ -202,6 +202,41 @@ def test_the_moderators_room_previews_a_battle_before_the_tick(
     assert f"Tick {battle}," not in page.inner_text("#preview")  # the next one now
 
 
+def _army_rows(page: Any) -> dict[str, list[str]]:
+    """The armies table's rows by army number: each cell's text."""
+    rows = page.locator("#armies tbody tr")
+    return {cells[0]: cells for cells in (
+        [c.strip() for c in rows.nth(i).locator("td").all_inner_texts()]
+        for i in range(rows.count()))}
+
+
+def test_only_armies_on_the_move_show_when_they_arrive(
+        browser: Any, before: Live) -> None:  # noqa: F811
+    """The armies tables say when a march under way ends; an army that stands says when it
+    arrived, never a past time under "Arrives" as if it were still coming. Before the battle
+    the Lannister host (army 3) marches on Riverrun, Stark's army 1 stands where its march
+    ended, Tully's army 2 never marched."""
+    links = before.links()
+    page = _page(browser, links["mod"])
+    rows = _army_rows(page)
+    arrives = rows["3"][-1]
+    assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d", arrives)  # a time to come
+    assert arrives >= page.get_attribute("#next-tick", "datetime")[:16].replace("T", " ")
+    assert re.fullmatch(r"arrived \d{4}-\d\d-\d\d \d\d:\d\d", rows["1"][-1])
+    assert rows["1"][3] == "standing" and rows["2"][-1] == "—"
+    page.locator("#armies").scroll_into_view_if_needed()
+    _shot(page, "mod-armies")
+    room = _page(browser, links[STARK])
+    mine = _army_rows(room)
+    assert re.fullmatch(r"arrived \d{4}-\d\d-\d\d \d\d:\d\d", mine["1"][-1])
+    assert mine["1"][-2] == "—"  # it left long ago: nothing under "Leaves"
+    room.locator("#armies").scroll_into_view_if_needed()
+    _shot(room, "claim-armies")
+    lannister = _army_rows(_page(browser, links[LANNISTER]))
+    assert lannister["3"][-1] == arrives and lannister["3"][-2].startswith("left ")
+    assert not page.errors and not room.errors
+
+
 def test_the_dice_are_verified_in_the_page(browser: Any, after: Live) -> None:  # noqa: F811
     page = _page(browser, after.base + "/")
     page.wait_for_selector("body[data-dice-checked='1']", timeout=20_000)

@@ -55,10 +55,11 @@ from rules.campaign.world import (
 )
 from rules.campaign.worldmap import WorldMap, parse_map, tile_id
 from rules.fairdice import claim_branch, key_token
+from tests.rules.campaign import builders
 
 RULES = RulesConfig()
 DICE = EventDice("a campaign secret", 2)
-HEADER = "id,name,terrain,flags,resource_benefit,defense_bonus,region,neighbours\n"
+HEADER = builders.HEADER
 SIZES = ((10, 0), (0, 40), (150, 20), (180, 0), (400, 50), (700, 0), (1500, 300), (6000, 0))
 
 
