@@ -209,10 +209,11 @@ def retreat_failed_note(*, runner: Force, opponent_claim: str, place: str, until
 
 def army_after_battle_note(*, battle: int | None, kind: ArmyKind, army: int, place: str,
                            state: str, troops: str, fate: str, back_to: str = "",
-                           arriving: str = "") -> tuple[str, str]:
+                           arriving: str = "", beaten: bool = False) -> tuple[str, str]:
     """To the claim of every army that fought: what is left of it (``fate``: why it is gone,
     when it is) and where it goes: a beaten army turns back the way it came (``back_to``, at
-    ``arriving``) or withdraws behind its walls."""
+    ``arriving``), withdraws behind its walls, or, with no path to fall back along, stays
+    (and meets the enemy again while both stand there)."""
     name = force_name(kind, army, capital=True)
     if state == "gone":
         what = f"{name} is no more: its troops {fate or 'are gone'}."
@@ -221,6 +222,10 @@ def army_after_battle_note(*, battle: int | None, kind: ArmyKind, army: int, pla
                 f"{name_md(back_to)}, arriving {arriving}.")
     elif state == "garrison":
         what = f"{name} has {troops} left and withdraws behind the walls of {name_md(place)}."
+    elif state == "standing" and beaten:
+        what = (f"{name} has {troops} left and stays at {name_md(place)}: it has no path to "
+                "fall back along, so it meets the enemy again while an army at war with you "
+                "stands there (a note on that battle follows).")
     else:
         what = f"{name} has {troops} left and is {state}."
     return (f"Battle {battle} at {place}: {force_name(kind, army)}",

@@ -837,6 +837,10 @@ class _TickState:
                             battle=battle.id, kind=battle.kind, place=self.label(battle.tile),
                             won=result.winner is which, captured=side.captured,
                             lost=troops_text(side.losses.infantry, side.losses.cavalry)))
+        n = event.joined_attackers
+        beaten = {a.id for a in ((event.attacker, *event.joined[:n])
+                                 if result.winner is Winner.DEFENDER
+                                 else (event.defender, *event.joined[n:])) if a is not None}
         for fought in (event.attacker, event.defender, *event.joined):  # each claim hears of
             if fought is None:  # its own armies (captured, gone, or what is left)
                 continue
@@ -849,7 +853,8 @@ class _TickState:
                             fate=str(fought.meta.get("fate") or ""),
                             back_to=self.label(fought.march.path[-1]) if back else "",
                             arriving=self.when(self.ctx.tick_at(fought.arrival_tick))
-                            if back and fought.arrival_tick is not None else ""))
+                            if back and fought.arrival_tick is not None else "",
+                            beaten=fought.id in beaten))
 
 
 _Reporter = Callable[[_TickState, Any], None]

@@ -528,6 +528,25 @@ def test_a_beaten_army_is_told_it_falls_back_not_that_it_stands(tmp_path: Path) 
     assert "left and is standing" in theirs, theirs
 
 
+def test_a_beaten_army_with_no_way_back_is_told_it_stays_and_fights_again(
+        tmp_path: Path) -> None:
+    """Found by hand: an army beaten where it had not marched to (Lannister's, at the end of a
+    retreat) stayed and was attacked again every tick, its note saying only "is standing" and
+    its orders refused until "after the battle". Stark's 100, attacked where they stand by
+    Lannister's 270 and beaten, are told they stay and meet the enemy again (they do)."""
+    w = _field(tmp_path, stark=["100 infantry"], lannister="270 infantry")
+    _attack(w, 1, 2)
+    battle = w.events("battle")[0]
+    assert battle.summary.endswith("House Lannister wins"), battle.summary
+    [note] = [o.body for o in w.outbox(target="ned_stark") if o.title.startswith("Battle 1 at")]
+    assert "left and stays at 1320: it has no path to fall back along, so it meets the " \
+        "enemy again" in note, note
+    assert any("Battle looms at 1320" in o.title for o in w.outbox(target="ned_stark"))
+    [theirs] = [o.body for o in w.outbox(target="tywin_lannister")
+                if o.title.startswith("Battle 1 at")]
+    assert "left and is standing" in theirs, theirs  # the winner simply stands
+
+
 def test_a_crushing_win_captures_every_army_of_the_losing_side(tmp_path: Path) -> None:
     """Lannister's 1000 attack Stark's two armies of 100 on one field: above 4.00 to 1 the
     battle is won without dice (margin 22+), and both Stark armies are captured, not only the
