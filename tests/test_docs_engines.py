@@ -57,3 +57,42 @@ def test_the_documented_error_is_real() -> None:
     assert code == 2
     assert answer == {"error": "garrison: must be a whole number, not 'x' (expected e.g. 300)",
                       "field": "garrison"}
+
+
+CONSOLE = re.compile(r"```(?:console|sh)\n(.*?)\n```", re.S)
+COMMAND = re.compile(r"\$ (?:printf|echo) '(.*?)' \| maester rules (\S+)( --jsonl)?(; echo \$\?)?$")
+
+
+def test_the_shell_examples_print_what_they_show() -> None:
+    """Each `$ printf/echo '...' | maester rules ENGINE [--jsonl] [; echo $?]` of
+    docs/engines.md prints exactly the lines shown under it (the answer, then the exit code
+    when `echo $?` is run): a reader pasting one sees the same. The `...` the page puts in a
+    long list of names stands for the rest of that list."""
+    from io import StringIO
+
+    from bot.cli.quick import run_rules
+
+    checked = 0
+    for block in CONSOLE.findall((DOCS / "engines.md").read_text()):
+        lines = block.splitlines()
+        for i, line in enumerate(lines):
+            command = COMMAND.fullmatch(line)
+            if command is None:
+                continue
+            text, engine, jsonl, echo = command.groups()
+            shown = []
+            for after in lines[i + 1:]:
+                if after.startswith("$ "):
+                    break
+                shown.append(after)
+            out = StringIO()
+            code = run_rules(engine, bool(jsonl), StringIO(text.replace("\\n", "\n") + "\n"),
+                             out)
+            printed = out.getvalue().splitlines() + ([str(code)] if echo else [])
+            assert len(printed) == len(shown), (line, printed)
+            for real, doc in zip(printed, shown, strict=True):
+                head, dots, tail = doc.partition("...")
+                assert real == doc if not dots else (
+                    real.startswith(head) and real.endswith(tail)), (real, doc)
+            checked += 1
+    assert checked >= 4

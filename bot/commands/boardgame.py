@@ -20,6 +20,7 @@ from rules.boardgame.combat import (
 )
 from rules.boardgame.model import (
     CombatSetup,
+    House,
     HouseCard,
     OrderKind,
     Role,
@@ -108,7 +109,11 @@ def housecard_command(cmd_ctx: CommandContext, args: str) -> str:
     try:
         card = find_card(text)
     except InvalidInput as err:
-        raise _fail(err) from err
+        # Not _fail: that answers with the !combat syntax and example, not this command's.
+        houses = ", ".join(h.display for h in House)
+        raise CommandError(escape_md(f"{err.message} (nor a house)", 200),
+                           escape_md(f"a house ({houses}) or one of its cards: {err.expected}",
+                                     900), CARD_EXAMPLE) from err
     assert card.house is not None
     return (f"**{card.name}** ({card.house.display}): strength {card.strength}, "
             f"{_icons(card.swords, card.fortifications)}.\n\n{card.summary}")
@@ -243,13 +248,14 @@ def _retreat_line(result: CombatResult) -> str:
         extra = f" Destroyed instead of retreating: {lost.describe()}."
     if r.status is RetreatStatus.NOTHING_LEFT:
         return f"- Retreat: none of {loser}'s units is left to retreat.{extra}"
+    one = r.units.total == 1  # "1 knight goes back", "2 footmen go back"
     if r.status is RetreatStatus.TO_ORIGIN:
-        return (f"- Retreat: {loser}'s {r.units.describe()} go back to the area they marched "
-                f"from, routed.{extra}")
+        return (f"- Retreat: {loser}'s {r.units.describe()} {'goes' if one else 'go'} back to "
+                f"the area {'it' if one else 'they'} marched from, routed.{extra}")
     if r.status is RetreatStatus.NOT_DESCRIBED:
         return (f"- Retreat: {loser}'s {r.units.describe()} must retreat to one legal adjacent "
-                f"area (not where the attackers came from) and are routed; add `area ...` to "
-                f"have it checked.{extra}")
+                f"area (not where the attackers came from) and {'is' if one else 'are'} "
+                f"routed; add `area ...` to have it checked.{extra}")
     if r.status is RetreatStatus.NO_LEGAL_AREA:
         return f"- Retreat: no legal area, so {loser}'s retreating units are destroyed.{extra}"
     options = ", ".join(
@@ -259,8 +265,9 @@ def _retreat_line(result: CombatResult) -> str:
         chooser = "Stark (Robb Stark)" if r.chosen_by is Role.ATTACKER else loser
         return (f"- Retreat: {loser}'s {r.units.describe()} must retreat; {chooser} chooses "
                 f"among {options}.{extra}")
-    moved = result.loser.survivors.describe()
-    return (f"- Retreat: {loser}'s {moved} retreat to {escape_md(r.area or '', 60)}, routed "
+    survivors = result.loser.survivors
+    moved = survivors.describe() + (" retreats" if survivors.total == 1 else " retreat")
+    return (f"- Retreat: {loser}'s {moved} to {escape_md(r.area or '', 60)}, routed "
             f"(legal: {options}).{extra}")
 
 

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from bot.commands.registry import Command, CommandContext, Handler, Registry, command, described
 from bot.errors import Answer, CommandError, render_error
 from bot.text import escape_md
+from rules.suggest import closest
 
 log = logging.getLogger(__name__)
 
@@ -28,9 +29,7 @@ def run_command(name: str, args: str, cmd_ctx: CommandContext, *, ref: str = "",
     """
     cmd = lookup(name)
     if cmd is None:
-        known = ", ".join(f"`!{c.name}`" for c in all_commands())
-        return Answer(CommandError(f"I do not know the command `!{escape_md(name, 40)}`",
-                                   f"one of {known}", "!help").render())
+        return Answer(_unknown(name, cmd_ctx).render())
     if cmd.moderator_only and not cmd_ctx.is_moderator:
         log.warning("u/%s tried moderator command !%s", cmd_ctx.author, cmd.name)
         if on_refused is not None:
@@ -46,6 +45,21 @@ def run_command(name: str, args: str, cmd_ctx: CommandContext, *, ref: str = "",
         return answer
 
 
+def _unknown(name: str, cmd_ctx: CommandContext) -> CommandError:
+    """The answer to ``!name`` that is no command: the closest command's name (by any of its
+    names, `!atack` -> `!attack`) and the commands the sender may use, as ``!help`` lists
+    them (a player is not shown the moderators' commands)."""
+    usable = [c for c in all_commands() if cmd_ctx.is_moderator or not c.moderator_only]
+    names = {alias: c.name for c in usable for alias in (c.name, *c.aliases)}
+    near = closest(name, names)
+    problem = f"I do not know the command `!{escape_md(name, 40)}`"
+    if near:
+        problem += f"; did you mean `!{names[near[0]]}`?"
+    known = ", ".join(f"`!{c.name}`" for c in usable)
+    example = f"!help {names[near[0]]}" if near else "!help"
+    return CommandError(problem, f"one of {known}", example)
+
+
 @command("help", aliases=("commands",), example="!help attack")
 def help_command(cmd_ctx: CommandContext, args: str) -> str:
     """Lists the bot's commands, or explains one: `!help attack`."""
@@ -53,8 +67,7 @@ def help_command(cmd_ctx: CommandContext, args: str) -> str:
     if wanted:
         cmd = lookup(wanted)
         if cmd is None:
-            raise CommandError(f"there is no command `!{escape_md(wanted, 40)}`",
-                               "a command name from `!help`", "!help attack")
+            raise _unknown(wanted, cmd_ctx)
         aliases = ", ".join(f"`!{a}`" for a in cmd.aliases)
         text = f"**!{cmd.name}**" + (f" (also {aliases})" if aliases else "") + "\n\n" + cmd.help
         if cmd.example:

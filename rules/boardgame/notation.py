@@ -96,6 +96,12 @@ _NAME_STOP = (_SIDE_KEYWORDS | _ATTACKER_WORDS | _DEFENDER_WORDS | _VERSUS | {
     "retreat", "retreats", "casualties", "casualty"}) - {"power", "token", "order"}
 
 _TOKEN = re.compile(r"[;,]|[^\s;,]+")
+_CHOICE_CARDS = {
+    "cancel": "Tyrion Lannister", "cancels": "Tyrion Lannister", "discards": "Patchface",
+    "remove": "The Queen of Thorns", "removes": "The Queen of Thorns",
+    "track": "Doran Martell", "upgrade": "Renly Baratheon",
+}
+"""A card choice's word and the card whose owner makes the choice."""
 
 
 def _tokenize(text: str) -> list[str]:
@@ -155,6 +161,8 @@ class _Parser:
         self.sides = {Role.ATTACKER: _SideDraft(), Role.DEFENDER: _SideDraft()}
         self.draft = _Draft()
         self.role = Role.ATTACKER
+        self.shared = False
+        """In a part after ``;`` (about the whole combat) rather than in a side's part."""
 
     # -- token helpers
     def peek(self, offset: int = 0) -> str | None:
@@ -229,6 +237,7 @@ class _Parser:
         assert tok is not None
         low = tok.lower()
         if tok in ";,":
+            self.shared = self.shared or tok == ";"
             self.pos += 1
         elif low in _ATTACKER_WORDS:
             self.pos += 1
@@ -252,6 +261,8 @@ class _Parser:
         elif low in _GLOBAL_KEYWORDS:
             self.global_clause()
         elif low in _SIDE_KEYWORDS:
+            if self.shared:
+                self.choice_owner(low)
             self.side_clause()
         elif _as_number(tok) is not None:
             if self.side.card is None and self.bare_number():
@@ -268,6 +279,7 @@ class _Parser:
 
     def switch(self, role: Role) -> None:
         self.role = role
+        self.shared = False
         if self.low() in _DEFENDER_WORDS and role is Role.DEFENDER:
             self.pos += 1
         if self.sides[role].house is None:
@@ -275,11 +287,47 @@ class _Parser:
             if house is not None:
                 self.sides[role].house = house
 
+    def choice_owner(self, word: str) -> None:
+        """In a part about the whole combat, a card's choice (`; discards Eddard`, `;
+        cancel`) is made by the side whose card makes it, not by whichever side was written
+        last: `instead` by the side playing Aeron Damphair or facing Tyrion Lannister. When no
+        side, or both, play that card, the side written last keeps it."""
+        def plays(role: Role, name: str) -> bool:
+            card = self.sides[role].card
+            return card is not None and card.name == name
+
+        if word == "instead":
+            owners = [r for r in Role if plays(r, "Aeron Damphair")
+                      or plays(r.other, "Tyrion Lannister")]
+        elif word in _CHOICE_CARDS:
+            owners = [r for r in Role if plays(r, _CHOICE_CARDS[word])]
+        else:
+            return
+        if len(owners) == 1:
+            self.role = owners[0]
+
+    def played_card(self, name: str) -> Role | None:
+        """In a part about the whole combat, the side whose card ``name`` names (`; Tyrion
+        cancel`), so that the choice after it is that side's."""
+        for role in Role:
+            side = self.sides[role]
+            if side.card is None or side.house is None:
+                continue
+            try:
+                if find_card(name, side.house, role.value).name == side.card.name:
+                    return role
+            except InvalidInput:
+                continue
+        return None
+
     def bare_words(self) -> None:
         start = self.peek()
         name = self.phrase()
         if not name:
             raise self.fail(self.role.value, f"did not understand {start!r}")
+        if self.shared and (role := self.played_card(name)) is not None:
+            self.role = role
+            return
         if self.side.card is None:
             self.side.card = self.card(name, f"{self.role.value}.card")
             return

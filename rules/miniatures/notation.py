@@ -344,6 +344,12 @@ class _AttackParser:
         elif tok.kind == "signed":
             raise self.fail("Which roll does {0} modify? Write `hit {0}`, `def {0}` or "
                             "`morale {0}`.", tok.text)
+        elif tok.kind == "num":
+            # The dice are counted already: a bare number is most likely a to-hit, defense or
+            # morale value written without its `+` (`8 dice 4 vs 5`).
+            raise self.fail("I don't know what {0} means here: the number of dice is given "
+                            "already; a to-hit, defense or morale value takes a `+` ({0}+) "
+                            "or its name (`hit {0}`, `def {0}`, `morale {0}`).", tok.text)
         else:
             raise self.fail("I don't know what {} means here.", tok.text)
 

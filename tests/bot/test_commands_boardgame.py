@@ -91,6 +91,21 @@ def test_reply_shows_casualties_retreat_and_cleanup() -> None:
     assert "the March order is removed" in text and "Lannister takes the area" in text
 
 
+def test_retreat_lines_agree_with_one_unit_or_several() -> None:
+    """One unit "goes back" / "is routed" / "retreats"; several "go back" / "are routed" /
+    "retreat" (the reply said "1 knight go back to the area they marched from")."""
+    assert "Baratheon's 1 knight goes back to the area it marched from, routed." in reply(
+        "Baratheon 1 knight Patchface vs Stark 1 footman Robb")
+    assert "Stark's 2 footmen go back to the area they marched from, routed." in reply(
+        "Stark 2 footmen 0 vs Lannister 1 footman Tywin")
+    assert "Stark's 1 footman must retreat to one legal adjacent area (not where the " \
+        "attackers came from) and is routed;" in reply("Lannister 2 knights Tywin vs Stark "
+                                                        "1 footman Eddard")
+    assert "and are routed;" in reply("Lannister 3 knights Tywin vs Stark 2 footmen Eddard")
+    assert "Stark's 1 footman retreats to Seagard, routed" in reply(
+        "Lannister 2 knights Tywin vs Stark 1 footman Eddard; area Seagard")
+
+
 def test_reply_for_a_tie_names_the_fiefdoms_track() -> None:
     """A tie broken on the Fiefdoms track says so."""
     text = reply("Stark 1 footman card 1 vs Lannister 1 footman card 1; fiefdoms Lannister Stark")
@@ -114,6 +129,30 @@ def test_reply_shows_a_floor_at_zero_and_routed_units() -> None:
                  "fiefdoms Tyrell Martell")
     assert "**0** (total -1, never below 0)" in text
     assert "routed 1 footman = 0" in text
+
+
+@pytest.mark.parametrize(("shared", "in_sides"), [
+    ("Baratheon 1 knight Patchface vs Stark 1 footman Robb; discards Eddard",
+     "Baratheon 1 knight Patchface discards Eddard vs Stark 1 footman Robb"),
+    ("Greyjoy 2 ships Euron vs Lannister 1 ship Tyrion; in sea; Tyrion cancel; instead Balon",
+     "Greyjoy 2 ships Euron instead Balon vs Lannister 1 ship Tyrion cancel; in sea"),
+    ("Lannister 2 knights Tywin vs Greyjoy 1 footman Aeron; power 2; instead Euron",
+     "Lannister 2 knights Tywin vs Greyjoy 1 footman Aeron power 2 instead Euron"),
+    ("Martell 2 knights Doran vs Tyrell 2 footmen Mace; track throne",
+     "Martell 2 knights Doran track throne vs Tyrell 2 footmen Mace"),
+    ("Tyrell 3 knights Queen of Thorns vs Stark 1 footman Robb; remove Riverrun",
+     "Tyrell 3 knights Queen of Thorns remove Riverrun vs Stark 1 footman Robb"),
+    ("Baratheon 1 footman Renly vs Stark 1 footman Greatjon; upgrade none",
+     "Baratheon 1 footman Renly upgrade none vs Stark 1 footman Greatjon"),
+])
+def test_a_card_choice_after_a_semicolon_is_made_by_the_cards_side(shared: str,
+                                                                   in_sides: str) -> None:
+    """The page says anything about the whole combat may follow after `;`, and shows a choice
+    as `Tyrion cancel`: written there, a card's choice is the side's that plays the card, not
+    the side written last (`...Patchface vs Stark ... Robb; discards Eddard` was refused as
+    "Eddard Stark is a Stark card, not Baratheon"), and reads as it does inside that side."""
+    assert parse_setup(shared) == parse_setup(in_sides)
+    assert reply(shared).split("\n\nRead as:")[0] == reply(in_sides).split("\n\nRead as:")[0]
 
 
 def test_reply_awaiting_a_retreat_choice_lists_options() -> None:
@@ -170,6 +209,18 @@ def test_housecard_command() -> None:
         housecard_command(CTX, "Jon Snow")
     with pytest.raises(CommandError):
         housecard_command(CTX, " ")
+
+
+def test_housecard_unknown_name_answers_with_its_own_example() -> None:
+    """A name that is neither card nor house is answered with `!housecard`'s example and the
+    houses as well as the cards, not with the `!combat` syntax and example."""
+    with pytest.raises(CommandError) as caught:
+        housecard_command(CTX, "Targaryen")
+    err = caught.value
+    assert err.problem == "'Targaryen' is not a House card (nor a house)"
+    assert err.example == "!housecard Tywin"
+    assert err.expected.startswith("a house (Stark, Lannister, Baratheon, Greyjoy, Tyrell, "
+                                   "Martell) or one of its cards: one of Eddard Stark")
 
 
 # --- docs -------------------------------------------------------------------------------------

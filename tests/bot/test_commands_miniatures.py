@@ -161,6 +161,9 @@ def test_attack_roll_word_rolls() -> None:
     ("8 dice 4+ vs 5+ 0 left", "target"),
     ("8 dice 4+ vs 5+ no", "No what"),
     ("8 dice 4+ vs 5+ ~", "can't read"),
+    # A value without its `+`: the reply says how to write it, not only that 4 is unknown.
+    ("8 dice 4 vs 5+", "a to-hit, defense or morale value takes a `+` (4+) or its name"),
+    ("8 dice 4+ 5+ 6", "(6+) or its name (`hit 6`, `def 6`, `morale 6`)"),
 ])
 def test_attack_bad_input_says_what_was_wrong_with_an_example(text: str, says: str) -> None:
     """Bad input raises CommandError with the problem, what was expected and an example."""
