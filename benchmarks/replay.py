@@ -26,8 +26,9 @@ from sqlmodel import col, select
 
 from bot.db.engine import transaction
 from bot.db.models import Event, Outbox
-from bot.demo import Demo, play
+from bot.demo import PUBLIC_HOOK, STARK_HOOK, Demo, play
 from bot.services.queries import export_world
+from bot.services.webhooks import fingerprint
 
 
 class ReplayDemo(Demo):
@@ -45,7 +46,7 @@ class ReplayDemo(Demo):
         self.rounds += 1
         with transaction(self.engine) as session:
             data = export_world(session, self.ctx)
-        _write_json(self.out / "exports" / f"{self.rounds:03d}.json", data)
+        self._write_json(self.out / "exports" / f"{self.rounds:03d}.json", data)
 
     def save(self) -> None:
         """Write the transcript, the sandbox's activity, the outbox, journal and pictures."""
@@ -68,14 +69,29 @@ class ReplayDemo(Demo):
                         "public": e.public, "actor": e.actor, "summary": e.summary,
                         "data": e.data_json, "dice": e.dice_json}
                        for e in session.exec(select(Event).order_by(col(Event.id)))]
-        _write_json(self.out / "outbox.json", outbox)
-        _write_json(self.out / "journal.json", journal)
+        self._write_json(self.out / "outbox.json", outbox)
+        self._write_json(self.out / "journal.json", journal)
+
+    def _write_json(self, path: Path, data: Any) -> None:
+        _write_text(path, self._steady(
+            json.dumps(data, indent=1, sort_keys=True, default=str) + "\n"))
+
+    def _hooks_steady(self, text: str) -> str:
+        """The text without the webhook receiver's address, which differs between runs (its
+        port), nor the fingerprints of the webhooks' addresses (the outbox's targets and
+        keys, the journal's lines)."""
+        for name, hook in (("public", PUBLIC_HOOK), ("stark", STARK_HOOK)):
+            text = text.replace(fingerprint(self.hooks.url(*hook)), f"HOOK-{name}")
+        prefix = self.hooks.prefix  # also as a reply quotes it, made inert (``&#58;``)
+        return text.replace(prefix, "WEBHOOKS/").replace(prefix.replace(":", "&#58;", 1),
+                                                         "WEBHOOKS/")
 
 
     def _steady(self, text: str) -> str:
         """The text without what differs between runs: the working folder, the sandbox's
-        address and the random names it gives uploaded pictures."""
+        address, the webhook receiver's, and the random names it gives uploaded pictures."""
         text = text.replace(str(self.workdir), "WORK").replace(self.sandbox.url, "SANDBOX")
+        text = self._hooks_steady(text)
         for number, (where, _data) in enumerate(self.report.images, start=1):
             text = text.replace(where.rsplit("/", 1)[-1], f"picture-{number}")
         return text
@@ -84,10 +100,6 @@ class ReplayDemo(Demo):
 def _write_text(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
-
-
-def _write_json(path: Path, data: Any) -> None:
-    _write_text(path, json.dumps(data, indent=1, sort_keys=True, default=str) + "\n")
 
 
 def replay(out: Path) -> None:

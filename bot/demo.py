@@ -3,7 +3,11 @@
 The demo starts the sandbox in-process, creates a temporary campaign from the demo map and
 roster, and plays a short war through real PRAW: players send modmail and AutoModerator
 forwards posts; the bot polls, answers, advances a simulated clock tick by tick and publishes.
-Everything that appears on the sandbox subreddit and in modmail is printed as it appears.
+Everything that appears on the sandbox subreddit and in modmail is printed as it appears, and
+so is what the bot keeps outside the posts: the sidebar widget "Campaign clock" (``[posts]
+sidebar_widget``) at every tick, and each notice to the Discord-compatible webhooks of a local
+receiver (:mod:`bot.sandbox.webhooks`): the public channel (``[webhooks] public``) and House
+Stark's own, which its player registers by modmail (``webhook URL``).
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from bot.sandbox import RedditSandbox
 from bot.sandbox.beacon import LocalBeacon
 from bot.sandbox.defaults import BOT_PASSWORD, BOT_USERNAME, MODERATOR, password_for
 from bot.sandbox.praw_client import make_reddit
+from bot.sandbox.webhooks import WebhookReceiver
 from bot.services.setup import DEMO_ROSTER, DEMO_WARS, create_campaign
 from bot.services.tick import advancer
 from bot.services.world import CampaignContext
@@ -41,6 +46,9 @@ from rules.campaign.world import BattleStatus
 DEMO_SEED = "maester-demo-1"  # the campaign secret: the demo's story depends on its dice
 SUBREDDIT = "westeros"
 START = datetime(2026, 11, 22, 7, 30, tzinfo=UTC)
+PUBLIC_HOOK = ("100000000000000001", "demo-public-channel")  # the receiver's webhooks
+STARK_HOOK = ("200000000000000002", "stark-own-channel")
+WIDGET = "Campaign clock"
 
 
 @dataclass(slots=True)
@@ -56,6 +64,8 @@ class DemoReport:
     transcript: list[str] = field(default_factory=list)
     images: list[tuple[str, bytes]] = field(default_factory=list)  # (where, PNG) per picture
     web: tuple[str, str] = ("", "")  # the realm's address and House Stark's war room
+    widget: list[str] = field(default_factory=list)  # the sidebar widget's texts, in turn
+    hooks: list[tuple[str, str]] = field(default_factory=list)  # (channel, text) received
 
 
 class Demo:
@@ -71,6 +81,9 @@ class Demo:
         # The demo's public randomness beacon: a local one (the demo runs offline), its rounds
         # every 3 s from long before the campaign, signed under drand's scheme with a test key.
         self.beacon = LocalBeacon(genesis=int(START.timestamp()) - 86_400)
+        # Discord stand-in: the public channel and House Stark's own receive the notices.
+        self.hooks = WebhookReceiver()
+        self.hooks_seen = 0
         self.workdir = workdir
         self.report = DemoReport()
         self.seen = 0
@@ -87,6 +100,7 @@ class Demo:
                 self.sandbox.add_user(player, password_for(player))
         self.sandbox.add_automod_forward_rule(SUBREDDIT, title_contains="[Orders]")
         self.beacon.start()
+        self.hooks.start()
         self.settings = self._settings()
         self.engine = make_engine(self.settings.campaign.database_url)
         upgrade(self.engine)
@@ -133,8 +147,15 @@ class Demo:
                     "pace_file": str(self.workdir / "pace.json")},
             "calendar": {"epoch": "2026-11-22T00:00:00Z", "epoch_year": 298},
             "catalogue": {"file": "demo"},
-            # one [Realm] map, at the last month boundary (see play); on by default
-            "posts": {"realm_post": False, "realm_film": True},
+            # one [Realm] map, at the last month boundary (see play); on by default; the
+            # sidebar widget keeps the in-game date and the next tick
+            "posts": {"realm_post": False, "realm_film": True, "sidebar_widget": True,
+                      "sidebar_widget_name": WIDGET},
+            # every public post also goes to the public channel (a Discord-compatible
+            # webhook of the local receiver, allowed by its prefix); a claim may add its own
+            "webhooks": {"allowed_prefixes": [self.hooks.prefix],
+                         "public": [self.hooks.url(*PUBLIC_HOOK)], "spacing_seconds": 0,
+                         "timeout_seconds": 5},
             # every tick's dice bound to the local beacon's first round 10 s after the tick
             "dice": self.beacon.settings(margin=10, timeout=5.0),
         }, source="demo")
@@ -155,6 +176,7 @@ class Demo:
         self.engine.dispose()
         self.sandbox.stop()
         self.beacon.stop()
+        self.hooks.stop()
 
     # --- players -------------------------------------------------------------------------
     def player(self, name: str) -> praw.Reddit:
@@ -324,6 +346,27 @@ class Demo:
                 self.emit(f"\n--- {item.kind} by u/{item.author} ({when})\n"
                           f"{_strip_marker(item.body)}")
 
+        self._show_outside()
+
+    def _show_outside(self) -> None:
+        """What the bot keeps beyond posts and modmail: the sidebar widget's new text, and
+        each notice the webhooks received since the last look."""
+        widget = next((str(w.get("text", "")) for w in self.sandbox.sidebar_widgets(SUBREDDIT)
+                       if w.get("shortName") == WIDGET), None)
+        if widget is not None and (not self.report.widget or widget != self.report.widget[-1]):
+            self.report.widget.append(widget)
+            line = " · ".join(p.replace("**", "") for p in widget.split("\n\n") if p)
+            self.emit(f"[sidebar widget \"{WIDGET}\" on r/{SUBREDDIT} "
+                      f"{'added' if len(self.report.widget) == 1 else 'updated'}: {line}]")
+        received = self.hooks.messages()
+        for message in received[self.hooks_seen:]:
+            channel = ("the public channel" if message.webhook == PUBLIC_HOOK[0]
+                       else "House Stark's own channel")
+            self.report.hooks.append((channel, message.text))
+            first = message.text.splitlines()[0].replace("**", "") if message.text else ""
+            self.emit(f">>> webhook notice to {channel}: {first}")
+        self.hooks_seen = len(received)
+
     def _show_images(self, post_id: str) -> None:
         """Where a post's picture went: uploaded to the (sandbox) Reddit, kept by the bot."""
         from bot.sandbox.media import media_url, post_media
@@ -375,8 +418,10 @@ def play(demo: Demo) -> None:
     demo.narrate("the moderators grant the commanders their skills")
     demo.grant("Brynden Tully", "Blackfish")
     demo.grant("Jaime Lannister", "Siegecraft")
-    demo.narrate("the lords raise their banners; Lord Arryn goes away for a few days")
-    demo.modmail("ned_stark", "muster 800 infantry 200 cavalry\nstatus")
+    demo.narrate("the lords raise their banners; Lord Arryn goes away for a few days; House "
+                 "Stark sends its private news to its own Discord channel too")
+    demo.modmail("ned_stark", "muster 800 infantry 200 cavalry\nstatus\n"
+                              f"webhook {demo.hooks.url(*STARK_HOOK)}")
     demo.modmail("hoster_tully", "muster 400 infantry 100 cavalry")
     demo.modmail("tywin_lannister", "muster 900 cavalry")
     demo.modmail("balon_greyjoy", "muster 12 ships")
@@ -465,6 +510,14 @@ def summary(report: DemoReport) -> str:
              f"{report.seconds:.1f} s",
              "- public posts:"]
     lines += [f"    {title}" for title in report.posts]
+    if report.widget:
+        lines.append(f"- sidebar widget \"{WIDGET}\": added, then updated "
+                     f"{len(report.widget) - 1} times (the in-game date and the next tick)")
+    if report.hooks:
+        public = sum(1 for channel, _ in report.hooks if channel == "the public channel")
+        lines.append(f"- webhooks (a local Discord-compatible receiver): {public} notices of "
+                     f"public posts to the public channel, {len(report.hooks) - public} of "
+                     "House Stark's private news to its own channel")
     if report.web[0]:
         lines.append(f"- web pages (served while the demo ran): the realm at {report.web[0]}, "
                      f"House Stark's war room at {report.web[1]}; `maester demo --serve` "

@@ -208,17 +208,40 @@ def retreat_failed_note(*, runner: Force, opponent_claim: str, place: str, until
 
 
 def army_after_battle_note(*, battle: int | None, kind: ArmyKind, army: int, place: str,
-                           state: str, troops: str, fate: str) -> tuple[str, str]:
+                           state: str, troops: str, fate: str, back_to: str = "",
+                           arriving: str = "", beaten: bool = False) -> tuple[str, str]:
     """To the claim of every army that fought: what is left of it (``fate``: why it is gone,
-    when it is)."""
+    when it is) and where it goes: a beaten army turns back the way it came (``back_to``, at
+    ``arriving``), withdraws behind its walls, or, with no path to fall back along, stays
+    (and meets the enemy again while both stand there)."""
     name = force_name(kind, army, capital=True)
     if state == "gone":
         what = f"{name} is no more: its troops {fate or 'are gone'}."
+    elif state == "retreating" and back_to:
+        what = (f"{name} has {troops} left and falls back the way it came, to "
+                f"{name_md(back_to)}, arriving {arriving}.")
+    elif state == "garrison":
+        what = f"{name} has {troops} left and withdraws behind the walls of {name_md(place)}."
+    elif state == "standing" and beaten:
+        what = (f"{name} has {troops} left and stays at {name_md(place)}: it has no path to "
+                "fall back along, so it meets the enemy again while an army at war with you "
+                "stands there (a note on that battle follows).")
     else:
         what = f"{name} has {troops} left and is {state}."
     return (f"Battle {battle} at {place}: {force_name(kind, army)}",
             f"After the battle at {name_md(place)}: {what} The public post gives the battle in "
             "full.")
+
+
+def garrison_after_battle_note(*, battle: int | None, kind: str, place: str, won: bool,
+                               captured: bool, lost: str) -> tuple[str, str]:
+    """To the claim whose garrison fought a sally or held against an assault: how it went and
+    what it cost (its troops at home are no army, so no army's note tells it)."""
+    what = "sally from" if kind == "sally" else "assault on"
+    cost = "was captured" if captured else f"lost {lost}"
+    return (f"Battle {battle} at {place}: your garrison",
+            f"The {what} {name_md(place)} is {'won' if won else 'lost'}: your garrison {cost}. "
+            "Send `status` to see the troops left at home.")
 
 
 def battle_void_note(*, battle: int | None, place: str, kind: str) -> tuple[str, str]:

@@ -119,6 +119,7 @@ from rules.campaign.upkeep import (
 from rules.campaign.world import (
     ACTIVE_STATES,
     FREE_CHARACTERS,
+    ArmyState,
     BattleStatus,
     ClaimState,
     EventDice,
@@ -836,15 +837,34 @@ class _TickState:
             self.notify(garrison_claim, f"battle:{battle.id}:defenses",
                         *notes.defenses_note(self.label(battle.tile), result.defender.strength,
                                              dice_line))
+        if garrison_claim is not None and not (battle.kind == "assault"
+                                               and result.winner is Winner.ATTACKER):
+            # the garrison's troops at home fought too (a fallen holdfast has its own note)
+            which = Winner.ATTACKER if event.attacker is None else Winner.DEFENDER
+            side = result.side(which)
+            self.notify(garrison_claim, f"battle:{battle.id}:garrison",
+                        *notes.garrison_after_battle_note(
+                            battle=battle.id, kind=battle.kind, place=self.label(battle.tile),
+                            won=result.winner is which, captured=side.captured,
+                            lost=troops_text(side.losses.infantry, side.losses.cavalry)))
+        n = event.joined_attackers
+        beaten = {a.id for a in ((event.attacker, *event.joined[:n])
+                                 if result.winner is Winner.DEFENDER
+                                 else (event.defender, *event.joined[n:])) if a is not None}
         for fought in (event.attacker, event.defender, *event.joined):  # each claim hears of
             if fought is None:  # its own armies (captured, gone, or what is left)
                 continue
+            back = fought.state is ArmyState.RETREATING and bool(fought.march.path)
             self.notify(fought.claim_id, f"battle:{battle.id}:army:{fought.id}",
                         *notes.army_after_battle_note(
                             battle=battle.id, kind=fought.kind, army=fought.id,
                             place=self.label(battle.tile), state=fought.state.value,
                             troops=troops_text(fought.infantry, fought.cavalry, fought.ships),
-                            fate=str(fought.meta.get("fate") or "")))
+                            fate=str(fought.meta.get("fate") or ""),
+                            back_to=self.label(fought.march.path[-1]) if back else "",
+                            arriving=self.when(self.ctx.tick_at(fought.arrival_tick))
+                            if back and fought.arrival_tick is not None else "",
+                            beaten=fought.id in beaten))
 
 
 _Reporter = Callable[[_TickState, Any], None]

@@ -2,10 +2,11 @@
 
 Loading thousands of armies as ORM objects and flushing them costs far more than the rules
 themselves. The tick reads its armies straight into the rules' values (:class:`TickArmies`:
-one query, the JSON of standing armies' empty columns not even decoded) and writes back the
-columns it owns for the armies that changed: one statement for the armies that only took a
-march's step (its columns only), one for the others (every tick column), however many armies
-moved.
+one query of each row's key, two texts the database builds, decoding only the rows it did not
+keep from the last tick; the JSON of standing armies' empty columns not even decoded) and
+writes back the columns it owns for the armies that changed: one statement for the armies
+that only took a march's step (its columns only), one for the others (every tick column),
+however many armies moved.
 :class:`ArmyRecord` is an army row as a plain mutable record (the same attribute names as
 :class:`~bot.db.models.Army`): what the map view reads, and what a service that changes an
 army in place during the tick is given.
@@ -462,7 +463,8 @@ class TickArmies:
     very objects: the collector sees nothing new), any other row is converted. A value is a
     pure function of its row and values are immutable, so this gives the same values whoever
     wrote the rows since (another process, an undo, a rolled back tick: their rows differ and
-    are converted). One tick's armies are kept, no more.
+    are converted). One tick's armies are kept, no more. The rows are read as their keys
+    (:func:`load_armies`): a kept row is recognised without reading its twenty values.
     """
 
     _kept: ClassVar[tuple[dict[int, Row], dict[int, ArmyValue]]] = ({}, {})
@@ -490,8 +492,9 @@ class TickArmies:
             self.now[army_id] = value
         self.read: dict[int, ArmyValue] = dict(self.now)  # the values as read
         self.keys: dict[int, Key] = dict(keys or {})
+        self.seen = {key: self.rows[army_id] for army_id, key in self.keys.items()}
         TickArmies._kept = (self.rows, self.read)  # (then what save() writes)
-        TickArmies._seen = {key: self.rows[army_id] for army_id, key in self.keys.items()}
+        TickArmies._seen = self.seen
 
     def values(self) -> Collection[ArmyValue]:
         """The armies now, as a live view (it follows the tick's changes)."""
@@ -579,9 +582,10 @@ class TickArmies:
                 connection.exec_driver_sql(shape.update(mark), params)
         if written:  # new mappings, swapped in at once (another thread may be reading)
             kept_rows, kept_values = dict(rows), dict(read)
-            keys = self.keys
-            seen = {key: rows[army_id] for army_id, key in keys.items()
-                    if army_id not in written}
+            keys, seen = self.keys, dict(self.seen)
+            for army_id in written:  # (their keys as read name the rows before the write)
+                if army_id in keys:
+                    del seen[keys[army_id]]
             dialect = connection.dialect.name
             for army_id, (row, a, moved) in written.items():
                 kept_rows[army_id], kept_values[army_id] = row, a

@@ -53,6 +53,7 @@ from bot.mapimage.scene import (
     build_scene,
     claim_colours,
 )
+from bot.render.common import money
 from bot.render.notes import shortfall_text
 from bot.services import beacon, forewarn, proposals
 from bot.services.battle_odds import attacker_wins
@@ -475,7 +476,7 @@ def war_room(session: Session, ctx: CampaignContext, claim_id: int) -> View:
     seat = ctx.world.tiles[claim.holdfast] if claim.holdfast in ctx.world else None
     return View({
         "view": "claim", **clock, "map": drawn,
-        "claim": {"name": claim.name, "gold": str(claim.gold), "infantry": claim.infantry,
+        "claim": {"name": claim.name, "gold": money(claim.gold), "infantry": claim.infantry,
                   "cavalry": claim.cavalry, "ships": claim.ships, "seat": claim.holdfast,
                   "seat_name": seat.name if seat else "",
                   "defense_bonus": str(seat.defense_bonus) if seat else ""},

@@ -148,3 +148,37 @@ def test_the_demo_verifies_a_beacon_bound_battle(demo: tuple[object, str]) -> No
     verify = text[text.index("$ maester verify"):]
     assert verify.splitlines()[1].startswith("OK ")
     assert "(signature checked)" in verify.splitlines()[1]
+
+
+def test_the_demo_keeps_the_sidebar_clock_and_sends_to_webhooks(demo: tuple[object, str]
+                                                                ) -> None:
+    """The demo switches on the sidebar widget and the webhooks and prints what they get: the
+    widget added at the first tick and updated at every tick after (the in-game date and the
+    next tick), every public post announced once to the public channel of the local
+    receiver, and House Stark's private news, after its player's `webhook URL` order, to its
+    own channel. No public notice tells more than its post; none of Stark's goes public."""
+    report, text = demo
+    widget: list[str] = report.widget  # type: ignore[attr-defined]
+    assert len(widget) >= report.ticks  # type: ignore[attr-defined]
+    assert len(set(widget)) == len(widget)  # each print is a change
+    assert all(w.startswith("**In-game date:** Month ") and "**Next tick:** 2026-" in w
+               for w in widget)
+    assert '[sidebar widget "Campaign clock" on r/westeros added: In-game date: ' in text
+    assert text.count('[sidebar widget "Campaign clock" on r/westeros updated: ') \
+        == len(widget) - 1
+    hooks: list[tuple[str, str]] = report.hooks  # type: ignore[attr-defined]
+    public = [t for channel, t in hooks if channel == "the public channel"]
+    own = [t for channel, t in hooks if channel == "House Stark's own channel"]
+    assert sorted(t.splitlines()[0].strip("*") for t in public) == sorted(
+        report.posts)  # type: ignore[attr-defined]
+    assert all("/comments/" in t for t in public)  # each links to its post
+    done = next(line for line in text.splitlines()
+                if line.startswith("Done: from now on House Stark's private news also goes"))
+    assert "stark-own-channel" not in done  # the reply never repeats the webhook's token
+    assert own and any("Army 1 is ready" in t for t in own)
+    assert not any(t in public for t in own)
+    for t in public:
+        assert "2.6" not in t and "secret" not in t.lower()  # Winterfell's bonus stays home
+    assert f">>> webhook notice to the public channel: {report.posts[0]}" in text  # type: ignore[attr-defined]
+    assert ">>> webhook notice to House Stark's own channel: " in text
+    assert "notices of public posts to the public channel" in summary(report)  # type: ignore[arg-type]

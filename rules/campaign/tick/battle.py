@@ -362,14 +362,16 @@ class _Battles:
             after.append(a)
         fates = self.settle_fates(battle, result, after[0], after[1], joined)
         after = [self.armies[a.id] if a is not None else None for a in after]
-        self.events.append(BattleFought(
-            battle, result, after[0], after[1], hidden_defender,
-            garrison_claim.id if garrison_claim is not None else None, dice_line, public,
-            fates, tuple(self.armies[a.id] for a in others), len(joined[0])))
         beaten = joined[0] if result.winner is Winner.DEFENDER else joined[1]
         self.beaten(after[0] if result.winner is Winner.DEFENDER else after[1])
         for a in beaten:
             self.beaten(self.armies[a.id])
+        # the event holds the armies as the battle left them: a beaten one turning back
+        after = [self.armies[a.id] if a is not None else None for a in after]
+        self.events.append(BattleFought(
+            battle, result, after[0], after[1], hidden_defender,
+            garrison_claim.id if garrison_claim is not None else None, dice_line, public,
+            fates, tuple(self.armies[a.id] for a in others), len(joined[0])))
 
     def take_losses(self, a: Army, part: SideResult) -> Army:
         """Army ``a`` takes its ``part`` of a side's losses (captured, or gone to the last

@@ -312,6 +312,25 @@ def test_a_sally_that_cannot_happen_is_told_to_both_claims(tmp_path: Path) -> No
         assert "does not happen" in _notes_to(w, player), player
 
 
+def test_a_garrison_that_sallied_is_told_what_it_cost(tmp_path: Path) -> None:
+    """Found by hand: Targaryen's whole garrison sallied and lost half its troops at home, yet
+    only the besieger heard of the battle privately (troops at home are no army, so no army's
+    note went to Targaryen). The garrison's claim is told how it went and what it lost."""
+    w = _before_winterfell(tmp_path, at_home=250, lannister="400 infantry")
+    w.say("tywin_lannister", "siege Winterfell with army 1", at=day(2, 13))
+    w.run(day(2, 18))
+    w.say("ned_stark", "sally from Winterfell", at=day(2, 19))
+    w.run(day(3, 0))
+    [battle] = w.events("battle")
+    stark = w.claim("House Stark")
+    [note] = [o.body for o in w.outbox(target="ned_stark")
+              if o.title == f"Battle {battle.data_json['battle']} at Winterfell: your garrison"]
+    lost = 250 - stark.infantry
+    assert f"The sally from Winterfell is {'won' if 'Stark wins' in battle.summary else 'lost'}" \
+        in note, note
+    assert f"your garrison lost {lost} infantry" in note and "`status`" in note, note
+
+
 def test_a_disbanded_armys_commander_goes_home_with_it(tmp_path: Path) -> None:
     """Robb commands army 1; disbanded at Winterfell, the army is gone and Robb is at home
     (no army), so `characters` no longer lists a gone army's number."""
@@ -483,6 +502,49 @@ def test_an_ally_standing_where_a_battle_looms_is_told(tmp_path: Path) -> None:
     assert "march away" in note
     assert not [o for o in w.outbox(target="tywin_lannister")
                 if "Battle looms" in o.title and "army 2" in o.body]
+
+
+def test_a_beaten_army_is_told_it_falls_back_not_that_it_stands(tmp_path: Path) -> None:
+    """Found by hand: after a lost battle the army's note said "... left and is standing" while
+    the army was in fact turning back the way it came. Stark's 100 march from 1319 onto
+    Lannister's 270 at 1320 and lose: Stark's note says army 1 falls back to 1319 and when it
+    gets there; the winner's note says it stands."""
+    w = World(tmp_path, claims=roster("stark", "lannister"))
+    w.say("ned_stark", "muster 100 infantry")
+    w.say("tywin_lannister", "muster 270 infantry")
+    w.run(day(2, 12))
+    w.place(1, "1319")
+    w.place(2, "1320")
+    w.say("ned_stark", "move army 1: 1320 (cost 1)", at=day(2, 13))
+    w.run(day(3, 6))
+    [battle] = w.events("battle")
+    assert battle.summary.endswith("House Lannister wins"), battle.summary
+    assert w.army(1).state == "retreating"
+    [note] = [o.body for o in w.outbox(target="ned_stark") if o.title.startswith("Battle 1 at")]
+    assert "and falls back the way it came, to 1319, arriving" in note, note
+    assert "is standing" not in note
+    [theirs] = [o.body for o in w.outbox(target="tywin_lannister")
+                if o.title.startswith("Battle 1 at")]
+    assert "left and is standing" in theirs, theirs
+
+
+def test_a_beaten_army_with_no_way_back_is_told_it_stays_and_fights_again(
+        tmp_path: Path) -> None:
+    """Found by hand: an army beaten where it had not marched to (Lannister's, at the end of a
+    retreat) stayed and was attacked again every tick, its note saying only "is standing" and
+    its orders refused until "after the battle". Stark's 100, attacked where they stand by
+    Lannister's 270 and beaten, are told they stay and meet the enemy again (they do)."""
+    w = _field(tmp_path, stark=["100 infantry"], lannister="270 infantry")
+    _attack(w, 1, 2)
+    battle = w.events("battle")[0]
+    assert battle.summary.endswith("House Lannister wins"), battle.summary
+    [note] = [o.body for o in w.outbox(target="ned_stark") if o.title.startswith("Battle 1 at")]
+    assert "left and stays at 1320: it has no path to fall back along, so it meets the " \
+        "enemy again" in note, note
+    assert any("Battle looms at 1320" in o.title for o in w.outbox(target="ned_stark"))
+    [theirs] = [o.body for o in w.outbox(target="tywin_lannister")
+                if o.title.startswith("Battle 1 at")]
+    assert "left and is standing" in theirs, theirs  # the winner simply stands
 
 
 def test_a_crushing_win_captures_every_army_of_the_losing_side(tmp_path: Path) -> None:

@@ -90,6 +90,31 @@ def test_a_war_room_shows_its_news_as_text_not_markup(
     assert "[](#maester" not in news
 
 
+def test_a_war_room_names_a_sallying_garrison_and_prints_gold_as_players_read_it(
+        tmp_path: Path) -> None:
+    """Found by hand: a war room listed a pending sally as "House Targaryen (army 0) attacks
+    House Lannister (army 5)" and the claim's gold as "324.0"."""
+    from bot.web.data import war_room
+    from bot.web.pages import html
+    from tests.bot.catalogue_world import World, roster
+    from tests.bot.services.test_sides import day
+
+    w = World(tmp_path, claims=roster("stark", "lannister",
+                                      stark={"infantry": 250, "cavalry": 0, "gold": "900.50"}))
+    w.say("tywin_lannister", "muster 400 infantry")
+    w.run(day(2, 12))
+    w.place(1, "Winterfell")
+    w.say("tywin_lannister", "siege Winterfell with army 1", at=day(2, 13))
+    w.run(day(2, 18))
+    w.say("ned_stark", "sally from Winterfell", at=day(2, 19))
+    with w.session() as session:
+        page = html(war_room(session, w.ctx, w.claim("House Stark").id or 0))
+    battles = page[page.index('id="battles"'):page.index("</section>", page.index('id="battles"'))]
+    assert "House Stark (its garrison) attacks House Lannister (army 1)" in battles, battles
+    assert "army 0" not in battles
+    assert "900.5<" in page and "900.50" not in page
+
+
 def test_a_note_is_rendered_with_everything_escaped() -> None:
     """The bot's markdown as the war room shows it: a quoted order (with its escaped ``>``),
     bold, a list, a rule, a table; a player's ``<script>`` and a link stay text."""
