@@ -490,12 +490,15 @@ def adjust_cmd(
 
         before = Holdings(found.gold, found.infantry, found.cavalry, found.ships)
         console.print(f"{escape(found.name)} before: {holdings(before)}")
-        console.print(f"{escape(found.name)} after:  {holdings(new)}")
         if dry_run:
+            console.print(f"{escape(found.name)} after:  {holdings(new)}")
             console.print("Dry run: nothing written.")
             return
         if proposed(session, ctx, adjust_action(found, change, reason), by, now):
+            # (the claim has not changed: what it would hold is said as such)
+            console.print(f"{escape(found.name)} once approved: {holdings(new)}")
             return
+        console.print(f"{escape(found.name)} after:  {holdings(new)}")
         adjust_claim(session, ctx, found, change, reason=reason, actor=moderator_name(by),
                      now=now)
 

@@ -123,6 +123,7 @@ def test_an_action_that_waits_changes_nothing_until_a_second_moderator_approves(
     out = cli(config, AT, "adjust", "House Stark", "--gold", "+100", "--reason", "dowry",
               "--by", "u/mod_jane")
     assert "Proposed as #1" in out and "Nothing changed" in out and "maester approve 1" in out
+    assert "House Stark once approved: gold 1000" in out and "after:" not in out
     assert dump(tmp_path) == before  # the world, the log and the snapshots are as they were
     assert "not one of the campaign's moderators" in cli(
         config, AT, "adjust", "House Stark", "--gold", "+1", "--by", "stranger", code=2)
