@@ -13,6 +13,9 @@ from bot.services.order_call import Call
 from bot.services.order_world import load_order_world
 from bot.services.world import CampaignContext
 from rules.campaign import decide
+from rules.campaign.language import values as o
+from rules.campaign.sides import allies_drawn_in
+from rules.campaign.world import World
 
 
 def attacker_wins(session: Session, ctx: CampaignContext, battle: PendingBattle,
@@ -20,7 +23,7 @@ def attacker_wins(session: Session, ctx: CampaignContext, battle: PendingBattle,
     """The attacker's exact chance to win ``battle`` as the claim ``viewer`` may know it
     (the other side's hidden modifiers left out; None: everything, for moderators), when
     both sides are armies still raised; None otherwise (an assault on a garrison)."""
-    world, _ = load_order_world(session, ctx, {decide.Part.ARMIES, decide.Part.CHARACTERS})
+    world = _battle_world(session, ctx)
     attacker = world.armies.get(battle.attacker_army)
     defender = world.armies.get(battle.defender_army)
     if attacker is None or defender is None:
@@ -31,3 +34,33 @@ def attacker_wins(session: Session, ctx: CampaignContext, battle: PendingBattle,
                                     fought=battle.resolve_tick, began=battle.created_tick,
                                     asker=viewer)
     return chances.odds.attacker_win
+
+
+def _battle_world(session: Session, ctx: CampaignContext) -> World:
+    """The world a pending battle's sides are counted in: what the ``odds`` order reads (the
+    armies, the alliances that make sides, the characters, the modifiers)."""
+    world, _ = load_order_world(session, ctx, decide.ORDER_KINDS[o.Odds].reads)
+    return world
+
+
+def drawn_in(session: Session, ctx: CampaignContext, battles: list[PendingBattle],
+             claim_id: int) -> dict[int, tuple[str, tuple[int, ...]]]:
+    """The pending ``battles`` (of other claims) that ``claim_id``'s armies would join if
+    they are still on the tile when it is fought (:func:`rules.campaign.sides.allies_drawn_in`,
+    the same sides the tick counts): each battle's id -> the side they join ("attacker" or
+    "defender") and those armies' ids."""
+    if not battles:
+        return {}
+    world = _battle_world(session, ctx)
+    found: dict[int, tuple[str, tuple[int, ...]]] = {}
+    for b in battles:
+        attacker = world.armies.get(b.attacker_army or 0)
+        defender = world.armies.get(b.defender_army or 0)
+        if attacker is None or defender is None or b.id is None:
+            continue
+        for side, allies in zip(("attacker", "defender"),
+                                allies_drawn_in(world, attacker, defender), strict=True):
+            mine = tuple(a.id for a in allies if a.claim_id == claim_id)
+            if mine:
+                found[b.id] = (side, mine)
+    return found

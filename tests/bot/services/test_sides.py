@@ -610,3 +610,34 @@ def test_the_conqueror_musters_at_its_own_seat_not_at_its_conquest(tmp_path: Pat
     assert "Casterly Rock" in reply and "Winterfell" not in reply, reply
     w.run(day(3, 12))
     assert w.army(2).tile == w.claim("House Lannister").holdfast
+
+
+def test_the_war_room_lists_a_battle_an_allys_army_would_be_drawn_into(tmp_path: Path) -> None:
+    """Found by hand: Tully's war room said "No battle pending" while its army 2 stood where
+    Lannister's march met Stark's army 1, and would fight on Stark's side. It lists the
+    battle, says which army of Tully's would fight beside whom, and its odds count that army
+    (as the tick and the `odds` order do: Lannister's 150 against Stark's and Tully's 200)."""
+    from bot.web import data
+
+    w = _field(tmp_path, stark=["100 infantry"], tully=["100 infantry"], lannister="150 infantry",
+               tully_status=RelationStatus.ALLIED)
+    with w.session() as session:  # Tully and Lannister are at war in the demo; make it peace
+        lannister, tully = w.claim("House Lannister").id, w.claim("House Tully").id
+        set_relation(session, w.ctx, lannister or 0, tully or 0, RelationStatus.NEUTRAL)
+    stark = w.claim("House Stark").id or 0
+    w.place(3, "1319")
+    w.say("tywin_lannister", "move army 3: 1320 (cost 1)", at=day(2, 13))
+    w.run(day(3, 0))
+    with w.session() as session:
+        tully_room = data.war_room(session, w.ctx, tully or 0).data
+        stark_room = data.war_room(session, w.ctx, stark).data
+    [battle] = tully_room["battles"]
+    assert (battle["attacker"], battle["defender"]) == ("House Lannister", "House Stark")
+    assert (battle["joins"], battle["joining_armies"]) == ("defender", [2])
+    [own] = stark_room["battles"]
+    assert own["joins"] == "" and own["attacker_wins"] == battle["attacker_wins"]
+    w.place(2, "1319")  # Tully's army gone from the tile: the attacker's chance is higher
+    with w.session() as session:
+        alone = data.war_room(session, w.ctx, stark).data
+        assert not data.war_room(session, w.ctx, tully or 0).data["battles"]
+    assert float(alone["battles"][0]["attacker_wins"]) > float(own["attacker_wins"])
