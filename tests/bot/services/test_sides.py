@@ -618,6 +618,7 @@ def test_the_war_room_lists_a_battle_an_allys_army_would_be_drawn_into(tmp_path:
     battle, says which army of Tully's would fight beside whom, and its odds count that army
     (as the tick and the `odds` order do: Lannister's 150 against Stark's and Tully's 200)."""
     from bot.web import data
+    from bot.web.pages import html
 
     w = _field(tmp_path, stark=["100 infantry"], tully=["100 infantry"], lannister="150 infantry",
                tully_status=RelationStatus.ALLIED)
@@ -630,7 +631,9 @@ def test_the_war_room_lists_a_battle_an_allys_army_would_be_drawn_into(tmp_path:
     w.run(day(3, 0))
     with w.session() as session:
         tully_room = data.war_room(session, w.ctx, tully or 0).data
+        page = html(data.war_room(session, w.ctx, tully or 0))
         stark_room = data.war_room(session, w.ctx, stark).data
+    assert "Your army 2</strong> would fight beside House Stark if still there" in page
     [battle] = tully_room["battles"]
     assert (battle["attacker"], battle["defender"]) == ("House Lannister", "House Stark")
     assert (battle["joins"], battle["joining_armies"]) == ("defender", [2])
