@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from fractions import Fraction
 
@@ -18,12 +19,12 @@ from rules.campaign.sides import allies_drawn_in
 from rules.campaign.world import World
 
 
-def attacker_wins(session: Session, ctx: CampaignContext, battle: PendingBattle,
+def attacker_wins(session: Session, ctx: CampaignContext, world: World, battle: PendingBattle,
                   viewer: int | None, at: datetime) -> Fraction | None:
-    """The attacker's exact chance to win ``battle`` as the claim ``viewer`` may know it
-    (the other side's hidden modifiers left out; None: everything, for moderators), when
-    both sides are armies still raised; None otherwise (an assault on a garrison)."""
-    world = _battle_world(session, ctx)
+    """The attacker's exact chance to win ``battle`` in ``world`` (:func:`battle_world`) as
+    the claim ``viewer`` may know it (the other side's hidden modifiers left out; None:
+    everything, for moderators), when both sides are armies still raised; None otherwise (an
+    assault on a garrison)."""
     attacker = world.armies.get(battle.attacker_army)
     defender = world.armies.get(battle.defender_army)
     if attacker is None or defender is None:
@@ -36,22 +37,20 @@ def attacker_wins(session: Session, ctx: CampaignContext, battle: PendingBattle,
     return chances.odds.attacker_win
 
 
-def _battle_world(session: Session, ctx: CampaignContext) -> World:
-    """The world a pending battle's sides are counted in: what the ``odds`` order reads (the
-    armies, the alliances that make sides, the characters, the modifiers)."""
+def battle_world(session: Session, ctx: CampaignContext) -> World:
+    """The world pending battles' sides are counted in (read once for all of them): what the
+    ``odds`` order reads (the armies, the alliances that make sides, the characters, the
+    modifiers)."""
     world, _ = load_order_world(session, ctx, decide.ORDER_KINDS[o.Odds].reads)
     return world
 
 
-def drawn_in(session: Session, ctx: CampaignContext, battles: list[PendingBattle],
-             claim_id: int) -> dict[int, tuple[str, tuple[int, ...]]]:
+def drawn_in(world: World, battles: Sequence[PendingBattle], claim_id: int
+             ) -> dict[int, tuple[str, tuple[int, ...]]]:
     """The pending ``battles`` (of other claims) that ``claim_id``'s armies would join if
     they are still on the tile when it is fought (:func:`rules.campaign.sides.allies_drawn_in`,
     the same sides the tick counts): each battle's id -> the side they join ("attacker" or
     "defender") and those armies' ids."""
-    if not battles:
-        return {}
-    world = _battle_world(session, ctx)
     found: dict[int, tuple[str, tuple[int, ...]]] = {}
     for b in battles:
         attacker = world.armies.get(b.attacker_army or 0)

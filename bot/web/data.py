@@ -18,7 +18,7 @@ Times are ISO 8601 UTC strings; every text is data (escaped by the templates and
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -56,7 +56,7 @@ from bot.mapimage.scene import (
 from bot.render.common import money
 from bot.render.notes import shortfall_text
 from bot.services import beacon, forewarn, proposals
-from bot.services.battle_odds import attacker_wins, drawn_in
+from bot.services.battle_odds import attacker_wins, battle_world, drawn_in
 from bot.services.fairplay import DICE_KEY, first_tick_of, period_of, shown_to_claim
 from bot.services.journal import players_of
 from bot.services.mapview import IN_MAP_STATES, load_situation
@@ -347,27 +347,36 @@ def _ghosts(centres: Mapping[str, tuple[float, float]], kept: Sequence[dict[str,
 
 
 def _battles(session: Session, ctx: CampaignContext, claim_id: int | None,
-             names: dict[int, str]) -> list[dict[str, Any]]:
+             names: dict[int, str], odds_at: datetime | None = None) -> list[dict[str, Any]]:
     """The pending battles (a claim's: those it fights, and those its armies would be drawn
-    into beside an ally, :func:`bot.services.battle_odds.drawn_in`, with ``joins``)."""
+    into beside an ally, :func:`bot.services.battle_odds.drawn_in`, with ``joins``);
+    ``odds_at``: with each one's ``attacker_wins`` (percent, one decimal; empty for an
+    assault on a garrison) as ``claim_id`` may know it at that moment (the other side's hidden
+    modifiers left out). The world their sides are counted in is read once."""
     query = select(PendingBattle).where(PendingBattle.campaign_id == ctx.campaign_id,
                                         PendingBattle.status == BattleStatus.PENDING)
     found = list(session.exec(query.order_by(col(PendingBattle.id))).all())
+    world = battle_world(session, ctx) if found and (claim_id is not None or odds_at) \
+        else None
     joins: dict[int, tuple[str, tuple[int, ...]]] = {}
-    if claim_id is not None:
-        own = [b for b in found if claim_id in (b.attacker_claim, b.defender_claim)]
-        joins = drawn_in(session, ctx, [b for b in found if b not in own], claim_id)
-        found = [b for b in found if b in own or b.id in joins]
+    if claim_id is not None and world is not None:
+        others = [b for b in found if claim_id not in (b.attacker_claim, b.defender_claim)]
+        joins = drawn_in(world, others, claim_id)
+        found = [b for b in found if b not in others or b.id in joins]
     out = []
     for b in found:
         side, armies = joins.get(b.id or 0, ("", ()))
-        out.append({"id": b.id, "tile": b.tile, "kind": b.kind.value,
-                    "joins": side, "joining_armies": list(armies),
-                    "tile_name": ctx.world.tiles[b.tile].name if b.tile in ctx.world else "",
-                    "attacker": names.get(b.attacker_claim, "?"),
-                    "defender": names.get(b.defender_claim, "?"),
-                    "attacker_army": b.attacker_army, "defender_army": b.defender_army,
-                    "fought_at": iso(ctx.tick_at(b.resolve_tick))})
+        row = {"id": b.id, "tile": b.tile, "kind": b.kind.value,
+               "joins": side, "joining_armies": list(armies),
+               "tile_name": ctx.world.tiles[b.tile].name if b.tile in ctx.world else "",
+               "attacker": names.get(b.attacker_claim, "?"),
+               "defender": names.get(b.defender_claim, "?"),
+               "attacker_army": b.attacker_army, "defender_army": b.defender_army,
+               "fought_at": iso(ctx.tick_at(b.resolve_tick))}
+        if odds_at is not None and world is not None:
+            win = attacker_wins(session, ctx, world, b, claim_id, odds_at)
+            row["attacker_wins"] = "" if win is None else f"{float(win) * 100:.1f}"
+        out.append(row)
     return out
 
 
@@ -400,23 +409,6 @@ def _warnings(session: Session, ctx: CampaignContext, claim: Claim, at: datetime
         if s["defender"] == claim.name:
             out.append(f"{s['name'] or s['holdfast']} is besieged by {s['besieger']} "
                        f"({s['months']} of {s['months_required']} months).")
-    return out
-
-
-def _odds(session: Session, ctx: CampaignContext, claim_id: int | None, at: datetime,
-          shown: Collection[int] | None = None) -> dict[int, str]:
-    """Each pending battle's attacker's chance to win (percent, one decimal) as ``claim_id``
-    may know it (the other side's hidden modifiers left out)."""
-    query = select(PendingBattle).where(PendingBattle.campaign_id == ctx.campaign_id,
-                                        PendingBattle.status == BattleStatus.PENDING)
-    out: dict[int, str] = {}
-    for b in session.exec(query).all():
-        if claim_id is not None and claim_id not in (b.attacker_claim, b.defender_claim) \
-                and b.id not in (shown or ()):
-            continue
-        win = attacker_wins(session, ctx, b, claim_id, at)
-        if win is not None and b.id is not None:
-            out[b.id] = f"{float(win) * 100:.1f}"
     return out
 
 
@@ -476,10 +468,7 @@ def war_room(session: Session, ctx: CampaignContext, claim_id: int) -> View:
     armies = [_march(ctx, a, clock["tick"])
               for a in load_records(session, ctx.campaign_id, IN_MAP_STATES)
               if a.claim_id == claim_id]
-    battles = _battles(session, ctx, claim_id, names)
-    chances = _odds(session, ctx, claim_id, at, [b["id"] for b in battles])
-    for b in battles:
-        b["attacker_wins"] = chances.get(b["id"], "")
+    battles = _battles(session, ctx, claim_id, names, odds_at=at)
     sieges = _sieges(session, ctx, claim_id, names)
     seat = ctx.world.tiles[claim.holdfast] if claim.holdfast in ctx.world else None
     return View({

@@ -482,11 +482,9 @@ def test_the_realm_names_every_claim_of_a_side_among_the_months_battles(
         situation, w.ctx.world, "Month 5", 9)
 
 
-def test_an_ally_standing_where_a_battle_looms_is_told(tmp_path: Path) -> None:
-    """Found by hand: Lannister's army 3 marches onto 1320, where Stark's army 1 stands with
-    Tully's army 2 (Tully allied to Stark, at peace with Lannister). Tully's army will fight
-    on Stark's side, and its claim goes to war, yet only Stark and Lannister heard that a
-    battle loomed. Tully is told too: whose side, against whom, when, and how to stay out."""
+def _looming(tmp_path: Path) -> World:
+    """Lannister's army 3 marches onto 1320, where Stark's army 1 stands with Tully's army 2
+    (Tully allied to Stark, at peace with Lannister): a battle looms there (day 3, 00:00)."""
     w = _field(tmp_path, stark=["100 infantry"], tully=["100 infantry"], lannister="150 infantry",
                tully_status=RelationStatus.ALLIED)
     with w.session() as session:  # Tully and Lannister are at war in the demo; make it peace
@@ -495,6 +493,15 @@ def test_an_ally_standing_where_a_battle_looms_is_told(tmp_path: Path) -> None:
     w.place(3, "1319")
     w.say("tywin_lannister", "move army 3: 1320 (cost 1)", at=day(2, 13))
     w.run(day(3, 0))
+    return w
+
+
+def test_an_ally_standing_where_a_battle_looms_is_told(tmp_path: Path) -> None:
+    """Found by hand: Lannister's army 3 marches onto 1320, where Stark's army 1 stands with
+    Tully's army 2 (Tully allied to Stark, at peace with Lannister). Tully's army will fight
+    on Stark's side, and its claim goes to war, yet only Stark and Lannister heard that a
+    battle loomed. Tully is told too: whose side, against whom, when, and how to stay out."""
+    w = _looming(tmp_path)
     assert w.events("encounter")
     [note] = [o.body for o in w.outbox(target="hoster_tully") if "Battle looms" in o.title]
     assert "Your army 2 stands at 1320 with army 1 of House Stark, your ally" in note, note
@@ -620,18 +627,11 @@ def test_the_war_room_lists_a_battle_an_allys_army_would_be_drawn_into(tmp_path:
     from bot.web import data
     from bot.web.pages import html
 
-    w = _field(tmp_path, stark=["100 infantry"], tully=["100 infantry"], lannister="150 infantry",
-               tully_status=RelationStatus.ALLIED)
-    with w.session() as session:  # Tully and Lannister are at war in the demo; make it peace
-        lannister, tully = w.claim("House Lannister").id, w.claim("House Tully").id
-        set_relation(session, w.ctx, lannister or 0, tully or 0, RelationStatus.NEUTRAL)
-    stark = w.claim("House Stark").id or 0
-    w.place(3, "1319")
-    w.say("tywin_lannister", "move army 3: 1320 (cost 1)", at=day(2, 13))
-    w.run(day(3, 0))
+    w = _looming(tmp_path)
+    stark, tully = w.claim("House Stark").id or 0, w.claim("House Tully").id or 0
     with w.session() as session:
-        tully_room = data.war_room(session, w.ctx, tully or 0).data
-        page = html(data.war_room(session, w.ctx, tully or 0))
+        room = data.war_room(session, w.ctx, tully)
+        tully_room, page = room.data, html(room)
         stark_room = data.war_room(session, w.ctx, stark).data
     assert "Your army 2</strong> would fight beside House Stark if still there" in page
     [battle] = tully_room["battles"]
@@ -642,5 +642,5 @@ def test_the_war_room_lists_a_battle_an_allys_army_would_be_drawn_into(tmp_path:
     w.place(2, "1319")  # Tully's army gone from the tile: the attacker's chance is higher
     with w.session() as session:
         alone = data.war_room(session, w.ctx, stark).data
-        assert not data.war_room(session, w.ctx, tully or 0).data["battles"]
+        assert not data.war_room(session, w.ctx, tully).data["battles"]
     assert float(alone["battles"][0]["attacker_wins"]) > float(own["attacker_wins"])
