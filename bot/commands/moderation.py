@@ -276,21 +276,14 @@ def grant_skill_command(cmd_ctx: CommandContext, args: str) -> str:
     """Moderators only: give a character a skill of the catalogue (its claim is told):
     `!grantskill CHARACTER SKILL because NOTE`."""
     from bot.services.proposals import Refused, skill_action
-    from bot.services.world import find_character
 
     session, campaign = _campaign(cmd_ctx, SKILL_EXAMPLE)
     head, note = _reason(args, SKILL_EXAMPLE, needed=False)
     for character, skill in _splits(head):
-        try:
-            find_character(session, campaign, character)
-        except LookupError:
-            continue
-        try:
+        try:  # (refused only when no character has that name: try the next split)
             action = skill_action(session, campaign, character, skill)
-        except Refused as exc:
-            raise CommandError(f"{escape_md(str(exc), 300)}",
-                               "a character's name, then a skill of the catalogue",
-                               SKILL_EXAMPLE) from None
+        except Refused:
+            continue
         return _answer(session, campaign, _with_reason(action, note), cmd_ctx, SKILL_EXAMPLE,
                        "a character's name, then a skill of the catalogue")
     raise CommandError(f"no character's name starts `{escape_md(head, 80)}`" if head

@@ -451,7 +451,8 @@ def _deliver_hook(engine: Engine, ctx: CampaignContext, entry: Claimed, worker: 
     where = f"webhook {entry.target}"
     if url is None:
         log.info("outbox %s dropped: %s is no longer configured", entry.key, where)
-        _recorded(engine, ctx, entry, worker, clock, report, "dropped", existing=False)
+        _recorded(engine, ctx, entry, worker, clock, report, journal.WEBHOOK_DROPPED,
+                  existing=False)
         return False
     if entry.attempts > 1 and entry.last_error.startswith(SENDING):
         log.warning("outbox %s: an earlier request to %s got no answer; recorded as sent "

@@ -76,13 +76,6 @@ class Pacer:
         self._sent: deque[float] = deque()
         self._lock = threading.Lock()
 
-    @classmethod
-    def from_settings(cls, settings: Settings) -> Pacer:
-        """An in-process pacer with ``[bot]``'s spacing and cap."""
-        bot = settings.bot
-        return cls(bot.post_spacing_seconds, bot.message_spacing_seconds,
-                   bot.sends_per_minute, webhook_spacing=settings.webhooks.spacing_seconds)
-
     @staticmethod
     def shared(settings: Settings) -> SharedPacer:
         """The pacer shared by every process of the bot's account on this machine."""

@@ -54,8 +54,9 @@ class SandboxError(ValueError):
 
 
 DELETED = "[deleted]"
-REMOVED = "[removed]"
 """The author and text of a deleted post or comment."""
+REMOVED = "[removed]"
+"""The text of a post a moderator (or AutoModerator) removed, as others see it."""
 
 
 class ApiFailure(Exception):
@@ -1373,13 +1374,13 @@ class SandboxWorld:
         author = self._users[post.author.lower()]
         permalink = self._post_permalink(post)
         created = post.created.timestamp()
+        shown = self._shown_body(post, viewer)
         return {
             "id": post.id,
             "name": f"t3_{post.id}",
             "title": post.title,
-            "selftext": self._shown_body(post, viewer) if post.kind == "self" else "",
-            "selftext_html": markdown_to_html(self._shown_body(post, viewer))
-            if post.body else None,
+            "selftext": shown if post.kind == "self" else "",
+            "selftext_html": markdown_to_html(shown) if post.body else None,
             "author": post.author,
             "author_fullname": author.fullname,
             "subreddit": sub.name,

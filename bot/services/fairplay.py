@@ -264,14 +264,17 @@ class Verdict:
 
 def verify_line(ctx: CampaignContext, line: DiceLine, secret_hex: str | None = None,
                 *, recorded: DiceLine | None = None,
-                beacons: Mapping[int, BeaconLine] | None = None) -> Verdict:
+                beacons: Mapping[int, BeaconLine] | None = None,
+                signatures: dict[int, list[str]] | None = None) -> Verdict:
     """Check a printed dice line with a revealed secret, or the campaign's own (moderators).
 
     With ``recorded`` (the campaign's own line of the same event, :func:`recorded_line`), a
     printed line whose rolls differ from it fails too: replaying the printed rolls alone
     cannot tell that rolls were left out at the end. A line bound to a beacon round takes the
     round from ``beacons`` (a post's beacon lines, or the campaign's stored rounds) and checks
-    its signature under the pinned chain's public key too."""
+    its signature under the pinned chain's public key too (``signatures``: the problems of
+    each round's signature found so far, kept by a caller checking many lines of few rounds:
+    one pairing a round, not one a line)."""
     expected = branch_secret(ctx.secret, line.event.period, line.event.branch)
     secret = bytes.fromhex(secret_hex) if secret_hex else expected
     problems: list[str] = []
@@ -284,7 +287,12 @@ def verify_line(ctx: CampaignContext, line: DiceLine, secret_hex: str | None = N
             if round_line.chain != ctx.settings.dice.beacon_chain:
                 problems.append(f"beacon round {line.beacon_round} is of chain "
                                 f"{round_line.chain[:12]}..., not the campaign's")
-            problems += round_line.check(ctx.settings.dice.beacon_public_key)
+            signed = signatures.get(line.beacon_round) if signatures is not None else None
+            if signed is None:
+                signed = round_line.check(ctx.settings.dice.beacon_public_key)
+                if signatures is not None:
+                    signatures[line.beacon_round] = signed
+            problems += signed
             line = line.with_beacon(round_line.value)
     problems += line.mismatches(secret) if not problems else []
     if recorded is not None and recorded.rolls != line.rolls:
@@ -351,12 +359,14 @@ def check_lines(session: Session, ctx: CampaignContext, lines: Sequence[DiceLine
     else the campaign's stored rounds). Returns (report lines, whether all are fair)."""
     rounds = {line.beacon_round for line in lines if line.beacon_round is not None}
     beacons = {**beacon.by_round(session, ctx, rounds), **(printed or {})}
+    signatures: dict[int, list[str]] = {}  # each round's signature checked once
     out: list[str] = []
     fair = True
     for line in lines:
         found = recorded_event(session, ctx, line)
         recorded = found[1] if found is not None else None
-        verdict = verify_line(ctx, line, secret_hex, recorded=recorded, beacons=beacons)
+        verdict = verify_line(ctx, line, secret_hex, recorded=recorded, beacons=beacons,
+                              signatures=signatures)
         wrong_round = round_problems(ctx, line, recorded,
                                      found[0].tick if found is not None else None)
         if wrong_round:

@@ -228,6 +228,10 @@ def read_state(session: Session, campaign_id: int, name: str) -> dict[str, Any] 
     return value if isinstance(value, dict) else None
 
 
+WEBHOOK_DROPPED = "dropped"
+"""The ``reddit_id`` delivery records on a webhook entry it dropped (its webhook gone or
+switched off): nothing went out (an undo does not count it as sent)."""
+
 CLAIM_WEBHOOK_PREFIX = "webhook:claim:"
 """``BotState`` name of a claim's private webhook: the prefix and the claim's id."""
 _HOOKED = "claims_with_webhooks"

@@ -47,7 +47,7 @@ from bot.db.models import (
     Relation,
 )
 from bot.services import journal, snapshots
-from bot.services.world import CampaignContext, claim_by_name, current, get_campaign
+from bot.services.world import CampaignContext, claim_by_name, current, get_campaign, relation
 from rules.campaign.world import ACTIVE_STATES, RelationStatus
 from rules.errors import InvalidInput
 
@@ -396,11 +396,7 @@ def _check_relations(session: Session, ctx: CampaignContext, args: dict[str, Any
     a, b = _claim(session, ctx, args["a"]), _claim(session, ctx, args["b"])
     if a.id == b.id:
         raise Refused("name two different claims (see `maester claims`)")
-    low, high = sorted((a.id or 0, b.id or 0))
-    row = session.exec(select(Relation).where(Relation.campaign_id == ctx.campaign_id,
-                                              Relation.claim_a == low,
-                                              Relation.claim_b == high)).first()
-    return row.status.value if row is not None else "neutral"
+    return relation(session, ctx, a.id or 0, b.id or 0).value
 
 
 def _run_relations(session: Session, ctx: CampaignContext, args: dict[str, Any], actor: str,

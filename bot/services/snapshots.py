@@ -803,7 +803,7 @@ def plan(session: Session, ctx: CampaignContext, snapshot: Snapshot, now: dateti
             period = revealed_period(entry.key)
             if period is not None:
                 revealed.add(period)
-            if entry.kind in SEEN_KINDS and entry.reddit_id != "dropped":  # went out
+            if entry.kind in SEEN_KINDS and entry.reddit_id != journal.WEBHOOK_DROPPED:  # went out
                 result.sent.append(SentEntry(entry.id or 0, entry.kind, entry.target,
                                              entry.title, entry.reddit_id or ""))
         elif entry.status == OutboxStatus.PENDING and entry.claimed_by is not None \

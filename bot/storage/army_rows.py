@@ -348,8 +348,8 @@ def army_value(r: ArmyRecord | Army) -> ArmyValue:
 
 
 # the positions in a row of _select
-_TILE, _PATH, _COSTS, _TRAVELLED, _SAVED, _META = (
-    _READ.index(name) for name in ("tile", "path_json", "costs_json", "travelled_json", "saved",
+_PATH, _COSTS, _TRAVELLED, _SAVED, _META = (
+    _READ.index(name) for name in ("path_json", "costs_json", "travelled_json", "saved",
                                    "meta_json"))
 
 
@@ -551,7 +551,7 @@ class TickArmies:
                 or saved_texts.setdefault(id(m.saved), str(m.saved)), meta_text)
             if m.depart_tick == m0.depart_tick and _NOT_STEP(a) == _NOT_STEP(first):
                 # (the other tick columns convert to these fields, one to one)
-                if a.tile == row[_TILE] and step == step_stored(row):
+                if step == step_stored(row):  # (the tile first)
                     continue
                 steps.append((*step, army_id))
                 new_row, stepped = step_written(row + step), step

@@ -569,8 +569,9 @@ def next_tick_key(session: Session, ctx: CampaignContext) -> tuple[Any, ...]:
     begins would get (:func:`bot.storage.world_rows.next_siege_ids`: on PostgreSQL a
     sequence, which moves outside every transaction, even one rolled back). With the
     database's data version, the key a kept preview is served by (bot/web/app.Previews)."""
-    _, campaign = current(session, ctx)
-    return (campaign.last_tick + 1, *next_siege_ids(session, 1))
+    campaign = session.get(Campaign, ctx.campaign_id)  # (read with the context: no query)
+    return ((campaign.last_tick if campaign is not None else 0) + 1,
+            *next_siege_ids(session, 1))
 
 
 def realm_version(session: Session, ctx: CampaignContext) -> tuple[Any, ...]:

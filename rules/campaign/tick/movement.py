@@ -95,9 +95,12 @@ def observers_of(world: World, tick: Tick) -> dict[str, tuple[int, ObserverKind]
             else:
                 found[tile] = (row.claim_id, ObserverKind.HOLDFAST)
     resource = resource_ids(tick.map)
+    # (the first of each tile by :func:`army_order` is the first by its claim: its head,
+    # claim, kind and tile, decides, and the rest of the order is not worked out)
     occupants = sorted((a for a in world.armies.values() if a.state is ArmyState.STANDING
                         and a.tile in resource), key=lambda a: (a.stationary_since or 0,
-                                                                army_order(a))) \
+                                                                a.claim_id, a.kind.value,
+                                                                a.tile)) \
         if resource else ()
     for a in occupants:
         if a.tile not in found:
