@@ -268,15 +268,34 @@ def _classify(text: str, suggestions_left: list[int]) -> _Kind:
 _WIDE_GAP = re.compile(r" {3,}")
 
 
-def _segments(line: str) -> list[str]:
+@dataclass(frozen=True, slots=True)
+class _Segment:
+    """One part of a line as the parser reads it: ``raw`` with its runs of spaces made one,
+    ``cleaned`` (:func:`_clean_line`, of its first half only when it is ``too_long``: the
+    error needs no more than the order word)."""
+
+    raw: str
+    cleaned: str
+    too_long: bool
+
+
+def _segment(text: str) -> _Segment:
+    raw = " ".join(text.split())
+    too_long = len(raw) > MAX_LINE_CHARS
+    return _Segment(raw, _clean_line(raw[: MAX_LINE_CHARS // 2] if too_long else raw), too_long)
+
+
+def _segments(line: str) -> list[_Segment]:
     """The parts of a line holding one order each: split at ";", and at a wide gap of spaces
-    followed by an order word ("retreat army 2      stand army 3").
+    followed by an order word ("retreat army 2      stand army 3"). Each text is cleaned once:
+    a line that is not split is its own one part.
 
     A line that is a ``!command`` is one part: the command reads its own arguments, and some
     separate their parts with ";" (``!combat ... vs ...; support ...; area ...``), which
     would otherwise be cut off and dropped as prose."""
-    if _COMMAND.fullmatch(_clean_line(" ".join(line.split()))):
-        return [line]
+    whole = _segment(line)
+    if _COMMAND.fullmatch(whole.cleaned):
+        return [whole]
     pieces: list[str] = []
     for part in line.split(";"):
         start = 0
@@ -285,7 +304,7 @@ def _segments(line: str) -> list[str]:
                 pieces.append(part[start : gap.start()])
                 start = gap.end()
         pieces.append(part[start:])
-    return pieces
+    return [whole] if len(pieces) == 1 else [_segment(piece) for piece in pieces]
 
 
 def _no_orders(excerpt: str) -> OrderSyntaxError:
@@ -331,12 +350,10 @@ def parse_message(text: str) -> ParsedMessage:
         if lines_truncated:
             break
         for segment in _segments(line):
-            raw = " ".join(segment.split())
+            raw, cleaned, too_long = segment.raw, segment.cleaned, segment.too_long
             if not raw:
                 continue
             first_text = first_text or raw
-            too_long = len(raw) > MAX_LINE_CHARS
-            cleaned = _clean_line(raw[: MAX_LINE_CHARS // 2] if too_long else raw)
             kind = _classify(cleaned, suggestions_left) if cleaned else _Kind.PROSE
             if kind is _Kind.PROSE:
                 if not ignored or ignored[-1] != line_no:

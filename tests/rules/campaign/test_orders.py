@@ -847,6 +847,17 @@ def test_message_a_command_line_keeps_its_semicolons() -> None:
     assert parsed.orders == (Retreat(2), Stand(3))
 
 
+def test_message_a_long_line_is_a_command_only_if_its_read_part_is_one() -> None:
+    """A line over 500 characters is read on its first half, as its "too long" error is: a
+    link whose end lies past that half does not make the line one `!command` whose `;`
+    would swallow the order after it."""
+    line = "[!odds 2 5 " + "a " * 135 + "](https://example.com/" + "p" * 200 + "); retreat army 2"
+    assert len(line) > MAX_LINE_CHARS
+    parsed = parse_message(line)
+    assert parsed.commands == ()
+    assert parsed.orders == (Retreat(2),)
+
+
 def test_message_errors_and_orders_keep_their_lines() -> None:
     """Each item records its line number, its source excerpt and its order or error."""
     parsed = parse_message("retreat army 2\nsiege Riverrun\n\nstand army 3")
