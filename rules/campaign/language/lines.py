@@ -771,281 +771,212 @@ class OrderWords:
     parse: Callable[[str, str], Order]
 
 
+def _row(order: type[Order], aliases: tuple[str, ...], pattern: str, example: str, summary: str,
+         parse: Callable[[str, str], Order]) -> OrderWords:
+    """A row of :data:`ORDER_LANGUAGE`: its form's word is the order value's own ``verb``."""
+    return OrderWords(order, OrderForm(order.verb, aliases, pattern, example, summary), parse)
+
+
 ORDER_LANGUAGE: Mapping[type[Order], OrderWords] = MappingProxyType({w.order: w for w in (
-    OrderWords(
+    _row(
         Muster,
-        OrderForm(
-            "muster",
-            ("raise", "levy", "recruit"),
-            "muster N infantry N cavalry, or muster N ships at PORT",
-            "muster 300 infantry 50 cavalry",
-            "raise troops (or ships) at your holdfast",
-        ),
+        ("raise", "levy", "recruit"),
+        "muster N infantry N cavalry, or muster N ships at PORT",
+        "muster 300 infantry 50 cavalry",
+        "raise troops (or ships) at your holdfast",
         _parse_muster,
     ),
-    OrderWords(
+    _row(
         Move,
-        OrderForm(
-            "move",
-            ("march", "sail", "travel"),
-            "move army N: TILE > TILE > TILE (cost N)",
-            "move army 2: Winterfell > 0412 > 0413 > 0513 (cost 7)",
-            "march an army (or sail a fleet) along a path, stating its total travel cost",
-        ),
+        ("march", "sail", "travel"),
+        "move army N: TILE > TILE > TILE (cost N)",
+        "move army 2: Winterfell > 0412 > 0413 > 0513 (cost 7)",
+        "march an army (or sail a fleet) along a path, stating its total travel cost",
         _parse_move,
     ),
-    OrderWords(
+    _row(
         Attack,
-        OrderForm(
-            "attack",
-            ("engage",),
-            "attack army N with army N",
-            "attack army 5 with army 2",
-            "attack an enemy army on your army's tile",
-        ),
+        ("engage",),
+        "attack army N with army N",
+        "attack army 5 with army 2",
+        "attack an enemy army on your army's tile",
         _parse_attack,
     ),
-    OrderWords(
+    _row(
         Intercept,
-        OrderForm(
-            "intercept",
-            ("waylay",),
-            "intercept army N with army N",
-            "intercept army 5 with army 2",
-            "stop an enemy force your watchers sighted, with your army standing there",
-        ),
+        ("waylay",),
+        "intercept army N with army N",
+        "intercept army 5 with army 2",
+        "stop an enemy force your watchers sighted, with your army standing there",
         _parse_intercept,
     ),
-    OrderWords(
+    _row(
         Siege,
-        OrderForm(
-            "siege",
-            ("besiege", "lay siege to"),
-            "siege HOLDFAST with army N",
-            "siege Riverrun with army 2",
-            "begin a siege of the holdfast your army stands on",
-        ),
+        ("besiege", "lay siege to"),
+        "siege HOLDFAST with army N",
+        "siege Riverrun with army 2",
+        "begin a siege of the holdfast your army stands on",
         _parse_siege,
     ),
-    OrderWords(
+    _row(
         Assault,
-        OrderForm(
-            "assault",
-            ("storm",),
-            "assault HOLDFAST with army N",
-            "assault Riverrun with army 2",
-            "storm a holdfast instead of starving it out",
-        ),
+        ("storm",),
+        "assault HOLDFAST with army N",
+        "assault Riverrun with army 2",
+        "storm a holdfast instead of starving it out",
         _parse_assault,
     ),
-    OrderWords(
+    _row(
         Sally,
-        OrderForm(
-            "sally",
-            ("sally forth", "sortie"),
-            "sally from HOLDFAST [with army N]",
-            "sally from Riverrun with army 4",
-            "ride out of a besieged holdfast to fight the besiegers",
-        ),
+        ("sally forth", "sortie"),
+        "sally from HOLDFAST [with army N]",
+        "sally from Riverrun with army 4",
+        "ride out of a besieged holdfast to fight the besiegers",
         _parse_sally,
     ),
-    OrderWords(
+    _row(
         Lift,
-        OrderForm(
-            "lift",
-            ("end siege",),
-            "lift siege of HOLDFAST",
-            "lift siege of Riverrun",
-            "end your siege of a holdfast (your army stays on the tile, standing)",
-        ),
+        ("end siege",),
+        "lift siege of HOLDFAST",
+        "lift siege of Riverrun",
+        "end your siege of a holdfast (your army stays on the tile, standing)",
         _parse_lift,
     ),
-    OrderWords(
+    _row(
         Retreat,
-        OrderForm(
-            "retreat",
-            ("withdraw", "fall back"),
-            "retreat army N [: PATH | to TILE]",
-            "retreat army 2",
-            "refuse battle and fall back along the path travelled (or a path you give)",
-        ),
+        ("withdraw", "fall back"),
+        "retreat army N [: PATH | to TILE]",
+        "retreat army 2",
+        "refuse battle and fall back along the path travelled (or a path you give)",
         _parse_retreat,
     ),
-    OrderWords(
+    _row(
         Stand,
-        OrderForm(
-            "stand",
-            ("stand firm",),
-            "stand army N",
-            "stand army 2",
-            "accept battle instead of retreating",
-        ),
+        ("stand firm",),
+        "stand army N",
+        "stand army 2",
+        "accept battle instead of retreating",
         _parse_stand,
     ),
-    OrderWords(
+    _row(
         Spare,
-        OrderForm(
-            "spare",
-            (),
-            "spare army N",
-            "spare army 5",
-            "after an enemy's failed retreat, let it stay instead of fighting",
-        ),
+        (),
+        "spare army N",
+        "spare army 5",
+        "after an enemy's failed retreat, let it stay instead of fighting",
         _parse_spare,
     ),
-    OrderWords(
+    _row(
         Cancel,
-        OrderForm(
-            "cancel",
-            ("abort", "revoke", "call off"),
-            "cancel army N",
-            "cancel army 2",
-            "call off a march, a muster or an assault before it happens",
-        ),
+        ("abort", "revoke", "call off"),
+        "cancel army N",
+        "cancel army 2",
+        "call off a march, a muster or an assault before it happens",
         _parse_cancel,
     ),
-    OrderWords(
+    _row(
         Route,
-        OrderForm(
-            "route",
-            ("path",),
-            "route army N to TILE",
-            "route army 2 to Riverrun",
-            "ask for the cheapest path and its cost (changes nothing)",
-        ),
+        ("path",),
+        "route army N to TILE",
+        "route army 2 to Riverrun",
+        "ask for the cheapest path and its cost (changes nothing)",
         _parse_route,
     ),
-    OrderWords(
+    _row(
         Status,
-        OrderForm(
-            "status",
-            (),
-            "status",
-            "status",
-            "show your claim's gold, troops and armies (changes nothing)",
-        ),
+        (),
+        "status",
+        "status",
+        "show your claim's gold, troops and armies (changes nothing)",
         _parse_status,
     ),
-    OrderWords(
+    _row(
         Odds,
-        OrderForm(
-            "odds",
-            ("chances", "compare"),
-            "odds army N vs army N",
-            "odds army 2 vs army 5",
-            "show the battle odds between two armies (changes nothing)",
-        ),
+        ("chances", "compare"),
+        "odds army N vs army N",
+        "odds army 2 vs army 5",
+        "show the battle odds between two armies (changes nothing)",
         _parse_odds,
     ),
-    OrderWords(
+    _row(
         Build,
-        OrderForm(
-            "build",
-            ("construct",),
-            "build IMPROVEMENT at HOLDFAST",
-            "build Stone Walls at Winterfell",
-            "build an improvement in one of your holdfasts",
-        ),
+        ("construct",),
+        "build IMPROVEMENT at HOLDFAST",
+        "build Stone Walls at Winterfell",
+        "build an improvement in one of your holdfasts",
         _parse_build,
     ),
-    OrderWords(
+    _row(
         Buy,
-        OrderForm(
-            "buy",
-            ("purchase",),
-            "buy [N] EQUIPMENT for army N",
-            "buy trebuchets for army 2",
-            "buy siege equipment for an army",
-        ),
+        ("purchase",),
+        "buy [N] EQUIPMENT for army N",
+        "buy trebuchets for army 2",
+        "buy siege equipment for an army",
         _parse_buy,
     ),
-    OrderWords(
+    _row(
         Assign,
-        OrderForm(
-            "assign",
-            ("appoint",),
-            "assign COMMANDER to army N",
-            "assign Ser Brynden Tully to army 2",
-            "put one of your characters in command of an army",
-        ),
+        ("appoint",),
+        "assign COMMANDER to army N",
+        "assign Ser Brynden Tully to army 2",
+        "put one of your characters in command of an army",
         _parse_assign,
     ),
-    OrderWords(
+    _row(
         Blockade,
-        OrderForm(
-            "blockade",
-            (),
-            "blockade PORT with fleet N",
-            "blockade Pyke with fleet 3",
-            "close a port holdfast with a fleet on an adjacent water tile",
-        ),
+        (),
+        "blockade PORT with fleet N",
+        "blockade Pyke with fleet 3",
+        "close a port holdfast with a fleet on an adjacent water tile",
         _parse_blockade,
     ),
-    OrderWords(
+    _row(
         Cede,
-        OrderForm(
-            "cede",
-            ("yield",),
-            "cede RESOURCE TILE to CLAIM",
-            "cede The Wolfswood to House Manderly",
-            "let another claim standing on a resource tile take its benefit",
-        ),
+        ("yield",),
+        "cede RESOURCE TILE to CLAIM",
+        "cede The Wolfswood to House Manderly",
+        "let another claim standing on a resource tile take its benefit",
         _parse_cede,
     ),
-    OrderWords(
+    _row(
         Disband,
-        OrderForm(
-            "disband",
-            ("dismiss",),
-            "disband army N",
-            "disband army 2",
-            "send an army's troops home (the army must be at its holdfast)",
-        ),
+        ("dismiss",),
+        "disband army N",
+        "disband army 2",
+        "send an army's troops home (the army must be at its holdfast)",
         _parse_disband,
     ),
-    OrderWords(
+    _row(
         Away,
-        OrderForm(
-            "away",
-            ("leave",),
-            "away until YYYY-MM-DD [reason]",
-            "away until 2027-01-10 travelling for work",
-            "announce a leave: your claim is not marked inactive until then",
-        ),
+        ("leave",),
+        "away until YYYY-MM-DD [reason]",
+        "away until 2027-01-10 travelling for work",
+        "announce a leave: your claim is not marked inactive until then",
         _parse_away,
     ),
-    OrderWords(
+    _row(
         Link,
-        OrderForm(
-            "link",
-            (),
-            "link",
-            "link",
-            "get the private address of your claim's war room on the web (changes nothing)",
-        ),
+        (),
+        "link",
+        "link",
+        "get the private address of your claim's war room on the web (changes nothing)",
         _parse_link,
     ),
-    OrderWords(
+    _row(
         Webhook,
-        OrderForm(
-            "webhook",
-            ("discord",),
-            "webhook URL | webhook off",
-            "webhook https://discord.com/api/webhooks/123456789012345678/AbCdEf-GhIjKl_MnOp",
-            "send your claim's private news to a Discord channel's webhook as well (changes "
-            "nothing in the game)",
-        ),
+        ("discord",),
+        "webhook URL | webhook off",
+        "webhook https://discord.com/api/webhooks/123456789012345678/AbCdEf-GhIjKl_MnOp",
+        "send your claim's private news to a Discord channel's webhook as well (changes "
+        "nothing in the game)",
         _parse_webhook,
     ),
-    OrderWords(
+    _row(
         Help,
-        OrderForm(
-            "help",
-            (),
-            "help [ORDER]",
-            "help move",
-            "list the orders, or explain one",
-        ),
+        (),
+        "help [ORDER]",
+        "help move",
+        "list the orders, or explain one",
         _parse_help,
     ),
 )})
@@ -1053,11 +984,6 @@ ORDER_LANGUAGE: Mapping[type[Order], OrderWords] = MappingProxyType({w.order: w 
 an order, write its value in :mod:`rules.campaign.language.values`, its parser above and its
 row here (then its decision, ``rules.campaign.decide.ORDER_KINDS``, which builds on this
 table, and its receipt, ``bot.services.order_apply.RECEIPTS``: docs/architecture.md)."""
-
-for _row in ORDER_LANGUAGE.values():
-    if _row.order.verb != _row.form.verb:
-        raise TypeError(f"{_row.order.__name__} is written {_row.order.verb!r}, but its "
-                        f"row's form is {_row.form.verb!r}")
 
 ORDER_TYPES: tuple[type[Order], ...] = tuple(ORDER_LANGUAGE)
 """Every order class, in the order of :data:`ORDER_LANGUAGE`."""
