@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from rules.boardgame.cards import find_card, parse_card_numbers
 from rules.boardgame.model import (
     NO_UNITS,
+    Ability,
     AreaKind,
     Combatant,
     CombatSetup,
@@ -97,11 +98,12 @@ _NAME_STOP = (_SIDE_KEYWORDS | _ATTACKER_WORDS | _DEFENDER_WORDS | _VERSUS | {
 
 _TOKEN = re.compile(r"[;,]|[^\s;,]+")
 _CHOICE_CARDS = {
-    "cancel": "Tyrion Lannister", "cancels": "Tyrion Lannister", "discards": "Patchface",
-    "remove": "The Queen of Thorns", "removes": "The Queen of Thorns",
-    "track": "Doran Martell", "upgrade": "Renly Baratheon",
+    "cancel": Ability.TYRION_LANNISTER, "cancels": Ability.TYRION_LANNISTER,
+    "discards": Ability.PATCHFACE, "remove": Ability.QUEEN_OF_THORNS,
+    "removes": Ability.QUEEN_OF_THORNS, "track": Ability.DORAN_MARTELL,
+    "upgrade": Ability.RENLY_BARATHEON,
 }
-"""A card choice's word and the card whose owner makes the choice."""
+"""A card choice's word and the ability of the card whose owner makes the choice."""
 
 
 def _tokenize(text: str) -> list[str]:
@@ -292,13 +294,13 @@ class _Parser:
         cancel`) is made by the side whose card makes it, not by whichever side was written
         last: `instead` by the side playing Aeron Damphair or facing Tyrion Lannister. When no
         side, or both, play that card, the side written last keeps it."""
-        def plays(role: Role, name: str) -> bool:
+        def plays(role: Role, ability: Ability) -> bool:
             card = self.sides[role].card
-            return card is not None and card.name == name
+            return card is not None and card.ability is ability
 
         if word == "instead":
-            owners = [r for r in Role if plays(r, "Aeron Damphair")
-                      or plays(r.other, "Tyrion Lannister")]
+            owners = [r for r in Role if plays(r, Ability.AERON_DAMPHAIR)
+                      or plays(r.other, Ability.TYRION_LANNISTER)]
         elif word in _CHOICE_CARDS:
             owners = [r for r in Role if plays(r, _CHOICE_CARDS[word])]
         else:
