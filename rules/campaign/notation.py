@@ -25,7 +25,7 @@ import re
 from dataclasses import dataclass
 
 from rules.campaign.battle import Side, Sides, Winner, armies_of
-from rules.campaign.config import DEFAULT_RULES, RulesConfig, Terrain
+from rules.campaign.config import DEFAULT_RULES, LAND_TERRAINS, RulesConfig, Terrain
 from rules.campaign.odds import Odds, battle_odds
 from rules.campaign.world import as_role
 from rules.errors import NotationError
@@ -37,9 +37,10 @@ MAX_TROOPS = 10_000_000
 
 _SIDE_WORDS = re.compile(
     r"(?P<n>\d[\d,]*)\s*(?P<kind>inf(?:antry)?|foot|cav(?:alry)?|horse|ships?)\b", re.I)
-_TERRAIN = re.compile(r"\b(?:on|in)\s+(?:a\s+|the\s+)?(?P<t>field|forest|hill|mountain|sand|"
-                      r"swamp)s?\b", re.I)
-_TERRAIN_WORD = re.compile(r"(?P<t>field|forest|hill|mountain|sand|swamp)s?", re.I)
+_TERRAIN_NAMES = "|".join(sorted(LAND_TERRAINS))
+"""The terrains an army can stand on, as a side names them (``hill``, ``hills``)."""
+_TERRAIN = re.compile(rf"\b(?:on|in)\s+(?:a\s+|the\s+)?(?P<t>{_TERRAIN_NAMES})s?\b", re.I)
+_TERRAIN_WORD = re.compile(rf"(?P<t>{_TERRAIN_NAMES})s?", re.I)
 _WORD = re.compile(r"\d[\d,]*\s*[^\W\d_]+|[^\W_]+")
 """A word, with the number before it (`20 footmen`)."""
 _FILLER = frozenset({"and", "with", "a", "an", "the", "stationary"})
