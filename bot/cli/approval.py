@@ -71,8 +71,8 @@ def approve_cmd(proposal: NumberArg, config: ConfigOpt = None, by: ByOpt = None)
     env = open_campaign(config)
     try:
         with env.session() as session:
-            # undo and rollback count on the wall clock, the rest on the world's (as the
-            # commands themselves do)
+            # undo and rollback plan on the wall clock (delivery leases), the rest on the
+            # world's (as the commands themselves do); their log lines carry the world's
             now = env.clock.now() if _undo(session, proposal) \
                 else world_now_in(session, env.ctx, env.clock.now())
             done = approve(session, env.ctx, proposal, moderator=moderator_name(by), now=now)
@@ -104,7 +104,7 @@ def refuse_cmd(proposal: NumberArg,
     try:
         with env.session() as session:
             done = refuse(session, env.ctx, proposal, moderator=moderator_name(by),
-                          reason=reason, now=env.clock.now())
+                          reason=reason, now=world_now_in(session, env.ctx, env.clock.now()))
     except Refused as exc:
         raise fail(f"not refused: {exc}; nothing changed") from None
     console.print(escape(f"Proposal #{done.proposal.id} refused by u/{done.proposal.decided_by}: "

@@ -22,6 +22,7 @@ from bot.render.corrections import correction_note, correction_post
 from bot.services import journal, snapshots
 from bot.services.world import CampaignContext, current
 from rules.campaign.paths import ArmyKind
+from rules.campaign.timing import world_time
 from rules.campaign.world import ACTIVE_STATES, SiegeStatus
 
 CORRECTION_KEY = snapshots.CORRECTION_KEY
@@ -105,7 +106,12 @@ def take_back(session: Session, ctx: CampaignContext, chosen: snapshots.Plan, *,
               replay_revealed: bool = False) -> list[str]:
     """Restore ``chosen`` (:func:`bot.services.snapshots.restore`, refusals included) and
     queue the public correction and the claims' notes; returns the plan's lines and one line
-    saying what was queued. ``reason`` must not be empty (ValueError, nothing changed)."""
+    saying what was queued. ``reason`` must not be empty (ValueError, nothing changed).
+
+    ``now`` is the wall clock (the plan's delivery leases are on it); the log lines, the post
+    and the notes carry the world's time (:func:`rules.campaign.timing.world_time`), as every
+    other moderator's change does: after ticks applied ahead of the wall clock (a rehearsal),
+    the moment just after the last of them, not a moment before the ticks it takes back."""
     reason = " ".join(reason.split())[:300]
     if not reason:
         raise ValueError("a correction needs a reason")
@@ -113,11 +119,12 @@ def take_back(session: Session, ctx: CampaignContext, chosen: snapshots.Plan, *,
     cid = ctx.campaign_id
     ctx, campaign = current(session, ctx, lock=True)  # the clock as stored
     last = campaign.last_tick
+    at = world_time(now, ctx.tick_at(last))
     ticks = max(0, last - snapshot.tick)
     commands = sum(1 for s in chosen.undone if s.kind == "command")
     void = [e.title for e in chosen.sent if e.kind == "post" and e.title]
     before = claim_views(session, ctx)
-    lines = snapshots.restore(session, ctx, chosen, actor=actor, now=now, force=force,
+    lines = snapshots.restore(session, ctx, chosen, actor=actor, now=at, force=force,
                               delete_posts=delete_posts, replay_revealed=replay_revealed,
                               reason=reason, approved_by=approved_by)
     after = claim_views(session, ctx)
@@ -126,7 +133,7 @@ def take_back(session: Session, ctx: CampaignContext, chosen: snapshots.Plan, *,
     title = ctx.settings.posts.correction_title.format(date=when)
     journal.queue(session, cid, f"{CORRECTION_KEY}{stamp}", "post", public=True,
                   target=ctx.settings.campaign.subreddit, title=title,
-                  flair=ctx.settings.posts.correction_flair, at=now, tick=snapshot.tick,
+                  flair=ctx.settings.posts.correction_flair, at=at, tick=snapshot.tick,
                   body=correction_post(when=when, ticks=ticks, commands=commands,
                                        reason=reason, by=actor, approved_by=approved_by,
                                        void_posts=void, deleted=delete_posts,
@@ -140,12 +147,12 @@ def take_back(session: Session, ctx: CampaignContext, chosen: snapshots.Plan, *,
         subject, body = correction_note(claim=names[claim_id], when=when, reason=reason,
                                         changes=diff)
         journal.notify_claim(session, cid, claim_id, f"{CORRECTION_KEY}{stamp}:{claim_id}",
-                             subject=subject, body=body, at=now, tick=snapshot.tick)
+                             subject=subject, body=body, at=at, tick=snapshot.tick)
     told_names = sorted(names[c] for c in told if c in names)
     journal.log_event(session, cid, snapshot.tick, "correction",
                       f"public correction queued ({reason})"
                       + (f"; private notes to {', '.join(told_names)}" if told_names else ""),
-                      at=now, actor=actor,
+                      at=at, actor=actor,
                       data={"post": f"{CORRECTION_KEY}{stamp}", "reason": reason,
                             "approved_by": approved_by, "ticks": ticks, "commands": commands,
                             "claims": sorted(c for c in told if c in names)})

@@ -876,7 +876,9 @@ def restore(session: Session, ctx: CampaignContext, chosen: Plan, *, actor: str,
     compute, so a player could resend an order until its dice suit), or when delivered
     entries would stay on Reddit and ``force`` is not given. ``reason`` and ``approved_by``
     (the second moderator, :mod:`bot.services.proposals`) go into the ``undo`` event; the
-    public correction is :func:`bot.services.corrections.take_back`'s."""
+    public correction is :func:`bot.services.corrections.take_back`'s. ``now`` is the
+    moment its log line, notes and deletions carry: the world's clock, which take_back reads
+    (the plan, made before, checked the delivery leases on the wall clock)."""
     check_restorable(chosen, force=force, replay_revealed=replay_revealed)
     snapshot = chosen.snapshot
     data = content(snapshot)

@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 from bot.cli import app
 from bot.cli import campaign as _loaded  # noqa: F401 (tables defined before time is frozen)
 from bot.db.engine import make_engine, transaction
-from bot.db.models import Army, Campaign, Event
+from bot.db.models import Army, Campaign, Event, Outbox, Proposal
 
 runner = CliRunner()
 INIT = "2026-11-23T09:30:00+00:00"
@@ -175,3 +175,41 @@ def test_status_on_the_real_clock_never_says_the_world_is_ahead(tmp_path: Path) 
         out = _invoke(config, "status")
         assert "now:" in out
         assert "ahead of the wall clock" not in out
+
+
+def test_an_undo_ahead_is_logged_at_the_worlds_time_not_before_the_ticks(tmp_path: Path
+                                                                         ) -> None:
+    """Found rehearsing by hand: the ``undo`` and ``correction`` log lines, the public
+    [Correction] post and the claims' notes carried the wall clock, so ``maester log`` listed
+    the undo days before the ticks it took back."""
+    config = _ahead(tmp_path)
+    with freeze_time("2026-11-23T10:10:00+00:00"):
+        _invoke(config, "adjust", "House Stark", "--gold", "+5", "--reason", "a feast")
+        _invoke(config, "undo", "--reason", "the feast was a mistake", "--by", "jane")
+        log = _invoke(config, "log", "--limit", "4")
+    ahead = datetime(2026, 11, 25, tzinfo=UTC)
+    with transaction(make_engine(f"sqlite:///{tmp_path}/c.db")) as session:
+        undo = session.exec(select(Event).where(Event.kind == "undo")).one()
+        correction = session.exec(select(Event).where(Event.kind == "correction")).one()
+        queued = session.exec(select(Outbox).where(col(Outbox.key).startswith("correction:"))
+                              ).all()
+    assert queued and {o.created_at for o in queued} == {undo.at}
+    for moment in (undo.at, correction.at):
+        assert moment is not None and ahead < moment < ahead + timedelta(seconds=1)
+    assert "2026-11-23 10:10" not in log and "2026-11-25 00:00" in log
+
+
+def test_a_refusal_ahead_is_decided_at_the_worlds_time(tmp_path: Path) -> None:
+    config = _ahead(tmp_path)
+    config.write_text(config.read_text().replace(
+        "[campaign]\n", '[campaign]\nmoderators = ["jane", "joe"]\n')
+        + '[moderators]\napproval = ["adjust"]\n')
+    with freeze_time("2026-11-23T10:10:00+00:00"):
+        proposed = runner.invoke(app, ["adjust", "House Stark", "--gold", "+5", "--reason",
+                                       "a feast", "--by", "jane", "-c", str(config)])
+        assert "Proposed as #1" in proposed.output
+        _invoke(config, "refuse", "1", "--reason", "no feast", "--by", "joe")
+    with transaction(make_engine(f"sqlite:///{tmp_path}/c.db")) as session:
+        proposal = session.exec(select(Proposal)).one()
+    assert proposal.decided_at is not None
+    assert proposal.decided_at > datetime(2026, 11, 25, tzinfo=UTC)
