@@ -9,12 +9,14 @@ leaves neither a log line nor a post behind, and a replayed change hits the key.
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
+from weakref import WeakKeyDictionary
 
-from sqlalchemy import Table, insert
+from sqlalchemy import JSON, Connection, Table, insert
+from sqlalchemy.engine import Dialect
 from sqlmodel import Session, col, select
 
 from bot.db.models import BotState, Event, Outbox, Player, PostImage
@@ -83,15 +85,94 @@ def flush_buffer(session: Session) -> None:
     if sink is None or not sink.writes:
         return
     del session.info[_SINK]
-    # Core statements on the session's connection, after the session's pending changes (the
-    # ORM's bulk insert flushes them first): the rows are plain dicts, which the ORM's bulk
-    # path would only hand to the same executemany after bookkeeping of its own.
+    # Plain statements on the session's connection, after the session's pending changes (as
+    # the ORM's bulk insert would flush them first).
     for table, rows in ((_EVENT_TABLE, sink.events), (_OUTBOX_TABLE, sink.outbox),
                         (_IMAGE_TABLE, sink.images)):
         if rows:
             if session.autoflush:
                 session.flush()
-            session.connection().execute(insert(table), rows)
+            insert_rows(session.connection(), table, rows)
+
+
+def insert_rows(connection: Connection, table: Table, rows: Sequence[dict[str, Any]]) -> None:
+    """Insert ``rows`` (dicts of column values, as the ORM takes them) into ``table`` with one
+    executemany through the driver: each value converted to its stored form by its column's
+    type, as a Core insert would, and the columns a row leaves out given their default; a
+    value of a column other than JSON converted once however many rows repeat it (the tick's
+    moment). Rows that do not all name the same columns, or that leave out a column whose
+    default is worked out per row, go through a Core insert."""
+    names = tuple(rows[0])
+    shape = _insert_shape(table, names, connection.dialect)
+    if shape is None or any(row.keys() != rows[0].keys() for row in rows):
+        connection.execute(insert(table), list(rows))
+        return
+    sql, converters, defaults = shape
+    params = []
+    for row in rows:
+        values = [row[n] for n in names]
+        for i, convert, seen in converters:
+            value = values[i]
+            if seen is None:
+                values[i] = convert(value)
+            elif value in seen:
+                values[i] = seen[value]
+            else:
+                values[i] = seen[value] = convert(value)
+        values.extend(defaults)
+        params.append(tuple(values))
+    connection.exec_driver_sql(sql, params)
+
+
+_Converters = list[tuple[int, Callable[[Any], Any], dict[Any, Any] | None]]
+_Shape = tuple[str, list[tuple[int, Callable[[Any], Any], bool]], tuple[Any, ...]]
+_SHAPES: WeakKeyDictionary[Dialect, dict[tuple[str, tuple[str, ...]], _Shape | None]] = \
+    WeakKeyDictionary()
+""":func:`_insert_shape`'s statements, by dialect, table and columns named."""
+
+
+def _insert_shape(table: Table, names: tuple[str, ...], dialect: Dialect
+                  ) -> tuple[str, _Converters, tuple[Any, ...]] | None:
+    """The driver-level ``INSERT`` of ``names`` and the defaulted columns of ``table``, the
+    converters of the named columns (by position; each but a JSON column's with a fresh
+    memo of the values it converted) and the defaults' stored values; None when a column
+    left out has a default worked out per row."""
+    memo = _SHAPES.setdefault(dialect, {})
+    key = (table.name, names)
+    if key not in memo:
+        memo[key] = _make_shape(table, names, dialect)
+    shape = memo[key]
+    if shape is None:
+        return None
+    sql, converters, defaults = shape
+    return sql, [(i, convert, None if is_json else {}) for i, convert, is_json in converters], \
+        defaults
+
+
+def _make_shape(table: Table, names: tuple[str, ...], dialect: Dialect) -> _Shape | None:
+    converters: list[tuple[int, Callable[[Any], Any], bool]] = []
+    for i, name in enumerate(names):
+        kind = table.c[name].type
+        convert = kind.dialect_impl(dialect).bind_processor(dialect)
+        if convert is not None:
+            converters.append((i, convert, isinstance(kind, JSON)))
+    defaulted: list[str] = []
+    defaults: list[Any] = []
+    for column in table.c:
+        if column.name in names or column.default is None:
+            continue
+        if not column.default.is_scalar:
+            return None
+        convert = column.type.dialect_impl(dialect).bind_processor(dialect)
+        value = column.default.arg  # type: ignore[attr-defined]
+        defaulted.append(column.name)
+        defaults.append(value if convert is None else convert(value))
+    preparer = dialect.identifier_preparer
+    columns = [*names, *defaulted]
+    mark = "?" if dialect.paramstyle == "qmark" else "%s"
+    return (f"INSERT INTO {preparer.format_table(table)} "
+            f"({', '.join(preparer.quote(c) for c in columns)}) "
+            f"VALUES ({', '.join([mark] * len(columns))})", converters, tuple(defaults))
 
 
 def request_image(session: Session, row: dict[str, Any]) -> None:
