@@ -228,14 +228,15 @@ def publish_cmd(
 ) -> None:
     """Deliver the outbox (posts, replies, private news); --once for a single round."""
     whole(limit, "--limit", high=MAX_LISTED_ROWS, example="100")
-    from bot.reddit.deliver import pacer_for, publish_once
+    from bot.reddit.deliver import publish_once
+    from bot.reddit.pacing import Pacer
 
     _configure_logging()
     settings = settings_of(config)
     clock = SystemClock()
 
     def work(engine: Engine, ctx: CampaignContext, gateway: RedditGateway) -> None:
-        pacer = pacer_for(ctx)
+        pacer = Pacer.shared(ctx.settings)
 
         def one() -> None:
             report = publish_once(engine, ctx, gateway, clock, limit=limit, pacer=pacer)

@@ -167,12 +167,6 @@ class DeliverReport:
     paced_seconds: float = 0.0
 
 
-def pacer_for(ctx: CampaignContext) -> Pacer:
-    """The pacer of ``[bot]``'s settings, shared by every process of the bot's account on
-    this machine (see :mod:`bot.reddit.pacing`)."""
-    return Pacer.shared(ctx.settings)
-
-
 def claim_seconds(ctx: CampaignContext) -> timedelta:
     """How long a claim lasts: longer than any one delivery can take (PRAW retries GETs)."""
     return timedelta(seconds=max(300, 8 * ctx.settings.reddit.timeout_seconds))
@@ -325,11 +319,12 @@ def publish_once(engine: Engine, ctx: CampaignContext, gateway: RedditGateway, c
     Never raises for Reddit failures (they are recorded on the entries and in the report);
     database errors propagate. Stops at the first rate limit, refused login or systemic
     refusal, and when pacing would wait longer than ``MAX_PACE_WAIT``. ``pacer``
-    defaults to one made from ``[bot]`` for this round only.
+    defaults to the one every process of the bot's account on this machine shares
+    (:meth:`Pacer.shared`, from ``[bot]``).
     """
     worker = worker_id or default_worker_id()
     report = DeliverReport()
-    pacer = pacer or pacer_for(ctx)
+    pacer = pacer or Pacer.shared(ctx.settings)
     start = clock.now()
     blocked_until = state.auth_wait(engine, ctx.campaign_id, start)
     if blocked_until is not None:
