@@ -44,13 +44,13 @@ from bot.reddit import state
 from bot.reddit.deliver import (
     DeliverReport,
     default_worker_id,
-    pacer_for,
     publish_once,
     release_claims,
 )
 from bot.reddit.gateway import PrawGateway, RedditGateway, praw_gateway
 from bot.reddit.intake import IntakeReport, horizon, poll_once
 from bot.reddit.lease import CampaignLease, LeaseLost
+from bot.reddit.pacing import Pacer
 from bot.services import journal
 from bot.services.access import open_campaign
 from bot.services.tick import CatchUpTooLong, advancer, check_catch_up_bound
@@ -88,7 +88,7 @@ class BotRunner:
         self._reddit = threading.Lock()
         self.polls = 0
         self.publishes = 0
-        self.pacer = pacer_for(ctx)
+        self.pacer = Pacer.shared(ctx.settings)
         self._keeper: Connection | None = None
         self.web: Background | None = None
         self._exported: int | None = None  # the last tick written to [web] export_dir

@@ -25,6 +25,7 @@ if TYPE_CHECKING:  # PRAW and SQLAlchemy load only when a Reddit command runs
     from sqlalchemy import Engine
 
     from bot.reddit.gateway import RedditGateway
+    from bot.reddit.preflight import Check
     from bot.services.world import CampaignContext
 
 T = TypeVar("T")
@@ -87,36 +88,43 @@ def check_cmd(config: ConfigOpt = None) -> None:
         raise fail(f"maester check could not finish: {type(exc).__name__} ({exc}); "
                    "nothing was changed, try again", 2) from None
     for check in checks:
-        mark = "ok  " if check.ok else ("FAIL" if check.fatal else "warn")
-        typer.echo(f"[{mark}] {check.name}: {check.detail}")
-        if not check.ok:
-            typer.echo(f"       fix: {check.fix}")
+        _echo_check(check)
     for line in halts:
         typer.echo(f"[warn] {line}")
-    for line in _beacon_lines(settings):
-        typer.echo(line)
+    beacon = _beacon_check(settings)
+    if beacon is not None:
+        _echo_check(beacon)
     failed = [c for c in checks if not c.ok and c.fatal]
     typer.echo("maester check: " + ("all good" if not failed else
                                     f"{len(failed)} problem(s) would stop the bot"))
     raise typer.Exit(1 if failed else 0)
 
 
-def _beacon_lines(settings: Settings) -> list[str]:
+def _echo_check(check: Check) -> None:
+    """One check's line (and, when it did not pass, the fix under it)."""
+    mark = "ok  " if check.ok else ("FAIL" if check.fatal else "warn")
+    typer.echo(f"[{mark}] {check.name}: {check.detail}")
+    if not check.ok:
+        typer.echo(f"       fix: {check.fix}")
+
+
+def _beacon_check(settings: Settings) -> Check | None:
     """The beacon's check when ``[dice] beacon = "drand"``: a warning, never a failure (the
     dice fall back to commit-reveal alone by design)."""
+    from bot.reddit.preflight import Check
     from bot.services import beacon
 
     if settings.dice.beacon != "drand":
-        return []
+        return None
     found = beacon.probe(settings.dice)
     if not found.problem:
-        return [f"[ok  ] beacon: {found.detail}"]
+        return Check("beacon", True, found.detail)
     fix = ("check the network from this machine to [dice] beacon_url; the ticks do not wait "
            "for it longer than beacon_timeout" if found.problem == beacon.UNREACHABLE else
            "[dice] beacon_url, beacon_chain, beacon_public_key, beacon_genesis and "
            "beacon_period must all name the same chain (docs/dice.md); until they do, the "
            "dice fall back to commit-reveal alone")
-    return [f"[warn] beacon ({found.problem}): {found.detail}", f"       fix: {fix}"]
+    return Check(f"beacon ({found.problem})", False, found.detail, fix, fatal=False)
 
 
 def _halts(engine: Engine, campaign_id: int) -> list[str]:
@@ -220,14 +228,15 @@ def publish_cmd(
 ) -> None:
     """Deliver the outbox (posts, replies, private news); --once for a single round."""
     whole(limit, "--limit", high=MAX_LISTED_ROWS, example="100")
-    from bot.reddit.deliver import pacer_for, publish_once
+    from bot.reddit.deliver import publish_once
+    from bot.reddit.pacing import Pacer
 
     _configure_logging()
     settings = settings_of(config)
     clock = SystemClock()
 
     def work(engine: Engine, ctx: CampaignContext, gateway: RedditGateway) -> None:
-        pacer = pacer_for(ctx)
+        pacer = Pacer.shared(ctx.settings)
 
         def one() -> None:
             report = publish_once(engine, ctx, gateway, clock, limit=limit, pacer=pacer)

@@ -49,7 +49,7 @@ import logging
 import os
 import re
 import socket
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -165,12 +165,6 @@ class DeliverReport:
     halted: str = ""  # why delivery (of some kind) is halted
     sends: int = 0  # posts, messages and replies sent to Reddit (a dispatch counts once)
     paced_seconds: float = 0.0
-
-
-def pacer_for(ctx: CampaignContext) -> Pacer:
-    """The pacer of ``[bot]``'s settings, shared by every process of the bot's account on
-    this machine (see :mod:`bot.reddit.pacing`)."""
-    return Pacer.shared(ctx.settings)
 
 
 def claim_seconds(ctx: CampaignContext) -> timedelta:
@@ -325,11 +319,12 @@ def publish_once(engine: Engine, ctx: CampaignContext, gateway: RedditGateway, c
     Never raises for Reddit failures (they are recorded on the entries and in the report);
     database errors propagate. Stops at the first rate limit, refused login or systemic
     refusal, and when pacing would wait longer than ``MAX_PACE_WAIT``. ``pacer``
-    defaults to one made from ``[bot]`` for this round only.
+    defaults to the one every process of the bot's account on this machine shares
+    (:meth:`Pacer.shared`, from ``[bot]``).
     """
     worker = worker_id or default_worker_id()
     report = DeliverReport()
-    pacer = pacer or pacer_for(ctx)
+    pacer = pacer or Pacer.shared(ctx.settings)
     start = clock.now()
     blocked_until = state.auth_wait(engine, ctx.campaign_id, start)
     if blocked_until is not None:
@@ -627,25 +622,32 @@ def _deliver_dispatch(engine: Engine, ctx: CampaignContext, gateway: RedditGatew
             and _alive(ctx, known.get("started"), now):
         conversation_id = str(known["conversation"])
     subject = dispatch_subject(engine, ctx, first, now)
-    if any(member.attempts > 1 for member in group):
-        copy = _find_dispatch(ctx, gateway, first, conversation_id, subject)
-        if copy is not None:
-            found = [m for m in copy.messages if marker(first.key) in m.body]
-            if found:
-                log.info("dispatch %s was already on Reddit as %s", first.key, found[0].id)
-                if copy.id != conversation_id:  # a lost "create": keep replying into it
-                    _keep_dispatch(engine, ctx, name, copy, first.target, now)
-                return [(Sent(found[0].id, copy), True) if marker(member.key) in found[0].body
-                        else (None, False) for member in group]
-    if not conversation_id:
+    retry = any(member.attempts > 1 for member in group)
+    copy = existing = None
+    if conversation_id:
+        if retry:
+            known_copy = gateway.conversation(conversation_id)
+            if _has_tag(known_copy, marker(first.key), gateway.username.lower()):
+                copy = known_copy
+    else:
         # A conversation a lost "create" answer left (or another process started) is
-        # found before a second one is started for the same claim.
-        existing = _existing_dispatch(ctx, gateway, first.target, subject, now,
-                                      exclude=str(known.get("conversation", "")) if known
-                                      else "")
-        if existing is not None:
-            conversation_id = existing.id
-            _keep_dispatch(engine, ctx, name, existing, first.target, now)
+        # found before a second one is started for the same claim; on a retry, an earlier
+        # attempt's copy is looked for in the same walk of the folders.
+        copy, existing = _search_dispatches(
+            ctx, gateway, first.target, subject, now,
+            exclude=str(known.get("conversation", "")) if known else "",
+            tag=marker(first.key) if retry else None)
+    if copy is not None:
+        found = [m for m in copy.messages if marker(first.key) in m.body]
+        if found:
+            log.info("dispatch %s was already on Reddit as %s", first.key, found[0].id)
+            if copy.id != conversation_id:  # a lost "create": keep replying into it
+                _keep_dispatch(engine, ctx, name, copy, first.target, now)
+            return [(Sent(found[0].id, copy), True) if marker(member.key) in found[0].body
+                    else (None, False) for member in group]
+    if existing is not None:
+        conversation_id = existing.id
+        _keep_dispatch(engine, ctx, name, existing, first.target, now)
     body = compose_group(ctx, group, now)
     sent: Sent | None = None
     if conversation_id:
@@ -696,42 +698,40 @@ def _first_date(conversation: Conversation) -> datetime | None:
     return None
 
 
-def _existing_dispatch(ctx: CampaignContext, gateway: RedditGateway, recipient: str,
-                       subject: str, now: datetime, *, exclude: str) -> Conversation | None:
-    """A live dispatch conversation with this subject to ``recipient`` that the bot wrote
-    in (any outbox marker), other than ``exclude``; None if there is none. Mod Discussions
-    count (a dispatch to a player who moderates the subreddit becomes one)."""
+_DISPATCH_FOLDERS = ("all", "mod", "archived")
+"""Where a dispatch conversation may be: a player who moderates the subreddit gets a Mod
+Discussion."""
+
+
+def _search_dispatches(ctx: CampaignContext, gateway: RedditGateway, recipient: str,
+                       subject: str, now: datetime, *, exclude: str, tag: str | None
+                       ) -> tuple[Conversation | None, Conversation | None]:
+    """One walk of the modmail folders for the dispatch conversations with ``subject`` to
+    ``recipient``: (the one where the bot wrote ``tag``, an earlier attempt's copy; the first
+    live one the bot wrote in, with any outbox marker, other than ``exclude``). ``tag`` None:
+    no copy is looked for, and the walk stops at the first live one. Mod Discussions count
+    (a dispatch to a player who moderates the subreddit becomes one)."""
     bot = gateway.username.lower()
-    for folder in ("all", "mod", "archived"):
-        for seen, summary in enumerate(gateway.conversations(folder)):
-            if seen >= 100:
-                break
-            if summary.subject != subject or summary.id == exclude:
-                continue
-            if summary.participant is not None and \
-                    summary.participant.lower() != recipient.lower():
-                continue
-            if summary.participant is None and not summary.is_internal:
-                continue
+    live: Conversation | None = None
+    for summary in _recent(gateway, _DISPATCH_FOLDERS, subject):
+        if summary.participant is not None and \
+                summary.participant.lower() != recipient.lower():
+            continue
+        full: Conversation | None = None
+        if tag is not None:  # (a Mod Discussion has no participant: the tag decides)
             full = summary if summary.complete else gateway.conversation(summary.id)
-            if not any(m.author.lower() == bot and "[](#maester:" in m.body
-                       for m in full.messages):
-                continue
-            if _alive(ctx, (_first_date(full) or now).isoformat(), now):
-                return full
-    return None
-
-
-def _find_dispatch(ctx: CampaignContext, gateway: RedditGateway, entry: Claimed,
-                   conversation_id: str, subject: str) -> Conversation | None:
-    """The dispatch conversation that holds an earlier attempt's copy, if any."""
-    tag = marker(entry.key)
-    bot = gateway.username.lower()
-    if conversation_id:
-        full = gateway.conversation(conversation_id)
-        return full if _has_tag(full, tag, bot) else None
-    return _find_conversation(gateway, ("all", "mod", "archived"), subject, entry.target,
-                              tag, bot)
+            if _has_tag(full, tag, bot):
+                return full, live
+        if live is not None or summary.id == exclude or \
+                (summary.participant is None and not summary.is_internal):
+            continue
+        full = full or (summary if summary.complete else gateway.conversation(summary.id))
+        if _has_tag(full, "[](#maester:", bot) and \
+                _alive(ctx, (_first_date(full) or now).isoformat(), now):
+            live = full
+            if tag is None:
+                break
+    return None, live
 
 
 def _moderator_recipient(ctx: CampaignContext) -> str:
@@ -769,19 +769,26 @@ def _find_conversation(gateway: RedditGateway, folders: Sequence[str], subject: 
                        participant: str | None, tag: str, bot: str) -> Conversation | None:
     """The recent conversation with ``subject`` (and ``participant``) where the bot wrote
     ``tag``."""
+    for summary in _recent(gateway, folders, subject):
+        if participant is not None and summary.participant is not None \
+                and summary.participant.lower() != participant.lower():
+            continue  # (a Mod Discussion has no participant: the tag decides)
+        full = summary if summary.complete else gateway.conversation(summary.id)
+        if _has_tag(full, tag, bot):
+            return full
+    return None
+
+
+def _recent(gateway: RedditGateway, folders: Sequence[str], subject: str
+            ) -> Iterator[Conversation]:
+    """The conversations with ``subject`` among the 100 most recent of each folder, in
+    order (as listed: a conversation may hold only its newest message)."""
     for folder in folders:
         for seen, summary in enumerate(gateway.conversations(folder)):
             if seen >= 100:
                 break
-            if summary.subject != subject:
-                continue
-            if participant is not None and summary.participant is not None \
-                    and summary.participant.lower() != participant.lower():
-                continue  # (a Mod Discussion has no participant: the tag decides)
-            full = summary if summary.complete else gateway.conversation(summary.id)
-            if _has_tag(full, tag, bot):
-                return full
-    return None
+            if summary.subject == subject:
+                yield summary
 
 
 def _has_tag(conversation: Conversation, tag: str, bot: str) -> bool:

@@ -131,17 +131,26 @@ class Fetcher:
         self.settings = settings
         self.chain = chain_of(settings)
         self._clock, self._sleep = clock, sleep
-        self._deadline: float | None = None
-        self._tries_left = math.ceil(settings.beacon_timeout / RETRY_SECONDS) + 1
+        self._deadline: float | None
+        self._tries_left: int
+        self._whole_wait()
         self._chain_checked: str | None = None  # "" when it is the pinned chain
+
+    def _whole_wait(self) -> None:
+        """Give the next round the whole wait: ``beacon_timeout`` seconds from its first ask
+        (the clock starts then), asked again every :data:`RETRY_SECONDS` until then."""
+        self._deadline = None
+        self._tries_left = math.ceil(self.settings.beacon_timeout / RETRY_SECONDS) + 1
 
     def _remaining(self) -> float:
         if self._deadline is None:
             self._deadline = self._clock() + self.settings.beacon_timeout
         return max(0.0, self._deadline - self._clock())
 
-    def _get(self, path: str) -> tuple[int, Any]:
-        """(HTTP status, decoded JSON or None); status 0 when the beacon could not be reached."""
+    def get(self, path: str) -> tuple[int, Any]:
+        """``GET <beacon_url>/<chain hash>/<path>``: (HTTP status, decoded JSON or None); status
+        0 when the beacon could not be reached. It counts as one of the catch-up's tries and
+        waits no longer than what is left of its wait."""
         url = f"{self.settings.beacon_url.rstrip('/')}/{self.chain.hash}/{path}"
         wait = max(0.05, min(self._remaining(), self.settings.beacon_timeout))
         self._tries_left -= 1
@@ -156,7 +165,7 @@ class Fetcher:
     def _chain_problem(self) -> str:
         """Why the beacon is not the pinned chain ("" when it is); asked once per catch-up."""
         if self._chain_checked is None:
-            status, info = self._get("info")
+            status, info = self.get("info")
             if status != 200 or not isinstance(info, dict):
                 return f"its chain information could not be read (status {status or 'none'})"
             problems = self.chain.info_mismatches(info)
@@ -172,13 +181,11 @@ class Fetcher:
             if problem.startswith("wrong chain"):
                 return b"", problem
             if not problem:
-                status, data = self._get(f"public/{number}")
+                status, data = self.get(f"public/{number}")
                 if status == 200:
                     # an answer (good or bad): the next round gets the whole wait again
-                    self._deadline = None
-                    self._tries_left = math.ceil(
-                        self.settings.beacon_timeout / RETRY_SECONDS) + 1
-                    return self._checked(number, data)
+                    self._whole_wait()
+                    return self.checked(number, data)
                 reason = (f"round {number} was not published in time" if status in (404, 425)
                           else f"the beacon answered status {status}" if status
                           else "the beacon could not be reached")
@@ -190,7 +197,9 @@ class Fetcher:
             self._sleep(pause)
         return b"", f"{reason} within {self.settings.beacon_timeout:g} s"
 
-    def _checked(self, number: int, data: Any) -> tuple[bytes, str]:
+    def checked(self, number: int, data: Any) -> tuple[bytes, str]:
+        """The signature of round ``number`` in the beacon's answer ``data``, checked under the
+        pinned public key (and "" as the reason), or b"" and what is wrong with it."""
         if not isinstance(data, dict):
             return b"", "the beacon's answer is not a round"
         if data.get("round") != number:
@@ -231,7 +240,7 @@ def probe(settings: DiceSettings, *, timeout: float | None = None) -> Probe:
         settings = settings.model_copy(update={"beacon_timeout": timeout})
     fetcher = Fetcher(settings)
     chain, url = fetcher.chain, settings.beacon_url.rstrip("/")
-    status, info = fetcher._get("info")
+    status, info = fetcher.get("info")
     if status == 0:
         return Probe(UNREACHABLE, f"{url} could not be reached within "
                      f"{settings.beacon_timeout:g} s (network, DNS, firewall or the beacon "
@@ -245,7 +254,7 @@ def probe(settings: DiceSettings, *, timeout: float | None = None) -> Probe:
     if mismatches:
         return Probe(WRONG_CHAIN, f"{url} describes another chain than the pinned one: "
                      + "; ".join(mismatches))
-    status, latest = fetcher._get("public/latest")
+    status, latest = fetcher.get("public/latest")
     if status == 0:
         return Probe(UNREACHABLE, f"{url} gave the chain's /info, then could not be reached "
                      "for its latest round")
@@ -253,7 +262,7 @@ def probe(settings: DiceSettings, *, timeout: float | None = None) -> Probe:
     if status != 200 or not isinstance(number, int):
         return Probe("", f"{url} serves the pinned chain {chain.hash[:16]}... (its latest "
                      f"round could not be read: status {status})")
-    signature, reason = fetcher._checked(number, latest)
+    signature, reason = fetcher.checked(number, latest)
     if not signature:
         return Probe(WRONG_CHAIN, f"{url} describes the pinned chain, but {reason}")
     return Probe("", f"{url} serves the pinned chain {chain.hash[:16]}...; its latest round "

@@ -312,14 +312,26 @@ def recorded_line(session: Session, ctx: CampaignContext, line: DiceLine) -> Dic
 def recorded_event(session: Session, ctx: CampaignContext, line: DiceLine
                    ) -> tuple[Event, DiceLine] | None:
     """The campaign's own event ``line`` names and its recorded dice line."""
-    for event in _events_of(session, ctx, line.event.period):
+    return _recorded_of(_recorded_lines(session, ctx, line.event.period), line)
+
+
+def _recorded_lines(session: Session, ctx: CampaignContext, period: int
+                    ) -> list[tuple[Event, DiceLine]]:
+    """The period's events that recorded a dice line, with the line (one that does not
+    read as a dice line is left out)."""
+    found = []
+    for event in _events_of(session, ctx, period):
         try:
-            stored = DiceLine.parse(str(event.data_json[DICE_KEY]))
+            found.append((event, DiceLine.parse(str(event.data_json[DICE_KEY]))))
         except ValueError:
             continue
-        if stored.event == line.event:
-            return event, stored
-    return None
+    return found
+
+
+def _recorded_of(recorded: Sequence[tuple[Event, DiceLine]], line: DiceLine
+                 ) -> tuple[Event, DiceLine] | None:
+    return next(((event, stored) for event, stored in recorded if stored.event == line.event),
+                None)
 
 
 def round_problems(ctx: CampaignContext, line: DiceLine, recorded: DiceLine | None,
@@ -362,8 +374,12 @@ def check_lines(session: Session, ctx: CampaignContext, lines: Sequence[DiceLine
     signatures: dict[int, list[str]] = {}  # each round's signature checked once
     out: list[str] = []
     fair = True
+    periods: dict[int, list[tuple[Event, DiceLine]]] = {}  # each period's record read once
     for line in lines:
-        found = recorded_event(session, ctx, line)
+        period = line.event.period
+        if period not in periods:
+            periods[period] = _recorded_lines(session, ctx, period)
+        found = _recorded_of(periods[period], line)
         recorded = found[1] if found is not None else None
         verdict = verify_line(ctx, line, secret_hex, recorded=recorded, beacons=beacons,
                               signatures=signatures)

@@ -30,7 +30,7 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import delete, func
+from sqlalchemy import func
 from sqlmodel import Session, col, select
 
 from bot.config import reddit_name
@@ -40,13 +40,13 @@ from bot.db.models import (
     Claim,
     Event,
     Outbox,
-    OutboxStatus,
     Player,
     Proposal,
     ProposalStatus,
     Relation,
 )
 from bot.services import journal, snapshots
+from bot.services.outbox import withdraw_pending
 from bot.services.world import CampaignContext, claim_by_name, current, get_campaign, relation
 from rules.campaign.world import ACTIVE_STATES, RelationStatus
 from rules.errors import InvalidInput
@@ -587,19 +587,12 @@ def _close(session: Session, ctx: CampaignContext, proposal: Proposal, moderator
     row.decision = decision[:300]
     session.add(row)
     session.flush()
-    _withdraw_waiting_note(session, ctx, row.id or 0)
+    # Decided, the proposal no longer waits, and its note to the moderators would count it
+    # among those that do.
+    withdraw_pending(session, ctx.campaign_id, col(Outbox.key) == f"proposal:{row.id}")
     ran = status is ProposalStatus.APPROVED
     lines = [] if ran else [f"Proposal #{row.id} refused: {decision}"]
     return Decision(row, ran, lines)
-
-
-def _withdraw_waiting_note(session: Session, ctx: CampaignContext, proposal_id: int) -> None:
-    """Withdraw the moderators' note that proposal ``proposal_id`` waits, if it has not gone
-    out and no publisher has taken it up yet: decided, the proposal no longer waits, and the
-    note would count it among those that do."""
-    session.execute(delete(Outbox).where(
-        col(Outbox.campaign_id) == ctx.campaign_id, col(Outbox.key) == f"proposal:{proposal_id}",
-        col(Outbox.status) == OutboxStatus.PENDING, col(Outbox.claimed_by).is_(None)))
 
 
 def refuse(session: Session, ctx: CampaignContext, proposal_id: int, *, moderator: str,

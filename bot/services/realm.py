@@ -30,12 +30,13 @@ from typing import Any
 from sqlalchemy import delete, func
 from sqlmodel import Session, col, or_, select
 
-from bot.db.models import Army, Outbox, OutboxStatus, PendingBattle, PostImage, Siege
+from bot.db.models import Army, Outbox, PendingBattle, PostImage, Siege
 from bot.mapimage.draw import render_film
 from bot.mapimage.scene import MIN_WIDTHS, Labels, SceneOptions, at_least, build_scene
 from bot.render.posts import realm_post
 from bot.services import journal
 from bot.services.mapview import Picture, draw, load_situation
+from bot.services.outbox import withdraw_pending
 from bot.services.world import CampaignContext
 from rules.campaign import calendar
 from rules.campaign.mapview import (
@@ -177,14 +178,8 @@ def _supersede_realm_posts(session: Session, ctx: CampaignContext) -> None:
         func.length(col(PostImage.data)) == 0)).all())
     if not candidates:
         return
-    stale = (col(Outbox.campaign_id) == ctx.campaign_id, col(Outbox.key).in_(candidates),
-             col(Outbox.status) == OutboxStatus.PENDING, col(Outbox.attempts) == 0,
-             col(Outbox.claimed_by).is_(None))
-    keys = list(session.exec(select(Outbox.key).where(*stale)).all())
+    keys = withdraw_pending(session, ctx.campaign_id, col(Outbox.key).in_(candidates))
     if keys:
-        # the rows are not loaded in this session: nothing there to synchronise
-        session.execute(delete(Outbox).where(*stale, col(Outbox.key).in_(keys))
-                        .execution_options(synchronize_session=False))
         session.execute(delete(PostImage).where(col(PostImage.campaign_id) == ctx.campaign_id,
                                                 col(PostImage.key).in_(keys))
                         .execution_options(synchronize_session=False))

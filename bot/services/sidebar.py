@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import delete
 from sqlmodel import Session, col
 
-from bot.db.models import Outbox, OutboxStatus
+from bot.db.models import Outbox
 from bot.render.posts import clock_widget
 from bot.services import journal
+from bot.services.outbox import withdraw_pending
 from bot.services.world import CampaignContext
 from rules.campaign import calendar
 
@@ -40,15 +40,11 @@ def queue_clock(session: Session, ctx: CampaignContext, *, tick: int, at: dateti
     posts = ctx.settings.posts
     if not posts.sidebar_widget:
         return
-    stale = (col(Outbox.campaign_id) == ctx.campaign_id, col(Outbox.kind) == KIND,
-             col(Outbox.status) == OutboxStatus.PENDING, col(Outbox.attempts) == 0,
-             col(Outbox.claimed_by).is_(None))
     sink = journal.sink_of(session)
     if sink is not None and not sink.writes:  # a preview: its own older entries go
         sink.drop({r["key"] for r in sink.outbox if r["kind"] == KIND})
     else:
-        session.execute(delete(Outbox).where(*stale)
-                        .execution_options(synchronize_session=False))
+        withdraw_pending(session, ctx.campaign_id, col(Outbox.kind) == KIND)
     journal.queue(session, ctx.campaign_id, key or f"widget:{tick}", KIND,
                   body=widget_text(ctx, tick, paused=paused, note=note), at=at, tick=tick,
                   target=posts.sidebar_widget_name, title=posts.sidebar_widget_name,

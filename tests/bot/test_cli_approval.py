@@ -192,6 +192,26 @@ def test_a_decided_proposal_withdraws_its_note_if_it_has_not_gone_out(tmp_path: 
     assert left == {"proposal:2": OutboxStatus.DELIVERED}, left
 
 
+def test_a_decided_proposal_keeps_its_note_once_a_delivery_started_on_it(
+        tmp_path: Path) -> None:
+    """A note a delivery has tried (its answer lost, say: it may be on Reddit, and its retry
+    looks for it there) is not withdrawn when the proposal is decided, as the sidebar's and
+    the [Realm] post's older entries are not: only a note nobody has tried goes."""
+    config = _config(tmp_path, '[moderators]\napproval = ["adjust"]\n')
+    cli(config, AT, "adjust", "House Stark", "--gold", "+1", "--by", "u/mod_jane")
+    (note,) = [o for o in rows(tmp_path, Outbox) if o.key == "proposal:1"]
+    engine = make_engine(sqlite_url(tmp_path / "c.db"))
+    with transaction(engine) as session:  # tried once, released for its retry
+        tried = session.get(Outbox, note.id)
+        assert tried is not None and tried.status is OutboxStatus.PENDING
+        tried.attempts = 1
+        session.add(tried)
+    engine.dispose()
+    cli(config, AT, "refuse", "1", "--by", "mod_jane", "--reason", "withdrawn")
+    (kept,) = [o for o in rows(tmp_path, Outbox) if o.key == "proposal:1"]
+    assert (kept.status, kept.attempts) == (OutboxStatus.PENDING, 1)
+
+
 def test_an_approval_after_the_world_moved_on_is_checked_again(tmp_path: Path) -> None:
     config = _config(tmp_path, '[moderators]\napproval = ["undo", "army remove", "adjust"]\n')
     cli(config, AT, "relations", "set", "House Stark", "House Tully", "allied")

@@ -388,6 +388,23 @@ def test_a_dispatch_that_reached_reddit_is_not_sent_twice(bot: Harness) -> None:
     assert conversation.num_messages == 2
 
 
+def test_a_dispatch_retry_walks_the_modmail_folders_once(bot: Harness) -> None:
+    """A dispatch whose "create" failed (nothing stored) is retried with no conversation
+    known: one walk of the folders looks for the earlier attempt's copy and for a live
+    dispatch conversation together (it walked them twice), then the note goes out once."""
+    _to_a_tick_before_month_end(bot)
+    bot.sandbox.add_fault(Fault.server_error(500), method="POST",
+                          path="/api/mod/conversations")
+    _notify(bot, "a:1", "First")
+    assert bot.publish().retry_later == 1
+    bot.clock.advance(timedelta(hours=1))
+    bot.sandbox.reset_requests()
+    assert bot.publish().delivered == 1
+    assert bot.sandbox.request_count(route="modmail.list") == len(deliver._DISPATCH_FOLDERS)
+    (conversation,) = bot.sandbox.conversations()
+    assert conversation.num_messages == 1
+
+
 def test_a_body_too_long_for_reddit_is_cut_and_keeps_its_marker(bot: Harness) -> None:
     """Modmail takes 10,000 characters: a longer reply is cut with a note, marker kept."""
     queue(bot, "reply:long", "reply", body="x" * 12_000, title="", target="0")

@@ -9,8 +9,10 @@ import subprocess
 import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
+from sqlalchemy import event
 from sqlmodel import col, select
 
 from bot.db.models import Event, Outbox
@@ -33,6 +35,13 @@ SECRET = "fair-dice"
 def _played(tmp_path: Path) -> tuple[list[Outbox], list[Event]]:
     """Two claims over three in-game months: a march sighted by a holdfast (a private roll)
     and an attack (a public battle), then the reveals of their period."""
+    w = _play(tmp_path)
+    with w.session() as session:
+        events = list(session.exec(select(Event).order_by(col(Event.id))).all())
+    return w.outbox(public=True), events
+
+
+def _play(tmp_path: Path) -> World:
     w = World(tmp_path, claims=roster("stark", "lannister"), seed=SECRET)
     w.say("ned_stark", "muster 300 infantry")
     w.say("tywin_lannister", "muster 300 infantry\nmuster 100 infantry")
@@ -43,9 +52,31 @@ def _played(tmp_path: Path) -> tuple[list[Outbox], list[Event]]:
     w.say("tywin_lannister", "move army 3: 1214 > 1215 (cost 2)", at=day(2, 12, 30))
     w.say("tywin_lannister", "attack army 1 with army 2", at=day(2, 13))
     w.run(day(5))
-    with w.session() as session:
-        events = list(session.exec(select(Event).order_by(col(Event.id))).all())
-    return w.outbox(public=True), events
+    return w
+
+
+def test_verify_reads_a_periods_record_once_for_all_its_lines(tmp_path: Path) -> None:
+    """`maester verify` of a post holding many dice lines (a reveal lists its period's public
+    events) reads each period's recorded events once, not once a line."""
+    w = _play(tmp_path)
+    lines = max((fairplay.lines_in(p.body) for p in w.outbox(public=True)
+                 if p.title.startswith("[Dice]")), key=len)
+    periods = {line.event.period for line in lines}
+    assert len(lines) > len(periods), "a reveal with more lines than periods"
+    reads: list[str] = []
+
+    def seen(conn: Any, cursor: Any, statement: str, *rest: Any) -> None:
+        if re.search(r"\bFROM event\b", statement):
+            reads.append(statement)
+
+    event.listen(w.engine, "before_cursor_execute", seen)
+    try:
+        with w.session() as session:
+            report, fair = fairplay.check_lines(session, w.ctx, lines)
+    finally:
+        event.remove(w.engine, "before_cursor_execute", seen)
+    assert fair, report
+    assert len(reads) == len(periods)
 
 
 def _verify(text: str, key: str) -> subprocess.CompletedProcess[str]:
