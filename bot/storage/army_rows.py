@@ -484,7 +484,7 @@ class TickArmies:
         for row in rows:
             army_id = row[0]
             known = kept_rows.get(army_id)
-            if known is not None and known == row:
+            if known is row or (known is not None and known == row):
                 row, value = known, kept_values[army_id]
             else:
                 value = _row_value(row)
@@ -495,6 +495,22 @@ class TickArmies:
         self.seen = {key: self.rows[army_id] for army_id, key in self.keys.items()}
         TickArmies._kept = (self.rows, self.read)  # (then what save() writes)
         TickArmies._seen = self.seen
+
+    @classmethod
+    def as_kept(cls, kept: tuple[dict[int, Row], dict[int, ArmyValue]],
+                seen: dict[Key, Row], keys: dict[int, Key]) -> TickArmies:
+        """The armies when every row read is one kept (``kept``, as ``_kept`` was), each under
+        its key in ``seen`` (as ``_seen`` was), and no other is: the kept mappings themselves
+        (:meth:`save` never changes them, it makes new ones); ``keys``: each row's key by
+        army id."""
+        armies = cls.__new__(cls)
+        armies.rows, armies.read = kept
+        armies.now = dict(armies.read)
+        armies._touched = set()
+        armies.keys, armies.seen = keys, seen
+        TickArmies._kept = kept
+        TickArmies._seen = seen
+        return armies
 
     def values(self) -> Collection[ArmyValue]:
         """The armies now, as a live view (it follows the tick's changes)."""
@@ -601,16 +617,25 @@ class TickArmies:
 def load_armies(session: Session, campaign_id: int) -> TickArmies:
     """The campaign's raised armies (every state but gone) for one tick, one query: each
     row's key (:func:`_row_keys`); a key the process kept (the row as the last tick read or
-    wrote it) gives the row kept, any other is decoded."""
-    seen, kept = TickArmies._seen, TickArmies._kept[0]
+    wrote it) gives the row kept, any other is decoded. When every row read is kept and none
+    is missing, the tick starts from the kept mappings themselves (:meth:`TickArmies.as_kept`):
+    nothing to sort, convert or compare."""
+    seen, kept = TickArmies._seen, TickArmies._kept
+    kept_rows = kept[0]
     rows: list[Row] = []
     keys: dict[int, Key] = {}
+    decoded = 0
     for key in _row_keys(session.connection(), campaign_id, ACTIVE_STATES):
         row = seen.get(key)
-        if row is None or kept.get(row[0]) is not row:
+        if row is None or kept_rows.get(row[0]) is not row:
             row = _key_row(key)
+            decoded += 1
         rows.append(row)
         keys[row[0]] = key
+    if not decoded and len(rows) == len(kept_rows) == len(seen):
+        # every row read is a kept one under its key, and no other is kept: the very mappings
+        # kept (in id order already)
+        return TickArmies.as_kept(kept, seen, keys)
     rows.sort(key=_ID)
     return TickArmies(rows, keys)
 
