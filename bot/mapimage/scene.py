@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
-from bot.mapimage.font import size_for_digit_height
+from bot.mapimage.font import size_for_digit_height, text_width
 from bot.mapimage.geometry import HexLayout, Point
 from bot.mapimage.layout import Box, Placed, Placer, Spot
 from rules.campaign.config import Terrain
@@ -479,11 +479,15 @@ def _place_labels(draft: _Draft, tiles: Sequence[Tile], centres: Mapping[str, Po
     placer = Placer(area, s)
     for box in draft.boxes:
         placer.take(box)
-    # sizes grow with the hexes up to the default size's, then more slowly
+    # sizes grow with the hexes up to the default size's, then more slowly, to twice it at
+    # most (a small map's big hexes need no bigger text to be read)
     legible = size_for_digit_height(MIN_ID_PIXELS)
-    id_size = max(7, min(round(s * 0.5), max(legible, round(s * 0.3))))
-    name_size = max(8, min(round(s * 0.45), max(legible - 2, round(s * 0.3))))
-    army_size = max(8, min(round(s * 0.4), max(legible - 3, round(s * 0.26))))
+    id_size = max(7, min(round(s * 0.5), max(legible, round(s * 0.3)), 2 * legible))
+    name_size = max(8, min(round(s * 0.45), max(legible - 2, round(s * 0.3)),
+                           2 * (legible - 2)))
+    army_size = max(8, min(round(s * 0.4), max(legible - 3, round(s * 0.26)),
+                           2 * (legible - 3)))
+    legible_name = legible - 2  # a name's size at the default hex size
     legible = min(id_size, legible)
 
     def put(kind: str, tile: str, text: str, anchor: Point, spots: Sequence[Spot],
@@ -512,6 +516,9 @@ def _place_labels(draft: _Draft, tiles: Sequence[Tile], centres: Mapping[str, Po
                 Spot(0, -s * 1.2, 0, True), Spot(0, s * 1.2, 0, True)),
                 (army_size, max(7, round(army_size * 0.8))))
     if options.labels in (Labels.NAMES, Labels.BOTH):
+        # one size for every name: the largest at which the longest spans about its hex
+        top = min((name_fit(t.name, name_size, min(name_size, legible_name), s)
+                   for t in tiles if t.name), default=name_size)
         for t in tiles:
             if t.name:
                 put("name", t.id, t.name, centres[t.id], (
@@ -521,7 +528,7 @@ def _place_labels(draft: _Draft, tiles: Sequence[Tile], centres: Mapping[str, Po
                     Spot(-s * 1.0, s * 0.5, -1, True), Spot(s * 1.0, s * 0.5, 1, True),
                     Spot(-s * 1.0, -s * 0.5, -1, True), Spot(s * 1.0, -s * 0.5, 1, True),
                     Spot(0, s * 1.5, 0, True), Spot(0, -s * 1.5, 0, True)),
-                    (name_size, max(7, round(name_size * 0.85))))
+                    (top, max(7, round(top * 0.85))))
     for t in tiles:
         if options.labels in (Labels.IDS, Labels.BOTH) or (
                 options.labels is Labels.NAMES and not t.name):
@@ -532,6 +539,20 @@ def _place_labels(draft: _Draft, tiles: Sequence[Tile], centres: Mapping[str, Po
                 Spot(0, -s * 0.45)),
                 (id_size, legible) if legible < id_size else (id_size,),
                 "#f0f0f0" if dark else "#333333", halo=False)
+
+
+NAME_SPAN = 1.2
+"""The widest a tile's name is drawn, in hex sizes (circumradii): about the width of its hex
+where the name stands, so that on a small map's big hexes a name stays under its own tile."""
+
+
+def name_fit(name: str, size: int, floor: int, hex_size: float) -> int:
+    """The size to draw ``name`` at, ``size`` at most: the largest at which it spans no more
+    than :data:`NAME_SPAN` hexes, but never under ``floor`` (the legible size: on the demo
+    map's small hexes names run over their hex as before)."""
+    wide = text_width(name, size)
+    fit = int(size * NAME_SPAN * hex_size / wide) if wide > 0 else size
+    return max(floor, min(size, fit))
 
 
 def _label(draft: _Draft, kind: str, tile: str, text: str, placed: Placed, anchor: Point,

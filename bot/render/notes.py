@@ -34,9 +34,8 @@ def scatter_forecast_text(f: UpkeepForecast) -> str:
             f"the year), {troops_of(f.lost)} are lost for good.")
 
 
-HOW_TO_AVOID = ("To avoid it, have more gold by then, or send troops home with "
-                "`disband army N` (troops at home cost no upkeep) until the upkeep fits your "
-                "gold.")
+HOW_TO_AVOID = ("To avoid it, have more gold by then, or disband armies (troops at home cost "
+                "no upkeep; `status` lists your armies) until the upkeep fits your gold.")
 
 
 def upkeep_warning_note(*, month: str, charged: str, forecast: UpkeepForecast

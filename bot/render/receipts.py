@@ -17,6 +17,7 @@ from bot.render.notes import shortfall_text
 from bot.text import escape_md, name_code, name_md
 from rules.campaign import decide as r
 from rules.campaign.battle import Strength
+from rules.campaign.examples import step_order
 from rules.campaign.naming import force_name, force_noun, state_word, travel
 from rules.campaign.paths import format_path
 from rules.campaign.world import ArmyKind, ArmyState, Reaction
@@ -56,8 +57,8 @@ def mustered(ctx: Context, rc: r.Mustered) -> str:
             f"- Left at home: {rc.home_infantry} infantry, {rc.home_cavalry} cavalry"
             + (f", {rc.home_ships} ships" if rc.show_ships else "")
             + _warning(ctx, rc)
-            + f"\n\nYou may already order it to {travel(rc.kind)}: "
-            f"`move {new}: {_code(ctx, rc.tile)} > TILE (cost N)`.")
+            + (f"\n\nYou may already order it to {travel(rc.kind)}, e.g. "
+               f"`{step_order(ctx.world, new, rc.step)}`." if rc.step is not None else ""))
 
 
 def _watch_odds(needed: int | None) -> str:
@@ -242,10 +243,10 @@ def blockading(ctx: Context, rc: r.Blockading) -> str:
                 "is closed all the same while the fleet stays on its tile.")
     siege = rc.siege
     if siege is None:
+        example = (f"`siege {_code(ctx, rc.port)} with army {rc.army}`" if rc.army is not None
+                   else "you have no army raised: muster one first and march it there")
         status = (f"No siege yet: {port} may now be besieged by an army of yours standing "
-                  f"on it (`siege {_code(ctx, rc.port)} with army N`). The blockade holds "
-                  "while the "
-                  "fleet stays on its tile.")
+                  f"on it ({example}). The blockade holds while the fleet stays on its tile.")
     elif siege.besieger_claim == rc.claim_id:
         paused = " It was paused while no ships held the blockade; it counts again from the " \
                  "next month." if siege.paused else ""

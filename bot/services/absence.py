@@ -272,6 +272,12 @@ def _returned(session: Session, ctx: CampaignContext, claim: Claim, tick: int,
     return summary
 
 
+def leave_example(ctx: CampaignContext, at: datetime) -> datetime:
+    """A leave's end a reply may give as an example at ``at``: two weeks on, or the longest
+    leave allowed if shorter (an ``away`` order that is accepted as written)."""
+    return at + timedelta(days=min(14, ctx.settings.claims.leave_max_days))
+
+
 def _warn(session: Session, ctx: CampaignContext, claim: Claim, inactive: datetime,
           tick: int, at: datetime) -> str:
     summary = _log(session, ctx, claim, "inactive_warning",
@@ -283,7 +289,8 @@ def _warn(session: Session, ctx: CampaignContext, claim: Claim, inactive: dateti
         body=f"Nothing has come from {escape_md(claim.name)} for a while. Unless you send an "
              f"order (or anything at all) before {ctx.when(inactive)}, the claim will be "
              "marked inactive and held: its armies stop where they stand. Going away? Send "
-             "`away until YYYY-MM-DD` (with a reason if you like).", at=at, tick=tick)
+             f"`away until {leave_example(ctx, at):%Y-%m-%d}` (your date, with a reason if "
+             "you like).", at=at, tick=tick)
     return summary
 
 

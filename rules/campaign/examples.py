@@ -69,6 +69,22 @@ class Names:
     sail: str = ""  # the same for the asker's fleet, when it has one
 
 
+def first_step(world: WorldMap, rules: RulesConfig, kind: ArmyKind, tile: str
+               ) -> tuple[str, int] | None:
+    """The first neighbour of ``tile`` (in the map's order) a force of ``kind`` may enter, and
+    its true cost; None when it may enter none."""
+    for near in world.neighbours(tile):
+        cost = entry_cost(world.tile(near), kind, rules)
+        if cost is not None:
+            return near, cost
+    return None
+
+
+def step_order(world: WorldMap, force: str, step: tuple[str, int]) -> str:
+    """The move order of ``force`` (``army 3``) one step, to :func:`first_step`'s tile."""
+    return f"move {force}: {format_path([name_code(world.tile(step[0]).label)])} (cost {step[1]})"
+
+
 def _rival(own: NamedClaim | None, claims: Sequence[NamedClaim],
            at_war: Callable[[int, int], bool]) -> NamedClaim | None:
     """Another claim to name: one at war with the asker first."""
@@ -114,16 +130,15 @@ def example_names(world: WorldMap, rules: RulesConfig, *, own: NamedClaim | None
         steps = min(3, len(route.tiles))
         path = format_path(name_code(t.label) for t in route.tiles[:steps])
         march = f"move army {army_id}: {path} (cost {sum(route.costs[:steps])})"
-    else:
-        march = f"move army {army_id}: TILE > TILE (cost N)"
+    else:  # the rival is out of reach: one step anywhere
+        step = first_step(world, rules, ArmyKind.LAND, start.id)
+        march = (step_order(world, f"army {army_id}", step) if step is not None
+                 else f"move army {army_id}: TILE > TILE (cost N)")
     sail = ""
     if fleet is not None and fleet.tile in world:
-        waters = [n for n in world.neighbours(fleet.tile)
-                  if entry_cost(world.tile(n), ArmyKind.FLEET, rules) is not None]
-        if waters:
-            cost = entry_cost(world.tile(waters[0]), ArmyKind.FLEET, rules)
-            sail = (f"move {force_name(fleet.kind, fleet.id or 0)}: "
-                    f"{format_path([name_code(world.tile(waters[0]).label)])} (cost {cost})")
+        step = first_step(world, rules, ArmyKind.FLEET, fleet.tile)
+        if step is not None:
+            sail = step_order(world, force_name(fleet.kind, fleet.id or 0), step)
     return Names(
         sail=sail,
         army=army_id, fleet=fleet.id or 1 if fleet is not None else 1,

@@ -316,6 +316,8 @@ class Mustered(Receipt):
     home_cavalry: int
     home_ships: int
     show_ships: bool
+    step: tuple[str, int] | None = field(default=None, kw_only=True)
+    """A first step the new force may take from its tile, and its cost (an example order)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -33,6 +33,7 @@ from rules.campaign.decide.common import (
     with_army,
     with_claim,
 )
+from rules.campaign.examples import first_step
 from rules.campaign.holdfasts import has_seat, holder_of
 from rules.campaign.muster import check_muster, muster_ready_at
 from rules.campaign.resources import tile_holder
@@ -92,7 +93,7 @@ def decide_muster(world: World, sender: Sender, order: o.Muster, at: datetime
         ships=new.ships, tile=home.id, ready=ready, ready_tick=new.ready_tick or 0,
         upkeep=cost, home_infantry=claim.infantry, home_cavalry=claim.cavalry,
         home_ships=claim.ships, show_ships=bool(claim.ships or request.ships),
-        ordered=(new.id,))
+        step=first_step(sender.map, sender.rules, new.kind, home.id), ordered=(new.id,))
     return with_army(with_claim(world, claim), new), receipt
 
 

@@ -178,6 +178,9 @@ class Blockading(Receipt):
     owner_name: str | None
     siege: SiegeState | None
     tick: int
+    army: int | None = None
+    """The army of the blockading claim its receipt names to besiege the port (one standing
+    on it first); None: it has none raised."""
 
 
 def decide_blockade(world: World, sender: Sender, order: o.Blockade, at: datetime
@@ -192,8 +195,9 @@ def decide_blockade(world: World, sender: Sender, order: o.Blockade, at: datetim
     port = sender.map.tile(order.port)
     if not (port.holdfast and port.port):
         ports = ", ".join(name_md(t.label) for t in sender.map.ports() if t.holdfast)
+        others = [t.label for t in sender.map.ports() if t.holdfast and t.id != claim.holdfast]
         raise refuse(f"{name_md(port.label)} is not a port holdfast", f"one of: {ports}",
-                      f"blockade {port.label} with fleet {fleet.id}")
+                      f"blockade {others[0]} with fleet {fleet.id}" if others else "status")
     owner = holdfast_owner(world, port.id)
     if owner is not None and owner.id == claim.id:
         raise refuse(f"{name_md(port.label)} is your own "
@@ -212,4 +216,14 @@ def decide_blockade(world: World, sender: Sender, order: o.Blockade, at: datetim
     return world, Blockading(fleet.id, fleet.ships, port.id, claim.id, claim.name,
                              owner.id if owner is not None else None,
                              owner.name if owner is not None else None,
-                             active_siege(world, port.id), tick_of(at, sender), wars=wars)
+                             active_siege(world, port.id), tick_of(at, sender),
+                             _besieger(world, claim.id, port.id), wars=wars)
+
+
+def _besieger(world: World, claim_id: int, port: str) -> int | None:
+    """The land army of claim ``claim_id`` to name for a siege of ``port``: the first standing
+    on it, else its first; None when it has none."""
+    land = sorted((a for a in world.armies.values()
+                   if a.claim_id == claim_id and a.kind is ArmyKind.LAND),
+                  key=lambda a: (a.tile != port, a.id))
+    return land[0].id if land else None

@@ -280,3 +280,49 @@ def test_four_claims_on_one_tile_each_keep_a_visible_badge() -> None:
     for badge in scene.badges:
         x, y = badge.centre
         assert image.getpixel((round(x), round(y))) == ImageColor.getrgb(badge.colour)
+
+
+# A twelve-tile campaign map, as a moderator rehearsing one drew it (found by hand: its names
+# were drawn three times as tall as on the demo map and ran across the neighbouring hexes, so a
+# name stood under the wrong tile, or far off with a leader line, and squeezed an id to a
+# smaller size than the other ids).
+TWELVE = """id,terrain,name,flags,garrison
+0000,hill,Stonegate Keep,holdfast,
+0001,field,Greyfield Meadows,,
+0002,forest,Wolfswood,,
+0100,field,Greenfield,,
+0101,field,Crossroads Inn,holdfast,100
+0102,swamp,Fenmarsh,,
+0200,mountain,Highpeak,,
+0201,hill,Lionsrock,holdfast,
+0202,field,Southford,,
+0300,field,Saltcliff Harbour,holdfast;port,
+0301,water,Narrow Sea,,
+0302,water,Southern Sea,,
+"""
+
+
+@pytest.mark.parametrize("use", ["map", "realm"])
+def test_on_a_twelve_tile_map_each_name_stays_within_its_own_hex(use: str) -> None:
+    """`maester map render` and the monthly [Realm] post: the whole map, its hexes grown to
+    the picture's width."""
+    world = parse_map(TWELVE)
+    situation = Situation(claims=CLAIMS, holders=(("0000", STARK), ("0201", LANNISTER)),
+                          armies=(ArmyMark(1, STARK, "0000", infantry=900),))
+    options = at_least(world, SceneOptions(), MIN_WIDTHS[use])
+    scene = build_scene(world, visible_to(situation, MODERATOR), options)
+    s = scene.hex_size
+    names = {label.tile: label for label in scene.labels if label.kind == "name"}
+    ids = {label.tile: label for label in scene.labels if label.kind == "id"}
+    assert set(names) == {t.id for t in world if t.name} and set(ids) == {t.id for t in world}
+    for tile, label in names.items():
+        x, y = scene.centres[tile]
+        assert not label.leader, label
+        # within its hex's width at most, and below the hex's centre
+        assert x - s <= label.box.x0 and label.box.x1 <= x + s, (label, s)
+        assert y < label.box.centre[1] < y + s, (label, s)
+        assert label.size >= 14  # as legible as on the demo map at least
+    assert len({label.size for label in names.values()}) == 1  # one size for every name
+    assert len({label.size for label in ids.values()}) == 1  # no id squeezed smaller
+    # no text bigger than twice the default map's: big hexes need no bigger text
+    assert max(label.size for label in scene.labels) <= 32

@@ -72,7 +72,7 @@ def test_a_fleet_is_a_fleet_in_receipts_status_errors_and_notes(tmp_path: Path) 
     w = World(tmp_path, claims=roster("greyjoy", "stark"))
     reply = say(w, "balon_greyjoy", "muster 4 ships", day(1, 8))
     assert "**Fleet 1** (4 ships) is mustering at Pyke" in reply
-    assert "order it to sail: `move fleet 1: Pyke > TILE (cost N)`" in reply
+    assert "order it to sail, e.g. `move fleet 1: 0030 (cost 1)`" in reply
     help_move = w.say("balon_greyjoy", "help move", at=day(1, 9))
     sail = help_move.split("A fleet sails with the same order:\n\n    ", 1)[1].split("\n")[0]
     assert sail.startswith("move fleet 1: ")
@@ -220,7 +220,7 @@ def test_replies_suggest_only_orders_that_are_accepted(tmp_path: Path) -> None:
     which shows how the order is written.)"""
     w = World(tmp_path, claims=roster("stark", "lannister"))
     muster = say(w, "ned_stark", "muster 300 infantry", day(1, 8))
-    assert "`move army 1: Winterfell > TILE (cost N)`" in muster
+    assert "e.g. `move army 1: 1215 (cost 1)`" in muster  # a real first step
     say(w, "ned_stark", "move army 1: Winterfell > 1316 (cost 1)", day(1, 9))
     queued = say(w, "ned_stark", "cancel army 1", day(1, 9))
     assert suggested_orders(queued) == ["cancel army 1"]

@@ -1,0 +1,102 @@
+"""Every order a reply or a private note gives as an example is one the order language reads
+as written: no ``TILE``, ``N`` or ``YYYY-MM-DD`` in its place (found rehearsing by hand: a
+muster's receipt suggested `move army 1: Stonegate > TILE (cost N)`, a blockade's `siege X
+with army N`, the warnings `disband army N` and `away until YYYY-MM-DD`)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from rules.campaign import language as o
+from tests.bot.catalogue_world import World
+from tests.rules.campaign.builders import HEADER
+
+# Row 0: Hold 0 (a port) .. Hold 5 (a port); row 1 under it: the sea.
+MAP = HEADER + "".join(
+    f"{c:02d}00,{'Hold ' + str(c) if c in (0, 5) else ''},field,"
+    f"{'holdfast;port' if c in (0, 5) else ''},,,,\n" for c in range(6)) + "".join(
+    f"{c:02d}01,,water,,,,,\n" for c in range(6))
+
+ROSTER = [
+    {"name": "House Ash", "holdfast": "Hold 0", "players": ["ash_lord"], "gold": "900",
+     "infantry": 1000, "cavalry": 100, "ships": 6},
+    {"name": "House Birch", "holdfast": "Hold 5", "players": ["birch_lord"], "gold": "900",
+     "infantry": 1000, "cavalry": 100},
+]
+
+SPAN = re.compile(r"`([^`\n]+)`")
+
+
+def order_examples(text: str) -> list[str]:
+    """The code spans of ``text`` that begin with an order word and say more than it."""
+    return [s for s in SPAN.findall(text)
+            if len(s.split()) > 1 and s.split()[0].lower() in o.VERBS]
+
+
+def assert_examples_parse(text: str) -> list[str]:
+    found = order_examples(text)
+    for example in found:
+        try:
+            o.parse_order(example)
+        except o.OrderSyntaxError as exc:  # the reader would be refused sending it as written
+            pytest.fail(f"{example!r} does not parse ({exc}) in:\n{text}")
+    return found
+
+
+@pytest.fixture
+def world(tmp_path: Path) -> World:
+    return World(tmp_path, claims=ROSTER, wars=[("House Ash", "House Birch")], map_text=MAP)
+
+
+def test_a_musters_receipt_suggests_a_real_first_step(world: World) -> None:
+    reply = world.say("ash_lord", "muster 300 infantry")
+    assert "move army 1: 0100 (cost 1)" in assert_examples_parse(reply)
+    reply = world.say("ash_lord", "muster 4 ships")
+    assert "move fleet 2: 0001 (cost 1)" in assert_examples_parse(reply)
+
+
+def test_a_blockades_receipt_names_an_army_of_the_claim_to_besiege_with(world: World
+                                                                        ) -> None:
+    world.say("ash_lord", "muster 4 ships")
+    world.run(world.later(days=2))
+    world.place(1, "0401")
+    reply = world.say("ash_lord", "blockade Hold 5 with fleet 1")
+    assert "muster one first" in reply and not order_examples(reply.split("blockades")[1])
+    world.say("ash_lord", "muster 300 infantry")
+    world.say("ash_lord", "muster 200 infantry")
+    world.run(world.later(days=2))
+    world.place(3, "Hold 5")
+    reply = world.say("ash_lord", "blockade Hold 5 with fleet 1")
+    assert "siege Hold 5 with army 3" in assert_examples_parse(reply)
+
+
+def test_a_blockade_of_no_port_gives_a_port_that_is_one(world: World) -> None:
+    world.say("ash_lord", "muster 4 ships")
+    world.run(world.later(days=2))
+    reply = world.say("ash_lord", "blockade 0300 with fleet 1")
+    assert "is not a port holdfast" in reply
+    assert "blockade Hold 5 with fleet 1" in assert_examples_parse(reply)
+
+
+def test_the_warnings_of_upkeep_and_of_inactivity_give_orders_that_parse(tmp_path: Path
+                                                                          ) -> None:
+    poor = [{**ROSTER[0], "gold": "40"}, ROSTER[1]]
+    world = World(tmp_path, claims=poor, wars=[("House Ash", "House Birch")], map_text=MAP)
+    world.say("ash_lord", "muster 1000 infantry 100 cavalry")
+    world.run(world.later(days=12))
+    notes = [e for e in world.outbox(public=False) if e.kind == "message"]
+    warned = [e for e in notes if "scatter" in e.title]
+    inactive = [e for e in notes if "inactive" in e.title]
+    assert warned and inactive, [e.title for e in notes]
+    for note in (*warned, *inactive):
+        assert_examples_parse(note.body)
+        assert "army N" not in note.body and "YYYY" not in note.body
+    assert any(s.startswith("away until 20") for s in order_examples(inactive[0].body))
+
+
+def test_order_examples_finds_what_a_reader_would_copy() -> None:
+    text = "Send `status`, `move army 1: 0100 (cost 1)` or `siege Hold 5 with army N`."
+    assert order_examples(text) == ["move army 1: 0100 (cost 1)", "siege Hold 5 with army N"]
