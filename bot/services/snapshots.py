@@ -28,8 +28,10 @@ no row passes through Python objects, none of our column types converts a value,
 columns travel as their stored text. Restoring writes those stored values back unchanged, so
 every value (decimals, times, enums, booleans, JSON text to the byte) comes back exactly;
 a column of a type without such a form (a float would lose digits) is refused by
-:func:`_kind`. The JSON is compressed with zlib at level 1 (level 6 took eight times as long
-for a quarter less), below :data:`SMALL` at level 6. How long it takes on the tick
+:func:`_kind`. The JSON is compressed in zlib's format: below :data:`SMALL` by zlib at level 6,
+above it by ISA-L's deflate (the ``isal`` package, its fastest level: several times quicker
+than zlib's level 1 for no larger a result; zlib's level 1 where ``isal`` is missing). Any
+zlib reads both, so every snapshot ever stored restores alike. How long it takes on the tick
 benchmark's world is measured by ``scripts/bench snapshot`` (figures in benchmarks/README.md);
 the demo campaign's is about 2 KiB. Format 1 (rows as dicts of values converted one by one,
 written until format 2 came) is still restored, and snapshots of both formats mix. The tables
@@ -93,7 +95,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
 from enum import StrEnum
-from typing import Any
+from typing import Any, Protocol
 
 from sqlalchemy import (
     JSON,
@@ -146,6 +148,11 @@ from bot.db.types import ExactDecimal, UTCDateTime
 from bot.render.notes import orders_taken_back_note
 from bot.services import journal, pause
 from bot.services.world import CampaignContext, Parses, current, get_campaign
+
+try:  # ISA-L's deflate: zlib's format, written several times faster
+    from isal import isal_zlib
+except ImportError:  # (zlib's own then)
+    isal_zlib = None  # type: ignore[assignment]
 
 FORMAT = 2
 """The snapshot format :func:`take` writes (1: rows as dicts of converted values, until
@@ -541,11 +548,28 @@ def _store(session: Session, ctx: CampaignContext, *, kind: str, label: str, act
 
 
 def _compress(pieces: Sequence[str]) -> bytes:
-    """The JSON text in ``pieces``, zlib-compressed as one stream (level 6 below
-    :data:`SMALL`, else 1)."""
+    """The JSON text in ``pieces`` as one zlib stream: below :data:`SMALL` by zlib at level
+    6, else by the fast packer (:func:`_fast_packer`)."""
     size = sum(len(p) for p in pieces)
-    packer = zlib.compressobj(6 if size < SMALL else 1)
+    packer = zlib.compressobj(6) if size < SMALL else _fast_packer()
     return b"".join([*(packer.compress(p.encode()) for p in pieces), packer.flush()])
+
+
+class _Packer(Protocol):
+    """A compressor object (``zlib.compressobj``'s kind)."""
+
+    def compress(self, data: bytes, /) -> bytes: ...
+
+    def flush(self) -> bytes: ...
+
+
+def _fast_packer() -> _Packer:
+    """A compressor of a large snapshot into zlib's format: ISA-L's (``isal``) at its level 1,
+    or zlib's level 1 where ``isal`` is not installed."""
+    if isal_zlib is None:
+        return zlib.compressobj(1)
+    packer: _Packer = isal_zlib.compressobj(1)
+    return packer
 
 
 def catch_up_room(ctx: CampaignContext) -> int:

@@ -5,6 +5,8 @@ rollback restores the world, and the ticks applied again give the same results a
 from __future__ import annotations
 
 import json
+import random
+import zlib
 from datetime import timedelta
 from typing import Any
 
@@ -12,6 +14,7 @@ import pytest
 from sqlalchemy import Engine, create_engine, func, text
 from sqlmodel import SQLModel, col, select
 
+from benchmarks.bench_tick import START, build
 from bot.db.engine import create_all, transaction
 from bot.db.models import (
     Campaign,
@@ -424,3 +427,41 @@ def test_a_rollback_into_a_period_whose_dice_key_is_revealed_is_refused_and_says
     with transaction(engine) as session:
         undo = session.exec(select(Event).where(Event.kind == "undo")).one()
     assert undo.data_json["revealed_dice_replayed"] == [revealed[0]]
+
+
+@pytest.mark.parametrize("packer", ["isal", "zlib"])
+def test_a_large_snapshot_is_one_zlib_stream_whoever_packs_it(
+        packer: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A snapshot's JSON above ``SMALL`` is packed by ISA-L's deflate (a dependency), or by
+    zlib's level 1 where it is missing: either way one zlib stream, which plain zlib reads back
+    as the text of every piece in order (so every snapshot ever stored restores alike)."""
+    rng = random.Random(11)
+    pieces = ['{"format":2,"tables":{"army":', json.dumps(
+        [[i, 1 + i % 200, "land", rng.choice(["standing", "marching"]), f"c{rng.randrange(99)}",
+          rng.randrange(500), "[]", "0", "{}"] for i in range(4000)]), ',"siege":[]}}']
+    assert sum(len(p) for p in pieces) > snapshots.SMALL
+    if packer == "isal":
+        assert snapshots.isal_zlib is not None
+    else:
+        monkeypatch.setattr(snapshots, "isal_zlib", None)
+    packed = snapshots._compress(pieces)
+    assert zlib.decompress(packed) == "".join(pieces).encode()
+    assert len(packed) < len(zlib.compress("".join(pieces).encode(), 0)) // 3
+
+
+def test_a_large_worlds_tick_is_taken_back_to_the_rows_it_found(db_url: str) -> None:
+    """The tick benchmark's world at 1,000 armies (a snapshot above ``SMALL``): taking its tick
+    back gives every army row as the tick found it."""
+    engine, ctx = build(db_url, 1000, 400, size=30)
+    try:
+        before = every_row(engine)["army"]
+        assert len(catch_up(engine, ctx, START + timedelta(hours=6))) == 1
+        assert every_row(engine)["army"] != before
+        with transaction(engine) as session:
+            newest = snapshots.newest(session, ctx)
+            assert len(zlib.decompress(newest.data)) > snapshots.SMALL
+            snapshots.restore(session, ctx, snapshots.plan(session, ctx, newest, START),
+                              actor="jane", now=START + timedelta(hours=6))
+        assert every_row(engine)["army"] == before
+    finally:
+        engine.dispose()
