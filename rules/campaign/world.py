@@ -47,6 +47,7 @@ from rules.fairdice import (
     Beacon,
     EventKey,
     FairDice,
+    HmacKey,
     branch_secret,
     dice_line,
     format_entropy,
@@ -615,17 +616,22 @@ class EventDice:
     period: int
     beacon: Beacon | None = None
     """The public beacon round of the tick (None: commit-reveal alone), mixed into every seed."""
-    _branches: dict[str, bytes] = field(default_factory=dict, init=False, repr=False,
-                                        compare=False)
-    """The secret of each branch rolled on so far (a tick rolls hundreds of times on a few
-    branches; each secret is derived once)."""
+    _branches: dict[str, HmacKey] = field(default_factory=dict, init=False, repr=False,
+                                          compare=False)
+    """The secret of each branch rolled on so far, as an HMAC key (a tick rolls hundreds of
+    times on a few branches; each secret is derived and set up once)."""
+    _campaign_key: list[HmacKey] = field(default_factory=list, init=False, repr=False,
+                                         compare=False)
+    """The campaign secret as an HMAC key (the branch secrets and the tokens are MACs under
+    it), once something has been rolled or a token asked for."""
 
     def roll(self, key: str, *, branch: str = PUBLIC, orders: Iterable[str] = ()
              ) -> tuple[FairDice, EventKey]:
         event = EventKey(self.period, branch, key, format_entropy(orders), self.beacon)
         secret = self._branches.get(branch)
         if secret is None:
-            secret = self._branches[branch] = branch_secret(self.secret, self.period, branch)
+            secret = self._branches[branch] = HmacKey(
+                branch_secret(self._key(), self.period, branch))
         return event.dice_from_secret(secret), event
 
     def roll_for(self, key: str, *armies: Army | None, branch: str = PUBLIC
@@ -642,7 +648,13 @@ class EventDice:
     def token(self, *parts: object) -> str:
         """An opaque stand-in for ``parts`` in an event key (:func:`rules.fairdice.key_token`):
         a key that must not show them (a count that would betray hidden armies) names this."""
-        return key_token(self.secret, *parts)
+        return key_token(self._key(), *parts)
+
+    def _key(self) -> HmacKey:
+        """The campaign secret as an HMAC key (set up on the first call)."""
+        if not self._campaign_key:
+            self._campaign_key.append(HmacKey(self.secret.encode()))
+        return self._campaign_key[0]
 
 
 class Modifiers(Protocol):
