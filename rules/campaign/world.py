@@ -359,8 +359,11 @@ def in_army_order(armies: Iterable[Army]) -> list[Army]:
     """``armies`` sorted by :func:`army_order`: by its first entries (claim, kind, tile), and
     only the armies alike in those by the whole order (a tick sorts its 2,000 marches: the
     whole order of each, its bookkeeping's JSON above all, cost more than its step)."""
+    by_head = sorted(armies, key=_HEAD)
+    if len(set(map(_HEAD, by_head))) == len(by_head):  # (the usual case: no two alike)
+        return by_head
     ordered: list[Army] = []
-    for _, alike in groupby(sorted(armies, key=_HEAD), key=_HEAD):
+    for _, alike in groupby(by_head, key=_HEAD):
         group = list(alike)
         if len(group) == 1:
             ordered.append(group[0])
