@@ -272,9 +272,22 @@ def _setters(cls: type) -> tuple[Callable[[Any, Any], None], ...]:
 
 
 _ARMY_SETTERS = tuple(zip(_ARMY_FIELDS, _setters(Army), strict=True))
-(_ID, _CLAIM, _KIND, _STATE, _TILE, _INFANTRY, _CAVALRY, _SHIPS, _SINCE, _ARRIVAL, _PENALTY,
- _READY, _MARCH, _TRAVELLED, _COMMANDER, _EQUIPMENT, _META, _ACCEPTED) = _setters(Army)
-_PATH, _COSTS, _SAVED, _DEPART = _setters(March)
+
+
+class _ArmyDraft:
+    """An :class:`Army` being built: the same slots, in the same order, but writable. A value
+    that a march step makes is written here field by field (a plain store into a slot) and
+    then becomes an Army by taking its class (``__class__``: Python allows it between classes
+    of the same layout). A tick builds thousands; each setter of the frozen class's slots is
+    a call, which costs several times the store."""
+
+    __slots__ = Army.__slots__
+
+
+class _MarchDraft:
+    """A :class:`March` being built (see :class:`_ArmyDraft`)."""
+
+    __slots__ = March.__slots__
 
 
 def evolve(army: Army, **changes: Any) -> Army:
@@ -290,41 +303,45 @@ def evolve(army: Army, **changes: Any) -> Army:
 def moved(army: Army, tile: str, travelled: tuple[str, ...], march: March,
           meta: Mapping[str, Any]) -> Army:
     """``evolve(army, tile=tile, travelled=travelled, march=march, meta=meta)``, written out
-    field by field: the army a march step makes (a tick makes thousands, and the loop of
-    :func:`evolve` costs about twice as much). Every other field is kept; a field added to
-    :class:`Army` must be added here too (the tests compare the two for every field)."""
-    new = _new(Army)
-    _ID(new, army.id)
-    _CLAIM(new, army.claim_id)
-    _KIND(new, army.kind)
-    _STATE(new, army.state)
-    _TILE(new, tile)
-    _INFANTRY(new, army.infantry)
-    _CAVALRY(new, army.cavalry)
-    _SHIPS(new, army.ships)
-    _SINCE(new, army.stationary_since)
-    _ARRIVAL(new, army.arrival_tick)
-    _PENALTY(new, army.retreat_penalty)
-    _READY(new, army.ready_tick)
-    _MARCH(new, march)
-    _TRAVELLED(new, travelled)
-    _COMMANDER(new, army.commander_id)
-    _EQUIPMENT(new, army.equipment)
-    _META(new, meta)
-    _ACCEPTED(new, army.accepted_at)
-    return new
+    field by field into a draft (:class:`_ArmyDraft`): the army a march step makes (a tick
+    makes thousands, and the loop of :func:`evolve` costs several times as much). Every other
+    field is kept; a field added to :class:`Army` must be added here too (the tests compare
+    the two for every field)."""
+    new: Any = _new(_ArmyDraft)
+    new.id = army.id
+    new.claim_id = army.claim_id
+    new.kind = army.kind
+    new.state = army.state
+    new.tile = tile
+    new.infantry = army.infantry
+    new.cavalry = army.cavalry
+    new.ships = army.ships
+    new.stationary_since = army.stationary_since
+    new.arrival_tick = army.arrival_tick
+    new.retreat_penalty = army.retreat_penalty
+    new.ready_tick = army.ready_tick
+    new.march = march
+    new.travelled = travelled
+    new.commander_id = army.commander_id
+    new.equipment = army.equipment
+    new.meta = meta
+    new.accepted_at = army.accepted_at
+    new.__class__ = Army
+    return cast(Army, new)
 
 
 def new_march(path: tuple[str, ...], costs: tuple[int, ...], saved: Fraction,
               depart_tick: int | None) -> March:
-    """``March(path, costs, saved, depart_tick)`` built slot by slot: the march a step leaves
-    (a tick makes thousands; the frozen class's ``__init__`` costs about half as much again)."""
-    new = _new(March)
-    _PATH(new, path)
-    _COSTS(new, costs)
-    _SAVED(new, saved)
-    _DEPART(new, depart_tick)
-    return new
+    """``March(path, costs, saved, depart_tick)`` built in a draft (:class:`_ArmyDraft`
+    says why): the march a step leaves (a tick makes thousands; the frozen class's
+    ``__init__`` costs several times as much)."""
+    new: Any = _new(_MarchDraft)
+    new.path = path
+    new.costs = costs
+    new.saved = saved
+    new.depart_tick = depart_tick
+    new.__class__ = March
+    return cast(March, new)
 
 
 def _optional(value: int | None) -> tuple[bool, int]:
