@@ -117,8 +117,9 @@ def budget(a: Army, tick: Tick) -> Fraction:
 
 
 _MUSTERING, _STANDING, _MARCHING = ArmyState.MUSTERING, ArmyState.STANDING, ArmyState.MARCHING
-"""States the phase tests its armies for, one by one (looked up once: a member looked up on
-its enum costs several times what the test does)."""
+_FLEET = ArmyKind.FLEET
+"""The states (and kind) the phase tests its armies for, one by one (looked up once: a
+member looked up on its enum costs several times what the test does)."""
 
 _MOVING = (ArmyState.MARCHING, ArmyState.RETREATING)
 """The states of an army on the move."""
@@ -210,7 +211,7 @@ class _Moves:
                 holding.setdefault(a.tile, []).append(a)
         self.battles: list[BattleState] = list(world.battles)
         self.events: list[TickEvent] = []
-        self.budgets: dict[tuple[int, int, ArmyKind, tuple[Modifier, ...]], Fraction] = {}
+        self.budgets: dict[tuple[int, int, bool, tuple[Modifier, ...]], Fraction] = {}
         self.savings: dict[tuple[int, int], Fraction] = {}
         """What marches have saved in this phase (:func:`enter_tiles`)."""
         self.watched: dict[str, list[tuple[str, tuple[int, ObserverKind]]]] = {}
@@ -221,12 +222,11 @@ class _Moves:
 
     def budget(self, a: Army) -> Fraction:
         """:func:`budget`, worked out once per size, kind and modifiers in this phase."""
-        key = (a.infantry, a.cavalry, a.kind, self.tick.modifiers.march(a))
+        key = (a.infantry, a.cavalry, a.kind is _FLEET, self.tick.modifiers.march(a))
         found = self.budgets.get(key)
         if found is None:
             found = self.budgets[key] = budget_per_tick(
-                a.infantry, a.cavalry, self.tick.rules, is_fleet=a.kind is ArmyKind.FLEET,
-                modifiers=key[3])
+                a.infantry, a.cavalry, self.tick.rules, is_fleet=key[2], modifiers=key[3])
         return found
 
     def move_all(self) -> None:
