@@ -47,6 +47,7 @@ from rules.fairdice import (
     Beacon,
     EventKey,
     FairDice,
+    HmacKey,
     branch_secret,
     dice_line,
     format_entropy,
@@ -271,9 +272,22 @@ def _setters(cls: type) -> tuple[Callable[[Any, Any], None], ...]:
 
 
 _ARMY_SETTERS = tuple(zip(_ARMY_FIELDS, _setters(Army), strict=True))
-(_ID, _CLAIM, _KIND, _STATE, _TILE, _INFANTRY, _CAVALRY, _SHIPS, _SINCE, _ARRIVAL, _PENALTY,
- _READY, _MARCH, _TRAVELLED, _COMMANDER, _EQUIPMENT, _META, _ACCEPTED) = _setters(Army)
-_PATH, _COSTS, _SAVED, _DEPART = _setters(March)
+
+
+class _ArmyDraft:
+    """An :class:`Army` being built: the same slots, in the same order, but writable. A value
+    that a march step makes is written here field by field (a plain store into a slot) and
+    then becomes an Army by taking its class (``__class__``: Python allows it between classes
+    of the same layout). A tick builds thousands; each setter of the frozen class's slots is
+    a call, which costs several times the store."""
+
+    __slots__ = Army.__slots__
+
+
+class _MarchDraft:
+    """A :class:`March` being built (see :class:`_ArmyDraft`)."""
+
+    __slots__ = March.__slots__
 
 
 def evolve(army: Army, **changes: Any) -> Army:
@@ -289,41 +303,47 @@ def evolve(army: Army, **changes: Any) -> Army:
 def moved(army: Army, tile: str, travelled: tuple[str, ...], march: March,
           meta: Mapping[str, Any]) -> Army:
     """``evolve(army, tile=tile, travelled=travelled, march=march, meta=meta)``, written out
-    field by field: the army a march step makes (a tick makes thousands, and the loop of
-    :func:`evolve` costs about twice as much). Every other field is kept; a field added to
-    :class:`Army` must be added here too (the tests compare the two for every field)."""
-    new = _new(Army)
-    _ID(new, army.id)
-    _CLAIM(new, army.claim_id)
-    _KIND(new, army.kind)
-    _STATE(new, army.state)
-    _TILE(new, tile)
-    _INFANTRY(new, army.infantry)
-    _CAVALRY(new, army.cavalry)
-    _SHIPS(new, army.ships)
-    _SINCE(new, army.stationary_since)
-    _ARRIVAL(new, army.arrival_tick)
-    _PENALTY(new, army.retreat_penalty)
-    _READY(new, army.ready_tick)
-    _MARCH(new, march)
-    _TRAVELLED(new, travelled)
-    _COMMANDER(new, army.commander_id)
-    _EQUIPMENT(new, army.equipment)
-    _META(new, meta)
-    _ACCEPTED(new, army.accepted_at)
-    return new
+    field by field into a draft (:class:`_ArmyDraft`): the army a march step makes (a tick
+    makes thousands, and the loop of :func:`evolve` costs several times as much). Every other
+    field is kept; a field added to :class:`Army` must be added here too (the tests compare
+    the two for every field)."""
+    new: Any = _new(_ArmyDraft)
+    new.id = army.id
+    new.claim_id = army.claim_id
+    new.kind = army.kind
+    new.state = army.state
+    new.tile = tile
+    new.infantry = army.infantry
+    new.cavalry = army.cavalry
+    new.ships = army.ships
+    new.stationary_since = army.stationary_since
+    new.arrival_tick = army.arrival_tick
+    new.retreat_penalty = army.retreat_penalty
+    new.ready_tick = army.ready_tick
+    new.march = march
+    new.travelled = travelled
+    new.commander_id = army.commander_id
+    new.equipment = army.equipment
+    new.meta = meta
+    new.accepted_at = army.accepted_at
+    new.__class__ = Army
+    built: Army = new  # (what typing.cast says, without its call)
+    return built
 
 
 def new_march(path: tuple[str, ...], costs: tuple[int, ...], saved: Fraction,
               depart_tick: int | None) -> March:
-    """``March(path, costs, saved, depart_tick)`` built slot by slot: the march a step leaves
-    (a tick makes thousands; the frozen class's ``__init__`` costs about half as much again)."""
-    new = _new(March)
-    _PATH(new, path)
-    _COSTS(new, costs)
-    _SAVED(new, saved)
-    _DEPART(new, depart_tick)
-    return new
+    """``March(path, costs, saved, depart_tick)`` built in a draft (:class:`_ArmyDraft`
+    says why): the march a step leaves (a tick makes thousands; the frozen class's
+    ``__init__`` costs several times as much)."""
+    new: Any = _new(_MarchDraft)
+    new.path = path
+    new.costs = costs
+    new.saved = saved
+    new.depart_tick = depart_tick
+    new.__class__ = March
+    built: March = new  # (what typing.cast says, without its call)
+    return built
 
 
 def _optional(value: int | None) -> tuple[bool, int]:
@@ -358,8 +378,11 @@ def in_army_order(armies: Iterable[Army]) -> list[Army]:
     """``armies`` sorted by :func:`army_order`: by its first entries (claim, kind, tile), and
     only the armies alike in those by the whole order (a tick sorts its 2,000 marches: the
     whole order of each, its bookkeeping's JSON above all, cost more than its step)."""
+    by_head = sorted(armies, key=_HEAD)
+    if len(set(map(_HEAD, by_head))) == len(by_head):  # (the usual case: no two alike)
+        return by_head
     ordered: list[Army] = []
-    for _, alike in groupby(sorted(armies, key=_HEAD), key=_HEAD):
+    for _, alike in groupby(by_head, key=_HEAD):
         group = list(alike)
         if len(group) == 1:
             ordered.append(group[0])
@@ -615,17 +638,22 @@ class EventDice:
     period: int
     beacon: Beacon | None = None
     """The public beacon round of the tick (None: commit-reveal alone), mixed into every seed."""
-    _branches: dict[str, bytes] = field(default_factory=dict, init=False, repr=False,
-                                        compare=False)
-    """The secret of each branch rolled on so far (a tick rolls hundreds of times on a few
-    branches; each secret is derived once)."""
+    _branches: dict[str, HmacKey] = field(default_factory=dict, init=False, repr=False,
+                                          compare=False)
+    """The secret of each branch rolled on so far, as an HMAC key (a tick rolls hundreds of
+    times on a few branches; each secret is derived and set up once)."""
+    _campaign_key: list[HmacKey] = field(default_factory=list, init=False, repr=False,
+                                         compare=False)
+    """The campaign secret as an HMAC key (the branch secrets and the tokens are MACs under
+    it), once something has been rolled or a token asked for."""
 
     def roll(self, key: str, *, branch: str = PUBLIC, orders: Iterable[str] = ()
              ) -> tuple[FairDice, EventKey]:
         event = EventKey(self.period, branch, key, format_entropy(orders), self.beacon)
         secret = self._branches.get(branch)
         if secret is None:
-            secret = self._branches[branch] = branch_secret(self.secret, self.period, branch)
+            secret = self._branches[branch] = HmacKey(
+                branch_secret(self._key(), self.period, branch))
         return event.dice_from_secret(secret), event
 
     def roll_for(self, key: str, *armies: Army | None, branch: str = PUBLIC
@@ -642,7 +670,13 @@ class EventDice:
     def token(self, *parts: object) -> str:
         """An opaque stand-in for ``parts`` in an event key (:func:`rules.fairdice.key_token`):
         a key that must not show them (a count that would betray hidden armies) names this."""
-        return key_token(self.secret, *parts)
+        return key_token(self._key(), *parts)
+
+    def _key(self) -> HmacKey:
+        """The campaign secret as an HMAC key (set up on the first call)."""
+        if not self._campaign_key:
+            self._campaign_key.append(HmacKey(self.secret.encode()))
+        return self._campaign_key[0]
 
 
 class Modifiers(Protocol):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import hmac
 import importlib.util
 import subprocess
 import sys
@@ -15,15 +16,18 @@ from hypothesis import strategies as st
 
 from rules.fairdice import (
     PUBLIC,
+    Beacon,
     DiceLine,
     EventKey,
     FairDice,
+    HmacKey,
     branch_secret,
     claim_branch,
     commitment,
     dice_line,
     event_seed,
     format_entropy,
+    key_token,
     matches_commitment,
     replay,
 )
@@ -81,6 +85,32 @@ def test_words_in_the_uneven_top_slice_are_rejected() -> None:
     limit = 2**32 - 2**32 % 3
     dice = Words([limit, limit + 0, 2**32 - 1, 4])
     assert dice.roll(3) == 4 % 3 + 1
+
+
+@given(st.binary(max_size=150), st.lists(st.binary(max_size=200), min_size=1, max_size=4))
+@settings(max_examples=200)
+def test_a_key_set_up_once_signs_as_the_standard_hmac(key: bytes, messages: list[bytes]
+                                                      ) -> None:
+    """HmacKey gives hmac's HMAC-SHA256 bytes for every key (empty, short, a whole block,
+    longer than a block, which is hashed first) and every message, however many it signs."""
+    keyed = HmacKey(key)
+    for message in messages:
+        assert keyed.digest(message) == hmac.digest(key, message, "sha256")
+
+
+@given(st.text(max_size=80), KEYS, st.text(max_size=30))
+def test_secrets_seeds_and_tokens_from_a_key_set_up_once_are_the_same(secret: str, key: str,
+                                                              entropy: str) -> None:
+    """A branch secret, an event's seed and a key's token are the same bytes whether the
+    secret is given as such or as its HmacKey (what the tick's dice keep)."""
+    branch = branch_secret(secret, 3, "claim:7")
+    beacon = Beacon(9, bytes(range(32)))
+    for bound in (None, beacon):
+        assert event_seed(HmacKey(branch), key, entropy, bound) == \
+            event_seed(branch, key, entropy, bound)
+    campaign = HmacKey(secret.encode())
+    assert key_token(campaign, "detect", 12, key, 3) == key_token(secret, "detect", 12, key, 3)
+    assert branch_secret(campaign, 3, "claim:7") == branch
 
 
 def test_commitment_is_the_sha256_of_the_secret() -> None:

@@ -555,6 +555,10 @@ def advance_battles(world: World, tick: Tick, dice: EventDice
 
 # --- meetings -------------------------------------------------------------------------------
 
+_MEETING = (ArmyState.STANDING, ArmyState.BESIEGING, ArmyState.MARCHING, ArmyState.RETREATING)
+"""The states of the armies that meet a hostile army on their tile."""
+
+
 def advance_meetings(world: World, tick: Tick) -> tuple[World, list[TickEvent]]:
     """Every pair of hostile armies left sharing a tile after the tick's moves and battles
     meets in a battle (:mod:`rules.campaign.meetings`); armies on the move stop to fight.
@@ -562,6 +566,8 @@ def advance_meetings(world: World, tick: Tick) -> tuple[World, list[TickEvent]]:
     Armies already in a pending battle start no new one; two armies let stay after a failed
     retreat (a spared battle) share that tile in peace.
     """
+    if not world.wars:  # (only armies of claims at war meet)
+        return world, []
     busy: set[int] = set()
     spared: set[tuple[int, int, str]] = set()
     for b in world.battles:
@@ -571,10 +577,11 @@ def advance_meetings(world: World, tick: Tick) -> tuple[World, list[TickEvent]]:
             spared.update(((b.attacker_army, b.defender_army, b.tile),
                            (b.defender_army, b.attacker_army, b.tile)))
     warring = {claim for pair in world.wars for claim in pair}
+    retreating = ArmyState.RETREATING  # (looked up once: a member looked up on its enum
+    # costs several times what the test does)
     present = [a for a in world.armies.values()
-               if a.claim_id in warring and a.state in (ArmyState.STANDING, ArmyState.BESIEGING,
-                                                        ArmyState.MARCHING, ArmyState.RETREATING)
-               and not (a.state is ArmyState.RETREATING and a.meta.get("retreat_from") == a.tile)]
+               if a.claim_id in warring and a.state in _MEETING
+               and not (a.state is retreating and a.meta.get("retreat_from") == a.tile)]
     # (an army of a claim at war with nobody meets nobody; a retreating army leaving the battle
     # it escaped meets nobody there)
     # Only tiles where two claims' armies stand can hold a meeting.

@@ -197,8 +197,10 @@ def advance_holders(world: World, tick: Tick) -> tuple[World, list[TickEvent]]:
     arriving. A cession lapses when the claim it was made to loses the benefit."""
     on_tile: dict[str, list[Army]] = {}
     resource = resource_ids(tick.map)
+    standing = ArmyState.STANDING  # (looked up once: a member looked up on its enum costs
+    # several times what the test does)
     for a in world.armies.values() if resource else ():
-        if a.state is ArmyState.STANDING and a.tile in resource:
+        if a.state is standing and a.tile in resource:
             on_tile.setdefault(a.tile, []).append(a)
     holders = dict(world.holders)
     events: list[TickEvent] = []

@@ -58,7 +58,7 @@ from rules.fairdice import claim_branch
 def advance_musters(world: World, tick: Tick) -> tuple[World, list[TickEvent]]:
     """Every mustering army whose ready tick has come is ready: inside its holdfast when it is
     besieged, on the march when it was given a path, else standing."""
-    due = [a for a in world.armies.values() if a.state is ArmyState.MUSTERING
+    due = [a for a in world.armies.values() if a.state is _MUSTERING
            and a.ready_tick is not None and a.ready_tick <= tick.index]
     if not due:  # (the usual tick: the scan above is all it costs)
         return world, []
@@ -86,8 +86,9 @@ def observers_of(world: World, tick: Tick) -> dict[str, tuple[int, ObserverKind]
     longest; between armies that came on the same tick, the first by
     :func:`~rules.campaign.world.army_order`: never by the armies' numbers)."""
     found: dict[str, tuple[int, ObserverKind]] = {}
+    holdfast = ObserverKind.HOLDFAST
     for claim in world.claims.values():
-        found[claim.holdfast] = (claim.id, ObserverKind.HOLDFAST)
+        found[claim.holdfast] = (claim.id, holdfast)
     for tile, row in world.holders.items():  # holdfasts that changed hands watch for the holder
         if tile in tick.map and tick.map.tile(tile).holdfast:
             if row.claim_id is None:
@@ -97,7 +98,7 @@ def observers_of(world: World, tick: Tick) -> dict[str, tuple[int, ObserverKind]
     resource = resource_ids(tick.map)
     # (the first of each tile by :func:`army_order` is the first by its claim: its head,
     # claim, kind and tile, decides, and the rest of the order is not worked out)
-    occupants = sorted((a for a in world.armies.values() if a.state is ArmyState.STANDING
+    occupants = sorted((a for a in world.armies.values() if a.state is _STANDING
                         and a.tile in resource), key=lambda a: (a.stationary_since or 0,
                                                                 a.claim_id, a.kind.value,
                                                                 a.tile)) \
@@ -114,6 +115,11 @@ def budget(a: Army, tick: Tick) -> Fraction:
                            is_fleet=a.kind is ArmyKind.FLEET,
                            modifiers=tick.modifiers.march(a))
 
+
+_MUSTERING, _STANDING, _MARCHING = ArmyState.MUSTERING, ArmyState.STANDING, ArmyState.MARCHING
+_FLEET = ArmyKind.FLEET
+"""The states (and kind) the phase tests its armies for, one by one (looked up once: a
+member looked up on its enum costs several times what the test does)."""
 
 _MOVING = (ArmyState.MARCHING, ArmyState.RETREATING)
 """The states of an army on the move."""
@@ -199,13 +205,13 @@ class _Moves:
             if state in _MOVING:
                 moving.append(a)
                 continue
-            if state is ArmyState.STANDING and a.tile in observers:
+            if state is _STANDING and a.tile in observers:
                 standing.setdefault(a.tile, []).append(a)
             if state in _HOLDING and a.claim_id in warring:
                 holding.setdefault(a.tile, []).append(a)
         self.battles: list[BattleState] = list(world.battles)
         self.events: list[TickEvent] = []
-        self.budgets: dict[tuple[int, int, ArmyKind, tuple[Modifier, ...]], Fraction] = {}
+        self.budgets: dict[tuple[int, int, bool, tuple[Modifier, ...]], Fraction] = {}
         self.savings: dict[tuple[int, int], Fraction] = {}
         """What marches have saved in this phase (:func:`enter_tiles`)."""
         self.watched: dict[str, list[tuple[str, tuple[int, ObserverKind]]]] = {}
@@ -216,12 +222,11 @@ class _Moves:
 
     def budget(self, a: Army) -> Fraction:
         """:func:`budget`, worked out once per size, kind and modifiers in this phase."""
-        key = (a.infantry, a.cavalry, a.kind, self.tick.modifiers.march(a))
+        key = (a.infantry, a.cavalry, a.kind is _FLEET, self.tick.modifiers.march(a))
         found = self.budgets.get(key)
         if found is None:
             found = self.budgets[key] = budget_per_tick(
-                a.infantry, a.cavalry, self.tick.rules, is_fleet=a.kind is ArmyKind.FLEET,
-                modifiers=key[3])
+                a.infantry, a.cavalry, self.tick.rules, is_fleet=key[2], modifiers=key[3])
         return found
 
     def move_all(self) -> None:
@@ -382,7 +387,7 @@ class _Moves:
         force it sighted, until the next tick: one that stood there as the phase began (the
         first by :func:`~rules.campaign.world.army_order`), so no army's step decides
         another's guard."""
-        if a.state is not ArmyState.MARCHING:
+        if a.state is not _MARCHING:
             return None
         guards = [g for g in self.standing.get(tile_id, ())
                   if g.claim_id == claim_id and g.kind is a.kind]

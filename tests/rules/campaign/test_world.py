@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import fields, replace
+from dataclasses import FrozenInstanceError, fields, replace
 from datetime import UTC, datetime
 from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -28,6 +29,7 @@ from rules.campaign.world import (
     in_army_order,
     is_stationary,
     moved,
+    new_march,
 )
 from rules.dice import SeededDice
 from tests.rules.campaign import builders
@@ -133,6 +135,22 @@ def test_moved_is_evolve_of_what_a_march_step_changes() -> None:
     assert repr(after) == repr(expected)
     assert all(getattr(after, f.name) is getattr(army, f.name) for f in fields(Army)
                if f.name not in ("tile", "travelled", "march", "meta"))
+
+
+def test_values_built_in_a_draft_are_frozen_values_of_their_class() -> None:
+    """``moved`` and ``new_march`` build their values in a writable draft that then takes the
+    value's class: what comes out is an Army (a March) like any other, equal and hashing as
+    the one its constructor makes, and as frozen."""
+    march = new_march(("0102", "0103"), (2, 3), Fraction(1, 3), 9)
+    assert type(march) is March and march == March(("0102", "0103"), (2, 3), Fraction(1, 3), 9)
+    assert hash(march) == hash(March(("0102", "0103"), (2, 3), Fraction(1, 3), 9))
+    army = builders.army(4, 2, "0101", ArmyState.MARCHING, path=("0102",), depart=3)
+    after = moved(army, "0102", ("0101",), march, {"rolled": []})
+    built = replace(army, tile="0102", travelled=("0101",), march=march, meta={"rolled": []})
+    assert type(after) is Army and after == built and hash(after) == hash(built)
+    for value, name in ((after, "tile"), (march, "path")):
+        with pytest.raises(FrozenInstanceError):
+            setattr(value, name, "0104")
 
 
 def test_army_order_is_what_an_army_is_and_its_number_only_breaks_ties() -> None:
