@@ -26,10 +26,11 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Protocol
 
+from sqlalchemy import Table, bindparam
 from sqlalchemy import select as core_select
 from sqlmodel import Session, col, select
 
-from bot.db.models import Claim
+from bot.db.models import Campaign, Claim
 from bot.services import journal, snapshots
 from bot.services.world import CampaignContext, get_campaign
 from bot.text import escape_md
@@ -74,8 +75,10 @@ def last_seen(claim: _Seen, created: datetime) -> datetime:
     return claim.active_at or created
 
 
-def _created(session: Session, ctx: CampaignContext, now: datetime) -> datetime:
-    return get_campaign(session, ctx).created_at or now
+def _created(session: Session, ctx: CampaignContext, now: datetime,
+             campaign: Campaign | None = None) -> datetime:
+    """When the campaign was created (``campaign``: its row, when the caller holds it)."""
+    return (campaign if campaign is not None else get_campaign(session, ctx)).created_at or now
 
 
 def life(ctx: CampaignContext, claim: Claim, created: datetime, now: datetime) -> Life:
@@ -195,23 +198,21 @@ class Review:
 
 
 def review(session: Session, ctx: CampaignContext, tick: int, previous: datetime,
-           at: datetime) -> Review:
+           at: datetime, campaign: Campaign | None = None) -> Review:
     """Tick ``tick`` (at ``at``; the one before at ``previous``): note the leaves that ended,
     warn the claims about to go inactive, hold those that went inactive (referred to the
     moderators).
 
     The claims' columns that decide it are read in one query; only a claim with something
     due is loaded as an object (most ticks: none, where loading every claim object cost
-    more than the rest of the review)."""
+    more than the rest of the review). ``campaign``: the campaign's row, when the caller
+    holds it (the tick: read again otherwise)."""
     settings = ctx.settings.claims
-    created = _created(session, ctx, at)
+    created = _created(session, ctx, at, campaign)
     after, ahead = _days(settings.inactive_after_days), _days(settings.warn_days_ahead)
     held: set[int] = set()
     events: list[str] = []
-    rows = session.execute(
-        core_select(col(Claim.id), col(Claim.retired_at), col(Claim.active_at),
-                    col(Claim.away_until), col(Claim.hold))
-        .where(col(Claim.campaign_id) == ctx.campaign_id).order_by(col(Claim.id))).all()
+    rows = session.execute(_REVIEW_QUERY, {"cid": ctx.campaign_id}).all()
     for row in rows:
         cid, retired = row.id or 0, row.retired_at is not None
         hold = row.hold
@@ -234,6 +235,14 @@ def review(session: Session, ctx: CampaignContext, tick: int, previous: datetime
     if journal.writes(session):  # (a preview keeps its holds in the session, unwritten)
         session.flush()
     return Review(frozenset(held) if settings.hold == "stop" else frozenset(), tuple(events))
+
+
+_CLAIMS: Table = Claim.__table__  # type: ignore[attr-defined]
+_REVIEW_QUERY = core_select(_CLAIMS.c.id, _CLAIMS.c.retired_at, _CLAIMS.c.active_at,
+                            _CLAIMS.c.away_until, _CLAIMS.c.hold) \
+    .where(_CLAIMS.c.campaign_id == bindparam("cid")).order_by(_CLAIMS.c.id)
+"""The columns of the campaign ``:cid``'s claims that decide a review (built once; a Core
+query of the table: the rows need no ORM)."""
 
 
 def _due(seen: datetime, until: datetime | None, hold: Hold | None, previous: datetime,

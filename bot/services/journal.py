@@ -15,7 +15,7 @@ from datetime import datetime
 from typing import Any
 from weakref import WeakKeyDictionary
 
-from sqlalchemy import JSON, Connection, Table, insert
+from sqlalchemy import JSON, Connection, Table, bindparam, insert
 from sqlalchemy.engine import Dialect
 from sqlmodel import Session, col, select
 
@@ -274,6 +274,7 @@ def queue(
 
 _PLAYERS = "players_by_claim"
 """``session.info`` key of :func:`players_of`'s cache (one read of the players per session)."""
+_PLAYERS_QUERY = select(Player.claim_id, Player.reddit_name)
 
 
 def players_of(session: Session, claim_id: int) -> list[str]:
@@ -282,7 +283,7 @@ def players_of(session: Session, claim_id: int) -> list[str]:
     cache: dict[int, list[str]] | None = session.info.get(_PLAYERS)
     if cache is None:
         cache = {}
-        for claim, name in session.exec(select(Player.claim_id, Player.reddit_name)).all():
+        for claim, name in session.exec(_PLAYERS_QUERY).all():
             cache.setdefault(claim, []).append(name)
         for names in cache.values():
             names.sort()
@@ -317,6 +318,8 @@ CLAIM_WEBHOOK_PREFIX = "webhook:claim:"
 """``BotState`` name of a claim's private webhook: the prefix and the claim's id."""
 _HOOKED = "claims_with_webhooks"
 """``session.info`` key of :func:`claims_with_webhooks`'s cache."""
+_HOOKED_QUERY = select(BotState.name).where(
+    BotState.campaign_id == bindparam("cid"), col(BotState.name).startswith(CLAIM_WEBHOOK_PREFIX))
 
 
 def claims_with_webhooks(session: Session, campaign_id: int) -> frozenset[int]:
@@ -324,9 +327,7 @@ def claims_with_webhooks(session: Session, campaign_id: int) -> frozenset[int]:
     registers or removes it, call :func:`webhooks_changed`)."""
     cache: frozenset[int] | None = session.info.get(_HOOKED)
     if cache is None:
-        names = session.exec(select(BotState.name).where(
-            BotState.campaign_id == campaign_id,
-            col(BotState.name).startswith(CLAIM_WEBHOOK_PREFIX))).all()
+        names = session.exec(_HOOKED_QUERY, params={"cid": campaign_id}).all()
         cache = frozenset(int(n[len(CLAIM_WEBHOOK_PREFIX):]) for n in names
                           if n[len(CLAIM_WEBHOOK_PREFIX):].isdigit())
         session.info[_HOOKED] = cache

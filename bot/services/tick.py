@@ -129,6 +129,8 @@ from rules.campaign.world import (
 )
 
 TICK_RUNS: Table = TickRun.__table__  # type: ignore[attr-defined]
+_TICK_RUN = insert(TICK_RUNS)
+"""A tick's unique key (built once)."""
 
 
 @dataclass(slots=True)
@@ -239,7 +241,7 @@ def apply_tick(session: Session, ctx: CampaignContext, campaign: Campaign, index
     the world, :func:`rules.campaign.tick.advance` it, write the difference, report the events
     (:data:`REPORTERS`) into the journal's sink, which is then written."""
     # the unique key: a second application fails here and rolls back
-    session.execute(insert(TICK_RUNS).values(campaign_id=ctx.campaign_id, tick=index))
+    session.execute(_TICK_RUN, {"campaign_id": ctx.campaign_id, "tick": index})
     journal.start_buffering(session)
     at = ctx.tick_at(index)
     state = _TickState(session, ctx, campaign, index, at, TickReport(index, at))
@@ -403,7 +405,7 @@ class _TickState:
         """The claims' absences (:func:`absence.review`): leaves ended, warnings, claims
         held; the held claims' marches stop in the tick."""
         reviewed = absence.review(self.session, self.ctx, self.tick,
-                                  self.ctx.tick_at(self.tick - 1), self.at)
+                                  self.ctx.tick_at(self.tick - 1), self.at, self.campaign)
         self.report.events.extend(reviewed.events)
         self.held = reviewed.held
 

@@ -8,14 +8,17 @@ offset, a new map) come as a new context (:func:`refreshed`, :func:`current`).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import threading
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TypeVar, cast
 
+from sqlalchemy import bindparam
 from sqlalchemy.orm import QueryableAttribute, defer
 from sqlmodel import Session, col, select
+from sqlmodel.sql.expression import SelectOfScalar
 
 from bot.config import Settings
 from bot.db.models import (
@@ -188,10 +191,16 @@ def get_campaign(session: Session, ctx: CampaignContext, *, lock: bool = False) 
 
     ``ctx`` stays as it is: a caller that counts ticks with what it read takes
     ``ctx.following(campaign)`` (:func:`current`), the clock as stored."""
-    query = select(Campaign).where(Campaign.id == ctx.campaign_id)
+    return session.exec(_campaign_query(lock), params={"cid": ctx.campaign_id}).one()
+
+
+@functools.cache
+def _campaign_query(lock: bool) -> SelectOfScalar[Campaign]:
+    """:func:`get_campaign`'s query of the campaign ``:cid`` (built once for each ``lock``)."""
+    query = select(Campaign).where(Campaign.id == bindparam("cid"))
     if lock:
         query = query.with_for_update().options(defer(_MAP_TEXT))
-    return session.exec(query).one()
+    return query
 
 
 def current(session: Session, ctx: CampaignContext, *, lock: bool = False

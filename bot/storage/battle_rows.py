@@ -8,9 +8,11 @@ values go to the rules and come back changed or new.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Collection, Sequence
+from typing import Any
 
-from sqlalchemy import Table, bindparam, func, insert, select, update
+from sqlalchemy import Select, Table, bindparam, func, insert, select, update
 from sqlmodel import Session
 
 from bot.db.models import PendingBattle
@@ -28,13 +30,20 @@ _CHANGING = ("status", "reaction", "reactor_claim", "resolve_tick")
 def load_battles(session: Session, campaign_id: int, statuses: Collection[BattleStatus]
                  ) -> list[BattleState]:
     """The campaign's battles in ``statuses``, by id (one query)."""
-    t = BATTLE_TABLE
-    rows = session.connection().execute(
-        select(t.c.id, *(t.c[name] for name in _VALUE_COLUMNS))
-        .where(t.c.campaign_id == campaign_id, t.c.status.in_(sorted(statuses)))
-        .order_by(t.c.id)).all()
+    rows = session.connection().execute(_battles_query(tuple(sorted(statuses))),
+                                        {"cid": campaign_id}).all()
     return [BattleState(row[0], **dict(zip(_VALUE_COLUMNS, row[1:], strict=True)))
             for row in rows]
+
+
+@functools.cache
+def _battles_query(statuses: tuple[BattleStatus, ...]) -> Select[Any]:
+    """The campaign ``:cid``'s battles in ``statuses`` by id (built once: a statement built
+    again costs more than running it)."""
+    t = BATTLE_TABLE
+    return (select(t.c.id, *(t.c[name] for name in _VALUE_COLUMNS))
+            .where(t.c.campaign_id == bindparam("cid"), t.c.status.in_(statuses))
+            .order_by(t.c.id))
 
 
 def save_battles(session: Session, changed: Sequence[BattleState]) -> None:
@@ -56,9 +65,11 @@ def next_battle_id(session: Session) -> int:
     and :func:`insert_battles` stores battles under it: a battle's number (its dice key) is
     decided by the stored rows alone, so a tick rolled back and applied again, or previewed,
     numbers its battles the same on PostgreSQL as on SQLite (no sequence is consumed)."""
-    t = BATTLE_TABLE
-    found = session.connection().execute(select(func.max(t.c.id))).scalar()
+    found = session.connection().execute(_LARGEST_BATTLE).scalar()
     return int(found or 0) + 1
+
+
+_LARGEST_BATTLE = select(func.max(BATTLE_TABLE.c.id))
 
 
 _NUMBERING_LOCK = 0x6D61_6573_7462  # an arbitrary key of the PostgreSQL advisory lock below

@@ -228,46 +228,68 @@ def load_sieges(session: Session, campaign_id: int,
                 statuses: Collection[SiegeStatus] = (SiegeStatus.ACTIVE,)
                 ) -> tuple[SiegeState, ...]:
     """The campaign's sieges in ``statuses``, by id (one query)."""
-    t = SIEGE_TABLE
-    rows = session.connection().execute(
-        select(t).where(t.c.campaign_id == campaign_id,
-                        t.c.status.in_(sorted(statuses))).order_by(t.c.id)).all()
+    rows = session.connection().execute(_sieges_query(tuple(sorted(statuses))),
+                                        {"cid": campaign_id}).all()
     return tuple(siege_state(row) for row in rows)
+
+
+@functools.cache
+def _sieges_query(statuses: tuple[SiegeStatus, ...]) -> Select[Any]:
+    """The campaign ``:cid``'s sieges in ``statuses`` by id (each query is built once: a
+    statement built again costs more than running it)."""
+    t = SIEGE_TABLE
+    return select(t).where(t.c.campaign_id == bindparam("cid"),
+                           t.c.status.in_(statuses)).order_by(t.c.id)
 
 
 def load_characters(session: Session, campaign_id: int,
                     statuses: Collection[CharacterStatus] | None = None
                     ) -> dict[int, CharacterState]:
     """The campaign's characters in ``statuses`` (None: of every status) by id (one query)."""
-    t = CHARACTER_TABLE
-    query = select(t).where(t.c.campaign_id == campaign_id)
-    if statuses is not None:
-        query = query.where(t.c.status.in_(sorted(statuses)))
-    rows = session.connection().execute(query.order_by(t.c.id)).all()
+    query = _characters_query(None if statuses is None else tuple(sorted(statuses)))
+    rows = session.connection().execute(query, {"cid": campaign_id}).all()
     return {row.id: character_state(row) for row in rows}
+
+
+@functools.cache
+def _characters_query(statuses: tuple[CharacterStatus, ...] | None) -> Select[Any]:
+    """The campaign ``:cid``'s characters in ``statuses`` (None: all) by id."""
+    t = CHARACTER_TABLE
+    query = select(t).where(t.c.campaign_id == bindparam("cid"))
+    if statuses is not None:
+        query = query.where(t.c.status.in_(statuses))
+    return query.order_by(t.c.id)
 
 
 def load_holders(session: Session, campaign_id: int) -> dict[str, HolderState]:
     """Who holds each resource tile's benefit, by tile (one query)."""
-    t = HOLDER_TABLE
-    rows = session.connection().execute(
-        select(t.c.tile, t.c.claim_id, t.c.ceded_to).where(t.c.campaign_id == campaign_id)
-        .order_by(t.c.id)).all()
+    rows = session.connection().execute(_holders_query(), {"cid": campaign_id}).all()
     return {row.tile: HolderState(row.tile, row.claim_id, row.ceded_to) for row in rows}
+
+
+@functools.cache
+def _holders_query() -> Select[Any]:
+    t = HOLDER_TABLE
+    return select(t.c.tile, t.c.claim_id, t.c.ceded_to).where(
+        t.c.campaign_id == bindparam("cid")).order_by(t.c.id)
 
 
 def load_relations(session: Session, campaign_id: int
                    ) -> tuple[frozenset[tuple[int, int]], frozenset[tuple[int, int]]]:
     """The pairs of claims at war and the pairs allied (:func:`war_key`), one query."""
-    t = RELATION_TABLE
-    rows = session.connection().execute(
-        select(t.c.claim_a, t.c.claim_b, t.c.status).where(
-            t.c.campaign_id == campaign_id,
-            t.c.status.in_((RelationStatus.WAR, RelationStatus.ALLIED)))).all()
+    rows = session.connection().execute(_relations_query(), {"cid": campaign_id}).all()
     wars = frozenset(war_key(a, b) for a, b, status in rows if status is RelationStatus.WAR)
     allies = frozenset(war_key(a, b) for a, b, status in rows
                        if status is RelationStatus.ALLIED)
     return wars, allies
+
+
+@functools.cache
+def _relations_query() -> Select[Any]:
+    t = RELATION_TABLE
+    return select(t.c.claim_a, t.c.claim_b, t.c.status).where(
+        t.c.campaign_id == bindparam("cid"),
+        t.c.status.in_((RelationStatus.WAR, RelationStatus.ALLIED)))
 
 
 # --- saving ----------------------------------------------------------------------------------
