@@ -849,10 +849,10 @@ class _TickState:
                             battle=battle.id, kind=battle.kind, place=self.label(battle.tile),
                             won=result.winner is which, captured=side.captured,
                             lost=troops_text(side.losses.infantry, side.losses.cavalry)))
-        n = event.joined_attackers
-        beaten = {a.id for a in ((event.attacker, *event.joined[:n])
-                                 if result.winner is Winner.DEFENDER
-                                 else (event.defender, *event.joined[n:])) if a is not None}
+        beaten_side = Winner.ATTACKER if result.winner is Winner.DEFENDER else Winner.DEFENDER
+        beaten = {a.id for a in (event.attacker if beaten_side is Winner.ATTACKER
+                                 else event.defender,
+                                 *event.joined_on(beaten_side)) if a is not None}
         for fought in (event.attacker, event.defender, *event.joined):  # each claim hears of
             if fought is None:  # its own armies (captured, gone, or what is left)
                 continue

@@ -309,9 +309,12 @@ class BattleFought:
         whose army joined that side, once each, in the side's order."""
         first = self.battle.attacker_claim if which is Winner.ATTACKER \
             else self.battle.defender_claim
-        more = self.joined[:self.joined_attackers] if which is Winner.ATTACKER \
-            else self.joined[self.joined_attackers:]
-        return tuple(dict.fromkeys((first, *(a.claim_id for a in more))))
+        return tuple(dict.fromkeys((first, *(a.claim_id for a in self.joined_on(which)))))
+
+    def joined_on(self, which: Winner) -> tuple[Army, ...]:
+        """The armies of :attr:`joined` that fought on side ``which``."""
+        n = self.joined_attackers
+        return self.joined[:n] if which is Winner.ATTACKER else self.joined[n:]
 
     def secret_strengths(self) -> tuple[tuple[Winner, Army], ...]:
         """The armies whose strength counted a hidden modifier: each is told privately its
