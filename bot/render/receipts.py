@@ -276,7 +276,8 @@ def status_report(ctx: Context, rc: r.StatusReport) -> str:
     claim = rc.claim
     lines = [f"**{name_md(claim.name)}** — {ctx.when(rc.at)}", "",
              f"- Gold: {money(claim.gold)}",
-             f"- At home in {_label(ctx, claim.holdfast)}: {claim.infantry} infantry, "
+             (f"- At home in {_label(ctx, claim.holdfast)}: " if rc.seat else
+              "- At home (no seat): ") + f"{claim.infantry} infantry, "
              f"{claim.cavalry} cavalry" + (f", {claim.ships} ships" if claim.ships else "")]
     if rc.defense_bonus != 1:  # the claimant knows its own holdfast's secret
         lines.append(f"- Defenses of {_label(ctx, claim.holdfast)}: x{money(rc.defense_bonus)} "

@@ -43,6 +43,7 @@ from bot.services.world import (
 from bot.text import escape_md
 from rules.campaign import decide
 from rules.campaign import language as o
+from rules.campaign.muster import NotEnoughTroops, ScatteredTroops
 from rules.campaign.paths import tile_problem
 from rules.campaign.timing import world_time
 from rules.campaign.worldmap import UnknownTile
@@ -209,7 +210,23 @@ def _from_rules(c: Call, exc: RulesError, order: object) -> Rejected:
                         _corrected(order, exc) or example)
     # A rules error may quote the player's text (a tile name): echo it inert.
     return Rejected(escape_md(str(exc), 300), expected or "an order that fits the rules and "
-                    "your claim", example)
+                    "your claim", _within_reach(order, exc) or example)
+
+
+def _within_reach(order: object, exc: RulesError) -> str:
+    """A muster asking for more than may be raised (too few at home, or scattered troops
+    still locked), cut to what may: the example its refusal gives (``status`` when nothing
+    may be raised; "" for any other refusal)."""
+    if not isinstance(order, o.Muster) or not isinstance(exc, (NotEnoughTroops,
+                                                               ScatteredTroops)):
+        return ""
+    fits = {s.kind: min(s.requested, s.available) for s in exc.shortfalls}
+    try:
+        return str(replace(order, infantry=fits.get("infantry", order.infantry),
+                           cavalry=fits.get("cavalry", order.cavalry),
+                           ships=fits.get("ships", order.ships)))
+    except RulesError:  # nothing left to muster
+        return "status"
 
 
 def _corrected(order: object, exc: UnknownTile) -> str | None:

@@ -353,7 +353,9 @@ def decide_status(world: World, sender: Sender, order: o.Status, at: datetime
                  if a.claim_id == claim.id and a.state is not ArmyState.GONE)
     upkeep = monthly_upkeep(sum(a.infantry for a in mine), sum(a.cavalry for a in mine),
                             world.season, sender.rules, ships=sum(a.ships for a in mine))
-    scattered = claim.scattered_until is not None and claim.scattered_until > at
+    # troops still locked after a scatter (none once they were lost, captured or disbanded)
+    scattered = claim.scattered_until is not None and claim.scattered_until > at \
+        and claim.scattered_infantry + claim.scattered_cavalry > 0
     seat = has_seat(world, claim)
     # a holdfast's secret bonus is its holder's to see: the seat's only while it holds it
     held = tuple((t.id, t.defense_bonus) for t in sender.map.holdfasts()

@@ -17,7 +17,7 @@ from bot.sandbox import BOT_USERNAME, MODERATOR, SUBREDDIT
 from tests.bot.reddit.conftest import Harness, public_texts
 
 # What a claim's private state looks like in a reply (the status of a claim).
-PRIVATE_STATE = re.compile(r"- Gold: \d|At home in |Upkeep of raised troops")
+PRIVATE_STATE = re.compile(r"- Gold: \d|At home in |At home \(no seat\)|Upkeep of raised troops")
 
 
 def _calls() -> list[str]:

@@ -100,3 +100,22 @@ def test_the_warnings_of_upkeep_and_of_inactivity_give_orders_that_parse(tmp_pat
 def test_order_examples_finds_what_a_reader_would_copy() -> None:
     text = "Send `status`, `move army 1: 0100 (cost 1)` or `siege Hold 5 with army N`."
     assert order_examples(text) == ["move army 1: 0100 (cost 1)", "siege Hold 5 with army N"]
+
+
+def test_a_muster_beyond_what_may_be_raised_gives_the_muster_that_may(tmp_path: Path
+                                                                      ) -> None:
+    """Found by hand: after its armies scattered, a claim asking for 300 infantry was told
+    only 100 could be raised, and given `muster 300 infantry 50 cavalry` as the example."""
+    poor = [{**ROSTER[0], "gold": "40", "infantry": 1200}, ROSTER[1]]
+    world = World(tmp_path, claims=poor, wars=[("House Ash", "House Birch")], map_text=MAP)
+    reply = world.say("ash_lord", "muster 5000 infantry 50 cavalry")
+    assert "not enough troops at home" in reply
+    assert order_examples(reply.split("Example")[1]) == ["muster 1200 infantry 50 cavalry"]
+    world.say("ash_lord", "muster 1000 infantry 100 cavalry")
+    world.run(world.later(days=2))  # the second month's upkeep scatters them
+    assert world.events("scatter")
+    reply = world.say("ash_lord", "muster 300 infantry 50 cavalry")
+    assert "cannot be raised until" in reply
+    assert order_examples(reply.split("Example")[1]) == ["muster 200 infantry"]
+    reply = world.say("ash_lord", "muster 50 cavalry")
+    assert "cannot be raised until" in reply and "`status`" in reply.split("Example")[1]

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from sqlmodel import select
 
-from bot.db.models import Relation
+from bot.db.models import Claim, Relation
 from bot.maps import demo_map_text
 from bot.render.posts import realm_post
 from bot.services import queries
@@ -185,6 +185,25 @@ def test_a_fallen_seat_changes_hands_and_its_old_holder_cannot_muster(tmp_path: 
     assert "no seat" in _notes_to(w, "ned_stark")
     assert "Winterfell is yours" in _notes_to(w, "tywin_lannister")
     assert any("has no seat" in e.summary for e in w.events("referral"))
+
+
+def test_a_seatless_claims_status_keeps_no_home_at_the_fallen_seat(tmp_path: Path) -> None:
+    """Found by hand: after its seat fell, a claim's status said its troops were "At home in
+    Winterfell", which the enemy now holds, and listed its scattered troops as "0 infantry, 0
+    cavalry" once none were left (they were captured with the seat)."""
+    w = _before_winterfell(tmp_path, at_home=120, lannister="2000 infantry 500 cavalry")
+    with w.session() as session:  # Stark's 120 scattered last month, locked till the year's end
+        stark = session.exec(select(Claim).where(Claim.name == "House Stark")).one()
+        stark.scattered_until, stark.scattered_infantry = day(9, 0), 120
+        session.add(stark)
+    before = w.say("ned_stark", "status", at=day(2, 13))
+    assert "At home in Winterfell: 120 infantry" in before
+    assert "): 120 infantry, 0 cavalry" in before  # the scattered line, while any are left
+    w.say("tywin_lannister", "assault Winterfell with army 1", at=day(2, 13))
+    w.run(day(2, 18))
+    status = w.say("ned_stark", "status", at=day(2, 19))
+    assert "At home (no seat): 0 infantry, 0 cavalry" in status and "At home in" not in status
+    assert "Scattered" not in status
 
 
 def test_the_claims_list_shows_a_fallen_seat_and_a_conquest(tmp_path: Path) -> None:
