@@ -14,6 +14,7 @@ army in place during the tick is given.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
@@ -229,10 +230,14 @@ def _row_encoder(separator: str) -> Callable[[Row], str]:
     return lambda row: "".join(encoder(row, 0))
 
 
-_ROW_TEXT = {"sqlite": _row_encoder(","), "postgresql": _row_encoder(", ")}
+_SEPARATORS = {"sqlite": ",", "postgresql": ", "}
+"""What each backend puts between the values of a row's texts (:func:`_row_keys`)."""
+_ROW_TEXT = {dialect: _row_encoder(separator) for dialect, separator in _SEPARATORS.items()}
 """How each backend writes a row's texts (:func:`_row_keys`): SQLite's ``json_array`` and
 PostgreSQL's ``json_build_array`` escape text as Python's encoder does without
 ``ensure_ascii`` (quote, backslash, the control characters)."""
+_QUOTED: Callable[[str], str] = json.encoder.encode_basestring
+"""A text as a JSON string: what the encoder of :data:`_ROW_TEXT` makes of each text."""
 
 
 def row_key(row: Row, dialect: str) -> Key | None:
@@ -251,8 +256,13 @@ def row_key(row: Row, dialect: str) -> Key | None:
 def step_key(key: Key, step: Row, dialect: str) -> Key | None:
     """:func:`row_key` of a row whose key was ``key`` once its :data:`_STEP_COLUMNS` are
     ``step`` (their stored values, in that order): the first text stays."""
-    encode = _ROW_TEXT.get(dialect)
-    return None if encode is None else (key[0], encode(step))
+    separator = _SEPARATORS.get(dialect)
+    if separator is None:
+        return None
+    try:  # a step's values are texts: each quoted, without the encoder's walk
+        return key[0], "[" + separator.join(map(_QUOTED, step)) + "]"
+    except TypeError:  # (one is not: NULL)
+        return key[0], _ROW_TEXT[dialect](step)
 
 
 def load_records(session: Session, campaign_id: int,
@@ -546,6 +556,8 @@ class TickArmies:
         # once written (with the step's values, for a march's step)
         saved_texts: dict[int, str] = {}  # the text of each saving, by the object's id (the
         # marches of a tick share a few savings: see rules.campaign.movement.enter_tiles)
+        read_back = functools.cache(_decoded)  # each meta text written, decoded once (many
+        # armies' bookkeeping reads alike)
         stepped: Row | None  # a march step's values (STEP's columns), or None
         for army_id in sorted(self._touched):  # the others are as read
             a = self.now[army_id]
@@ -580,7 +592,7 @@ class TickArmies:
                 full.append((*values, army_id))
                 new_row, stepped = FULL.written(row + values), None
             if _BESIDES(a) == _BESIDES(first) and (meta_text is row[_META]
-                                                   or _decoded(meta_text) == meta):
+                                                   or read_back(meta_text) == meta):
                 # the row as it will be read back converts to ``a`` (the other columns are
                 # typed: tile ids, whole costs, a fraction): keep it for the next tick
                 written[army_id] = (new_row, a, stepped)

@@ -27,6 +27,7 @@ from sqlalchemy import event, text
 from benchmarks.bench_tick import START, build
 from bot.db.engine import transaction
 from bot.services.tick import catch_up
+from bot.storage import army_rows
 from bot.storage.army_rows import TickArmies, _costs_text, _tiles_text, load_armies
 from rules.campaign.world import ArmyState, March, World
 from tests.fixtures.db import fresh_schema, require_postgres, sqlite_url
@@ -190,3 +191,16 @@ def test_the_costs_ahead_keep_the_stored_text_less_the_costs_paid(
     if not style:
         assert written == json.dumps(list(new))
     assert json.loads(_costs_text(json.dumps(costs), old, (*new, 7))) == [*new, 7]
+
+
+@given(st.lists(st.one_of(st.text(max_size=8), st.none(), st.integers()), min_size=6,
+                max_size=6), st.sampled_from(["sqlite", "postgresql"]))
+def test_a_steps_text_is_the_encoders_whatever_its_values(values: list[Any],
+                                                          dialect: str) -> None:
+    """The second text of a stepped row's key (texts quoted one by one, or any other value
+    through the encoder) is the one the row encoder gives: quotes, backslashes, control
+    characters, other alphabets, NULL."""
+    step = tuple(values)
+    key = army_rows.step_key(("first", "old"), step, dialect)
+    assert key == ("first", army_rows._ROW_TEXT[dialect](step))
+    assert json.loads(key[1]) == values
