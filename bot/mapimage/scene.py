@@ -64,8 +64,10 @@ MIN_ID_PIXELS = 11.0  # how tall an id's digits stand at the default size
 SIGHTING_FADES_AFTER = 28  # ticks until a sighting is drawn fully faded (a week of 6 h ticks)
 MARGIN = 6.0
 MAX_HEX_SIZE = 200.0
-MIN_WIDTHS: Mapping[str, int] = {"map": 1000, "realm": 1600, "inset": 600}
-"""The narrowest picture of each use, in pixels (a small map's hexes grow to fill it)."""
+MIN_WIDTHS: Mapping[str, int] = {"map": 1000, "realm": 1600, "inset": 600, "page": 900}
+"""The narrowest picture of each use, in pixels (a small map's hexes grow to fill it). The web
+pages' map is laid out at about the width a page shows it at, so that a small map's labels are
+not scaled up several times (the demo map, 947 px at the pages' hexes, is wider already)."""
 
 
 class Labels(StrEnum):
@@ -472,6 +474,20 @@ def _holdfasts(draft: _Draft, tiles: Sequence[Tile], centres: Mapping[str, Point
     return out
 
 
+def label_sizes(hex_size: float) -> tuple[int, int, int]:
+    """The sizes of ids, names and army labels on hexes of ``hex_size``: they grow with the
+    hexes up to the default size's, then more slowly, to twice it at most (a small map's big
+    hexes need no bigger text to be read)."""
+    s = hex_size
+    legible = size_for_digit_height(MIN_ID_PIXELS)
+    id_size = max(7, min(round(s * 0.5), max(legible, round(s * 0.3)), 2 * legible))
+    name_size = max(8, min(round(s * 0.45), max(legible - 2, round(s * 0.3)),
+                           2 * (legible - 2)))
+    army_size = max(8, min(round(s * 0.4), max(legible - 3, round(s * 0.26)),
+                           2 * (legible - 3)))
+    return id_size, name_size, army_size
+
+
 def _place_labels(draft: _Draft, tiles: Sequence[Tile], centres: Mapping[str, Point],
                   badges: Sequence[Badge], s: float, options: SceneOptions, area: Box) -> None:
     """Army labels, then names, then ids, each at its first free spot (see the module
@@ -479,14 +495,8 @@ def _place_labels(draft: _Draft, tiles: Sequence[Tile], centres: Mapping[str, Po
     placer = Placer(area, s)
     for box in draft.boxes:
         placer.take(box)
-    # sizes grow with the hexes up to the default size's, then more slowly, to twice it at
-    # most (a small map's big hexes need no bigger text to be read)
+    id_size, name_size, army_size = label_sizes(s)
     legible = size_for_digit_height(MIN_ID_PIXELS)
-    id_size = max(7, min(round(s * 0.5), max(legible, round(s * 0.3)), 2 * legible))
-    name_size = max(8, min(round(s * 0.45), max(legible - 2, round(s * 0.3)),
-                           2 * (legible - 2)))
-    army_size = max(8, min(round(s * 0.4), max(legible - 3, round(s * 0.26)),
-                           2 * (legible - 3)))
     legible_name = legible - 2  # a name's size at the default hex size
     legible = min(id_size, legible)
 

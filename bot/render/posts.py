@@ -248,7 +248,7 @@ def blockade_post(*, claim: str, port: str, owner: str | None, when: str,
     """The public post of a fleet closing a port (``owner``: its holder's name, if any;
     ``seat``: the port is the holder's seat)."""
     return (f"The ships of **{name_md(claim)}** close the harbour of **{name_md(port)}**"
-            + (_holder(owner, seat) if owner is not None else "") + f" in {when}.")
+            + (_holder(owner, seat) if owner is not None else "") + f" on {when}.")
 
 
 def siege_over_post(holdfast: str, reason: str) -> str:

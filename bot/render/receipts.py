@@ -303,8 +303,11 @@ def status_report(ctx: Context, rc: r.StatusReport) -> str:
                       f"{_at(ctx, a.arrival_tick)}")
         if a.equipment:
             extra += ", siege equipment: " + ", ".join(name_md(e) for e in a.equipment)
+        # on the march, "marching to" says it: "at Gullmarch, marching to Harbourtown"
+        state = "" if a.state is ArmyState.MARCHING and a.march.path else \
+            f"{state_word(a.kind, a.state)} "
         lines.append(f"- {_name(a.kind, a.id)}: {troops_text(a.infantry, a.cavalry, a.ships)}, "
-                     f"{state_word(a.kind, a.state)} at {_label(ctx, a.tile)}{extra}")
+                     f"{state}at {_label(ctx, a.tile)}{extra}")
     for s in rc.sieges:
         paused = " (paused: its last month did not count)" if s.paused else ""
         if s.besieging:

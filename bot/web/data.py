@@ -44,12 +44,14 @@ from bot.db.models import (
 )
 from bot.mapimage.scene import (
     FADED,
+    MIN_WIDTHS,
     Circle,
     Labels,
     Scene,
     SceneOptions,
     Text,
     age_text,
+    at_least,
     build_scene,
     claim_colours,
 )
@@ -75,6 +77,7 @@ from rules.campaign.mapview import (
     situation_to_data,
     visible_to,
 )
+from rules.campaign.muster import still_scattered
 
 MAP_OPTIONS = SceneOptions(size=22.0, labels=Labels.BOTH, legend=False)
 POSTS_SHOWN = 20
@@ -113,14 +116,20 @@ def _clock(session: Session, ctx: CampaignContext) -> dict[str, Any]:
 
 def _tiles(ctx: CampaignContext, scene: Scene, known: Situation) -> list[list[Any]]:
     """Per drawn tile: id, name, terrain, x, y, holdfast (0/1/2 special), port, resource,
-    holder (claim name or ""). Everything here is public map knowledge."""
+    holder (claim name or ""), and where and how big the scene placed its id ([x, y, size];
+    None where it found no room: the script leaves it out, as the pictures do). Everything
+    here is public map knowledge."""
     holders = dict(known.holders)
+    ids = {label.tile: (*label.box.centre, label.size) for label in scene.labels
+           if label.kind == "id"}
     out: list[list[Any]] = []
     for tile_id, (x, y) in scene.centres.items():
         t = ctx.world.tiles[tile_id]
+        at = ids.get(tile_id)
         out.append([t.id, t.name, t.terrain.value, round(x, 1), round(y, 1),
                     (2 if t.special else 1) if t.holdfast else 0, int(t.port),
-                    t.resource or "", holders.get(t.id, "")])
+                    t.resource or "", holders.get(t.id, ""),
+                    [round(at[0], 1), round(at[1], 1), at[2]] if at is not None else None])
     return out
 
 
@@ -134,9 +143,13 @@ def _without_ids(scene: Scene) -> Scene:
 
 
 def _map(ctx: CampaignContext, known: Situation) -> tuple[Scene, dict[str, Any]]:
-    scene = _without_ids(build_scene(ctx.world, known, MAP_OPTIONS))
+    # a small map's hexes grow to about the width the page shows the map at, so its labels
+    # are laid out at the size they are seen (scaled up from hexes of 22 px, a twelve-tile
+    # map's names ran across three hexes)
+    scene = _without_ids(build_scene(ctx.world, known, at_least(ctx.world, MAP_OPTIONS,
+                                                                 MIN_WIDTHS["page"])))
     return scene, {
-        "width": scene.width, "height": scene.height, "hex": MAP_OPTIONS.size,
+        "width": scene.width, "height": scene.height, "hex": scene.hex_size,
         "base": scene.base_count,  # the SVG's first shapes after its background: the terrain
         "tiles": _tiles(ctx, scene, known),
         "colours": claim_colours(known),
@@ -402,7 +415,8 @@ def _warnings(session: Session, ctx: CampaignContext, claim: Claim, at: datetime
     short = forewarn.shortfall(session, ctx, claim, at)
     if short is not None:
         out.append(shortfall_text(short, ctx.when(short.charged)).strip().replace("**", ""))
-    if claim.scattered_until is not None and claim.scattered_until > at:
+    if claim.scattered_until is not None and still_scattered(
+            claim.scattered_until, claim.scattered_infantry, claim.scattered_cavalry, at):
         out.append(f"{claim.scattered_infantry} infantry and {claim.scattered_cavalry} cavalry "
                    f"are scattered until {ctx.when(claim.scattered_until)}.")
     for s in sieges:

@@ -161,3 +161,10 @@ def check_muster(
         if locked_short:
             raise ScatteredTroops(scattered_until.astimezone(now.tzinfo), tuple(locked_short))
     return MusterRequest(requested["infantry"], requested["cavalry"], requested["ships"])
+
+
+def still_scattered(until: datetime | None, infantry: int, cavalry: int, at: datetime) -> bool:
+    """Whether a claim has scattered troops still locked at ``at``: before ``until`` (the end
+    of the in-game year of the scatter), and only while any of them (``infantry``,
+    ``cavalry``) are left at home: lost, captured with the seat or raised, none are."""
+    return until is not None and until > at and infantry + cavalry > 0

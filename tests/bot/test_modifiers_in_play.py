@@ -375,7 +375,7 @@ def test_blockade_needs_a_fleet_next_to_a_port_that_is_not_ones_own(tmp_path: Pa
     assert "**Fleet 1** (6 ships) blockades Hammerhorn" in reply
     assert "No claim holds Hammerhorn" in reply
     [post] = [p for p in w.posts() if p.title == "[Siege] Blockade: Hammerhorn"]
-    assert "The ships of **House Greyjoy** close the harbour of **Hammerhorn** in" in post.body
+    assert "The ships of **House Greyjoy** close the harbour of **Hammerhorn** on" in post.body
 
 
 # --- hidden modifiers never reach public posts ----------------------------------------------

@@ -8,7 +8,8 @@
   const SVGNS = "http://www.w3.org/2000/svg";
   const box = document.getElementById("map");
   const svg = box.querySelector("svg");
-  const tiles = data.map.tiles; // [id, name, terrain, x, y, holdfast, port, resource, holder]
+  // [id, name, terrain, x, y, holdfast, port, resource, holder, id's [x, y, size] or null]
+  const tiles = data.map.tiles;
   const byId = new Map(tiles.map((t) => [t[0], t]));
   let full = { x: 0, y: 0, w: data.map.width, h: data.map.height };
   let view = Object.assign({}, full);
@@ -40,7 +41,6 @@
   // map of ids would be thousands of unreadable texts to lay out at every load).
   const idLayer = document.createElementNS(SVGNS, "g");
   idLayer.setAttribute("id", "tile-ids");
-  idLayer.setAttribute("font-size", String(Math.max(7, Math.round(data.map.hex * 0.42))));
   idLayer.setAttribute("text-anchor", "middle");
   idLayer.setAttribute("dominant-baseline", "central");
   idLayer.setAttribute("pointer-events", "none");
@@ -52,7 +52,7 @@
     idsPending = false;
     const pixelsPerHex = (box.clientWidth / view.w) * data.map.hex;
     const m = data.map.hex;
-    const inView = pixelsPerHex < 28 ? [] : tiles.filter((t) =>
+    const inView = pixelsPerHex < 28 ? [] : tiles.filter((t) => t[9] &&
       t[3] > view.x - m && t[3] < view.x + view.w + m && t[4] > view.y - m &&
       t[4] < view.y + view.h + m);
     if (inView.length > 3000) inView.length = 0;
@@ -62,8 +62,11 @@
     idLayer.textContent = "";
     for (const t of inView) {
       const text = document.createElementNS(SVGNS, "text");
-      text.setAttribute("x", t[3].toFixed(1));
-      text.setAttribute("y", (t[4] - m * 0.56).toFixed(1));
+      // where the scene placed it, clear of the other labels (an id it found no room for
+      // is left out, as in the pictures: zooming scales the labels with the map)
+      text.setAttribute("x", t[9][0].toFixed(1));
+      text.setAttribute("y", t[9][1].toFixed(1));
+      text.setAttribute("font-size", String(t[9][2]));
       text.setAttribute("fill", t[2] === "impassable" ? "#f0f0f0" : "#333333");
       text.textContent = t[0];
       idLayer.appendChild(text);

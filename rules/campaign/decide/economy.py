@@ -35,7 +35,7 @@ from rules.campaign.decide.common import (
 )
 from rules.campaign.examples import first_step
 from rules.campaign.holdfasts import has_seat, holder_of
-from rules.campaign.muster import check_muster, muster_ready_at
+from rules.campaign.muster import check_muster, muster_ready_at, still_scattered
 from rules.campaign.resources import tile_holder
 from rules.campaign.upkeep import monthly_upkeep
 from rules.campaign.world import (
@@ -353,9 +353,8 @@ def decide_status(world: World, sender: Sender, order: o.Status, at: datetime
                  if a.claim_id == claim.id and a.state is not ArmyState.GONE)
     upkeep = monthly_upkeep(sum(a.infantry for a in mine), sum(a.cavalry for a in mine),
                             world.season, sender.rules, ships=sum(a.ships for a in mine))
-    # troops still locked after a scatter (none once they were lost, captured or disbanded)
-    scattered = claim.scattered_until is not None and claim.scattered_until > at \
-        and claim.scattered_infantry + claim.scattered_cavalry > 0
+    scattered = still_scattered(claim.scattered_until, claim.scattered_infantry,
+                                claim.scattered_cavalry, at)
     seat = has_seat(world, claim)
     # a holdfast's secret bonus is its holder's to see: the seat's only while it holds it
     held = tuple((t.id, t.defense_bonus) for t in sender.map.holdfasts()

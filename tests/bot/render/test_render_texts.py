@@ -103,9 +103,10 @@ def test_the_retreat_post_titles_the_claim_plainly_and_ends_with_its_dice() -> N
 
 
 def test_a_blockade_of_an_unheld_port_names_no_seat() -> None:
+    # on a date, as the siege posts say it (found by hand: "in 2026-12-01 00:00 UTC")
     assert posts.blockade_post(claim="House Greyjoy", port="Lordsport", owner=None,
                                when="day 2") == (
-        "The ships of **House Greyjoy** close the harbour of **Lordsport** in day 2.")
+        "The ships of **House Greyjoy** close the harbour of **Lordsport** on day 2.")
     assert ", seat of House Tully," in posts.blockade_post(
         claim="House Greyjoy", port="Seagard", owner="House Tully", when="day 2")
 

@@ -90,7 +90,8 @@ def test_a_fleet_is_a_fleet_in_receipts_status_errors_and_notes(tmp_path: Path) 
         assert "You may `cancel fleet 1` until it departs." in reply
     say(w, "balon_greyjoy", f"move fleet 1: {sea} (cost 1)", day(2, 13))
     status = say(w, "balon_greyjoy", "status", day(2, 13))
-    assert f"- Fleet 1: 4 ships, sailing at Pyke, sailing to {sea}" in status
+    # found by hand: it said "sailing at Pyke, sailing to ..." (the state twice)
+    assert f"- Fleet 1: 4 ships, at Pyke, sailing to {sea}" in status
     refused = say(w, "balon_greyjoy", "disband fleet 1", day(2, 13))
     assert "fleet 1 must stand at Pyke to disband" in refused
     cancelled = say(w, "balon_greyjoy", "cancel 1", day(2, 13))
