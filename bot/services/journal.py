@@ -249,7 +249,8 @@ def queue(
     ``footer``: the bot's own closing words, appended after the body's links are made inert:
     only text the bot writes from its config (the dice's verification link), never a
     player's."""
-    if not session.info.get("outbox_keys_unique"):
+    info = session.info
+    if not info.get("outbox_keys_unique"):
         existing = session.exec(
             select(col(Outbox.id)).where(Outbox.campaign_id == campaign_id, Outbox.key == key)
         ).first()
@@ -263,7 +264,7 @@ def queue(
         "target": target, "claim_id": claim_id, "title": title[:300], "body": body,
         "flair": flair, "tick": tick, "created_at": at,
     }
-    sink = sink_of(session)
+    sink: Sink | None = info.get(_SINK)  # (sink_of, without the call: once per note)
     if sink is not None:
         sink.outbox.append(row)
         return None
@@ -280,6 +281,11 @@ _PLAYERS_QUERY = select(Player.claim_id, Player.reddit_name)
 def players_of(session: Session, claim_id: int) -> list[str]:
     """Reddit names of a claim's players, sorted (read once per session: after changing who
     plays a claim, call :func:`players_changed`)."""
+    return list(_players(session).get(claim_id, ()))
+
+
+def _players(session: Session) -> dict[int, list[str]]:
+    """:func:`players_of`'s cache: every claim's players, sorted (not to be changed)."""
     cache: dict[int, list[str]] | None = session.info.get(_PLAYERS)
     if cache is None:
         cache = {}
@@ -288,7 +294,7 @@ def players_of(session: Session, claim_id: int) -> list[str]:
         for names in cache.values():
             names.sort()
         session.info[_PLAYERS] = cache
-    return list(cache.get(claim_id, ()))
+    return cache
 
 
 def players_changed(session: Session) -> None:
@@ -354,7 +360,7 @@ def notify_claim(
     """Queue private news for every player of a claim (modmail to each), and once for the
     claim's own webhook if it registered one (``webhook`` entries, target ``claim:<id>``:
     the address is looked up when it is sent, so it never sits in the outbox)."""
-    for name in players if players is not None else players_of(session, claim_id):
+    for name in players if players is not None else _players(session).get(claim_id, ()):
         queue(session, campaign_id, f"{key}:{name}", "message", body=body, at=at, tick=tick,
               target=name, title=subject, claim_id=claim_id)
     if claim_id in claims_with_webhooks(session, campaign_id):
