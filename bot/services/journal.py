@@ -15,11 +15,12 @@ from datetime import datetime
 from typing import Any
 from weakref import WeakKeyDictionary
 
-from sqlalchemy import JSON, Connection, Table, bindparam, insert
+from sqlalchemy import Connection, Table, bindparam, insert
 from sqlalchemy.engine import Dialect
 from sqlmodel import Session, col, select
 
 from bot.db.models import BotState, Event, Outbox, Player, PostImage
+from bot.db.types import UTCDateTime
 from bot.text import inert_links
 from rules.dice import Roll
 
@@ -99,9 +100,9 @@ def insert_rows(connection: Connection, table: Table, rows: Sequence[dict[str, A
     """Insert ``rows`` (dicts of column values, as the ORM takes them) into ``table`` with one
     executemany through the driver: each value converted to its stored form by its column's
     type, as a Core insert would, and the columns a row leaves out given their default; a
-    value of a column other than JSON converted once however many rows repeat it (the tick's
-    moment). Rows that do not all name the same columns, or that leave out a column whose
-    default is worked out per row, go through a Core insert."""
+    moment converted once however many rows repeat it (the tick's). Rows that do not all name
+    the same columns, or that leave out a column whose default is worked out per row, go
+    through a Core insert."""
     names = tuple(rows[0])
     shape = _insert_shape(table, names, connection.dialect)
     if shape is None or any(row.keys() != rows[0].keys() for row in rows):
@@ -134,9 +135,9 @@ _SHAPES: WeakKeyDictionary[Dialect, dict[tuple[str, tuple[str, ...]], _Shape | N
 def _insert_shape(table: Table, names: tuple[str, ...], dialect: Dialect
                   ) -> tuple[str, _Converters, tuple[Any, ...]] | None:
     """The driver-level ``INSERT`` of ``names`` and the defaulted columns of ``table``, the
-    converters of the named columns (by position; each but a JSON column's with a fresh
-    memo of the values it converted) and the defaults' stored values; None when a column
-    left out has a default worked out per row."""
+    converters of the named columns (by position; a moment's with a fresh memo of the values
+    it converted: equal moments are stored alike) and the defaults' stored values; None when
+    a column left out has a default worked out per row."""
     memo = _SHAPES.setdefault(dialect, {})
     key = (table.name, names)
     if key not in memo:
@@ -145,7 +146,7 @@ def _insert_shape(table: Table, names: tuple[str, ...], dialect: Dialect
     if shape is None:
         return None
     sql, converters, defaults = shape
-    return sql, [(i, convert, None if is_json else {}) for i, convert, is_json in converters], \
+    return sql, [(i, convert, {} if memo else None) for i, convert, memo in converters], \
         defaults
 
 
@@ -155,7 +156,7 @@ def _make_shape(table: Table, names: tuple[str, ...], dialect: Dialect) -> _Shap
         kind = table.c[name].type
         convert = kind.dialect_impl(dialect).bind_processor(dialect)
         if convert is not None:
-            converters.append((i, convert, isinstance(kind, JSON)))
+            converters.append((i, convert, isinstance(kind, UTCDateTime)))
     defaulted: list[str] = []
     defaults: list[Any] = []
     for column in table.c:
