@@ -15,11 +15,12 @@ from datetime import datetime
 from typing import Any
 from weakref import WeakKeyDictionary
 
-from sqlalchemy import JSON, Connection, Table, bindparam, insert
+from sqlalchemy import Connection, Table, bindparam, insert
 from sqlalchemy.engine import Dialect
 from sqlmodel import Session, col, select
 
 from bot.db.models import BotState, Event, Outbox, Player, PostImage
+from bot.db.types import UTCDateTime
 from bot.text import inert_links
 from rules.dice import Roll
 
@@ -99,9 +100,9 @@ def insert_rows(connection: Connection, table: Table, rows: Sequence[dict[str, A
     """Insert ``rows`` (dicts of column values, as the ORM takes them) into ``table`` with one
     executemany through the driver: each value converted to its stored form by its column's
     type, as a Core insert would, and the columns a row leaves out given their default; a
-    value of a column other than JSON converted once however many rows repeat it (the tick's
-    moment). Rows that do not all name the same columns, or that leave out a column whose
-    default is worked out per row, go through a Core insert."""
+    moment converted once however many rows repeat it (the tick's). Rows that do not all name
+    the same columns, or that leave out a column whose default is worked out per row, go
+    through a Core insert."""
     names = tuple(rows[0])
     shape = _insert_shape(table, names, connection.dialect)
     if shape is None or any(row.keys() != rows[0].keys() for row in rows):
@@ -134,9 +135,9 @@ _SHAPES: WeakKeyDictionary[Dialect, dict[tuple[str, tuple[str, ...]], _Shape | N
 def _insert_shape(table: Table, names: tuple[str, ...], dialect: Dialect
                   ) -> tuple[str, _Converters, tuple[Any, ...]] | None:
     """The driver-level ``INSERT`` of ``names`` and the defaulted columns of ``table``, the
-    converters of the named columns (by position; each but a JSON column's with a fresh
-    memo of the values it converted) and the defaults' stored values; None when a column
-    left out has a default worked out per row."""
+    converters of the named columns (by position; a moment's with a fresh memo of the values
+    it converted: equal moments are stored alike) and the defaults' stored values; None when
+    a column left out has a default worked out per row."""
     memo = _SHAPES.setdefault(dialect, {})
     key = (table.name, names)
     if key not in memo:
@@ -145,7 +146,7 @@ def _insert_shape(table: Table, names: tuple[str, ...], dialect: Dialect
     if shape is None:
         return None
     sql, converters, defaults = shape
-    return sql, [(i, convert, None if is_json else {}) for i, convert, is_json in converters], \
+    return sql, [(i, convert, {} if memo else None) for i, convert, memo in converters], \
         defaults
 
 
@@ -155,7 +156,7 @@ def _make_shape(table: Table, names: tuple[str, ...], dialect: Dialect) -> _Shap
         kind = table.c[name].type
         convert = kind.dialect_impl(dialect).bind_processor(dialect)
         if convert is not None:
-            converters.append((i, convert, isinstance(kind, JSON)))
+            converters.append((i, convert, isinstance(kind, UTCDateTime)))
     defaulted: list[str] = []
     defaults: list[Any] = []
     for column in table.c:
@@ -249,7 +250,8 @@ def queue(
     ``footer``: the bot's own closing words, appended after the body's links are made inert:
     only text the bot writes from its config (the dice's verification link), never a
     player's."""
-    if not session.info.get("outbox_keys_unique"):
+    info = session.info
+    if not info.get("outbox_keys_unique"):
         existing = session.exec(
             select(col(Outbox.id)).where(Outbox.campaign_id == campaign_id, Outbox.key == key)
         ).first()
@@ -263,7 +265,7 @@ def queue(
         "target": target, "claim_id": claim_id, "title": title[:300], "body": body,
         "flair": flair, "tick": tick, "created_at": at,
     }
-    sink = sink_of(session)
+    sink: Sink | None = info.get(_SINK)  # (sink_of, without the call: once per note)
     if sink is not None:
         sink.outbox.append(row)
         return None
@@ -280,6 +282,11 @@ _PLAYERS_QUERY = select(Player.claim_id, Player.reddit_name)
 def players_of(session: Session, claim_id: int) -> list[str]:
     """Reddit names of a claim's players, sorted (read once per session: after changing who
     plays a claim, call :func:`players_changed`)."""
+    return list(_players(session).get(claim_id, ()))
+
+
+def _players(session: Session) -> dict[int, list[str]]:
+    """:func:`players_of`'s cache: every claim's players, sorted (not to be changed)."""
     cache: dict[int, list[str]] | None = session.info.get(_PLAYERS)
     if cache is None:
         cache = {}
@@ -288,7 +295,7 @@ def players_of(session: Session, claim_id: int) -> list[str]:
         for names in cache.values():
             names.sort()
         session.info[_PLAYERS] = cache
-    return list(cache.get(claim_id, ()))
+    return cache
 
 
 def players_changed(session: Session) -> None:
@@ -354,7 +361,7 @@ def notify_claim(
     """Queue private news for every player of a claim (modmail to each), and once for the
     claim's own webhook if it registered one (``webhook`` entries, target ``claim:<id>``:
     the address is looked up when it is sent, so it never sits in the outbox)."""
-    for name in players if players is not None else players_of(session, claim_id):
+    for name in players if players is not None else _players(session).get(claim_id, ()):
         queue(session, campaign_id, f"{key}:{name}", "message", body=body, at=at, tick=tick,
               target=name, title=subject, claim_id=claim_id)
     if claim_id in claims_with_webhooks(session, campaign_id):

@@ -673,8 +673,9 @@ class _TickState:
 
     def report_detection(self, event: Detection) -> None:
         a, result, tile_id, watcher = event.army, event.result, event.observer, event.watcher
-        changed_by = labels_for(result.applied, event.watching)
-        self.log("detection", f"{self.label(tile_id)} rolls to detect {force(a)}: "
+        changed_by = labels_for(result.applied, event.watching) if result.applied else ()
+        watch_place = self.label(tile_id)
+        self.log("detection", f"{watch_place} rolls to detect {force(a)}: "
                  + ("detected" if result.detected else "not detected"),
                  claim_id=watcher,
                  data={"army": a.id, "observer": tile_id, "detected": result.detected,
@@ -689,7 +690,7 @@ class _TickState:
                                    result.target, changed_by)
         until = self.intercept_closes()
         subject, body = sighting_note(
-            watch_place=self.label(tile_id), claim=self.claim_name(a.claim_id),
+            watch_place=watch_place, claim=self.claim_name(a.claim_id),
             place=self.label(a.tile), when=self.when(self.at),
             troops=troops_text(a.infantry, a.cavalry, a.ships), roll=roll, guard=event.guard,
             army_id=a.id, until=until, kind=a.kind)
