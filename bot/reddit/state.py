@@ -15,7 +15,6 @@ Values are JSON objects; times are ISO 8601 UTC.
 
 from __future__ import annotations
 
-import json
 import logging
 from datetime import datetime, timedelta
 from typing import Any
@@ -44,18 +43,9 @@ def read(session: Session, campaign_id: int, name: str) -> dict[str, Any] | None
 
 def write(session: Session, campaign_id: int, name: str, value: dict[str, Any] | None,
           now: datetime) -> None:
-    """Store ``value`` under ``name`` (None: forget it), in the caller's transaction."""
-    row = session.exec(select(BotState).where(BotState.campaign_id == campaign_id,
-                                              BotState.name == name)).first()
-    if value is None:
-        if row is not None:
-            session.delete(row)
-        return
-    if row is None:
-        row = BotState(campaign_id=campaign_id, name=name)
-    row.value = json.dumps(value, sort_keys=True)
-    row.updated_at = now
-    session.add(row)
+    """Store ``value`` under ``name`` (None: forget it), in the caller's transaction
+    (:func:`journal.write_state`)."""
+    journal.write_state(session, campaign_id, name, value, now)
 
 
 def load(engine: Engine, campaign_id: int, name: str) -> dict[str, Any] | None:

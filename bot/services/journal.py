@@ -317,6 +317,23 @@ def read_state(session: Session, campaign_id: int, name: str) -> dict[str, Any] 
     return value if isinstance(value, dict) else None
 
 
+def write_state(session: Session, campaign_id: int, name: str, value: dict[str, Any] | None,
+                now: datetime) -> None:
+    """Store the JSON object ``value`` in ``BotState`` under ``name`` (None: forget it), in
+    the caller's transaction; :func:`read_state` reads it back."""
+    row = session.exec(select(BotState).where(BotState.campaign_id == campaign_id,
+                                              BotState.name == name)).first()
+    if value is None:
+        if row is not None:
+            session.delete(row)
+        return
+    if row is None:
+        row = BotState(campaign_id=campaign_id, name=name)
+    row.value = json.dumps(value, sort_keys=True)
+    row.updated_at = now
+    session.add(row)
+
+
 WEBHOOK_DROPPED = "dropped"
 """The ``reddit_id`` delivery records on a webhook entry it dropped (its webhook gone or
 switched off): nothing went out (an undo does not count it as sent)."""

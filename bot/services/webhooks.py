@@ -21,7 +21,6 @@ how exactly-once is kept without an idempotency key on Discord's side is describ
 from __future__ import annotations
 
 import hashlib
-import json
 from datetime import datetime
 from typing import Any
 
@@ -78,12 +77,8 @@ def register(session: Session, ctx: CampaignContext, claim: Claim, url: str, *, 
     """Keep ``url`` as the claim's private webhook (checked first: :func:`check_url`)."""
     check_url(ctx, url)
     assert claim.id is not None
-    row = session.exec(select(BotState).where(BotState.campaign_id == ctx.campaign_id,
-                                              BotState.name == _name(claim.id))).first()
-    row = row or BotState(campaign_id=ctx.campaign_id, name=_name(claim.id))
-    row.value = json.dumps({"url": url, "by": actor})
-    row.updated_at = now
-    session.add(row)
+    journal.write_state(session, ctx.campaign_id, _name(claim.id), {"url": url, "by": actor},
+                        now)
     journal.webhooks_changed(session)
     journal.log_event(session, ctx.campaign_id, ctx.tick_of(now), "webhook",
                       f"{claim.name} registered a private webhook ({fingerprint(url)})",
@@ -124,13 +119,8 @@ def mark_gone(session: Session, ctx: CampaignContext, target: str, reason: str,
     kind, _, ref = target.partition(":")
     if kind != "public":
         return
-    name = GONE_PREFIX + ref
-    row = session.exec(select(BotState).where(BotState.campaign_id == ctx.campaign_id,
-                                              BotState.name == name)).first()
-    row = row or BotState(campaign_id=ctx.campaign_id, name=name)
-    row.value = json.dumps({"reason": reason[:200], "since": now.isoformat()})
-    row.updated_at = now
-    session.add(row)
+    journal.write_state(session, ctx.campaign_id, GONE_PREFIX + ref,
+                        {"reason": reason[:200], "since": now.isoformat()}, now)
 
 
 def resolve(session: Session, ctx: CampaignContext, target: str) -> str | None:
