@@ -117,8 +117,8 @@ def decide_retreat(world: World, sender: Sender, order: o.Retreat, at: datetime
     battle = pending_battle_of(world, a.id)
     if battle is None:
         raise refuse(f"{force(a)} faces no battle to retreat from",
-                      f"a {force_noun(a.kind)} that has been attacked and got the first "
-                      "reaction", "status")
+                      f"{force_noun(a.kind, article=True)} that has been attacked and got "
+                      "the first reaction", "status")
     if battle.reactor_claim != a.claim_id:
         return react(world, a, battle, Reaction.RETREAT)  # refused there, with the reason
     route = retreat_route(world, sender, a, order)

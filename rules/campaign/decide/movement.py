@@ -268,5 +268,5 @@ def decide_stand(world: World, sender: Sender, order: o.Stand, at: datetime
                                           stationary_since=tick_of(at, sender))),
                 Halted(a.id, a.tile, kind=a.kind))
     raise refuse(f"{force(a)} is not {travel(a.kind, 'ing')} and not facing a battle",
-                  f"a {force_noun(a.kind)} on its way to halt, or one that was attacked",
-                  "status")
+                  f"{force_noun(a.kind, article=True)} on its way to halt, or one that was "
+                  "attacked", "status")

@@ -252,3 +252,18 @@ def test_replies_suggest_only_orders_that_are_accepted(tmp_path: Path) -> None:
         say(w, "ned_stark", text, day(3, 8))
     unread = w.say("ned_stark", "siege with army 1", at=day(3, 8))  # the form, with own names
     assert "**Example:** `siege Casterly Rock with army 1`" in unread
+
+
+def test_a_standing_armys_retreat_and_halt_are_refused_in_good_english(tmp_path: Path) -> None:
+    """Found by hand: "Expected: a army that has been attacked and got the first reaction"
+    (and "a army on its way to halt"); a fleet's say "a fleet"."""
+    w = World(tmp_path, claims=roster("greyjoy", "stark"))
+    say(w, "ned_stark", "muster 300 infantry", day(1, 8))
+    say(w, "balon_greyjoy", "muster 4 ships", day(1, 8))
+    w.run(day(2, 12))
+    retreat = say(w, "ned_stark", "retreat army 1", day(2, 13))
+    assert "**Expected:** an army that has been attacked" in retreat, retreat
+    halt = say(w, "ned_stark", "stand army 1", day(2, 13))
+    assert "an army on its way to halt" in halt and "a army" not in halt, halt
+    fleet = say(w, "balon_greyjoy", "retreat fleet 2", day(2, 13))
+    assert "**Expected:** a fleet that has been attacked" in fleet, fleet
