@@ -27,9 +27,10 @@ tried again every :data:`~bot.reddit.state.HALT_PROBE` (or at once after
 moderators are told once (see :mod:`bot.reddit.state`).
 
 Private news to a claim (``message`` entries with a claim) goes into the claim's **dispatch
-conversation**, which the bot keeps replying into for ``[bot] dispatch_days`` of real time
-(a week), named after the in-game month it started in; every note a tick queued for the
-claim is gathered into one message. Before starting a new one the bot looks for a live one
+conversation**, which the bot keeps replying into for ``[bot] dispatch_days`` (a week of
+real time, and of the world's time when a rehearsal ticked it ahead of the wall clock: see
+:func:`news_moment`), named after the in-game month it started in; every note a tick queued
+for the claim is gathered into one message. Before starting a new one the bot looks for a live one
 it already wrote in (a "create" whose answer was lost), so a claim never gets two at once.
 This is done here, at delivery, so the tick only queues notes.
 
@@ -600,13 +601,21 @@ def _deliver(ctx: CampaignContext, gateway: RedditGateway, entry: Claimed, now: 
     return gateway.start_conversation(recipient, subject, body), False
 
 
+def news_moment(ctx: CampaignContext, entry: Claimed, now: datetime) -> datetime:
+    """The world's moment a claim's note belongs to: the tick that queued it (``now`` for a
+    note of no tick). A dispatch conversation is named after its in-game month and lives
+    ``[bot] dispatch_days`` on this clock, so a rehearsal ticked ahead of the wall clock
+    starts a new one as a live campaign would."""
+    return ctx.tick_at(entry.tick) if entry.tick > 0 else now
+
+
 def dispatch_subject(engine: Engine, ctx: CampaignContext, entry: Claimed, now: datetime
                      ) -> str:
     """The subject of a claim's dispatch conversation for the note's in-game month."""
     with transaction(engine) as session:
         claim = session.get(Claim, entry.claim_id) if entry.claim_id is not None else None
-    moment = ctx.tick_at(entry.tick) if entry.tick > 0 else now
-    month = calendar.format_game_date(calendar.game_date(moment, ctx.rules))
+    month = calendar.format_game_date(calendar.game_date(news_moment(ctx, entry, now),
+                                                         ctx.rules))
     name = claim.name if claim is not None else entry.target
     return DISPATCH_SUBJECT.format(claim=name, month=month)[:MAX_SUBJECT]
 
@@ -617,9 +626,13 @@ def _deliver_dispatch(engine: Engine, ctx: CampaignContext, gateway: RedditGatew
     first = group[0]
     name = f"{state.DISPATCH_PREFIX}{first.claim_id}"
     known = state.load(engine, ctx.campaign_id, name)
+    moment = news_moment(ctx, first, now)
     conversation_id = ""
+    # alive on the wall clock (a live campaign) and on the world's (a rehearsal ahead of it;
+    # a conversation recorded without its world's moment counts from when it started)
     if known and str(known.get("recipient", "")).lower() == first.target.lower() \
-            and _alive(ctx, known.get("started"), now):
+            and _alive(ctx, known.get("started"), now) \
+            and _alive(ctx, known.get("moment", known.get("started")), moment):
         conversation_id = str(known["conversation"])
     subject = dispatch_subject(engine, ctx, first, now)
     retry = any(member.attempts > 1 for member in group)
@@ -642,12 +655,12 @@ def _deliver_dispatch(engine: Engine, ctx: CampaignContext, gateway: RedditGatew
         if found:
             log.info("dispatch %s was already on Reddit as %s", first.key, found[0].id)
             if copy.id != conversation_id:  # a lost "create": keep replying into it
-                _keep_dispatch(engine, ctx, name, copy, first.target, now)
+                _keep_dispatch(engine, ctx, name, copy, first.target, now, moment)
             return [(Sent(found[0].id, copy), True) if marker(member.key) in found[0].body
                     else (None, False) for member in group]
     if existing is not None:
         conversation_id = existing.id
-        _keep_dispatch(engine, ctx, name, existing, first.target, now)
+        _keep_dispatch(engine, ctx, name, existing, first.target, now, moment)
     body = compose_group(ctx, group, now)
     sent: Sent | None = None
     if conversation_id:
@@ -663,13 +676,14 @@ def _deliver_dispatch(engine: Engine, ctx: CampaignContext, gateway: RedditGatew
         assert sent.conversation is not None
         state.store(engine, ctx.campaign_id, name,
                     {"conversation": sent.conversation.id, "recipient": first.target,
-                     "started": now.isoformat()}, now)
+                     "started": now.isoformat(), "moment": moment.isoformat()}, now)
     return [(sent, False) for _ in group]
 
 
 def _alive(ctx: CampaignContext, started: object, now: datetime) -> bool:
-    """Whether a dispatch conversation started at ``started`` still takes news
-    (``[bot] dispatch_days`` of real time)."""
+    """Whether a dispatch conversation started at ``started`` still takes news at ``now``
+    (``[bot] dispatch_days`` later at most; both on the wall clock, or both on the world's:
+    :func:`news_moment`)."""
     try:
         moment = datetime.fromisoformat(str(started))
     except ValueError:
@@ -680,12 +694,13 @@ def _alive(ctx: CampaignContext, started: object, now: datetime) -> bool:
 
 
 def _keep_dispatch(engine: Engine, ctx: CampaignContext, name: str, conversation: Conversation,
-                   recipient: str, now: datetime) -> None:
-    """Record an existing dispatch conversation as the claim's (from its first message)."""
+                   recipient: str, now: datetime, moment: datetime) -> None:
+    """Record an existing dispatch conversation as the claim's (from its first message; on
+    the world's clock from ``moment``, the note about to go into it)."""
     started = _first_date(conversation) or now
     state.store(engine, ctx.campaign_id, name,
                 {"conversation": conversation.id, "recipient": recipient,
-                 "started": started.isoformat()}, now)
+                 "started": started.isoformat(), "moment": moment.isoformat()}, now)
 
 
 def _first_date(conversation: Conversation) -> datetime | None:

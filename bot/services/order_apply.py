@@ -13,7 +13,9 @@ from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import Any
 
-from bot.db.models import ArmyKind, Claim
+from sqlmodel import Session, col, select
+
+from bot.db.models import Army, ArmyKind, ArmyState, Claim, Event
 from bot.render import notes, posts, receipts
 from bot.render.common import NOBODY, Context, place_label, troops_text
 from bot.render.posts import besiegers_gone
@@ -27,11 +29,13 @@ from bot.services.order_world import (
     write_back,
 )
 from bot.services.sieges import end_siege
+from bot.services.world import CampaignContext
 from bot.text import escape_md
-from rules.campaign import decide
+from rules.campaign import calendar, decide
 from rules.campaign import language as o
 from rules.campaign.catalogue import Catalogue
 from rules.campaign.naming import force_name, travel
+from rules.campaign.rulings import REMOVED_FATE
 
 
 def _label(c: Call, tile_id: str) -> str:
@@ -48,7 +52,48 @@ def refused(c: Call, claim: Claim, exc: decide.OrderRefused) -> Rejected:
         c.refusals.append((
             f"u/{c.author} ({claim.name}) tried to order army {army_id} of another claim",
             {"army": army_id, "owner": owner, "claim": mine}))
+    if exc.missing_army is not None:
+        fate = gone_army(c.session, c.ctx, claim, exc.missing_army)
+        if fate:
+            return Rejected(fate, exc.expected, exc.example)
     return Rejected(exc.problem(escape_md), exc.expected, exc.example)
+
+
+def gone_army(session: Session, ctx: CampaignContext, claim: Claim, army_id: int) -> str:
+    """What became of ``claim``'s own army (or fleet) ``army_id``, now gone, as the stored
+    army and the journal tell it (scattered at an upkeep, disbanded, removed by the
+    moderators, lost in battle); "" when it is none of ``claim``'s gone armies (another
+    claim's army stays unsaid: the plain refusal answers for it)."""
+    army = session.get(Army, army_id)
+    if army is None or army.campaign_id != ctx.campaign_id or army.claim_id != claim.id \
+            or army.state != ArmyState.GONE:
+        return ""
+    name = force_name(army.kind, army_id, capital=True)
+    fate = str(army.meta_json.get("fate", ""))
+    events = select(Event).where(Event.campaign_id == ctx.campaign_id,
+                                 Event.claim_id == claim.id)
+    # the fate an unpaid upkeep gives its armies (rules.campaign.tick.economy)
+    if fate.startswith("scattered"):
+        since = army.accepted_at
+        scatter = session.exec(events.where(
+            Event.kind == "scatter", *([col(Event.at) >= since] if since else []))
+            .order_by(col(Event.id))).first()
+        if scatter is None or scatter.at is None:
+            return f"{name} scattered at a month's upkeep, unpaid and unfed"
+        home = scatter.data_json.get("survivors", [0, 0])
+        return (f"{name} scattered at the month's upkeep on {ctx.when(scatter.at)}: your gold "
+                f"did not cover it. The survivors of your armies ("
+                f"{troops_text(int(home[0]), int(home[1]))}) went home and cannot be raised "
+                f"again until {ctx.when(calendar.scattered_until(scatter.at, ctx.rules))}")
+    kind = "army_removed" if fate == REMOVED_FATE else "disband" if not fate else ""
+    found = [e for e in session.exec(events.where(Event.kind == kind)).all()
+             if e.data_json.get("army") == army_id] if kind else []
+    when = f" on {ctx.when(found[-1].at)}" if found and found[-1].at else ""
+    if kind == "disband":
+        return f"{name} was disbanded{when}: its troops went home"
+    if kind == "army_removed":
+        return f"{name} was removed by the moderators{when}: its troops are gone"
+    return f"{name} is no more: its troops {fate}"
 
 
 def decided(c: Call, order: object) -> str:

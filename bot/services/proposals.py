@@ -48,6 +48,7 @@ from bot.db.models import (
 from bot.services import journal, snapshots
 from bot.services.outbox import withdraw_pending
 from bot.services.world import CampaignContext, claim_by_name, current, get_campaign, relation
+from rules.campaign.timing import world_time
 from rules.campaign.world import ACTIVE_STATES, RelationStatus
 from rules.errors import InvalidInput
 
@@ -482,12 +483,18 @@ def gate(session: Session, ctx: CampaignContext, action: Action, *, moderator: s
          now: datetime) -> Proposal | None:
     """None when ``moderator`` may take ``action`` at once; otherwise the action is checked
     (Refused when it cannot run now) and stored as a pending proposal, the moderators are
-    told, and the proposal is returned: the caller must then change nothing else."""
+    told, and the proposal is returned: the caller must then change nothing else.
+
+    ``now`` is the clock the action runs on (the wall clock for an undo or a rollback: their
+    delivery leases are on it); the proposal and the moderators' note carry the world's time
+    (:func:`rules.campaign.timing.world_time`), as :func:`approve` and
+    :func:`bot.services.corrections.take_back` do."""
     why, involved = waits(session, ctx, action, moderator)
     if not why:
         return None
     proposer = known_moderator(ctx, moderator)
     ctx, campaign = current(session, ctx, lock=True)  # the clock as stored
+    at = world_time(now, ctx.tick_at(campaign.last_tick))
     args = dict(action.args)
     if action.kind in ("undo", "rollback"):  # what it takes back now is what is approved
         args["undone"] = check(session, ctx, action, now)
@@ -495,11 +502,11 @@ def gate(session: Session, ctx: CampaignContext, action: Action, *, moderator: s
                         args_json={**args, "claims": list(action.claims)},
                         summary=action.summary[:300], proposer=proposer, why=why[:300],
                         involved=involved[:300], tick=campaign.last_tick,
-                        fingerprint=fingerprint(session, ctx, action, now), created_at=now)
+                        fingerprint=fingerprint(session, ctx, action, now), created_at=at)
     session.add(proposal)
     session.flush()
     journal.notify_moderators(
-        session, ctx.campaign_id, f"proposal:{proposal.id}", at=now, tick=campaign.last_tick,
+        session, ctx.campaign_id, f"proposal:{proposal.id}", at=at, tick=campaign.last_tick,
         subject=f"Proposal #{proposal.id} waits for a second moderator",
         body=f"u/{proposer} proposes: {action.summary}\n\nIt waits because {why}.\n\n"
              f"Approve: `maester approve {proposal.id}` (or `!approve {proposal.id}` in Mod "
@@ -540,9 +547,13 @@ def approve(session: Session, ctx: CampaignContext, proposal_id: int, *, moderat
     """Approve proposal ``proposal_id`` as ``moderator`` and run it. Refused (nothing
     changed) for an unknown or decided proposal, an approval by its proposer or by a
     moderator involved in it too. When the world moved on since the proposal and the action
-    no longer applies, the proposal is refused with the reason (``ran`` False)."""
+    no longer applies, the proposal is refused with the reason (``ran`` False). The approval
+    is logged (and the proposal decided) at the world's time, as in :func:`gate`."""
     approver = known_moderator(ctx, moderator)
     ctx, campaign = current(session, ctx, lock=True)  # the clock as stored
+    # ``now`` may be the wall clock (an undo's delivery leases are on it: it runs on it); the
+    # approval is logged at the world's time, read before the action runs, as take_back does
+    at = world_time(now, ctx.tick_at(campaign.last_tick))
     proposal = _pending(session, ctx, proposal_id)
     if approver == proposal.proposer:
         raise Refused(f"u/{approver} proposed #{proposal_id}: another moderator must approve "
@@ -555,7 +566,7 @@ def approve(session: Session, ctx: CampaignContext, proposal_id: int, *, moderat
     try:
         now_print = fingerprint(session, ctx, action, now)
     except Refused as exc:
-        return _close(session, ctx, proposal, approver, now, ProposalStatus.REFUSED,
+        return _close(session, ctx, proposal, approver, at, ProposalStatus.REFUSED,
                       f"no longer applies: {exc}")
     moved = moved or now_print != proposal.fingerprint
     lines = KINDS[action.kind].run(session, ctx, action.args, proposal.proposer, approver,
@@ -566,12 +577,12 @@ def approve(session: Session, ctx: CampaignContext, proposal_id: int, *, moderat
                              if moved else "")
             + (f" [involved: {proposal.involved}]" if proposal.involved else ""))
     journal.log_event(session, ctx.campaign_id, get_campaign(session, ctx).last_tick,
-                      "approval", note[:300], at=now, actor=approver,
+                      "approval", note[:300], at=at, actor=approver,
                       data={"proposal": proposal.id, "action": proposal.action,
                             "proposer": proposal.proposer, "approver": approver,
                             "involved": proposal.involved, "rechecked": moved,
                             "summary": proposal.summary})
-    decided = _close(session, ctx, proposal, approver, now, ProposalStatus.APPROVED,
+    decided = _close(session, ctx, proposal, approver, at, ProposalStatus.APPROVED,
                      "re-checked and approved" if moved else "approved")
     decided.lines = [*lines, f"Proposal #{proposal.id} approved by u/{approver} (proposed by "
                      f"u/{proposal.proposer})" + (", re-checked after the world moved on"

@@ -213,3 +213,34 @@ def test_a_refusal_ahead_is_decided_at_the_worlds_time(tmp_path: Path) -> None:
         proposal = session.exec(select(Proposal)).one()
     assert proposal.decided_at is not None
     assert proposal.decided_at > datetime(2026, 11, 25, tzinfo=UTC)
+
+
+def test_an_approved_undo_ahead_is_proposed_and_approved_at_the_worlds_time(
+        tmp_path: Path) -> None:
+    """Found rehearsing by hand: an undo waiting for a second moderator was proposed and
+    approved at the wall clock (its delivery leases are on it), so ``maester log`` showed the
+    approval days before the undo it approved."""
+    config = _ahead(tmp_path)
+    config.write_text(config.read_text().replace(
+        "[campaign]\n", '[campaign]\nmoderators = ["jane", "joe"]\n')
+        + '[moderators]\napproval = ["undo"]\n')
+    with freeze_time("2026-11-23T10:10:00+00:00"):
+        _invoke(config, "adjust", "House Stark", "--gold", "+5", "--reason", "a feast",
+                "--by", "jane")
+        proposed = _invoke(config, "undo", "--reason", "the feast was a mistake", "--by",
+                           "jane")
+        assert "Proposed as #1" in proposed
+        with transaction(make_engine(f"sqlite:///{tmp_path}/c.db")) as session:
+            notes = session.exec(select(Outbox).where(
+                col(Outbox.key).startswith("proposal:1"))).all()
+        _invoke(config, "approve", "1", "--by", "joe")
+    ahead = datetime(2026, 11, 25, tzinfo=UTC)
+    with transaction(make_engine(f"sqlite:///{tmp_path}/c.db")) as session:
+        proposal = session.exec(select(Proposal)).one()
+        approval = session.exec(select(Event).where(Event.kind == "approval")).one()
+        undo = session.exec(select(Event).where(Event.kind == "undo")).one()
+    assert notes
+    for moment in (proposal.created_at, *(n.created_at for n in notes), proposal.decided_at,
+                   approval.at):
+        assert moment is not None and ahead < moment < ahead + timedelta(seconds=1), moment
+    assert undo.at is not None and approval.at is not None and approval.at >= undo.at

@@ -215,15 +215,19 @@ class OrderRefused(RulesError):
     ``template`` has a ``{}`` for each piece of the player's text in ``quoted``, which whoever
     shows the refusal makes inert. ``tried_army`` is set when the sender named another claim's
     army: (army, its owner, the sender's claim), which the moderators' log keeps.
+    ``missing_army`` is set when the sender named an army that is not raised (none, or gone):
+    the services may say what became of it when it was the sender's own.
     """
 
     def __init__(self, template: str, *quoted: Said, expected: str = "", example: str = "",
-                 tried_army: tuple[int, int, int] | None = None) -> None:
+                 tried_army: tuple[int, int, int] | None = None,
+                 missing_army: int | None = None) -> None:
         self.template = template
         self.quoted = quoted
         self.expected = expected
         self.example = example
         self.tried_army = tried_army
+        self.missing_army = missing_army
         super().__init__(self.problem())
 
     def problem(self, show: Callable[[str, int], str] = lambda text, limit: text) -> str:
@@ -250,8 +254,9 @@ def own_army(world: World, sender: Sender, army_id: int, what: str = "army or fl
     claim = require_claim(world, sender)
     found = world.armies.get(army_id)
     if found is None or found.state is ArmyState.GONE:
-        raise refuse(f"there is no {what} {army_id}", "the number of one of your armies or "
-                      "fleets (send `status` to list them)", "status")
+        raise OrderRefused(f"there is no {what} {army_id}", expected="the number of one of "
+                           "your armies or fleets (send `status` to list them)",
+                           example="status", missing_army=army_id)
     if found.claim_id != claim.id:
         raise OrderRefused(f"{force_name(found.kind, army_id)} is not yours",
                            expected="one of your own armies or fleets (send `status` to list "

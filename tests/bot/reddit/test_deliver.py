@@ -514,3 +514,33 @@ def test_a_lost_create_answer_never_makes_a_second_dispatch_conversation(
     bot.publish()
     assert [c.num_messages for c in bot.sandbox.conversations()
             if c.subject.startswith("Dispatches for House Stark")] == [3]
+
+
+def test_a_rehearsal_ahead_of_the_wall_clock_starts_a_new_dispatch_as_the_world_moves_on(
+        bot: Harness) -> None:
+    """Found rehearsing by hand (ticks applied ahead of the wall clock): a claim's dispatch
+    conversation kept its first subject while months of later news went into it, its life
+    counted on the wall clock only. It lives ``[bot] dispatch_days`` of the world's time as
+    well, so the world's month names the next one, as in a live campaign."""
+    _to_a_tick_before_month_end(bot)
+    tick = bot.ctx.tick_of(bot.clock.now())
+    _notify(bot, "upkeep:1:first", "First")
+    bot.publish()
+    per_day = timedelta(days=1) // timedelta(hours=bot.ctx.rules.tick_hours)
+    ahead = tick + int(bot.settings.bot.dispatch_days * per_day) - 1
+    _notify(bot, "upkeep:1:ahead", "Still within the week", tick=ahead)
+    bot.publish()
+    stark = [c for c in bot.sandbox.conversations() if c.participant == "ned_stark"]
+    assert len(stark) == 1 and stark[0].num_messages == 2
+    later = tick + int(bot.settings.bot.dispatch_days * per_day) + 1
+    _notify(bot, "upkeep:1:later", "A week of the world later", tick=later)
+    bot.publish()  # the wall clock has not moved
+    stark = [c for c in bot.sandbox.conversations() if c.participant == "ned_stark"]
+    assert len(stark) == 2
+
+    def month(at: int) -> str:
+        return calendar.format_game_date(calendar.game_date(bot.ctx.tick_at(at),
+                                                            bot.ctx.rules))
+
+    assert {c.subject for c in stark} == {f"Dispatches for House Stark: {month(tick)}",
+                                          f"Dispatches for House Stark: {month(later)}"}
