@@ -36,6 +36,7 @@ from rules.campaign import language as o
 from rules.campaign.catalogue import Catalogue
 from rules.campaign.naming import force_name, travel
 from rules.campaign.rulings import REMOVED_FATE
+from rules.campaign.upkeep import SCATTERED_FATE
 
 
 def _label(c: Call, tile_id: str) -> str:
@@ -73,7 +74,7 @@ def gone_army(session: Session, ctx: CampaignContext, claim: Claim, army_id: int
     events = select(Event).where(Event.campaign_id == ctx.campaign_id,
                                  Event.claim_id == claim.id)
     # the fate an unpaid upkeep gives its armies (rules.campaign.tick.economy)
-    if fate.startswith("scattered"):
+    if fate == SCATTERED_FATE:
         since = army.accepted_at
         scatter = session.exec(events.where(
             Event.kind == "scatter", *([col(Event.at) >= since] if since else []))

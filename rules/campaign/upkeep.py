@@ -32,6 +32,10 @@ from rules.campaign.config import RulesConfig, Season
 from rules.campaign.modifiers import EffectKind, Modifier, Role, collect, public_labels, total
 from rules.errors import InvalidInput
 
+SCATTERED_FATE = "scattered, unpaid and unfed"
+"""The fate of an army that scattered at an upkeep its claim could not pay (an order naming it
+afterwards is told so by this fate)."""
+
 
 def _count(value: int, field: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:

@@ -37,6 +37,7 @@ from rules.campaign.tick.events import (
     UpkeepPaid,
 )
 from rules.campaign.upkeep import (
+    SCATTERED_FATE,
     accrue_month,
     apply_upkeep,
     troops_of,
@@ -124,7 +125,7 @@ def advance_upkeep(world: World, claim_id: int, date: calendar.GameDate, tick: T
                     scattered_until=calendar.scattered_until(at, tick.rules))
     armies = dict(world.armies)
     for a in raised:
-        armies[a.id] = gone(a, "scattered, unpaid and unfed")
+        armies[a.id] = gone(a, SCATTERED_FATE)
     world = replace(world, claims={**world.claims, claim_id: claim}, armies=armies,
                     characters=released(world, [a.id for a in raised]))  # they go home too
     return world, [Scattered(claim, date, result)]
