@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from rules.fairdice import Beacon
@@ -82,10 +83,15 @@ def randomness_of(signature: bytes) -> bytes:
     return hashlib.sha256(signature).digest()
 
 
+@lru_cache(maxsize=256)
 def signature_valid(public_key: bytes, round_number: int, signature: bytes) -> bool:
     """Whether ``signature`` (48 bytes, a compressed G1 point) is the chain's signature of round
     ``round_number`` under ``public_key`` (96 bytes, a compressed G2 point): the pairing check
-    e(signature, G2's generator) == e(hash_to_G1(message), public key)."""
+    e(signature, G2's generator) == e(hash_to_G1(message), public key).
+
+    The answer depends on the arguments alone, and a check costs a few tenths of a second of
+    CPU, so a process remembers its last answers (a verifier reading a battle post and its
+    period's reveal checks their one round once; so do worlds replayed in one process)."""
     if len(signature) != 48 or len(public_key) != 96 or round_number < 0:
         return False
     from py_ecc.bls.g2_primitives import subgroup_check

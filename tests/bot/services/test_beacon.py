@@ -28,7 +28,7 @@ from bot.db.models import BeaconRound, Event, Outbox
 from bot.sandbox.beacon import LocalBeacon
 from bot.services import beacon, fairplay
 from bot.services.preview import preview
-from rules.beacon import BeaconLine, beacon_lines
+from rules.beacon import BeaconLine, beacon_lines, signature_valid
 from rules.fairdice import DiceLine, branch_secret, replay
 from tests.bot.catalogue_world import START, World, roster
 
@@ -387,3 +387,23 @@ def test_without_a_beacon_every_post_with_dice_still_carries_the_mark_and_link(
         assert session.exec(select(BeaconRound)).first() is None
     quiet = [p for p in w.outbox(public=True) if "dice: v1" not in p.body]
     assert quiet and not any("Verifiable dice" in p.body for p in quiet)
+
+
+def test_a_round_checked_again_in_the_same_process_is_answered_from_memory(
+        local_beacon: LocalBeacon) -> None:
+    """A signature check costs tenths of a second: the same question asked again in one process
+    (a post and its reveal, worlds replayed) is answered from memory, the same answer, and a
+    forged signature of the same round keeps its own (false) answer."""
+    key = bytes.fromhex(local_beacon.public_key)
+    number = 987_654  # a round no other test checks
+    signature = local_beacon.signature(number)
+    forged = local_beacon.signature(number, local_beacon.secret + 1)
+    start = signature_valid.cache_info()
+    assert signature_valid(key, number, signature)
+    assert not signature_valid(key, number, forged)
+    checked = signature_valid.cache_info()
+    assert checked.misses == start.misses + 2
+    assert signature_valid(key, number, signature)
+    assert not signature_valid(key, number, forged)
+    again = signature_valid.cache_info()
+    assert (again.misses, again.hits) == (checked.misses, checked.hits + 2)
