@@ -119,3 +119,20 @@ def test_a_muster_beyond_what_may_be_raised_gives_the_muster_that_may(tmp_path: 
     assert order_examples(reply.split("Example")[1]) == ["muster 200 infantry"]
     reply = world.say("ash_lord", "muster 50 cavalry")
     assert "cannot be raised until" in reply and "`status`" in reply.split("Example")[1]
+
+
+def test_too_few_at_home_while_some_are_scattered_gives_a_muster_that_is_accepted(
+        tmp_path: Path) -> None:
+    """Reviewed: a refusal for too few troops at home cut the muster to every troop at home,
+    the scattered ones included, so the example it gave was itself refused as scattered."""
+    poor = [{**ROSTER[0], "gold": "40", "infantry": 1200}, ROSTER[1]]
+    world = World(tmp_path, claims=poor, wars=[("House Ash", "House Birch")], map_text=MAP)
+    world.say("ash_lord", "muster 1000 infantry 100 cavalry")
+    world.run(world.later(days=2))  # the second month's upkeep scatters them, home and locked
+    assert world.events("scatter")
+    reply = world.say("ash_lord", "muster 5000 infantry")
+    assert "not enough troops at home" in reply
+    [example] = order_examples(reply.split("Example")[1])
+    assert example == "muster 200 infantry"  # the 200 never raised, not the scattered too
+    reply = world.say("ash_lord", example)
+    assert "(200 infantry) is mustering at Hold 0" in reply, reply  # accepted as given
