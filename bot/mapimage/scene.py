@@ -496,9 +496,8 @@ def _place_labels(draft: _Draft, tiles: Sequence[Tile], centres: Mapping[str, Po
     for box in draft.boxes:
         placer.take(box)
     id_size, name_size, army_size = label_sizes(s)
-    legible = size_for_digit_height(MIN_ID_PIXELS)
-    legible_name = legible - 2  # a name's size at the default hex size
-    legible = min(id_size, legible)
+    legible = min(id_size, size_for_digit_height(MIN_ID_PIXELS))
+    legible_name = label_sizes(DEFAULT_HEX_SIZE)[1]  # a name's size at the default hex size
 
     def put(kind: str, tile: str, text: str, anchor: Point, spots: Sequence[Spot],
             sizes: Sequence[int], colour: str = INK, halo: bool = True) -> None:

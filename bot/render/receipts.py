@@ -298,13 +298,15 @@ def status_report(ctx: Context, rc: r.StatusReport) -> str:
         extra = ""
         if a.state is ArmyState.MUSTERING and a.ready_tick is not None:
             extra = f", ready {_at(ctx, a.ready_tick)}"
-        if a.march.path and a.arrival_tick is not None:
-            extra += (f", {travel(a.kind, 'ing')} to {_label(ctx, a.march.path[-1])}, arrives "
-                      f"{_at(ctx, a.arrival_tick)}")
+        going = (f", {travel(a.kind, 'ing')} to {_label(ctx, a.march.path[-1])}, arrives "
+                 f"{_at(ctx, a.arrival_tick)}") if a.march.path and a.arrival_tick is not None \
+            else ""
+        extra += going
         if a.equipment:
             extra += ", siege equipment: " + ", ".join(name_md(e) for e in a.equipment)
-        # on the march, "marching to" says it: "at Gullmarch, marching to Harbourtown"
-        state = "" if a.state is ArmyState.MARCHING and a.march.path else \
+        # on the march, "marching to" says it when shown: "at Gullmarch, marching to
+        # Harbourtown"; without it the state word stays
+        state = "" if a.state is ArmyState.MARCHING and going else \
             f"{state_word(a.kind, a.state)} "
         lines.append(f"- {_name(a.kind, a.id)}: {troops_text(a.infantry, a.cavalry, a.ships)}, "
                      f"{state}at {_label(ctx, a.tile)}{extra}")

@@ -102,7 +102,9 @@ def insert_rows(connection: Connection, table: Table, rows: Sequence[dict[str, A
     type, as a Core insert would, and the columns a row leaves out given their default; a
     moment converted once however many rows repeat it (the tick's). Rows that do not all name
     the same columns, or that leave out a column whose default is worked out per row, go
-    through a Core insert."""
+    through a Core insert, as do all rows on a driver whose parameter style is neither
+    ``qmark`` nor ``format``/``pyformat``. Nothing is returned (the rows' ids are not read
+    back: :func:`bot.storage.world_rows.insert_returning_ids` does that)."""
     names = tuple(rows[0])
     shape = _insert_shape(table, names, connection.dialect)
     if shape is None or any(row.keys() != rows[0].keys() for row in rows):
@@ -127,6 +129,10 @@ def insert_rows(connection: Connection, table: Table, rows: Sequence[dict[str, A
 
 _Converters = list[tuple[int, Callable[[Any], Any], dict[Any, Any] | None]]
 _Shape = tuple[str, list[tuple[int, Callable[[Any], Any], bool]], tuple[Any, ...]]
+"""An insert made ready for a table and the columns named: its SQL; per named column with a
+converter, the value's position, the converter (the column type's bind processor) and whether
+the column holds moments (:class:`~bot.db.types.UTCDateTime`: their converted values are
+remembered within one call); and the stored values of the defaulted columns."""
 _SHAPES: WeakKeyDictionary[Dialect, dict[tuple[str, tuple[str, ...]], _Shape | None]] = \
     WeakKeyDictionary()
 """:func:`_insert_shape`'s statements, by dialect, table and columns named."""
@@ -137,20 +143,29 @@ def _insert_shape(table: Table, names: tuple[str, ...], dialect: Dialect
     """The driver-level ``INSERT`` of ``names`` and the defaulted columns of ``table``, the
     converters of the named columns (by position; a moment's with a fresh memo of the values
     it converted: equal moments are stored alike) and the defaults' stored values; None when
-    a column left out has a default worked out per row."""
-    memo = _SHAPES.setdefault(dialect, {})
+    a column left out has a default worked out per row, or when the driver's parameter
+    style is one the statement is not written in (:data:`_MARKS`)."""
+    made = _SHAPES.setdefault(dialect, {})
     key = (table.name, names)
-    if key not in memo:
-        memo[key] = _make_shape(table, names, dialect)
-    shape = memo[key]
+    if key not in made:
+        made[key] = _make_shape(table, names, dialect)
+    shape = made[key]
     if shape is None:
         return None
     sql, converters, defaults = shape
-    return sql, [(i, convert, {} if memo else None) for i, convert, memo in converters], \
-        defaults
+    return sql, [(i, convert, {} if is_moment else None)
+                 for i, convert, is_moment in converters], defaults
+
+
+_MARKS = {"qmark": "?", "format": "%s", "pyformat": "%s"}
+"""The parameter marker of the driver-level ``INSERT`` per DB-API parameter style (positional
+values); a driver of another style (``named``, ``numeric``) is given a Core insert."""
 
 
 def _make_shape(table: Table, names: tuple[str, ...], dialect: Dialect) -> _Shape | None:
+    mark = _MARKS.get(dialect.paramstyle)
+    if mark is None:
+        return None
     converters: list[tuple[int, Callable[[Any], Any], bool]] = []
     for i, name in enumerate(names):
         kind = table.c[name].type
@@ -170,7 +185,6 @@ def _make_shape(table: Table, names: tuple[str, ...], dialect: Dialect) -> _Shap
         defaults.append(value if convert is None else convert(value))
     preparer = dialect.identifier_preparer
     columns = [*names, *defaulted]
-    mark = "?" if dialect.paramstyle == "qmark" else "%s"
     return (f"INSERT INTO {preparer.format_table(table)} "
             f"({', '.join(preparer.quote(c) for c in columns)}) "
             f"VALUES ({', '.join([mark] * len(columns))})", converters, tuple(defaults))

@@ -220,11 +220,11 @@ def _within_reach(order: object, exc: RulesError) -> str:
     if not isinstance(order, o.Muster) or not isinstance(exc, (NotEnoughTroops,
                                                                ScatteredTroops)):
         return ""
-    fits = {s.kind: min(s.requested, s.available) for s in exc.shortfalls}
+    can = exc.raisable  # what may be raised now: the check's own figures
     try:
-        return str(replace(order, infantry=fits.get("infantry", order.infantry),
-                           cavalry=fits.get("cavalry", order.cavalry),
-                           ships=fits.get("ships", order.ships)))
+        return str(replace(order, infantry=min(order.infantry, can["infantry"]),
+                           cavalry=min(order.cavalry, can["cavalry"]),
+                           ships=min(order.ships, can["ships"])))
     except RulesError:  # nothing left to muster
         return "status"
 

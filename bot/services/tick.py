@@ -850,7 +850,7 @@ class _TickState:
                             battle=battle.id, kind=battle.kind, place=self.label(battle.tile),
                             won=result.winner is which, captured=side.captured,
                             lost=troops_text(side.losses.infantry, side.losses.cavalry)))
-        beaten_side = Winner.ATTACKER if result.winner is Winner.DEFENDER else Winner.DEFENDER
+        beaten_side = result.winner.other
         beaten = {a.id for a in (event.attacker if beaten_side is Winner.ATTACKER
                                  else event.defender,
                                  *event.joined_on(beaten_side)) if a is not None}

@@ -733,7 +733,7 @@ def insert_armies(session: Session, campaign_id: int, new: Sequence[ArmyValue]
                   ) -> list[ArmyRecord]:
     """Store armies an order raised (one statement); their records, with the ids the database
     gave them, in the same order."""
-    from bot.storage.world_rows import insert_rows
+    from bot.storage.world_rows import insert_returning_ids
 
     if not new:
         return []
@@ -742,7 +742,7 @@ def insert_armies(session: Session, campaign_id: int, new: Sequence[ArmyValue]
         a.march.depart_tick, list(a.march.path), list(a.march.costs), list(a.travelled),
         str(a.march.saved), a.arrival_tick, a.stationary_since, a.retreat_penalty,
         a.commander_id, list(a.equipment), dict(a.meta)) for a in new]
-    ids = insert_rows(session.connection(), ARMY_TABLE, [
+    ids = insert_returning_ids(session.connection(), ARMY_TABLE, [
         {"campaign_id": campaign_id, "accepted_at": a.accepted_at,
          **{name: getattr(r, name) for name in _READ if name != "id"}}
         for a, r in zip(new, records, strict=True)])

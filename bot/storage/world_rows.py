@@ -352,8 +352,8 @@ def save_world(session: Session, campaign_id: int, before: World, after: World
     if new_sieges:
         t = SIEGE_TABLE
         saved.statements += 1
-        ids = insert_rows(connection, t, [{"campaign_id": campaign_id, **_siege_columns(s)}
-                                          for s in new_sieges])
+        ids = insert_returning_ids(connection, t, [
+            {"campaign_id": campaign_id, **_siege_columns(s)} for s in new_sieges])
         saved.siege_ids = {s.id: i for s, i in zip(new_sieges, ids, strict=True)}
         saved.added[t.name] = len(ids)
         after = replace(after, sieges=tuple(
@@ -367,8 +367,8 @@ def save_world(session: Session, campaign_id: int, before: World, after: World
     return after, saved
 
 
-def insert_rows(connection: Connection, table: Table, rows: Sequence[Mapping[str, Any]]
-                ) -> list[int]:
+def insert_returning_ids(connection: Connection, table: Table,
+                         rows: Sequence[Mapping[str, Any]]) -> list[int]:
     """Insert ``rows`` (one statement, however many) and return their ids in the same order.
 
     The ids are matched to the rows by the values returned with them, not by the order of the

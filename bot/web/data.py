@@ -18,7 +18,7 @@ Times are ISO 8601 UTC strings; every text is data (escaped by the templates and
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -54,6 +54,7 @@ from bot.mapimage.scene import (
     at_least,
     build_scene,
     claim_colours,
+    label_sizes,
 )
 from bot.render.common import money
 from bot.render.notes import shortfall_text
@@ -341,12 +342,14 @@ def _gone_from_view(known: Situation, seen: Sequence[dict[str, Any]]
     return [s for s in seen if (s["claim"], s["tile"]) not in drawn]
 
 
-def _ghosts(centres: Mapping[str, tuple[float, float]], kept: Sequence[dict[str, Any]],
-            now: int, tick_hours: int) -> list[Circle | Text]:
+def _ghosts(scene: Scene, kept: Sequence[dict[str, Any]], now: int, tick_hours: int
+            ) -> list[Circle | Text]:
     """Greyed markers of the sightings the map no longer draws, with how long ago they were
-    made (as the scene labels its own sightings)."""
+    made (as the scene labels its own sightings): sized to the scene's hexes, their text as
+    its army labels (:func:`bot.mapimage.scene.label_sizes`)."""
     out: list[Circle | Text] = []
-    size = MAP_OPTIONS.size
+    centres, size = scene.centres, scene.hex_size
+    text_size = label_sizes(size)[2]
     for n, s in enumerate(kept):
         if s["tile"] not in centres:
             continue
@@ -355,7 +358,7 @@ def _ghosts(centres: Mapping[str, tuple[float, float]], kept: Sequence[dict[str,
         out.append(Circle((ax, ay), size * 0.22, FADED, "#ffffff"))
         out.append(Text((ax - size * 0.3, ay),
                         f"{s['claim']} seen {age_text(now - s['tick'], tick_hours)}",
-                        "#555555", 8, halo=True, anchor="rm"))
+                        "#555555", text_size, halo=True, anchor="rm"))
     return out
 
 
@@ -476,7 +479,7 @@ def war_room(session: Session, ctx: CampaignContext, claim_id: int) -> View:
     scene, drawn = _map(ctx, known)
     tick_hours = int(calendar.tick_length(ctx.rules).total_seconds() // 3600)
     scene = dataclasses.replace(scene, shapes=(
-        *scene.shapes, *_ghosts(scene.centres, kept, clock["tick"], tick_hours)))
+        *scene.shapes, *_ghosts(scene, kept, clock["tick"], tick_hours)))
     for s in seen:  # False: the rules' view forgot it, the war room keeps it (greyed)
         s["in_view"] = s not in kept
     armies = [_march(ctx, a, clock["tick"])

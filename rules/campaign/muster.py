@@ -9,6 +9,7 @@ want of gold cannot be raised again until the in-game year ends
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -50,10 +51,16 @@ class Shortfall:
 
 
 class NotEnoughTroops(MusterError):
-    """More troops were asked for than the claim has at home (per type in ``shortfalls``)."""
+    """More troops were asked for than the claim has at home (per type in ``shortfalls``).
 
-    def __init__(self, shortfalls: tuple[Shortfall, ...]) -> None:
+    ``raisable`` gives, per type, what may be raised now (:func:`raisable_now`): fewer than
+    at home while scattered troops are locked.
+    """
+
+    def __init__(self, shortfalls: tuple[Shortfall, ...],
+                 raisable: Mapping[str, int]) -> None:
         self.shortfalls = shortfalls
+        self.raisable = dict(raisable)
         parts = [f"{s.requested} {s.kind} asked for, {s.available} at home" for s in shortfalls]
         super().__init__("not enough troops at home: " + "; ".join(parts))
 
@@ -61,12 +68,15 @@ class NotEnoughTroops(MusterError):
 class ScatteredTroops(MusterError):
     """Troops asked for are among those that scattered and are locked until ``until``.
 
-    ``shortfalls`` gives, per type, what could be raised now.
+    ``shortfalls`` gives, per type asked for beyond it, what could be raised now;
+    ``raisable`` gives it for every type (:func:`raisable_now`).
     """
 
-    def __init__(self, until: datetime, shortfalls: tuple[Shortfall, ...]) -> None:
+    def __init__(self, until: datetime, shortfalls: tuple[Shortfall, ...],
+                 raisable: Mapping[str, int]) -> None:
         self.until = until
         self.shortfalls = shortfalls
+        self.raisable = dict(raisable)
         parts = [f"{s.available} {s.kind} can be raised now" for s in shortfalls]
         super().__init__(
             "troops that scattered cannot be raised until the in-game year ends at "
@@ -143,24 +153,43 @@ def check_muster(
         raise NothingToMuster()
     if requested["ships"] and not home_is_port:
         raise NoPort()
+    free = raisable_now(at_home, scattered_given, scattered_until, now)
     missing = tuple(
         Shortfall(kind, requested[kind], at_home[kind])
         for kind in requested
         if requested[kind] > at_home[kind]
     )
     if missing:
-        raise NotEnoughTroops(missing)
-    if scattered_until is not None and now < require_aware(scattered_until, "scattered_until"):
-        locked_short: list[Shortfall] = []
-        for kind, wanted in requested.items():
-            given = scattered_given[kind]
-            locked = at_home[kind] if given is None else _count(given, f"scattered_{kind}")
-            free = max(0, at_home[kind] - locked)
-            if wanted > free:
-                locked_short.append(Shortfall(kind, wanted, free))
-        if locked_short:
-            raise ScatteredTroops(scattered_until.astimezone(now.tzinfo), tuple(locked_short))
+        raise NotEnoughTroops(missing, free)
+    locked_short = tuple(
+        Shortfall(kind, wanted, free[kind])
+        for kind, wanted in requested.items()
+        if wanted > free[kind]
+    )
+    if locked_short and scattered_until is not None:  # short only while troops are locked
+        raise ScatteredTroops(scattered_until.astimezone(now.tzinfo), locked_short, free)
     return MusterRequest(requested["infantry"], requested["cavalry"], requested["ships"])
+
+
+def raisable_now(
+    at_home: Mapping[str, int],
+    scattered: Mapping[str, int | None],
+    scattered_until: datetime | None,
+    now: datetime,
+) -> dict[str, int]:
+    """What a claim may raise at ``now``, per troop type of ``at_home``: all of it, but while
+    ``now`` is before ``scattered_until`` not the scattered troops (``scattered``; a type
+    missing or None there counts as all locked). Raises InvalidInput for a negative count or
+    a naive datetime."""
+    now = require_aware(now, "now")
+    if scattered_until is None or now >= require_aware(scattered_until, "scattered_until"):
+        return dict(at_home)
+    free: dict[str, int] = {}
+    for kind, home in at_home.items():
+        given = scattered.get(kind)
+        locked = home if given is None else _count(given, f"scattered_{kind}")
+        free[kind] = max(0, home - locked)
+    return free
 
 
 def still_scattered(until: datetime | None, infantry: int, cavalry: int, at: datetime) -> bool:

@@ -6,14 +6,28 @@ as the database holds it."""
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta, timezone
+from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import Engine, Table, insert, text
+from sqlalchemy import (
+    Column,
+    Engine,
+    Integer,
+    MetaData,
+    Table,
+    create_engine,
+    event,
+    insert,
+    text,
+)
+from sqlalchemy.sql import Insert
 from sqlmodel import Session
 
 from bot.db.engine import transaction
 from bot.db.models import Campaign
+from bot.db.types import ExactDecimal, UTCDateTime
 from bot.services import journal
 from rules.dice import Roll
 
@@ -100,3 +114,81 @@ def test_a_naive_moment_is_refused_and_nothing_is_written(engine: Engine) -> Non
         journal.log_event(session, cid, 1, "x", "naive", at=datetime(2026, 11, 22, 6))
         journal.flush_buffer(session)
     assert _stored(engine, journal._EVENT_TABLE, None) == []
+
+
+def _probe(engine: Engine) -> Table:
+    """A table of an exact decimal and a moment, made in ``engine``'s database."""
+    table = Table("journal_probe", MetaData(), Column("id", Integer, primary_key=True),
+                  Column("amount", ExactDecimal(), nullable=False),
+                  Column("at", UTCDateTime(), nullable=False))
+    table.metadata.create_all(engine)
+    return table
+
+
+def _watch(engine: Engine) -> tuple[list[Any], list[tuple[str, bool, bool]]]:
+    """What ``engine`` is asked to run from now on: the Core statements (``before_execute``,
+    which a driver-level statement does not pass through) and every statement the cursor
+    runs, with whether it ran many rows and whether SQLAlchemy compiled it."""
+    core: list[Any] = []
+    cursor: list[tuple[str, bool, bool]] = []
+    event.listen(engine, "before_execute",
+                 lambda _c, clause, *_rest: core.append(clause))
+    event.listen(engine, "before_cursor_execute",
+                 lambda _c, _cur, sql, _p, context, many: cursor.append(
+                     (sql, many, context is not None and context.compiled is not None)))
+    return core, cursor
+
+
+PROBE_ROWS = [{"amount": Decimal("1"), "at": AT}, {"amount": Decimal("1.0"), "at": AT},
+              {"amount": Decimal("1.00"), "at": AT.astimezone(ELSEWHERE)},
+              {"amount": Decimal("1"), "at": AT}]
+
+
+def test_equal_values_that_are_not_moments_are_stored_each_as_its_own(engine: Engine
+                                                                      ) -> None:
+    """Decimal('1') and Decimal('1.0') are equal (and hash alike) but are stored as '1' and
+    '1.0': a value converted once for all its equals stored the first one's text for both
+    (before 13307f4 every column but a JSON one shared its conversions); equal moments are
+    still stored alike."""
+    table = _probe(engine)
+    with engine.begin() as connection:
+        journal.insert_rows(connection, table, PROBE_ROWS)
+    assert _stored(engine, table, None) == [
+        ("1", "2026-11-22T06:00:00.000250Z"), ("1.0", "2026-11-22T06:00:00.000250Z"),
+        ("1.00", "2026-11-22T06:00:00.000250Z"), ("1", "2026-11-22T06:00:00.000250Z")]
+
+
+def test_the_journal_writes_its_rows_through_the_driver(engine: Engine) -> None:
+    """Not silently through the Core insert it falls back to: one executemany per table of
+    a statement SQLAlchemy did not compile, and no Core statement."""
+    with transaction(engine) as session:
+        campaign = Campaign(name="Journal", secret="not-a-real-secret")
+        session.add(campaign)
+        session.flush()
+        cid = campaign.id or 0
+    core, cursor = _watch(engine)
+    with transaction(engine) as session:
+        _buffer(session, cid, "driver")
+        journal.flush_buffer(session)
+    inserts = [run for run in cursor if run[0].startswith("INSERT")]
+    assert [(sql.split(" (")[0], many, compiled) for sql, many, compiled in inserts] == [
+        ("INSERT INTO event", True, False), ("INSERT INTO outbox", True, False),
+        ("INSERT INTO postimage", True, False)]
+    assert not any(isinstance(clause, Insert) for clause in core)
+
+
+def test_a_driver_of_named_parameters_is_given_a_core_insert(tmp_path: Path) -> None:
+    """The driver-level statement is written with positional markers: a driver taking named
+    ones (here SQLite's, set to them) is given the Core insert, which writes the same."""
+    engine = create_engine(f"sqlite:///{tmp_path / 'named.db'}", paramstyle="named")
+    try:
+        assert engine.dialect.paramstyle == "named"
+        table = _probe(engine)
+        core, cursor = _watch(engine)
+        with engine.begin() as connection:
+            journal.insert_rows(connection, table, PROBE_ROWS)
+        assert [type(clause) for clause in core] == [Insert]
+        assert any(":amount" in sql for sql, _, _ in cursor)
+        assert [row[0] for row in _stored(engine, table, None)] == ["1", "1.0", "1.00", "1"]
+    finally:
+        engine.dispose()

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from bot.db.models import Army, ArmyState
 from rules.campaign import language as o
 from tests.bot.catalogue_world import World
 from tests.rules.campaign.builders import HEADER
@@ -119,3 +120,37 @@ def test_a_muster_beyond_what_may_be_raised_gives_the_muster_that_may(tmp_path: 
     assert order_examples(reply.split("Example")[1]) == ["muster 200 infantry"]
     reply = world.say("ash_lord", "muster 50 cavalry")
     assert "cannot be raised until" in reply and "`status`" in reply.split("Example")[1]
+
+
+def test_too_few_at_home_while_some_are_scattered_gives_a_muster_that_is_accepted(
+        tmp_path: Path) -> None:
+    """Reviewed: a refusal for too few troops at home cut the muster to every troop at home,
+    the scattered ones included, so the example it gave was itself refused as scattered."""
+    poor = [{**ROSTER[0], "gold": "40", "infantry": 1200}, ROSTER[1]]
+    world = World(tmp_path, claims=poor, wars=[("House Ash", "House Birch")], map_text=MAP)
+    world.say("ash_lord", "muster 1000 infantry 100 cavalry")
+    world.run(world.later(days=2))  # the second month's upkeep scatters them, home and locked
+    assert world.events("scatter")
+    reply = world.say("ash_lord", "muster 5000 infantry")
+    assert "not enough troops at home" in reply
+    [example] = order_examples(reply.split("Example")[1])
+    assert example == "muster 200 infantry"  # the 200 never raised, not the scattered too
+    reply = world.say("ash_lord", example)
+    assert "(200 infantry) is mustering at Hold 0" in reply, reply  # accepted as given
+
+
+def test_a_marching_army_with_no_arrival_tick_keeps_its_state_in_the_status(world: World
+                                                                           ) -> None:
+    """Reviewed: the status dropped the state word of a marching army, but said "marching
+    to ..." only with an arrival tick: without one the line said no state at all."""
+    world.say("ash_lord", "muster 300 infantry")
+    world.run(world.later(days=2))
+    world.say("ash_lord", "move army 1: 0100 > 0200 > 0300 (cost 3)")
+    assert "- Army 1: 300 infantry, at Hold 0, marching to 0300, arrives" in world.say(
+        "ash_lord", "status")
+    with world.session() as session:
+        army = session.get(Army, 1)
+        assert army is not None and army.state is ArmyState.MARCHING and army.path_json
+        army.arrival_tick = None
+        session.add(army)
+    assert "- Army 1: 300 infantry, marching at Hold 0\n" in world.say("ash_lord", "status")

@@ -5,16 +5,21 @@ and the war room warned that "0 infantry and 0 cavalry are scattered")."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
+from typing import Any
 
 from sqlmodel import select
 
-from bot.db.models import Claim
+from bot.db.models import Army, Claim
 from bot.mapimage.layout import text_box
-from bot.mapimage.scene import label_sizes
+from bot.mapimage.scene import FADED, Circle, Text, label_sizes
+from bot.services import journal, weblinks
 from bot.web import data
+from bot.web.serve import Background, server
 from tests.bot.catalogue_world import START, World
 from tests.bot.mapimage.test_layout import TWELVE
+from tests.bot.web.browser import browser  # noqa: F401  (the fixture)
 
 ROSTER = [
     {"name": "House Ash", "holdfast": "Stonegate Keep", "players": ["ash_lord"], "gold": "900",
@@ -93,3 +98,53 @@ def test_the_pages_ids_stand_where_the_scene_left_room_for_them(tmp_path: Path) 
     for t in placed:
         box = text_box(t[0], t[9][2], (t[9][0], t[9][1]))
         assert not any(box.overlaps(army) for army in armies), t
+
+
+def test_a_small_maps_war_room_draws_a_forgotten_sighting_at_its_hex_size(
+        tmp_path: Path, browser: Any) -> None:  # noqa: F811
+    """Reviewed: a sighting the claim's view forgot was drawn greyed at the default hexes'
+    size (22 px, an 8 px text) on a small map whose hexes grew past 90 px: a dot and a word
+    too small beside the army labels. Now sized as the scene: its hexes and army labels.
+    The screenshot (MAESTER_SCREENSHOTS=folder) is small-map-war-room-sighting.png."""
+    w = _world(tmp_path)
+    w.say("birch_lord", "muster 300 infantry")
+    w.say("ash_lord", "muster 200 infantry")  # an army label of the scene's own to compare
+    w.run(w.later(days=2))
+    with w.session() as session:  # Ash's watchers saw Birch's on Southford, a day ago
+        ash = session.exec(select(Claim).where(Claim.name == "House Ash")).one()
+        army = session.exec(select(Army).where(Army.claim_id != ash.id)).one()
+        journal.log_event(session, w.ctx.campaign_id, w.ctx.tick_of(w.now) - 4, "detection",
+                          "sighted", at=w.now, claim_id=ash.id,
+                          data={"detected": True, "army": army.id, "at": "0202"})
+        view = data.war_room(session, w.ctx, ash.id or 0)
+        found = weblinks.links(session, w.ctx, w.now)
+    [sighting] = view.data["sightings"]
+    assert sighting["tile"] == "0202" and sighting["in_view"] is False
+    s = view.scene.hex_size
+    assert s > 90
+    dots = [c for c in view.scene.shapes if isinstance(c, Circle) and c.fill == FADED]
+    words = [t for t in view.scene.shapes if isinstance(t, Text) and " seen " in t.text]
+    [own] = [label for label in view.scene.labels if label.kind == "army"]
+    assert [c.radius for c in dots] == [s * 0.22]
+    assert [(t.text, t.size) for t in words] == [("House Birch seen 24h ago",
+                                                   label_sizes(s)[2])]
+    link = next(f.path for f in found if f.name == "House Ash")
+    bg = Background(server(w.settings, host="127.0.0.1", port=0))
+    bg.start()
+    try:
+        page = browser.new_page(viewport={"width": 1280, "height": 860})
+        page.goto(f"http://127.0.0.1:{bg.port}{link}")
+        page.wait_for_selector("body[data-ready='1']")
+        word = page.locator("#map svg text", has_text="House Birch seen 24h ago")
+        assert word.count() == 1
+        army = page.locator("#map svg text", has_text=own.text)
+        size = "e => getComputedStyle(e).fontSize"
+        assert army.count() == 1 and word.evaluate(size) == army.evaluate(size)
+        folder = os.environ.get("MAESTER_SCREENSHOTS")
+        if folder:
+            Path(folder).mkdir(parents=True, exist_ok=True)
+            word.scroll_into_view_if_needed()
+            page.screenshot(path=str(Path(folder) / "small-map-war-room-sighting.png"))
+        page.close()
+    finally:
+        bg.stop()

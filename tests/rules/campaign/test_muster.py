@@ -20,6 +20,7 @@ from rules.campaign.muster import (
     Shortfall,
     check_muster,
     muster_ready_at,
+    raisable_now,
 )
 from rules.errors import InvalidInput
 
@@ -117,6 +118,27 @@ def test_muster_not_enough_at_all_wins_over_scattered() -> None:
     until = utc("2026-01-13T00:00:00")
     with pytest.raises(NotEnoughTroops):
         check_muster(200, 0, 100, 0, until, utc("2026-01-10T00:00:00"))
+
+
+def test_raisable_now_leaves_out_the_locked_troops_and_the_refusals_carry_it() -> None:
+    until = utc("2026-01-13T00:00:00")
+    now = utc("2026-01-10T00:00:00")
+    home = {"infantry": 700, "cavalry": 50, "ships": 2}
+    locked = {"infantry": 500, "cavalry": 80, "ships": 0}
+    assert raisable_now(home, locked, until, now) == {"infantry": 200, "cavalry": 0, "ships": 2}
+    assert raisable_now(home, {}, until, now) == {"infantry": 0, "cavalry": 0, "ships": 0}
+    assert raisable_now(home, locked, until, until) == home  # the year over: all of it
+    assert raisable_now(home, locked, None, now) == home
+    # too few at home at all: the refusal still says what may be raised now, not all at home
+    with pytest.raises(NotEnoughTroops) as short:
+        check_muster(900, 10, 700, 50, until, now, scattered_infantry=500, scattered_cavalry=45)
+    assert short.value.shortfalls == (Shortfall("infantry", 900, 700),)
+    assert short.value.raisable == {"infantry": 200, "cavalry": 5, "ships": 0}
+    with pytest.raises(ScatteredTroops) as scattered:
+        check_muster(300, 10, 700, 50, until, now, scattered_infantry=500, scattered_cavalry=45)
+    assert scattered.value.raisable == short.value.raisable
+    assert scattered.value.shortfalls == (Shortfall("infantry", 300, 200),
+                                          Shortfall("cavalry", 10, 5))
 
 
 def test_muster_ships_only_at_a_port() -> None:
