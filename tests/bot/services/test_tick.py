@@ -118,11 +118,14 @@ def _worker(url: str, days: int) -> subprocess.Popen[bytes]:
 
 
 @pytest.mark.slow
-@pytest.mark.timeout(900)  # two year-long runs: ~200 s alone, over 300 s on a loaded machine
+@pytest.mark.timeout(600)
 def test_kill_9_twenty_times_then_resume_equals_an_uninterrupted_run(tmp_path: Path) -> None:
     """A process applying ticks is killed with SIGKILL 20 times at random moments; resumed,
     the world equals that of an uninterrupted run with the same seed and orders."""
-    days = 365  # ~1,460 ticks: long enough that every kill lands while ticks are applied
+    # ~480 ticks (120 in-game months): each worker is killed within 20 ms of committing its
+    # first tick, so the 20 kills take a few dozen ticks at most; the rest is left to the
+    # resumed run (and the test checks that the worker did not finish first)
+    days = 120
     expected = _reference(tmp_path, str(days))
     url = _url(tmp_path)
     scenario.build(url)
