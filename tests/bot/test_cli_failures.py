@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -151,7 +152,9 @@ def test_a_hand_written_nan_gold_stops_the_tick_with_one_line_and_adjust_mends_i
                                    (damage,))
     with transaction(engine) as session:
         last = session.exec(select(Campaign)).one().last_tick
-    until = "2027-03-01T00:00:00+00:00"  # past a month's upkeep, where the gold is read
+    # two days on from now (the campaign began now): past a month's upkeep (a month is a
+    # day), where the gold is read
+    until = (datetime.now(UTC) + timedelta(days=2)).isoformat()
     _one_line(_maester(config, "tick", "--until", until, "--yes"), "House Stark",
               "not a number", "maester adjust")
     with transaction(engine) as session:
