@@ -30,8 +30,8 @@ every value (decimals, times, enums, booleans, JSON text to the byte) comes back
 a column of a type without such a form (a float would lose digits) is refused by
 :func:`_kind`. The JSON is compressed in zlib's format: below :data:`SMALL` by zlib at level 6,
 above it by ISA-L's deflate (the ``isal`` package, its fastest level: several times quicker
-than zlib's level 1 for no larger a result; zlib's level 1 where ``isal`` is missing). Any
-zlib reads both, so every snapshot ever stored restores alike. How long it takes on the tick
+than zlib's level 1 for no larger a result). Any zlib reads both, so every snapshot ever
+stored restores alike (those zlib packed at level 1 before too). How long it takes on the tick
 benchmark's world is measured by ``scripts/bench snapshot`` (figures in benchmarks/README.md);
 the demo campaign's is about 2 KiB. Format 1 (rows as dicts of values converted one by one,
 written until format 2 came) is still restored, and snapshots of both formats mix. The tables
@@ -97,6 +97,7 @@ from decimal import Decimal
 from enum import StrEnum
 from typing import Any, Protocol
 
+from isal import isal_zlib
 from sqlalchemy import (
     JSON,
     Boolean,
@@ -148,11 +149,6 @@ from bot.db.types import ExactDecimal, UTCDateTime
 from bot.render.notes import orders_taken_back_note
 from bot.services import journal, pause
 from bot.services.world import CampaignContext, Parses, current, get_campaign
-
-try:  # ISA-L's deflate: zlib's format, written several times faster
-    from isal import isal_zlib
-except ImportError:  # (zlib's own then)
-    isal_zlib = None  # type: ignore[assignment]
 
 FORMAT = 2
 """The snapshot format :func:`take` writes (1: rows as dicts of converted values, until
@@ -564,12 +560,9 @@ class _Packer(Protocol):
 
 
 def _fast_packer() -> _Packer:
-    """A compressor of a large snapshot into zlib's format: ISA-L's (``isal``) at its level 1,
-    or zlib's level 1 where ``isal`` is not installed."""
-    if isal_zlib is None:
-        return zlib.compressobj(1)
-    packer: _Packer = isal_zlib.compressobj(1)
-    return packer
+    """A compressor of a large snapshot into zlib's format: ISA-L's deflate (``isal``, a
+    dependency) at its level 1."""
+    return isal_zlib.compressobj(1)
 
 
 def catch_up_room(ctx: CampaignContext) -> int:
