@@ -5,8 +5,8 @@ moderator command that changes the world (``adjust``, ``season set``, ``relation
 ``character set``, ``army remove``, ``skills grant/remove``, ``catalogue load``, ``map
 update``), :func:`take` stores a :class:`~bot.db.models.Snapshot` row: every row of the
 campaign's world tables (:data:`WORLD_TABLES` and the campaign row's own world columns) as
-zlib-compressed JSON, plus three marks: the newest event, outbox entry and inbox message
-then. A full copy, not a replay of the event log: restoring it needs no code of the tick,
+JSON compressed in zlib's format, plus three marks: the newest event, outbox entry and inbox
+message then. A full copy, not a replay of the event log: restoring it needs no code of the tick,
 so it stays right whatever the tick's internals become. Three things are kept more cheaply:
 the keys of applied ticks and months (deleted past the snapshot's last tick and month), the
 map and catalogue (digests; in full only before ``map update`` and ``catalogue load``, the
@@ -43,11 +43,11 @@ by another thread, on a connection of its own, while the tick runs; the tick sto
 before committing. That connection sees what is committed: the world as the locked tick found
 it and none of the tick's changes (on SQLite no other writer can commit while the tick holds
 the write lock; on PostgreSQL the statement sees the committed world of one moment, as the
-tick's own statements do). The database's JSON and zlib both leave Python's interpreter free,
-so on a second core the snapshot costs the tick almost nothing; a campaign in an in-memory
-SQLite database (another connection would see another database) takes it in the tick's
-transaction. Leaving ``campaign_id`` out of the rows was measured too: 2% less work, not worth
-a new format.
+tick's own statements do). The database's JSON and the compressors (zlib, isal) leave Python's
+interpreter free, so on a second core the snapshot costs the tick almost nothing; a campaign
+in an in-memory SQLite database (another connection would see another database) takes it in
+the tick's transaction. Leaving ``campaign_id`` out of the rows was measured too: 2% less
+work, not worth a new format.
 
 **Taking back** (:func:`plan` then :func:`restore`, ``maester undo`` / ``rollback``): the world
 rows are replaced by the snapshot's, events logged since are deleted (the ``undo`` event that
@@ -157,8 +157,8 @@ READABLE = frozenset({1, 2})
 """The formats :func:`restore` reads."""
 SMALL = 64 * 1024
 """A snapshot's JSON below this size is compressed harder (zlib level 6, under a millisecond):
-a small campaign's snapshots stay small; larger ones get level 1 (level 6 costs a large tick far
-more time for a quarter less: benchmarks/README.md)."""
+a small campaign's snapshots stay small; larger ones get ISA-L's deflate at level 1, in zlib's
+format (level 6 costs a large tick far more time for a quarter less: benchmarks/README.md)."""
 WORLD_TABLES: tuple[type[SQLModel], ...] = (
     Claim, Player, Army, Character, Relation, Siege, PendingBattle, ResourceHolder)
 """The campaign-scoped tables a snapshot copies, parents before children. (The keys of the
