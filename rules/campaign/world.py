@@ -642,10 +642,12 @@ class EventDice:
                                           compare=False)
     """The secret of each branch rolled on so far, as an HMAC key (a tick rolls hundreds of
     times on a few branches; each secret is derived and set up once)."""
-    _campaign_key: list[HmacKey] = field(default_factory=list, init=False, repr=False,
-                                         compare=False)
+    _campaign_key: HmacKey = field(init=False, repr=False, compare=False)
     """The campaign secret as an HMAC key (the branch secrets and the tokens are MACs under
-    it), once something has been rolled or a token asked for."""
+    it), set up with the dice."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_campaign_key", HmacKey(self.secret.encode()))
 
     def roll(self, key: str, *, branch: str = PUBLIC, orders: Iterable[str] = ()
              ) -> tuple[FairDice, EventKey]:
@@ -653,7 +655,7 @@ class EventDice:
         secret = self._branches.get(branch)
         if secret is None:
             secret = self._branches[branch] = HmacKey(
-                branch_secret(self._key(), self.period, branch))
+                branch_secret(self._campaign_key, self.period, branch))
         return event.dice_from_secret(secret), event
 
     def roll_for(self, key: str, *armies: Army | None, branch: str = PUBLIC
@@ -670,13 +672,7 @@ class EventDice:
     def token(self, *parts: object) -> str:
         """An opaque stand-in for ``parts`` in an event key (:func:`rules.fairdice.key_token`):
         a key that must not show them (a count that would betray hidden armies) names this."""
-        return key_token(self._key(), *parts)
-
-    def _key(self) -> HmacKey:
-        """The campaign secret as an HMAC key (set up on the first call)."""
-        if not self._campaign_key:
-            self._campaign_key.append(HmacKey(self.secret.encode()))
-        return self._campaign_key[0]
+        return key_token(self._campaign_key, *parts)
 
 
 class Modifiers(Protocol):
