@@ -92,12 +92,12 @@ def branch_secret(campaign_secret: str | HmacKey, period: int, branch: str) -> b
     return _mac(campaign_secret, f"{VERSION}|{period}|{branch}".encode())
 
 
-def _mac(campaign_secret: str | HmacKey, message: bytes) -> bytes:
-    """HMAC-SHA256 of ``message`` under the campaign secret (its UTF-8 bytes), given as such
-    or as its :class:`HmacKey`."""
-    if isinstance(campaign_secret, HmacKey):
-        return campaign_secret.digest(message)
-    return hmac.digest(campaign_secret.encode(), message, "sha256")
+def _mac(key: str | bytes | HmacKey, message: bytes) -> bytes:
+    """HMAC-SHA256 of ``message`` under ``key``: raw (a campaign secret's text, as its UTF-8
+    bytes, or a branch secret's bytes) or as its :class:`HmacKey`."""
+    if isinstance(key, HmacKey):
+        return key.digest(message)
+    return hmac.digest(key.encode() if isinstance(key, str) else key, message, "sha256")
 
 
 def key_token(campaign_secret: str | HmacKey, *parts: object) -> str:
@@ -146,9 +146,7 @@ def event_seed(secret: bytes | HmacKey, event_key: str, entropy: str = "",
     one) the beacon round's randomness."""
     message = (f"{event_key}|{entropy}" + (f"|{beacon.mix}" if beacon is not None else "")
                ).encode()
-    if isinstance(secret, HmacKey):
-        return secret.digest(message)
-    return hmac.digest(secret, message, "sha256")
+    return _mac(secret, message)
 
 
 class FairDice(RecordingDice):

@@ -244,7 +244,8 @@ def blockading(ctx: Context, rc: r.Blockading) -> str:
     siege = rc.siege
     if siege is None:
         example = (f"`siege {_code(ctx, rc.port)} with army {rc.army}`" if rc.army is not None
-                   else "you have no army raised: muster one first and march it there")
+                   else "you have no army standing: muster one first, or halt one, and march "
+                   "it there")
         status = (f"No siege yet: {port} may now be besieged by an army of yours standing "
                   f"on it ({example}). The blockade holds while the fleet stays on its tile.")
     elif siege.besieger_claim == rc.claim_id:

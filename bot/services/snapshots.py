@@ -5,8 +5,8 @@ moderator command that changes the world (``adjust``, ``season set``, ``relation
 ``character set``, ``army remove``, ``skills grant/remove``, ``catalogue load``, ``map
 update``), :func:`take` stores a :class:`~bot.db.models.Snapshot` row: every row of the
 campaign's world tables (:data:`WORLD_TABLES` and the campaign row's own world columns) as
-zlib-compressed JSON, plus three marks: the newest event, outbox entry and inbox message
-then. A full copy, not a replay of the event log: restoring it needs no code of the tick,
+JSON compressed in zlib's format, plus three marks: the newest event, outbox entry and inbox
+message then. A full copy, not a replay of the event log: restoring it needs no code of the tick,
 so it stays right whatever the tick's internals become. Three things are kept more cheaply:
 the keys of applied ticks and months (deleted past the snapshot's last tick and month), the
 map and catalogue (digests; in full only before ``map update`` and ``catalogue load``, the
@@ -30,8 +30,8 @@ every value (decimals, times, enums, booleans, JSON text to the byte) comes back
 a column of a type without such a form (a float would lose digits) is refused by
 :func:`_kind`. The JSON is compressed in zlib's format: below :data:`SMALL` by zlib at level 6,
 above it by ISA-L's deflate (the ``isal`` package, its fastest level: several times quicker
-than zlib's level 1 for no larger a result; zlib's level 1 where ``isal`` is missing). Any
-zlib reads both, so every snapshot ever stored restores alike. How long it takes on the tick
+than zlib's level 1 for no larger a result). Any zlib reads both, so every snapshot ever
+stored restores alike (those zlib packed at level 1 before too). How long it takes on the tick
 benchmark's world is measured by ``scripts/bench snapshot`` (figures in benchmarks/README.md);
 the demo campaign's is about 2 KiB. Format 1 (rows as dicts of values converted one by one,
 written until format 2 came) is still restored, and snapshots of both formats mix. The tables
@@ -43,11 +43,11 @@ by another thread, on a connection of its own, while the tick runs; the tick sto
 before committing. That connection sees what is committed: the world as the locked tick found
 it and none of the tick's changes (on SQLite no other writer can commit while the tick holds
 the write lock; on PostgreSQL the statement sees the committed world of one moment, as the
-tick's own statements do). The database's JSON and zlib both leave Python's interpreter free,
-so on a second core the snapshot costs the tick almost nothing; a campaign in an in-memory
-SQLite database (another connection would see another database) takes it in the tick's
-transaction. Leaving ``campaign_id`` out of the rows was measured too: 2% less work, not worth
-a new format.
+tick's own statements do). The database's JSON and the compressors (zlib, isal) leave Python's
+interpreter free, so on a second core the snapshot costs the tick almost nothing; a campaign
+in an in-memory SQLite database (another connection would see another database) takes it in
+the tick's transaction. Leaving ``campaign_id`` out of the rows was measured too: 2% less
+work, not worth a new format.
 
 **Taking back** (:func:`plan` then :func:`restore`, ``maester undo`` / ``rollback``): the world
 rows are replaced by the snapshot's, events logged since are deleted (the ``undo`` event that
@@ -97,6 +97,7 @@ from decimal import Decimal
 from enum import StrEnum
 from typing import Any, Protocol
 
+from isal import isal_zlib
 from sqlalchemy import (
     JSON,
     Boolean,
@@ -149,11 +150,6 @@ from bot.render.notes import orders_taken_back_note
 from bot.services import journal, pause
 from bot.services.world import CampaignContext, Parses, current, get_campaign
 
-try:  # ISA-L's deflate: zlib's format, written several times faster
-    from isal import isal_zlib
-except ImportError:  # (zlib's own then)
-    isal_zlib = None  # type: ignore[assignment]
-
 FORMAT = 2
 """The snapshot format :func:`take` writes (1: rows as dicts of converted values, until
 2026-11; 2: rows as arrays of stored values, built by the database)."""
@@ -161,8 +157,8 @@ READABLE = frozenset({1, 2})
 """The formats :func:`restore` reads."""
 SMALL = 64 * 1024
 """A snapshot's JSON below this size is compressed harder (zlib level 6, under a millisecond):
-a small campaign's snapshots stay small; larger ones get level 1 (level 6 costs a large tick far
-more time for a quarter less: benchmarks/README.md)."""
+a small campaign's snapshots stay small; larger ones get ISA-L's deflate at level 1, in zlib's
+format (level 6 costs a large tick far more time for a quarter less: benchmarks/README.md)."""
 WORLD_TABLES: tuple[type[SQLModel], ...] = (
     Claim, Player, Army, Character, Relation, Siege, PendingBattle, ResourceHolder)
 """The campaign-scoped tables a snapshot copies, parents before children. (The keys of the
@@ -564,12 +560,9 @@ class _Packer(Protocol):
 
 
 def _fast_packer() -> _Packer:
-    """A compressor of a large snapshot into zlib's format: ISA-L's (``isal``) at its level 1,
-    or zlib's level 1 where ``isal`` is not installed."""
-    if isal_zlib is None:
-        return zlib.compressobj(1)
-    packer: _Packer = isal_zlib.compressobj(1)
-    return packer
+    """A compressor of a large snapshot into zlib's format: ISA-L's deflate (``isal``, a
+    dependency) at its level 1."""
+    return isal_zlib.compressobj(1)
 
 
 def catch_up_room(ctx: CampaignContext) -> int:

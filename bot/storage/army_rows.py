@@ -527,9 +527,8 @@ class TickArmies:
     def __init__(self, rows: Sequence[Row], keys: Mapping[int, Key] | None = None) -> None:
         """``rows``: by id, each a row of ``_select`` (or one kept); ``keys``: their keys as
         read (:func:`_row_keys`), by army id, for the next tick to recognise them."""
-        self.rows: dict[int, Row] = {}
-        self.now: dict[int, ArmyValue] = {}
-        self._touched: set[int] = set()  # the armies the rules gave a new value
+        by_id: dict[int, Row] = {}
+        read: dict[int, ArmyValue] = {}
         kept_rows, kept_values = TickArmies._kept
         for row in rows:
             army_id = row[0]
@@ -538,13 +537,10 @@ class TickArmies:
                 row, value = known, kept_values[army_id]
             else:
                 value = _row_value(row)
-            self.rows[army_id] = row
-            self.now[army_id] = value
-        self.read: dict[int, ArmyValue] = dict(self.now)  # the values as read
-        self.keys: dict[int, Key] = dict(keys or {})
-        self.seen = {key: self.rows[army_id] for army_id, key in self.keys.items()}
-        TickArmies._kept = (self.rows, self.read)  # (then what save() writes)
-        TickArmies._seen = self.seen
+            by_id[army_id] = row
+            read[army_id] = value
+        keys = dict(keys or {})
+        self._start((by_id, read), {key: by_id[army_id] for army_id, key in keys.items()}, keys)
 
     @classmethod
     def as_kept(cls, kept: tuple[dict[int, Row], dict[int, ArmyValue]],
@@ -554,13 +550,20 @@ class TickArmies:
         (:meth:`save` never changes them, it makes new ones); ``keys``: each row's key by
         army id."""
         armies = cls.__new__(cls)
-        armies.rows, armies.read = kept
-        armies.now = dict(armies.read)
-        armies._touched = set()
-        armies.keys, armies.seen = keys, seen
+        armies._start(kept, seen, keys)
+        return armies
+
+    def _start(self, kept: tuple[dict[int, Row], dict[int, ArmyValue]],
+               seen: dict[Key, Row], keys: dict[int, Key]) -> None:
+        """Start the tick from ``kept`` (the rows by id and their values as read), ``seen``
+        (each row under its key) and ``keys`` (each row's key by army id), and keep these
+        for the next tick (then what :meth:`save` writes)."""
+        self.rows, self.read = kept
+        self.now: dict[int, ArmyValue] = dict(self.read)
+        self._touched: set[int] = set()  # the armies the rules gave a new value
+        self.keys, self.seen = keys, seen
         TickArmies._kept = kept
         TickArmies._seen = seen
-        return armies
 
     def values(self) -> Collection[ArmyValue]:
         """The armies now, as a live view (it follows the tick's changes)."""

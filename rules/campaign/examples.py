@@ -18,7 +18,7 @@ from rules.campaign.catalogue import Catalogue, Section
 from rules.campaign.config import RulesConfig
 from rules.campaign.language.lines import SHORT_LIST_VERBS
 from rules.campaign.naming import force_name
-from rules.campaign.paths import ArmyKind, cheapest_route, entry_cost, format_path
+from rules.campaign.paths import ArmyKind, cheapest_route, first_step, format_path
 from rules.campaign.worldmap import WorldMap
 from rules.text import name_code
 
@@ -67,17 +67,6 @@ class Names:
     equipment: str
     march: str  # a whole move order along the map, with its true cost
     sail: str = ""  # the same for the asker's fleet, when it has one
-
-
-def first_step(world: WorldMap, rules: RulesConfig, kind: ArmyKind, tile: str
-               ) -> tuple[str, int] | None:
-    """The first neighbour of ``tile`` (in the map's order) a force of ``kind`` may enter, and
-    its true cost; None when it may enter none."""
-    for near in world.neighbours(tile):
-        cost = entry_cost(world.tile(near), kind, rules)
-        if cost is not None:
-            return near, cost
-    return None
 
 
 def step_order(world: WorldMap, force: str, step: tuple[str, int]) -> str:

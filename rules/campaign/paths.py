@@ -162,8 +162,9 @@ def check_path(
     if refs and _is_start(world, refs[0], start):
         offset = 1
     if len(refs) <= offset:
+        example = _example(world, start, kind, rules)
         raise IllegalPath(0, PathProblem.EMPTY, "the path enters no tile",
-                          f"the tiles after {start.label}, e.g. {_example(world, start, kind)}")
+                          f"the tiles after {start.label}, e.g. {example}")
     previous = start
     tiles: list[Tile] = []
     costs: list[int] = []
@@ -253,11 +254,21 @@ def _bordering_tiles(world: WorldMap, tile: Tile, kind: ArmyKind, rules: RulesCo
     ]
 
 
-def _example(world: WorldMap, start: Tile, kind: ArmyKind) -> str:
-    for n in world.neighbours(start.id):
-        if entry_cost(world.tiles[n], kind) is not None:
-            return world.tiles[n].label
-    return "a bordering tile"
+def first_step(world: WorldMap, rules: RulesConfig, kind: ArmyKind, tile: str
+               ) -> tuple[str, int] | None:
+    """The first neighbour of ``tile`` (in the map's order) a force of ``kind`` may enter
+    under ``rules``, and its true cost; None when it may enter none."""
+    for near in world.neighbours(tile):
+        cost = entry_cost(world.tile(near), kind, rules)
+        if cost is not None:
+            return near, cost
+    return None
+
+
+def _example(world: WorldMap, start: Tile, kind: ArmyKind, rules: RulesConfig) -> str:
+    """A tile to name in the answer to an empty path: :func:`first_step`'s."""
+    step = first_step(world, rules, kind, start.id)
+    return world.tile(step[0]).label if step is not None else "a bordering tile"
 
 
 def cheapest_route(

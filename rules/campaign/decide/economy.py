@@ -33,9 +33,9 @@ from rules.campaign.decide.common import (
     with_army,
     with_claim,
 )
-from rules.campaign.examples import first_step
 from rules.campaign.holdfasts import has_seat, holder_of
 from rules.campaign.muster import check_muster, muster_ready_at, still_scattered
+from rules.campaign.paths import first_step
 from rules.campaign.resources import tile_holder
 from rules.campaign.upkeep import monthly_upkeep
 from rules.campaign.world import (

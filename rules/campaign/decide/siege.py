@@ -27,7 +27,7 @@ from rules.campaign.decide.common import (
     tick_of,
     with_army,
 )
-from rules.campaign.holdfasts import NEUTRAL
+from rules.campaign.holdfasts import NEUTRAL, holder_of
 from rules.campaign.modifiers import Modifier
 from rules.campaign.naming import state_word
 from rules.campaign.sides import garrison_count
@@ -40,6 +40,7 @@ from rules.campaign.siege import (
 )
 from rules.campaign.world import (
     FIGHTING_STATES,
+    Army,
     ArmyKind,
     ArmyState,
     RelationStatus,
@@ -111,11 +112,17 @@ def blockaded(world: World, claim_id: int, tile: str, worldmap: WorldMap) -> boo
                and a.state is ArmyState.STANDING for a in world.armies.values())
 
 
+def _may_besiege(a: Army) -> bool:
+    """Whether army ``a`` is in the state a siege order takes (standing: not mustering,
+    marching, retreating, inside its holdfast, besieging already, or gone)."""
+    return a.state is ArmyState.STANDING
+
+
 def decide_siege(world: World, sender: Sender, order: o.Siege, at: datetime
            ) -> tuple[World, Receipt]:
     a = own_army(world, sender, order.army)
     hold = sender.map.tile(order.holdfast)
-    if a.tile != hold.id or a.state is not ArmyState.STANDING:
+    if a.tile != hold.id or not _may_besiege(a):
         raise refuse(f"{force(a)} must stand on {name_md(hold.label)} to besiege it (it is "
                       f"{state_word(a.kind, a.state)} at {shown(sender, a.tile)})",
                       "a standing army on the holdfast",
@@ -179,8 +186,8 @@ class Blockading(Receipt):
     siege: SiegeState | None
     tick: int
     army: int | None = None
-    """The army of the blockading claim its receipt names to besiege the port (one standing
-    on it first); None: it has none raised."""
+    """The army of the blockading claim its receipt names to besiege the port (a standing one,
+    one on the port first); None: it has none standing."""
 
 
 def decide_blockade(world: World, sender: Sender, order: o.Blockade, at: datetime
@@ -195,7 +202,8 @@ def decide_blockade(world: World, sender: Sender, order: o.Blockade, at: datetim
     port = sender.map.tile(order.port)
     if not (port.holdfast and port.port):
         ports = ", ".join(name_md(t.label) for t in sender.map.ports() if t.holdfast)
-        others = [t.label for t in sender.map.ports() if t.holdfast and t.id != claim.holdfast]
+        others = [t.label for t in sender.map.ports()
+                  if t.holdfast and holder_of(world, t.id) != claim.id]
         raise refuse(f"{name_md(port.label)} is not a port holdfast", f"one of: {ports}",
                       f"blockade {others[0]} with fleet {fleet.id}" if others else "status")
     owner = holdfast_owner(world, port.id)
@@ -221,9 +229,10 @@ def decide_blockade(world: World, sender: Sender, order: o.Blockade, at: datetim
 
 
 def _besieger(world: World, claim_id: int, port: str) -> int | None:
-    """The land army of claim ``claim_id`` to name for a siege of ``port``: the first standing
-    on it, else its first; None when it has none."""
+    """The land army of claim ``claim_id`` to name for a siege of ``port``, among those a
+    siege order takes (:func:`_may_besiege`): the first on it, else the first; None when it
+    has none."""
     land = sorted((a for a in world.armies.values()
-                   if a.claim_id == claim_id and a.kind is ArmyKind.LAND),
+                   if a.claim_id == claim_id and a.kind is ArmyKind.LAND and _may_besiege(a)),
                   key=lambda a: (a.tile != port, a.id))
     return land[0].id if land else None

@@ -68,6 +68,8 @@ def test_a_blockades_receipt_names_an_army_of_the_claim_to_besiege_with(world: W
     assert "muster one first" in reply and not order_examples(reply.split("blockades")[1])
     world.say("ash_lord", "muster 300 infantry")
     world.say("ash_lord", "muster 200 infantry")
+    reply = world.say("ash_lord", "blockade Hold 5 with fleet 1")  # (its armies still muster)
+    assert "you have no army standing" in reply and "no army raised" not in reply
     world.run(world.later(days=2))
     world.place(3, "Hold 5")
     reply = world.say("ash_lord", "blockade Hold 5 with fleet 1")

@@ -156,6 +156,26 @@ def test_deleted_and_new_armies_are_seen(world: tuple[Any, Any],
     assert after == read(engine, ctx, fresh=True)
 
 
+@pytest.mark.parametrize("how", ["deleted", "gone"])
+def test_an_army_gone_alone_is_not_handed_over_from_the_kept_ones(
+        world: tuple[Any, Any], how: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One army deleted by SQL between two ticks, or set to 'gone' (no longer read), and none
+    added: every row read is still a kept one, yet the kept mappings hold one army more, so
+    the read does not hand them over (it would bring the army back)."""
+    engine, ctx = world
+    before = read(engine, ctx, fresh=False)
+    target = min(before)
+    sql = ("DELETE FROM army WHERE id = :id" if how == "deleted"
+           else f"UPDATE army SET state = '{ArmyState.GONE.value}' WHERE id = :id")
+    with engine.begin() as connection:
+        connection.execute(text(sql), {"id": target})
+    with decoded(monkeypatch) as seen:
+        after = read(engine, ctx, fresh=False)
+    assert seen == []  # every row still read is a kept one
+    assert target not in after and set(after) == set(before) - {target}
+    assert after == read(engine, ctx, fresh=True)
+
+
 def test_an_undone_tick_gives_every_army_back_as_the_snapshot_kept_it(
         world: tuple[Any, Any]) -> None:
     """``maester undo`` puts the rows back as they were before the tick: the next read gives

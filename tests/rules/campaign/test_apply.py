@@ -512,6 +512,47 @@ def test_a_blockade_needs_a_standing_fleet_next_to_an_enemy_port() -> None:
     assert refusal(w, o.Blockade(T[0], 1), sender).problem() == "Hold 0 is not a port holdfast"
 
 
+SEAS = parse_map(HEADER + f"{T[0]},Hold 0,field,holdfast,,,,\n{T[1]},,water,,,,,\n"
+                 f"{T[2]},Harbour,field,holdfast port,,,,\n{T[3]},,water,,,,,\n"
+                 f"{T[4]},Port,field,holdfast port,,,,\n{T[5]},,field,,,,,\n")
+"""Stark's seat (not a port), water, a port Stark holds, water, Lannister's port seat, a
+field."""
+
+
+def test_a_blockade_names_an_army_a_siege_order_would_take() -> None:
+    """The receipt names a standing land army (one on the port first): not one gone, inside
+    its holdfast, mustering, or marching through the port."""
+    fleet = Army(1, 1, ArmyKind.FLEET, ArmyState.STANDING, T[3], ships=4)
+    others = (army(2, 1, T[4], ArmyState.GONE), army(3, 1, T[0], ArmyState.GARRISON),
+              army(4, 1, T[0], ArmyState.MUSTERING),
+              army(5, 1, T[4], ArmyState.MARCHING, path=(T[5],), depart=TICK))
+    claims = (STARK, replace(LANNISTER, holdfast=T[4]))
+    sender = Sender(1, RULES, SEAS)
+    for standing, named in (((army(6, 1, T[5]),), 6),
+                            ((army(6, 1, T[5]), army(7, 1, T[4])), 7), ((), None)):
+        w = world(fleet, *others, *standing, claims=claims)
+        _, receipt = apply_order(w, o.Blockade(T[4], 1), AT, sender=sender)
+        assert isinstance(receipt, Blockading) and receipt.army == named
+        if named is not None:  # the order the receipt gives is taken once the army is there
+            there = replace(w.armies[named], tile=T[4])
+            _, begun = apply_order(world(fleet, *others, there, claims=claims),
+                                   o.Siege(T[4], named), AT, sender=sender)
+            assert isinstance(begun, SiegeBegun)
+
+
+def test_a_blockade_of_no_port_gives_a_port_the_sender_does_not_hold() -> None:
+    """Blockading a tile that is no port holdfast: the example is a port holdfast the
+    sender's claim does not hold (not its seat, not one it took), so it is not refused again as
+    its own."""
+    fleet = Army(1, 1, ArmyKind.FLEET, ArmyState.STANDING, T[3], ships=4)
+    w = world(fleet, claims=(STARK, replace(LANNISTER, holdfast=T[4])),
+              holders=(HolderState(T[2], 1),))
+    sender = Sender(1, RULES, SEAS)
+    err = refusal(w, o.Blockade(T[0], 1), sender)
+    assert err.example == "blockade Port with fleet 1"
+    assert refusal(w, o.Blockade(T[2], 1), sender).problem() == "Harbour is your own port"
+
+
 def test_assign_moves_a_commander_and_relieves_the_one_before() -> None:
     brynden = CharacterState(7, 1, "Brynden Tully", ("Blackfish",), army_id=2)
     robb = CharacterState(8, 1, "Robb Stark", (), army_id=1)

@@ -18,6 +18,7 @@ from rules.campaign.paths import (
     cheapest_route,
     check_path,
     entry_cost,
+    first_step,
     format_path,
     observers_along,
     parse_path,
@@ -214,6 +215,20 @@ def test_movement_unknown_start_and_empty_path() -> None:
     assert empty.value.problem is PathProblem.EMPTY
     with pytest.raises(IllegalPath):
         check_path(world, "0000", ["0000"])
+
+
+def test_an_empty_paths_example_is_a_tile_the_configured_rules_let_it_enter() -> None:
+    """The answer to an empty path names the first neighbour the army may enter under the
+    campaign's rules (the one a muster's receipt suggests too), not under the defaults."""
+    world = grid(".f", "..")  # 0000's neighbours: 0001 (forest) first, then 0100 (field)
+    no_forest = RulesConfig(terrain_cost=tuple(
+        (t, c) for t, c in DEFAULT_RULES.terrain_cost if t is not Terrain.FOREST))
+    for rules, named in ((DEFAULT_RULES, "0001"), (no_forest, "0100")):
+        assert first_step(world, rules, ArmyKind.LAND, "0000") == (
+            named, rules.cost_of(world.tile(named).terrain))
+        with pytest.raises(IllegalPath) as empty:
+            check_path(world, "0000", [], rules=rules)
+        assert empty.value.expected == f"the tiles after 0000, e.g. {named}"
 
 
 # --- cheapest route ------------------------------------------------------------------------------

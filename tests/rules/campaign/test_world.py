@@ -21,6 +21,9 @@ from rules.campaign.world import (
     ArmyKind,
     ArmyState,
     March,
+    _ArmyDraft,
+    _check_draft,
+    _MarchDraft,
     army_order,
     army_side,
     as_role,
@@ -151,6 +154,26 @@ def test_values_built_in_a_draft_are_frozen_values_of_their_class() -> None:
     for value, name in ((after, "tile"), (march, "path")):
         with pytest.raises(FrozenInstanceError):
             setattr(value, name, "0104")
+
+
+def test_a_draft_whose_layout_drifts_is_refused_at_import() -> None:
+    """The check world.py runs on its drafts at import refuses a draft that lacks a slot of
+    its class, or whose layout differs under the same slots (an extra base), and takes the
+    real drafts."""
+    class Fewer:
+        __slots__ = March.__slots__[:-1]
+
+    class Base:
+        __slots__ = ("extra",)
+
+    class Based(Base):
+        __slots__ = March.__slots__
+
+    for draft, problem in ((Fewer, "has slots"), (Based, "object layout differs")):
+        with pytest.raises(TypeError, match=problem):
+            _check_draft(draft, March)
+    _check_draft(_ArmyDraft, Army)
+    _check_draft(_MarchDraft, March)
 
 
 def test_army_order_is_what_an_army_is_and_its_number_only_breaks_ties() -> None:
