@@ -6,7 +6,8 @@ one query of each row's key, two texts the database builds, decoding only the ro
 keep from the last tick; the JSON of standing armies' empty columns not even decoded) and
 writes back the columns it owns for the armies that changed: one statement for the armies
 that only took a march's step (its columns only), one for the others (every tick column),
-however many armies moved.
+however many armies moved (on SQLite, up to the connection's limit of bound parameters per
+statement: tens of thousands of armies).
 :class:`ArmyRecord` is an army row as a plain mutable record (the same attribute names as
 :class:`~bot.db.models.Army`): what the map view reads, and what a service that changes an
 army in place during the tick is given.
@@ -20,7 +21,7 @@ import sqlite3
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from fractions import Fraction
-from itertools import chain, repeat
+from itertools import chain
 from operator import attrgetter, itemgetter
 from typing import Any, ClassVar
 
@@ -403,7 +404,9 @@ class _Shape:
         """The statement (SQLite) that writes ``rows`` parameter sets at once: they are the
         rows of a ``VALUES`` list (each a row's values of :attr:`columns`, then its id, as
         for :meth:`update`: the parameters are the sets one after the other) joined to the
-        armies by id; a set of NULLs (no id) writes nothing (:func:`_batches`)."""
+        armies by id. SQLite runs it as one loop over the list, where an executemany
+        resets, binds and steps the statement once per row, which costs more than the
+        update itself (benchmarks/README.md)."""
         width = len(self.columns) + 1
         one = "(" + ", ".join("?" for _ in range(width)) + ")"
         sets = ", ".join(f"{name} = v.column{at}" for at, name in enumerate(self.columns, 1))
@@ -438,30 +441,17 @@ class _Shape:
             f"[{_json_text(scalars(p))[1:-1]}, {', '.join(texts(p))}]" for p in params) + "]"
 
 
-VALUES_BATCH = 64
-"""How many rows one :meth:`_Shape.update_from_values` statement writes on SQLite (fewer where
-the connection's limit of bound parameters is lower)."""
-
-
-def _batches(connection: Connection, width: int, params: Sequence[tuple[Any, ...]]
-             ) -> tuple[int, list[tuple[Any, ...]]] | None:
-    """``params`` (parameter sets of ``width`` values) as the parameters of an executemany of
-    one :meth:`_Shape.update_from_values` statement of N rows: each batch of N sets one after
-    the other, the last filled up with sets of NULLs (which match no army), so that the
-    statement is always the same text, prepared once and kept by the driver's cache. SQLite
-    runs each batch's list as one loop, where an executemany of one-row updates resets, binds
-    and steps the statement once per row, which costs more than the update itself
-    (benchmarks/README.md). None where SQLite has no ``UPDATE ... FROM`` (before 3.33)."""
+def _values_per_statement(connection: Connection, width: int) -> int:
+    """How many parameter sets of ``width`` values one statement of
+    :meth:`_Shape.update_from_values` takes on this SQLite connection (as many as its limit
+    of bound parameters allows: 250,000 parameters in Debian's build, 32,766 in SQLite's
+    own); 0 where SQLite has no ``UPDATE ... FROM`` (before 3.33)."""
     if sqlite3.sqlite_version_info < (3, 33, 0):
-        return None
+        return 0
     driver = connection.connection.driver_connection
     limit = driver.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER) \
         if isinstance(driver, sqlite3.Connection) else 999
-    rows = max(1, min(VALUES_BATCH, limit // width))
-    padding = (None,) * width
-    return rows, [tuple(chain.from_iterable(chain(
-        params[start:start + rows], repeat(padding, max(0, start + rows - len(params))))))
-        for start in range(0, len(params), rows)]
+    return max(1, limit // width)
 
 
 STEP = _Shape(_STEP_COLUMNS)
@@ -586,8 +576,9 @@ class TickArmies:
         many rows were written. An army that changed only :data:`STEP`'s columns gets those
         written, any other gets every tick column (:data:`FULL`): one statement for each shape
         that has armies, none when nothing changed (PostgreSQL: one JSON document of the
-        rows, :meth:`_Shape.update_from_json`; SQLite: an executemany of ``VALUES`` lists of
-        them, :func:`_batches`).
+        rows, :meth:`_Shape.update_from_json`; SQLite: a ``VALUES`` list of them,
+        :meth:`_Shape.update_from_values`, in batches past the connection's limit of bound
+        parameters).
 
         The statements go to the driver as they are (values already in their stored form: enum
         values, JSON text): per-row parameter processing would cost more than the tick's
@@ -651,10 +642,12 @@ class TickArmies:
             if connection.dialect.name == "postgresql":
                 connection.exec_driver_sql(shape.update_from_json(connection),
                                            (shape.document(params),))
-            elif (batched := _batches(connection, len(shape.columns) + 1, params)) \
-                    is not None:
-                connection.exec_driver_sql(shape.update_from_values(batched[0]), batched[1])
-            else:  # (a SQLite before UPDATE ... FROM: one update a row)
+            elif (per := _values_per_statement(connection, len(shape.columns) + 1)) > 0:
+                for start in range(0, len(params), per):
+                    batch = params[start:start + per]
+                    connection.exec_driver_sql(shape.update_from_values(len(batch)),
+                                               tuple(chain.from_iterable(batch)))
+            else:  # (a SQLite before UPDATE ... FROM: one executemany)
                 connection.exec_driver_sql(shape.update(mark), params)
         if written:  # new mappings, swapped in at once (another thread may be reading)
             kept_rows, kept_values = dict(rows), dict(read)
