@@ -6,8 +6,7 @@ one query of each row's key, two texts the database builds, decoding only the ro
 keep from the last tick; the JSON of standing armies' empty columns not even decoded) and
 writes back the columns it owns for the armies that changed: one statement for the armies
 that only took a march's step (its columns only), one for the others (every tick column),
-however many armies moved (on SQLite, up to the connection's limit of bound parameters per
-statement: tens of thousands of armies).
+however many armies moved.
 :class:`ArmyRecord` is an army row as a plain mutable record (the same attribute names as
 :class:`~bot.db.models.Army`): what the map view reads, and what a service that changes an
 army in place during the tick is given.
@@ -17,11 +16,9 @@ from __future__ import annotations
 
 import functools
 import json
-import sqlite3
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from fractions import Fraction
-from itertools import chain
 from operator import attrgetter, itemgetter
 from typing import Any, ClassVar
 
@@ -400,20 +397,6 @@ class _Shape:
                 + ", ".join(f"{name} = {mark}" for name in self.columns)
                 + f" WHERE id = {mark}")
 
-    def update_from_values(self, rows: int) -> str:
-        """The statement (SQLite) that writes ``rows`` parameter sets at once: they are the
-        rows of a ``VALUES`` list (each a row's values of :attr:`columns`, then its id, as
-        for :meth:`update`: the parameters are the sets one after the other) joined to the
-        armies by id. SQLite runs it as one loop over the list, where an executemany
-        resets, binds and steps the statement once per row, which costs more than the
-        update itself (benchmarks/README.md)."""
-        width = len(self.columns) + 1
-        one = "(" + ", ".join("?" for _ in range(width)) + ")"
-        sets = ", ".join(f"{name} = v.column{at}" for at, name in enumerate(self.columns, 1))
-        return (f"UPDATE {ARMY_TABLE.name} SET {sets} FROM (VALUES "
-                + ", ".join(one for _ in range(rows))
-                + f") AS v WHERE {ARMY_TABLE.name}.id = v.column{width}")
-
     def update_from_json(self, connection: Connection) -> str:
         """The statement (PostgreSQL) that takes every row's values from one JSON document,
         its parameter (:meth:`document`): one statement however many rows, where an
@@ -439,19 +422,6 @@ class _Shape:
         scalars, texts = self.scalars, self.texts
         return "[" + ", ".join(
             f"[{_json_text(scalars(p))[1:-1]}, {', '.join(texts(p))}]" for p in params) + "]"
-
-
-def _values_per_statement(connection: Connection, width: int) -> int:
-    """How many parameter sets of ``width`` values one statement of
-    :meth:`_Shape.update_from_values` takes on this SQLite connection (as many as its limit
-    of bound parameters allows: 250,000 parameters in Debian's build, 32,766 in SQLite's
-    own); 0 where SQLite has no ``UPDATE ... FROM`` (before 3.33)."""
-    if sqlite3.sqlite_version_info < (3, 33, 0):
-        return 0
-    driver = connection.connection.driver_connection
-    limit = driver.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER) \
-        if isinstance(driver, sqlite3.Connection) else 999
-    return max(1, limit // width)
 
 
 STEP = _Shape(_STEP_COLUMNS)
@@ -575,10 +545,7 @@ class TickArmies:
         """Write the tick columns of every army that changed since it was read; returns how
         many rows were written. An army that changed only :data:`STEP`'s columns gets those
         written, any other gets every tick column (:data:`FULL`): one statement for each shape
-        that has armies, none when nothing changed (PostgreSQL: one JSON document of the
-        rows, :meth:`_Shape.update_from_json`; SQLite: a ``VALUES`` list of them,
-        :meth:`_Shape.update_from_values`, in batches past the connection's limit of bound
-        parameters).
+        that has armies, none when nothing changed.
 
         The statements go to the driver as they are (values already in their stored form: enum
         values, JSON text): per-row parameter processing would cost more than the tick's
@@ -642,12 +609,7 @@ class TickArmies:
             if connection.dialect.name == "postgresql":
                 connection.exec_driver_sql(shape.update_from_json(connection),
                                            (shape.document(params),))
-            elif (per := _values_per_statement(connection, len(shape.columns) + 1)) > 0:
-                for start in range(0, len(params), per):
-                    batch = params[start:start + per]
-                    connection.exec_driver_sql(shape.update_from_values(len(batch)),
-                                               tuple(chain.from_iterable(batch)))
-            else:  # (a SQLite before UPDATE ... FROM: one executemany)
+            else:  # (SQLite's executemany is one loop in C)
                 connection.exec_driver_sql(shape.update(mark), params)
         if written:  # new mappings, swapped in at once (another thread may be reading)
             kept_rows, kept_values = dict(rows), dict(read)

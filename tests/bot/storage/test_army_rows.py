@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import gc
 import json
-import sqlite3
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import replace
@@ -93,38 +92,7 @@ def test_kept_values_are_the_stored_rows_values(world: tuple[Any, Any]) -> None:
     assert after == read(engine, ctx, fresh=True)
 
 
-WRITES = {"values": [2, 2], "small batches": [2, 1, 1], "executemany": [2, 2]}
-"""How SQLite's writer may write the four armies of the test below (two march steps, two
-other changes): the UPDATE statements and the rows each wrote. PostgreSQL writes one JSON
-document per shape in every case."""
-
-
-@contextmanager
-def sqlite_writes(engine: Any, session: Any, how: str) -> Iterator[None]:
-    """SQLite's army writer made to write ``how``: ``values`` (its usual way, one statement
-    per shape), ``small batches`` (the connection's limit of bound parameters lowered to
-    16: the steps' rows, of 7 values, go two a statement, the others' rows, of 16, one),
-    ``executemany`` (a SQLite without ``UPDATE ... FROM``)."""
-    if engine.dialect.name != "sqlite" or how == "values":
-        yield
-        return
-    driver = session.connection().connection.driver_connection
-    with pytest.MonkeyPatch.context() as patch:
-        if how == "executemany":
-            patch.setattr(sqlite3, "sqlite_version_info", (3, 32, 3))
-        limit = driver.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER)
-        if how == "small batches":  # (the widest shape's row: 16 values)
-            driver.setlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER,
-                            len(army_rows.TICK_COLUMNS) + 1)
-        try:
-            yield
-        finally:
-            driver.setlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER, limit)
-
-
-@pytest.mark.parametrize("how", list(WRITES))
-def test_changed_columns_are_written_and_read_back_exactly(world: tuple[Any, Any],
-                                                           how: str) -> None:
+def test_changed_columns_are_written_and_read_back_exactly(world: tuple[Any, Any]) -> None:
     engine, ctx = world
     with transaction(engine) as session:
         armies = load_armies(session, ctx.campaign_id)
@@ -159,10 +127,9 @@ def test_changed_columns_are_written_and_read_back_exactly(world: tuple[Any, Any
                 (standing[0].tile, "0101"), (2, 3), Fraction(5, 2), 9), infantry=7),
             replace(standing[1], meta={**standing[1].meta}))}  # changed nothing stored
         armies.take(before, replace(before, armies={**before.armies, **new}))
-        with army_updates(engine) as updates, sqlite_writes(engine, session, how):
+        with army_updates(engine) as updates:
             assert armies.save(session) == 4
-        # the march steps, then the others
-        assert updates == (WRITES[how] if engine.dialect.name == "sqlite" else [2, 2])
+        assert updates == [2, 2]  # the march steps, then the others
     for fresh in (False, True):
         now = read(engine, ctx, fresh=fresh)
         for a in new.values():
