@@ -149,14 +149,15 @@ def baseline(engine: Any) -> tuple[float, float]:
     return time.perf_counter() - began, time.process_time() - cpu
 
 
-def required_sql(engine: Any, campaign_id: int) -> float:
+def required_sql(engine: Any, campaign_id: int, parses: Any) -> float:
     """The CPU time of the statements a tick cannot do without, with the driver alone in one
-    transaction (rolled back): the armies' keys (:func:`bot.storage.army_rows._row_keys`), the march
-    steps' update of the marching armies (their own values written back), and the world's
-    snapshot for ``maester undo`` (the database builds its JSON on a connection of its own,
-    then it is packed). The journal's rows and the commit are left out (a lower bound)."""
+    transaction (rolled back): the armies' keys (:func:`~bot.storage.army_rows._row_keys`),
+    the march steps' update of the marching armies (their own values written back), and the
+    world's snapshot for ``maester undo`` as the tick takes it (the database builds its JSON
+    on a connection of its own, then it is packed). The journal's rows and the commit are
+    left out (a lower bound)."""
     cpu = time.process_time()
-    with engine.connect() as connection, connection.begin() as transaction:
+    with engine.connect() as connection, connection.begin() as work:
         _row_keys(connection, campaign_id, ACTIVE_STATES)
         cursor = connection.connection.driver_connection.cursor()
         sqlite = engine.dialect.name == "sqlite"  # (PostgreSQL: JSON read as text, and the
@@ -170,18 +171,10 @@ def required_sql(engine: Any, campaign_id: int) -> float:
         else:
             cursor.execute(STEP.update_from_json(connection), (STEP.document(rows),))
         cursor.close()
-        transaction.rollback()
-    sql, order = snapshots._driver_tables_query(engine.dialect)
-    raw = engine.raw_connection()
-    try:
-        cursor = raw.cursor()
-        cursor.execute(sql, {"cid": campaign_id} if order is None
-                       else tuple(campaign_id for _ in order))
-        found = cursor.fetchone()
-        cursor.close()
-    finally:
-        raw.close()
-    snapshots._compress([piece for piece in found if isinstance(piece, str)])
+        work.rollback()
+    with transaction(engine) as session:  # the snapshot's campaign row, then its tables
+        head = snapshots._read_head(session, campaign_id, heavy=False, parses=parses)
+    snapshots._read_elsewhere(engine, campaign_id, head)
     return time.process_time() - cpu
 
 
@@ -212,7 +205,7 @@ def measure(url: str, armies: int, size: int = SIZE) -> dict[str, float]:
     assert len(preview(engine, ctx, START + 4 * step)) == 1
     previewed = time.perf_counter() - began
     plain = [baseline(engine) for _ in range(3)]
-    required = min(required_sql(engine, ctx.campaign_id) for _ in range(3))
+    required = min(required_sql(engine, ctx.campaign_id, ctx.parses) for _ in range(3))
     engine.dispose()
     return {"tick": min(times), "first_tick": times[0], "statements": max(counts),
             "statements_varied": float(len(set(counts)) > 1),
