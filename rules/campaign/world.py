@@ -308,7 +308,7 @@ def evolve(army: Army, **changes: Any) -> Army:
     """``army`` with ``changes`` (field names and new values): what :func:`dataclasses.replace`
     gives, at half its cost (a tick changes thousands of armies, and an :class:`Army` has no
     ``__post_init__`` to run). It keeps the slot setters: a draft (as :func:`moved` uses)
-    measured no faster here (2.0 against 1.9 us a call, benchmarks/README.md)."""
+    measured no faster here (benchmarks/README.md)."""
     new = _new(Army)
     for name, put in _ARMY_SETTERS:
         put(new, changes[name] if name in changes else getattr(army, name))
