@@ -252,11 +252,13 @@ def test_forgotten_sightings_on_the_demo_map_cover_nothing_and_stay_drawn(tmp_pa
         assert not any(box.overlaps(other) for other in boxes[n + 1:]), box
 
 
-def test_the_demo_war_rooms_ids_give_way_to_a_forgotten_sighting(tmp_path: Path) -> None:
+def test_the_demo_war_rooms_ids_give_way_to_a_forgotten_sighting(tmp_path: Path,
+                                                                  db_url: str) -> None:
     """The war room itself on the demo map: the ids the page's script draws (its tiles'
     data) leave out those a forgotten sighting's text took the place of, and no drawn id
-    stands under the text (before, Winterfell's sighting covered the id 1216)."""
-    w = World(tmp_path)
+    stands under the text (before, Winterfell's sighting covered the id 1216). On SQLite and
+    PostgreSQL."""
+    w = World(tmp_path, url=db_url)
     w.say("tywin_lannister", "muster 300 infantry")
     w.run(w.later(days=2))
     winterfell = next(t.id for t in w.ctx.world.tiles.values() if t.name == "Winterfell")
