@@ -360,6 +360,8 @@ def _ghosts(scene: Scene, kept: Sequence[dict[str, Any]], now: int, tick_hours: 
     marker, an id, a name or an army label. A dot with no free spot even so is left out,
     and so is a text with no room at all (the war room's list of sightings still tells them)."""
     out: list[Circle | Line | Text] = []
+    if not kept:  # the usual case: no layout to build
+        return out, set()
     centres, size = scene.centres, scene.hex_size
     army_size = label_sizes(size)[2]
     area = Box(0, 0, scene.width, scene.height)
