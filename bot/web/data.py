@@ -18,6 +18,7 @@ Times are ISO 8601 UTC strings; every text is data (escaped by the templates and
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -42,11 +43,13 @@ from bot.db.models import (
     SiegeStatus,
     Snapshot,
 )
+from bot.mapimage.layout import Box, Placer, Spot
 from bot.mapimage.scene import (
     FADED,
     MIN_WIDTHS,
     Circle,
     Labels,
+    Line,
     Scene,
     SceneOptions,
     Text,
@@ -343,23 +346,84 @@ def _gone_from_view(known: Situation, seen: Sequence[dict[str, Any]]
 
 
 def _ghosts(scene: Scene, kept: Sequence[dict[str, Any]], now: int, tick_hours: int
-            ) -> list[Circle | Text]:
+            ) -> tuple[list[Circle | Line | Text], set[str]]:
     """Greyed markers of the sightings the map no longer draws, with how long ago they were
     made (as the scene labels its own sightings): sized to the scene's hexes, their text as
-    its army labels (:func:`bot.mapimage.scene.label_sizes`)."""
-    out: list[Circle | Text] = []
+    its army labels (:func:`bot.mapimage.scene.label_sizes`), and the tiles whose id labels
+    make room for them. They take part in the scene's label layout, after every marker and
+    label it placed (the ids the page's script draws included), with its :class:`Placer`:
+    each dot goes to the first of its spots around its tile where it covers nothing and its
+    text fits beside it (at the army labels' size, or smaller), else to the first free spot
+    with its text further away and a leader line. A text with no room even there is placed
+    as the scene places army labels, before the ids: the ids it would cover are left out
+    (on a crowded map, where every place is some label's); a dot too. So no dot or text covers a
+    marker, an id, a name or an army label. A dot with no free spot even so is left out,
+    and so is a text with no room at all (the war room's list of sightings still tells them)."""
+    out: list[Circle | Line | Text] = []
+    if not kept:  # the usual case: no layout to build
+        return out, set()
     centres, size = scene.centres, scene.hex_size
-    text_size = label_sizes(size)[2]
-    for n, s in enumerate(kept):
+    army_size = label_sizes(size)[2]
+    area = Box(0, 0, scene.width, scene.height)
+    placer, before_ids = Placer(area, size), Placer(area, size)
+    for box in scene.markers:
+        placer.take(box)
+        before_ids.take(box)
+    for label in scene.labels:
+        placer.take(label.box)
+        if label.kind != "id":
+            before_ids.take(label.box)
+    ids = [label for label in scene.labels if label.kind == "id"]
+    displaced: set[str] = set()
+    radius, gap = size * 0.22, size * 0.22 * 1.2 + 2
+    near = (Spot(-gap, 0, -1), Spot(gap, 0, 1), Spot(0, gap, valign=1),
+            Spot(0, -gap, valign=-1))
+    far = (Spot(-size * 1.1, size * 0.7, -1, True), Spot(size * 1.1, size * 0.7, 1, True),
+           Spot(0, size * 1.2, 0, True), Spot(0, -size * 1.2, 0, True))
+    sizes = (army_size, max(7, round(army_size * 0.8)))
+    dots = [(-0.52, 0.3), (-0.52, 0.5), (0.52, 0.3), (0.52, 0.5), (-0.52, -0.1),
+            (0.52, -0.1), (0.0, 0.45), (0.0, -0.3)]
+    for s in kept:
         if s["tile"] not in centres:
             continue
         x, y = centres[s["tile"]]
-        ax, ay = x - size * 0.52, y + size * 0.3 + (n % 2) * size * 0.2
-        out.append(Circle((ax, ay), size * 0.22, FADED, "#ffffff"))
-        out.append(Text((ax - size * 0.3, ay),
-                        f"{s['claim']} seen {age_text(now - s['tick'], tick_hours)}",
-                        "#555555", text_size, halo=True, anchor="rm"))
-    return out
+        spots = [Box.around((x + dx * size, y + dy * size), radius, radius)
+                 for dx, dy in dots]
+        free = [box for box in spots if placer.free(box)]
+        if not free:  # the ids make room for the dot too
+            free = [box for box in spots if before_ids.free(box)][:1]
+            if not free:
+                continue
+            displaced.update(i.tile for i in ids if i.box.overlaps(free[0]))
+        text = f"{s['claim']} seen {age_text(now - s['tick'], tick_hours)}"
+        # the text beside its dot, at the first dot spot where it fits (the near spots
+        # stand clear of the dot: a text placed there never covers it); else further away
+        placed, dot = None, free[0]
+        for box in free:
+            placed = placer.place(text, box.centre, near, sizes)
+            if placed is not None:
+                dot = box
+                break
+        placer.take(dot)
+        before_ids.take(dot)
+        out.append(Circle(dot.centre, radius, FADED, "#ffffff"))
+        if placed is None:
+            placed = placer.place(text, dot.centre, far, sizes)
+        if placed is None:  # before the ids, as an army label: the ids it covers make room
+            placed = before_ids.place(text, dot.centre, (*near, *far), sizes)
+            if placed is None:
+                continue
+            placer.take(placed.box)
+            displaced.update(i.tile for i in ids if i.box.overlaps(placed.box))
+        else:
+            before_ids.take(placed.box)
+        if placed.far:
+            (cx, cy), end = dot.centre, placed.box.nearest_edge_point(dot.centre)
+            share = radius / max(radius, math.hypot(end[0] - cx, end[1] - cy))
+            start = (cx + (end[0] - cx) * share, cy + (end[1] - cy) * share)
+            out.append(Line((start, end), "#555555", 1))  # from the dot's rim
+        out.append(Text(placed.box.centre, text, "#555555", placed.size, halo=True))
+    return out, displaced
 
 
 def _battles(session: Session, ctx: CampaignContext, claim_id: int | None,
@@ -478,8 +542,13 @@ def war_room(session: Session, ctx: CampaignContext, claim_id: int) -> View:
     known = _with_public(mine, visible_to(full, PUBLIC))
     scene, drawn = _map(ctx, known)
     tick_hours = int(calendar.tick_length(ctx.rules).total_seconds() // 3600)
-    scene = dataclasses.replace(scene, shapes=(
-        *scene.shapes, *_ghosts(scene, kept, clock["tick"], tick_hours)))
+    ghosts, displaced = _ghosts(scene, kept, clock["tick"], tick_hours)
+    scene = dataclasses.replace(scene, shapes=(*scene.shapes, *ghosts))
+    if displaced:  # the ids the sightings' texts took the place of are not drawn
+        scene = dataclasses.replace(scene, labels=tuple(
+            label for label in scene.labels
+            if not (label.kind == "id" and label.tile in displaced)))
+        drawn["tiles"] = _tiles(ctx, scene, known)
     for s in seen:  # False: the rules' view forgot it, the war room keeps it (greyed)
         s["in_view"] = s not in kept
     armies = [_march(ctx, a, clock["tick"])
