@@ -6,6 +6,8 @@ and the war room warned that "0 infantry and 0 cavalry are scattered")."""
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -106,18 +108,8 @@ def test_a_small_maps_war_room_draws_a_forgotten_sighting_at_its_hex_size(
     size (22 px, an 8 px text) on a small map whose hexes grew past 90 px: a dot and a word
     too small beside the army labels. Now sized as the scene: its hexes and army labels.
     The screenshot (MAESTER_SCREENSHOTS=folder) is small-map-war-room-sighting.png."""
-    w = _world(tmp_path)
-    w.say("birch_lord", "muster 300 infantry")
-    w.say("ash_lord", "muster 200 infantry")  # an army label of the scene's own to compare
-    w.run(w.later(days=2))
-    with w.session() as session:  # Ash's watchers saw Birch's on Southford, a day ago
-        ash = session.exec(select(Claim).where(Claim.name == "House Ash")).one()
-        army = session.exec(select(Army).where(Army.claim_id != ash.id)).one()
-        journal.log_event(session, w.ctx.campaign_id, w.ctx.tick_of(w.now) - 4, "detection",
-                          "sighted", at=w.now, claim_id=ash.id,
-                          data={"detected": True, "army": army.id, "at": "0202"})
-        view = data.war_room(session, w.ctx, ash.id or 0)
-        found = weblinks.links(session, w.ctx, w.now)
+    # (House Ash's own army gives the scene an army label to compare with)
+    w, view, link = _forgotten_sighting_war_room(tmp_path)
     [sighting] = view.data["sightings"]
     assert sighting["tile"] == "0202" and sighting["in_view"] is False
     s = view.scene.hex_size
@@ -128,13 +120,7 @@ def test_a_small_maps_war_room_draws_a_forgotten_sighting_at_its_hex_size(
     assert [c.radius for c in dots] == [s * 0.22]
     assert [(t.text, t.size) for t in words] == [("House Birch seen 24h ago",
                                                    label_sizes(s)[2])]
-    link = next(f.path for f in found if f.name == "House Ash")
-    bg = Background(server(w.settings, host="127.0.0.1", port=0))
-    bg.start()
-    try:
-        page = browser.new_page(viewport={"width": 1280, "height": 860})
-        page.goto(f"http://127.0.0.1:{bg.port}{link}")
-        page.wait_for_selector("body[data-ready='1']")
+    with _opened(w, link, browser) as page:
         word = page.locator("#map svg text", has_text="House Birch seen 24h ago")
         assert word.count() == 1
         army = page.locator("#map svg text", has_text=own.text)
@@ -145,9 +131,6 @@ def test_a_small_maps_war_room_draws_a_forgotten_sighting_at_its_hex_size(
             Path(folder).mkdir(parents=True, exist_ok=True)
             word.scroll_into_view_if_needed()
             page.screenshot(path=str(Path(folder) / "small-map-war-room-sighting.png"))
-        page.close()
-    finally:
-        bg.stop()
 
 
 def _forgotten_sighting_war_room(tmp_path: Path) -> tuple[World, data.View, str]:
@@ -167,6 +150,22 @@ def _forgotten_sighting_war_room(tmp_path: Path) -> tuple[World, data.View, str]
         link = next(f.path for f in weblinks.links(session, w.ctx, w.now)
                     if f.name == "House Ash")
     return w, view, link
+
+
+@contextmanager
+def _opened(w: World, link: str, chromium: Any) -> Iterator[Any]:
+    """The page at ``link`` (a war room's address) in ``chromium`` (the browser fixture),
+    served by the web app of ``w``'s campaign, once its script has drawn it."""
+    bg = Background(server(w.settings, host="127.0.0.1", port=0))
+    bg.start()
+    try:
+        page = chromium.new_page(viewport={"width": 1280, "height": 860})
+        page.goto(f"http://127.0.0.1:{bg.port}{link}")
+        page.wait_for_selector("body[data-ready='1']")
+        yield page
+        page.close()
+    finally:
+        bg.stop()
 
 
 def test_a_forgotten_sightings_marker_covers_no_label_or_id(tmp_path: Path) -> None:
@@ -194,12 +193,7 @@ def test_a_forgotten_sighting_overlaps_no_text_in_the_browser(
     other text of the map in (the ids its script adds among them) do not overlap. The
     screenshot (MAESTER_SCREENSHOTS=folder) is small-map-war-room-sighting-clear.png."""
     w, _, link = _forgotten_sighting_war_room(tmp_path)
-    bg = Background(server(w.settings, host="127.0.0.1", port=0))
-    bg.start()
-    try:
-        page = browser.new_page(viewport={"width": 1280, "height": 860})
-        page.goto(f"http://127.0.0.1:{bg.port}{link}")
-        page.wait_for_selector("body[data-ready='1']")
+    with _opened(w, link, browser) as page:
         page.wait_for_selector("#tile-ids text")
         boxes = page.eval_on_selector_all("#map svg text", """els => els.map(e => {
             const b = e.getBoundingClientRect();
@@ -219,9 +213,6 @@ def test_a_forgotten_sighting_overlaps_no_text_in_the_browser(
             page.locator("#map svg text", has_text="House Birch seen 24h ago"
                          ).scroll_into_view_if_needed()
             page.screenshot(path=str(Path(folder) / "small-map-war-room-sighting-clear.png"))
-        page.close()
-    finally:
-        bg.stop()
 
 
 def test_forgotten_sightings_on_the_demo_map_cover_nothing_and_stay_drawn(tmp_path: Path
