@@ -17,6 +17,14 @@ from tests.bot.services.test_warnings import day
 PLAIN = "there is no army or fleet 1"
 
 
+def _event(w: World, kind: str) -> Event:
+    """The one journal event of ``kind`` (it carries its moment)."""
+    with w.session() as session:
+        event = session.exec(select(Event).where(Event.kind == kind)).one()
+    assert event.at is not None
+    return event
+
+
 def test_an_army_that_scattered_is_said_to_have_scattered(tmp_path: Path, db_url: str
                                                          ) -> None:
     """Found rehearsing by hand: `disband army 1` just after army 1 scattered at the month's
@@ -24,9 +32,7 @@ def test_an_army_that_scattered_is_said_to_have_scattered(tmp_path: Path, db_url
     w = World(tmp_path, claims=roster("stark", "lannister", stark={"gold": "2"}), url=db_url)
     w.say("ned_stark", "muster 7 infantry 3 cavalry")
     w.run(day(3, 6))
-    with w.session() as session:
-        scatter = session.exec(select(Event).where(Event.kind == "scatter")).one()
-    assert scatter.at is not None
+    scatter = _event(w, "scatter")
     reply = w.say("ned_stark", "disband army 1")
     assert PLAIN not in reply
     assert (f"Army 1 scattered at the month's upkeep on {w.ctx.when(scatter.at)}: your gold did "
@@ -51,9 +57,7 @@ def _ready(tmp_path: Path, db_url: str) -> World:
 def test_an_army_disbanded_is_said_to_be_disbanded(tmp_path: Path, db_url: str) -> None:
     w = _ready(tmp_path, db_url)
     assert "disbanded" in w.say("ned_stark", "disband army 1").lower()
-    with w.session() as session:
-        disband = session.exec(select(Event).where(Event.kind == "disband")).one()
-    assert disband.at is not None
+    disband = _event(w, "disband")
     again = w.say("ned_stark", "move army 1 to Riverrun")
     assert PLAIN not in again
     assert (f"Army 1 was disbanded on {w.ctx.when(disband.at)}: its troops went home"

@@ -75,12 +75,17 @@ def _stored(engine: Engine, table: Table, prefix: str | None) -> list[tuple[Any,
             if r[at].startswith(prefix + ":")]
 
 
-def test_rows_written_through_the_driver_equal_a_core_inserts(engine: Engine) -> None:
+def _campaign(engine: Engine) -> int:
+    """A new campaign's id (the journal's rows need one)."""
     with transaction(engine) as session:
         campaign = Campaign(name="Journal", secret="not-a-real-secret")
         session.add(campaign)
         session.flush()
-        cid = campaign.id or 0
+        return campaign.id or 0
+
+
+def test_rows_written_through_the_driver_equal_a_core_inserts(engine: Engine) -> None:
+    cid = _campaign(engine)
     tables = [journal._EVENT_TABLE, journal._OUTBOX_TABLE, journal._IMAGE_TABLE]
     with transaction(engine) as session:  # the reference: Core inserts of the same rows
         sink = _buffer(session, cid, "core")
@@ -103,11 +108,7 @@ def test_rows_written_through_the_driver_equal_a_core_inserts(engine: Engine) ->
 
 
 def test_a_naive_moment_is_refused_and_nothing_is_written(engine: Engine) -> None:
-    with transaction(engine) as session:
-        campaign = Campaign(name="Journal", secret="not-a-real-secret")
-        session.add(campaign)
-        session.flush()
-        cid = campaign.id or 0
+    cid = _campaign(engine)
     with pytest.raises(Exception, match="naive datetime"), transaction(engine) as session:
         journal.start_buffering(session)
         journal.log_event(session, cid, 1, "x", "fine", at=AT)
@@ -161,11 +162,7 @@ def test_equal_values_that_are_not_moments_are_stored_each_as_its_own(engine: En
 def test_the_journal_writes_its_rows_through_the_driver(engine: Engine) -> None:
     """Not silently through the Core insert it falls back to: one executemany per table of
     a statement SQLAlchemy did not compile, and no Core statement."""
-    with transaction(engine) as session:
-        campaign = Campaign(name="Journal", secret="not-a-real-secret")
-        session.add(campaign)
-        session.flush()
-        cid = campaign.id or 0
+    cid = _campaign(engine)
     core, cursor = _watch(engine)
     with transaction(engine) as session:
         _buffer(session, cid, "driver")
