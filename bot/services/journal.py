@@ -279,7 +279,7 @@ def queue(
         "target": target, "claim_id": claim_id, "title": title[:300], "body": body,
         "flair": flair, "tick": tick, "created_at": at,
     }
-    sink: Sink | None = info.get(_SINK)  # (sink_of, without the call: once per note)
+    sink = sink_of(session)
     if sink is not None:
         sink.outbox.append(row)
         return None
